@@ -1,0 +1,109 @@
+/**
+ * The action seam: `{name, description, parameters, sideEffects, run}` plus optional compile-time
+ * preparation. Actions are looked up in a Map by exact name (src/actions/registry.ts).
+ */
+import type { AgentError, ErrorCode } from '../errors/agent-error.js';
+import type { EventType } from '../events/event.js';
+import type { LlmRequest, LlmConnection, LlmResponse } from '../llm/types.js';
+import type { CompiledValue, TemplateScope } from '../templates/types.js';
+import type { CompiledLua } from '../lua/types.js';
+
+export type JsonSchema = Record<string, unknown>;
+export type State = Record<string, unknown>;
+
+export interface SchemaError {
+  message: string;
+  /** JSON pointer into the instance, e.g. `/items/0/name` ('' for the root). */
+  path: string;
+  /** Dotted form, e.g. `items[0].name` ('' for the root). */
+  dotted_path: string;
+  keyword: string;
+  type: string;
+}
+
+export interface CompiledSchema {
+  readonly schema: JsonSchema;
+  validate(instance: unknown, options?: { coerce?: boolean }): { valid: boolean; errors: SchemaError[] };
+}
+
+/** Handed to `prepare` at agent load: compiles parts of the params and reports errors with place. */
+export interface ActionCompiler {
+  /** e.g. `agent.yaml node 'generate'`; used in error messages. */
+  readonly node: string;
+  template(value: unknown, field: string): CompiledValue;
+  lua(code: string, field: string): CompiledLua;
+  schema(schema: unknown, field: string): CompiledSchema;
+  /** Resolves an action name (aliases included) or throws UNKNOWN_ACTION with suggestions. */
+  action(name: string, field: string): ActionDefinition;
+  /** A load-time error at this node and field (INVALID_PARAMS unless another code is given). */
+  error(message: string, field?: string, code?: ErrorCode): AgentError;
+  /** The agent's declared tools settings and schemas, for actions that need them. */
+  readonly agentSettings: Record<string, unknown>;
+}
+
+/** Everything an LLM call may carry: the request, the connection, and `stream`. */
+export type LlmCallParams = Partial<LlmRequest> &
+  LlmConnection & {
+    prompt?: string;
+    system?: string;
+    /** Seconds, as in TEA's settings.llm (converted to timeout_ms). */
+    timeout?: number;
+  };
+
+export interface LlmCallOptions {
+  /** Stream tokens as `answer_chunk` events. */
+  stream?: boolean;
+  /** Extra data put on the llm_request/llm_response events (e.g. `{purpose: 'judge'}`). */
+  label?: string;
+}
+
+/** Data a run hands back to an action re-run after a confirmation interrupt. */
+export interface ResumeInfo {
+  approval?: { approved: boolean; [key: string]: unknown };
+  resume_data?: Record<string, unknown>;
+}
+
+export interface ActionContext {
+  readonly runId: string;
+  readonly agentName: string;
+  readonly node: string;
+  /** The run's state when the node started (plus working-copy updates for sub-steps). */
+  readonly state: Readonly<State>;
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly signal: AbortSignal;
+  /** The caller's role (from the host), used by tool permissions. */
+  readonly role: string | undefined;
+  /** Run-scoped key-value memory (memory.store); saved with checkpoints. */
+  readonly memory: Map<string, unknown>;
+  /** Present when this node is re-run after a confirmation interrupt. */
+  readonly resume: ResumeInfo | undefined;
+  /** The template scope for this node, with optional extra top-level names. */
+  scope(extra?: Record<string, unknown>): TemplateScope;
+  emit(type: EventType, data: Record<string, unknown>): void;
+  /** Calls the model with settings.llm defaults applied; counts budgets; emits llm events. */
+  callLlm(params: LlmCallParams, options?: LlmCallOptions): Promise<LlmResponse>;
+  /** Runs another registered action (params given are final: no template rendering). */
+  callAction(name: string, params: Record<string, unknown>, options?: { state?: State }): Promise<unknown>;
+  /**
+   * Pauses the run for a tool confirmation: saves a checkpoint with `resume_data` and stops. Never
+   * returns. On resume the node runs again with `context.resume` set.
+   */
+  requestConfirmation(request: { tool: string; arguments: unknown; call_id: string; resume_data: Record<string, unknown> }): never;
+}
+
+export interface ActionDefinition<Params = any> {
+  name: string;
+  description: string;
+  /** JSON Schema of the parameters (for tools.list, tool calling and validation). */
+  parameters?: JsonSchema;
+  /** True when running the action changes something outside the run. */
+  sideEffects?: boolean;
+  /**
+   * Optional: validate and compile the raw `with:` params at agent load. When absent, every string
+   * in `with:` is compiled as a template and rendered with the node's scope before `run`.
+   * When present, `run` receives the prepared value and renders what it needs itself.
+   */
+  prepare?(params: Record<string, unknown>, compiler: ActionCompiler): Params;
+  run(params: Params, context: ActionContext): Promise<unknown> | unknown;
+}

@@ -1,0 +1,2 @@
+export { AgentError, ERROR_CODES, toAgentError, isAbortError } from './agent-error.js';
+export type { ErrorCode, ErrorLocation, AgentErrorOptions, AgentErrorJson } from './agent-error.js';

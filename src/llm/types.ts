@@ -1,0 +1,82 @@
+/**
+ * The LlmProvider seam and the shapes of OpenAI-compatible Chat Completions that cross it.
+ * Implementations: the HTTP client over fetch (src/llm/openai-client.ts) and the scripted model
+ * (src/llm/scripted-model.ts).
+ */
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  name?: string;
+}
+
+export interface ToolDefinition {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean } };
+
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** Where and how to reach a model: merged from settings.llm, the call and host overrides. */
+export interface LlmConnection {
+  /** `ollama` | `lmstudio` | `llamacpp` | `vllm` | `openai` | `scripted` | `openai-compatible`. */
+  provider?: string;
+  api_base?: string;
+  api_key?: string;
+  /** Per-attempt timeout in milliseconds (settings accept seconds as `timeout`; see llm docs). */
+  timeout_ms?: number;
+  max_retries?: number;
+  /** Scripted model responses/rules when provider is `scripted`. */
+  scripted?: unknown;
+}
+
+export interface LlmRequest {
+  messages: ChatMessage[];
+  model?: string;
+  temperature?: number;
+  max_tokens?: number;
+  response_format?: ResponseFormat;
+  tools?: ToolDefinition[];
+  tool_choice?: 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+}
+
+export interface LlmResponse {
+  content: string;
+  tool_calls?: ToolCall[];
+  usage: TokenUsage;
+  model: string;
+  finish_reason: string | null;
+}
+
+/** One piece of a streamed response. The last part is always `done` with the whole response. */
+export type LlmStreamPart =
+  | { type: 'delta'; content: string }
+  | { type: 'tool_call_delta'; index: number; name?: string; arguments?: string }
+  | { type: 'done'; response: LlmResponse };
+
+export interface LlmProvider {
+  /** One completion; rejects with an AgentError (LLM_* codes) after the allowed retries. */
+  generate(request: LlmRequest, signal?: AbortSignal): Promise<LlmResponse>;
+  /** A streamed completion; a cut or malformed stream rejects, never yields a partial `done`. */
+  stream(request: LlmRequest, signal?: AbortSignal): AsyncIterable<LlmStreamPart>;
+}
+
+/** Builds a provider for a connection; hosts may pass their own (e.g. with a shared fetch). */
+export type LlmProviderFactory = (connection: LlmConnection) => LlmProvider;
