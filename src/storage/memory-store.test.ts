@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { describeTraceStore, makeEvent, makeRun } from '../../tests/conformance/storage-conformance.js';
+import { createMemoryStores } from './memory-store.js';
+
+describeTraceStore('memory', async () => createMemoryStores());
+
+describe('memory store specifics', () => {
+  it('rejects a value JSON cannot hold with STORAGE_ERROR', async () => {
+    const { traceStore } = createMemoryStores();
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    await expect(traceStore.appendEvents('run', [makeEvent('run', 1, 'log', { cyclic })])).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+    await expect(traceStore.appendEvents('run', [makeEvent('run', 1, 'log', { big: 1n })])).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+    expect(await traceStore.readEvents('run')).toEqual([]);
+  });
+
+  it('reads events in seq order even when appended out of order', async () => {
+    const { traceStore } = createMemoryStores();
+    await traceStore.appendEvents('run', [makeEvent('run', 2), makeEvent('run', 1)]);
+    await traceStore.appendEvents('run', [makeEvent('run', 3)]);
+    expect((await traceStore.readEvents('run')).map((event) => event.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('rejects a foreign cursor with INVALID_PARAMS', async () => {
+    const { traceStore } = createMemoryStores();
+    await traceStore.putRun(makeRun('a', 'agent', 1));
+    await expect(traceStore.listRuns({ cursor: 'nonsense' })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+  });
+
+  it('uses the injected clock for age-based retention', async () => {
+    const { traceStore } = createMemoryStores({ now: () => Date.UTC(2026, 0, 2) });
+    await traceStore.putRun(makeRun('old', 'agent', 0));
+    expect(await traceStore.applyRetention({ maxAgeMs: 3_600_000 })).toBe(1);
+  });
+});
