@@ -1,0 +1,131 @@
+/**
+ * The shared output parser of the reasoning actions (SPEC §6.1). A model's text is tried, in
+ * order, as: the whole text as JSON → each fenced block (```json or bare ```) → a
+ * `<thinking>…</thinking>` block followed by an answer → the first balanced `{…}` that parses →
+ * light repair (json-repair.ts). `<think>…</think>` blocks of reasoning models are set aside first.
+ * Failures are values: `{ok: false, error}`, the error carrying the first 500 raw characters.
+ */
+import { balancedObjects, repairJson } from './json-repair.js';
+import { DEFAULT_JSON_LIMITS, parseJsonSafely, type JsonLimits } from './safe-json.js';
+
+/** Which rule of the chain produced the value. */
+export type ParseMethod = 'json' | 'fence' | 'thinking' | 'balanced' | 'repair';
+
+export type ParsedOutput =
+  | { ok: true; value: unknown; method: ParseMethod; thinking?: string }
+  | { ok: false; error: string; raw: string };
+
+const RAW_PREVIEW_LENGTH = 500;
+
+/**
+ * Parses a model's text into a JSON value; never throws.
+ *
+ * @example parseModelOutput('Sure!\n```json\n{"answer": 4}\n```') // → {ok: true, value: {answer: 4}, method: 'fence'}
+ */
+export function parseModelOutput(text: string, limits: JsonLimits = DEFAULT_JSON_LIMITS): ParsedOutput {
+  const raw = typeof text === 'string' ? text : '';
+  if (raw.trim() === '') return { ok: false, error: 'Empty response from LLM', raw };
+  if (raw.length > limits.maxLength) {
+    return { ok: false, error: `Response too large to parse (${raw.length} characters; limit ${limits.maxLength})`, raw: raw.slice(0, RAW_PREVIEW_LENGTH) };
+  }
+  const { visible, thinking: reasoningText } = setAsideThinkBlocks(raw);
+  const outcome = parseVisible(visible, limits) ?? (visible !== raw ? parseVisible(raw, limits) : undefined);
+  if (outcome !== undefined) {
+    if (outcome.ok && outcome.thinking === undefined && reasoningText !== undefined) outcome.thinking = reasoningText;
+    return outcome;
+  }
+  return {
+    ok: false,
+    error: `Could not parse JSON from response. Raw output: ${raw.slice(0, RAW_PREVIEW_LENGTH)}`,
+    raw: raw.slice(0, RAW_PREVIEW_LENGTH),
+  };
+}
+
+function parseVisible(text: string, limits: JsonLimits): (ParsedOutput & { ok: true }) | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  const whole = parseJsonSafely(trimmed, limits);
+  if (whole.ok) return { ok: true, value: whole.value, method: 'json' };
+
+  const fenced = fencedBlocks(text);
+  for (const block of fenced) {
+    const parsed = parseJsonSafely(block.trim(), limits);
+    if (parsed.ok) return { ok: true, value: parsed.value, method: 'fence' };
+  }
+
+  const tagged = thinkingTagged(text, limits);
+  if (tagged !== undefined) return tagged;
+
+  for (const candidate of balancedObjects(text)) {
+    const parsed = parseJsonSafely(candidate, limits);
+    if (parsed.ok) return { ok: true, value: parsed.value, method: 'balanced' };
+  }
+
+  for (const candidate of [...fenced, text]) {
+    const repaired = repairJson(candidate);
+    if (repaired === undefined) continue;
+    const parsed = parseJsonSafely(repaired, limits);
+    if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null) {
+      return { ok: true, value: parsed.value, method: 'repair' };
+    }
+  }
+  return undefined;
+}
+
+/** `<thinking>…</thinking>` then an answer: the answer is parsed as JSON when it can be. */
+function thinkingTagged(text: string, limits: JsonLimits): (ParsedOutput & { ok: true }) | undefined {
+  const match = /<thinking>([\s\S]*?)<\/thinking>/i.exec(text);
+  if (match === null) return undefined;
+  const thinking = match[1]!.trim();
+  const after = text.slice(match.index + match[0].length).trim();
+  const answerText = after.replace(/^(?:final\s+)?answer\s*:\s*/i, '').trim();
+  if (answerText === '') return { ok: true, value: '', method: 'thinking', thinking };
+  const inner = parseVisible(answerText, limits);
+  return { ok: true, value: inner !== undefined ? inner.value : answerText, method: 'thinking', thinking };
+}
+
+/**
+ * The bodies of fenced code blocks, in order. Line-anchored fences first (so a ``` inside a JSON
+ * string does not end the block), then inline ```…``` pairs.
+ */
+export function fencedBlocks(text: string): string[] {
+  const blocks: string[] = [];
+  const lines = text.split('\n');
+  let open: { fence: string; body: string[] } | undefined;
+  for (const line of lines) {
+    const fence = /^\s*(`{3,}|~{3,})\s*([A-Za-z0-9_+-]*)\s*$/.exec(line);
+    if (open === undefined) {
+      if (fence !== null) open = { fence: fence[1]!, body: [] };
+    } else if (fence !== null && fence[2] === '' && fence[1]!.startsWith(open.fence[0]!) && fence[1]!.length >= open.fence.length) {
+      blocks.push(open.body.join('\n'));
+      open = undefined;
+    } else {
+      open.body.push(line);
+    }
+  }
+  if (open !== undefined && open.body.length > 0) blocks.push(open.body.join('\n'));
+  const inline = /```[A-Za-z0-9_+-]*[ \t]*\n?([\s\S]*?)```/g;
+  for (let match = inline.exec(text); match !== null; match = inline.exec(text)) {
+    if (!blocks.includes(match[1]!)) blocks.push(match[1]!);
+  }
+  return blocks;
+}
+
+/** Removes `<think>…</think>` (reasoning models) and returns the rest plus the thoughts. */
+function setAsideThinkBlocks(text: string): { visible: string; thinking?: string } {
+  if (!/<think>/i.test(text) && !/<\/think>/i.test(text)) return { visible: text };
+  const thoughts: string[] = [];
+  let visible = text.replace(/<think>([\s\S]*?)<\/think>/gi, (_whole, inner: string) => {
+    thoughts.push(inner.trim());
+    return '';
+  });
+  // Some servers strip the opening tag: everything before a lone `</think>` is thinking.
+  const closing = visible.search(/<\/think>/i);
+  if (closing >= 0) {
+    thoughts.push(visible.slice(0, closing).trim());
+    visible = visible.slice(closing + '</think>'.length);
+  }
+  const result: { visible: string; thinking?: string } = { visible };
+  if (thoughts.length > 0) result.thinking = thoughts.join('\n\n');
+  return result;
+}
