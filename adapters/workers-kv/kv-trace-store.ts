@@ -1,0 +1,245 @@
+/**
+ * The TraceStore over Workers KV. Writes follow KV's rules (see index.ts for the whole story):
+ * events are buffered and written as new batch keys (never rewriting one), a `running` record is
+ * held back and written with the next batch, a final record is written after the run's events are
+ * durable, and no key is written more than once per second by this store.
+ */
+import type { AgentEvent } from '../../src/events/event.js';
+import type { Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../../src/storage/trace-store.js';
+import { orderEvents, parseEvents, splitEvents } from './event-pieces.js';
+import { eventPieceKey, indexKeys, keyPart, parseEventPieceKey, runKeys, timeFromInverted } from './kv-keys.js';
+import { storageError, type KvWriter } from './kv-writer.js';
+
+/** The stored value of `run:<run>`: the record plus the batches written so far. */
+interface StoredRun {
+  record: RunRecord;
+  /** `[first seq, piece count]` of each event batch known when the record was written. */
+  batches: Array<[number, number]>;
+}
+
+/** What this store instance holds for one run between writes. */
+interface RunBuffer {
+  run: string;
+  events: AgentEvent[];
+  batches: Array<[number, number]>;
+  pending?: RunRecord;
+  indexed: boolean;
+  mergedStored: boolean;
+  lastBatchAt: number;
+  chain: Promise<unknown>;
+}
+
+export interface KvTraceStoreOptions {
+  prefix: string;
+  /** Largest value written, in bytes (KV allows 25 MiB; the default keeps a margin). */
+  maxValueBytes: number;
+  /** Buffered events older than this are written by the next append (default 1000 ms). */
+  flushIntervalMs: number;
+}
+
+const FINAL = new Set(['completed', 'failed', 'interrupted', 'cancelled']);
+
+export class KvTraceStore implements TraceStore {
+  readonly #writer: KvWriter;
+  readonly #options: KvTraceStoreOptions;
+  readonly #runs = new Map<string, RunBuffer>();
+
+  constructor(writer: KvWriter, options: KvTraceStoreOptions) {
+    this.#writer = writer;
+    this.#options = options;
+  }
+
+  async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
+    const buffer = await this.#buffer(runId);
+    buffer.events.push(...events);
+    if (Date.now() - buffer.lastBatchAt >= this.#options.flushIntervalMs) await this.flush(runId);
+  }
+
+  async flush(runId: string): Promise<void> {
+    const buffer = await this.#buffer(runId);
+    await this.#serial(buffer, () => this.#writeBatchAndPending(buffer));
+  }
+
+  async readEvents(runId: string): Promise<AgentEvent[]> {
+    const buffer = await this.#buffer(runId);
+    const keys = runKeys(this.#options.prefix, buffer.run);
+    const stored = await this.#writer.getJson<StoredRun>(keys.record);
+    const batches = new Map<number, number>();
+    for (const [firstSeq, pieces] of [...(stored?.batches ?? []), ...buffer.batches]) batches.set(firstSeq, pieces);
+    for (const name of await this.#writer.listAll(keys.eventsPrefix)) {
+      const parsed = parseEventPieceKey(name, keys.eventsPrefix);
+      if (parsed !== undefined) batches.set(parsed.firstSeq, parsed.pieces);
+    }
+    const events: AgentEvent[] = [];
+    const loaded = await Promise.all(
+      [...batches].map(async ([firstSeq, pieces]) => {
+        const names = Array.from({ length: pieces }, (_, piece) => eventPieceKey(keys.eventsPrefix, firstSeq, piece, pieces));
+        const texts = await Promise.all(names.map((name) => this.#writer.get(name)));
+        // A piece not visible yet (eventual consistency) or expired: the batch is left out whole.
+        if (texts.some((text) => text === null)) return [];
+        try {
+          return parseEvents(texts.join(''));
+        } catch (error) {
+          throw storageError('parse', names[0]!, error);
+        }
+      }),
+    );
+    for (const batch of loaded) events.push(...batch);
+    events.push(...buffer.events);
+    return orderEvents(events);
+  }
+
+  async putRun(record: RunRecord): Promise<void> {
+    const buffer = await this.#buffer(record.run_id);
+    const copy: RunRecord = { ...record };
+    if (!FINAL.has(record.status)) {
+      buffer.pending = copy;
+      return;
+    }
+    // A final status is written only after the run's events are durable, so a reader never sees
+    // "completed" for a run whose trace write failed.
+    await this.#serial(buffer, async () => {
+      delete buffer.pending;
+      await this.#writeBatch(buffer);
+      await this.#writeRecord(buffer, copy);
+    });
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    const buffer = await this.#buffer(runId);
+    if (buffer.pending !== undefined) return { ...buffer.pending };
+    const stored = await this.#writer.getJson<StoredRun>(runKeys(this.#options.prefix, buffer.run).record);
+    return stored?.record;
+  }
+
+  async listRuns(options: ListRunsOptions = {}): Promise<RunPage> {
+    await this.#writePendingRecords();
+    const prefix = this.#options.prefix;
+    const listPrefix = options.agent === undefined ? `${prefix}ix:` : `${prefix}ia:${await keyPart(options.agent)}:`;
+    const limit = Math.max(1, Math.min(1000, options.limit ?? 50));
+    const page = await this.#writer.listPage(listPrefix, limit, options.cursor);
+    const records = await Promise.all(
+      page.keys.map(async (key) => {
+        const run = key.name.slice(key.name.lastIndexOf(':') + 1);
+        return (await this.#writer.getJson<StoredRun>(runKeys(prefix, run).record))?.record;
+      }),
+    );
+    const result: RunPage = { runs: records.filter((record): record is RunRecord => record !== undefined) };
+    if (!page.list_complete && page.cursor !== undefined) result.cursor = page.cursor;
+    return result;
+  }
+
+  async deleteRun(runId: string): Promise<void> {
+    const run = await keyPart(runId);
+    this.#runs.delete(runId);
+    await this.#deleteRunKey(run);
+  }
+
+  async applyRetention(policy: RetentionPolicy): Promise<number> {
+    await this.#writePendingRecords();
+    const names = await this.#writer.listAll(`${this.#options.prefix}ix:`);
+    const doomed = new Set<string>();
+    const now = Date.now();
+    for (const [position, name] of names.entries()) {
+      const parts = name.slice(`${this.#options.prefix}ix:`.length).split(':');
+      const inverted = parts[0]!;
+      const run = parts[parts.length - 1]!;
+      if (policy.maxRuns !== undefined && position >= policy.maxRuns) doomed.add(run);
+      else if (policy.maxAgeMs !== undefined && timeFromInverted(inverted) < now - policy.maxAgeMs) {
+        // created_at is old; updated_at decides (a long-paused run may have been resumed lately).
+        const stored = await this.#writer.getJson<StoredRun>(runKeys(this.#options.prefix, run).record);
+        const updated = Date.parse(stored?.record.updated_at ?? '');
+        if (!Number.isFinite(updated) || updated < now - policy.maxAgeMs) doomed.add(run);
+      }
+    }
+    for (const run of doomed) await this.#deleteRunKey(run);
+    for (const [runId, buffer] of this.#runs) if (doomed.has(buffer.run)) this.#runs.delete(runId);
+    return doomed.size;
+  }
+
+  async getInsights(agent: string): Promise<Insight[]> {
+    return (await this.#writer.getJson<Insight[]>(`${this.#options.prefix}in:${await keyPart(agent)}`)) ?? [];
+  }
+
+  async putInsights(agent: string, insights: Insight[]): Promise<void> {
+    await this.#writer.put(`${this.#options.prefix}in:${await keyPart(agent)}`, JSON.stringify(insights));
+  }
+
+  async #buffer(runId: string): Promise<RunBuffer> {
+    let buffer = this.#runs.get(runId);
+    if (buffer === undefined) {
+      const run = await keyPart(runId);
+      buffer = this.#runs.get(runId);
+      if (buffer !== undefined) return buffer;
+      buffer = { run, events: [], batches: [], indexed: false, mergedStored: false, lastBatchAt: Date.now(), chain: Promise.resolve() };
+      this.#runs.set(runId, buffer);
+    }
+    return buffer;
+  }
+
+  /** Runs writes of one run one after another; a failure rejects that caller only. */
+  #serial<T>(buffer: RunBuffer, work: () => Promise<T>): Promise<T> {
+    const result = buffer.chain.then(work, work);
+    buffer.chain = result.catch(() => undefined);
+    return result;
+  }
+
+  async #writeBatchAndPending(buffer: RunBuffer): Promise<void> {
+    await this.#writeBatch(buffer);
+    const pending = buffer.pending;
+    if (pending !== undefined) {
+      await this.#writeRecord(buffer, pending);
+      if (buffer.pending === pending) delete buffer.pending;
+    }
+  }
+
+  /** Writes the buffered events as one new batch; on failure they stay buffered for a retry. */
+  async #writeBatch(buffer: RunBuffer): Promise<void> {
+    if (buffer.events.length === 0) return;
+    const events = buffer.events.slice();
+    const firstSeq = events[0]!.seq;
+    const pieces = splitEvents(events, this.#options.maxValueBytes);
+    const eventsPrefix = runKeys(this.#options.prefix, buffer.run).eventsPrefix;
+    await Promise.all(pieces.map((text, piece) => this.#writer.put(eventPieceKey(eventsPrefix, firstSeq, piece, pieces.length), text)));
+    buffer.events.splice(0, events.length);
+    buffer.batches.push([firstSeq, pieces.length]);
+    buffer.lastBatchAt = Date.now();
+  }
+
+  async #writeRecord(buffer: RunBuffer, record: RunRecord): Promise<void> {
+    const keys = runKeys(this.#options.prefix, buffer.run);
+    if (!buffer.mergedStored) {
+      // A run resumed in another isolate: keep the batches the earlier isolate recorded.
+      const earlier = await this.#writer.getJson<StoredRun>(keys.record);
+      for (const batch of earlier?.batches ?? []) if (!buffer.batches.some(([seq]) => seq === batch[0])) buffer.batches.unshift(batch);
+      buffer.mergedStored = true;
+    }
+    const stored: StoredRun = { record, batches: buffer.batches };
+    await this.#writer.put(keys.record, JSON.stringify(stored));
+    if (!buffer.indexed) {
+      const agent = await keyPart(record.agent);
+      const index = indexKeys(this.#options.prefix, agent, buffer.run, record.created_at);
+      await Promise.all([this.#writer.put(index.all, '', { metadata: { a: agent } }), this.#writer.put(index.agent, '')]);
+      buffer.indexed = true;
+    }
+  }
+
+  async #writePendingRecords(): Promise<void> {
+    await Promise.all([...this.#runs.values()].filter((buffer) => buffer.pending !== undefined).map((buffer) => this.#serial(buffer, () => this.#writeBatchAndPending(buffer))));
+  }
+
+  async #deleteRunKey(run: string): Promise<void> {
+    const prefix = this.#options.prefix;
+    const keys = runKeys(prefix, run);
+    const stored = await this.#writer.getJson<StoredRun>(keys.record);
+    const doomed = [...(await this.#writer.listAll(keys.eventsPrefix)), ...(await this.#writer.listAll(keys.claimPrefix)), keys.checkpoint];
+    if (stored !== undefined) {
+      const index = indexKeys(prefix, await keyPart(stored.record.agent), run, stored.record.created_at);
+      doomed.push(index.all, index.agent);
+    } else {
+      for (const name of await this.#writer.listAll(`${prefix}ix:`)) if (name.endsWith(`:${run}`)) doomed.push(name);
+    }
+    await Promise.all(doomed.map((name) => this.#writer.delete(name)));
+    await this.#writer.delete(keys.record);
+  }
+}
