@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from './event.js';
+import { createRunEventCap, REDACTED, sanitizeEvent, sanitizeEventWithSize, sanitizeValue, utf8Length } from './redact.js';
+
+function event(data: Record<string, unknown>, seq = 1, type: AgentEvent['type'] = 'log'): AgentEvent {
+  return { type, run_id: 'run-1', seq, ts: '2026-01-01T00:00:00.000Z', node: 'n', data };
+}
+
+function bytesOf(value: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(value)).length;
+}
+
+describe('sanitizeEvent: redaction', () => {
+  it('redacts secret values anywhere in strings, keys and nesting', () => {
+    const secret = 'sk-live-1234567890';
+    const result = sanitizeEvent(
+      event({ prompt: `use ${secret} now`, nested: [{ deep: `x${secret}${secret}` }], other: 'fine' }),
+      { secrets: [secret] },
+    );
+    expect(JSON.stringify(result)).not.toContain(secret);
+    expect(result.data.prompt).toBe(`use ${REDACTED} now`);
+    expect((result.data.nested as Array<{ deep: string }>)[0]!.deep).toBe(`x${REDACTED}${REDACTED}`);
+    expect(result.data.other).toBe('fine');
+  });
+
+  it('redacts the longer of overlapping secrets whole and ignores very short ones', () => {
+    const result = sanitizeEvent(event({ text: 'abcdefgh and abcd and ab' }), { secrets: ['abcd', 'abcdefgh', 'ab'] });
+    expect(result.data.text).toBe(`${REDACTED} and ${REDACTED} and ab`);
+  });
+
+  it('redacts credential headers and keys in any case, and header pairs', () => {
+    const result = sanitizeEvent(
+      event({
+        headers: { Authorization: 'Bearer abc', 'api-key': 'k1', 'X-API-Key': 'k2', 'content-type': 'application/json' },
+        api_key: 'k3',
+        apiKey: 'k4',
+        config: { authorization: { scheme: 'basic' } },
+        pairs: [['authorization', 'Bearer zzz'], ['accept', 'text/plain']],
+        custom: 'kept',
+        password: 'p',
+      }),
+      { redactKeys: ['password'] },
+    );
+    const data = result.data as Record<string, any>;
+    expect(data.headers).toEqual({ Authorization: REDACTED, 'api-key': REDACTED, 'X-API-Key': REDACTED, 'content-type': 'application/json' });
+    expect([data.api_key, data.apiKey, data.config.authorization, data.password]).toEqual([REDACTED, REDACTED, REDACTED, REDACTED]);
+    expect(data.pairs).toEqual([['authorization', REDACTED], ['accept', 'text/plain']]);
+    expect(data.custom).toBe('kept');
+  });
+
+  it('masks bearer credentials written in text', () => {
+    const result = sanitizeEvent(event({ log: 'sent Authorization: Bearer eyJhbGciOi.abc.def to host' }));
+    expect(result.data.log).toBe(`sent Authorization: Bearer ${REDACTED} to host`);
+  });
+});
+
+describe('sanitizeEvent: inert JSON', () => {
+  it('drops prototype keys, converts non-JSON values, breaks cycles, does not touch the input', () => {
+    const hostile = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": 1}, "ok": 1}');
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic.self = cyclic;
+    class Thing {
+      field = 'x';
+      method(): void {}
+    }
+    const input = event({
+      hostile,
+      when: new Date(0),
+      big: 12n,
+      nan: Number.NaN,
+      fn: () => 1,
+      missing: undefined,
+      list: [undefined, () => 1, Infinity],
+      error: new TypeError('bad thing'),
+      thing: new Thing(),
+      cyclic,
+      shared: [cyclic, cyclic],
+    });
+    const result = sanitizeEvent(input);
+    const data = result.data as Record<string, any>;
+    expect(Object.getPrototypeOf(data.hostile)).toBe(Object.prototype);
+    expect(Object.keys(data.hostile)).toEqual(['ok']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(data.when).toBe('1970-01-01T00:00:00.000Z');
+    expect(data.big).toBe('12');
+    expect(data.nan).toBeNull();
+    expect('fn' in data || 'missing' in data).toBe(false);
+    expect(data.list).toEqual([null, null, null]);
+    expect(data.error).toEqual({ name: 'TypeError', message: 'bad thing' });
+    expect(Object.getPrototypeOf(data.thing)).toBe(Object.prototype);
+    expect(data.thing).toEqual({ field: 'x' });
+    expect(data.cyclic).toEqual({ name: 'loop', self: '[circular]' });
+    expect(data.shared).toEqual([{ name: 'loop', self: '[circular]' }, { name: 'loop', self: '[circular]' }]);
+    expect(input.data.when).toBeInstanceOf(Date);
+    expect(JSON.parse(JSON.stringify(result))).toEqual(result);
+  });
+
+  it('caps nesting depth', () => {
+    let deep: Record<string, unknown> = { leaf: true };
+    for (let index = 0; index < 200; index++) deep = { next: deep };
+    const text = JSON.stringify(sanitizeEvent(event({ deep }), { maxDepth: 10 }));
+    expect(text).toContain('[depth limit]');
+    expect(text).not.toContain('leaf');
+  });
+
+  it('keeps AgentError-like objects through their toJSON', () => {
+    const error = Object.assign(new Error('x'), { toJSON: () => ({ code: 'LUA_ERROR', message: 'boom' }) });
+    expect(sanitizeValue({ error })).toEqual({ error: { code: 'LUA_ERROR', message: 'boom' } });
+  });
+});
+
+describe('sanitizeEvent: size cap', () => {
+  it('leaves events under the cap whole and reports their size', () => {
+    const input = event({ text: 'héllo' });
+    const { event: result, bytes } = sanitizeEventWithSize(input);
+    expect(result).toEqual(input);
+    expect(bytes).toBe(bytesOf(input));
+  });
+
+  it('truncates large strings with a marker and keeps the event under the cap', () => {
+    const big = 'é'.repeat(150_000);
+    const input = event({ content: big, small: 'keep me', list: ['x'.repeat(80_000), 'short'] });
+    const { event: result, bytes } = sanitizeEventWithSize(input);
+    expect(bytes).toBe(bytesOf(result));
+    expect(bytes).toBeLessThanOrEqual(64 * 1024);
+    expect(bytes).toBeGreaterThan(60 * 1024);
+    const data = result.data as Record<string, any>;
+    expect(data.content).toMatch(/^é+…\[truncated \d+ bytes\]$/);
+    expect(data.list[0]).toMatch(/^x+…\[truncated \d+ bytes\]$/);
+    expect(data.small).toBe('keep me');
+    expect(data.list[1]).toBe('short');
+    const removed = Number(/truncated (\d+) bytes/.exec(data.content)![1]);
+    expect(utf8Length(data.content.split('…[')[0]) + removed).toBe(utf8Length(big));
+  });
+
+  it('never splits a surrogate pair and respects a small custom cap', () => {
+    const result = sanitizeEvent(event({ emoji: '🚀'.repeat(5000), quotes: '"\\'.repeat(3000) }), { maxEventBytes: 2000 });
+    expect(bytesOf(result)).toBeLessThanOrEqual(2000);
+    expect((result.data.emoji as string).split('…')[0]).toMatch(/^(🚀)+$/u);
+  });
+
+  it('summarises data whose size is not in its strings', () => {
+    const result = sanitizeEvent(event({ numbers: Array.from({ length: 40_000 }, (_, index) => index) }));
+    expect(bytesOf(result)).toBeLessThanOrEqual(64 * 1024);
+    expect(result.data.truncated).toBe(true);
+    expect(result.data.original_bytes).toBeGreaterThan(64 * 1024);
+    expect(typeof result.data.preview).toBe('string');
+    expect(result.run_id).toBe('run-1');
+  });
+});
+
+describe('createRunEventCap', () => {
+  it('keeps events up to the count cap, then one log notice, then only error and done', () => {
+    const cap = createRunEventCap({ maxEvents: 3 });
+    const kept = [1, 2, 3, 4, 5].map((seq) => cap.admit(event({}, seq)));
+    const error = cap.admit(event({ code: 'X' }, 6, 'error'));
+    const more = cap.admit(event({}, 7));
+    const done = cap.admit(event({}, 8, 'done'));
+    expect(kept.slice(0, 3).map((item) => item?.seq)).toEqual([1, 2, 3]);
+    expect(kept[3]).toMatchObject({ type: 'log', seq: 4, node: 'n', data: { truncated: true, dropped_from_seq: 4 } });
+    expect(kept[4]).toBeUndefined();
+    expect(more).toBeUndefined();
+    expect([error?.type, done?.type]).toEqual(['error', 'done']);
+    expect(cap.truncated).toBe(true);
+  });
+
+  it('caps by bytes too', () => {
+    const cap = createRunEventCap({ maxBytes: 1000 });
+    const results = Array.from({ length: 10 }, (_, index) => cap.admit(event({ text: 'x'.repeat(300) }, index + 1)));
+    const stored = results.filter((item) => item !== undefined);
+    expect(stored.filter((item) => item.type === 'log' && item.data.truncated === true)).toHaveLength(1);
+    expect(stored.length).toBeLessThan(5);
+  });
+});

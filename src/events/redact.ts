@@ -1,0 +1,338 @@
+/**
+ * What happens to an event before it is stored (SPEC §7): secrets redacted, size capped, inert
+ * JSON. `sanitizeEvent` makes one event safe to keep; `createRunEventCap` caps a whole run's
+ * trace. The engine calls both before appending to a TraceStore; stores then keep what they get.
+ *
+ * Redaction: every configured secret value (4 characters or more, so a short value cannot erase
+ * ordinary text) is replaced wherever it appears in a string, `Bearer`/`Basic` credentials in
+ * text are masked, and the value of any key named like a credential (`authorization`, `api-key`,
+ * `x-api-key`, `api_key`, `apiKey`, …, case-insensitive; also `[name, value]` header pairs) becomes
+ * `[REDACTED]`.
+ *
+ * Inert JSON: JSON semantics (`undefined` and functions dropped, non-finite numbers null, Dates
+ * through `toJSON`), BigInt as a decimal string, an Error as `{name, message}`, cycles as
+ * `"[circular]"`, nesting past `maxDepth` as `"[depth limit]"`, keys `__proto__`, `constructor` and
+ * `prototype` dropped.
+ *
+ * Size: an event larger than `maxEventBytes` (UTF-8 of its JSON, default 64 KiB) has its longest
+ * strings cut, each ending in `…[truncated N bytes]`; if strings are not what makes it large, its
+ * `data` is replaced by `{truncated: true, original_bytes, preview}`. The result is always valid JSON.
+ */
+import type { AgentEvent, EventType } from './event.js';
+
+export const REDACTED = '[REDACTED]';
+export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024;
+export const DEFAULT_MAX_RUN_EVENTS = 10_000;
+export const DEFAULT_MAX_RUN_BYTES = 8 * 1024 * 1024;
+
+/** Key names whose values are credentials (compared lower-case, `-` and `_` removed). */
+const CREDENTIAL_KEYS = ['authorization', 'proxyauthorization', 'apikey', 'xapikey', 'xgoogapikey', 'cookie', 'setcookie'];
+const DROPPED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const BEARER_PATTERN = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g;
+const MIN_SECRET_LENGTH = 4;
+
+export interface SanitizeOptions {
+  /** Secret values (API keys, tokens) to redact wherever they appear. */
+  secrets?: readonly string[];
+  /** Per-event cap in bytes (UTF-8 of the JSON); default 64 KiB. */
+  maxEventBytes?: number;
+  /** More key names to redact, besides the credential names above. */
+  redactKeys?: readonly string[];
+  /** Deepest nesting kept; default 64. */
+  maxDepth?: number;
+}
+
+/** A sanitized event and the UTF-8 size of its JSON. */
+export interface SanitizedEvent {
+  event: AgentEvent;
+  bytes: number;
+}
+
+interface CopyContext {
+  secrets: string[];
+  redactKeys: Set<string>;
+  maxDepth: number;
+  ancestors: Set<object>;
+}
+
+function normaliseKey(key: string): string {
+  return key.toLowerCase().replace(/[-_]/g, '');
+}
+
+/**
+ * Returns a redacted, size-capped, inert copy of an event; the input is not changed.
+ *
+ * @example
+ * const safe = sanitizeEvent(event, { secrets: [apiKey] });
+ * await traceStore.appendEvents(runId, [safe]);
+ */
+export function sanitizeEvent(event: AgentEvent, options: SanitizeOptions = {}): AgentEvent {
+  return sanitizeEventWithSize(event, options).event;
+}
+
+/** `sanitizeEvent`, also returning the byte size (for `RunEventCap.admit`). */
+export function sanitizeEventWithSize(event: AgentEvent, options: SanitizeOptions = {}): SanitizedEvent {
+  const context = createContext(options);
+  const copy = copyValue(event, 0, context) as AgentEvent;
+  if (copy.data === null || typeof copy.data !== 'object' || Array.isArray(copy.data)) copy.data = {};
+  const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  const text = JSON.stringify(copy);
+  const bytes = utf8Length(text);
+  if (bytes <= maxBytes) return { event: copy, bytes };
+  return capEvent(copy, bytes, maxBytes);
+}
+
+/** A redacted, inert copy of any value (for error details, state snapshots). */
+export function sanitizeValue(value: unknown, options: SanitizeOptions = {}): unknown {
+  return copyValue(value, 0, createContext(options));
+}
+
+function createContext(options: SanitizeOptions): CopyContext {
+  const secrets = [...new Set(options.secrets ?? [])]
+    .filter((secret) => typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH)
+    .sort((left, right) => right.length - left.length);
+  const redactKeys = new Set([...CREDENTIAL_KEYS, ...(options.redactKeys ?? []).map(normaliseKey)]);
+  return { secrets, redactKeys, maxDepth: options.maxDepth ?? 64, ancestors: new Set() };
+}
+
+function redactString(text: string, context: CopyContext): string {
+  let result = text;
+  for (const secret of context.secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+  if (result.includes('Bearer') || result.includes('Basic')) result = result.replace(BEARER_PATTERN, `$1 ${REDACTED}`);
+  return result;
+}
+
+function copyValue(value: unknown, depth: number, context: CopyContext): unknown {
+  switch (typeof value) {
+    case 'string':
+      return redactString(value, context);
+    case 'number':
+      return Number.isFinite(value) ? value : null;
+    case 'boolean':
+      return value;
+    case 'bigint':
+      return value.toString();
+    case 'object':
+      return value === null ? null : copyObject(value, depth, context);
+    default:
+      return undefined;
+  }
+}
+
+function copyObject(value: object, depth: number, context: CopyContext): unknown {
+  if (context.ancestors.has(value)) return '[circular]';
+  if (depth >= context.maxDepth) return '[depth limit]';
+  context.ancestors.add(value);
+  try {
+    if (Array.isArray(value)) return copyArray(value, depth, context);
+    if (value instanceof Error && typeof (value as { toJSON?: unknown }).toJSON !== 'function') {
+      return { name: redactString(value.name, context), message: redactString(value.message, context) };
+    }
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') {
+      let converted: unknown;
+      try {
+        converted = toJSON.call(value);
+      } catch {
+        return '[unserialisable]';
+      }
+      return converted === value ? copyFields(value, depth, context) : copyValue(converted, depth + 1, context);
+    }
+    return copyFields(value, depth, context);
+  } finally {
+    context.ancestors.delete(value);
+  }
+}
+
+function copyArray(value: unknown[], depth: number, context: CopyContext): unknown[] {
+  const isHeaderPair = value.length === 2 && typeof value[0] === 'string' && context.redactKeys.has(normaliseKey(value[0]));
+  return value.map((item, index) => {
+    if (isHeaderPair && index === 1) return REDACTED;
+    const copied = copyValue(item, depth + 1, context);
+    return copied === undefined ? null : copied;
+  });
+}
+
+function copyFields(value: object, depth: number, context: CopyContext): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (DROPPED_KEYS.has(key)) continue;
+    const field = (value as Record<string, unknown>)[key];
+    if (context.redactKeys.has(normaliseKey(key))) {
+      if (field !== undefined && field !== null) result[key] = REDACTED;
+      continue;
+    }
+    const copied = copyValue(field, depth + 1, context);
+    if (copied !== undefined) result[key] = copied;
+  }
+  return result;
+}
+
+/** UTF-8 byte length of a string (lone surrogates count as the 3-byte replacement character). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      index++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** The longest prefix of `text` whose UTF-8 fits in `maxBytes`, never splitting a surrogate pair. */
+function sliceUtf8(text: string, maxBytes: number): string {
+  let bytes = 0;
+  let index = 0;
+  while (index < text.length) {
+    const code = text.charCodeAt(index);
+    const pair = code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00;
+    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : pair ? 4 : 3;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    index += pair ? 2 : 1;
+  }
+  return text.slice(0, index);
+}
+
+interface StringLeaf {
+  holder: Record<string, unknown> | unknown[];
+  key: string | number;
+  text: string;
+  /** UTF-8 bytes of the string's JSON form, quotes excluded. */
+  cost: number;
+}
+
+function collectStrings(value: unknown, leaves: StringLeaf[]): void {
+  if (value === null || typeof value !== 'object') return;
+  const holder = value as Record<string, unknown>;
+  for (const key of Object.keys(holder)) {
+    const field = holder[key];
+    if (typeof field === 'string') leaves.push({ holder, key, text: field, cost: utf8Length(JSON.stringify(field)) - 2 });
+    else collectStrings(field, leaves);
+  }
+}
+
+function truncationMarker(removedBytes: number): string {
+  return `…[truncated ${removedBytes} bytes]`;
+}
+
+/**
+ * Cuts the longest strings in `data` to a common length so the event fits; falls back to a
+ * summary of `data` when the strings cannot make it fit.
+ */
+function capEvent(event: AgentEvent, bytes: number, maxBytes: number): SanitizedEvent {
+  let target = maxBytes;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const trial = structuredClone(event);
+    const leaves: StringLeaf[] = [];
+    collectStrings(trial.data, leaves);
+    const stringBytes = leaves.reduce((sum, leaf) => sum + leaf.cost, 0);
+    const limit = commonLimit(leaves.map((leaf) => leaf.cost), target - (bytes - stringBytes));
+    if (limit === undefined) break;
+    for (const leaf of leaves) {
+      if (leaf.cost <= limit) continue;
+      const kept = sliceUtf8(leaf.text, limit);
+      (leaf.holder as Record<string, unknown>)[leaf.key] = kept + truncationMarker(utf8Length(leaf.text) - utf8Length(kept));
+    }
+    const size = utf8Length(JSON.stringify(trial));
+    if (size <= maxBytes) return { event: trial, bytes: size };
+    target -= size - maxBytes + 64;
+  }
+  const preview = sliceUtf8(JSON.stringify(event.data), Math.max(0, Math.min(1024, maxBytes / 4)));
+  const summary: AgentEvent = { ...event, data: { truncated: true, original_bytes: bytes, preview } };
+  return { event: summary, bytes: utf8Length(JSON.stringify(summary)) };
+}
+
+/** The largest per-string length L so that Σ min(cost, L) plus a marker per cut string fits `budget`. */
+function commonLimit(costs: number[], budget: number): number | undefined {
+  const markerBytes = utf8Length(truncationMarker(10_000_000));
+  const sorted = [...costs].sort((left, right) => left - right);
+  let below = 0;
+  for (let index = 0; index < sorted.length; index++) {
+    const remaining = sorted.length - index;
+    const limit = Math.floor((budget - below - remaining * markerBytes) / remaining);
+    if (limit < 0) return undefined;
+    if (limit < sorted[index]!) return limit;
+    below += sorted[index]!;
+  }
+  return undefined;
+}
+
+export interface RunEventCapOptions {
+  /** Events kept per run before truncation; default 10,000. */
+  maxEvents?: number;
+  /** Bytes kept per run before truncation; default 8 MiB. */
+  maxBytes?: number;
+  /** Event types still kept after the cap; default `error` and `done`. */
+  alwaysKeep?: readonly EventType[];
+}
+
+/** Per-run trace cap: decides, event by event, what a run's trace keeps. */
+export interface RunEventCap {
+  /**
+   * The event to store for `event`: the event itself; one `log` event saying the trace was
+   * truncated (the first time the cap is passed, taking that event's seq); or undefined (dropped).
+   */
+  admit(event: AgentEvent, bytes?: number): AgentEvent | undefined;
+  /** True once events have been dropped. */
+  readonly truncated: boolean;
+}
+
+/**
+ * Creates the per-run cap. After `maxEvents` events or `maxBytes` bytes, the trace gets one `log`
+ * event saying it was truncated, then only the `alwaysKeep` types (`error`, `done`).
+ *
+ * @example
+ * const cap = createRunEventCap();
+ * const { event: safe, bytes } = sanitizeEventWithSize(event, { secrets });
+ * const kept = cap.admit(safe, bytes);
+ * if (kept) buffer.push(kept);
+ */
+export function createRunEventCap(options: RunEventCapOptions = {}): RunEventCap {
+  const maxEvents = options.maxEvents ?? DEFAULT_MAX_RUN_EVENTS;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_RUN_BYTES;
+  const alwaysKeep = new Set<EventType>(options.alwaysKeep ?? ['error', 'done']);
+  let count = 0;
+  let totalBytes = 0;
+  let truncated = false;
+  return {
+    get truncated() {
+      return truncated;
+    },
+    admit(event: AgentEvent, bytes?: number): AgentEvent | undefined {
+      const size = bytes ?? utf8Length(JSON.stringify(event));
+      if (alwaysKeep.has(event.type)) {
+        count++;
+        totalBytes += size;
+        return event;
+      }
+      if (truncated) return undefined;
+      if (count + 1 <= maxEvents && totalBytes + size <= maxBytes) {
+        count++;
+        totalBytes += size;
+        return event;
+      }
+      truncated = true;
+      const notice: AgentEvent = {
+        type: 'log',
+        run_id: event.run_id,
+        seq: event.seq,
+        ts: event.ts,
+        data: {
+          level: 'warn',
+          message: `trace truncated: the run passed the cap of ${maxEvents} events or ${maxBytes} bytes; later events are not stored except ${[...alwaysKeep].join(', ')}`,
+          truncated: true,
+          dropped_from_seq: event.seq,
+          max_events: maxEvents,
+          max_bytes: maxBytes,
+        },
+      };
+      if (event.node !== undefined) notice.node = event.node;
+      return notice;
+    },
+  };
+}
