@@ -44,12 +44,16 @@ export class KvWriter {
     for (;;) {
       const wait = this.waitFor(key);
       if (wait > 0) await sleep(wait);
+      const previous = this.#lastWrite.get(key);
       try {
+        // Marked before the await so a concurrent write of the same key waits its turn.
         this.#lastWrite.set(key, Date.now());
         await this.#namespace.put(key, value, putOptions);
         this.#lastWrite.set(key, Date.now());
         return;
       } catch (error) {
+        if (previous === undefined) this.#lastWrite.delete(key);
+        else this.#lastWrite.set(key, previous);
         if (attempt >= this.#options.retries || !isRetryable(error)) throw storageError('put', key, error);
         const delay = this.#options.retryDelayMs * 2 ** attempt;
         attempt += 1;
