@@ -1,0 +1,117 @@
+/**
+ * `http.get {url}` → `{status, body, content_type, truncated, url}`. Denied unless
+ * `settings.http.allow` lists the URL's exact origin (url-policy.ts). Redirects are followed by
+ * hand (`redirect: 'manual'`), each target re-checked, at most 3. The body is read up to a byte
+ * cap (`settings.http.max_bytes`, default 256 KiB) and the request has a timeout
+ * (`settings.http.timeout_ms`, default 10 s). No cookies, no credentials, GET only.
+ */
+import { AgentError } from '../errors/agent-error.js';
+import type { ActionContext, ActionDefinition } from '../actions/types.js';
+import { checkUrl } from './url-policy.js';
+
+const MAX_REDIRECTS = 3;
+const DEFAULT_MAX_BYTES = 256 * 1024;
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** `settings.http` as the tool reads it. */
+export interface HttpSettings {
+  allow: string[];
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+/** Reads `settings.http` ({allow, max_bytes, timeout_ms}) with defaults; missing means deny all. */
+export function readHttpSettings(settings: Readonly<Record<string, unknown>>): HttpSettings {
+  const http = settings['http'];
+  const record = typeof http === 'object' && http !== null ? (http as Record<string, unknown>) : {};
+  const allow = Array.isArray(record['allow']) ? record['allow'].filter((entry): entry is string => typeof entry === 'string') : [];
+  const maxBytes = positiveNumber(record['max_bytes'], DEFAULT_MAX_BYTES);
+  const timeoutMs = positiveNumber(record['timeout_ms'], DEFAULT_TIMEOUT_MS);
+  return { allow, maxBytes, timeoutMs };
+}
+
+/** The `http.get` tool. */
+export function httpGet(): ActionDefinition<{ url?: unknown }> {
+  return {
+    name: 'http.get',
+    description: 'Fetch a URL with GET (only hosts the agent allows). Returns {status, body}.',
+    parameters: {
+      type: 'object',
+      properties: { url: { type: 'string', maxLength: 2048, description: 'Absolute http(s) URL' } },
+      required: ['url'],
+      additionalProperties: false,
+    },
+    sideEffects: false,
+    run: (params, context) => fetchAllowed(params.url, context),
+  };
+}
+
+async function fetchAllowed(url: unknown, context: ActionContext): Promise<Record<string, unknown>> {
+  if (typeof url !== 'string') throw new AgentError('INVALID_PARAMS', 'http.get needs a string "url"', { field: 'url' });
+  const settings = readHttpSettings(context.settings);
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort();
+  context.signal.addEventListener('abort', onAbort);
+  const timer = setTimeout(() => controller.abort(), settings.timeoutMs);
+  try {
+    let current = url;
+    for (let redirects = 0; ; redirects++) {
+      const decision = checkUrl(current, settings.allow);
+      if (!decision.allowed) {
+        throw new AgentError('FORBIDDEN', `http.get denied: ${decision.reason}`, { field: 'url', details: { url: current.slice(0, 500) } });
+      }
+      let response: Response;
+      try {
+        response = await fetch(decision.url.href, { method: 'GET', redirect: 'manual', signal: controller.signal, headers: { accept: '*/*' } });
+      } catch (error) {
+        if (context.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
+        if (controller.signal.aborted) throw new AgentError('ACTION_FAILED', `http.get timed out after ${settings.timeoutMs} ms`);
+        throw new AgentError('ACTION_FAILED', `http.get failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (response.type === 'opaqueredirect') {
+        throw new AgentError('ACTION_FAILED', 'http.get: the server redirected, and this runtime cannot follow redirects manually');
+      }
+      const location = response.headers.get('location');
+      if (response.status >= 300 && response.status < 400 && location !== null) {
+        await response.body?.cancel();
+        if (redirects >= MAX_REDIRECTS) throw new AgentError('ACTION_FAILED', `http.get: more than ${MAX_REDIRECTS} redirects`);
+        current = new URL(location, decision.url).href;
+        continue;
+      }
+      const { text, truncated } = await readCapped(response, settings.maxBytes);
+      return { status: response.status, body: text, content_type: response.headers.get('content-type'), truncated, url: decision.url.href };
+    }
+  } finally {
+    clearTimeout(timer);
+    context.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Reads at most `maxBytes` of the body, then cancels the rest. */
+async function readCapped(response: Response, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+  if (response.body === null) return { text: '', truncated: false };
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let received = 0;
+  let truncated = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const room = maxBytes - received;
+    if (value.byteLength > room) {
+      text += decoder.decode(value.subarray(0, room), { stream: true });
+      truncated = true;
+      await reader.cancel();
+      break;
+    }
+    received += value.byteLength;
+    text += decoder.decode(value, { stream: true });
+  }
+  text += decoder.decode();
+  return { text, truncated };
+}
+
+function positiveNumber(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
+}
