@@ -1,0 +1,182 @@
+/**
+ * File-directory trace and checkpoint stores for Node (the CLI's `--trace-dir`), so a run paused
+ * in one process can be resumed by a later one.
+ *
+ * Layout (names through `safeName`, the real ids live inside the files):
+ * ```
+ * <dir>/runs/<run>/record.json        the run record (atomic write: temp file + rename)
+ * <dir>/runs/<run>/events.ndjson      one event per line, appended
+ * <dir>/runs/<run>/checkpoint.json    the newest checkpoint (atomic write)
+ * <dir>/runs/<run>/claims/<cp>        one empty file per claimed checkpoint (exclusive create)
+ * <dir>/insights/<agent>.json         insights of an agent (atomic write)
+ * ```
+ *
+ * Guarantees: operations on one run are serialised within a store; `appendEvents` writes through
+ * (`flush` waits for pending writes of the run); a torn last line of `events.ndjson` (a crash mid
+ * append) is ignored on read; record and checkpoint files are never half-written; `claim` is
+ * atomic across processes (`open(..., 'wx')`). Listing reads every record (fine for a CLI's
+ * thousands of runs, not for millions). Deleting a run removes its whole directory, checkpoint
+ * included: a deleted run cannot be resumed. Events are kept whole (cap them first with
+ * `sanitizeEvent`). Every file-system failure is STORAGE_ERROR with the path and the reason.
+ */
+import path from 'node:path';
+import type { AgentEvent } from '../../src/events/event.js';
+import { fromStoredJson, toStoredJson } from '../../src/storage/json-copy.js';
+import { listRunPage, runsToRetire } from '../../src/storage/run-listing.js';
+import type {
+  Checkpoint,
+  CheckpointStore,
+  Insight,
+  ListRunsOptions,
+  RetentionPolicy,
+  RunPage,
+  RunRecord,
+  TraceStore,
+} from '../../src/storage/trace-store.js';
+import { appendText, createExclusive, listDirectory, readTextIfExists, removePath, writeAtomic } from './fs-files.js';
+import { safeName } from './safe-name.js';
+
+export { safeName } from './safe-name.js';
+
+export interface FsStoreOptions {
+  /** The clock used for age-based retention (milliseconds since the epoch). */
+  now?: () => number;
+}
+
+export interface FsStores {
+  traceStore: TraceStore;
+  checkpointStore: CheckpointStore;
+}
+
+/**
+ * Creates the stores over a directory (created on first write).
+ *
+ * @example
+ * const { traceStore, checkpointStore } = createFsStores('.tea-traces');
+ * const run = runAgent(agent, input, { traceStore, checkpointStore });
+ */
+export function createFsStores(directory: string, options: FsStoreOptions = {}): FsStores {
+  const now = options.now ?? (() => Date.now());
+  const runsDirectory = path.join(directory, 'runs');
+  const insightsDirectory = path.join(directory, 'insights');
+  /** The tail of each run's chain of pending operations. */
+  const pending = new Map<string, Promise<unknown>>();
+
+  const runDirectory = (runId: string): string => path.join(runsDirectory, safeName(runId));
+
+  /** Runs `operation` after the run's earlier operations, keeping the chain alive after failures. */
+  function serialised<T>(runId: string, operation: () => Promise<T>): Promise<T> {
+    const previous = pending.get(runId) ?? Promise.resolve();
+    const next = previous.then(operation, operation);
+    const tail = next.catch(() => undefined);
+    pending.set(runId, tail);
+    void tail.then(() => {
+      if (pending.get(runId) === tail) pending.delete(runId);
+    });
+    return next;
+  }
+
+  async function readRecord(recordPath: string): Promise<RunRecord | undefined> {
+    const text = await readTextIfExists(recordPath);
+    return text === undefined ? undefined : fromStoredJson<RunRecord>(text, recordPath);
+  }
+
+  async function readAllRecords(): Promise<RunRecord[]> {
+    const names = await listDirectory(runsDirectory);
+    const records: RunRecord[] = [];
+    for (let start = 0; start < names.length; start += 64) {
+      const batch = names.slice(start, start + 64).map((name) => readRecord(path.join(runsDirectory, name, 'record.json')));
+      for (const record of await Promise.all(batch)) if (record !== undefined) records.push(record);
+    }
+    return records;
+  }
+
+  const traceStore: TraceStore = {
+    appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
+      if (events.length === 0) return Promise.resolve();
+      let text: string;
+      try {
+        text = events.map((event) => toStoredJson(event, `event ${event.seq} of run '${runId}'`) + '\n').join('');
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return serialised(runId, () => appendText(path.join(runDirectory(runId), 'events.ndjson'), text));
+    },
+
+    async flush(runId: string): Promise<void> {
+      await serialised(runId, async () => undefined);
+    },
+
+    readEvents(runId: string): Promise<AgentEvent[]> {
+      return serialised(runId, async () => {
+        const eventsPath = path.join(runDirectory(runId), 'events.ndjson');
+        const text = await readTextIfExists(eventsPath);
+        if (text === undefined) return [];
+        const lines = text.split('\n');
+        // The part after the last newline is empty, or a line torn by a crash: not an event.
+        lines.pop();
+        const events = lines.filter((line) => line !== '').map((line) => fromStoredJson<AgentEvent>(line, eventsPath));
+        return events.sort((left, right) => left.seq - right.seq);
+      });
+    },
+
+    async putRun(record: RunRecord): Promise<void> {
+      const text = toStoredJson(record, `run record '${record.run_id}'`);
+      await serialised(record.run_id, () => writeAtomic(path.join(runDirectory(record.run_id), 'record.json'), text));
+    },
+
+    getRun(runId: string): Promise<RunRecord | undefined> {
+      return serialised(runId, () => readRecord(path.join(runDirectory(runId), 'record.json')));
+    },
+
+    async listRuns(listOptions?: ListRunsOptions): Promise<RunPage> {
+      return listRunPage(await readAllRecords(), listOptions);
+    },
+
+    deleteRun(runId: string): Promise<void> {
+      return serialised(runId, () => removePath(runDirectory(runId)));
+    },
+
+    async applyRetention(policy: RetentionPolicy): Promise<number> {
+      const retired = runsToRetire(await readAllRecords(), policy, now());
+      for (const runId of retired) await traceStore.deleteRun(runId);
+      return retired.length;
+    },
+
+    async getInsights(agent: string): Promise<Insight[]> {
+      const insightsPath = path.join(insightsDirectory, `${safeName(agent)}.json`);
+      const text = await readTextIfExists(insightsPath);
+      return text === undefined ? [] : fromStoredJson<Insight[]>(text, insightsPath);
+    },
+
+    async putInsights(agent: string, insights: Insight[]): Promise<void> {
+      const text = toStoredJson(insights, `insights of agent '${agent}'`);
+      await writeAtomic(path.join(insightsDirectory, `${safeName(agent)}.json`), text);
+    },
+  };
+
+  const checkpointStore: CheckpointStore = {
+    async save(checkpoint: Checkpoint): Promise<void> {
+      const text = toStoredJson(checkpoint, `checkpoint '${checkpoint.checkpoint_id}' of run '${checkpoint.run_id}'`);
+      await serialised(checkpoint.run_id, () => writeAtomic(path.join(runDirectory(checkpoint.run_id), 'checkpoint.json'), text));
+    },
+
+    loadLatest(runId: string): Promise<Checkpoint | undefined> {
+      return serialised(runId, async () => {
+        const checkpointPath = path.join(runDirectory(runId), 'checkpoint.json');
+        const text = await readTextIfExists(checkpointPath);
+        return text === undefined ? undefined : fromStoredJson<Checkpoint>(text, checkpointPath);
+      });
+    },
+
+    delete(runId: string): Promise<void> {
+      return serialised(runId, () => removePath(path.join(runDirectory(runId), 'checkpoint.json')));
+    },
+
+    claim(runId: string, checkpointId: string): Promise<boolean> {
+      return createExclusive(path.join(runDirectory(runId), 'claims', safeName(checkpointId)));
+    },
+  };
+
+  return { traceStore, checkpointStore };
+}
