@@ -90,6 +90,10 @@ export interface ActionContext {
    * returns. On resume the node runs again with `context.resume` set.
    */
   requestConfirmation(request: { tool: string; arguments: unknown; call_id: string; resume_data: Record<string, unknown> }): never;
+  /** The registered actions (name, description, parameters, side effects), for tools.list. */
+  listActions(): Array<{ name: string; description: string; parameters?: JsonSchema; side_effects: boolean }>;
+  /** The run's trace store, when the host gave one (the reviewer reads past runs from it). */
+  readonly traceStore: import('../storage/trace-store.js').TraceStore | undefined;
 }
 
 export interface ActionDefinition<Params = any> {

@@ -33,6 +33,7 @@ export const ERROR_CODES = [
   'CANCELLED',
   'STATE_INVALID',
   'ACTION_FAILED',
+  'TIMEOUT',
   'INTERNAL',
 ] as const;
 

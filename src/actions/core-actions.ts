@@ -1,0 +1,71 @@
+/** Built-in actions of the engine itself: validate.schema, json.parse, tools.list. */
+import { AgentError } from '../errors/agent-error.js';
+import { parseJsonSafely } from '../util/safe-json.js';
+import type { ActionDefinition, CompiledSchema } from './types.js';
+import type { CompiledValue } from '../templates/types.js';
+
+interface ValidateParams {
+  data: CompiledValue;
+  schema: CompiledSchema;
+  coerce: boolean;
+}
+
+const validateSchema: ActionDefinition<ValidateParams> = {
+  name: 'validate.schema',
+  description: 'Validates data against a JSON Schema (inline, or `$ref` to a schema in `schemas:`); returns {valid, errors}.',
+  parameters: {
+    type: 'object',
+    required: ['data', 'schema'],
+    properties: { data: {}, schema: { type: 'object' }, coerce: { type: 'boolean' } },
+  },
+  prepare(params, compiler) {
+    if (params.schema === undefined) throw compiler.error('`schema` is required', 'schema');
+    return {
+      data: compiler.template(params.data, 'data'),
+      schema: compiler.schema(params.schema, 'schema'),
+      coerce: params.coerce === true,
+    };
+  },
+  run(params, context) {
+    const data = params.data.render(context.scope());
+    const result = params.schema.validate(data, { coerce: params.coerce });
+    return { valid: result.valid, errors: result.errors };
+  },
+};
+
+const jsonParse: ActionDefinition = {
+  name: 'json.parse',
+  description: 'Parses JSON text (fences stripped); returns {data}. Invalid JSON fails the node unless `strict: false`, which returns {data: null, error}.',
+  parameters: {
+    type: 'object',
+    required: ['text'],
+    properties: { text: { type: 'string' }, strict: { type: 'boolean' } },
+  },
+  run(params) {
+    const text = params.text;
+    if (typeof text !== 'string') {
+      if (params.strict === false) return { data: null, error: '`text` is not a string' };
+      throw new AgentError('INVALID_PARAMS', '`text` must be a string');
+    }
+    const fenced = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(text);
+    try {
+      return { data: parseJsonSafely((fenced?.[1] ?? text).trim(), {}, 'json.parse text') };
+    } catch (error) {
+      if (params.strict === false) return { data: null, error: (error as Error).message };
+      throw error;
+    }
+  },
+};
+
+const toolsList: ActionDefinition = {
+  name: 'tools.list',
+  description: 'Lists the registered actions usable as tools, with name, description and parameter JSON Schema.',
+  parameters: { type: 'object', properties: {} },
+  run(_params, context) {
+    return { tools: context.listActions() };
+  },
+};
+
+export function coreActions(): ActionDefinition[] {
+  return [validateSchema as ActionDefinition, jsonParse, toolsList];
+}

@@ -1,0 +1,69 @@
+/**
+ * The action registry: a Map from exact names to ActionDefinitions (never a plain object, so
+ * `constructor` or `__proto__` can never resolve). TEA's `actions.<ns>_<name>` spellings resolve to
+ * `<ns>.<name>`. Hosts add their own actions with `register` or `createActionRegistry(extra)`.
+ */
+import { AgentError } from '../errors/agent-error.js';
+import { editDistance } from '../spec/read-agent-spec.js';
+import { builtinActions } from './builtins.js';
+import type { ActionDefinition } from './types.js';
+
+const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+export interface ActionRegistry {
+  /** The action for a name or TEA alias, or undefined. */
+  get(name: string): ActionDefinition | undefined;
+  /** The action for a name, or UNKNOWN_ACTION with similar names in the message. */
+  resolve(name: string): ActionDefinition;
+  /** Adds or replaces an action; the name must match the identifier pattern. */
+  register(action: ActionDefinition): void;
+  list(): ActionDefinition[];
+}
+
+export interface ActionRegistryOptions {
+  /** Leave out the built-in actions (default false). */
+  withoutBuiltins?: boolean;
+}
+
+export function createActionRegistry(extra: ActionDefinition[] = [], options: ActionRegistryOptions = {}): ActionRegistry {
+  const actions = new Map<string, ActionDefinition>();
+  const registry: ActionRegistry = {
+    get(name) {
+      if (typeof name !== 'string') return undefined;
+      return actions.get(name) ?? actions.get(teaAlias(name) ?? '');
+    },
+    resolve(name) {
+      const action = registry.get(name);
+      if (action !== undefined) return action;
+      const similar = [...actions.keys()]
+        .map((candidate) => ({ candidate, distance: editDistance(candidate.toLowerCase(), String(name).toLowerCase()) }))
+        .filter(({ candidate, distance }) => distance <= 3 || candidate.split('.').pop() === String(name).split(/[._]/).pop())
+        .sort((a, b) => a.distance - b.distance)
+        .slice(0, 3)
+        .map(({ candidate }) => candidate);
+      const hint = similar.length > 0 ? `; did you mean ${similar.join(', ')}?` : '';
+      throw new AgentError('UNKNOWN_ACTION', `unknown action '${String(name)}'${hint}`, { details: { action: name, similar } });
+    },
+    register(action) {
+      if (!NAME_PATTERN.test(action.name)) {
+        throw new AgentError('INVALID_PARAMS', `action name '${action.name}' must match ${NAME_PATTERN}`);
+      }
+      if (typeof action.run !== 'function') {
+        throw new AgentError('INVALID_PARAMS', `action '${action.name}' has no run function`);
+      }
+      actions.set(action.name, action);
+    },
+    list() {
+      return [...actions.values()];
+    },
+  };
+  if (options.withoutBuiltins !== true) for (const action of builtinActions()) registry.register(action);
+  for (const action of extra) registry.register(action);
+  return registry;
+}
+
+/** `actions.reflection_loop` → `reflection.loop`; `actions.llm_call` → `llm.call`. */
+function teaAlias(name: string): string | undefined {
+  const match = /^actions\.([a-z]+)_([a-z_]+)$/.exec(name);
+  return match ? `${match[1]}.${match[2]}` : undefined;
+}

@@ -1,0 +1,45 @@
+/** The compiled form of an agent: everything parsed, resolved and checked once, run many times. */
+import type { ActionDefinition, CompiledSchema } from '../actions/types.js';
+import type { ActionRegistry } from '../actions/registry.js';
+import type { CompiledLua } from '../lua/types.js';
+import type { AgentSpec, NodeSpec } from '../spec/agent-spec.js';
+import type { CompiledValue, TemplateScope } from '../templates/types.js';
+
+export interface CompiledCondition {
+  readonly source: string;
+  evaluate(scope: TemplateScope): { value: unknown; truthy: boolean };
+}
+
+export type CompiledBody =
+  | { kind: 'action'; action: ActionDefinition; prepared: boolean; params: unknown; output?: string; label: string }
+  | { kind: 'lua'; lua: CompiledLua; label: string }
+  | { kind: 'steps'; steps: CompiledBody[]; label: string }
+  | { kind: 'pass'; label: string };
+
+export type CompiledRoute =
+  | { kind: 'goto'; target: string }
+  | { kind: 'rules'; rules: Array<{ condition?: CompiledCondition; constant?: boolean; to: string }> }
+  | { kind: 'edges'; edges: Array<{ condition?: CompiledCondition; constant?: boolean; to: string }> }
+  | { kind: 'parallel'; branches: string[]; fanIn: string; failFast: boolean }
+  | { kind: 'next'; target: string };
+
+export interface CompiledNode {
+  readonly name: string;
+  readonly spec: NodeSpec;
+  readonly body: CompiledBody;
+  readonly route: CompiledRoute;
+  readonly interruptBefore: boolean;
+  readonly interruptAfter: boolean;
+}
+
+export interface CompiledAgent {
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly spec: AgentSpec;
+  readonly nodes: ReadonlyMap<string, CompiledNode>;
+  readonly entry: string;
+  readonly registry: ActionRegistry;
+  readonly inputSchema: CompiledSchema | undefined;
+  /** Things `validate` reports without failing (unknown top-level keys, …). */
+  readonly warnings: string[];
+}

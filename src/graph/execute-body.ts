@@ -1,0 +1,60 @@
+/**
+ * Runs one node body (an action, Lua, sub-steps or nothing) and returns the state update it
+ * produces (SPEC §1.3): an object result is the update; any other value `v` becomes `{result: v}`;
+ * with `output: k` the update is `{k: result}`. Updates must be JSON (STATE_INVALID otherwise).
+ */
+import type { ResumeInfo, State } from '../actions/types.js';
+import { AgentError } from '../errors/agent-error.js';
+import type { CompiledValue } from '../templates/types.js';
+import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
+import { createActionContext, type ContextHost } from './action-context.js';
+import type { CompiledBody } from './compiled-agent.js';
+
+export interface BodyHost extends ContextHost {
+  readonly luaInstructions: number | undefined;
+}
+
+export async function executeBody(host: BodyHost, body: CompiledBody, node: string, state: State, resume?: ResumeInfo): Promise<Record<string, unknown>> {
+  switch (body.kind) {
+    case 'pass':
+      return {};
+    case 'lua': {
+      const result = body.lua.run(
+        { state, variables: host.agent.spec.variables },
+        {
+          ...(host.luaInstructions !== undefined ? { budget: { instructions: host.luaInstructions } } : {}),
+          onPrint: (line) => host.emit('log', { source: 'lua', message: line }, node),
+        },
+      );
+      if (result === null || result === undefined) return {};
+      return toUpdate(result, undefined, node);
+    }
+    case 'action': {
+      const context = createActionContext(host, node, state, resume);
+      let params: unknown = body.params;
+      if (!body.prepared) {
+        params = (body.params as CompiledValue).render(context.scope());
+        if (!isPlainObject(params)) throw new AgentError('INVALID_PARAMS', '`with:` must render to a mapping', { node });
+      }
+      const result = await body.action.run(params, context);
+      return toUpdate(result, body.output, node);
+    }
+    case 'steps': {
+      const working: State = { ...state };
+      const update: Record<string, unknown> = {};
+      for (const step of body.steps) {
+        const stepUpdate = await executeBody(host, step, node, working, undefined);
+        mergeShallow(working, stepUpdate);
+        mergeShallow(update, stepUpdate);
+      }
+      return update;
+    }
+  }
+}
+
+function toUpdate(result: unknown, output: string | undefined, node: string): Record<string, unknown> {
+  const plain = toPlainJson(result, `node '${node}' result`);
+  if (output !== undefined) return { [output]: plain ?? null };
+  if (isPlainObject(plain)) return plain;
+  return { result: plain ?? null };
+}

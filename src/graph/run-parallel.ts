@@ -1,0 +1,76 @@
+/**
+ * Parallel fan-out / fan-in (SPEC §1.5). Each branch starts from a deep copy of the state and runs
+ * node by node until it reaches the fan-in node (or __end__), with at most
+ * `settings.parallel.max_concurrency` (default 4) branches at once. The result is
+ * `parallel_results`: one `{branch, success, state, error, timing_ms}` per branch, in declaration
+ * order. Branch states are not merged. A failing branch cancels the others only with `fail_fast`.
+ */
+import type { State } from '../actions/types.js';
+import { AgentError, toAgentError } from '../errors/agent-error.js';
+import type { CompiledNode } from './compiled-agent.js';
+import { nextNode, type ParallelRoute } from './route.js';
+
+export interface ParallelHost {
+  readonly agent: { nodes: ReadonlyMap<string, CompiledNode> };
+  readonly signal: AbortSignal;
+  baseScope(state: State): Record<string, unknown>;
+  runNode(node: CompiledNode, state: State, resume: undefined, mainFlow: boolean): Promise<State>;
+  now(): number;
+  stepBudget(node: string): void;
+}
+
+export interface ParallelResult {
+  branch: string;
+  success: boolean;
+  state: State | null;
+  error: { code: string; message: string; node?: string } | null;
+  timing_ms: number;
+}
+
+export async function runParallel(host: ParallelHost, route: ParallelRoute, state: State, settings: Record<string, unknown>): Promise<ParallelResult[]> {
+  const parallel = (settings.parallel ?? {}) as { max_concurrency?: number };
+  const limit = Math.max(1, Math.min(parallel.max_concurrency ?? 4, 64));
+  const results: ParallelResult[] = new Array(route.branches.length);
+  let failed = false;
+  let nextIndex = 0;
+
+  const runBranch = async (index: number): Promise<void> => {
+    const branch = route.branches[index]!;
+    const started = host.now();
+    let branchState = structuredClone(state);
+    try {
+      let current = branch;
+      while (current !== route.fanIn && current !== '__end__') {
+        if (failed && route.failFast) throw new AgentError('CANCELLED', 'another branch failed (fail_fast)');
+        if (host.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
+        const node = host.agent.nodes.get(current);
+        if (node === undefined) throw new AgentError('NO_ROUTE', `node '${current}' does not exist`);
+        if (node.interruptBefore || node.interruptAfter) {
+          throw new AgentError('INVALID_AGENT', 'interrupts are not supported inside parallel branches', { node: current });
+        }
+        host.stepBudget(current);
+        branchState = await host.runNode(node, branchState, undefined, false);
+        const next = nextNode(node, host.baseScope(branchState));
+        if (typeof next !== 'string') throw new AgentError('INVALID_AGENT', 'nested parallel fan-out inside a branch is not supported', { node: current });
+        current = next;
+      }
+      results[index] = { branch, success: true, state: branchState, error: null, timing_ms: host.now() - started };
+    } catch (error) {
+      const agentError = toAgentError(error, 'ACTION_FAILED');
+      if (agentError.code === 'BUDGET_EXCEEDED') throw agentError;
+      failed = true;
+      const failure: ParallelResult['error'] = { code: agentError.code, message: agentError.message };
+      if (agentError.node !== undefined) failure.node = agentError.node;
+      results[index] = { branch, success: false, state: null, error: failure, timing_ms: host.now() - started };
+    }
+  };
+
+  const worker = async (): Promise<void> => {
+    while (nextIndex < route.branches.length) {
+      const index = nextIndex++;
+      await runBranch(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, route.branches.length) }, worker));
+  return results;
+}

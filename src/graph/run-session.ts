@@ -1,0 +1,418 @@
+/**
+ * One run of a compiled agent: the graph loop of SPEC §1 (see docs/execution-model.md).
+ *
+ *   state ← initial_state ⊕ input
+ *   node ← entry
+ *   while node ≠ __end__:
+ *     budget.step(); interrupt_before? → checkpoint, stop
+ *     update ← execute(node) with on_error; state ← state ⊕ update
+ *     interrupt_after? → checkpoint, stop
+ *     node ← route(node, state)        (goto > edges > list order; parallel fan-out runs branches)
+ *   done
+ *
+ * Every run ends with exactly one `done` event and a RunResult with a status and a stop reason.
+ */
+import type { ResumeInfo, State } from '../actions/types.js';
+import { AgentError, toAgentError, type AgentErrorJson } from '../errors/agent-error.js';
+import type { AgentEvent, EventType, RunStatus, StopReason } from '../events/event.js';
+import { sanitizeEvent } from '../events/redact.js';
+import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
+import type { Checkpoint, PendingInterrupt } from '../storage/trace-store.js';
+import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
+import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
+import { createEventChannel, type EventChannel } from './event-channel.js';
+import { executeBody, type BodyHost } from './execute-body.js';
+import { isPauseSignal } from './pause-signal.js';
+import { nextNode } from './route.js';
+import { budgetOf, RunBudget, type BudgetUsage } from './run-budget.js';
+import type { RunOptions, RunResult } from './run-types.js';
+import { runParallel } from './run-parallel.js';
+
+const END = '__end__';
+
+type Outcome =
+  | { status: 'completed' }
+  | { status: 'failed' | 'cancelled'; error: AgentError; stopReason: StopReason }
+  | { status: 'interrupted'; pending: PendingInterrupt; checkpoint: Checkpoint };
+
+export interface StartPoint {
+  node: string;
+  /** Skip the interrupt_before check of the first node (resuming a before-interrupt). */
+  skipInterruptBefore: boolean;
+  resume?: ResumeInfo;
+}
+
+export class RunSession implements BodyHost {
+  readonly runId: string;
+  readonly channel: EventChannel<AgentEvent> = createEventChannel();
+  readonly memory: Map<string, unknown>;
+  readonly role: string | undefined;
+  readonly traceStore;
+  readonly luaInstructions: number | undefined;
+  private readonly controller = new AbortController();
+  private readonly budget: RunBudget;
+  private readonly modelCaller: ModelCaller;
+  private readonly secretValues: string[];
+  private readonly pendingEvents: AgentEvent[] = [];
+  private readonly createdAt: string;
+  private storageError: AgentError | undefined;
+  private seq: number;
+  state: State = {};
+
+  constructor(
+    readonly agent: CompiledAgent,
+    private readonly options: RunOptions,
+    restored?: { runId: string; seq: number; usage: BudgetUsage; memory: Record<string, unknown>; createdAt?: string },
+  ) {
+    this.runId = restored?.runId ?? options.runId ?? crypto.randomUUID();
+    this.seq = restored?.seq ?? 0;
+    this.memory = new Map(Object.entries(restored?.memory ?? {}));
+    this.role = options.role;
+    this.traceStore = options.traceStore;
+    this.createdAt = restored?.createdAt ?? new Date(this.now()).toISOString();
+    const limits = { ...agent.spec.limits };
+    for (const [key, value] of Object.entries(options.limits ?? {})) {
+      const current = (limits as Record<string, number | undefined>)[key];
+      if (typeof value === 'number') (limits as Record<string, number>)[key] = current === undefined ? value : Math.min(current, value);
+    }
+    this.budget = new RunBudget(limits, restored?.usage, this.now);
+    const luaSettings = agent.spec.settings.lua as { instructions?: number } | undefined;
+    this.luaInstructions = luaSettings?.instructions;
+    if (options.signal !== undefined) {
+      if (options.signal.aborted) this.controller.abort(options.signal.reason);
+      else options.signal.addEventListener('abort', () => this.controller.abort(options.signal!.reason), { once: true });
+    }
+    const settingsLlm = (agent.spec.settings.llm ?? {}) as Record<string, unknown>;
+    this.secretValues = [
+      ...Object.values(options.secrets ?? {}),
+      typeof settingsLlm.api_key === 'string' ? settingsLlm.api_key : '',
+      options.llm?.overrides?.api_key ?? '',
+    ].filter((value) => typeof value === 'string' && value.length >= 4);
+    const trace = agent.spec.settings.trace as { capture_payloads?: boolean } | undefined;
+    this.modelCaller = createModelCaller({
+      settingsLlm,
+      ...(options.llm?.overrides !== undefined ? { overrides: options.llm.overrides } : {}),
+      ...(options.llm?.providerFactory !== undefined ? { providerFactory: options.llm.providerFactory } : {}),
+      signal: this.controller.signal,
+      emit: (type, data) => this.emit(type, data, this.currentNode),
+      budget: this.budget,
+      capturePayloads: options.capturePayloads ?? trace?.capture_payloads === true,
+      secrets: this.secretValues,
+    });
+  }
+
+  private currentNode: string | undefined;
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Counts a node visit against max_steps (used by parallel branches). */
+  stepBudget(node: string): void {
+    this.budget.step(node);
+  }
+
+  cancel(reason = 'cancelled by the host'): void {
+    if (!this.controller.signal.aborted) this.controller.abort(new AgentError('CANCELLED', reason));
+  }
+
+  now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  baseScope(state: State) {
+    const scope: Record<string, unknown> = {
+      state,
+      variables: this.agent.spec.variables,
+      settings: this.agent.spec.settings,
+      secrets: this.options.secrets ?? {},
+    };
+    if (this.options.env !== undefined) scope.env = this.options.env;
+    return scope;
+  }
+
+  emit(type: EventType, data: Record<string, unknown>, node?: string): void {
+    const event = this.makeEvent(type, data, node);
+    this.pendingEvents.push(event);
+    this.channel.push(event);
+  }
+
+  /** A numbered, timestamped, sanitised (secrets redacted, size-capped) event. */
+  private makeEvent(type: EventType, data: Record<string, unknown>, node?: string): AgentEvent {
+    const event: AgentEvent = { type, run_id: this.runId, seq: ++this.seq, ts: new Date(this.now()).toISOString(), data };
+    if (node !== undefined) event.node = node;
+    return sanitizeEvent(event, { secrets: this.secretValues }) as AgentEvent;
+  }
+
+  callLlm(params: Parameters<ModelCaller['call']>[0], options: Parameters<ModelCaller['call']>[1], node: string) {
+    this.currentNode = node;
+    return this.modelCaller.call(params, options);
+  }
+
+  /** Writes buffered events to the trace store; a failure is remembered and fails the run. */
+  private async persistEvents(): Promise<void> {
+    const store = this.options.traceStore;
+    if (store === undefined || this.pendingEvents.length === 0 || this.storageError !== undefined) {
+      if (store === undefined) this.pendingEvents.length = 0;
+      return;
+    }
+    const batch = this.pendingEvents.splice(0, this.pendingEvents.length);
+    try {
+      await store.appendEvents(this.runId, batch);
+    } catch (error) {
+      this.storageError = toAgentError(error, 'STORAGE_ERROR');
+    }
+  }
+
+  private async putRecord(status: RunStatus, stopReason?: StopReason, error?: AgentErrorJson): Promise<void> {
+    const store = this.options.traceStore;
+    if (store === undefined || this.storageError !== undefined) return;
+    try {
+      await store.putRun({
+        run_id: this.runId,
+        agent: this.agent.name,
+        status,
+        ...(stopReason !== undefined ? { stop_reason: stopReason } : {}),
+        created_at: this.createdAt,
+        updated_at: new Date(this.now()).toISOString(),
+        ...(error !== undefined ? { error } : {}),
+        event_count: this.seq,
+      });
+    } catch (caught) {
+      this.storageError = toAgentError(caught, 'STORAGE_ERROR');
+    }
+  }
+
+  /** Starts a fresh run from its input. */
+  async start(input: unknown): Promise<RunResult> {
+    await this.putRecord('running');
+    this.emit('run_start', { agent: this.agent.name, input: input ?? {} });
+    let outcome: Outcome;
+    try {
+      if (input !== undefined && !isPlainObject(input)) throw new AgentError('INPUT_INVALID', 'the run input must be a JSON object');
+      const plainInput = (toPlainJson(input ?? {}, 'input') ?? {}) as State;
+      if (this.agent.inputSchema !== undefined) {
+        const check = this.agent.inputSchema.validate(plainInput);
+        if (!check.valid) {
+          throw new AgentError('INPUT_INVALID', `input does not match input_schema: ${check.errors.map((error) => `${error.path || '/'} ${error.message}`).join('; ')}`, {
+            details: { errors: check.errors },
+          });
+        }
+      }
+      this.state = mergeShallow(structuredClone(this.agent.spec.initialState) as State, plainInput);
+      outcome = await this.loop({ node: this.agent.entry, skipInterruptBefore: false });
+    } catch (error) {
+      outcome = this.failure(error);
+    }
+    return this.finish(outcome);
+  }
+
+  /** Continues a run from a checkpoint. */
+  async resumeFrom(state: State, start: StartPoint): Promise<RunResult> {
+    this.state = state;
+    let outcome: Outcome;
+    try {
+      outcome = await this.loop(start);
+    } catch (error) {
+      outcome = this.failure(error);
+    }
+    return this.finish(outcome);
+  }
+
+  private failure(error: unknown): Outcome {
+    const agentError = toAgentError(error, 'INTERNAL');
+    if (agentError.code === 'CANCELLED' || this.controller.signal.aborted) {
+      return { status: 'cancelled', error: agentError.code === 'CANCELLED' ? agentError : new AgentError('CANCELLED', 'the run was cancelled'), stopReason: 'cancelled' };
+    }
+    return { status: 'failed', error: agentError, stopReason: budgetOf(agentError) ?? 'error' };
+  }
+
+  private async loop(start: StartPoint): Promise<Outcome> {
+    let current = start.node;
+    let skipBefore = start.skipInterruptBefore;
+    let resume = start.resume;
+    while (current !== END) {
+      const node = this.agent.nodes.get(current);
+      if (node === undefined) throw new AgentError('NO_ROUTE', `node '${current}' does not exist`);
+      if (this.controller.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled', { node: current });
+      this.budget.step(current);
+      if (node.interruptBefore && !skipBefore) {
+        return this.pause(node, 'before', { kind: 'interrupt', node: node.name, position: 'before' });
+      }
+      skipBefore = false;
+      try {
+        await this.runNode(node, this.state, resume, true);
+      } catch (error) {
+        if (isPauseSignal(error)) {
+          const request = error.request;
+          this.emit('confirmation_request', { tool: request.tool, arguments: request.arguments, call_id: request.call_id }, node.name);
+          return this.pause(
+            node,
+            'before',
+            { kind: 'tool_confirmation', node: node.name, tool: request.tool, arguments: request.arguments, call_id: request.call_id },
+            request.resume_data,
+          );
+        }
+        throw error;
+      }
+      resume = undefined;
+      if (node.interruptAfter) {
+        return this.pause(node, 'after', { kind: 'interrupt', node: node.name, position: 'after' });
+      }
+      const next = nextNode(node, this.baseScope(this.state));
+      if (typeof next === 'string') {
+        current = next;
+      } else {
+        const results = await runParallel(this, next, this.state, this.agent.spec.settings);
+        this.state = { ...this.state, parallel_results: results };
+        current = next.fanIn;
+      }
+      await this.persistEvents();
+    }
+    return { status: 'completed' };
+  }
+
+  /** Runs one node with its on_error policy, emitting node_start/node_end; merges the update into `state`. */
+  async runNode(node: CompiledNode, state: State, resume: ResumeInfo | undefined, mainFlow: boolean): Promise<State> {
+    const policy = node.spec.onError;
+    const attempts = policy.mode === 'retry' ? policy.maxRetries + 1 : 1;
+    for (let attempt = 1; ; attempt++) {
+      this.emit('node_start', attempt > 1 ? { attempt } : {}, node.name);
+      const started = this.now();
+      let update: Record<string, unknown>;
+      try {
+        update = await this.withTimeout(node, () => executeBody(this, node.body, node.name, state, resume));
+      } catch (error) {
+        if (isPauseSignal(error)) throw error;
+        const agentError = toAgentError(error, 'ACTION_FAILED', { node: node.name });
+        const fatal = agentError.code === 'BUDGET_EXCEEDED' || agentError.code === 'CANCELLED' || this.controller.signal.aborted;
+        this.emit('error', { ...agentError.toJSON(), node: node.name, attempt }, node.name);
+        if (!fatal && attempt < attempts) {
+          await delay(Math.min(policy.backoffMs * 2 ** (attempt - 1), 30_000), this.controller.signal);
+          continue;
+        }
+        if (fatal || policy.mode !== 'graceful') throw agentError;
+        update = { __error__: { code: agentError.code, message: agentError.message, node: node.name } };
+      }
+      const merged = mergeShallow(mainFlow ? this.state : state, update);
+      if (mainFlow) this.state = merged;
+      this.emit('node_end', { update, duration_ms: this.now() - started }, node.name);
+      return merged;
+    }
+  }
+
+  private async withTimeout<T>(node: CompiledNode, work: () => Promise<T>): Promise<T> {
+    const limit = node.spec.timeoutMs;
+    if (limit === undefined) return work();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new AgentError('TIMEOUT', `node took longer than ${limit} ms`, { node: node.name })), limit);
+    });
+    try {
+      return await Promise.race([work(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async pause(node: CompiledNode, position: 'before' | 'after', pending: PendingInterrupt, resumeData?: Record<string, unknown>): Promise<Outcome> {
+    const checkpoint: Checkpoint = {
+      checkpoint_id: crypto.randomUUID(),
+      run_id: this.runId,
+      agent: this.agent.name,
+      node: node.name,
+      position,
+      state: structuredClone(this.state),
+      pending,
+      seq: 0,
+      usage: { ...this.budget.usage },
+      memory: Object.fromEntries(this.memory),
+      ...(resumeData !== undefined ? { resume_data: toPlainJson(resumeData, 'resume data') as Record<string, unknown> } : {}),
+      created_at: new Date(this.now()).toISOString(),
+    };
+    this.emit('interrupt', { checkpoint_id: checkpoint.checkpoint_id, node: node.name, position, pending }, node.name);
+    return { status: 'interrupted', pending, checkpoint };
+  }
+
+  private async finish(outcome: Outcome): Promise<RunResult> {
+    const result: RunResult = { run_id: this.runId, status: outcome.status, stop_reason: stopReasonOf(outcome), state: this.state };
+    if (outcome.status === 'failed' || outcome.status === 'cancelled') {
+      result.error = outcome.error.toJSON();
+      this.emit('error', { ...result.error, fatal: true }, outcome.error.node);
+    }
+    if (outcome.status === 'interrupted') {
+      result.interrupt = { ...outcome.pending, checkpoint_id: outcome.checkpoint.checkpoint_id };
+      outcome.checkpoint.seq = this.seq + 1;
+      await this.saveCheckpoint(outcome.checkpoint);
+    }
+    await this.persistEvents();
+    this.applyStorageFailure(result);
+    const done = this.makeEvent('done', doneData(result));
+    this.pendingEvents.push(done);
+    await this.persistEvents();
+    await this.putRecord(result.status, result.stop_reason, result.error);
+    if (this.options.traceStore !== undefined && this.storageError === undefined) {
+      try {
+        await this.options.traceStore.flush(this.runId);
+      } catch (caught) {
+        this.storageError = toAgentError(caught, 'STORAGE_ERROR');
+      }
+    }
+    if (this.applyStorageFailure(result)) done.data = doneData(result);
+    if (result.status !== 'interrupted' && this.options.checkpointStore !== undefined) {
+      await this.options.checkpointStore.delete(this.runId).catch(() => undefined);
+    }
+    this.channel.push(done);
+    this.channel.close();
+    return result;
+  }
+
+  private async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
+    const store = this.options.checkpointStore;
+    if (store === undefined) return;
+    try {
+      await store.save(checkpoint);
+    } catch (caught) {
+      this.storageError ??= toAgentError(caught, 'STORAGE_ERROR');
+    }
+  }
+
+  /** A run whose trace or checkpoint could not be stored never reports success. */
+  private applyStorageFailure(result: RunResult): boolean {
+    if (this.storageError === undefined || result.error?.code === 'STORAGE_ERROR') return false;
+    const runError = result.error;
+    result.status = 'failed';
+    result.stop_reason = 'error';
+    result.error = { ...this.storageError.toJSON(), ...(runError !== undefined ? { details: { ...this.storageError.details, run_error: runError } } : {}) };
+    delete result.interrupt;
+    return true;
+  }
+}
+
+function stopReasonOf(outcome: Outcome): StopReason {
+  if (outcome.status === 'completed') return 'completed';
+  if (outcome.status !== 'interrupted') return outcome.stopReason;
+  if (outcome.pending.kind === 'tool_confirmation') return 'confirmation';
+  return outcome.pending.position === 'before' ? 'interrupt_before' : 'interrupt_after';
+}
+
+function doneData(result: RunResult): Record<string, unknown> {
+  return {
+    status: result.status,
+    stop_reason: result.stop_reason,
+    state: result.state,
+    ...(result.error !== undefined ? { error: result.error } : {}),
+    ...(result.interrupt !== undefined ? { interrupt: result.interrupt } : {}),
+  };
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new AgentError('CANCELLED', 'the run was cancelled'));
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(new AgentError('CANCELLED', 'the run was cancelled'));
+    }, { once: true });
+  });
+}
