@@ -1,6 +1,55 @@
-/** llm.call, llm.stream, llm.tools (filled in by the model-client work). */
-import type { ActionDefinition } from '../actions/types.js';
+/**
+ * The built-in model actions (SPEC §4.2): `llm.call`, `llm.stream` and `llm.tools`. The first two
+ * hand their (already rendered) parameters to `context.callLlm`, which applies `settings.llm`
+ * defaults and overrides, counts the budget and emits events; `llm.stream` (or `stream: true`)
+ * streams tokens as `answer_chunk` events. `output:` handling is the engine's.
+ */
+import type { ActionDefinition, ActionContext, LlmCallParams } from '../actions/types.js';
+import { llmResult } from './llm-result.js';
+import { llmToolsAction } from './llm-tools.js';
 
+const LLM_PARAMETERS = {
+  type: 'object',
+  properties: {
+    prompt: { type: 'string', description: 'the user message (with optional `system`)' },
+    system: { type: 'string' },
+    messages: { type: 'array', description: 'chat messages {role, content}; win over prompt' },
+    model: { type: 'string' },
+    temperature: { type: 'number', default: 0.7 },
+    max_tokens: { type: 'integer' },
+    response_format: { description: 'json_object, or {type: json_schema, json_schema: {name, schema}}' },
+    tools: { type: 'array' },
+    tool_choice: {},
+    stream: { type: 'boolean' },
+    provider: { type: 'string' },
+    api_base: { type: 'string' },
+    api_key: { type: 'string' },
+    timeout: { type: 'number', description: 'seconds per attempt' },
+    max_retries: { type: 'integer' },
+  },
+} as const;
+
+async function callModel(params: Record<string, unknown>, context: ActionContext, stream: boolean): Promise<Record<string, unknown>> {
+  const { stream: _stream, ...callParams } = params;
+  const response = await context.callLlm(callParams as LlmCallParams, { stream });
+  return llmResult(response);
+}
+
+const llmCallAction: ActionDefinition<Record<string, unknown>> = {
+  name: 'llm.call',
+  description: 'Calls an OpenAI-compatible chat model and returns {content, usage, model, finish_reason}.',
+  parameters: LLM_PARAMETERS,
+  run: (params, context) => callModel(params, context, params.stream === true),
+};
+
+const llmStreamAction: ActionDefinition<Record<string, unknown>> = {
+  name: 'llm.stream',
+  description: 'Like llm.call, streaming the answer as answer_chunk events while it arrives.',
+  parameters: LLM_PARAMETERS,
+  run: (params, context) => callModel(params, context, true),
+};
+
+/** The llm.* actions, for src/actions/builtins.ts. */
 export function llmActions(): ActionDefinition[] {
-  return [];
+  return [llmCallAction, llmStreamAction, llmToolsAction];
 }

@@ -55,6 +55,12 @@ export interface LlmRequest {
   response_format?: ResponseFormat;
   tools?: ToolDefinition[];
   tool_choice?: 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+  /** Sampling extras passed through to the server when given. */
+  top_p?: number;
+  stop?: string | string[];
+  seed?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
 }
 
 export interface LlmResponse {
@@ -71,11 +77,20 @@ export type LlmStreamPart =
   | { type: 'tool_call_delta'; index: number; name?: string; arguments?: string }
   | { type: 'done'; response: LlmResponse };
 
+/** Per-call hooks a provider calls while it works (optional for providers without retries). */
+export interface LlmCallHooks {
+  /**
+   * Called before every retry (attempt 2, 3, …) with the reason; may throw (e.g. a budget) to stop
+   * retrying. The first attempt is not announced: the caller counts it before calling.
+   */
+  beforeRetry?(retry: { attempt: number; delay_ms: number; error: { code: string; message: string } }): void;
+}
+
 export interface LlmProvider {
   /** One completion; rejects with an AgentError (LLM_* codes) after the allowed retries. */
-  generate(request: LlmRequest, signal?: AbortSignal): Promise<LlmResponse>;
+  generate(request: LlmRequest, signal?: AbortSignal, hooks?: LlmCallHooks): Promise<LlmResponse>;
   /** A streamed completion; a cut or malformed stream rejects, never yields a partial `done`. */
-  stream(request: LlmRequest, signal?: AbortSignal): AsyncIterable<LlmStreamPart>;
+  stream(request: LlmRequest, signal?: AbortSignal, hooks?: LlmCallHooks): AsyncIterable<LlmStreamPart>;
 }
 
 /** Builds a provider for a connection; hosts may pass their own (e.g. with a shared fetch). */

@@ -1,0 +1,47 @@
+/**
+ * The default LlmProviderFactory: the scripted model for `provider: scripted` (or a connection with
+ * a script and no endpoint), else the OpenAI-compatible client at `api_base` or at the preset of
+ * the named provider.
+ */
+import { AgentError } from '../errors/agent-error.js';
+import type { LlmConnection, LlmProvider } from './types.js';
+import { createOpenAiClient, type OpenAiClientOptions } from './openai-client.js';
+import { PROVIDER_NAMES, presetApiBase } from './presets.js';
+import { createScriptedModel } from './scripted-model.js';
+
+/**
+ * Chooses and builds the provider for a connection. Throws INVALID_PARAMS for an unknown provider
+ * name or a scripted provider without a script, LLM_UNAVAILABLE when no endpoint is configured.
+ * @example
+ * createProvider({ provider: 'ollama' }); // http://localhost:11434/v1
+ * createProvider({ provider: 'scripted', scripted: ['Hello!'] });
+ */
+export function createProvider(connection: LlmConnection, options: OpenAiClientOptions = {}): LlmProvider {
+  const provider = connection.provider?.trim().toLowerCase();
+  if (provider === 'scripted' || (provider === undefined && connection.api_base === undefined && connection.scripted !== undefined)) {
+    if (connection.scripted === undefined) {
+      throw new AgentError('INVALID_PARAMS', 'provider "scripted" needs responses: set settings.llm.scripted (or `scripted:` on the call)', {
+        field: 'scripted',
+      });
+    }
+    return createScriptedModel(connection.scripted);
+  }
+  if (provider !== undefined && provider !== '' && !PROVIDER_NAMES.includes(provider)) {
+    throw new AgentError('INVALID_PARAMS', `unknown LLM provider "${connection.provider}"; known: ${PROVIDER_NAMES.join(', ')} (or give api_base)`, {
+      field: 'provider',
+    });
+  }
+  const apiBase = connection.api_base ?? (provider === undefined ? undefined : presetApiBase(provider));
+  if (apiBase === undefined || apiBase === '') {
+    throw new AgentError(
+      'LLM_UNAVAILABLE',
+      'no model endpoint configured: set settings.llm.provider (ollama, lmstudio, llamacpp, vllm, openai) or api_base, ' +
+        'or pass --llm-base-url / TEA_LLM_BASE_URL',
+      { field: 'api_base', details: { reason: 'no_endpoint', retryable: false } },
+    );
+  }
+  if (!/^https?:\/\//i.test(apiBase)) {
+    throw new AgentError('INVALID_PARAMS', `api_base must be an http(s) URL, got ${JSON.stringify(apiBase.slice(0, 100))}`, { field: 'api_base' });
+  }
+  return createOpenAiClient({ ...connection, api_base: apiBase }, options);
+}

@@ -1,0 +1,45 @@
+/**
+ * The typed failures of a model call (SPEC §4.2): `LLM_HTTP_<status>`, `LLM_TIMEOUT`,
+ * `LLM_UNAVAILABLE`, `LLM_BAD_RESPONSE`. Messages name the endpoint (without credentials) and never
+ * carry an API key: response bodies quoted in them pass through `redactSecrets` first.
+ */
+import { AgentError } from '../errors/agent-error.js';
+import { redactSecrets } from './redact.js';
+
+/** How much of an error response body is quoted in the message. */
+const QUOTED_BODY_LIMIT = 300;
+
+/** A response that cannot be used: malformed JSON, no choices, a cut stream, a half tool call… */
+export function badResponse(message: string, details: Record<string, unknown> = {}): AgentError {
+  return new AgentError('LLM_BAD_RESPONSE', message, { details: { retryable: false, ...details } });
+}
+
+/** A non-2xx answer; 429 and 5xx are retryable. The body is quoted, redacted and shortened. */
+export function httpError(status: number, url: string, body: string, secrets: readonly string[]): AgentError {
+  const quoted = redactSecrets(body.trim(), secrets).slice(0, QUOTED_BODY_LIMIT);
+  const retryable = status === 429 || (status >= 500 && status <= 599);
+  return new AgentError(
+    `LLM_HTTP_${status}`,
+    `the model server at ${url} answered HTTP ${status}${quoted === '' ? '' : `: ${quoted}`}`,
+    { details: { status, url, retryable } },
+  );
+}
+
+/** No answer within the per-attempt timeout. */
+export function timeoutError(url: string, timeoutMs: number): AgentError {
+  return new AgentError('LLM_TIMEOUT', `the model server at ${url} did not answer within ${timeoutMs} ms`, {
+    details: { url, timeout_ms: timeoutMs, retryable: true },
+  });
+}
+
+/** The server could not be reached (refused, DNS, reset, or in a browser probably CORS). */
+export function unavailableError(url: string, reason: string, details: Record<string, unknown> = {}): AgentError {
+  return new AgentError('LLM_UNAVAILABLE', `could not reach the model server at ${url}: ${reason}`, {
+    details: { url, retryable: true, ...details },
+  });
+}
+
+/** True when the error is one a retry may cure (429, 5xx, timeout, connection). */
+export function isRetryable(error: unknown): boolean {
+  return AgentError.isInstance(error) && error.details.retryable === true;
+}

@@ -1,0 +1,13 @@
+/** The result shape of the llm.* actions (SPEC §4.2): `{content, usage, model, finish_reason}` (+ `tool_calls`). */
+import type { LlmResponse } from './types.js';
+
+export function llmResult(response: LlmResponse): Record<string, unknown> {
+  const result: Record<string, unknown> = {
+    content: response.content,
+    usage: response.usage,
+    model: response.model,
+    finish_reason: response.finish_reason,
+  };
+  if (response.tool_calls !== undefined) result.tool_calls = response.tool_calls;
+  return result;
+}

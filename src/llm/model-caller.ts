@@ -1,0 +1,157 @@
+/**
+ * The ModelCaller: the one way the engine talks to models during a run. Per call it merges
+ * `settings.llm` ← call params ← overrides, picks (and caches, one per connection per run) a
+ * provider, counts every attempt in the run budget, emits `llm_request` / `answer_chunk` /
+ * `llm_response` events (message text only with payload capture, always redacted), and returns the
+ * final response. The engine creates one per run.
+ */
+import { AgentError, toAgentError } from '../errors/agent-error.js';
+import type { EventType } from '../events/event.js';
+import type { LlmCallOptions, LlmCallParams } from '../actions/types.js';
+import type { LlmCallHooks, LlmConnection, LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, TokenUsage } from './types.js';
+import { createProvider } from './create-provider.js';
+import { requestPayload, responsePayload } from './payload-capture.js';
+import { redactSecrets } from './redact.js';
+import { resolveLlmCall } from './resolve-llm-call.js';
+import { SCRIPTED_MODEL_NAME } from './scripted-model.js';
+
+export interface ModelCallerEnvironment {
+  /** The agent's settings.llm. */
+  settingsLlm: Record<string, unknown>;
+  /** Host/CLI/env values that win over everything, nested calls included. */
+  overrides?: { api_base?: string; model?: string; api_key?: string; provider?: string };
+  /** Default: createProvider. */
+  providerFactory?: LlmProviderFactory;
+  signal: AbortSignal;
+  emit(type: EventType, data: Record<string, unknown>): void;
+  /** Throws BUDGET_EXCEEDED; `beforeLlmCall` runs before every attempt, retries included. */
+  budget: { beforeLlmCall(): void; afterLlmCall(usage: TokenUsage): void };
+  /** Include message text and responses in events (redacted, capped). */
+  capturePayloads: boolean;
+  /** Values to redact wherever they appear. */
+  secrets?: string[];
+}
+
+export interface ModelCaller {
+  call(params: LlmCallParams, options?: LlmCallOptions): Promise<LlmResponse>;
+}
+
+/**
+ * Creates the run's model caller.
+ * @example
+ * const caller = createModelCaller({ settingsLlm: { provider: 'scripted', scripted: ['Hi'] }, signal, emit, budget, capturePayloads: false });
+ * const response = await caller.call({ prompt: 'Hello' });
+ */
+export function createModelCaller(environment: ModelCallerEnvironment): ModelCaller {
+  const providers = new Map<string, LlmProvider>();
+  const factory = environment.providerFactory ?? ((connection: LlmConnection) => createProvider(connection));
+  const overrides = cleanOverrides(environment.overrides);
+
+  function providerFor(connection: LlmConnection): LlmProvider {
+    const key = JSON.stringify([connection.provider, connection.api_base, connection.api_key, connection.timeout_ms, connection.max_retries, connection.scripted]);
+    let provider = providers.get(key);
+    if (provider === undefined) {
+      provider = factory(connection);
+      providers.set(key, provider);
+    }
+    return provider;
+  }
+
+  return {
+    async call(params, options = {}) {
+      const secrets = collectSecrets(environment, params);
+      const { connection, request } = resolveLlmCall(environment.settingsLlm, params as Record<string, unknown>, overrides);
+      const isScripted = connection.provider === 'scripted' || (connection.provider === undefined && connection.api_base === undefined && connection.scripted !== undefined);
+      const model = isScripted ? SCRIPTED_MODEL_NAME : (request.model ?? 'default');
+      const label = options.label === undefined ? {} : { label: options.label };
+      const stream = options.stream === true;
+      const started = Date.now();
+      let attempts = 0;
+      const emitSafely = (type: EventType, data: Record<string, unknown>): void => environment.emit(type, data);
+
+      const requestEvent: Record<string, unknown> = {
+        model,
+        provider: isScripted ? SCRIPTED_MODEL_NAME : (connection.provider ?? 'openai-compatible'),
+        message_count: request.messages.length,
+        stream,
+        ...label,
+      };
+      if (request.tools !== undefined) requestEvent.tool_count = request.tools.length;
+      if (environment.capturePayloads) requestEvent.request = requestPayload(request, secrets);
+      try {
+        const provider = providerFor(connection);
+        attempts = 1;
+        environment.budget.beforeLlmCall();
+        emitSafely('llm_request', requestEvent);
+        const hooks: LlmCallHooks = {
+          beforeRetry(retry) {
+            attempts = retry.attempt;
+            emitSafely('log', { message: `retrying model call (attempt ${retry.attempt}) after ${retry.error.code}`, attempt: retry.attempt, delay_ms: retry.delay_ms, code: retry.error.code, ...label });
+            environment.budget.beforeLlmCall();
+          },
+        };
+        const response = stream
+          ? await streamResponse(provider, request, environment, hooks, label)
+          : await provider.generate(request, environment.signal, hooks);
+        environment.budget.afterLlmCall(response.usage);
+        const responseEvent: Record<string, unknown> = {
+          model: isScripted ? SCRIPTED_MODEL_NAME : response.model,
+          usage: response.usage,
+          duration_ms: Date.now() - started,
+          finish_reason: response.finish_reason,
+          attempts,
+          ...label,
+        };
+        if (response.tool_calls !== undefined) responseEvent.tool_call_count = response.tool_calls.length;
+        if (response.finish_reason === 'length') responseEvent.truncated = true;
+        if (environment.capturePayloads) responseEvent.response = responsePayload(response, secrets);
+        emitSafely('llm_response', responseEvent);
+        return isScripted ? { ...response, model: SCRIPTED_MODEL_NAME } : response;
+      } catch (error) {
+        const typed = redactError(toAgentError(error, 'LLM_BAD_RESPONSE'), secrets);
+        if (attempts > 0 && typed.code !== 'BUDGET_EXCEEDED') {
+          emitSafely('llm_response', { model, error: { code: typed.code, message: typed.message }, duration_ms: Date.now() - started, attempts, ...label });
+        }
+        throw typed;
+      }
+    },
+  };
+}
+
+async function streamResponse(
+  provider: LlmProvider,
+  request: LlmRequest,
+  environment: ModelCallerEnvironment,
+  hooks: LlmCallHooks,
+  label: Record<string, unknown>,
+): Promise<LlmResponse> {
+  for await (const part of provider.stream(request, environment.signal, hooks)) {
+    if (part.type === 'delta') environment.emit('answer_chunk', { content: part.content, ...label });
+    else if (part.type === 'done') return part.response;
+  }
+  throw new AgentError('LLM_BAD_RESPONSE', 'the model stream ended without a final response', { details: { cut: true } });
+}
+
+function cleanOverrides(overrides: ModelCallerEnvironment['overrides']): Record<string, unknown> {
+  const clean: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(overrides ?? {})) if (typeof value === 'string' && value !== '') clean[key] = value;
+  return clean;
+}
+
+/** Every value that must never show: host secrets and each api_key of every layer. */
+function collectSecrets(environment: ModelCallerEnvironment, params: LlmCallParams): string[] {
+  const secrets = [...(environment.secrets ?? [])];
+  for (const value of [environment.settingsLlm.api_key, environment.overrides?.api_key, params.api_key]) {
+    if (typeof value === 'string' && value !== '') secrets.push(value);
+  }
+  return secrets;
+}
+
+/** The same error with secrets removed from its message and details. */
+function redactError(error: AgentError, secrets: readonly string[]): AgentError {
+  const message = redactSecrets(error.message, secrets);
+  const detailsText = JSON.stringify(error.details);
+  const cleanDetails = redactSecrets(detailsText, secrets);
+  if (message === error.message && cleanDetails === detailsText) return error;
+  return new AgentError(error.code, message, { details: JSON.parse(cleanDetails) as Record<string, unknown> });
+}

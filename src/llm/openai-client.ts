@@ -1,0 +1,237 @@
+/**
+ * The OpenAI-compatible Chat Completions client over `fetch` (Ollama, LM Studio, llama.cpp server,
+ * vLLM, OpenAI, any `/v1/chat/completions`). Portable: fetch, streams, TextDecoder, AbortSignal.
+ *
+ * Each attempt has its own timeout (for streams an idle timeout restarted by every chunk). 429, 5xx,
+ * timeouts and connection failures are retried with backoff up to `max_retries`, honouring
+ * `Retry-After`; a stream is retried only until its response headers arrive, so no part is ever
+ * delivered twice. Bodies are size-capped; anything incomplete is LLM_BAD_RESPONSE.
+ */
+import { AgentError, isAbortError } from '../errors/agent-error.js';
+import type { LlmCallHooks, LlmConnection, LlmProvider, LlmRequest, LlmStreamPart } from './types.js';
+import { createAttemptController, type AttemptController } from './attempt-controller.js';
+import { createChatStreamAssembler } from './chat-stream-assembler.js';
+import { describeFetchFailure } from './fetch-failure.js';
+import { badResponse, httpError, isRetryable, timeoutError } from './llm-errors.js';
+import { parseChatCompletion } from './parse-chat-completion.js';
+import { checkDeclaredLength, DEFAULT_MAX_RESPONSE_BYTES, readCappedBody, tooLarge } from './read-capped-body.js';
+import { DEFAULT_RETRY_TIMING, parseRetryAfter, retryDelay, sleep, type RetryTiming } from './retry.js';
+import { createSseParser } from './sse-parser.js';
+
+/** Per-attempt timeout when none is configured (TEA's 300 s). */
+export const DEFAULT_TIMEOUT_MS = 300_000;
+/** Retries after the first attempt when none is configured. */
+export const DEFAULT_MAX_RETRIES = 2;
+/** How much of an error body is read to quote it. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+export interface OpenAiClientOptions {
+  /** The fetch to use (default: globalThis.fetch, looked up at call time). */
+  fetch?: typeof fetch;
+  retryTiming?: Partial<RetryTiming>;
+  /** Response body cap in bytes (default 8 MiB). */
+  maxResponseBytes?: number;
+  /** Random source for jitter (tests pass a fixed one). */
+  random?: () => number;
+}
+
+/**
+ * Creates a provider for one connection; `api_base` is required here (presets are resolved by
+ * `createProvider`).
+ * @example
+ * const client = createOpenAiClient({ api_base: 'http://localhost:11434/v1' });
+ * const response = await client.generate({ model: 'llama3.2', messages: [{ role: 'user', content: 'Hi' }] });
+ */
+export function createOpenAiClient(connection: LlmConnection & { api_base: string }, options: OpenAiClientOptions = {}): LlmProvider {
+  const url = chatCompletionsUrl(connection.api_base);
+  const displayUrl = withoutCredentials(url);
+  const timeoutMs = connection.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  const maxRetries = connection.max_retries ?? DEFAULT_MAX_RETRIES;
+  const timing: RetryTiming = { ...DEFAULT_RETRY_TIMING, ...options.retryTiming };
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const secrets = connection.api_key !== undefined && connection.api_key !== '' ? [connection.api_key] : [];
+
+  /** One POST; returns the 2xx response or throws a typed error (with `retry_after_ms` for retries). */
+  async function post(request: LlmRequest, stream: boolean, attempt: AttemptController): Promise<Response> {
+    const fetchFunction = options.fetch ?? globalThis.fetch;
+    let response: Response;
+    try {
+      response = await fetchFunction(url, {
+        method: 'POST',
+        headers: requestHeaders(connection.api_key, stream),
+        body: JSON.stringify(requestBody(request, stream)),
+        signal: attempt.signal,
+      });
+    } catch (error) {
+      throw classifyFailure(error, attempt, displayUrl, timeoutMs);
+    }
+    if (response.ok) return response;
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
+    const body = await readCappedBody(response, ERROR_BODY_LIMIT).catch(() => '');
+    const error = httpError(response.status, displayUrl, body, secrets);
+    if (retryAfterMs !== undefined) error.details.retry_after_ms = retryAfterMs;
+    throw error;
+  }
+
+  /** Runs `attemptOnce` until it succeeds, fails for good, or retries run out. */
+  async function withRetries<T>(signal: AbortSignal | undefined, hooks: LlmCallHooks | undefined, attemptOnce: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await attemptOnce();
+      } catch (error) {
+        if (signal?.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
+        if (!isRetryable(error) || attempt > maxRetries) throw error;
+        const typed = error as AgentError;
+        const retryAfter = typeof typed.details.retry_after_ms === 'number' ? typed.details.retry_after_ms : undefined;
+        const delay = retryDelay(attempt, retryAfter, timing, options.random);
+        hooks?.beforeRetry?.({ attempt: attempt + 1, delay_ms: delay, error: { code: typed.code, message: typed.message } });
+        await sleep(delay, signal);
+      }
+    }
+  }
+
+  return {
+    async generate(request, signal, hooks) {
+      return withRetries(signal, hooks, async () => {
+        const attempt = createAttemptController(signal, timeoutMs);
+        try {
+          const response = await post(request, false, attempt);
+          const body = await readCappedBody(response, maxBytes).catch((error: unknown) => {
+            throw AgentError.isInstance(error) ? error : classifyFailure(error, attempt, displayUrl, timeoutMs, true);
+          });
+          return parseChatCompletion(body, request.model);
+        } finally {
+          attempt.dispose();
+        }
+      });
+    },
+
+    async *stream(request, signal, hooks): AsyncGenerator<LlmStreamPart> {
+      let attempt: AttemptController | undefined;
+      const response = await withRetries(signal, hooks, async () => {
+        attempt?.dispose();
+        attempt = createAttemptController(signal, timeoutMs);
+        return post(request, true, attempt);
+      });
+      const current = attempt as AttemptController;
+      try {
+        if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+          // Some servers ignore `stream: true` and answer with one JSON body: accept it whole.
+          const body = await readCappedBody(response, maxBytes, () => current.touch());
+          const whole = parseChatCompletion(body, request.model);
+          if (whole.content !== '') yield { type: 'delta', content: whole.content };
+          yield { type: 'done', response: whole };
+          return;
+        }
+        yield* readEventStream(response, request.model, maxBytes, current, displayUrl, timeoutMs);
+      } finally {
+        current.dispose();
+      }
+    },
+  };
+}
+
+async function* readEventStream(
+  response: Response,
+  requestedModel: string | undefined,
+  maxBytes: number,
+  attempt: AttemptController,
+  displayUrl: string,
+  timeoutMs: number,
+): AsyncGenerator<LlmStreamPart> {
+  checkDeclaredLength(response, maxBytes);
+  if (response.body === null) throw badResponse('the streamed response has no body');
+  const reader = response.body.getReader();
+  const parser = createSseParser();
+  const assembler = createChatStreamAssembler(requestedModel);
+  let total = 0;
+  let finishedReading = false;
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        throw classifyFailure(error, attempt, displayUrl, timeoutMs, true);
+      }
+      const events = chunk.done ? parser.finish() : parser.push(chunk.value);
+      if (!chunk.done) {
+        attempt.touch();
+        total += chunk.value.byteLength;
+        if (total > maxBytes) throw tooLarge(maxBytes);
+      }
+      for (const event of events) {
+        if (event.event !== 'message') continue;
+        const delta = assembler.accept(event.data);
+        if (delta === 'done') continue;
+        if (delta.content !== '') yield { type: 'delta', content: delta.content };
+        for (const toolDelta of delta.toolCalls) yield { type: 'tool_call_delta', ...toolDelta };
+      }
+      if (chunk.done) {
+        finishedReading = true;
+        break;
+      }
+    }
+    yield { type: 'done', response: assembler.result() };
+  } finally {
+    if (!finishedReading) await reader.cancel().catch(() => undefined);
+  }
+}
+
+/** Maps a thrown fetch/read error to CANCELLED, LLM_TIMEOUT, LLM_UNAVAILABLE or (mid-body) LLM_BAD_RESPONSE. */
+function classifyFailure(error: unknown, attempt: AttemptController, url: string, timeoutMs: number, midBody = false): AgentError {
+  if (AgentError.isInstance(error)) return error;
+  if (attempt.timedOut) return timeoutError(url, timeoutMs);
+  if (attempt.signal.aborted || isAbortError(error)) return new AgentError('CANCELLED', 'the run was cancelled');
+  if (midBody) {
+    const message = error instanceof Error ? error.message : String(error);
+    return new AgentError('LLM_BAD_RESPONSE', `the connection to ${url} broke while the response was arriving (${message})`, {
+      details: { url, cut: true, retryable: false },
+    });
+  }
+  return describeFetchFailure(error, url);
+}
+
+/** `<api_base>/chat/completions`, unless the base already ends with it. */
+export function chatCompletionsUrl(apiBase: string): string {
+  const trimmed = apiBase.replace(/\/+$/, '');
+  return trimmed.endsWith('/chat/completions') ? trimmed : `${trimmed}/chat/completions`;
+}
+
+/** The URL without user:password, for messages. */
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    parsed.search = '';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+function requestHeaders(apiKey: string | undefined, stream: boolean): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+  };
+  if (apiKey !== undefined && apiKey !== '') headers.authorization = `Bearer ${apiKey}`;
+  return headers;
+}
+
+/** The JSON body: only the fields that were given, plus stream options. */
+export function requestBody(request: LlmRequest, stream: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = { messages: request.messages };
+  const optional: (keyof LlmRequest)[] = [
+    'model', 'temperature', 'max_tokens', 'response_format', 'tools', 'tool_choice',
+    'top_p', 'stop', 'seed', 'presence_penalty', 'frequency_penalty',
+  ];
+  for (const key of optional) if (request[key] !== undefined) body[key] = request[key];
+  if (stream) {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  }
+  return body;
+}
+

@@ -1,0 +1,90 @@
+/**
+ * Turns a non-streamed Chat Completions body into an `LlmResponse`, refusing anything that is not
+ * a whole answer: malformed JSON, no `choices`, a message without content or tool calls, a tool
+ * call without a name or with arguments that are not JSON. `finish_reason: "length"` with empty
+ * content is still a response (the caller marks it as truncated).
+ */
+import type { LlmResponse, TokenUsage, ToolCall } from './types.js';
+import { badResponse } from './llm-errors.js';
+
+/** Parses and checks a response body. Throws LLM_BAD_RESPONSE. */
+export function parseChatCompletion(body: string, requestedModel: string | undefined): LlmResponse {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw badResponse(`the model server sent a body that is not JSON (${describeStart(body)})`);
+  }
+  if (!isObject(json)) throw badResponse('the model server sent a JSON value that is not an object');
+  const choices = json.choices;
+  if (!Array.isArray(choices) || choices.length === 0) {
+    throw badResponse('the model server answered with no choices', { has_error: json.error !== undefined });
+  }
+  const choice = choices[0];
+  if (!isObject(choice) || !isObject(choice.message)) throw badResponse('the first choice has no message');
+  const message = choice.message;
+  const content = message.content;
+  if (content !== null && content !== undefined && typeof content !== 'string') {
+    throw badResponse('the message content is not a string');
+  }
+  const finishReason = typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
+  const response: LlmResponse = {
+    content: content ?? '',
+    usage: normalizeUsage(json.usage),
+    model: typeof json.model === 'string' && json.model !== '' ? json.model : (requestedModel ?? 'unknown'),
+    finish_reason: finishReason,
+  };
+  if (message.tool_calls !== undefined && message.tool_calls !== null) {
+    if (!Array.isArray(message.tool_calls)) throw badResponse('tool_calls is not a list');
+    const toolCalls = message.tool_calls.map((call, index) => readToolCall(call, index));
+    if (toolCalls.length > 0) response.tool_calls = toolCalls;
+  }
+  return response;
+}
+
+function readToolCall(call: unknown, index: number): ToolCall {
+  if (!isObject(call) || !isObject(call.function)) throw badResponse(`tool call ${index} has no function`);
+  const argumentsValue = call.function.arguments;
+  const argumentsText =
+    typeof argumentsValue === 'string' ? argumentsValue : argumentsValue === undefined ? '' : JSON.stringify(argumentsValue);
+  return checkedToolCall(index, typeof call.id === 'string' ? call.id : undefined, call.function.name, argumentsText);
+}
+
+/**
+ * Builds a complete tool call or throws: a name is required and the arguments must be a JSON
+ * object (empty arguments mean `{}`). Used for whole and streamed responses alike.
+ */
+export function checkedToolCall(index: number, id: string | undefined, name: unknown, argumentsText: string): ToolCall {
+  if (typeof name !== 'string' || name === '') throw badResponse(`tool call ${index} has no function name`, { half_tool_call: true });
+  const text = argumentsText.trim() === '' ? '{}' : argumentsText;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw badResponse(`tool call ${index} (${name}) has arguments that are not complete JSON`, { half_tool_call: true });
+  }
+  if (!isObject(parsed)) throw badResponse(`tool call ${index} (${name}) has arguments that are not a JSON object`);
+  return { id: id !== undefined && id !== '' ? id : `call_${index}`, type: 'function', function: { name, arguments: text } };
+}
+
+/** Usage with every count a finite non-negative number (0 when the server did not say). */
+export function normalizeUsage(value: unknown): TokenUsage {
+  const usage = isObject(value) ? value : {};
+  const count = (key: string): number => {
+    const number = usage[key];
+    return typeof number === 'number' && Number.isFinite(number) && number >= 0 ? number : 0;
+  };
+  const prompt = count('prompt_tokens');
+  const completion = count('completion_tokens');
+  const total = count('total_tokens');
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total > 0 ? total : prompt + completion };
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describeStart(body: string): string {
+  const start = body.trim().slice(0, 40);
+  return start === '' ? 'empty body' : `starts with ${JSON.stringify(start)}`;
+}

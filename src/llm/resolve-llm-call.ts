@@ -1,0 +1,137 @@
+/**
+ * Merges the three layers that shape a model call — the agent's `settings.llm` defaults, the
+ * call's own parameters, then host/CLI/env overrides — into a connection and a request.
+ *
+ * Rules: `base_url` is an alias of `api_base`; `timeout` is in seconds (→ `timeout_ms`); the
+ * endpoint (`provider` + `api_base`) is taken as a pair from the highest layer that names either,
+ * so `--llm-base-url` replaces a `provider: scripted` or a preset below it; `messages` win over
+ * `prompt` (+ `system`); `temperature` defaults to 0.7.
+ */
+import { AgentError } from '../errors/agent-error.js';
+import type { ChatMessage, LlmConnection, LlmRequest, ResponseFormat, ToolDefinition } from './types.js';
+
+export interface ResolvedLlmCall {
+  connection: LlmConnection;
+  request: LlmRequest;
+}
+
+export const DEFAULT_TEMPERATURE = 0.7;
+
+type Layer = Record<string, unknown>;
+
+const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+
+/** Merges the layers; throws INVALID_PARAMS for a call that cannot be sent. */
+export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, overrides: Layer | undefined): ResolvedLlmCall {
+  const layers = [normalizeLayer(settingsLlm ?? {}), normalizeLayer(params), normalizeLayer(overrides ?? {})];
+  const merged: Layer = {};
+  for (const layer of layers) for (const [key, value] of Object.entries(layer)) if (value !== undefined && value !== null) merged[key] = value;
+  const endpointLayer = [...layers].reverse().find((layer) => defined(layer.provider) || defined(layer.api_base));
+  const connection: LlmConnection = {};
+  if (endpointLayer !== undefined) {
+    if (defined(endpointLayer.provider)) connection.provider = String(endpointLayer.provider);
+    if (defined(endpointLayer.api_base)) connection.api_base = String(endpointLayer.api_base);
+  }
+  if (defined(merged.api_key) && merged.api_key !== '') connection.api_key = String(merged.api_key);
+  if (defined(merged.timeout_ms)) connection.timeout_ms = numberField(merged.timeout_ms, 'timeout', 1);
+  if (defined(merged.max_retries)) connection.max_retries = integerField(merged.max_retries, 'max_retries', 0);
+  if (defined(merged.scripted)) connection.scripted = merged.scripted;
+
+  const request: LlmRequest = { messages: buildMessages(merged) };
+  if (defined(merged.model) && merged.model !== '') request.model = String(merged.model);
+  request.temperature = defined(merged.temperature) ? numberField(merged.temperature, 'temperature', 0) : DEFAULT_TEMPERATURE;
+  if (defined(merged.max_tokens)) request.max_tokens = integerField(merged.max_tokens, 'max_tokens', 1);
+  if (defined(merged.response_format)) request.response_format = responseFormat(merged.response_format);
+  if (defined(merged.tools)) request.tools = merged.tools as ToolDefinition[];
+  if (defined(merged.tool_choice)) request.tool_choice = merged.tool_choice as LlmRequest['tool_choice'];
+  for (const key of ['top_p', 'seed', 'presence_penalty', 'frequency_penalty'] as const) {
+    if (defined(merged[key])) request[key] = numberField(merged[key], key, Number.NEGATIVE_INFINITY);
+  }
+  if (defined(merged.stop)) request.stop = merged.stop as string | string[];
+  return { connection, request };
+}
+
+/** Aliases and units of one layer: base_url → api_base, timeout (s) → timeout_ms. */
+function normalizeLayer(layer: Layer): Layer {
+  const normalized: Layer = { ...layer };
+  if (!defined(normalized.api_base) && defined(normalized.base_url)) normalized.api_base = normalized.base_url;
+  delete normalized.base_url;
+  if (!defined(normalized.timeout_ms) && defined(normalized.timeout)) {
+    normalized.timeout_ms = numberField(normalized.timeout, 'timeout', 0) * 1000;
+  }
+  delete normalized.timeout;
+  return normalized;
+}
+
+/** The messages of a call: `messages` as given (checked), else `[system?, user: prompt]`. */
+export function buildMessages(merged: Layer): ChatMessage[] {
+  if (defined(merged.messages)) {
+    if (!Array.isArray(merged.messages) || merged.messages.length === 0) throw invalid('messages', 'expected a non-empty list of {role, content}');
+    return merged.messages.map((message, index) => readMessage(message, index));
+  }
+  if (!defined(merged.prompt)) throw invalid('prompt', 'an LLM call needs `prompt` or `messages`');
+  const messages: ChatMessage[] = [];
+  if (defined(merged.system) && merged.system !== '') messages.push({ role: 'system', content: asText(merged.system) });
+  messages.push({ role: 'user', content: asText(merged.prompt) });
+  return messages;
+}
+
+function readMessage(value: unknown, index: number): ChatMessage {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`messages[${index}]`, 'expected {role, content}');
+  const message = value as Record<string, unknown>;
+  if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
+    throw invalid(`messages[${index}].role`, 'expected system, user, assistant or tool');
+  }
+  const result: ChatMessage = {
+    role: message.role as ChatMessage['role'],
+    content: message.content === null || message.content === undefined ? null : asText(message.content),
+  };
+  if (Array.isArray(message.tool_calls)) result.tool_calls = message.tool_calls as ChatMessage['tool_calls'];
+  if (typeof message.tool_call_id === 'string') result.tool_call_id = message.tool_call_id;
+  if (typeof message.name === 'string') result.name = message.name;
+  return result;
+}
+
+/** `json_object` / `json_schema` in their OpenAI shapes, plus the shorthands `"json_object"` and `{type: json_schema, schema}`. */
+function responseFormat(value: unknown): ResponseFormat {
+  if (value === 'json_object' || value === 'json' || value === 'text') return { type: value === 'json' ? 'json_object' : value };
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const format = value as Record<string, unknown>;
+    if (format.type === 'text' || format.type === 'json_object') return { type: format.type };
+    if (format.type === 'json_schema') {
+      const inner = (typeof format.json_schema === 'object' && format.json_schema !== null ? format.json_schema : format) as Record<string, unknown>;
+      if (typeof inner.schema !== 'object' || inner.schema === null) throw invalid('response_format', 'json_schema needs a `schema` object');
+      const jsonSchema: { name: string; schema: Record<string, unknown>; strict?: boolean } = {
+        name: typeof inner.name === 'string' && inner.name !== '' ? inner.name : 'response',
+        schema: inner.schema as Record<string, unknown>,
+      };
+      if (typeof inner.strict === 'boolean') jsonSchema.strict = inner.strict;
+      return { type: 'json_schema', json_schema: jsonSchema };
+    }
+  }
+  throw invalid('response_format', 'expected json_object, or {type: json_schema, json_schema: {name, schema}}');
+}
+
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function numberField(value: unknown, field: string, minimum: number): number {
+  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isFinite(number) || number < minimum) throw invalid(field, `expected a number${minimum > Number.NEGATIVE_INFINITY ? ` ≥ ${minimum}` : ''}`);
+  return number;
+}
+
+function integerField(value: unknown, field: string, minimum: number): number {
+  const number = numberField(value, field, minimum);
+  if (!Number.isInteger(number)) throw invalid(field, 'expected an integer');
+  return number;
+}
+
+function defined(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
+function invalid(field: string, message: string): AgentError {
+  return new AgentError('INVALID_PARAMS', `${field}: ${message}`, { field });
+}
