@@ -1,0 +1,273 @@
+/**
+ * The tea-edge web demo: pick or write an agent, run it in a Web Worker against a model on this
+ * machine (or the scripted demo model), watch it live, and find every run again in the history
+ * kept in IndexedDB. The editor (CodeMirror) is loaded after the first paint, in its own chunk.
+ */
+import examples from 'virtual:examples';
+import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
+import { element } from './dom.js';
+import { EngineClient } from './engine-client.js';
+import { createHistoryPanel } from './history-panel.js';
+import { detectLocalServer } from './local-detect.js';
+import { loadSettings, presetById, saveSettings, type ModelSettings } from './model-settings.js';
+import { DATABASE_NAME, type RunOutcome } from './protocol.js';
+import { createRunView } from './run-view.js';
+import { applyEvent, emptySummary, summarize, type RunSummary } from './run-summary.js';
+import { createSettingsPanel } from './settings-panel.js';
+import { rememberSource, sourceOf } from './run-sources.js';
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+/** Starts the app in the page built from index.html. */
+function start(): void {
+  const storage = safeLocalStorage();
+  const loaded = loadSettings(storage);
+  let model: ModelSettings = loaded.settings;
+  let summary: RunSummary | undefined;
+  let activeRunId: string | undefined;
+  let activeSource = '';
+  let validateTimer = 0;
+
+  const announcer = byId('announcer');
+  const announce = (message: string) => {
+    announcer.textContent = message;
+  };
+  const runView = createRunView(byId('run-view'));
+  const client = new EngineClient({
+    workerUrl: new URL('engine-worker.js', document.baseURI).href,
+    onEvent: (runId, event) => {
+      if (runId !== activeRunId || !summary) return;
+      applyEvent(summary, event);
+      runView.show(summary);
+      if (event.type === 'confirmation_request') openConfirmation();
+    },
+    onRestart: () => announce('The engine worker was restarted.'),
+  });
+
+  // Model settings and the header badge.
+  const badge = byId('model-badge');
+  const showBadge = () => {
+    badge.textContent = model.preset === 'scripted' ? 'Scripted demo model' : `${presetById(model.preset).label}${model.model ? ` · ${model.model}` : ''}`;
+    badge.dataset.preset = model.preset;
+  };
+  const settingsPanel = createSettingsPanel({
+    root: byId('settings-panel'),
+    settings: model,
+    onChange: (next) => {
+      model = next;
+      saveSettings(storage, model);
+      showBadge();
+    },
+    probe: (settings) => client.probe(settings),
+  });
+  showBadge();
+  if (!loaded.saved) {
+    settingsPanel.showProbe(undefined, 'Looking for a model server on this machine…');
+    void detectLocalServer().then((found) => {
+      if (found) {
+        model = found.settings;
+        settingsPanel.set(model);
+        showBadge();
+        void client.probe(model).then((outcome) => settingsPanel.showProbe(outcome, `Found ${found.label} at ${model.api_base}.`));
+      } else {
+        settingsPanel.showProbe(undefined, 'Nothing answered on localhost (Ollama :11434, LM Studio :1234, llama.cpp :8080), so the scripted demo model is selected.');
+      }
+    });
+  }
+
+  // The agent: examples, the plain text area until the editor arrives, validation.
+  const exampleSelect = byId<HTMLSelectElement>('example-select');
+  for (const example of examples) exampleSelect.appendChild(element('option', { value: example.file }, example.file));
+  if (examples.length === 0) exampleSelect.appendChild(element('option', { value: '' }, '(no examples in this build)'));
+  const textArea = byId<HTMLTextAreaElement>('agent-source');
+  const inputArea = byId<HTMLTextAreaElement>('run-input');
+  const problemsList = byId('problems');
+  let editor: { getText(): string; setText(text: string): void } = { getText: () => textArea.value, setText: (text) => (textArea.value = text) };
+
+  const validateNow = async (text: string) => {
+    const result = await client.validate(text);
+    runView.setGraph(result.graph);
+    problemsList.replaceChildren(
+      ...result.problems.map((problem) =>
+        element('li', {}, element('code', {}, problem.code), problem.line ? ` line ${problem.line}${problem.column ? `:${problem.column}` : ''}: ` : ': ', problem.message),
+      ),
+    );
+    byId('agent-status').textContent = result.problems.length === 0 ? 'The agent is valid.' : `${result.problems.length} problem${result.problems.length === 1 ? '' : 's'} found.`;
+    return result.problems;
+  };
+  const scheduleValidate = () => {
+    clearTimeout(validateTimer);
+    validateTimer = window.setTimeout(() => void validateNow(editor.getText()), 300);
+  };
+  const pickExample = (file: string) => {
+    const example = examples.find((entry) => entry.file === file);
+    if (!example) return;
+    editor.setText(example.source);
+    inputArea.value = exampleInput(example.source);
+    scheduleValidate();
+  };
+  exampleSelect.addEventListener('change', () => pickExample(exampleSelect.value));
+  textArea.addEventListener('input', scheduleValidate);
+  const preferred = examples.find((example) => example.file.startsWith('reflection')) ?? examples[0];
+  if (preferred) {
+    exampleSelect.value = preferred.file;
+    pickExample(preferred.file);
+  }
+
+  // History.
+  let stores: ReturnType<typeof createIndexedDbStores> | undefined;
+  try {
+    stores = createIndexedDbStores({ dbName: DATABASE_NAME });
+  } catch {
+    stores = undefined;
+  }
+  const history = createHistoryPanel({
+    root: byId('history-panel'),
+    traceStore: stores?.traceStore,
+    announce,
+    open: (runId, events, label) => {
+      activeRunId = undefined;
+      summary = summarize(events);
+      const source = sourceOf(storage, runId);
+      if (source) void client.validate(source).then((result) => runView.setGraph(result.graph));
+      runView.show(summary, label);
+      byId('run-heading').focus();
+    },
+  });
+  void history.refresh();
+
+  // Running, cancelling, confirming.
+  const runButton = byId<HTMLButtonElement>('run-button');
+  const cancelButton = byId<HTMLButtonElement>('cancel-button');
+  const setRunning = (running: boolean) => {
+    runButton.disabled = running;
+    cancelButton.disabled = !running;
+  };
+  const finish = async (outcome: RunOutcome) => {
+    if (summary && outcome.run_id === activeRunId) {
+      if (summary.status === 'running' || outcome.status === 'cancelled') {
+        // The worker was terminated (or failed before any event): show the outcome as the end.
+        summary.status = outcome.status;
+        summary.stop_reason = outcome.stop_reason;
+        if (outcome.error && !summary.errors.some((error) => error.code === outcome.error!.code)) summary.errors.push(outcome.error);
+        summary.current_node = undefined;
+        if (outcome.state) summary.final_state = outcome.state;
+        await recordTerminatedRun(outcome);
+      }
+      runView.show(summary);
+      announce(`Run ${outcome.status}${outcome.stop_reason ? ` (${outcome.stop_reason})` : ''}.`);
+    }
+    setRunning(false);
+    await history.refresh();
+  };
+  const recordTerminatedRun = async (outcome: RunOutcome) => {
+    if (!stores || !summary) return;
+    const existing = await stores.traceStore.getRun(outcome.run_id).catch(() => undefined);
+    if (existing && existing.status !== 'running') return;
+    const now = new Date().toISOString();
+    await stores.traceStore
+      .putRun({ run_id: outcome.run_id, agent: summary.agent || 'agent', status: outcome.status as 'cancelled', stop_reason: outcome.stop_reason ?? 'cancelled', created_at: existing?.created_at ?? now, updated_at: now })
+      .catch(() => undefined);
+  };
+  const run = async () => {
+    let input: Record<string, unknown>;
+    try {
+      const parsed = JSON.parse(inputArea.value.trim() || '{}') as unknown;
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the input must be a JSON object');
+      input = parsed as Record<string, unknown>;
+    } catch (error) {
+      announce(`Input is not valid: ${(error as Error).message}`);
+      byId('input-error').textContent = `Input is not valid JSON: ${(error as Error).message}`;
+      inputArea.focus();
+      return;
+    }
+    byId('input-error').textContent = '';
+    activeSource = editor.getText();
+    activeRunId = crypto.randomUUID();
+    rememberSource(storage, activeRunId, activeSource);
+    summary = emptySummary(activeRunId);
+    runView.clear();
+    runView.show(summary, model.preset === 'scripted' ? 'scripted demo model' : `${presetById(model.preset).label} ${model.model}`);
+    setRunning(true);
+    void validateNow(activeSource);
+    await finish(await client.run(activeSource, input, model, activeRunId));
+  };
+  runButton.addEventListener('click', () => void run());
+  cancelButton.addEventListener('click', () => {
+    if (activeRunId) {
+      client.cancel(activeRunId);
+      announce('Cancelling…');
+    }
+  });
+  document.addEventListener('keydown', (event) => {
+    if ((event.ctrlKey || event.metaKey) && event.key === 'Enter' && !runButton.disabled) {
+      event.preventDefault();
+      void run();
+    }
+  });
+
+  const dialog = byId<HTMLDialogElement>('confirm-dialog');
+  const openConfirmation = () => {
+    if (!summary?.confirmation) return;
+    byId('confirm-tool').textContent = summary.confirmation.tool;
+    byId('confirm-args').textContent = JSON.stringify(summary.confirmation.arguments ?? {}, null, 2);
+    if (!dialog.open) dialog.showModal();
+  };
+  const answer = async (approved: boolean) => {
+    dialog.close();
+    if (!activeRunId || !summary) return;
+    summary.confirmation = undefined;
+    summary.status = 'running';
+    summary.stop_reason = undefined;
+    runView.show(summary);
+    setRunning(true);
+    await finish(await client.resume(activeSource, activeRunId, { approved }, model));
+  };
+  byId('approve-button').addEventListener('click', () => void answer(true));
+  byId('deny-button').addEventListener('click', () => void answer(false));
+  dialog.addEventListener('cancel', (event) => event.preventDefault());
+
+  // The editor, after first paint.
+  const loadEditor = async () => {
+    const { createEditor } = await import('./editor.js');
+    const host = byId('editor-host');
+    const text = textArea.value;
+    editor = createEditor({
+      parent: host,
+      text,
+      label: 'Agent YAML',
+      validate: (source) => validateNow(source),
+      onChange: () => undefined,
+    });
+    textArea.hidden = true;
+    host.hidden = false;
+    document.body.dataset.editor = 'ready';
+  };
+  setTimeout(() => void loadEditor().catch(() => (document.body.dataset.editor = 'failed')), 0);
+
+  if ('serviceWorker' in navigator && location.protocol !== 'file:') {
+    void navigator.serviceWorker.register('sw.js').catch(() => undefined);
+  }
+  document.body.dataset.ready = 'true';
+}
+
+/** An example's suggested input: a `# input: {...}` comment line, else `{}`. */
+function exampleInput(source: string): string {
+  const line = /^#\s*input:\s*(\{.*\})\s*$/m.exec(source)?.[1];
+  if (!line) return '{}';
+  try {
+    return JSON.stringify(JSON.parse(line), null, 2);
+  } catch {
+    return '{}';
+  }
+}
+
+function safeLocalStorage(): Storage | undefined {
+  try {
+    return window.localStorage;
+  } catch {
+    return undefined;
+  }
+}
+
+start();

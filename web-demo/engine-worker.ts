@@ -1,0 +1,172 @@
+/**
+ * The engine in a Web Worker. It validates agents, runs and resumes them, and probes model
+ * servers, posting every event to the page as it happens. Runs are traced in IndexedDB through
+ * the IndexedDB adapter, so the page can list them after a reload. The page stops a runaway run
+ * by terminating this worker and starting a new one, so nothing here has to be interruptible.
+ */
+import { parse as parseYaml } from 'yaml';
+import { loadAgent, runAgent, resumeAgent } from '../src/graph/run-agent.js';
+import { createProvider } from '../src/llm/create-provider.js';
+import { probeEndpoint } from './probe-fallback.js';
+import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
+import type { LlmConnection } from '../src/llm/types.js';
+import { agentGraph } from './agent-graph.js';
+import { createDemoModel } from './demo-model.js';
+import { toOverrides, type ModelSettings } from './model-settings.js';
+import { DATABASE_NAME, type AgentProblem, type ProbeOutcome, type RequestMessage, type ResponseMessage, type RunOutcome } from './protocol.js';
+
+/** The part of the worker global this file uses. */
+interface WorkerScope {
+  postMessage(message: ResponseMessage): void;
+  addEventListener(type: 'message', listener: (event: MessageEvent<RequestMessage>) => void): void;
+}
+
+type Stores = ReturnType<typeof createIndexedDbStores>;
+type AgentRunHandle = ReturnType<typeof runAgent>;
+
+/** Wires the message handler; all state lives in this closure. */
+export function startEngineWorker(scope: WorkerScope): void {
+  const runs = new Map<string, AgentRunHandle>();
+  let stores: Stores | undefined;
+  const openStores = (): Stores | undefined => {
+    try {
+      stores ??= createIndexedDbStores({ dbName: DATABASE_NAME, retention: { maxRuns: 200 } });
+    } catch {
+      stores = undefined;
+    }
+    return stores;
+  };
+
+  const runOptions = (runId: string, model: ModelSettings) => {
+    const current = openStores();
+    const overrides = toOverrides(model);
+    return {
+      runId,
+      llm: {
+        overrides,
+        providerFactory: (connection: LlmConnection) =>
+          connection.provider === 'scripted' && connection.scripted === undefined ? createDemoModel() : createProvider(connection),
+      },
+      ...(current ? { traceStore: current.traceStore, checkpointStore: current.checkpointStore } : {}),
+    };
+  };
+
+  const drive = async (requestId: number, runId: string, run: AgentRunHandle): Promise<void> => {
+    runs.set(runId, run);
+    try {
+      for await (const event of run) scope.postMessage({ type: 'event', run_id: runId, event });
+      const result = await run.result;
+      const outcome: RunOutcome = { run_id: result.run_id, status: result.status, stop_reason: result.stop_reason, state: result.state };
+      if (result.error) outcome.error = errorJson(result.error);
+      scope.postMessage({ type: 'finished', request_id: requestId, outcome });
+    } catch (error) {
+      scope.postMessage({ type: 'finished', request_id: requestId, outcome: { run_id: runId, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
+    } finally {
+      runs.delete(runId);
+    }
+  };
+
+  scope.addEventListener('message', (message) => {
+    const request = message.data;
+    switch (request.type) {
+      case 'validate':
+        scope.postMessage({ type: 'validated', request_id: request.request_id, ...validate(request.agentYaml) });
+        break;
+      case 'run': {
+        let run: AgentRunHandle;
+        try {
+          run = runAgent(loadAgent(request.agentYaml, { file: 'agent.yaml' }), request.input, runOptions(request.run_id, request.model));
+        } catch (error) {
+          scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
+          break;
+        }
+        void drive(request.request_id, request.run_id, run);
+        break;
+      }
+      case 'resume': {
+        let run: AgentRunHandle;
+        try {
+          const agent = loadAgent(request.agentYaml, { file: 'agent.yaml' });
+          const update = request.approval ? { approval: request.approval } : {};
+          run = resumeAgent(agent, request.run_id, update, runOptions(request.run_id, request.model));
+        } catch (error) {
+          scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
+          break;
+        }
+        void drive(request.request_id, request.run_id, run);
+        break;
+      }
+      case 'cancel':
+        runs.get(request.run_id)?.cancel();
+        break;
+      case 'probe':
+        void probe(request.model).then((outcome) => scope.postMessage({ type: 'probed', request_id: request.request_id, outcome }));
+        break;
+    }
+  });
+  scope.postMessage({ type: 'ready' });
+}
+
+/** Loads the agent to find its problems; the graph comes from the YAML alone so it draws early. */
+function validate(agentYaml: string): { problems: AgentProblem[]; graph?: ReturnType<typeof agentGraph>; agent?: string } {
+  let graph: ReturnType<typeof agentGraph> | undefined;
+  let agent: string | undefined;
+  try {
+    const spec = parseYaml(agentYaml) as unknown;
+    graph = agentGraph(spec);
+    if (typeof spec === 'object' && spec !== null && typeof (spec as { name?: unknown }).name === 'string') agent = (spec as { name: string }).name;
+  } catch {
+    graph = undefined;
+  }
+  try {
+    loadAgent(agentYaml, { file: 'agent.yaml' });
+    return { problems: [], ...(graph ? { graph } : {}), ...(agent ? { agent } : {}) };
+  } catch (error) {
+    const located = error as { code?: unknown; message?: unknown; location?: { line?: number; column?: number } };
+    const problem: AgentProblem = {
+      code: typeof located.code === 'string' ? located.code : 'INVALID_AGENT',
+      message: typeof located.message === 'string' ? located.message : String(error),
+    };
+    if (typeof located.location?.line === 'number') problem.line = located.location.line;
+    if (typeof located.location?.column === 'number') problem.column = located.location.column;
+    return { problems: [problem], ...(graph ? { graph } : {}), ...(agent ? { agent } : {}) };
+  }
+}
+
+async function probe(model: ModelSettings): Promise<ProbeOutcome> {
+  const overrides = toOverrides(model);
+  if (!overrides.api_base) return { ok: false, models: [], capabilities: {}, advice: [], error: 'no server to probe' };
+  try {
+    const found = (await probeEndpoint({
+      api_base: overrides.api_base,
+      ...(overrides.api_key ? { api_key: overrides.api_key } : {}),
+      ...(overrides.model ? { model: overrides.model } : {}),
+    })) as unknown as Record<string, unknown>;
+    const { models, advice, cors_error, ...capabilities } = found;
+    const outcome: ProbeOutcome = {
+      ok: !cors_error && Array.isArray(models),
+      models: Array.isArray(models) ? models.map((entry) => (typeof entry === 'string' ? entry : String((entry as { id?: unknown }).id ?? entry))) : [],
+      capabilities,
+      advice: Array.isArray(advice) ? advice.map(String) : [],
+    };
+    if (cors_error) outcome.cors_error = true;
+    return outcome;
+  } catch (error) {
+    return { ok: false, models: [], capabilities: {}, advice: [], error: errorJson(error).message };
+  }
+}
+
+function errorJson(error: unknown): { code: string; message: string; node?: string } {
+  if (typeof error === 'object' && error !== null) {
+    const value = error as { code?: unknown; message?: unknown; node?: unknown };
+    const json: { code: string; message: string; node?: string } = {
+      code: typeof value.code === 'string' ? value.code : 'INTERNAL',
+      message: typeof value.message === 'string' ? value.message : String(error),
+    };
+    if (typeof value.node === 'string') json.node = value.node;
+    return json;
+  }
+  return { code: 'INTERNAL', message: String(error) };
+}
+
+startEngineWorker(self as unknown as WorkerScope);

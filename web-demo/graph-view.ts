@@ -1,0 +1,127 @@
+/**
+ * Draws an agent graph as SVG: nodes in layers from `__start__` downwards (breadth-first
+ * depth), forward edges as straight arrows, edges going back up as curves on the right.
+ * `highlight` marks the current node and the visited ones without redrawing.
+ */
+import { svgElement } from './dom.js';
+import { START, type AgentGraph } from './agent-graph.js';
+
+const NODE_WIDTH = 150;
+const NODE_HEIGHT = 34;
+const LAYER_GAP = 62;
+const COLUMN_GAP = 24;
+const MARGIN = 16;
+
+/** Builds the SVG of a graph. */
+export function renderGraph(graph: AgentGraph): SVGElement {
+  const depth = layerDepths(graph);
+  const layers: string[][] = [];
+  for (const node of graph.nodes) {
+    const layer = depth.get(node.name) ?? 0;
+    (layers[layer] ??= []).push(node.name);
+  }
+  const widest = Math.max(1, ...layers.map((layer) => layer?.length ?? 0));
+  const width = MARGIN * 2 + widest * NODE_WIDTH + (widest - 1) * COLUMN_GAP + 60;
+  const height = MARGIN * 2 + layers.length * NODE_HEIGHT + (layers.length - 1) * LAYER_GAP;
+  const position = new Map<string, { x: number; y: number }>();
+  layers.forEach((layer, layerIndex) => {
+    const rowWidth = layer.length * NODE_WIDTH + (layer.length - 1) * COLUMN_GAP;
+    layer.forEach((name, column) => {
+      position.set(name, {
+        x: (width - 60 - rowWidth) / 2 + column * (NODE_WIDTH + COLUMN_GAP),
+        y: MARGIN + layerIndex * (NODE_HEIGHT + LAYER_GAP),
+      });
+    });
+  });
+
+  const svg = svgElement('svg', {
+    viewBox: `0 0 ${width} ${height}`,
+    width: String(width),
+    class: 'graph',
+    role: 'img',
+    'aria-label': `Agent graph: ${graph.nodes.length - 2} nodes`,
+  });
+  svg.appendChild(
+    svgElement('defs', {}, svgElement('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse' }, svgElement('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrow-head' }))),
+  );
+  let backEdges = 0;
+  for (const edge of graph.edges) {
+    const from = position.get(edge.from);
+    const to = position.get(edge.to);
+    if (!from || !to) continue;
+    const forward = to.y > from.y;
+    let path: string;
+    let labelAt: { x: number; y: number };
+    if (forward) {
+      const x1 = from.x + NODE_WIDTH / 2;
+      const y1 = from.y + NODE_HEIGHT;
+      const x2 = to.x + NODE_WIDTH / 2;
+      const y2 = to.y;
+      path = `M${x1},${y1} L${x2},${y2}`;
+      labelAt = { x: (x1 + x2) / 2 + 4, y: (y1 + y2) / 2 };
+    } else {
+      backEdges++;
+      const bend = width - 50 + (backEdges % 3) * 12;
+      const x1 = from.x + NODE_WIDTH;
+      const y1 = from.y + NODE_HEIGHT / 2;
+      const x2 = to.x + NODE_WIDTH;
+      const y2 = to.y + NODE_HEIGHT / 2;
+      path = `M${x1},${y1} C${bend},${y1} ${bend},${y2} ${x2 + 2},${y2}`;
+      labelAt = { x: Math.min(bend - 40, x1 + 8), y: (y1 + y2) / 2 };
+    }
+    const group = svgElement('g', { class: `edge${forward ? '' : ' back'}` }, svgElement('path', { d: path, 'marker-end': 'url(#arrow)' }));
+    if (edge.label) group.appendChild(svgElement('text', { x: String(labelAt.x), y: String(labelAt.y), class: 'edge-label' }, shorten(edge.label, 22)));
+    svg.appendChild(group);
+  }
+  for (const node of graph.nodes) {
+    const at = position.get(node.name)!;
+    const terminal = node.kind === 'start' || node.kind === 'end';
+    svg.appendChild(
+      svgElement(
+        'g',
+        { class: `node${terminal ? ' terminal' : ''}`, 'data-node': node.name },
+        svgElement('rect', { x: String(at.x), y: String(at.y), width: String(NODE_WIDTH), height: String(NODE_HEIGHT), rx: '8' }),
+        svgElement('text', { x: String(at.x + NODE_WIDTH / 2), y: String(at.y + (terminal ? 21 : 15)), class: 'node-name' }, shorten(node.name, 20)),
+        terminal ? null : svgElement('text', { x: String(at.x + NODE_WIDTH / 2), y: String(at.y + 28), class: 'node-kind' }, shorten(node.kind, 24)),
+        svgElement('title', {}, `${node.name} (${node.kind})`),
+      ),
+    );
+  }
+  return svg;
+}
+
+/** Marks the current node and the visited nodes of a drawn graph. */
+export function highlightGraph(svg: Element, current: string | undefined, visited: Iterable<string>): void {
+  const seen = new Set(visited);
+  for (const group of svg.querySelectorAll('g.node')) {
+    const name = group.getAttribute('data-node') ?? '';
+    group.classList.toggle('current', name === current);
+    group.classList.toggle('visited', seen.has(name) && name !== current);
+  }
+}
+
+function layerDepths(graph: AgentGraph): Map<string, number> {
+  const depth = new Map<string, number>([[START, 0]]);
+  const queue = [START];
+  while (queue.length > 0) {
+    const name = queue.shift()!;
+    for (const edge of graph.edges) {
+      if (edge.from !== name || depth.has(edge.to)) continue;
+      depth.set(edge.to, depth.get(name)! + 1);
+      queue.push(edge.to);
+    }
+  }
+  let deepest = Math.max(0, ...depth.values());
+  for (const node of graph.nodes) if (!depth.has(node.name)) depth.set(node.name, ++deepest);
+  // __end__ always sits below everything.
+  const end = graph.nodes.find((node) => node.kind === 'end');
+  if (end) {
+    const others = [...depth.entries()].filter(([name]) => name !== end.name).map(([, value]) => value);
+    depth.set(end.name, Math.max(0, ...others) + 1);
+  }
+  return depth;
+}
+
+function shorten(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+}

@@ -1,0 +1,137 @@
+/**
+ * The run view: status and stop reason, the agent graph with the current node highlighted, the
+ * streamed model output, reflection attempts side by side, ReAct steps, errors and the final
+ * state. Rendering is batched to one update per animation frame, so a fast token stream costs
+ * one layout per frame.
+ */
+import { element, formatJson, replaceChildren } from './dom.js';
+import { highlightGraph, renderGraph } from './graph-view.js';
+import type { AgentGraph } from './agent-graph.js';
+import type { RunSummary } from './run-summary.js';
+
+export interface RunView {
+  /** Draws a new graph (or none). */
+  setGraph(graph: AgentGraph | undefined): void;
+  /** Schedules a render of the summary. */
+  show(summary: RunSummary, source?: string): void;
+  clear(): void;
+}
+
+/** Builds the run view inside `root`. */
+export function createRunView(root: HTMLElement): RunView {
+  const status = element('p', { class: 'run-status', role: 'status', 'aria-live': 'polite', id: 'run-status' }, 'No run yet. Pick an example and press Run.');
+  const graphBox = element('div', { class: 'graph-box', id: 'graph' });
+  const body = element('div', { class: 'run-body', id: 'run-body' });
+  replaceChildren(root, status, graphBox, body);
+  let svg: SVGElement | undefined;
+  let pending: { summary: RunSummary; source: string | undefined } | undefined;
+  let frame = 0;
+
+  const render = () => {
+    frame = 0;
+    if (!pending) return;
+    const { summary, source } = pending;
+    pending = undefined;
+    replaceChildren(status, ...statusLine(summary, source));
+    status.dataset.status = summary.status;
+    if (svg) highlightGraph(svg, summary.current_node, summary.visited);
+    replaceChildren(body, ...sections(summary));
+  };
+
+  return {
+    setGraph(graph) {
+      svg = graph ? renderGraph(graph) : undefined;
+      replaceChildren(graphBox, svg ?? element('p', { class: 'muted' }, 'The graph appears when the agent file parses.'));
+    },
+    show(summary, source) {
+      pending = { summary, source };
+      if (frame === 0) frame = requestAnimationFrame(render);
+    },
+    clear() {
+      pending = undefined;
+      replaceChildren(status, 'No run yet. Pick an example and press Run.');
+      body.replaceChildren();
+      if (svg) highlightGraph(svg, undefined, []);
+    },
+  };
+}
+
+function statusLine(summary: RunSummary, source: string | undefined): (Node | string)[] {
+  const parts: (Node | string)[] = [element('strong', { class: `badge status-${summary.status}` }, summary.status)];
+  if (summary.agent) parts.push(` ${summary.agent}`);
+  if (summary.current_node) parts.push(' · at ', element('code', {}, summary.current_node));
+  if (summary.stop_reason) parts.push(' · stop reason: ', element('code', { id: 'stop-reason' }, summary.stop_reason));
+  parts.push(` · ${summary.event_count} events · ${summary.llm_calls} model calls`);
+  if (source) parts.push(` · ${source}`);
+  return parts;
+}
+
+function sections(summary: RunSummary): Node[] {
+  const result: Node[] = [];
+  const streams = summary.streams.filter((stream) => stream.text !== '');
+  if (streams.length > 0) {
+    const last = streams[streams.length - 1]!;
+    result.push(
+      section('Model output', 'stream', element('pre', { class: 'stream', id: 'stream-text', tabindex: '0' }, last.text, summary.status === 'running' ? element('span', { class: 'cursor', 'aria-hidden': 'true' }, '▍') : null)),
+    );
+  }
+  if (summary.attempts.length > 0) {
+    result.push(
+      section(
+        'Reflection attempts',
+        'attempts',
+        element(
+          'div',
+          { class: 'attempts', id: 'attempts' },
+          ...summary.attempts.map((attempt) =>
+            element(
+              'article',
+              { class: `attempt ${attempt.valid ? 'valid' : 'invalid'}`, 'aria-label': `Attempt ${attempt.iteration}` },
+              element('h4', {}, `Attempt ${attempt.iteration}`),
+              element('p', {}, element('span', { class: `badge ${attempt.valid ? 'ok' : 'bad'}` }, attempt.valid === undefined ? 'no verdict' : attempt.valid ? 'valid' : 'invalid'), ` score ${attempt.score === undefined ? '–' : attempt.score.toFixed(2)}`),
+              attempt.errors.length > 0 ? element('ul', { class: 'errors' }, ...attempt.errors.map((error) => element('li', {}, error))) : element('p', { class: 'muted' }, 'no errors'),
+              attempt.output === undefined ? null : element('details', {}, element('summary', {}, 'output'), element('pre', {}, formatJson(attempt.output, 4000))),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+  if (summary.steps.length > 0) {
+    result.push(
+      section(
+        'Reasoning steps',
+        'steps',
+        element(
+          'ol',
+          { class: 'steps', id: 'react-steps' },
+          ...summary.steps.map((step) =>
+            element(
+              'li',
+              {},
+              step.thought ? element('p', {}, element('b', {}, 'Thought: '), step.thought) : null,
+              step.tool ? element('p', {}, element('b', {}, 'Tool: '), element('code', {}, step.tool), step.autonomous ? ' (ran automatically)' : '') : null,
+              step.args !== undefined ? element('p', {}, element('b', {}, 'Arguments: '), element('code', {}, formatJson(step.args, 2000))) : null,
+              step.observation !== undefined ? element('p', {}, element('b', {}, 'Observation: '), element('code', {}, formatJson(step.observation, 2000))) : null,
+              step.answer !== undefined ? element('p', {}, element('b', {}, 'Answer: '), formatJson(step.answer, 4000)) : null,
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+  if (summary.errors.length > 0) {
+    result.push(section('Errors', 'errors', element('ul', { class: 'errors', id: 'run-errors' }, ...summary.errors.map((error) => element('li', {}, element('code', {}, error.code), error.node ? ` at ${error.node}: ` : ': ', error.message)))));
+  }
+  if (summary.final_state) {
+    result.push(section('Final state', 'state', element('pre', { class: 'state', id: 'final-state', tabindex: '0' }, formatJson(summary.final_state))));
+  }
+  if (summary.logs.length > 0) {
+    result.push(element('details', { class: 'logs' }, element('summary', {}, `Log (${summary.logs.length})`), element('pre', {}, summary.logs.join('\n'))));
+  }
+  return result;
+}
+
+function section(title: string, id: string, ...content: Node[]): HTMLElement {
+  return element('section', { class: `run-section ${id}`, 'aria-labelledby': `heading-${id}` }, element('h3', { id: `heading-${id}` }, title), ...content);
+}
