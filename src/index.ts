@@ -1,0 +1,37 @@
+/**
+ * tea-edge: run YAML-declared LLM agents (The Edge Agent format) with reflection and reasoning,
+ * the same on edge workers, in the browser and on Node. This is the curated public API.
+ */
+
+// Loading and running agents
+export { loadAgent, runAgent, resumeAgent } from './graph/run-agent.js';
+export type { LoadAgentOptions } from './graph/run-agent.js';
+export type { AgentRun, RunOptions, RunResult, ResumeInput, LlmOverrides } from './graph/run-types.js';
+export type { CompiledAgent, CompiledNode } from './graph/compiled-agent.js';
+export type { AgentSpec, NodeSpec } from './spec/agent-spec.js';
+export { readAgentSpec } from './spec/read-agent-spec.js';
+
+// Errors and events
+export { AgentError, ERROR_CODES, toAgentError } from './errors/agent-error.js';
+export type { ErrorCode, AgentErrorJson } from './errors/agent-error.js';
+export { EVENT_TYPES } from './events/event.js';
+export type { AgentEvent, EventType, RunStatus, StopReason } from './events/event.js';
+export { sanitizeEvent } from './events/redact.js';
+
+// Actions
+export { createActionRegistry } from './actions/registry.js';
+export type { ActionRegistry } from './actions/registry.js';
+export type { ActionDefinition, ActionContext, ActionCompiler, JsonSchema } from './actions/types.js';
+
+// Models
+export { createProvider } from './llm/create-provider.js';
+export { createScriptedModel } from './llm/scripted-model.js';
+export { probeEndpoint } from './llm/probe.js';
+export type { LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, ChatMessage, ToolCall } from './llm/types.js';
+
+// Storage
+export { createMemoryStores } from './storage/memory-store.js';
+export type { TraceStore, CheckpointStore, RunRecord, Checkpoint, RunPage, ListRunsOptions, RetentionPolicy } from './storage/trace-store.js';
+
+// Reflection review
+export { reviewRun } from './reflection/review/review-run.js';
