@@ -1,0 +1,87 @@
+/**
+ * Text values over Deno KV, whose values are limited to 64 KiB: a text longer than `maxBytes` is
+ * stored as numbered pieces under `[...key, i]` with a small header at `key`, all in one atomic
+ * commit. Every failure becomes STORAGE_ERROR naming the operation.
+ */
+import { AgentError } from '../../src/errors/agent-error.js';
+import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from './deno-kv-like.js';
+
+/** What is stored at the main key: the whole text, or how many pieces follow. */
+type Stored = { text: string } | { pieces: number };
+
+/** Splits text into pieces of at most `maxBytes` UTF-8 bytes, never inside a character. */
+export function splitText(text: string, maxBytes: number): string[] {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= maxBytes) return [text];
+  const decoder = new TextDecoder();
+  const pieces: string[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    let end = Math.min(start + maxBytes, bytes.length);
+    while (end < bytes.length && end > start && (bytes[end]! & 0xc0) === 0x80) end -= 1;
+    pieces.push(decoder.decode(bytes.subarray(start, end)));
+    start = end;
+  }
+  return pieces;
+}
+
+/** Adds the writes of one text value to an atomic operation. */
+export function setText(atomic: DenoKvAtomic, key: DenoKvKey, text: string, maxBytes: number, expireIn: number | undefined): DenoKvAtomic {
+  const options = expireIn === undefined ? undefined : { expireIn };
+  const pieces = splitText(text, maxBytes);
+  if (pieces.length === 1) return atomic.set(key, { text } satisfies Stored, options);
+  atomic.set(key, { pieces: pieces.length } satisfies Stored, options);
+  pieces.forEach((piece, index) => atomic.set([...key, index], piece, options));
+  return atomic;
+}
+
+/** Reads a text value written by `setText`, or undefined. */
+export async function getText(kv: DenoKvLike, key: DenoKvKey): Promise<string | undefined> {
+  const entry = await guard('get', () => kv.get<Stored>(key));
+  const stored = entry.value;
+  if (stored === null) return undefined;
+  if ('text' in stored) return stored.text;
+  const pieces = await Promise.all(Array.from({ length: stored.pieces }, (_, index) => guard('get', () => kv.get<string>([...key, index]))));
+  if (pieces.some((piece) => piece.value === null)) return undefined;
+  return pieces.map((piece) => piece.value).join('');
+}
+
+/** Parses a JSON text value, or undefined. */
+export async function getJson<T>(kv: DenoKvLike, key: DenoKvKey): Promise<T | undefined> {
+  const text = await getText(kv, key);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw storageError('parse', error);
+  }
+}
+
+/** Commits an atomic operation; a failed check is the caller's business, a throw is STORAGE_ERROR. */
+export async function commit(atomic: DenoKvAtomic): Promise<boolean> {
+  return (await guard('commit', () => atomic.commit())).ok;
+}
+
+/** Every key under a prefix (following the list to its end). */
+export async function listKeys(kv: DenoKvLike, prefix: DenoKvKey, options: { reverse?: boolean } = {}): Promise<DenoKvKey[]> {
+  return guard('list', async () => {
+    const keys: DenoKvKey[] = [];
+    for await (const entry of kv.list({ prefix }, options)) keys.push(entry.key);
+    return keys;
+  });
+}
+
+/** Runs a Deno KV call, turning any failure into STORAGE_ERROR. */
+export async function guard<T>(operation: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw storageError(operation, error);
+  }
+}
+
+function storageError(operation: string, error: unknown): AgentError {
+  if (AgentError.isInstance(error)) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new AgentError('STORAGE_ERROR', `Deno KV ${operation} failed: ${reason}`, { details: { backend: 'deno-kv', operation, reason }, cause: error });
+}

@@ -1,0 +1,32 @@
+/**
+ * The Deno KV stores, tested for real: spawns the `deno` binary from node_modules on
+ * deno-kv-conformance.ts, which runs the shared storage conformance suite inside Deno over
+ * `Deno.openKv(':memory:')`, and checks every case passed.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const deno = path.join(root, 'node_modules/.bin/deno');
+
+interface Outcome {
+  shimFails: boolean;
+  results: Array<{ name: string; status: string; error?: string }>;
+}
+
+describe('deno-kv adapter in Deno', () => {
+  it('passes the storage conformance suite (default and 2 KiB values)', async () => {
+    const { stdout } = await promisify(execFile)(
+      deno,
+      ['run', '--quiet', '--unstable-kv', '--sloppy-imports', '--import-map', 'tests/deno/import-map.json', 'tests/deno/deno-kv-conformance.ts'],
+      { cwd: root, timeout: 120_000, env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' } },
+    );
+    const outcome = JSON.parse(stdout.trim().split('\n').pop()!) as Outcome;
+    expect(outcome.shimFails).toBe(true);
+    const failed = outcome.results.filter((result) => result.status === 'failed');
+    expect(failed).toEqual([]);
+    expect(outcome.results.filter((result) => result.status === 'passed').length).toBeGreaterThanOrEqual(34);
+  }, 150_000);
+});
