@@ -67,6 +67,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
       const stream = options.stream === true;
       const started = Date.now();
       let attempts = 0;
+      let responded = false;
       const emitSafely = (type: EventType, data: Record<string, unknown>): void => environment.emit(type, data);
 
       const requestEvent: Record<string, unknown> = {
@@ -80,8 +81,8 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
       if (environment.capturePayloads) requestEvent.request = requestPayload(request, secrets);
       try {
         const provider = providerFor(connection);
-        attempts = 1;
         environment.budget.beforeLlmCall();
+        attempts = 1;
         emitSafely('llm_request', requestEvent);
         const hooks: LlmCallHooks = {
           beforeRetry(retry) {
@@ -93,7 +94,6 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
         const response = stream
           ? await streamResponse(provider, request, environment, hooks, label)
           : await provider.generate(request, environment.signal, hooks);
-        environment.budget.afterLlmCall(response.usage);
         const responseEvent: Record<string, unknown> = {
           model: isScripted ? SCRIPTED_MODEL_NAME : response.model,
           usage: response.usage,
@@ -106,10 +106,12 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
         if (response.finish_reason === 'length') responseEvent.truncated = true;
         if (environment.capturePayloads) responseEvent.response = responsePayload(response, secrets);
         emitSafely('llm_response', responseEvent);
+        responded = true;
+        environment.budget.afterLlmCall(response.usage);
         return isScripted ? { ...response, model: SCRIPTED_MODEL_NAME } : response;
       } catch (error) {
         const typed = redactError(toAgentError(error, 'LLM_BAD_RESPONSE'), secrets);
-        if (attempts > 0 && typed.code !== 'BUDGET_EXCEEDED') {
+        if (attempts > 0 && !responded) {
           emitSafely('llm_response', { model, error: { code: typed.code, message: typed.message }, duration_ms: Date.now() - started, attempts, ...label });
         }
         throw typed;
