@@ -1,0 +1,125 @@
+/**
+ * `compileTemplate`: one Jinja template string, parsed once at agent load, rendered many times by
+ * walking the kept syntax tree (no code generation). A string that is exactly one `{{ expr }}`
+ * renders to the expression's native value; anything else renders to a string.
+ */
+import { Environment } from '@huggingface/jinja';
+import { AgentError } from '../errors/agent-error.js';
+import {
+  type RuntimeValue,
+  LazyRecordMap,
+  isInteger,
+  makeArray,
+  makeFunction,
+  makeInteger,
+  toNativeValue,
+  toText,
+} from './jinja-runtime.js';
+import { type PreparedProgram, describeNode, prepareProgram, snippet } from './prepare-program.js';
+import { RenderBudget, resolveTemplateLimits } from './render-budget.js';
+import { TemplateInterpreter } from './template-interpreter.js';
+import type { CompiledTemplate, TemplateLimits, TemplateLocation, TemplateOptions, TemplateScope } from './types.js';
+
+/**
+ * Parses `source` once. Syntax errors, unknown filters and unknown tests throw `TEMPLATE_ERROR`
+ * naming `where` and the expression.
+ *
+ * @example
+ * const greeting = compileTemplate('Hello {{ state.name | default("you") }}!', { node: 'greet', field: 'with.prompt' });
+ * greeting.render({ state: {} }); // 'Hello you!'
+ * compileTemplate('{{ state.items }}', {}).render({ state: { items: [1, 2] } }); // [1, 2]
+ */
+export function compileTemplate(source: string, where: TemplateLocation = {}, options: TemplateOptions = {}): CompiledTemplate {
+  if (typeof source !== 'string') {
+    throw new AgentError('TEMPLATE_ERROR', `a template must be a string, got ${typeof source}`, { ...where });
+  }
+  const limits = resolveTemplateLimits(options.limits);
+  let prepared: PreparedProgram;
+  try {
+    prepared = prepareProgram(source);
+  } catch (error) {
+    throw locate(error, where, source, undefined);
+  }
+  const globals = createGlobals();
+  return {
+    source,
+    isLone: prepared.lone !== undefined,
+    render(scope: TemplateScope): unknown {
+      return renderPrepared(prepared, globals, limits, scope, where, source);
+    },
+  };
+}
+
+function renderPrepared(
+  prepared: PreparedProgram,
+  globals: Environment,
+  limits: TemplateLimits,
+  scope: TemplateScope,
+  where: TemplateLocation,
+  source: string,
+): unknown {
+  const budget = new RenderBudget(limits);
+  const environment = new Environment(globals);
+  const variables = new LazyRecordMap(scope ?? {});
+  if (!variables.has('range')) variables.set('range', createRange(budget));
+  environment.variables = variables;
+  const interpreter = new TemplateInterpreter(environment, budget, prepared);
+  try {
+    if (prepared.lone !== undefined) return toNativeValue(interpreter.evaluate(prepared.lone, environment));
+    return toText(interpreter.run(prepared.program));
+  } catch (error) {
+    const expression = interpreter.currentExpression ?? prepared.lone;
+    throw locate(error, where, source, expression === undefined ? undefined : describeNode(expression));
+  }
+}
+
+/** Globals shared by every render of one template (nothing in them can be changed by a template). */
+function createGlobals(): Environment {
+  const globals = new Environment();
+  globals.set('true', true);
+  globals.set('false', false);
+  globals.set('none', null);
+  globals.set('True', true);
+  globals.set('False', false);
+  globals.set('None', null);
+  globals.variables.set(
+    'raise_exception',
+    makeFunction((args) => {
+      throw new AgentError('TEMPLATE_ERROR', `raise_exception: ${args[0] === undefined ? 'raised' : toText(args[0])}`);
+    }),
+  );
+  return globals;
+}
+
+/** Python's `range`, refusing before allocation anything past the render's iteration budget. */
+function createRange(budget: RenderBudget): RuntimeValue {
+  return makeFunction((args) => {
+    const numbers = args.map((value) => {
+      if (!isInteger(value)) throw new AgentError('TEMPLATE_ERROR', `range() takes integers, got ${value.type}`);
+      return value.value;
+    });
+    if (numbers.length === 0 || numbers.length > 3) throw new AgentError('TEMPLATE_ERROR', 'range() takes 1 to 3 integers');
+    const [start, stop, step] = numbers.length === 1 ? [0, numbers[0]!, 1] : [numbers[0]!, numbers[1]!, numbers[2] ?? 1];
+    if (step === 0) throw new AgentError('TEMPLATE_ERROR', 'range() step must not be zero');
+    const count = Math.max(0, Math.ceil((stop - start) / step));
+    budget.rangeItems(count);
+    const items: RuntimeValue[] = new Array(count);
+    for (let index = 0; index < count; index++) items[index] = makeInteger(start + index * step);
+    return makeArray(items);
+  });
+}
+
+/** Turns anything thrown while compiling or rendering into an AgentError naming where and what. */
+function locate(error: unknown, where: TemplateLocation, source: string, expression: string | undefined): AgentError {
+  const shown = expression ?? snippet(source);
+  if (AgentError.isInstance(error)) {
+    // Syntax errors already name their expression.
+    const named = typeof error.details.expression === 'string';
+    const message = named ? error.message : `${error.message} in ${shown}`;
+    return new AgentError(error.code, message, { ...where, details: { expression: shown, ...error.details }, cause: error });
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  // The engine's own stack or string length running out is a size problem, not a bug in the text.
+  const code = error instanceof RangeError ? 'TEMPLATE_LIMIT' : 'TEMPLATE_ERROR';
+  return new AgentError(code, `${reason} in ${shown}`, { ...where, details: { expression: shown, reason }, cause: error });
+}

@@ -1,0 +1,237 @@
+/**
+ * The bridge to @huggingface/jinja's runtime values. The package exports only `Environment`,
+ * `Interpreter`, `tokenize` and `parse`; its value classes are reached once, at module load, by
+ * converting one probe value each (the constructors are constants and never changed).
+ *
+ * JS data becomes runtime values lazily: an object's key is converted when a template reads it,
+ * so rendering a prompt does not copy the whole run state on every render. Only own properties
+ * are visible and `__proto__`/`constructor`/`prototype` never are.
+ */
+import { Environment, type Interpreter } from '@huggingface/jinja';
+import { AgentError } from '../errors/agent-error.js';
+
+/** Any value the interpreter produces (IntegerValue, StringValue, ObjectValue, ...). */
+export type RuntimeValue = ReturnType<Interpreter['evaluate']>;
+/** A node of the parsed template (the library types it as `Statement`). */
+export type TemplateNode = NonNullable<Parameters<Interpreter['evaluate']>[0]>;
+
+type ValueConstructor<T> = new (value: T) => RuntimeValue;
+
+function constructorOf<T>(probe: unknown): ValueConstructor<T> {
+  return new Environment().set('probe', probe).constructor as ValueConstructor<T>;
+}
+
+const IntegerValue = constructorOf<number>(1);
+const FloatValue = constructorOf<number>(1.5);
+const StringValue = constructorOf<string>('');
+const BooleanValue = constructorOf<boolean>(true);
+const NullValue = constructorOf<null>(null);
+const UndefinedValue = constructorOf<undefined>(undefined);
+const ArrayValue = constructorOf<RuntimeValue[]>([]);
+const ObjectValue = constructorOf<Map<string, RuntimeValue>>({});
+const FunctionValue = constructorOf<(args: RuntimeValue[], scope: Environment) => RuntimeValue>(() => null);
+
+/** Keys that are never read from or written into objects built from template data. */
+export const BLOCKED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Deepest nesting converted back to JS (state is JSON; deeper means a cycle or a bomb). */
+const MAX_NATIVE_DEPTH = 200;
+
+export const makeInteger = (value: number): RuntimeValue => new IntegerValue(value);
+export const makeFloat = (value: number): RuntimeValue => new FloatValue(value);
+export const makeString = (value: string): RuntimeValue => new StringValue(value);
+export const makeBoolean = (value: boolean): RuntimeValue => new BooleanValue(value);
+export const makeNull = (): RuntimeValue => new NullValue(null);
+export const makeUndefined = (): RuntimeValue => new UndefinedValue(undefined);
+export const makeArray = (items: RuntimeValue[]): RuntimeValue => new ArrayValue(items);
+export const makeObject = (entries: Map<string, RuntimeValue>): RuntimeValue => new ObjectValue(entries);
+export const makeFunction = (body: (args: RuntimeValue[]) => RuntimeValue): RuntimeValue => new FunctionValue(body);
+
+/** A number as the library types it: integers stay integers, everything else is a float. */
+export const makeNumber = (value: number): RuntimeValue => (Number.isInteger(value) ? makeInteger(value) : makeFloat(value));
+
+export const isString = (value: RuntimeValue): value is RuntimeValue & { value: string } => value.type === 'StringValue';
+export const isInteger = (value: RuntimeValue): value is RuntimeValue & { value: number } => value.type === 'IntegerValue';
+export const isNumber = (value: RuntimeValue): value is RuntimeValue & { value: number } =>
+  value.type === 'IntegerValue' || value.type === 'FloatValue';
+export const isBoolean = (value: RuntimeValue): value is RuntimeValue & { value: boolean } => value.type === 'BooleanValue';
+export const isNull = (value: RuntimeValue): boolean => value.type === 'NullValue';
+export const isUndefined = (value: RuntimeValue): boolean => value.type === 'UndefinedValue';
+export const isArray = (value: RuntimeValue): value is RuntimeValue & { value: RuntimeValue[] } =>
+  value.type === 'ArrayValue' || value.type === 'TupleValue';
+/** Objects, namespaces and keyword-argument bags: anything keyed by strings. */
+export const isMapping = (value: RuntimeValue): value is RuntimeValue & { value: Map<string, RuntimeValue> } =>
+  value.type === 'ObjectValue' || value.type === 'NamespaceValue' || value.type === 'KeywordArgumentsValue';
+export const isFunction = (value: RuntimeValue): boolean => value.type === 'FunctionValue';
+
+/** True when `key` is an own, readable property of a data object. */
+export function isReadableKey(source: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(source, key) && !BLOCKED_KEYS.has(key);
+}
+
+/**
+ * A Map over a JS object that converts each value on first read. Whole-map operations (size,
+ * iteration) convert everything once, keeping the object's key order.
+ */
+export class LazyRecordMap extends Map<string, RuntimeValue> {
+  readonly source: Readonly<Record<string, unknown>>;
+  #complete = false;
+  /** True once a template wrote into the map (then `source` no longer describes it). */
+  modified = false;
+
+  constructor(source: Readonly<Record<string, unknown>>) {
+    super();
+    this.source = source;
+  }
+
+  override get(key: string): RuntimeValue | undefined {
+    const cached = super.get(key);
+    if (cached !== undefined || this.#complete) return cached;
+    if (!isReadableKey(this.source, key)) return undefined;
+    const value = toRuntimeValue(this.source[key]);
+    super.set(key, value);
+    return value;
+  }
+
+  override has(key: string): boolean {
+    return super.has(key) || (!this.#complete && isReadableKey(this.source, key));
+  }
+
+  override set(key: string, value: RuntimeValue): this {
+    this.modified = true;
+    return super.set(key, value);
+  }
+
+  override delete(key: string): boolean {
+    this.#fill();
+    this.modified = true;
+    return super.delete(key);
+  }
+
+  override get size(): number {
+    this.#fill();
+    return super.size;
+  }
+
+  override entries(): MapIterator<[string, RuntimeValue]> {
+    this.#fill();
+    return super.entries();
+  }
+
+  override keys(): MapIterator<string> {
+    this.#fill();
+    return super.keys();
+  }
+
+  override values(): MapIterator<RuntimeValue> {
+    this.#fill();
+    return super.values();
+  }
+
+  override forEach(callback: (value: RuntimeValue, key: string, map: Map<string, RuntimeValue>) => void, thisArg?: unknown): void {
+    this.#fill();
+    super.forEach(callback, thisArg);
+  }
+
+  override [Symbol.iterator](): MapIterator<[string, RuntimeValue]> {
+    this.#fill();
+    return super.entries();
+  }
+
+  #fill(): void {
+    if (this.#complete) return;
+    this.#complete = true;
+    const cached = new Map(super.entries());
+    super.clear();
+    for (const key of Object.keys(this.source)) {
+      if (BLOCKED_KEYS.has(key)) continue;
+      super.set(key, cached.get(key) ?? toRuntimeValue(this.source[key]));
+      cached.delete(key);
+    }
+    for (const [key, value] of cached) super.set(key, value);
+  }
+}
+
+/** Converts JS data into a runtime value; objects convert lazily, functions are never exposed. */
+export function toRuntimeValue(input: unknown): RuntimeValue {
+  switch (typeof input) {
+    case 'string':
+      return makeString(input);
+    case 'number':
+      return makeNumber(input);
+    case 'boolean':
+      return makeBoolean(input);
+    case 'bigint':
+      return makeNumber(Number(input));
+    case 'undefined':
+      return makeUndefined();
+    case 'object':
+      if (input === null) return makeNull();
+      if (Array.isArray(input)) return makeArray(input.map(toRuntimeValue));
+      if (input instanceof Date) return makeString(input.toISOString());
+      return makeObject(new LazyRecordMap(input as Record<string, unknown>));
+    default:
+      return makeUndefined();
+  }
+}
+
+/**
+ * Converts a runtime value back to fresh JS data (objects and lists are new; unread parts of
+ * lazily converted objects are copied straight from their source).
+ */
+export function toNativeValue(value: RuntimeValue, depth = 0): unknown {
+  if (depth > MAX_NATIVE_DEPTH) {
+    throw new AgentError('TEMPLATE_ERROR', `value nested deeper than ${MAX_NATIVE_DEPTH} levels`);
+  }
+  switch (value.type) {
+    case 'IntegerValue':
+    case 'FloatValue':
+    case 'StringValue':
+    case 'BooleanValue':
+      return value.value;
+    case 'NullValue':
+      return null;
+    case 'UndefinedValue':
+      return undefined;
+    case 'ArrayValue':
+    case 'TupleValue':
+      return (value.value as RuntimeValue[]).map((item) => toNativeValue(item, depth + 1));
+    case 'ObjectValue':
+    case 'NamespaceValue':
+    case 'KeywordArgumentsValue': {
+      const entries = value.value as Map<string, RuntimeValue>;
+      if (entries instanceof LazyRecordMap && !entries.modified) return copyData(entries.source, depth);
+      const result: Record<string, unknown> = {};
+      for (const [key, item] of entries) {
+        if (!BLOCKED_KEYS.has(key)) result[key] = toNativeValue(item, depth + 1);
+      }
+      return result;
+    }
+    default:
+      throw new AgentError('TEMPLATE_ERROR', 'the expression gives a function, not a value');
+  }
+}
+
+/** Deep copy of JSON-like data: own keys only, blocked keys and functions dropped. */
+export function copyData(input: unknown, depth = 0): unknown {
+  if (depth > MAX_NATIVE_DEPTH) {
+    throw new AgentError('TEMPLATE_ERROR', `value nested deeper than ${MAX_NATIVE_DEPTH} levels`);
+  }
+  if (input === null || typeof input !== 'object') return typeof input === 'function' ? undefined : input;
+  if (Array.isArray(input)) return input.map((item) => copyData(item, depth + 1));
+  if (input instanceof Date) return input.toISOString();
+  const result: Record<string, unknown> = {};
+  for (const key of Object.keys(input)) {
+    if (!BLOCKED_KEYS.has(key)) result[key] = copyData((input as Record<string, unknown>)[key], depth + 1);
+  }
+  return result;
+}
+
+/** The text a value prints as: null and undefined print nothing, lists and objects as JSON. */
+export function toText(value: RuntimeValue): string {
+  if (value.type === 'NullValue' || value.type === 'UndefinedValue') return '';
+  if (value.type === 'FunctionValue') {
+    throw new AgentError('TEMPLATE_ERROR', 'cannot print a function; call it or drop it');
+  }
+  return value.toString();
+}

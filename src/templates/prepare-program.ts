@@ -1,0 +1,175 @@
+/**
+ * Compile-time work on one template: tokenize and parse once, decide whether it is a lone
+ * `{{ expr }}`, reject unknown filters and tests, and note what the interpreter needs per node
+ * (which nodes print, which member reads are calls, a tick at the head of every loop body).
+ */
+import { Template, parse, tokenize } from '@huggingface/jinja';
+import { AgentError } from '../errors/agent-error.js';
+import type { TemplateNode } from './jinja-runtime.js';
+import { LOOP_TICK } from './template-interpreter.js';
+import { LIBRARY_FILTERS, TEMPLATE_FILTERS } from './template-filters.js';
+import { LIBRARY_TESTS, TEMPLATE_TESTS } from './template-tests.js';
+
+type Program = ReturnType<typeof parse>;
+
+/** A parsed template with what the interpreter needs to know about its nodes. */
+export interface PreparedProgram {
+  readonly program: Program;
+  /** The expression of a lone `{{ expr }}` template (rendered to its native value). */
+  readonly lone: TemplateNode | undefined;
+  /** Statements whose value is written to the output. */
+  readonly outputNodes: ReadonlySet<TemplateNode>;
+  /** Member reads that are immediately called (`x.items()`): only these may reach built-in methods. */
+  readonly callees: ReadonlySet<TemplateNode>;
+}
+
+/** Statement types that produce no text of their own (their children's output is counted). */
+const BLOCK_TYPES: ReadonlySet<string> = new Set(['If', 'For', 'Set', 'Macro', 'CallStatement', 'FilterStatement', 'Comment', 'Break', 'Continue', LOOP_TICK]);
+const BLOCK_FIELDS = ['body', 'alternate', 'defaultBlock'] as const;
+const SNIPPET_LENGTH = 200;
+
+/** Parses `source`; throws `TEMPLATE_ERROR` (no location; the caller adds it) on bad syntax or names. */
+export function prepareProgram(source: string): PreparedProgram {
+  const trimmed = source.trim();
+  const loneTokens = tokenizeOrThrow(trimmed, source);
+  const isLone =
+    loneTokens.length >= 3 &&
+    loneTokens[0]!.type === 'OpenExpression' &&
+    loneTokens.at(-1)!.type === 'CloseExpression' &&
+    loneTokens.every((token, index) => index === 0 || (token.type !== 'OpenExpression' && token.type !== 'OpenStatement' && token.type !== 'Text' && token.type !== 'Comment'));
+  // Keep a trailing newline, as TEA's Jinja environment does (keep_trailing_newline); the lexer drops one.
+  const program = parseOrThrow(isLone ? loneTokens : tokenizeOrThrow(source.endsWith('\n') ? source + '\n' : source, source), source);
+  const outputNodes = new Set<TemplateNode>();
+  const callees = new Set<TemplateNode>();
+  visit(program as unknown as NodeRecord, outputNodes, callees);
+  return { program, lone: isLone ? program.body[0] : undefined, outputNodes, callees };
+}
+
+type NodeRecord = Record<string, unknown> & { type: string };
+
+function isNode(value: unknown): value is NodeRecord {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+}
+
+function visit(node: NodeRecord, outputNodes: Set<TemplateNode>, callees: Set<TemplateNode>): void {
+  switch (node.type) {
+    case 'FilterExpression':
+    case 'FilterStatement':
+      checkFilter(node.filter as NodeRecord);
+      break;
+    case 'TestExpression':
+      checkTest(((node.test as NodeRecord).value as string) ?? '');
+      break;
+    case 'CallExpression':
+      if (isNode(node.callee) && node.callee.type === 'MemberExpression') callees.add(node.callee as unknown as TemplateNode);
+      break;
+  }
+  for (const field of BLOCK_FIELDS) {
+    const children = node[field];
+    if (!Array.isArray(children)) continue;
+    for (const child of children) {
+      if (isNode(child) && !BLOCK_TYPES.has(child.type)) outputNodes.add(child as unknown as TemplateNode);
+    }
+  }
+  for (const value of Object.values(node)) {
+    if (Array.isArray(value)) {
+      for (const item of value) if (isNode(item)) visit(item, outputNodes, callees);
+    } else if (value instanceof Map) {
+      for (const [key, item] of value) {
+        if (isNode(key)) visit(key, outputNodes, callees);
+        if (isNode(item)) visit(item, outputNodes, callees);
+      }
+    } else if (isNode(value)) {
+      visit(value, outputNodes, callees);
+    }
+  }
+  if (node.type === 'For' && Array.isArray(node.body)) node.body.unshift({ type: LOOP_TICK });
+}
+
+function checkFilter(filter: NodeRecord): void {
+  const callee = filter.type === 'CallExpression' ? (filter.callee as NodeRecord) : filter;
+  const name = callee.type === 'Identifier' ? String(callee.value) : '';
+  if (TEMPLATE_FILTERS.has(name) || LIBRARY_FILTERS.has(name)) return;
+  const known = [...TEMPLATE_FILTERS.keys(), ...LIBRARY_FILTERS];
+  throw new AgentError('TEMPLATE_ERROR', `unknown filter '${name}'${suggest(name, known)}`, { details: { filter: name } });
+}
+
+function checkTest(name: string): void {
+  if (TEMPLATE_TESTS.has(name) || LIBRARY_TESTS.has(name)) return;
+  const known = [...TEMPLATE_TESTS.keys(), ...LIBRARY_TESTS];
+  throw new AgentError('TEMPLATE_ERROR', `unknown test '${name}'${suggest(name, known)}`, { details: { test: name } });
+}
+
+function tokenizeOrThrow(text: string, source: string): ReturnType<typeof tokenize> {
+  try {
+    return tokenize(text);
+  } catch (error) {
+    throw syntaxError(error, source);
+  }
+}
+
+function parseOrThrow(tokens: ReturnType<typeof tokenize>, source: string): Program {
+  try {
+    return parse(tokens);
+  } catch (error) {
+    throw syntaxError(error, source);
+  }
+}
+
+function syntaxError(error: unknown, source: string): AgentError {
+  const reason = error instanceof Error ? error.message : String(error);
+  const expression = findBrokenExpression(source) ?? snippet(source);
+  return new AgentError('TEMPLATE_ERROR', `template syntax error: ${reason} in ${expression}`, {
+    details: { expression, reason },
+  });
+}
+
+/** The first `{{ ... }}` that does not parse on its own, to point the author at it. */
+function findBrokenExpression(source: string): string | undefined {
+  for (const match of source.matchAll(/\{\{[\s\S]*?\}\}/g)) {
+    try {
+      parse(tokenize(match[0]));
+    } catch {
+      return snippet(match[0]);
+    }
+  }
+  return undefined;
+}
+
+/** A short form of a text for messages. */
+export function snippet(text: string): string {
+  return text.length > SNIPPET_LENGTH ? text.slice(0, SNIPPET_LENGTH) + '…' : text;
+}
+
+/** The source form of a node, e.g. `{{ state.x | upper }}`, for error messages. */
+export function describeNode(node: TemplateNode): string | undefined {
+  try {
+    const formatted = Template.prototype.format.call({ parsed: { type: 'Program', body: [node] } } as unknown as Template);
+    return snippet(formatted.replace(/^\{\{- /, '{{ ').replace(/ -\}\}$/, ' }}').replace(/^\{%- /, '{% ').replace(/ -%\}$/, ' %}'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** "; did you mean 'x'?" for the nearest known name within edit distance 2, else a short list. */
+function suggest(name: string, known: string[]): string {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const candidate of known) {
+    const distance = editDistance(name, candidate);
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best !== undefined ? `; did you mean '${best}'?` : `; known: ${known.sort().join(', ')}`;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}

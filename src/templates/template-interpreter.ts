@@ -1,0 +1,190 @@
+/**
+ * The library's interpreter with tea-edge's rules on top. Every node goes through `evaluate`, so
+ * one override adds: the render budget (steps, loop iterations, output, call depth, string and
+ * list sizes), own-data member access, tea-edge's filters and tests, and string repetition.
+ * Everything else is the library's own evaluation. The interpreter keeps no state between renders:
+ * create one per render.
+ */
+import { Interpreter, type Environment } from '@huggingface/jinja';
+import { AgentError } from '../errors/agent-error.js';
+import {
+  type RuntimeValue,
+  type TemplateNode,
+  isArray,
+  isFunction,
+  isInteger,
+  isNumber,
+  isString,
+  makeArray,
+  makeBoolean,
+  makeFloat,
+  makeInteger,
+  makeNull,
+  makeString,
+} from './jinja-runtime.js';
+import { readMember } from './read-member.js';
+import type { RenderBudget } from './render-budget.js';
+import { type FilterContext, TEMPLATE_FILTERS } from './template-filters.js';
+import { TEMPLATE_TESTS } from './template-tests.js';
+import type { PreparedProgram } from './prepare-program.js';
+
+/** Node type of the marker put at the head of every loop body: one per iteration. */
+export const LOOP_TICK = 'TeaEdgeLoopTick';
+
+interface NamedNode {
+  type: string;
+  value: string;
+}
+interface CallNode {
+  type: string;
+  callee: TemplateNode;
+  args: TemplateNode[];
+}
+interface MemberNode {
+  object: TemplateNode;
+  property: TemplateNode & { value?: unknown };
+  computed: boolean;
+}
+
+/** The library's private helpers reused here (present in the pinned 0.5.x; covered by tests). */
+interface InterpreterInternals {
+  evaluateArguments(args: TemplateNode[], environment: Environment): [RuntimeValue[], Map<string, RuntimeValue>];
+  evaluateBlock(statements: TemplateNode[], environment: Environment): RuntimeValue;
+  applyFilter(operand: RuntimeValue, filter: NamedNode | CallNode, environment: Environment): RuntimeValue;
+}
+
+export class TemplateInterpreter extends Interpreter {
+  readonly #budget: RenderBudget;
+  readonly #program: PreparedProgram;
+  /** The innermost printed expression, `if` test or loop source: named in render errors. */
+  currentExpression: TemplateNode | undefined;
+
+  constructor(environment: Environment, budget: RenderBudget, program: PreparedProgram) {
+    super(environment);
+    this.#budget = budget;
+    this.#program = program;
+  }
+
+  override evaluate(statement: TemplateNode | undefined, environment: Environment): RuntimeValue {
+    if (statement === undefined) return super.evaluate(statement, environment);
+    this.#budget.step();
+    if (!this.#program.outputNodes.has(statement)) return this.#evaluateNode(statement, environment);
+    this.currentExpression = statement;
+    const value = this.#evaluateNode(statement, environment);
+    if (isFunction(value)) throw new AgentError('TEMPLATE_ERROR', 'cannot print a function; call it or drop it');
+    if (isString(value)) this.#budget.output(value.value.length);
+    else if (value.type !== 'NullValue' && value.type !== 'UndefinedValue') this.#budget.output(value.toString().length);
+    return value;
+  }
+
+  #evaluateNode(statement: TemplateNode, environment: Environment): RuntimeValue {
+    switch (statement.type) {
+      case LOOP_TICK:
+        this.#budget.iteration();
+        return makeNull();
+      case 'If':
+        this.currentExpression = (statement as unknown as { test: TemplateNode }).test;
+        return super.evaluate(statement, environment);
+      case 'For':
+        this.currentExpression = (statement as unknown as { iterable: TemplateNode }).iterable;
+        return super.evaluate(statement, environment);
+      case 'MemberExpression':
+        return this.#member(statement as unknown as MemberNode, statement, environment);
+      case 'FilterExpression': {
+        const node = statement as unknown as { operand: TemplateNode; filter: NamedNode | CallNode };
+        if (!TEMPLATE_FILTERS.has(filterName(node.filter))) return this.#checked(super.evaluate(statement, environment));
+        return this.#filter(node.filter, this.evaluate(node.operand, environment), environment);
+      }
+      case 'FilterStatement': {
+        const node = statement as unknown as { body: TemplateNode[]; filter: NamedNode | CallNode };
+        if (!TEMPLATE_FILTERS.has(filterName(node.filter))) return this.#checked(super.evaluate(statement, environment));
+        return this.#filter(node.filter, this.#internals.evaluateBlock(node.body, environment), environment);
+      }
+      case 'TestExpression': {
+        const node = statement as unknown as { operand: TemplateNode; negate: boolean; test: NamedNode };
+        const test = TEMPLATE_TESTS.get(node.test.value);
+        if (test === undefined) return super.evaluate(statement, environment);
+        return makeBoolean(test(this.evaluate(node.operand, environment)) !== node.negate);
+      }
+      case 'BinaryExpression': {
+        const node = statement as unknown as { operator: { value: string }; left: TemplateNode; right: TemplateNode };
+        if (node.operator.value === '*') return this.#multiply(this.evaluate(node.left, environment), this.evaluate(node.right, environment));
+        return this.#checked(super.evaluate(statement, environment));
+      }
+      case 'CallExpression':
+      case 'CallStatement':
+        this.#budget.enterCall();
+        try {
+          return this.#checked(super.evaluate(statement, environment));
+        } finally {
+          this.#budget.leaveCall();
+        }
+      default:
+        return super.evaluate(statement, environment);
+    }
+  }
+
+  get #internals(): InterpreterInternals {
+    return this as unknown as InterpreterInternals;
+  }
+
+  #member(node: MemberNode, statement: TemplateNode, environment: Environment): RuntimeValue {
+    // Slices are the library's (bounded by the sliced value's size).
+    if (node.computed && node.property.type === 'SliceExpression') return super.evaluate(statement, environment);
+    const target = this.evaluate(node.object, environment);
+    let key: RuntimeValue;
+    if (node.computed) key = this.evaluate(node.property, environment);
+    else if (node.property.type === 'IntegerLiteral') key = makeInteger(node.property.value as number);
+    else key = makeString(node.property.value as string);
+    return readMember(target, key, this.#program.callees.has(statement));
+  }
+
+  #filter(filter: NamedNode | CallNode, operand: RuntimeValue, environment: Environment): RuntimeValue {
+    const [args, keywords] =
+      filter.type === 'CallExpression' ? this.#internals.evaluateArguments((filter as CallNode).args, environment) : [[], new Map()];
+    const name = filterName(filter);
+    return this.#checked(TEMPLATE_FILTERS.get(name)!(operand, args, keywords, this.#filterContext(environment)));
+  }
+
+  #filterContext(environment: Environment): FilterContext {
+    return {
+      budget: this.#budget,
+      applyFilter: (name, operand, args) => {
+        const own = TEMPLATE_FILTERS.get(name);
+        if (own !== undefined) return own(operand, args, new Map(), this.#filterContext(environment));
+        if (args.length > 0) throw new AgentError('TEMPLATE_ERROR', `map: filter '${name}' takes no arguments here`);
+        return this.#internals.applyFilter(operand, { type: 'Identifier', value: name }, environment);
+      },
+    };
+  }
+
+  /** `*`: numbers multiply; a string or list times an integer repeats, within the size limit. */
+  #multiply(left: RuntimeValue, right: RuntimeValue): RuntimeValue {
+    if (isNumber(left) && isNumber(right)) {
+      const product = left.value * right.value;
+      return isInteger(left) && isInteger(right) ? makeInteger(product) : makeFloat(product);
+    }
+    const [sequence, times] = isInteger(right) ? [left, right.value] : isInteger(left) ? [right, left.value] : [left, NaN];
+    if (Number.isInteger(times) && (isString(sequence) || isArray(sequence))) {
+      const count = Math.max(times, 0);
+      this.#budget.size(sequence.value.length * count);
+      if (isString(sequence)) return makeString(sequence.value.repeat(count));
+      const items: RuntimeValue[] = [];
+      for (let index = 0; index < count; index++) items.push(...(sequence.value as RuntimeValue[]));
+      return makeArray(items);
+    }
+    throw new AgentError('TEMPLATE_ERROR', `cannot multiply ${left.type} by ${right.type}`);
+  }
+
+  /** Strings and lists built by an operation stay within the size limit. */
+  #checked(value: RuntimeValue): RuntimeValue {
+    if (isString(value) || isArray(value)) this.#budget.size(value.value.length);
+    return value;
+  }
+}
+
+function filterName(filter: NamedNode | CallNode): string {
+  if (filter.type === 'Identifier') return (filter as NamedNode).value;
+  const callee = (filter as CallNode).callee as unknown as NamedNode;
+  return callee.type === 'Identifier' ? callee.value : '';
+}

@@ -1,0 +1,84 @@
+/** Python/Jinja text and number semantics used by the filters (`int`, `float`, `replace`, ...). */
+import { AgentError } from '../errors/agent-error.js';
+
+const DIGITS_BY_BASE: Readonly<Record<number, RegExp>> = {
+  2: /^[+-]?(0b)?[01]+$/i,
+  8: /^[+-]?(0o)?[0-7]+$/i,
+  10: /^[+-]?\d+$/,
+  16: /^[+-]?(0x)?[0-9a-f]+$/i,
+};
+
+const FLOAT_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/** Jinja's `int`: integer text in `base`, else float text truncated; undefined when neither. */
+export function parseIntegerText(text: string, base: number): number | undefined {
+  const trimmed = text.trim().replace(/_/g, '');
+  const pattern = DIGITS_BY_BASE[base];
+  if (pattern === undefined) throw new AgentError('TEMPLATE_ERROR', `int: base must be 2, 8, 10 or 16, got ${base}`);
+  if (pattern.test(trimmed)) {
+    const negative = trimmed.startsWith('-');
+    const digits = trimmed.replace(/^[+-]/, '').replace(/^0[box]/i, '');
+    const value = parseInt(digits, base);
+    return negative ? -value : value;
+  }
+  const asFloat = base === 10 ? parseFloatText(trimmed) : undefined;
+  return asFloat === undefined || !Number.isFinite(asFloat) ? undefined : Math.trunc(asFloat);
+}
+
+/** Python `float()` on text: decimal or exponent notation, `inf`, `nan`; undefined otherwise. */
+export function parseFloatText(text: string): number | undefined {
+  const trimmed = text.trim().replace(/_/g, '');
+  if (FLOAT_TEXT.test(trimmed)) return Number(trimmed);
+  const word = trimmed.toLowerCase().replace(/^\+/, '');
+  if (word === 'inf' || word === 'infinity') return Infinity;
+  if (word === '-inf' || word === '-infinity') return -Infinity;
+  if (word === 'nan' || word === '-nan') return NaN;
+  return undefined;
+}
+
+/** Python `str.replace` (an empty `old` inserts between characters); the result size is checked first. */
+export function pythonReplace(text: string, old: string, replacement: string, count: number, maxChars: number): string {
+  const limit = count < 0 ? Infinity : count;
+  if (old === '') {
+    const characters = Array.from(text);
+    const inserts = Math.min(characters.length + 1, limit);
+    if (text.length + inserts * replacement.length > maxChars) throw sizeError(maxChars);
+    let result = '';
+    for (let index = 0; index <= characters.length; index++) {
+      if (index < inserts) result += replacement;
+      if (index < characters.length) result += characters[index];
+    }
+    return result;
+  }
+  const parts = text.split(old);
+  const replacements = Math.min(parts.length - 1, limit);
+  if (text.length + replacements * (replacement.length - old.length) > maxChars) throw sizeError(maxChars);
+  if (replacements === parts.length - 1) return parts.join(replacement);
+  return parts.slice(0, replacements + 1).join(replacement) + old + parts.slice(replacements + 1).join(old);
+}
+
+function sizeError(maxChars: number): AgentError {
+  return new AgentError('TEMPLATE_LIMIT', `replace: the result would exceed the limit of ${maxChars} characters`);
+}
+
+/** Jinja's `round`: `common` rounds half to even (Python's `round`), or `ceil` / `floor`. */
+export function roundNumber(value: number, precision: number, method: 'common' | 'ceil' | 'floor'): number {
+  const factor = 10 ** precision;
+  const scaled = value * factor;
+  if (method === 'ceil') return Math.ceil(scaled) / factor;
+  if (method === 'floor') return Math.floor(scaled) / factor;
+  const floor = Math.floor(scaled);
+  const difference = scaled - floor;
+  const rounded = difference > 0.5 || (difference === 0.5 && floor % 2 !== 0) ? floor + 1 : floor;
+  return rounded / factor;
+}
+
+/** Jinja's `truncate(length, killwords, end, leeway)`. */
+export function truncateText(text: string, length: number, killWords: boolean, end: string, leeway: number): string {
+  if (length < end.length) throw new AgentError('TEMPLATE_ERROR', `truncate: length must be at least ${end.length}`);
+  if (text.length <= length + leeway) return text;
+  const cut = text.slice(0, length - end.length);
+  if (killWords) return cut + end;
+  const lastSpace = cut.lastIndexOf(' ');
+  return (lastSpace === -1 ? cut : cut.slice(0, lastSpace)) + end;
+}
