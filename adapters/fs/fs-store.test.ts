@@ -42,9 +42,24 @@ describe('fs store specifics', () => {
       expect(await second.checkpointStore.claim('run-1', 'cp-1')).toBe(true);
       expect(await first.checkpointStore.claim('run-1', 'cp-1')).toBe(false);
       await second.traceStore.appendEvents('run-1', [makeEvent('run-1', 3)]);
+      await second.traceStore.flush('run-1');
       expect((await first.traceStore.readEvents('run-1')).map((event) => event.seq)).toEqual([1, 2, 3]);
       const lines = (await readFile(path.join(directory, 'runs', 'run-1', 'events.ndjson'), 'utf8')).trim().split('\n');
       expect(lines.map((line) => JSON.parse(line).seq)).toEqual([1, 2, 3]);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('appends buffered events every 200 events and the rest on flush', async () => {
+    const directory = await temporaryDirectory();
+    try {
+      const { traceStore } = createFsStores(directory);
+      for (let seq = 1; seq <= 250; seq++) await traceStore.appendEvents('run-1', [makeEvent('run-1', seq)]);
+      const eventsPath = path.join(directory, 'runs', 'run-1', 'events.ndjson');
+      expect((await readFile(eventsPath, 'utf8')).trim().split('\n')).toHaveLength(200);
+      await traceStore.flush('run-1');
+      expect((await readFile(eventsPath, 'utf8')).trim().split('\n')).toHaveLength(250);
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
@@ -55,6 +70,7 @@ describe('fs store specifics', () => {
     try {
       const { traceStore } = createFsStores(directory);
       await traceStore.appendEvents('run-1', [makeEvent('run-1', 1)]);
+      await traceStore.flush('run-1');
       const eventsPath = path.join(directory, 'runs', 'run-1', 'events.ndjson');
       await appendFile(eventsPath, '{"type":"log","run_id":"run-1","se');
       expect((await traceStore.readEvents('run-1')).map((event) => event.seq)).toEqual([1]);

@@ -11,8 +11,10 @@
  * <dir>/insights/<agent>.json         insights of an agent (atomic write)
  * ```
  *
- * Guarantees: operations on one run are serialised within a store; `appendEvents` writes through
- * (`flush` waits for pending writes of the run); a torn last line of `events.ndjson` (a crash mid
+ * Guarantees: operations on one run are serialised within a store; `appendEvents` buffers and
+ * appends to the file every 200 events or 256 KiB, `flush` appends the rest (the engine flushes at
+ * the end of a run and at every pause, so a later process sees the whole trace; a crash loses at
+ * most the unflushed buffer); `readEvents` flushes the run first; a torn last line of `events.ndjson` (a crash mid
  * append) is ignored on read; record and checkpoint files are never half-written; `claim` is
  * atomic across processes (`open(..., 'wx')`). Listing reads every record (fine for a CLI's
  * thousands of runs, not for millions). Deleting a run removes its whole directory, checkpoint
@@ -38,6 +40,10 @@ import { safeName } from './safe-name.js';
 
 export { safeName } from './safe-name.js';
 
+/** A run's buffered events are appended once this many are waiting (or on flush). */
+const BATCH_EVENTS = 200;
+const BATCH_BYTES = 256 * 1024;
+
 export interface FsStoreOptions {
   /** The clock used for age-based retention (milliseconds since the epoch). */
   now?: () => number;
@@ -62,6 +68,9 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
   /** The tail of each run's chain of pending operations. */
   const pending = new Map<string, Promise<unknown>>();
 
+  /** Event lines appended but not yet written, per run. */
+  const buffers = new Map<string, { lines: string[]; bytes: number }>();
+
   const runDirectory = (runId: string): string => path.join(runsDirectory, safeName(runId));
 
   /** Runs `operation` after the run's earlier operations, keeping the chain alive after failures. */
@@ -74,6 +83,16 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
       if (pending.get(runId) === tail) pending.delete(runId);
     });
     return next;
+  }
+
+  /** Appends the run's buffered lines to its NDJSON file, after the run's earlier operations. */
+  function writeBuffered(runId: string): Promise<void> {
+    return serialised(runId, async () => {
+      const buffer = buffers.get(runId);
+      if (buffer === undefined || buffer.lines.length === 0) return;
+      buffers.delete(runId);
+      await appendText(path.join(runDirectory(runId), 'events.ndjson'), buffer.lines.join(''));
+    });
   }
 
   async function readRecord(recordPath: string): Promise<RunRecord | undefined> {
@@ -92,22 +111,24 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
   }
 
   const traceStore: TraceStore = {
-    appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
-      if (events.length === 0) return Promise.resolve();
-      let text: string;
-      try {
-        text = events.map((event) => toStoredJson(event, `event ${event.seq} of run '${runId}'`) + '\n').join('');
-      } catch (error) {
-        return Promise.reject(error);
+    async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
+      if (events.length === 0) return;
+      const lines = events.map((event) => toStoredJson(event, `event ${event.seq} of run '${runId}'`) + '\n');
+      let buffer = buffers.get(runId);
+      if (buffer === undefined) buffers.set(runId, (buffer = { lines: [], bytes: 0 }));
+      for (const line of lines) {
+        buffer.lines.push(line);
+        buffer.bytes += line.length;
       }
-      return serialised(runId, () => appendText(path.join(runDirectory(runId), 'events.ndjson'), text));
+      if (buffer.lines.length >= BATCH_EVENTS || buffer.bytes >= BATCH_BYTES) await writeBuffered(runId);
     },
 
     async flush(runId: string): Promise<void> {
-      await serialised(runId, async () => undefined);
+      await writeBuffered(runId);
     },
 
-    readEvents(runId: string): Promise<AgentEvent[]> {
+    async readEvents(runId: string): Promise<AgentEvent[]> {
+      await writeBuffered(runId);
       return serialised(runId, async () => {
         const eventsPath = path.join(runDirectory(runId), 'events.ndjson');
         const text = await readTextIfExists(eventsPath);
@@ -134,6 +155,7 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
     },
 
     deleteRun(runId: string): Promise<void> {
+      buffers.delete(runId);
       return serialised(runId, () => removePath(runDirectory(runId)));
     },
 
