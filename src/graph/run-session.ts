@@ -75,7 +75,7 @@ export class RunSession implements BodyHost {
       const current = (limits as Record<string, number | undefined>)[key];
       if (typeof value === 'number') (limits as Record<string, number>)[key] = current === undefined ? value : Math.min(current, value);
     }
-    this.budget = new RunBudget(limits, restored?.usage, this.now);
+    this.budget = new RunBudget(limits, restored?.usage, () => this.now());
     const luaSettings = agent.spec.settings.lua as { instructions?: number } | undefined;
     this.luaInstructions = luaSettings?.instructions;
     if (options.signal !== undefined) {

@@ -12,7 +12,7 @@ export interface YamlLimits {
   maxBytes?: number;
   /** Deepest nesting of maps and lists (default 64). */
   maxDepth?: number;
-  /** Most keys plus items in the whole document (default 50,000). */
+  /** Most keys plus items in the whole document (default 20,000). */
   maxNodes?: number;
 }
 
@@ -45,7 +45,7 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 export function parseYaml(source: string, file = 'agent.yaml', limits: YamlLimits = {}): ParsedYaml {
   const maxBytes = limits.maxBytes ?? 256 * 1024;
   const maxDepth = limits.maxDepth ?? 64;
-  const maxNodes = limits.maxNodes ?? 50_000;
+  const maxNodes = limits.maxNodes ?? 20_000;
   if (typeof source !== 'string') {
     throw new AgentError('INVALID_AGENT', 'the agent file must be text', { file });
   }
@@ -57,6 +57,7 @@ export function parseYaml(source: string, file = 'agent.yaml', limits: YamlLimit
     });
   }
   checkFlowDepth(source, file, maxDepth);
+  checkEntryEstimate(source, file, maxNodes);
 
   const lineCounter = new LineCounter();
   const document = parseDocument(source, {
@@ -153,6 +154,21 @@ export function parseYaml(source: string, file = 'agent.yaml', limits: YamlLimit
 
 function pathKey(path: ReadonlyArray<string | number>): string {
   return path.map((part) => String(part).replaceAll('/', '~1')).join('/');
+}
+
+/**
+ * The YAML parser needs about a second for 40,000 keys, so a text with more lines plus commas than
+ * the node cap allows is refused before parsing (every key or item needs a line or a comma).
+ */
+function checkEntryEstimate(source: string, file: string, maxNodes: number): void {
+  let entries = 0;
+  for (let index = 0; index < source.length; index++) {
+    const code = source.charCodeAt(index);
+    if (code === 10 || code === 44) entries++;
+  }
+  if (entries > maxNodes * 2) {
+    throw new AgentError('INVALID_AGENT', `agent file has more than ${maxNodes} keys and items (about ${entries} lines and commas)`, { file, line: 1, column: 1 });
+  }
 }
 
 /**

@@ -1,0 +1,404 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryStores } from '../../src/storage/memory-store.js';
+import { resumeYaml, runYaml } from './helpers.js';
+
+describe('graph execution', () => {
+  it('list order, Lua results merged shallowly, events numbered', async () => {
+    const { result, events } = await runYaml(
+      `nodes:
+  - name: one
+    run: |
+      return { a = 1, nested = { x = 1 } }
+  - name: two
+    run: |
+      return { b = state.a + 1, nested = { y = 2 } }
+`,
+      { start: true },
+    );
+    expect(result.status).toBe('completed');
+    expect(result.stop_reason).toBe('completed');
+    expect(result.state).toEqual({ start: true, a: 1, b: 2, nested: { y: 2 } });
+    expect(events.map((event) => event.type)).toEqual(['run_start', 'node_start', 'node_end', 'node_start', 'node_end', 'done']);
+    expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    for (const event of events) expect(event.ts).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(events[0]!.data).toMatchObject({ agent: 'test', input: { start: true } });
+  });
+
+  it('a non-table Lua result becomes {result: v}', async () => {
+    const { result } = await runYaml('nodes:\n  - name: a\n    run: return 42\n');
+    expect(result.state).toEqual({ result: 42 });
+  });
+
+  it('uses: and action: both run an action, output: stores the result under a key', async () => {
+    const { result } = await runYaml(
+      `nodes:
+  - name: parse
+    uses: json.parse
+    with:
+      text: "{{ state.raw }}"
+    output: parsed
+  - name: parse2
+    action: json.parse
+    with:
+      text: '{"k": 2}'
+`,
+      { raw: '{"k": 1}' },
+    );
+    expect(result.state.parsed).toEqual({ data: { k: 1 } });
+    expect(result.state.data).toEqual({ k: 2 });
+  });
+
+  it('goto rules: first truthy wins, a rule without if always matches, loops end', async () => {
+    const { result } = await runYaml(`nodes:
+  - name: count
+    run: |
+      return { n = (state.n or 0) + 1 }
+    goto:
+      - if: "state.n < 3"
+        to: count
+      - to: finish
+  - name: finish
+    run: |
+      return { done = true }
+`);
+    expect(result.state).toEqual({ n: 3, done: true });
+  });
+
+  it("TEA truthiness: the string 'false' is false in a goto rule", async () => {
+    const { result } = await runYaml(`nodes:
+  - name: a
+    goto:
+      - if: "{{ state.flag }}"
+        to: yes
+      - to: no
+  - name: yes
+    run: return { went = 'yes' }
+    goto: __end__
+  - name: no
+    run: return { went = 'no' }
+`, { flag: 'false' });
+    expect(result.state.went).toBe('no');
+  });
+
+  it('no goto rule matching is NO_ROUTE naming the expressions tried', async () => {
+    const { result } = await runYaml(`nodes:
+  - name: a
+    goto:
+      - if: "state.x == 1"
+        to: __end__
+`, { x: 2 });
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('NO_ROUTE');
+    expect(result.error?.node).toBe('a');
+    expect(result.error?.message).toContain('state.x == 1');
+  });
+
+  it('legacy edges with when, __start__ and __end__', async () => {
+    const { result } = await runYaml(`nodes:
+  - name: classify
+    run: return { kind = state.n > 5 and 'big' or 'small' }
+  - name: big
+    run: return { label = 'BIG' }
+  - name: small
+    run: return { label = 'small' }
+edges:
+  - from: __start__
+    to: classify
+  - from: classify
+    to: big
+    when: "state.kind == 'big'"
+  - from: classify
+    to: small
+    when: "state.kind == 'small'"
+  - from: big
+    to: __end__
+  - from: small
+    to: __end__
+`, { n: 9 });
+    expect(result.state.label).toBe('BIG');
+  });
+
+  it('a goto cycle that never ends stops with BUDGET_EXCEEDED at max_steps', async () => {
+    const { result } = await runYaml(`settings:
+  limits:
+    max_steps: 50
+nodes:
+  - name: a
+    goto: b
+  - name: b
+    goto: a
+`);
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('BUDGET_EXCEEDED');
+    expect(result.stop_reason).toBe('max_steps');
+  });
+
+  it('the default max_steps is 1000', async () => {
+    const { result, events } = await runYaml('nodes:\n  - name: a\n    goto: a\n');
+    expect(result.stop_reason).toBe('max_steps');
+    expect(events.filter((event) => event.type === 'node_end')).toHaveLength(1000);
+  });
+
+  it('parallel fan-out and fan-in with parallel_results in declaration order', async () => {
+    const { result } = await runYaml(`nodes:
+  - name: start
+    run: return { base = 10 }
+  - name: left
+    run: return { v = state.base + 1 }
+  - name: right
+    run: return { v = state.base + 2 }
+  - name: join
+    fan_in: true
+    run: |
+      local total = 0
+      for i, r in ipairs(state.parallel_results) do total = total + r.state.v end
+      return { total = total, branches = #state.parallel_results }
+edges:
+  - from: start
+    to: [left, right]
+    parallel: true
+    fan_in: join
+  - from: left
+    to: join
+  - from: right
+    to: join
+  - from: join
+    to: __end__
+`);
+    expect(result.status).toBe('completed');
+    expect(result.state.total).toBe(23);
+    const branches = result.state.parallel_results as Array<{ branch: string; success: boolean; state: { v: number } }>;
+    expect(branches.map((branch) => branch.branch)).toEqual(['left', 'right']);
+    expect(branches.every((branch) => branch.success)).toBe(true);
+    expect(result.state.v).toBeUndefined();
+  });
+
+  it('a failing branch is reported, the others go on', async () => {
+    const { result } = await runYaml(`nodes:
+  - name: start
+  - name: good
+    run: return { ok = true }
+  - name: bad
+    run: error('boom')
+  - name: join
+    fan_in: true
+    run: "return { count = #state.parallel_results }"
+edges:
+  - from: start
+    to: [good, bad]
+    type: parallel
+    fan_in: join
+  - from: good
+    to: join
+  - from: bad
+    to: join
+`);
+    expect(result.status).toBe('completed');
+    const branches = result.state.parallel_results as Array<{ success: boolean; error: { code: string } | null }>;
+    expect(branches[0]!.success).toBe(true);
+    expect(branches[1]!.success).toBe(false);
+    expect(branches[1]!.error?.code).toBe('LUA_ERROR');
+  });
+
+  it('on_error graceful writes __error__ and goes on; raise fails the run', async () => {
+    const graceful = await runYaml(`nodes:
+  - name: a
+    on_error: graceful
+    run: error('bad thing')
+  - name: b
+    run: return { after = true }
+`);
+    expect(graceful.result.status).toBe('completed');
+    expect(graceful.result.state.__error__).toMatchObject({ code: 'LUA_ERROR', node: 'a' });
+    expect(graceful.result.state.after).toBe(true);
+    const raised = await runYaml('nodes:\n  - name: a\n    run: error("bad thing")\n  - name: b\n');
+    expect(raised.result.status).toBe('failed');
+    expect(raised.result.error).toMatchObject({ code: 'LUA_ERROR', node: 'a' });
+    expect(raised.events.at(-1)!.type).toBe('done');
+  });
+
+  it('on_error retry retries then succeeds', async () => {
+    const { result, events } = await runYaml(`nodes:
+  - name: flaky
+    on_error:
+      mode: retry
+      max_retries: 3
+      backoff_ms: 1
+    uses: json.parse
+    with:
+      text: "{{ state.texts[state.i] if state.i is defined else 'nope' }}"
+`);
+    expect(result.status).toBe('failed');
+    expect(events.filter((event) => event.type === 'node_start')).toHaveLength(4);
+  });
+
+  it('input_schema refuses bad input before any node', async () => {
+    const { result, events } = await runYaml(`input_schema:
+  type: object
+  required: [topic]
+  properties:
+    topic: { type: string }
+nodes:
+  - name: a
+    run: return { ran = true }
+`, { topic: 3 });
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('INPUT_INVALID');
+    expect(events.some((event) => event.type === 'node_start')).toBe(false);
+  });
+
+  it('state that is not JSON is an error at the node that produced it', async () => {
+    const { result } = await runYaml('nodes:\n  - name: a\n    run: return { f = function() end }\n');
+    expect(result.status).toBe('failed');
+    expect(['LUA_ERROR', 'STATE_INVALID']).toContain(result.error?.code);
+    expect(result.error?.node).toBe('a');
+  });
+
+  it('a template loop bomb ends with TEMPLATE_LIMIT', async () => {
+    const { result } = await runYaml(`nodes:
+  - name: a
+    uses: json.parse
+    with:
+      text: "{% for i in range(10**9) %}x{% endfor %}"
+`);
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('TEMPLATE_LIMIT');
+  });
+
+  it('hostile Lua ends in a typed error and the process keeps serving', async () => {
+    const loop = await runYaml('nodes:\n  - name: spin\n    run: |\n      while true do end\n');
+    expect(loop.result.error?.code).toBe('LUA_BUDGET');
+    const pcallLoop = await runYaml('nodes:\n  - name: spin\n    run: |\n      while true do pcall(function() while true do end end) end\n');
+    expect(pcallLoop.result.error?.code).toBe('LUA_BUDGET');
+    const io = await runYaml('nodes:\n  - name: esc\n    run: |\n      return { x = io.open("/etc/passwd") }\n');
+    expect(io.result.error?.code).toBe('LUA_ERROR');
+    const after = await runYaml('nodes:\n  - name: ok\n    run: return { fine = true }\n');
+    expect(after.result.state).toEqual({ fine: true });
+  });
+
+  it('steps run in order on a working copy', async () => {
+    const { result } = await runYaml(`nodes:
+  - name: multi
+    steps:
+      - run: return { a = 1 }
+      - run: return { b = state.a + 1 }
+      - uses: json.parse
+        with:
+          text: '{"c": 3}'
+        output: parsed
+`);
+    expect(result.state).toEqual({ a: 1, b: 2, parsed: { data: { c: 3 } } });
+  });
+
+  it('cancellation ends the run as cancelled', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const { result } = await runYaml('nodes:\n  - name: a\n', {}, { signal: controller.signal });
+    expect(result.status).toBe('cancelled');
+    expect(result.stop_reason).toBe('cancelled');
+  });
+
+  it('tools.list lists registered actions with their schemas', async () => {
+    const { result } = await runYaml('nodes:\n  - name: t\n    uses: tools.list\n');
+    const tools = result.state.tools as Array<{ name: string }>;
+    expect(tools.map((tool) => tool.name)).toContain('validate.schema');
+  });
+
+  it("TEA's actions.<ns>_<name> aliases resolve", async () => {
+    const { result } = await runYaml('nodes:\n  - name: p\n    uses: actions.json_parse\n    with:\n      text: "[1]"\n');
+    expect(result.state.data).toEqual([1]);
+  });
+
+  it('validate.schema with $ref to schemas declared in the agent', async () => {
+    const { result } = await runYaml(`schemas:
+  person:
+    type: object
+    required: [name]
+nodes:
+  - name: v
+    uses: validate.schema
+    with:
+      data: "{{ state.p }}"
+      schema:
+        $ref: person
+`, { p: { age: 3 } });
+    expect(result.state.valid).toBe(false);
+  });
+});
+
+describe('interrupts and resume', () => {
+  const agent = `config:
+  interrupt_before: [review]
+nodes:
+  - name: draft
+    run: return { draft = 'v1' }
+  - name: review
+    run: return { reviewed = state.draft .. '+' .. (state.note or 'none') }
+  - name: publish
+    interrupt: after
+    run: return { published = true }
+  - name: final
+    run: return { final = true }
+`;
+
+  it('before re-runs the node, after moves on, state_update is merged, seq continues', async () => {
+    const stores = createMemoryStores();
+    const first = await runYaml(agent, {}, stores);
+    expect(first.result.status).toBe('interrupted');
+    expect(first.result.stop_reason).toBe('interrupt_before');
+    expect(first.result.interrupt).toMatchObject({ kind: 'interrupt', node: 'review', position: 'before' });
+    const runId = first.result.run_id;
+
+    const second = await resumeYaml(agent, runId, { state_update: { note: 'ok' } }, stores);
+    expect(second.result.status).toBe('interrupted');
+    expect(second.result.stop_reason).toBe('interrupt_after');
+    expect(second.result.state).toMatchObject({ reviewed: 'v1+ok', published: true });
+    expect(second.events[0]!.seq).toBe(first.events.at(-1)!.seq + 1);
+
+    const third = await resumeYaml(agent, runId, {}, stores);
+    expect(third.result.status).toBe('completed');
+    expect(third.result.state).toEqual({ draft: 'v1', note: 'ok', reviewed: 'v1+ok', published: true, final: true });
+
+    const stored = await stores.traceStore.readEvents(runId);
+    expect(stored.map((event) => event.seq)).toEqual(stored.map((_, index) => index + 1));
+    expect((await stores.traceStore.getRun(runId))?.status).toBe('completed');
+
+    const again = await resumeYaml(agent, runId, {}, stores);
+    expect(again.result.error?.code).toBe('CONFLICT');
+    const unknown = await resumeYaml(agent, 'no-such-run', {}, stores);
+    expect(unknown.result.error?.code).toBe('NOT_FOUND');
+  });
+
+  it('two concurrent resumes do not both run', async () => {
+    const stores = createMemoryStores();
+    const first = await runYaml(agent, {}, stores);
+    const [a, b] = await Promise.all([
+      resumeYaml(agent, first.result.run_id, {}, stores),
+      resumeYaml(agent, first.result.run_id, {}, stores),
+    ]);
+    const codes = [a.result, b.result].map((result) => result.error?.code ?? result.status);
+    expect(codes.sort()).toEqual(['CONFLICT', 'interrupted']);
+  });
+
+  it('a trace store that refuses writes fails the run with STORAGE_ERROR', async () => {
+    const stores = createMemoryStores();
+    const failing = {
+      ...stores.traceStore,
+      appendEvents: async () => {
+        throw new Error('disk full');
+      },
+    };
+    const { result } = await runYaml('nodes:\n  - name: a\n', {}, { traceStore: failing, checkpointStore: stores.checkpointStore });
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('STORAGE_ERROR');
+  });
+});
+
+describe('run budgets', () => {
+  it('max_duration_ms is a stop reason', async () => {
+    let clock = 0;
+    const { result } = await runYaml('settings:\n  limits:\n    max_duration_ms: 5\nnodes:\n  - name: a\n    goto: a\n', {}, { now: () => (clock += 1) });
+    expect(result.stop_reason).toBe('max_duration_ms');
+    expect(result.error?.code).toBe('BUDGET_EXCEEDED');
+  });
+});
