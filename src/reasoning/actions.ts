@@ -1,6 +1,15 @@
-/** reason.cot, reason.react, reason.self_correct, reason.decompose and the built-in tools. */
+/**
+ * reason.cot, reason.react, reason.self_correct, reason.decompose (SPEC §6) and the built-in
+ * tools (memory.store, memory.retrieve, math.calculate, json.query, http.get).
+ */
 import type { ActionDefinition } from '../actions/types.js';
+import { builtinTools } from '../tools/builtin-tools.js';
+import { reasonCot } from './chain-of-thought.js';
+import { reasonDecompose } from './decompose.js';
+import { reasonReact } from './react/reason-react.js';
+import { reasonSelfCorrect } from './self-correct.js';
 
+/** The reasoning actions and the built-in tools, fresh definitions on every call. */
 export function reasoningActions(): ActionDefinition[] {
-  return [];
+  return [reasonCot(), reasonReact(), reasonSelfCorrect(), reasonDecompose(), ...builtinTools()];
 }

@@ -9,6 +9,7 @@ import type { ActionCompiler, ActionContext, ActionDefinition, CompiledSchema, L
 import type { LlmResponse } from '../../src/llm/types.js';
 import type { CompiledValue } from '../../src/templates/types.js';
 import { reasoningActions } from '../../src/reasoning/actions.js';
+import { PauseSignal } from '../../src/graph/pause-signal.js';
 
 export type ScriptedReply = string | Partial<LlmResponse> | Error | ((params: LlmCallParams) => string | Partial<LlmResponse>);
 
@@ -22,9 +23,7 @@ export interface FakeOptions {
   resume?: ResumeInfo;
 }
 
-export class ConfirmationSignal {
-  constructor(readonly request: { tool: string; arguments: unknown; call_id: string; resume_data: Record<string, unknown> }) {}
-}
+export { PauseSignal };
 
 export interface FakeContext extends ActionContext {
   llmCalls: LlmCallParams[];
@@ -73,8 +72,10 @@ export function createFakeContext(options: FakeOptions = {}): FakeContext {
       return action.run(params, context);
     },
     requestConfirmation(request): never {
-      throw new ConfirmationSignal(request);
+      throw new PauseSignal(request);
     },
+    listActions: () => [...registry.values()].map((action) => ({ name: action.name, description: action.description, parameters: action.parameters, side_effects: action.sideEffects === true })),
+    traceStore: undefined,
   };
   return context;
 }

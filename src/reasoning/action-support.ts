@@ -1,0 +1,113 @@
+/**
+ * What the four reasoning actions share: load-time compilation of their `with:` parameters,
+ * run-time rendering, the model call with per-call overrides, and the rule for failures (SPEC §6:
+ * return `{error, success: false, reasoning_trace}`; only control flow — a confirmation pause,
+ * cancellation, an exhausted run budget — propagates).
+ */
+import { AgentError } from '../errors/agent-error.js';
+import { isPauseSignal } from '../graph/pause-signal.js';
+import type { ActionCompiler, ActionContext, LlmCallParams } from '../actions/types.js';
+import type { ChatMessage, LlmResponse } from '../llm/types.js';
+import type { CompiledValue } from '../templates/types.js';
+import type { TraceEntry } from './reasoning-trace.js';
+
+/** `with:` parameters compiled at load: each one a template. */
+export type CompiledParams = Record<string, CompiledValue>;
+
+/** Keys passed through to `context.callLlm` when given on the action. */
+export const LLM_KEYS = ['model', 'temperature', 'max_tokens', 'provider', 'api_base', 'base_url', 'api_key', 'timeout', 'max_retries', 'top_p', 'seed', 'stop', 'scripted'] as const;
+
+/** Compiles every `with:` value as a template; `required` keys must be present. */
+export function compileParams(raw: Record<string, unknown>, compiler: ActionCompiler, required: readonly string[]): CompiledParams {
+  for (const key of required) {
+    if (raw[key] === undefined || raw[key] === null) throw compiler.error(`Missing required parameter: ${key}`, key);
+  }
+  const compiled: CompiledParams = {};
+  for (const [key, value] of Object.entries(raw)) compiled[key] = compiler.template(value, key);
+  return compiled;
+}
+
+/** The value of a parameter when it has no template syntax (so it can be checked at load). */
+export function staticParam(compiled: CompiledParams, key: string): { known: boolean; value: unknown } {
+  const entry = compiled[key];
+  if (entry === undefined) return { known: true, value: undefined };
+  return entry.isStatic ? { known: true, value: entry.source } : { known: false, value: undefined };
+}
+
+/** Renders every parameter with the node's scope. */
+export function renderParams(compiled: CompiledParams, context: ActionContext): Record<string, unknown> {
+  const scope = context.scope();
+  const rendered: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(compiled)) rendered[key] = value.render(scope);
+  return rendered;
+}
+
+/** The LLM options of an action call; `modelOverride` (e.g. critic_model) wins over `model`. */
+export function llmOptions(params: Record<string, unknown>, modelOverride?: unknown): LlmCallParams {
+  const options: Record<string, unknown> = {};
+  for (const key of LLM_KEYS) if (params[key] !== undefined && params[key] !== null) options[key] = params[key];
+  if (options['base_url'] !== undefined) {
+    options['api_base'] ??= options['base_url'];
+    delete options['base_url'];
+  }
+  if (typeof modelOverride === 'string' && modelOverride !== '') options['model'] = modelOverride;
+  return options as LlmCallParams;
+}
+
+/** The model name a result reports: the call's, else settings.llm.model, else the response's. */
+export function reportedModel(context: ActionContext, params: Record<string, unknown>, response?: LlmResponse): string | null {
+  if (typeof params['model'] === 'string') return params['model'];
+  const llm = context.settings['llm'];
+  if (typeof llm === 'object' && llm !== null && typeof (llm as Record<string, unknown>)['model'] === 'string') return (llm as Record<string, string>)['model']!;
+  return response?.model ?? null;
+}
+
+export type ModelOutcome = { ok: true; response: LlmResponse } | { ok: false; error: string; code: string };
+
+/** Calls the model; an ordinary failure is a value, control flow is rethrown. */
+export async function callModel(context: ActionContext, options: LlmCallParams, messages: ChatMessage[], label: string, stream = false): Promise<ModelOutcome> {
+  try {
+    const response = await context.callLlm({ ...options, messages }, stream ? { label, stream } : { label });
+    return { ok: true, response };
+  } catch (error) {
+    rethrowControl(error);
+    const agentError = AgentError.isInstance(error) ? error : undefined;
+    return { ok: false, error: agentError?.message ?? (error instanceof Error ? error.message : String(error)), code: agentError?.code ?? 'ACTION_FAILED' };
+  }
+}
+
+/** Rethrows what must end or pause the run instead of becoming an error value. */
+export function rethrowControl(error: unknown): void {
+  if (isPauseSignal(error)) throw error;
+  if (AgentError.isInstance(error) && (error.code === 'CANCELLED' || error.code === 'BUDGET_EXCEEDED')) throw error;
+  if (typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError') throw error;
+}
+
+/** The failure shape of every reasoning action. */
+export function failureResult(error: string, trace: TraceEntry[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...extra, error, success: false, reasoning_trace: trace };
+}
+
+/** A message for anything thrown, without a stack. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === 'string' ? error : 'unknown error';
+}
+
+/** Reads a positive integer parameter (or a default); an invalid value is an error message. */
+export function integerParam(value: unknown, name: string, fallback: number, minimum: number, maximum: number): number | string {
+  if (value === undefined || value === null || value === '') return fallback;
+  const number = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < minimum || number > maximum) {
+    return `${name} must be an integer from ${minimum} to ${maximum} (got ${JSON.stringify(value)})`;
+  }
+  return number;
+}
+
+/** Checks a static integer parameter at load; templated values are checked when rendered. */
+export function checkIntegerAtLoad(compiled: CompiledParams, compiler: ActionCompiler, name: string, minimum: number, maximum: number): void {
+  const { known, value } = staticParam(compiled, name);
+  if (!known) return;
+  const checked = integerParam(value, name, 0, minimum, maximum);
+  if (typeof checked === 'string') throw compiler.error(checked, name);
+}

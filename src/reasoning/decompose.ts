@@ -1,0 +1,166 @@
+/**
+ * `reason.decompose` (SPEC §6.5): split a problem into sub-problems, solve them concurrently
+ * (at most `max_concurrency` at once) in dependency order — each gets `Sub-answer <id>: <answer>`
+ * lines of its dependencies — then synthesise. A failed sub-problem is recorded with `error` and
+ * the rest go on; a dependency cycle is an error; a sub-problem marked `decompose: true` is
+ * decomposed again while depth < `max_depth`.
+ */
+import type { ActionContext, ActionDefinition } from '../actions/types.js';
+import renderDecomposePrompt from '../prompts/decompose.eta';
+import renderSubProblemPrompt from '../prompts/decompose-sub-problem.eta';
+import renderSynthesisPrompt from '../prompts/decompose-synthesis.eta';
+import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, type CompiledParams } from './action-support.js';
+import { parseModelOutput } from './parse-output.js';
+import { createReasoningTrace, textOf, truncateText, type ReasoningTrace } from './reasoning-trace.js';
+import { isRecord } from './safe-json.js';
+import { orderSubProblems, type SubProblem } from './sub-problems.js';
+
+interface DecomposeRun {
+  context: ActionContext;
+  params: Record<string, unknown>;
+  trace: ReasoningTrace;
+  maxDepth: number;
+  maxConcurrency: number;
+  deepest: number;
+}
+
+type Level = { ok: true; result: Record<string, unknown> } | { ok: false; error: string; partial: Record<string, unknown> };
+
+/** The `reason.decompose` action. */
+export function reasonDecompose(): ActionDefinition<CompiledParams> {
+  return {
+    name: 'reason.decompose',
+    description: 'Break a problem into sub-problems, solve them (in dependency order, concurrently), and synthesise the answer.',
+    parameters: {
+      type: 'object',
+      properties: { problem: { type: 'string' }, max_depth: { type: 'integer', minimum: 0 }, synthesis_prompt: { type: 'string' }, max_concurrency: { type: 'integer', minimum: 1 } },
+      required: ['problem'],
+    },
+    prepare(raw, compiler) {
+      const params = compileParams(raw, compiler, ['problem']);
+      checkIntegerAtLoad(params, compiler, 'max_depth', 0, 5);
+      checkIntegerAtLoad(params, compiler, 'max_concurrency', 1, 16);
+      return params;
+    },
+    run: (compiled, context) => runDecompose(renderParams(compiled, context), context),
+  };
+}
+
+async function runDecompose(params: Record<string, unknown>, context: ActionContext): Promise<Record<string, unknown>> {
+  const trace = createReasoningTrace();
+  try {
+    const maxDepth = integerParam(params['max_depth'], 'max_depth', 2, 0, 5);
+    const maxConcurrency = integerParam(params['max_concurrency'], 'max_concurrency', 4, 1, 16);
+    if (typeof maxDepth === 'string') return failureResult(maxDepth, trace.entries);
+    if (typeof maxConcurrency === 'string') return failureResult(maxConcurrency, trace.entries);
+    const run: DecomposeRun = { context, params, trace, maxDepth, maxConcurrency, deepest: 0 };
+    const problem = textOf(params['problem'] ?? '');
+    trace.add('decompose_start', { problem, max_depth: maxDepth, max_concurrency: maxConcurrency, model: reportedModel(context, params) });
+    const level = await solveLevel(run, problem, 0);
+    if (!level.ok) return failureResult(level.error, trace.entries, level.partial);
+    trace.add('decompose_complete', { sub_problems_solved: (level.result['sub_answers'] as unknown[]).length, depth_used: run.deepest });
+    return { ...level.result, reasoning_trace: trace.entries, reasoning_answer: level.result['final_answer'], depth_used: run.deepest, model: reportedModel(context, params) };
+  } catch (error) {
+    rethrowControl(error);
+    trace.add('error', { error: messageOf(error) });
+    return failureResult(`Problem decomposition failed: ${messageOf(error)}`, trace.entries);
+  }
+}
+
+/** Decomposes, solves and synthesises one problem at `depth`. */
+async function solveLevel(run: DecomposeRun, problem: string, depth: number): Promise<Level> {
+  run.deepest = Math.max(run.deepest, depth);
+  const options = llmOptions(run.params);
+  const decomposition = await callModel(run.context, options, [
+    { role: 'system', content: renderDecomposePrompt({}) },
+    { role: 'user', content: `Problem: ${problem}` },
+  ], 'reason.decompose');
+  if (!decomposition.ok) return { ok: false, error: decomposition.error, partial: {} };
+  const parsed = parseModelOutput(decomposition.response.content);
+  if (!parsed.ok || !isRecord(parsed.value)) {
+    return { ok: false, error: `Failed to parse decomposition: ${parsed.ok ? 'not a JSON object' : parsed.error}`, partial: {} };
+  }
+  const plan = parsed.value;
+  const ordered = orderSubProblems(plan['sub_problems']);
+  if (!ordered.ok) return { ok: false, error: ordered.error, partial: { sub_problems: plan['sub_problems'] ?? [] } };
+  const strategy = typeof plan['synthesis_strategy'] === 'string' ? plan['synthesis_strategy'] : 'Combine sub-answers';
+  run.trace.add('decomposition', { depth, analysis: plan['analysis'] ?? '', sub_problem_count: ordered.subProblems.length, notes: ordered.notes });
+
+  const answers = await solveAll(run, problem, ordered.subProblems, depth);
+  const subAnswers = ordered.subProblems.map((subProblem) => answers.get(subProblem.key)!);
+
+  const instruction = typeof run.params['synthesis_prompt'] === 'string' && run.params['synthesis_prompt'] !== '' ? run.params['synthesis_prompt'] : `Strategy: ${strategy}`;
+  const synthesis = await callModel(run.context, options, [
+    { role: 'system', content: renderSynthesisPrompt({ instruction }) },
+    { role: 'user', content: `Problem: ${problem}\n\nSub-answers:\n${JSON.stringify(subAnswers, null, 2)}` },
+  ], 'reason.decompose');
+  const sub_problems = ordered.subProblems.map((subProblem) => subProblem.source);
+  if (!synthesis.ok) return { ok: false, error: synthesis.error, partial: { sub_problems, sub_answers: subAnswers } };
+  const combined = parseModelOutput(synthesis.response.content);
+  const value = combined.ok && isRecord(combined.value) ? combined.value : undefined;
+  const finalAnswer = value !== undefined ? (value['final_answer'] ?? value['answer'] ?? synthesis.response.content) : combined.ok ? combined.value : synthesis.response.content;
+  const reasoning = value !== undefined && value['reasoning'] !== undefined ? textOf(value['reasoning']) : '';
+  const confidence = typeof value?.['confidence'] === 'number' ? value['confidence'] : 0.5;
+  run.trace.add('synthesis', { depth, reasoning, final_answer: truncateText(textOf(finalAnswer), 200), confidence });
+  return { ok: true, result: { sub_problems, sub_answers: subAnswers, final_answer: finalAnswer, synthesis_reasoning: reasoning, confidence, analysis: plan['analysis'] ?? '' } };
+}
+
+/** Solves sub-problems as their dependencies finish, at most `maxConcurrency` at a time. */
+async function solveAll(run: DecomposeRun, problem: string, subProblems: SubProblem[], depth: number): Promise<Map<string, Record<string, unknown>>> {
+  const answers = new Map<string, Record<string, unknown>>();
+  const running = new Map<string, Promise<void>>();
+  const waiting = [...subProblems];
+  while (waiting.length > 0 || running.size > 0) {
+    for (let index = 0; index < waiting.length && running.size < run.maxConcurrency; ) {
+      const subProblem = waiting[index]!;
+      if (!subProblem.dependencies.every((dependency) => answers.has(dependency))) {
+        index++;
+        continue;
+      }
+      waiting.splice(index, 1);
+      const task = solveOne(run, problem, subProblem, answers, depth).then((answer) => {
+        answers.set(subProblem.key, answer);
+        running.delete(subProblem.key);
+      });
+      running.set(subProblem.key, task);
+    }
+    if (running.size === 0) break; // unreachable: cycles are refused before solving
+    await Promise.race(running.values());
+  }
+  return answers;
+}
+
+async function solveOne(run: DecomposeRun, problem: string, subProblem: SubProblem, answers: Map<string, Record<string, unknown>>, depth: number): Promise<Record<string, unknown>> {
+  const base = { id: subProblem.id, description: subProblem.description };
+  const lines = subProblem.dependencies.map((dependency) => {
+    const answer = answers.get(dependency)!;
+    return answer['error'] !== undefined ? `Sub-answer ${dependency}: (failed: ${textOf(answer['error'])})` : `Sub-answer ${dependency}: ${textOf(answer['answer'])}`;
+  });
+  const context = lines.length > 0 ? `\n\nAnswers of the sub-problems this one depends on:\n${lines.join('\n')}` : '';
+  if (subProblem.decompose && depth < run.maxDepth) {
+    const nested = await solveLevel(run, `${subProblem.description}${context}`, depth + 1);
+    const entry = nested.ok
+      ? { ...base, answer: nested.result['final_answer'], reasoning: nested.result['synthesis_reasoning'], confidence: nested.result['confidence'], decomposition: nested.result }
+      : { ...base, error: nested.error, answer: null };
+    run.trace.add(`sub_problem_${subProblem.key}`, { depth, recursive: true, answer: truncateText(textOf(entry.answer), 200), error: 'error' in entry ? entry.error : undefined });
+    return entry;
+  }
+  const outcome = await callModel(run.context, llmOptions(run.params), [
+    { role: 'system', content: renderSubProblemPrompt({}) },
+    { role: 'user', content: `Main problem: ${problem}\n\nSub-problem: ${subProblem.description}${context}` },
+  ], 'reason.decompose');
+  if (!outcome.ok) {
+    run.trace.add(`sub_problem_${subProblem.key}`, { depth, description: subProblem.description, error: outcome.error });
+    return { ...base, error: outcome.error, answer: null };
+  }
+  const parsed = parseModelOutput(outcome.response.content);
+  const value = parsed.ok && isRecord(parsed.value) ? parsed.value : undefined;
+  const entry = {
+    ...base,
+    reasoning: value !== undefined && value['reasoning'] !== undefined ? textOf(value['reasoning']) : '',
+    answer: value !== undefined ? (value['answer'] ?? outcome.response.content) : parsed.ok ? parsed.value : outcome.response.content,
+    confidence: typeof value?.['confidence'] === 'number' ? value['confidence'] : 0.5,
+  };
+  run.trace.add(`sub_problem_${subProblem.key}`, { depth, description: subProblem.description, answer: truncateText(textOf(entry.answer), 200), confidence: entry.confidence });
+  return entry;
+}

@@ -1,0 +1,105 @@
+/**
+ * Turns one model response into what the ReAct loop does next: a final answer, tool calls, or a
+ * parse error. JSON mode reads `{thought, action, action_input}` through the shared parser (plus
+ * the classic `Thought: / Action: / Action Input:` text form); native mode reads OpenAI
+ * `tool_calls`, and a reply without tool calls is the final answer (seed 003).
+ */
+import type { LlmResponse } from '../../llm/types.js';
+import { parseModelOutput } from '../parse-output.js';
+import { textOf } from '../reasoning-trace.js';
+import { isRecord, parseJsonSafely } from '../safe-json.js';
+
+/** One tool call the model asked for; `arguments` is raw (a JSON string in native mode). */
+export interface RequestedCall {
+  id: string;
+  name: unknown;
+  arguments: unknown;
+  /** True when `arguments` is still the model's JSON text (native mode). */
+  argumentsAreText: boolean;
+}
+
+export type ReactDecision =
+  | { kind: 'final'; thought: string; answer: unknown }
+  | { kind: 'tools'; thought: string; calls: RequestedCall[] }
+  | { kind: 'parse_error'; error: string; raw: string };
+
+/** Largest number of tool calls taken from one response; the rest are ignored (and said so). */
+export const MAX_CALLS_PER_RESPONSE = 8;
+
+/** Reads a JSON-mode response. */
+export function decideFromJson(content: string, step: number): ReactDecision {
+  const parsed = parseModelOutput(content);
+  let value: unknown = parsed.ok ? parsed.value : undefined;
+  if (!isRecord(value)) value = parseReactText(content) ?? value;
+  if (!isRecord(value)) {
+    const error = parsed.ok ? `Expected a JSON object with "action", got ${textOf(value).slice(0, 100)}` : parsed.error;
+    return { kind: 'parse_error', error, raw: content.slice(0, 2000) };
+  }
+  return decideFromObject(value, parsed.ok ? parsed.thinking : undefined, step);
+}
+
+/** Reads a `{thought, action, action_input}` object (also used for native replies written as JSON). */
+export function decideFromObject(value: Record<string, unknown>, thinking: string | undefined, step: number): ReactDecision {
+  const thought = value['thought'] !== undefined ? textOf(value['thought']) : (thinking ?? '');
+  const action = value['action'];
+  const input = value['action_input'] ?? value['input'] ?? value['arguments'];
+  if (action === undefined || action === null || action === '') {
+    // No action at all counts as the final answer (seed 003).
+    const answer = value['answer'] ?? value['final_answer'] ?? (isRecord(input) && 'answer' in input ? input['answer'] : input) ?? value['thought'] ?? value;
+    return { kind: 'final', thought, answer };
+  }
+  if (action === 'final_answer') return { kind: 'final', thought, answer: finalAnswerOf(input) };
+  return { kind: 'tools', thought, calls: [{ id: `call_${step}_1`, name: action, arguments: input ?? {}, argumentsAreText: false }] };
+}
+
+/** Reads a native tool-calling response. */
+export function decideFromNative(response: LlmResponse, step: number): ReactDecision {
+  const calls = response.tool_calls ?? [];
+  const thought = response.content ?? '';
+  if (calls.length === 0) {
+    const text = thought.trim();
+    if (text === '') return { kind: 'parse_error', error: 'Empty response from LLM', raw: '' };
+    const parsed = parseModelOutput(text);
+    if (parsed.ok && isRecord(parsed.value) && typeof parsed.value['action'] === 'string') return decideFromObject(parsed.value, parsed.thinking, step);
+    return { kind: 'final', thought: '', answer: text };
+  }
+  const seen = new Set<string>();
+  const requested: RequestedCall[] = calls.slice(0, MAX_CALLS_PER_RESPONSE).map((call, index) => {
+    let id = typeof call.id === 'string' && call.id !== '' ? call.id : `call_${step}_${index + 1}`;
+    if (seen.has(id)) id = `${id}_${index + 1}`;
+    seen.add(id);
+    return { id, name: call.function?.name, arguments: call.function?.arguments ?? '{}', argumentsAreText: true };
+  });
+  const final = requested.find((call) => call.name === 'final_answer');
+  if (final !== undefined) {
+    const parsed = typeof final.arguments === 'string' ? parseJsonSafely(final.arguments) : { ok: true as const, value: final.arguments };
+    return { kind: 'final', thought, answer: finalAnswerOf(parsed.ok ? parsed.value : final.arguments) };
+  }
+  return { kind: 'tools', thought, calls: requested };
+}
+
+/** `action_input.answer`, else the whole input (a string input is the answer itself). */
+export function finalAnswerOf(input: unknown): unknown {
+  if (isRecord(input) && 'answer' in input) return input['answer'];
+  return input ?? null;
+}
+
+/**
+ * The classic text form some small models fall back to:
+ * `Thought: …\nAction: tool\nAction Input: {…}` (or `Final Answer: …`).
+ */
+function parseReactText(content: string): Record<string, unknown> | undefined {
+  const finalMatch = /(?:^|\n)\s*\**final answer\**\s*:\s*([\s\S]+)$/i.exec(content);
+  const thoughtMatch = /(?:^|\n)\s*\**thought\**\s*:\s*(.+)/i.exec(content);
+  const thought = thoughtMatch?.[1]?.trim() ?? '';
+  if (finalMatch !== null) return { thought, action: 'final_answer', action_input: { answer: finalMatch[1]!.trim() } };
+  const actionMatch = /(?:^|\n)\s*\**action\**\s*:\s*`?([^\s`]+)`?/i.exec(content);
+  if (actionMatch === null) return undefined;
+  const inputMatch = /(?:^|\n)\s*\**action[ _]input\**\s*:\s*([\s\S]+)$/i.exec(content);
+  let input: unknown = {};
+  if (inputMatch !== null) {
+    const parsed = parseModelOutput(inputMatch[1]!);
+    input = parsed.ok ? parsed.value : inputMatch[1]!.trim();
+  }
+  return { thought, action: actionMatch[1], action_input: input };
+}

@@ -1,0 +1,188 @@
+/**
+ * The ReAct loop (SPEC §6.3). Pseudo-code, with the stop reasons it can return:
+ *
+ *   restore the loop from resume_data, or start: [system(tools), user([UI Context] Goal)]
+ *   if a tier-3 call was waiting: run it (approved) or observe "Denied by user"; finish its batch
+ *   while step < max_steps:
+ *     step++; call the model (native: with tool definitions)       → error: LLM failure
+ *     parse → parse_error: record the step, ask for valid JSON, continue
+ *           → final: record, emit thinking/answer_chunk/answer    → final_answer
+ *           → tool calls: for each, preflight (tool-dispatch.ts); a tier-3 call pauses the run
+ *             (→ pause, resumed later); run; feed back "Observation: …" (or tool messages)
+ *     a second call refused by the tool-call cap                    → max_tool_calls
+ *   on_limit: final_answer → one tools-off call for the best answer
+ *   → max_steps (warning, error event, final_answer null unless forced)
+ *
+ * The loop state is plain JSON so a confirmation pause can carry it in resume_data; the ids of
+ * executed calls travel with it, so a resumed run never executes a call twice.
+ */
+import type { ActionContext, LlmCallParams } from '../../actions/types.js';
+import type { ChatMessage } from '../../llm/types.js';
+import { callModel } from '../action-support.js';
+import { textOf, type TraceEntry } from '../reasoning-trace.js';
+import { decideFromJson, decideFromNative, type ReactDecision, type RequestedCall } from './react-decision.js';
+import { assistantToolMessage, EMPTY_REPLY, finalAnswerRequest, INVALID_JSON_REPLY, systemPrompt, toolDefinitions, type ToolMode } from './react-messages.js';
+import { executeCall, preflightCall, type CallOutcome, type DispatchState } from './tool-dispatch.js';
+import type { ToolTable } from './tool-table.js';
+
+export interface ReactConfig {
+  goal: string;
+  maxSteps: number;
+  maxToolCalls: number;
+  onLimit: 'stop' | 'final_answer';
+  toolMode: ToolMode;
+  llm: LlmCallParams;
+  table: ToolTable;
+  stream: boolean;
+}
+
+export interface ReactStep {
+  step: number;
+  thought: string;
+  action: string | null;
+  action_input: unknown;
+  observation: string;
+  type: 'action' | 'final_answer' | 'parse_error';
+  timestamp: number;
+  call_id?: string;
+  status?: string;
+  raw?: string;
+  error?: string;
+}
+
+/** Everything the loop knows; JSON, saved in resume_data at a confirmation pause. */
+export interface LoopState extends DispatchState {
+  mode: ToolMode;
+  messages: ChatMessage[];
+  steps: ReactStep[];
+  trace: TraceEntry[];
+  step: number;
+  pending?: { calls: RequestedCall[]; index: number; thought: string; step: number };
+}
+
+export type LoopEnd =
+  | { kind: 'final'; answer: unknown; stopReason: 'final_answer' }
+  | { kind: 'limit'; stopReason: 'max_steps' | 'max_tool_calls'; answer: unknown; forced: boolean }
+  | { kind: 'error'; error: string; code: string }
+  | { kind: 'pause'; call: RequestedCall; tool: string; args: unknown };
+
+type StepEnd = LoopEnd | { kind: 'continue' };
+
+/** Runs the loop from `loop` until it ends or pauses. */
+export async function runReactLoop(config: ReactConfig, loop: LoopState, context: ActionContext, approval: boolean | undefined): Promise<LoopEnd> {
+  if (loop.pending !== undefined) {
+    const end = await finishBatch(config, loop, context, approval);
+    if (end.kind !== 'continue') return end;
+  }
+  while (loop.step < config.maxSteps) {
+    const end = await runStep(config, loop, context);
+    if (end.kind !== 'continue') return end;
+  }
+  return limitReached(config, loop, context, 'max_steps');
+}
+
+async function runStep(config: ReactConfig, loop: LoopState, context: ActionContext): Promise<StepEnd> {
+  loop.step++;
+  const native = loop.mode !== 'json';
+  const request: LlmCallParams = native ? { ...config.llm, tools: toolDefinitions(config.table), tool_choice: 'auto' } : config.llm;
+  const outcome = await callModel(context, request, loop.messages, 'reason.react', config.stream);
+  if (!outcome.ok) {
+    if (loop.mode === 'auto' && /^(LLM_HTTP_4\d\d|LLM_BAD_RESPONSE)$/.test(outcome.code)) {
+      // The endpoint refused tool definitions: fall back to JSON mode and redo this step.
+      switchMode(config, loop, 'json', `native tool calls refused (${outcome.code})`);
+      loop.step--;
+      return { kind: 'continue' };
+    }
+    return { kind: 'error', error: outcome.error, code: outcome.code };
+  }
+  const response = outcome.response;
+  if (loop.mode === 'auto') {
+    const looksJson = (response.tool_calls ?? []).length === 0 && decideFromJson(response.content, loop.step).kind === 'tools';
+    switchMode(config, loop, looksJson ? 'json' : 'native', looksJson ? 'the model answered in JSON' : 'native tool calls');
+  }
+  const decision: ReactDecision = loop.mode === 'json' ? decideFromJson(response.content, loop.step) : decideFromNative(response, loop.step);
+
+  if (decision.kind === 'parse_error') {
+    const reply = decision.raw === '' ? EMPTY_REPLY : INVALID_JSON_REPLY;
+    record(loop, { step: loop.step, thought: '', action: null, action_input: null, observation: reply, type: 'parse_error', timestamp: 0, raw: decision.raw.slice(0, 500), error: decision.error });
+    loop.messages.push({ role: 'assistant', content: response.content }, { role: 'user', content: reply });
+    return { kind: 'continue' };
+  }
+  if (decision.thought !== '') context.emit('thinking', { step: loop.step, thought: decision.thought });
+  if (decision.kind === 'final') {
+    record(loop, { step: loop.step, thought: decision.thought, action: 'final_answer', action_input: { answer: decision.answer }, observation: 'Goal achieved.', type: 'final_answer', timestamp: 0 });
+    emitAnswer(context, loop.step, decision.answer);
+    return { kind: 'final', answer: decision.answer, stopReason: 'final_answer' };
+  }
+  loop.messages.push(loop.mode === 'json' ? { role: 'assistant', content: response.content } : assistantToolMessage(response.content ?? '', decision.calls));
+  loop.pending = { calls: decision.calls, index: 0, thought: decision.thought, step: loop.step };
+  return finishBatch(config, loop, context, undefined);
+}
+
+/** Processes the pending batch from its index; `approval` answers a waiting tier-3 call. */
+async function finishBatch(config: ReactConfig, loop: LoopState, context: ActionContext, approval: boolean | undefined): Promise<StepEnd> {
+  const batch = loop.pending!;
+  const native = loop.mode === 'native';
+  for (; batch.index < batch.calls.length; batch.index++) {
+    const call = batch.calls[batch.index]!;
+    const checked = preflightCall(call, config.table, native, loop, context.role);
+    let outcome: CallOutcome;
+    if (!checked.ready) {
+      outcome = checked.outcome;
+    } else if (checked.tool.tier === 3 && approval === undefined) {
+      return { kind: 'pause', call, tool: checked.tool.name, args: checked.args };
+    } else if (checked.tool.tier === 3 && approval === false) {
+      outcome = { status: 'user_denied', tool: checked.tool.name, arguments: checked.args, observation: 'Denied by user' };
+      loop.callHistory[checked.signature] = [batch.step, outcome.observation];
+    } else {
+      context.emit('tool_start', { step: batch.step, tool: checked.tool.name, arguments: checked.args, call_id: call.id, tier: checked.tool.tier, autonomous: checked.tool.tier === 1 });
+      outcome = await executeCall(context, checked.tool, checked.args, call.id, loop);
+      loop.callHistory[checked.signature] = [batch.step, outcome.observation];
+    }
+    approval = undefined;
+    context.emit('tool_result', { step: batch.step, tool: outcome.tool, call_id: call.id, status: outcome.status, observation: outcome.observation });
+    record(loop, { step: batch.step, thought: batch.index === 0 ? batch.thought : '', action: outcome.tool, action_input: outcome.arguments, observation: outcome.observation, type: 'action', timestamp: 0, call_id: call.id, status: outcome.status });
+    loop.messages.push(native ? { role: 'tool', tool_call_id: call.id, content: outcome.observation } : { role: 'user', content: `Observation: ${outcome.observation}` });
+  }
+  loop.pending = undefined;
+  if (loop.refusedAfterLimit >= 2) return limitReached(config, loop, context, 'max_tool_calls');
+  return { kind: 'continue' };
+}
+
+async function limitReached(config: ReactConfig, loop: LoopState, context: ActionContext, stopReason: 'max_steps' | 'max_tool_calls'): Promise<LoopEnd> {
+  let answer: unknown = null;
+  let forced = false;
+  if (config.onLimit === 'final_answer' && config.maxSteps > 0) {
+    const messages: ChatMessage[] = [...loop.messages, { role: 'user', content: finalAnswerRequest() }];
+    const outcome = await callModel(context, config.llm, messages, 'reason.react', config.stream);
+    if (outcome.ok) {
+      const decision = decideFromJson(outcome.response.content, loop.step + 1);
+      if (decision.kind === 'final') {
+        answer = decision.answer;
+        forced = true;
+        loop.trace.push({ step: 'react_forced_final_answer', timestamp: Date.now() / 1000, answer });
+        emitAnswer(context, loop.step, answer);
+      }
+    } else {
+      loop.trace.push({ step: 'react_forced_final_answer_error', timestamp: Date.now() / 1000, error: outcome.error });
+    }
+  }
+  return { kind: 'limit', stopReason, answer, forced };
+}
+
+function switchMode(config: ReactConfig, loop: LoopState, mode: 'json' | 'native', reason: string): void {
+  loop.mode = mode;
+  loop.messages[0] = { role: 'system', content: systemPrompt(config.table, mode) };
+  loop.trace.push({ step: 'react_tool_mode', timestamp: Date.now() / 1000, mode, reason });
+}
+
+function record(loop: LoopState, step: ReactStep): void {
+  step.timestamp = Date.now() / 1000;
+  loop.steps.push(step);
+  if (loop.trace.length < 500) loop.trace.push({ ...step });
+}
+
+function emitAnswer(context: ActionContext, step: number, answer: unknown): void {
+  context.emit('answer_chunk', { step, content: textOf(answer ?? '') });
+  context.emit('answer', { step, answer });
+}

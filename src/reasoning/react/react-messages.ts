@@ -1,0 +1,68 @@
+/** Prompt and message building for the ReAct loop (prompts in src/prompts/react*.eta). */
+import type { ChatMessage, ToolDefinition } from '../../llm/types.js';
+import renderReactPrompt from '../../prompts/react.eta';
+import renderFinalPrompt from '../../prompts/react-final.eta';
+import { textOf } from '../reasoning-trace.js';
+import type { RequestedCall } from './react-decision.js';
+import type { ToolTable } from './tool-table.js';
+
+export type ToolMode = 'json' | 'native' | 'auto';
+
+/** The system prompt for a mode: tools with their JSON Schema parameters. */
+export function systemPrompt(table: ToolTable, mode: ToolMode): string {
+  const tools = table.tools.map((tool) => ({
+    name: mode === 'native' ? tool.wireName : tool.name,
+    description: tool.description.replace(/\s+/g, ' ').slice(0, 500),
+    parameters: JSON.stringify(tool.parameters),
+  }));
+  const text = renderReactPrompt({ tools, mode: mode === 'native' ? 'native' : 'json' });
+  if (mode !== 'auto') return text;
+  return `${text}\nIf you can call tools natively, call them; otherwise answer with the JSON object above.`;
+}
+
+/** The first user message: `[UI Context: …]` (when given) then `Goal: …`. */
+export function goalMessage(goal: string, uiContext: unknown): string {
+  const prefix = uiContext === undefined || uiContext === null || uiContext === '' ? '' : `[UI Context: ${textOf(uiContext)}]\n\n`;
+  return `${prefix}Goal: ${goal}`;
+}
+
+/** OpenAI-style tool definitions, plus `final_answer`. */
+export function toolDefinitions(table: ToolTable): ToolDefinition[] {
+  return [
+    ...table.tools.map((tool) => ({
+      type: 'function' as const,
+      function: { name: tool.wireName, description: tool.description.slice(0, 1000), parameters: tool.parameters },
+    })),
+    {
+      type: 'function' as const,
+      function: {
+        name: 'final_answer',
+        description: 'Give the final answer and stop.',
+        parameters: { type: 'object', properties: { answer: { description: 'The final answer' } }, required: ['answer'] },
+      },
+    },
+  ];
+}
+
+/** The assistant message that carries native tool calls (ids as the loop uses them). */
+export function assistantToolMessage(content: string, calls: RequestedCall[]): ChatMessage {
+  return {
+    role: 'assistant',
+    content: content === '' ? null : content,
+    tool_calls: calls.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: typeof call.name === 'string' ? call.name : textOf(call.name), arguments: typeof call.arguments === 'string' ? call.arguments : textOf(call.arguments) },
+    })),
+  };
+}
+
+export const INVALID_JSON_REPLY =
+  'Your response was not valid JSON. Please respond with valid JSON: {"thought": "...", "action": "<tool or final_answer>", "action_input": {...}}';
+
+export const EMPTY_REPLY = 'Your response was empty. Call a tool, or give the final answer.';
+
+/** The tools-off request for `on_limit: final_answer`. */
+export function finalAnswerRequest(): string {
+  return renderFinalPrompt({});
+}

@@ -1,0 +1,183 @@
+/**
+ * `reason.react` (SPEC §6.3): the action around the ReAct loop. `prepare` fixes the tool table and
+ * checks the limits at load; `run` renders the parameters, starts or restores the loop, and turns
+ * its end into the result, or pauses the run for a tier-3 tool (outside any try/catch, so the
+ * engine's pause signal is never swallowed).
+ */
+import type { ActionContext, ActionDefinition } from '../../actions/types.js';
+import { checkIntegerAtLoad, compileParams, failureResult, integerParam, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from '../action-support.js';
+import { textOf } from '../reasoning-trace.js';
+import { isRecord } from '../safe-json.js';
+import { runReactLoop, type LoopEnd, type LoopState, type ReactConfig } from './react-loop.js';
+import { goalMessage, systemPrompt, type ToolMode } from './react-messages.js';
+import { buildToolTable, type ToolTable } from './tool-table.js';
+
+const TOOL_MODES = ['json', 'native', 'auto'];
+const ON_LIMIT = ['stop', 'final_answer'];
+/** Upper bound on max_steps; the run budget (settings.limits) still applies on top. */
+const MAX_STEPS_CAP = 10_000;
+
+interface PreparedReact {
+  params: CompiledParams;
+  table: ToolTable;
+}
+
+/** The `reason.react` action. */
+export function reasonReact(): ActionDefinition<PreparedReact> {
+  return {
+    name: 'reason.react',
+    description: 'ReAct loop: think, call a tool, observe, repeat until a final answer. Returns {steps, final_answer, reasoning_trace}.',
+    parameters: {
+      type: 'object',
+      properties: {
+        goal: { type: 'string' },
+        tools: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'object' }] } },
+        max_steps: { type: 'integer', minimum: 0 },
+        max_tool_calls: { type: 'integer', minimum: 0 },
+        tool_mode: { enum: TOOL_MODES },
+        on_limit: { enum: ON_LIMIT },
+        ui_context: {},
+      },
+      required: ['goal'],
+    },
+    prepare(raw, compiler) {
+      const params = compileParams(raw, compiler, ['goal']);
+      const tools = staticParam(params, 'tools');
+      if (!tools.known) throw compiler.error('tools must be written in the agent file, not computed by a template', 'tools');
+      const table = buildToolTable(tools.value, compiler);
+      checkIntegerAtLoad(params, compiler, 'max_steps', 0, MAX_STEPS_CAP);
+      checkIntegerAtLoad(params, compiler, 'max_tool_calls', 0, MAX_STEPS_CAP * 8);
+      for (const [key, allowed] of [['tool_mode', TOOL_MODES], ['on_limit', ON_LIMIT]] as const) {
+        const value = staticParam(params, key);
+        if (value.known && value.value !== undefined && !allowed.includes(String(value.value))) throw compiler.error(`${key} must be one of ${allowed.join(', ')}`, key);
+      }
+      return { params, table };
+    },
+    async run(prepared, context) {
+      const outcome = await runReact(prepared, context);
+      if ('pause' in outcome) return context.requestConfirmation(outcome.pause);
+      return outcome.result;
+    },
+  };
+}
+
+type ReactOutcome = { result: Record<string, unknown> } | { pause: { tool: string; arguments: unknown; call_id: string; resume_data: Record<string, unknown> } };
+
+async function runReact(prepared: PreparedReact, context: ActionContext): Promise<ReactOutcome> {
+  const trace: LoopState['trace'] = [];
+  let loop: LoopState | undefined;
+  try {
+    const params = renderParams(prepared.params, context);
+    const config = readConfig(params, prepared.table);
+    if (typeof config === 'string') return { result: failureResult(config, trace) };
+    const restored = restoreLoop(context);
+    loop = restored ?? startLoop(config, params, context);
+    const approval = restored !== undefined && restored.pending !== undefined ? context.resume?.approval?.approved === true : undefined;
+    if (restored !== undefined) loop.trace.push({ step: 'react_resume', timestamp: Date.now() / 1000, approved: approval ?? null });
+    const end = await runReactLoop(config, loop, context, approval);
+    if (end.kind === 'pause') {
+      loop.trace.push({ step: 'react_confirmation_request', timestamp: Date.now() / 1000, tool: end.tool, call_id: end.call.id });
+      return { pause: { tool: end.tool, arguments: end.args, call_id: end.call.id, resume_data: { react: loop } } };
+    }
+    return { result: finish(end, loop, config, params, context) };
+  } catch (error) {
+    rethrowControl(error);
+    const entries = loop?.trace ?? trace;
+    entries.push({ step: 'error', timestamp: Date.now() / 1000, error: messageOf(error) });
+    context.emit('error', { code: 'ACTION_FAILED', message: `ReAct reasoning failed: ${messageOf(error)}` });
+    return { result: failureResult(`ReAct reasoning failed: ${messageOf(error)}`, entries, loop ? stepsOf(loop) : {}) };
+  }
+}
+
+function readConfig(params: Record<string, unknown>, table: ToolTable): ReactConfig | string {
+  const maxSteps = integerParam(params['max_steps'], 'max_steps', 10, 0, MAX_STEPS_CAP);
+  if (typeof maxSteps === 'string') return maxSteps;
+  const maxToolCalls = integerParam(params['max_tool_calls'], 'max_tool_calls', maxSteps, 0, MAX_STEPS_CAP * 8);
+  if (typeof maxToolCalls === 'string') return maxToolCalls;
+  const toolMode = String(params['tool_mode'] ?? 'json');
+  if (!TOOL_MODES.includes(toolMode)) return `tool_mode must be one of ${TOOL_MODES.join(', ')}`;
+  const onLimit = String(params['on_limit'] ?? 'stop');
+  if (!ON_LIMIT.includes(onLimit)) return `on_limit must be one of ${ON_LIMIT.join(', ')}`;
+  return {
+    goal: textOf(params['goal'] ?? ''),
+    maxSteps,
+    onLimit: onLimit as ReactConfig['onLimit'],
+    toolMode: toolMode as ToolMode,
+    llm: llmOptions(params),
+    table,
+    stream: params['stream'] === true,
+    maxToolCalls,
+  };
+}
+
+function startLoop(config: ReactConfig, params: Record<string, unknown>, context: ActionContext): LoopState {
+  const loop: LoopState = {
+    mode: config.toolMode,
+    messages: [
+      { role: 'system', content: systemPrompt(config.table, config.toolMode) },
+      { role: 'user', content: goalMessage(config.goal, params['ui_context']) },
+    ],
+    steps: [],
+    trace: [],
+    step: 0,
+    toolCalls: 0,
+    maxToolCalls: config.maxToolCalls,
+    refusedAfterLimit: 0,
+    executedCallIds: [],
+    callHistory: {},
+  };
+  loop.trace.push({
+    step: 'react_start',
+    timestamp: Date.now() / 1000,
+    goal: config.goal,
+    tools: config.table.tools.map((tool) => tool.name),
+    max_steps: config.maxSteps,
+    max_tool_calls: loop.maxToolCalls,
+    tool_mode: config.toolMode,
+    model: reportedModel(context, params),
+  });
+  return loop;
+}
+
+/** The loop saved at a confirmation pause, when this node is re-run after it. */
+function restoreLoop(context: ActionContext): LoopState | undefined {
+  const saved = context.resume?.resume_data?.['react'];
+  if (!isRecord(saved) || !Array.isArray(saved['messages']) || !Array.isArray(saved['steps']) || typeof saved['step'] !== 'number') return undefined;
+  const loop = structuredClone(saved) as unknown as LoopState;
+  if (!Array.isArray(loop.executedCallIds)) loop.executedCallIds = [];
+  if (!isRecord(loop.callHistory)) loop.callHistory = {};
+  if (!Array.isArray(loop.trace)) loop.trace = [];
+  return loop;
+}
+
+function stepsOf(loop: LoopState): Record<string, unknown> {
+  return { steps: loop.steps, react_steps: loop.steps, total_steps: loop.step, tool_calls: loop.toolCalls };
+}
+
+function finish(end: Exclude<LoopEnd, { kind: 'pause' }>, loop: LoopState, config: ReactConfig, params: Record<string, unknown>, context: ActionContext): Record<string, unknown> {
+  const model = reportedModel(context, params);
+  const base = { ...stepsOf(loop), reasoning_trace: loop.trace, model, tool_mode: loop.mode };
+  if (end.kind === 'error') {
+    loop.trace.push({ step: 'error', timestamp: Date.now() / 1000, error: end.error });
+    context.emit('error', { code: end.code, message: end.error });
+    return failureResult(end.error, loop.trace, { ...base, stop_reason: 'error', final_answer: null });
+  }
+  if (end.kind === 'final') {
+    loop.trace.push({ step: 'react_complete', timestamp: Date.now() / 1000, total_steps: loop.step, final_answer: end.answer });
+    return { ...base, final_answer: end.answer, reasoning_answer: end.answer, stop_reason: 'final_answer' };
+  }
+  const warning =
+    end.stopReason === 'max_steps'
+      ? `Max steps (${config.maxSteps}) reached without achieving goal`
+      : `Tool call limit (${loop.maxToolCalls}) reached and the model kept calling tools`;
+  loop.trace.push({ step: 'react_max_steps', timestamp: Date.now() / 1000, total_steps: loop.step, warning, stop_reason: end.stopReason });
+  context.emit('error', { code: 'BUDGET_EXCEEDED', message: warning, stop_reason: end.stopReason });
+  return {
+    ...base,
+    final_answer: end.answer,
+    reasoning_answer: end.answer,
+    stop_reason: end.stopReason,
+    warning,
+    ...(end.forced ? { forced_final_answer: true } : {}),
+  };
+}

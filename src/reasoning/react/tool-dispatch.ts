@@ -1,0 +1,119 @@
+/**
+ * Decides and runs one tool call of a ReAct step. In order: the name must be in the node's tool
+ * table (exact match), the call id must not have run before, the caller's role must reach
+ * `requires_role`, the arguments must parse, fit the size cap and match the tool's JSON Schema,
+ * the call must not repeat an earlier identical one, the tool-call budget must remain, and a
+ * tier-3 tool must be approved. Only then does the tool run. Every refusal is an observation.
+ */
+import type { ActionContext } from '../../actions/types.js';
+import { messageOf, rethrowControl } from '../action-support.js';
+import { textOf, truncateText } from '../reasoning-trace.js';
+import { isRecord, parseJsonSafely } from '../safe-json.js';
+import type { RequestedCall } from './react-decision.js';
+import { roleAllows, type ReactTool, type ToolTable } from './tool-table.js';
+
+/** Caps on what crosses the tool boundary. */
+export const TOOL_LIMITS = { maxArgumentChars: 16 * 1024, maxObservationChars: 8000 } as const;
+
+export type CallStatus = 'ok' | 'error' | 'unknown' | 'denied' | 'invalid' | 'repeated' | 'limit' | 'duplicate_id' | 'user_denied';
+
+export interface CallOutcome {
+  status: CallStatus;
+  tool: string;
+  arguments: unknown;
+  observation: string;
+}
+
+/** What the dispatcher needs from the loop (all of it survives a confirmation pause). */
+export interface DispatchState {
+  toolCalls: number;
+  maxToolCalls: number;
+  refusedAfterLimit: number;
+  executedCallIds: string[];
+  /** Signature (name + canonical arguments) → [step, observation] of earlier calls. */
+  callHistory: Record<string, [number, string]>;
+}
+
+export type Preflight = { ready: true; tool: ReactTool; args: Record<string, unknown>; signature: string } | { ready: false; outcome: CallOutcome };
+
+/** Every check short of approval and execution. */
+export function preflightCall(call: RequestedCall, table: ToolTable, native: boolean, state: DispatchState, role: string | undefined): Preflight {
+  const shownName = typeof call.name === 'string' ? call.name.slice(0, 80) : textOf(call.name).slice(0, 80);
+  const tool = typeof call.name === 'string' ? (native ? table.byWireName.get(call.name) : table.byName.get(call.name)) : undefined;
+  const refuse = (status: CallStatus, observation: string, args: unknown = call.arguments): Preflight => ({
+    ready: false,
+    outcome: { status, tool: tool?.name ?? shownName, arguments: args, observation },
+  });
+  if (tool === undefined) {
+    const available = [...table.tools.map((entry) => (native ? entry.wireName : entry.name)), 'final_answer'];
+    return refuse('unknown', `Unknown action: ${shownName}. Available: ${JSON.stringify(available)}`, null);
+  }
+  if (state.executedCallIds.includes(call.id)) return refuse('duplicate_id', `Call ${call.id} was already executed; it will not run again.`);
+  if (!roleAllows(role, tool.requiresRole)) return refuse('denied', `Access denied: ${tool.name} requires role ${tool.requiresRole}`);
+  const args = readArguments(call, tool);
+  if (typeof args === 'string') return refuse('invalid', `Invalid arguments for ${tool.name}: ${args}`);
+  if (tool.schema !== undefined) {
+    const verdict = tool.schema.validate(args);
+    if (!verdict.valid) {
+      const problems = verdict.errors.slice(0, 5).map((error) => `${error.path || '/'}: ${error.message}`).join('; ');
+      return refuse('invalid', `Invalid arguments for ${tool.name}: ${problems}. The tool did not run; send arguments matching its parameters.`, args);
+    }
+  }
+  const signature = `${tool.name} ${canonicalJson(args)}`;
+  const earlier = state.callHistory[signature];
+  if (earlier !== undefined) {
+    return refuse('repeated', `Repeated call: ${tool.name} was already called with these arguments at step ${earlier[0]} and returned: ${earlier[1].slice(0, 500)}. Do not repeat it; use that result or give the final answer.`, args);
+  }
+  if (state.toolCalls >= state.maxToolCalls) {
+    state.refusedAfterLimit++;
+    return refuse('limit', `Tool call limit (${state.maxToolCalls}) reached: no more tools will run. Give your final answer now with final_answer.`, args);
+  }
+  return { ready: true, tool, args, signature };
+}
+
+/** Runs an approved, checked call through the registry; a failure is an observation. */
+export async function executeCall(context: ActionContext, tool: ReactTool, args: Record<string, unknown>, callId: string, state: DispatchState): Promise<CallOutcome> {
+  state.toolCalls++;
+  state.executedCallIds.push(callId);
+  try {
+    const result = await context.callAction(tool.name, args);
+    return { status: 'ok', tool: tool.name, arguments: args, observation: truncateText(textOf(result ?? null), TOOL_LIMITS.maxObservationChars) };
+  } catch (error) {
+    rethrowControl(error);
+    return { status: 'error', tool: tool.name, arguments: args, observation: truncateText(`Error executing ${tool.name}: ${messageOf(error)}`, TOOL_LIMITS.maxObservationChars) };
+  }
+}
+
+/** The call's arguments as an object, or why they are not usable. */
+function readArguments(call: RequestedCall, tool: ReactTool): Record<string, unknown> | string {
+  let value = call.arguments;
+  if (call.argumentsAreText) {
+    const text = typeof value === 'string' ? value : '';
+    if (text.length > TOOL_LIMITS.maxArgumentChars) return `arguments too large (${text.length} characters; limit ${TOOL_LIMITS.maxArgumentChars})`;
+    if (text.trim() === '') return {};
+    const parsed = parseJsonSafely(text);
+    if (!parsed.ok) return `arguments are not valid JSON (${parsed.error})`;
+    value = parsed.value;
+  } else {
+    const size = textOf(value).length;
+    if (size > TOOL_LIMITS.maxArgumentChars) return `arguments too large (${size} characters; limit ${TOOL_LIMITS.maxArgumentChars})`;
+  }
+  if (value === null || value === undefined) return {};
+  if (isRecord(value)) return value;
+  // A bare value for a tool with one required parameter: {"action_input": "2 + 2"} → {expression: "2 + 2"}.
+  const required = Array.isArray(tool.parameters['required']) ? (tool.parameters['required'] as unknown[]) : [];
+  if (required.length === 1 && typeof required[0] === 'string' && (typeof value === 'string' || typeof value === 'number')) return { [required[0]]: value };
+  return `expected a JSON object, got ${textOf(value).slice(0, 100)}`;
+}
+
+/** JSON with object keys sorted, so equal arguments give equal signatures. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isRecord(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

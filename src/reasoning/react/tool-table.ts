@@ -1,0 +1,115 @@
+/**
+ * The tools a `reason.react` node may call, fixed at agent load from its `tools:` list (SPEC §6.3,
+ * security catalogue AG-01/AG-02). Lookup is an exact `Map.get` on the name the model wrote:
+ * `constructor`, `__proto__`, `toString`, names differing only in case or whitespace, path-like
+ * names and anything outside the identifier pattern are simply absent, so nothing runs.
+ */
+import type { ActionCompiler, CompiledSchema, JsonSchema } from '../../actions/types.js';
+import { AgentError } from '../../errors/agent-error.js';
+
+/** SPEC §1.1 identifier pattern; `..` is refused on top (path-like, Rust TEA's rule). */
+const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+/** Roles in increasing order of authority; a tool's `requires_role` needs that rank or higher. */
+export const ROLE_ORDER = ['viewer', 'user', 'operator', 'admin'] as const;
+
+/** The role assumed when the host gives none (seed 003's caller is a user). */
+export const DEFAULT_ROLE = 'user';
+
+/** Autonomy tiers: 1 runs on its own (`autonomous: true`), 2 runs, 3 waits for approval. */
+export type ToolTier = 1 | 2 | 3;
+
+export interface ReactTool {
+  name: string;
+  /** The name sent to OpenAI-style tool calling (`^[a-zA-Z0-9_-]{1,64}$`: dots become `_`). */
+  wireName: string;
+  description: string;
+  parameters: JsonSchema;
+  schema: CompiledSchema | undefined;
+  tier: ToolTier;
+  requiresRole: string | undefined;
+}
+
+export interface ToolTable {
+  readonly tools: ReactTool[];
+  readonly byName: Map<string, ReactTool>;
+  readonly byWireName: Map<string, ReactTool>;
+}
+
+const TOOL_ENTRY_KEYS = new Set(['name', 'tier', 'requires_role', 'description']);
+
+/** True when `name` may name a tool at all (pattern, no `..`). */
+export function isValidToolName(name: unknown): name is string {
+  return typeof name === 'string' && TOOL_NAME_PATTERN.test(name) && !name.includes('..');
+}
+
+/**
+ * Builds the table from a node's `tools:` list at load. A listed tool that is not registered or
+ * whose name is invalid is `UNKNOWN_TOOL`; a bad `tier`, `requires_role` or duplicate is
+ * `INVALID_PARAMS`. Default tier: 3 for actions declaring side effects (AG-15), else 1.
+ */
+export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTable {
+  if (list === undefined || list === null) return { tools: [], byName: new Map(), byWireName: new Map() };
+  if (!Array.isArray(list)) throw compiler.error('tools must be a list of action names or {name, tier, requires_role, description}', 'tools');
+  const tools: ReactTool[] = [];
+  const byName = new Map<string, ReactTool>();
+  const byWireName = new Map<string, ReactTool>();
+  const folded = new Set<string>();
+  list.forEach((entry, index) => {
+    const field = `tools[${index}]`;
+    const spec = typeof entry === 'string' ? { name: entry } : entry;
+    if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw compiler.error('a tool is an action name or {name, tier, requires_role, description}', field);
+    for (const key of Object.keys(spec)) if (!TOOL_ENTRY_KEYS.has(key)) throw compiler.error(`unknown key '${key}' in a tool entry`, field);
+    const { name, tier, requires_role: requiresRole, description } = spec as Record<string, unknown>;
+    if (!isValidToolName(name)) {
+      throw compiler.error(`invalid tool name ${JSON.stringify(name)}: tool names match ^[A-Za-z][A-Za-z0-9_.-]{0,63}$ without '..'`, field, 'UNKNOWN_TOOL');
+    }
+    if (name === 'final_answer') return; // always available
+    let definition;
+    try {
+      definition = compiler.action(name, field);
+    } catch (error) {
+      const reason = AgentError.isInstance(error) ? error.message : String(error);
+      throw compiler.error(`tool '${name}' is not a registered action (${reason})`, field, 'UNKNOWN_TOOL');
+    }
+    if (folded.has(name.toLowerCase())) throw compiler.error(`tool '${name}' is listed twice (names are compared ignoring case)`, field);
+    folded.add(name.toLowerCase());
+    if (tier !== undefined && tier !== 1 && tier !== 2 && tier !== 3) throw compiler.error('tier must be 1, 2 or 3', `${field}.tier`);
+    if (requiresRole !== undefined && !(ROLE_ORDER as readonly unknown[]).includes(requiresRole)) {
+      throw compiler.error(`requires_role must be one of ${ROLE_ORDER.join(', ')}`, `${field}.requires_role`);
+    }
+    if (description !== undefined && typeof description !== 'string') throw compiler.error('description must be a string', `${field}.description`);
+    const parameters = definition.parameters ?? { type: 'object' };
+    const tool: ReactTool = {
+      name,
+      wireName: uniqueWireName(name, byWireName),
+      description: description ?? definition.description ?? `Run the ${name} action`,
+      parameters,
+      schema: definition.parameters !== undefined ? compiler.schema(definition.parameters, `${field}.parameters`) : undefined,
+      tier: (tier as ToolTier | undefined) ?? (definition.sideEffects === true ? 3 : 1),
+      requiresRole: requiresRole as string | undefined,
+    };
+    tools.push(tool);
+    byName.set(name, tool);
+    byWireName.set(tool.wireName, tool);
+  });
+  return { tools, byName, byWireName };
+}
+
+function uniqueWireName(name: string, taken: Map<string, ReactTool>): string {
+  const base = name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 60);
+  let candidate = base === 'final_answer' ? `${base}_tool` : base;
+  for (let suffix = 2; taken.has(candidate); suffix++) candidate = `${base}_${suffix}`;
+  return candidate;
+}
+
+/** Rank of a role; an unknown role ranks below every known one. */
+export function roleRank(role: string | undefined): number {
+  return (ROLE_ORDER as readonly string[]).indexOf(role ?? DEFAULT_ROLE);
+}
+
+/** True when the caller's role reaches the tool's `requires_role`. */
+export function roleAllows(callerRole: string | undefined, requiredRole: string | undefined): boolean {
+  if (requiredRole === undefined) return true;
+  return roleRank(callerRole) >= roleRank(requiredRole) && roleRank(callerRole) >= 0;
+}
