@@ -1,0 +1,191 @@
+/**
+ * The capability probe: a few small calls that tell what an OpenAI-compatible endpoint can do —
+ * which models it lists, whether it streams, honours `response_format: json_schema`, returns
+ * native tool calls, and streams tool calls — with advice for writing agents against it. Used by
+ * `tea-edge probe` and by the web demo (where a CORS refusal is the most common finding).
+ */
+import { AgentError, toAgentError } from '../errors/agent-error.js';
+import type { LlmProvider, LlmRequest, LlmResponse, ToolDefinition } from './types.js';
+import { createOpenAiClient } from './openai-client.js';
+import { describeFetchFailure } from './fetch-failure.js';
+import { redactSecrets } from './redact.js';
+
+export interface ProbeOptions {
+  api_base: string;
+  api_key?: string;
+  /** The model to test (default: the first one the server lists). */
+  model?: string;
+  fetch?: typeof fetch;
+  /** Per-call timeout (default 60 s: local servers may load the model on the first call). */
+  timeout_ms?: number;
+}
+
+/** What the probe found; a capability is `null` when it could not be tested. */
+export interface ProbeReport {
+  api_base: string;
+  models: string[];
+  model: string | undefined;
+  streams: boolean | null;
+  json_schema: boolean | null;
+  native_tools: boolean | null;
+  streamed_tools: boolean | null;
+  /** Set when the browser refused the call, probably for CORS, with the fix. */
+  cors_error?: string;
+  /** Why each failed check failed (code: message), by check name. */
+  errors: Record<string, string>;
+  advice: string[];
+}
+
+const WEATHER_TOOL: ToolDefinition = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Gets the current weather for a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
+const ANSWER_SCHEMA = {
+  type: 'object',
+  properties: { answer: { type: 'string', enum: ['yes', 'no'] } },
+  required: ['answer'],
+  additionalProperties: false,
+};
+
+/**
+ * Probes an endpoint. Never throws for what the server does; each capability is reported.
+ * @example
+ * const report = await probeEndpoint({ api_base: 'http://localhost:11434/v1' });
+ * if (report.cors_error) showFix(report.cors_error);
+ */
+export async function probeEndpoint(options: ProbeOptions): Promise<ProbeReport> {
+  const apiBase = options.api_base.replace(/\/+$/, '');
+  const secrets = options.api_key !== undefined ? [options.api_key] : [];
+  const report: ProbeReport = { api_base: apiBase, models: [], model: options.model, streams: null, json_schema: null, native_tools: null, streamed_tools: null, errors: {}, advice: [] };
+  const fetchFunction = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+  const record = (check: string, error: unknown): AgentError => {
+    const typed = toAgentError(error, 'LLM_BAD_RESPONSE');
+    report.errors[check] = redactSecrets(`${typed.code}: ${typed.message}`, secrets);
+    if (typed.details.probable_cors === true && report.cors_error === undefined) report.cors_error = redactSecrets(typed.message, secrets);
+    return typed;
+  };
+
+  try {
+    report.models = await listModels(apiBase, options.api_key, fetchFunction, options.timeout_ms ?? 60_000);
+  } catch (error) {
+    record('models', error);
+  }
+  if (report.cors_error !== undefined) {
+    report.advice.push(report.cors_error);
+    return report;
+  }
+  report.model = options.model ?? report.models[0];
+
+  let lastContentType = '';
+  const recordingFetch: typeof fetch = async (input, init) => {
+    const response = await fetchFunction(input, init);
+    lastContentType = response.headers.get('content-type') ?? '';
+    return response;
+  };
+  const client = createOpenAiClient(
+    { api_base: apiBase, max_retries: 0, timeout_ms: options.timeout_ms ?? 60_000, ...(options.api_key !== undefined ? { api_key: options.api_key } : {}) },
+    { fetch: recordingFetch },
+  );
+  const base = (messages: string, extra: Partial<LlmRequest> = {}): LlmRequest => ({
+    messages: [{ role: 'user', content: messages }],
+    temperature: 0,
+    ...(report.model !== undefined ? { model: report.model } : {}),
+    ...extra,
+  });
+
+  try {
+    const response = await streamWhole(client, base('Reply with the single word: ok', { max_tokens: 16 }));
+    report.streams = lastContentType.includes('text/event-stream') && response.finish_reason !== null;
+  } catch (error) {
+    report.streams = false;
+    record('streams', error);
+  }
+  try {
+    const response = await client.generate(
+      base('Is the sky blue on a clear day? Answer as JSON {"answer": "yes" | "no"}.', {
+        max_tokens: 64,
+        response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: ANSWER_SCHEMA, strict: true } },
+      }),
+    );
+    report.json_schema = matchesAnswerSchema(response.content);
+  } catch (error) {
+    report.json_schema = false;
+    record('json_schema', error);
+  }
+  const toolRequest = base('What is the weather in Paris? Use the get_weather tool.', { tools: [WEATHER_TOOL], tool_choice: 'auto', max_tokens: 128 });
+  try {
+    report.native_tools = calledWeather(await client.generate(toolRequest));
+  } catch (error) {
+    report.native_tools = false;
+    record('native_tools', error);
+  }
+  try {
+    report.streamed_tools = calledWeather(await streamWhole(client, toolRequest)) && lastContentType.includes('text/event-stream');
+  } catch (error) {
+    report.streamed_tools = false;
+    record('streamed_tools', error);
+  }
+  report.advice = adviceFor(report);
+  return report;
+}
+
+async function listModels(apiBase: string, apiKey: string | undefined, fetchFunction: typeof fetch, timeoutMs: number): Promise<string[]> {
+  const url = `${apiBase}/models`;
+  let response: Response;
+  try {
+    response = await fetchFunction(url, {
+      headers: apiKey !== undefined && apiKey !== '' ? { authorization: `Bearer ${apiKey}` } : {},
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    throw describeFetchFailure(error, url);
+  }
+  if (!response.ok) throw new AgentError(`LLM_HTTP_${response.status}`, `GET ${url} answered HTTP ${response.status}`);
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new AgentError('LLM_BAD_RESPONSE', `GET ${url} did not return JSON`);
+  }
+  const data = (json as { data?: unknown }).data ?? (json as { models?: unknown }).models;
+  if (!Array.isArray(data)) return [];
+  return data.map((entry) => (typeof entry === 'string' ? entry : (entry as { id?: unknown; name?: unknown })?.id ?? (entry as { name?: unknown })?.name)).filter((id): id is string => typeof id === 'string');
+}
+
+async function streamWhole(client: LlmProvider, request: LlmRequest): Promise<LlmResponse> {
+  for await (const part of client.stream(request)) if (part.type === 'done') return part.response;
+  throw new AgentError('LLM_BAD_RESPONSE', 'the stream ended without a response');
+}
+
+function matchesAnswerSchema(content: string): boolean {
+  try {
+    const value = JSON.parse(content.trim()) as Record<string, unknown>;
+    return typeof value === 'object' && value !== null && (value.answer === 'yes' || value.answer === 'no') && Object.keys(value).length === 1;
+  } catch {
+    return false;
+  }
+}
+
+function calledWeather(response: LlmResponse): boolean {
+  return (response.tool_calls ?? []).some((call) => call.function.name === 'get_weather');
+}
+
+function adviceFor(report: ProbeReport): string[] {
+  const advice: string[] = [];
+  if (report.errors.models !== undefined) advice.push(`Listing models failed (${report.errors.models}); check that api_base ends with /v1 and the server is running.`);
+  else if (report.models.length === 0) advice.push('The server lists no models; set settings.llm.model (or --llm-model) explicitly.');
+  if (report.model === undefined) advice.push('No model chosen: pass --llm-model (settings.llm.model).');
+  if (report.streams === false) advice.push('Streaming did not work: prefer llm.call over llm.stream (answer_chunk events will not arrive).');
+  if (report.json_schema === false) {
+    advice.push('response_format json_schema is not honoured: use json_object or a prompt asking for JSON, and validate with reflection.loop (schema evaluator) to repair output.');
+  }
+  if (report.native_tools === false) advice.push('No native tool calls: use reason.react with tool_mode: json (the default) instead of llm.tools or tool_mode: native.');
+  else if (report.streamed_tools === false) advice.push('Tool calls work but not when streamed: keep llm.tools unstreamed (the default).');
+  if (advice.length === 0) advice.push('Everything tested works: streaming, json_schema, native and streamed tool calls.');
+  return advice;
+}

@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadAgent, runAgent } from '../../src/graph/run-agent.js';
+import { createActionRegistry } from '../../src/actions/registry.js';
+import type { ActionDefinition } from '../../src/actions/types.js';
+import type { AgentEvent } from '../../src/events/event.js';
+import type { RunOptions } from '../../src/graph/run-types.js';
+import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
+
+let server: MockOpenAI;
+beforeAll(async () => {
+  server = await startMockOpenAI();
+});
+afterAll(() => server.close());
+
+const addAction: ActionDefinition = {
+  name: 'calc.add',
+  description: 'Adds two numbers.',
+  parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+  run: (params: { a: number; b: number }) => ({ sum: params.a + params.b }),
+};
+
+async function run(yaml: string, input: Record<string, unknown> = {}, options: RunOptions = {}) {
+  const agent = loadAgent(yaml, { file: 'agent.yaml', registry: createActionRegistry([addAction]) });
+  const started = runAgent(agent, input, options);
+  const events: AgentEvent[] = [];
+  for await (const event of started) events.push(event);
+  return { events, result: await started.result };
+}
+
+describe('llm.call / llm.stream / llm.tools in agents', () => {
+  it('llm.call uses settings.llm (scripted) and returns {content, usage, model, finish_reason}', async () => {
+    const { result, events } = await run(`
+name: greet
+settings:
+  llm: { provider: scripted, scripted: ["Hello, {{ not a template }}", "second"] }
+nodes:
+  - name: ask
+    uses: llm.call
+    with: { prompt: "Say hi to {{ state.who }}" }
+    output: reply
+  - name: again
+    action: llm.call
+    with: { prompt: "again" }
+`, { who: 'Ada' });
+    expect(result.status).toBe('completed');
+    expect(result.state.reply).toMatchObject({ content: 'Hello, {{ not a template }}', model: 'scripted', finish_reason: 'stop' });
+    expect(result.state.content).toBe('second');
+    const requests = events.filter((event) => event.type === 'llm_request');
+    expect(requests).toHaveLength(2);
+    expect(requests[0]!.node).toBe('ask');
+  });
+
+  it('llm.stream emits answer_chunk events while the mock streams', async () => {
+    server.setReplies(['Tea is a drink made from leaves.']);
+    const { result, events } = await run(`
+name: streamer
+settings: { llm: { api_base: "${server.url}", model: mock-model } }
+nodes:
+  - name: s
+    uses: llm.stream
+    with: { prompt: "About tea" }
+    output: answer
+`);
+    expect(result.status).toBe('completed');
+    expect((result.state.answer as { content: string }).content).toBe('Tea is a drink made from leaves.');
+    const chunks = events.filter((event) => event.type === 'answer_chunk');
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.map((event) => event.data.content).join('')).toBe('Tea is a drink made from leaves.');
+  });
+
+  it('overrides from the host win over the agent endpoint', async () => {
+    server.setReplies(['from the mock']);
+    const { result } = await run(`
+name: o
+settings: { llm: { provider: scripted, scripted: ["from the script"] } }
+nodes:
+  - { name: a, uses: llm.call, with: { prompt: hi }, output: r }
+`, {}, { llm: { overrides: { api_base: server.url, model: 'override-model' } } });
+    expect((result.state.r as { content: string }).content).toBe('from the mock');
+    expect(server.chatRequests.at(-1)!.body.model).toBe('override-model');
+  });
+
+  it('llm.tools runs registered actions the model asks for and feeds results back', async () => {
+    const { result, events } = await run(`
+name: tools
+settings:
+  llm:
+    provider: scripted
+    scripted:
+      - tool_calls: [{ name: calc_add, arguments: { a: 2, b: 3 } }, { name: nope, arguments: {} }]
+      - "The sum is 5."
+nodes:
+  - name: t
+    uses: llm.tools
+    with: { prompt: "What is 2 + 3?", tools: [calc.add] }
+    output: out
+`);
+    expect(result.status).toBe('completed');
+    const out = result.state.out as Record<string, any>;
+    expect(out.content).toBe('The sum is 5.');
+    expect(out.rounds).toBe(2);
+    expect(out.tool_results[0]).toMatchObject({ name: 'calc_add', result: { sum: 5 } });
+    expect(out.tool_results[1].result.error).toContain('Unknown tool');
+    expect(events.filter((event) => event.type === 'tool_start')).toHaveLength(2);
+  });
+
+  it('llm.tools stops at max_tool_rounds with a warning', async () => {
+    const call = '{ tool_calls: [{ name: calc_add, arguments: { a: 1, b: 1 } }] }';
+    const { result } = await run(`
+name: rounds
+settings: { llm: { provider: scripted, scripted: [${call}, ${call}, ${call}] } }
+nodes:
+  - { name: t, uses: llm.tools, with: { prompt: loop, tools: [calc.add], max_tool_rounds: 2 }, output: out }
+`);
+    expect(result.state.out).toMatchObject({ content: '', warning: 'Max tool rounds (2) reached', rounds: 2 });
+  });
+
+  it('llm.tools refuses unknown actions and bad rounds at load', () => {
+    expect(() => loadAgent(`
+name: bad
+nodes:
+  - { name: t, uses: llm.tools, with: { prompt: x, tools: [no.such] } }
+`)).toThrow(expect.objectContaining({ code: 'UNKNOWN_ACTION' }));
+    expect(() => loadAgent(`
+name: bad
+nodes:
+  - { name: t, uses: llm.tools, with: { prompt: x, tools: [calc.add], max_tool_rounds: 0 } }
+`, { registry: createActionRegistry([addAction]) })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS' }));
+  });
+
+  it('every call counts in max_llm_calls', async () => {
+    const { result } = await run(`
+name: budget
+settings:
+  limits: { max_llm_calls: 1 }
+  llm: { provider: scripted, scripted: [a, b] }
+nodes:
+  - { name: one, uses: llm.call, with: { prompt: x } }
+  - { name: two, uses: llm.call, with: { prompt: y } }
+`);
+    expect(result.status).toBe('failed');
+    expect(result.error!.code).toBe('BUDGET_EXCEEDED');
+    expect(result.stop_reason).toBe('max_llm_calls');
+  });
+
+  it('a model failure fails the node with its typed code, or is graceful with on_error', async () => {
+    server.setFault({ type: 'status', status: 400 });
+    try {
+      const failed = await run(`
+name: f
+settings: { llm: { api_base: "${server.url}", max_retries: 0 } }
+nodes:
+  - { name: a, uses: llm.call, with: { prompt: x } }
+`);
+      expect(failed.result.error).toMatchObject({ code: 'LLM_HTTP_400', node: 'a' });
+      const graceful = await run(`
+name: g
+settings: { llm: { api_base: "${server.url}", max_retries: 0 } }
+nodes:
+  - { name: a, uses: llm.call, with: { prompt: x }, on_error: graceful }
+`);
+      expect(graceful.result.status).toBe('completed');
+      expect(graceful.result.state.__error__).toMatchObject({ code: 'LLM_HTTP_400' });
+    } finally {
+      server.setFault();
+    }
+  });
+});
