@@ -10,6 +10,8 @@ export interface LuaBudget {
   tableSlots?: number;
   /** Pattern-matching steps per call (default 1,000,000). */
   patternSteps?: number;
+  /** Total bytes of `print` output passed to `onPrint` per call (default 64 KiB); the rest is dropped. */
+  printBytes?: number;
 }
 
 export interface CompiledLua {

@@ -1,0 +1,159 @@
+// Source rewrite of the raw `fengari` package (node_modules/fengari/src) into an isomorphic,
+// sandbox-ready VM. Two kinds of edits:
+//   1. portability: strip the Node-only branches (`typeof process`, `process.env.FENGARICONF`),
+//      the import-time `(0, eval)('this')`, and the `lualib.js` import that drags in the
+//      `package`/`io`/`debug` libraries (which contain `Function(` and `require`);
+//   2. budget hooks: calls into a per-state object `g.teaBudget` (installed by src/lua/) at every
+//      place where one VM instruction can do unbounded work — string concatenation, string.rep,
+//      luaL_Buffer growth, the lexer buffer, string creation, table growth, the pattern matcher,
+//      table library loops — plus the stack limits, and a rule that any JavaScript exception
+//      (the budget hooks throw one) passes through Lua's protected calls: pcall, xpcall and
+//      coroutines cannot swallow it.
+// Every edit must match exactly as often as declared, or the build fails: a fengari upgrade
+// cannot silently drop a budget. The hook contract is documented in src/lua/budget-meter.ts.
+
+/** `const tea = <g>.teaBudget; if (tea !== null && tea.armed) tea.<call>;` */
+const hook = (globalState, call) => `{ const tea = ${globalState}.teaBudget; if (tea !== null && tea.armed) tea.${call}; }`;
+
+/** Edits applied to every fengari file, any number of times (zero included). */
+const everywhere = [
+  { description: 'FENGARICONF environment lookup', find: /process\.env\.FENGARICONF/g, replace: 'undefined' },
+  { description: 'Node detection', find: /typeof process\b/g, replace: '"undefined"' },
+  { description: 'import-time indirect eval', find: /\(0,\s*eval\)\('this'\)/g, replace: 'globalThis' },
+];
+
+/**
+ * Edits per file: `find` is an exact string that must occur `count` times (default 1).
+ * `replace` receives the matched text.
+ */
+const fileEdits = {
+  'luaconf.js': [
+    // A smaller Lua stack: deep recursion fails in ~0.1 s instead of ~2 s and +200 MB.
+    { description: 'LUAI_MAXSTACK', find: 'const LUAI_MAXSTACK = conf.LUAI_MAXSTACK || 1000000;', replace: () => 'const LUAI_MAXSTACK = 100000;' },
+  ],
+  'lstate.js': [
+    { description: 'global_State.teaBudget field', find: 'this.atnativeerror = null;', replace: (text) => `${text}\n        this.teaBudget = null; /* tea-edge: budget meter */` },
+  ],
+  'lstrlib.js': [
+    { description: 'lualib import (lstrlib)', find: "const lualib = require('./lualib.js');", replace: () => 'const lualib = { lua_assert: function() {} };' },
+    {
+      description: 'string.rep size check',
+      find: 'let totallen = n * l + (n - 1) * lsep;',
+      replace: (text) => `${text}\n        if (totallen === 0) { lua_pushliteral(L, ""); return 1; }\n        ${hook('L.l_G', 'checkString(L, totallen)')}`,
+    },
+    { description: 'pattern step per match()', find: 'if (ms.matchdepth-- === 0)', replace: (text) => `${hook('ms.L.l_G', 'countPatternSteps(ms.L, 1)')}\n    ${text}` },
+    {
+      description: 'pattern steps of max_expand',
+      find: '    while (singlematch(ms, s + i, p, ep))\n        i++;',
+      replace: (text) => `${text}\n    ${hook('ms.L.l_G', 'countPatternSteps(ms.L, i)')}`,
+    },
+    {
+      description: 'pattern steps of %b',
+      find: '        let cont = 1;\n        while (++s < ms.src_end) {',
+      replace: (text) => `${text}\n            ${hook('ms.L.l_G', 'countPatternSteps(ms.L, 1)')}`,
+    },
+    { description: 'pattern steps of back-references', find: '    let len = ms.capture[l].len;', replace: (text) => `${text}\n    ${hook('ms.L.l_G', 'countPatternSteps(ms.L, len)')}` },
+    { description: 'plain find signature', find: 'const find_subarray = function(arr, subarr, from_index) {', replace: () => 'const find_subarray = function(arr, subarr, from_index, L) {' },
+    {
+      description: 'plain find steps',
+      find: '        if (luastring_eq(arr.subarray(i, i+sl), subarr))',
+      replace: (text) => `        ${hook('L.l_G', 'countPatternSteps(L, sl)')}\n${text}`,
+    },
+    { description: 'plain find call', find: 'find_subarray(s.subarray(init - 1), p, 0)', replace: () => 'find_subarray(s.subarray(init - 1), p, 0, L)' },
+  ],
+  'ltablib.js': [
+    { description: 'lualib import (ltablib)', find: "const lualib = require('./lualib.js');", replace: () => 'const lualib = { lua_assert: function() {} };' },
+  ],
+  'lvm.js': [
+    { description: 'concatenation size check', find: '            let buff = new Uint8Array(tl);', replace: (text) => `            ${hook('L.l_G', 'checkString(L, tl)')}\n${text}` },
+  ],
+  'lauxlib.js': [
+    {
+      description: 'luaL_Buffer growth check',
+      find: '        let newsize = Math.max(B.b.length * 2, newend);  /* double buffer size */',
+      replace: (text) => `        ${hook('B.L.l_G', 'checkString(B.L, newend)')}\n${text}`,
+    },
+  ],
+  'lzio.js': [
+    { description: 'lexer buffer growth check', find: 'const luaZ_resizebuffer = function(L, buff, size) {', replace: (text) => `${text}\n    ${hook('L.l_G', 'checkString(L, size)')}` },
+  ],
+  'lstring.js': [
+    { description: 'string creation count', find: '    lua_assert(str instanceof Uint8Array);\n    return new TString(L, str);', replace: (text) => `    ${hook('L.l_G', 'countString(L, str.length)')}\n${text}` },
+  ],
+  'ltable.js': [
+    { description: 'table creation count', find: '        this.id = L.l_G.id_counter++;', replace: (text) => `${text}\n        this.l_G = L.l_G;\n        ${hook('L.l_G', 'countTableSlots(L, 1)')}` },
+    { description: 'table entry count', find: 'const add = function(t, hash, key, value) {', replace: (text) => `${text}\n    ${hook('t.l_G', 'countTableSlots(null, 1)')}` },
+  ],
+  'lapi.js': [
+    // table.insert/remove/move/concat/unpack/sort loop through lua_geti/lua_seti, driven by a
+    // length the script controls (`__len`); each access costs one instruction.
+    { description: 'lua_seti work', find: 'const lua_seti = function(L, idx, n) {', replace: (text) => `${text}\n    ${hook('L.l_G', 'chargeInstructions(L, 1)')}` },
+    { description: 'lua_geti work', find: 'const lua_geti = function(L, idx, n) {', replace: (text) => `${text}\n    ${hook('L.l_G', 'chargeInstructions(L, 1)')}` },
+  ],
+  'ldo.js': [
+    {
+      description: 'JavaScript exceptions pass through protected calls',
+      find: '    } catch (e) {\n        if (lj.status === LUA_OK) {\n            /* error was not thrown via luaD_throw, i.e. it is a JS error */',
+      replace: (text) =>
+        text.replace(
+          '    } catch (e) {\n',
+          '    } catch (e) {\n        if (lj.status === LUA_OK && L.l_G.teaBudget !== null) { /* tea-edge: never swallowed */\n            L.errorJmp = lj.previous;\n            L.nCcalls = oldnCcalls;\n            throw e;\n        }\n',
+        ),
+    },
+    {
+      description: 'Lua stack overflow',
+      find: '            luaD_reallocstack(L, ERRORSTACKSIZE);\n            ldebug.luaG_runerror(L, to_luastring("stack overflow", true));',
+      replace: (text) => `            if (L.l_G.teaBudget !== null) L.l_G.teaBudget.stackOverflow(L);\n${text}`,
+    },
+    {
+      description: 'JS call depth overflow',
+      find: 'const stackerror = function(L) {',
+      replace: (text) => `${text}\n    if (L.l_G.teaBudget !== null) L.l_G.teaBudget.stackOverflow(L);`,
+    },
+    // One instruction counter across coroutines: a resumed thread continues the resumer's count.
+    { description: 'resume takes the instruction count', find: '    L.nny = 0;  /* allow yields */', replace: (text) => `${text}\n    if (from && L.l_G.teaBudget !== null) L.hookcount = from.hookcount;` },
+    { description: 'resume gives the instruction count back', find: '    L.nny = oldnny;  /* restore \'nny\' */', replace: (text) => `${text}\n    if (from && L.l_G.teaBudget !== null) from.hookcount = L.hookcount;` },
+  ],
+};
+
+/** The files whose edits must all have been applied by the end of a build. */
+export const patchedFiles = Object.keys(fileEdits);
+
+/**
+ * Applies the edits for one fengari source file. Throws when a declared edit does not match
+ * exactly as often as declared. Returns the new source.
+ */
+export function patchFengariSource(fileName, source) {
+  let patched = source;
+  for (const edit of everywhere) patched = patched.replace(edit.find, edit.replace);
+  for (const edit of fileEdits[fileName] ?? []) {
+    const expected = edit.count ?? 1;
+    const found = patched.split(edit.find).length - 1;
+    if (found !== expected) {
+      throw new Error(
+        `fengari-transform: "${edit.description}" expected ${expected} match(es) in ${fileName}, found ${found}. ` +
+          'fengari changed: update build/fengari-transform.mjs so no budget is lost.',
+      );
+    }
+    patched = patched.split(edit.find).join(edit.replace(edit.find));
+  }
+  return patched;
+}
+
+/** esbuild plugin: rewrites every file under fengari/src and records which were seen. */
+export function fengariEsbuildPlugin(seen = new Set()) {
+  return {
+    name: 'fengari-isomorphic',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]fengari[\\/]src[\\/][^\\/]+\.js$/ }, async (args) => {
+        const { readFile } = await import('node:fs/promises');
+        const fileName = args.path.split(/[\\/]/).pop();
+        seen.add(fileName);
+        return { contents: patchFengariSource(fileName, await readFile(args.path, 'utf8')), loader: 'js' };
+      });
+    },
+  };
+}
+
+/** Code generation from strings, in any spelling esbuild leaves behind. */
+export const FORBIDDEN_CODE = [/\beval\s*\(/, /\bnew\s+Function\b/, /\bFunction\s*\(/, /\brequire\s*\(/, /\bprocess\./];

@@ -1,0 +1,193 @@
+/**
+ * compileLua: inline Lua (SPEC §3) compiled at agent load, run many times in a sandbox.
+ *
+ * The code is the body of a function (`return state.x + 1` works): it sees the globals passed
+ * to `run` (e.g. `state`, `variables`, `output`, `iteration`, converted from JSON) and its first
+ * return value, converted back to JSON, is the result. See src/lua/README.md for the sandbox
+ * (what is available, the budgets, how isolation between calls works).
+ *
+ * Failures are AgentErrors: LUA_SYNTAX at compile (node and line), LUA_ERROR at run (node, line,
+ * Lua message; also for values with no JSON form), LUA_BUDGET with `details.budget` naming the
+ * budget. No raw JavaScript exception escapes.
+ *
+ * @example
+ *   const evaluator = compileLua('return { valid = #output > 3, score = 1 }', { node: 'judge', field: 'run' });
+ *   evaluator.run({ state: {}, output: 'hello' }); // → { valid: true, score: 1 }
+ */
+import { AgentError } from '../errors/agent-error.js';
+import type { CompiledLua, LuaBudget } from './types.js';
+import { lua, lauxlib } from './vendor/fengari.js';
+import { LuaBudgetExceeded, resolveBudget } from './budget-meter.js';
+import { LuaConversionError, typeName } from './json-bridge.js';
+import { CHUNK_NAME, LuaSandbox } from './lua-sandbox.js';
+
+/** Where the chunk comes from; `line` is the file line of the chunk's first line. */
+export interface LuaSourceLocation {
+  node?: string;
+  field?: string;
+  file?: string;
+  line?: number;
+}
+
+export interface LuaRunOptions {
+  budget?: LuaBudget;
+  onPrint?: (line: string) => void;
+}
+
+/** Compiles `code` (syntax-checked now) into a reusable, sandboxed chunk. Throws LUA_SYNTAX. */
+export function compileLua(code: string, where: LuaSourceLocation = {}): CompiledLua {
+  return new SandboxedChunk(code, where);
+}
+
+/** `lua:<line>: message` → its parts (the chunk name is CHUNK_NAME). */
+function splitLuaMessage(message: string): { line: number | undefined; text: string } {
+  const match = /^lua:(\d+): ([\s\S]*)$/.exec(message);
+  return match === null ? { line: undefined, text: message } : { line: Number(match[1]), text: match[2] as string };
+}
+
+class SandboxedChunk implements CompiledLua {
+  readonly source: string;
+  private readonly where: LuaSourceLocation;
+  private readonly bytes: Uint8Array;
+  /** The reusable VM and the registry reference of the loaded chunk in it. */
+  private sandbox: LuaSandbox | null = null;
+  private chunkRef = 0;
+  private busy = false;
+
+  constructor(code: string, where: LuaSourceLocation) {
+    this.source = code;
+    this.where = { ...where };
+    this.bytes = new TextEncoder().encode(code);
+    const sandbox = this.createSandbox();
+    this.sandbox = sandbox.sandbox;
+    this.chunkRef = sandbox.chunkRef;
+  }
+
+  run(globals: Record<string, unknown>, options: LuaRunOptions = {}): unknown {
+    if (this.busy) {
+      // Re-entered from a callback of the running call: use a throwaway VM.
+      const { sandbox, chunkRef } = this.createSandbox();
+      return this.execute(sandbox, chunkRef, globals, options);
+    }
+    this.busy = true;
+    try {
+      if (this.sandbox === null) {
+        const created = this.createSandbox();
+        this.sandbox = created.sandbox;
+        this.chunkRef = created.chunkRef;
+      }
+      return this.execute(this.sandbox, this.chunkRef, globals, options);
+    } catch (error) {
+      // A VM an exception went through is not reused (its Lua stacks were not unwound).
+      if (this.sandbox?.broken === true) this.sandbox = null;
+      throw error;
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private createSandbox(): { sandbox: LuaSandbox; chunkRef: number } {
+    let sandbox: LuaSandbox;
+    let status: number;
+    try {
+      sandbox = new LuaSandbox();
+      status = lauxlib.luaL_loadbufferx(sandbox.state, this.bytes, this.bytes.length, CHUNK_NAME, 't');
+    } catch (error) {
+      throw this.error('LUA_SYNTAX', `cannot compile the Lua code: ${error instanceof Error ? error.message : String(error)}`, undefined);
+    }
+    const state = sandbox.state;
+    if (status !== lua.LUA_OK) {
+      const message = sandbox.bridge.toText(lua.lua_tostring(state, -1) ?? new Uint8Array());
+      const { line, text } = splitLuaMessage(message);
+      throw this.error('LUA_SYNTAX', `Lua syntax error: ${text}`, line);
+    }
+    return { sandbox, chunkRef: lauxlib.luaL_ref(state, lua.LUA_REGISTRYINDEX) };
+  }
+
+  private execute(sandbox: LuaSandbox, chunkRef: number, globals: Record<string, unknown>, options: LuaRunOptions): unknown {
+    const state = sandbox.state;
+    const limits = resolveBudget(options.budget);
+    let status: number;
+    try {
+      sandbox.resetCallContext(options.onPrint, limits.printBytes);
+      sandbox.pushCallEnvironment(globals);
+      lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, chunkRef);
+      lua.lua_pushvalue(state, -2);
+      lua.lua_setupvalue(state, -2, 1);
+      sandbox.meter.arm(state, limits);
+      status = lua.lua_pcall(state, 0, 1, 0);
+    } catch (error) {
+      sandbox.meter.disarm();
+      sandbox.broken = true;
+      throw this.toAgentError(error);
+    }
+    sandbox.meter.disarm();
+    try {
+      if (status !== lua.LUA_OK) throw this.runtimeError(sandbox);
+      return this.readResult(sandbox);
+    } finally {
+      this.release(sandbox, chunkRef);
+    }
+  }
+
+  private readResult(sandbox: LuaSandbox): unknown {
+    try {
+      return sandbox.bridge.read(sandbox.state, -1);
+    } catch (error) {
+      if (error instanceof LuaConversionError) throw this.error('LUA_ERROR', `the Lua result cannot be converted to JSON: ${error.message}`, undefined);
+      throw this.toAgentError(error);
+    }
+  }
+
+  /** Lets go of the call's environment: the chunk's _ENV and the registry globals. */
+  private release(sandbox: LuaSandbox, chunkRef: number): void {
+    const state = sandbox.state;
+    lua.lua_settop(state, 0);
+    lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, chunkRef);
+    lua.lua_createtable(state, 0, 0);
+    lua.lua_setupvalue(state, -2, 1);
+    sandbox.releaseCallEnvironment();
+  }
+
+  /** The error value of a failed pcall (at the top of the stack) as LUA_ERROR. */
+  private runtimeError(sandbox: LuaSandbox): AgentError {
+    const state = sandbox.state;
+    const type = lua.lua_type(state, -1);
+    let failure: AgentError;
+    if (type === lua.LUA_TSTRING) {
+      const { line, text } = splitLuaMessage(sandbox.bridge.toText(lua.lua_tostring(state, -1) as Uint8Array));
+      failure = this.error('LUA_ERROR', text, line);
+    } else {
+      // Never call __tostring here: the budget is off. Keep the value when it is plain JSON.
+      failure = this.error('LUA_ERROR', `the Lua code raised an error object of type ${typeName(type)}`, undefined);
+      try {
+        failure.details.value = sandbox.bridge.read(state, -1);
+      } catch {
+        // not convertible: the type in the message is all there is
+      }
+    }
+    return failure;
+  }
+
+  private toAgentError(error: unknown): AgentError {
+    if (AgentError.isInstance(error)) return error;
+    if (error instanceof LuaBudgetExceeded) {
+      return this.error('LUA_BUDGET', error.message, undefined, { budget: error.budget, limit: error.limit });
+    }
+    if (error instanceof RangeError && /call stack/i.test(error.message)) {
+      return this.error('LUA_BUDGET', 'Lua stack budget exceeded (JavaScript call stack)', undefined, { budget: 'stack' });
+    }
+    if (error instanceof LuaConversionError) return this.error('LUA_ERROR', `cannot pass the globals to Lua: ${error.message}`, undefined);
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return this.error('LUA_ERROR', `internal error in the Lua VM: ${message}`, undefined);
+  }
+
+  private error(code: 'LUA_SYNTAX' | 'LUA_ERROR' | 'LUA_BUDGET', text: string, chunkLine: number | undefined, details: Record<string, unknown> = {}): AgentError {
+    const { node, field, file } = this.where;
+    const fileLine = chunkLine !== undefined && this.where.line !== undefined ? this.where.line + chunkLine - 1 : undefined;
+    const shownLine = fileLine ?? chunkLine;
+    const message = shownLine === undefined || file !== undefined ? text : `line ${shownLine}: ${text}`;
+    if (chunkLine !== undefined) details.line = chunkLine;
+    return new AgentError(code, message, { node, field, file, line: file !== undefined ? fileLine ?? chunkLine : fileLine, details });
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * JSON ↔ Lua conversion for one sandboxed VM (SPEC §3): objects ↔ tables, arrays ↔ 1-based
+ * sequences marked with the `json.array` metatable, `null` ↔ the `json.null` sentinel (a light
+ * userdata: immutable, so no script can poison it), integers stay integers when they fit
+ * fengari's 32-bit Lua integers. Lua → JSON drops the keys `__proto__`, `constructor` and
+ * `prototype`, caps nesting depth, refuses cycles and non-JSON values (functions, threads,
+ * userdata, NaN/infinity) with a `LuaConversionError` naming the value's type and path.
+ */
+import type { LuaState } from './vendor/fengari.js';
+import { lua, lauxlib } from './vendor/fengari.js';
+
+/** Deepest nesting converted in either direction. */
+export const MAX_JSON_DEPTH = 100;
+
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const LUA_INTEGER_MIN = -2147483648;
+const LUA_INTEGER_MAX = 2147483647;
+
+/** A value that has no JSON (or Lua) form; compile-lua turns it into LUA_ERROR. */
+export class LuaConversionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LuaConversionError';
+  }
+}
+
+export class JsonBridge {
+  /** The `json.null` sentinel, pushed as a light userdata. */
+  readonly nullSentinel: object = Object.freeze({ json: 'null' });
+  private readonly encoder = new TextEncoder();
+  private readonly decoder = new TextDecoder('utf-8');
+  /** Registry reference of the protected metatable that marks JSON arrays. */
+  private arrayMetatableRef = 0;
+
+  /** Creates the array metatable in `state`; call once per VM before any conversion. */
+  install(state: LuaState): void {
+    lua.lua_createtable(state, 0, 1);
+    lua.lua_pushliteral(state, 'json.array');
+    lua.lua_setfield(state, -2, '__metatable');
+    this.arrayMetatableRef = lauxlib.luaL_ref(state, lua.LUA_REGISTRYINDEX);
+  }
+
+  pushString(state: LuaState, value: string): void {
+    lua.lua_pushstring(state, this.encoder.encode(value));
+  }
+
+  /** Decodes a Lua string (bytes) as UTF-8, replacing invalid sequences with U+FFFD. */
+  toText(bytes: Uint8Array): string {
+    return this.decoder.decode(bytes);
+  }
+
+  /** Pushes the array metatable. */
+  pushArrayMetatable(state: LuaState): void {
+    lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, this.arrayMetatableRef);
+  }
+
+  /** Pushes a JSON value as Lua; `undefined` becomes nil. */
+  push(state: LuaState, value: unknown, depth = 0, path = '$'): void {
+    if (value === undefined) return lua.lua_pushnil(state);
+    if (value === null) return lua.lua_pushlightuserdata(state, this.nullSentinel);
+    switch (typeof value) {
+      case 'boolean':
+        return lua.lua_pushboolean(state, value);
+      case 'number':
+        if (Number.isInteger(value) && value >= LUA_INTEGER_MIN && value <= LUA_INTEGER_MAX && !Object.is(value, -0)) {
+          return lua.lua_pushinteger(state, value);
+        }
+        return lua.lua_pushnumber(state, value);
+      case 'string':
+        return this.pushString(state, value);
+      case 'object':
+        break;
+      default:
+        throw new LuaConversionError(`cannot pass a JavaScript ${typeof value} to Lua (at ${path})`);
+    }
+    if (depth >= MAX_JSON_DEPTH) throw new LuaConversionError(`value nested deeper than ${MAX_JSON_DEPTH} levels (at ${path})`);
+    if (!lua.lua_checkstack(state, 4)) throw new LuaConversionError(`Lua stack exhausted (at ${path})`);
+    if (Array.isArray(value)) {
+      lua.lua_createtable(state, value.length, 0);
+      for (let index = 0; index < value.length; index += 1) {
+        const item: unknown = value[index];
+        this.push(state, item === undefined ? null : item, depth + 1, `${path}[${index}]`);
+        lua.lua_rawseti(state, -2, index + 1);
+      }
+      this.pushArrayMetatable(state);
+      lua.lua_setmetatable(state, -2);
+      return;
+    }
+    const json = typeof (value as { toJSON?: unknown }).toJSON === 'function' ? (value as { toJSON(): unknown }).toJSON() : value;
+    if (json !== value) return this.push(state, json, depth, path);
+    const keys = Object.keys(value);
+    lua.lua_createtable(state, 0, keys.length);
+    for (const key of keys) {
+      const item = (value as Record<string, unknown>)[key];
+      if (item === undefined) continue;
+      this.pushString(state, key);
+      this.push(state, item, depth + 1, `${path}.${key}`);
+      lua.lua_rawset(state, -3);
+    }
+  }
+
+  /** Converts the Lua value at `index` to JSON. nil (and none) become null. */
+  read(state: LuaState, index: number, depth = 0, path = '$', seen: Set<object> = new Set()): unknown {
+    switch (lua.lua_type(state, index)) {
+      case lua.LUA_TNONE:
+      case lua.LUA_TNIL:
+        return null;
+      case lua.LUA_TBOOLEAN:
+        return lua.lua_toboolean(state, index);
+      case lua.LUA_TNUMBER: {
+        if (lua.lua_isinteger(state, index)) return lua.lua_tointeger(state, index);
+        const number = lua.lua_tonumber(state, index);
+        if (!Number.isFinite(number)) throw new LuaConversionError(`the number ${String(number)} has no JSON form (at ${path})`);
+        return number;
+      }
+      case lua.LUA_TSTRING:
+        return this.toText(lua.lua_tostring(state, index) as Uint8Array);
+      case lua.LUA_TLIGHTUSERDATA:
+        if (lua.lua_touserdata(state, index) === this.nullSentinel) return null;
+        throw new LuaConversionError(`a userdata value has no JSON form (at ${path})`);
+      case lua.LUA_TTABLE:
+        return this.readTable(state, lua.lua_absindex(state, index), depth, path, seen);
+      case lua.LUA_TFUNCTION:
+        throw new LuaConversionError(`a function value has no JSON form (at ${path})`);
+      case lua.LUA_TTHREAD:
+        throw new LuaConversionError(`a thread (coroutine) value has no JSON form (at ${path})`);
+      default:
+        throw new LuaConversionError(`a userdata value has no JSON form (at ${path})`);
+    }
+  }
+
+  private readTable(state: LuaState, index: number, depth: number, path: string, seen: Set<object>): unknown {
+    if (depth >= MAX_JSON_DEPTH) throw new LuaConversionError(`table nested deeper than ${MAX_JSON_DEPTH} levels (at ${path})`);
+    const identity = lua.lua_topointer(state, index) as object;
+    if (seen.has(identity)) throw new LuaConversionError(`table contains itself (at ${path})`);
+    if (!lua.lua_checkstack(state, 4)) throw new LuaConversionError(`Lua stack exhausted (at ${path})`);
+    seen.add(identity);
+    try {
+      if (this.isMarkedArray(state, index)) {
+        const length = lua.lua_rawlen(state, index);
+        const array: unknown[] = new Array(length);
+        for (let position = 1; position <= length; position += 1) {
+          lua.lua_rawgeti(state, index, position);
+          array[position - 1] = this.read(state, -1, depth + 1, `${path}[${position - 1}]`, seen);
+          lua.lua_pop(state, 1);
+        }
+        return array;
+      }
+      return this.readEntries(state, index, depth, path, seen);
+    } finally {
+      seen.delete(identity);
+    }
+  }
+
+  private isMarkedArray(state: LuaState, index: number): boolean {
+    if (!lua.lua_getmetatable(state, index)) return false;
+    this.pushArrayMetatable(state);
+    const marked = lua.lua_rawequal(state, -1, -2);
+    lua.lua_pop(state, 2);
+    return marked;
+  }
+
+  /** Reads a table by `next`: a sequence 1..n becomes an array, anything else an object. */
+  private readEntries(state: LuaState, index: number, depth: number, path: string, seen: Set<object>): unknown {
+    const keys: (string | number)[] = [];
+    const values: unknown[] = [];
+    let sequence = true;
+    lua.lua_pushnil(state);
+    while (lua.lua_next(state, index)) {
+      const key = this.readKey(state, path);
+      if (typeof key !== 'number' || !Number.isInteger(key) || key < 1) sequence = false;
+      keys.push(key);
+      values.push(this.read(state, -1, depth + 1, `${path}.${String(key)}`, seen));
+      lua.lua_pop(state, 1);
+    }
+    if (keys.length === 0) return {};
+    if (sequence) {
+      const array: unknown[] = new Array(keys.length);
+      let filled = 0;
+      for (let position = 0; position < keys.length; position += 1) {
+        const slot = (keys[position] as number) - 1;
+        if (slot >= keys.length || array[slot] !== undefined) break;
+        array[slot] = values[position];
+        filled += 1;
+      }
+      if (filled === keys.length) return array;
+    }
+    const object: Record<string, unknown> = {};
+    for (let position = 0; position < keys.length; position += 1) {
+      const key = String(keys[position]);
+      if (UNSAFE_KEYS.has(key)) continue;
+      object[key] = values[position];
+    }
+    return object;
+  }
+
+  /** The key at -2 (during `lua_next`) as a string or number; other key types are refused. */
+  private readKey(state: LuaState, path: string): string | number {
+    switch (lua.lua_type(state, -2)) {
+      case lua.LUA_TSTRING:
+        return this.toText(lua.lua_tostring(state, -2) as Uint8Array);
+      case lua.LUA_TNUMBER:
+        return lua.lua_tonumber(state, -2);
+      default:
+        throw new LuaConversionError(`a table key of type ${typeName(lua.lua_type(state, -2))} has no JSON form (at ${path})`);
+    }
+  }
+}
+
+/** Lua's name for a type tag. */
+export function typeName(type: number): string {
+  return ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'][type] ?? 'no value';
+}

@@ -1,0 +1,229 @@
+/**
+ * LuaSandbox: one fengari VM prepared for untrusted code, reused across calls with a clean
+ * environment each time.
+ *
+ * Set-up (once per VM): open base, string, table, math, utf8, coroutine and os; keep of the base
+ * library everything except `dofile`, `loadfile`, `collectgarbage` (and never `require`,
+ * `package`, `io`, `debug`, `js`: they are not even in the bundle); `load` forced to text mode;
+ * `string.dump` dropped; `os` reduced to `time`, `clock`, `date`; `print`, `math.random`,
+ * `math.randomseed` and `json` replaced by JavaScript functions; the string metatable protected
+ * (`getmetatable("")` returns false). These pristine values are kept in tables reachable only
+ * from the registry, which no script can reach (there is no `debug` library).
+ *
+ * Each call (`prepareCall`): a new global table is built by copying the pristine base functions
+ * and a fresh copy of every library table; `_G` points at it; the string metatable's `__index`
+ * is pointed at this call's `string` copy (so `("x"):upper()` and `string.upper` agree); the
+ * registry's global table is this table (so `load` compiles into it); the chunk's `_ENV` upvalue
+ * is set to it. Nothing a script creates or changes is reachable from the next call.
+ */
+import type { LuaCFunction, LuaState } from './vendor/fengari.js';
+import { lauxlib, lua, lualib } from './vendor/fengari.js';
+import { BudgetMeter } from './budget-meter.js';
+import { JsonBridge } from './json-bridge.js';
+import { createCallContext, createJsonFunctions, createLoad, createPrint, createRandom, createRandomSeed } from './sandbox-functions.js';
+import type { CallContext } from './sandbox-functions.js';
+
+/** The chunk name; Lua prefixes messages with `lua:<line>:`. */
+export const CHUNK_NAME = '=lua';
+
+const REMOVED_BASE = ['dofile', 'loadfile', 'collectgarbage', 'require', '_G'];
+const LIBRARIES = ['string', 'table', 'math', 'utf8', 'coroutine', 'os', 'json'] as const;
+const OS_KEPT = ['time', 'clock', 'date'];
+
+export class LuaSandbox {
+  readonly state: LuaState;
+  readonly meter = new BudgetMeter();
+  readonly bridge = new JsonBridge();
+  readonly call: CallContext = createCallContext();
+  /** Set when a JavaScript exception went through the VM (budget or internal): never reuse it. */
+  broken = false;
+  /** Registry references: the environment metatable, pristine libraries, the string metatable. */
+  private readonly environmentMetatableRef: number;
+  private readonly libraryRefs: number[] = [];
+  private readonly stringMetatableRef: number;
+  private readonly emptyRef: number;
+
+  constructor() {
+    const state = lauxlib.luaL_newstate();
+    this.state = state;
+    state.l_G.teaBudget = this.meter;
+    this.bridge.install(state);
+    for (const [name, open] of [
+      ['_G', lualib.luaopen_base],
+      ['string', lualib.luaopen_string],
+      ['table', lualib.luaopen_table],
+      ['math', lualib.luaopen_math],
+      ['utf8', lualib.luaopen_utf8],
+      ['coroutine', lualib.luaopen_coroutine],
+      ['os', lualib.luaopen_os],
+    ] as const) {
+      lauxlib.luaL_requiref(state, name, open, 1);
+      lua.lua_pop(state, 1);
+    }
+    lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, lua.LUA_RIDX_GLOBALS);
+    const globals = lua.lua_gettop(state);
+
+    // Base functions: everything in the opened global table that is not a library or removed.
+    lua.lua_getfield(state, globals, 'load');
+    const originalLoad = lua.lua_tocfunction(state, -1) as LuaCFunction;
+    lua.lua_pop(state, 1);
+    this.setFunction(globals, 'load', createLoad(originalLoad));
+    this.setFunction(globals, 'print', createPrint(this.call, this.bridge));
+    for (const name of [...REMOVED_BASE, ...LIBRARIES]) {
+      lua.lua_pushnil(state);
+      lua.lua_setfield(state, globals, name);
+    }
+
+    // Libraries, trimmed; json built here.
+    lua.lua_getfield(state, lua.LUA_REGISTRYINDEX, '_LOADED');
+    const loaded = lua.lua_gettop(state);
+    for (const name of LIBRARIES) {
+      if (name === 'json') this.pushJsonLibrary();
+      else if (name === 'os') this.pushTrimmedOs(loaded);
+      else lua.lua_getfield(state, loaded, name);
+      const library = lua.lua_gettop(state);
+      if (name === 'string') {
+        lua.lua_pushnil(state);
+        lua.lua_setfield(state, library, 'dump');
+      }
+      if (name === 'math') {
+        this.setFunction(library, 'random', createRandom(this.call));
+        this.setFunction(library, 'randomseed', createRandomSeed(this.call));
+      }
+      this.libraryRefs.push(lauxlib.luaL_ref(state, lua.LUA_REGISTRYINDEX));
+    }
+    lua.lua_pop(state, 1); // _LOADED
+
+    // The string metatable: protected from getmetatable, its __index set per call.
+    this.bridge.pushString(state, '');
+    lua.lua_getmetatable(state, -1);
+    lua.lua_pushboolean(state, false);
+    lua.lua_setfield(state, -2, '__metatable');
+    this.stringMetatableRef = lauxlib.luaL_ref(state, lua.LUA_REGISTRYINDEX);
+    lua.lua_pop(state, 1);
+
+    // The trimmed global table becomes the pristine base: reached from each call's global
+    // table through a protected metatable; its own __index hands out library copies.
+    lua.lua_createtable(state, 0, 1);
+    lua.lua_pushcfunction(state, (thread) => this.materializeLibrary(thread));
+    lua.lua_setfield(state, -2, '__index');
+    lua.lua_setmetatable(state, globals);
+    lua.lua_createtable(state, 0, 2);
+    lua.lua_pushvalue(state, globals);
+    lua.lua_setfield(state, -2, '__index');
+    lua.lua_pushboolean(state, false);
+    lua.lua_setfield(state, -2, '__metatable');
+    this.environmentMetatableRef = lauxlib.luaL_ref(state, lua.LUA_REGISTRYINDEX);
+    lua.lua_pop(state, 1);
+    lua.lua_createtable(state, 0, 0);
+    this.emptyRef = lauxlib.luaL_ref(state, lua.LUA_REGISTRYINDEX);
+    this.releaseCallEnvironment();
+  }
+
+  /**
+   * Pushes a fresh global table for one call (at the top of the stack) and installs it as the
+   * registry globals. `globals` are converted from JSON and set on it.
+   */
+  pushCallEnvironment(globals: Record<string, unknown>): void {
+    const state = this.state;
+    lua.lua_createtable(state, 0, 8);
+    const environment = lua.lua_gettop(state);
+    lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, this.environmentMetatableRef);
+    lua.lua_setmetatable(state, environment);
+    lua.lua_pushvalue(state, environment);
+    lua.lua_setfield(state, environment, '_G');
+    for (const name of Object.keys(globals)) {
+      this.bridge.push(state, globals[name], 0, name);
+      lua.lua_setfield(state, environment, name);
+    }
+    lua.lua_pushvalue(state, environment);
+    lua.lua_rawseti(state, lua.LUA_REGISTRYINDEX, lua.LUA_RIDX_GLOBALS);
+  }
+
+  /**
+   * `__index` of the pristine base table: the first time a call reads a library global, it gets
+   * a fresh copy of the library, stored in the call's global table.
+   */
+  private materializeLibrary(state: LuaState): number {
+    if (lua.lua_type(state, 2) !== lua.LUA_TSTRING) return 0;
+    const index = LIBRARIES.indexOf(this.bridge.toText(lua.lua_tostring(state, 2) as Uint8Array) as (typeof LIBRARIES)[number]);
+    const bit = 1 << index;
+    if (index < 0 || (this.call.materialized & bit) !== 0) return 0;
+    this.call.materialized |= bit;
+    lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, this.libraryRefs[index] as number);
+    lua.lua_createtable(state, 0, 32);
+    const copy = lua.lua_gettop(state);
+    this.copyInto(copy, copy - 1);
+    if (LIBRARIES[index] === 'json') {
+      lua.lua_pushlightuserdata(state, this.bridge.nullSentinel);
+      lua.lua_setfield(state, copy, 'null');
+    }
+    if (LIBRARIES[index] === 'string') {
+      lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, this.stringMetatableRef);
+      lua.lua_pushvalue(state, copy);
+      lua.lua_setfield(state, -2, '__index');
+      lua.lua_pop(state, 1);
+    }
+    lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, lua.LUA_RIDX_GLOBALS);
+    lua.lua_pushvalue(state, 2);
+    lua.lua_pushvalue(state, copy);
+    lua.lua_rawset(state, -3);
+    lua.lua_pop(state, 1);
+    return 1;
+  }
+
+  /** Resets the per-call context (print sink, random generator). */
+  resetCallContext(onPrint: ((line: string) => void) | undefined, printBytes: number): void {
+    this.call.onPrint = onPrint;
+    this.call.printBytesLeft = printBytes;
+    this.call.printTruncated = false;
+    this.call.randomState = null;
+    this.call.materialized = 0;
+  }
+
+  /** Drops the references to the last call's environment so its memory can be reclaimed. */
+  releaseCallEnvironment(): void {
+    const state = this.state;
+    lua.lua_settop(state, 0);
+    lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, this.emptyRef);
+    lua.lua_rawseti(state, lua.LUA_REGISTRYINDEX, lua.LUA_RIDX_GLOBALS);
+    lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, this.stringMetatableRef);
+    lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, this.libraryRefs[0] as number);
+    lua.lua_setfield(state, -2, '__index');
+    lua.lua_settop(state, 0);
+    this.call.onPrint = undefined;
+  }
+
+  /** Copies every entry of the table at `source` into the table at `target` (raw). */
+  private copyInto(target: number, source: number): void {
+    const state = this.state;
+    lua.lua_pushnil(state);
+    while (lua.lua_next(state, source)) {
+      lua.lua_pushvalue(state, -2);
+      lua.lua_insert(state, -2);
+      lua.lua_rawset(state, target);
+    }
+  }
+
+  private setFunction(table: number, name: string, fn: LuaCFunction): void {
+    lua.lua_pushcfunction(this.state, fn);
+    lua.lua_setfield(this.state, table, name);
+  }
+
+  private pushJsonLibrary(): void {
+    const functions = createJsonFunctions(this.bridge);
+    lua.lua_createtable(this.state, 0, 4);
+    for (const [name, fn] of Object.entries(functions)) this.setFunction(lua.lua_gettop(this.state), name, fn);
+  }
+
+  private pushTrimmedOs(loaded: number): void {
+    const state = this.state;
+    lua.lua_getfield(state, loaded, 'os');
+    lua.lua_createtable(state, 0, OS_KEPT.length);
+    for (const name of OS_KEPT) {
+      lua.lua_getfield(state, -2, name);
+      lua.lua_setfield(state, -2, name);
+    }
+    lua.lua_replace(state, -2);
+  }
+}
