@@ -139,6 +139,16 @@ describe('sanitizeEvent: size cap', () => {
     expect((result.data.emoji as string).split('…')[0]).toMatch(/^(🚀)+$/u);
   });
 
+  it('counts JSON escapes: control characters that grow sixfold still end under the cap', () => {
+    const input = event({ control: '\u0001'.repeat(12_000), text: 'plain' });
+    const result = sanitizeEvent(input);
+    expect(bytesOf(result)).toBeLessThanOrEqual(64 * 1024);
+    expect(result.data.control as string).toContain('[truncated');
+    expect(sanitizeEventWithSize(input).event).toEqual(result);
+    const small = event({ control: '\u0001'.repeat(9_000) });
+    expect(sanitizeEvent(small)).toEqual(small);
+  });
+
   it('summarises data whose size is not in its strings', () => {
     const result = sanitizeEvent(event({ numbers: Array.from({ length: 40_000 }, (_, index) => index) }));
     expect(bytesOf(result)).toBeLessThanOrEqual(64 * 1024);

@@ -25,11 +25,12 @@ export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024;
 export const DEFAULT_MAX_RUN_EVENTS = 10_000;
 export const DEFAULT_MAX_RUN_BYTES = 8 * 1024 * 1024;
 
-/** Key names whose values are credentials (compared lower-case, `-` and `_` removed). */
-const CREDENTIAL_KEYS = ['authorization', 'proxyauthorization', 'apikey', 'xapikey', 'xgoogapikey', 'cookie', 'setcookie'];
-const DROPPED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/** Key names whose values are credentials (compared lower-case with `-` and `_` removed). */
+const CREDENTIAL_KEYS: ReadonlySet<string> = new Set(['authorization', 'proxyauthorization', 'apikey', 'xapikey', 'xgoogapikey', 'cookie', 'setcookie']);
+const DROPPED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 const BEARER_PATTERN = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g;
 const MIN_SECRET_LENGTH = 4;
+const NO_SECRETS: readonly string[] = [];
 
 export interface SanitizeOptions {
   /** Secret values (API keys, tokens) to redact wherever they appear. */
@@ -49,10 +50,16 @@ export interface SanitizedEvent {
 }
 
 interface CopyContext {
-  secrets: string[];
-  redactKeys: Set<string>;
+  secrets: readonly string[];
+  redactKeys: ReadonlySet<string>;
+  /** Shortest and longest redacted key, so most keys are rejected by length alone. */
+  shortestKey: number;
+  longestKey: number;
   maxDepth: number;
-  ancestors: Set<object>;
+  /** The objects being copied, outermost first (cycle detection; shallow, so an array is fastest). */
+  ancestors: object[];
+  /** An upper bound of the copy's JSON size in bytes, kept while copying. */
+  sizeBound: number;
 }
 
 function normaliseKey(key: string): string {
@@ -67,17 +74,22 @@ function normaliseKey(key: string): string {
  * await traceStore.appendEvents(runId, [safe]);
  */
 export function sanitizeEvent(event: AgentEvent, options: SanitizeOptions = {}): AgentEvent {
-  return sanitizeEventWithSize(event, options).event;
+  return sanitize(event, options, false).event;
 }
 
 /** `sanitizeEvent`, also returning the byte size (for `RunEventCap.admit`). */
 export function sanitizeEventWithSize(event: AgentEvent, options: SanitizeOptions = {}): SanitizedEvent {
+  return sanitize(event, options, true);
+}
+
+function sanitize(event: AgentEvent, options: SanitizeOptions, measure: boolean): SanitizedEvent {
   const context = createContext(options);
   const copy = copyValue(event, 0, context) as AgentEvent;
   if (copy.data === null || typeof copy.data !== 'object' || Array.isArray(copy.data)) copy.data = {};
   const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  const text = JSON.stringify(copy);
-  const bytes = utf8Length(text);
+  // Most events are far below the cap: the bound kept while copying proves it without serialising.
+  if (!measure && context.sizeBound <= maxBytes) return { event: copy, bytes: context.sizeBound };
+  const bytes = utf8Length(JSON.stringify(copy));
   if (bytes <= maxBytes) return { event: copy, bytes };
   return capEvent(copy, bytes, maxBytes);
 }
@@ -88,11 +100,29 @@ export function sanitizeValue(value: unknown, options: SanitizeOptions = {}): un
 }
 
 function createContext(options: SanitizeOptions): CopyContext {
-  const secrets = [...new Set(options.secrets ?? [])]
-    .filter((secret) => typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH)
-    .sort((left, right) => right.length - left.length);
-  const redactKeys = new Set([...CREDENTIAL_KEYS, ...(options.redactKeys ?? []).map(normaliseKey)]);
-  return { secrets, redactKeys, maxDepth: options.maxDepth ?? 64, ancestors: new Set() };
+  let secrets = NO_SECRETS;
+  if (options.secrets !== undefined && options.secrets.length > 0) {
+    secrets = [...new Set(options.secrets)]
+      .filter((secret) => typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH)
+      .sort((left, right) => right.length - left.length);
+  }
+  let redactKeys = CREDENTIAL_KEYS;
+  if (options.redactKeys !== undefined && options.redactKeys.length > 0) {
+    redactKeys = new Set([...CREDENTIAL_KEYS, ...options.redactKeys.map(normaliseKey)]);
+  }
+  let shortestKey = Infinity;
+  let longestKey = 0;
+  for (const key of redactKeys) {
+    shortestKey = Math.min(shortestKey, key.length);
+    longestKey = Math.max(longestKey, key.length);
+  }
+  return { secrets, redactKeys, shortestKey, longestKey: longestKey + 4, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0 };
+}
+
+/** True for a key whose value is a credential. */
+function isRedactedKey(key: string, context: CopyContext): boolean {
+  if (key.length < context.shortestKey || key.length > context.longestKey) return false;
+  return context.redactKeys.has(normaliseKey(key));
 }
 
 function redactString(text: string, context: CopyContext): string {
@@ -102,31 +132,49 @@ function redactString(text: string, context: CopyContext): string {
   return result;
 }
 
+/** A string's JSON size is at most 6 bytes per UTF-16 unit (`\u00XX` escapes) plus quotes. */
+function stringBound(text: string): number {
+  return text.length * 6 + 3;
+}
+
 function copyValue(value: unknown, depth: number, context: CopyContext): unknown {
   switch (typeof value) {
-    case 'string':
-      return redactString(value, context);
+    case 'string': {
+      const copied = redactString(value, context);
+      context.sizeBound += stringBound(copied);
+      return copied;
+    }
     case 'number':
+      context.sizeBound += 25;
       return Number.isFinite(value) ? value : null;
     case 'boolean':
+      context.sizeBound += 6;
       return value;
-    case 'bigint':
-      return value.toString();
+    case 'bigint': {
+      const text = value.toString();
+      context.sizeBound += stringBound(text);
+      return text;
+    }
     case 'object':
-      return value === null ? null : copyObject(value, depth, context);
+      if (value === null) {
+        context.sizeBound += 5;
+        return null;
+      }
+      return copyObject(value, depth, context);
     default:
       return undefined;
   }
 }
 
 function copyObject(value: object, depth: number, context: CopyContext): unknown {
-  if (context.ancestors.has(value)) return '[circular]';
-  if (depth >= context.maxDepth) return '[depth limit]';
-  context.ancestors.add(value);
+  if (context.ancestors.includes(value)) return copyValue('[circular]', depth, context);
+  if (depth >= context.maxDepth) return copyValue('[depth limit]', depth, context);
+  context.ancestors.push(value);
+  context.sizeBound += 2;
   try {
     if (Array.isArray(value)) return copyArray(value, depth, context);
     if (value instanceof Error && typeof (value as { toJSON?: unknown }).toJSON !== 'function') {
-      return { name: redactString(value.name, context), message: redactString(value.message, context) };
+      return { name: copyValue(value.name, depth, context), message: copyValue(value.message, depth, context) };
     }
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') {
@@ -134,23 +182,30 @@ function copyObject(value: object, depth: number, context: CopyContext): unknown
       try {
         converted = toJSON.call(value);
       } catch {
-        return '[unserialisable]';
+        return copyValue('[unserialisable]', depth, context);
       }
       return converted === value ? copyFields(value, depth, context) : copyValue(converted, depth + 1, context);
     }
     return copyFields(value, depth, context);
   } finally {
-    context.ancestors.delete(value);
+    context.ancestors.pop();
   }
 }
 
 function copyArray(value: unknown[], depth: number, context: CopyContext): unknown[] {
-  const isHeaderPair = value.length === 2 && typeof value[0] === 'string' && context.redactKeys.has(normaliseKey(value[0]));
-  return value.map((item, index) => {
-    if (isHeaderPair && index === 1) return REDACTED;
-    const copied = copyValue(item, depth + 1, context);
-    return copied === undefined ? null : copied;
-  });
+  const isHeaderPair = value.length === 2 && typeof value[0] === 'string' && isRedactedKey(value[0], context);
+  const result = new Array<unknown>(value.length);
+  for (let index = 0; index < value.length; index++) {
+    context.sizeBound += 1;
+    if (isHeaderPair && index === 1) {
+      result[index] = copyValue(REDACTED, depth, context);
+      continue;
+    }
+    const copied = copyValue(value[index], depth + 1, context);
+    if (copied === undefined) context.sizeBound += 5;
+    result[index] = copied === undefined ? null : copied;
+  }
+  return result;
 }
 
 function copyFields(value: object, depth: number, context: CopyContext): Record<string, unknown> {
@@ -158,12 +213,18 @@ function copyFields(value: object, depth: number, context: CopyContext): Record<
   for (const key of Object.keys(value)) {
     if (DROPPED_KEYS.has(key)) continue;
     const field = (value as Record<string, unknown>)[key];
-    if (context.redactKeys.has(normaliseKey(key))) {
-      if (field !== undefined && field !== null) result[key] = REDACTED;
+    if (isRedactedKey(key, context)) {
+      if (field !== undefined && field !== null) {
+        result[key] = REDACTED;
+        context.sizeBound += stringBound(key) + stringBound(REDACTED) + 2;
+      }
       continue;
     }
     const copied = copyValue(field, depth + 1, context);
-    if (copied !== undefined) result[key] = copied;
+    if (copied !== undefined) {
+      result[key] = copied;
+      context.sizeBound += stringBound(key) + 2;
+    }
   }
   return result;
 }
@@ -183,14 +244,23 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
-/** The longest prefix of `text` whose UTF-8 fits in `maxBytes`, never splitting a surrogate pair. */
-function sliceUtf8(text: string, maxBytes: number): string {
+/** Bytes a UTF-16 unit takes inside a JSON string (escapes included), for units outside pairs. */
+function jsonUnitBytes(code: number): number {
+  if (code === 0x22 || code === 0x5c) return 2;
+  if (code < 0x20) return code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d ? 2 : 6;
+  if (code < 0x80) return 1;
+  if (code < 0x800) return 2;
+  return 3;
+}
+
+/** The longest prefix of `text` whose JSON form fits in `maxBytes`, never splitting a surrogate pair. */
+function sliceJson(text: string, maxBytes: number): string {
   let bytes = 0;
   let index = 0;
   while (index < text.length) {
     const code = text.charCodeAt(index);
     const pair = code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00;
-    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : pair ? 4 : 3;
+    const size = pair ? 4 : jsonUnitBytes(code);
     if (bytes + size > maxBytes) break;
     bytes += size;
     index += pair ? 2 : 1;
@@ -235,14 +305,14 @@ function capEvent(event: AgentEvent, bytes: number, maxBytes: number): Sanitized
     if (limit === undefined) break;
     for (const leaf of leaves) {
       if (leaf.cost <= limit) continue;
-      const kept = sliceUtf8(leaf.text, limit);
+      const kept = sliceJson(leaf.text, limit);
       (leaf.holder as Record<string, unknown>)[leaf.key] = kept + truncationMarker(utf8Length(leaf.text) - utf8Length(kept));
     }
     const size = utf8Length(JSON.stringify(trial));
     if (size <= maxBytes) return { event: trial, bytes: size };
     target -= size - maxBytes + 64;
   }
-  const preview = sliceUtf8(JSON.stringify(event.data), Math.max(0, Math.min(1024, maxBytes / 4)));
+  const preview = sliceJson(JSON.stringify(event.data), Math.max(0, Math.min(1024, maxBytes / 4)));
   const summary: AgentEvent = { ...event, data: { truncated: true, original_bytes: bytes, preview } };
   return { event: summary, bytes: utf8Length(JSON.stringify(summary)) };
 }
