@@ -56,16 +56,17 @@ export class KvTraceStore implements TraceStore {
   }
 
   async flush(runId: string): Promise<void> {
-    const buffer = await this.#buffer(runId);
+    const buffer = this.#runs.get(runId);
+    if (buffer === undefined) return;
     await this.#serial(buffer, () => this.#writeBatchAndPending(buffer));
   }
 
   async readEvents(runId: string): Promise<AgentEvent[]> {
-    const buffer = await this.#buffer(runId);
-    const keys = runKeys(this.#options.prefix, buffer.run);
+    const buffer = this.#runs.get(runId);
+    const keys = runKeys(this.#options.prefix, buffer?.run ?? (await keyPart(runId)));
     const stored = await this.#writer.getJson<StoredRun>(keys.record);
     const batches = new Map<number, number>();
-    for (const [firstSeq, pieces] of [...(stored?.batches ?? []), ...buffer.batches]) batches.set(firstSeq, pieces);
+    for (const [firstSeq, pieces] of [...(stored?.batches ?? []), ...(buffer?.batches ?? [])]) batches.set(firstSeq, pieces);
     for (const name of await this.#writer.listAll(keys.eventsPrefix)) {
       const parsed = parseEventPieceKey(name, keys.eventsPrefix);
       if (parsed !== undefined) batches.set(parsed.firstSeq, parsed.pieces);
@@ -85,7 +86,7 @@ export class KvTraceStore implements TraceStore {
       }),
     );
     for (const batch of loaded) events.push(...batch);
-    events.push(...buffer.events);
+    events.push(...(buffer?.events ?? []));
     return orderEvents(events);
   }
 
@@ -102,13 +103,15 @@ export class KvTraceStore implements TraceStore {
       delete buffer.pending;
       await this.#writeBatch(buffer);
       await this.#writeRecord(buffer, copy);
+      // A finished run's buffer is dropped, so a long-lived isolate does not grow with its runs.
+      if (buffer.events.length === 0 && buffer.pending === undefined && this.#runs.get(record.run_id) === buffer) this.#runs.delete(record.run_id);
     });
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
-    const buffer = await this.#buffer(runId);
-    if (buffer.pending !== undefined) return { ...buffer.pending };
-    const stored = await this.#writer.getJson<StoredRun>(runKeys(this.#options.prefix, buffer.run).record);
+    const buffer = this.#runs.get(runId);
+    if (buffer?.pending !== undefined) return { ...buffer.pending };
+    const stored = await this.#writer.getJson<StoredRun>(runKeys(this.#options.prefix, buffer?.run ?? (await keyPart(runId))).record);
     return stored?.record;
   }
 

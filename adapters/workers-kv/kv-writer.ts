@@ -50,6 +50,7 @@ export class KvWriter {
         this.#lastWrite.set(key, Date.now());
         await this.#namespace.put(key, value, putOptions);
         this.#lastWrite.set(key, Date.now());
+        this.#forgetOldWrites();
         return;
       } catch (error) {
         if (previous === undefined) this.#lastWrite.delete(key);
@@ -60,6 +61,13 @@ export class KvWriter {
         await sleep(delay + Math.floor(Math.random() * Math.max(1, delay / 4)));
       }
     }
+  }
+
+  /** Drops write times older than the interval once many accumulate (long-lived isolates). */
+  #forgetOldWrites(): void {
+    if (this.#lastWrite.size < 1000) return;
+    const horizon = Date.now() - this.#options.minWriteIntervalMs;
+    for (const [key, at] of this.#lastWrite) if (at < horizon) this.#lastWrite.delete(key);
   }
 
   async get(key: string): Promise<string | null> {

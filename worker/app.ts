@@ -1,0 +1,215 @@
+/**
+ * The HTTP app (`tea-edge/worker`): one Hono app, identical on Cloudflare Workers, Deno and Node.
+ * Routes (ARCHITECTURE.md "Contracts the outside sees"):
+ *
+ *   GET  /health                 {ok, version}                      (never needs a token)
+ *   GET  /agents                 [{name, description}]
+ *   POST /agents/:name/runs      {input} → {run_id, status, stop_reason, state, error?, interrupt?}
+ *                                or, with Accept: text/event-stream, the run's events as SSE
+ *   POST /runs/:id/resume        {state_update?, approval?} → the same
+ *   GET  /runs                   ?agent=&limit=&cursor= → {runs, cursor?}
+ *   GET  /runs/:id               the run record
+ *   GET  /runs/:id/events        the stored events, NDJSON
+ *   GET  /runs/:id/review        the run reviewer's report
+ *
+ * Request errors are `{error: {code, message}}` with the status from error-status.ts. Bodies are
+ * limited before parsing (content-length, and counted bytes when it is absent). The app keeps no
+ * state between requests except an in-isolate set of runs being resumed (per app instance).
+ *
+ * @example
+ * const app = createApp({ agents: { hello: loadAgent(yaml) }, ...createMemoryStores() });
+ * export default app; // Workers and Deno.serve take `app.fetch`
+ */
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { HTTPException } from 'hono/http-exception';
+import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
+import type { CompiledAgent } from '../src/graph/compiled-agent.js';
+import type { ResumeInput, RunOptions } from '../src/graph/run-types.js';
+import type { CheckpointStore, TraceStore } from '../src/storage/trace-store.js';
+import { toAgentSource, type AgentSource } from './agent-source.js';
+import { roleOf } from './bearer-auth.js';
+import { httpError, toErrorResponse } from './error-status.js';
+import { readJsonBody } from './read-json-body.js';
+import { respondWithRun } from './run-response.js';
+
+/** Reviews a finished run from the trace store (the Reflector, SPEC §5.4). */
+export type RunReviewer = (runId: string, context: { traceStore: TraceStore; agent?: CompiledAgent; signal: AbortSignal }) => Promise<unknown>;
+
+export interface AppOptions {
+  agents: Record<string, CompiledAgent> | AgentSource;
+  traceStore: TraceStore;
+  checkpointStore: CheckpointStore;
+  llm?: RunOptions['llm'];
+  /** Bearer tokens and the role each one grants; when present, every route but /health needs one. */
+  auth?: { tokens: Record<string, string> };
+  /** Request body limit in bytes (default 1 MiB). */
+  limits?: { maxBodyBytes?: number };
+  /** Origins allowed to call the app from a browser (`*` for any); no CORS headers when unset. */
+  cors?: { origins: string[] | '*' };
+  /** Values templates see as `secrets` (redacted from traces). */
+  secrets?: Record<string, string>;
+  /** Tighter run limits for every run served (each the minimum with the agent's own). */
+  runLimits?: RunOptions['limits'];
+  /** The run reviewer behind GET /runs/:id/review; without one the route answers 501. */
+  review?: RunReviewer;
+  /** Reported by /health (default: the package version). */
+  version?: string;
+}
+
+type AppEnv = { Variables: { role: string | undefined } };
+
+export const PACKAGE_VERSION = '0.1.0';
+
+export function createApp(options: AppOptions): Hono<AppEnv> {
+  const agents = toAgentSource(options.agents);
+  const { traceStore, checkpointStore } = options;
+  const maxBodyBytes = options.limits?.maxBodyBytes ?? 1024 * 1024;
+  const tokens = options.auth?.tokens;
+  const resuming = new Set<string>();
+  const app = new Hono<AppEnv>();
+
+  app.onError((error, c) => {
+    if (error instanceof HTTPException && !isAgentErrorLike(error)) {
+      return c.json({ error: { code: error.status === 413 ? 'INPUT_TOO_LARGE' : 'INVALID_PARAMS', message: error.message } }, error.status);
+    }
+    const { status, body } = toErrorResponse(error);
+    return c.json(body, status as 500);
+  });
+  app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
+
+  if (options.cors !== undefined) {
+    const origins = options.cors.origins;
+    app.use('*', cors({ origin: origins === '*' ? '*' : [...origins], allowHeaders: ['content-type', 'authorization', 'accept'], allowMethods: ['GET', 'POST', 'OPTIONS'], maxAge: 600 }));
+  }
+  app.use('*', async (c, next) => {
+    const path = new URL(c.req.url).pathname;
+    if (tokens !== undefined && Object.keys(tokens).length > 0 && path !== '/health' && c.req.method !== 'OPTIONS') {
+      c.set('role', roleOf(c.req.header('authorization'), tokens));
+    }
+    await next();
+  });
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: (c) => c.json({ error: { code: 'INPUT_TOO_LARGE', message: `the request body is larger than ${maxBodyBytes} bytes` } }, 413),
+    }),
+  );
+
+  const runOptions = (c: Context<AppEnv>): RunOptions => {
+    const base: RunOptions = { traceStore, checkpointStore, signal: c.req.raw.signal };
+    if (options.llm !== undefined) base.llm = options.llm;
+    const role = c.get('role');
+    if (role !== undefined) base.role = role;
+    if (options.secrets !== undefined) base.secrets = options.secrets;
+    if (options.runLimits !== undefined) base.limits = options.runLimits;
+    return base;
+  };
+  const wantsStream = (c: Context) => (c.req.header('accept') ?? '').includes('text/event-stream');
+  const waitUntil = (c: Context) => (promise: Promise<unknown>) => {
+    try {
+      c.executionCtx.waitUntil(promise);
+    } catch {
+      // Node and Deno have no execution context: the process outlives the response anyway.
+    }
+  };
+
+  app.get('/health', (c) => c.json({ ok: true, version: options.version ?? PACKAGE_VERSION }));
+
+  app.get('/agents', async (c) => c.json(await agents.list()));
+
+  app.post('/agents/:name/runs', async (c) => {
+    const name = c.req.param('name');
+    const agent = await agents.get(name);
+    if (agent === undefined) throw httpError('NOT_FOUND', `no agent '${name}'`);
+    const body = await readJsonBody(c.req.raw);
+    const input = body.input ?? {};
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw httpError('INPUT_INVALID', 'input must be a JSON object');
+    const run = runAgent(agent, input as Record<string, unknown>, runOptions(c));
+    return respondWithRun(c, run, { stream: wantsStream(c), waitUntil: waitUntil(c) });
+  });
+
+  app.post('/runs/:id/resume', async (c) => {
+    const runId = c.req.param('id');
+    const body = await readJsonBody(c.req.raw);
+    const resume = readResumeInput(body);
+    const checkpoint = await checkpointStore.loadLatest(runId);
+    if (checkpoint === undefined) {
+      const record = await traceStore.getRun(runId);
+      if (record === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
+      throw httpError('CONFLICT', `run '${runId}' is ${record.status}; only an interrupted run can be resumed`);
+    }
+    const agent = await agents.get(checkpoint.agent);
+    if (agent === undefined) throw httpError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
+    // Two resumes in this isolate: the second is refused at once (the store's claim covers others).
+    if (resuming.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already being resumed`);
+    resuming.add(runId);
+    try {
+      const run = resumeAgent(agent, runId, resume, runOptions(c));
+      void run.result.finally(() => resuming.delete(runId));
+      return await respondWithRun(c, run, { stream: wantsStream(c), waitUntil: waitUntil(c) });
+    } catch (error) {
+      resuming.delete(runId);
+      throw error;
+    }
+  });
+
+  app.get('/runs', async (c) => {
+    const limit = c.req.query('limit');
+    const page = await traceStore.listRuns({
+      ...(c.req.query('agent') !== undefined ? { agent: c.req.query('agent')! } : {}),
+      ...(limit !== undefined ? { limit: Math.max(1, Math.min(1000, Number(limit) || 50)) } : {}),
+      ...(c.req.query('cursor') !== undefined ? { cursor: c.req.query('cursor')! } : {}),
+    });
+    return c.json(page);
+  });
+
+  app.get('/runs/:id', async (c) => {
+    const record = await traceStore.getRun(c.req.param('id'));
+    if (record === undefined) throw httpError('NOT_FOUND', `no run '${c.req.param('id')}'`);
+    return c.json(record);
+  });
+
+  app.get('/runs/:id/events', async (c) => {
+    const runId = c.req.param('id');
+    const events = await traceStore.readEvents(runId);
+    if (events.length === 0 && (await traceStore.getRun(runId)) === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
+    const text = events.map((event) => JSON.stringify(event) + '\n').join('');
+    return c.body(text, 200, { 'content-type': 'application/x-ndjson; charset=utf-8' });
+  });
+
+  app.get('/runs/:id/review', async (c) => {
+    const runId = c.req.param('id');
+    if (options.review === undefined) {
+      return c.json({ error: { code: 'NOT_IMPLEMENTED', message: 'this server has no run reviewer' } }, 501);
+    }
+    const record = await traceStore.getRun(runId);
+    if (record === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
+    const agent = await agents.get(record.agent);
+    return c.json(await options.review(runId, { traceStore, signal: c.req.raw.signal, ...(agent !== undefined ? { agent } : {}) }));
+  });
+
+  return app;
+}
+
+function readResumeInput(body: Record<string, unknown>): ResumeInput {
+  const resume: ResumeInput = {};
+  const { state_update: stateUpdate, approval } = body;
+  if (stateUpdate !== undefined) {
+    if (typeof stateUpdate !== 'object' || stateUpdate === null || Array.isArray(stateUpdate)) throw httpError('INVALID_PARAMS', 'state_update must be a JSON object');
+    resume.state_update = stateUpdate as Record<string, unknown>;
+  }
+  if (approval !== undefined) {
+    if (typeof approval === 'boolean') resume.approval = { approved: approval };
+    else if (typeof approval === 'object' && approval !== null && typeof (approval as { approved?: unknown }).approved === 'boolean') {
+      resume.approval = approval as ResumeInput['approval'] & object;
+    } else throw httpError('INVALID_PARAMS', 'approval must be true, false or {approved: boolean, ...}');
+  }
+  return resume;
+}
+
+function isAgentErrorLike(error: unknown): boolean {
+  return typeof (error as { code?: unknown }).code === 'string';
+}

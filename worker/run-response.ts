@@ -1,0 +1,60 @@
+/**
+ * Answers a request with a run: the final result as JSON, or every event as Server-Sent Events
+ * (`event: <type>`, `data: <the event as JSON>`, `id: <seq>`), each written as it happens, the
+ * engine's `done` event last. A client that goes away mid-stream cancels the run: its model call
+ * is aborted and the engine records the run as cancelled (the host keeps the isolate alive for
+ * that write through `waitUntil`).
+ *
+ * A resume that fails before the run starts (unknown run, finished run, a claim lost to another
+ * resumer, storage down) is a request error with a status from error-status.ts, not a run result.
+ */
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { AgentEvent } from '../src/events/event.js';
+import type { AgentRun, RunResult } from '../src/graph/run-types.js';
+import { statusOf } from './error-status.js';
+
+export interface RunResponseOptions {
+  stream: boolean;
+  /** Keeps the host alive until the promise settles (Workers' `ctx.waitUntil`). */
+  waitUntil: (promise: Promise<unknown>) => void;
+}
+
+/** Codes that mean the run never started: answered as request errors. */
+const NOT_STARTED = new Set(['NOT_FOUND', 'CONFLICT', 'INVALID_PARAMS', 'STORAGE_ERROR', 'INTERNAL']);
+
+/** The JSON body of a run result. */
+export function resultBody(result: RunResult): Record<string, unknown> {
+  const body: Record<string, unknown> = { run_id: result.run_id, status: result.status, stop_reason: result.stop_reason, state: result.state };
+  if (result.error !== undefined) body.error = result.error;
+  if (result.interrupt !== undefined) body.interrupt = result.interrupt;
+  return body;
+}
+
+export async function respondWithRun(c: Context, run: AgentRun, options: RunResponseOptions): Promise<Response> {
+  options.waitUntil(run.result);
+  const events = run[Symbol.asyncIterator]();
+  const first = await events.next();
+  if (first.done === true) {
+    const result = await run.result;
+    if (result.error !== undefined && NOT_STARTED.has(result.error.code)) {
+      return c.json({ error: { code: result.error.code, message: result.error.message } }, statusOf(result.error.code) as 400);
+    }
+    return c.json(resultBody(result));
+  }
+  if (!options.stream) {
+    for (let step = await events.next(); step.done !== true; step = await events.next()) {
+      // Drained so the engine's channel never holds a finished run's events.
+    }
+    return c.json(resultBody(await run.result));
+  }
+  return streamSSE(c, async (stream) => {
+    stream.onAbort(() => run.cancel('the client disconnected'));
+    const send = (event: AgentEvent) => stream.writeSSE({ event: event.type, data: JSON.stringify(event), id: String(event.seq) });
+    await send(first.value);
+    for (let step = await events.next(); step.done !== true; step = await events.next()) {
+      if (!stream.aborted) await send(step.value);
+    }
+    await run.result;
+  });
+}
