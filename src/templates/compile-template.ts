@@ -16,6 +16,7 @@ import {
   toText,
 } from './jinja-runtime.js';
 import { type PreparedProgram, describeNode, prepareProgram, snippet } from './prepare-program.js';
+import { FALL_BACK, renderPathTemplate, toPathTemplate } from './path-template.js';
 import { RenderBudget, resolveTemplateLimits } from './render-budget.js';
 import { TemplateInterpreter } from './template-interpreter.js';
 import type { CompiledTemplate, TemplateLimits, TemplateLocation, TemplateOptions, TemplateScope } from './types.js';
@@ -41,10 +42,15 @@ export function compileTemplate(source: string, where: TemplateLocation = {}, op
     throw locate(error, where, source, undefined);
   }
   const globals = createGlobals();
+  const pathTemplate = options.interpretOnly === true ? undefined : toPathTemplate(prepared);
   return {
     source,
     isLone: prepared.lone !== undefined,
     render(scope: TemplateScope): unknown {
+      if (pathTemplate !== undefined) {
+        const rendered = renderPathTemplate(pathTemplate, scope, limits.maxOutputChars);
+        if (rendered !== FALL_BACK) return rendered;
+      }
       return renderPrepared(prepared, globals, limits, scope, where, source);
     },
   };
@@ -60,9 +66,7 @@ function renderPrepared(
 ): unknown {
   const budget = new RenderBudget(limits);
   const environment = new Environment(globals);
-  const variables = new LazyRecordMap(scope ?? {});
-  if (!variables.has('range')) variables.set('range', createRange(budget));
-  environment.variables = variables;
+  environment.variables = new RenderVariables(scope ?? {}, budget);
   const interpreter = new TemplateInterpreter(environment, budget, prepared);
   try {
     if (prepared.lone !== undefined) return toNativeValue(interpreter.evaluate(prepared.lone, environment));
@@ -71,6 +75,24 @@ function renderPrepared(
     const expression = interpreter.currentExpression ?? prepared.lone;
     throw locate(error, where, source, expression === undefined ? undefined : describeNode(expression));
   }
+}
+
+/** The variables of one render: the scope, read lazily, and the render's budget for `range`. */
+class RenderVariables extends LazyRecordMap {
+  readonly budget: RenderBudget;
+
+  constructor(scope: TemplateScope, budget: RenderBudget) {
+    super(scope);
+    this.budget = budget;
+  }
+}
+
+/** The budget of the render that `environment` belongs to (its root holds RenderVariables). */
+function budgetOf(environment: Environment): RenderBudget {
+  for (let current: Environment | undefined = environment; current !== undefined; current = current.parent) {
+    if (current.variables instanceof RenderVariables) return current.variables.budget;
+  }
+  throw new AgentError('INTERNAL', 'range() called outside a render');
 }
 
 /** Globals shared by every render of one template (nothing in them can be changed by a template). */
@@ -82,6 +104,7 @@ function createGlobals(): Environment {
   globals.set('True', true);
   globals.set('False', false);
   globals.set('None', null);
+  globals.variables.set('range', createRange());
   globals.variables.set(
     'raise_exception',
     makeFunction((args) => {
@@ -92,8 +115,8 @@ function createGlobals(): Environment {
 }
 
 /** Python's `range`, refusing before allocation anything past the render's iteration budget. */
-function createRange(budget: RenderBudget): RuntimeValue {
-  return makeFunction((args) => {
+function createRange(): RuntimeValue {
+  return makeFunction((args, scope) => {
     const numbers = args.map((value) => {
       if (!isInteger(value)) throw new AgentError('TEMPLATE_ERROR', `range() takes integers, got ${value.type}`);
       return value.value;
@@ -102,7 +125,7 @@ function createRange(budget: RenderBudget): RuntimeValue {
     const [start, stop, step] = numbers.length === 1 ? [0, numbers[0]!, 1] : [numbers[0]!, numbers[1]!, numbers[2] ?? 1];
     if (step === 0) throw new AgentError('TEMPLATE_ERROR', 'range() step must not be zero');
     const count = Math.max(0, Math.ceil((stop - start) / step));
-    budget.rangeItems(count);
+    budgetOf(scope).rangeItems(count);
     const items: RuntimeValue[] = new Array(count);
     for (let index = 0; index < count; index++) items[index] = makeInteger(start + index * step);
     return makeArray(items);

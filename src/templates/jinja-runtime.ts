@@ -45,7 +45,7 @@ export const makeNull = (): RuntimeValue => new NullValue(null);
 export const makeUndefined = (): RuntimeValue => new UndefinedValue(undefined);
 export const makeArray = (items: RuntimeValue[]): RuntimeValue => new ArrayValue(items);
 export const makeObject = (entries: Map<string, RuntimeValue>): RuntimeValue => new ObjectValue(entries);
-export const makeFunction = (body: (args: RuntimeValue[]) => RuntimeValue): RuntimeValue => new FunctionValue(body);
+export const makeFunction = (body: (args: RuntimeValue[], scope: Environment) => RuntimeValue): RuntimeValue => new FunctionValue(body);
 
 /** A number as the library types it: integers stay integers, everything else is a float. */
 export const makeNumber = (value: number): RuntimeValue => (Number.isInteger(value) ? makeInteger(value) : makeFloat(value));

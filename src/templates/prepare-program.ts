@@ -5,7 +5,7 @@
  */
 import { Template, parse, tokenize } from '@huggingface/jinja';
 import { AgentError } from '../errors/agent-error.js';
-import type { TemplateNode } from './jinja-runtime.js';
+import { type RuntimeValue, type TemplateNode, makeFloat, makeInteger, makeString } from './jinja-runtime.js';
 import { LOOP_TICK } from './template-interpreter.js';
 import { LIBRARY_FILTERS, TEMPLATE_FILTERS } from './template-filters.js';
 import { LIBRARY_TESTS, TEMPLATE_TESTS } from './template-tests.js';
@@ -21,6 +21,10 @@ export interface PreparedProgram {
   readonly outputNodes: ReadonlySet<TemplateNode>;
   /** Member reads that are immediately called (`x.items()`): only these may reach built-in methods. */
   readonly callees: ReadonlySet<TemplateNode>;
+  /** Loop sources: a missing one iterates as empty, as in Jinja. */
+  readonly loopSources: ReadonlySet<TemplateNode>;
+  /** Text and literal values made once; runtime values are never changed by the interpreter. */
+  readonly literals: ReadonlyMap<TemplateNode, RuntimeValue>;
 }
 
 /** Statement types that produce no text of their own (their children's output is counted). */
@@ -41,8 +45,10 @@ export function prepareProgram(source: string): PreparedProgram {
   const program = parseOrThrow(isLone ? loneTokens : tokenizeOrThrow(source.endsWith('\n') ? source + '\n' : source, source), source);
   const outputNodes = new Set<TemplateNode>();
   const callees = new Set<TemplateNode>();
-  visit(program as unknown as NodeRecord, outputNodes, callees);
-  return { program, lone: isLone ? program.body[0] : undefined, outputNodes, callees };
+  const literals = new Map<TemplateNode, RuntimeValue>();
+  const loopSources = new Set<TemplateNode>();
+  visit(program as unknown as NodeRecord, { outputNodes, callees, literals, loopSources });
+  return { program, lone: isLone ? program.body[0] : undefined, outputNodes, callees, literals, loopSources };
 }
 
 type NodeRecord = Record<string, unknown> & { type: string };
@@ -51,8 +57,30 @@ function isNode(value: unknown): value is NodeRecord {
   return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 }
 
-function visit(node: NodeRecord, outputNodes: Set<TemplateNode>, callees: Set<TemplateNode>): void {
+interface Analysis {
+  outputNodes: Set<TemplateNode>;
+  callees: Set<TemplateNode>;
+  literals: Map<TemplateNode, RuntimeValue>;
+  loopSources: Set<TemplateNode>;
+}
+
+function visit(node: NodeRecord, analysis: Analysis): void {
+  const { outputNodes, callees, literals, loopSources } = analysis;
   switch (node.type) {
+    case 'For': {
+      const iterable = node.iterable as NodeRecord;
+      loopSources.add((iterable.type === 'SelectExpression' ? iterable.lhs : iterable) as TemplateNode);
+      break;
+    }
+    case 'StringLiteral':
+      literals.set(node as unknown as TemplateNode, makeString(node.value as string));
+      break;
+    case 'IntegerLiteral':
+      literals.set(node as unknown as TemplateNode, makeInteger(node.value as number));
+      break;
+    case 'FloatLiteral':
+      literals.set(node as unknown as TemplateNode, makeFloat(node.value as number));
+      break;
     case 'FilterExpression':
     case 'FilterStatement':
       checkFilter(node.filter as NodeRecord);
@@ -73,14 +101,14 @@ function visit(node: NodeRecord, outputNodes: Set<TemplateNode>, callees: Set<Te
   }
   for (const value of Object.values(node)) {
     if (Array.isArray(value)) {
-      for (const item of value) if (isNode(item)) visit(item, outputNodes, callees);
+      for (const item of value) if (isNode(item)) visit(item, analysis);
     } else if (value instanceof Map) {
       for (const [key, item] of value) {
-        if (isNode(key)) visit(key, outputNodes, callees);
-        if (isNode(item)) visit(item, outputNodes, callees);
+        if (isNode(key)) visit(key, analysis);
+        if (isNode(item)) visit(item, analysis);
       }
     } else if (isNode(value)) {
-      visit(value, outputNodes, callees);
+      visit(value, analysis);
     }
   }
   if (node.type === 'For' && Array.isArray(node.body)) node.body.unshift({ type: LOOP_TICK });

@@ -68,6 +68,10 @@ export class TemplateInterpreter extends Interpreter {
   override evaluate(statement: TemplateNode | undefined, environment: Environment): RuntimeValue {
     if (statement === undefined) return super.evaluate(statement, environment);
     this.#budget.step();
+    if (this.#program.loopSources.has(statement)) {
+      const source = this.#evaluateNode(statement, environment);
+      return source.type === 'UndefinedValue' ? makeArray([]) : source;
+    }
     if (!this.#program.outputNodes.has(statement)) return this.#evaluateNode(statement, environment);
     this.currentExpression = statement;
     const value = this.#evaluateNode(statement, environment);
@@ -79,6 +83,10 @@ export class TemplateInterpreter extends Interpreter {
 
   #evaluateNode(statement: TemplateNode, environment: Environment): RuntimeValue {
     switch (statement.type) {
+      case 'StringLiteral':
+      case 'IntegerLiteral':
+      case 'FloatLiteral':
+        return this.#program.literals.get(statement) ?? super.evaluate(statement, environment);
       case LOOP_TICK:
         this.#budget.iteration();
         return makeNull();

@@ -40,6 +40,8 @@ export interface TemplateLimits {
 /** Options for compiling templates. */
 export interface TemplateOptions {
   limits?: Partial<TemplateLimits>;
+  /** Always use the interpreter, never the plain-path fast path (for tests and benchmarks). */
+  interpretOnly?: boolean;
 }
 
 /** One template string parsed once; `render` walks the kept syntax tree. */
