@@ -60,6 +60,7 @@ export function startEngineWorker(scope: WorkerScope): void {
       if (result.error) outcome.error = errorJson(result.error);
       scope.postMessage({ type: 'finished', request_id: requestId, outcome });
     } catch (error) {
+      console.error(error);
       scope.postMessage({ type: 'finished', request_id: requestId, outcome: { run_id: runId, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
     } finally {
       runs.delete(runId);

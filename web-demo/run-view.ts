@@ -34,6 +34,7 @@ export function createRunView(root: HTMLElement): RunView {
     pending = undefined;
     replaceChildren(status, ...statusLine(summary, source));
     status.dataset.status = summary.status;
+    status.dataset.runId = summary.run_id;
     if (svg) highlightGraph(svg, summary.current_node, summary.visited);
     replaceChildren(body, ...sections(summary));
   };

@@ -3,7 +3,7 @@
 // files to cache, the manifest, icon and styles. Example agents and the agent JSON Schema are
 // embedded at build time. Writes build-report.json with the gzipped sizes.
 import * as esbuild from 'esbuild';
-import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -78,14 +78,30 @@ export default async function build(context) {
 }
 
 async function buildWebDemo({ root }) {
-  const outdir = path.join(root, 'dist/web-demo');
+  // Built beside the target and swapped in at the end, so a failed build leaves the last good one.
+  const finalDir = path.join(root, 'dist/web-demo');
+  const outdir = path.join(root, `dist/.web-demo-${process.pid}`);
   await rm(outdir, { recursive: true, force: true });
   await mkdir(outdir, { recursive: true });
+  try {
+    await writeWebDemo(root, outdir);
+  } catch (error) {
+    await rm(outdir, { recursive: true, force: true });
+    throw error;
+  }
+  await rm(finalDir, { recursive: true, force: true });
+  await rename(outdir, finalDir);
+}
+
+async function writeWebDemo(root, outdir) {
   const common = {
+    absWorkingDir: root,
     platform: 'browser',
-    minify: true,
+    // TEA_WEB_DEMO_DEBUG=1: readable output with inline source maps, for debugging in a browser.
+    minify: !process.env.TEA_WEB_DEMO_DEBUG || Boolean(process.env.TEA_NO_KEEP_NAMES),
+    keepNames: !process.env.TEA_NO_KEEP_NAMES,
     metafile: true,
-    sourcemap: false,
+    sourcemap: process.env.TEA_WEB_DEMO_DEBUG ? 'inline' : false,
     mainFields: ['browser', 'module', 'main'],
     conditions: ['browser'],
     define: { 'process.env.NODE_ENV': '"production"' },

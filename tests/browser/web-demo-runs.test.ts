@@ -1,0 +1,117 @@
+// The web demo in headless Chromium: runs. The reflection example with the scripted model and
+// with the mock OpenAI-compatible server (streaming), a ReAct agent approving a tier-3 tool,
+// cancelling mid-stream, and a runaway Lua loop stopped while the page stays responsive.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
+import { chromiumAvailable, launchChromium } from './support/chromium.js';
+import { fixture, openDemo, runAgentInPage, screenshot, setAgent, startRun, waitForEnd } from './support/demo-page.js';
+import { ROOT, serveDemo, type DemoServer } from './support/serve-demo.js';
+
+const REFLECTION_EXAMPLE = 'reflection-json-schema.yaml';
+const hasReflectionExample = existsSync(path.join(ROOT, 'examples', REFLECTION_EXAMPLE));
+
+describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', () => {
+  let browser: Browser;
+  let server: DemoServer;
+  let mock: MockOpenAI;
+
+  beforeAll(async () => {
+    [server, browser, mock] = await Promise.all([serveDemo(), launchChromium(), startMockOpenAI({ models: ['mock-model'], chunkSize: 3, chunkDelayMs: 15 })]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await mock?.close();
+  });
+
+  it.skipIf(!hasReflectionExample)('runs the reflection example with the scripted model and shows attempts and the final state', async () => {
+    const { context, page } = await openDemo(browser, server.url);
+    await page.selectOption('#example-select', REFLECTION_EXAMPLE);
+    expect(await runAgentInPage(page)).toBe('completed');
+    expect(await page.locator('#attempts .attempt').count()).toBeGreaterThanOrEqual(1);
+    expect(await page.locator('#attempts .attempt.valid').count()).toBeGreaterThanOrEqual(1);
+    expect(await page.textContent('#final-state')).toContain('reflection');
+    expect(await page.locator('svg.graph g.node.visited').count()).toBeGreaterThanOrEqual(1);
+    await screenshot(page, 'reflection-scripted');
+    await context.close();
+  });
+
+  it('streams a reflection run from the mock OpenAI-compatible server', async () => {
+    mock.setReplies(['{"name": "Assam"}', '{"name": "Assam", "origin": "India, Brahmaputra valley"}']);
+    const before = mock.chatRequests.length;
+    const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
+    await page.click('#probe-button');
+    await page.waitForSelector('#probe-result .ok-text');
+    expect(await page.textContent('#probe-result')).toContain('mock-model');
+    await setAgent(page, await fixture('reflection-stream.yaml'));
+    await startRun(page);
+    // Tokens arrive while the run is still going.
+    await page.waitForSelector('#stream-text');
+    expect(await waitForEnd(page)).toBe('completed');
+    const attempts = page.locator('#attempts .attempt');
+    expect(await attempts.count()).toBe(2);
+    expect(await attempts.nth(0).getAttribute('class')).toContain('invalid');
+    expect(await attempts.nth(0).textContent()).toContain('origin');
+    expect(await attempts.nth(1).getAttribute('class')).toContain(' valid');
+    expect(await page.textContent('#final-state')).toContain('Brahmaputra');
+    const requests = mock.chatRequests.slice(before);
+    expect(requests.length).toBe(2);
+    expect(requests.every((request) => request.body?.stream === true)).toBe(true);
+    await screenshot(page, 'reflection-mock-stream');
+    await context.close();
+  });
+
+  it('runs a ReAct agent and resumes it after the user approves a tier-3 tool', async () => {
+    const { context, page } = await openDemo(browser, server.url);
+    await setAgent(page, await fixture('react-confirm.yaml'));
+    expect(await runAgentInPage(page)).toBe('interrupted');
+    await page.waitForSelector('#confirm-dialog[open]');
+    expect(await page.textContent('#confirm-tool')).toBe('memory.store');
+    expect(await page.textContent('#confirm-args')).toContain('42');
+    await screenshot(page, 'react-confirmation', false);
+    await page.click('#approve-button');
+    await page.waitForSelector('#run-status[data-status="completed"]');
+    const steps = await page.textContent('#react-steps');
+    expect(steps).toContain('math.calculate');
+    expect(steps).toContain('memory.store');
+    expect(await page.textContent('#final-state')).toContain('The total is 42');
+    await screenshot(page, 'react-steps');
+    await context.close();
+  });
+
+  it('cancels a run in the middle of a stream', async () => {
+    const { context, page } = await openDemo(browser, server.url);
+    await setAgent(page, await fixture('slow-stream.yaml'));
+    await startRun(page);
+    await page.waitForFunction(() => (document.querySelector('#stream-text')?.textContent ?? '').includes('two'));
+    await page.click('#cancel-button');
+    expect(await waitForEnd(page, 10_000)).toBe('cancelled');
+    const text = (await page.textContent('#stream-text')) ?? '';
+    expect(text).not.toContain('twenty');
+    expect(await page.isDisabled('#cancel-button')).toBe(true);
+    await context.close();
+  });
+
+  it('stops a runaway Lua loop by terminating the worker while the page stays responsive', async () => {
+    const { context, page } = await openDemo(browser, server.url);
+    await setAgent(page, await fixture('hostile-lua.yaml'));
+    await startRun(page);
+    await page.waitForSelector('svg.graph g.node.current[data-node="spin"]');
+    // The page answers while the worker spins: typing and script both work.
+    await page.fill('#run-input', '{"still": "responsive"}');
+    expect(await page.inputValue('#run-input')).toBe('{"still": "responsive"}');
+    expect(await page.getAttribute('#run-status', 'data-status')).toBe('running');
+    await page.click('#cancel-button');
+    expect(await waitForEnd(page, 15_000)).toBe('cancelled');
+    expect(await page.textContent('#run-errors')).toContain('CANCELLED');
+    // A new worker took over: the next run works.
+    await setAgent(page, await fixture('scripted-hello.yaml'));
+    await page.fill('#run-input', '{}');
+    expect(await runAgentInPage(page)).toBe('completed');
+    expect(await page.textContent('#final-state')).toContain('Hello from the scripted model');
+    await context.close();
+  });
+});
