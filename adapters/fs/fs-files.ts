@@ -27,7 +27,8 @@ export async function readTextIfExists(filePath: string): Promise<string | undef
   try {
     return await readFile(filePath, 'utf8');
   } catch (error) {
-    if (errorCode(error) === 'ENOENT') return undefined;
+    // ENOTDIR: a stray file where a run directory would be (e.g. .DS_Store) holds no record.
+    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined;
     throw storageError('read', filePath, error);
   }
 }

@@ -108,6 +108,18 @@ describe('fs store specifics', () => {
     }
   });
 
+  it('lists runs past stray files in the runs directory', async () => {
+    const directory = await temporaryDirectory();
+    try {
+      const { traceStore } = createFsStores(directory);
+      await traceStore.putRun(makeRun('run-1', 'agent', 1));
+      await writeFile(path.join(directory, 'runs', '.DS_Store'), 'x');
+      expect((await traceStore.listRuns()).runs.map((run) => run.run_id)).toEqual(['run-1']);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
   it('reports a store directory that is a file as STORAGE_ERROR', async () => {
     const directory = await temporaryDirectory();
     try {
