@@ -47,8 +47,25 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
   const factory = environment.providerFactory ?? ((connection: LlmConnection) => createProvider(connection));
   const overrides = cleanOverrides(environment.overrides);
 
+  // Scripts are keyed by content (a script rendered afresh per call must keep its position) through
+  // a small id; the usual script is the same settings.llm object each call, so it is stringified once.
+  const scriptTexts = new WeakMap<object, string>();
+  const scriptIds = new Map<string, number>();
+  const scriptKey = (scripted: unknown): number => {
+    let text: string;
+    if (typeof scripted === 'object' && scripted !== null) {
+      text = scriptTexts.get(scripted) ?? JSON.stringify(scripted);
+      scriptTexts.set(scripted, text);
+    } else {
+      text = JSON.stringify(scripted) ?? '';
+    }
+    let id = scriptIds.get(text);
+    if (id === undefined) scriptIds.set(text, (id = scriptIds.size));
+    return id;
+  };
+
   function providerFor(connection: LlmConnection): LlmProvider {
-    const key = JSON.stringify([connection.provider, connection.api_base, connection.api_key, connection.timeout_ms, connection.max_retries, connection.scripted]);
+    const key = JSON.stringify([connection.provider, connection.api_base, connection.api_key, connection.timeout_ms, connection.max_retries, scriptKey(connection.scripted)]);
     let provider = providers.get(key);
     if (provider === undefined) {
       provider = factory(connection);
@@ -68,7 +85,6 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
       const started = Date.now();
       let attempts = 0;
       let responded = false;
-      const emitSafely = (type: EventType, data: Record<string, unknown>): void => environment.emit(type, data);
 
       const requestEvent: Record<string, unknown> = {
         model,
@@ -83,11 +99,11 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
         const provider = providerFor(connection);
         environment.budget.beforeLlmCall();
         attempts = 1;
-        emitSafely('llm_request', requestEvent);
+        environment.emit('llm_request', requestEvent);
         const hooks: LlmCallHooks = {
           beforeRetry(retry) {
             attempts = retry.attempt;
-            emitSafely('log', { message: `retrying model call (attempt ${retry.attempt}) after ${retry.error.code}`, attempt: retry.attempt, delay_ms: retry.delay_ms, code: retry.error.code, ...label });
+            environment.emit('log', { message: `retrying model call (attempt ${retry.attempt}) after ${retry.error.code}`, attempt: retry.attempt, delay_ms: retry.delay_ms, code: retry.error.code, ...label });
             environment.budget.beforeLlmCall();
           },
         };
@@ -105,14 +121,14 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
         if (response.tool_calls !== undefined) responseEvent.tool_call_count = response.tool_calls.length;
         if (response.finish_reason === 'length') responseEvent.truncated = true;
         if (environment.capturePayloads) responseEvent.response = responsePayload(response, secrets);
-        emitSafely('llm_response', responseEvent);
+        environment.emit('llm_response', responseEvent);
         responded = true;
         environment.budget.afterLlmCall(response.usage);
         return isScripted ? { ...response, model: SCRIPTED_MODEL_NAME } : response;
       } catch (error) {
         const typed = redactError(toAgentError(error, 'LLM_BAD_RESPONSE'), secrets);
         if (attempts > 0 && !responded) {
-          emitSafely('llm_response', { model, error: { code: typed.code, message: typed.message }, duration_ms: Date.now() - started, attempts, ...label });
+          environment.emit('llm_response', { model, error: { code: typed.code, message: typed.message }, duration_ms: Date.now() - started, attempts, ...label });
         }
         throw typed;
       }
