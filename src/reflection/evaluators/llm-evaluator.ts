@@ -1,0 +1,66 @@
+/**
+ * evaluateWithJudge: the `llm` evaluator (LLM-as-judge). Messages: the judging instructions
+ * (src/prompts/judge-system.eta), few-shot `examples` as user/assistant pairs, then the user
+ * message. With no `prompt`, the user message is src/prompts/judge.eta over the output; a
+ * `prompt` (Jinja over `state`, `output`, `output_to_evaluate`, `iteration`) is used as written
+ * when it mentions the output, and otherwise wrapped by judge.eta so the judge always sees it.
+ * The call goes through `context.callLlm`, so settings.llm defaults apply, overridden by the
+ * evaluator's own `model`, `temperature`, …. A failed call is an invalid attempt.
+ */
+import type { ActionContext, State } from '../../actions/types.js';
+import type { ChatMessage } from '../../llm/types.js';
+import renderJudgeSystem from '../../prompts/judge-system.eta';
+import renderJudge from '../../prompts/judge.eta';
+import { describeFailure, isControlFlow } from '../control-flow.js';
+import type { PreparedEvaluator, Verdict } from '../reflection-types.js';
+import { parseJudgeReply } from './parse-judge-reply.js';
+
+const DEFAULT_CRITERIA = 'Evaluate whether this output is valid, correct and complete.';
+const MAX_OUTPUT_CHARS = 20_000;
+
+export async function evaluateWithJudge(evaluator: PreparedEvaluator & { type: 'llm' }, output: unknown, context: ActionContext, loopState: State, iteration: number): Promise<Verdict> {
+  const outputText = textOf(output);
+  const scope = context.scope({ state: loopState, output, output_to_evaluate: outputText, iteration });
+  let userMessage: string;
+  try {
+    userMessage = judgeMessage(evaluator, scope, outputText, iteration);
+  } catch (error) {
+    if (isControlFlow(error, context.signal)) throw error;
+    return failed(`Judge prompt failed: ${describeFailure(error)}`);
+  }
+  const messages: ChatMessage[] = [{ role: 'system', content: renderJudgeSystem({}) }];
+  const examples = evaluator.examples.render(scope);
+  for (const example of Array.isArray(examples) ? examples : []) {
+    const pair = example as { input?: unknown; output?: unknown };
+    messages.push({ role: 'user', content: textOf(pair.input) }, { role: 'assistant', content: textOf(pair.output) });
+  }
+  messages.push({ role: 'user', content: userMessage });
+  const overrides = evaluator.llm.render(scope) as Record<string, unknown>;
+  let content: string;
+  try {
+    const response = await context.callLlm({ ...overrides, messages }, { label: evaluator.label });
+    content = response.content ?? '';
+  } catch (error) {
+    if (isControlFlow(error, context.signal)) throw error;
+    return failed(`Judge failed: ${describeFailure(error)}`);
+  }
+  return parseJudgeReply(content);
+}
+
+function judgeMessage(evaluator: PreparedEvaluator & { type: 'llm' }, scope: Record<string, unknown>, outputText: string, iteration: number): string {
+  if (evaluator.prompt === undefined) return renderJudge({ criteria: DEFAULT_CRITERIA, output: outputText, iteration });
+  const rendered = String(evaluator.prompt.render(scope) ?? '');
+  const source = String(evaluator.prompt.source);
+  if (/\b(output|output_to_evaluate|reflection_output)\b/.test(source)) return rendered;
+  return renderJudge({ criteria: rendered, output: outputText, iteration });
+}
+
+/** Text for a prompt: strings as they are, anything else as indented JSON (capped). */
+export function textOf(value: unknown): string {
+  const text = typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value, null, 2) ?? String(value);
+  return text.length > MAX_OUTPUT_CHARS ? `${text.slice(0, MAX_OUTPUT_CHARS)}\n[... truncated ${text.length - MAX_OUTPUT_CHARS} characters]` : text;
+}
+
+function failed(message: string): Verdict {
+  return { valid: false, score: 0, errors: [{ message, type: 'evaluator_error' }], suggestions: ['Check the judge model configuration and connectivity'] };
+}

@@ -1,0 +1,185 @@
+/**
+ * reflectionLoop: generate → evaluate → correct, at most `maxIterations` times (SPEC §5.1).
+ *
+ *   for iteration = first..max:                 (a plain local counter: the hard cap)
+ *     candidate ← pending corrector candidate, else run the generator
+ *       generator throws → attempt {generator_error}; next iteration (no evaluation, no corrector)
+ *     candidate ← extract (LLM content, JSON parse) → failure: attempt {parse_error}
+ *     verdict ← evaluate(candidate)
+ *     history += attempt; emit reflection_attempt; best ← strictly higher score (earliest tie)
+ *     valid → stop 'valid'
+ *     iteration < max and corrector → run it:
+ *       action (or returns: candidate) → its result is the next candidate
+ *       Lua (or returns: state) → merged into the loop state; `reflection_output` in it → candidate
+ *       throws → corrector_error appended to this attempt's errors; the generator runs next
+ *   stop 'max_iterations' → on_failure: return_best | return_last | raise (REFLECTION_FAILED)
+ *
+ * Control flow is never recorded as an attempt: cancellation and a confirmation pause propagate
+ * as they are; BUDGET_EXCEEDED is rethrown with the loop's result (stop_reason `budget`) in
+ * `details.reflection`, because the engine ends the run on any exhausted budget (SPEC §1.1).
+ * With `continueFromState`, the loop picks up `state.reflection_history` left by an earlier loop
+ * node (e.g. across an interrupt and resume) and counts those attempts against the cap.
+ */
+import type { ActionContext, State } from '../actions/types.js';
+import { AgentError } from '../errors/agent-error.js';
+import { mergeShallow } from '../util/safe-json.js';
+import { describeFailure, isControlFlow } from './control-flow.js';
+import { evaluate } from './evaluators/evaluate.js';
+import { extractCandidate } from './extract-candidate.js';
+import { buildLoopResult, isGeneratorFailure, pickBest } from './loop-result.js';
+import type { Attempt, LoopStopReason, OnFailure, PreparedEvaluator, PreparedStep } from './reflection-types.js';
+import { restoreHistory } from './restore-history.js';
+import { runStep } from './run-step.js';
+
+export interface LoopParams {
+  generator: PreparedStep;
+  evaluator: PreparedEvaluator;
+  corrector?: PreparedStep;
+  maxIterations: number;
+  onFailure: OnFailure;
+  continueFromState: boolean;
+}
+
+interface Candidate {
+  value: unknown;
+  fromLlm: boolean;
+}
+
+export async function reflectionLoop(params: LoopParams, context: ActionContext): Promise<Record<string, unknown>> {
+  const loopState: State = { ...context.state };
+  const history: Attempt[] = params.continueFromState ? restoreHistory(context.state.reflection_history) : [];
+  let feedback = params.continueFromState && typeof context.state.reflection_feedback === 'string' ? context.state.reflection_feedback : undefined;
+  let pending: Candidate | undefined;
+  let stopReason: LoopStopReason = 'max_iterations';
+  syncState(loopState, history, feedback);
+
+  try {
+    const last = history[history.length - 1];
+    if (last?.valid === true) stopReason = 'valid';
+    else if (last !== undefined && !isGeneratorFailure(last) && history.length < params.maxIterations && params.corrector !== undefined) {
+      pending = await correct(params.corrector, context, loopState, history, last.iteration);
+    }
+    for (let iteration = history.length + 1; stopReason !== 'valid' && iteration <= params.maxIterations; iteration += 1) {
+      if (context.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled', { node: context.node });
+      loopState.reflection_iteration = iteration;
+      const candidate = pending;
+      pending = undefined;
+      const attempt = await attemptOnce(params, context, loopState, iteration, candidate);
+      history.push(attempt);
+      if (attempt.feedback !== undefined) feedback = attempt.feedback;
+      syncState(loopState, history, feedback);
+      context.emit('reflection_attempt', attemptEvent(attempt, params.maxIterations));
+      if (attempt.valid) stopReason = 'valid';
+      else if (!isGeneratorFailure(attempt) && iteration < params.maxIterations && params.corrector !== undefined) {
+        pending = await correct(params.corrector, context, loopState, history, iteration);
+      }
+    }
+  } catch (error) {
+    if (AgentError.isInstance(error) && error.code === 'BUDGET_EXCEEDED') {
+      const partial = buildLoopResult({ history, stopReason: 'budget', onFailure: params.onFailure, feedback });
+      throw new AgentError('BUDGET_EXCEEDED', stripPrefix(error), { node: context.node, details: { ...error.details, reflection: partial }, cause: error });
+    }
+    throw error;
+  }
+
+  const result = buildLoopResult({ history, stopReason, onFailure: params.onFailure, feedback });
+  if (stopReason !== 'valid' && params.onFailure === 'raise') {
+    throw new AgentError('REFLECTION_FAILED', `reflection loop failed after ${history.length} iterations (best score ${String(result.reflection_best_score)})`, {
+      node: context.node,
+      details: { iterations: history.length, history, best: result.reflection_best, best_score: result.reflection_best_score, last_errors: result.reflection_errors },
+    });
+  }
+  return result;
+}
+
+/** Obtains one candidate (pending corrector output, else the generator) and evaluates it. */
+async function attemptOnce(params: LoopParams, context: ActionContext, loopState: State, iteration: number, pending: Candidate | undefined): Promise<Attempt> {
+  let candidate = pending;
+  const source = pending === undefined ? 'generator' : 'corrector';
+  if (candidate === undefined) {
+    try {
+      const value = await runStep(params.generator, context, loopState, iteration, 'generator');
+      candidate = { value, fromLlm: params.generator.kind === 'action' && params.generator.llm };
+    } catch (error) {
+      if (isControlFlow(error, context.signal)) throw error;
+      return { iteration, output: null, score: 0, valid: false, errors: [{ message: `Generator failed: ${describeFailure(error)}`, type: 'generator_error' }], source };
+    }
+  }
+  const evaluator = params.evaluator;
+  const extracted = extractCandidate(candidate.value, {
+    fromLlm: candidate.fromLlm,
+    expectJson: evaluator.type === 'schema',
+    ...(evaluator.type === 'schema' ? { acceptsText: (text: string) => acceptsText(evaluator, text) } : {}),
+  });
+  if (!extracted.ok) {
+    return { iteration, output: extracted.raw, score: 0, valid: false, errors: [{ message: `Could not parse JSON from the ${source} output: ${extracted.error}`, type: 'parse_error' }], source };
+  }
+  const verdict = await evaluate(evaluator, extracted.value, context, loopState, iteration);
+  const attempt: Attempt = { iteration, output: extracted.value, score: verdict.score, valid: verdict.valid, errors: verdict.errors, source };
+  if (verdict.suggestions !== undefined && verdict.suggestions.length > 0) attempt.suggestions = verdict.suggestions;
+  if (verdict.feedback !== undefined) attempt.feedback = verdict.feedback;
+  return attempt;
+}
+
+/**
+ * Runs the corrector after a failed attempt. Returns the next candidate, or undefined when the
+ * generator should run again. A failure is appended to the attempt's errors (a new entry object,
+ * so nothing shared is mutated).
+ */
+async function correct(corrector: PreparedStep, context: ActionContext, loopState: State, history: Attempt[], iteration: number): Promise<Candidate | undefined> {
+  let raw: unknown;
+  try {
+    raw = await runStep(corrector, context, loopState, iteration, 'corrector');
+  } catch (error) {
+    if (isControlFlow(error, context.signal)) throw error;
+    const last = history[history.length - 1]!;
+    history[history.length - 1] = { ...last, errors: [...last.errors, { message: `Corrector failed: ${describeFailure(error)}`, type: 'corrector_error' }] };
+    syncState(loopState, history, typeof loopState.reflection_feedback === 'string' ? loopState.reflection_feedback : undefined);
+    return undefined;
+  }
+  const returns = corrector.returns ?? (corrector.kind === 'action' ? 'candidate' : 'state');
+  if (returns === 'candidate') return { value: raw, fromLlm: corrector.kind === 'action' && corrector.llm };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const update = raw as Record<string, unknown>;
+  const { reflection_output: next, ...rest } = update;
+  mergeShallow(loopState, rest);
+  return Object.prototype.hasOwnProperty.call(update, 'reflection_output') ? { value: next, fromLlm: false } : undefined;
+}
+
+/** Writes the reflection state variables the steps and templates read. */
+function syncState(loopState: State, history: Attempt[], feedback: string | undefined): void {
+  const last = history[history.length - 1];
+  const evaluated = history.filter((attempt) => !isGeneratorFailure(attempt));
+  const best = pickBest(history);
+  loopState.reflection_iteration = last?.iteration ?? 0;
+  loopState.reflection_output = evaluated[evaluated.length - 1]?.output ?? null;
+  loopState.reflection_errors = last?.errors ?? [];
+  loopState.reflection_history = history;
+  loopState.reflection_best = best?.output ?? null;
+  loopState.reflection_best_score = best?.score ?? -1;
+  loopState.reflection_feedback = feedback ?? null;
+}
+
+function acceptsText(evaluator: PreparedEvaluator & { type: 'schema' }, text: string): boolean {
+  try {
+    return evaluator.schema.validate(text, { coerce: false }).valid;
+  } catch {
+    return false;
+  }
+}
+
+function attemptEvent(attempt: Attempt, maxIterations: number): Record<string, unknown> {
+  return {
+    iteration: attempt.iteration,
+    max_iterations: maxIterations,
+    score: attempt.score,
+    valid: attempt.valid,
+    error_count: attempt.errors.length,
+    errors: attempt.errors.slice(0, 10).map((error) => ({ message: error.message, ...(error.path !== undefined ? { path: error.path } : {}), ...(error.type !== undefined ? { type: error.type } : {}) })),
+    source: attempt.source,
+  };
+}
+
+function stripPrefix(error: AgentError): string {
+  return error.message.replace(/^node '[^']*': /, '');
+}

@@ -1,0 +1,30 @@
+/**
+ * runStep: runs a prepared generator or corrector once. An action step renders its parameters
+ * with the node's scope where `state` is the loop state (so templates can read
+ * `state.reflection_errors`, `state.reflection_output`, …; `output` and `iteration` are also
+ * top-level names) and calls the action through the engine (settings.llm defaults, budgets and
+ * events apply). A Lua step runs with globals `state`, `variables`, `output`, `iteration`.
+ */
+import type { ActionContext, State } from '../actions/types.js';
+import { AgentError } from '../errors/agent-error.js';
+import type { LuaBudget } from '../lua/types.js';
+import type { PreparedStep } from './reflection-types.js';
+
+export async function runStep(step: PreparedStep, context: ActionContext, loopState: State, iteration: number, field: string): Promise<unknown> {
+  const output = loopState.reflection_output;
+  if (step.kind === 'lua') {
+    const budget = luaBudgetOf(context);
+    return step.lua.run({ state: loopState, variables: context.variables, output: output ?? null, iteration }, budget === undefined ? {} : { budget });
+  }
+  const params = step.params.render(context.scope({ state: loopState, output, iteration }));
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+    throw new AgentError('INVALID_PARAMS', `\`${field}\` parameters must render to a mapping`, { node: context.node, field });
+  }
+  return context.callAction(step.action, params as Record<string, unknown>, { state: loopState });
+}
+
+/** The agent's `settings.lua.instructions`, when set. */
+export function luaBudgetOf(context: ActionContext): LuaBudget | undefined {
+  const lua = context.settings.lua as { instructions?: unknown } | undefined;
+  return typeof lua?.instructions === 'number' ? { instructions: lua.instructions } : undefined;
+}
