@@ -1,0 +1,117 @@
+/** reason.self_correct and reason.decompose beyond TEA's rows: honesty about rounds, concurrency, cycles, recursion. */
+import { describe, expect, it } from 'vitest';
+import { AgentError } from '../../src/errors/agent-error.js';
+import type { LlmCallParams } from '../../src/actions/types.js';
+import { createFakeContext, runAction } from './fake-context.js';
+import { orderSubProblems } from '../../src/reasoning/sub-problems.js';
+
+const json = (value: unknown) => JSON.stringify(value);
+
+describe('reason.self_correct', () => {
+  it('a failed or unparseable round is recorded and skipped; rounds_completed tells the truth', async () => {
+    const context = createFakeContext({
+      responses: [json({ output: 'V1' }), new AgentError('LLM_TIMEOUT', 'slow'), 'not json at all', json({ improved_output: 'V2', improvement_score: 0.9 })],
+    });
+    const result = await runAction('reason.self_correct', { task: 't', improvement_rounds: 3 }, context);
+    expect(result['rounds_completed']).toBe(1);
+    expect(result['rounds_requested']).toBe(3);
+    expect(result['output']).toBe('V2');
+    expect((result['skipped_rounds'] as Array<Record<string, unknown>>).map((entry) => entry['round'])).toEqual([1, 2]);
+    const steps = (result['reasoning_trace'] as Array<Record<string, unknown>>).map((entry) => entry['step']);
+    expect(steps).toContain('critique_round_1_error');
+    expect(steps).toContain('critique_round_2_parse_error');
+    expect(result['improvement_history']).toHaveLength(2);
+  });
+
+  it('non-string outputs work (objects and lists) and reach the critic as JSON', async () => {
+    const context = createFakeContext({ responses: [json({ output: { title: 'Tea', tags: ['drink'] } }), json({ improved_output: { title: 'Tea', tags: ['drink', 'leaf'] } })] });
+    const result = await runAction('reason.self_correct', { task: 't', improvement_rounds: 1 }, context);
+    expect(result['output']).toEqual({ title: 'Tea', tags: ['drink', 'leaf'] });
+    expect(context.llmCalls[1]!.messages![1]!.content).toContain('{"title":"Tea","tags":["drink"]}');
+  });
+
+  it('an unparseable first draft is kept as raw text; zero rounds returns it', async () => {
+    const result = await runAction('reason.self_correct', { task: 't', improvement_rounds: 0 }, createFakeContext({ responses: ['Just a plain draft.'] }));
+    expect(result).toMatchObject({ output: 'Just a plain draft.', rounds_completed: 0 });
+  });
+});
+
+describe('reason.decompose', () => {
+  const plan = (subs: unknown[]) => json({ analysis: 'a', sub_problems: subs, synthesis_strategy: 's' });
+
+  it('independent sub-problems run concurrently, bounded by max_concurrency', async () => {
+    let active = 0;
+    let peak = 0;
+    const slow = async (answer: string) => {
+      active++;
+      peak = Math.max(peak, active);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      active--;
+      return json({ answer });
+    };
+    const subs = [1, 2, 3, 4, 5].map((id) => ({ id, description: `part ${id}`, dependencies: [] }));
+    const context = createFakeContext({ responses: [plan(subs), json({ final_answer: 'all' })] });
+    const callLlm = context.callLlm.bind(context);
+    let calls = 0;
+    (context as { callLlm: typeof context.callLlm }).callLlm = async (params: LlmCallParams) => {
+      calls++;
+      const user = params.messages?.[1]?.content ?? '';
+      if (user.includes('Sub-problem:')) return { content: await slow(user.split('Sub-problem: ')[1]!), usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, model: 'm', finish_reason: 'stop' };
+      return callLlm(params);
+    };
+    const result = await runAction('reason.decompose', { problem: 'p', max_concurrency: 2 }, context);
+    expect(calls).toBe(7);
+    expect(peak).toBe(2);
+    expect((result['sub_answers'] as Array<Record<string, unknown>>).map((entry) => entry['answer'])).toEqual(['part 1', 'part 2', 'part 3', 'part 4', 'part 5']);
+  });
+
+  it('a dependency cycle is an error; nothing is solved', async () => {
+    const context = createFakeContext({ responses: [plan([{ id: 1, description: 'a', dependencies: [2] }, { id: 2, description: 'b', dependencies: [1] }])] });
+    const result = await runAction('reason.decompose', { problem: 'p' }, context);
+    expect(result['success']).toBe(false);
+    expect(result['error']).toContain('Dependency cycle');
+    expect(context.llmCalls).toHaveLength(1);
+  });
+
+  it('orders, defaults ids, drops unknown dependencies, refuses duplicates and self-loops', () => {
+    const ordered = orderSubProblems([{ description: 'a' }, { description: 'b', dependencies: [1, 99] }]);
+    expect(ordered.ok && ordered.subProblems.map((entry) => [entry.key, entry.dependencies])).toEqual([['1', []], ['2', ['1']]]);
+    expect(ordered.ok && ordered.notes[0]).toContain('99');
+    expect(orderSubProblems([{ id: 1 }, { id: 1 }]).ok).toBe(false);
+    expect(orderSubProblems([{ id: 1, dependencies: [1] }]).ok).toBe(false);
+  });
+
+  it('a failed dependency is passed on as such; the dependent still runs', async () => {
+    const context = createFakeContext({
+      responses: [plan([{ id: 1, description: 'a' }, { id: 2, description: 'b', dependencies: [1] }]), new AgentError('LLM_TIMEOUT', 'slow'), json({ answer: 'b done' }), json({ final_answer: 'f' })],
+    });
+    const result = await runAction('reason.decompose', { problem: 'p' }, context);
+    expect(context.llmCalls[2]!.messages![1]!.content).toContain('Sub-answer 1: (failed:');
+    expect((result['sub_answers'] as Array<Record<string, unknown>>)[1]!['answer']).toBe('b done');
+  });
+
+  it('decompose: true recurses while depth < max_depth, and depth_used says how deep it went', async () => {
+    const context = createFakeContext({
+      responses: [
+        plan([{ id: 1, description: 'big part', decompose: true }]),
+        plan([{ id: 'x', description: 'small part' }]),
+        json({ answer: 'small answer' }),
+        json({ final_answer: 'big answer' }),
+        json({ final_answer: 'whole answer' }),
+      ],
+    });
+    const result = await runAction('reason.decompose', { problem: 'p', max_depth: 2 }, context);
+    expect(result['depth_used']).toBe(1);
+    expect(result['final_answer']).toBe('whole answer');
+    const sub = (result['sub_answers'] as Array<Record<string, unknown>>)[0]!;
+    expect(sub['answer']).toBe('big answer');
+    expect((sub['decomposition'] as Record<string, unknown>)['sub_answers']).toEqual([expect.objectContaining({ id: 'x', answer: 'small answer' })]);
+  });
+
+  it('at max_depth 0 a sub-problem marked decompose is solved directly', async () => {
+    const context = createFakeContext({ responses: [plan([{ id: 1, description: 'big', decompose: true }]), json({ answer: 'direct' }), json({ final_answer: 'f' })] });
+    const result = await runAction('reason.decompose', { problem: 'p', max_depth: 0 }, context);
+    expect(result['depth_used']).toBe(0);
+    expect((result['sub_answers'] as Array<Record<string, unknown>>)[0]!['answer']).toBe('direct');
+  });
+});
