@@ -1,0 +1,53 @@
+/**
+ * Bundle sizes of the engine for browsers and workers, minified and gzipped (level 9): the whole
+ * engine (src/engine-bundle.ts), and the same with the Lua VM swapped for an empty module, to show
+ * what Lua costs. Targets: ≤ 60 KB without Lua, ≤ 130 KB with Lua.
+ */
+import * as esbuild from 'esbuild';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+// @ts-expect-error plain ESM build helper without types
+import { baseOptions } from '../build/shared.mjs';
+
+const ROOT = path.resolve(import.meta.dirname ?? '.', '..');
+
+async function gzippedSize(withoutLua: boolean): Promise<{ raw: number; gzip: number }> {
+  const plugins = withoutLua
+    ? [
+        {
+          name: 'no-lua',
+          setup(build: esbuild.PluginBuild) {
+            build.onResolve({ filter: /vendor[\\/]fengari(\.js)?$/ }, () => ({ path: 'fengari-stub', namespace: 'stub' }));
+            build.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
+              contents:
+                'const handler = { get: (_, key) => (key === Symbol.toPrimitive ? () => 0 : stub), apply() { throw new Error("Lua left out of this size-measuring build"); } };' +
+                'const stub = new Proxy(function () {}, handler);' +
+                'export const lua = stub, lauxlib = stub, lualib = stub, to_luastring = stub, to_jsstring = stub; export default stub;',
+              loader: 'js',
+            }));
+          },
+        },
+      ]
+    : [];
+  const result = await esbuild.build(
+    baseOptions({
+      entryPoints: [path.join(ROOT, 'src/engine-bundle.ts')],
+      platform: 'browser',
+      minify: true,
+      write: false,
+      plugins,
+    }),
+  );
+  const code = result.outputFiles![0]!.contents;
+  return { raw: code.length, gzip: gzipSync(code, { level: 9 }).length };
+}
+
+export async function run() {
+  const withLua = await gzippedSize(false);
+  const withoutLua = await gzippedSize(true);
+  return [
+    { name: 'bundle: engine for browser/worker without Lua (min+gzip)', value: withoutLua.gzip / 1024, unit: 'KiB', baseline_value: 60, ratio: withoutLua.gzip / 1024 / 60 },
+    { name: 'bundle: engine for browser/worker with Lua (min+gzip)', value: withLua.gzip / 1024, unit: 'KiB', baseline_value: 130, ratio: withLua.gzip / 1024 / 130 },
+    { name: 'bundle: engine with Lua, minified, not gzipped', value: withLua.raw / 1024, unit: 'KiB' },
+  ];
+}
