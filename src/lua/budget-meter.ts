@@ -27,12 +27,15 @@ export const DEFAULT_LUA_BUDGET: Required<LuaBudget> = {
 export class LuaBudgetExceeded extends Error {
   readonly budget: LuaBudgetName;
   readonly limit: number;
+  /** The chunk line that was running, when known. */
+  readonly line: number | undefined;
 
-  constructor(budget: LuaBudgetName, limit: number) {
+  constructor(budget: LuaBudgetName, limit: number, line?: number) {
     super(`Lua ${budget.replace('_', ' ')} budget exceeded (limit ${limit})`);
     this.name = 'LuaBudgetExceeded';
     this.budget = budget;
     this.limit = limit;
+    this.line = line;
   }
 }
 
@@ -40,6 +43,18 @@ export class LuaBudgetExceeded extends Error {
 function instructionHook(state: LuaState): void {
   const meter = state.l_G.teaBudget as BudgetMeter | null;
   meter?.exceed(state, 'instructions');
+}
+
+/** The innermost line of the agent's chunk on the call stack (not of `load`ed chunks). */
+function currentChunkLine(state: LuaState): number | undefined {
+  const debug = new lua.lua_Debug();
+  for (let level = 0; level < 8 && lua.lua_getstack(state, level, debug) === 1; level += 1) {
+    lua.lua_getinfo(state, 'Sl', debug);
+    const source = debug.source;
+    // '=lua', the chunk name of compile-lua
+    if (debug.currentline > 0 && source !== null && source.length === 4 && source[0] === 61 && source[1] === 108) return debug.currentline;
+  }
+  return undefined;
 }
 
 /** Resolves a partial budget against the defaults, rejecting nonsense values. */
@@ -80,7 +95,7 @@ export class BudgetMeter implements FengariBudgetHooks {
   /** Marks the budget spent and throws; re-arms the count hook to fire on every instruction. */
   exceed(state: LuaState, budget: LuaBudgetName): never {
     const limit = budget === 'instructions' ? this.limits.instructions : this.limitOf(budget);
-    const error = this.exhausted ?? new LuaBudgetExceeded(budget, limit);
+    const error = this.exhausted ?? new LuaBudgetExceeded(budget, limit, currentChunkLine(state));
     this.exhausted = error;
     // Defence in depth: should anything ever resume this thread, every instruction fails again.
     lua.lua_sethook(state, instructionHook, lua.LUA_MASKCOUNT, 1);

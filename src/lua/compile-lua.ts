@@ -21,11 +21,12 @@ import { LuaBudgetExceeded, resolveBudget } from './budget-meter.js';
 import { LuaConversionError, typeName } from './json-bridge.js';
 import { CHUNK_NAME, LuaSandbox } from './lua-sandbox.js';
 
-/** Where the chunk comes from; `line` is the file line of the chunk's first line. */
+/** Where the chunk comes from. */
 export interface LuaSourceLocation {
   node?: string;
   field?: string;
   file?: string;
+  /** Line offset of the chunk in the file: file line = `line` + chunk line (0 when the code starts on line 1). */
   line?: number;
 }
 
@@ -172,7 +173,7 @@ class SandboxedChunk implements CompiledLua {
   private toAgentError(error: unknown): AgentError {
     if (AgentError.isInstance(error)) return error;
     if (error instanceof LuaBudgetExceeded) {
-      return this.error('LUA_BUDGET', error.message, undefined, { budget: error.budget, limit: error.limit });
+      return this.error('LUA_BUDGET', error.message, error.line, { budget: error.budget, limit: error.limit });
     }
     if (error instanceof RangeError && /call stack/i.test(error.message)) {
       return this.error('LUA_BUDGET', 'Lua stack budget exceeded (JavaScript call stack)', undefined, { budget: 'stack' });
@@ -184,7 +185,7 @@ class SandboxedChunk implements CompiledLua {
 
   private error(code: 'LUA_SYNTAX' | 'LUA_ERROR' | 'LUA_BUDGET', text: string, chunkLine: number | undefined, details: Record<string, unknown> = {}): AgentError {
     const { node, field, file } = this.where;
-    const fileLine = chunkLine !== undefined && this.where.line !== undefined ? this.where.line + chunkLine - 1 : undefined;
+    const fileLine = chunkLine !== undefined && this.where.line !== undefined ? this.where.line + chunkLine : undefined;
     const shownLine = fileLine ?? chunkLine;
     const message = shownLine === undefined || file !== undefined ? text : `line ${shownLine}: ${text}`;
     if (chunkLine !== undefined) details.line = chunkLine;

@@ -52,6 +52,9 @@ declare module '*/vendor/fengari.js' {
     readonly LUA_TFUNCTION: 6;
     readonly LUA_TUSERDATA: 7;
     readonly LUA_TTHREAD: 8;
+    lua_Debug: new () => { currentline: number; source: LuaString | null };
+    lua_getstack(state: LuaState, level: number, debug: object): number;
+    lua_getinfo(state: LuaState, what: string, debug: object): number;
     lua_absindex(state: LuaState, index: number): number;
     lua_checkstack(state: LuaState, count: number): boolean;
     lua_insert(state: LuaState, index: number): void;

@@ -108,9 +108,11 @@ export class LuaSandbox {
     lua.lua_pushcfunction(state, (thread) => this.materializeLibrary(thread));
     lua.lua_setfield(state, -2, '__index');
     lua.lua_setmetatable(state, globals);
-    lua.lua_createtable(state, 0, 2);
+    lua.lua_createtable(state, 0, 3);
     lua.lua_pushvalue(state, globals);
     lua.lua_setfield(state, -2, '__index');
+    lua.lua_pushcfunction(state, (thread) => this.assignGlobal(thread));
+    lua.lua_setfield(state, -2, '__newindex');
     lua.lua_pushboolean(state, false);
     lua.lua_setfield(state, -2, '__metatable');
     this.environmentMetatableRef = lauxlib.luaL_ref(state, lua.LUA_REGISTRYINDEX);
@@ -140,20 +142,33 @@ export class LuaSandbox {
     lua.lua_rawseti(state, lua.LUA_REGISTRYINDEX, lua.LUA_RIDX_GLOBALS);
   }
 
+  /** `__newindex` of a call's global table: assigning a library name (even nil) settles it. */
+  private assignGlobal(state: LuaState): number {
+    const index = this.libraryIndex(state);
+    if (index >= 0) this.call.materialized |= 1 << index;
+    lua.lua_settop(state, 3);
+    lua.lua_rawset(state, 1);
+    return 0;
+  }
+
+  private libraryIndex(state: LuaState): number {
+    if (lua.lua_type(state, 2) !== lua.LUA_TSTRING) return -1;
+    return LIBRARIES.indexOf(this.bridge.toText(lua.lua_tostring(state, 2) as Uint8Array) as (typeof LIBRARIES)[number]);
+  }
+
   /**
    * `__index` of the pristine base table: the first time a call reads a library global, it gets
    * a fresh copy of the library, stored in the call's global table.
    */
   private materializeLibrary(state: LuaState): number {
-    if (lua.lua_type(state, 2) !== lua.LUA_TSTRING) return 0;
-    const index = LIBRARIES.indexOf(this.bridge.toText(lua.lua_tostring(state, 2) as Uint8Array) as (typeof LIBRARIES)[number]);
+    const index = this.libraryIndex(state);
     const bit = 1 << index;
     if (index < 0 || (this.call.materialized & bit) !== 0) return 0;
     this.call.materialized |= bit;
     lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, this.libraryRefs[index] as number);
     lua.lua_createtable(state, 0, 32);
     const copy = lua.lua_gettop(state);
-    this.copyInto(copy, copy - 1);
+    this.copyInto(state, copy, copy - 1);
     if (LIBRARIES[index] === 'json') {
       lua.lua_pushlightuserdata(state, this.bridge.nullSentinel);
       lua.lua_setfield(state, copy, 'null');
@@ -195,8 +210,7 @@ export class LuaSandbox {
   }
 
   /** Copies every entry of the table at `source` into the table at `target` (raw). */
-  private copyInto(target: number, source: number): void {
-    const state = this.state;
+  private copyInto(state: LuaState, target: number, source: number): void {
     lua.lua_pushnil(state);
     while (lua.lua_next(state, source)) {
       lua.lua_pushvalue(state, -2);

@@ -1,0 +1,115 @@
+// Hostile scripts: each must end with LUA_BUDGET naming the budget (never a hang, never a raw
+// JavaScript exception), however it tries to catch the error.
+import { describe, expect, it } from 'vitest';
+import { compileLua } from './compile-lua.js';
+import { captureError, luaError } from './lua-test-helpers.js';
+
+function expectBudget(code: string, budget: string, options = {}): void {
+  const error = luaError(code, {}, options);
+  expect(error.code, error.message).toBe('LUA_BUDGET');
+  expect(error.details.budget).toBe(budget);
+}
+
+describe('instruction budget', () => {
+  it('stops an endless loop and names the line', () => {
+    const error = luaError('local n = 0\nwhile true do n = n + 1 end');
+    expect(error.code).toBe('LUA_BUDGET');
+    expect(error.details.budget).toBe('instructions');
+    expect(error.details.line).toBe(2);
+  });
+
+  it('cannot be swallowed by pcall, even in a loop', () => {
+    expectBudget('while true do pcall(function() while true do end end) end', 'instructions');
+    expectBudget('local ok = pcall(function() while true do end end) return ok', 'instructions');
+  });
+
+  it('cannot be swallowed by xpcall, whose looping message handler never runs unbounded', () => {
+    expectBudget('xpcall(function() while true do end end, function(e) while true do end end)', 'instructions');
+    expectBudget('while true do xpcall(function() while true do end end, function(e) return e end) end', 'instructions');
+  });
+
+  it('cannot be swallowed by a coroutine', () => {
+    expectBudget('local co = coroutine.create(function() while true do end end) local ok = coroutine.resume(co) return ok', 'instructions');
+    expectBudget('local f = coroutine.wrap(function() while true do end end) pcall(f)', 'instructions');
+  });
+
+  it('counts instructions across coroutines as one budget', () => {
+    const code = 'for i = 1, 1e7 do local co = coroutine.create(function() for j = 1, 50 do end end) coroutine.resume(co) end';
+    expectBudget(code, 'instructions');
+  });
+
+  it('charges table library loops driven by a fake length', () => {
+    expectBudget('table.insert(setmetatable({}, { __len = function() return 2^30 end }), 1, "x")', 'instructions');
+    expectBudget('table.move({}, 1, 2^30, 2)', 'instructions');
+  });
+
+  it('honours a smaller budget and lets honest work finish', () => {
+    expectBudget('local s = 0 for i = 1, 1e5 do s = s + i end', 'instructions', { budget: { instructions: 10_000 } });
+    expect(compileLua('local s = 0 for i = 1, 1e4 do s = s + i end return s', {}).run({})).toBe(50005000);
+  });
+});
+
+describe('string budgets', () => {
+  it("refuses string.rep('x', 1e9) before allocating it", () => {
+    expectBudget("return string.rep('x', 1e9)", 'string_size');
+    expectBudget("return ('x'):rep(1e6, ('y'):rep(10))", 'string_size');
+  });
+
+  it('stops s = s .. s doubling', () => {
+    expectBudget("local s = 'x' for i = 1, 40 do s = s .. s end return #s", 'string_size');
+  });
+
+  it('stops table.concat of a huge table', () => {
+    expectBudget("local t = {} for i = 1, 2e5 do t[i] = 'abcdefghij' end return #table.concat(t)", 'string_size');
+  });
+
+  it('caps the total bytes of strings created in one call, even under pcall', () => {
+    expectBudget("local t = {} for i = 1, 40 do pcall(function() t[i] = ('x'):rep(1e6 - i) end) end", 'string_bytes');
+  });
+
+  it('bounds the lexer buffer of load() with a reader function', () => {
+    expectBudget("local piece = ('x'):rep(1000) load(function() return piece end)", 'string_size');
+  });
+
+  it('stops gsub explosions', () => {
+    expectBudget("return (('a'):rep(1e5):gsub('a', ('b'):rep(1000)))", 'string_size');
+  });
+});
+
+describe('table growth budget', () => {
+  it('stops a table-growth bomb', () => {
+    expectBudget('local t = {} for i = 1, 1e6 do t[i] = i end', 'table_growth', { budget: { tableSlots: 10_000 } });
+    expectBudget('local t = {} for i = 1, 1e6 do t[i] = {} end', 'table_growth', { budget: { tableSlots: 10_000 } });
+  });
+
+  it('stops growth through library calls with the default budget', () => {
+    const text = `[${'0,'.repeat(400_000)}0]`;
+    const error = captureError(() => compileLua('local all = {} for i = 1, 5 do all[i] = json.decode(state.text) end', {}).run({ state: { text } }));
+    expect(error.code).toBe('LUA_BUDGET');
+    expect(error.details.budget).toBe('table_growth');
+  });
+});
+
+describe('pattern budget', () => {
+  it("ends the catastrophic string.find(string.rep('a', 300), '.-.-.-.-.-b') with pattern_steps", () => {
+    expectBudget("return string.find(string.rep('a', 300), '.-.-.-.-.-b')", 'pattern_steps');
+  });
+
+  it('bounds greedy backtracking, %b scans and plain finds', () => {
+    expectBudget("return ('a'):rep(200):find(('a*'):rep(6) .. 'b')", 'pattern_steps');
+    expectBudget("return ('('):rep(1e5):find('%b()')", 'pattern_steps');
+    expectBudget("local s = ('a'):rep(5e5) return s:find(('a'):rep(2e4) .. 'b', 1, true)", 'pattern_steps');
+  });
+
+  it('cannot be swallowed by pcall', () => {
+    expectBudget("while true do pcall(string.find, ('a'):rep(300), '.-.-.-.-.-b') end", 'pattern_steps');
+  });
+});
+
+describe('stack budget', () => {
+  it('turns deep recursion into a stack error', () => {
+    expectBudget('local function f(n) return f(n + 1) + 1 end return f(1)', 'stack');
+    expectBudget('local function f() return pcall(f) end return f()', 'stack');
+    expectBudget('local t = setmetatable({}, {}) getmetatable(t).__index = function(s, k) return s[k] end return t.x', 'stack');
+  });
+});
