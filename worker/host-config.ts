@@ -1,0 +1,63 @@
+/**
+ * Reading a host's configuration strings (Workers vars and secrets, Deno environment variables)
+ * into app options: API tokens, CORS origins, model endpoint overrides, numbers.
+ */
+import { AgentError } from '../src/errors/agent-error.js';
+import type { AppOptions } from './app.js';
+
+/** Plain-string settings a host passes in (all optional). */
+export interface HostVariables {
+  /** `token:role,token2:role2` or a JSON object `{"token": "role"}`; a token alone gets role `user`. */
+  API_TOKENS?: string;
+  /** Comma-separated origins, or `*`. */
+  CORS_ORIGINS?: string;
+  LLM_BASE_URL?: string;
+  LLM_MODEL?: string;
+  LLM_API_KEY?: string;
+  /** Request body limit in bytes. */
+  MAX_BODY_BYTES?: string;
+}
+
+/** Parses API_TOKENS; throws INVALID_PARAMS on a malformed value (a deployment mistake). */
+export function parseTokens(text: string | undefined): Record<string, string> | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  if (text.trim().startsWith('{')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new AgentError('INVALID_PARAMS', 'API_TOKENS is not valid JSON');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Object.values(parsed).some((role) => typeof role !== 'string')) {
+      throw new AgentError('INVALID_PARAMS', 'API_TOKENS must map each token to a role name');
+    }
+    return { ...(parsed as Record<string, string>) };
+  }
+  const tokens: Record<string, string> = {};
+  for (const entry of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const separator = entry.lastIndexOf(':');
+    if (separator <= 0) tokens[entry] = 'user';
+    else tokens[entry.slice(0, separator)] = entry.slice(separator + 1) || 'user';
+  }
+  return tokens;
+}
+
+/** The app options a host's variables give (everything but agents and stores). */
+export function optionsFromVariables(variables: HostVariables): Partial<AppOptions> {
+  const options: Partial<AppOptions> = {};
+  const tokens = parseTokens(variables.API_TOKENS);
+  if (tokens !== undefined) options.auth = { tokens };
+  const origins = variables.CORS_ORIGINS?.trim();
+  if (origins !== undefined && origins !== '') {
+    options.cors = { origins: origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()).filter(Boolean) };
+  }
+  const overrides: Record<string, string> = {};
+  if (variables.LLM_BASE_URL) overrides.api_base = variables.LLM_BASE_URL;
+  if (variables.LLM_MODEL) overrides.model = variables.LLM_MODEL;
+  if (variables.LLM_API_KEY) overrides.api_key = variables.LLM_API_KEY;
+  if (Object.keys(overrides).length > 0) options.llm = { overrides };
+  if (variables.LLM_API_KEY) options.secrets = { LLM_API_KEY: variables.LLM_API_KEY };
+  const maxBody = Number(variables.MAX_BODY_BYTES);
+  if (variables.MAX_BODY_BYTES !== undefined && Number.isInteger(maxBody) && maxBody > 0) options.limits = { maxBodyBytes: maxBody };
+  return options;
+}

@@ -1,0 +1,101 @@
+/**
+ * The Node host: the same app with @hono/node-server and the file-directory stores, plus the web
+ * demo's static files (dist/web-demo/) at `/` when they have been built. `tea-edge serve` and
+ * `npm start` run it.
+ *
+ * @example
+ * const server = await serve({ port: 8787, agentsDir: 'examples', traceDir: '.tea-traces' });
+ * console.log(server.url); await server.close();
+ */
+import { serve as serveNode } from '@hono/node-server';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createFsStores } from '../adapters/fs/index.js';
+import { Hono } from 'hono';
+import { createApp, type AppOptions } from './app.js';
+import { compiledAgentSource } from './bundled-agents.js';
+import { optionsFromVariables } from './host-config.js';
+
+export interface ServeOptions {
+  /** Port (0 picks a free one; default 8787). */
+  port?: number;
+  /** Interface to listen on (default 127.0.0.1). */
+  hostname?: string;
+  /** Directory of agent files (*.yaml, *.yml), compiled at start (default `examples`). */
+  agentsDir?: string;
+  /** Directory for traces and checkpoints (default `.tea-traces`). */
+  traceDir?: string;
+  /** Static files served at `/` (default: dist/web-demo of this package, when present). */
+  webDemoDir?: string;
+  /** Extra app options (auth, cors, limits, llm); environment variables as in host-config.ts fill the rest. */
+  app?: Partial<AppOptions>;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  app: Hono;
+  close(): Promise<void>;
+}
+
+/** Reads the agent files of a directory (a missing directory is an empty list). */
+async function readAgentFiles(directory: string): Promise<Array<{ file: string; source: string }>> {
+  if (!existsSync(directory)) return [];
+  const names = (await readdir(directory)).filter((name) => /\.ya?ml$/.test(name)).sort();
+  return Promise.all(names.map(async (name) => ({ file: path.join(directory, name), source: await readFile(path.join(directory, name), 'utf8') })));
+}
+
+/** The web demo next to this module: <package>/dist/web-demo (this file is bundled into dist/). */
+function defaultWebDemoDir(): string | undefined {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  for (const candidate of [path.join(here, 'web-demo'), path.join(here, '../dist/web-demo'), path.join(here, '../../dist/web-demo')]) {
+    if (existsSync(path.join(candidate, 'index.html'))) return candidate;
+  }
+  return undefined;
+}
+
+/** Starts the server; resolves once it listens. Agents failing to load reject with their error. */
+export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
+  const agents = compiledAgentSource(await readAgentFiles(path.resolve(options.agentsDir ?? 'examples')));
+  await agents.list(); // compile now: a broken agent fails the start, not a request
+  const environment = process.env;
+  const app = createApp({
+    agents,
+    ...createFsStores(path.resolve(options.traceDir ?? '.tea-traces')),
+    ...optionsFromVariables({
+      ...(environment.TEA_API_TOKENS !== undefined ? { API_TOKENS: environment.TEA_API_TOKENS } : {}),
+      ...(environment.TEA_CORS_ORIGINS !== undefined ? { CORS_ORIGINS: environment.TEA_CORS_ORIGINS } : {}),
+      ...(environment.TEA_LLM_BASE_URL !== undefined ? { LLM_BASE_URL: environment.TEA_LLM_BASE_URL } : {}),
+      ...(environment.TEA_LLM_MODEL !== undefined ? { LLM_MODEL: environment.TEA_LLM_MODEL } : {}),
+      ...(environment.TEA_LLM_API_KEY !== undefined ? { LLM_API_KEY: environment.TEA_LLM_API_KEY } : {}),
+    }),
+    ...options.app,
+  });
+  // Static files first (public, like the page itself), then the API with its auth and limits.
+  const site = new Hono();
+  const webDemoDir = options.webDemoDir ?? defaultWebDemoDir();
+  if (webDemoDir !== undefined && existsSync(webDemoDir)) {
+    site.get('/*', serveStatic({ root: path.relative(process.cwd(), webDemoDir) || '.' }));
+  }
+  site.route('/', app);
+  const hostname = options.hostname ?? '127.0.0.1';
+  return new Promise((resolve, reject) => {
+    const server = serveNode({ fetch: site.fetch, port: options.port ?? 8787, hostname }, (info: AddressInfo) => {
+      resolve({
+        url: `http://${hostname}:${info.port}`,
+        port: info.port,
+        app: site,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+          }),
+      });
+    });
+    server.once('error', reject);
+  });
+}
