@@ -1,0 +1,43 @@
+/**
+ * The model layer's public pieces: the OpenAI-compatible client, the scripted and replay providers,
+ * the per-run ModelCaller the engine uses, the llm.* actions, the capability probe and the SSE
+ * parser. See ./README.md.
+ */
+
+// Providers
+export { createProvider } from './create-provider.js';
+export { createOpenAiClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type OpenAiClientOptions } from './openai-client.js';
+export { createScriptedModel, SCRIPTED_MODEL_NAME, type ScriptedModel } from './scripted-model.js';
+export type { ScriptedInput, ScriptedResponse } from './scripted-script.js';
+export { createReplayProvider, recordedCalls, type ReplayMismatch, type ReplayOptions, type ReplayProvider, type RecordedCall } from './replay.js';
+export { PROVIDER_NAMES, PROVIDER_PRESETS, presetApiBase } from './presets.js';
+
+// The engine's per-run model caller and the llm.* actions
+export { createModelCaller, type ModelCaller, type ModelCallerEnvironment } from './model-caller.js';
+export { resolveLlmCall, DEFAULT_TEMPERATURE, type ResolvedLlmCall } from './resolve-llm-call.js';
+export { llmActions } from './actions.js';
+export { DEFAULT_MAX_TOOL_ROUNDS } from './llm-tools.js';
+
+// Capability probe
+export { probeEndpoint, type ProbeOptions, type ProbeReport } from './probe.js';
+
+// Building blocks
+export { createSseParser, type SseEvent, type SseParser } from './sse-parser.js';
+export { parseRetryAfter, retryDelay, DEFAULT_RETRY_TIMING, type RetryTiming } from './retry.js';
+export { redactSecrets, redactValue, REDACTED } from './redact.js';
+export { DEFAULT_MAX_RESPONSE_BYTES } from './read-capped-body.js';
+
+export type {
+  ChatMessage,
+  LlmCallHooks,
+  LlmConnection,
+  LlmProvider,
+  LlmProviderFactory,
+  LlmRequest,
+  LlmResponse,
+  LlmStreamPart,
+  ResponseFormat,
+  TokenUsage,
+  ToolCall,
+  ToolDefinition,
+} from './types.js';
