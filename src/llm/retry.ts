@@ -25,6 +25,7 @@ export function parseRetryAfter(header: string | null | undefined, now: number):
   const text = header.trim();
   if (text === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  if (!/[A-Za-z]/.test(text)) return undefined; // an HTTP date names a day and month; "-1" is no date
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
