@@ -48,6 +48,8 @@ export function prepareProgram(source: string): PreparedProgram {
   const literals = new Map<TemplateNode, RuntimeValue>();
   const loopSources = new Set<TemplateNode>();
   visit(program as unknown as NodeRecord, { outputNodes, callees, literals, loopSources });
+  // A lone expression passes a value on; it is not output, so the output cap does not apply to it.
+  if (isLone) outputNodes.delete(program.body[0]!);
   return { program, lone: isLone ? program.body[0] : undefined, outputNodes, callees, literals, loopSources };
 }
 

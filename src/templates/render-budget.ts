@@ -5,11 +5,11 @@
 import { AgentError } from '../errors/agent-error.js';
 import type { TemplateLimits } from './types.js';
 
-/** The defaults: 1 MiB of output, 100,000 loop iterations, 5,000,000 steps, 64 nested calls. */
+/** The defaults: 1 MiB of output, 100,000 loop iterations, 1,000,000 steps, 64 nested calls. */
 export const DEFAULT_TEMPLATE_LIMITS: Readonly<TemplateLimits> = Object.freeze({
   maxOutputChars: 1024 * 1024,
   maxLoopIterations: 100_000,
-  maxEvaluationSteps: 5_000_000,
+  maxEvaluationSteps: 1_000_000,
   maxCallDepth: 64,
 });
 

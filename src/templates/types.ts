@@ -31,7 +31,7 @@ export interface TemplateLimits {
   maxOutputChars: number;
   /** Loop iterations per render, over all loops together; also the largest `range()`. Default 100,000. */
   maxLoopIterations: number;
-  /** Expression evaluations per render: stops recursion and filter bombs loops do not see. Default 5,000,000. */
+  /** Expression evaluations per render: stops recursion and filter bombs loops do not see. Default 1,000,000. */
   maxEvaluationSteps: number;
   /** Nesting of calls (macros, functions). Default 64. */
   maxCallDepth: number;
