@@ -30,7 +30,7 @@ export function toSchemaErrors(units: readonly OutputUnit[], instance: unknown):
     if (seen.has(key)) continue;
     seen.add(key);
     const dottedPath = dottedPathOf(path, instance);
-    errors.push({ message: dottedPath === '' ? message : `${dottedPath}: ${message}`, path, dotted_path: dottedPath, keyword, type: 'validation_error' });
+    errors.push({ message, path, dotted_path: dottedPath, keyword, type: 'validation_error' });
   }
   return errors;
 }
