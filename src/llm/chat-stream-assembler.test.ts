@@ -89,3 +89,18 @@ describe('parseChatCompletion', () => {
     it(`refuses ${name}`, () => expect(codeOf(() => parseChatCompletion(body, 'm'))).toBe('LLM_BAD_RESPONSE'));
   }
 });
+
+describe('tool-call deltas without an index', () => {
+  it('a new id starts a call; no id continues the last one', () => {
+    const response = assemble([
+      chunk({ tool_calls: [{ id: 'a', function: { name: 'first', arguments: '{"x"' } }] }),
+      chunk({ tool_calls: [{ function: { arguments: ': 1}' } }] }),
+      chunk({ tool_calls: [{ id: 'b', function: { name: 'second', arguments: '{}' } }] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    expect(response.tool_calls!.map((call) => [call.id, call.function.name, call.function.arguments])).toEqual([
+      ['a', 'first', '{"x": 1}'],
+      ['b', 'second', '{}'],
+    ]);
+  });
+});

@@ -42,12 +42,21 @@ export function createChatStreamAssembler(requestedModel: string | undefined): C
   let previousData: string | undefined;
   let chunkCount = 0;
 
+  /** Servers that omit `index` (older Ollama): a new id starts a call, no id continues the last one. */
+  function indexWithoutIndex(id: string | undefined): number {
+    if (id !== undefined) {
+      for (const [index, call] of toolCalls) if (call.id === id) return index;
+      return toolCalls.size;
+    }
+    return toolCalls.size === 0 ? 0 : Math.max(...toolCalls.keys());
+  }
+
   function acceptToolCallDelta(delta: unknown, delivered: ChunkDelta): void {
     if (!isObject(delta)) throw badResponse('a streamed tool call delta is not an object');
-    const index = typeof delta.index === 'number' && Number.isInteger(delta.index) && delta.index >= 0 ? delta.index : toolCalls.size === 0 ? 0 : -1;
-    if (index < 0) throw badResponse('a streamed tool call delta has no index');
     const fn = isObject(delta.function) ? delta.function : {};
     const id = typeof delta.id === 'string' && delta.id !== '' ? delta.id : undefined;
+    const index = typeof delta.index === 'number' && Number.isInteger(delta.index) && delta.index >= 0 ? delta.index : indexWithoutIndex(id);
+    if (index < 0) throw badResponse('a streamed tool call delta has no index');
     let call = toolCalls.get(index);
     if (call === undefined) {
       call = { name: '', argumentsText: '' };

@@ -115,7 +115,8 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
       });
       const current = attempt as AttemptController;
       try {
-        if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+        const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
+        if (contentType.includes('json') && !contentType.includes('event-stream')) {
           // Some servers ignore `stream: true` and answer with one JSON body: accept it whole.
           const body = await readCappedBody(response, maxBytes, () => current.touch());
           const whole = parseChatCompletion(body, request.model);
