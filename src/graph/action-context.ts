@@ -23,49 +23,77 @@ export interface ContextHost {
 }
 
 export function createActionContext(host: ContextHost, node: string, state: State, resume?: ResumeInfo): ActionContext {
-  const { agent } = host;
-  const context: ActionContext = {
-    runId: host.runId,
-    agentName: agent.name,
-    node,
-    state,
-    variables: agent.spec.variables,
-    settings: agent.spec.settings,
-    signal: host.signal,
-    role: host.role,
-    memory: host.memory,
-    resume,
-    traceStore: host.traceStore,
-    scope(extra) {
-      const scope = host.baseScope(state);
-      return extra === undefined ? scope : { ...scope, ...extra };
-    },
-    emit(type, data) {
-      host.emit(type, data, node);
-    },
-    callLlm(params, options) {
-      return host.callLlm(params, options, node);
-    },
-    async callAction(name, params, options) {
-      if (host.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled', { node });
-      const action: ActionDefinition = agent.registry.resolve(name);
-      const nested = createActionContext(host, node, options?.state ?? state, undefined);
-      if (action.prepare === undefined) return action.run(params, nested);
-      const nodeSpec = agent.nodes.get(node)?.spec;
-      const compiler = createActionCompiler(agent.spec, { name: node }, agent.registry, { ...agent.spec.schemas }, nodeSpec?.path ?? []);
-      return action.run(action.prepare(params, compiler), nested);
-    },
-    requestConfirmation(request) {
-      throw new PauseSignal(request);
-    },
-    listActions() {
-      return agent.registry.list().map((action) => ({
-        name: action.name,
-        description: action.description,
-        ...(action.parameters !== undefined ? { parameters: action.parameters } : {}),
-        side_effects: action.sideEffects === true,
-      }));
-    },
-  };
-  return context;
+  return new NodeActionContext(host, node, state, resume);
+}
+
+/** A class rather than an object of closures: one context is made per action call. */
+class NodeActionContext implements ActionContext {
+  constructor(
+    private readonly host: ContextHost,
+    readonly node: string,
+    readonly state: State,
+    readonly resume: ResumeInfo | undefined,
+  ) {}
+
+  get runId() {
+    return this.host.runId;
+  }
+  get agentName() {
+    return this.host.agent.name;
+  }
+  get variables() {
+    return this.host.agent.spec.variables;
+  }
+  get settings() {
+    return this.host.agent.spec.settings;
+  }
+  get signal() {
+    return this.host.signal;
+  }
+  get role() {
+    return this.host.role;
+  }
+  get memory() {
+    return this.host.memory;
+  }
+  get traceStore() {
+    return this.host.traceStore;
+  }
+
+  scope(extra?: Record<string, unknown>): TemplateScope {
+    const scope = this.host.baseScope(this.state);
+    return extra === undefined ? scope : { ...scope, ...extra };
+  }
+
+  emit(type: EventType, data: Record<string, unknown>): void {
+    this.host.emit(type, data, this.node);
+  }
+
+  callLlm(params: LlmCallParams, options?: LlmCallOptions): Promise<LlmResponse> {
+    return this.host.callLlm(params, options, this.node);
+  }
+
+  async callAction(name: string, params: Record<string, unknown>, options?: { state?: State }): Promise<unknown> {
+    const { host, node } = this;
+    if (host.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled', { node });
+    const action: ActionDefinition = host.agent.registry.resolve(name);
+    const nested = new NodeActionContext(host, node, options?.state ?? this.state, undefined);
+    if (action.prepare === undefined) return action.run(params, nested);
+    const agent = host.agent;
+    const compiler = createActionCompiler(agent.spec, { name: node }, agent.registry, { ...agent.spec.schemas }, agent.nodes.get(node)?.spec.path ?? []);
+    return action.run(action.prepare(params, compiler), nested);
+  }
+
+  requestConfirmation(request: { tool: string; arguments: unknown; call_id: string; resume_data: Record<string, unknown> }): never {
+    throw new PauseSignal(request);
+  }
+
+  listActions() {
+    return this.host.agent.registry.list().map((action) => ({
+      name: action.name,
+      description: action.description,
+      ...(action.parameters !== undefined ? { parameters: action.parameters } : {}),
+      side_effects: action.sideEffects === true,
+    }));
+  }
 }

@@ -29,6 +29,8 @@ import type { RunOptions, RunResult } from './run-types.js';
 import { runParallel } from './run-parallel.js';
 
 const END = '__end__';
+/** Buffered events are appended to the trace store in batches of at least this many (and at the end). */
+const PERSIST_BATCH = 64;
 
 type Outcome =
   | { status: 'completed' }
@@ -120,6 +122,15 @@ export class RunSession implements BodyHost {
     return (this.options.now ?? Date.now)();
   }
 
+  private lastStamp = { ms: -1, iso: '' };
+
+  /** ISO-8601 UTC with milliseconds, formatted once per millisecond. */
+  private timestamp(): string {
+    const ms = this.now();
+    if (ms !== this.lastStamp.ms) this.lastStamp = { ms, iso: new Date(ms).toISOString() };
+    return this.lastStamp.iso;
+  }
+
   baseScope(state: State) {
     const scope: Record<string, unknown> = {
       state,
@@ -139,7 +150,7 @@ export class RunSession implements BodyHost {
 
   /** A numbered, timestamped, sanitised (secrets redacted, size-capped) event. */
   private makeEvent(type: EventType, data: Record<string, unknown>, node?: string): AgentEvent {
-    const event: AgentEvent = { type, run_id: this.runId, seq: ++this.seq, ts: new Date(this.now()).toISOString(), data };
+    const event: AgentEvent = { type, run_id: this.runId, seq: ++this.seq, ts: this.timestamp(), data };
     if (node !== undefined) event.node = node;
     return sanitizeEvent(event, { secrets: this.secretValues }) as AgentEvent;
   }
@@ -267,7 +278,7 @@ export class RunSession implements BodyHost {
         this.state = { ...this.state, parallel_results: results };
         current = next.fanIn;
       }
-      await this.persistEvents();
+      if (this.pendingEvents.length >= PERSIST_BATCH) await this.persistEvents();
     }
     return { status: 'completed' };
   }
@@ -301,9 +312,13 @@ export class RunSession implements BodyHost {
     }
   }
 
-  private async withTimeout<T>(node: CompiledNode, work: () => Promise<T>): Promise<T> {
+  private withTimeout<T>(node: CompiledNode, work: () => Promise<T>): Promise<T> {
     const limit = node.spec.timeoutMs;
     if (limit === undefined) return work();
+    return this.raceTimeout(node, limit, work);
+  }
+
+  private async raceTimeout<T>(node: CompiledNode, limit: number, work: () => Promise<T>): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new AgentError('TIMEOUT', `node took longer than ${limit} ms`, { node: node.name })), limit);

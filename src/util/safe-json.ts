@@ -45,7 +45,8 @@ function checkTextDepth(text: string, maxDepth: number, where: string): void {
  * Prototype keys are dropped.
  */
 export function toPlainJson(value: unknown, where = 'value', maxDepth = 128): unknown {
-  const seen = new Set<object>();
+  const invalid = (message: string) => new AgentError('STATE_INVALID', `${where}: ${message}`);
+  // A cycle recurses until the depth cap, so no set of visited objects is needed.
   const copy = (item: unknown, path: string, depth: number): unknown => {
     if (item === null || typeof item === 'string' || typeof item === 'boolean') return item;
     if (typeof item === 'number') {
@@ -54,24 +55,21 @@ export function toPlainJson(value: unknown, where = 'value', maxDepth = 128): un
     }
     if (item === undefined) return undefined;
     if (typeof item !== 'object') throw invalid(`${path} is a ${typeof item}, which JSON cannot hold`);
-    if (depth > maxDepth) throw invalid(`${path} nests deeper than ${maxDepth} levels`);
-    if (seen.has(item)) throw invalid(`${path} refers to itself (a cycle)`);
-    seen.add(item);
-    try {
-      if (Array.isArray(item)) return item.map((entry, index) => copy(entry, `${path}[${index}]`, depth + 1) ?? null);
-      if (item instanceof Date) return item.toISOString();
-      const result: Record<string, unknown> = {};
-      for (const key of Object.keys(item)) {
-        if (FORBIDDEN.has(key)) continue;
-        const entry = copy((item as Record<string, unknown>)[key], `${path}.${key}`, depth + 1);
-        if (entry !== undefined) result[key] = entry;
-      }
+    if (depth > maxDepth) throw invalid(`${path} nests deeper than ${maxDepth} levels (or refers to itself)`);
+    if (Array.isArray(item)) {
+      const result = new Array(item.length);
+      for (let index = 0; index < item.length; index++) result[index] = copy(item[index], path, depth + 1) ?? null;
       return result;
-    } finally {
-      seen.delete(item);
     }
+    if (item instanceof Date) return item.toISOString();
+    const result: Record<string, unknown> = {};
+    for (const key in item) {
+      if (!Object.hasOwn(item, key) || FORBIDDEN.has(key)) continue;
+      const entry = copy((item as Record<string, unknown>)[key], path, depth + 1);
+      if (entry !== undefined) result[key] = entry;
+    }
+    return result;
   };
-  const invalid = (message: string) => new AgentError('STATE_INVALID', `${where}: ${message}`);
   return copy(value, where, 0);
 }
 
