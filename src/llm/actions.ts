@@ -32,7 +32,10 @@ const LLM_PARAMETERS = {
 async function callModel(params: Record<string, unknown>, context: ActionContext, stream: boolean): Promise<Record<string, unknown>> {
   const { stream: _stream, ...callParams } = params;
   const response = await context.callLlm(callParams as LlmCallParams, { stream });
-  return llmResult(response);
+  const result = llmResult(response);
+  // With tools offered, `tool_calls` is always there (empty when the model answered in text).
+  if (params.tools !== undefined && params.tools !== null && result.tool_calls === undefined) result.tool_calls = [];
+  return result;
 }
 
 const llmCallAction: ActionDefinition<Record<string, unknown>> = {

@@ -112,6 +112,9 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
         attempt?.dispose();
         attempt = createAttemptController(signal, timeoutMs);
         return post(request, true, attempt);
+      }).catch((error: unknown) => {
+        attempt?.dispose();
+        throw error;
       });
       const current = attempt as AttemptController;
       try {

@@ -50,6 +50,19 @@ nodes:
     expect(requests[0]!.node).toBe('ask');
   });
 
+  it('llm.call with tools returns the model\'s tool calls (an empty list when it answers in text)', async () => {
+    const { result } = await run(`
+name: native-tools
+settings:
+  llm: { provider: scripted, scripted: [{ tool_calls: [{ name: calc_add, arguments: { a: 1, b: 2 } }] }, "plain"] }
+nodes:
+  - { name: a, uses: llm.call, with: { prompt: add, tools: [{ type: function, function: { name: calc_add } }] }, output: first }
+  - { name: b, uses: llm.call, with: { prompt: add, tools: [{ type: function, function: { name: calc_add } }] }, output: second }
+`);
+    expect(result.state.first).toMatchObject({ finish_reason: 'tool_calls', tool_calls: [{ function: { name: 'calc_add', arguments: '{"a":1,"b":2}' } }] });
+    expect(result.state.second).toMatchObject({ content: 'plain', tool_calls: [] });
+  });
+
   it('llm.stream emits answer_chunk events while the mock streams', async () => {
     server.setReplies(['Tea is a drink made from leaves.']);
     const { result, events } = await run(`
