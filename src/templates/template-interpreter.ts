@@ -21,6 +21,7 @@ import {
   makeInteger,
   makeNull,
   makeString,
+  toText,
 } from './jinja-runtime.js';
 import { readMember } from './read-member.js';
 import type { RenderBudget } from './render-budget.js';
@@ -117,6 +118,12 @@ export class TemplateInterpreter extends Interpreter {
       case 'BinaryExpression': {
         const node = statement as unknown as { operator: { value: string }; left: TemplateNode; right: TemplateNode };
         if (node.operator.value === '*') return this.#multiply(this.evaluate(node.left, environment), this.evaluate(node.right, environment));
+        if (node.operator.value === '~') {
+          // Jinja's `~` prints both sides, so a missing or null side adds nothing (the library refuses them).
+          const text = toText(this.evaluate(node.left, environment)) + toText(this.evaluate(node.right, environment));
+          this.#budget.size(text.length);
+          return makeString(text);
+        }
         return this.#checked(super.evaluate(statement, environment));
       }
       case 'CallExpression':
