@@ -145,7 +145,7 @@ class SandboxedChunk implements CompiledLua {
     const state = sandbox.state;
     lua.lua_settop(state, 0);
     lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, chunkRef);
-    lua.lua_createtable(state, 0, 0);
+    sandbox.pushEmptyTable();
     lua.lua_setupvalue(state, -2, 1);
     sandbox.releaseCallEnvironment();
   }

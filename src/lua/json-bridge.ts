@@ -12,6 +12,7 @@ import { lua, lauxlib } from './vendor/fengari.js';
 /** Deepest nesting converted in either direction. */
 export const MAX_JSON_DEPTH = 100;
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const LUA_INTEGER_MIN = -2147483648;
 const LUA_INTEGER_MAX = 2147483647;
@@ -41,7 +42,10 @@ export class JsonBridge {
   }
 
   pushString(state: LuaState, value: string): void {
-    lua.lua_pushstring(state, this.encoder.encode(value));
+    // fengari's own encoder is faster for short strings; TextEncoder for long ones and for lone
+    // surrogates (which it turns into U+FFFD, as JSON text would be).
+    if (value.length < 256 && !LONE_SURROGATE.test(value)) lua.lua_pushliteral(state, value);
+    else lua.lua_pushstring(state, this.encoder.encode(value));
   }
 
   /** Decodes a Lua string (bytes) as UTF-8, replacing invalid sequences with U+FFFD. */

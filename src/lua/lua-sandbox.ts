@@ -10,11 +10,15 @@
  * (`getmetatable("")` returns false). These pristine values are kept in tables reachable only
  * from the registry, which no script can reach (there is no `debug` library).
  *
- * Each call (`prepareCall`): a new global table is built by copying the pristine base functions
- * and a fresh copy of every library table; `_G` points at it; the string metatable's `__index`
- * is pointed at this call's `string` copy (so `("x"):upper()` and `string.upper` agree); the
- * registry's global table is this table (so `load` compiles into it); the chunk's `_ENV` upvalue
- * is set to it. Nothing a script creates or changes is reachable from the next call.
+ * Each call (`pushCallEnvironment`): a new, empty global table whose protected metatable reads
+ * through to the pristine base functions; `_G` points at it; the registry's global table is it (so
+ * `load` compiles into it); the chunk's `_ENV` upvalue is set to it. The first read of a library
+ * name (`string`, `table`, `math`, `utf8`, `coroutine`, `os`, `json`) in a call stores a fresh copy
+ * of that library in the call's table (for `string`, the string metatable's `__index` is pointed
+ * at the copy, so `("x"):upper()` and `string.upper` agree); assigning a library name settles it.
+ * Nothing a script creates or changes is reachable from the next call. Known differences from
+ * plain Lua: `pairs(_G)` lists only the call's own globals, a base function assigned nil still
+ * resolves, and `setmetatable(_G, ...)` is refused (the metatable is protected).
  */
 import type { LuaCFunction, LuaState } from './vendor/fengari.js';
 import { lauxlib, lua, lualib } from './vendor/fengari.js';
@@ -196,11 +200,16 @@ export class LuaSandbox {
     this.call.materialized = 0;
   }
 
+  /** Pushes the shared, always-empty placeholder table (never handed to scripts). */
+  pushEmptyTable(): void {
+    lua.lua_rawgeti(this.state, lua.LUA_REGISTRYINDEX, this.emptyRef);
+  }
+
   /** Drops the references to the last call's environment so its memory can be reclaimed. */
   releaseCallEnvironment(): void {
     const state = this.state;
     lua.lua_settop(state, 0);
-    lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, this.emptyRef);
+    this.pushEmptyTable();
     lua.lua_rawseti(state, lua.LUA_REGISTRYINDEX, lua.LUA_RIDX_GLOBALS);
     lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, this.stringMetatableRef);
     lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, this.libraryRefs[0] as number);
