@@ -28,6 +28,8 @@ export function parseJsonSafely(text: string, limits: JsonLimits = DEFAULT_JSON_
   if (text.length > limits.maxLength) {
     return { ok: false, error: `JSON text too large (${text.length} characters; limit ${limits.maxLength})` };
   }
+  // Text that cannot start a JSON value fails here, without the cost of a thrown SyntaxError.
+  if (!/^\s*[[{"\dtfn-]/.test(text)) return { ok: false, error: 'not JSON: the text does not start with a JSON value' };
   const depth = nestingDepth(text);
   if (depth > limits.maxDepth) {
     return { ok: false, error: `JSON nested too deeply (depth over ${limits.maxDepth})` };

@@ -7,7 +7,7 @@
 import type { LlmResponse } from '../../llm/types.js';
 import { parseModelOutput } from '../parse-output.js';
 import { textOf } from '../reasoning-trace.js';
-import { isRecord, parseJsonSafely } from '../safe-json.js';
+import { isForbiddenKey, isRecord, parseJsonSafely } from '../safe-json.js';
 
 /** One tool call the model asked for; `arguments` is raw (a JSON string in native mode). */
 export interface RequestedCall {
@@ -65,7 +65,8 @@ export function decideFromNative(response: LlmResponse, step: number): ReactDeci
   }
   const seen = new Set<string>();
   const requested: RequestedCall[] = calls.slice(0, MAX_CALLS_PER_RESPONSE).map((call, index) => {
-    let id = typeof call.id === 'string' && call.id !== '' ? call.id : `call_${step}_${index + 1}`;
+    // Ids key the executed-call record: only plain ids are kept (never `__proto__` and the like).
+    let id = typeof call.id === 'string' && /^[A-Za-z0-9_:-]{1,80}$/.test(call.id) && !isForbiddenKey(call.id) ? call.id : `call_${step}_${index + 1}`;
     if (seen.has(id)) id = `${id}_${index + 1}`;
     seen.add(id);
     return { id, name: call.function?.name, arguments: call.function?.arguments ?? '{}', argumentsAreText: true };

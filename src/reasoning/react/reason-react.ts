@@ -123,7 +123,7 @@ function startLoop(config: ReactConfig, params: Record<string, unknown>, context
     toolCalls: 0,
     maxToolCalls: config.maxToolCalls,
     refusedAfterLimit: 0,
-    executedCallIds: [],
+    executedCallIds: {},
     callHistory: {},
   };
   loop.trace.push({
@@ -144,7 +144,7 @@ function restoreLoop(context: ActionContext): LoopState | undefined {
   const saved = context.resume?.resume_data?.['react'];
   if (!isRecord(saved) || !Array.isArray(saved['messages']) || !Array.isArray(saved['steps']) || typeof saved['step'] !== 'number') return undefined;
   const loop = structuredClone(saved) as unknown as LoopState;
-  if (!Array.isArray(loop.executedCallIds)) loop.executedCallIds = [];
+  if (!isRecord(loop.executedCallIds)) loop.executedCallIds = {};
   if (!isRecord(loop.callHistory)) loop.callHistory = {};
   if (!Array.isArray(loop.trace)) loop.trace = [];
   return loop;

@@ -29,7 +29,8 @@ export interface DispatchState {
   toolCalls: number;
   maxToolCalls: number;
   refusedAfterLimit: number;
-  executedCallIds: string[];
+  /** Ids of calls that ran (an object, not a list: O(1) checks, and JSON for resume_data). */
+  executedCallIds: Record<string, true>;
   /** Signature (name + canonical arguments) → [step, observation] of earlier calls. */
   callHistory: Record<string, [number, string]>;
 }
@@ -48,7 +49,7 @@ export function preflightCall(call: RequestedCall, table: ToolTable, native: boo
     const available = [...table.tools.map((entry) => (native ? entry.wireName : entry.name)), 'final_answer'];
     return refuse('unknown', `Unknown action: ${shownName}. Available: ${JSON.stringify(available)}`, null);
   }
-  if (state.executedCallIds.includes(call.id)) return refuse('duplicate_id', `Call ${call.id} was already executed; it will not run again.`);
+  if (Object.prototype.hasOwnProperty.call(state.executedCallIds, call.id)) return refuse('duplicate_id', `Call ${call.id} was already executed; it will not run again.`);
   if (!roleAllows(role, tool.requiresRole)) return refuse('denied', `Access denied: ${tool.name} requires role ${tool.requiresRole}`);
   const args = readArguments(call, tool);
   if (typeof args === 'string') return refuse('invalid', `Invalid arguments for ${tool.name}: ${args}`);
@@ -74,7 +75,7 @@ export function preflightCall(call: RequestedCall, table: ToolTable, native: boo
 /** Runs an approved, checked call through the registry; a failure is an observation. */
 export async function executeCall(context: ActionContext, tool: ReactTool, args: Record<string, unknown>, callId: string, state: DispatchState): Promise<CallOutcome> {
   state.toolCalls++;
-  state.executedCallIds.push(callId);
+  state.executedCallIds[callId] = true;
   try {
     const result = await context.callAction(tool.name, args);
     return { status: 'ok', tool: tool.name, arguments: args, observation: truncateText(textOf(result ?? null), TOOL_LIMITS.maxObservationChars) };
