@@ -170,6 +170,7 @@ describe('tests, operators and blocks', () => {
     ['{% macro greet(who) %}Hi {{ who }}{% endmacro %}{{ greet(state.name) }}', 'Hi Ada'],
     ['{{ state.name.upper() }}|{{ state.profile.get("city") }}|{{ state.profile.keys() | list | length }}', 'ADA|Paris|2'],
     ['{# a comment #}ok', 'ok'],
+    ["{{ 'a-b-c'.replace('-', '+') }}|{{ 'a-b-c'.replace('-', '+', 1) }}|{{ 'a-b-c'.replace('-', '', count=1) }}", 'a+b+c|a+b-c|ab-c'],
   ])('%s', (source, expected) => {
     expect(render(source, { state })).toEqual(expected);
   });

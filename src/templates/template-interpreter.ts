@@ -18,12 +18,14 @@ import {
   makeArray,
   makeBoolean,
   makeFloat,
+  makeFunction,
   makeInteger,
   makeNull,
   makeString,
   toText,
 } from './jinja-runtime.js';
 import { readMember } from './read-member.js';
+import { pythonReplace } from './text-helpers.js';
 import type { RenderBudget } from './render-budget.js';
 import { type FilterContext, TEMPLATE_FILTERS } from './template-filters.js';
 import { TEMPLATE_TESTS } from './template-tests.js';
@@ -151,7 +153,23 @@ export class TemplateInterpreter extends Interpreter {
     if (node.computed) key = this.evaluate(node.property, environment);
     else if (node.property.type === 'IntegerLiteral') key = makeInteger(node.property.value as number);
     else key = makeString(node.property.value as string);
-    return readMember(target, key, this.#program.callees.has(statement));
+    const asCallee = this.#program.callees.has(statement);
+    if (asCallee && isString(target) && isString(key) && key.value === 'replace') return this.#stringReplace(target.value);
+    return readMember(target, key, asCallee);
+  }
+
+  /** `text.replace(old, new, count)`, with the result size checked before it is built. */
+  #stringReplace(text: string): RuntimeValue {
+    return makeFunction((args) => {
+      const keywords = args.at(-1)?.type === 'KeywordArgumentsValue' ? (args.pop()!.value as Map<string, RuntimeValue>) : new Map<string, RuntimeValue>();
+      const [old, replacement] = args;
+      const count = args[2] ?? keywords.get('count');
+      if (old === undefined || replacement === undefined || !isString(old) || !isString(replacement)) {
+        throw new AgentError('TEMPLATE_ERROR', 'replace() takes two strings');
+      }
+      const limit = count !== undefined && isNumber(count) ? count.value : -1;
+      return makeString(pythonReplace(text, old.value, replacement.value, limit, this.#budget.limits.maxOutputChars));
+    });
   }
 
   #filter(filter: NamedNode | CallNode, operand: RuntimeValue, environment: Environment): RuntimeValue {

@@ -57,6 +57,8 @@ describe('limits: bombs end with TEMPLATE_LIMIT after bounded work', () => {
     ["{% set ns = namespace(s=[1, 2, 3, 4]) %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}{% endfor %}{{ ns.s | length }}"],
     ["{{ state.big | replace('x', state.big) }}"],
     ["{{ state.big | replace('', state.big) }}"],
+    ["{{ state.big.replace('x', state.big) }}"],
+    ["{{ state.big.replace('', state.big, count=5000) }}"],
   ])('growth bomb: %s', (source) => {
     const error = failure(() => render(source, { state: { big: 'x'.repeat(2000) } }));
     expect(error.code).toBe('TEMPLATE_LIMIT');
