@@ -54,6 +54,8 @@ export interface AppOptions {
   runLimits?: RunOptions['limits'];
   /** The run reviewer behind GET /runs/:id/review; without one the route answers 501. */
   review?: RunReviewer;
+  /** SSE comment-line interval while a run is quiet, in ms (default 5000; 0 turns it off). */
+  sseHeartbeatMs?: number;
   /** Reported by /health (default: the package version). */
   version?: string;
 }
@@ -128,7 +130,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const input = body.input ?? {};
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw httpError('INPUT_INVALID', 'input must be a JSON object');
     const run = runAgent(agent, input as Record<string, unknown>, runOptions(c));
-    return respondWithRun(c, run, { stream: wantsStream(c), waitUntil: waitUntil(c) });
+    return respondWithRun(c, run, { stream: wantsStream(c), waitUntil: waitUntil(c), heartbeatMs: options.sseHeartbeatMs ?? 5000 });
   });
 
   app.post('/runs/:id/resume', async (c) => {
@@ -149,7 +151,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     try {
       const run = resumeAgent(agent, runId, resume, runOptions(c));
       void run.result.finally(() => resuming.delete(runId));
-      return await respondWithRun(c, run, { stream: wantsStream(c), waitUntil: waitUntil(c) });
+      return await respondWithRun(c, run, { stream: wantsStream(c), waitUntil: waitUntil(c), heartbeatMs: options.sseHeartbeatMs ?? 5000 });
     } catch (error) {
       resuming.delete(runId);
       throw error;

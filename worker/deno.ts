@@ -30,7 +30,7 @@ const kv = await deno.openKv(kvPath === undefined || kvPath === '' ? undefined :
 const ttl = variable('TRACE_TTL_MS');
 const stores = createDenoKvStores(kv, ttl === undefined ? {} : { expireInMs: Number(ttl) });
 const hostVariables: HostVariables = {};
-for (const name of ['API_TOKENS', 'CORS_ORIGINS', 'LLM_BASE_URL', 'LLM_MODEL', 'LLM_API_KEY', 'MAX_BODY_BYTES'] as const) {
+for (const name of ['API_TOKENS', 'CORS_ORIGINS', 'LLM_BASE_URL', 'LLM_MODEL', 'LLM_API_KEY', 'MAX_BODY_BYTES', 'SSE_HEARTBEAT_MS'] as const) {
   const value = variable(name);
   if (value !== undefined) hostVariables[name] = value;
 }

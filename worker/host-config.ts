@@ -16,6 +16,8 @@ export interface HostVariables {
   LLM_API_KEY?: string;
   /** Request body limit in bytes. */
   MAX_BODY_BYTES?: string;
+  /** Milliseconds between SSE keep-alive comments (default 5000). */
+  SSE_HEARTBEAT_MS?: string;
 }
 
 /** Parses API_TOKENS; throws INVALID_PARAMS on a malformed value (a deployment mistake). */
@@ -59,5 +61,7 @@ export function optionsFromVariables(variables: HostVariables): Partial<AppOptio
   if (variables.LLM_API_KEY) options.secrets = { LLM_API_KEY: variables.LLM_API_KEY };
   const maxBody = Number(variables.MAX_BODY_BYTES);
   if (variables.MAX_BODY_BYTES !== undefined && Number.isInteger(maxBody) && maxBody > 0) options.limits = { maxBodyBytes: maxBody };
+  const heartbeat = Number(variables.SSE_HEARTBEAT_MS);
+  if (variables.SSE_HEARTBEAT_MS !== undefined && Number.isInteger(heartbeat) && heartbeat >= 0) options.sseHeartbeatMs = heartbeat;
   return options;
 }

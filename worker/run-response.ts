@@ -3,7 +3,10 @@
  * (`event: <type>`, `data: <the event as JSON>`, `id: <seq>`), each written as it happens, the
  * engine's `done` event last. A client that goes away mid-stream cancels the run: its model call
  * is aborted and the engine records the run as cancelled (the host keeps the isolate alive for
- * that write through `waitUntil`).
+ * that write through `waitUntil`). workerd notices a client has gone only when it next writes, so a
+ * quiet stream (a slow model call) gets a comment line every `heartbeatMs`; that write is what
+ * turns a disconnect into `request.signal` aborting (with the `enable_request_signal` flag) and
+ * the stream being cancelled.
  *
  * A resume that fails before the run starts (unknown run, finished run, a claim lost to another
  * resumer, storage down) is a request error with a status from error-status.ts, not a run result.
@@ -18,6 +21,8 @@ export interface RunResponseOptions {
   stream: boolean;
   /** Keeps the host alive until the promise settles (Workers' `ctx.waitUntil`). */
   waitUntil: (promise: Promise<unknown>) => void;
+  /** Milliseconds between SSE comment lines while a run is quiet (0: none). */
+  heartbeatMs: number;
 }
 
 /** Codes that mean the run never started: answered as request errors. */
@@ -50,11 +55,13 @@ export async function respondWithRun(c: Context, run: AgentRun, options: RunResp
   }
   return streamSSE(c, async (stream) => {
     stream.onAbort(() => run.cancel('the client disconnected'));
+    const heartbeat = options.heartbeatMs > 0 ? setInterval(() => void stream.write(': keep-alive\n\n'), options.heartbeatMs) : undefined;
     const send = (event: AgentEvent) => stream.writeSSE({ event: event.type, data: JSON.stringify(event), id: String(event.seq) });
     await send(first.value);
     for (let step = await events.next(); step.done !== true; step = await events.next()) {
       if (!stream.aborted) await send(step.value);
     }
+    if (heartbeat !== undefined) clearInterval(heartbeat);
     await run.result;
   });
 }

@@ -8,6 +8,8 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '../..');
 export const COMPATIBILITY_DATE = '2026-05-01';
+/** As in wrangler.toml: `request.signal` aborts when the client goes away. */
+export const COMPATIBILITY_FLAGS = ['enable_request_signal'];
 
 /** Bundles worker/cloudflare.ts with the test agents (checked like a production build). */
 export async function bundleTestWorker(entry = 'worker/cloudflare.ts'): Promise<string> {
@@ -29,6 +31,7 @@ export async function startWorker(script: string, options: WorkerOptions = {}): 
     modules: true,
     script,
     compatibilityDate: COMPATIBILITY_DATE,
+    compatibilityFlags: COMPATIBILITY_FLAGS,
     kvNamespaces: ['TRACES'],
     bindings: options.bindings ?? {},
     ...(options.kvPersist !== undefined ? { kvPersist: options.kvPersist } : {}),
