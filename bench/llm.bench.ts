@@ -30,13 +30,13 @@ export async function run(): Promise<BenchResult[]> {
   const throughput = sseThroughput();
   const scripted = await scriptedOverhead();
   return [
-    { name: 'streaming: added latency per chunk, engine answer_chunk vs raw fetch reader (median)', value: round(latency.added, 3), unit: 'ms', baseline_value: 1, ratio: round(latency.added / 1, 3) },
-    { name: 'streaming: write → answer_chunk at the run consumer (median)', value: round(latency.engine, 3), unit: 'ms' },
-    { name: 'streaming: write → raw fetch reader (median)', value: round(latency.raw, 3), unit: 'ms' },
-    { name: 'SSE parser throughput, recorded 1 MB stream', value: round(throughput.parser, 1), unit: 'MB/s' },
-    { name: 'SSE parser + chunk assembler throughput, recorded 1 MB stream', value: round(throughput.assembled, 1), unit: 'MB/s' },
-    { name: 'scripted model per call (generate)', value: round(scripted.model, 2), unit: 'µs' },
-    { name: 'scripted model per call through the ModelCaller (events, budget)', value: round(scripted.caller, 2), unit: 'µs' },
+    { name: 'llm stream: added latency/chunk vs raw fetch (median)', value: round(latency.added, 3), unit: 'ms', baseline_value: 1, ratio: round(latency.added / 1, 3) },
+    { name: 'llm stream: write → answer_chunk at consumer (median)', value: round(latency.engine, 3), unit: 'ms' },
+    { name: 'llm stream: write → raw fetch reader (median)', value: round(latency.raw, 3), unit: 'ms' },
+    { name: 'llm SSE parser throughput (1 MB recorded stream)', value: round(throughput.parser, 1), unit: 'MB/s' },
+    { name: 'llm SSE parser + chunk assembler (1 MB stream)', value: round(throughput.assembled, 1), unit: 'MB/s' },
+    { name: 'llm scripted model per call (generate)', value: round(scripted.model, 2), unit: 'µs' },
+    { name: 'llm scripted model per call via ModelCaller', value: round(scripted.caller, 2), unit: 'µs' },
   ];
 }
 
