@@ -163,6 +163,8 @@ describe('tests, operators and blocks', () => {
     ['{% for key, value in state.profile | items %}{{ key }};{% endfor %}', 'city;langs;'],
     ['{% for x in state.nope %}x{% else %}empty{% endfor %}', 'empty'],
     ['{% for x in state.nope if x %}x{% else %}empty{% endfor %}', 'empty'],
+    ['{% for x in state.nothing %}x{% else %}empty{% endfor %}', 'empty'],
+    ['{% for c in state.name %}{{ c }}.{% endfor %}', 'A.d.a.'],
     ['{% for x in state.tags if x != "b" %}{{ x }}{% endfor %}', 'ac'],
     ['{% for i in range(3) %}{{ i }}{% endfor %}|{% for i in range(1, 7, 2) %}{{ i }}{% endfor %}', '012|135'],
     ['{% set total = state.count * 2 %}{{ total }}', '6'],

@@ -21,7 +21,7 @@ export interface PreparedProgram {
   readonly outputNodes: ReadonlySet<TemplateNode>;
   /** Member reads that are immediately called (`x.items()`): only these may reach built-in methods. */
   readonly callees: ReadonlySet<TemplateNode>;
-  /** Loop sources: a missing one iterates as empty, as in Jinja. */
+  /** Loop sources: a missing or null one iterates as empty, a string over its characters. */
   readonly loopSources: ReadonlySet<TemplateNode>;
   /** Text and literal values made once; runtime values are never changed by the interpreter. */
   readonly literals: ReadonlyMap<TemplateNode, RuntimeValue>;

@@ -72,8 +72,10 @@ export class TemplateInterpreter extends Interpreter {
     if (statement === undefined) return super.evaluate(statement, environment);
     this.#budget.step();
     if (this.#program.loopSources.has(statement)) {
+      // A missing or null source loops zero times; a string loops over its characters (as in Jinja).
       const source = this.#evaluateNode(statement, environment);
-      return source.type === 'UndefinedValue' ? makeArray([]) : source;
+      if (source.type === 'UndefinedValue' || source.type === 'NullValue') return makeArray([]);
+      return isString(source) ? makeArray(Array.from(source.value, (character) => makeString(character))) : source;
     }
     if (!this.#program.outputNodes.has(statement)) return this.#evaluateNode(statement, environment);
     this.currentExpression = statement;
