@@ -4,6 +4,8 @@
  * `enable_llm_reflection: true` asks the agent's model (settings.llm, overridable with `model`)
  * for suggestions; `learn_from_episode: true` (alias `learn`) stores insights. Needs the run's
  * trace store (the host passes one to the run); without one it fails with STORAGE_ERROR.
+ * Reviewing the current run sees the events already written to the store: when the context
+ * offers `flushEvents()`, pending events are written first.
  */
 import type { ActionContext, ActionDefinition } from '../../actions/types.js';
 import { AgentError } from '../../errors/agent-error.js';
@@ -51,6 +53,8 @@ export const reflectionReviewAction: ActionDefinition<ReviewParams> = {
     }
     const settings = (context.settings.reflection ?? {}) as Record<string, unknown>;
     const runId = typeof values.run_id === 'string' && values.run_id !== '' ? values.run_id : context.runId;
+    // The engine batches trace writes; a host that can write the pending events first says so.
+    if (runId === context.runId) await (context as { flushEvents?: () => Promise<void> }).flushEvents?.();
     const enableLlm = (values.enable_llm_reflection ?? settings.enable_llm_reflection) === true;
     const historyRuns = typeof values.history_runs === 'number' ? values.history_runs : undefined;
     return reviewRun({
