@@ -3,7 +3,8 @@
  * does, then flushed) for a 10,000-event run, by the IndexedDB adapter on fake-indexeddb (the
  * Chromium figure comes from the web demo's browser bench), the memory store and the directory
  * store, plus reading the run back. The IndexedDB baseline is the same adapter with a batch of one
- * event (one transaction per event), measured on 1,000 events to keep the bench short.
+ * event (one transaction per event), measured on 1,000 events to keep the bench short. Each store
+ * first writes a 1,000-event warm-up run.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -63,6 +64,7 @@ export async function run(): Promise<BenchResult[]> {
 
   const fake = await fakeIndexedDb();
   const batched = createIndexedDbStores({ indexedDB: new fake.IDBFactory(), requestPersistence: false });
+  await writeRate(batched.traceStore, 'warm-up', makeEvents('warm-up', 1_000));
   const idb = await writeRate(batched.traceStore, 'bench', makeEvents('bench', EVENTS));
   batched.close();
   const single = createIndexedDbStores({ indexedDB: new fake.IDBFactory(), requestPersistence: false, batchSize: 1 });
@@ -78,12 +80,14 @@ export async function run(): Promise<BenchResult[]> {
   results.push({ name: 'storage: indexeddb (fake-indexeddb) read 10k events', value: idb.readMs, unit: 'ms' });
 
   const memory = createMemoryStores();
+  await writeRate(memory.traceStore, 'warm-up', makeEvents('warm-up', 1_000));
   const memoryRate = await writeRate(memory.traceStore, 'bench', makeEvents('bench', EVENTS));
   results.push({ name: 'storage: memory write, 10k-event run', value: memoryRate.perSecond, unit: 'events/s' });
 
   const directory = await mkdtemp(path.join(tmpdir(), 'tea-storage-bench-'));
   try {
     const fsStores = createFsStores(directory);
+    await writeRate(fsStores.traceStore, 'warm-up', makeEvents('warm-up', 1_000));
     const fsRate = await writeRate(fsStores.traceStore, 'bench', makeEvents('bench', EVENTS));
     results.push({ name: 'storage: fs write (buffered NDJSON appends), 10k-event run', value: fsRate.perSecond, unit: 'events/s' });
     results.push({ name: 'storage: fs read 10k events', value: fsRate.readMs, unit: 'ms' });
