@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors/agent-error.js';
 import type { ActionDefinition } from '../../src/actions/types.js';
 import { reasoningActions } from '../../src/reasoning/actions.js';
+import { createActionRegistry } from '../../src/actions/registry.js';
 import { createFakeContext, runAction } from './fake-context.js';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -298,6 +299,12 @@ describe('registration, traces, edge cases (TEA rows 28–36, 44–47)', () => {
     const names = reasoningActions().map((action) => action.name);
     for (const name of ['reason.cot', 'reason.react', 'reason.self_correct', 'reason.decompose']) expect(names).toContain(name);
     for (const action of reasoningActions()) expect(typeof action.run).toBe('function');
+  });
+
+  it('29 test_alias_registration (through the registry: actions.reason_* resolve to reason.*)', () => {
+    const registry = createActionRegistry();
+    for (const name of ['cot', 'react', 'self_correct', 'decompose']) expect(registry.get(`actions.reason_${name}`)?.name).toBe(`reason.${name}`);
+    for (const name of ['memory.store', 'memory.retrieve', 'math.calculate', 'json.query', 'http.get']) expect(registry.get(name)?.name).toBe(name);
   });
 
   it.each(['30 test_trace_has_timestamps', '31 test_trace_has_step_identifiers', '32 test_trace_serializable'])('%s', async () => {
