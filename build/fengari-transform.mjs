@@ -33,6 +33,8 @@ const fileEdits = {
   ],
   'lstate.js': [
     { description: 'global_State.teaBudget field', find: 'this.atnativeerror = null;', replace: (text) => `${text}\n        this.teaBudget = null; /* tea-edge: budget meter */` },
+    // A coroutine costs about as much memory as a 40-entry table (its initial stack).
+    { description: 'coroutine creation count', find: 'const lua_newthread = function(L) {', replace: (text) => `${text}\n    ${hook('L.l_G', 'countTableSlots(L, 40)')}` },
   ],
   'lstrlib.js': [
     { description: 'lualib import (lstrlib)', find: "const lualib = require('./lualib.js');", replace: () => 'const lualib = { lua_assert: function() {} };' },

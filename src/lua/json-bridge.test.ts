@@ -81,3 +81,10 @@ describe('the json library', () => {
     expect(luaError('return json.array(setmetatable({}, {}))').code).toBe('LUA_ERROR');
   });
 });
+
+describe('conversion limits', () => {
+  it('refuses a result that shares subtables exponentially instead of expanding it', () => {
+    expect(luaError('local t = {} for i = 1, 60 do t = { t, t } end return t').code).toBe('LUA_ERROR');
+    expect(runLua('local t = {} for i = 1, 60 do t = { t, t } end return (pcall(json.encode, t))')).toBe(false);
+  });
+});

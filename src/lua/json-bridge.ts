@@ -11,6 +11,14 @@ import { lua, lauxlib } from './vendor/fengari.js';
 
 /** Deepest nesting converted in either direction. */
 export const MAX_JSON_DEPTH = 100;
+/** Most values converted in one conversion (a table that holds the same subtable twice counts it twice). */
+export const MAX_JSON_VALUES = 1_000_000;
+
+/** The bookkeeping of one conversion: tables on the current path, values left. */
+interface Conversion {
+  seen: Set<object>;
+  remaining: number;
+}
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -59,7 +67,12 @@ export class JsonBridge {
   }
 
   /** Pushes a JSON value as Lua; `undefined` becomes nil. */
-  push(state: LuaState, value: unknown, depth = 0, path = '$'): void {
+  push(state: LuaState, value: unknown, path = '$'): void {
+    this.pushValue(state, value, 0, path, { seen: new Set(), remaining: MAX_JSON_VALUES });
+  }
+
+  private pushValue(state: LuaState, value: unknown, depth: number, path: string, conversion: Conversion): void {
+    if (--conversion.remaining < 0) throw new LuaConversionError(`more than ${MAX_JSON_VALUES} values to convert (at ${path})`);
     if (value === undefined) return lua.lua_pushnil(state);
     if (value === null) return lua.lua_pushlightuserdata(state, this.nullSentinel);
     switch (typeof value) {
@@ -83,7 +96,7 @@ export class JsonBridge {
       lua.lua_createtable(state, value.length, 0);
       for (let index = 0; index < value.length; index += 1) {
         const item: unknown = value[index];
-        this.push(state, item === undefined ? null : item, depth + 1, `${path}[${index}]`);
+        this.pushValue(state, item === undefined ? null : item, depth + 1, `${path}[${index}]`, conversion);
         lua.lua_rawseti(state, -2, index + 1);
       }
       this.pushArrayMetatable(state);
@@ -91,20 +104,25 @@ export class JsonBridge {
       return;
     }
     const json = typeof (value as { toJSON?: unknown }).toJSON === 'function' ? (value as { toJSON(): unknown }).toJSON() : value;
-    if (json !== value) return this.push(state, json, depth, path);
+    if (json !== value) return this.pushValue(state, json, depth, path, conversion);
     const keys = Object.keys(value);
     lua.lua_createtable(state, 0, keys.length);
     for (const key of keys) {
       const item = (value as Record<string, unknown>)[key];
       if (item === undefined) continue;
       this.pushString(state, key);
-      this.push(state, item, depth + 1, `${path}.${key}`);
+      this.pushValue(state, item, depth + 1, `${path}.${key}`, conversion);
       lua.lua_rawset(state, -3);
     }
   }
 
-  /** Converts the Lua value at `index` to JSON. nil (and none) become null. */
-  read(state: LuaState, index: number, depth = 0, path = '$', seen: Set<object> = new Set()): unknown {
+  /** Converts the Lua value at `index` to JSON. nil (and none) become null. Runs no Lua code. */
+  read(state: LuaState, index: number): unknown {
+    return this.readValue(state, index, 0, '$', { seen: new Set(), remaining: MAX_JSON_VALUES });
+  }
+
+  private readValue(state: LuaState, index: number, depth: number, path: string, conversion: Conversion): unknown {
+    if (--conversion.remaining < 0) throw new LuaConversionError(`more than ${MAX_JSON_VALUES} values to convert (at ${path})`);
     switch (lua.lua_type(state, index)) {
       case lua.LUA_TNONE:
       case lua.LUA_TNIL:
@@ -123,7 +141,7 @@ export class JsonBridge {
         if (lua.lua_touserdata(state, index) === this.nullSentinel) return null;
         throw new LuaConversionError(`a userdata value has no JSON form (at ${path})`);
       case lua.LUA_TTABLE:
-        return this.readTable(state, lua.lua_absindex(state, index), depth, path, seen);
+        return this.readTable(state, lua.lua_absindex(state, index), depth, path, conversion);
       case lua.LUA_TFUNCTION:
         throw new LuaConversionError(`a function value has no JSON form (at ${path})`);
       case lua.LUA_TTHREAD:
@@ -133,7 +151,8 @@ export class JsonBridge {
     }
   }
 
-  private readTable(state: LuaState, index: number, depth: number, path: string, seen: Set<object>): unknown {
+  private readTable(state: LuaState, index: number, depth: number, path: string, conversion: Conversion): unknown {
+    const seen = conversion.seen;
     if (depth >= MAX_JSON_DEPTH) throw new LuaConversionError(`table nested deeper than ${MAX_JSON_DEPTH} levels (at ${path})`);
     const identity = lua.lua_topointer(state, index) as object;
     if (seen.has(identity)) throw new LuaConversionError(`table contains itself (at ${path})`);
@@ -145,12 +164,12 @@ export class JsonBridge {
         const array: unknown[] = new Array(length);
         for (let position = 1; position <= length; position += 1) {
           lua.lua_rawgeti(state, index, position);
-          array[position - 1] = this.read(state, -1, depth + 1, `${path}[${position - 1}]`, seen);
+          array[position - 1] = this.readValue(state, -1, depth + 1, `${path}[${position - 1}]`, conversion);
           lua.lua_pop(state, 1);
         }
         return array;
       }
-      return this.readEntries(state, index, depth, path, seen);
+      return this.readEntries(state, index, depth, path, conversion);
     } finally {
       seen.delete(identity);
     }
@@ -165,7 +184,7 @@ export class JsonBridge {
   }
 
   /** Reads a table by `next`: a sequence 1..n becomes an array, anything else an object. */
-  private readEntries(state: LuaState, index: number, depth: number, path: string, seen: Set<object>): unknown {
+  private readEntries(state: LuaState, index: number, depth: number, path: string, conversion: Conversion): unknown {
     const keys: (string | number)[] = [];
     const values: unknown[] = [];
     let sequence = true;
@@ -174,7 +193,7 @@ export class JsonBridge {
       const key = this.readKey(state, path);
       if (typeof key !== 'number' || !Number.isInteger(key) || key < 1) sequence = false;
       keys.push(key);
-      values.push(this.read(state, -1, depth + 1, `${path}.${String(key)}`, seen));
+      values.push(this.readValue(state, -1, depth + 1, `${path}.${String(key)}`, conversion));
       lua.lua_pop(state, 1);
     }
     if (keys.length === 0) return {};

@@ -82,6 +82,10 @@ describe('table growth budget', () => {
     expectBudget('local t = {} for i = 1, 1e6 do t[i] = {} end', 'table_growth', { budget: { tableSlots: 10_000 } });
   });
 
+  it('counts coroutines (each holds a stack) toward table growth', () => {
+    expectBudget('local t = {} for i = 1, 1e6 do t[i] = coroutine.create(print) end', 'table_growth');
+  });
+
   it('stops growth through library calls with the default budget', () => {
     const text = `[${'0,'.repeat(400_000)}0]`;
     const error = captureError(() => compileLua('local all = {} for i = 1, 5 do all[i] = json.decode(state.text) end', {}).run({ state: { text } }));

@@ -139,7 +139,7 @@ export class LuaSandbox {
     lua.lua_pushvalue(state, environment);
     lua.lua_setfield(state, environment, '_G');
     for (const name of Object.keys(globals)) {
-      this.bridge.push(state, globals[name], 0, name);
+      this.bridge.push(state, globals[name], name);
       lua.lua_setfield(state, environment, name);
     }
     lua.lua_pushvalue(state, environment);
