@@ -58,6 +58,13 @@ export class RenderBudget {
     }
   }
 
+  /** A loop is about to walk `size` items: refused up front when they cannot all fit in the cap. */
+  loopSource(size: number): void {
+    if (this.#iterations + size > this.limits.maxLoopIterations) {
+      throw limitError('template loop iterations', this.limits.maxLoopIterations, 'maxLoopIterations');
+    }
+  }
+
   /** A `range()` of `count` items is about to be built; checked before allocating. */
   rangeItems(count: number): void {
     this.#rangeItems += count;

@@ -13,6 +13,7 @@ import {
   isArray,
   isFunction,
   isInteger,
+  isMapping,
   isNumber,
   isString,
   makeArray,
@@ -75,7 +76,11 @@ export class TemplateInterpreter extends Interpreter {
       // A missing or null source loops zero times; a string loops over its characters (as in Jinja).
       const source = this.#evaluateNode(statement, environment);
       if (source.type === 'UndefinedValue' || source.type === 'NullValue') return makeArray([]);
-      return isString(source) ? makeArray(Array.from(source.value, (character) => makeString(character))) : source;
+      const items = isString(source) ? makeArray(Array.from(source.value, (character) => makeString(character))) : source;
+      // The library prepares every item before the first iteration, so the size is checked first.
+      if (isArray(items)) this.#budget.loopSource(items.value.length);
+      else if (isMapping(items)) this.#budget.loopSource(items.value.size);
+      return items;
     }
     if (!this.#program.outputNodes.has(statement)) return this.#evaluateNode(statement, environment);
     this.currentExpression = statement;

@@ -34,6 +34,14 @@ describe('limits: bombs end with TEMPLATE_LIMIT after bounded work', () => {
     expect(error.details.limit).toBe('maxLoopIterations');
   });
 
+  it('a loop over more items than the cap is refused before it starts', () => {
+    const rows = Array.from({ length: 11 }, (_, index) => index);
+    const options = { limits: { maxLoopIterations: 10 } };
+    expect(failure(() => render('{% for row in state.rows %}{% endfor %}', { state: { rows } }, options)).code).toBe('TEMPLATE_LIMIT');
+    expect(failure(() => render("{% for c in 'x' * 11 %}{% endfor %}", {}, options)).code).toBe('TEMPLATE_LIMIT');
+    expect(render('{% for row in state.rows[:10] %}{% endfor %}ok', { state: { rows } }, options)).toBe('ok');
+  });
+
   it('many small ranges add up', () => {
     const error = failure(() => render('{% for i in range(1000) %}{% for j in range(1000) %}{% endfor %}{% endfor %}'));
     expect(error.code).toBe('TEMPLATE_LIMIT');
