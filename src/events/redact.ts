@@ -77,9 +77,12 @@ export function sanitizeEvent(event: AgentEvent, options: SanitizeOptions = {}):
   return sanitize(event, options, false).event;
 }
 
-/** `sanitizeEvent`, also returning the byte size (for `RunEventCap.admit`). */
-export function sanitizeEventWithSize(event: AgentEvent, options: SanitizeOptions = {}): SanitizedEvent {
-  return sanitize(event, options, true);
+/**
+ * `sanitizeEvent`, also returning the byte size (for `RunEventCap.admit`). With `exact: false` the
+ * size is an upper bound kept while copying (no serialisation), which is what the engine uses.
+ */
+export function sanitizeEventWithSize(event: AgentEvent, options: SanitizeOptions = {}, exact = true): SanitizedEvent {
+  return sanitize(event, options, exact);
 }
 
 function sanitize(event: AgentEvent, options: SanitizeOptions, measure: boolean): SanitizedEvent {

@@ -15,7 +15,7 @@
 import type { ResumeInfo, State } from '../actions/types.js';
 import { AgentError, toAgentError, type AgentErrorJson } from '../errors/agent-error.js';
 import type { AgentEvent, EventType, RunStatus, StopReason } from '../events/event.js';
-import { sanitizeEvent } from '../events/redact.js';
+import { createRunEventCap, sanitizeEventWithSize } from '../events/redact.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
 import type { Checkpoint, PendingInterrupt } from '../storage/trace-store.js';
 import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
@@ -144,15 +144,26 @@ export class RunSession implements BodyHost {
 
   emit(type: EventType, data: Record<string, unknown>, node?: string): void {
     const event = this.makeEvent(type, data, node);
-    this.pendingEvents.push(event);
+    this.store(event);
     this.channel.push(event);
   }
+
+  /** Buffers an event for the trace store, within the per-run trace cap (10,000 events / 8 MiB). */
+  private store(event: AgentEvent): void {
+    const kept = this.traceCap.admit(event, this.lastEventBytes);
+    if (kept !== undefined) this.pendingEvents.push(kept);
+  }
+
+  private readonly traceCap = createRunEventCap();
+  private lastEventBytes = 0;
 
   /** A numbered, timestamped, sanitised (secrets redacted, size-capped) event. */
   private makeEvent(type: EventType, data: Record<string, unknown>, node?: string): AgentEvent {
     const event: AgentEvent = { type, run_id: this.runId, seq: ++this.seq, ts: this.timestamp(), data };
     if (node !== undefined) event.node = node;
-    return sanitizeEvent(event, { secrets: this.secretValues }) as AgentEvent;
+    const sanitized = sanitizeEventWithSize(event, { secrets: this.secretValues }, false);
+    this.lastEventBytes = sanitized.bytes;
+    return sanitized.event;
   }
 
   callLlm(params: Parameters<ModelCaller['call']>[0], options: Parameters<ModelCaller['call']>[1], node: string) {
@@ -363,7 +374,7 @@ export class RunSession implements BodyHost {
     await this.persistEvents();
     this.applyStorageFailure(result);
     const done = this.makeEvent('done', doneData(result));
-    this.pendingEvents.push(done);
+    this.store(done);
     await this.persistEvents();
     await this.putRecord(result.status, result.stop_reason, result.error);
     if (this.options.traceStore !== undefined && this.storageError === undefined) {

@@ -402,3 +402,16 @@ describe('run budgets', () => {
     expect(result.error?.code).toBe('BUDGET_EXCEEDED');
   });
 });
+
+describe('trace caps', () => {
+  it('a run past 10,000 events keeps a truncation notice, then only error and done', async () => {
+    const stores = createMemoryStores();
+    const { result, events } = await runYaml('settings:\n  limits:\n    max_steps: 6000\nnodes:\n  - name: a\n    goto: a\n', {}, stores);
+    expect(result.stop_reason).toBe('max_steps');
+    expect(events.length).toBeGreaterThan(12_000);
+    const stored = await stores.traceStore.readEvents(result.run_id);
+    expect(stored.length).toBeLessThanOrEqual(10_003);
+    expect(stored.some((event) => event.type === 'log' && event.data.truncated === true)).toBe(true);
+    expect(stored.at(-1)!.type).toBe('done');
+  });
+});
