@@ -203,6 +203,17 @@ describe('limits and parsing', () => {
     expect(context.llmCalls[1]!.messages!.at(-1)!.content).toContain('not valid JSON');
   });
 
+  it.each(['Final Answer', 'finish', 'final-answer', 'FINAL_ANSWER'])('the small-model spelling %j of final_answer finishes', async (action) => {
+    const { result } = await react({ goal: 'g' }, { responses: [json({ thought: 't', action, action_input: { answer: 'yes' } })] });
+    expect(result).toMatchObject({ final_answer: 'yes', stop_reason: 'final_answer' });
+  });
+
+  it('the classic text form (Thought / Action / Action Input) is understood', async () => {
+    const { result } = await react({ goal: 'g', tools: ['math.calculate'] }, { responses: ['Thought: multiply\nAction: math.calculate\nAction Input: {"expression": "6*7"}', 'Thought: done\nFinal Answer: 42'] });
+    expect((result['steps'] as Array<Record<string, unknown>>)[0]!['observation']).toBe('{"result":42}');
+    expect(result['final_answer']).toBe('42');
+  });
+
   it('a repeated identical call is reported, not executed again', async () => {
     const tool = spy('t.search');
     const { result } = await react({ goal: 'g', tools: ['t.search'] }, { responses: [call('t.search', { q: 'same' }), call('t.search', { q: 'same' }), final('f')], actions: [tool.action] });

@@ -115,3 +115,26 @@ describe('reason.decompose', () => {
     expect((result['sub_answers'] as Array<Record<string, unknown>>)[0]!['answer']).toBe('direct');
   });
 });
+
+describe('reason.cot with the replies of small and reasoning models', () => {
+  it.each([
+    ['thinking tags then a number', '<thinking>Step 1: 15% is 0.15. Step 2: 0.15 x 240 = 36.</thinking>\n36', 'Step 1: 15% is 0.15. Step 2: 0.15 x 240 = 36.', 36],
+    ['a reasoning model <think> block before the JSON', '<think>The user wants a percentage.</think>\n{"thinking": "0.15 x 240", "answer": 36}', '0.15 x 240', 36],
+    ['<think> block and a JSON object without thinking', '<think>quick</think>{"answer": "36"}', 'quick', '36'],
+    ['single quotes and a trailing comma', "{'thinking': 'multiply', 'answer': 36,}", 'multiply', 36],
+    ['prose around a fence', 'Here you go:\n```\n{"thinking": "t", "answer": [1, 2]}\n```\nDone.', 't', [1, 2]],
+    ['an object answer', '{"thinking": "t", "answer": {"value": 36, "unit": "items"}}', 't', { value: 36, unit: 'items' }],
+  ])('%s', async (_name, reply, thinking, answer) => {
+    const result = await runAction('reason.cot', { problem: 'What is 15% of 240?' }, createFakeContext({ responses: [reply] }));
+    expect(result['thinking']).toBe(thinking);
+    expect(result['answer']).toEqual(answer);
+  });
+
+  it('a templated thinking_format that renders to an unknown name is an error value, not a crash', async () => {
+    const context = createFakeContext({ state: { format: 'vibes' }, responses: [] });
+    const result = await runAction('reason.cot', { problem: 'p', thinking_format: '{{ state.format }}' }, context);
+    expect(result).toMatchObject({ success: false });
+    expect(result['error']).toContain('vibes');
+    expect(context.llmCalls).toHaveLength(0);
+  });
+});

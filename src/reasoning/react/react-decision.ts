@@ -30,7 +30,9 @@ export const MAX_CALLS_PER_RESPONSE = 8;
 export function decideFromJson(content: string, step: number): ReactDecision {
   const parsed = parseModelOutput(content);
   let value: unknown = parsed.ok ? parsed.value : undefined;
-  if (!isRecord(value)) value = parseReactText(content) ?? value;
+  // JSON found inside prose may be only the `Action Input:` of the classic text form.
+  const embedded = !parsed.ok || parsed.method === 'balanced' || parsed.method === 'repair' || parsed.method === 'thinking';
+  if (!(isRecord(value) && 'action' in value) && embedded) value = parseReactText(content) ?? value;
   if (!isRecord(value)) {
     const error = parsed.ok ? `Expected a JSON object with "action", got ${textOf(value).slice(0, 100)}` : parsed.error;
     return { kind: 'parse_error', error, raw: content.slice(0, 2000) };
@@ -48,7 +50,7 @@ export function decideFromObject(value: Record<string, unknown>, thinking: strin
     const answer = value['answer'] ?? value['final_answer'] ?? (isRecord(input) && 'answer' in input ? input['answer'] : input) ?? value['thought'] ?? value;
     return { kind: 'final', thought, answer };
   }
-  if (action === 'final_answer') return { kind: 'final', thought, answer: finalAnswerOf(input) };
+  if (isFinalAction(action)) return { kind: 'final', thought, answer: finalAnswerOf(input) };
   return { kind: 'tools', thought, calls: [{ id: `call_${step}_1`, name: action, arguments: input ?? {}, argumentsAreText: false }] };
 }
 
@@ -77,6 +79,16 @@ export function decideFromNative(response: LlmResponse, step: number): ReactDeci
     return { kind: 'final', thought, answer: finalAnswerOf(parsed.ok ? parsed.value : final.arguments) };
   }
   return { kind: 'tools', thought, calls: requested };
+}
+
+/**
+ * `final_answer`, and the spellings small models use for it (`Final Answer`, `finish`,
+ * `final-answer`). These always finish the loop, even if a tool called `finish` were listed.
+ */
+export function isFinalAction(action: unknown): boolean {
+  if (typeof action !== 'string') return false;
+  const normalised = action.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return normalised === 'final_answer' || normalised === 'finish' || normalised === 'finalanswer';
 }
 
 /** `action_input.answer`, else the whole input (a string input is the answer itself). */
