@@ -28,8 +28,9 @@ describe('limits: bombs end with TEMPLATE_LIMIT after bounded work', () => {
   });
 
   it('nested loops over data stop at the total iteration cap', () => {
-    const rows = Array.from({ length: 1000 }, (_, index) => index);
-    const error = failure(() => render('{% for a in state.rows %}{% for b in state.rows %}{% endfor %}{% endfor %}', { state: { rows } }));
+    const rows = Array.from({ length: 100 }, (_, index) => index);
+    const small = { limits: { maxLoopIterations: 2_000 } };
+    const error = failure(() => render('{% for a in state.rows %}{% for b in state.rows %}{% endfor %}{% endfor %}', { state: { rows } }, small));
     expect(error.code).toBe('TEMPLATE_LIMIT');
     expect(error.details.limit).toBe('maxLoopIterations');
   });
@@ -43,7 +44,7 @@ describe('limits: bombs end with TEMPLATE_LIMIT after bounded work', () => {
   });
 
   it('many small ranges add up', () => {
-    const error = failure(() => render('{% for i in range(1000) %}{% for j in range(1000) %}{% endfor %}{% endfor %}'));
+    const error = failure(() => render('{% for i in range(100) %}{% for j in range(100) %}{% endfor %}{% endfor %}', {}, { limits: { maxLoopIterations: 2_000 } }));
     expect(error.code).toBe('TEMPLATE_LIMIT');
   });
 
@@ -80,7 +81,7 @@ describe('limits: bombs end with TEMPLATE_LIMIT after bounded work', () => {
 
   it('exponential macro recursion stops at the evaluation-step cap', () => {
     const source = '{% macro f(n) %}{% if n > 0 %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(40) }}';
-    const error = failure(() => render(source));
+    const error = failure(() => render(source, {}, { limits: { maxEvaluationSteps: 50_000 } }));
     expect(error.code).toBe('TEMPLATE_LIMIT');
     expect(error.details.limit).toBe('maxEvaluationSteps');
   });
