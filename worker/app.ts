@@ -27,6 +27,7 @@ import { HTTPException } from 'hono/http-exception';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import type { ResumeInput, RunOptions } from '../src/graph/run-types.js';
+import { reviewRun } from '../src/reflection/review/review-run.js';
 import type { CheckpointStore, TraceStore } from '../src/storage/trace-store.js';
 import { toAgentSource, type AgentSource } from './agent-source.js';
 import { roleOf } from './bearer-auth.js';
@@ -35,7 +36,10 @@ import { readJsonBody } from './read-json-body.js';
 import { respondWithRun } from './run-response.js';
 
 /** Reviews a finished run from the trace store (the Reflector, SPEC §5.4). */
-export type RunReviewer = (runId: string, context: { traceStore: TraceStore; agent?: CompiledAgent; signal: AbortSignal }) => Promise<unknown>;
+export type RunReviewer = (runId: string, context: { traceStore: TraceStore; agent?: CompiledAgent; learn: boolean }) => Promise<unknown>;
+
+/** The default reviewer: the engine's `reviewRun` over the trace store (`?learn=true` stores insights). */
+const defaultReviewer: RunReviewer = (runId, { traceStore, learn }) => reviewRun({ traceStore, runId, learn });
 
 export interface AppOptions {
   agents: Record<string, CompiledAgent> | AgentSource;
@@ -52,8 +56,8 @@ export interface AppOptions {
   secrets?: Record<string, string>;
   /** Tighter run limits for every run served (each the minimum with the agent's own). */
   runLimits?: RunOptions['limits'];
-  /** The run reviewer behind GET /runs/:id/review; without one the route answers 501. */
-  review?: RunReviewer;
+  /** The run reviewer behind GET /runs/:id/review (default: `reviewRun`); `false` answers 501. */
+  review?: RunReviewer | false;
   /** SSE comment-line interval while a run is quiet, in ms (default 5000; 0 turns it off). */
   sseHeartbeatMs?: number;
   /** Reported by /health (default: the package version). */
@@ -184,13 +188,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.get('/runs/:id/review', async (c) => {
     const runId = c.req.param('id');
-    if (options.review === undefined) {
-      return c.json({ error: { code: 'NOT_IMPLEMENTED', message: 'this server has no run reviewer' } }, 501);
-    }
+    const reviewer = options.review ?? defaultReviewer;
+    if (reviewer === false) return c.json({ error: { code: 'NOT_IMPLEMENTED', message: 'this server has no run reviewer' } }, 501);
     const record = await traceStore.getRun(runId);
     if (record === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
     const agent = await agents.get(record.agent);
-    return c.json(await options.review(runId, { traceStore, signal: c.req.raw.signal, ...(agent !== undefined ? { agent } : {}) }));
+    return c.json(await reviewer(runId, { traceStore, learn: c.req.query('learn') === 'true', ...(agent !== undefined ? { agent } : {}) }));
   });
 
   return app;

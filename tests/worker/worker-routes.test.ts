@@ -84,14 +84,13 @@ describe('worker routes (Miniflare)', () => {
     expect(response.json.error.code).toBe('CONFLICT');
   });
 
-  it('GET /runs/:id/review answers the review, or 501 NOT_IMPLEMENTED without a reviewer', async () => {
+  it('GET /runs/:id/review answers the reviewer report of a stored run', async () => {
     const finished = await call(open, 'POST', '/agents/counter-straight/runs', { input: {} });
     const response = await call(open, 'GET', `/runs/${finished.json.run_id}/review`);
-    if (response.status === 501) expect(response.json.error.code).toBe('NOT_IMPLEMENTED');
-    else {
-      expect(response.status).toBe(200);
-      expect(response.json).toBeTypeOf('object');
-    }
+    expect(response.status).toBe(200);
+    expect(response.json).toMatchObject({ run_id: finished.json.run_id, agent: 'counter-straight', status: 'completed', success: true });
+    expect(response.json.tasks.map((task: { task_id?: string; node?: string }) => task)).toHaveLength(3);
+    expect((await call(open, 'GET', '/runs/no-such-run/review')).json.error.code).toBe('NOT_FOUND');
   });
 });
 
