@@ -8,10 +8,10 @@
 import { AgentError, toAgentError } from '../errors/agent-error.js';
 import type { EventType } from '../events/event.js';
 import type { LlmCallOptions, LlmCallParams } from '../actions/types.js';
-import type { LlmCallHooks, LlmConnection, LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, TokenUsage } from './types.js';
+import type { LlmCallHooks, LlmConnection, LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, TokenUsage, ToolCall } from './types.js';
 import { createProvider } from './create-provider.js';
 import { requestPayload, responsePayload } from './payload-capture.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets, redactValue } from './redact.js';
 import { resolveLlmCall } from './resolve-llm-call.js';
 import { SCRIPTED_MODEL_NAME } from './scripted-model.js';
 
@@ -107,9 +107,10 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
             environment.budget.beforeLlmCall();
           },
         };
-        const response = stream
-          ? await streamResponse(provider, request, environment, hooks, label)
-          : await provider.generate(request, environment.signal, hooks);
+        const response = withoutSecrets(
+          stream ? await streamResponse(provider, request, environment, hooks, label) : await provider.generate(request, environment.signal, hooks),
+          secrets,
+        );
         const responseEvent: Record<string, unknown> = {
           model: isScripted ? SCRIPTED_MODEL_NAME : response.model,
           usage: response.usage,
@@ -163,6 +164,16 @@ function collectSecrets(environment: ModelCallerEnvironment, params: LlmCallPara
     if (typeof value === 'string' && value !== '') secrets.push(value);
   }
   return secrets;
+}
+
+/** A model that echoes a key (it can read it from a prompt) must not carry it into state or output. */
+function withoutSecrets(response: LlmResponse, secrets: readonly string[]): LlmResponse {
+  if (secrets.length === 0) return response;
+  const text = JSON.stringify([response.content, response.tool_calls ?? null]);
+  if (!secrets.some((secret) => secret.length >= 4 && text.includes(secret))) return response;
+  const clean: LlmResponse = { ...response, content: redactSecrets(response.content, secrets) };
+  if (response.tool_calls !== undefined) clean.tool_calls = redactValue(response.tool_calls, secrets) as ToolCall[];
+  return clean;
 }
 
 /** The same error with secrets removed from its message and details. */
