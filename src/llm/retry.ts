@@ -10,11 +10,11 @@ export interface RetryTiming {
   baseDelayMs: number;
   /** Upper bound of a computed backoff delay (default 8 s). */
   maxDelayMs: number;
-  /** Upper bound of a server's `Retry-After` (default 20 s): a server cannot park a run for an hour. */
+  /** Upper bound of a server's `Retry-After` (default 10 s): a server cannot park a run for an hour. */
   retryAfterCapMs: number;
 }
 
-export const DEFAULT_RETRY_TIMING: RetryTiming = Object.freeze({ baseDelayMs: 500, maxDelayMs: 8_000, retryAfterCapMs: 20_000 });
+export const DEFAULT_RETRY_TIMING: RetryTiming = Object.freeze({ baseDelayMs: 500, maxDelayMs: 8_000, retryAfterCapMs: 10_000 });
 
 /**
  * Parses a `Retry-After` header into milliseconds from `now`: delta-seconds (`"2"`, `"0.5"`) or an
