@@ -35,6 +35,7 @@ function start(): void {
   const runView = createRunView(byId('run-view'));
   const client = new EngineClient({
     workerUrl: new URL('engine-worker.js', document.baseURI).href,
+    luaWorkerUrl: new URL('engine-worker-lua.js', document.baseURI).href,
     onEvent: (runId, event) => {
       if (runId !== activeRunId || !summary) return;
       applyEvent(summary, event);

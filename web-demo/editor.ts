@@ -35,6 +35,7 @@ export function createEditor(options: EditorOptions): AgentEditor {
     extensions: [
       basicSetup,
       yaml(),
+      EditorView.lineWrapping,
       lintGutter(),
       linter(async (current) => toDiagnostics(current.state.doc, await options.validate(current.state.doc.toString())), { delay: 350 }),
       autocompletion({ override: [schemaKeys(agentSchema as JsonSchemaNode)] }),

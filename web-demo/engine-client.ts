@@ -1,13 +1,16 @@
 /**
- * The page's side of the engine worker: request/response over postMessage, events forwarded to
- * a listener, and the hard stop. `cancel` first asks the engine to cancel (which aborts the
- * model call); if the run has not finished after a grace period (a script spinning in a loop),
- * the worker is terminated and a fresh one started, and the run is reported as cancelled.
+ * The page's side of the engine workers: request/response over postMessage, events forwarded to
+ * a listener, and the hard stop. Two workers: the light engine (no Lua VM) starts with the page;
+ * the full engine with Lua starts the first time an agent needs it. `cancel` first asks the
+ * engine to cancel (which aborts the model call); if the run has not finished after a grace
+ * period (a script spinning in a loop), its worker is terminated and a fresh one started, and
+ * the run is reported as cancelled.
  */
 import type { AgentEvent } from '../src/events/event.js';
 import type { ModelSettings } from './model-settings.js';
 import type { AgentProblem, ProbeOutcome, RequestMessage, ResponseMessage, RunOutcome } from './protocol.js';
 import type { AgentGraph } from './agent-graph.js';
+import { LUA_NOT_LOADED, mayUseLua } from './lua-marker.js';
 
 export interface Validation {
   problems: AgentProblem[];
@@ -16,81 +19,102 @@ export interface Validation {
 }
 
 export interface EngineClientOptions {
+  /** The light engine worker (engine-worker.js). */
   workerUrl: string;
+  /** The engine worker with Lua (engine-worker-lua.js). */
+  luaWorkerUrl: string;
   onEvent(runId: string, event: AgentEvent): void;
-  /** Called when the worker was terminated and replaced. */
+  /** Called when a worker was terminated and replaced. */
   onRestart?(): void;
-  /** How long a cancelled run may take to stop before the worker is terminated (ms). */
+  /** How long a cancelled run may take to stop before its worker is terminated (ms). */
   graceMs?: number;
 }
 
-type Pending = { resolve(value: unknown): void; run_id?: string; kind: string };
+type Engine = 'light' | 'lua';
+type Pending = { resolve(value: unknown): void; engine: Engine; kind: string; run_id?: string };
+type Slot = { worker: Worker; ready: Promise<void> };
 
 export class EngineClient {
-  private worker: Worker;
+  private readonly slots = new Map<Engine, Slot>();
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly options: EngineClientOptions;
-  /** Resolves once the current worker said it is ready. */
-  ready: Promise<void>;
 
   constructor(options: EngineClientOptions) {
     this.options = options;
-    const started = this.startWorker();
-    this.worker = started.worker;
-    this.ready = started.ready;
+    this.slot('light');
   }
 
-  validate(agentYaml: string): Promise<Validation> {
-    return this.request({ type: 'validate', agentYaml }, 'validate') as Promise<Validation>;
+  /** Resolves once the light engine said it is ready. */
+  get ready(): Promise<void> {
+    return this.slot('light').ready;
   }
 
-  run(agentYaml: string, input: Record<string, unknown>, model: ModelSettings, runId: string): Promise<RunOutcome> {
-    return this.request({ type: 'run', agentYaml, input, model, run_id: runId }, 'run', runId) as Promise<RunOutcome>;
+  async validate(agentYaml: string): Promise<Validation> {
+    const engine = engineFor(agentYaml);
+    const result = (await this.request(engine, { type: 'validate', agentYaml }, 'validate')) as Validation;
+    if (engine === 'light' && result.problems.some((problem) => problem.message.includes(LUA_NOT_LOADED))) {
+      return (await this.request('lua', { type: 'validate', agentYaml }, 'validate')) as Validation;
+    }
+    return result;
+  }
+
+  async run(agentYaml: string, input: Record<string, unknown>, model: ModelSettings, runId: string): Promise<RunOutcome> {
+    const engine = engineFor(agentYaml);
+    const message = { type: 'run', agentYaml, input, model, run_id: runId };
+    const outcome = (await this.request(engine, message, 'run', runId)) as RunOutcome;
+    // The light engine refuses Lua at load, before the run starts: start it again with Lua.
+    if (engine === 'light' && outcome.error?.message.includes(LUA_NOT_LOADED)) return (await this.request('lua', message, 'run', runId)) as RunOutcome;
+    return outcome;
   }
 
   resume(agentYaml: string, runId: string, approval: { approved: boolean } | undefined, model: ModelSettings): Promise<RunOutcome> {
     const message = approval ? { type: 'resume' as const, agentYaml, run_id: runId, approval, model } : { type: 'resume' as const, agentYaml, run_id: runId, model };
-    return this.request(message, 'run', runId) as Promise<RunOutcome>;
+    return this.request(engineFor(agentYaml), message, 'run', runId) as Promise<RunOutcome>;
   }
 
   probe(model: ModelSettings): Promise<ProbeOutcome> {
-    return this.request({ type: 'probe', model }, 'probe') as Promise<ProbeOutcome>;
+    return this.request('light', { type: 'probe', model }, 'probe') as Promise<ProbeOutcome>;
   }
 
-  /** Cancels a run; terminates the worker if it does not stop within the grace period. */
+  /** Cancels a run; terminates its worker if it does not stop within the grace period. */
   cancel(runId: string): void {
-    this.worker.postMessage({ type: 'cancel', run_id: runId } satisfies RequestMessage);
-    const graceMs = this.options.graceMs ?? 1500;
+    const entry = [...this.pending.values()].find((candidate) => candidate.run_id === runId);
+    if (!entry) return;
+    this.slot(entry.engine).worker.postMessage({ type: 'cancel', run_id: runId } satisfies RequestMessage);
     setTimeout(() => {
-      const stillRunning = [...this.pending.values()].some((entry) => entry.run_id === runId);
-      if (stillRunning) this.restart(runId);
-    }, graceMs);
+      const stillRunning = [...this.pending.values()].some((candidate) => candidate.run_id === runId);
+      if (stillRunning) this.restart(entry.engine, runId);
+    }, this.options.graceMs ?? 1500);
   }
 
-  /** Terminates the worker, settles everything in flight, and starts a new worker. */
-  restart(stoppedRunId?: string): void {
-    this.worker.terminate();
+  /** Terminates one engine worker, settles what it had in flight, and starts a new one. */
+  restart(engine: Engine, stoppedRunId?: string): void {
+    this.slots.get(engine)?.worker.terminate();
+    this.slots.delete(engine);
     for (const [id, entry] of this.pending) {
+      if (entry.engine !== engine) continue;
       this.pending.delete(id);
       entry.resolve(settleAfterTermination(entry, stoppedRunId));
     }
-    const started = this.startWorker();
-    this.worker = started.worker;
-    this.ready = started.ready;
+    this.slot(engine);
     this.options.onRestart?.();
   }
 
-  private request(message: Record<string, unknown>, kind: string, runId?: string): Promise<unknown> {
+  private request(engine: Engine, message: Record<string, unknown>, kind: string, runId?: string): Promise<unknown> {
     const requestId = this.nextId++;
+    const { worker } = this.slot(engine);
     return new Promise((resolve) => {
-      this.pending.set(requestId, { resolve, kind, ...(runId !== undefined ? { run_id: runId } : {}) });
-      this.worker.postMessage({ ...message, request_id: requestId } as RequestMessage);
+      this.pending.set(requestId, { resolve, engine, kind, ...(runId !== undefined ? { run_id: runId } : {}) });
+      worker.postMessage({ ...message, request_id: requestId } as RequestMessage);
     });
   }
 
-  private startWorker(): { worker: Worker; ready: Promise<void> } {
-    const worker = new Worker(this.options.workerUrl, { type: 'module', name: 'tea-edge engine' });
+  private slot(engine: Engine): Slot {
+    const existing = this.slots.get(engine);
+    if (existing) return existing;
+    const url = engine === 'lua' ? this.options.luaWorkerUrl : this.options.workerUrl;
+    const worker = new Worker(url, { type: 'module', name: `tea-edge engine (${engine})` });
     let markReady: () => void = () => undefined;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
     worker.addEventListener('message', (message: MessageEvent<ResponseMessage>) => {
@@ -106,10 +130,16 @@ export class EngineClient {
     });
     worker.addEventListener('error', (event) => {
       event.preventDefault();
-      this.restart();
+      if (this.slots.get(engine)?.worker === worker) this.restart(engine);
     });
-    return { worker, ready };
+    const slot = { worker, ready };
+    this.slots.set(engine, slot);
+    return slot;
   }
+}
+
+function engineFor(agentYaml: string): Engine {
+  return mayUseLua(agentYaml) ? 'lua' : 'light';
 }
 
 function settleAfterTermination(entry: Pending, stoppedRunId: string | undefined): unknown {

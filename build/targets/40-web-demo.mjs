@@ -98,8 +98,7 @@ async function writeWebDemo(root, outdir) {
     absWorkingDir: root,
     platform: 'browser',
     // TEA_WEB_DEMO_DEBUG=1: readable output with inline source maps, for debugging in a browser.
-    minify: !process.env.TEA_WEB_DEMO_DEBUG || Boolean(process.env.TEA_NO_KEEP_NAMES),
-    keepNames: !process.env.TEA_NO_KEEP_NAMES,
+    minify: !process.env.TEA_WEB_DEMO_DEBUG,
     metafile: true,
     sourcemap: process.env.TEA_WEB_DEMO_DEBUG ? 'inline' : false,
     mainFields: ['browser', 'module', 'main'],
@@ -117,8 +116,19 @@ async function writeWebDemo(root, outdir) {
       chunkNames: 'chunks/[name]-[hash]',
     }),
   );
+  // Two engine workers: the light one (loaded at start) with the Lua compiler swapped for a stub,
+  // and the full one, loaded only for agents that use Lua.
+  const withoutLua = {
+    name: 'tea-edge-web-demo-no-lua',
+    setup(build) {
+      build.onResolve({ filter: /\/lua\/compile-lua\.js$/ }, () => ({ path: path.join(root, 'web-demo/lua-not-loaded.ts') }));
+    },
+  };
   const worker = await esbuild.build(
-    baseOptions({ ...common, entryPoints: { 'engine-worker': path.join(root, 'web-demo/engine-worker.ts') }, outdir }),
+    baseOptions({ ...common, plugins: [...common.plugins, withoutLua], entryPoints: { 'engine-worker': path.join(root, 'web-demo/engine-worker.ts') }, outdir }),
+  );
+  const luaWorker = await esbuild.build(
+    baseOptions({ ...common, entryPoints: { 'engine-worker-lua': path.join(root, 'web-demo/engine-worker.ts') }, outdir }),
   );
   for (const file of STATIC_FILES) await copyFile(path.join(root, 'web-demo', file), path.join(outdir, file));
 
@@ -129,8 +139,9 @@ async function writeWebDemo(root, outdir) {
   const allPage = Object.keys(page.metafile.outputs).filter((file) => file.endsWith('.js')).map(relative);
   const lazy = allPage.filter((file) => !firstLoadPage.includes(file));
   const workerFiles = Object.keys(worker.metafile.outputs).filter((file) => file.endsWith('.js')).map(relative);
+  const luaWorkerFiles = Object.keys(luaWorker.metafile.outputs).filter((file) => file.endsWith('.js')).map(relative);
 
-  const shellFiles = [...STATIC_FILES, ...allPage, ...workerFiles, './'];
+  const shellFiles = [...STATIC_FILES, ...allPage, ...workerFiles, ...luaWorkerFiles, './'];
   const contents = await Promise.all(shellFiles.filter((file) => file !== './').map((file) => readFile(path.join(outdir, file))));
   const version = createHash('sha256');
   for (const content of contents) version.update(content);
@@ -145,13 +156,14 @@ async function writeWebDemo(root, outdir) {
   );
 
   const sizes = {};
-  for (const file of [...STATIC_FILES, ...allPage, ...workerFiles]) sizes[file] = await gzipped(file);
+  for (const file of [...STATIC_FILES, ...allPage, ...workerFiles, ...luaWorkerFiles]) sizes[file] = await gzipped(file);
   const sum = (files) => files.reduce((total, file) => total + (sizes[file] ?? 0), 0);
   const report = {
     first_load_js_gzip_bytes: sum([...firstLoadPage, ...workerFiles]),
     first_load_files: [...firstLoadPage, ...workerFiles],
     ui_js_gzip_bytes: sum(firstLoadPage),
     engine_worker_js_gzip_bytes: sum(workerFiles),
+    lua_engine_worker_js_gzip_bytes: sum(luaWorkerFiles),
     editor_js_gzip_bytes: sum(lazy),
     editor_files: lazy,
     files_gzip_bytes: sizes,

@@ -35,15 +35,15 @@ describe.skipIf(!chromiumAvailable())('web demo app (Chromium)', () => {
   });
 
   it('opens with the scripted demo model when no local server answers, with examples, graph and editor', async () => {
-    const { context, page } = await openDemo(browser, server.url, undefined);
+    const { context, page } = await openDemo(browser, server.url, null);
     if (await noLocalModelServer()) {
-      await page.waitForFunction(() => (document.querySelector('#probe-result')?.textContent ?? '').includes('Nothing answered'));
+      await page.waitForFunction(() => (document.querySelector('#probe-result')?.textContent ?? '').includes('Nothing answered'), undefined, { timeout: 10_000 });
       expect(await page.textContent('#model-badge')).toBe('Scripted demo model');
     }
     expect(await page.title()).toContain('tea-edge');
     expect(await page.locator('#example-select option').count()).toBeGreaterThanOrEqual(1);
     expect(await page.locator('.cm-editor').count()).toBe(1);
-    await page.waitForSelector('svg.graph g.node');
+    await page.waitForSelector('svg.graph g.node', { timeout: 10_000 });
     await screenshot(page, 'home');
     await context.close();
   });
