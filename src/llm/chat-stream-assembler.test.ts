@@ -26,6 +26,12 @@ describe('createChatStreamAssembler', () => {
     expect(response).toEqual({ content: 'Hello', model: 'm', finish_reason: 'stop', usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } });
   });
 
+  it('lets tokens without letters repeat (digits, spaces, punctuation from unstamped servers)', () => {
+    const digit = (text: string) => chunk({ role: 'assistant', content: text });
+    const response = assemble([digit('1'), digit('0'), digit('0'), digit(' '), digit(' '), digit('!'), digit('!'), chunk({}, 'stop')]);
+    expect(response.content).toBe('100  !!');
+  });
+
   it('assembles interleaved tool-call deltas by index', () => {
     const response = assemble([
       chunk({ tool_calls: [{ index: 1, id: 'b', function: { name: 'second', arguments: '{"y"' } }] }),
@@ -43,7 +49,11 @@ describe('createChatStreamAssembler', () => {
 
   const refused: { name: string; payloads: string[]; atResult?: boolean }[] = [
     { name: 'a malformed chunk', payloads: ['{"choices": [{"delta": {"content": "x'] },
-    { name: 'the same chunk twice in a row', payloads: [chunk({ content: 'a' }), chunk({ content: 'a' })] },
+    { name: 'the same text chunk twice in a row', payloads: [chunk({ content: ' tea' }), chunk({ content: ' tea' })] },
+    { name: 'the role chunk twice', payloads: [chunk({ role: 'assistant', content: '' }), chunk({ role: 'assistant', content: '' })] },
+    { name: 'the finish chunk twice', payloads: [chunk({ content: '1' }), chunk({}, 'stop'), chunk({}, 'stop')] },
+    { name: 'the usage chunk twice', payloads: [chunk({}, 'stop'), JSON.stringify({ choices: [], usage: { total_tokens: 1 } }), JSON.stringify({ choices: [], usage: { total_tokens: 1 } })] },
+    { name: 'a tool call start twice', payloads: [chunk({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '' } }] }), chunk({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '' } }] })] },
     { name: 'data after [DONE]', payloads: [chunk({ content: 'a' }, 'stop'), '[DONE]', chunk({ content: 'b' })] },
     { name: 'content after the finish reason', payloads: [chunk({ content: 'a' }, 'stop'), chunk({ content: 'b' })] },
     { name: 'a tool call restarted with a new id', payloads: [chunk({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f' } }] }), chunk({ tool_calls: [{ index: 0, id: 'z', function: { name: 'f' } }] })] },

@@ -1,9 +1,9 @@
 /**
  * Assembles a streamed Chat Completion from its SSE `data:` payloads: content deltas in order,
  * tool-call deltas joined by `index`, the finish reason, and the usage of a usage-only final chunk.
- * It refuses what cannot be trusted: a payload that is not JSON, the same payload twice in a row,
- * a second finish, a tool call restarted with a new id, data after `[DONE]`, and at the end a
- * stream that never finished or a tool call that is not complete.
+ * It refuses what cannot be trusted: a payload that is not JSON, a chunk sent twice in a row (see
+ * `cannotRepeat`), a second finish, a tool call restarted with a new id, data after `[DONE]`, and
+ * at the end a stream that never finished or a tool call that is not complete.
  */
 import type { LlmResponse, ToolCall } from './types.js';
 import { badResponse } from './llm-errors.js';
@@ -94,7 +94,7 @@ export function createChatStreamAssembler(requestedModel: string | undefined): C
         doneSeen = true;
         return 'done';
       }
-      if (data === previousData) throw badResponse('the stream repeated a chunk (duplicated chunk)', { chunk: chunkCount });
+      const repeated = data === previousData;
       previousData = data;
       chunkCount++;
       let json: unknown;
@@ -104,6 +104,7 @@ export function createChatStreamAssembler(requestedModel: string | undefined): C
         throw badResponse(`stream chunk ${chunkCount} is not valid JSON (malformed chunk)`, { chunk: chunkCount });
       }
       if (!isObject(json)) throw badResponse(`stream chunk ${chunkCount} is not a JSON object`);
+      if (repeated && cannotRepeat(json)) throw badResponse(`stream chunk ${chunkCount} repeats the one before (duplicated chunk)`, { chunk: chunkCount });
       if (isObject(json.error)) {
         const message = typeof json.error.message === 'string' ? json.error.message : 'unknown error';
         throw badResponse(`the model server reported an error mid-stream: ${message.slice(0, 300)}`);
@@ -156,4 +157,27 @@ export function createChatStreamAssembler(requestedModel: string | undefined): C
       return response;
     },
   };
+}
+
+/**
+ * Whether a chunk sent twice in a row is a duplication rather than the model repeating a token.
+ * Servers that do not stamp chunks (Ollama, vLLM) send byte-identical chunks for repeated tokens,
+ * and tokenizers emit digits, spaces and punctuation one by one ("1", "0", "0"), so those may
+ * repeat. A second finish, usage, role-only or tool-call start, or a repeated piece of text with
+ * letters in it (word tokens carry their leading space, so " the", " the" is a loop or a fault),
+ * cannot.
+ */
+function cannotRepeat(json: Record<string, unknown>): boolean {
+  if (json.usage !== undefined && json.usage !== null) return true;
+  const choices = Array.isArray(json.choices) ? json.choices : [];
+  return choices.some((choice) => {
+    if (!isObject(choice)) return false;
+    if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') return true;
+    const delta = isObject(choice.delta) ? choice.delta : {};
+    const content = typeof delta.content === 'string' ? delta.content : '';
+    if (/\p{L}/u.test(content)) return true;
+    if (delta.role !== undefined && content === '') return true;
+    const toolCalls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
+    return toolCalls.some((call) => isObject(call) && (typeof call.id === 'string' || (isObject(call.function) && typeof call.function.name === 'string')));
+  });
 }
