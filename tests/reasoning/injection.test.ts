@@ -102,7 +102,7 @@ describe('injection corpus, JSON mode: nothing undeclared, unapproved or malform
 /** Native mode: raw tool-call names and argument texts. */
 const NATIVE_ATTACKS: Array<[string, string, string]> = [
   ['undeclared tool', 'danger_exec', '{"q": "x"}'],
-  ['dotted name (wire names have no dots)', 'web.read', '{"q": "x"}'],
+  ['dotted variant of an undeclared tool', 'danger.exec', '{"q": "x"}'],
   ['constructor', 'constructor', '{}'],
   ['__proto__', '__proto__', '{}'],
   ['case variant', 'WEB_READ', '{"q": "x"}'],

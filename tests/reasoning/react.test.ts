@@ -267,6 +267,12 @@ describe('tool modes', () => {
     expect(result).toMatchObject({ final_answer: 9, stop_reason: 'final_answer', tool_mode: 'native' });
   });
 
+  it('native: a JSON action written in the content (dotted name) is understood too', async () => {
+    const { result } = await react({ goal: 'g', tool_mode: 'native', tools: ['math.calculate'] }, { responses: [{ content: call('math.calculate', { expression: '5*5' }) }, { content: 'It is 25.' }] });
+    expect((result['steps'] as Array<Record<string, unknown>>)[0]!['observation']).toBe('{"result":25}');
+    expect(result['final_answer']).toBe('It is 25.');
+  });
+
   it('auto: native tool calls keep native mode', async () => {
     const { result } = await react({ goal: 'g', tool_mode: 'auto', tools: ['math.calculate'] }, { responses: [{ tool_calls: [{ id: 'a', type: 'function', function: { name: 'math_calculate', arguments: '{"expression": "1+1"}' } }] }, { content: 'It is 2.' }] });
     expect(result).toMatchObject({ tool_mode: 'native', final_answer: 'It is 2.' });

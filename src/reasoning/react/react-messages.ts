@@ -3,6 +3,7 @@ import type { ChatMessage, ToolDefinition } from '../../llm/types.js';
 import renderReactPrompt from '../../prompts/react.eta';
 import renderFinalPrompt from '../../prompts/react-final.eta';
 import { textOf } from '../reasoning-trace.js';
+import { parseJsonSafely } from '../safe-json.js';
 import type { RequestedCall } from './react-decision.js';
 import type { ToolTable } from './tool-table.js';
 
@@ -49,12 +50,24 @@ export function assistantToolMessage(content: string, calls: RequestedCall[]): C
   return {
     role: 'assistant',
     content: content === '' ? null : content,
+    // Servers check the history too: echo names in OpenAI's pattern and arguments only when they
+    // are valid JSON (the observation tells the model what was wrong with the original).
     tool_calls: calls.map((call) => ({
       id: call.id,
       type: 'function',
-      function: { name: typeof call.name === 'string' ? call.name : textOf(call.name), arguments: typeof call.arguments === 'string' ? call.arguments : textOf(call.arguments) },
+      function: { name: wireSafeName(call.name), arguments: wireSafeArguments(call.arguments) },
     })),
   };
+}
+
+function wireSafeName(name: unknown): string {
+  const text = (typeof name === 'string' ? name : textOf(name)).replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+  return text === '' ? 'unknown' : text;
+}
+
+function wireSafeArguments(value: unknown): string {
+  const text = typeof value === 'string' ? value : textOf(value);
+  return text.length <= 16 * 1024 && parseJsonSafely(text).ok ? text : '{}';
 }
 
 export const INVALID_JSON_REPLY =

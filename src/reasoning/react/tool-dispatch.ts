@@ -40,7 +40,8 @@ export type Preflight = { ready: true; tool: ReactTool; args: Record<string, unk
 /** Every check short of approval and execution. */
 export function preflightCall(call: RequestedCall, table: ToolTable, native: boolean, state: DispatchState, role: string | undefined): Preflight {
   const shownName = typeof call.name === 'string' ? call.name.slice(0, 80) : textOf(call.name).slice(0, 80);
-  const tool = typeof call.name === 'string' ? (native ? table.byWireName.get(call.name) : table.byName.get(call.name)) : undefined;
+  // Exact lookups only. Native mode also takes the dotted name (a JSON action in the content).
+  const tool = typeof call.name === 'string' ? (native ? (table.byWireName.get(call.name) ?? table.byName.get(call.name)) : table.byName.get(call.name)) : undefined;
   const refuse = (status: CallStatus, observation: string, args: unknown = call.arguments): Preflight => ({
     ready: false,
     outcome: { status, tool: tool?.name ?? shownName, arguments: args, observation },
