@@ -62,7 +62,7 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, spec: AgentSpec, 
   switch (body.kind) {
     case 'action': {
       const action = withPosition(spec, path.concat(body.action === undefined ? [] : ['uses']), node.name, () => compiler.action(body.action, 'uses'));
-      const output = body.output;
+      const output = typeof body.output === 'object' ? withPosition(spec, path.concat('output'), node.name, () => compiler.template(body.output, 'output')) : body.output;
       const params = withPosition(spec, path.concat('with'), node.name, () =>
         action.prepare ? action.prepare(body.with, compiler) : compiler.template(body.with, 'with'),
       );

@@ -11,7 +11,7 @@ export interface CompiledCondition {
 }
 
 export type CompiledBody =
-  | { kind: 'action'; action: ActionDefinition; prepared: boolean; params: unknown; output?: string; label: string }
+  | { kind: 'action'; action: ActionDefinition; prepared: boolean; params: unknown; output?: string | CompiledValue; label: string }
   | { kind: 'lua'; lua: CompiledLua; label: string }
   | { kind: 'steps'; steps: CompiledBody[]; label: string }
   | { kind: 'pass'; label: string };

@@ -37,6 +37,12 @@ export async function executeBody(host: BodyHost, body: CompiledBody, node: stri
         if (!isPlainObject(params)) throw new AgentError('INVALID_PARAMS', '`with:` must render to a mapping', { node });
       }
       const result = await body.action.run(params, context);
+      if (typeof body.output === 'object') {
+        // TEA's output mapping: each value a template over `result`; undefined becomes "".
+        const mapped = body.output.render(context.scope({ result: toPlainJson(result, `node '${node}' result`) })) as Record<string, unknown>;
+        for (const key of Object.keys(mapped)) if (mapped[key] === undefined) mapped[key] = '';
+        return toUpdate(mapped, undefined, node);
+      }
       return toUpdate(result, body.output, node);
     }
     case 'steps': {

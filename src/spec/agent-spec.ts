@@ -15,7 +15,7 @@ export interface OnErrorSpec {
 
 /** What a node (or a sub-step) does. */
 export type NodeBody =
-  | { kind: 'action'; action: string; with: Record<string, unknown>; output?: string }
+  | { kind: 'action'; action: string; with: Record<string, unknown>; output?: string | Record<string, unknown> }
   | { kind: 'lua'; code: string; lineOffset: number }
   | { kind: 'steps'; steps: StepSpec[] }
   | { kind: 'pass' };

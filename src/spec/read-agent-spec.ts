@@ -141,6 +141,8 @@ function readOnError(raw: Record<string, any>): OnErrorSpec {
 }
 
 function readBody(raw: Record<string, any>, path: Array<string | number>, node: string, fail: Fail): NodeBody {
+  if (raw.script !== undefined && raw.run === undefined) raw = { ...raw, run: raw.script };
+  if (raw.output_key !== undefined && raw.output === undefined) raw = { ...raw, output: raw.output_key };
   const action = raw.uses ?? raw.action;
   const bodies = [action !== undefined, raw.run !== undefined, raw.steps !== undefined].filter(Boolean).length;
   if (raw.uses !== undefined && raw.action !== undefined) fail('INVALID_AGENT', 'use either `uses:` or `action:`, not both', path, node);

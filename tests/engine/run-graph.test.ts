@@ -415,3 +415,21 @@ describe('trace caps', () => {
     expect(stored.at(-1)!.type).toBe('done');
   });
 });
+
+describe('TEA spellings', () => {
+  it('output as a mapping renders templates over result; script: is run:', async () => {
+    const { result } = await runYaml(`nodes:
+  - name: parse
+    uses: json.parse
+    with:
+      text: '{"a": {"b": 7}}'
+    output:
+      b_value: "{{ result.data.a.b }}"
+      label: "b is {{ result.data.a.b }}"
+      missing: "{{ result.nope }}"
+  - name: lua
+    script: return { doubled = state.b_value * 2 }
+`);
+    expect(result.state).toEqual({ b_value: 7, label: 'b is 7', missing: '', doubled: 14 });
+  });
+});
