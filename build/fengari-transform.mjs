@@ -31,6 +31,10 @@ const fileEdits = {
     // A smaller Lua stack: deep recursion fails in ~0.1 s instead of ~2 s and +200 MB.
     { description: 'LUAI_MAXSTACK', find: 'const LUAI_MAXSTACK = conf.LUAI_MAXSTACK || 1000000;', replace: () => 'const LUAI_MAXSTACK = 100000;' },
   ],
+  'defs.js': [
+    // Speed only: copying a byte array with slice() instead of the generic Uint8Array.from.
+    { description: 'luastring_from copy', find: 'luastring_from = Uint8Array.from.bind(Uint8Array);', replace: () => 'luastring_from = function(a) { return a instanceof Uint8Array ? a.slice() : Uint8Array.from(a); };' },
+  ],
   'lstate.js': [
     { description: 'global_State.teaBudget field', find: 'this.atnativeerror = null;', replace: (text) => `${text}\n        this.teaBudget = null; /* tea-edge: budget meter */` },
     // A coroutine costs about as much memory as a 40-entry table (its initial stack).

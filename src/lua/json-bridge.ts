@@ -7,7 +7,7 @@
  * userdata, NaN/infinity) with a `LuaConversionError` naming the value's type and path.
  */
 import type { LuaState } from './vendor/fengari.js';
-import { lua, lauxlib } from './vendor/fengari.js';
+import { lua, lauxlib, to_luastring } from './vendor/fengari.js';
 
 /** Deepest nesting converted in either direction. */
 export const MAX_JSON_DEPTH = 100;
@@ -21,6 +21,8 @@ interface Conversion {
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const MAX_CACHED_LENGTH = 64;
+const MAX_CACHED_STRINGS = 4096;
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const LUA_INTEGER_MIN = -2147483648;
 const LUA_INTEGER_MAX = 2147483647;
@@ -37,6 +39,8 @@ export class JsonBridge {
   /** The `json.null` sentinel, pushed as a light userdata. */
   readonly nullSentinel: object = Object.freeze({ json: 'null' });
   private readonly encoder = new TextEncoder();
+  /** UTF-8 bytes of recently pushed short strings (bounded; fengari copies what it is given). */
+  private readonly shortStrings = new Map<string, Uint8Array>();
   private readonly decoder = new TextDecoder('utf-8');
   /** Registry reference of the protected metatable that marks JSON arrays. */
   private arrayMetatableRef = 0;
@@ -50,10 +54,16 @@ export class JsonBridge {
   }
 
   pushString(state: LuaState, value: string): void {
-    // fengari's own encoder is faster for short strings; TextEncoder for long ones and for lone
-    // surrogates (which it turns into U+FFFD, as JSON text would be).
-    if (value.length < 256 && !LONE_SURROGATE.test(value)) lua.lua_pushliteral(state, value);
-    else lua.lua_pushstring(state, this.encoder.encode(value));
+    if (value.length > MAX_CACHED_LENGTH) return lua.lua_pushstring(state, this.encoder.encode(value));
+    // Short strings (keys, labels) repeat from call to call: keep their bytes. fengari's own
+    // encoder is faster than TextEncoder for them, except for lone surrogates (→ U+FFFD).
+    let bytes = this.shortStrings.get(value);
+    if (bytes === undefined) {
+      bytes = LONE_SURROGATE.test(value) ? this.encoder.encode(value) : to_luastring(value);
+      if (this.shortStrings.size >= MAX_CACHED_STRINGS) this.shortStrings.clear();
+      this.shortStrings.set(value, bytes);
+    }
+    lua.lua_pushstring(state, bytes);
   }
 
   /** Decodes a Lua string (bytes) as UTF-8, replacing invalid sequences with U+FFFD. */
