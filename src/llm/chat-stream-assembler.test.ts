@@ -32,6 +32,11 @@ describe('createChatStreamAssembler', () => {
     expect(response.content).toBe('100  !!');
   });
 
+  it('tolerates empty trailers after the finish (usage with an empty choice, a restated finish)', () => {
+    const response = assemble([chunk({ content: 'ok' }, 'stop'), chunk({}, null, { usage: { prompt_tokens: 1, completion_tokens: 1 } }), chunk({}, 'stop', { timings: {} }), '[DONE]']);
+    expect(response).toMatchObject({ content: 'ok', finish_reason: 'stop', usage: { total_tokens: 2 } });
+  });
+
   it('assembles interleaved tool-call deltas by index', () => {
     const response = assemble([
       chunk({ tool_calls: [{ index: 1, id: 'b', function: { name: 'second', arguments: '{"y"' } }] }),

@@ -119,8 +119,10 @@ export function createChatStreamAssembler(requestedModel: string | undefined): C
       for (const choice of choices) {
         if (!isObject(choice)) throw badResponse(`stream chunk ${chunkCount} has a choice that is not an object`);
         if (typeof choice.index === 'number' && choice.index !== 0) continue; // only the first choice is used
-        if (finishReason !== null) throw badResponse('the stream continued after its finish reason (duplicated chunk)');
         const delta = isObject(choice.delta) ? choice.delta : isObject(choice.message) ? choice.message : {};
+        const carriesOutput = (typeof delta.content === 'string' && delta.content !== '') || (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0);
+        // Empty trailers after the finish (usage, timings, a restated finish) are harmless; output is not.
+        if (finishReason !== null && carriesOutput) throw badResponse('the stream sent output after its finish reason (duplicated chunk)');
         if (typeof delta.content === 'string' && delta.content !== '') {
           contentParts.push(delta.content);
           delivered.content += delta.content;
@@ -131,7 +133,7 @@ export function createChatStreamAssembler(requestedModel: string | undefined): C
           if (!Array.isArray(delta.tool_calls)) throw badResponse(`stream chunk ${chunkCount} has tool_calls that are not a list`);
           for (const toolDelta of delta.tool_calls) acceptToolCallDelta(toolDelta, delivered);
         }
-        if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') finishReason = choice.finish_reason;
+        if (finishReason === null && typeof choice.finish_reason === 'string' && choice.finish_reason !== '') finishReason = choice.finish_reason;
       }
       return delivered;
     },
