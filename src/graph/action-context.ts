@@ -81,6 +81,9 @@ class NodeActionContext implements ActionContext {
     if (action.prepare === undefined) return action.run(params, nested);
     const agent = host.agent;
     const compiler = createActionCompiler(agent.spec, { name: node }, agent.registry, { ...agent.spec.schemas }, agent.nodes.get(node)?.spec.path ?? []);
+    // Params given here are final values (often a model's tool arguments): never compile them as
+    // templates, or `{{ secrets.x }}` written by a model would be rendered (second-order injection).
+    compiler.template = (value) => ({ source: value, isStatic: true, render: () => structuredClone(value) });
     return action.run(action.prepare(params, compiler), nested);
   }
 

@@ -130,3 +130,32 @@ describe('injection corpus, native mode', () => {
     expect(result['final_answer']).toBe('done');
   });
 });
+
+describe('second-order template injection through tool arguments (engine)', () => {
+  it('template syntax a model writes into a tool call is passed on literally, never rendered', async () => {
+    const { runYaml } = await import('../engine/helpers.js');
+    const yaml = `name: tpl-injection
+settings:
+  llm:
+    provider: scripted
+    scripted:
+      - '{"action": "reason.cot", "action_input": {"problem": "{{ secrets.token }} {{ state.private }}"}}'
+      - '{"thinking": "x", "answer": "y"}'
+      - '{"action": "final_answer", "action_input": {"answer": "done"}}'
+nodes:
+  - name: act
+    uses: reason.react
+    with:
+      goal: g
+      tools: [reason.cot]
+    output: react
+`;
+    const { result } = await runYaml(yaml, { private: 'PRIVATE-STATE' }, { secrets: { token: 'SECRET-TOKEN' } });
+    expect(result.status).toBe('completed');
+    const react = result.state['react'] as Record<string, unknown>;
+    const serialised = JSON.stringify(react);
+    expect(serialised).not.toContain('SECRET-TOKEN');
+    expect(serialised).not.toContain('PRIVATE-STATE');
+    expect(serialised).toContain('{{ secrets.token }}');
+  });
+});
