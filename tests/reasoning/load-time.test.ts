@@ -159,3 +159,22 @@ describe('Rust TEA reasoning.rs rows (§6.4) that apply', () => {
     expect(systemPrompt(prepareTable([]).table as never, 'json')).toContain('final_answer');
   });
 });
+
+describe('prompt layout (Eta trims the newline after each tag; the templates compensate)', () => {
+  it('few-shot examples render one field per line', () => {
+    const prompt = renderCotPrompt({ formatInstructions: 'F', examples: [{ problem: 'P1', thinking: 'T1', answer: 'A1' }, { problem: 'P2', answer: 'A2' }] });
+    expect(prompt).toContain('F\n\nRespond with exactly one JSON object');
+    expect(prompt).toContain('Example 1:\nProblem: P1\nThinking: T1\nAnswer: A1\n\nExample 2:\nProblem: P2\nAnswer: A2\n');
+  });
+
+  it('each tool is on its own line with its parameters below', () => {
+    const table = prepareTable(['math.calculate', 'json.query']).table as never;
+    const lines = systemPrompt(table, 'json').split('\n');
+    expect(lines.filter((line) => line.startsWith('- '))).toEqual([
+      expect.stringMatching(/^- math\.calculate: /),
+      expect.stringMatching(/^- json\.query: /),
+      '- final_answer: give the final answer and stop.',
+    ]);
+    expect(lines.filter((line) => line.startsWith('  parameters (JSON Schema): {'))).toHaveLength(3);
+  });
+});
