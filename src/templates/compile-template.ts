@@ -65,8 +65,7 @@ function renderPrepared(
   source: string,
 ): unknown {
   const budget = new RenderBudget(limits);
-  const environment = new Environment(globals);
-  environment.variables = new RenderVariables(scope ?? {}, budget);
+  const environment = createRenderEnvironment(globals, new RenderVariables(scope ?? {}, budget));
   const interpreter = new TemplateInterpreter(environment, budget, prepared);
   try {
     if (prepared.lone !== undefined) return toNativeValue(interpreter.evaluate(prepared.lone, environment));
@@ -93,6 +92,20 @@ function budgetOf(environment: Environment): RenderBudget {
     if (current.variables instanceof RenderVariables) return current.variables.budget;
   }
   throw new AgentError('INTERNAL', 'range() called outside a render');
+}
+
+/**
+ * The environment of one render, child of the template's globals. Made from the prototype with
+ * the class's three fields (`parent`, `variables`, `tests`) rather than `new`, which would also
+ * build a `namespace` function value and a Map per render only to replace them; a test compares
+ * the fields with a constructed Environment.
+ */
+export function createRenderEnvironment(globals: Environment, variables: Map<string, RuntimeValue>): Environment {
+  const environment = Object.create(Environment.prototype) as Environment;
+  environment.parent = globals;
+  environment.variables = variables;
+  (environment as { tests: Environment['tests'] }).tests = globals.tests;
+  return environment;
 }
 
 /** Globals shared by every render of one template (nothing in them can be changed by a template). */
