@@ -231,6 +231,11 @@ describe('limits and parsing', () => {
     expect((result['steps'] as Array<Record<string, unknown>>)[0]!['observation']).toBe('{"result":42}');
   });
 
+  it('arguments written as a JSON string are parsed', async () => {
+    const { result } = await react({ goal: 'g', tools: ['math.calculate'] }, { responses: [call('math.calculate', '{"expression": "2**10"}'), final('f')] });
+    expect((result['steps'] as Array<Record<string, unknown>>)[0]!['observation']).toBe('{"result":1024}');
+  });
+
   it('tool errors are observations "Error executing …"', async () => {
     const { result } = await react({ goal: 'g', tools: ['math.calculate'] }, { responses: [call('math.calculate', { expression: '1/0' }), final('f')] });
     expect((result['steps'] as Array<Record<string, unknown>>)[0]!['observation']).toMatch(/^Error executing math.calculate: .*division by zero/);

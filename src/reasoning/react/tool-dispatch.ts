@@ -101,6 +101,11 @@ function readArguments(call: RequestedCall, tool: ReactTool): Record<string, unk
     if (size > TOOL_LIMITS.maxArgumentChars) return `arguments too large (${size} characters; limit ${TOOL_LIMITS.maxArgumentChars})`;
   }
   if (value === null || value === undefined) return {};
+  // Small models often write the arguments as a JSON string: "action_input": "{\"q\": 1}".
+  if (typeof value === 'string' && /^\s*\{/.test(value)) {
+    const parsed = parseJsonSafely(value);
+    if (parsed.ok && isRecord(parsed.value)) value = parsed.value;
+  }
   if (isRecord(value)) return value;
   // A bare value for a tool with one required parameter: {"action_input": "2 + 2"} → {expression: "2 + 2"}.
   const required = Array.isArray(tool.parameters['required']) ? (tool.parameters['required'] as unknown[]) : [];
