@@ -78,8 +78,8 @@ function start(): void {
 
   // The agent: examples, the plain text area until the editor arrives, validation.
   const exampleSelect = byId<HTMLSelectElement>('example-select');
+  exampleSelect.appendChild(element('option', { value: '' }, '(your own agent)'));
   for (const example of examples) exampleSelect.appendChild(element('option', { value: example.file }, example.file));
-  if (examples.length === 0) exampleSelect.appendChild(element('option', { value: '' }, '(no examples in this build)'));
   const textArea = byId<HTMLTextAreaElement>('agent-source');
   const inputArea = byId<HTMLTextAreaElement>('run-input');
   const problemsList = byId('problems');
@@ -96,6 +96,10 @@ function start(): void {
     byId('agent-status').textContent = result.problems.length === 0 ? 'The agent is valid.' : `${result.problems.length} problem${result.problems.length === 1 ? '' : 's'} found.`;
     return result.problems;
   };
+  const noteEdit = (text: string) => {
+    const chosen = examples.find((entry) => entry.file === exampleSelect.value);
+    if (chosen && chosen.source !== text) exampleSelect.value = '';
+  };
   const scheduleValidate = () => {
     clearTimeout(validateTimer);
     validateTimer = window.setTimeout(() => void validateNow(editor.getText()), 300);
@@ -108,7 +112,10 @@ function start(): void {
     scheduleValidate();
   };
   exampleSelect.addEventListener('change', () => pickExample(exampleSelect.value));
-  textArea.addEventListener('input', scheduleValidate);
+  textArea.addEventListener('input', () => {
+    noteEdit(textArea.value);
+    scheduleValidate();
+  });
   const preferred = examples.find((example) => example.file.startsWith('reflection')) ?? examples[0];
   if (preferred) {
     exampleSelect.value = preferred.file;
@@ -238,7 +245,7 @@ function start(): void {
       text,
       label: 'Agent YAML',
       validate: (source) => validateNow(source),
-      onChange: () => undefined,
+      onChange: noteEdit,
     });
     textArea.hidden = true;
     host.hidden = false;

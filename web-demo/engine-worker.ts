@@ -5,9 +5,7 @@
  * by terminating this worker and starting a new one, so nothing here has to be interruptible.
  */
 import { parse as parseYaml } from 'yaml';
-import { loadAgent, runAgent, resumeAgent } from '../src/graph/run-agent.js';
-import { createProvider } from '../src/llm/create-provider.js';
-import { probeEndpoint } from './probe-fallback.js';
+import { createProvider, loadAgent, probeEndpoint, resumeAgent, runAgent } from '../src/index.js';
 import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
 import type { LlmConnection } from '../src/llm/types.js';
 import { agentGraph } from './agent-graph.js';
@@ -138,19 +136,22 @@ async function probe(model: ModelSettings): Promise<ProbeOutcome> {
   const overrides = toOverrides(model);
   if (!overrides.api_base) return { ok: false, models: [], capabilities: {}, advice: [], error: 'no server to probe' };
   try {
-    const found = (await probeEndpoint({
+    const report = await probeEndpoint({
       api_base: overrides.api_base,
+      timeout_ms: 20_000,
       ...(overrides.api_key ? { api_key: overrides.api_key } : {}),
       ...(overrides.model ? { model: overrides.model } : {}),
-    })) as unknown as Record<string, unknown>;
-    const { models, advice, cors_error, ...capabilities } = found;
+    });
     const outcome: ProbeOutcome = {
-      ok: !cors_error && Array.isArray(models),
-      models: Array.isArray(models) ? models.map((entry) => (typeof entry === 'string' ? entry : String((entry as { id?: unknown }).id ?? entry))) : [],
-      capabilities,
-      advice: Array.isArray(advice) ? advice.map(String) : [],
+      ok: report.cors_error === undefined && report.errors.models === undefined,
+      models: report.models,
+      capabilities: { streams: report.streams, json_schema: report.json_schema, native_tools: report.native_tools, streamed_tools: report.streamed_tools },
+      advice: report.advice,
     };
-    if (cors_error) outcome.cors_error = true;
+    if (report.cors_error !== undefined) {
+      outcome.cors_error = true;
+      outcome.error = report.cors_error;
+    } else if (report.errors.models !== undefined) outcome.error = report.errors.models;
     return outcome;
   } catch (error) {
     return { ok: false, models: [], capabilities: {}, advice: [], error: errorJson(error).message };

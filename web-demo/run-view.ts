@@ -25,6 +25,7 @@ export function createRunView(root: HTMLElement): RunView {
   replaceChildren(root, status, graphBox, body);
   let svg: SVGElement | undefined;
   let pending: { summary: RunSummary; source: string | undefined } | undefined;
+  let shown: RunSummary | undefined;
   let frame = 0;
 
   const render = () => {
@@ -32,6 +33,7 @@ export function createRunView(root: HTMLElement): RunView {
     if (!pending) return;
     const { summary, source } = pending;
     pending = undefined;
+    shown = summary;
     replaceChildren(status, ...statusLine(summary, source));
     status.dataset.status = summary.status;
     status.dataset.runId = summary.run_id;
@@ -43,6 +45,7 @@ export function createRunView(root: HTMLElement): RunView {
     setGraph(graph) {
       svg = graph ? renderGraph(graph) : undefined;
       replaceChildren(graphBox, svg ?? element('p', { class: 'muted' }, 'The graph appears when the agent file parses.'));
+      if (svg && shown) highlightGraph(svg, shown.current_node, shown.visited);
     },
     show(summary, source) {
       pending = { summary, source };
@@ -50,6 +53,7 @@ export function createRunView(root: HTMLElement): RunView {
     },
     clear() {
       pending = undefined;
+      shown = undefined;
       replaceChildren(status, 'No run yet. Pick an example and press Run.');
       body.replaceChildren();
       if (svg) highlightGraph(svg, undefined, []);
@@ -134,5 +138,5 @@ function sections(summary: RunSummary): Node[] {
 }
 
 function section(title: string, id: string, ...content: Node[]): HTMLElement {
-  return element('section', { class: `run-section ${id}`, 'aria-labelledby': `heading-${id}` }, element('h3', { id: `heading-${id}` }, title), ...content);
+  return element('section', { class: `run-section section-${id}`, 'aria-labelledby': `heading-${id}` }, element('h3', { id: `heading-${id}` }, title), ...content);
 }

@@ -81,13 +81,22 @@ export function createSettingsPanel(options: SettingsPanelOptions): SettingsPane
       if (note) lines.push(element('p', { class: 'note' }, note));
       if (outcome.ok) {
         lines.push(element('p', { class: 'ok-text' }, `Connected: ${outcome.models.length} model${outcome.models.length === 1 ? '' : 's'} (${outcome.models.slice(0, 6).join(', ') || 'none listed'}).`));
-        const capabilities = Object.entries(outcome.capabilities).filter(([, value]) => typeof value === 'boolean');
+        const capabilities = Object.entries(outcome.capabilities).filter(([, value]) => typeof value === 'boolean' || value === null);
         if (capabilities.length > 0) {
-          lines.push(element('ul', { class: 'capabilities' }, ...capabilities.map(([name, value]) => element('li', {}, element('span', { class: `badge ${value ? 'ok' : 'bad'}` }, value ? 'yes' : 'no'), ` ${name.replace(/_/g, ' ')}`))));
+          lines.push(
+            element(
+              'ul',
+              { class: 'capabilities', 'aria-label': 'What the server can do' },
+              ...capabilities.map(([name, value]) =>
+                element('li', {}, element('span', { class: `badge ${value === null ? '' : value ? 'ok' : 'bad'}` }, value === null ? 'not tested' : value ? 'yes' : 'no'), ` ${name.replace(/_/g, ' ')}`),
+              ),
+            ),
+          );
         }
       } else if (outcome.cors_error) {
-        lines.push(element('p', { class: 'bad-text' }, 'The browser blocked the request (CORS): the server did not allow this page to call it.'));
+        lines.push(element('p', { class: 'bad-text', id: 'cors-error' }, 'The browser blocked the request (CORS): the server did not allow this page to call it.'));
         lines.push(element('p', {}, element('b', {}, 'Fix: '), preset.cors_fix || presetById('custom').cors_fix));
+        if (outcome.error) lines.push(element('p', { class: 'note' }, outcome.error));
       } else {
         lines.push(element('p', { class: 'bad-text' }, `No answer from ${settings.api_base || preset.api_base}: ${outcome.error ?? 'the server did not respond'}.`));
         if (preset.cors_fix) lines.push(element('p', {}, 'If the server is running, the browser may be blocking it (CORS). ', element('b', {}, 'Fix: '), preset.cors_fix));

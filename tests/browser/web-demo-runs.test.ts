@@ -40,12 +40,13 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', () => {
   });
 
   it('streams a reflection run from the mock OpenAI-compatible server', async () => {
-    mock.setReplies(['{"name": "Assam"}', '{"name": "Assam", "origin": "India, Brahmaputra valley"}']);
-    const before = mock.chatRequests.length;
     const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
     await page.click('#probe-button');
     await page.waitForSelector('#probe-result .ok-text');
     expect(await page.textContent('#probe-result')).toContain('mock-model');
+    // The probe made its own calls; the run's replies start now.
+    mock.setReplies(['{"name": "Assam"}', '{"name": "Assam", "origin": "India, Brahmaputra valley"}']);
+    const before = mock.chatRequests.length;
     await setAgent(page, await fixture('reflection-stream.yaml'));
     await startRun(page);
     // Tokens arrive while the run is still going.
@@ -62,6 +63,25 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', () => {
     expect(requests.every((request) => request.body?.stream === true)).toBe(true);
     await screenshot(page, 'reflection-mock-stream');
     await context.close();
+  });
+
+  it('explains a CORS refusal with the exact fix, and lists the models when CORS is allowed', async () => {
+    const closed = await startMockOpenAI({ models: ['mock-model'], cors: false });
+    try {
+      const { context, page } = await openDemo(browser, server.url, { preset: 'ollama', api_base: closed.url, model: '' });
+      await page.click('#probe-button');
+      await page.waitForSelector('#cors-error', { timeout: 20_000 });
+      expect(await page.textContent('#probe-result')).toContain('OLLAMA_ORIGINS');
+      await screenshot(page, 'settings-cors', false);
+      await page.fill('#model-url', mock.url);
+      await page.click('#probe-button');
+      await page.waitForSelector('#probe-result .ok-text', { timeout: 20_000 });
+      expect(await page.$$eval('#model-list option', (options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual(['mock-model']);
+      expect(await page.textContent('#probe-result')).toContain('streams');
+      await context.close();
+    } finally {
+      await closed.close();
+    }
   });
 
   it('runs a ReAct agent and resumes it after the user approves a tier-3 tool', async () => {
