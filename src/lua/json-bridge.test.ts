@@ -83,6 +83,12 @@ describe('the json library', () => {
 });
 
 describe('conversion limits', () => {
+  it('converts large honest results', () => {
+    const result = runLua('local t = {} for i = 1, 1e5 do t[i] = i end return t') as number[];
+    expect(result.length).toBe(100_000);
+    expect(result[99_999]).toBe(100_000);
+  });
+
   it('refuses a result that shares subtables exponentially instead of expanding it', () => {
     expect(luaError('local t = {} for i = 1, 60 do t = { t, t } end return t').code).toBe('LUA_ERROR');
     expect(runLua('local t = {} for i = 1, 60 do t = { t, t } end return (pcall(json.encode, t))')).toBe(false);

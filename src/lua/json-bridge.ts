@@ -11,13 +11,24 @@ import { lua, lauxlib, to_luastring } from './vendor/fengari.js';
 
 /** Deepest nesting converted in either direction. */
 export const MAX_JSON_DEPTH = 100;
-/** Most values converted in one conversion (a table that holds the same subtable twice counts it twice). */
-export const MAX_JSON_VALUES = 1_000_000;
+/** Most values pushed into Lua in one conversion. */
+export const MAX_JSON_VALUES_IN = 1_000_000;
+/**
+ * Most values read out of Lua in one conversion. A table that holds the same subtable twice
+ * counts it twice, so this also stops `t = {t, t}` repeated 60 times (2^60 values) quickly.
+ */
+export const MAX_JSON_VALUES_OUT = 250_000;
 
-/** The bookkeeping of one conversion: tables on the current path, values left. */
+/** The bookkeeping of one conversion: tables and keys on the current path, values left. */
 interface Conversion {
   seen: Set<object>;
+  path: (string | number)[];
   remaining: number;
+}
+
+/** `$`, `$.key`, `$[0]`: where in the value a conversion failed. */
+function formatPath(conversion: Conversion): string {
+  return '$' + conversion.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${key}`)).join('');
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -77,12 +88,12 @@ export class JsonBridge {
   }
 
   /** Pushes a JSON value as Lua; `undefined` becomes nil. */
-  push(state: LuaState, value: unknown, path = '$'): void {
-    this.pushValue(state, value, 0, path, { seen: new Set(), remaining: MAX_JSON_VALUES });
+  push(state: LuaState, value: unknown, name?: string): void {
+    this.pushValue(state, value, 0, { seen: new Set(), path: name === undefined ? [] : [name], remaining: MAX_JSON_VALUES_IN });
   }
 
-  private pushValue(state: LuaState, value: unknown, depth: number, path: string, conversion: Conversion): void {
-    if (--conversion.remaining < 0) throw new LuaConversionError(`more than ${MAX_JSON_VALUES} values to convert (at ${path})`);
+  private pushValue(state: LuaState, value: unknown, depth: number, conversion: Conversion): void {
+    if (--conversion.remaining < 0) throw new LuaConversionError(`more than ${MAX_JSON_VALUES_IN} values to convert (at ${formatPath(conversion)})`);
     if (value === undefined) return lua.lua_pushnil(state);
     if (value === null) return lua.lua_pushlightuserdata(state, this.nullSentinel);
     switch (typeof value) {
@@ -98,15 +109,17 @@ export class JsonBridge {
       case 'object':
         break;
       default:
-        throw new LuaConversionError(`cannot pass a JavaScript ${typeof value} to Lua (at ${path})`);
+        throw new LuaConversionError(`cannot pass a JavaScript ${typeof value} to Lua (at ${formatPath(conversion)})`);
     }
-    if (depth >= MAX_JSON_DEPTH) throw new LuaConversionError(`value nested deeper than ${MAX_JSON_DEPTH} levels (at ${path})`);
-    if (!lua.lua_checkstack(state, 4)) throw new LuaConversionError(`Lua stack exhausted (at ${path})`);
+    if (depth >= MAX_JSON_DEPTH) throw new LuaConversionError(`value nested deeper than ${MAX_JSON_DEPTH} levels (at ${formatPath(conversion)})`);
+    if (!lua.lua_checkstack(state, 4)) throw new LuaConversionError(`Lua stack exhausted (at ${formatPath(conversion)})`);
     if (Array.isArray(value)) {
       lua.lua_createtable(state, value.length, 0);
       for (let index = 0; index < value.length; index += 1) {
         const item: unknown = value[index];
-        this.pushValue(state, item === undefined ? null : item, depth + 1, `${path}[${index}]`, conversion);
+        conversion.path.push(index);
+        this.pushValue(state, item === undefined ? null : item, depth + 1, conversion);
+        conversion.path.pop();
         lua.lua_rawseti(state, -2, index + 1);
       }
       this.pushArrayMetatable(state);
@@ -114,25 +127,27 @@ export class JsonBridge {
       return;
     }
     const json = typeof (value as { toJSON?: unknown }).toJSON === 'function' ? (value as { toJSON(): unknown }).toJSON() : value;
-    if (json !== value) return this.pushValue(state, json, depth, path, conversion);
+    if (json !== value) return this.pushValue(state, json, depth, conversion);
     const keys = Object.keys(value);
     lua.lua_createtable(state, 0, keys.length);
     for (const key of keys) {
       const item = (value as Record<string, unknown>)[key];
       if (item === undefined) continue;
       this.pushString(state, key);
-      this.pushValue(state, item, depth + 1, `${path}.${key}`, conversion);
+      conversion.path.push(key);
+      this.pushValue(state, item, depth + 1, conversion);
+      conversion.path.pop();
       lua.lua_rawset(state, -3);
     }
   }
 
   /** Converts the Lua value at `index` to JSON. nil (and none) become null. Runs no Lua code. */
   read(state: LuaState, index: number): unknown {
-    return this.readValue(state, index, 0, '$', { seen: new Set(), remaining: MAX_JSON_VALUES });
+    return this.readValue(state, index, 0, { seen: new Set(), path: [], remaining: MAX_JSON_VALUES_OUT });
   }
 
-  private readValue(state: LuaState, index: number, depth: number, path: string, conversion: Conversion): unknown {
-    if (--conversion.remaining < 0) throw new LuaConversionError(`more than ${MAX_JSON_VALUES} values to convert (at ${path})`);
+  private readValue(state: LuaState, index: number, depth: number, conversion: Conversion): unknown {
+    if (--conversion.remaining < 0) throw new LuaConversionError(`more than ${MAX_JSON_VALUES_OUT} values to convert (at ${formatPath(conversion)})`);
     switch (lua.lua_type(state, index)) {
       case lua.LUA_TNONE:
       case lua.LUA_TNIL:
@@ -142,31 +157,31 @@ export class JsonBridge {
       case lua.LUA_TNUMBER: {
         if (lua.lua_isinteger(state, index)) return lua.lua_tointeger(state, index);
         const number = lua.lua_tonumber(state, index);
-        if (!Number.isFinite(number)) throw new LuaConversionError(`the number ${String(number)} has no JSON form (at ${path})`);
+        if (!Number.isFinite(number)) throw new LuaConversionError(`the number ${String(number)} has no JSON form (at ${formatPath(conversion)})`);
         return number;
       }
       case lua.LUA_TSTRING:
         return this.toText(lua.lua_tostring(state, index) as Uint8Array);
       case lua.LUA_TLIGHTUSERDATA:
         if (lua.lua_touserdata(state, index) === this.nullSentinel) return null;
-        throw new LuaConversionError(`a userdata value has no JSON form (at ${path})`);
+        throw new LuaConversionError(`a userdata value has no JSON form (at ${formatPath(conversion)})`);
       case lua.LUA_TTABLE:
-        return this.readTable(state, lua.lua_absindex(state, index), depth, path, conversion);
+        return this.readTable(state, lua.lua_absindex(state, index), depth, conversion);
       case lua.LUA_TFUNCTION:
-        throw new LuaConversionError(`a function value has no JSON form (at ${path})`);
+        throw new LuaConversionError(`a function value has no JSON form (at ${formatPath(conversion)})`);
       case lua.LUA_TTHREAD:
-        throw new LuaConversionError(`a thread (coroutine) value has no JSON form (at ${path})`);
+        throw new LuaConversionError(`a thread (coroutine) value has no JSON form (at ${formatPath(conversion)})`);
       default:
-        throw new LuaConversionError(`a userdata value has no JSON form (at ${path})`);
+        throw new LuaConversionError(`a userdata value has no JSON form (at ${formatPath(conversion)})`);
     }
   }
 
-  private readTable(state: LuaState, index: number, depth: number, path: string, conversion: Conversion): unknown {
+  private readTable(state: LuaState, index: number, depth: number, conversion: Conversion): unknown {
     const seen = conversion.seen;
-    if (depth >= MAX_JSON_DEPTH) throw new LuaConversionError(`table nested deeper than ${MAX_JSON_DEPTH} levels (at ${path})`);
+    if (depth >= MAX_JSON_DEPTH) throw new LuaConversionError(`table nested deeper than ${MAX_JSON_DEPTH} levels (at ${formatPath(conversion)})`);
     const identity = lua.lua_topointer(state, index) as object;
-    if (seen.has(identity)) throw new LuaConversionError(`table contains itself (at ${path})`);
-    if (!lua.lua_checkstack(state, 4)) throw new LuaConversionError(`Lua stack exhausted (at ${path})`);
+    if (seen.has(identity)) throw new LuaConversionError(`table contains itself (at ${formatPath(conversion)})`);
+    if (!lua.lua_checkstack(state, 4)) throw new LuaConversionError(`Lua stack exhausted (at ${formatPath(conversion)})`);
     seen.add(identity);
     try {
       if (this.isMarkedArray(state, index)) {
@@ -174,12 +189,14 @@ export class JsonBridge {
         const array: unknown[] = new Array(length);
         for (let position = 1; position <= length; position += 1) {
           lua.lua_rawgeti(state, index, position);
-          array[position - 1] = this.readValue(state, -1, depth + 1, `${path}[${position - 1}]`, conversion);
+          conversion.path.push(position - 1);
+          array[position - 1] = this.readValue(state, -1, depth + 1, conversion);
+          conversion.path.pop();
           lua.lua_pop(state, 1);
         }
         return array;
       }
-      return this.readEntries(state, index, depth, path, conversion);
+      return this.readEntries(state, index, depth, conversion);
     } finally {
       seen.delete(identity);
     }
@@ -194,16 +211,18 @@ export class JsonBridge {
   }
 
   /** Reads a table by `next`: a sequence 1..n becomes an array, anything else an object. */
-  private readEntries(state: LuaState, index: number, depth: number, path: string, conversion: Conversion): unknown {
+  private readEntries(state: LuaState, index: number, depth: number, conversion: Conversion): unknown {
     const keys: (string | number)[] = [];
     const values: unknown[] = [];
     let sequence = true;
     lua.lua_pushnil(state);
     while (lua.lua_next(state, index)) {
-      const key = this.readKey(state, path);
+      const key = this.readKey(state, conversion);
       if (typeof key !== 'number' || !Number.isInteger(key) || key < 1) sequence = false;
       keys.push(key);
-      values.push(this.readValue(state, -1, depth + 1, `${path}.${String(key)}`, conversion));
+      conversion.path.push(String(key));
+      values.push(this.readValue(state, -1, depth + 1, conversion));
+      conversion.path.pop();
       lua.lua_pop(state, 1);
     }
     if (keys.length === 0) return {};
@@ -228,14 +247,14 @@ export class JsonBridge {
   }
 
   /** The key at -2 (during `lua_next`) as a string or number; other key types are refused. */
-  private readKey(state: LuaState, path: string): string | number {
+  private readKey(state: LuaState, conversion: Conversion): string | number {
     switch (lua.lua_type(state, -2)) {
       case lua.LUA_TSTRING:
         return this.toText(lua.lua_tostring(state, -2) as Uint8Array);
       case lua.LUA_TNUMBER:
         return lua.lua_tonumber(state, -2);
       default:
-        throw new LuaConversionError(`a table key of type ${typeName(lua.lua_type(state, -2))} has no JSON form (at ${path})`);
+        throw new LuaConversionError(`a table key of type ${typeName(lua.lua_type(state, -2))} has no JSON form (at ${formatPath(conversion)})`);
     }
   }
 }
