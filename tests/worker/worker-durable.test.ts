@@ -15,8 +15,8 @@ let script: string;
 let kvDirectory: string;
 const running: Miniflare[] = [];
 
-async function instance(): Promise<Miniflare> {
-  const miniflare = await startWorker(script, { kvPersist: kvDirectory });
+async function instance(bindings: Record<string, string> = {}): Promise<Miniflare> {
+  const miniflare = await startWorker(script, { kvPersist: kvDirectory, bindings });
   running.push(miniflare);
   return miniflare;
 }
@@ -100,5 +100,26 @@ describe('durable runs across Miniflare instances sharing persisted KV', () => {
     expect(events.filter((event) => event.type === 'node_start' && event.node === 'review')).toHaveLength(1);
     await stop(left);
     await stop(right);
+  });
+
+  it('a tier-3 tool waits for approval; the approval, sent to another instance, runs it; roles gate the tool', async () => {
+    const tokens = { API_TOKENS: 'op-token:operator,view-token:viewer' };
+    const operator = { authorization: 'Bearer op-token' };
+    const first = await instance(tokens);
+    const paused = await call(first, 'POST', '/agents/approver/runs', { input: {} }, operator);
+    expect(paused.json).toMatchObject({ status: 'interrupted', stop_reason: 'confirmation', interrupt: { kind: 'tool_confirmation', tool: 'math.calculate', arguments: { expression: '6 * 7' } } });
+    const denied = await call(first, 'POST', '/agents/approver/runs', { input: {} }, operator);
+    await stop(first);
+
+    const second = await instance(tokens);
+    const approved = await call(second, 'POST', `/runs/${paused.json.run_id}/resume`, { approval: true }, operator);
+    expect(approved.json).toMatchObject({ status: 'completed', state: { answer: 'done', observations: ['{"result":42}', 'Goal achieved.'] } });
+    const refused = await call(second, 'POST', `/runs/${denied.json.run_id}/resume`, { approval: { approved: false } }, operator);
+    expect(refused.json.status).toBe('completed');
+    expect(refused.json.state.observations[0]).toMatch(/denied/i);
+    const viewer = await call(second, 'POST', '/agents/approver/runs', { input: {} }, { authorization: 'Bearer view-token' });
+    expect(viewer.json.status).toBe('completed');
+    expect(viewer.json.state.observations[0]).toContain('Access denied');
+    await stop(second);
   });
 });
