@@ -124,6 +124,11 @@ describe('filters', () => {
     ['{{ state.tags | reverse | join }}|{{ [3, 1, 2] | sort | join }}|{{ [1, 1, 2] | unique | join }}', 'cba|123|12'],
     ['{{ -4 | abs }}|{{ "hello world" | title }}|{{ "hello" | capitalize }}', '4|Hello World|Hello'],
     ['{{ state.profile | items | list | length }}', 2],
+    ["{{ [1, 2, 3.5] | sum }}|{{ state.errors | map(attribute='message') | map('length') | sum }}|{{ [{'n': 2}, {'n': 3}] | sum(attribute='n') }}", '6.5|17|5'],
+    ["{{ [3, 1, 2] | min }}|{{ [3, 1, 2] | max }}|{{ ['b', 'A', 'c'] | max }}|{{ [{'n': 2}, {'n': 3}] | max(attribute='n') }}|{{ [] | min }}", '1|3|c|3|'],
+    ["{{ [0, 1, '', 'a', none] | select | list }}|{{ [1, 2, 3, 4] | select('odd') | join }}|{{ [1, none, 2] | reject('none') | join }}", '[1, "a"]|13|12'],
+    ["{{ 'one  two\nthree' | wordcount }}", 3],
+    ["{{ ', '.join(state.tags) }}|{{ '-'.join([1, 2]) }}", 'a, b, c|1-2'],
   ])('%s', (source, expected) => {
     expect(render(source, { state })).toEqual(expected);
   });

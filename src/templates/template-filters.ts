@@ -4,6 +4,7 @@
  * and count the strings and lists they build against the render budget.
  */
 import { AgentError } from '../errors/agent-error.js';
+import { COLLECTION_FILTERS } from './collection-filters.js';
 import { formatJson } from './format-json.js';
 import {
   type RuntimeValue,
@@ -246,6 +247,7 @@ export const TEMPLATE_FILTERS: ReadonlyMap<string, TemplateFilter> = new Map<str
   ['round', roundFilter],
   ['bool', (operand) => makeBoolean(operand.__bool__().value)],
   ['list', (operand) => makeArray(itemsOf(operand, 'list').slice())],
+  ...COLLECTION_FILTERS,
 ]);
 
 /** Filters the library implements and tea-edge leaves to it. */

@@ -162,7 +162,18 @@ export class TemplateInterpreter extends Interpreter {
     else key = makeString(node.property.value as string);
     const asCallee = this.#program.callees.has(statement);
     if (asCallee && isString(target) && isString(key) && key.value === 'replace') return this.#stringReplace(target.value);
+    if (asCallee && isString(target) && isString(key) && key.value === 'join') return this.#stringJoin(target.value);
     return readMember(target, key, asCallee);
+  }
+
+  /** Python's `separator.join(items)`, which the library's strings lack. */
+  #stringJoin(separator: string): RuntimeValue {
+    return makeFunction(([items]) => {
+      if (items === undefined || !isArray(items)) throw new AgentError('TEMPLATE_ERROR', 'join() takes a list');
+      const texts = items.value.map((item) => toText(item));
+      this.#budget.size(texts.reduce((total, text) => total + text.length + separator.length, 0));
+      return makeString(texts.join(separator));
+    });
   }
 
   /** `text.replace(old, new, count)`, with the result size checked before it is built. */
