@@ -132,7 +132,7 @@ describe('seed 003: tools, roles and tiers', () => {
     expect((deniedResult['steps'] as Array<Record<string, unknown>>)[0]!['observation']).toBe('Denied by user');
   });
 
-  it('a resumed run never executes a call twice: calls before the pause are not replayed, and a reused call id is refused', async () => {
+  it('a resumed run never executes a call twice: calls before the pause are not replayed, and a replayed call is refused', async () => {
     const reader = spy('t.read');
     const writer = spy('t.write');
     const actions = [reader.action, writer.action];
@@ -149,14 +149,22 @@ describe('seed 003: tools, roles and tiers', () => {
     expect(reader.calls).toHaveLength(1);
     expect(pause.request.call_id).toBe('c2');
 
-    const replay = { content: '', tool_calls: [{ id: 'c2', type: 'function' as const, function: { name: 't_write', arguments: '{"q": "other"}' } }] };
-    const resumed = createFakeContext({ responses: [replay, { content: 'finished' }], actions, resume: { approval: { approved: true }, resume_data: pause.request.resume_data } });
+    // The model (or a scripted list restarted by the resume) sends the same batch again.
+    const resumed = createFakeContext({ responses: [batch, { content: 'finished' }], actions, resume: { approval: { approved: true }, resume_data: pause.request.resume_data } });
     const result = (await runAction('reason.react', params, resumed, actions)) as Record<string, unknown>;
     expect(reader.calls).toHaveLength(1);
     expect(writer.calls).toEqual([{ q: 'b' }]);
     const steps = result['steps'] as Array<Record<string, unknown>>;
-    expect(steps.find((step) => step['status'] === 'duplicate_id')?.['observation']).toContain('already executed');
+    expect(steps.filter((step) => step['status'] === 'repeated')).toHaveLength(2);
     expect(result['final_answer']).toBe('finished');
+  });
+
+  it('servers that reuse call ids across replies (call_0 every time) still get each distinct call run', async () => {
+    const reader = spy('t.read');
+    const reply = (q: string) => ({ tool_calls: [{ id: 'call_0', type: 'function' as const, function: { name: 't_read', arguments: JSON.stringify({ q }) } }] });
+    const { result } = await react({ goal: 'g', tool_mode: 'native', tools: ['t.read'] }, { responses: [reply('a'), reply('b'), { content: 'done' }], actions: [reader.action] });
+    expect(reader.calls).toEqual([{ q: 'a' }, { q: 'b' }]);
+    expect(result['final_answer']).toBe('done');
   });
 
   it('side-effecting actions default to tier 3; plain actions to tier 1', async () => {

@@ -11,7 +11,10 @@ import { isForbiddenKey, isRecord, parseJsonSafely } from '../safe-json.js';
 
 /** One tool call the model asked for; `arguments` is raw (a JSON string in native mode). */
 export interface RequestedCall {
+  /** The model's id (native mode), echoed as `tool_call_id`; servers may reuse ids across replies. */
   id: string;
+  /** Unique within the loop (`call_<step>_<n>`): what the executed-call record is keyed by. */
+  key: string;
   name: unknown;
   arguments: unknown;
   /** True when `arguments` is still the model's JSON text (native mode). */
@@ -51,7 +54,7 @@ export function decideFromObject(value: Record<string, unknown>, thinking: strin
     return { kind: 'final', thought, answer };
   }
   if (isFinalAction(action)) return { kind: 'final', thought, answer: finalAnswerOf(input) };
-  return { kind: 'tools', thought, calls: [{ id: `call_${step}_1`, name: action, arguments: input ?? {}, argumentsAreText: false }] };
+  return { kind: 'tools', thought, calls: [{ id: `call_${step}_1`, key: `call_${step}_1`, name: action, arguments: input ?? {}, argumentsAreText: false }] };
 }
 
 /** Reads a native tool-calling response. */
@@ -67,11 +70,11 @@ export function decideFromNative(response: LlmResponse, step: number): ReactDeci
   }
   const seen = new Set<string>();
   const requested: RequestedCall[] = calls.slice(0, MAX_CALLS_PER_RESPONSE).map((call, index) => {
-    // Ids key the executed-call record: only plain ids are kept (never `__proto__` and the like).
+    // Only plain ids are echoed back (never `__proto__` and the like).
     let id = typeof call.id === 'string' && /^[A-Za-z0-9_:-]{1,80}$/.test(call.id) && !isForbiddenKey(call.id) ? call.id : `call_${step}_${index + 1}`;
     if (seen.has(id)) id = `${id}_${index + 1}`;
     seen.add(id);
-    return { id, name: call.function?.name, arguments: call.function?.arguments ?? '{}', argumentsAreText: true };
+    return { id, key: `call_${step}_${index + 1}`, name: call.function?.name, arguments: call.function?.arguments ?? '{}', argumentsAreText: true };
   });
   const final = requested.find((call) => call.name === 'final_answer');
   if (final !== undefined) {

@@ -136,7 +136,7 @@ async function finishBatch(config: ReactConfig, loop: LoopState, context: Action
       loop.callHistory[checked.signature] = [batch.step, outcome.observation];
     } else {
       context.emit('tool_start', { step: batch.step, tool: checked.tool.name, arguments: checked.args, call_id: call.id, tier: checked.tool.tier, autonomous: checked.tool.tier === 1 });
-      outcome = await executeCall(context, checked.tool, checked.args, call.id, loop);
+      outcome = await executeCall(context, checked.tool, checked.args, call.key, loop);
       loop.callHistory[checked.signature] = [batch.step, outcome.observation];
     }
     approval = undefined;

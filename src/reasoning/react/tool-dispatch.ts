@@ -50,7 +50,7 @@ export function preflightCall(call: RequestedCall, table: ToolTable, native: boo
     const available = [...table.tools.map((entry) => (native ? entry.wireName : entry.name)), 'final_answer'];
     return refuse('unknown', `Unknown action: ${shownName}. Available: ${JSON.stringify(available)}`, null);
   }
-  if (Object.prototype.hasOwnProperty.call(state.executedCallIds, call.id)) return refuse('duplicate_id', `Call ${call.id} was already executed; it will not run again.`);
+  if (Object.prototype.hasOwnProperty.call(state.executedCallIds, call.key)) return refuse('duplicate_id', `Call ${call.id} was already executed; it will not run again.`);
   if (!roleAllows(role, tool.requiresRole)) return refuse('denied', `Access denied: ${tool.name} requires role ${tool.requiresRole}`);
   const args = readArguments(call, tool);
   if (typeof args === 'string') return refuse('invalid', `Invalid arguments for ${tool.name}: ${args}`);
@@ -74,9 +74,9 @@ export function preflightCall(call: RequestedCall, table: ToolTable, native: boo
 }
 
 /** Runs an approved, checked call through the registry; a failure is an observation. */
-export async function executeCall(context: ActionContext, tool: ReactTool, args: Record<string, unknown>, callId: string, state: DispatchState): Promise<CallOutcome> {
+export async function executeCall(context: ActionContext, tool: ReactTool, args: Record<string, unknown>, callKey: string, state: DispatchState): Promise<CallOutcome> {
   state.toolCalls++;
-  state.executedCallIds[callId] = true;
+  state.executedCallIds[callKey] = true;
   try {
     const result = await context.callAction(tool.name, args);
     return { status: 'ok', tool: tool.name, arguments: args, observation: truncateText(textOf(result ?? null), TOOL_LIMITS.maxObservationChars) };
