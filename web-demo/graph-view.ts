@@ -15,12 +15,13 @@ const MARGIN = 16;
 /** Builds the SVG of a graph. */
 export function renderGraph(graph: AgentGraph): SVGElement {
   const depth = layerDepths(graph);
-  const layers: string[][] = [];
+  const sparse: string[][] = [];
   for (const node of graph.nodes) {
     const layer = depth.get(node.name) ?? 0;
-    (layers[layer] ??= []).push(node.name);
+    (sparse[layer] ??= []).push(node.name);
   }
-  const widest = Math.max(1, ...layers.map((layer) => layer?.length ?? 0));
+  const layers = sparse.filter((layer) => layer !== undefined && layer.length > 0);
+  const widest = Math.max(1, ...layers.map((layer) => layer.length));
   const width = MARGIN * 2 + widest * NODE_WIDTH + (widest - 1) * COLUMN_GAP + 60;
   const height = MARGIN * 2 + layers.length * NODE_HEIGHT + (layers.length - 1) * LAYER_GAP;
   const position = new Map<string, { x: number; y: number }>();
@@ -39,7 +40,7 @@ export function renderGraph(graph: AgentGraph): SVGElement {
     width: String(width),
     class: 'graph',
     role: 'img',
-    'aria-label': `Agent graph: ${graph.nodes.length - 2} nodes`,
+    'aria-label': `Agent graph: ${graph.nodes.length - 2} node${graph.nodes.length === 3 ? '' : 's'}`,
   });
   svg.appendChild(
     svgElement('defs', {}, svgElement('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse' }, svgElement('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrow-head' }))),
@@ -101,12 +102,13 @@ export function highlightGraph(svg: Element, current: string | undefined, visite
 }
 
 function layerDepths(graph: AgentGraph): Map<string, number> {
+  const known = new Set(graph.nodes.map((node) => node.name));
   const depth = new Map<string, number>([[START, 0]]);
   const queue = [START];
   while (queue.length > 0) {
     const name = queue.shift()!;
     for (const edge of graph.edges) {
-      if (edge.from !== name || depth.has(edge.to)) continue;
+      if (edge.from !== name || depth.has(edge.to) || !known.has(edge.to)) continue;
       depth.set(edge.to, depth.get(name)! + 1);
       queue.push(edge.to);
     }

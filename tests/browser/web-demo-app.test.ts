@@ -54,6 +54,9 @@ describe.skipIf(!chromiumAvailable())('web demo app (Chromium)', () => {
     await page.waitForSelector('.cm-lintRange-error, .cm-lint-marker-error', { timeout: 10_000 });
     expect(await page.textContent('#problems')).toMatch(/INVALID_AGENT|UNKNOWN/);
     expect(await page.textContent('#problems')).toMatch(/line \d+/);
+    // The graph of a broken agent still draws (the unknown target is left out).
+    await page.waitForSelector('svg.graph g.node[data-node="a"]');
+    expect(await page.innerHTML('#graph')).not.toContain('NaN');
     await screenshot(page, 'editor-validation', false);
     await context.close();
   });

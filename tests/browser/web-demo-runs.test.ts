@@ -36,6 +36,9 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', () => {
     expect(await page.textContent('#final-state')).toContain('reflection');
     expect(await page.locator('svg.graph g.node.visited').count()).toBeGreaterThanOrEqual(1);
     await screenshot(page, 'reflection-scripted');
+    // The README picture: the same view, window-sized.
+    await page.setViewportSize({ width: 1200, height: 820 });
+    await screenshot(page, 'readme', false);
     await context.close();
   });
 
