@@ -1,6 +1,6 @@
 /** Built-in actions of the engine itself: validate.schema, json.parse, tools.list. */
 import { AgentError } from '../errors/agent-error.js';
-import { parseJsonSafely } from '../util/safe-json.js';
+import { DEFAULT_JSON_LIMITS, parseJsonSafely } from '../reasoning/safe-json.js';
 import type { ActionDefinition, CompiledSchema } from './types.js';
 import type { CompiledValue } from '../templates/types.js';
 
@@ -48,12 +48,10 @@ const jsonParse: ActionDefinition = {
       throw new AgentError('INVALID_PARAMS', '`text` must be a string');
     }
     const fenced = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(text);
-    try {
-      return { data: parseJsonSafely((fenced?.[1] ?? text).trim(), {}, 'json.parse text') };
-    } catch (error) {
-      if (params.strict === false) return { data: null, error: (error as Error).message };
-      throw error;
-    }
+    const parsed = parseJsonSafely((fenced?.[1] ?? text).trim(), { ...DEFAULT_JSON_LIMITS, maxLength: 8 * 1024 * 1024 });
+    if (parsed.ok) return { data: parsed.value };
+    if (params.strict === false) return { data: null, error: parsed.error };
+    throw new AgentError('INPUT_INVALID', `json.parse: ${parsed.error}`);
   },
 };
 

@@ -1,43 +1,10 @@
-/** JSON helpers for untrusted text and values: caps, no prototype keys, inert results. */
+/**
+ * JSON helpers for values the engine keeps (state updates): plain JSON copies, shallow merges,
+ * no prototype keys. Parsing untrusted JSON text lives in src/reasoning/safe-json.ts.
+ */
 import { AgentError } from '../errors/agent-error.js';
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
-
-export interface JsonLimits {
-  /** Largest text in characters (default 8 MiB). */
-  maxLength?: number;
-  /** Deepest nesting (default 64). */
-  maxDepth?: number;
-}
-
-/** JSON.parse with a size cap, a depth cap and prototype keys dropped. Throws AgentError. */
-export function parseJsonSafely(text: string, limits: JsonLimits = {}, where = 'JSON'): unknown {
-  const maxLength = limits.maxLength ?? 8 * 1024 * 1024;
-  if (text.length > maxLength) {
-    throw new AgentError('INPUT_TOO_LARGE', `${where} is ${text.length} characters, over the ${maxLength} limit`);
-  }
-  checkTextDepth(text, limits.maxDepth ?? 64, where);
-  try {
-    return JSON.parse(text, (key, value) => (FORBIDDEN.has(key) ? undefined : value));
-  } catch (error) {
-    throw new AgentError('INPUT_INVALID', `${where} is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-function checkTextDepth(text: string, maxDepth: number, where: string): void {
-  let depth = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index++) {
-    const char = text.charCodeAt(index);
-    if (inString) {
-      if (char === 92) index++;
-      else if (char === 34) inString = false;
-    } else if (char === 34) inString = true;
-    else if (char === 91 || char === 123) {
-      if (++depth > maxDepth) throw new AgentError('INPUT_TOO_LARGE', `${where} nests deeper than ${maxDepth} levels`);
-    } else if (char === 93 || char === 125) depth--;
-  }
-}
 
 /**
  * Returns a plain-JSON copy of a value (what JSON.stringify then JSON.parse would give), refusing
