@@ -129,6 +129,8 @@ describe('filters', () => {
     ["{{ [0, 1, '', 'a', none] | select | list }}|{{ [1, 2, 3, 4] | select('odd') | join }}|{{ [1, none, 2] | reject('none') | join }}", '[1, "a"]|13|12'],
     ["{{ 'one  two\nthree' | wordcount }}", 3],
     ["{{ ', '.join(state.tags) }}|{{ '-'.join([1, 2]) }}", 'a, b, c|1-2'],
+    ["{{ '%.2f' | format(state.ratio) }}|{{ '%s is %d' | format(state.name, 36.6) }}|{{ '%05.1f|%-4s|%+d|%3s|%%' | format(2.25, 'ab', 3, 'x') }}", '0.25|Ada is 36|002.2|ab  |+3|  x|%'],
+    ["{{ '%s/%s' % (state.count, 4) }}|{{ 'score: %.1f' % state.ratio }}|{{ 7 % 4 }}|{{ 7.5 % 2 }}", '3/4|score: 0.2|3|1.5'],
   ])('%s', (source, expected) => {
     expect(render(source, { state })).toEqual(expected);
   });

@@ -26,7 +26,7 @@ import {
 } from './jinja-runtime.js';
 import type { RenderBudget } from './render-budget.js';
 import { readAttributePath } from './read-member.js';
-import { parseFloatText, parseIntegerText, pythonReplace, roundNumber, truncateText } from './text-helpers.js';
+import { type FormatArgument, parseFloatText, parseIntegerText, percentFormat, pythonReplace, roundNumber, truncateText } from './text-helpers.js';
 
 /** What a filter gets besides its operand and arguments. */
 export interface FilterContext {
@@ -222,6 +222,19 @@ const stringFilter: TemplateFilter = (operand, _args, _keywords, context) => {
   return makeString(text);
 };
 
+/** An argument of `%` formatting: its printed text and, when it is a number (or boolean), the number. */
+export function formatArgument(value: RuntimeValue): FormatArgument {
+  const number = isNumber(value) ? value.value : isBoolean(value) ? Number(value.value) : undefined;
+  return { text: toText(value), number };
+}
+
+/** `'%.2f' | format(x)` and `'%s=%s' % (a, b)`: Python `%` formatting. */
+export function formatValues(template: RuntimeValue, values: RuntimeValue[], context: FilterContext): RuntimeValue {
+  const text = percentFormat(toText(template), values.map(formatArgument));
+  context.budget.size(text.length);
+  return makeString(text);
+}
+
 /** tea-edge's filters by name (aliases included). A constant table; never changed at run time. */
 export const TEMPLATE_FILTERS: ReadonlyMap<string, TemplateFilter> = new Map<string, TemplateFilter>([
   ['tojson', toJson],
@@ -247,6 +260,7 @@ export const TEMPLATE_FILTERS: ReadonlyMap<string, TemplateFilter> = new Map<str
   ['round', roundFilter],
   ['bool', (operand) => makeBoolean(operand.__bool__().value)],
   ['list', (operand) => makeArray(itemsOf(operand, 'list').slice())],
+  ['format', (operand, args, _keywords, context) => formatValues(operand, args, context)],
   ...COLLECTION_FILTERS,
 ]);
 

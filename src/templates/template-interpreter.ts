@@ -28,7 +28,7 @@ import {
 import { readMember } from './read-member.js';
 import { pythonReplace } from './text-helpers.js';
 import type { RenderBudget } from './render-budget.js';
-import { type FilterContext, TEMPLATE_FILTERS } from './template-filters.js';
+import { type FilterContext, TEMPLATE_FILTERS, formatValues } from './template-filters.js';
 import { TEMPLATE_TESTS } from './template-tests.js';
 import type { PreparedProgram } from './prepare-program.js';
 
@@ -127,6 +127,14 @@ export class TemplateInterpreter extends Interpreter {
       case 'BinaryExpression': {
         const node = statement as unknown as { operator: { value: string }; left: TemplateNode; right: TemplateNode };
         if (node.operator.value === '*') return this.#multiply(this.evaluate(node.left, environment), this.evaluate(node.right, environment));
+        if (node.operator.value === '%') {
+          const left = this.evaluate(node.left, environment);
+          const right = this.evaluate(node.right, environment);
+          if (!isString(left)) return this.#checked(this.#remainder(left, right));
+          // Python's `'%s and %s' % (a, b)`; a single value needs no tuple.
+          const values = isArray(right) ? right.value : [right];
+          return formatValues(left, values, this.#filterContext(environment));
+        }
         if (node.operator.value === '~') {
           // Jinja's `~` prints both sides, so a missing or null side adds nothing (the library refuses them).
           const text = toText(this.evaluate(node.left, environment)) + toText(this.evaluate(node.right, environment));
@@ -225,6 +233,13 @@ export class TemplateInterpreter extends Interpreter {
       return makeArray(items);
     }
     throw new AgentError('TEMPLATE_ERROR', `cannot multiply ${left.type} by ${right.type}`);
+  }
+
+  /** `%` on numbers, as the library computes it (sign of the left side, like JS). */
+  #remainder(left: RuntimeValue, right: RuntimeValue): RuntimeValue {
+    if (!isNumber(left) || !isNumber(right)) throw new AgentError('TEMPLATE_ERROR', `cannot apply % to ${left.type} and ${right.type}`);
+    const remainder = left.value % right.value;
+    return isInteger(left) && isInteger(right) ? makeInteger(remainder) : makeFloat(remainder);
   }
 
   /** Strings and lists built by an operation stay within the size limit. */

@@ -82,3 +82,51 @@ export function truncateText(text: string, length: number, killWords: boolean, e
   const lastSpace = cut.lastIndexOf(' ');
   return (lastSpace === -1 ? cut : cut.slice(0, lastSpace)) + end;
 }
+
+/** A value as `%s`/`%d`/`%f` see it: its printed text, or its number. */
+export interface FormatArgument {
+  text: string;
+  number: number | undefined;
+}
+
+/**
+ * Python's `%` formatting for the common conversions: `%s`, `%r`, `%d`/`%i`, `%f`/`%F`, `%e`, `%x`,
+ * `%%`, with flags `-`, `0`, `+`, space, width and precision (`%-10s`, `%05.2f`).
+ */
+export function percentFormat(template: string, args: readonly FormatArgument[]): string {
+  let next = 0;
+  const result = template.replace(/%([-0+ ]*)(\d+)?(?:\.(\d+))?([sridfFeExX%])/g, (_match, flags: string, width?: string, precision?: string, conversion?: string) => {
+    if (conversion === '%') return '%';
+    const argument = args[next++];
+    if (argument === undefined) throw new AgentError('TEMPLATE_ERROR', 'format: not enough arguments for the format string');
+    let text: string;
+    if (conversion === 's' || conversion === 'r') {
+      text = precision === undefined ? argument.text : argument.text.slice(0, Number(precision));
+    } else {
+      const number = argument.number;
+      if (number === undefined) throw new AgentError('TEMPLATE_ERROR', `format: %${conversion} needs a number, got '${argument.text}'`);
+      if (conversion === 'd' || conversion === 'i') text = String(Math.trunc(number));
+      else if (conversion === 'x' || conversion === 'X') text = Math.trunc(number).toString(16);
+      else if (conversion === 'e' || conversion === 'E') text = number.toExponential(precision === undefined ? 6 : Number(precision)).replace(/e([+-])(\d)$/, 'e$10$2');
+      else text = fixed(number, precision === undefined ? 6 : Math.min(Number(precision), 100));
+      if (conversion === 'X' || conversion === 'E' || conversion === 'F') text = text.toUpperCase();
+      if (number >= 0 && flags.includes('+')) text = '+' + text;
+      else if (number >= 0 && flags.includes(' ')) text = ' ' + text;
+    }
+    const size = width === undefined ? 0 : Math.min(Number(width), 1000);
+    if (text.length >= size) return text;
+    if (flags.includes('-')) return text.padEnd(size);
+    if (flags.includes('0') && conversion !== 's' && conversion !== 'r') {
+      const sign = /^[+\- ]/.test(text) ? text[0]! : '';
+      return sign + text.slice(sign.length).padStart(size - sign.length, '0');
+    }
+    return text.padStart(size);
+  });
+  if (next < args.length) throw new AgentError('TEMPLATE_ERROR', 'format: not all arguments converted');
+  return result;
+}
+
+/** `%.Nf` as Python prints it: exact binary ties round half to even (`'%.1f' % 2.25` is `2.2`). */
+function fixed(number: number, digits: number): string {
+  return digits <= 15 && Number.isFinite(number) ? roundNumber(number, digits, 'common').toFixed(digits) : number.toFixed(digits);
+}
