@@ -63,3 +63,27 @@ describe('tea-edge run against a mock OpenAI-compatible server', () => {
     expect(events.at(-1).data.state.verdict).toBe('unknown');
   });
 });
+
+describe('record and replay through the CLI', () => {
+  it('a recorded run replays with no network to the same state; a changed request is reported', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const traceDir = mkdtempSync(path.join(tmpdir(), 'tea-record-'));
+    const server = await startMockOpenAI({ replies: ['Paris'] });
+    const recorded = await cli(['run', 'tests/agents/scripted-llm.yaml', '--input', '{"country":"France"}', '--llm-base-url', server.url, '--record', '--trace-dir', traceDir, '--stream']);
+    await server.close();
+    expect(recorded.code).toBe(0);
+    const events = recorded.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const runId = events[0].run_id;
+    expect(events.at(-1).data.state.verdict).toBe('right: Paris');
+
+    const replayed = await cli(['run', 'tests/agents/scripted-llm.yaml', '--input', '{"country":"France"}', '--llm-base-url', 'http://127.0.0.1:9/v1', '--replay', path.join(traceDir, runId)]);
+    expect(replayed.stderr).toBe('');
+    expect(replayed.code).toBe(0);
+    expect(JSON.parse(replayed.stdout).verdict).toBe('right: Paris');
+
+    const changed = await cli(['run', 'tests/agents/scripted-llm.yaml', '--input', '{"country":"Spain"}', '--replay', path.join(traceDir, runId)]);
+    expect(changed.code).toBe(1);
+    expect(changed.stderr).toMatch(/LLM_BAD_RESPONSE/);
+  });
+});
