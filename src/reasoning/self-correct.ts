@@ -36,11 +36,19 @@ export function reasonSelfCorrect(): ActionDefinition<CompiledParams> {
       checkIntegerAtLoad(params, compiler, 'improvement_rounds', 0, MAX_ROUNDS);
       return params;
     },
-    run: (compiled, context) => runSelfCorrect(renderParams(compiled, context), context),
+    run: (compiled, context) => {
+      // critic_prompt is rendered each round, so `{{ output }}` (seed 004) is the current output.
+      const { critic_prompt: criticTemplate, ...rest } = compiled;
+      const criticPrompt = (current: unknown, round: number, task: unknown): unknown =>
+        criticTemplate?.render(context.scope({ output: current, round, iteration: round, task }));
+      return runSelfCorrect(renderParams(rest, context), context, criticPrompt);
+    },
   };
 }
 
-async function runSelfCorrect(params: Record<string, unknown>, context: ActionContext): Promise<Record<string, unknown>> {
+type CriticPromptRenderer = (current: unknown, round: number, task: unknown) => unknown;
+
+async function runSelfCorrect(params: Record<string, unknown>, context: ActionContext, renderCritic: CriticPromptRenderer): Promise<Record<string, unknown>> {
   const trace = createReasoningTrace();
   try {
     const task = textOf(params['task'] ?? '');
@@ -49,8 +57,8 @@ async function runSelfCorrect(params: Record<string, unknown>, context: ActionCo
     const model = reportedModel(context, params);
     const generatorModel = typeof params['generator_model'] === 'string' ? params['generator_model'] : model;
     const criticModel = typeof params['critic_model'] === 'string' ? params['critic_model'] : model;
-    const criticPrompt = typeof params['critic_prompt'] === 'string' && params['critic_prompt'] !== '' ? params['critic_prompt'] : DEFAULT_CRITIC_PROMPT;
     trace.add('self_correct_start', { task, improvement_rounds: rounds, generator_model: generatorModel, critic_model: criticModel });
+
 
     const generated = await callModel(context, llmOptions(params, params['generator_model']), [
       { role: 'system', content: renderGeneratePrompt({}) },
@@ -79,7 +87,7 @@ async function runSelfCorrect(params: Record<string, unknown>, context: ActionCo
     const skipped: Array<{ round: number; error: string }> = [];
     for (let round = 1; round <= rounds; round++) {
       const critique = await callModel(context, llmOptions(params, params['critic_model']), [
-        { role: 'system', content: renderCriticPrompt({ criticPrompt }) },
+        { role: 'system', content: renderCriticPrompt({ criticPrompt: criticPromptText(renderCritic(current, round, task)) }) },
         { role: 'user', content: `Task: ${task}\n\nCurrent output:\n${textOf(current)}` },
       ], 'reason.self_correct');
       if (!critique.ok) {
@@ -120,4 +128,8 @@ async function runSelfCorrect(params: Record<string, unknown>, context: ActionCo
     trace.add('error', { error: messageOf(error) });
     return failureResult(`Self-correction failed: ${messageOf(error)}`, trace.entries);
   }
+}
+
+function criticPromptText(rendered: unknown): string {
+  return typeof rendered === 'string' && rendered.trim() !== '' ? rendered : rendered === undefined || rendered === null || rendered === '' ? DEFAULT_CRITIC_PROMPT : textOf(rendered);
 }

@@ -44,3 +44,33 @@ describe('examples/reason-*.yaml', () => {
     expect(result.state['parts']).toBe(3);
   });
 });
+
+describe('reason.self_correct in the engine', () => {
+  it('critic_prompt is rendered each round: {{ output }} is the current output (seed 004)', async () => {
+    const yaml = `name: critic-output
+settings:
+  llm:
+    provider: scripted
+    scripted:
+      - '{"output": "draft one"}'
+      - '{"improved_output": "draft two"}'
+      - '{"improved_output": "draft three"}'
+nodes:
+  - name: write
+    uses: reason.self_correct
+    with:
+      task: write
+      improvement_rounds: 2
+      critic_prompt: "Review this text: {{ output }}"
+    output: writing
+`;
+    const { result, events } = await runYaml(yaml, {}, { capturePayloads: true });
+    expect(result.status).toBe('completed');
+    const systems = events
+      .filter((event) => event.type === 'llm_request')
+      .map((event) => JSON.stringify((event.data['request'] as { messages: unknown[] }).messages[0]));
+    expect(systems[1]).toContain('Review this text: draft one');
+    expect(systems[2]).toContain('Review this text: draft two');
+    expect((result.state['writing'] as Record<string, unknown>)['output']).toBe('draft three');
+  });
+});
