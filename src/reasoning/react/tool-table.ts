@@ -69,8 +69,9 @@ export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTab
     try {
       definition = compiler.action(name, field);
     } catch (error) {
-      const reason = AgentError.isInstance(error) ? error.message : String(error);
-      throw compiler.error(`tool '${name}' is not a registered action (${reason})`, field, 'UNKNOWN_TOOL');
+      const similar = AgentError.isInstance(error) && Array.isArray(error.details['similar']) ? (error.details['similar'] as unknown[]).map(String) : [];
+      const hint = similar.length > 0 ? `; did you mean ${similar.join(', ')}?` : '';
+      throw compiler.error(`tool '${name}' is not a registered action${hint}`, field, 'UNKNOWN_TOOL');
     }
     if (folded.has(name.toLowerCase())) throw compiler.error(`tool '${name}' is listed twice (names are compared ignoring case)`, field);
     folded.add(name.toLowerCase());
