@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { chromiumAvailable, launchChromium } from './support/chromium.js';
-import { fixture, openDemo, runAgentInPage, screenshot, setAgent, startRun, waitForEnd } from './support/demo-page.js';
+import { fixture, openDemo, runAgentInPage, screenshot, SCREENSHOTS, setAgent, startRun, waitForEnd } from './support/demo-page.js';
 import { ROOT, serveDemo, type DemoServer } from './support/serve-demo.js';
 
 const REFLECTION_EXAMPLE = 'reflection-json-schema.yaml';
@@ -75,7 +75,7 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', () => {
       await page.click('#probe-button');
       await page.waitForSelector('#cors-error', { timeout: 20_000 });
       expect(await page.textContent('#probe-result')).toContain('OLLAMA_ORIGINS');
-      await screenshot(page, 'settings-cors', false);
+      await page.locator('section.settings').screenshot({ path: path.join(SCREENSHOTS, 'settings-cors.png') });
       await page.fill('#model-url', mock.url);
       await page.click('#probe-button');
       await page.waitForSelector('#probe-result .ok-text', { timeout: 20_000 });
@@ -102,6 +102,21 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', () => {
     expect(steps).toContain('memory.store');
     expect(await page.textContent('#final-state')).toContain('The total is 42');
     await screenshot(page, 'react-steps');
+    await context.close();
+  });
+
+  it('feeds a denial back to the agent when the user denies a tier-3 tool', async () => {
+    const { context, page } = await openDemo(browser, server.url);
+    await setAgent(page, await fixture('react-confirm.yaml'));
+    expect(await runAgentInPage(page)).toBe('interrupted');
+    await page.waitForSelector('#confirm-dialog[open]');
+    // Keyboard only: Tab from Approve to Deny, then Enter.
+    await page.focus('#approve-button');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#run-status[data-status="completed"]');
+    expect(await page.textContent('#react-steps')).toContain('Denied');
+    expect(await page.textContent('#final-state')).toContain('it was not saved');
     await context.close();
   });
 

@@ -52,8 +52,11 @@ export async function serveDemo(): Promise<DemoServer> {
   if (existsSync(nodeHost) && !process.env.TEA_BROWSER_STATIC) {
     const module = (await import(pathToFileURL(nodeHost).href)) as { serve?: (options: Record<string, unknown>) => Promise<unknown> | unknown };
     if (typeof module.serve === 'function') {
+      // The demo needs none of the server's agents; an empty folder keeps a broken example from
+      // stopping the browser tests.
       const traceDir = mkdtempSync(path.join(tmpdir(), 'tea-browser-'));
-      const started = (await module.serve({ port: 0, hostname: '127.0.0.1', agentsDir: path.join(ROOT, 'examples'), traceDir, webDemoDir: DIST })) as Record<string, unknown>;
+      const agentsDir = mkdtempSync(path.join(tmpdir(), 'tea-browser-agents-'));
+      const started = (await module.serve({ port: 0, hostname: '127.0.0.1', agentsDir, traceDir, webDemoDir: DIST })) as Record<string, unknown>;
       const url = typeof started.url === 'string' ? started.url : `http://127.0.0.1:${String(started.port)}`;
       const close = typeof started.close === 'function' ? (started.close as () => Promise<void> | void) : () => undefined;
       return { url: url.endsWith('/') ? url : `${url}/`, via: 'tea-edge serve', close: async () => void (await close.call(started)) };
