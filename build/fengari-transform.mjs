@@ -47,7 +47,24 @@ const fileEdits = {
       find: 'let totallen = n * l + (n - 1) * lsep;',
       replace: (text) => `${text}\n        if (totallen === 0) { lua_pushliteral(L, ""); return 1; }\n        ${hook('L.l_G', 'checkString(L, totallen)')}`,
     },
-    { description: 'pattern step per match()', find: 'if (ms.matchdepth-- === 0)', replace: (text) => `${hook('ms.L.l_G', 'countPatternSteps(ms.L, 1)')}\n    ${text}` },
+    // One step per pattern item matched (match() walks literal runs in a loop, not by recursion).
+    {
+      description: 'pattern step per pattern item',
+      find: '    while (gotoinit || gotodefault) {\n        gotoinit = false;',
+      replace: (text) => `${text}\n        ${hook('ms.L.l_G', 'countPatternSteps(ms.L, 1)')}`,
+    },
+    // Subject and pattern scans outside match(): plain find, nospecials, gsub/gmatch set-up.
+    {
+      description: 'find/gmatch scan cost',
+      count: 2,
+      find: '    let ls = s.length;\n    let lp = p.length;',
+      replace: (text) => `${text}\n    ${hook('L.l_G', 'countPatternSteps(L, (ls + lp) >> 5)')}`,
+    },
+    {
+      description: 'gsub scan cost',
+      find: '    let lp = p.length;\n    let lastmatch = null;',
+      replace: (text) => `${text}\n    ${hook('L.l_G', 'countPatternSteps(L, (srcl + lp) >> 5)')}`,
+    },
     {
       description: 'pattern steps of max_expand',
       find: '    while (singlematch(ms, s + i, p, ep))\n        i++;',
@@ -72,6 +89,18 @@ const fileEdits = {
   ],
   'lvm.js': [
     { description: 'concatenation size check', find: '            let buff = new Uint8Array(tl);', replace: (text) => `            ${hook('L.l_G', 'checkString(L, tl)')}\n${text}` },
+    // Comparing long strings is one instruction but scans them: one instruction per 32 bytes.
+    {
+      description: 'string equality cost',
+      find: '            return luaS_eqlngstr(t1.tsvalue(), t2.tsvalue()) ? 1 : 0;',
+      replace: (text) => `            if (t1.vslen() > 256) ${hook('L.l_G', 'chargeInstructions(L, t1.vslen() >> 5)')}\n${text}`,
+    },
+    {
+      description: 'string ordering cost',
+      count: 2,
+      find: '    else if (l.ttisstring() && r.ttisstring())',
+      replace: (text) => `    if (l.ttisstring() && r.ttisstring() && l.vslen() + r.vslen() > 256) ${hook('L.l_G', 'chargeInstructions(L, (l.vslen() + r.vslen()) >> 5)')}\n${text}`,
+    },
   ],
   'lauxlib.js': [
     {
@@ -82,6 +111,8 @@ const fileEdits = {
   ],
   'lzio.js': [
     { description: 'lexer buffer growth check', find: 'const luaZ_resizebuffer = function(L, buff, size) {', replace: (text) => `${text}\n    ${hook('L.l_G', 'checkString(L, size)')}` },
+    // Parsing costs far more than one instruction per byte: `load` is charged 4 per byte read.
+    { description: 'parse cost', find: '    let size = buff.length;\n    if (size === 0)\n        return EOZ;', replace: (text) => `${text}\n    ${hook('z.L.l_G', 'chargeInstructions(z.L, size * 4)')}` },
   ],
   'lstring.js': [
     { description: 'string creation count', find: '    lua_assert(str instanceof Uint8Array);\n    return new TString(L, str);', replace: (text) => `    ${hook('L.l_G', 'countString(L, str.length)')}\n${text}` },
@@ -89,6 +120,27 @@ const fileEdits = {
   'ltable.js': [
     { description: 'table creation count', find: '        this.id = L.l_G.id_counter++;', replace: (text) => `${text}\n        this.l_G = L.l_G;\n        ${hook('L.l_G', 'countTableSlots(L, 1)')}` },
     { description: 'table entry count', find: 'const add = function(t, hash, key, value) {', replace: (text) => `${text}\n    ${hook('t.l_G', 'countTableSlots(null, 1)')}` },
+  ],
+  'lobject.js': [
+    // A numeral longer than 200 bytes is not a number (Lua's own L_MAXLENNUM): string → number
+    // coercion of a 1 MiB string would otherwise decode all of it on every arithmetic operation.
+    { description: 'numeral length cap', find: 'const luaO_str2num = function(s, o) {', replace: (text) => `${text}\n    if (s.length > 200) return 0;` },
+  ],
+  'lbaselib.js': [
+    { description: 'numeral length cap (tonumber with base)', find: 'const b_str2int = function(s, base) {', replace: (text) => `${text}\n    if (s.length > 200) return null;` },
+  ],
+  'lutf8lib.js': [
+    // utf8.len and utf8.offset scan the string; utf8.codepoint is bounded by the stack size.
+    {
+      description: 'utf8.len scan cost',
+      find: '    let n = 0;\n    let s = luaL_checkstring(L, 1);',
+      replace: (text) => `${text}\n    ${hook('L.l_G', 'chargeInstructions(L, s.length >> 5)')}`,
+    },
+    {
+      description: 'utf8.offset scan cost',
+      find: '    let s = luaL_checkstring(L, 1);\n    let n = luaL_checkinteger(L, 2);',
+      replace: (text) => `${text}\n    ${hook('L.l_G', 'chargeInstructions(L, s.length >> 5)')}`,
+    },
   ],
   'lapi.js': [
     // table.insert/remove/move/concat/unpack/sort loop through lua_geti/lua_seti, driven by a

@@ -53,6 +53,8 @@ export class JsonBridge {
   /** UTF-8 bytes of recently pushed short strings (bounded; fengari copies what it is given). */
   private readonly shortStrings = new Map<string, Uint8Array>();
   private readonly decoder = new TextDecoder('utf-8');
+  /** How many values the last conversion visited (also after a failed one): its cost. */
+  lastConversionSize = 0;
   /** Registry reference of the protected metatable that marks JSON arrays. */
   private arrayMetatableRef = 0;
 
@@ -89,7 +91,12 @@ export class JsonBridge {
 
   /** Pushes a JSON value as Lua; `undefined` becomes nil. */
   push(state: LuaState, value: unknown, name?: string): void {
-    this.pushValue(state, value, 0, { seen: new Set(), path: name === undefined ? [] : [name], remaining: MAX_JSON_VALUES_IN });
+    const conversion: Conversion = { seen: new Set(), path: name === undefined ? [] : [name], remaining: MAX_JSON_VALUES_IN };
+    try {
+      this.pushValue(state, value, 0, conversion);
+    } finally {
+      this.lastConversionSize = MAX_JSON_VALUES_IN - conversion.remaining;
+    }
   }
 
   private pushValue(state: LuaState, value: unknown, depth: number, conversion: Conversion): void {
@@ -143,7 +150,12 @@ export class JsonBridge {
 
   /** Converts the Lua value at `index` to JSON. nil (and none) become null. Runs no Lua code. */
   read(state: LuaState, index: number): unknown {
-    return this.readValue(state, index, 0, { seen: new Set(), path: [], remaining: MAX_JSON_VALUES_OUT });
+    const conversion: Conversion = { seen: new Set(), path: [], remaining: MAX_JSON_VALUES_OUT };
+    try {
+      return this.readValue(state, index, 0, conversion);
+    } finally {
+      this.lastConversionSize = MAX_JSON_VALUES_OUT - conversion.remaining;
+    }
   }
 
   private readValue(state: LuaState, index: number, depth: number, conversion: Conversion): unknown {

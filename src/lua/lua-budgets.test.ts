@@ -43,6 +43,31 @@ describe('instruction budget', () => {
     expectBudget('table.move({}, 1, 2^30, 2)', 'instructions');
   });
 
+  it('charges one-instruction operations that scan long strings', () => {
+    const setup = 'local a, b = ("x"):rep(1e6), ("x"):rep(1e6)\n';
+    expectBudget(`${setup}local n = 0 while true do if a == b then n = n + 1 end end`, 'instructions');
+    expectBudget(`${setup}while true do local less = a < b end`, 'instructions');
+    expectBudget(`${setup}while true do utf8.len(a) end`, 'instructions');
+    expectBudget(`${setup}while true do print(a) end`, 'instructions');
+    expectBudget(`${setup}local padded = (" "):rep(1e6 - 1) .. "1" while true do json.decode(padded) end`, 'instructions');
+  });
+
+  it('refuses 1 MiB numerals instead of decoding them on every operation', () => {
+    expect(luaError('local s = ("1"):rep(1e6) return s + 1').code).toBe('LUA_ERROR');
+    // each failed attempt builds an error message: whichever budget runs out first ends it
+    const error = luaError('local s = ("1"):rep(1e6) while true do pcall(function() return s + 1 end) end');
+    expect(error.code).toBe('LUA_BUDGET');
+    expect(['instructions', 'string_bytes']).toContain(error.details.budget);
+  });
+
+  it('charges load() for the code it parses', () => {
+    expectBudget('local chunk = ("x = 1 "):rep(1e4) while true do load(chunk) end', 'instructions');
+  });
+
+  it('charges failed json.encode attempts for the values they visited', () => {
+    expectBudget('local t = {} for i = 1, 1e5 do t[i] = i end t[#t + 1] = print while true do pcall(json.encode, t) end', 'instructions');
+  });
+
   it('honours a smaller budget and lets honest work finish', () => {
     expectBudget('local s = 0 for i = 1, 1e5 do s = s + i end', 'instructions', { budget: { instructions: 10_000 } });
     expect(compileLua('local s = 0 for i = 1, 1e4 do s = s + i end return s', {}).run({})).toBe(50005000);
@@ -68,7 +93,9 @@ describe('string budgets', () => {
   });
 
   it('bounds the lexer buffer of load() with a reader function', () => {
-    expectBudget("local piece = ('x'):rep(1000) load(function() return piece end)", 'string_size');
+    const code = "local piece = ('x'):rep(1000) load(function() return piece end)";
+    expectBudget(code, 'instructions'); // parsing is charged 4 instructions per byte
+    expectBudget(code, 'string_size', { budget: { instructions: 1e8 } });
   });
 
   it('stops gsub explosions', () => {
@@ -97,6 +124,11 @@ describe('table growth budget', () => {
 describe('pattern budget', () => {
   it("ends the catastrophic string.find(string.rep('a', 300), '.-.-.-.-.-b') with pattern_steps", () => {
     expectBudget("return string.find(string.rep('a', 300), '.-.-.-.-.-b')", 'pattern_steps');
+  });
+
+  it('bounds long literal patterns and repeated scans', () => {
+    expectBudget("return ('a'):rep(1e5):find(('a'):rep(5e4) .. 'b')", 'pattern_steps');
+    expectBudget("local s = ('x'):rep(1e6) while true do s:find('y', 1, true) end", 'pattern_steps');
   });
 
   it('bounds greedy backtracking, %b scans and plain finds', () => {

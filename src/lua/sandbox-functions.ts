@@ -19,23 +19,35 @@ export interface CallContext {
   materialized: number;
 }
 
+/** Charges work done by a library function to the running call's instruction budget. */
+function chargeInstructions(state: LuaState, instructions: number): void {
+  const meter = state.l_G.teaBudget;
+  if (meter !== null && meter.armed && instructions > 0) meter.chargeInstructions(state, instructions);
+}
+
 export function createCallContext(): CallContext {
   return { onPrint: undefined, printBytesLeft: 0, printTruncated: false, randomState: null, materialized: 0 };
 }
 
-/** `print(...)`: arguments through `tostring`, tab-separated, one line per call. */
+/** `print(...)`: arguments through `tostring`, tab-separated, one line per call, capped per call. */
 export function createPrint(context: CallContext, bridge: JsonBridge): LuaCFunction {
   return (state) => {
     const count = lua.lua_gettop(state);
-    const parts: string[] = [];
+    const parts: Uint8Array[] = [];
+    let bytes = 0;
     for (let index = 1; index <= count; index += 1) {
-      parts.push(bridge.toText(lauxlib.luaL_tolstring(state, index)));
+      const part = lauxlib.luaL_tolstring(state, index);
+      bytes += part.length;
+      parts.push(part);
       lua.lua_pop(state, 1);
     }
+    chargeInstructions(state, bytes >> 5);
     if (context.onPrint === undefined || context.printTruncated) return 0;
-    let line = parts.join('\t');
-    if (line.length + 1 > context.printBytesLeft) {
-      line = `${line.slice(0, Math.max(0, context.printBytesLeft - 1))}… [print output truncated]`;
+    // Decode no more than can still be shown (a UTF-8 character is at most 4 bytes).
+    const room = context.printBytesLeft;
+    let line = parts.map((part) => bridge.toText(part.length > room * 4 ? part.subarray(0, room * 4) : part)).join('\t');
+    if (line.length + 1 > room) {
+      line = `${line.slice(0, Math.max(0, room - 1))}… [print output truncated]`;
       context.printTruncated = true;
     }
     context.printBytesLeft -= line.length + 1;
@@ -99,14 +111,20 @@ export function createJsonFunctions(bridge: JsonBridge): Record<'encode' | 'deco
       try {
         text = JSON.stringify(bridge.read(state, 1));
       } catch (error) {
-        if (error instanceof LuaConversionError) return lauxlib.luaL_error(state, `json.encode: ${error.message}`);
+        if (error instanceof LuaConversionError) {
+          chargeInstructions(state, bridge.lastConversionSize);
+          return lauxlib.luaL_error(state, `json.encode: ${error.message}`);
+        }
         throw error;
       }
+      chargeInstructions(state, bridge.lastConversionSize);
       bridge.pushString(state, text);
       return 1;
     },
     decode: (state) => {
-      const text = bridge.toText(lauxlib.luaL_checkstring(state, 1));
+      const bytes = lauxlib.luaL_checkstring(state, 1);
+      chargeInstructions(state, bytes.length >> 5);
+      const text = bridge.toText(bytes);
       let value: unknown;
       try {
         value = JSON.parse(text);
@@ -118,6 +136,8 @@ export function createJsonFunctions(bridge: JsonBridge): Record<'encode' | 'deco
       } catch (error) {
         if (error instanceof LuaConversionError) return lauxlib.luaL_error(state, `json.decode: ${error.message}`);
         throw error;
+      } finally {
+        chargeInstructions(state, bridge.lastConversionSize);
       }
       return 1;
     },
