@@ -82,6 +82,8 @@ const fileEdits = {
       find: '        if (luastring_eq(arr.subarray(i, i+sl), subarr))',
       replace: (text) => `        ${hook('L.l_G', 'countPatternSteps(L, sl)')}\n${text}`,
     },
+    // fengari bug: the argument number is missing, so string.char(256) threw a raw TypeError.
+    { description: 'string.char range check', find: 'luaL_argcheck(L, c >= 0 && c <= 255, "value out of range");', replace: () => 'luaL_argcheck(L, c >= 0 && c <= 255, i, "value out of range");' },
     { description: 'plain find call', find: 'find_subarray(s.subarray(init - 1), p, 0)', replace: () => 'find_subarray(s.subarray(init - 1), p, 0, L)' },
   ],
   'ltablib.js': [
