@@ -260,6 +260,17 @@ describe('limits and parsing', () => {
     expect(result).toMatchObject({ final_answer: 'best guess', stop_reason: 'max_steps', forced_final_answer: true });
   });
 
+  it('on_limit: final_answer in native mode: tool_choice none, and a plain-text reply is the answer', async () => {
+    const tool = spy('t.search');
+    const toolCall = (q: string) => ({ tool_calls: [{ id: q, type: 'function' as const, function: { name: 't_search', arguments: JSON.stringify({ q }) } }] });
+    const { result, context } = await react(
+      { goal: 'g', tool_mode: 'native', tools: ['t.search'], max_steps: 1, on_limit: 'final_answer' },
+      { responses: [toolCall('a'), { content: 'My best answer.' }], actions: [tool.action] },
+    );
+    expect(context.llmCalls[1]!.tool_choice).toBe('none');
+    expect(result).toMatchObject({ final_answer: 'My best answer.', forced_final_answer: true, stop_reason: 'max_steps' });
+  });
+
   it('observations are capped in size', async () => {
     const big = spy('t.big', { run: () => 'x'.repeat(50_000) });
     const { result } = await react({ goal: 'g', tools: ['t.big'] }, { responses: [call('t.big', {}), final('f')], actions: [big.action] });

@@ -154,11 +154,14 @@ async function limitReached(config: ReactConfig, loop: LoopState, context: Actio
   let forced = false;
   if (config.onLimit === 'final_answer' && config.maxSteps > 0) {
     const messages: ChatMessage[] = [...loop.messages, { role: 'user', content: finalAnswerRequest() }];
-    const outcome = await callModel(context, config.llm, messages, 'reason.react', config.stream);
+    // Tools stay declared (the history holds tool calls) but the model may not call them.
+    const request: LlmCallParams = loop.mode === 'json' ? config.llm : { ...config.llm, tools: toolDefinitions(config.table), tool_choice: 'none' };
+    const outcome = await callModel(context, request, messages, 'reason.react', config.stream);
     if (outcome.ok) {
-      const decision = decideFromJson(outcome.response.content, loop.step + 1);
-      if (decision.kind === 'final') {
-        answer = decision.answer;
+      const decision = loop.mode === 'json' ? decideFromJson(outcome.response.content, loop.step + 1) : decideFromNative(outcome.response, loop.step + 1);
+      const text = outcome.response.content.trim();
+      if (decision.kind === 'final' || (decision.kind === 'parse_error' && text !== '')) {
+        answer = decision.kind === 'final' ? decision.answer : text;
         forced = true;
         loop.trace.push({ step: 'react_forced_final_answer', timestamp: Date.now() / 1000, answer });
         emitAnswer(context, loop.step, answer);
