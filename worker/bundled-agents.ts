@@ -1,26 +1,51 @@
 /**
- * The agents bundled into a worker at build time (`virtual:tea-agents`), compiled with the
- * engine's loadAgent. The build already compiled each one, so a failure here would mean the
- * bundle and the engine disagree: it is reported as INVALID_AGENT on every request rather than
- * crashing the isolate.
+ * The agents bundled into a worker at build time (`virtual:tea-agents`): specs parsed and checked
+ * by the build, compiled here with the engine's compileAgent, so the worker carries no YAML
+ * parser. The build already compiled each one, so a failure here would mean the bundle and the
+ * engine disagree: it surfaces as INVALID_AGENT on requests instead of crashing the isolate.
  */
-import { AgentError } from '../src/errors/agent-error.js';
+import { toAgentError } from '../src/errors/agent-error.js';
+import { compileAgent } from '../src/graph/compile-agent.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
-import { loadAgent } from '../src/graph/run-agent.js';
+import type { AgentSpec } from '../src/spec/agent-spec.js';
+import type { SourcePosition } from '../src/spec/parse-yaml.js';
 import type { AgentSource } from './agent-source.js';
 
-/** An AgentSource over agent files, compiled on first use (per source object, not per module). */
-export function compiledAgentSource(files: ReadonlyArray<{ file: string; source: string }>): AgentSource {
+/** One agent as the build emits it. */
+export interface PrebuiltAgent {
+  file: string;
+  spec: Omit<AgentSpec, 'positionOf' | 'contentLineOf'>;
+  /** Source positions by JSON path, as the build's compilation looked them up. */
+  positions: Record<string, SourcePosition | null>;
+  lines: Record<string, number | null>;
+}
+
+/** Gives a prebuilt spec back its position lookups. */
+function revive(prebuilt: PrebuiltAgent): AgentSpec {
+  return {
+    ...prebuilt.spec,
+    positionOf: (path) => prebuilt.positions[JSON.stringify(path)] ?? undefined,
+    contentLineOf: (path) => prebuilt.lines[JSON.stringify(path)] ?? undefined,
+  };
+}
+
+/** An AgentSource over prebuilt agents, compiled on first use (per source object, not per module). */
+export function prebuiltAgentSource(agents: ReadonlyArray<PrebuiltAgent>): AgentSource {
+  return lazyAgentSource(() => agents.map((prebuilt) => ({ file: prebuilt.file, compile: () => compileAgent(revive(prebuilt)) })));
+}
+
+/** An AgentSource over agents compiled on first use; shared by the prebuilt and YAML forms. */
+export function lazyAgentSource(load: () => Array<{ file: string; compile: () => CompiledAgent }>): AgentSource {
   let compiled: Map<string, CompiledAgent> | undefined;
   const all = (): Map<string, CompiledAgent> => {
     if (compiled === undefined) {
       const byName = new Map<string, CompiledAgent>();
-      for (const { file, source } of files) {
+      for (const { file, compile } of load()) {
         try {
-          const agent = loadAgent(source, { file });
+          const agent = compile();
           byName.set(agent.name, agent);
         } catch (error) {
-          throw AgentError.isInstance(error) ? error : new AgentError('INVALID_AGENT', `${file}: ${String(error)}`);
+          throw toAgentError(error, 'INVALID_AGENT', { file });
         }
       }
       compiled = byName;

@@ -12,7 +12,7 @@ import agentFiles from 'virtual:tea-agents';
 import { createKvStores, type KVNamespaceLike } from '../adapters/workers-kv/index.js';
 import { AgentError } from '../src/errors/agent-error.js';
 import { createApp } from './app.js';
-import { compiledAgentSource } from './bundled-agents.js';
+import { prebuiltAgentSource } from './bundled-agents.js';
 import { toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 
@@ -33,7 +33,7 @@ export function createCloudflareApp(env: CloudflareEnv) {
   if (env.TRACES === undefined) throw new AgentError('STORAGE_ERROR', 'the TRACES KV namespace binding is missing (see wrangler.toml)');
   const ttl = env.TRACE_TTL_SECONDS === undefined ? undefined : Number(env.TRACE_TTL_SECONDS);
   const stores = createKvStores(env.TRACES, ttl === undefined ? {} : { expirationTtl: ttl });
-  return createApp({ agents: compiledAgentSource(agentFiles), ...stores, ...optionsFromVariables(env) });
+  return createApp({ agents: prebuiltAgentSource(agentFiles), ...stores, ...optionsFromVariables(env) });
 }
 
 const apps = new WeakMap<object, ReturnType<typeof createCloudflareApp>>();

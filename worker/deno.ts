@@ -10,7 +10,7 @@
 import agentFiles from 'virtual:tea-agents';
 import { createDenoKvStores, type DenoKvLike } from '../adapters/deno-kv/index.js';
 import { createApp } from './app.js';
-import { compiledAgentSource } from './bundled-agents.js';
+import { prebuiltAgentSource } from './bundled-agents.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 
 /** The slice of the `Deno` namespace this entry uses (typed here: the build has no Deno types). */
@@ -34,7 +34,7 @@ for (const name of ['API_TOKENS', 'CORS_ORIGINS', 'LLM_BASE_URL', 'LLM_MODEL', '
   const value = variable(name);
   if (value !== undefined) hostVariables[name] = value;
 }
-const app = createApp({ agents: compiledAgentSource(agentFiles), ...stores, ...optionsFromVariables(hostVariables) });
+const app = createApp({ agents: prebuiltAgentSource(agentFiles), ...stores, ...optionsFromVariables(hostVariables) });
 
 deno.serve(
   {

@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { createFsStores } from '../adapters/fs/index.js';
 import { Hono } from 'hono';
 import { createApp, type AppOptions } from './app.js';
-import { compiledAgentSource } from './bundled-agents.js';
+import { loadAgent } from '../src/graph/run-agent.js';
+import { lazyAgentSource } from './bundled-agents.js';
 import { optionsFromVariables } from './host-config.js';
 
 export interface ServeOptions {
@@ -60,7 +61,8 @@ function defaultWebDemoDir(): string | undefined {
 
 /** Starts the server; resolves once it listens. Agents failing to load reject with their error. */
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
-  const agents = compiledAgentSource(await readAgentFiles(path.resolve(options.agentsDir ?? 'examples')));
+  const files = await readAgentFiles(path.resolve(options.agentsDir ?? 'examples'));
+  const agents = lazyAgentSource(() => files.map(({ file, source }) => ({ file, compile: () => loadAgent(source, { file }) })));
   await agents.list(); // compile now: a broken agent fails the start, not a request
   const environment = process.env;
   const app = createApp({

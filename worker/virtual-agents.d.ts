@@ -1,5 +1,10 @@
-/** The agent files bundled into a worker by build/targets/30-worker.mjs (checked at build time). */
+/**
+ * The agents bundled into a worker by build/targets/30-worker.mjs: each agent's parsed spec (JSON,
+ * without its source-position functions) and the positions its compilation looked up, keyed by
+ * the JSON of the path. Compiled and checked at build time.
+ */
 declare module 'virtual:tea-agents' {
-  const agents: ReadonlyArray<{ file: string; source: string }>;
+  import type { PrebuiltAgent } from './bundled-agents.js';
+  const agents: ReadonlyArray<PrebuiltAgent>;
   export default agents;
 }
