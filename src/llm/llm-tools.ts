@@ -13,6 +13,7 @@ import { AgentError } from '../errors/agent-error.js';
 import type { ActionCompiler, ActionContext, ActionDefinition } from '../actions/types.js';
 import type { CompiledValue } from '../templates/types.js';
 import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from './types.js';
+import { parseJsonSafely } from '../reasoning/safe-json.js';
 import { buildMessages } from './resolve-llm-call.js';
 import { llmResult } from './llm-result.js';
 
@@ -191,12 +192,9 @@ async function runToolCall(
   round: number,
   available: string[],
 ): Promise<{ arguments: unknown; result: unknown; text: string }> {
-  let parsedArguments: unknown;
-  try {
-    parsedArguments = JSON.parse(call.function.arguments === '' ? '{}' : call.function.arguments);
-  } catch {
-    parsedArguments = undefined;
-  }
+  // Untrusted model output: size/depth-capped, and __proto__/constructor/prototype keys dropped.
+  const outcome = parseJsonSafely(call.function.arguments.trim() === '' ? '{}' : call.function.arguments);
+  const parsedArguments: unknown = outcome.ok ? outcome.value : undefined;
   context.emit('tool_start', { tool: call.function.name, action: tool?.action ?? null, arguments: parsedArguments ?? call.function.arguments, call_id: call.id, round });
   let result: unknown;
   if (tool === undefined) {

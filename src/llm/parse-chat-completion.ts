@@ -5,16 +5,17 @@
  * content is still a response (the caller marks it as truncated).
  */
 import type { LlmResponse, TokenUsage, ToolCall } from './types.js';
+import { parseJsonSafely, type JsonLimits } from '../reasoning/safe-json.js';
 import { badResponse } from './llm-errors.js';
+
+/** A whole response body is already capped in bytes when read; this bounds its nesting too. */
+const RESPONSE_JSON_LIMITS: JsonLimits = { maxLength: 16 * 1024 * 1024, maxDepth: 64 };
 
 /** Parses and checks a response body. Throws LLM_BAD_RESPONSE. */
 export function parseChatCompletion(body: string, requestedModel: string | undefined): LlmResponse {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    throw badResponse(`the model server sent a body that is not JSON (${describeStart(body)})`);
-  }
+  const parsed = parseJsonSafely(body, RESPONSE_JSON_LIMITS);
+  if (!parsed.ok) throw badResponse(`the model server sent a body that is not usable JSON: ${parsed.error} (${describeStart(body)})`);
+  const json = parsed.value;
   if (!isObject(json)) throw badResponse('the model server sent a JSON value that is not an object');
   const choices = json.choices;
   if (!Array.isArray(choices) || choices.length === 0) {
@@ -57,12 +58,9 @@ function readToolCall(call: unknown, index: number): ToolCall {
 export function checkedToolCall(index: number, id: string | undefined, name: unknown, argumentsText: string): ToolCall {
   if (typeof name !== 'string' || name === '') throw badResponse(`tool call ${index} has no function name`, { half_tool_call: true });
   const text = argumentsText.trim() === '' ? '{}' : argumentsText;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw badResponse(`tool call ${index} (${name}) has arguments that are not complete JSON`, { half_tool_call: true });
-  }
+  const outcome = parseJsonSafely(text);
+  if (!outcome.ok) throw badResponse(`tool call ${index} (${name}) has arguments that are not complete JSON (${outcome.error})`, { half_tool_call: true });
+  const parsed = outcome.value;
   if (!isObject(parsed)) throw badResponse(`tool call ${index} (${name}) has arguments that are not a JSON object`);
   return { id: id !== undefined && id !== '' ? id : `call_${index}`, type: 'function', function: { name, arguments: text } };
 }

@@ -40,7 +40,7 @@ export interface ReplayOptions {
   strict?: boolean;
 }
 
-const TRUNCATION_MARKER = /…\[truncated \d+ characters\]$/;
+const TRUNCATION_MARKER = /…\[truncated \d+ (?:characters|bytes)\]$/;
 
 /** Pairs each llm_response with the earliest unanswered llm_request of the same node. */
 export function recordedCalls(events: AgentEvent[]): RecordedCall[] {
@@ -136,7 +136,7 @@ function compareRequests(call: number, recorded: RecordedCall['request'], actual
   return undefined;
 }
 
-/** Equal, allowing for what capture changed: `[redacted]` stands for any text, a truncation marker for the rest. */
+/** Equal, allowing for what capture changed: `[REDACTED]` stands for any text, a truncation marker for the rest. */
 export function textMatches(recorded: string | null, actual: string | null): boolean {
   if (recorded === actual) return true;
   if (recorded === null || actual === null) return false;

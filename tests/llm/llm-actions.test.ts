@@ -117,6 +117,27 @@ nodes:
     expect(events.filter((event) => event.type === 'tool_start')).toHaveLength(2);
   });
 
+  it('llm.tools drops __proto__ / constructor keys from model-written arguments', async () => {
+    const seen: string[][] = [];
+    const spy: ActionDefinition = { name: 'spy.keys', description: 'records argument keys', run: (params: Record<string, unknown>) => (seen.push(Object.keys(params)), { ok: true }) };
+    const agent = loadAgent(`
+name: proto
+settings:
+  llm:
+    provider: scripted
+    scripted:
+      - tool_calls: [{ name: spy_keys, arguments: '{"a": 1, "__proto__": {"polluted": true}, "constructor": {"x": 1}}' }]
+      - done
+nodes:
+  - { name: t, uses: llm.tools, with: { prompt: go, tools: [spy.keys] }, output: out }
+`, { registry: createActionRegistry([spy]) });
+    const started = runAgent(agent, {});
+    for await (const _event of started) void _event;
+    expect((await started.result).status).toBe('completed');
+    expect(seen).toEqual([['a']]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('llm.tools stops at max_tool_rounds with a warning', async () => {
     const call = '{ tool_calls: [{ name: calc_add, arguments: { a: 1, b: 1 } }] }';
     const { result } = await run(`

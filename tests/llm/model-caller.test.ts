@@ -163,7 +163,7 @@ describe('createModelCaller', () => {
     expect(server.chatRequests.every((request) => request.headers.authorization === `Bearer ${CANARY}`)).toBe(true);
     const everything = JSON.stringify({ events, unauthorized, message: unauthorized.message, bad, badMessage: bad.message });
     expect(everything).not.toContain(CANARY);
-    expect(everything).toContain('[redacted]');
+    expect(everything).toContain('[REDACTED]');
   });
 
   it('reports a missing endpoint and a bad call clearly', async () => {

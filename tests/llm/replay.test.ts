@@ -56,9 +56,10 @@ describe('createReplayProvider', () => {
   });
 
   it('matches redacted and truncated recorded text', () => {
-    expect(textMatches('key [redacted] ok', 'key sk-123456 ok')).toBe(true);
-    expect(textMatches('key [redacted] ok', 'key sk-123456 no')).toBe(false);
+    expect(textMatches('key [REDACTED] ok', 'key sk-123456 ok')).toBe(true);
+    expect(textMatches('key [REDACTED] ok', 'key sk-123456 no')).toBe(false);
     expect(textMatches('abc…[truncated 5 characters]', 'abcdefgh')).toBe(true);
+    expect(textMatches('abc…[truncated 5 bytes]', 'abcdefgh')).toBe(true);
     expect(textMatches('abc', 'abd')).toBe(false);
   });
 });
