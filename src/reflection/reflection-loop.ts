@@ -27,7 +27,7 @@ import { describeFailure, isControlFlow } from './control-flow.js';
 import { evaluate } from './evaluators/evaluate.js';
 import { extractCandidate } from './extract-candidate.js';
 import { buildLoopResult, isGeneratorFailure, pickBest } from './loop-result.js';
-import type { Attempt, LoopStopReason, OnFailure, PreparedEvaluator, PreparedStep } from './reflection-types.js';
+import type { Attempt, LoopStopReason, OnFailure, PreparedEvaluator, PreparedStep, ReflectionIssue } from './reflection-types.js';
 import { restoreHistory } from './restore-history.js';
 import { runStep } from './run-step.js';
 
@@ -51,13 +51,14 @@ export async function reflectionLoop(params: LoopParams, context: ActionContext)
   let feedback = params.continueFromState && typeof context.state.reflection_feedback === 'string' ? context.state.reflection_feedback : undefined;
   let pending: Candidate | undefined;
   let stopReason: LoopStopReason = 'max_iterations';
-  syncState(loopState, history, feedback);
+  const progress = new Progress(loopState, history);
+  progress.sync(feedback);
 
   try {
     const last = history[history.length - 1];
     if (last?.valid === true) stopReason = 'valid';
     else if (last !== undefined && !isGeneratorFailure(last) && history.length < params.maxIterations && params.corrector !== undefined) {
-      pending = await correct(params.corrector, context, loopState, history, last.iteration);
+      pending = await correct(params.corrector, context, progress, last.iteration);
     }
     for (let iteration = history.length + 1; stopReason !== 'valid' && iteration <= params.maxIterations; iteration += 1) {
       if (context.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled', { node: context.node });
@@ -65,13 +66,12 @@ export async function reflectionLoop(params: LoopParams, context: ActionContext)
       const candidate = pending;
       pending = undefined;
       const attempt = await attemptOnce(params, context, loopState, iteration, candidate);
-      history.push(attempt);
       if (attempt.feedback !== undefined) feedback = attempt.feedback;
-      syncState(loopState, history, feedback);
+      progress.add(attempt, feedback);
       context.emit('reflection_attempt', attemptEvent(attempt, params.maxIterations));
       if (attempt.valid) stopReason = 'valid';
       else if (!isGeneratorFailure(attempt) && iteration < params.maxIterations && params.corrector !== undefined) {
-        pending = await correct(params.corrector, context, loopState, history, iteration);
+        pending = await correct(params.corrector, context, progress, iteration);
       }
     }
   } catch (error) {
@@ -126,15 +126,14 @@ async function attemptOnce(params: LoopParams, context: ActionContext, loopState
  * generator should run again. A failure is appended to the attempt's errors (a new entry object,
  * so nothing shared is mutated).
  */
-async function correct(corrector: PreparedStep, context: ActionContext, loopState: State, history: Attempt[], iteration: number): Promise<Candidate | undefined> {
+async function correct(corrector: PreparedStep, context: ActionContext, progress: Progress, iteration: number): Promise<Candidate | undefined> {
+  const loopState = progress.loopState;
   let raw: unknown;
   try {
     raw = await runStep(corrector, context, loopState, iteration, 'corrector');
   } catch (error) {
     if (isControlFlow(error, context.signal)) throw error;
-    const last = history[history.length - 1]!;
-    history[history.length - 1] = { ...last, errors: [...last.errors, { message: `Corrector failed: ${describeFailure(error)}`, type: 'corrector_error' }] };
-    syncState(loopState, history, typeof loopState.reflection_feedback === 'string' ? loopState.reflection_feedback : undefined);
+    progress.addErrorToLast({ message: `Corrector failed: ${describeFailure(error)}`, type: 'corrector_error' });
     return undefined;
   }
   const returns = corrector.returns ?? (corrector.kind === 'action' ? 'candidate' : 'state');
@@ -146,18 +145,55 @@ async function correct(corrector: PreparedStep, context: ActionContext, loopStat
   return Object.prototype.hasOwnProperty.call(update, 'reflection_output') ? { value: next, fromLlm: false } : undefined;
 }
 
-/** Writes the reflection state variables the steps and templates read. */
-function syncState(loopState: State, history: Attempt[], feedback: string | undefined): void {
-  const last = history[history.length - 1];
-  const evaluated = history.filter((attempt) => !isGeneratorFailure(attempt));
-  const best = pickBest(history);
-  loopState.reflection_iteration = last?.iteration ?? 0;
-  loopState.reflection_output = evaluated[evaluated.length - 1]?.output ?? null;
-  loopState.reflection_errors = last?.errors ?? [];
-  loopState.reflection_history = history;
-  loopState.reflection_best = best?.output ?? null;
-  loopState.reflection_best_score = best?.score ?? -1;
-  loopState.reflection_feedback = feedback ?? null;
+/**
+ * The history with its best and last evaluated attempts kept up to date as attempts arrive (so a
+ * long loop does not rescan its history every iteration), mirrored into the loop state variables
+ * the steps and templates read.
+ */
+class Progress {
+  private best: Attempt | undefined;
+  private lastEvaluated: Attempt | undefined;
+
+  constructor(
+    readonly loopState: State,
+    readonly history: Attempt[],
+  ) {
+    this.best = pickBest(history);
+    this.lastEvaluated = [...history].reverse().find((attempt) => !isGeneratorFailure(attempt));
+  }
+
+  add(attempt: Attempt, feedback: string | undefined): void {
+    this.history.push(attempt);
+    if (!isGeneratorFailure(attempt)) {
+      this.lastEvaluated = attempt;
+      if (this.best === undefined || attempt.score > this.best.score) this.best = attempt;
+    }
+    this.sync(feedback);
+  }
+
+  /** Appends an error to the latest attempt as a new entry object (nothing shared is mutated). */
+  addErrorToLast(issue: ReflectionIssue): void {
+    const index = this.history.length - 1;
+    const last = this.history[index]!;
+    const replaced = { ...last, errors: [...last.errors, issue] };
+    this.history[index] = replaced;
+    if (this.best === last) this.best = replaced;
+    if (this.lastEvaluated === last) this.lastEvaluated = replaced;
+    const feedback = this.loopState.reflection_feedback;
+    this.sync(typeof feedback === 'string' ? feedback : undefined);
+  }
+
+  sync(feedback: string | undefined): void {
+    const state = this.loopState;
+    const last = this.history[this.history.length - 1];
+    state.reflection_iteration = last?.iteration ?? 0;
+    state.reflection_output = this.lastEvaluated?.output ?? null;
+    state.reflection_errors = last?.errors ?? [];
+    state.reflection_history = this.history;
+    state.reflection_best = this.best?.output ?? null;
+    state.reflection_best_score = this.best?.score ?? -1;
+    state.reflection_feedback = feedback ?? null;
+  }
 }
 
 function acceptsText(evaluator: PreparedEvaluator & { type: 'schema' }, text: string): boolean {

@@ -3,7 +3,8 @@
  * with the node's scope where `state` is the loop state (so templates can read
  * `state.reflection_errors`, `state.reflection_output`, …; `output` and `iteration` are also
  * top-level names) and calls the action through the engine (settings.llm defaults, budgets and
- * events apply). A Lua step runs with globals `state`, `variables`, `output`, `iteration`.
+ * events apply). A Lua step runs with globals `state`, `variables`, `output`, `iteration`
+ * (its `state.reflection_history` holds the latest 10 attempts).
  */
 import type { ActionContext, State } from '../actions/types.js';
 import { AgentError } from '../errors/agent-error.js';
@@ -14,13 +15,27 @@ export async function runStep(step: PreparedStep, context: ActionContext, loopSt
   const output = loopState.reflection_output;
   if (step.kind === 'lua') {
     const budget = luaBudgetOf(context);
-    return step.lua.run({ state: loopState, variables: context.variables, output: output ?? null, iteration }, budget === undefined ? {} : { budget });
+    return step.lua.run({ state: luaState(loopState), variables: context.variables, output: output ?? null, iteration }, budget === undefined ? {} : { budget });
   }
   const params = step.params.render(context.scope({ state: loopState, output, iteration }));
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
     throw new AgentError('INVALID_PARAMS', `\`${field}\` parameters must render to a mapping`, { node: context.node, field });
   }
   return context.callAction(step.action, params as Record<string, unknown>, { state: loopState });
+}
+
+/** How many of the latest attempts Lua sees in `state.reflection_history`. */
+export const LUA_HISTORY_LIMIT = 10;
+
+/**
+ * The loop state as Lua sees it: the same, but `reflection_history` holds only the latest
+ * attempts, because the whole state is converted into Lua tables on every call and a long loop
+ * would otherwise pay for its full history each time.
+ */
+export function luaState(loopState: State, extra: Record<string, unknown> = {}): State {
+  const history = loopState.reflection_history;
+  const recent = Array.isArray(history) && history.length > LUA_HISTORY_LIMIT ? history.slice(-LUA_HISTORY_LIMIT) : history;
+  return { ...loopState, reflection_history: recent, ...extra };
 }
 
 /** The agent's `settings.lua.instructions`, when set. */

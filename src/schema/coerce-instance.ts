@@ -86,7 +86,8 @@ function coerceProperties(object: Record<string, unknown>, node: Record<string, 
   for (const key of Object.keys(object)) {
     const propertySchema = properties !== undefined && Object.prototype.hasOwnProperty.call(properties, key) ? properties[key] : additional;
     const value = coerceInstance(object[key], propertySchema, lookup, depth + 1);
-    Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__') Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+    else copy[key] = value;
   }
   return copy;
 }

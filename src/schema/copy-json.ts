@@ -64,7 +64,10 @@ function copyValue(value: unknown, limits: CopyJsonLimits, counters: { nodes: nu
     counters.chars += key.length;
     if (counters.chars > limits.maxChars) throw new Overflow('chars', path);
     const item = copyValue((value as Record<string, unknown>)[key], limits, counters, depth + 1, `${path}/${escapeToken(key)}`);
-    if (item !== undefined) Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    if (item === undefined) continue;
+    // Plain assignment keeps objects fast; only `__proto__` needs defining to stay a data key.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
   }
   return copy;
 }

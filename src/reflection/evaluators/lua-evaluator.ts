@@ -1,17 +1,17 @@
 /**
  * evaluateWithLua: the `lua` evaluator (alias `custom` + `language: lua`). The script sees
  * `state` (the loop state plus `output`, `iteration`, `reflection_output`), `output`,
- * `iteration` and `variables`, in the Lua sandbox (no io, os beyond time, require, debug). A
+ * `iteration` and `variables` (the history holds the latest 10 attempts), in the Lua sandbox (no io, os beyond time, require, debug). A
  * script error or budget overrun is an invalid attempt of type `evaluator_error`.
  */
 import type { ActionContext, State } from '../../actions/types.js';
 import { describeFailure, isControlFlow } from '../control-flow.js';
 import type { PreparedEvaluator, Verdict } from '../reflection-types.js';
-import { luaBudgetOf } from '../run-step.js';
+import { luaBudgetOf, luaState } from '../run-step.js';
 import { normalizeVerdict } from './normalize-verdict.js';
 
 export function evaluateWithLua(evaluator: PreparedEvaluator & { type: 'lua' }, output: unknown, context: ActionContext, loopState: State, iteration: number): Verdict {
-  const state = { ...loopState, output: output ?? null, reflection_output: output ?? null, iteration };
+  const state = luaState(loopState, { output: output ?? null, reflection_output: output ?? null, iteration });
   let result: unknown;
   try {
     const budget = luaBudgetOf(context);
