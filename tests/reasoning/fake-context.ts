@@ -69,7 +69,11 @@ export function createFakeContext(options: FakeOptions = {}): FakeContext {
     async callAction(name, params) {
       const action = registry.get(name);
       if (action === undefined) throw new AgentError('UNKNOWN_ACTION', `unknown action ${name}`);
-      return action.run(params, context);
+      if (action.prepare === undefined) return action.run(params, context);
+      // As the engine does: params are final values, so templates compile to literals.
+      const compiler = { ...createFakeCompiler(options.actions ?? []), template: (value: unknown) => ({ source: value, isStatic: true, render: () => structuredClone(value) }) };
+      const nested = { ...context, resume: undefined };
+      return action.run(action.prepare(params, compiler), nested);
     },
     requestConfirmation(request): never {
       throw new PauseSignal(request);

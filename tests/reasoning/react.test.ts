@@ -167,6 +167,19 @@ describe('seed 003: tools, roles and tiers', () => {
     expect(result['final_answer']).toBe('done');
   });
 
+  it('a nested reason.react whose tool needs confirmation is an error observation, not a confused pause', async () => {
+    const writer = spy('t.write');
+    const nestedReply = call('t.write', { q: 'x' });
+    const { result } = await react(
+      { goal: 'g', tools: ['reason.react'] },
+      { responses: [call('reason.react', { goal: 'inner', tools: [{ name: 't.write', tier: 3 }] }), nestedReply, final('outer done')], actions: [writer.action] },
+    );
+    expect(writer.calls).toHaveLength(0);
+    const steps = result['steps'] as Array<Record<string, unknown>>;
+    expect(steps[0]!['observation']).toContain('asked for a confirmation');
+    expect(result['final_answer']).toBe('outer done');
+  });
+
   it('side-effecting actions default to tier 3; plain actions to tier 1', async () => {
     const tool = spy('t.effect', { sideEffects: true });
     const context = createFakeContext({ responses: [call('t.effect', { q: 'x' })], actions: [tool.action] });

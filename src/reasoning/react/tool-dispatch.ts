@@ -6,6 +6,7 @@
  * tier-3 tool must be approved. Only then does the tool run. Every refusal is an observation.
  */
 import type { ActionContext } from '../../actions/types.js';
+import { isPauseSignal } from '../../graph/pause-signal.js';
 import { messageOf, rethrowControl } from '../action-support.js';
 import { textOf, truncateText } from '../reasoning-trace.js';
 import { isRecord, parseJsonSafely } from '../safe-json.js';
@@ -81,6 +82,11 @@ export async function executeCall(context: ActionContext, tool: ReactTool, args:
     const result = await context.callAction(tool.name, args);
     return { status: 'ok', tool: tool.name, arguments: args, observation: truncateText(textOf(result ?? null), TOOL_LIMITS.maxObservationChars) };
   } catch (error) {
+    if (isPauseSignal(error)) {
+      // A tool that itself asks for confirmation (a nested reason.react): the pause would carry the
+      // inner loop's resume data, not this one's, so it is refused instead of half-supported.
+      return { status: 'error', tool: tool.name, arguments: args, observation: `Error executing ${tool.name}: it asked for a confirmation, which a tool called from reason.react cannot do` };
+    }
     rethrowControl(error);
     return { status: 'error', tool: tool.name, arguments: args, observation: truncateText(`Error executing ${tool.name}: ${messageOf(error)}`, TOOL_LIMITS.maxObservationChars) };
   }
