@@ -14,14 +14,17 @@ import type { LuaBudget } from './types.js';
 export type LuaBudgetName = 'instructions' | 'string_size' | 'string_bytes' | 'table_growth' | 'pattern_steps' | 'stack';
 
 /** The defaults of SPEC §3, plus the cap on `print` output. */
-export const DEFAULT_LUA_BUDGET: Required<LuaBudget> = {
+export const DEFAULT_LUA_BUDGET: Readonly<Required<LuaBudget>> = Object.freeze({
   instructions: 1_000_000,
   maxStringBytes: 1024 * 1024,
   totalStringBytes: 16 * 1024 * 1024,
   tableSlots: 1_000_000,
   patternSteps: 1_000_000,
   printBytes: 64 * 1024,
-};
+});
+
+/** LUAI_MAXSTACK as set by build/fengari-transform.mjs. */
+const LUA_STACK_SLOTS = 100_000;
 
 /** Thrown through the VM when a budget is spent; turned into LUA_BUDGET by compile-lua. */
 export class LuaBudgetExceeded extends Error {
@@ -73,7 +76,7 @@ export class BudgetMeter implements FengariBudgetHooks {
   armed = false;
   /** Set once a budget is spent: the VM must not be reused. */
   exhausted: LuaBudgetExceeded | null = null;
-  private limits: Required<LuaBudget> = DEFAULT_LUA_BUDGET;
+  private limits: Readonly<Required<LuaBudget>> = DEFAULT_LUA_BUDGET;
   private stringBytes = 0;
   private tableSlots = 0;
   private patternSteps = 0;
@@ -92,13 +95,15 @@ export class BudgetMeter implements FengariBudgetHooks {
     this.armed = false;
   }
 
-  /** Marks the budget spent and throws; re-arms the count hook to fire on every instruction. */
-  exceed(state: LuaState, budget: LuaBudgetName): never {
-    const limit = budget === 'instructions' ? this.limits.instructions : this.limitOf(budget);
-    const error = this.exhausted ?? new LuaBudgetExceeded(budget, limit, currentChunkLine(state));
+  /**
+   * Marks the budget spent and throws. Also re-arms the count hook to fire on every instruction,
+   * in case anything ever resumed this thread (defence in depth: the exception unwinds it all).
+   * `state` is null where fengari has no thread at hand (a new table entry).
+   */
+  exceed(state: LuaState | null, budget: LuaBudgetName): never {
+    const error = this.exhausted ?? new LuaBudgetExceeded(budget, this.limitOf(budget), state === null ? undefined : currentChunkLine(state));
     this.exhausted = error;
-    // Defence in depth: should anything ever resume this thread, every instruction fails again.
-    lua.lua_sethook(state, instructionHook, lua.LUA_MASKCOUNT, 1);
+    if (state !== null) lua.lua_sethook(state, instructionHook, lua.LUA_MASKCOUNT, 1);
     throw error;
   }
 
@@ -115,7 +120,7 @@ export class BudgetMeter implements FengariBudgetHooks {
 
   countTableSlots(state: LuaState | null, count: number): void {
     this.tableSlots += count;
-    if (this.tableSlots > this.limits.tableSlots) this.fail(state, 'table_growth');
+    if (this.tableSlots > this.limits.tableSlots) this.exceed(state, 'table_growth');
   }
 
   countPatternSteps(state: LuaState, count: number): void {
@@ -133,14 +138,6 @@ export class BudgetMeter implements FengariBudgetHooks {
     this.exceed(state, 'stack');
   }
 
-  /** Table growth is counted where fengari has no thread at hand. */
-  private fail(state: LuaState | null, budget: LuaBudgetName): never {
-    if (state !== null) this.exceed(state, budget);
-    const error = this.exhausted ?? new LuaBudgetExceeded(budget, this.limitOf(budget));
-    this.exhausted = error;
-    throw error;
-  }
-
   private limitOf(budget: LuaBudgetName): number {
     switch (budget) {
       case 'string_size':
@@ -154,7 +151,7 @@ export class BudgetMeter implements FengariBudgetHooks {
       case 'instructions':
         return this.limits.instructions;
       case 'stack':
-        return 100_000;
+        return LUA_STACK_SLOTS;
     }
   }
 }
