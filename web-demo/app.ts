@@ -249,14 +249,27 @@ function start(): void {
     });
     textArea.hidden = true;
     host.hidden = false;
+    performance.mark('tea-editor-ready');
     document.body.dataset.editor = 'ready';
   };
-  setTimeout(() => void loadEditor().catch(() => (document.body.dataset.editor = 'failed')), 0);
+  const editorLoaded = new Promise<void>((resolve) =>
+    setTimeout(() => void loadEditor().then(resolve, () => {
+      document.body.dataset.editor = 'failed';
+      resolve();
+    }), 0),
+  );
 
+  // The service worker caches the whole shell (both engines, the editor); registering it only once
+  // the page is up keeps that download from slowing the first visit.
   if ('serviceWorker' in navigator && location.protocol !== 'file:') {
-    void navigator.serviceWorker.register('sw.js').catch(() => undefined);
+    void Promise.all([client.ready, editorLoaded]).then(() => navigator.serviceWorker.register('sw.js').catch(() => undefined));
   }
   document.body.dataset.ready = 'true';
+  performance.mark('tea-ui-ready');
+  void client.ready.then(() => {
+    performance.mark('tea-engine-ready');
+    document.body.dataset.engine = 'ready';
+  });
 }
 
 /** An example's suggested input: a `# input: {...}` comment line, else `{}`. */

@@ -96,12 +96,12 @@ export function createSettingsPanel(options: SettingsPanelOptions): SettingsPane
       } else if (outcome.cors_error) {
         lines.push(element('p', { class: 'bad-text', id: 'cors-error' }, 'The browser blocked the request (CORS): the server did not allow this page to call it.'));
         lines.push(element('p', {}, element('b', {}, 'Fix: '), preset.cors_fix || presetById('custom').cors_fix));
-        if (outcome.error) lines.push(element('p', { class: 'note' }, outcome.error));
+        if (outcome.error && !outcome.advice.includes(outcome.error)) lines.push(element('p', { class: 'note' }, outcome.error));
       } else {
         lines.push(element('p', { class: 'bad-text' }, `No answer from ${settings.api_base || preset.api_base}: ${outcome.error ?? 'the server did not respond'}.`));
         if (preset.cors_fix) lines.push(element('p', {}, 'If the server is running, the browser may be blocking it (CORS). ', element('b', {}, 'Fix: '), preset.cors_fix));
       }
-      for (const advice of outcome.advice) lines.push(element('p', { class: 'note' }, advice));
+      for (const advice of new Set(outcome.advice)) lines.push(element('p', { class: 'note' }, advice));
       replaceChildren(result, ...lines);
     },
   };
