@@ -8,6 +8,7 @@ import { AgentError } from '../errors/agent-error.js';
 import {
   type RuntimeValue,
   LazyRecordMap,
+  createEnvironment,
   isInteger,
   makeArray,
   makeFunction,
@@ -19,6 +20,7 @@ import { type PreparedProgram, describeNode, prepareProgram, snippet } from './p
 import { FALL_BACK, renderPathTemplate, toPathTemplate } from './path-template.js';
 import { RenderBudget, resolveTemplateLimits } from './render-budget.js';
 import { TemplateInterpreter } from './template-interpreter.js';
+import { BREAK_SIGNAL, CONTINUE_SIGNAL } from './template-loop.js';
 import type { CompiledTemplate, TemplateLimits, TemplateLocation, TemplateOptions, TemplateScope } from './types.js';
 
 /**
@@ -65,7 +67,7 @@ function renderPrepared(
   source: string,
 ): unknown {
   const budget = new RenderBudget(limits);
-  const environment = createRenderEnvironment(globals, new RenderVariables(scope ?? {}, budget));
+  const environment = createEnvironment(globals, new RenderVariables(scope ?? {}, budget));
   const interpreter = new TemplateInterpreter(environment, budget, prepared);
   try {
     if (prepared.lone !== undefined) return toNativeValue(interpreter.evaluate(prepared.lone, environment));
@@ -92,20 +94,6 @@ function budgetOf(environment: Environment): RenderBudget {
     if (current.variables instanceof RenderVariables) return current.variables.budget;
   }
   throw new AgentError('INTERNAL', 'range() called outside a render');
-}
-
-/**
- * The environment of one render, child of the template's globals. Made from the prototype with
- * the class's three fields (`parent`, `variables`, `tests`) rather than `new`, which would also
- * build a `namespace` function value and a Map per render only to replace them; a test compares
- * the fields with a constructed Environment.
- */
-export function createRenderEnvironment(globals: Environment, variables: Map<string, RuntimeValue>): Environment {
-  const environment = Object.create(Environment.prototype) as Environment;
-  environment.parent = globals;
-  environment.variables = variables;
-  (environment as { tests: Environment['tests'] }).tests = globals.tests;
-  return environment;
 }
 
 /** Globals shared by every render of one template (nothing in them can be changed by a template). */
@@ -154,7 +142,8 @@ function locate(error: unknown, where: TemplateLocation, source: string, express
     const message = named ? error.message : `${error.message} in ${shown}`;
     return new AgentError(error.code, message, { ...where, details: { expression: shown, ...error.details }, cause: error });
   }
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason =
+    error === BREAK_SIGNAL || error === CONTINUE_SIGNAL ? 'break or continue outside a loop' : error instanceof Error ? error.message : String(error);
   // The engine's own stack or string length running out is a size problem, not a bug in the text.
   const code = error instanceof RangeError ? 'TEMPLATE_LIMIT' : 'TEMPLATE_ERROR';
   return new AgentError(code, `${reason} in ${shown}`, { ...where, details: { expression: shown, reason }, cause: error });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Environment } from '@huggingface/jinja';
-import { createRenderEnvironment } from './compile-template.js';
 import {
   LazyRecordMap,
+  createEnvironment,
   VALUE_PROBES,
   copyData,
   makeArray,
@@ -58,7 +58,7 @@ describe('runtime values made without the constructor', () => {
 describe('render environments made without the constructor', () => {
   it('have the fields of a constructed Environment', () => {
     const globals = new Environment();
-    const made = createRenderEnvironment(globals, new Map());
+    const made = createEnvironment(globals, new Map());
     const reference = new Environment(globals);
     expect(Object.getPrototypeOf(made)).toBe(Environment.prototype);
     expect(Object.keys(made).sort()).toEqual(Object.keys(reference).sort());

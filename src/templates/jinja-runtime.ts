@@ -47,6 +47,20 @@ const ArrayValue = valueFactory<RuntimeValue[]>([]);
 const ObjectValue = valueFactory<Map<string, RuntimeValue>>({});
 const FunctionValue = valueFactory<(args: RuntimeValue[], scope: Environment) => RuntimeValue>(() => null);
 
+/**
+ * A child environment (a render's, a loop's). Made from the prototype with the class's three
+ * fields (`parent`, `variables`, `tests`) rather than `new`, which would also build a `namespace`
+ * function value and a Map each time only to shadow them; a test compares the fields with a
+ * constructed Environment.
+ */
+export function createEnvironment(parent: Environment, variables: Map<string, RuntimeValue> = new Map()): Environment {
+  const environment = Object.create(Environment.prototype) as Environment;
+  environment.parent = parent;
+  environment.variables = variables;
+  (environment as { tests: Environment['tests'] }).tests = parent.tests;
+  return environment;
+}
+
 /** Keys that are never read from or written into objects built from template data. */
 export const BLOCKED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 

@@ -1,12 +1,11 @@
 /**
  * Compile-time work on one template: tokenize and parse once, decide whether it is a lone
  * `{{ expr }}`, reject unknown filters and tests, and note what the interpreter needs per node
- * (which nodes print, which member reads are calls, a tick at the head of every loop body).
+ * (which nodes print, which member reads are calls, which are loop sources, literal values).
  */
 import { Template, parse, tokenize } from '@huggingface/jinja';
 import { AgentError } from '../errors/agent-error.js';
 import { type RuntimeValue, type TemplateNode, makeFloat, makeInteger, makeString } from './jinja-runtime.js';
-import { LOOP_TICK } from './template-interpreter.js';
 import { LIBRARY_FILTERS, TEMPLATE_FILTERS } from './template-filters.js';
 import { LIBRARY_TESTS, TEMPLATE_TESTS } from './template-tests.js';
 
@@ -28,7 +27,7 @@ export interface PreparedProgram {
 }
 
 /** Statement types that produce no text of their own (their children's output is counted). */
-const BLOCK_TYPES: ReadonlySet<string> = new Set(['If', 'For', 'Set', 'Macro', 'CallStatement', 'FilterStatement', 'Comment', 'Break', 'Continue', LOOP_TICK]);
+const BLOCK_TYPES: ReadonlySet<string> = new Set(['If', 'For', 'Set', 'Macro', 'CallStatement', 'FilterStatement', 'Comment', 'Break', 'Continue']);
 const BLOCK_FIELDS = ['body', 'alternate', 'defaultBlock'] as const;
 const SNIPPET_LENGTH = 200;
 
@@ -113,7 +112,6 @@ function visit(node: NodeRecord, analysis: Analysis): void {
       visit(value, analysis);
     }
   }
-  if (node.type === 'For' && Array.isArray(node.body)) node.body.unshift({ type: LOOP_TICK });
 }
 
 function checkFilter(filter: NodeRecord): void {

@@ -1,7 +1,8 @@
 /**
  * The library's interpreter with tea-edge's rules on top. Every node goes through `evaluate`, so
  * one override adds: the render budget (steps, loop iterations, output, call depth, string and
- * list sizes), own-data member access, tea-edge's filters and tests, and string repetition.
+ * list sizes), own-data member access, tea-edge's filters and tests, string repetition and `%`
+ * formatting, and its own `for` loop (template-loop.ts).
  * Everything else is the library's own evaluation. The interpreter keeps no state between renders:
  * create one per render.
  */
@@ -21,7 +22,6 @@ import {
   makeFloat,
   makeFunction,
   makeInteger,
-  makeNull,
   makeString,
   toText,
 } from './jinja-runtime.js';
@@ -31,9 +31,8 @@ import type { RenderBudget } from './render-budget.js';
 import { type FilterContext, TEMPLATE_FILTERS, formatValues } from './template-filters.js';
 import { TEMPLATE_TESTS } from './template-tests.js';
 import type { PreparedProgram } from './prepare-program.js';
+import { BREAK_SIGNAL, CONTINUE_SIGNAL, type LoopHost, type LoopNode, runLoop } from './template-loop.js';
 
-/** Node type of the marker put at the head of every loop body: one per iteration. */
-export const LOOP_TICK = 'TeaEdgeLoopTick';
 
 interface NamedNode {
   type: string;
@@ -60,6 +59,7 @@ interface InterpreterInternals {
 export class TemplateInterpreter extends Interpreter {
   readonly #budget: RenderBudget;
   readonly #program: PreparedProgram;
+  #host: LoopHost | undefined;
   /** The innermost printed expression, `if` test or loop source: named in render errors. */
   currentExpression: TemplateNode | undefined;
 
@@ -97,15 +97,16 @@ export class TemplateInterpreter extends Interpreter {
       case 'IntegerLiteral':
       case 'FloatLiteral':
         return this.#program.literals.get(statement) ?? super.evaluate(statement, environment);
-      case LOOP_TICK:
-        this.#budget.iteration();
-        return makeNull();
+      case 'Break':
+        throw BREAK_SIGNAL;
+      case 'Continue':
+        throw CONTINUE_SIGNAL;
       case 'If':
         this.currentExpression = (statement as unknown as { test: TemplateNode }).test;
         return super.evaluate(statement, environment);
       case 'For':
-        this.currentExpression = (statement as unknown as { iterable: TemplateNode }).iterable;
-        return super.evaluate(statement, environment);
+        this.currentExpression = (statement as unknown as LoopNode).iterable;
+        return runLoop(this.#loopHost, statement as unknown as LoopNode, environment);
       case 'MemberExpression':
         return this.#member(statement as unknown as MemberNode, statement, environment);
       case 'FilterExpression': {
@@ -154,6 +155,14 @@ export class TemplateInterpreter extends Interpreter {
       default:
         return super.evaluate(statement, environment);
     }
+  }
+
+  get #loopHost(): LoopHost {
+    return (this.#host ??= {
+      budget: this.#budget,
+      evaluate: (node, environment) => this.evaluate(node, environment),
+      evaluateBlock: (nodes, environment) => this.#internals.evaluateBlock(nodes, environment),
+    });
   }
 
   get #internals(): InterpreterInternals {
