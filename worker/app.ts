@@ -145,6 +145,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     if (checkpoint === undefined) {
       const record = await traceStore.getRun(runId);
       if (record === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
+      // Interrupted but no checkpoint: expired, or (Workers KV) not visible here yet.
+      if (record.status === 'interrupted') throw httpError('NOT_FOUND', `run '${runId}' is interrupted but its checkpoint is not found (expired, or not yet visible here)`);
       throw httpError('CONFLICT', `run '${runId}' is ${record.status}; only an interrupted run can be resumed`);
     }
     const agent = await agents.get(checkpoint.agent);

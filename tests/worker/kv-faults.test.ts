@@ -5,6 +5,7 @@
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKvStores, type KVNamespaceLike, type KvPutOptions } from '../../adapters/workers-kv/index.js';
+import { loadAgent, runAgent } from '../../src/graph/run-agent.js';
 import { makeEvent, makeRun } from '../conformance/storage-conformance.js';
 
 let miniflare: Miniflare;
@@ -136,6 +137,20 @@ describe('workers-kv: write pattern', () => {
     for (const put of control.puts) byKey.set(put.key, [...(byKey.get(put.key) ?? []), put.at]);
     for (const times of byKey.values()) for (let index = 1; index < times.length; index++) expect(times[index]! - times[index - 1]!).toBeGreaterThanOrEqual(1000);
     expect(await traceStore.readEvents('run-1')).toHaveLength(100);
+  });
+
+  it('a real 100-event run of the engine costs at most 10 puts and reads back whole', async () => {
+    const { namespace, control } = faulty(namespaces[next++]!);
+    const looper = 'name: looper\nnodes:\n  - name: tick\n    run: return { i = (state.i or 0) + 1 }\n    goto:\n      - if: "state.i < 49"\n        to: tick\n      - to: __end__\n';
+    const run = runAgent(loadAgent(looper, { file: 'looper.yaml' }), {}, createKvStores(namespace, fast));
+    let events = 0;
+    for await (const _event of run) events += 1;
+    expect((await run.result).status).toBe('completed');
+    expect(events).toBe(100);
+    expect(control.puts.length).toBeLessThanOrEqual(10);
+    const reader = createKvStores(namespace, fast).traceStore;
+    expect(await reader.readEvents(run.runId)).toHaveLength(100);
+    expect((await reader.getRun(run.runId))?.status).toBe('completed');
   });
 
   it('a record rewritten within a second waits out the second instead of writing twice', async () => {

@@ -79,6 +79,22 @@ describe('SSE (Miniflare)', () => {
   });
 });
 
+describe('SSE on resume (Miniflare)', () => {
+  it('streams a resumed run, its seq continuing after the paused part', async () => {
+    const paused = await call(scripted, 'POST', '/agents/counter/runs', { input: {} });
+    const before = (await call(scripted, 'GET', `/runs/${paused.json.run_id}/events`)).text.trim().split('\n').length;
+    const response = await postStream(scripted, `/runs/${paused.json.run_id}/resume`, {});
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const events = parseSse(await response.text());
+    expect(events[0]!.data.seq).toBe(before + 1);
+    expect(events.map((event) => event.data.seq)).toEqual(events.map((_, index) => before + 1 + index));
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { data: { status: 'interrupted', stop_reason: 'interrupt_after' } } });
+    const conflict = await postStream(scripted, `/runs/not-a-run/resume`, {});
+    expect(conflict.status).toBe(404);
+    expect(((await conflict.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+  });
+});
+
 describe('model server through the worker (Miniflare + mock on 127.0.0.1)', () => {
   it('runs against the endpoint from LLM_BASE_URL, never storing the API key', async () => {
     mock.setFault();
