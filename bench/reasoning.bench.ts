@@ -98,7 +98,7 @@ nodes:
     output: react
 `;
 
-async function reactThroughEngine(): Promise<number> {
+export async function reactThroughEngine(): Promise<number> {
   const agent = loadAgent(AGENT, { file: 'bench-react.yaml', registry: createActionRegistry([echo]) });
   let calls = 0;
   const provider: LlmProvider = {

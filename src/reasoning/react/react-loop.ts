@@ -179,10 +179,16 @@ function switchMode(config: ReactConfig, loop: LoopState, mode: 'json' | 'native
   loop.trace.push({ step: 'react_tool_mode', timestamp: Date.now() / 1000, mode, reason });
 }
 
+/** Appends a step; the trace gets a compact entry (the full record is in `steps`). */
 function record(loop: LoopState, step: ReactStep): void {
   step.timestamp = Date.now() / 1000;
   loop.steps.push(step);
-  if (loop.trace.length < 500) loop.trace.push({ ...step });
+  if (loop.trace.length >= 500) return;
+  const entry: TraceEntry = { step: step.step, timestamp: step.timestamp, type: step.type, action: step.action };
+  if (step.status !== undefined) entry['status'] = step.status;
+  if (step.call_id !== undefined) entry['call_id'] = step.call_id;
+  if (step.error !== undefined) entry['error'] = step.error;
+  loop.trace.push(entry);
 }
 
 function emitAnswer(context: ActionContext, step: number, answer: unknown): void {
