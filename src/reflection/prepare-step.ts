@@ -4,6 +4,7 @@
  * `with:`) or Lua (`{run: ...}`), with an optional `returns: candidate | state`.
  */
 import type { ActionCompiler } from '../actions/types.js';
+import { compileStepLua } from './compile-step-lua.js';
 import type { PreparedStep, StepReturns } from './reflection-types.js';
 
 const STEP_KEYS = new Set(['action', 'uses', 'with', 'run', 'code', 'language', 'returns']);
@@ -22,7 +23,7 @@ export function prepareStep(raw: unknown, field: string, compiler: ActionCompile
       throw compiler.error(`\`${field}.language\` '${String(step.language)}' is not supported: write the code in Lua`, `${field}.language`, 'UNSUPPORTED_LANGUAGE');
     }
     if (step.action !== undefined || step.uses !== undefined) throw compiler.error(`\`${field}\` has both \`run:\` and an action; use one`, field);
-    const lua = compiler.lua(code as string, `${field}.${step.run !== undefined ? 'run' : 'code'}`);
+    const lua = compileStepLua(code, `${field}.${step.run !== undefined ? 'run' : 'code'}`, compiler);
     return returns === undefined ? { kind: 'lua', lua } : { kind: 'lua', lua, returns };
   }
   const name = step.action ?? step.uses;

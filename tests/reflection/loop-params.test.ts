@@ -42,6 +42,9 @@ describe('reflection.loop: load-time validation', () => {
   it('refuses Python evaluators and generators with UNSUPPORTED_LANGUAGE', () => {
     expect(loadError(agentYaml('reflection.loop', { generator, evaluator: { type: 'custom', language: 'python', run: 'result = True' } })).code).toBe('UNSUPPORTED_LANGUAGE');
     expect(loadError(agentYaml('reflection.loop', { generator: { run: 'x = 1', language: 'python' }, evaluator })).code).toBe('UNSUPPORTED_LANGUAGE');
+    // TEA's custom evaluators default to Python: plainly Python code is named as such.
+    expect(loadError(agentYaml('reflection.loop', { generator, evaluator: { type: 'custom', run: 'result = {"valid": len(output.get("name", "")) > 0}' } })).code).toBe('UNSUPPORTED_LANGUAGE');
+    expect(loadError(agentYaml('reflection.loop', { generator: { run: 'def make():\n    return {"a": 1}' }, evaluator })).code).toBe('UNSUPPORTED_LANGUAGE');
   });
 
   it('finds Lua syntax errors in generator, evaluator and corrector at load', () => {

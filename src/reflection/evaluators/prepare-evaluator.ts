@@ -11,6 +11,7 @@
  * Anything else is INVALID_PARAMS (or UNSUPPORTED_LANGUAGE for Python/Prolog) at load.
  */
 import type { ActionCompiler } from '../../actions/types.js';
+import { compileStepLua } from '../compile-step-lua.js';
 import type { PreparedEvaluator } from '../reflection-types.js';
 
 /** The keys of an `llm` evaluator passed on to the model call. */
@@ -78,5 +79,5 @@ function prepareLua(spec: Record<string, unknown>, field: string, compiler: Acti
   if (typeof code !== 'string' || code.trim() === '') throw compiler.error('a Lua evaluator needs `run:` (or `code:`) with Lua code', at(field, 'run'));
   const threshold = spec.threshold ?? 0.5;
   if (typeof threshold !== 'number' || !Number.isFinite(threshold)) throw compiler.error('`threshold` must be a number', at(field, 'threshold'));
-  return { type: 'lua', lua: compiler.lua(code, at(field, spec.run !== undefined ? 'run' : 'code')), threshold };
+  return { type: 'lua', lua: compileStepLua(code, at(field, spec.run !== undefined ? 'run' : 'code'), compiler), threshold };
 }

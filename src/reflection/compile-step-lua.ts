@@ -1,0 +1,23 @@
+/**
+ * compileStepLua: compiles the Lua of a reflection generator, corrector or evaluator at load.
+ * Code that fails to compile and is plainly Python (TEA's default language for custom
+ * evaluators) is refused with UNSUPPORTED_LANGUAGE telling the author to write Lua, as for nodes.
+ */
+import type { ActionCompiler } from '../actions/types.js';
+import { AgentError } from '../errors/agent-error.js';
+import { looksLikePython } from '../graph/python-detector.js';
+import type { CompiledLua } from '../lua/types.js';
+
+/** Python idioms common in TEA's custom evaluators, beyond the engine's own detector. */
+const EVALUATOR_PYTHON_SIGNS = [/\blen\s*\(/, /\.get\(\s*["']/, /^\s*result\s*=\s*[{[]\s*["']/m];
+
+export function compileStepLua(code: unknown, field: string, compiler: ActionCompiler): CompiledLua {
+  try {
+    return compiler.lua(code as string, field);
+  } catch (error) {
+    if (AgentError.isInstance(error) && error.code === 'LUA_SYNTAX' && typeof code === 'string' && (looksLikePython(code) || EVALUATOR_PYTHON_SIGNS.some((sign) => sign.test(code)))) {
+      throw compiler.error(`\`${field}\` looks like Python; tea-edge runs inline code in Lua (rewrite it in Lua)`, field, 'UNSUPPORTED_LANGUAGE');
+    }
+    throw error;
+  }
+}
