@@ -13,7 +13,7 @@ import { createProvider } from './create-provider.js';
 import { requestPayload, responsePayload } from './payload-capture.js';
 import { redactSecrets, redactValue } from './redact.js';
 import { resolveLlmCall } from './resolve-llm-call.js';
-import { SCRIPTED_MODEL_NAME } from './scripted-model.js';
+import { isScriptedModel, SCRIPTED_MODEL_NAME } from './scripted-model.js';
 
 export interface ModelCallerEnvironment {
   /** The agent's settings.llm. */
@@ -78,25 +78,26 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
     async call(params, options = {}) {
       const secrets = collectSecrets(environment, params);
       const { connection, request } = resolveLlmCall(environment.settingsLlm, params as Record<string, unknown>, overrides);
-      const isScripted = connection.provider === 'scripted' || (connection.provider === undefined && connection.api_base === undefined && connection.scripted !== undefined);
-      const model = isScripted ? SCRIPTED_MODEL_NAME : (request.model ?? 'default');
+      let model = request.model ?? 'default';
       const label = options.label === undefined ? {} : { label: options.label };
       const stream = options.stream === true;
       const started = Date.now();
       let attempts = 0;
       let responded = false;
 
-      const requestEvent: Record<string, unknown> = {
-        model,
-        provider: isScripted ? SCRIPTED_MODEL_NAME : (connection.provider ?? 'openai-compatible'),
-        message_count: request.messages.length,
-        stream,
-        ...label,
-      };
-      if (request.tools !== undefined) requestEvent.tool_count = request.tools.length;
-      if (environment.capturePayloads) requestEvent.request = requestPayload(request, secrets);
       try {
         const provider = providerFor(connection);
+        const isScripted = isScriptedModel(provider);
+        if (isScripted) model = SCRIPTED_MODEL_NAME;
+        const requestEvent: Record<string, unknown> = {
+          model,
+          provider: isScripted ? SCRIPTED_MODEL_NAME : (connection.provider ?? 'openai-compatible'),
+          message_count: request.messages.length,
+          stream,
+          ...label,
+        };
+        if (request.tools !== undefined) requestEvent.tool_count = request.tools.length;
+        if (environment.capturePayloads) requestEvent.request = requestPayload(request, secrets);
         environment.budget.beforeLlmCall();
         attempts = 1;
         environment.emit('llm_request', requestEvent);

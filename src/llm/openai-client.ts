@@ -121,7 +121,9 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
         const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
         if (contentType.includes('json') && !contentType.includes('event-stream')) {
           // Some servers ignore `stream: true` and answer with one JSON body: accept it whole.
-          const body = await readCappedBody(response, maxBytes, () => current.touch());
+          const body = await readCappedBody(response, maxBytes, () => current.touch()).catch((error: unknown) => {
+            throw classifyFailure(error, current, displayUrl, timeoutMs, true);
+          });
           const whole = parseChatCompletion(body, request.model);
           if (whole.content !== '') yield { type: 'delta', content: whole.content };
           yield { type: 'done', response: whole };

@@ -11,6 +11,13 @@ import { sleep } from './retry.js';
 
 export const SCRIPTED_MODEL_NAME = 'scripted';
 
+const SCRIPTED_MARKER = Symbol.for('tea-edge.ScriptedModel');
+
+/** True for providers made by `createScriptedModel` (so callers can label their calls as scripted). */
+export function isScriptedModel(provider: unknown): provider is ScriptedModel {
+  return typeof provider === 'object' && provider !== null && (provider as Record<symbol, unknown>)[SCRIPTED_MARKER] === true;
+}
+
 /** A scripted provider; `calls` lists the requests it received, in order. */
 export interface ScriptedModel extends LlmProvider {
   readonly calls: LlmRequest[];
@@ -70,7 +77,7 @@ export function createScriptedModel(input: ScriptedInput): ScriptedModel {
     return { scripted, response };
   }
 
-  return {
+  const model: ScriptedModel = {
     calls,
     get remaining() {
       return script.kind === 'list' ? script.responses.length - position : undefined;
@@ -90,6 +97,8 @@ export function createScriptedModel(input: ScriptedInput): ScriptedModel {
       yield { type: 'done', response };
     },
   };
+  Object.defineProperty(model, SCRIPTED_MARKER, { value: true });
+  return model;
 }
 
 /** The text of the last user message ('' when none). */
