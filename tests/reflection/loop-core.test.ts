@@ -107,6 +107,33 @@ describe('reflection.loop: core flow', () => {
     expect(result.state).toMatchObject({ valid: true, success: true, reflection_iteration: 1, stop_reason: 'valid', title: 'T' });
   });
 
+  it('the loop works on a copy: corrector state updates never leak into the run state (QA: state corruption)', async () => {
+    const yaml = agentYaml('reflection.loop', {
+      generator: { run: 'return {n = iteration, saw_hint = state.hint}' },
+      evaluator: { type: 'lua', run: 'return output.saw_hint == "try harder"' },
+      corrector: { run: 'return {hint = "try harder", request = "changed"}' },
+    });
+    const { result } = await run(yaml, { request: 'original' });
+    expect(result.state).toMatchObject({ valid: true, iterations: 2, request: 'original' });
+    expect(result.state.hint).toBeUndefined();
+  });
+
+  it('agrees with validate.schema on the same schema and data', async () => {
+    const schema = { type: 'object', required: ['a'], properties: { b: { type: 'integer' }, c: { type: 'string', pattern: '^x' } } };
+    const data = { b: 'nope', c: 'y' };
+    const yaml = JSON.stringify({
+      name: 'agree',
+      nodes: [
+        { name: 'check', uses: 'validate.schema', output: 'check', with: { data, schema } },
+        { name: 'eval', uses: 'reflection.evaluate', output: 'eval', with: { data, evaluator: { type: 'schema', schema, coerce: false } } },
+      ],
+    });
+    const { result } = await run(yaml);
+    const paths = (value: unknown) => ((value as { errors: Array<{ path: string; keyword: string }> }).errors).map((error) => `${error.path} ${error.keyword}`).sort();
+    expect(paths(result.state.eval)).toEqual(paths(result.state.check));
+    expect(paths(result.state.eval)).toEqual([' required', '/b type', '/c pattern']);
+  });
+
   it('a non-object output becomes `result`', async () => {
     const yaml = agentYaml('reflection.loop', { generator: { run: 'return "plain text"' }, evaluator: { type: 'lua', run: 'return #output > 3' } });
     const { result } = await run(yaml);
