@@ -92,6 +92,12 @@ describe('compileSchema: validation', () => {
     expect(schema.validate({ home: { city: 'A' }, zip: '12345', n: 3 }).valid).toBe(true);
   });
 
+  it('leaves $ref keys inside const/enum data alone', () => {
+    const schema = compileSchema({ const: { $ref: 'item' } }, { where, registry: { item: { type: 'string' } } });
+    expect(schema.validate({ $ref: 'item' }).valid).toBe(true);
+    expect(schema.validate('x').valid).toBe(false);
+  });
+
   it('treats an instance with undefined members like JSON', () => {
     expect(compiled.validate({ name: 'Ada', age: 3, email: undefined }).valid).toBe(true);
   });

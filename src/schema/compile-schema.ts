@@ -135,8 +135,11 @@ function rewriteReferences(value: unknown, registry: Map<string, { uri: string }
       node.$ref = registry.get(base)!.uri + fragment;
     }
   }
-  for (const key of Object.keys(node)) rewriteReferences(node[key], registry);
+  for (const key of Object.keys(node)) if (!DATA_KEYWORDS.has(key)) rewriteReferences(node[key], registry);
 }
+
+/** Keywords whose values are instance data, not schemas: a `$ref` key inside them is just data. */
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
 
 function decodeToken(token: string): string {
   return token.replace(/~1/g, '/').replace(/~0/g, '~');
