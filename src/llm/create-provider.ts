@@ -40,8 +40,9 @@ export function createProvider(connection: LlmConnection, options: OpenAiClientO
       { field: 'api_base', details: { reason: 'no_endpoint', retryable: false } },
     );
   }
-  if (!/^https?:\/\//i.test(apiBase)) {
-    throw new AgentError('INVALID_PARAMS', `api_base must be an http(s) URL, got ${JSON.stringify(apiBase.slice(0, 100))}`, { field: 'api_base' });
+  // A path (`/llm/v1`) is allowed for pages that reach their model through a same-origin proxy.
+  if (!/^https?:\/\//i.test(apiBase) && !/^\/(?!\/)/.test(apiBase)) {
+    throw new AgentError('INVALID_PARAMS', `api_base must be an http(s) URL or an absolute path, got ${JSON.stringify(apiBase.slice(0, 100))}`, { field: 'api_base' });
   }
   return createOpenAiClient({ ...connection, api_base: apiBase }, options);
 }
