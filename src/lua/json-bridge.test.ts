@@ -22,6 +22,7 @@ describe('JSON ↔ Lua', () => {
   it('maps json.null to null and nil entries away', () => {
     expect(runLua('return { a = json.null, b = nil, c = { 1, json.null, 3 } }')).toEqual({ a: null, c: [1, null, 3] });
     expect(runLua('return state.x == json.null', { state: { x: null } })).toBe(true);
+    expect(runLua('return { tostring(json.null), type(json.null), getmetatable(json.null) }')).toEqual(['null', 'userdata', false]);
   });
 
   it('keeps integers as integers and floats as floats', () => {

@@ -98,6 +98,19 @@ export class LuaSandbox {
     }
     lua.lua_pop(state, 1); // _LOADED
 
+    // json.null prints as "null"; the light userdata metatable is protected like the string one.
+    lua.lua_pushlightuserdata(state, this.bridge.nullSentinel);
+    lua.lua_createtable(state, 0, 2);
+    lua.lua_pushcfunction(state, (thread) => {
+      lua.lua_pushliteral(thread, 'null');
+      return 1;
+    });
+    lua.lua_setfield(state, -2, '__tostring');
+    lua.lua_pushboolean(state, false);
+    lua.lua_setfield(state, -2, '__metatable');
+    lua.lua_setmetatable(state, -2);
+    lua.lua_pop(state, 1);
+
     // The string metatable: protected from getmetatable, its __index set per call.
     this.bridge.pushString(state, '');
     lua.lua_getmetatable(state, -1);
