@@ -105,6 +105,15 @@ describe('createOpenAiClient against the mock server', () => {
     expect(server.chatRequests).toHaveLength(3);
   });
 
+  it('retries a stream that fails before its headers, delivering each token once', async () => {
+    server.setFault({ type: 'status', status: 502, times: 1 });
+    const retries: number[] = [];
+    const { deltas, response } = await collect(client().stream(request, undefined, { beforeRetry: (retry) => retries.push(retry.attempt) }));
+    expect(retries).toEqual([2]);
+    expect(deltas.join('')).toBe('Hello there, tea drinker.');
+    expect(response!.content).toBe('Hello there, tea drinker.');
+  });
+
   for (const status of [429, 500, 502, 503]) {
     it(`gives LLM_HTTP_${status} after max_retries + 1 attempts`, async () => {
       server.setFault({ type: 'status', status });
