@@ -75,8 +75,10 @@ describe('instruction budget', () => {
 });
 
 describe('string budgets', () => {
-  it("refuses string.rep('x', 1e9) before allocating it", () => {
+  it("refuses string.rep('x', 1e9) before allocating it, naming the line and the limit", () => {
     expectBudget("return string.rep('x', 1e9)", 'string_size');
+    const error = luaError("local a = 1\nlocal b = 2\nreturn string.rep('x', 1e9)");
+    expect(error.details).toMatchObject({ budget: 'string_size', limit: 1024 * 1024, line: 3 });
     expectBudget("return ('x'):rep(1e6, ('y'):rep(10))", 'string_size');
   });
 
