@@ -8,6 +8,7 @@
  * - `[{match, response}, …, {default: response}]` (every item a rule)
  */
 import { AgentError } from '../errors/agent-error.js';
+import { vetPattern } from '../schema/vet-pattern.js';
 import type { TokenUsage, ToolCall } from './types.js';
 
 /** One scripted answer, normalised. */
@@ -71,8 +72,10 @@ function readRule(value: unknown, field: string): ScriptedRule {
     return { matches: (text) => text.includes(match), description: JSON.stringify(match), response };
   }
   if (isObject(match) && typeof match.regex === 'string') {
-    if (match.regex.length > MAX_REGEX_LENGTH) throw invalid(`${field}.match.regex`, `longer than ${MAX_REGEX_LENGTH} characters`);
-    const flags = typeof match.flags === 'string' ? match.flags.replace(/[^imsu]/g, '') : '';
+    // Rules run on model prompts, which may carry untrusted text: refuse catastrophic patterns.
+    const verdict = vetPattern(match.regex, { maxLength: MAX_REGEX_LENGTH });
+    if (!verdict.safe) throw invalid(`${field}.match.regex`, verdict.reason);
+    const flags = `${typeof match.flags === 'string' ? match.flags.replace(/[^ims]/g, '') : ''}u`;
     let pattern: RegExp;
     try {
       pattern = new RegExp(match.regex, flags);
