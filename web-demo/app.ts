@@ -134,11 +134,16 @@ function start(): void {
     traceStore: stores?.traceStore,
     announce,
     open: (runId, events, label) => {
-      activeRunId = undefined;
       summary = summarize(events);
       const source = sourceOf(storage, runId);
       if (source) void client.validate(source).then((result) => runView.setGraph(result.graph));
       runView.show(summary, label);
+      // A paused run can be continued from history when its agent file is known.
+      const paused = summary.status === 'interrupted' && source !== undefined;
+      activeRunId = paused ? runId : undefined;
+      if (paused) activeSource = source;
+      showResume();
+      if (paused && summary.confirmation) openConfirmation();
       byId('run-heading').focus();
     },
   });
@@ -147,10 +152,16 @@ function start(): void {
   // Running, cancelling, confirming.
   const runButton = byId<HTMLButtonElement>('run-button');
   const cancelButton = byId<HTMLButtonElement>('cancel-button');
+  const resumeButton = byId<HTMLButtonElement>('resume-button');
   const setRunning = (running: boolean) => {
     runButton.disabled = running;
     cancelButton.disabled = !running;
+    if (running) resumeButton.hidden = true;
   };
+  /** Shows "Resume" for a run paused by an interrupt (tool confirmations use the dialog). */
+  function showResume(): void {
+    resumeButton.hidden = !(activeRunId !== undefined && summary?.status === 'interrupted' && !summary.confirmation);
+  }
   const finish = async (outcome: RunOutcome) => {
     if (summary && outcome.run_id === activeRunId) {
       if (summary.status === 'running' || outcome.status === 'cancelled') {
@@ -166,6 +177,7 @@ function start(): void {
       announce(`Run ${outcome.status}${outcome.stop_reason ? ` (${outcome.stop_reason})` : ''}.`);
     }
     setRunning(false);
+    showResume();
     await history.refresh();
   };
   const recordTerminatedRun = async (outcome: RunOutcome) => {
@@ -214,13 +226,22 @@ function start(): void {
     }
   });
 
+  resumeButton.addEventListener('click', async () => {
+    if (!activeRunId || !summary) return;
+    summary.status = 'running';
+    summary.stop_reason = undefined;
+    runView.show(summary);
+    setRunning(true);
+    await finish(await client.resume(activeSource, activeRunId, undefined, model));
+  });
+
   const dialog = byId<HTMLDialogElement>('confirm-dialog');
-  const openConfirmation = () => {
+  function openConfirmation(): void {
     if (!summary?.confirmation) return;
     byId('confirm-tool').textContent = summary.confirmation.tool;
     byId('confirm-args').textContent = JSON.stringify(summary.confirmation.arguments ?? {}, null, 2);
     if (!dialog.open) dialog.showModal();
-  };
+  }
   const answer = async (approved: boolean) => {
     dialog.close();
     if (!activeRunId || !summary) return;

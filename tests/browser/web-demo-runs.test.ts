@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { chromiumAvailable, launchChromium } from './support/chromium.js';
-import { fixture, openDemo, runAgentInPage, screenshot, SCREENSHOTS, setAgent, startRun, waitForEnd } from './support/demo-page.js';
+import { fixture, openDemo, runAgentInPage, screenshot, SCREENSHOTS, setAgent, startRun, waitForEnd, waitReady } from './support/demo-page.js';
 import { ROOT, serveDemo, type DemoServer } from './support/serve-demo.js';
 
 const REFLECTION_EXAMPLE = 'reflection-json-schema.yaml';
@@ -117,6 +117,27 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', () => {
     await page.waitForSelector('#run-status[data-status="completed"]');
     expect(await page.textContent('#react-steps')).toContain('Denied');
     expect(await page.textContent('#final-state')).toContain('it was not saved');
+    await context.close();
+  });
+
+  it('resumes a run paused by an interrupt, and a pending confirmation after a reload', async () => {
+    const { context, page } = await openDemo(browser, server.url);
+    await setAgent(page, await fixture('interrupt-review.yaml'));
+    expect(await runAgentInPage(page)).toBe('interrupted');
+    await page.click('#resume-button');
+    await page.waitForSelector('#run-status[data-status="completed"]');
+    await page.waitForSelector('#resume-button', { state: 'hidden' });
+
+    await setAgent(page, await fixture('react-confirm.yaml'));
+    expect(await runAgentInPage(page)).toBe('interrupted');
+    await page.waitForSelector('#confirm-dialog[open]');
+    await page.reload();
+    await waitReady(page);
+    await page.locator('#history-list .history-row', { hasText: 'browser-react-confirm' }).locator('.open-run').click();
+    await page.waitForSelector('#confirm-dialog[open]');
+    await page.click('#approve-button');
+    await page.waitForSelector('#run-status[data-status="completed"]');
+    expect(await page.textContent('#final-state')).toContain('The total is 42');
     await context.close();
   });
 
