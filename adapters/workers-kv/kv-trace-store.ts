@@ -23,6 +23,8 @@ interface RunBuffer {
   events: AgentEvent[];
   batches: Array<[number, number]>;
   pending?: RunRecord;
+  /** A timer that writes a held-back `running` record once the run has lasted `flushIntervalMs`. */
+  timer?: ReturnType<typeof setTimeout>;
   indexed: boolean;
   mergedStored: boolean;
   lastBatchAt: number;
@@ -95,6 +97,7 @@ export class KvTraceStore implements TraceStore {
     const copy: RunRecord = { ...record };
     if (!FINAL.has(record.status)) {
       buffer.pending = copy;
+      this.#schedule(buffer);
       return;
     }
     // A final status is written only after the run's events are durable, so a reader never sees
@@ -104,6 +107,8 @@ export class KvTraceStore implements TraceStore {
       await this.#writeBatch(buffer);
       await this.#writeRecord(buffer, copy);
       // A finished run's buffer is dropped, so a long-lived isolate does not grow with its runs.
+      if (buffer.timer !== undefined) clearTimeout(buffer.timer);
+      delete buffer.timer;
       if (buffer.events.length === 0 && buffer.pending === undefined && this.#runs.get(record.run_id) === buffer) this.#runs.delete(record.run_id);
     });
   }
@@ -134,7 +139,7 @@ export class KvTraceStore implements TraceStore {
 
   async deleteRun(runId: string): Promise<void> {
     const run = await keyPart(runId);
-    this.#runs.delete(runId);
+    this.#forget(runId);
     await this.#deleteRunKey(run);
   }
 
@@ -156,7 +161,7 @@ export class KvTraceStore implements TraceStore {
       }
     }
     for (const run of doomed) await this.#deleteRunKey(run);
-    for (const [runId, buffer] of this.#runs) if (doomed.has(buffer.run)) this.#runs.delete(runId);
+    for (const [runId, buffer] of this.#runs) if (doomed.has(buffer.run)) this.#forget(runId);
     return doomed.size;
   }
 
@@ -166,6 +171,13 @@ export class KvTraceStore implements TraceStore {
 
   async putInsights(agent: string, insights: Insight[]): Promise<void> {
     await this.#writer.put(`${this.#options.prefix}in:${await keyPart(agent)}`, JSON.stringify(insights));
+  }
+
+  /** Drops what this store holds for a run, its pending timer included. */
+  #forget(runId: string): void {
+    const buffer = this.#runs.get(runId);
+    if (buffer?.timer !== undefined) clearTimeout(buffer.timer);
+    this.#runs.delete(runId);
   }
 
   async #buffer(runId: string): Promise<RunBuffer> {
@@ -185,6 +197,21 @@ export class KvTraceStore implements TraceStore {
     const result = buffer.chain.then(work, work);
     buffer.chain = result.catch(() => undefined);
     return result;
+  }
+
+  /**
+   * A long run (a slow model call) becomes visible as `running` after `flushIntervalMs` even when
+   * it emits nothing: a timer writes the held-back record then. If that write fails nothing is
+   * lost: events stay buffered and the record stays held back until the next flush or final put,
+   * which retry them and report a failure to the engine.
+   */
+  #schedule(buffer: RunBuffer): void {
+    if (buffer.timer !== undefined) return;
+    buffer.timer = setTimeout(() => {
+      delete buffer.timer;
+      if (buffer.pending === undefined) return;
+      this.#serial(buffer, () => this.#writeBatchAndPending(buffer)).catch(() => undefined);
+    }, this.#options.flushIntervalMs);
   }
 
   async #writeBatchAndPending(buffer: RunBuffer): Promise<void> {

@@ -153,6 +153,21 @@ describe('workers-kv: write pattern', () => {
     expect((await reader.getRun(run.runId))?.status).toBe('completed');
   });
 
+  it('a quiet run becomes visible as running once it has lasted flushIntervalMs', async () => {
+    const { namespace } = faulty(namespaces[next++]!);
+    const { traceStore } = createKvStores(namespace, { ...fast, flushIntervalMs: 50 });
+    const reader = createKvStores(namespace, fast).traceStore;
+    await traceStore.putRun(makeRun('slow', 'agent', 1, { status: 'running' }));
+    let seen = await reader.getRun('slow');
+    for (let attempt = 0; attempt < 100 && seen === undefined; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      seen = await reader.getRun('slow');
+    }
+    expect(seen?.status).toBe('running');
+    await traceStore.putRun(makeRun('slow', 'agent', 1));
+    expect((await reader.getRun('slow'))?.status).toBe('completed');
+  });
+
   it('a record rewritten within a second waits out the second instead of writing twice', async () => {
     const { namespace, control } = faulty(namespaces[next++]!);
     const { traceStore } = createKvStores(namespace, fast);
