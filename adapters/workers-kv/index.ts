@@ -5,8 +5,8 @@
  * - **One write per key per second.** Events are buffered and written as batches, each under a
  *   new key `ev:<run>:<first seq>:<piece>:<pieces>` that is never rewritten; a batch is written at
  *   `flush`, or by an append once the buffer is `flushIntervalMs` old. A record with status
- *   `running` is held back and written with the next batch; so a short run writes its record
- *   once, at the end. A final status (completed, failed, interrupted, cancelled) is always
+ *   `running` is held back and written with the next batch (or by a timer once the run has
+ *   lasted `flushIntervalMs`); so a short run writes its record once, at the end. A final status (completed, failed, interrupted, cancelled) is always
  *   written, after the run's events are durable; when the same key was written less than a second
  *   before by this store, the write waits out the rest of that second (the one place it waits).
  *   A 429 is retried with backoff; what still fails is `STORAGE_ERROR`, and a failed event write

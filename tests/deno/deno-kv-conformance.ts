@@ -6,7 +6,7 @@
  */
 import { createDenoKvStores, type DenoKvLike } from '../../adapters/deno-kv/index.js';
 import { describeTraceStore } from '../conformance/storage-conformance.js';
-import { expect, run } from './vitest-shim.js';
+import { describe, expect, it, run } from './vitest-shim.js';
 
 declare const Deno: { openKv(path?: string): Promise<DenoKvLike & { close(): void }> };
 
@@ -17,6 +17,38 @@ describeTraceStore('deno-kv', async () => {
 describeTraceStore('deno-kv (2 KiB values)', async () => {
   const kv = await Deno.openKv(':memory:');
   return { ...createDenoKvStores(kv, { maxValueBytes: 2048, prefix: ['small', 1] }), cleanup: () => kv.close() };
+});
+
+describe('deno-kv: failing database', () => {
+  it('a commit or read that throws ends in STORAGE_ERROR; a failed final write never records completed', async () => {
+    const kv = await Deno.openKv(':memory:');
+    let failing = false;
+    const broken: DenoKvLike = {
+      get: (key) => (failing ? Promise.reject(new Error('database is locked')) : kv.get(key)),
+      set: (key, value, options) => kv.set(key, value, options),
+      delete: (key) => kv.delete(key),
+      list: (selector, options) => kv.list(selector, options),
+      atomic: () => {
+        const atomic = kv.atomic();
+        const commit = atomic.commit.bind(atomic);
+        atomic.commit = () => (failing ? Promise.reject(new Error('database is locked')) : commit());
+        return atomic;
+      },
+    };
+    const { traceStore, checkpointStore } = createDenoKvStores(broken);
+    await traceStore.appendEvents('run-1', [{ type: 'log', run_id: 'run-1', seq: 1, ts: new Date(0).toISOString(), data: {} }]);
+    failing = true;
+    await expect(traceStore.flush('run-1')).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+    const record = { run_id: 'run-1', agent: 'a', status: 'completed' as const, created_at: new Date(0).toISOString(), updated_at: new Date(0).toISOString() };
+    await expect(traceStore.putRun(record)).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+    await expect(traceStore.getRun('run-1')).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+    await expect(checkpointStore.claim('run-1', 'cp')).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+    failing = false;
+    expect(await traceStore.getRun('run-1')).toBeUndefined();
+    await traceStore.putRun(record);
+    expect((await traceStore.readEvents('run-1')).length).toBe(1);
+    kv.close();
+  });
 });
 
 // The shim must be able to fail, or a green run would prove nothing.
