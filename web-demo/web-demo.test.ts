@@ -8,6 +8,8 @@ import { summarize } from './run-summary.js';
 import { keysAt, parentPath } from './schema-completion.js';
 import { recordFromEvents } from './history-panel.js';
 import type { AgentEvent } from '../src/events/event.js';
+import { createDemoModel, DEMO_REPLY } from './demo-model.js';
+import { mayUseLua } from './lua-marker.js';
 
 const event = (seq: number, type: AgentEvent['type'], data: Record<string, unknown>, node?: string): AgentEvent => ({
   type,
@@ -154,5 +156,22 @@ describe('schema key completion', () => {
     expect(parentPath(['nodes:', '  - name: a', '    with:', '      prompt: x'], 6, false)).toEqual(['nodes', '[]', 'with']);
     expect(parentPath(['nodes:', '  - name: a', '  - name: b'], 4, false)).toEqual(['nodes', '[]']);
     expect(parentPath(['a:', '  b:', '    c: 1'], 0, false)).toEqual([]);
+  });
+});
+
+describe('engine choice and the demo model', () => {
+  it('sends agents with Lua to the Lua engine', () => {
+    expect(mayUseLua('nodes:\n  - name: a\n    run: |\n      return {}\n')).toBe(true);
+    expect(mayUseLua('evaluator:\n  type: lua\n')).toBe(true);
+    expect(mayUseLua('nodes:\n  - name: a\n    uses: llm.call\n    with:\n      prompt: "run fast"\n')).toBe(false);
+  });
+
+  it('answers with its labelled notice, whole or streamed', async () => {
+    const model = createDemoModel();
+    expect((await model.generate({ messages: [] })).content).toBe(DEMO_REPLY);
+    let streamed = '';
+    for await (const part of model.stream({ messages: [] })) if (part.type === 'delta') streamed += part.content;
+    expect(streamed).toBe(DEMO_REPLY);
+    expect(DEMO_REPLY.startsWith('[scripted demo model]')).toBe(true);
   });
 });

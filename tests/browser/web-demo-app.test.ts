@@ -67,6 +67,14 @@ describe.skipIf(!chromiumAvailable())('web demo app (Chromium)', () => {
     await context.close();
   });
 
+  it('answers an agent without scripted answers with the labelled demo model notice', async () => {
+    const { context, page } = await openDemo(browser, server.url);
+    await setAgent(page, await fixture('no-script.yaml'));
+    expect(await runAgentInPage(page)).toBe('completed');
+    expect(await page.textContent('#final-state')).toContain('[scripted demo model]');
+    await context.close();
+  });
+
   it('keeps runs in IndexedDB across a reload: open, export, delete, import', async () => {
     const { context, page } = await openDemo(browser, server.url);
     await setAgent(page, await fixture('scripted-hello.yaml'));
