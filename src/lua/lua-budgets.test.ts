@@ -44,18 +44,20 @@ describe('instruction budget', () => {
   });
 
   it('charges one-instruction operations that scan long strings', () => {
+    // with 200,000 instructions, each loop below ends after ~30 scans of 1 MiB
     const setup = 'local a, b = ("x"):rep(1e6), ("x"):rep(1e6)\n';
-    expectBudget(`${setup}local n = 0 while true do if a == b then n = n + 1 end end`, 'instructions');
-    expectBudget(`${setup}while true do local less = a < b end`, 'instructions');
-    expectBudget(`${setup}while true do utf8.len(a) end`, 'instructions');
-    expectBudget(`${setup}while true do print(a) end`, 'instructions');
-    expectBudget(`${setup}local padded = (" "):rep(1e6 - 1) .. "1" while true do json.decode(padded) end`, 'instructions');
+    const options = { budget: { instructions: 200_000 } };
+    expectBudget(`${setup}local n = 0 while true do if a == b then n = n + 1 end end`, 'instructions', options);
+    expectBudget(`${setup}while true do local less = a < b end`, 'instructions', options);
+    expectBudget(`${setup}while true do utf8.len(a) end`, 'instructions', options);
+    expectBudget(`${setup}while true do print(a) end`, 'instructions', options);
+    expectBudget(`${setup}local padded = (" "):rep(1e6 - 1) .. "1" while true do json.decode(padded) end`, 'instructions', options);
   });
 
   it('refuses 1 MiB numerals instead of decoding them on every operation', () => {
     expect(luaError('local s = ("1"):rep(1e6) return s + 1').code).toBe('LUA_ERROR');
     // each failed attempt builds an error message: whichever budget runs out first ends it
-    const error = luaError('local s = ("1"):rep(1e6) while true do pcall(function() return s + 1 end) end');
+    const error = luaError('local s = ("1"):rep(1e6) while true do pcall(function() return s + 1 end) end', {}, { budget: { instructions: 200_000 } });
     expect(error.code).toBe('LUA_BUDGET');
     expect(['instructions', 'string_bytes']).toContain(error.details.budget);
   });
@@ -65,7 +67,7 @@ describe('instruction budget', () => {
   });
 
   it('charges failed json.encode attempts for the values they visited', () => {
-    expectBudget('local t = {} for i = 1, 1e5 do t[i] = i end t[#t + 1] = print while true do pcall(json.encode, t) end', 'instructions');
+    expectBudget('local t = {} for i = 1, 2e4 do t[i] = i end t[#t + 1] = print while true do pcall(json.encode, t) end', 'instructions', { budget: { instructions: 200_000 } });
   });
 
   it('honours a smaller budget and lets honest work finish', () => {
@@ -87,7 +89,7 @@ describe('string budgets', () => {
   });
 
   it('stops table.concat of a huge table', () => {
-    expectBudget("local t = {} for i = 1, 2e5 do t[i] = 'abcdefghij' end return #table.concat(t)", 'string_size');
+    expectBudget("local t = {} for i = 1, 1.1e5 do t[i] = 'abcdefghij' end return #table.concat(t)", 'string_size');
   });
 
   it('caps the total bytes of strings created in one call, even under pcall', () => {
@@ -115,9 +117,10 @@ describe('table growth budget', () => {
     expectBudget('local t = {} for i = 1, 1e6 do t[i] = coroutine.create(print) end', 'table_growth');
   });
 
-  it('stops growth through library calls with the default budget', () => {
-    const text = `[${'0,'.repeat(400_000)}0]`;
-    const error = captureError(() => compileLua('local all = {} for i = 1, 5 do all[i] = json.decode(state.text) end', {}).run({ state: { text } }));
+  it('stops growth through library calls (json.decode)', () => {
+    const text = `[${'0,'.repeat(40_000)}0]`;
+    const chunk = compileLua('local all = {} for i = 1, 5 do all[i] = json.decode(state.text) end', {});
+    const error = captureError(() => chunk.run({ state: { text } }, { budget: { tableSlots: 100_000 } }));
     expect(error.code).toBe('LUA_BUDGET');
     expect(error.details.budget).toBe('table_growth');
   });
@@ -150,4 +153,26 @@ describe('stack budget', () => {
     expectBudget('local function f() return pcall(f) end return f()', 'stack');
     expectBudget('local t = setmetatable({}, {}) getmetatable(t).__index = function(s, k) return s[k] end return t.x', 'stack');
   });
+});
+
+describe('no budget can be swallowed', () => {
+  const bombs: [string, string][] = [
+    ['instructions', 'while true do end'],
+    ['string_size', "local s = string.rep('x', 1e9)"],
+    ['string_bytes', "for i = 1, 40 do local s = ('x'):rep(1e6 - i) end"],
+    ['table_growth', 'local t = {} for i = 1, 1e5 do t[i] = i end'],
+    ['pattern_steps', "string.find(string.rep('a', 300), '.-.-.-.-.-b')"],
+    ['stack', 'local function f(n) return f(n + 1) + 1 end f(1)'],
+  ];
+  const wrappers: [string, (bomb: string) => string][] = [
+    ['pcall', (bomb) => `local ok = pcall(function() ${bomb} end) return ok`],
+    ['xpcall with a looping handler', (bomb) => `xpcall(function() ${bomb} end, function(e) while true do end end)`],
+    ['a coroutine', (bomb) => `local co = coroutine.create(function() ${bomb} end) local ok = coroutine.resume(co) return ok`],
+    ['pcall around coroutine.wrap, in a loop', (bomb) => `while true do pcall(coroutine.wrap(function() ${bomb} end)) end`],
+  ];
+  for (const [budget, bomb] of bombs) {
+    for (const [name, wrap] of wrappers) {
+      it(`${budget} inside ${name}`, () => expectBudget(wrap(bomb), budget, { budget: { tableSlots: 50_000, totalStringBytes: 4 * 1024 * 1024 } }));
+    }
+  }
 });
