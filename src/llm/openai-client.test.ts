@@ -17,7 +17,8 @@ async function streamed(fetchFunction: typeof fetch): Promise<LlmStreamPart[]> {
 
 describe('createOpenAiClient (no network)', () => {
   it('reads an SSE body whatever its content type says, unless it is JSON', async () => {
-    for (const headers of [{}, { 'content-type': 'text/plain' }, { 'content-type': 'text/event-stream; charset=utf-8' }]) {
+    const variants: Record<string, string>[] = [{}, { 'content-type': 'text/plain' }, { 'content-type': 'text/event-stream; charset=utf-8' }];
+    for (const headers of variants) {
       const parts = await streamed(fakeFetch(sse, headers));
       expect(parts.at(-1)).toMatchObject({ type: 'done', response: { content: 'Hi', finish_reason: 'stop' } });
     }

@@ -36,7 +36,7 @@ describe('resolveLlmCall', () => {
     expect(request.messages).toEqual([{ role: 'user', content: '{"a":1}' }, { role: 'tool', content: 'r', tool_call_id: 'c1' }]);
   });
 
-  it.each([
+  it.each<[Record<string, unknown>, string]>([
     [{}, 'no prompt'],
     [{ messages: [] }, 'empty messages'],
     [{ messages: [{ role: 'robot', content: 'x' }] }, 'bad role'],

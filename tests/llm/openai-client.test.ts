@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAiClient } from '../../src/llm/openai-client.js';
 import type { LlmRequest, LlmResponse, LlmStreamPart } from '../../src/llm/types.js';
-import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
+import { startMockOpenAI, type MockOpenAI, type MockReply } from '../support/mock-openai-server.js';
 
 const CANARY = 'sk-canary-0123456789abcdef';
 const request: LlmRequest = { model: 'mock-model', messages: [{ role: 'user', content: 'Hi' }] };
@@ -162,7 +162,7 @@ describe('createOpenAiClient against the mock server', () => {
   const streamFaults = [
     { name: 'a stream cut mid-way', fault: { type: 'cut', afterChunks: 3 } },
     { name: 'a reset connection mid-stream', fault: { type: 'reset', afterChunks: 3 } },
-    { name: 'a stream cut mid tool call', fault: { type: 'cut_tool_call' }, replies: [{ tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }] },
+    { name: 'a stream cut mid tool call', fault: { type: 'cut_tool_call' }, replies: [{ tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }] as MockReply[] },
     { name: 'a malformed chunk', fault: { type: 'malformed_chunk', at: 2 } },
     { name: 'a duplicated chunk', fault: { type: 'duplicate_chunk', at: 2 } },
     { name: 'empty choices', fault: { type: 'empty_choices' } },
@@ -170,7 +170,7 @@ describe('createOpenAiClient against the mock server', () => {
   ] as const;
   for (const testCase of streamFaults) {
     it(`stream: ${testCase.name} is LLM_BAD_RESPONSE and no done part`, async () => {
-      if ('replies' in testCase) server.setReplies([...testCase.replies]);
+      if ('replies' in testCase) server.setReplies(testCase.replies as MockReply[]);
       server.setFault(testCase.fault);
       const parts: LlmStreamPart[] = [];
       const error = await failure((async () => {

@@ -42,7 +42,7 @@ describe('probeEndpoint', () => {
     expect(report.cors_error).toMatch(/LM Studio/);
     const error = await createOpenAiClient({ api_base: 'http://localhost:1234/v1', max_retries: 0 }, { fetch: failing })
       .generate({ messages: [{ role: 'user', content: 'x' }] })
-      .catch((caught: unknown) => caught as { code: string; message: string; details: Record<string, unknown> });
+      .then(() => ({ code: 'none', message: '', details: {} }), (caught: unknown) => caught as { code: string; message: string; details: Record<string, unknown> });
     expect(error).toMatchObject({ code: 'LLM_UNAVAILABLE', details: { probable_cors: true } });
     expect(error.message).toMatch(/OLLAMA_ORIGINS/);
   });
