@@ -70,6 +70,29 @@ const fileEdits = {
       find: '    while (singlematch(ms, s + i, p, ep))\n        i++;',
       replace: (text) => `${text}\n    ${hook('ms.L.l_G', 'countPatternSteps(ms.L, i)')}`,
     },
+    // Speed only: fill string.rep's result by doubling instead of one copy per repetition.
+    {
+      description: 'string.rep fill',
+      find: [
+        '        let pi = 0;',
+        '        while (n-- > 1) {  /* first n-1 copies (followed by separator) */',
+        '            p.set(s, pi);',
+        '            pi += l;',
+        "            if (lsep > 0) {  /* empty 'memcpy' is not that cheap */",
+        '                p.set(sep, pi);',
+        '                pi += lsep;',
+        '            }',
+        '        }',
+        '        p.set(s, pi);  /* last copy (not followed by separator) */',
+      ].join('\n'),
+      replace: () =>
+        [
+          '        p.set(s, 0);',
+          '        if (n > 1 && lsep > 0) p.set(sep, l);',
+          '        for (let filled = n > 1 ? l + lsep : l; filled < totallen; filled *= 2)',
+          '            p.copyWithin(filled, 0, Math.min(filled, totallen - filled));',
+        ].join('\n'),
+    },
     {
       description: 'pattern steps of %b',
       find: '        let cont = 1;\n        while (++s < ms.src_end) {',

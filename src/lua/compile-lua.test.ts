@@ -32,6 +32,18 @@ describe('compileLua: running code', () => {
     expect(runLua(code)).toEqual({ words: 'A,B,C', floor: 2, accent: 'é', time: 'number', clock: 'number', date: 'string', encoded: '[1,2]' });
   });
 
+  it('keeps string.rep exact (the build fills it by doubling)', () => {
+    const code = `local out = {}
+      for _, c in ipairs({ {"ab", 3, ","}, {"ab", 1, ","}, {"x", 5}, {"", 4, "-"}, {"abc", 0, ","}, {"ab", 4, "<>"}, {"x", 7, "yz"} }) do
+        out[#out + 1] = string.rep(c[1], c[2], c[3])
+      end
+      local big = ("ab"):rep(100000, "-")
+      out[#out + 1] = #big
+      out[#out + 1] = big:sub(-5)
+      return out`;
+    expect(runLua(code)).toEqual(['ab,ab,ab', 'ab', 'xxxxx', '---', '', 'ab<>ab<>ab<>ab', 'xyzxyzxyzxyzxyzxyzx', 299_999, 'ab-ab']);
+  });
+
   it('load compiles text chunks into the same sandbox environment', () => {
     expect(runLua('x = 5; return load("return x * 2")()')).toBe(10);
     expect(runLua('return load("return string.upper(\'a\')")()')).toBe('A');
