@@ -245,13 +245,15 @@ export class KvTraceStore implements TraceStore {
       buffer.mergedStored = true;
     }
     const stored: StoredRun = { record, batches: buffer.batches };
-    await this.#writer.put(keys.record, JSON.stringify(stored));
+    const writes = [this.#writer.put(keys.record, JSON.stringify(stored))];
     if (!buffer.indexed) {
+      // The index keys go with the record, in parallel: they hold no status, only where to look.
       const agent = await keyPart(record.agent);
       const index = indexKeys(this.#options.prefix, agent, buffer.run, record.created_at);
-      await Promise.all([this.#writer.put(index.all, '', { metadata: { a: agent } }), this.#writer.put(index.agent, '')]);
-      buffer.indexed = true;
+      writes.push(this.#writer.put(index.all, '', { metadata: { a: agent } }), this.#writer.put(index.agent, ''));
     }
+    await Promise.all(writes);
+    buffer.indexed = true;
   }
 
   async #writePendingRecords(): Promise<void> {

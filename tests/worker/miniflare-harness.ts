@@ -4,17 +4,30 @@
  * generation exactly as production does.
  */
 import { Miniflare } from 'miniflare';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-const root = path.resolve(import.meta.dirname, '../..');
+/** The package root, found upwards from this module (it also runs bundled into dist/bench.js). */
+export function packageRoot(): string {
+  let directory = import.meta.dirname;
+  for (;;) {
+    const manifest = path.join(directory, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'tea-edge') return directory;
+    const parent = path.dirname(directory);
+    if (parent === directory) throw new Error('tea-edge package root not found');
+    directory = parent;
+  }
+}
+
+const root = packageRoot();
 export const COMPATIBILITY_DATE = '2026-05-01';
 /** As in wrangler.toml: `request.signal` aborts when the client goes away. */
 export const COMPATIBILITY_FLAGS = ['enable_request_signal'];
 
 /** Bundles worker/cloudflare.ts with the test agents (checked like a production build). */
 export async function bundleTestWorker(entry = 'worker/cloudflare.ts'): Promise<string> {
-  // @ts-expect-error plain ESM build module without types
-  const { bundleWorker } = await import('../../build/targets/30-worker.mjs');
+  const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
   const { text } = (await bundleWorker({ root, entry, agentsDir: 'tests/worker/agents', minify: true })) as { text: string };
   return text;
 }

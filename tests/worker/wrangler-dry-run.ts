@@ -7,9 +7,11 @@ import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { packageRoot } from './miniflare-harness.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
+const root = packageRoot();
 
 export interface DryRunResult {
   output: string;
@@ -19,8 +21,7 @@ export interface DryRunResult {
 }
 
 export async function wranglerDryRun(agentsDir = 'examples'): Promise<DryRunResult> {
-  // @ts-expect-error plain ESM build module without types
-  const { bundleWorker } = await import('../../build/targets/30-worker.mjs');
+  const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
   const directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-wrangler-'));
   try {
     const { text } = (await bundleWorker({ root, entry: 'worker/cloudflare.ts', agentsDir, minify: true })) as { text: string };
