@@ -3,9 +3,7 @@
  * machine (or the scripted demo model), watch it live, and find every run again in the history
  * kept in IndexedDB. The editor (CodeMirror) is loaded after the first paint, in its own chunk.
  */
-import examples from 'virtual:examples';
 import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
-import { element } from './dom.js';
 import { EngineClient } from './engine-client.js';
 import { createHistoryPanel } from './history-panel.js';
 import { detectLocalServer } from './local-detect.js';
@@ -14,6 +12,7 @@ import { DATABASE_NAME, type RunOutcome } from './protocol.js';
 import { createRunView } from './run-view.js';
 import { applyEvent, emptySummary, summarize, type RunSummary } from './run-summary.js';
 import { createSettingsPanel } from './settings-panel.js';
+import { createAgentPanel } from './agent-panel.js';
 import { rememberSource, sourceOf } from './run-sources.js';
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -26,7 +25,6 @@ function start(): void {
   let summary: RunSummary | undefined;
   let activeRunId: string | undefined;
   let activeSource = '';
-  let validateTimer = 0;
 
   const announcer = byId('announcer');
   const announce = (message: string) => {
@@ -77,50 +75,10 @@ function start(): void {
   }
 
   // The agent: examples, the plain text area until the editor arrives, validation.
-  const exampleSelect = byId<HTMLSelectElement>('example-select');
-  exampleSelect.appendChild(element('option', { value: '' }, '(your own agent)'));
-  for (const example of examples) exampleSelect.appendChild(element('option', { value: example.file }, example.file));
-  const textArea = byId<HTMLTextAreaElement>('agent-source');
   const inputArea = byId<HTMLTextAreaElement>('run-input');
-  const problemsList = byId('problems');
-  let editor: { getText(): string; setText(text: string): void } = { getText: () => textArea.value, setText: (text) => (textArea.value = text) };
-
-  const validateNow = async (text: string) => {
-    const result = await client.validate(text);
-    runView.setGraph(result.graph);
-    problemsList.replaceChildren(
-      ...result.problems.map((problem) =>
-        element('li', {}, element('code', {}, problem.code), problem.line ? ` line ${problem.line}${problem.column ? `:${problem.column}` : ''}: ` : ': ', problem.message),
-      ),
-    );
-    byId('agent-status').textContent = result.problems.length === 0 ? 'The agent is valid.' : `${result.problems.length} problem${result.problems.length === 1 ? '' : 's'} found.`;
-    return result.problems;
-  };
-  const noteEdit = (text: string) => {
-    const chosen = examples.find((entry) => entry.file === exampleSelect.value);
-    if (chosen && chosen.source !== text) exampleSelect.value = '';
-  };
-  const scheduleValidate = () => {
-    clearTimeout(validateTimer);
-    validateTimer = window.setTimeout(() => void validateNow(editor.getText()), 300);
-  };
-  const pickExample = (file: string) => {
-    const example = examples.find((entry) => entry.file === file);
-    if (!example) return;
-    editor.setText(example.source);
-    inputArea.value = exampleInput(example.source);
-    scheduleValidate();
-  };
-  exampleSelect.addEventListener('change', () => pickExample(exampleSelect.value));
-  textArea.addEventListener('input', () => {
-    noteEdit(textArea.value);
-    scheduleValidate();
-  });
-  const preferred = examples.find((example) => example.file.startsWith('reflection')) ?? examples[0];
-  if (preferred) {
-    exampleSelect.value = preferred.file;
-    pickExample(preferred.file);
-  }
+  const agentPanel = createAgentPanel({ validate: (text) => client.validate(text), onValidated: (result) => runView.setGraph(result.graph) });
+  const editor = agentPanel;
+  const validateNow = agentPanel.validateNow;
 
   // History.
   let stores: ReturnType<typeof createIndexedDbStores> | undefined;
@@ -209,6 +167,7 @@ function start(): void {
     runView.clear();
     runView.show(summary, model.preset === 'scripted' ? 'scripted demo model' : `${presetById(model.preset).label} ${model.model}`);
     setRunning(true);
+    announce('Run started.');
     void validateNow(activeSource);
     await finish(await client.run(activeSource, input, model, activeRunId));
   };
@@ -256,34 +215,10 @@ function start(): void {
   byId('deny-button').addEventListener('click', () => void answer(false));
   dialog.addEventListener('cancel', (event) => event.preventDefault());
 
-  // The editor, after first paint.
-  const loadEditor = async () => {
-    const { createEditor } = await import('./editor.js');
-    const host = byId('editor-host');
-    const text = textArea.value;
-    editor = createEditor({
-      parent: host,
-      text,
-      label: 'Agent YAML',
-      validate: (source) => validateNow(source),
-      onChange: noteEdit,
-    });
-    textArea.hidden = true;
-    host.hidden = false;
-    performance.mark('tea-editor-ready');
-    document.body.dataset.editor = 'ready';
-  };
-  const editorLoaded = new Promise<void>((resolve) =>
-    setTimeout(() => void loadEditor().then(resolve, () => {
-      document.body.dataset.editor = 'failed';
-      resolve();
-    }), 0),
-  );
-
   // The service worker caches the whole shell (both engines, the editor); registering it only once
   // the page is up keeps that download from slowing the first visit.
   if ('serviceWorker' in navigator && location.protocol !== 'file:') {
-    void Promise.all([client.ready, editorLoaded]).then(() => navigator.serviceWorker.register('sw.js').catch(() => undefined));
+    void Promise.all([client.ready, agentPanel.editorLoaded]).then(() => navigator.serviceWorker.register('sw.js').catch(() => undefined));
   }
   document.body.dataset.ready = 'true';
   performance.mark('tea-ui-ready');
@@ -291,17 +226,6 @@ function start(): void {
     performance.mark('tea-engine-ready');
     document.body.dataset.engine = 'ready';
   });
-}
-
-/** An example's suggested input: a `# input: {...}` comment line, else `{}`. */
-function exampleInput(source: string): string {
-  const line = /^#\s*input:\s*(\{.*\})\s*$/m.exec(source)?.[1];
-  if (!line) return '{}';
-  try {
-    return JSON.stringify(JSON.parse(line), null, 2);
-  } catch {
-    return '{}';
-  }
 }
 
 function safeLocalStorage(): Storage | undefined {

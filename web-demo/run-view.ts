@@ -19,7 +19,8 @@ export interface RunView {
 
 /** Builds the run view inside `root`. */
 export function createRunView(root: HTMLElement): RunView {
-  const status = element('p', { class: 'run-status', role: 'status', 'aria-live': 'polite', id: 'run-status' }, 'No run yet. Pick an example and press Run.');
+  // Not a live region: it changes with every event; the page announces start and end instead.
+  const status = element('p', { class: 'run-status', id: 'run-status' }, 'No run yet. Pick an example and press Run.');
   const graphBox = element('div', { class: 'graph-box', id: 'graph' });
   const body = element('div', { class: 'run-body', id: 'run-body' });
   replaceChildren(root, status, graphBox, body);

@@ -1,0 +1,110 @@
+/**
+ * The agent panel: the example picker, the agent text (a plain text area until the CodeMirror
+ * editor arrives, then the editor), validation through the engine worker with the problems
+ * listed under the editor, and the run input.
+ */
+import examples from 'virtual:examples';
+import { element } from './dom.js';
+import type { AgentProblem } from './protocol.js';
+import type { Validation } from './engine-client.js';
+
+export interface AgentPanelOptions {
+  validate(text: string): Promise<Validation>;
+  /** Called with each validation result (to draw the graph). */
+  onValidated(result: Validation): void;
+}
+
+export interface AgentPanel {
+  getText(): string;
+  setText(text: string): void;
+  /** Validates now and shows the problems. */
+  validateNow(text: string): Promise<AgentProblem[]>;
+  /** Resolves once the editor replaced the text area (or failed to load). */
+  editorLoaded: Promise<void>;
+}
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+/** Wires the panel in index.html. */
+export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
+  const exampleSelect = byId<HTMLSelectElement>('example-select');
+  exampleSelect.appendChild(element('option', { value: '' }, '(your own agent)'));
+  for (const example of examples) exampleSelect.appendChild(element('option', { value: example.file }, example.file));
+  const textArea = byId<HTMLTextAreaElement>('agent-source');
+  const inputArea = byId<HTMLTextAreaElement>('run-input');
+  const problemsList = byId('problems');
+  let editor: { getText(): string; setText(text: string): void } = { getText: () => textArea.value, setText: (text) => (textArea.value = text) };
+  let validateTimer = 0;
+
+  const validateNow = async (text: string) => {
+    const result = await options.validate(text);
+    options.onValidated(result);
+    problemsList.replaceChildren(
+      ...result.problems.map((problem) =>
+        element('li', {}, element('code', {}, problem.code), problem.line ? ` line ${problem.line}${problem.column ? `:${problem.column}` : ''}: ` : ': ', problem.message),
+      ),
+    );
+    const count = result.problems.length;
+    byId('agent-status').textContent = count === 0 ? 'The agent is valid.' : `${count} problem${count === 1 ? '' : 's'} found.`;
+    return result.problems;
+  };
+  const noteEdit = (text: string) => {
+    const chosen = examples.find((entry) => entry.file === exampleSelect.value);
+    if (chosen && chosen.source !== text) exampleSelect.value = '';
+  };
+  const scheduleValidate = () => {
+    clearTimeout(validateTimer);
+    validateTimer = window.setTimeout(() => void validateNow(editor.getText()), 300);
+  };
+  const pickExample = (file: string) => {
+    const example = examples.find((entry) => entry.file === file);
+    if (!example) return;
+    editor.setText(example.source);
+    inputArea.value = exampleInput(example.source);
+    scheduleValidate();
+  };
+  exampleSelect.addEventListener('change', () => pickExample(exampleSelect.value));
+  textArea.addEventListener('input', () => {
+    noteEdit(textArea.value);
+    scheduleValidate();
+  });
+  const preferred = examples.find((example) => example.file.startsWith('reflection')) ?? examples[0];
+  if (preferred) {
+    exampleSelect.value = preferred.file;
+    pickExample(preferred.file);
+  }
+
+  // The editor is its own chunk, loaded after the first paint.
+  const loadEditor = async () => {
+    const { createEditor } = await import('./editor.js');
+    const host = byId('editor-host');
+    editor = createEditor({ parent: host, text: textArea.value, label: 'Agent YAML', validate: validateNow, onChange: noteEdit });
+    textArea.hidden = true;
+    host.hidden = false;
+    performance.mark('tea-editor-ready');
+    document.body.dataset.editor = 'ready';
+  };
+  const editorLoaded = new Promise<void>((resolve) =>
+    setTimeout(
+      () =>
+        void loadEditor().then(resolve, () => {
+          document.body.dataset.editor = 'failed';
+          resolve();
+        }),
+      0,
+    ),
+  );
+
+  return { getText: () => editor.getText(), setText: (text) => editor.setText(text), validateNow, editorLoaded };
+}
+
+/** An example's suggested input: a `# input: {...}` comment line, else `{}`. */
+export function exampleInput(source: string): string {
+  const line = /^#\s*input:\s*(\{.*\})\s*$/m.exec(source)?.[1];
+  if (!line) return '{}';
+  try {
+    return JSON.stringify(JSON.parse(line), null, 2);
+  } catch {
+    return '{}';
+  }
+}
