@@ -174,6 +174,11 @@ describe.skipIf(!chromiumAvailable())('web demo app (Chromium)', () => {
     await recordBench({ name: 'web demo editor chunk gzipped (lazy)', value: report.editor_js_gzip_bytes!, unit: 'bytes' });
     expect(report.first_load_js_gzip_bytes).toBeLessThanOrEqual(200 * 1024);
     expect(report.editor_js_gzip_bytes).toBeGreaterThan(0);
+    // No code generation from strings in anything the demo ships.
+    for (const file of Object.keys(report.files_gzip_bytes as unknown as Record<string, number>).filter((name) => name.endsWith('.js'))) {
+      const text = await readFile(path.join(DIST, file), 'utf8');
+      expect(/\beval\(|new Function\(/.test(text), file).toBe(false);
+    }
     await context.close();
   });
 });
