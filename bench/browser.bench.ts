@@ -36,6 +36,7 @@ export async function run(): Promise<BenchResult[]> {
     results.push({ name: 'web demo first-load JS gzipped (engine worker + UI, no editor)', value: firstLoad, unit: 'bytes', baseline_value: BUDGET_BYTES, ratio: Math.round((firstLoad / BUDGET_BYTES) * 100) / 100 });
     results.push({ name: 'web demo UI JS gzipped (page only)', value: report.ui_js_gzip_bytes ?? 0, unit: 'bytes' });
     results.push({ name: 'web demo engine worker JS gzipped', value: report.engine_worker_js_gzip_bytes ?? 0, unit: 'bytes' });
+    results.push({ name: 'web demo Lua engine worker JS gzipped (lazy: agents with Lua)', value: report.lua_engine_worker_js_gzip_bytes ?? 0, unit: 'bytes' });
     results.push({ name: 'web demo editor chunk gzipped (lazy)', value: report.editor_js_gzip_bytes ?? 0, unit: 'bytes' });
   }
   const measured = (await readJson('test-artifacts/bench-browser.json')) as BenchResult[] | undefined;
