@@ -143,7 +143,8 @@ const fileEdits = {
     { description: 'string creation count', find: '    lua_assert(str instanceof Uint8Array);\n    return new TString(L, str);', replace: (text) => `    ${hook('L.l_G', 'countString(L, str.length)')}\n${text}` },
   ],
   'ltable.js': [
-    { description: 'table creation count', find: '        this.id = L.l_G.id_counter++;', replace: (text) => `${text}\n        this.l_G = L.l_G;\n        ${hook('L.l_G', 'countTableSlots(L, 1)')}` },
+    // A new table (two Maps) weighs about as much as four entries.
+    { description: 'table creation count', find: '        this.id = L.l_G.id_counter++;', replace: (text) => `${text}\n        this.l_G = L.l_G;\n        ${hook('L.l_G', 'countTableSlots(L, 4)')}` },
     { description: 'table entry count', find: 'const add = function(t, hash, key, value) {', replace: (text) => `${text}\n    ${hook('t.l_G', 'countTableSlots(null, 1)')}` },
   ],
   'lobject.js': [
