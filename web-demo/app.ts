@@ -69,7 +69,7 @@ function start(): void {
         showBadge();
         void client.probe(model).then((outcome) => settingsPanel.showProbe(outcome, `Found ${found.label} at ${model.api_base}.`));
       } else {
-        settingsPanel.showProbe(undefined, 'Nothing answered on localhost (Ollama :11434, LM Studio :1234, llama.cpp :8080), so the scripted demo model is selected.');
+        settingsPanel.showProbe(undefined, 'Nothing answered on localhost (Ollama :11434, LM Studio :1234, llama.cpp :8080), so the scripted demo model is selected. If a server is running, pick it above and press Test connection: the browser may need it to allow this page (CORS).');
       }
     });
   }
