@@ -5,7 +5,11 @@
  * of requests), and Workers KV puts for a 100-event run (target ≤ 10).
  */
 import { Miniflare } from 'miniflare';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { createKvStores, type KVNamespaceLike } from '../adapters/workers-kv/index.js';
 import { loadAgent, runAgent } from '../src/graph/run-agent.js';
 import { bundleTestWorker, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from '../tests/worker/miniflare-harness.js';
@@ -75,6 +79,15 @@ export async function run(): Promise<BenchResult[]> {
   results.push({ name: 'worker bundle, wrangler dry-run upload (minified)', value: dryRun.uploadKiB, unit: 'KiB' });
 
   const script = await bundleTestWorker();
+  const directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-bench-'));
+  try {
+    const file = path.join(directory, 'worker.mjs');
+    await writeFile(file, script);
+    const evaluation = await timed(() => import(pathToFileURL(file).href));
+    results.push({ name: 'worker module evaluation (parse + evaluate the bundle, V8 in Node)', value: evaluation, unit: 'ms' });
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
   const trivial = await startMiniflare('export default { fetch() { return new Response("ok"); } };');
   await trivial.miniflare.dispose();
   const worker = await startMiniflare(script);
