@@ -80,6 +80,11 @@ export function createSettingsPanel(options: SettingsPanelOptions): SettingsPane
       const lines: Node[] = [];
       if (note) lines.push(element('p', { class: 'note' }, note));
       if (outcome.ok) {
+        // No model chosen yet: take the first one the server lists (it can be changed).
+        if (!settings.model && outcome.models.length > 0) {
+          modelInput.value = outcome.models[0]!;
+          changed();
+        }
         lines.push(element('p', { class: 'ok-text' }, `Connected: ${outcome.models.length} model${outcome.models.length === 1 ? '' : 's'} (${outcome.models.slice(0, 6).join(', ') || 'none listed'}).`));
         const capabilities = Object.entries(outcome.capabilities).filter(([, value]) => typeof value === 'boolean' || value === null);
         if (capabilities.length > 0) {

@@ -81,6 +81,8 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', () => {
       await page.waitForSelector('#probe-result .ok-text', { timeout: 20_000 });
       expect(await page.$$eval('#model-list option', (options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual(['mock-model']);
       expect(await page.textContent('#probe-result')).toContain('streams');
+      expect(await page.inputValue('#model-name')).toBe('mock-model');
+      expect(await page.textContent('#model-badge')).toContain('mock-model');
       await context.close();
     } finally {
       await closed.close();
