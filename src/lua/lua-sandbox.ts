@@ -149,11 +149,14 @@ export class LuaSandbox {
     const environment = lua.lua_gettop(state);
     lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, this.environmentMetatableRef);
     lua.lua_setmetatable(state, environment);
+    // Raw sets: the environment's __newindex is for the script's own assignments.
+    this.bridge.pushString(state, '_G');
     lua.lua_pushvalue(state, environment);
-    lua.lua_setfield(state, environment, '_G');
+    lua.lua_rawset(state, environment);
     for (const name of Object.keys(globals)) {
+      this.bridge.pushString(state, name);
       this.bridge.push(state, globals[name], name);
-      lua.lua_setfield(state, environment, name);
+      lua.lua_rawset(state, environment);
     }
     lua.lua_pushvalue(state, environment);
     lua.lua_rawseti(state, lua.LUA_REGISTRYINDEX, lua.LUA_RIDX_GLOBALS);
