@@ -21,7 +21,8 @@ export const MAX_JSON_VALUES_OUT = 250_000;
 
 /** The bookkeeping of one conversion: tables and keys on the current path, values left. */
 interface Conversion {
-  seen: Set<object>;
+  /** Tables on the current path (Lua → JSON only). */
+  seen: Set<object> | null;
   path: (string | number)[];
   remaining: number;
 }
@@ -91,7 +92,7 @@ export class JsonBridge {
 
   /** Pushes a JSON value as Lua; `undefined` becomes nil. */
   push(state: LuaState, value: unknown, name?: string): void {
-    const conversion: Conversion = { seen: new Set(), path: name === undefined ? [] : [name], remaining: MAX_JSON_VALUES_IN };
+    const conversion: Conversion = { seen: null, path: name === undefined ? [] : [name], remaining: MAX_JSON_VALUES_IN };
     try {
       this.pushValue(state, value, 0, conversion);
     } finally {
@@ -189,7 +190,7 @@ export class JsonBridge {
   }
 
   private readTable(state: LuaState, index: number, depth: number, conversion: Conversion): unknown {
-    const seen = conversion.seen;
+    const seen = (conversion.seen ??= new Set());
     if (depth >= MAX_JSON_DEPTH) throw new LuaConversionError(`table nested deeper than ${MAX_JSON_DEPTH} levels (at ${formatPath(conversion)})`);
     const identity = lua.lua_topointer(state, index) as object;
     if (seen.has(identity)) throw new LuaConversionError(`table contains itself (at ${formatPath(conversion)})`);
