@@ -143,11 +143,16 @@ class SandboxedChunk implements CompiledLua {
   /** Lets go of the call's environment: the chunk's _ENV and the registry globals. */
   private release(sandbox: LuaSandbox, chunkRef: number): void {
     const state = sandbox.state;
-    lua.lua_settop(state, 0);
-    lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, chunkRef);
-    sandbox.pushEmptyTable();
-    lua.lua_setupvalue(state, -2, 1);
-    sandbox.releaseCallEnvironment();
+    try {
+      lua.lua_settop(state, 0);
+      lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, chunkRef);
+      sandbox.pushEmptyTable();
+      lua.lua_setupvalue(state, -2, 1);
+      sandbox.releaseCallEnvironment();
+    } catch {
+      // Not expected; a VM that cannot be reset is simply not reused.
+      sandbox.broken = true;
+    }
   }
 
   /** The error value of a failed pcall (at the top of the stack) as LUA_ERROR. */
