@@ -72,16 +72,14 @@ class SandboxedChunk implements CompiledLua {
     }
     this.busy = true;
     try {
-      if (this.sandbox === null) {
+      // A VM an exception went through is not reused (its Lua stacks were not unwound).
+      if (this.sandbox === null || this.sandbox.broken) {
+        this.sandbox = null;
         const created = this.createSandbox();
         this.sandbox = created.sandbox;
         this.chunkRef = created.chunkRef;
       }
       return this.execute(this.sandbox, this.chunkRef, globals, options);
-    } catch (error) {
-      // A VM an exception went through is not reused (its Lua stacks were not unwound).
-      if (this.sandbox?.broken === true) this.sandbox = null;
-      throw error;
     } finally {
       this.busy = false;
     }
