@@ -6,8 +6,9 @@
  * - patterns that do not compile with the `u` flag (what @cfworker/json-schema uses);
  * - a repetition with an upper bound above 1 whose body can match strings of different lengths,
  *   unless every variable-length part of the body is followed (cyclically, across the boundary to
- *   the next iteration) by a part that must consume a character and cannot start with any
- *   character the variable part consumes (and, under a repetition, the same for every sequence). So `(a+)+`, `(a*)*`, `(\w+\s?)*`, `(.*a){9}` are refused and the
+ *   the next iteration) by parts that cannot start with any character the variable part consumes,
+ *   up to one that must consume a character (and, under a repetition, the same for every
+ *   sequence). So `(a+)+`, `(a*)*`, `(\w+\s?)*`, `(.*a){9}` are refused and the
  *   delimited forms `([a-z]+\.)*`, `(\d+,)*`, `(\d+\.){3}` are accepted;
  * - an alternation inside such a repetition whose alternatives can match the same text at the
  *   same place: overlapping first characters (`(a|a)*`, `(\d|\w)+`, `(a|ab)*`) or an empty
@@ -104,18 +105,30 @@ function repetitionHazard(body: PatternNode): string | undefined {
 }
 
 /**
- * True when every variable-length item is followed by an item that must consume at least one
- * character and cannot start with any character the variable item consumes, so the variable
- * item's extent is forced. `cyclic` also checks the last item against the first (the boundary
- * between two iterations of a repetition).
+ * True when every variable-length item is followed by parts that cannot start with any character
+ * the item consumes, up to and including one that must consume a character, so the item's extent
+ * is forced. `cyclic` also checks the last items against the first ones (the boundary between
+ * two iterations of a repetition); otherwise the end of the sequence counts as a delimiter.
  */
 function isDelimited(items: PatternNode[], cyclic: boolean): boolean {
-  const count = cyclic ? items.length : items.length - 1;
-  for (let index = 0; index < count; index += 1) {
+  for (let index = 0; index < items.length; index += 1) {
     const item = items[index]!;
     if (fixedLength(item) !== undefined) continue;
-    const following = items[(index + 1) % items.length]!;
-    if (minLength(following) === 0 || firstSet(following).overlaps(consumedSet(item))) return false;
+    let follow = CharSet.empty();
+    let closed = false;
+    for (let step = 1; step <= items.length; step += 1) {
+      if (!cyclic && index + step >= items.length) {
+        closed = true;
+        break;
+      }
+      const following = items[(index + step) % items.length]!;
+      follow = follow.union(firstSet(following));
+      if (minLength(following) > 0) {
+        closed = true;
+        break;
+      }
+    }
+    if (!closed || follow.overlaps(consumedSet(item))) return false;
   }
   return true;
 }
