@@ -4,7 +4,8 @@
  *   TRACES            KV namespace for traces and checkpoints (required)
  *   LLM_BASE_URL, LLM_MODEL (vars), LLM_API_KEY (secret)   override every model endpoint
  *   API_TOKENS (secret)   `token:role,...` or JSON; when set, every route but /health needs a token
- *   CORS_ORIGINS, MAX_BODY_BYTES, TRACE_TTL_SECONDS (vars)
+ *   CORS_ORIGINS, MAX_BODY_BYTES, TRACE_TTL_SECONDS, SSE_HEARTBEAT_MS (vars)
+ *   MAX_RUNS, MAX_RUN_AGE_DAYS (vars)   retention applied by the cron trigger (`scheduled`)
  * Agents are the files bundled at build time. One app per `env` object is kept for the isolate's
  * life: it holds configuration and the in-isolate resume lock, never a run's data.
  */
@@ -20,6 +21,9 @@ export interface CloudflareEnv extends HostVariables {
   TRACES: KVNamespaceLike;
   /** Seconds traces and checkpoints live in KV (at least 60); unset keeps them until deleted. */
   TRACE_TTL_SECONDS?: string;
+  /** Retention applied on each cron trigger: keep at most this many runs, none older than this. */
+  MAX_RUNS?: string;
+  MAX_RUN_AGE_DAYS?: string;
 }
 
 /** The execution context Workers pass to `fetch` (only what the app uses). */
@@ -28,12 +32,26 @@ export interface CloudflareContext {
   passThroughOnException?(): void;
 }
 
-/** Creates the app for one environment. */
-export function createCloudflareApp(env: CloudflareEnv) {
+/** The KV stores of one environment. */
+function storesFor(env: CloudflareEnv) {
   if (env.TRACES === undefined) throw new AgentError('STORAGE_ERROR', 'the TRACES KV namespace binding is missing (see wrangler.toml)');
   const ttl = env.TRACE_TTL_SECONDS === undefined ? undefined : Number(env.TRACE_TTL_SECONDS);
-  const stores = createKvStores(env.TRACES, ttl === undefined ? {} : { expirationTtl: ttl });
-  return createApp({ agents: prebuiltAgentSource(agentFiles), ...stores, ...optionsFromVariables(env) });
+  return createKvStores(env.TRACES, ttl === undefined ? {} : { expirationTtl: ttl });
+}
+
+/** Creates the app for one environment. */
+export function createCloudflareApp(env: CloudflareEnv) {
+  return createApp({ agents: prebuiltAgentSource(agentFiles), ...storesFor(env), ...optionsFromVariables(env) });
+}
+
+/** The retention policy of MAX_RUNS / MAX_RUN_AGE_DAYS, or undefined when neither is set. */
+export function retentionOf(env: CloudflareEnv): { maxRuns?: number; maxAgeMs?: number } | undefined {
+  const policy: { maxRuns?: number; maxAgeMs?: number } = {};
+  const maxRuns = Number(env.MAX_RUNS);
+  if (env.MAX_RUNS !== undefined && Number.isInteger(maxRuns) && maxRuns >= 0) policy.maxRuns = maxRuns;
+  const days = Number(env.MAX_RUN_AGE_DAYS);
+  if (env.MAX_RUN_AGE_DAYS !== undefined && days > 0) policy.maxAgeMs = days * 86_400_000;
+  return Object.keys(policy).length > 0 ? policy : undefined;
 }
 
 const apps = new WeakMap<object, ReturnType<typeof createCloudflareApp>>();
@@ -51,5 +69,11 @@ export default {
       const { status, body } = toErrorResponse(error);
       return Response.json(body, { status });
     }
+  },
+
+  /** The cron trigger (wrangler.toml `[triggers] crons`): applies the retention policy. */
+  async scheduled(_controller: unknown, env: CloudflareEnv, context: CloudflareContext): Promise<void> {
+    const policy = retentionOf(env);
+    if (policy !== undefined) context.waitUntil(storesFor(env).traceStore.applyRetention(policy));
   },
 };

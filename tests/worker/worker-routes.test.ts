@@ -150,3 +150,21 @@ describe('worker auth, limits and CORS (Miniflare)', () => {
     expect(none.headers.get('access-control-allow-origin')).toBeNull();
   });
 });
+
+describe('worker retention (Miniflare cron trigger)', () => {
+  it('applies MAX_RUNS on the scheduled event', async () => {
+    const retained = await startWorker(script, { bindings: { MAX_RUNS: '2' } });
+    try {
+      const ids: string[] = [];
+      for (let index = 0; index < 4; index++) ids.push((await call(retained, 'POST', '/agents/counter-straight/runs', { input: {} })).json.run_id);
+      expect((await call(retained, 'GET', '/runs')).json.runs).toHaveLength(4);
+      const worker = await retained.getWorker();
+      await worker.scheduled({ cron: '17 3 * * *' });
+      const left = (await call(retained, 'GET', '/runs')).json.runs.map((run: { run_id: string }) => run.run_id);
+      expect(left).toHaveLength(2);
+      expect((await call(retained, 'GET', `/runs/${ids[0]}`)).status).toBe(404);
+    } finally {
+      await retained.dispose();
+    }
+  });
+});
