@@ -79,9 +79,17 @@ async function reflectionIterationsPerSecond(): Promise<number> {
     if (result.status !== 'completed' || result.state.iterations !== ITERATIONS) throw new Error(`bench run ended ${result.status}: ${JSON.stringify(result.error)}`);
     return elapsed;
   };
+  return medianRate(timed);
+}
+
+/** Iterations/s from the median of five timed runs after two warm-up runs (JIT). */
+async function medianRate(timed: () => Promise<number>): Promise<number> {
   await timed();
-  const samples = [await timed(), await timed(), await timed()].sort((left, right) => left - right);
-  return Math.round(ITERATIONS / (samples[1]! / 1000));
+  await timed();
+  const samples: number[] = [];
+  for (let index = 0; index < 5; index += 1) samples.push(await timed());
+  samples.sort((left, right) => left - right);
+  return Math.round(ITERATIONS / (samples[2]! / 1000));
 }
 
 /** The loop alone: a minimal context whose generator action answers instantly (no engine events or trace). */
@@ -113,9 +121,7 @@ async function inProcessIterationsPerSecond(): Promise<number> {
     if (result.iterations !== ITERATIONS) throw new Error('bench loop ended early');
     return performance.now() - started;
   };
-  await timed();
-  const samples = [await timed(), await timed(), await timed()].sort((left, right) => left - right);
-  return Math.round(ITERATIONS / (samples[1]! / 1000));
+  return medianRate(timed);
 }
 
 function validationsPerSecond(instance: unknown): number {

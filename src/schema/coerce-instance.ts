@@ -4,7 +4,7 @@
  * "false"/"no"/"0"), and a number or boolean becomes a string where a string is expected. It
  * follows `$ref`, `allOf`, `properties`, `additionalProperties`, `items` and `prefixItems`.
  * Values that do not convert are left as they are (the validator then reports them). The input
- * is never modified: objects and arrays on the way are copied.
+ * is never modified: objects and arrays on the way to a converted value are copied.
  *
  * Differs from TEA on purpose: a string that is not a boolean word stays a string where a
  * boolean is expected (TEA turns any such string into `false`, which then validates).
@@ -72,22 +72,39 @@ function coerceItems(items: unknown[], node: Record<string, unknown>, lookup: Sc
   const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined;
   const rest = Array.isArray(node.items) ? undefined : node.items;
   if (tuple === undefined && rest === undefined) return items;
-  return items.map((item, index) => {
+  let copy: unknown[] | undefined;
+  items.forEach((item, index) => {
     const itemSchema = tuple !== undefined && index < tuple.length ? tuple[index] : rest;
-    return coerceInstance(item, itemSchema, lookup, depth + 1);
+    const coerced = coerceInstance(item, itemSchema, lookup, depth + 1);
+    if (coerced === item) return;
+    copy ??= [...items];
+    copy[index] = coerced;
   });
+  return copy ?? items;
 }
 
+/** A copy with coerced property values, or the object itself when nothing changed. */
 function coerceProperties(object: Record<string, unknown>, node: Record<string, unknown>, lookup: SchemaLookup, depth: number): Record<string, unknown> {
   const properties = typeof node.properties === 'object' && node.properties !== null ? (node.properties as Record<string, unknown>) : undefined;
   const additional = node.additionalProperties;
   if (properties === undefined && typeof additional !== 'object') return object;
-  const copy: Record<string, unknown> = {};
+  let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(object)) {
     const propertySchema = properties !== undefined && Object.prototype.hasOwnProperty.call(properties, key) ? properties[key] : additional;
     const value = coerceInstance(object[key], propertySchema, lookup, depth + 1);
+    if (value === object[key]) continue;
+    copy ??= copyOf(object);
     if (key === '__proto__') Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
     else copy[key] = value;
+  }
+  return copy ?? object;
+}
+
+function copyOf(object: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(object)) {
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: object[key], enumerable: true, writable: true, configurable: true });
+    else copy[key] = object[key];
   }
   return copy;
 }

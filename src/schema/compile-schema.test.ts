@@ -165,6 +165,12 @@ describe('compileSchema: untrusted schemas', () => {
     expect(codeOf(() => schema.validate('x'.repeat(2 * 1024 * 1024)))).toBe('INPUT_TOO_LARGE');
     const small = compileSchema({}, { where, limits: { maxInstanceNodes: 10 } });
     expect(codeOf(() => small.validate(Array.from({ length: 20 }, () => 1)))).toBe('INPUT_TOO_LARGE');
+    try {
+      small.validate({ list: [1, 2, 3], 'a/b': { deep: [1, 2, 3, 4, 5] } });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as AgentError).details).toMatchObject({ limit: 'nodes', path: '/a~1b/deep/3' });
+    }
   });
 
   it('accepts boolean schemas', () => {

@@ -20,29 +20,33 @@ export type CopyJsonResult = { ok: true; value: unknown } | { ok: false; overflo
 
 /** Copies `value`; on a cap, reports which one instead of throwing. */
 export function copyJson(value: unknown, limits: CopyJsonLimits): CopyJsonResult {
-  const counters = { nodes: 0, chars: 0 };
+  const walk = { nodes: 0, chars: 0, keys: [] as Array<string | number> };
   try {
-    return { ok: true, value: copyValue(value, limits, counters, 0, '') ?? null };
+    return { ok: true, value: copyValue(value, limits, walk, 0) ?? null };
   } catch (error) {
-    if (error instanceof Overflow) return { ok: false, overflow: { limit: error.limit, path: error.path } };
+    if (error instanceof Overflow) return { ok: false, overflow: { limit: error.limit, path: walk.keys.map((key) => `/${escapeToken(String(key))}`).join('') } };
     throw error;
   }
 }
 
 class Overflow {
-  constructor(
-    readonly limit: CopyJsonOverflow['limit'],
-    readonly path: string,
-  ) {}
+  constructor(readonly limit: CopyJsonOverflow['limit']) {}
 }
 
-function copyValue(value: unknown, limits: CopyJsonLimits, counters: { nodes: number; chars: number }, depth: number, path: string): unknown {
-  counters.nodes += 1;
-  if (counters.nodes > limits.maxNodes) throw new Overflow('nodes', path);
+/** Counters and the key path of the walk (the path is only read when a cap is hit). */
+interface Walk {
+  nodes: number;
+  chars: number;
+  keys: Array<string | number>;
+}
+
+function copyValue(value: unknown, limits: CopyJsonLimits, walk: Walk, depth: number): unknown {
+  walk.nodes += 1;
+  if (walk.nodes > limits.maxNodes) throw new Overflow('nodes');
   switch (typeof value) {
     case 'string':
-      counters.chars += value.length;
-      if (counters.chars > limits.maxChars) throw new Overflow('chars', path);
+      walk.chars += value.length;
+      if (walk.chars > limits.maxChars) throw new Overflow('chars');
       return value;
     case 'number':
     case 'boolean':
@@ -55,15 +59,23 @@ function copyValue(value: unknown, limits: CopyJsonLimits, counters: { nodes: nu
       return undefined;
   }
   if (value === null) return null;
-  if (depth >= limits.maxDepth) throw new Overflow('depth', path);
+  if (depth >= limits.maxDepth) throw new Overflow('depth');
   if (Array.isArray(value)) {
-    return value.map((item, index) => copyValue(item, limits, counters, depth + 1, `${path}/${index}`) ?? null);
+    const copy = new Array<unknown>(value.length);
+    for (let index = 0; index < value.length; index += 1) {
+      walk.keys.push(index);
+      copy[index] = copyValue(value[index], limits, walk, depth + 1) ?? null;
+      walk.keys.pop();
+    }
+    return copy;
   }
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    counters.chars += key.length;
-    if (counters.chars > limits.maxChars) throw new Overflow('chars', path);
-    const item = copyValue((value as Record<string, unknown>)[key], limits, counters, depth + 1, `${path}/${escapeToken(key)}`);
+    walk.chars += key.length;
+    if (walk.chars > limits.maxChars) throw new Overflow('chars');
+    walk.keys.push(key);
+    const item = copyValue((value as Record<string, unknown>)[key], limits, walk, depth + 1);
+    walk.keys.pop();
     if (item === undefined) continue;
     // Plain assignment keeps objects fast; only `__proto__` needs defining to stay a data key.
     if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
