@@ -98,7 +98,9 @@ async function attemptOnce(params: LoopParams, context: ActionContext, loopState
   const source = pending === undefined ? 'generator' : 'corrector';
   if (candidate === undefined) {
     try {
-      const value = await runStep(params.generator, context, loopState, iteration, 'generator');
+      const value = await runStep(params.generator, context, loopState, iteration, 'generator', (rendered) => {
+        if (typeof rendered.prompt === 'string') loopState.reflection_task = rendered.prompt;
+      });
       candidate = { value, fromLlm: params.generator.kind === 'action' && params.generator.llm };
     } catch (error) {
       if (isControlFlow(error, context.signal)) throw error;

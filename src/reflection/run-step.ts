@@ -11,7 +11,7 @@ import { AgentError } from '../errors/agent-error.js';
 import type { LuaBudget } from '../lua/types.js';
 import type { PreparedStep } from './reflection-types.js';
 
-export async function runStep(step: PreparedStep, context: ActionContext, loopState: State, iteration: number, field: string): Promise<unknown> {
+export async function runStep(step: PreparedStep, context: ActionContext, loopState: State, iteration: number, field: string, onRendered?: (params: Record<string, unknown>) => void): Promise<unknown> {
   const output = loopState.reflection_output;
   if (step.kind === 'lua') {
     const budget = luaBudgetOf(context);
@@ -21,6 +21,7 @@ export async function runStep(step: PreparedStep, context: ActionContext, loopSt
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
     throw new AgentError('INVALID_PARAMS', `\`${field}\` parameters must render to a mapping`, { node: context.node, field });
   }
+  onRendered?.(params as Record<string, unknown>);
   return context.callAction(step.action, params as Record<string, unknown>, { state: loopState });
 }
 

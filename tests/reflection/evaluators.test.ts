@@ -116,6 +116,16 @@ describe('llm evaluator (judge)', () => {
     expect(calls[0]!.request.temperature).toBe(0);
   });
 
+  it('the default judge prompt shows the generator task and the output', async () => {
+    const yaml = agentYaml('reflection.loop', { generator: { action: 'llm.call', prompt: 'Name three teas.' }, evaluator: { type: 'llm' } });
+    const { result, calls } = await run(yaml, {}, { responses: ['sencha, oolong, pu-erh', '{"valid": true, "score": 1}'] });
+    expect(result.state.valid).toBe(true);
+    const judged = calls[1]!.request.messages.at(-1)!.content as string;
+    expect(judged).toContain('Name three teas.');
+    expect(judged).toContain('sencha, oolong, pu-erh');
+    expect(result.state.reflection_task).toBeUndefined();
+  });
+
   it('a failing judge call is an invalid attempt', async () => {
     const { verdict } = await evaluate({ data: 'x', evaluator_type: 'llm' }, { responses: [{ error: { code: 'LLM_HTTP_503', message: 'down' } }] });
     expect(verdict).toMatchObject({ valid: false, score: 0 });

@@ -1,7 +1,8 @@
 /**
  * evaluateWithJudge: the `llm` evaluator (LLM-as-judge). Messages: the judging instructions
  * (src/prompts/judge-system.eta), few-shot `examples` as user/assistant pairs, then the user
- * message. With no `prompt`, the user message is src/prompts/judge.eta over the output; a
+ * message. With no `prompt`, the user message is src/prompts/judge.eta over the output (and the
+ * generator's prompt, when it had one, as the task); a
  * `prompt` (Jinja over `state`, `output`, `output_to_evaluate`, `iteration`) is used as written
  * when it mentions the output, and otherwise wrapped by judge.eta so the judge always sees it.
  * The call goes through `context.callLlm`, so settings.llm defaults apply, overridden by the
@@ -17,13 +18,14 @@ import { parseJudgeReply } from './parse-judge-reply.js';
 
 const DEFAULT_CRITERIA = 'Evaluate whether this output is valid, correct and complete.';
 const MAX_OUTPUT_CHARS = 20_000;
+const MAX_TASK_CHARS = 4_000;
 
 export async function evaluateWithJudge(evaluator: PreparedEvaluator & { type: 'llm' }, output: unknown, context: ActionContext, loopState: State, iteration: number): Promise<Verdict> {
   const outputText = textOf(output);
   const scope = context.scope({ state: loopState, output, output_to_evaluate: outputText, iteration });
   let userMessage: string;
   try {
-    userMessage = judgeMessage(evaluator, scope, outputText, iteration);
+    userMessage = judgeMessage(evaluator, scope, outputText, iteration, taskOf(loopState));
   } catch (error) {
     if (isControlFlow(error, context.signal)) throw error;
     return failed(`Judge prompt failed: ${describeFailure(error)}`);
@@ -47,12 +49,19 @@ export async function evaluateWithJudge(evaluator: PreparedEvaluator & { type: '
   return parseJudgeReply(content);
 }
 
-function judgeMessage(evaluator: PreparedEvaluator & { type: 'llm' }, scope: Record<string, unknown>, outputText: string, iteration: number): string {
-  if (evaluator.prompt === undefined) return renderJudge({ criteria: DEFAULT_CRITERIA, output: outputText, iteration });
+function judgeMessage(evaluator: PreparedEvaluator & { type: 'llm' }, scope: Record<string, unknown>, outputText: string, iteration: number, task: string | undefined): string {
+  if (evaluator.prompt === undefined) return renderJudge({ criteria: DEFAULT_CRITERIA, output: outputText, iteration, task });
   const rendered = String(evaluator.prompt.render(scope) ?? '');
   const source = String(evaluator.prompt.source);
   if (/\b(output|output_to_evaluate|reflection_output)\b/.test(source)) return rendered;
   return renderJudge({ criteria: rendered, output: outputText, iteration });
+}
+
+/** The generator's last prompt (the task the output answers), shown to the default judge. */
+function taskOf(loopState: State): string | undefined {
+  const task = loopState.reflection_task;
+  if (typeof task !== 'string' || task.trim() === '') return undefined;
+  return task.length > MAX_TASK_CHARS ? `${task.slice(0, MAX_TASK_CHARS)} [...]` : task;
 }
 
 /** Text for a prompt: strings as they are, anything else as indented JSON (capped). */
