@@ -23,6 +23,8 @@ interface RunBuffer {
   events: AgentEvent[];
   batches: Array<[number, number]>;
   pending?: RunRecord;
+  /** Size of a batch whose write failed: it is retried with the same events. */
+  retryCount?: number;
   /** A timer that writes a held-back `running` record once the run has lasted `flushIntervalMs`. */
   timer?: ReturnType<typeof setTimeout>;
   indexed: boolean;
@@ -223,17 +225,24 @@ export class KvTraceStore implements TraceStore {
     }
   }
 
-  /** Writes the buffered events as one new batch; on failure they stay buffered for a retry. */
+  /**
+   * Writes the buffered events as new batches. A batch that failed stays buffered and is retried
+   * with exactly the same events (so its keys, which name its piece count, are the same keys);
+   * events appended since then form the next batch.
+   */
   async #writeBatch(buffer: RunBuffer): Promise<void> {
-    if (buffer.events.length === 0) return;
-    const events = buffer.events.slice();
-    const firstSeq = events[0]!.seq;
-    const pieces = splitEvents(events, this.#options.maxValueBytes);
-    const eventsPrefix = runKeys(this.#options.prefix, buffer.run).eventsPrefix;
-    await Promise.all(pieces.map((text, piece) => this.#writer.put(eventPieceKey(eventsPrefix, firstSeq, piece, pieces.length), text)));
-    buffer.events.splice(0, events.length);
-    buffer.batches.push([firstSeq, pieces.length]);
-    buffer.lastBatchAt = Date.now();
+    while (buffer.events.length > 0) {
+      const events = buffer.events.slice(0, buffer.retryCount ?? buffer.events.length);
+      const firstSeq = events[0]!.seq;
+      const pieces = splitEvents(events, this.#options.maxValueBytes);
+      const eventsPrefix = runKeys(this.#options.prefix, buffer.run).eventsPrefix;
+      buffer.retryCount = events.length;
+      await Promise.all(pieces.map((text, piece) => this.#writer.put(eventPieceKey(eventsPrefix, firstSeq, piece, pieces.length), text)));
+      delete buffer.retryCount;
+      buffer.events.splice(0, events.length);
+      buffer.batches.push([firstSeq, pieces.length]);
+      buffer.lastBatchAt = Date.now();
+    }
   }
 
   async #writeRecord(buffer: RunBuffer, record: RunRecord): Promise<void> {

@@ -82,6 +82,19 @@ describe('workers-kv: failing binding', () => {
     expect((await reader.readEvents('run-1')).map((event) => event.seq)).toEqual([1, 2]);
   });
 
+  it('retries a failed batch with the same events, so a half-written batch is completed, not mixed', async () => {
+    const { namespace, control } = faulty(namespaces[next++]!);
+    const { traceStore } = createKvStores(namespace, { ...fast, maxValueBytes: 200, retries: 0 });
+    await traceStore.appendEvents('run-1', [makeEvent('run-1', 1, 'log', { text: 'a'.repeat(300) })]);
+    let failures = 1;
+    control.failPut = (key) => (/:0001:\d{4}$/.test(key) && failures-- > 0 ? new Error('KV PUT failed: 503') : undefined);
+    await expect(traceStore.flush('run-1')).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+    await traceStore.appendEvents('run-1', [makeEvent('run-1', 2)]);
+    await traceStore.flush('run-1');
+    const reader = createKvStores(namespace, fast).traceStore;
+    expect((await reader.readEvents('run-1')).map((event) => event.seq)).toEqual([1, 2]);
+  });
+
   it('retries a 429 and succeeds; a 429 that persists ends in STORAGE_ERROR', async () => {
     const { namespace, control } = faulty(namespaces[next++]!);
     const { traceStore } = createKvStores(namespace, fast);

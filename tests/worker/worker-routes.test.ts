@@ -158,7 +158,7 @@ describe('worker retention (Miniflare cron trigger)', () => {
       const ids: string[] = [];
       for (let index = 0; index < 4; index++) ids.push((await call(retained, 'POST', '/agents/counter-straight/runs', { input: {} })).json.run_id);
       expect((await call(retained, 'GET', '/runs')).json.runs).toHaveLength(4);
-      const worker = await retained.getWorker();
+      const worker = (await retained.getWorker()) as unknown as { scheduled(options: { cron: string }): Promise<unknown> };
       await worker.scheduled({ cron: '17 3 * * *' });
       const left = (await call(retained, 'GET', '/runs')).json.runs.map((run: { run_id: string }) => run.run_id);
       expect(left).toHaveLength(2);
