@@ -2,12 +2,13 @@
  * LuaSandbox: one fengari VM prepared for untrusted code, reused across calls with a clean
  * environment each time.
  *
- * Set-up (once per VM): open base, string, table, math, utf8, coroutine and os; keep of the base
- * library everything except `dofile`, `loadfile`, `collectgarbage` (and never `require`,
- * `package`, `io`, `debug`, `js`: they are not even in the bundle); `load` forced to text mode;
- * `string.dump` dropped; `os` reduced to `time`, `clock`, `date`; `print`, `math.random`,
- * `math.randomseed` and `json` replaced by JavaScript functions; the string metatable protected
- * (`getmetatable("")` returns false). These pristine values are kept in tables reachable only
+ * Set-up (once per VM, at its first call; compiling needs only the bare VM): open base, string,
+ * table, math, utf8, coroutine and os; keep of the base library everything except `dofile`,
+ * `loadfile`, `collectgarbage` (and never `require`, `package`, `io`, `debug`, `js`: they are not
+ * even in the bundle); `load` forced to text mode; `string.dump` dropped; `os` reduced to `time`,
+ * `clock`, `date`; `print`, `math.random`, `math.randomseed` and `json` replaced by JavaScript
+ * functions; the string metatable protected (`getmetatable("")` returns false). These pristine
+ * values are kept in tables reachable only
  * from the registry, which no script can reach (there is no `debug` library).
  *
  * Each call (`pushCallEnvironment`): a new, empty global table whose protected metatable reads
@@ -42,15 +43,22 @@ export class LuaSandbox {
   /** Set when a JavaScript exception went through the VM (budget or internal): never reuse it. */
   broken = false;
   /** Registry references: the environment metatable, pristine libraries, the string metatable. */
-  private readonly environmentMetatableRef: number;
+  private environmentMetatableRef = 0;
   private readonly libraryRefs: number[] = [];
-  private readonly stringMetatableRef: number;
-  private readonly emptyRef: number;
+  private stringMetatableRef = 0;
+  private emptyRef = 0;
+  private prepared = false;
 
+  /** A bare VM: enough to compile a chunk. The libraries are set up on the first call. */
   constructor() {
-    const state = lauxlib.luaL_newstate();
-    this.state = state;
-    state.l_G.teaBudget = this.meter;
+    this.state = lauxlib.luaL_newstate();
+    this.state.l_G.teaBudget = this.meter;
+  }
+
+  /** Opens and trims the libraries and builds the pristine tables (once per VM). */
+  private prepare(): void {
+    const state = this.state;
+    this.prepared = true;
     this.bridge.install(state);
     for (const [name, open] of [
       ['_G', lualib.luaopen_base],
@@ -136,7 +144,7 @@ export class LuaSandbox {
     lua.lua_pop(state, 1);
     lua.lua_createtable(state, 0, 0);
     this.emptyRef = lauxlib.luaL_ref(state, lua.LUA_REGISTRYINDEX);
-    this.releaseCallEnvironment();
+    lua.lua_settop(state, 0);
   }
 
   /**
@@ -144,6 +152,7 @@ export class LuaSandbox {
    * registry globals. `globals` are converted from JSON and set on it.
    */
   pushCallEnvironment(globals: Record<string, unknown>): void {
+    if (!this.prepared) this.prepare();
     const state = this.state;
     lua.lua_createtable(state, 0, 8);
     const environment = lua.lua_gettop(state);
