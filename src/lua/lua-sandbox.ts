@@ -8,8 +8,8 @@
  * even in the bundle); `load` forced to text mode; `string.dump` dropped; `os` reduced to `time`,
  * `clock`, `date`; `print`, `math.random`, `math.randomseed` and `json` replaced by JavaScript
  * functions; the string metatable protected (`getmetatable("")` returns false). These pristine
- * values are kept in tables reachable only
- * from the registry, which no script can reach (there is no `debug` library).
+ * values are kept in tables reachable only from the registry, which no script can reach (there
+ * is no `debug` library).
  *
  * Each call (`pushCallEnvironment`): a new, empty global table whose protected metatable reads
  * through to the pristine base functions; `_G` points at it; the registry's global table is it (so
