@@ -195,6 +195,18 @@ describe('reflection.loop: failures inside the loop are attempts', () => {
     expect(generator.calls).toHaveLength(2);
   });
 
+  it('a candidate too large to validate is an invalid attempt (INPUT_TOO_LARGE as evaluator_error)', async () => {
+    let deep: unknown = 'leaf';
+    for (let level = 0; level < 80; level += 1) deep = { next: deep };
+    const generator = scriptedAction('test.generate', [deep]);
+    const yaml = agentYaml('reflection.loop', { generator: { action: 'test.generate' }, evaluator: { type: 'schema', schema: { type: 'object' } }, max_iterations: 1 });
+    const { result } = await run(yaml, {}, { actions: [generator.action] });
+    expect(result.status).toBe('completed');
+    const error = (result.state.reflection_history as Array<{ errors: Array<{ type: string; message: string }> }>)[0]!.errors[0]!;
+    expect(error.type).toBe('evaluator_error');
+    expect(error.message).toContain('INPUT_TOO_LARGE');
+  });
+
   it('an evaluator script error is an invalid attempt (evaluator_error), not an aborted loop', async () => {
     const yaml = agentYaml('reflection.loop', { generator: { run: 'return {n = 1}' }, evaluator: { type: 'lua', run: 'error("bad evaluator")' }, max_iterations: 2 });
     const { result } = await run(yaml);
