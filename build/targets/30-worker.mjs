@@ -7,7 +7,7 @@
 // compilation looked up: the worker compiles specs without shipping or running a YAML parser
 // (smaller bundle, faster first request), with the same file:line:column in its messages.
 import * as esbuild from 'esbuild';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { baseOptions } from '../shared.mjs';
@@ -27,7 +27,9 @@ export async function readAgentSources(root, agentsDir) {
 
 /** Loads the engine's spec reader and compiler for the build (bundled from source, dependencies external). */
 async function engineLoader(root) {
-  const outfile = path.join(root, 'dist/.build/agent-compiler.mjs');
+  // Kept out of dist/ (which is published); node_modules/.cache still resolves the dependencies.
+  // One file per call: tests bundle workers in parallel processes.
+  const outfile = path.join(root, `node_modules/.cache/tea-edge/agent-compiler-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.mjs`);
   await esbuild.build(
     baseOptions({
       stdin: {
@@ -40,7 +42,11 @@ async function engineLoader(root) {
       packages: 'external',
     }),
   );
-  return import(pathToFileURL(outfile).href + `?t=${Date.now()}`);
+  try {
+    return await import(pathToFileURL(outfile).href);
+  } finally {
+    await rm(outfile, { force: true });
+  }
 }
 
 /**
