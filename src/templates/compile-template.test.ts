@@ -130,7 +130,7 @@ describe('filters', () => {
     ["{{ 'one  two\nthree' | wordcount }}", 3],
     ["{{ ', '.join(state.tags) }}|{{ '-'.join([1, 2]) }}", 'a, b, c|1-2'],
     ["{{ '%.2f' | format(state.ratio) }}|{{ '%s is %d' | format(state.name, 36.6) }}|{{ '%05.1f|%-4s|%+d|%3s|%%' | format(2.25, 'ab', 3, 'x') }}", '0.25|Ada is 36|002.2|ab  |+3|  x|%'],
-    ["{{ '%s/%s' % (state.count, 4) }}|{{ 'score: %.1f' % state.ratio }}|{{ 7 % 4 }}|{{ 7.5 % 2 }}", '3/4|score: 0.2|3|1.5'],
+    ["{{ '%s/%s' % (state.count, 4) }}|{{ 'score: %.1f' % state.ratio }}|{{ 7 % 4 }}|{{ 7.5 % 2 }}|{{ -7 % 3 }}", '3/4|score: 0.2|3|1.5|2'],
   ])('%s', (source, expected) => {
     expect(render(source, { state })).toEqual(expected);
   });

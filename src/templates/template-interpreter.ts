@@ -33,7 +33,6 @@ import { TEMPLATE_TESTS } from './template-tests.js';
 import type { PreparedProgram } from './prepare-program.js';
 import { BREAK_SIGNAL, CONTINUE_SIGNAL, type LoopHost, type LoopNode, runLoop } from './template-loop.js';
 
-
 interface NamedNode {
   type: string;
   value: string;
@@ -244,10 +243,11 @@ export class TemplateInterpreter extends Interpreter {
     throw new AgentError('TEMPLATE_ERROR', `cannot multiply ${left.type} by ${right.type}`);
   }
 
-  /** `%` on numbers, as the library computes it (sign of the left side, like JS). */
+  /** `%` on numbers as in Python (and so Jinja): the result has the sign of the divisor. */
   #remainder(left: RuntimeValue, right: RuntimeValue): RuntimeValue {
     if (!isNumber(left) || !isNumber(right)) throw new AgentError('TEMPLATE_ERROR', `cannot apply % to ${left.type} and ${right.type}`);
-    const remainder = left.value % right.value;
+    if (right.value === 0) throw new AgentError('TEMPLATE_ERROR', 'modulo by zero');
+    const remainder = left.value - right.value * Math.floor(left.value / right.value);
     return isInteger(left) && isInteger(right) ? makeInteger(remainder) : makeFloat(remainder);
   }
 
