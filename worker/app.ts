@@ -31,7 +31,7 @@ import { reviewRun } from '../src/reflection/review/review-run.js';
 import type { CheckpointStore, TraceStore } from '../src/storage/trace-store.js';
 import { toAgentSource, type AgentSource } from './agent-source.js';
 import { roleOf } from './bearer-auth.js';
-import { httpError, toErrorResponse } from './error-status.js';
+import { errorResponse, httpError, toErrorResponse } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
 import { respondWithRun } from './run-response.js';
 
@@ -78,12 +78,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.onError((error, c) => {
     if (error instanceof HTTPException && !isAgentErrorLike(error)) {
-      return c.json({ error: { code: error.status === 413 ? 'INPUT_TOO_LARGE' : 'INVALID_PARAMS', message: error.message } }, error.status);
+      return errorResponse(error.status === 413 ? 'INPUT_TOO_LARGE' : 'INVALID_PARAMS', error.message);
     }
-    const { status, body } = toErrorResponse(error);
-    return c.json(body, status as 500);
+    const { body } = toErrorResponse(error);
+    return errorResponse(body.error.code, body.error.message);
   });
-  app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
+  app.notFound((c) => errorResponse('NOT_FOUND', `no route ${c.req.method} ${new URL(c.req.url).pathname}`));
 
   if (options.cors !== undefined) {
     const origins = options.cors.origins;
@@ -100,7 +100,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     '*',
     bodyLimit({
       maxSize: maxBodyBytes,
-      onError: (c) => c.json({ error: { code: 'INPUT_TOO_LARGE', message: `the request body is larger than ${maxBodyBytes} bytes` } }, 413),
+      onError: () => errorResponse('INPUT_TOO_LARGE', `the request body is larger than ${maxBodyBytes} bytes`),
     }),
   );
 
@@ -191,7 +191,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.get('/runs/:id/review', async (c) => {
     const runId = c.req.param('id');
     const reviewer = options.review ?? defaultReviewer;
-    if (reviewer === false) return c.json({ error: { code: 'NOT_IMPLEMENTED', message: 'this server has no run reviewer' } }, 501);
+    if (reviewer === false) return errorResponse('NOT_IMPLEMENTED', 'this server has no run reviewer');
     const record = await traceStore.getRun(runId);
     if (record === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
     const agent = await agents.get(record.agent);

@@ -14,7 +14,7 @@ import { createKvStores, type KVNamespaceLike } from '../adapters/workers-kv/ind
 import { AgentError } from '../src/errors/agent-error.js';
 import { createApp } from './app.js';
 import { prebuiltAgentSource } from './bundled-agents.js';
-import { toErrorResponse } from './error-status.js';
+import { errorResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 
 export interface CloudflareEnv extends HostVariables {
@@ -66,8 +66,8 @@ export default {
       }
       return await app.fetch(request, env, context as never);
     } catch (error) {
-      const { status, body } = toErrorResponse(error);
-      return Response.json(body, { status });
+      const { body } = toErrorResponse(error);
+      return errorResponse(body.error.code, body.error.message);
     }
   },
 

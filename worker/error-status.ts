@@ -43,6 +43,11 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
   return { status: statusOf(agentError.code), body: { error: { code: agentError.code, message: agentError.message } } };
 }
 
+/** The error response for a code and message: the body shape and the table's status. */
+export function errorResponse(code: string, message: string): Response {
+  return Response.json({ error: { code, message } } satisfies ErrorBody, { status: statusOf(code) });
+}
+
 /** An AgentError for the HTTP layer (a shorthand that keeps call sites short). */
 export function httpError(code: ErrorCode, message: string): AgentError {
   return new AgentError(code, message);

@@ -15,7 +15,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AgentEvent } from '../src/events/event.js';
 import type { AgentRun, RunResult } from '../src/graph/run-types.js';
-import { statusOf } from './error-status.js';
+import { errorResponse } from './error-status.js';
 
 export interface RunResponseOptions {
   stream: boolean;
@@ -43,7 +43,7 @@ export async function respondWithRun(c: Context, run: AgentRun, options: RunResp
   if (first.done === true) {
     const result = await run.result;
     if (result.error !== undefined && NOT_STARTED.has(result.error.code)) {
-      return c.json({ error: { code: result.error.code, message: result.error.message } }, statusOf(result.error.code) as 400);
+      return errorResponse(result.error.code, result.error.message);
     }
     return c.json(resultBody(result));
   }
