@@ -169,12 +169,20 @@ const fileEdits = {
     },
   ],
   'lapi.js': [
+    { description: 'no bytecode dumper', find: "const { luaU_dump } = require('./ldump.js');", replace: () => "const luaU_dump = function() { throw new Error('string.dump is not supported'); };" },
     // table.insert/remove/move/concat/unpack/sort loop through lua_geti/lua_seti, driven by a
     // length the script controls (`__len`); each access costs one instruction.
     { description: 'lua_seti work', find: 'const lua_seti = function(L, idx, n) {', replace: (text) => `${text}\n    ${hook('L.l_G', 'chargeInstructions(L, 1)')}` },
     { description: 'lua_geti work', find: 'const lua_geti = function(L, idx, n) {', replace: (text) => `${text}\n    ${hook('L.l_G', 'chargeInstructions(L, 1)')}` },
   ],
   'ldo.js': [
+    // Binary chunks are refused before this is reached (mode 't' everywhere): leave the undumper
+    // out of the bundle, so bytecode cannot be loaded even by mistake.
+    {
+      description: 'no bytecode loader',
+      find: "const lundump  = require('./lundump.js');",
+      replace: () => "const lundump = { luaU_undump: function() { throw new Error('binary chunks are not supported'); } };",
+    },
     {
       description: 'JavaScript exceptions pass through protected calls',
       find: '    } catch (e) {\n        if (lj.status === LUA_OK) {\n            /* error was not thrown via luaD_throw, i.e. it is a JS error */',

@@ -21,8 +21,9 @@ describe('generated src/lua/vendor/fengari.js', () => {
     for (const pattern of FORBIDDEN_CODE as RegExp[]) expect(pattern.test(code)).toBe(false);
   });
 
-  it('leaves out the package, io and debug libraries', async () => {
+  it('leaves out the package, io and debug libraries and the bytecode loader and dumper', async () => {
     const code = await readFile(vendorPath, 'utf8');
+    for (const name of ['LoadFunction', 'DumpFunction']) expect(code).not.toContain(name);
     for (const name of ['luaopen_package', 'luaopen_io', 'luaopen_debug', 'child_process', 'execSync', 'tmpNameSync', 'readline']) expect(code).not.toContain(name);
   });
 
