@@ -154,19 +154,16 @@ function dropDanglingKey(output: string[]): void {
 
 /**
  * Yields each balanced `{…}` substring of `text`, in order of its opening brace, skipping braces
- * inside strings. At most `maxCandidates` are tried, so a text full of braces stays cheap.
+ * inside strings. At most `maxCandidates` starts are scanned, so a text full of braces stays cheap.
  */
 export function* balancedObjects(text: string, maxCandidates = 32): Generator<string> {
-  let tried = 0;
+  // Every start costs a scan, balanced or not: cap the scans, not only the candidates.
   let from = 0;
-  while (tried < maxCandidates) {
+  for (let scans = 0; scans < maxCandidates; scans++) {
     const start = text.indexOf('{', from);
     if (start < 0) return;
     const end = matchingBrace(text, start);
-    if (end > start) {
-      tried++;
-      yield text.slice(start, end + 1);
-    }
+    if (end > start) yield text.slice(start, end + 1);
     from = start + 1;
   }
 }

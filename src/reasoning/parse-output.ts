@@ -74,10 +74,10 @@ function parseVisible(text: string, limits: JsonLimits): (ParsedOutput & { ok: t
 
 /** `<thinking>…</thinking>` then an answer: the answer is parsed as JSON when it can be. */
 function thinkingTagged(text: string, limits: JsonLimits): (ParsedOutput & { ok: true }) | undefined {
-  const match = /<thinking>([\s\S]*?)<\/thinking>/i.exec(text);
-  if (match === null) return undefined;
-  const thinking = match[1]!.trim();
-  const after = text.slice(match.index + match[0].length).trim();
+  const block = taggedBlock(text, text.toLowerCase(), '<thinking>', '</thinking>', 0);
+  if (block === undefined) return undefined;
+  const thinking = block.inner.trim();
+  const after = text.slice(block.end).trim();
   const answerText = after.replace(/^(?:final\s+)?answer\s*:\s*/i, '').trim();
   if (answerText === '') return { ok: true, value: '', method: 'thinking', thinking };
   const inner = parseVisible(answerText, limits);
@@ -104,9 +104,13 @@ export function fencedBlocks(text: string): string[] {
     }
   }
   if (open !== undefined && open.body.length > 0) blocks.push(open.body.join('\n'));
-  const inline = /```[A-Za-z0-9_+-]*[ \t]*\n?([\s\S]*?)```/g;
-  for (let match = inline.exec(text); match !== null; match = inline.exec(text)) {
-    if (!blocks.includes(match[1]!)) blocks.push(match[1]!);
+  // Inline pairs, found with indexOf (a lazy regex here is quadratic on backtick-heavy text).
+  for (let open = text.indexOf('```'); open >= 0 && blocks.length < 32; ) {
+    const close = text.indexOf('```', open + 3);
+    if (close < 0) break;
+    const body = text.slice(open + 3, close).replace(/^[A-Za-z0-9_+-]*[ \t]*\n?/, '');
+    if (!blocks.includes(body)) blocks.push(body);
+    open = text.indexOf('```', close + 3);
   }
   return blocks;
 }
@@ -115,10 +119,16 @@ export function fencedBlocks(text: string): string[] {
 function setAsideThinkBlocks(text: string): { visible: string; thinking?: string } {
   if (!/<think>/i.test(text) && !/<\/think>/i.test(text)) return { visible: text };
   const thoughts: string[] = [];
-  let visible = text.replace(/<think>([\s\S]*?)<\/think>/gi, (_whole, inner: string) => {
-    thoughts.push(inner.trim());
-    return '';
-  });
+  const lower = text.toLowerCase();
+  const kept: string[] = [];
+  let from = 0;
+  for (let block = taggedBlock(text, lower, '<think>', '</think>', 0); block !== undefined; block = taggedBlock(text, lower, '<think>', '</think>', from)) {
+    kept.push(text.slice(from, block.start));
+    thoughts.push(block.inner.trim());
+    from = block.end;
+  }
+  kept.push(text.slice(from));
+  let visible = kept.join('');
   // Some servers strip the opening tag: everything before a lone `</think>` is thinking.
   const closing = visible.search(/<\/think>/i);
   if (closing >= 0) {
@@ -128,4 +138,13 @@ function setAsideThinkBlocks(text: string): { visible: string; thinking?: string
   const result: { visible: string; thinking?: string } = { visible };
   if (thoughts.length > 0) result.thinking = thoughts.join('\n\n');
   return result;
+}
+
+/** The first `open…close` block at or after `from` (case-insensitive via `lower`), by indexOf: linear. */
+function taggedBlock(text: string, lower: string, open: string, close: string, from: number): { start: number; inner: string; end: number } | undefined {
+  const start = lower.indexOf(open, from);
+  if (start < 0) return undefined;
+  const closing = lower.indexOf(close, start + open.length);
+  if (closing < 0) return undefined;
+  return { start, inner: text.slice(start + open.length, closing), end: closing + close.length };
 }

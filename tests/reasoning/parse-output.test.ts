@@ -25,6 +25,7 @@ const PARSEABLE: Array<[string, string, unknown]> = [
   ['prose after object', '{"answer": "Paris"}\nLet me know if you need anything else.', { answer: 'Paris' }],
   ['prose on both sides', 'Okay.\n{"thought": "t", "action": "final_answer"}\nDone.', { thought: 't', action: 'final_answer' }],
   ['two JSON objects: the first wins', '{"action": "a"}\n{"action": "b"}', { action: 'a' }],
+  ['an unclosed brace before the object', 'I think { the answer is {"a": 1}', { a: 1 }],
   ['braces in prose before the object', 'Using the set {x, y} we get {"answer": 2}', { answer: 2 }],
   ['braces inside strings', 'Result: {"answer": "a } b { c"}', { answer: 'a } b { c' }],
   ['thinking tag then number', '<thinking>Step 1: add. Step 2: done.</thinking>\n42', 42],
@@ -151,5 +152,24 @@ describe('repairJson', () => {
   });
   it('ignores text after the value closes', () => {
     expect(repairJson("{'a': 1} and then {'b': 2}")).toBe('{"a": 1}');
+  });
+});
+
+describe('pathological model output stays linear (completes; would time out if quadratic)', () => {
+  it.each([
+    ['backticks', '`'.repeat(400_000)],
+    ['unclosed thinking tags', '<thinking>'.repeat(40_000)],
+    ['unclosed think tags', '<think> '.repeat(50_000)],
+    ['newlines between letters', 'x' + '\n'.repeat(400_000) + 'y'],
+    ['open braces and quotes', '{"'.repeat(200_000)],
+    ['fences without JSON', '```\nnot json\n```\n'.repeat(20_000)],
+  ])('%s', (_name, text) => {
+    const outcome = parseModelOutput(text);
+    expect(typeof outcome.ok).toBe('boolean');
+  });
+
+  it('text forms of ReAct with many newlines are parsed without backtracking blow-up', async () => {
+    const { decideFromJson } = await import('../../src/reasoning/react/react-decision.js');
+    expect(decideFromJson('a' + '\n \t'.repeat(100_000) + 'b', 1).kind).toBe('parse_error');
   });
 });

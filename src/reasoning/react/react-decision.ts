@@ -105,13 +105,13 @@ export function finalAnswerOf(input: unknown): unknown {
  * `Thought: …\nAction: tool\nAction Input: {…}` (or `Final Answer: …`).
  */
 function parseReactText(content: string): Record<string, unknown> | undefined {
-  const finalMatch = /(?:^|\n)\s*\**final answer\**\s*:\s*([\s\S]+)$/i.exec(content);
-  const thoughtMatch = /(?:^|\n)\s*\**thought\**\s*:\s*(.+)/i.exec(content);
+  const finalMatch = /(?:^|\n)[ \t]*\**final answer\**\s*:\s*([\s\S]+)$/i.exec(content);
+  const thoughtMatch = /(?:^|\n)[ \t]*\**thought\**\s*:\s*(.+)/i.exec(content);
   const thought = thoughtMatch?.[1]?.trim() ?? '';
   if (finalMatch !== null) return { thought, action: 'final_answer', action_input: { answer: finalMatch[1]!.trim() } };
-  const actionMatch = /(?:^|\n)\s*\**action\**\s*:\s*`?([^\s`]+)`?/i.exec(content);
+  const actionMatch = /(?:^|\n)[ \t]*\**action\**\s*:\s*`?([^\s`]+)`?/i.exec(content);
   if (actionMatch === null) return undefined;
-  const inputMatch = /(?:^|\n)\s*\**action[ _]input\**\s*:\s*([\s\S]+)$/i.exec(content);
+  const inputMatch = /(?:^|\n)[ \t]*\**action[ _]input\**\s*:\s*([\s\S]+)$/i.exec(content);
   let input: unknown = {};
   if (inputMatch !== null) {
     const parsed = parseModelOutput(inputMatch[1]!);
