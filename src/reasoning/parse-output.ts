@@ -41,7 +41,7 @@ export function parseModelOutput(text: string, limits: JsonLimits = DEFAULT_JSON
   };
 }
 
-function parseVisible(text: string, limits: JsonLimits): (ParsedOutput & { ok: true }) | undefined {
+function parseVisible(text: string, limits: JsonLimits, allowThinking = true): (ParsedOutput & { ok: true }) | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
   const whole = parseJsonSafely(trimmed, limits);
@@ -53,7 +53,7 @@ function parseVisible(text: string, limits: JsonLimits): (ParsedOutput & { ok: t
     if (parsed.ok) return { ok: true, value: parsed.value, method: 'fence' };
   }
 
-  const tagged = thinkingTagged(text, limits);
+  const tagged = allowThinking ? thinkingTagged(text, limits) : undefined;
   if (tagged !== undefined) return tagged;
 
   for (const candidate of balancedObjects(text)) {
@@ -80,7 +80,8 @@ function thinkingTagged(text: string, limits: JsonLimits): (ParsedOutput & { ok:
   const after = text.slice(block.end).trim();
   const answerText = after.replace(/^(?:final\s+)?answer\s*:\s*/i, '').trim();
   if (answerText === '') return { ok: true, value: '', method: 'thinking', thinking };
-  const inner = parseVisible(answerText, limits);
+  // Not recursive on tags: the answer is parsed without the thinking rule (no deep recursion).
+  const inner = parseVisible(answerText, limits, false);
   return { ok: true, value: inner !== undefined ? inner.value : answerText, method: 'thinking', thinking };
 }
 

@@ -162,6 +162,7 @@ describe('pathological model output stays linear (completes; would time out if q
     ['unclosed think tags', '<think> '.repeat(50_000)],
     ['newlines between letters', 'x' + '\n'.repeat(400_000) + 'y'],
     ['open braces and quotes', '{"'.repeat(200_000)],
+    ['many closed thinking blocks', '<thinking>a</thinking>'.repeat(20_000)],
     ['fences without JSON', '```\nnot json\n```\n'.repeat(20_000)],
   ])('%s', (_name, text) => {
     const outcome = parseModelOutput(text);
