@@ -90,8 +90,8 @@ describe('reason.react in the engine', () => {
     const react = final.state['react'] as Record<string, unknown>;
     const steps = react['steps'] as Array<Record<string, unknown>>;
     const observations = steps.map((step) => step['observation']);
-    // The scripted list restarts after a resume (its position is not checkpointed), so the model
-    // repeats its first two calls: they are reported as repeated and not executed again.
+    // Whether or not the scripted list continues where it stopped after the resume, a replayed
+    // call is reported as repeated and never executed again: the mail goes out exactly once.
     expect(observations.filter((observation) => observation === '{"sent":true}')).toHaveLength(1);
     expect(observations).toContain('{"value":"ops@example.test"}');
     expect(observations).toContain('Access denied: admin.purge requires role admin');
