@@ -30,10 +30,10 @@ import type { ResumeInput, RunOptions } from '../src/graph/run-types.js';
 import { reviewRun } from '../src/reflection/review/review-run.js';
 import type { CheckpointStore, TraceStore } from '../src/storage/trace-store.js';
 import { toAgentSource, type AgentSource } from './agent-source.js';
-import { roleOf } from './bearer-auth.js';
+import { roleOf } from './role-of.js';
 import { errorResponse, httpError, toErrorResponse } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
-import { respondWithRun } from './run-response.js';
+import { respondWithRun } from './respond-with-run.js';
 
 /** Reviews a finished run from the trace store (the Reflector, SPEC §5.4). */
 export type RunReviewer = (runId: string, context: { traceStore: TraceStore; agent?: CompiledAgent; learn: boolean }) => Promise<unknown>;

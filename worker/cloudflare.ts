@@ -13,7 +13,7 @@ import agentFiles from 'virtual:tea-agents';
 import { createKvStores, type KVNamespaceLike } from '../adapters/workers-kv/index.js';
 import { AgentError } from '../src/errors/agent-error.js';
 import { createApp } from './app.js';
-import { prebuiltAgentSource } from './bundled-agents.js';
+import { prebuiltAgentSource } from './prebuilt-agent-source.js';
 import { errorResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 

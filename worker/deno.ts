@@ -10,7 +10,7 @@
 import agentFiles from 'virtual:tea-agents';
 import { createDenoKvStores, type DenoKvLike } from '../adapters/deno-kv/index.js';
 import { createApp } from './app.js';
-import { prebuiltAgentSource } from './bundled-agents.js';
+import { prebuiltAgentSource } from './prebuilt-agent-source.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 
 /** The slice of the `Deno` namespace this entry uses (typed here: the build has no Deno types). */

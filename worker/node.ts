@@ -18,7 +18,7 @@ import { createFsStores } from '../adapters/fs/index.js';
 import { Hono } from 'hono';
 import { createApp, type AppOptions } from './app.js';
 import { loadAgent } from '../src/graph/run-agent.js';
-import { lazyAgentSource } from './bundled-agents.js';
+import { lazyAgentSource } from './prebuilt-agent-source.js';
 import { optionsFromVariables } from './host-config.js';
 
 export interface ServeOptions {

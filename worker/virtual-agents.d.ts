@@ -4,7 +4,7 @@
  * the JSON of the path. Compiled and checked at build time.
  */
 declare module 'virtual:tea-agents' {
-  import type { PrebuiltAgent } from './bundled-agents.js';
+  import type { PrebuiltAgent } from './prebuilt-agent-source.js';
   const agents: ReadonlyArray<PrebuiltAgent>;
   export default agents;
 }
