@@ -7,9 +7,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../../worker/node.js';
+import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 
 let directory: string;
 let server: RunningServer;
+let mocked: RunningServer;
+let mock: MockOpenAI;
 
 beforeAll(async () => {
   directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-node-'));
@@ -23,10 +26,19 @@ beforeAll(async () => {
     webDemoDir: webDemo,
     app: { auth: { tokens: { 'node-token': 'admin' } } },
   });
+  mock = await startMockOpenAI({ replies: ['Slow answer.'] });
+  mocked = await serve({
+    port: 0,
+    agentsDir: path.join(import.meta.dirname, 'agents'),
+    traceDir: path.join(directory, 'traces-mocked'),
+    app: { llm: { overrides: { api_base: mock.url, model: 'mock-model' } }, sseHeartbeatMs: 100 },
+  });
 });
 
 afterAll(async () => {
   await server?.close();
+  await mocked?.close();
+  await mock?.close();
   await rm(directory, { recursive: true, force: true });
 });
 
@@ -56,5 +68,35 @@ describe('Node host (worker/node.ts)', () => {
     const text = await stream.text();
     expect(text.indexOf('event: run_start')).toBeLessThan(text.indexOf('event: answer_chunk'));
     expect(text.trim().split('\n\n').at(-1)).toContain('event: done');
+  });
+
+  it('a client that disconnects mid-stream cancels the run and its model request', async () => {
+    mock.setFault({ type: 'delay', ms: 20_000 });
+    const controller = new AbortController();
+    const response = await fetch(`${mocked.url}/agents/asker/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ input: { question: 'slow?' } }),
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('event: llm_request')) text += decoder.decode((await reader.read()).value, { stream: true });
+    const runId = /"run_id":"([^"]+)"/.exec(text)![1]!;
+    controller.abort();
+    let status: string | undefined;
+    for (let attempt = 0; attempt < 100 && status !== 'cancelled'; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = ((await (await fetch(`${mocked.url}/runs/${runId}`)).json()) as { status?: string }).status;
+    }
+    expect(status).toBe('cancelled');
+    let aborted = mock.chatRequests.at(-1)?.aborted;
+    for (let attempt = 0; attempt < 50 && aborted !== true; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      aborted = mock.chatRequests.at(-1)?.aborted;
+    }
+    expect(aborted).toBe(true);
+    mock.setFault();
   });
 });
