@@ -73,6 +73,7 @@ export function resumeAgent(agent: CompiledAgent, runId: string, resume: ResumeI
       usage: checkpoint.usage,
       memory: checkpoint.memory,
       createdAt: checkpoint.created_at,
+      ...(checkpoint.model_state?.scripted_calls !== undefined ? { scriptedCalls: checkpoint.model_state.scripted_calls } : {}),
     });
     return { session, checkpoint };
   });

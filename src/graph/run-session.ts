@@ -48,6 +48,7 @@ export class RunSession implements BodyHost {
   readonly runId: string;
   readonly channel: EventChannel<AgentEvent> = createEventChannel();
   readonly memory: Map<string, unknown>;
+  private readonly scriptedCalls: Map<string, number>;
   readonly role: string | undefined;
   readonly traceStore;
   readonly luaInstructions: number | undefined;
@@ -64,11 +65,12 @@ export class RunSession implements BodyHost {
   constructor(
     readonly agent: CompiledAgent,
     private readonly options: RunOptions,
-    restored?: { runId: string; seq: number; usage: BudgetUsage; memory: Record<string, unknown>; createdAt?: string },
+    restored?: { runId: string; seq: number; usage: BudgetUsage; memory: Record<string, unknown>; createdAt?: string; scriptedCalls?: Record<string, number> },
   ) {
     this.runId = restored?.runId ?? options.runId ?? crypto.randomUUID();
     this.seq = restored?.seq ?? 0;
     this.memory = new Map(Object.entries(restored?.memory ?? {}));
+    this.scriptedCalls = new Map(Object.entries(restored?.scriptedCalls ?? {}));
     this.role = options.role;
     this.traceStore = options.traceStore;
     this.createdAt = restored?.createdAt ?? new Date(this.now()).toISOString();
@@ -100,6 +102,7 @@ export class RunSession implements BodyHost {
       budget: this.budget,
       capturePayloads: options.capturePayloads ?? trace?.capture_payloads === true,
       secrets: this.secretValues,
+      scriptedCalls: this.scriptedCalls,
     });
   }
 
@@ -353,6 +356,7 @@ export class RunSession implements BodyHost {
       seq: 0,
       usage: { ...this.budget.usage },
       memory: Object.fromEntries(this.memory),
+      model_state: { scripted_calls: Object.fromEntries(this.scriptedCalls) },
       ...(resumeData !== undefined ? { resume_data: toPlainJson(resumeData, 'resume data') as Record<string, unknown> } : {}),
       created_at: new Date(this.now()).toISOString(),
     };

@@ -24,7 +24,7 @@ export function createProvider(connection: LlmConnection, options: OpenAiClientO
         field: 'scripted',
       });
     }
-    return createScriptedModel(connection.scripted);
+    return createScriptedModel(connection.scripted, connection.scripted_start !== undefined ? { startAt: connection.scripted_start } : {});
   }
   if (provider !== undefined && provider !== '' && !PROVIDER_NAMES.includes(provider)) {
     throw new AgentError('INVALID_PARAMS', `unknown LLM provider "${connection.provider}"; known: ${PROVIDER_NAMES.join(', ')} (or give api_base)`, {

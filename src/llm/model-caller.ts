@@ -30,6 +30,11 @@ export interface ModelCallerEnvironment {
   capturePayloads: boolean;
   /** Values to redact wherever they appear. */
   secrets?: string[];
+  /**
+   * Calls made so far to each scripted script (keyed by a hash of the script), shared with the run
+   * so a checkpoint can keep it: a resumed run continues a scripted list instead of restarting it.
+   */
+  scriptedCalls?: Map<string, number>;
 }
 
 export interface ModelCaller {
@@ -68,10 +73,29 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
     const key = JSON.stringify([connection.provider, connection.api_base, connection.api_key, connection.timeout_ms, connection.max_retries, scriptKey(connection.scripted)]);
     let provider = providers.get(key);
     if (provider === undefined) {
-      provider = factory(connection);
+      provider = connection.scripted === undefined || environment.scriptedCalls === undefined ? factory(connection) : countedScripted(connection, environment.scriptedCalls);
       providers.set(key, provider);
     }
     return provider;
+  }
+
+  /** A scripted provider that starts after the calls already made and counts the new ones. */
+  function countedScripted(connection: LlmConnection, counts: Map<string, number>): LlmProvider {
+    const scriptHash = hashText(scriptTexts.get(connection.scripted as object) ?? JSON.stringify(connection.scripted) ?? '');
+    const inner = factory({ ...connection, scripted_start: counts.get(scriptHash) ?? 0 });
+    const count = () => counts.set(scriptHash, (counts.get(scriptHash) ?? 0) + 1);
+    const counted: LlmProvider = {
+      generate(request, signal, hooks) {
+        count();
+        return inner.generate(request, signal, hooks);
+      },
+      stream(request, signal, hooks) {
+        count();
+        return inner.stream(request, signal, hooks);
+      },
+    };
+    // Keep the scripted marker, so calls stay labelled `scripted` in events and results.
+    return isScriptedModel(inner) ? Object.assign(Object.create(inner) as LlmProvider, counted) : counted;
   }
 
   return {
@@ -184,4 +208,14 @@ function redactError(error: AgentError, secrets: readonly string[]): AgentError 
   const cleanDetails = redactSecrets(detailsText, secrets);
   if (message === error.message && cleanDetails === detailsText) return error;
   return new AgentError(error.code, message, { details: JSON.parse(cleanDetails) as Record<string, unknown> });
+}
+
+/** FNV-1a, 32 bits, as hex: a short stable key for a script. */
+function hashText(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16);
 }

@@ -32,10 +32,11 @@ export interface ScriptedModel extends LlmProvider {
  * const model = createScriptedModel(['{"name": "Alice"}', { tool_calls: [{ name: 'math_calculate', arguments: { expression: '2+2' } }] }]);
  * const response = await model.generate({ messages: [{ role: 'user', content: 'Hi' }] });
  */
-export function createScriptedModel(input: ScriptedInput): ScriptedModel {
+export function createScriptedModel(input: ScriptedInput, options: { startAt?: number } = {}): ScriptedModel {
   const script: ScriptedScript = readScript(input);
   const calls: LlmRequest[] = [];
-  let position = 0;
+  // A resumed run continues the list where the interrupted run left it (see ModelCallerEnvironment.scriptedCalls).
+  let position = options.startAt ?? 0;
 
   function next(request: LlmRequest): ScriptedResponse {
     calls.push(request);

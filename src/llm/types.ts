@@ -45,6 +45,8 @@ export interface LlmConnection {
   max_retries?: number;
   /** Scripted model responses/rules when provider is `scripted`. */
   scripted?: unknown;
+  /** Responses of a scripted list already used (a resumed run continues after them). */
+  scripted_start?: number;
 }
 
 export interface LlmRequest {

@@ -96,6 +96,8 @@ export interface Checkpoint {
   /** Run-scoped memory (memory.store) and action-private resume data (e.g. a ReAct loop). */
   memory: Record<string, unknown>;
   resume_data?: Record<string, unknown>;
+  /** Model-side state to carry over (calls made per scripted script, so a list is not restarted). */
+  model_state?: { scripted_calls?: Record<string, number> };
   created_at: string;
 }
 

@@ -433,3 +433,35 @@ describe('TEA spellings', () => {
     expect(result.state).toEqual({ b_value: 7, label: 'b is 7', missing: '', doubled: 14 });
   });
 });
+
+describe('the scripted model across a resume', () => {
+  it('a resumed run continues the scripted list where the interrupted run left it', async () => {
+    const agent = `settings:
+  llm:
+    provider: scripted
+    scripted: [first, second, third]
+config:
+  interrupt_before: [two]
+nodes:
+  - name: one
+    uses: llm.call
+    with: { prompt: a }
+    output: a
+  - name: two
+    uses: llm.call
+    with: { prompt: b }
+    output: b
+  - name: three
+    uses: llm.call
+    with: { prompt: c }
+    output: c
+`;
+    const stores = createMemoryStores();
+    const first = await runYaml(agent, {}, stores);
+    expect(first.result.status).toBe('interrupted');
+    const resumed = await resumeYaml(agent, first.result.run_id, {}, stores);
+    expect(resumed.result.status).toBe('completed');
+    const state = resumed.result.state as Record<string, { content: string }>;
+    expect([state.a!.content, state.b!.content, state.c!.content]).toEqual(['first', 'second', 'third']);
+  });
+});
