@@ -152,33 +152,46 @@ function dropDanglingKey(output: string[]): void {
   }
 }
 
+/** A balanced `{…}` in a text, with where it sits. */
+export interface BalancedObject {
+  start: number;
+  end: number;
+  text: string;
+  /** True when it lies inside an earlier balanced object. */
+  nested: boolean;
+}
+
 /**
  * Yields each balanced `{…}` substring of `text`, in order of its opening brace, skipping braces
  * inside strings. At most `maxCandidates` starts are scanned, so a text full of braces stays cheap.
  */
-export function* balancedObjects(text: string, maxCandidates = 32): Generator<string> {
-  // Every start costs a scan, balanced or not: cap the scans, not only the candidates.
+export function* balancedObjects(text: string, maxCandidates = 32): Generator<BalancedObject> {
   let from = 0;
+  let outerEnd = -1;
   for (let scans = 0; scans < maxCandidates; scans++) {
     const start = text.indexOf('{', from);
     if (start < 0) return;
     const end = matchingBrace(text, start);
-    if (end > start) yield text.slice(start, end + 1);
+    if (end > start) {
+      const nested = start < outerEnd;
+      if (!nested) outerEnd = end;
+      yield { start, end, text: text.slice(start, end + 1), nested };
+    }
     from = start + 1;
   }
 }
 
-/** Index of the `}` closing the `{` at `start`, or -1. */
+/** Index of the `}` closing the `{` at `start`, or -1 (strings in double or single quotes are skipped). */
 function matchingBrace(text: string, start: number): number {
   let depth = 0;
-  let inString = false;
+  let quote = '';
   for (let index = start; index < text.length; index++) {
     const character = text[index];
-    if (inString) {
+    if (quote !== '') {
       if (character === '\\') index++;
-      else if (character === '"') inString = false;
-    } else if (character === '"') {
-      inString = true;
+      else if (character === quote) quote = '';
+    } else if (character === '"' || character === "'") {
+      quote = character;
     } else if (character === '{') {
       depth++;
     } else if (character === '}') {

@@ -56,8 +56,22 @@ function parseVisible(text: string, limits: JsonLimits, allowThinking = true): (
   const tagged = allowThinking ? thinkingTagged(text, limits) : undefined;
   if (tagged !== undefined) return tagged;
 
-  for (const candidate of balancedObjects(text)) {
-    const parsed = parseJsonSafely(candidate, limits);
+  // Outermost objects first, strictly, then repaired; only then objects nested in them (so the
+  // inner object of a JSON reply with one trailing comma is not mistaken for the reply).
+  const candidates = [...balancedObjects(text)];
+  const outermost = candidates.filter((candidate) => !candidate.nested);
+  for (const candidate of outermost) {
+    const parsed = parseJsonSafely(candidate.text, limits);
+    if (parsed.ok) return { ok: true, value: parsed.value, method: 'balanced' };
+  }
+  for (const candidate of outermost) {
+    const repaired = repairJson(candidate.text);
+    const parsed = repaired === undefined ? undefined : parseJsonSafely(repaired, limits);
+    if (parsed?.ok) return { ok: true, value: parsed.value, method: 'repair' };
+  }
+  for (const candidate of candidates) {
+    if (!candidate.nested) continue;
+    const parsed = parseJsonSafely(candidate.text, limits);
     if (parsed.ok) return { ok: true, value: parsed.value, method: 'balanced' };
   }
 
