@@ -46,6 +46,8 @@ export function compileAgent(spec: AgentSpec, options: CompileOptions = {}): Com
       ? withPosition(spec, ['input_schema'], undefined, () => compileSchema(spec.inputSchema, { where: { field: 'input_schema' }, registry: schemaRegistry }))
       : undefined;
   const entry = edgesFrom.get('__start__')?.[0]?.to[0] ?? spec.nodes[0]!.name;
+  const { scripted, ...llmSettings } = (spec.settings.llm ?? {}) as Record<string, unknown>;
+  const settingsLlm = withPosition(spec, ['settings', 'llm'], undefined, () => compileValue(llmSettings, { field: 'settings.llm' }));
   return {
     name: spec.name,
     description: spec.description,
@@ -54,6 +56,7 @@ export function compileAgent(spec: AgentSpec, options: CompileOptions = {}): Com
     entry,
     registry,
     inputSchema,
+    settingsLlm: scripted === undefined ? settingsLlm : { ...settingsLlm, render: (scope) => ({ ...(settingsLlm.render(scope) as object), scripted }) },
     warnings: spec.unknownKeys.map((key) => `unknown top-level key '${key}' is ignored`),
   };
 }

@@ -40,6 +40,8 @@ export interface CompiledAgent {
   readonly entry: string;
   readonly registry: ActionRegistry;
   readonly inputSchema: CompiledSchema | undefined;
+  /** settings.llm with its strings compiled as templates (rendered per run over variables, secrets, env); `scripted` left as written. */
+  readonly settingsLlm: CompiledValue;
   /** Things `validate` reports without failing (unknown top-level keys, …). */
   readonly warnings: string[];
 }

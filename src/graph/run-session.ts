@@ -86,7 +86,8 @@ export class RunSession implements BodyHost {
       if (options.signal.aborted) this.controller.abort(options.signal.reason);
       else options.signal.addEventListener('abort', () => this.controller.abort(options.signal!.reason), { once: true });
     }
-    const settingsLlm = (agent.spec.settings.llm ?? {}) as Record<string, unknown>;
+    // settings.llm strings are templates (TEA renders them once with no state): `{{ secrets.key }}` works.
+    const settingsLlm = agent.settingsLlm.render(this.baseScope({})) as Record<string, unknown>;
     this.secretValues = [
       ...Object.values(options.secrets ?? {}),
       typeof settingsLlm.api_key === 'string' ? settingsLlm.api_key : '',

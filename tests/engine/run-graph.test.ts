@@ -465,3 +465,40 @@ nodes:
     expect([state.a!.content, state.b!.content, state.c!.content]).toEqual(['first', 'second', 'third']);
   });
 });
+
+describe('settings.llm templates', () => {
+  it('strings in settings.llm render over secrets and variables; the key is redacted from events', async () => {
+    const seen: Array<{ api_key?: string }> = [];
+    const { createScriptedModel } = await import('../../src/llm/scripted-model.js');
+    const model = createScriptedModel(['hello']);
+    const { result, events } = await runYaml(
+      `variables:
+  model_name: tiny-model
+settings:
+  llm:
+    provider: openai
+    api_key: "{{ secrets.llm_key }}"
+    model: "{{ variables.model_name }}"
+nodes:
+  - name: ask
+    uses: llm.call
+    with: { prompt: hi }
+    output: answer
+`,
+      {},
+      {
+        secrets: { llm_key: 'sk-secret-canary-42' },
+        llm: {
+          providerFactory: (connection) => {
+            seen.push({ api_key: connection.api_key });
+            return model;
+          },
+        },
+      },
+    );
+    expect(result.status).toBe('completed');
+    expect(seen[0]!.api_key).toBe('sk-secret-canary-42');
+    expect(JSON.stringify(events)).not.toContain('sk-secret-canary-42');
+    expect(model.calls[0]!.model).toBe('tiny-model');
+  });
+});
