@@ -4,10 +4,10 @@
  */
 import type { ActionDefinition } from '../actions/types.js';
 import { builtinTools } from '../tools/builtin-tools.js';
-import { reasonCot } from './chain-of-thought.js';
-import { reasonDecompose } from './decompose.js';
+import { reasonCot } from './reason-cot.js';
+import { reasonDecompose } from './reason-decompose.js';
 import { reasonReact } from './react/reason-react.js';
-import { reasonSelfCorrect } from './self-correct.js';
+import { reasonSelfCorrect } from './reason-self-correct.js';
 
 /** The reasoning actions and the built-in tools, fresh definitions on every call. */
 export function reasoningActions(): ActionDefinition[] {
