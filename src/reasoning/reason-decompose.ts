@@ -110,23 +110,33 @@ async function solveAll(run: DecomposeRun, problem: string, subProblems: SubProb
   const answers = new Map<string, Record<string, unknown>>();
   const running = new Map<string, Promise<void>>();
   const waiting = [...subProblems];
-  while (waiting.length > 0 || running.size > 0) {
-    for (let index = 0; index < waiting.length && running.size < run.maxConcurrency; ) {
+  // A control-flow error (cancellation, budget) in one task stops new starts; the others are
+  // awaited, so no rejection is left unhandled, and the first error is rethrown.
+  let failure: { error: unknown } | undefined;
+  while ((waiting.length > 0 && failure === undefined) || running.size > 0) {
+    for (let index = 0; failure === undefined && index < waiting.length && running.size < run.maxConcurrency; ) {
       const subProblem = waiting[index]!;
       if (!subProblem.dependencies.every((dependency) => answers.has(dependency))) {
         index++;
         continue;
       }
       waiting.splice(index, 1);
-      const task = solveOne(run, problem, subProblem, answers, depth).then((answer) => {
-        answers.set(subProblem.key, answer);
-        running.delete(subProblem.key);
-      });
+      const task = solveOne(run, problem, subProblem, answers, depth).then(
+        (answer) => {
+          answers.set(subProblem.key, answer);
+          running.delete(subProblem.key);
+        },
+        (error: unknown) => {
+          failure ??= { error };
+          running.delete(subProblem.key);
+        },
+      );
       running.set(subProblem.key, task);
     }
     if (running.size === 0) break; // unreachable: cycles are refused before solving
     await Promise.race(running.values());
   }
+  if (failure !== undefined) throw failure.error;
   return answers;
 }
 

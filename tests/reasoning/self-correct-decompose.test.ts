@@ -138,3 +138,21 @@ describe('reason.cot with the replies of small and reasoning models', () => {
     expect(context.llmCalls).toHaveLength(0);
   });
 });
+
+describe('reason.decompose and control flow', () => {
+  it('a budget error in one concurrent sub-problem ends the action once, with no unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const budget = () => new AgentError('BUDGET_EXCEEDED', 'max_llm_calls reached');
+      const subs = [1, 2, 3].map((id) => ({ id, description: `part ${id}` }));
+      const context = createFakeContext({ responses: [json({ analysis: 'a', sub_problems: subs }), budget(), budget(), budget()] });
+      await expect(runAction('reason.decompose', { problem: 'p', max_concurrency: 3 }, context)).rejects.toMatchObject({ code: 'BUDGET_EXCEEDED' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
