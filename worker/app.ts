@@ -20,7 +20,8 @@
  * const app = createApp({ agents: { hello: loadAgent(yaml) }, ...createMemoryStores() });
  * export default app; // Workers and Deno.serve take `app.fetch`
  */
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono/tiny';
+import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
