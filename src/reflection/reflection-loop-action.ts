@@ -8,6 +8,7 @@ import { prepareEvaluator } from './evaluators/prepare-evaluator.js';
 import { prepareStep } from './prepare-step.js';
 import { reflectionLoop, type LoopParams } from './reflection-loop.js';
 import type { OnFailure } from './reflection-types.js';
+import { withSchemaResponseFormat } from './schema-response-format.js';
 
 /** The largest `max_iterations` accepted: a loop is a bounded retry, not a run loop. */
 export const MAX_ITERATIONS_LIMIT = 1000;
@@ -35,11 +36,13 @@ export const reflectionLoopAction: ActionDefinition<LoopParams> = {
     const prepared: LoopParams = {
       maxIterations: readMaxIterations(params.max_iterations, compiler),
       onFailure: readOnFailure(params.on_failure, compiler),
-      generator: prepareStep(params.generator, 'generator', compiler),
+      generator: prepareStep(withSchemaResponseFormat(params.generator, params.evaluator, 'generator', compiler), 'generator', compiler),
       evaluator: prepareEvaluator(params.evaluator, 'evaluator', compiler),
       continueFromState: readBoolean(params.continue, 'continue', compiler),
     };
-    if (params.corrector !== undefined && params.corrector !== null) prepared.corrector = prepareStep(params.corrector, 'corrector', compiler);
+    if (params.corrector !== undefined && params.corrector !== null) {
+      prepared.corrector = prepareStep(withSchemaResponseFormat(params.corrector, params.evaluator, 'corrector', compiler), 'corrector', compiler);
+    }
     return prepared;
   },
   run(params, context) {

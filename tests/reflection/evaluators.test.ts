@@ -3,7 +3,7 @@
  * TEA 6.1 #6–13 and 6.3 #4–13, #29–31, seed 000's "Schema errors: JSON path" and "Lua sandbox".
  */
 import { describe, expect, it } from 'vitest';
-import { agentYaml, run } from './support.js';
+import { agentYaml, loadError, run } from './support.js';
 
 async function evaluate(params: Record<string, unknown>, options: { responses?: unknown[]; state?: Record<string, unknown>; settings?: Record<string, unknown> } = {}) {
   const yaml = agentYaml('reflection.evaluate', params, options.settings !== undefined ? { settings: options.settings } : {});
@@ -59,6 +59,32 @@ describe('schema evaluator', () => {
   it('LLM output JSON text is parsed before validation', async () => {
     const { verdict } = await evaluate({ data: '```json\n{"name": "A", "age": 3}\n```', evaluator_type: 'schema', schema });
     expect(verdict.valid).toBe(true);
+  });
+});
+
+describe('response_format: schema (constrained decoding with the evaluator schema)', () => {
+  const schema = { type: 'object', required: ['name'], properties: { name: { type: 'string' } }, $defs: { unused: { type: 'string' } } };
+
+  it('sends the schema evaluator schema as json_schema response_format to generator and corrector', async () => {
+    const yaml = agentYaml('reflection.loop', {
+      generator: { action: 'llm.call', prompt: 'Give a name', response_format: 'schema' },
+      evaluator: { type: 'schema', schema: { ...schema, properties: { name: { type: 'string', minLength: 3 } } } },
+      corrector: { uses: 'llm.call', with: { prompt: 'Fix {{ state.reflection_output | tojson }}', response_format: 'schema' } },
+    });
+    const { result, calls } = await run(yaml, {}, { responses: ['{"name": "Al"}', '{"name": "Alice"}'] });
+    expect(result.state).toMatchObject({ valid: true, iterations: 2 });
+    for (const call of calls) {
+      expect(call.request.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'output', schema: { required: ['name'] } } });
+    }
+  });
+
+  it('is refused at load without an inline, self-contained schema evaluator', () => {
+    const generator = { action: 'llm.call', prompt: 'x', response_format: 'schema' };
+    expect(loadError(agentYaml('reflection.loop', { generator, evaluator: { type: 'lua', run: 'return true' } })).code).toBe('INVALID_PARAMS');
+    expect(loadError(agentYaml('reflection.loop', { generator, evaluator: { type: 'schema', schema: 'person' } })).code).toBe('INVALID_PARAMS');
+    const error = loadError(JSON.stringify({ name: 'x', schemas: { person: { type: 'object' } }, nodes: [{ name: 'reflect', uses: 'reflection.loop', with: { generator, evaluator: { schema: { $ref: 'person' } } } }] }));
+    expect(error.code).toBe('INVALID_PARAMS');
+    expect(error.message).toContain('self-contained');
   });
 });
 
