@@ -106,7 +106,8 @@ export class KvTraceStore implements TraceStore {
     // "completed" for a run whose trace write failed.
     await this.#serial(buffer, async () => {
       delete buffer.pending;
-      await this.#writeBatch(buffer);
+      // The read of an earlier record overlaps the event write; the record waits for both.
+      await Promise.all([this.#writeBatch(buffer), this.#mergeEarlier(buffer)]);
       await this.#writeRecord(buffer, copy);
       // A finished run's buffer is dropped, so a long-lived isolate does not grow with its runs.
       if (buffer.timer !== undefined) clearTimeout(buffer.timer);
@@ -245,14 +246,17 @@ export class KvTraceStore implements TraceStore {
     }
   }
 
+  /** A run resumed in another isolate: keeps the batches the earlier isolate recorded (read once). */
+  async #mergeEarlier(buffer: RunBuffer): Promise<void> {
+    if (buffer.mergedStored) return;
+    const earlier = await this.#writer.getJson<StoredRun>(runKeys(this.#options.prefix, buffer.run).record);
+    for (const batch of earlier?.batches ?? []) if (!buffer.batches.some(([seq]) => seq === batch[0])) buffer.batches.unshift(batch);
+    buffer.mergedStored = true;
+  }
+
   async #writeRecord(buffer: RunBuffer, record: RunRecord): Promise<void> {
     const keys = runKeys(this.#options.prefix, buffer.run);
-    if (!buffer.mergedStored) {
-      // A run resumed in another isolate: keep the batches the earlier isolate recorded.
-      const earlier = await this.#writer.getJson<StoredRun>(keys.record);
-      for (const batch of earlier?.batches ?? []) if (!buffer.batches.some(([seq]) => seq === batch[0])) buffer.batches.unshift(batch);
-      buffer.mergedStored = true;
-    }
+    await this.#mergeEarlier(buffer);
     const stored: StoredRun = { record, batches: buffer.batches };
     const writes = [this.#writer.put(keys.record, JSON.stringify(stored))];
     if (!buffer.indexed) {
