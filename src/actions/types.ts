@@ -92,6 +92,8 @@ export interface ActionContext {
   requestConfirmation(request: { tool: string; arguments: unknown; call_id: string; resume_data: Record<string, unknown> }): never;
   /** The registered actions (name, description, parameters, side effects), for tools.list. */
   listActions(): Array<{ name: string; description: string; parameters?: JsonSchema; side_effects: boolean }>;
+  /** Writes the run's buffered events to the trace store now (the reviewer reads the current run from it). */
+  flushEvents(): Promise<void>;
   /** The run's trace store, when the host gave one (the reviewer reads past runs from it). */
   readonly traceStore: import('../storage/trace-store.js').TraceStore | undefined;
 }

@@ -20,6 +20,7 @@ export interface ContextHost {
   baseScope(state: State): TemplateScope;
   emit(type: EventType, data: Record<string, unknown>, node: string): void;
   callLlm(params: LlmCallParams, options: LlmCallOptions | undefined, node: string): Promise<LlmResponse>;
+  persistEvents(): Promise<void>;
 }
 
 export function createActionContext(host: ContextHost, node: string, state: State, resume?: ResumeInfo): ActionContext {
@@ -67,6 +68,11 @@ class NodeActionContext implements ActionContext {
 
   emit(type: EventType, data: Record<string, unknown>): void {
     this.host.emit(type, data, this.node);
+  }
+
+  async flushEvents(): Promise<void> {
+    await this.host.persistEvents();
+    await this.host.traceStore?.flush(this.host.runId);
   }
 
   callLlm(params: LlmCallParams, options?: LlmCallOptions): Promise<LlmResponse> {

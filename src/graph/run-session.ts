@@ -176,7 +176,7 @@ export class RunSession implements BodyHost {
   }
 
   /** Writes buffered events to the trace store; a failure is remembered and fails the run. */
-  private async persistEvents(): Promise<void> {
+  async persistEvents(): Promise<void> {
     const store = this.options.traceStore;
     if (store === undefined || this.pendingEvents.length === 0 || this.storageError !== undefined) {
       if (store === undefined) this.pendingEvents.length = 0;

@@ -67,13 +67,29 @@ function normalizeLayer(layer: Layer): Layer {
 export function buildMessages(merged: Layer): ChatMessage[] {
   if (defined(merged.messages)) {
     if (!Array.isArray(merged.messages) || merged.messages.length === 0) throw invalid('messages', 'expected a non-empty list of {role, content}');
-    return merged.messages.map((message, index) => readMessage(message, index));
+    return merged.messages.map((message, index) => readMessageOnce(message, index));
   }
   if (!defined(merged.prompt)) throw invalid('prompt', 'an LLM call needs `prompt` or `messages`');
   const messages: ChatMessage[] = [];
   if (defined(merged.system) && merged.system !== '') messages.push({ role: 'system', content: asText(merged.system) });
   messages.push({ role: 'user', content: asText(merged.prompt) });
   return messages;
+}
+
+/**
+ * A long tool loop sends the same history again on every call; a message object already read is
+ * not read again (messages are treated as immutable once sent).
+ */
+const readMessages = new WeakMap<object, ChatMessage>();
+
+function readMessageOnce(value: unknown, index: number): ChatMessage {
+  if (typeof value !== 'object' || value === null) return readMessage(value, index);
+  let message = readMessages.get(value);
+  if (message === undefined) {
+    message = readMessage(value, index);
+    readMessages.set(value, message);
+  }
+  return message;
 }
 
 function readMessage(value: unknown, index: number): ChatMessage {

@@ -7,6 +7,7 @@
  * Reviewing the current run sees the events already written to the store: when the context
  * offers `flushEvents()`, pending events are written first.
  */
+import type { AgentEvent } from '../../events/event.js';
 import type { ActionContext, ActionDefinition } from '../../actions/types.js';
 import { AgentError } from '../../errors/agent-error.js';
 import type { CompiledValue } from '../../templates/types.js';
@@ -53,8 +54,13 @@ export const reflectionReviewAction: ActionDefinition<ReviewParams> = {
     }
     const settings = (context.settings.reflection ?? {}) as Record<string, unknown>;
     const runId = typeof values.run_id === 'string' && values.run_id !== '' ? values.run_id : context.runId;
-    // The engine batches trace writes; a host that can write the pending events first says so.
-    if (runId === context.runId) await (context as { flushEvents?: () => Promise<void> }).flushEvents?.();
+    // The engine batches trace writes: write the pending ones first. The review node itself is
+    // still running, so its open node_start is not a task of the run being reviewed.
+    let events: AgentEvent[] | undefined;
+    if (runId === context.runId) {
+      await context.flushEvents();
+      events = withoutOpenVisit(await store.readEvents(runId), context.node);
+    }
     const enableLlm = (values.enable_llm_reflection ?? settings.enable_llm_reflection) === true;
     const historyRuns = typeof values.history_runs === 'number' ? values.history_runs : undefined;
     return reviewRun({
@@ -63,6 +69,7 @@ export const reflectionReviewAction: ActionDefinition<ReviewParams> = {
       criteria: readCriteria(settings, values.criteria, values),
       ...(enableLlm ? { llm: (prompt: string) => askModel(context, prompt, values.model) } : {}),
       learn: (values.learn_from_episode ?? values.learn ?? settings.learn_from_episode) === true,
+      ...(events !== undefined ? { events } : {}),
       ...(historyRuns !== undefined ? { historyLimit: historyRuns } : {}),
     });
   },
@@ -71,4 +78,15 @@ export const reflectionReviewAction: ActionDefinition<ReviewParams> = {
 async function askModel(context: ActionContext, prompt: string, model: unknown): Promise<string> {
   const response = await context.callLlm({ prompt, ...(typeof model === 'string' ? { model } : {}) }, { label: 'review' });
   return response.content ?? '';
+}
+
+/** The events without the last node_start of `node` that has no node_end yet (the visit in progress). */
+function withoutOpenVisit(events: AgentEvent[], node: string): AgentEvent[] {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!;
+    if (event.node !== node) continue;
+    if (event.type === 'node_end') return events;
+    if (event.type === 'node_start') return [...events.slice(0, index), ...events.slice(index + 1)];
+  }
+  return events;
 }
