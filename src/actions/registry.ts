@@ -4,7 +4,7 @@
  * `<ns>.<name>`. Hosts add their own actions with `register` or `createActionRegistry(extra)`.
  */
 import { AgentError } from '../errors/agent-error.js';
-import { editDistance } from '../spec/read-agent-spec.js';
+import { editDistance } from '../util/edit-distance.js';
 import { builtinActions } from './builtins.js';
 import type { ActionDefinition } from './types.js';
 

@@ -9,6 +9,7 @@ import { AgentError, type ErrorCode } from '../errors/agent-error.js';
 import agentSchema from './agent-schema.json';
 import type { AgentSpec, EdgeSpec, GotoRule, NodeBody, NodeSpec, OnErrorSpec, StepSpec } from './agent-spec.js';
 import { parseYaml, type ParsedYaml, type YamlLimits } from './parse-yaml.js';
+import { editDistance } from '../util/edit-distance.js';
 
 export interface ReadAgentOptions {
   /** File name used in messages and as the default agent name. */
@@ -232,19 +233,4 @@ function pointerToPath(pointer: string): Array<string | number> {
 function defaultName(file: string): string {
   const base = file.split(/[\\/]/).pop() ?? 'agent';
   return base.replace(/\.(ya?ml)$/i, '') || 'agent';
-}
-
-/** Levenshtein distance, for "did you mean" suggestions. */
-export function editDistance(a: string, b: string): number {
-  const previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = previous[0]!;
-    previous[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = previous[j]!;
-      previous[j] = Math.min(previous[j]! + 1, previous[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return previous[b.length]!;
 }
