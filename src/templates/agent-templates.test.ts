@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { AgentError } from '../errors/agent-error.js';
 import { createActionRegistry } from '../actions/registry.js';
 import type { ActionDefinition } from '../actions/types.js';
-import { loadAgent, runAgent } from '../graph/run-agent.js';
+// Through the public entry, which stays stable while the engine's files move.
+import { loadAgent, runAgent } from '../index.js';
 import type { RunOptions } from '../graph/run-types.js';
 
 /** An action that returns the parameters it received, so tests see rendered `with:` values. */
