@@ -11,7 +11,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createKvStores, type KVNamespaceLike } from '../adapters/workers-kv/index.js';
-import { loadAgent, runAgent } from '../src/graph/run-agent.js';
+import { runAgent } from '../src/graph/run-agent.js';
+import { loadAgent } from '../src/graph/load-agent.js';
 import { bundleTestWorker, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from '../tests/worker/miniflare-harness.js';
 import { wranglerDryRun } from '../tests/worker/wrangler-dry-run.js';
 

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentError } from '../src/errors/agent-error.js';
-import { loadAgent } from '../src/graph/run-agent.js';
+import { loadAgent } from '../src/graph/load-agent.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 
 export async function loadAgentFile(file: string): Promise<{ agent: CompiledAgent; source: string }> {

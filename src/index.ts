@@ -4,8 +4,9 @@
  */
 
 // Loading and running agents
-export { loadAgent, runAgent, resumeAgent } from './graph/run-agent.js';
-export type { LoadAgentOptions } from './graph/run-agent.js';
+export { runAgent, resumeAgent } from './graph/run-agent.js';
+export { loadAgent } from './graph/load-agent.js';
+export type { LoadAgentOptions } from './graph/load-agent.js';
 export type { AgentRun, RunOptions, RunResult, ResumeInput, LlmOverrides } from './graph/run-types.js';
 export type { CompiledAgent, CompiledNode } from './graph/compiled-agent.js';
 export type { AgentSpec, NodeSpec } from './spec/agent-spec.js';

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { createFsStores } from '../adapters/fs/index.js';
 import { Hono } from 'hono';
 import { createApp, type AppOptions } from './app.js';
-import { loadAgent } from '../src/graph/run-agent.js';
+import { loadAgent } from '../src/graph/load-agent.js';
 import { lazyAgentSource } from './prebuilt-agent-source.js';
 import { optionsFromVariables } from './host-config.js';
 

@@ -1,6 +1,7 @@
 /**
- * The engine's public entry points: `loadAgent` (text → CompiledAgent), `runAgent` and
- * `resumeAgent` (→ AgentRun: an async iterable of events with a `result` promise).
+ * The engine's run entry points: `runAgent` and `resumeAgent` (→ AgentRun: an async iterable of
+ * events with a `result` promise). `loadAgent` (text → CompiledAgent) is in load-agent.ts, so a
+ * host that ships pre-checked agents (the worker) does not bundle the YAML parser.
  *
  * @example
  *   const agent = loadAgent(yamlText, { file: 'agent.yaml' });
@@ -9,23 +10,10 @@
  *   const { status, state } = await run.result;
  */
 import { AgentError, toAgentError } from '../errors/agent-error.js';
-import { readAgentSpec, type ReadAgentOptions } from '../spec/read-agent-spec.js';
-import { compileAgent, type CompileOptions } from './compile-agent.js';
 import type { CompiledAgent } from './compiled-agent.js';
 import { nextNode } from './route.js';
 import { RunSession } from './run-session.js';
 import type { AgentRun, ResumeInput, RunOptions, RunResult } from './run-types.js';
-
-export type LoadAgentOptions = ReadAgentOptions & CompileOptions;
-
-/** Parses, checks and compiles an agent file. Throws AgentError with file:line:column. */
-export function loadAgent(source: string, options: LoadAgentOptions = {}): CompiledAgent {
-  try {
-    return compileAgent(readAgentSpec(source, options), options);
-  } catch (error) {
-    throw toAgentError(error, 'INVALID_AGENT', options.file !== undefined ? { file: options.file } : {});
-  }
-}
 
 /** Starts a run. Never throws: every failure ends in a `done` event and a failed RunResult. */
 export function runAgent(agent: CompiledAgent, input: Record<string, unknown> = {}, options: RunOptions = {}): AgentRun {

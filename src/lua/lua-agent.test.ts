@@ -1,7 +1,8 @@
 // Lua through the engine: load-time syntax errors with the file line, runtime and budget errors
 // in run results, print as log events, and no state shared between runs of one loaded agent.
 import { describe, expect, it } from 'vitest';
-import { loadAgent, runAgent } from '../graph/run-agent.js';
+import { runAgent } from '../graph/run-agent.js';
+import { loadAgent } from '../graph/load-agent.js';
 import type { AgentEvent } from '../events/event.js';
 import { captureError } from './lua-test-helpers.js';
 

@@ -13,7 +13,8 @@
 import type { ActionDefinition } from '../actions/types.js';
 import { createActionRegistry } from '../actions/registry.js';
 import type { AgentEvent } from '../events/event.js';
-import { loadAgent, runAgent } from '../graph/run-agent.js';
+import { runAgent } from '../graph/run-agent.js';
+import { loadAgent } from '../graph/load-agent.js';
 import type { RunOptions, RunResult } from '../graph/run-types.js';
 import { createScriptedModel, type ScriptedModel } from '../llm/scripted-model.js';
 import type { ScriptedInput } from '../llm/scripted-script.js';

@@ -1,5 +1,6 @@
 /** Small helpers for engine tests: load + run an agent text and collect its events. */
-import { loadAgent, runAgent, resumeAgent } from '../../src/graph/run-agent.js';
+import { runAgent, resumeAgent } from '../../src/graph/run-agent.js';
+import { loadAgent } from '../../src/graph/load-agent.js';
 import type { RunOptions, RunResult, ResumeInput } from '../../src/graph/run-types.js';
 import type { AgentEvent } from '../../src/events/event.js';
 import { AgentError } from '../../src/errors/agent-error.js';

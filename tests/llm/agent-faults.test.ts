@@ -4,7 +4,8 @@
  * stored byte of the trace.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadAgent, runAgent } from '../../src/graph/run-agent.js';
+import { runAgent } from '../../src/graph/run-agent.js';
+import { loadAgent } from '../../src/graph/load-agent.js';
 import type { AgentEvent } from '../../src/events/event.js';
 import type { RunOptions } from '../../src/graph/run-types.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';

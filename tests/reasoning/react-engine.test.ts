@@ -4,7 +4,8 @@
  * memory survives the pause, roles come from RunOptions, and traces travel in the events.
  */
 import { describe, expect, it } from 'vitest';
-import { loadAgent, resumeAgent, runAgent } from '../../src/graph/run-agent.js';
+import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
+import { loadAgent } from '../../src/graph/load-agent.js';
 import { createActionRegistry } from '../../src/actions/registry.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 import type { ActionDefinition } from '../../src/actions/types.js';

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { loadAgent, runAgent } from '../../src/graph/run-agent.js';
+import { runAgent } from '../../src/graph/run-agent.js';
+import { loadAgent } from '../../src/graph/load-agent.js';
 import type { RunOptions, RunResult } from '../../src/graph/run-types.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 

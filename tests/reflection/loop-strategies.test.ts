@@ -4,7 +4,8 @@
  * 6.3 #1–3, #22–23; seed 000 "Circuit breaker" and "return_best").
  */
 import { describe, expect, it } from 'vitest';
-import { loadAgent, runAgent } from '../../src/graph/run-agent.js';
+import { runAgent } from '../../src/graph/run-agent.js';
+import { loadAgent } from '../../src/graph/load-agent.js';
 import { createActionRegistry } from '../../src/actions/registry.js';
 import { agentYaml, run, scriptedAction } from './support.js';
 
