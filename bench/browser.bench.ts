@@ -8,14 +8,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BenchResult } from './bench-result.js';
 
-interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  baseline_value?: number;
-  ratio?: number;
-}
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BUDGET_BYTES = 200 * 1024;

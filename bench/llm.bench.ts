@@ -14,14 +14,8 @@ import { createModelCaller } from '../src/llm/model-caller.js';
 import { createScriptedModel } from '../src/llm/scripted-model.js';
 import { createSseParser } from '../src/llm/sse-parser.js';
 import { startMockOpenAI } from '../tests/support/mock-openai-server.js';
+import type { BenchResult } from './bench-result.js';
 
-interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  baseline_value?: number;
-  ratio?: number;
-}
 
 const CHUNKS = 60;
 const CHUNK_DELAY_MS = 15;

@@ -5,14 +5,8 @@
  * compiling a chunk (which creates its sandboxed VM and syntax-checks the code).
  */
 import { compileLua } from '../src/lua/compile-lua.js';
+import type { BenchResult } from './bench-result.js';
 
-export interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  baseline_value?: number;
-  ratio?: number;
-}
 
 const EVALUATOR = `local total = 0
 for _, item in ipairs(output.items) do total = total + item.score end

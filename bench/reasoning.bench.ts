@@ -13,14 +13,8 @@ import { AgentError } from '../src/errors/agent-error.js';
 import { compileSchema } from '../src/schema/compile-schema.js';
 import { reasonReact } from '../src/reasoning/react/reason-react.js';
 import { parseModelOutput } from '../src/reasoning/parse-output.js';
+import type { BenchResult } from './bench-result.js';
 
-interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  baseline_value?: number;
-  ratio?: number;
-}
 
 const STEPS = 1000;
 

@@ -13,14 +13,8 @@ import type { ActionContext } from '../src/actions/types.js';
 import type { LlmProvider, LlmResponse } from '../src/llm/types.js';
 import { reflectionLoop } from '../src/reflection/reflection-loop.js';
 import { compileSchema } from '../src/schema/compile-schema.js';
+import type { BenchResult } from './bench-result.js';
 
-interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  baseline_value?: number;
-  ratio?: number;
-}
 
 const ITERATIONS = 1000;
 const TARGET_ITERATIONS_PER_SECOND = 5000;

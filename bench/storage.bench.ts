@@ -14,14 +14,8 @@ import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
 import type { AgentEvent } from '../src/events/event.js';
 import { createMemoryStores } from '../src/storage/memory-store.js';
 import type { TraceStore } from '../src/storage/trace-store.js';
+import type { BenchResult } from './bench-result.js';
 
-export interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  baseline_value?: number;
-  ratio?: number;
-}
 
 const EVENTS = 10_000;
 

@@ -5,14 +5,8 @@
  * filters (served by the interpreter).
  */
 import { compileTemplate } from '../src/templates/index.js';
+import type { BenchResult } from './bench-result.js';
 
-export interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  baseline_value?: number;
-  ratio?: number;
-}
 
 const PROMPT = 'You are {{ variables.persona }}. Answer the question below in {{ state.language }}.\n\nQuestion: {{ state.question }}\n';
 /** The same prompt with filters, so it goes through the interpreter rather than the plain-path fast path. */

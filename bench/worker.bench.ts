@@ -15,14 +15,8 @@ import { runAgent } from '../src/graph/run-agent.js';
 import { loadAgent } from '../src/graph/load-agent.js';
 import { bundleTestWorker, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from '../tests/worker/miniflare-harness.js';
 import { wranglerDryRun } from '../tests/worker/wrangler-dry-run.js';
+import type { BenchResult } from './bench-result.js';
 
-interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  baseline_value?: number;
-  ratio?: number;
-}
 
 const LOOPER = `name: looper
 nodes:
