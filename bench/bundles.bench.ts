@@ -11,7 +11,7 @@ import { baseOptions } from '../build/shared.mjs';
 
 const ROOT = path.resolve(import.meta.dirname ?? '.', '..');
 
-async function gzippedSize(withoutLua: boolean): Promise<{ raw: number; gzip: number }> {
+async function gzippedSize(withoutLua: boolean, runOnly = false): Promise<{ raw: number; gzip: number }> {
   const plugins = withoutLua
     ? [
         {
@@ -31,7 +31,16 @@ async function gzippedSize(withoutLua: boolean): Promise<{ raw: number; gzip: nu
     : [];
   const result = await esbuild.build(
     baseOptions({
-      entryPoints: [path.join(ROOT, 'src/engine-bundle.ts')],
+      ...(runOnly
+        ? {
+            // What a host with pre-checked agents ships (the worker): no YAML parser, no agent checks.
+            stdin: {
+              contents: "export { runAgent, resumeAgent } from './src/graph/run-agent.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { createMemoryStores } from './src/storage/memory-store.ts';",
+              resolveDir: ROOT,
+              loader: 'ts' as const,
+            },
+          }
+        : { entryPoints: [path.join(ROOT, 'src/engine-bundle.ts')] }),
       platform: 'browser',
       minify: true,
       write: false,
@@ -45,9 +54,13 @@ async function gzippedSize(withoutLua: boolean): Promise<{ raw: number; gzip: nu
 export async function run() {
   const withLua = await gzippedSize(false);
   const withoutLua = await gzippedSize(true);
+  const runOnlyWithoutLua = await gzippedSize(true, true);
+  const runOnlyWithLua = await gzippedSize(false, true);
   return [
     { name: 'bundle: engine for browser/worker without Lua (min+gzip)', value: withoutLua.gzip / 1024, unit: 'KiB', baseline_value: 60, ratio: withoutLua.gzip / 1024 / 60 },
     { name: 'bundle: engine for browser/worker with Lua (min+gzip)', value: withLua.gzip / 1024, unit: 'KiB', baseline_value: 130, ratio: withLua.gzip / 1024 / 130 },
     { name: 'bundle: engine with Lua, minified, not gzipped', value: withLua.raw / 1024, unit: 'KiB' },
+    { name: 'bundle: run-only engine (pre-checked agents, no YAML parser) without Lua', value: runOnlyWithoutLua.gzip / 1024, unit: 'KiB', baseline_value: 60, ratio: runOnlyWithoutLua.gzip / 1024 / 60 },
+    { name: 'bundle: run-only engine (pre-checked agents, no YAML parser) with Lua', value: runOnlyWithLua.gzip / 1024, unit: 'KiB', baseline_value: 130, ratio: runOnlyWithLua.gzip / 1024 / 130 },
   ];
 }
