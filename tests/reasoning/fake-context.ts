@@ -80,6 +80,7 @@ export function createFakeContext(options: FakeOptions = {}): FakeContext {
     },
     listActions: () => [...registry.values()].map((action) => ({ name: action.name, description: action.description, parameters: action.parameters, side_effects: action.sideEffects === true })),
     traceStore: undefined,
+    flushEvents: async () => undefined,
   };
   return context;
 }
