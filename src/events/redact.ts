@@ -298,23 +298,28 @@ function truncationMarker(removedBytes: number): string {
  * summary of `data` when the strings cannot make it fit.
  */
 function capEvent(event: AgentEvent, bytes: number, maxBytes: number): SanitizedEvent {
+  // `event` is already this module's own copy, so strings are cut in place; each leaf keeps its
+  // original text, so a second attempt with a lower target starts again from the originals.
+  const leaves: StringLeaf[] = [];
+  collectStrings(event.data, leaves);
+  const stringBytes = leaves.reduce((sum, leaf) => sum + leaf.cost, 0);
   let target = maxBytes;
   for (let attempt = 0; attempt < 4; attempt++) {
-    const trial = structuredClone(event);
-    const leaves: StringLeaf[] = [];
-    collectStrings(trial.data, leaves);
-    const stringBytes = leaves.reduce((sum, leaf) => sum + leaf.cost, 0);
     const limit = commonLimit(leaves.map((leaf) => leaf.cost), target - (bytes - stringBytes));
     if (limit === undefined) break;
     for (const leaf of leaves) {
-      if (leaf.cost <= limit) continue;
+      if (leaf.cost <= limit) {
+        (leaf.holder as Record<string, unknown>)[leaf.key] = leaf.text;
+        continue;
+      }
       const kept = sliceJson(leaf.text, limit);
       (leaf.holder as Record<string, unknown>)[leaf.key] = kept + truncationMarker(utf8Length(leaf.text) - utf8Length(kept));
     }
-    const size = utf8Length(JSON.stringify(trial));
-    if (size <= maxBytes) return { event: trial, bytes: size };
+    const size = utf8Length(JSON.stringify(event));
+    if (size <= maxBytes) return { event, bytes: size };
     target -= size - maxBytes + 64;
   }
+  for (const leaf of leaves) (leaf.holder as Record<string, unknown>)[leaf.key] = leaf.text;
   const preview = sliceJson(JSON.stringify(event.data), Math.max(0, Math.min(1024, maxBytes / 4)));
   const summary: AgentEvent = { ...event, data: { truncated: true, original_bytes: bytes, preview } };
   return { event: summary, bytes: utf8Length(JSON.stringify(summary)) };

@@ -67,7 +67,7 @@ function normalizeLayer(layer: Layer): Layer {
 export function buildMessages(merged: Layer): ChatMessage[] {
   if (defined(merged.messages)) {
     if (!Array.isArray(merged.messages) || merged.messages.length === 0) throw invalid('messages', 'expected a non-empty list of {role, content}');
-    return merged.messages.map((message, index) => readMessageOnce(message, index));
+    return readMessageList(merged.messages);
   }
   if (!defined(merged.prompt)) throw invalid('prompt', 'an LLM call needs `prompt` or `messages`');
   const messages: ChatMessage[] = [];
@@ -77,19 +77,23 @@ export function buildMessages(merged: Layer): ChatMessage[] {
 }
 
 /**
- * A long tool loop sends the same history again on every call; a message object already read is
- * not read again (messages are treated as immutable once sent).
+ * A tool loop sends the same, growing history list on every call. The list's last reading is kept
+ * (by list identity) and a message object at the same place is not read again: only new or
+ * replaced messages are, so a long loop stays linear instead of re-reading its whole history.
  */
-const readMessages = new WeakMap<object, ChatMessage>();
+const listReadings = new WeakMap<readonly unknown[], { sources: unknown[]; messages: ChatMessage[] }>();
 
-function readMessageOnce(value: unknown, index: number): ChatMessage {
-  if (typeof value !== 'object' || value === null) return readMessage(value, index);
-  let message = readMessages.get(value);
-  if (message === undefined) {
-    message = readMessage(value, index);
-    readMessages.set(value, message);
+function readMessageList(list: readonly unknown[]): ChatMessage[] {
+  const previous = listReadings.get(list);
+  const sources = new Array<unknown>(list.length);
+  const messages = new Array<ChatMessage>(list.length);
+  for (let index = 0; index < list.length; index++) {
+    const value = list[index];
+    sources[index] = value;
+    messages[index] = previous !== undefined && previous.sources[index] === value ? previous.messages[index]! : readMessage(value, index);
   }
-  return message;
+  listReadings.set(list, { sources, messages });
+  return messages.slice();
 }
 
 function readMessage(value: unknown, index: number): ChatMessage {
