@@ -5,25 +5,13 @@
  */
 import { AgentError } from '../../src/errors/agent-error.js';
 import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from './deno-kv-like.js';
+import { splitUtf8 } from '../../src/storage/split-utf8.js';
 
 /** What is stored at the main key: the whole text, or how many pieces follow. */
 type Stored = { text: string } | { pieces: number };
 
 /** Splits text into pieces of at most `maxBytes` UTF-8 bytes, never inside a character. */
-export function splitText(text: string, maxBytes: number): string[] {
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.length <= maxBytes) return [text];
-  const decoder = new TextDecoder();
-  const pieces: string[] = [];
-  let start = 0;
-  while (start < bytes.length) {
-    let end = Math.min(start + maxBytes, bytes.length);
-    while (end < bytes.length && end > start && (bytes[end]! & 0xc0) === 0x80) end -= 1;
-    pieces.push(decoder.decode(bytes.subarray(start, end)));
-    start = end;
-  }
-  return pieces;
-}
+export const splitText = splitUtf8;
 
 /** Adds the writes of one text value to an atomic operation. */
 export function setText(atomic: DenoKvAtomic, key: DenoKvKey, text: string, maxBytes: number, expireIn: number | undefined): DenoKvAtomic {

@@ -4,23 +4,11 @@
  * huge event, fits a store's value limit. Reading joins the pieces of each complete batch back.
  */
 import type { AgentEvent } from '../../src/events/event.js';
+import { splitUtf8 } from '../../src/storage/split-utf8.js';
 
 /** Serialises events as NDJSON and cuts the text into pieces of at most `maxBytes` bytes. */
 export function splitEvents(events: AgentEvent[], maxBytes: number): string[] {
-  const text = events.map((event) => JSON.stringify(event)).join('\n') + '\n';
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.length <= maxBytes) return [text];
-  const decoder = new TextDecoder();
-  const pieces: string[] = [];
-  let start = 0;
-  while (start < bytes.length) {
-    let end = Math.min(start + maxBytes, bytes.length);
-    // Back off to a character boundary: UTF-8 continuation bytes look like 0b10xxxxxx.
-    while (end < bytes.length && end > start && (bytes[end]! & 0xc0) === 0x80) end -= 1;
-    pieces.push(decoder.decode(bytes.subarray(start, end)));
-    start = end;
-  }
-  return pieces;
+  return splitUtf8(events.map((event) => JSON.stringify(event)).join('\n') + '\n', maxBytes);
 }
 
 /** Parses the joined NDJSON text of one batch; blank lines are skipped. */
