@@ -4,15 +4,9 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { BenchResult } from '../../bench/bench-result.js';
 import type { CliIo } from '../io.js';
 
-export interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  baseline_value?: number;
-  ratio?: number;
-}
 
 export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   const json = argv.includes('--json');
