@@ -18,7 +18,8 @@ export const DEFAULT_LUA_BUDGET: Readonly<Required<LuaBudget>> = Object.freeze({
   instructions: 1_000_000,
   maxStringBytes: 1024 * 1024,
   totalStringBytes: 16 * 1024 * 1024,
-  tableSlots: 1_000_000,
+  // ~250k slots keeps one call well under a Workers isolate's 128 MB.
+  tableSlots: 250_000,
   patternSteps: 1_000_000,
   printBytes: 64 * 1024,
 });

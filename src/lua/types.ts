@@ -6,7 +6,7 @@ export interface LuaBudget {
   maxStringBytes?: number;
   /** Total bytes of strings created in one call (default 16 MiB). */
   totalStringBytes?: number;
-  /** Total table slots created in one call (default 1,000,000). */
+  /** Total table slots created in one call (default 250,000). */
   tableSlots?: number;
   /** Pattern-matching steps per call (default 1,000,000). */
   patternSteps?: number;
