@@ -84,15 +84,16 @@ export function buildMessages(merged: Layer): ChatMessage[] {
 const listReadings = new WeakMap<readonly unknown[], { sources: unknown[]; messages: ChatMessage[] }>();
 
 function readMessageList(list: readonly unknown[]): ChatMessage[] {
-  const previous = listReadings.get(list);
-  const sources = new Array<unknown>(list.length);
-  const messages = new Array<ChatMessage>(list.length);
+  let reading = listReadings.get(list);
+  if (reading === undefined) listReadings.set(list, (reading = { sources: [], messages: [] }));
+  const { sources, messages } = reading;
   for (let index = 0; index < list.length; index++) {
     const value = list[index];
+    if (index < sources.length && sources[index] === value) continue;
+    messages[index] = readMessage(value, index); // throws before the cache records a bad message
     sources[index] = value;
-    messages[index] = previous !== undefined && previous.sources[index] === value ? previous.messages[index]! : readMessage(value, index);
   }
-  listReadings.set(list, { sources, messages });
+  sources.length = messages.length = list.length;
   return messages.slice();
 }
 
