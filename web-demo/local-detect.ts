@@ -10,10 +10,10 @@ export interface DetectedServer {
 }
 
 /** The first local preset that lists models within `timeoutMs`, or undefined. */
-export async function detectLocalServer(timeoutMs = 1200, fetchFunction: typeof fetch = fetch): Promise<DetectedServer | undefined> {
+export async function detectLocalServer(timeoutMs = 1200, fetchModels: typeof fetch = fetch): Promise<DetectedServer | undefined> {
   const local = PRESETS.filter((preset) => preset.api_base.startsWith('http://localhost'));
   const attempts = local.map(async (preset): Promise<DetectedServer> => {
-    const response = await fetchFunction(`${preset.api_base}/models`, { signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetchModels(`${preset.api_base}/models`, { signal: AbortSignal.timeout(timeoutMs) });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const body = (await response.json()) as { data?: { id?: unknown }[] };
     const first = Array.isArray(body.data) ? body.data.map((entry) => entry.id).find((id) => typeof id === 'string') : undefined;
