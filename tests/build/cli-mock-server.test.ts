@@ -2,21 +2,11 @@
  * `npx tea-edge run` against a mock OpenAI-compatible server over real HTTP, the way agents will be
  * checked: example agents unchanged but for the endpoint (--llm-base-url), faults included.
  */
-import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ROOT, runCli as cli } from '../support/run-cli.js';
 import { startMockOpenAI } from '../support/mock-openai-server.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/tea-edge.js');
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: ROOT }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
 
 describe('tea-edge run against a mock OpenAI-compatible server', () => {
   let close: (() => Promise<void>) | undefined;

@@ -1,20 +1,10 @@
 /** The CLI contract (ARCHITECTURE.md): outputs and exit codes, through the built bin. */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ROOT, runCli as cli } from '../support/run-cli.js';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/tea-edge.js');
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, cwd: ROOT }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
 
 function agentFile(text: string): string {
   const directory = mkdtempSync(path.join(tmpdir(), 'tea-cli-'));

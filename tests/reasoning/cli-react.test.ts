@@ -3,24 +3,14 @@
  * OpenAI-compatible server: native tool calls, JSON mode, --stream NDJSON with the reasoning
  * events, and a tier-3 pause (exit 3) resumed with --approve and --deny.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli as cli } from '../support/run-cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/tea-edge.js');
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: ROOT }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
 
 function agentFile(text: string): string {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'tea-react-')), 'agent.yaml');
