@@ -113,6 +113,21 @@ const fileEdits = {
     },
     // fengari bug: the argument number is missing, so string.char(256) threw a raw TypeError.
     { description: 'string.char range check', find: 'luaL_argcheck(L, c >= 0 && c <= 255, "value out of range");', replace: () => 'luaL_argcheck(L, c >= 0 && c <= 255, i, "value out of range");' },
+    // string.format('%.3s', s) scanned (strlen) and decoded all of s, one character at a time,
+    // for at most 99 characters: charge the scan, and decode only the first 400 bytes (99
+    // characters at most 4 bytes each), cut at a character boundary.
+    {
+      description: 'string.format %s with modifiers cost',
+      find: '                        luaL_argcheck(L, s.length === strlen(s), arg, "string contains zeros");',
+      replace: (text) => `                        ${hook('L.l_G', 'chargeInstructions(L, s.length >> 5)')}\n${text}`,
+    },
+    {
+      description: 'string.format %s with precision decodes a prefix',
+      find: 'luaL_addstring(b, to_luastring(sprintf(String.fromCharCode(...form), to_jsstring(s))));',
+      replace: () =>
+        'let end = s.length > 400 ? 400 : s.length; while (end < s.length && end > 0 && (s[end] & 0xC0) === 0x80) end--;\n' +
+        '                            luaL_addstring(b, to_luastring(sprintf(String.fromCharCode(...form), to_jsstring(s.subarray(0, end)))));',
+    },
     { description: 'plain find call', find: 'find_subarray(s.subarray(init - 1), p, 0)', replace: () => 'find_subarray(s.subarray(init - 1), p, 0, L)' },
     // string.byte(s, 1, -1) pushes one value per byte in one instruction.
     {
@@ -159,6 +174,21 @@ const fileEdits = {
   ],
   'lstring.js': [
     { description: 'string creation count', find: '    lua_assert(str instanceof Uint8Array);\n    return new TString(L, str);', replace: (text) => `    ${hook('L.l_G', 'countString(L, str.length)')}\n${text}` },
+    // fengari bug, and memory no budget counted: the table key of a string was built one hex
+    // digit run per byte ('|' + byte.toString(16) ...), so "\1\0" and "\16" were the same key, and
+    // a 1 MB key took a second and ~28 MB of rope. Now one character per byte (injective), built
+    // in chunks: as many bytes of memory as the string, in milliseconds.
+    {
+      description: 'string table key',
+      find: '    let s = "|";\n    for (let i=0; i<len; i++)\n        s += str[i].toString(16);\n    return s;',
+      replace: () =>
+        [
+          '    let s = "|";',
+          '    for (let i = 0; i < len; i += 8192)',
+          '        s += String.fromCharCode.apply(null, str.subarray(i, Math.min(len, i + 8192)));',
+          '    return s;',
+        ].join('\n'),
+    },
   ],
   'ltable.js': [
     // A new table (two Maps) weighs about as much as four entries.
