@@ -111,7 +111,7 @@ describe('Lua stacks are charged to the table budget', () => {
   });
 });
 
-describe('values copied by one instruction are charged as work', () => {
+describe('work one instruction does on many values is charged', () => {
   it('ends a loop of string.byte over a long string with instructions', () => {
     expect(budgetOf('local s = ("x"):rep(90000) while true do local n = select("#", string.byte(s, 1, -1)) end')).toBe('instructions');
   });
@@ -123,6 +123,11 @@ describe('values copied by one instruction are charged as work', () => {
 
   it('ends repeated utf8.codepoint pushes with instructions', () => {
     expect(budgetOf('local s = ("ж"):rep(40000) while true do utf8.codepoint(s, 1, -1) end')).toBe('instructions');
+  });
+
+  it('charges os.date for the length of its format', () => {
+    expect(budgetOf('local format = ("%c"):rep(30000) while true do pcall(os.date, format) end')).toBe('instructions');
+    expect(compileLua('return os.date("%Y", 86400 * 400)', {}).run({})).toBe('1971');
   });
 
   it('does not decode long global names on every access', () => {
