@@ -17,7 +17,7 @@
  *   evaluator.run({ state: {}, output: 'hello' }); // → { valid: true, score: 1 }
  */
 import { AgentError } from '../errors/agent-error.js';
-import type { CompiledLua, LuaBudget } from './types.js';
+import type { CompiledLua, LuaBudget, LuaRunOptions } from './types.js';
 import { lua, lauxlib } from './vendor/fengari.js';
 import { LuaBudgetExceeded, resolveBudget } from './budget-meter.js';
 import { LuaConversionError, typeName } from './json-bridge.js';
@@ -33,14 +33,7 @@ export interface LuaSourceLocation {
   line?: number;
 }
 
-export interface LuaRunOptions {
-  budget?: LuaBudget;
-  onPrint?: (line: string) => void;
-  /** The run's signal: when it aborts, the call ends (checked every 10,000 instructions). */
-  signal?: AbortSignal;
-  /** Called every 10,000 instructions; throwing (e.g. the run's duration budget) ends the call with that error. */
-  interrupt?: () => void;
-}
+export type { LuaRunOptions } from './types.js';
 
 /** Bytes of strings kept from a non-string error value (`error({...})`) in `details.value`. */
 const MAX_ERROR_VALUE_BYTES = 4096;

@@ -14,12 +14,22 @@ export interface LuaBudget {
   printBytes?: number;
 }
 
+export interface LuaRunOptions {
+  budget?: LuaBudget;
+  onPrint?: (line: string) => void;
+  /** The run's signal: when it aborts, the call ends (checked every 10,000 instructions). */
+  signal?: AbortSignal;
+  /** Called every 10,000 instructions; throwing (e.g. the run's duration budget) ends the call with that error. */
+  interrupt?: () => void;
+}
+
 export interface CompiledLua {
   readonly source: string;
   /**
    * Runs the chunk as a function body with the given globals (converted JSON → Lua) and returns
    * its return value converted Lua → JSON. Throws AgentError LUA_ERROR / LUA_BUDGET, never a raw
-   * JavaScript error. `print` output goes to `onPrint`.
+   * JavaScript error. `print` output goes to `onPrint`. Ends with the abort reason (else
+   * CANCELLED) when `signal` aborts, or with what `interrupt` throws.
    */
-  run(globals: Record<string, unknown>, options?: { budget?: LuaBudget; onPrint?: (line: string) => void }): unknown;
+  run(globals: Record<string, unknown>, options?: LuaRunOptions): unknown;
 }
