@@ -1,16 +1,16 @@
 /** A Lua chunk compiled (syntax-checked) at agent load, run many times in a clean environment. */
 export interface LuaBudget {
-  /** VM instructions per call (default 1,000,000). */
+  /** VM instructions per call (default 1,000,000; ceiling 100,000,000). */
   instructions?: number;
-  /** Largest single string in bytes (default 1 MiB). */
+  /** Largest single string in bytes (default 1 MiB; ceiling 16 MiB). */
   maxStringBytes?: number;
-  /** Total bytes of strings created in one call (default 16 MiB). */
+  /** Total bytes of strings created in one call, plus those converted out of Lua (default 16 MiB; ceiling 64 MiB). */
   totalStringBytes?: number;
-  /** Total table slots created in one call (default 250,000). */
+  /** Total table slots created in one call, with closures and Lua stack growth (default 250,000; ceiling 1,000,000). */
   tableSlots?: number;
-  /** Pattern-matching steps per call (default 1,000,000). */
+  /** Pattern-matching steps per call (default 1,000,000; ceiling 100,000,000). */
   patternSteps?: number;
-  /** Total bytes of `print` output passed to `onPrint` per call (default 64 KiB); the rest is dropped. */
+  /** Total bytes of `print` output passed to `onPrint` per call (default 64 KiB; ceiling 1 MiB); the rest is dropped. */
   printBytes?: number;
 }
 
