@@ -4,6 +4,7 @@
  * every action must turn into a failed node (server down, 404, 500 on every call, a connection
  * that breaks mid-answer), and a runner that collects events and the result.
  */
+import { expect, it } from 'vitest';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/graph/load-agent.js';
 import type { AgentEvent } from '../../src/events/event.js';
@@ -77,4 +78,29 @@ export async function runCase(server: MockOpenAI, testCase: InfrastructureCase, 
   } finally {
     server.setFault();
   }
+}
+
+/**
+ * Defines, for one node, a test per infrastructure case (the run fails with the code at node
+ * `think`, the next node never runs, the server saw the call and its retries, `check` finds no
+ * swallowed trace of it) and one for `on_error: graceful` (the error is recorded and the run goes on).
+ */
+export function defineInfrastructureTests(label: string, node: NodeSpec, server: () => MockOpenAI, check: (outcome: { result: RunResult; events: AgentEvent[] }) => void): void {
+  for (const testCase of INFRASTRUCTURE_CASES) {
+    it(`${label}: ${testCase.name} → failed run, ${testCase.code} at node think`, async () => {
+      const outcome = await runCase(server(), testCase, node);
+      expect(outcome.result.status).toBe('failed');
+      expect(outcome.result.error).toMatchObject({ code: testCase.code, node: 'think' });
+      expect(outcome.result.state.after).toBeUndefined();
+      check(outcome);
+      if (testCase.fault !== undefined) expect(server().chatRequests).toHaveLength(testCase.retries + 1);
+    });
+  }
+
+  it(`${label}: on_error graceful records the error and the run goes on`, async () => {
+    const { result } = await runText(agentText(await closedUrl(), { ...node, onError: 'graceful' }));
+    expect(result.status).toBe('completed');
+    expect(result.state.__error__).toMatchObject({ code: 'LLM_UNAVAILABLE', node: 'think' });
+    expect(result.state.after).toBe(true);
+  });
 }

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
-import { agentText, closedUrl, INFRASTRUCTURE_CASES, runCase, runText, type NodeSpec } from '../reasoning/infrastructure-harness.js';
+import { agentText, closedUrl, defineInfrastructureTests, runText, type NodeSpec } from '../reasoning/infrastructure-harness.js';
 
 let server: MockOpenAI;
 beforeAll(async () => {
@@ -32,24 +32,10 @@ const NODES: Record<string, NodeSpec> = {
 
 describe('infrastructure failures fail the node (reflection actions, real HTTP)', () => {
   for (const [label, node] of Object.entries(NODES)) {
-    for (const testCase of INFRASTRUCTURE_CASES) {
-      it(`${label}: ${testCase.name} → failed run, ${testCase.code} at node think`, async () => {
-        const { result, events } = await runCase(server, testCase, node);
-        expect(result.status).toBe('failed');
-        expect(result.error).toMatchObject({ code: testCase.code, node: 'think' });
-        expect(result.state.after).toBeUndefined();
-        // No attempt was recorded for a model that did not answer.
-        expect(events.filter((event) => event.type === 'reflection_attempt')).toHaveLength(0);
-        expect(result.state.reflection_errors).toBeUndefined();
-        if (testCase.fault !== undefined) expect(server.chatRequests).toHaveLength(testCase.retries + 1);
-      });
-    }
-
-    it(`${label}: on_error graceful records the error and the run goes on`, async () => {
-      const { result } = await runText(agentText(await closedUrl(), { ...node, onError: 'graceful' }));
-      expect(result.status).toBe('completed');
-      expect(result.state.__error__).toMatchObject({ code: 'LLM_UNAVAILABLE', node: 'think' });
-      expect(result.state.after).toBe(true);
+    defineInfrastructureTests(label, node, () => server, ({ result, events }) => {
+      // No attempt was recorded for a model that did not answer.
+      expect(events.filter((event) => event.type === 'reflection_attempt')).toHaveLength(0);
+      expect(result.state.reflection_errors).toBeUndefined();
     });
   }
 
