@@ -25,7 +25,7 @@ import { textOf, type TraceEntry } from '../reasoning-trace.js';
 import { decideFromJson, decideFromNative, type ReactDecision, type RequestedCall } from './react-decision.js';
 import { assistantToolMessage, EMPTY_REPLY, finalAnswerRequest, INVALID_JSON_REPLY, systemPrompt, toolDefinitions, type ToolMode } from './react-messages.js';
 import { executeCall, preflightCall, type CallOutcome, type DispatchState } from './tool-dispatch.js';
-import type { ToolTable } from './tool-table.js';
+import { approverRole, type ToolTable } from './tool-table.js';
 
 export interface ReactConfig {
   goal: string;
@@ -59,7 +59,18 @@ export interface LoopState extends DispatchState {
   steps: ReactStep[];
   trace: TraceEntry[];
   step: number;
-  pending?: { calls: RequestedCall[]; index: number; thought: string; step: number };
+  pending?: {
+    calls: RequestedCall[];
+    index: number;
+    thought: string;
+    step: number;
+    /**
+     * At a confirmation pause: the least role whose approval counts (the requester's, or the
+     * tool's requires_role if higher), and the call it is for. A refused approval pauses again
+     * for the same call and keeps it, so a viewer's resume cannot lower it.
+     */
+    approver?: { role: string; call: string };
+  };
 }
 
 export type LoopEnd =
@@ -132,6 +143,7 @@ async function finishBatch(config: ReactConfig, loop: LoopState, context: Action
     if (!checked.ready) {
       outcome = checked.outcome;
     } else if (checked.tool.tier === 3 && approval === undefined) {
+      if (batch.approver?.call !== call.key) batch.approver = { role: approverRole(context.role, checked.tool.requiresRole), call: call.key };
       return { kind: 'pause', call, tool: checked.tool.name, args: checked.args };
     } else if (checked.tool.tier === 3 && approval === false) {
       outcome = { status: 'user_denied', tool: checked.tool.name, arguments: checked.args, observation: 'Denied by user' };
