@@ -61,6 +61,8 @@ export interface AgentErrorJson {
   code: ErrorCode;
   message: string;
   node?: string;
+  /** The node field or action parameter at fault, when known. */
+  field?: string;
   details?: Record<string, unknown>;
 }
 
@@ -93,6 +95,7 @@ export class AgentError extends Error {
   toJSON(): AgentErrorJson {
     const json: AgentErrorJson = { code: this.code, message: this.message };
     if (this.location.node !== undefined) json.node = this.location.node;
+    if (this.location.field !== undefined) json.field = this.location.field;
     if (Object.keys(this.details).length > 0) json.details = this.details;
     return json;
   }
