@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadAgent } from '../../src/graph/load-agent.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 import { createApp } from '../../worker/app.js';
+import { jsonOrUndefined } from './miniflare-harness.js';
 
 const counter = loadAgent(
   'name: counter\nnodes:\n  - name: start\n    run: return { count = (state.count or 0) + 1 }\n  - name: review\n    interrupt: before\n    run: return { reviewed = true }\n',
@@ -26,14 +27,7 @@ function appWith(options: Partial<Parameters<typeof createApp>[0]> = {}) {
 
 async function send(app: ReturnType<typeof createApp>, path: string, init: RequestInit = {}) {
   const response = await app.request(path, init);
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, json };
+  return { status: response.status, headers: response.headers, json: jsonOrUndefined(await response.text()) };
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
