@@ -16,6 +16,7 @@ import type { ResumeInfo, State } from '../actions/types.js';
 import { AgentError, toAgentError, type AgentErrorJson } from '../errors/agent-error.js';
 import type { AgentEvent, EventType, RunStatus, StopReason } from '../events/event.js';
 import { createRunEventCap, sanitizeEventWithSize } from '../events/redact.js';
+import { createSanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
 import { sleep } from '../llm/retry.js';
 import type { Checkpoint, PendingInterrupt } from '../storage/trace-store.js';
@@ -418,6 +419,8 @@ export class RunSession implements BodyHost {
       outcome.checkpoint.seq = this.seq + 1;
       await this.saveCheckpoint(outcome.checkpoint);
     }
+    // What leaves the run (state, error, interrupt) goes through the one sanitiser, like its events.
+    Object.assign(result, createSanitizer(this.secretValues).value(result));
     await this.persistEvents();
     this.applyStorageFailure(result);
     const done = this.makeEvent('done', doneData(result));
@@ -444,7 +447,7 @@ export class RunSession implements BodyHost {
     const store = this.options.checkpointStore;
     if (store === undefined) return;
     try {
-      await store.save(checkpoint);
+      await store.save(createSanitizer(this.secretValues).value(checkpoint));
     } catch (caught) {
       this.storageError ??= toAgentError(caught, 'STORAGE_ERROR');
     }
