@@ -37,7 +37,7 @@ afterAll(async () => {
 
 describe('http.get timing out while reading the body', () => {
   it('is ACTION_FAILED naming the body, not a raw abort', async () => {
-    const context = createFakeContext({ settings: { http: { allow: [origin], timeout_ms: 500 } } });
+    const context = createFakeContext({ settings: { http: { allow: [origin], timeout_ms: 2000 } } });
     await expect(httpGet().run({ url: `${origin}/stall-body` }, context)).rejects.toMatchObject({ code: 'ACTION_FAILED', message: expect.stringContaining('while reading the body') });
   });
 
@@ -58,13 +58,13 @@ nodes:
 `;
 
   it('inside reason.react it is an observation the model reacts to; the run completes', async () => {
-    const run = runAgent(loadAgent(agent(500)), {}, {});
+    const run = runAgent(loadAgent(agent(2000)), {}, {});
     for await (const _event of run) void _event;
     const result = await run.result;
     expect(result.status, JSON.stringify(result.error)).toBe('completed');
     const react = result.state.react as { final_answer: unknown; steps: Array<{ observation: string; status?: string }> };
     expect(react.steps[0]!.status).toBe('error');
-    expect(react.steps[0]!.observation).toContain('timed out after 500 ms while reading the body');
+    expect(react.steps[0]!.observation).toContain('timed out after 2000 ms while reading the body');
     expect(react.final_answer).toBe('the page did not load');
   });
 
