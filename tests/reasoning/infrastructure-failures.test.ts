@@ -72,6 +72,17 @@ describe('infrastructure failures fail the node (reasoning actions, real HTTP)',
   });
 });
 
+describe('llm.tools: a tool whose own model call fails ends the node (real HTTP)', () => {
+  it('the failure is not fed back to the model as a tool result', async () => {
+    const down = await closedUrl();
+    server.setReplies([{ tool_calls: [{ name: 'llm_call', arguments: { prompt: 'inner', api_base: down } }] }, 'never reached']);
+    const { result, events } = await runText(agentText(server.url, { uses: 'llm.tools', with: { prompt: 'go', tools: ['llm.call'] } }));
+    expect(result.error).toMatchObject({ code: 'LLM_UNAVAILABLE', node: 'think' });
+    expect(server.chatRequests).toHaveLength(1);
+    expect(events.some((event) => event.type === 'tool_result')).toBe(false);
+  });
+});
+
 describe('content failures stay results (reasoning actions, real HTTP)', () => {
   it('reason.cot: an answer that does not parse is {success: false}; the run completes', async () => {
     server.setReplies(['I cannot structure this at all']);
