@@ -44,7 +44,8 @@ export function unavailableError(url: string, reason: string, details: Record<st
  * "Two kinds of failure"). Every `LLM_*` code is raised by the model client when the server could
  * not be reached, refused, timed out, or broke the protocol (a cut or malformed stream, a body
  * that is not a chat completion, a replay whose requests differ from the recording): the model's
- * text never produces one. Storage, cancellation and budgets belong to the run as a whole.
+ * text never produces one, except a tool call the model wrote badly in a complete response
+ * (`details.model_output`). Storage, cancellation and budgets belong to the run as a whole.
  */
 const INFRASTRUCTURE_CODES: ReadonlySet<string> = new Set(['LLM_UNAVAILABLE', 'LLM_TIMEOUT', 'LLM_BAD_RESPONSE', 'STORAGE_ERROR', 'CANCELLED', 'BUDGET_EXCEEDED']);
 
@@ -57,6 +58,9 @@ const INFRASTRUCTURE_CODES: ReadonlySet<string> = new Set(['LLM_UNAVAILABLE', 'L
  */
 export function isInfrastructureFailure(error: unknown): boolean {
   if (!AgentError.isInstance(error)) return false;
+  // A complete response whose tool call the model wrote badly (arguments that are not a JSON
+  // object, no function name) is the model's content, like an answer that does not parse.
+  if (error.code === 'LLM_BAD_RESPONSE' && error.details.model_output === true) return false;
   return INFRASTRUCTURE_CODES.has(error.code) || error.code.startsWith('LLM_HTTP_');
 }
 

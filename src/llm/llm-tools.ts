@@ -16,6 +16,7 @@ import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from './types.
 import { parseJsonSafely } from '../reasoning/safe-json.js';
 import { whyNotATool } from '../tools/not-a-tool.js';
 import { buildMessages } from './resolve-llm-call.js';
+import { isInfrastructureFailure } from './llm-errors.js';
 import { llmResult } from './llm-result.js';
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 10;
@@ -212,7 +213,9 @@ async function runToolCall(
     try {
       result = await context.callAction(tool.action, parsedArguments as Record<string, unknown>);
     } catch (error) {
-      if (!AgentError.isInstance(error) || error.code === 'CANCELLED' || error.code === 'BUDGET_EXCEEDED') throw error;
+      // A tool's own failure is a result the model sees; infrastructure (a model server down behind
+      // the tool, storage, cancellation, budgets) ends the node (docs/execution-model.md).
+      if (!AgentError.isInstance(error) || isInfrastructureFailure(error)) throw error;
       result = { error: error.message, code: error.code };
     }
   }

@@ -72,6 +72,17 @@ describe('infrastructure failures fail the node (reasoning actions, real HTTP)',
   });
 });
 
+describe('llm.tools: a tool whose own model call fails ends the node (real HTTP)', () => {
+  it('the failure is not fed back to the model as a tool result', async () => {
+    const down = await closedUrl();
+    server.setReplies([{ tool_calls: [{ name: 'llm_call', arguments: { prompt: 'inner', api_base: down } }] }, 'never reached']);
+    const { result, events } = await runText(agentText(server.url, { uses: 'llm.tools', with: { prompt: 'go', tools: ['llm.call'] } }));
+    expect(result.error).toMatchObject({ code: 'LLM_UNAVAILABLE', node: 'think' });
+    expect(server.chatRequests).toHaveLength(1);
+    expect(events.some((event) => event.type === 'tool_result')).toBe(false);
+  });
+});
+
 describe('content failures stay results (reasoning actions, real HTTP)', () => {
   it('reason.cot: an answer that does not parse is {success: false}; the run completes', async () => {
     server.setReplies(['I cannot structure this at all']);
@@ -88,6 +99,24 @@ describe('content failures stay results (reasoning actions, real HTTP)', () => {
     const out = result.state.out as { final_answer: unknown; steps: Array<{ type: string }> };
     expect(out.final_answer).toBe(4);
     expect(out.steps[0]!.type).toBe('parse_error');
+  });
+
+  it('reason.react native: a tool call whose arguments are not JSON is a parse_error step; the loop goes on', async () => {
+    server.setReplies([{ tool_calls: [{ name: 'math_calculate', arguments: '{"expression": "2+' }] }, { tool_calls: [{ name: 'math_calculate', arguments: { expression: '2+2' } }] }, 'It is 4.']);
+    const { result } = await runText(agentText(server.url, { uses: 'reason.react', with: { goal: 'Add', tools: ['math.calculate'], tool_mode: 'native' } }));
+    expect(result.status, JSON.stringify(result.error)).toBe('completed');
+    const out = result.state.out as { final_answer: unknown; steps: Array<{ type: string; observation: string }> };
+    expect(out.steps[0]!.type).toBe('parse_error');
+    expect(out.steps[0]!.observation).toContain('could not be read');
+    expect(out.steps[1]!.observation).toContain('4');
+    expect(out.final_answer).toBe('It is 4.');
+  });
+
+  it('reason.react auto: an unreadable tool call falls back to JSON mode', async () => {
+    server.setReplies([{ tool_calls: [{ name: 'math_calculate', arguments: '[1, 2]' }] }, JSON.stringify({ thought: 'done', action: 'final_answer', action_input: { answer: 4 } })]);
+    const { result } = await runText(agentText(server.url, { uses: 'reason.react', with: { goal: 'Add', tools: ['math.calculate'], tool_mode: 'auto' } }));
+    expect(result.status, JSON.stringify(result.error)).toBe('completed');
+    expect(result.state.out).toMatchObject({ final_answer: 4, tool_mode: 'json' });
   });
 
   it('reason.decompose: a plan that does not parse is {success: false}', async () => {

@@ -5,7 +5,8 @@
  *   if a tier-3 call was waiting: run it (approved) or observe "Denied by user"; finish its batch
  *   while step < max_steps:
  *     step++; call the model (native: with tool definitions)       → infrastructure failure: the node fails
- *       (auto mode: HTTP 400/422 to the tool definitions → JSON mode, the step again)
+ *       auto mode: HTTP 400/422 to the tool definitions, or an unreadable tool call → JSON mode, the step again
+ *       native mode: an unreadable tool call (content) → a parse_error step asking to call again
  *     parse → parse_error: record the step, ask for valid JSON, continue
  *           → final: record, emit thinking/answer_chunk/answer    → final_answer
  *           → tool calls: for each, preflight (tool-dispatch.ts); a tier-3 call pauses the run
@@ -23,7 +24,7 @@ import type { ChatMessage } from '../../llm/types.js';
 import { callModel } from '../action-support.js';
 import { textOf, type TraceEntry } from '../reasoning-trace.js';
 import { decideFromJson, decideFromNative, type ReactDecision, type RequestedCall } from './react-decision.js';
-import { assistantToolMessage, EMPTY_REPLY, finalAnswerRequest, INVALID_JSON_REPLY, systemPrompt, toolDefinitions, type ToolMode } from './react-messages.js';
+import { assistantToolMessage, EMPTY_REPLY, finalAnswerRequest, INVALID_JSON_REPLY, INVALID_TOOL_CALL_REPLY, systemPrompt, toolDefinitions, type ToolMode } from './react-messages.js';
 import { executeCall, preflightCall, type CallOutcome, type DispatchState } from './tool-dispatch.js';
 import { approverRole, type ToolTable } from './tool-table.js';
 
@@ -100,10 +101,18 @@ async function runStep(config: ReactConfig, loop: LoopState, context: ActionCont
   const request: LlmCallParams = native ? { ...config.llm, tools: toolDefinitions(config.table), tool_choice: 'auto' } : config.llm;
   const outcome = await callModel(context, request, loop.messages, 'reason.react', config.stream, loop.mode === 'auto' ? refusesTools : undefined);
   if (!outcome.ok) {
-    if (loop.mode === 'auto' && refusesToolsCode(outcome.code)) {
-      // The endpoint refused tool definitions: fall back to JSON mode and redo this step.
-      switchMode(config, loop, 'json', `native tool calls refused (${outcome.code})`);
+    // Infrastructure failures were rethrown by callModel; what is left is a refusal of the tool
+    // definitions (auto mode) or a tool call the model wrote badly (content).
+    const badToolCall = outcome.code === 'LLM_BAD_RESPONSE';
+    if (loop.mode === 'auto' && (refusesToolsCode(outcome.code) || badToolCall)) {
+      // Fall back to JSON mode and redo this step.
+      switchMode(config, loop, 'json', `native tool calls refused or unreadable (${outcome.code})`);
       loop.step--;
+      return { kind: 'continue' };
+    }
+    if (badToolCall) {
+      record(loop, { step: loop.step, thought: '', action: null, action_input: null, observation: INVALID_TOOL_CALL_REPLY, type: 'parse_error', timestamp: 0, error: outcome.error });
+      loop.messages.push({ role: 'user', content: INVALID_TOOL_CALL_REPLY });
       return { kind: 'continue' };
     }
     return { kind: 'error', error: outcome.error, code: outcome.code };
