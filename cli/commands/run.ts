@@ -45,8 +45,12 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     input ??= replay.input;
   }
   if (record) options.capturePayloads = true;
+  if (traceDir !== undefined) {
+    // Written before the run starts: a trace directory that cannot be written stops here, not mid-run.
+    options.runId = crypto.randomUUID();
+    await writeRunMemo(traceDir, options.runId, { agent_file: path.resolve(file), llm: overrides, record });
+  }
   const run = runAgent(loaded.agent, input ?? {}, options);
-  if (traceDir !== undefined) await writeRunMemo(traceDir, run.runId, { agent_file: path.resolve(file), llm: overrides, record });
   return report(run, { stream: args.flags.has('stream'), ...(traceDir !== undefined ? { traceDir } : {}) }, io);
 }
 

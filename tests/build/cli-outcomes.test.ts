@@ -95,6 +95,22 @@ describe('a failed model call fails the CLI run', () => {
   });
 });
 
+describe('a failed resume', () => {
+  it('exits 1 with the same one line and a failed record', { timeout: 30_000 }, async () => {
+    const file = agentFile('name: paused\nconfig:\n  interrupt_before: [ask]\nsettings:\n  llm: { model: m, max_retries: 0 }\nnodes:\n  - { name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer }\n');
+    const traceDir = mkdtempSync(path.join(tmpdir(), 'tea-outcome-resume-'));
+    const first = await cli(['run', file, '--llm-base-url', await closedPortUrl(), '--trace-dir', traceDir], CLEAN_ENV);
+    expect(first.code).toBe(3);
+    const runId = JSON.parse(first.stdout).run_id;
+    const resumed = await cli(['resume', runId, '--trace-dir', traceDir, '--stream'], CLEAN_ENV);
+    expect(resumed.code).toBe(1);
+    expectOneFailureLine(resumed.stderr, /^LLM_UNAVAILABLE /, 'ask');
+    const done = JSON.parse(resumed.stdout.trim().split('\n').at(-1)!);
+    expect(done.data).toMatchObject({ status: 'failed', stop_reason: 'error', error: { code: 'LLM_UNAVAILABLE' } });
+    expect(await createFsStores(traceDir).traceStore.getRun(runId)).toMatchObject({ status: 'failed' });
+  });
+});
+
 describe('spending is bounded by default', () => {
   const looping = () =>
     agentFile('name: loop\nsettings:\n  llm: { provider: scripted, scripted: [{ default: "again" }] }\nnodes:\n  - { name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer, goto: ask }\n');
