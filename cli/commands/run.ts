@@ -11,7 +11,7 @@ import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
 import type { ResumeInput } from '../../src/graph/run-types.js';
 import { parseArgs, stringFlag, UsageError, type ParsedArgs } from '../args.js';
 import { formatLoadError, loadAgentFile } from '../agent-file.js';
-import type { CliIo } from '../io.js';
+import { redactingIo, type CliIo } from '../io.js';
 import { oneLine } from '../terminal-text.js';
 import { loadReplay } from './replay.js';
 import { readRunMemo, writeRunMemo } from './run-memo.js';
@@ -51,7 +51,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     await writeRunMemo(traceDir, options.runId, { agent_file: path.resolve(file), llm: overrides, record });
   }
   const run = runAgent(loaded.agent, input ?? {}, options);
-  return report(run, { stream: args.flags.has('stream'), ...(traceDir !== undefined ? { traceDir } : {}) }, io);
+  return report(run, { stream: args.flags.has('stream'), ...(traceDir !== undefined ? { traceDir } : {}) }, redactingIo(io, [overrides.api_key]));
 }
 
 export async function resumeCommand(argv: string[], io: CliIo): Promise<number> {
@@ -75,7 +75,8 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
     io.stderr(formatLoadError(toAgentError(error, 'INVALID_AGENT'), memo.agent_file) + '\n');
     return 2;
   }
-  const options = runOptions(args, llmOverrides(args, memo.llm));
+  const overrides = llmOverrides(args, memo.llm);
+  const options = runOptions(args, overrides);
   if (memo.record === true) options.capturePayloads = true;
   await requireAnswerToConfirmation(args, options.checkpointStore, runId);
   const stateUpdate = stringFlag(args, 'state-update');
@@ -83,7 +84,7 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
     ...(stateUpdate !== undefined ? { state_update: parseJsonObject(stateUpdate, '--state-update') } : {}),
     ...(args.flags.has('approve') ? { approval: { approved: true } } : args.flags.has('deny') ? { approval: { approved: false } } : {}),
   };
-  return report(resumeAgent(agent, runId, resume, options), { stream: args.flags.has('stream') }, io);
+  return report(resumeAgent(agent, runId, resume, options), { stream: args.flags.has('stream') }, redactingIo(io, [overrides.api_key]));
 }
 
 /** A run waiting for a tool confirmation is resumed with an answer, never by default. */

@@ -157,6 +157,19 @@ describe('hostile text reaches the terminal escaped and capped', () => {
     expect(JSON.parse(result.stdout).s).toBe('x\u009by\u202ez');
   });
 
+  it('the host API key never reaches stdout or stderr, even copied into state or an error', async () => {
+    const key = 'sk-host-key-copied-777';
+    const copied = agentFile(`nodes:\n  - name: a\n    run: return { leak = "key=${key}" }\n`);
+    const result = await cli(['run', copied, '--llm-api-key', key]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain(key);
+    expect(JSON.parse(result.stdout).leak).toBe('key=[REDACTED]');
+    const failing = agentFile(`nodes:\n  - name: a\n    run: error("key=${key}")\n`);
+    const failed = await cli(['run', failing], { ...CLEAN_ENV, TEA_LLM_API_KEY: key });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/key=\[REDACTED\]/);
+  });
+
   it('a 1 MB Lua error is capped on stderr and in record.json', { timeout: 30_000 }, async () => {
     const traceDir = mkdtempSync(path.join(tmpdir(), 'tea-outcome-big-'));
     const file = agentFile('nodes:\n  - name: boom\n    run: error(string.rep("A", 1000000))\n');
