@@ -10,9 +10,10 @@ import { loadAgent } from '../../src/graph/load-agent.js';
 import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
 import type { ResumeInput } from '../../src/graph/run-types.js';
 import { parseArgs, stringFlag, UsageError, type ParsedArgs } from '../args.js';
-import { formatLoadError, loadAgentFile } from '../agent-file.js';
+import { loadAgentFile } from '../agent-file.js';
 import { redactingIo, type CliIo } from '../io.js';
 import { oneLine } from '../terminal-text.js';
+import { loadErrorLines } from './load-error-lines.js';
 import { loadReplay } from './replay.js';
 import { readRunMemo, writeRunMemo } from './run-memo.js';
 import { BOOLEAN_FLAGS, llmOverrides, parseJsonObject, readInput, runOptions, VALUE_FLAGS } from './run-options.js';
@@ -33,7 +34,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   try {
     loaded = await loadAgentFile(file);
   } catch (error) {
-    io.stderr(formatLoadError(toAgentError(error, 'INVALID_AGENT'), file) + '\n');
+    io.stderr(loadErrorLines(toAgentError(error, 'INVALID_AGENT'), file));
     return 2;
   }
   const overrides = llmOverrides(args);
@@ -72,7 +73,7 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
   try {
     agent = loadAgent(await readFile(memo.agent_file, 'utf8'), { file: path.relative(process.cwd(), memo.agent_file) });
   } catch (error) {
-    io.stderr(formatLoadError(toAgentError(error, 'INVALID_AGENT'), memo.agent_file) + '\n');
+    io.stderr(loadErrorLines(toAgentError(error, 'INVALID_AGENT'), memo.agent_file));
     return 2;
   }
   const overrides = llmOverrides(args, memo.llm);

@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFsStores } from '../../adapters/fs/index.js';
+import { loadErrorLines } from '../../cli/commands/load-error-lines.js';
+import { AgentError } from '../../src/errors/agent-error.js';
 import { startMockOpenAI, type MockFault } from '../support/mock-openai-server.js';
 import { runCli as cli } from '../support/run-cli.js';
 
@@ -147,6 +149,22 @@ describe('hostile text reaches the terminal escaped and capped', () => {
     expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(result.stderr).toContain('\\x1b[2J');
     expect(result.stderr).toContain('\\nINTERNAL node=other forged line');
+  });
+
+  it('an action name with an escape and a newline cannot forge a load-error line', async () => {
+    const result = await cli(['run', agentFile('nodes:\n  - name: a\n    uses: "x\\e[31mred\\nINTERNAL forged"\n')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(result.stderr).toMatch(/UNKNOWN_ACTION .*x\\x1b\[31mred\\nINTERNAL forged/);
+  });
+
+  it('every problem of a load-error list is one escaped line', () => {
+    const error = new AgentError('INVALID_AGENT', 'first', {
+      file: 'a.yaml',
+      line: 2,
+      details: { errors: [{ code: 'INVALID_AGENT', message: 'first', file: 'a.yaml', line: 2, column: 3 }, { code: 'UNKNOWN_ACTION', message: 'bad\nforged', file: 'a.yaml', line: 9, column: 1 }] },
+    });
+    expect(loadErrorLines(error, 'a.yaml')).toBe('a.yaml:2:3 INVALID_AGENT first\na.yaml:9:1 UNKNOWN_ACTION bad\\nforged\n');
   });
 
   it('control characters in the final state are JSON escapes that parse back to the same text', async () => {
