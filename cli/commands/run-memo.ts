@@ -5,6 +5,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { AgentError } from '../../src/errors/agent-error.js';
 import type { LlmOverrides } from '../../src/graph/run-types.js';
 
 export interface RunMemo {
@@ -21,8 +22,13 @@ export async function writeRunMemo(traceDir: string, runId: string, memo: RunMem
   const { api_base, model, provider } = memo.llm ?? {};
   const llm = { ...(api_base !== undefined ? { api_base } : {}), ...(model !== undefined ? { model } : {}), ...(provider !== undefined ? { provider } : {}) };
   const kept: RunMemo = { agent_file: memo.agent_file, ...(Object.keys(llm).length > 0 ? { llm } : {}), ...(memo.record === true ? { record: true } : {}) };
-  await mkdir(path.dirname(memoPath(traceDir, runId)), { recursive: true });
-  await writeFile(memoPath(traceDir, runId), JSON.stringify(kept));
+  const file = memoPath(traceDir, runId);
+  try {
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, JSON.stringify(kept));
+  } catch (error) {
+    throw new AgentError('STORAGE_ERROR', `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
 }
 
 /** The memo of a run, or undefined when this trace directory has none for it. */

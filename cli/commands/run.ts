@@ -10,9 +10,10 @@ import { loadAgent } from '../../src/graph/load-agent.js';
 import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
 import type { ResumeInput } from '../../src/graph/run-types.js';
 import { parseArgs, stringFlag, UsageError, type ParsedArgs } from '../args.js';
-import { formatLoadError, loadAgentFile } from '../agent-file.js';
-import type { CliIo } from '../io.js';
+import { loadAgentFile } from '../agent-file.js';
+import { redactingIo, type CliIo } from '../io.js';
 import { oneLine } from '../terminal-text.js';
+import { loadErrorLines } from './load-error-lines.js';
 import { loadReplay } from './replay.js';
 import { readRunMemo, writeRunMemo } from './run-memo.js';
 import { BOOLEAN_FLAGS, llmOverrides, parseJsonObject, readInput, runOptions, VALUE_FLAGS } from './run-options.js';
@@ -33,7 +34,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   try {
     loaded = await loadAgentFile(file);
   } catch (error) {
-    io.stderr(formatLoadError(toAgentError(error, 'INVALID_AGENT'), file) + '\n');
+    io.stderr(loadErrorLines(toAgentError(error, 'INVALID_AGENT'), file));
     return 2;
   }
   const overrides = llmOverrides(args);
@@ -45,9 +46,13 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     input ??= replay.input;
   }
   if (record) options.capturePayloads = true;
+  if (traceDir !== undefined) {
+    // Written before the run starts: a trace directory that cannot be written stops here, not mid-run.
+    options.runId = crypto.randomUUID();
+    await writeRunMemo(traceDir, options.runId, { agent_file: path.resolve(file), llm: overrides, record });
+  }
   const run = runAgent(loaded.agent, input ?? {}, options);
-  if (traceDir !== undefined) await writeRunMemo(traceDir, run.runId, { agent_file: path.resolve(file), llm: overrides, record });
-  return report(run, { stream: args.flags.has('stream'), ...(traceDir !== undefined ? { traceDir } : {}) }, io);
+  return report(run, { stream: args.flags.has('stream'), ...(traceDir !== undefined ? { traceDir } : {}) }, redactingIo(io, [overrides.api_key]));
 }
 
 export async function resumeCommand(argv: string[], io: CliIo): Promise<number> {
@@ -68,10 +73,11 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
   try {
     agent = loadAgent(await readFile(memo.agent_file, 'utf8'), { file: path.relative(process.cwd(), memo.agent_file) });
   } catch (error) {
-    io.stderr(formatLoadError(toAgentError(error, 'INVALID_AGENT'), memo.agent_file) + '\n');
+    io.stderr(loadErrorLines(toAgentError(error, 'INVALID_AGENT'), memo.agent_file));
     return 2;
   }
-  const options = runOptions(args, llmOverrides(args, memo.llm));
+  const overrides = llmOverrides(args, memo.llm);
+  const options = runOptions(args, overrides);
   if (memo.record === true) options.capturePayloads = true;
   await requireAnswerToConfirmation(args, options.checkpointStore, runId);
   const stateUpdate = stringFlag(args, 'state-update');
@@ -79,7 +85,7 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
     ...(stateUpdate !== undefined ? { state_update: parseJsonObject(stateUpdate, '--state-update') } : {}),
     ...(args.flags.has('approve') ? { approval: { approved: true } } : args.flags.has('deny') ? { approval: { approved: false } } : {}),
   };
-  return report(resumeAgent(agent, runId, resume, options), { stream: args.flags.has('stream') }, io);
+  return report(resumeAgent(agent, runId, resume, options), { stream: args.flags.has('stream') }, redactingIo(io, [overrides.api_key]));
 }
 
 /** A run waiting for a tool confirmation is resumed with an answer, never by default. */

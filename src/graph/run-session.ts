@@ -278,6 +278,12 @@ export class RunSession implements BodyHost {
     return this.finish(outcome);
   }
 
+  /** Ends a claimed run that cannot continue (its record, `error` and `done` events as for any failure). */
+  async failBeforeStart(state: State, error: unknown): Promise<RunResult> {
+    this.state = state;
+    return this.finish(this.failure(error));
+  }
+
   /**
    * The outcome of a run that threw. An aborted signal decides first: its reason is a host cancel
    * (status cancelled) or the duration budget (status failed, stop reason max_duration_ms), whatever

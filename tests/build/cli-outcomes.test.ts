@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFsStores } from '../../adapters/fs/index.js';
+import { loadErrorLines } from '../../cli/commands/load-error-lines.js';
+import { AgentError } from '../../src/errors/agent-error.js';
 import { startMockOpenAI, type MockFault } from '../support/mock-openai-server.js';
 import { runCli as cli } from '../support/run-cli.js';
 
@@ -95,6 +97,22 @@ describe('a failed model call fails the CLI run', () => {
   });
 });
 
+describe('a failed resume', () => {
+  it('exits 1 with the same one line and a failed record', { timeout: 30_000 }, async () => {
+    const file = agentFile('name: paused\nconfig:\n  interrupt_before: [ask]\nsettings:\n  llm: { model: m, max_retries: 0 }\nnodes:\n  - { name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer }\n');
+    const traceDir = mkdtempSync(path.join(tmpdir(), 'tea-outcome-resume-'));
+    const first = await cli(['run', file, '--llm-base-url', await closedPortUrl(), '--trace-dir', traceDir], CLEAN_ENV);
+    expect(first.code).toBe(3);
+    const runId = JSON.parse(first.stdout).run_id;
+    const resumed = await cli(['resume', runId, '--trace-dir', traceDir, '--stream'], CLEAN_ENV);
+    expect(resumed.code).toBe(1);
+    expectOneFailureLine(resumed.stderr, /^LLM_UNAVAILABLE /, 'ask');
+    const done = JSON.parse(resumed.stdout.trim().split('\n').at(-1)!);
+    expect(done.data).toMatchObject({ status: 'failed', stop_reason: 'error', error: { code: 'LLM_UNAVAILABLE' } });
+    expect(await createFsStores(traceDir).traceStore.getRun(runId)).toMatchObject({ status: 'failed' });
+  });
+});
+
 describe('spending is bounded by default', () => {
   const looping = () =>
     agentFile('name: loop\nsettings:\n  llm: { provider: scripted, scripted: [{ default: "again" }] }\nnodes:\n  - { name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer, goto: ask }\n');
@@ -133,12 +151,41 @@ describe('hostile text reaches the terminal escaped and capped', () => {
     expect(result.stderr).toContain('\\nINTERNAL node=other forged line');
   });
 
+  it('an action name with an escape and a newline cannot forge a load-error line', async () => {
+    const result = await cli(['run', agentFile('nodes:\n  - name: a\n    uses: "x\\e[31mred\\nINTERNAL forged"\n')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(result.stderr).toMatch(/UNKNOWN_ACTION .*x\\x1b\[31mred\\nINTERNAL forged/);
+  });
+
+  it('every problem of a load-error list is one escaped line', () => {
+    const error = new AgentError('INVALID_AGENT', 'first', {
+      file: 'a.yaml',
+      line: 2,
+      details: { errors: [{ code: 'INVALID_AGENT', message: 'first', file: 'a.yaml', line: 2, column: 3 }, { code: 'UNKNOWN_ACTION', message: 'bad\nforged', file: 'a.yaml', line: 9, column: 1 }] },
+    });
+    expect(loadErrorLines(error, 'a.yaml')).toBe('a.yaml:2:3 INVALID_AGENT first\na.yaml:9:1 UNKNOWN_ACTION bad\\nforged\n');
+  });
+
   it('control characters in the final state are JSON escapes that parse back to the same text', async () => {
     const file = agentFile('nodes:\n  - name: a\n    run: return { s = "x\\194\\155y\\226\\128\\174z" }\n');
     const result = await cli(['run', file]);
     expect(result.code).toBe(0);
     expect(result.stdout).not.toMatch(/[\u007f-\u009f\u202e]/);
     expect(JSON.parse(result.stdout).s).toBe('x\u009by\u202ez');
+  });
+
+  it('the host API key never reaches stdout or stderr, even copied into state or an error', async () => {
+    const key = 'sk-host-key-copied-777';
+    const copied = agentFile(`nodes:\n  - name: a\n    run: return { leak = "key=${key}" }\n`);
+    const result = await cli(['run', copied, '--llm-api-key', key]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain(key);
+    expect(JSON.parse(result.stdout).leak).toBe('key=[REDACTED]');
+    const failing = agentFile(`nodes:\n  - name: a\n    run: error("key=${key}")\n`);
+    const failed = await cli(['run', failing], { ...CLEAN_ENV, TEA_LLM_API_KEY: key });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/key=\[REDACTED\]/);
   });
 
   it('a 1 MB Lua error is capped on stderr and in record.json', { timeout: 30_000 }, async () => {

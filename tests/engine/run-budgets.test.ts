@@ -4,7 +4,7 @@
  * override replaces it. Timeouts are generous: these prove that runs end, not how fast.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runAgent } from '../../src/graph/run-agent.js';
+import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/graph/load-agent.js';
 import type { AgentEvent } from '../../src/events/event.js';
 import type { RunOptions } from '../../src/graph/run-types.js';
@@ -36,7 +36,7 @@ describe('max_duration_ms aborts the run signal', () => {
   it('a hung model call ends the run failed with stop reason max_duration_ms', { timeout: 20_000 }, async () => {
     server.setFault({ type: 'delay', ms: 15_000 });
     const stores = createMemoryStores();
-    const { result, events } = await run(httpAgent('max_duration_ms: 300', ', timeout: 60'), stores);
+    const { result, events } = await run(httpAgent('max_duration_ms: 1500', ', timeout: 60'), stores);
     expect(result.status).toBe('failed');
     expect(result.stop_reason).toBe('max_duration_ms');
     expect(result.error).toMatchObject({ code: 'BUDGET_EXCEEDED', node: 'ask', details: { budget: 'max_duration_ms' } });
@@ -45,13 +45,13 @@ describe('max_duration_ms aborts the run signal', () => {
     expect(done.data).toMatchObject({ status: 'failed', stop_reason: 'max_duration_ms', error: { code: 'BUDGET_EXCEEDED' } });
     expect((await stores.traceStore.getRun(result.run_id))?.status).toBe('failed');
     // The request was cut, not waited out.
-    for (let tries = 0; tries < 200 && !server.chatRequests[0]?.aborted; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let tries = 0; tries < 1000 && !server.chatRequests[0]?.aborted; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(server.chatRequests[0]?.aborted).toBe(true);
   });
 
   it('a 429 with Retry-After: 30 does not outlive the budget', { timeout: 20_000 }, async () => {
     server.setFault({ type: 'status', status: 429, retryAfter: '30' });
-    const { result } = await run(httpAgent('max_duration_ms: 500', ', max_retries: 3'));
+    const { result } = await run(httpAgent('max_duration_ms: 1500', ', max_retries: 3'));
     expect(result.status).toBe('failed');
     expect(result.stop_reason).toBe('max_duration_ms');
     expect(result.error?.details).toMatchObject({ budget: 'max_duration_ms' });
@@ -112,5 +112,33 @@ describe('every failure is a failed run with a done event', () => {
     expect(JSON.stringify(events.at(-1)).length).toBeLessThan(70_000);
     const record = await stores.traceStore.getRun(result.run_id);
     expect(JSON.stringify(record).length).toBeLessThan(20_000);
+  });
+});
+
+describe('resume failures', () => {
+  const paused = 'name: resumable\nconfig:\n  interrupt_after: [a]\nnodes:\n  - name: a\n    run: "return { n = 1 }"\n    goto:\n      - if: "none.x.y()"\n        to: b\n      - to: b\n  - { name: b, run: "return { done = true }" }\n';
+
+  it('a route that fails after the claim ends in a failed run with its done event and record', async () => {
+    const stores = createMemoryStores();
+    const first = await run(paused, stores);
+    expect(first.result.status).toBe('interrupted');
+    const resumed = resumeAgent(loadAgent(paused, { file: 'budget.yaml' }), first.result.run_id, {}, stores);
+    const events: AgentEvent[] = [];
+    for await (const event of resumed) events.push(event);
+    const result = await resumed.result;
+    expect(result.status).toBe('failed');
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'failed' } });
+    expect((await stores.traceStore.getRun(result.run_id))?.status).toBe('failed');
+  });
+
+  it('an agent edited since the pause is refused before the claim, so the run stays resumable', async () => {
+    const stores = createMemoryStores();
+    const first = await run(paused, stores);
+    const edited = loadAgent(paused.replace(/name: a\n/, 'name: renamed\n').replace('interrupt_after: [a]', 'interrupt_after: [renamed]'), { file: 'budget.yaml' });
+    const refused = await resumeAgent(edited, first.result.run_id, {}, stores).result;
+    expect(refused.error?.code).toBe('CONFLICT');
+    expect(await stores.checkpointStore.loadLatest(first.result.run_id)).toBeDefined();
+    const fixed = paused.replace('if: "none.x.y()"', 'if: "true"');
+    expect((await resumeAgent(loadAgent(fixed, { file: 'budget.yaml' }), first.result.run_id, {}, stores).result).status).toBe('completed');
   });
 });
