@@ -101,7 +101,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       return errorResponse(error.status === 413 ? 'INPUT_TOO_LARGE' : 'INVALID_PARAMS', error.message);
     }
     const { body } = toErrorResponse(error);
-    return errorResponse(body.error.code, body.error.message);
+    return errorResponse(body.error.code, body.error.message, body.error.details);
   });
   app.notFound((c) => errorResponse('NOT_FOUND', `no route ${c.req.method} ${new URL(c.req.url).pathname}`));
 

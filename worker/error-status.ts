@@ -47,20 +47,27 @@ export function statusOfRun(result: { status: string; error?: { code: string } }
   return statusOf(result.error?.code ?? 'INTERNAL');
 }
 
-/** The JSON body of an error response. */
+/**
+ * The JSON body of an error response. `details.errors` is there when the error lists several
+ * problems (agents that failed to load: every problem of every file, the load-error contract).
+ */
 export interface ErrorBody {
-  error: { code: string; message: string };
+  error: { code: string; message: string; details?: { errors: unknown[] } };
 }
 
 /** Turns anything thrown into the status and body to answer with. */
 export function toErrorResponse(error: unknown): { status: number; body: ErrorBody } {
   const agentError = toAgentError(error, 'INTERNAL');
-  return { status: statusOf(agentError.code), body: { error: { code: agentError.code, message: agentError.message } } };
+  const body: ErrorBody = { error: { code: agentError.code, message: agentError.message } };
+  const problems = agentError.details.errors;
+  if (Array.isArray(problems) && problems.length > 0) body.error.details = { errors: problems };
+  return { status: statusOf(agentError.code), body };
 }
 
-/** The error response for a code and message: the body shape and the table's status. */
-export function errorResponse(code: string, message: string): Response {
-  return Response.json({ error: { code, message } } satisfies ErrorBody, { status: statusOf(code) });
+/** The error response for a code and message (and listed problems): the body shape and the table's status. */
+export function errorResponse(code: string, message: string, details?: ErrorBody['error']['details']): Response {
+  const body: ErrorBody = { error: { code, message, ...(details !== undefined ? { details } : {}) } };
+  return Response.json(body, { status: statusOf(code) });
 }
 
 /** An AgentError for the HTTP layer (a shorthand that keeps call sites short). */

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { loadAgent } from '../../src/graph/load-agent.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 import { createApp } from '../../worker/app.js';
+import { statusOf } from '../../worker/error-status.js';
+import { lazyAgentSource } from '../../worker/prebuilt-agent-source.js';
 import { jsonOrUndefined } from './miniflare-harness.js';
 
 const counter = loadAgent(
@@ -163,5 +165,25 @@ describe('a failed run is never answered as a success (issue 10 point 2)', () =>
     const done = text.split('\n\n').find((block) => block.startsWith('event: done'))!;
     const event = JSON.parse(done.split('\n').find((line) => line.startsWith('data: '))!.slice(6));
     expect(event.data).toMatchObject({ status: 'failed', stop_reason: 'error', error: { code: 'LUA_ERROR' } });
+  });
+});
+
+describe('agents that fail to load (issue 10 point 4)', () => {
+  it('every request that needs them answers the first problem (status from the table) with every problem of every file in details.errors', async () => {
+    const sources = [
+      ['good.yaml', 'name: good\nnodes:\n  - name: a\n    run: return {}\n'],
+      ['bad.yaml', 'name: bad\nnodes:\n  - name: a\n    uses: no.such.action\n'],
+      ['worse.yaml', 'name: worse\nnodes: [\n'],
+    ];
+    const agents = lazyAgentSource(() => sources.map(([file, source]) => ({ file: file!, compile: () => loadAgent(source!, { file }) })));
+    const app = createApp({ agents, ...createMemoryStores() });
+    for (const [method, path] of [['GET', '/agents'], ['POST', '/agents/good/runs']]) {
+      const response = await send(app, path!, { method, headers: JSON_TYPE, ...(method === 'POST' ? { body: '{}' } : {}) });
+      expect(response.status).toBe(statusOf(response.json.error.code));
+      expect(response.status).toBeGreaterThanOrEqual(422);
+      expect(response.json.error).toMatchObject({ code: expect.any(String), message: expect.stringContaining('bad.yaml') });
+      const files = response.json.error.details.errors.map((problem: { file: string }) => problem.file);
+      expect([...new Set(files)]).toEqual(['bad.yaml', 'worse.yaml']);
+    }
   });
 });

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgent } from '../../src/graph/load-agent.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 import { createApp } from '../../worker/app.js';
+import { optionsFromVariables } from '../../worker/host-config.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { runCli } from '../support/run-cli.js';
 
@@ -125,6 +126,21 @@ describe('the host key copied into state never leaves the HTTP app', () => {
     const app = createApp({ agents: { copier: loadAgent(COPIER, { file: 'copier.yaml' }) }, ...stores, secrets: { odd }, llm: { overrides: { api_base: host.url, api_key: KEY, model: 'm' } } });
     const text = await (await app.request('/agents/copier/runs', post({ input: { q: odd } }))).text();
     expect(text).not.toContain(JSON.stringify(odd).slice(1, -1));
+  });
+});
+
+describe('templates cannot read the host key', () => {
+  it('secrets, settings and env rendered into a prompt carry no key to the model', async () => {
+    const prober = loadAgent(
+      `name: prober\nnodes:\n  - name: ask\n    uses: llm.call\n    with:\n      prompt: "[{{ secrets.LLM_API_KEY }}] {{ secrets | tojson }} {{ settings | tojson }} {{ env | tojson }}"\n    output: answer\n`,
+      { file: 'prober.yaml' },
+    );
+    const app = createApp({ agents: { prober }, ...createMemoryStores(), ...optionsFromVariables({ LLM_BASE_URL: host.url, LLM_MODEL: 'm', LLM_API_KEY: KEY }) });
+    const response = await app.request('/agents/prober/runs', post({}));
+    expect((await response.json()).status).toBe('completed');
+    const sent = JSON.stringify(host.chatRequests.at(-1)!.body.messages);
+    expect(sent).toContain('[]');
+    expect(sent).not.toContain(KEY);
   });
 });
 
