@@ -97,7 +97,7 @@ export interface GraphMarks {
   visited: Iterable<string>;
   failed?: string | undefined;
   cancelled?: string | undefined;
-  /** In a failed run, nodes that ran are drawn neutral, never green. */
+  /** In a failed run (or one whose model calls failed), nodes that ran are drawn neutral, never green. */
   runFailed?: boolean;
 }
 

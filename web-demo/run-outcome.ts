@@ -11,7 +11,9 @@ export function outcomeHeadline(summary: RunSummary): HTMLElement | null {
   if (summary.status === 'failed') {
     const error = summary.error;
     const node = error?.node ?? summary.failed_node;
-    const { message, field } = withoutLocation(error?.message ?? '');
+    const stripped = withoutLocation(error?.message ?? '');
+    const message = stripped.message;
+    const field = error?.field ?? stripped.field;
     return element(
       'div',
       { class: 'run-outcome failed', id: 'run-outcome', role: 'alert', 'data-outcome': 'failed' },
@@ -28,7 +30,14 @@ export function outcomeHeadline(summary: RunSummary): HTMLElement | null {
       ),
       message ? element('p', { class: 'outcome-message' }, message) : null,
       summary.stop_reason && summary.stop_reason !== 'error' ? element('p', { class: 'outcome-detail' }, `Stopped by the ${summary.stop_reason} budget.`) : null,
-      error?.code === 'LLM_UNAVAILABLE' ? element('p', { class: 'outcome-detail' }, 'Test connection (Model settings) tells whether the server is not running or refuses this page (CORS).') : null,
+      error?.code === 'LLM_UNAVAILABLE'
+        ? element(
+            'p',
+            { class: 'outcome-detail' },
+            element('button', { type: 'button', id: 'outcome-probe', onclick: () => document.getElementById('probe-button')?.click() }, 'Test connection'),
+            ' tells whether the server is not running or refuses this page (CORS).',
+          )
+        : null,
       callsNote(summary),
     );
   }

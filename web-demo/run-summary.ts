@@ -43,6 +43,7 @@ export interface RunErrorView {
   code: string;
   message: string;
   node?: string;
+  field?: string;
 }
 
 export interface RunSummary {
@@ -239,7 +240,8 @@ function errorView(value: unknown, eventNode?: string): RunErrorView | undefined
   const message = text(value.message);
   if (code === undefined && message === undefined) return undefined;
   const node = text(value.node) ?? eventNode;
-  return { code: code ?? 'ERROR', message: message ?? '', ...(node !== undefined ? { node } : {}) };
+  const field = text(value.field) ?? (isRecord(value.details) ? text(value.details.field) : undefined);
+  return { code: code ?? 'ERROR', message: message ?? '', ...(node !== undefined ? { node } : {}), ...(field !== undefined ? { field } : {}) };
 }
 
 function sameError(a: RunErrorView, b: RunErrorView): boolean {

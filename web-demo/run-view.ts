@@ -8,7 +8,7 @@
 import { element, formatJson, replaceChildren } from './dom.js';
 import { highlightGraph, renderGraph, type GraphMarks } from './graph-view.js';
 import type { AgentGraph } from './agent-graph.js';
-import { withoutLocation, type RunSummary } from './run-summary.js';
+import { failedCalls, withoutLocation, type RunSummary } from './run-summary.js';
 import { modelCallsList, tickCalls } from './model-calls-view.js';
 import { outcomeHeadline } from './run-outcome.js';
 
@@ -85,12 +85,14 @@ function marksOf(summary: RunSummary): GraphMarks {
     visited: summary.visited,
     failed: summary.status === 'failed' ? summary.failed_node : undefined,
     cancelled: summary.status === 'cancelled' ? summary.cancelled_node : undefined,
-    runFailed: summary.status === 'failed',
+    // A run that failed, or whose model calls failed along the way, is drawn without green.
+    runFailed: summary.status === 'failed' || failedCalls(summary).length > 0,
   };
 }
 
 function statusLine(summary: RunSummary, source: string | undefined): (Node | string)[] {
-  const parts: (Node | string)[] = [element('strong', { class: `badge status-${summary.status}` }, summary.status)];
+  const troubled = summary.status !== 'running' && summary.status !== 'failed' && failedCalls(summary).length > 0;
+  const parts: (Node | string)[] = [element('strong', { class: `badge status-${summary.status}${troubled ? ' with-failures' : ''}` }, summary.status)];
   if (summary.agent) parts.push(` ${summary.agent}`);
   if (summary.current_node) parts.push(' · at ', element('code', {}, summary.current_node));
   if (summary.stop_reason) parts.push(' · stop reason: ', element('code', { id: 'stop-reason' }, summary.stop_reason));

@@ -92,7 +92,38 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', () => {
     await page.waitForSelector('svg.graph g.node.failed[data-node="ask"]');
     expect(await page.locator('#model-calls .model-call.failed').count()).toBe(1);
     await screenshot(page, 'run-failed-server-down');
+    // The headline's button runs the probe, which says the server is not running.
+    await page.click('#outcome-probe');
+    await page.waitForSelector('#probe-down', { timeout: 20_000 });
     await context.close();
+  });
+
+  it('never shows a reflection loop whose model answers HTTP 500 as a clean success', async () => {
+    mock.setFault({ type: 'status', status: 500 });
+    try {
+      const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
+      await setAgent(page, await fixture('reflection-stream.yaml'));
+      await startRun(page);
+      const status = await waitForEnd(page, 60_000);
+      expect(await page.locator('#model-calls .model-call.failed').count()).toBeGreaterThanOrEqual(1);
+      // Whatever the status, neither the run's badge nor its node is green.
+      expect(await page.$eval('#run-status .badge', (badge) => getComputedStyle(badge).color)).not.toBe(GREEN);
+      expect(await page.$eval('svg.graph g.node[data-node="draft_profile"] rect', (rect) => getComputedStyle(rect).stroke)).not.toBe(GREEN);
+      if (status === 'failed') {
+        // The engine ends the node with the model's error (issue 10): red headline, red node.
+        expect(await page.textContent('#run-outcome.failed .error-code')).toMatch(/^LLM_HTTP_500$|^REFLECTION_FAILED$/);
+        await page.waitForSelector('svg.graph g.node.failed[data-node="draft_profile"]');
+        expect((await outcomeColours(page)).filter((colour) => colour === GREEN)).toEqual([]);
+      } else {
+        // An engine that swallows the failure still cannot make it look clean.
+        expect(status).toBe('completed');
+        expect(await page.textContent('#run-outcome.warned')).toMatch(/model calls? failed/);
+      }
+      await screenshot(page, 'run-reflection-http-500');
+      await context.close();
+    } finally {
+      mock.setFault();
+    }
   });
 
   it('shows a slow, retried model call with a spinner, its clock and the retry', async () => {
