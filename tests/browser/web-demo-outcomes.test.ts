@@ -186,6 +186,30 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', () => {
     await context.close();
   });
 
+  it('names a local server that runs but refuses the page at start-up, instead of "nothing answered"', async () => {
+    const refusing = await startMockOpenAI({ models: ['llama3.2'], cors: false });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      // Ollama's port is sent to a real server without CORS headers (the browser refuses the normal
+      // request, the no-cors one gets an opaque answer); nothing listens on the other local ports.
+      await context.route('http://localhost:11434/**', (route) => route.continue({ url: route.request().url().replace('http://localhost:11434/v1', refusing.url) }));
+      await context.route(/^http:\/\/localhost:(1234|8080)\//, (route) => route.abort('connectionrefused'));
+      const page = await context.newPage();
+      await page.goto(server.url);
+      await waitReady(page);
+      await page.waitForSelector('#startup-cors-ollama', { timeout: 15_000 });
+      expect(await page.textContent('#startup-cors-ollama')).toContain('Ollama is running at http://localhost:11434/v1');
+      expect(await page.textContent('#probe-result')).toContain('OLLAMA_ORIGINS');
+      expect(await page.textContent('#probe-result')).not.toContain('Nothing answered');
+      expect(await page.textContent('#model-badge')).toBe('Scripted demo model');
+      expect(refusing.requests.filter((request) => request.path === '/v1/models').length).toBeGreaterThanOrEqual(1);
+      await page.locator('section.settings').screenshot({ path: path.join(SCREENSHOTS, 'startup-ollama-no-cors.png') });
+    } finally {
+      await context.close();
+      await refusing.close();
+    }
+  });
+
   it('tells a server that runs but refuses CORS, with the fix', async () => {
     const refusing = await startMockOpenAI({ models: ['mock-model'], cors: false });
     try {
