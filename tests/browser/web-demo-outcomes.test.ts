@@ -270,8 +270,9 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', () => {
     await setAgent(page, await fixture('two-problems.yaml'));
     await page.waitForFunction(() => document.querySelectorAll('#problems li').length >= 2, undefined, { timeout: 10_000 });
     const problems = await page.$$eval('#problems li', (items) => items.map((item) => item.textContent ?? ''));
-    expect(problems.some((text) => /line 4:\d+, field settings: .*object/.test(text))).toBe(true);
-    expect(problems.some((text) => /line 6:\d+, field nodes\.0\.name: .*string/.test(text))).toBe(true);
+    // Worded by the loader (a path as the field, or in the message): only place and gist are pinned.
+    expect(problems.some((text) => /line 4:11\b.*settings.*object/.test(text))).toBe(true);
+    expect(problems.some((text) => /line 6:11\b.*nodes.*string/.test(text))).toBe(true);
     // Both places carry a lint mark, on two different lines.
     await page.waitForFunction(() => document.querySelectorAll('.cm-lintRange-error').length >= 2, undefined, { timeout: 10_000 });
     const markedLines = await page.$$eval('.cm-lintRange-error', (marks) => [...new Set(marks.map((mark) => mark.closest('.cm-line')?.textContent ?? ''))]);
@@ -279,6 +280,19 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', () => {
     expect(markedLines.some((line) => line.includes('settings: 5'))).toBe(true);
     expect(markedLines.some((line) => line.includes('name: 7'))).toBe(true);
     await screenshot(page, 'editor-several-problems', false);
+
+    // Whatever the loader lists (one problem before it reports every error at once, three after),
+    // each listed problem with a line is marked on that line.
+    await setAgent(page, await fixture('three-misspellings.yaml'));
+    await page.waitForFunction(() => (document.querySelector('#problems')?.textContent ?? '').includes('nope.action') || (document.querySelector('#problems')?.textContent ?? '').includes('temprature'), undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelectorAll('.cm-lintRange-error').length >= 1, undefined, { timeout: 10_000 });
+    const listedLines = await page.$$eval('#problems li', (items) => items.map((item) => Number(/line (\d+)/.exec(item.textContent ?? '')?.[1] ?? 0)).filter((line) => line > 0));
+    expect(listedLines.length).toBeGreaterThanOrEqual(1);
+    await page.waitForFunction((count) => new Set([...document.querySelectorAll('.cm-lintRange-error')].map((mark) => mark.closest('.cm-line'))).size >= count, new Set(listedLines).size, { timeout: 10_000 });
+    const markedTexts = await page.$$eval('.cm-lintRange-error', (marks) => [...new Set(marks.map((mark) => mark.closest('.cm-line')?.textContent ?? ''))]);
+    const lines = (await fixture('three-misspellings.yaml')).split('\n');
+    for (const line of new Set(listedLines)) expect(markedTexts.some((text) => lines[line - 1]!.includes(text.trim()))).toBe(true);
+    await screenshot(page, 'editor-three-misspellings', false);
     await context.close();
   });
 
