@@ -7,10 +7,13 @@
 import { element } from './dom.js';
 import { withoutLocation, type ModelCallView, type RunSummary } from './run-summary.js';
 
-/** The list of notable calls plus a count of the plain answered ones; null without calls. */
+/**
+ * The notable calls (waiting, failed, retried) plus the counts; null when every call was simply
+ * answered (the status line already counts them).
+ */
 export function modelCallsList(summary: RunSummary, now = Date.now()): HTMLElement | null {
-  if (summary.calls.length === 0) return null;
   const notable = summary.calls.map((call, index) => ({ call, index })).filter(({ call }) => call.state !== 'answered' || call.retries.length > 0);
+  if (notable.length === 0) return null;
   const counts: [string, number][] = [
     ['answered', countOf(summary.calls, 'answered')],
     ['failed', countOf(summary.calls, 'failed') + countOf(summary.calls, 'stopped')],
@@ -22,7 +25,7 @@ export function modelCallsList(summary: RunSummary, now = Date.now()): HTMLEleme
     'div',
     { class: 'model-calls' },
     element('p', { class: 'note', id: 'model-calls-count' }, `${total}: ${counts.filter(([, count]) => count > 0).map(([label, count]) => `${count} ${label}`).join(', ')}.`),
-    notable.length > 0 ? element('ol', { class: 'calls', id: 'model-calls' }, ...notable.map(({ call, index }) => callItem(call, index + 1, now))) : null,
+    element('ol', { class: 'calls', id: 'model-calls' }, ...notable.map(({ call, index }) => callItem(call, index + 1, now))),
   );
 }
 

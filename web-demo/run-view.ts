@@ -51,7 +51,12 @@ export function createRunView(root: HTMLElement): RunView {
     replaceChildren(status, ...statusLine(summary, source));
     status.dataset.status = summary.status;
     status.dataset.runId = summary.run_id;
-    replaceChildren(headline, outcomeHeadline(summary));
+    // Rebuilt only when the outcome changes, so the alert is announced once, not on every render.
+    const outcome = outcomeKey(summary);
+    if (outcome !== headline.dataset.outcome) {
+      headline.dataset.outcome = outcome;
+      replaceChildren(headline, outcomeHeadline(summary));
+    }
     if (svg) highlightGraph(svg, marksOf(summary));
     replaceChildren(body, ...sections(summary));
     keepTicking(summary.status === 'running');
@@ -72,11 +77,16 @@ export function createRunView(root: HTMLElement): RunView {
       shown = undefined;
       replaceChildren(status, 'No run yet. Pick an example and press Run.');
       headline.replaceChildren();
+      delete headline.dataset.outcome;
       body.replaceChildren();
       keepTicking(false);
       if (svg) highlightGraph(svg, { visited: [] });
     },
   };
+}
+
+function outcomeKey(summary: RunSummary): string {
+  return JSON.stringify([summary.run_id, summary.status, summary.error, summary.failed_node, summary.cancelled_node, failedCalls(summary).length, summary.calls.length, summary.stop_reason]);
 }
 
 function marksOf(summary: RunSummary): GraphMarks {
