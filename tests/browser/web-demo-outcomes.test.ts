@@ -22,7 +22,8 @@ function outcomeColours(page: Page): Promise<string[]> {
   return page.$$eval('#run-status .badge, #run-outcome, #history-list .history-row:first-child .badge', (nodes) => nodes.map((node) => getComputedStyle(node).color));
 }
 
-describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', () => {
+// Generous bounds that only prove each case ends: the machine is shared and often loaded.
+describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout: 90_000 }, () => {
   let browser: Browser;
   let server: DemoServer;
   let mock: MockOpenAI;
