@@ -13,6 +13,7 @@ import { compileLua } from '../lua/compile-lua.js';
 import { compileSchema } from '../schema/compile-schema.js';
 import type { AgentSpec, NodeBody, NodeSpec } from '../spec/agent-spec.js';
 import { checkClosedShape, type Path } from '../spec/closed-shape.js';
+import { findNonFinite } from '../spec/finite-numbers.js';
 import { compileCondition, compileValue } from '../templates/index.js';
 import type { CompiledAgent, CompiledBody, CompiledCondition, CompiledNode, CompiledRoute } from './compiled-agent.js';
 import { looksLikePython } from './python-detector.js';
@@ -150,6 +151,8 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
  * unknown literal providers, literal numbers past a ceiling. Records each; false when any.
  */
 function checkParams(action: ActionDefinition, params: Record<string, unknown>, path: Path, node: string, context: CompileContext): boolean {
+  // Reading the file reported these already; `prepare` would only misread them.
+  if (findNonFinite(params).length > 0) return false;
   if (action.parameters === undefined) return true;
   const issues = checkClosedShape(params, action.parameters, path, {
     root: action.parameters,

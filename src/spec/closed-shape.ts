@@ -57,7 +57,7 @@ function walk(value: unknown, raw: JsonSchema | undefined, path: Path, options: 
   const schema = chooseBranch(value, resolve(raw, options.root), options.root);
   if (schema === undefined) return;
   if (schema[PROVIDER_KEYWORD] === true) checkProvider(value, path, issues);
-  if (options.checkBounds === true && typeof value === 'number') checkBounds(value, schema, path, options, issues);
+  if (options.checkBounds === true && typeof value === 'number' && Number.isFinite(value)) checkBounds(value, schema, path, options, issues);
   if (Array.isArray(value)) {
     const items = schema.items;
     if (isSchema(items)) value.forEach((item, index) => walk(item, items, path.concat(index), options, issues, depth + 1));

@@ -65,7 +65,7 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
   for (const { path, text } of findNonFinite(document)) {
     report('INVALID_AGENT', `\`${dotted(path)}\` is ${text}: numbers in an agent file must be finite`, path, nodeNameAt(document, path));
   }
-  if (!checkAgainstSchema(document, report, problems)) return { problems, warnings };
+  if (!checkAgainstSchema(document, report)) return { problems, warnings };
 
   const nodes: NodeSpec[] = (document.nodes as Array<Record<string, any>>).map((node, index) => readNode(node, index, parsed, file, problems));
   const byName = new Map<string, NodeSpec>();
@@ -299,27 +299,50 @@ function checkReachable(spec: AgentSpec, report: Report): void {
 
 /**
  * The JSON Schema's own checks (types, enums, patterns, bounds), one problem per place. Unknown
- * keys are left to checkShape (which suggests the closest key). Returns false when the file's
- * shape is too broken to build a spec from.
+ * keys are left to checkShape (which suggests the closest key). Returns false when a problem sits
+ * where the spec is built from (nodes, names, bodies, routes, edges, config): then nothing more
+ * can be checked safely.
  */
-function checkAgainstSchema(document: Record<string, unknown>, report: Report, problems: LoadProblem[]): boolean {
+function checkAgainstSchema(document: Record<string, unknown>, report: Report): boolean {
   const validator = new Validator(agentSchema as object, '7', false);
   const result = validator.validate(document);
   if (result.valid) return true;
-  const before = problems.length;
   const seen = new Set<string>();
+  let usable = true;
   for (const error of result.errors) {
     if (/subschema|does not match schema|Items did not match|did not match any/i.test(error.error)) continue;
     if (error.keyword === 'additionalProperties' || error.keyword === 'false') continue;
     if (seen.has(error.instanceLocation)) continue;
     seen.add(error.instanceLocation);
     const path = pointerToPath(error.instanceLocation);
-    if (isNonFinite(valueAt(document, path))) continue; // reported by findNonFinite
+    const value = valueAt(document, path);
+    if (isNonFinite(value)) continue; // reported by findNonFinite
     const where = path.length > 0 ? dotted(path) : 'the file';
-    report('INVALID_AGENT', `${where}: ${error.error}`, path, nodeNameAt(document, path));
+    const text = error.keyword === 'maximum' ? `${String(value)} is above the ceiling ${String(schemaValueAt(error.keywordLocation))}` : error.error;
+    report('INVALID_AGENT', `${where}: ${text}`, path, nodeNameAt(document, path));
+    if (isStructural(path)) usable = false;
   }
-  // Only unknown keys (reported by checkShape) or non-finite numbers: the shape is still usable.
-  return problems.length === before;
+  return usable;
+}
+
+/** Node keys the spec's shape is built from (a wrong type there cannot be read past). */
+const STRUCTURAL_NODE_KEYS = new Set(['name', 'goto', 'steps', 'uses', 'action', 'run', 'script', 'with', 'output', 'output_key', 'language']);
+
+function isStructural(path: Path): boolean {
+  if (path.length === 0) return true;
+  if (path[0] === 'edges' || path[0] === 'config') return true;
+  if (path[0] !== 'nodes') return false;
+  return path.length <= 2 || STRUCTURAL_NODE_KEYS.has(String(path[2]));
+}
+
+/** The value a keyword location (`#/properties/settings/$ref/properties/...`) points at in the agent schema. */
+function schemaValueAt(pointer: string): unknown {
+  let current: unknown = agentSchema;
+  for (const part of pointerToPath(pointer)) {
+    const here = current as Record<string | number, unknown> | undefined;
+    current = part === '$ref' && typeof here?.$ref === 'string' ? valueAt(agentSchema, pointerToPath(here.$ref)) : here?.[part];
+  }
+  return current;
 }
 
 function valueAt(document: unknown, path: Path): unknown {
