@@ -12,7 +12,7 @@ import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problem
 import { compileLua } from '../lua/compile-lua.js';
 import { compileSchema } from '../schema/compile-schema.js';
 import type { AgentSpec, NodeBody, NodeSpec } from '../spec/agent-spec.js';
-import { checkClosedShape, type Path } from '../spec/closed-shape.js';
+import { checkClosedShape, dotted, type Path } from '../spec/closed-shape.js';
 import { findNonFinite } from '../spec/finite-numbers.js';
 import { compileCondition, compileValue } from '../templates/index.js';
 import type { CompiledAgent, CompiledBody, CompiledCondition, CompiledNode, CompiledRoute } from './compiled-agent.js';
@@ -160,26 +160,22 @@ function checkParams(action: ActionDefinition, params: Record<string, unknown>, 
     checkBounds: true,
     paramsOf: (name) => context.registry.get(name)?.parameters as JsonSchema | undefined,
     locationOf: (at) => (at.length === path.length ? `action:${action.name}` : undefined),
-    describe: (at) => (at.length === path.length ? `the parameters of ${action.name}` : `\`${fieldOf(at.slice(path.length))}\` of ${action.name}`),
+    describe: (at) => (at.length === path.length ? `the parameters of ${action.name}` : `\`${dotted(at.slice(path.length))}\` of ${action.name}`),
   });
   const { spec } = context;
   let failed = false;
   for (const issue of issues) {
     if (issue.warning === true) {
-      spec.unknownKeys.push(`node '${node}' ${fieldOf(issue.path.slice(path.length))}: ${issue.message}`);
+      spec.unknownKeys.push(`node '${node}' ${dotted(issue.path.slice(path.length))}: ${issue.message}`);
       continue;
     }
     failed = true;
     const position = issue.atKey ? (spec.keyPositionOf ?? spec.positionOf)(issue.path) : spec.positionOf(issue.path);
-    context.problems.push({ code: issue.code, message: issue.message, file: spec.file, ...position, node, field: fieldOf(issue.path.slice(path.length)) });
+    context.problems.push({ code: issue.code, message: issue.message, file: spec.file, ...position, node, field: dotted(issue.path.slice(path.length)) });
   }
   return !failed;
 }
 
-/** `generator.with.prompt`, `tools[0].name`. */
-function fieldOf(path: Path): string {
-  return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : index === 0 ? part : `.${part}`)).join('');
-}
 
 interface InternalCompiler extends ActionCompiler {
   registry: ActionRegistry;

@@ -18,6 +18,11 @@ import { teaKeyRule, type KeyLocation } from './tea-keys.js';
 
 export type Path = Array<string | number>;
 
+/** `settings.limits.max_steps`, `nodes[0].with.prompt`, `tools[0].name`. */
+export function dotted(path: Path): string {
+  return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : index === 0 ? part : `.${part}`)).join('');
+}
+
 export interface ShapeIssue {
   code: ErrorCode;
   message: string;

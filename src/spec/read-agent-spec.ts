@@ -11,7 +11,7 @@ import { AgentError, toAgentError, type ErrorCode } from '../errors/agent-error.
 import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
 import agentSchema from './agent-schema.json';
 import type { AgentSpec, EdgeSpec, GotoRule, NodeBody, NodeSpec, OnErrorSpec, StepSpec } from './agent-spec.js';
-import { checkClosedShape, type Path } from './closed-shape.js';
+import { checkClosedShape, dotted, type Path } from './closed-shape.js';
 import { findNonFinite } from './finite-numbers.js';
 import { parseYaml, type ParsedYaml, type YamlLimits } from './parse-yaml.js';
 import type { KeyLocation } from './tea-keys.js';
@@ -187,10 +187,6 @@ function nodeNameAt(document: Record<string, any>, path: Path): string | undefin
   return typeof name === 'string' ? name : undefined;
 }
 
-/** `settings.limits.max_steps`, `nodes[0].with.prompt`. */
-export function dotted(path: Path): string {
-  return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : index === 0 ? part : `.${part}`)).join('');
-}
 
 /** Throws the problem of one node's body (a body is read whole or not at all). */
 type Fail = (code: ErrorCode, message: string, path: Path, node?: string) => never;

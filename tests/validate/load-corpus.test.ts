@@ -82,6 +82,25 @@ describe('closed shapes', () => {
     expect(error.plainMessage).toBe('unknown key `zzzzzzzz` in the parameters of json.parse; known: text, strict');
   });
 
+  it('a literal provider in action parameters must be a preset too; case and spaces do not matter', () => {
+    const error = loadFailure('nodes:\n  - name: r\n    uses: reason.cot\n    with: { problem: p, provider: lmstuido }\n');
+    expect(error.code).toBe('UNKNOWN_PROVIDER');
+    expect(error.plainMessage).toContain('did you mean `lmstudio`?');
+    expect(error.location.field).toBe('provider');
+    expect(() => loadAgent('nodes:\n  - name: r\n    uses: llm.call\n    with: { prompt: p, provider: " Ollama " }\n')).not.toThrow();
+  });
+
+  it('sub-steps are closed: their keys and their parameters', () => {
+    const problems = problemsOf(
+      loadFailure('nodes:\n  - name: s\n    steps:\n      - name: one\n        uses: llm.call\n        with: { promt: hi }\n      - name: two\n        run: "return {}"\n        outptu: x\n'),
+      'agent.yaml',
+    );
+    expect(problems.map((problem) => [problem.line, problem.code, problem.message.split(';')[1]])).toEqual([
+      [6, 'INVALID_PARAMS', ' did you mean `prompt`?'],
+      [9, 'INVALID_AGENT', ' did you mean `output`?'],
+    ]);
+  });
+
   it('every built-in action publishes a closed parameter schema', () => {
     for (const action of createActionRegistry().list()) {
       const parameters = action.parameters ?? {};
