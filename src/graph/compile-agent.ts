@@ -53,7 +53,8 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
     }
   };
   const at = (path: Path, node?: string): ErrorLocation => ({ file: spec.file, ...(node !== undefined ? { node } : {}), ...spec.positionOf(path) });
-  const context: CompileContext = { spec, registry, schemas: schemaRegistry, problems, attempt, at };
+  const warnings: string[] = [...(spec.warnings ?? [])];
+  const context: CompileContext = { spec, registry, schemas: schemaRegistry, problems, warnings, attempt, at };
 
   const nodes = new Map<string, CompiledNode>();
   const edgesFrom = new Map<string, AgentSpec['edges']>();
@@ -91,7 +92,7 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
     registry,
     inputSchema,
     settingsLlm: scripted === undefined ? settingsLlm : { ...settingsLlm, render: (scope) => ({ ...(settingsLlm.render(scope) as object), scripted }) },
-    warnings: [...spec.unknownKeys],
+    warnings,
   };
   return { agent, problems };
 }
@@ -101,6 +102,8 @@ interface CompileContext {
   registry: ActionRegistry;
   schemas: Record<string, Record<string, unknown>>;
   problems: LoadProblem[];
+  /** Ignored keys found in `with:` (TEA keys with no effect), besides the spec's own. */
+  warnings: string[];
   /** Runs one compile step; a failure is recorded (with `location` filled in) and gives undefined. */
   attempt<T>(location: ErrorLocation, compile: () => T): T | undefined;
   at(path: Path, node?: string): ErrorLocation;
@@ -166,7 +169,7 @@ function checkParams(action: ActionDefinition, params: Record<string, unknown>, 
   let failed = false;
   for (const issue of issues) {
     if (issue.warning === true) {
-      spec.unknownKeys.push(`node '${node}' ${dotted(issue.path.slice(path.length))}: ${issue.message}`);
+      context.warnings.push(`node '${node}' ${dotted(issue.path.slice(path.length))}: ${issue.message}`);
       continue;
     }
     failed = true;

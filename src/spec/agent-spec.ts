@@ -73,7 +73,7 @@ export interface AgentSpec {
   interruptAfter: string[];
   raiseExceptions: boolean;
   /** Keys accepted but ignored (TEA keys with no effect in tea-edge), as warning messages for `validate`. */
-  unknownKeys: string[];
+  warnings: string[];
   /** Where a path of the agent file sits in the source. */
   positionOf(path: ReadonlyArray<string | number>): SourcePosition | undefined;
   /** The line where a scalar's text starts (after `|` for block scalars); for Lua line numbers. */

@@ -133,7 +133,7 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
     interruptBefore: config.interrupt_before ?? [],
     interruptAfter: config.interrupt_after ?? [],
     raiseExceptions: config.raise_exceptions === true,
-    unknownKeys: warnings,
+    warnings,
     positionOf: parsed.positionOf,
     contentLineOf: parsed.contentLineOf,
     keyPositionOf: parsed.keyPositionOf,
