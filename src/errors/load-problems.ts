@@ -66,7 +66,8 @@ export function inFileOrder(problems: readonly LoadProblem[]): LoadProblem[] {
 
 /**
  * The one error a failed load throws: the first problem (in file order) as the error, every problem
- * (capped) in `details.errors`, and `details.error_count` with the number found before the cap.
+ * (capped) in `details.errors`, and `details.error_count` with the number found (each check stops
+ * after 100, so a flood of problems is counted as at least that).
  */
 export function loadFailure(problems: readonly LoadProblem[]): AgentError {
   const ordered = inFileOrder(dedupe(problems));

@@ -48,7 +48,11 @@ export interface ShapeOptions {
   checkBounds?: boolean;
 }
 
-/** Every unknown key, TEA-only key, unknown literal provider and out-of-bounds literal under `value`. */
+/**
+ * Every unknown key, TEA-only key, unknown literal provider and out-of-bounds literal under `value`,
+ * up to MAX_ISSUES (a load reports 50 problems at most; a file of 15,000 bad keys must not cost
+ * 15,000 suggestions).
+ */
 export function checkClosedShape(value: unknown, schema: JsonSchema, path: Path, options: ShapeOptions): ShapeIssue[] {
   const issues: ShapeIssue[] = [];
   walk(value, schema, path, options, issues, 0);
@@ -56,9 +60,10 @@ export function checkClosedShape(value: unknown, schema: JsonSchema, path: Path,
 }
 
 const MAX_DEPTH = 64;
+const MAX_ISSUES = 100;
 
 function walk(value: unknown, raw: JsonSchema | undefined, path: Path, options: ShapeOptions, issues: ShapeIssue[], depth: number): void {
-  if (raw === undefined || depth > MAX_DEPTH) return;
+  if (raw === undefined || depth > MAX_DEPTH || issues.length >= MAX_ISSUES) return;
   const schema = chooseBranch(value, resolve(raw, options.root), options.root);
   if (schema === undefined) return;
   if (schema[PROVIDER_KEYWORD] === true) checkProvider(value, path, issues);
@@ -82,6 +87,7 @@ function walk(value: unknown, raw: JsonSchema | undefined, path: Path, options: 
     for (const sibling of rule.covers ?? []) covered.add(sibling);
   }
   for (const key of Object.keys(value)) {
+    if (issues.length >= MAX_ISSUES) return;
     const child = value[key];
     const childPath = path.concat(key);
     if (has(properties, key)) {

@@ -11,7 +11,11 @@ export interface NonFinite {
   text: string;
 }
 
+/** Enough for any report (a load lists 50 problems); the walk stops there. */
+const MAX_FOUND = 100;
+
 export function findNonFinite(value: unknown, path: Path = [], found: NonFinite[] = []): NonFinite[] {
+  if (found.length >= MAX_FOUND) return found;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) found.push({ path, text: Number.isNaN(value) ? '.nan' : value > 0 ? '.inf (or too large)' : '-.inf (or too large)' });
   } else if (Array.isArray(value)) {

@@ -306,6 +306,10 @@ function checkAgainstSchema(document: Record<string, unknown>, report: Report): 
   const seen = new Set<string>();
   let usable = true;
   for (const error of result.errors) {
+    if (seen.size >= MAX_SCHEMA_PROBLEMS) {
+      usable = false; // unread problems may sit anywhere
+      break;
+    }
     if (/subschema|does not match schema|Items did not match|did not match any/i.test(error.error)) continue;
     if (error.keyword === 'additionalProperties' || error.keyword === 'false') continue;
     if (seen.has(error.instanceLocation)) continue;
@@ -320,6 +324,9 @@ function checkAgainstSchema(document: Record<string, unknown>, report: Report): 
   }
   return usable;
 }
+
+/** Schema problems reported at most (a load lists 50). */
+const MAX_SCHEMA_PROBLEMS = 100;
 
 /** Node keys the spec's shape is built from (a wrong type there cannot be read past). */
 const STRUCTURAL_NODE_KEYS = new Set(['name', 'goto', 'steps', 'uses', 'action', 'run', 'script', 'with', 'output', 'output_key', 'language']);
