@@ -200,8 +200,14 @@ function checkBounds(value: number, schema: JsonSchema, path: Path, options: Sha
 function matchingPattern(schema: JsonSchema, key: string): JsonSchema | undefined {
   if (!isRecord(schema.patternProperties)) return undefined;
   for (const [source, sub] of Object.entries(schema.patternProperties)) {
-    // Patterns here come from our own schemas, never from agents.
-    if (new RegExp(source, 'u').test(key)) return sub as JsonSchema;
+    // Patterns here come from our own or the host's parameter schemas, never from agents.
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(source, 'u');
+    } catch {
+      continue;
+    }
+    if (pattern.test(key)) return sub as JsonSchema;
   }
   return undefined;
 }

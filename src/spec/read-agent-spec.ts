@@ -53,7 +53,9 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
   const problems: LoadProblem[] = [];
   const report: Report = (code, message, path, node, atKey = false) => {
     const position = atKey ? parsed.keyPositionOf(path) : parsed.positionOf(path);
-    problems.push({ code, message, file, ...position, ...(node !== undefined ? { node } : {}) });
+    // The field: relative to the node for node problems (`with.prompt`), else the whole path.
+    const fieldPath = node !== undefined && path[0] === 'nodes' ? path.slice(2) : path;
+    problems.push({ code, message, file, ...position, ...(node !== undefined ? { node } : {}), ...(fieldPath.length > 0 ? { field: dotted(fieldPath) } : {}) });
   };
   const raw = parsed.value;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
@@ -186,7 +188,6 @@ function nodeNameAt(document: Record<string, any>, path: Path): string | undefin
   const name = document.nodes?.[path[1]]?.name;
   return typeof name === 'string' ? name : undefined;
 }
-
 
 /** Throws the problem of one node's body (a body is read whole or not at all). */
 type Fail = (code: ErrorCode, message: string, path: Path, node?: string) => never;
