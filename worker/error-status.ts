@@ -1,7 +1,10 @@
 /**
  * The one table from error codes to HTTP statuses, and the one error body shape
- * `{error: {code, message}}`. Only failures of the request itself use it: a run that starts and
- * then fails is answered 200 with `status: "failed"` and its error, like any other run result.
+ * `{error: {code, message}}`. A request that fails answers that shape. A run that starts and then
+ * fails is answered, as JSON, with its whole result (`status: "failed"`, `error: {code, message}`,
+ * state) and the status of its error code (`statusOfRun`), so `response.ok` is false and the body
+ * still has the error shape; over SSE the 200 headers are sent before the outcome is known, and
+ * the `done` event carries it.
  */
 import { AgentError, toAgentError, type ErrorCode } from '../src/errors/agent-error.js';
 
@@ -13,10 +16,13 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   INPUT_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   INVALID_AGENT: 422,
-  BUDGET_EXCEEDED: 429,
+  // Not 429: a run stopped by its own budget must not look like a rate limit clients retry.
+  BUDGET_EXCEEDED: 422,
   CANCELLED: 499,
   INTERNAL: 500,
   NOT_IMPLEMENTED: 501,
@@ -30,6 +36,15 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
 export function statusOf(code: string): number {
   if (code.startsWith('LLM_HTTP_')) return 502;
   return ERROR_STATUS[code] ?? 500;
+}
+
+/**
+ * The HTTP status of a run result answered as JSON: 200 for a completed or interrupted run, the
+ * status of its error code for a failed or cancelled one (a failed run never looks like success).
+ */
+export function statusOfRun(result: { status: string; error?: { code: string } }): number {
+  if (result.status !== 'failed' && result.status !== 'cancelled') return 200;
+  return statusOf(result.error?.code ?? 'INTERNAL');
 }
 
 /** The JSON body of an error response. */

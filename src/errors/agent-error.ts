@@ -31,6 +31,8 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'UNAUTHORIZED',
   'FORBIDDEN',
+  'METHOD_NOT_ALLOWED',
+  'UNSUPPORTED_MEDIA_TYPE',
   'CONFLICT',
   'CANCELLED',
   'STATE_INVALID',
@@ -63,6 +65,8 @@ export interface AgentErrorJson {
   code: ErrorCode;
   message: string;
   node?: string;
+  /** The node field or action parameter at fault, when known. */
+  field?: string;
   details?: Record<string, unknown>;
 }
 
@@ -98,6 +102,7 @@ export class AgentError extends Error {
   toJSON(): AgentErrorJson {
     const json: AgentErrorJson = { code: this.code, message: this.message };
     if (this.location.node !== undefined) json.node = this.location.node;
+    if (this.location.field !== undefined) json.field = this.location.field;
     if (Object.keys(this.details).length > 0) json.details = this.details;
     return json;
   }

@@ -14,6 +14,7 @@ import type { ActionCompiler, ActionContext, ActionDefinition } from '../actions
 import type { CompiledValue } from '../templates/types.js';
 import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from './types.js';
 import { parseJsonSafely } from '../reasoning/safe-json.js';
+import { whyNotATool } from '../tools/not-a-tool.js';
 import { buildMessages } from './resolve-llm-call.js';
 import { llmResult } from './llm-result.js';
 import { llmProperties, MODEL_CALL_KEYS, TOOL_ENTRY_SHAPE } from '../spec/parameter-shapes.js';
@@ -58,6 +59,10 @@ export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
   prepare(raw, compiler) {
     if (!Array.isArray(raw.tools) || raw.tools.length === 0) throw compiler.error('expected a non-empty list of tools', 'tools');
     const tools = raw.tools.map((entry, index) => prepareTool(entry, `tools[${index}]`, compiler));
+    tools.forEach((tool, index) => {
+      const refusal = tool.action === undefined ? undefined : whyNotATool(tool.action);
+      if (refusal !== undefined) throw compiler.error(refusal, `tools[${index}]`);
+    });
     const seen = new Set<string>();
     for (const tool of tools) {
       const name = tool.definition.function.name;
