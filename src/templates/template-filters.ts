@@ -125,8 +125,10 @@ const toJson: TemplateFilter = (operand, args, keywords, context) => {
   return makeString(formatJson(operand, indentValue, context.budget));
 };
 
-const fromJson: TemplateFilter = (operand) => {
+const fromJson: TemplateFilter = (operand, _args, _keywords, context) => {
   if (!isString(operand)) return operand;
+  // Parsing reads the whole text and makes a value for each part of it.
+  context.budget.work(operand.value.length);
   try {
     return toRuntimeValue(JSON.parse(operand.value));
   } catch {

@@ -121,6 +121,13 @@ describe('printing shared lists is capped by the writer', () => {
     expect(expectBoundedLimit(`${source}{{ [ns.a] * 2 }}`, 0).details.limit).toBe('maxWorkUnits');
   }, SLOW);
 
+  it('a dict doubled in a loop, or a filter block making a list, prints no further than the cap', () => {
+    const source = "{% set ns = namespace(d={'k': 1}) %}{% for i in range(60) %}{% set ns.d = {'a': ns.d, 'b': ns.d} %}{% endfor %}";
+    for (const tail of ['{{ ns.d }}', '{{ ns.d | tojson }}', "{{ ns.d | dictsort | join(',') }}", '{{ ns.d.items() | list }}']) expectBoundedLimit(source + tail);
+    expectBoundedLimit("{% filter list %}{{ 'x' * 9000 }}{% endfilter %}");
+    expect(render('{% filter list %}ab{% endfilter %}')).toBe('["a", "b"]');
+  }, SLOW);
+
   it('a namespace that holds itself is refused, not walked forever', () => {
     const error = failure(() => render('{% set ns = namespace() %}{% set ns.self = ns %}{{ ns }}'));
     expect(['TEMPLATE_ERROR', 'TEMPLATE_LIMIT']).toContain(error.code);
@@ -222,6 +229,14 @@ describe('huge ranges and width arguments', () => {
     const error = failure(() => render(source));
     expect(error.code).toBe('TEMPLATE_LIMIT');
     expect(error.details.limit).toBe('maxOutputChars');
+  });
+
+  it('builders the library lacks are refused when the agent loads', () => {
+    for (const source of ["{{ 'a' | center(10**9) }}", "{{ 'a b' | wordwrap(10**9) }}", '{{ range(10) | batch(10**9) }}', '{{ range(10) | slice(10**9) }}']) {
+      const error = failure(() => compileTemplate(source, where));
+      expect(error.code).toBe('TEMPLATE_ERROR');
+      expect(error.message).toContain('unknown filter');
+    }
   });
 
   it('widths within the cap still pad, as in Python', () => {

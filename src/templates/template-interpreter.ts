@@ -128,9 +128,13 @@ export class TemplateInterpreter extends Interpreter {
         return this.#filter(node.filter, this.evaluate(node.operand, environment), environment);
       }
       case 'FilterStatement': {
+        // The block's text is printed through the filter: a list result (`{% filter list %}`) is
+        // turned into text here, within the cap, rather than by the library's unbounded printing.
         const node = statement as unknown as { body: TemplateNode[]; filter: NamedNode | CallNode };
-        if (!TEMPLATE_FILTERS.has(filterName(node.filter))) return this.#checked(super.evaluate(statement, environment));
-        return this.#filter(node.filter, this.#internals.evaluateBlock(node.body, environment), environment);
+        const result = TEMPLATE_FILTERS.has(filterName(node.filter))
+          ? this.#filter(node.filter, this.#internals.evaluateBlock(node.body, environment), environment)
+          : this.#checked(super.evaluate(statement, environment));
+        return isString(result) ? result : makeString(toText(result, this.#budget));
       }
       case 'TestExpression': {
         const node = statement as unknown as { operand: TemplateNode; negate: boolean; test: NamedNode };
