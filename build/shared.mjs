@@ -1,9 +1,10 @@
 // Shared esbuild settings for every target.
 import { etaEsbuildPlugin } from './eta-transform.mjs';
+import { re2jsEsbuildPlugin } from './re2js-transform.mjs';
 
 export const banner = '// tea-edge — built by build/build.mjs';
 
-/** Options every bundle shares: ESM, ES2022, the Eta plugin, no code generation. */
+/** Options every bundle shares: ESM, ES2022, the Eta and re2js plugins, no code generation. */
 export function baseOptions(extra = {}) {
   return {
     bundle: true,
@@ -12,6 +13,6 @@ export function baseOptions(extra = {}) {
     logLevel: 'warning',
     legalComments: 'none',
     ...extra,
-    plugins: [etaEsbuildPlugin(), ...(extra.plugins ?? [])],
+    plugins: [etaEsbuildPlugin(), re2jsEsbuildPlugin(), ...(extra.plugins ?? [])],
   };
 }

@@ -85,7 +85,7 @@ describe('createScriptedModel', () => {
   });
 
   it('refuses a malformed script with INVALID_PARAMS', () => {
-    for (const bad of [42, [{ contnet: 'typo' }], [{ error: 'NOPE' }], { rules: [{ match: { regex: '(' }, response: 'x' }] }, { rules: [{ match: { regex: '^(a+)+$' }, response: 'x' }] }, [{ tool_calls: [{}] }]]) {
+    for (const bad of [42, [{ contnet: 'typo' }], [{ error: 'NOPE' }], { rules: [{ match: { regex: '(' }, response: 'x' }] }, { rules: [{ match: { regex: '(a)\\1' }, response: 'x' }] }, [{ tool_calls: [{}] }]]) {
       expect(() => createScriptedModel(bad)).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS' }));
     }
   });

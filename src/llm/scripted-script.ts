@@ -8,7 +8,7 @@
  * - `[{match, response}, …, {default: response}]` (every item a rule)
  */
 import { AgentError } from '../errors/agent-error.js';
-import { vetPattern } from '../schema/vet-pattern.js';
+import { compileSafePattern, PatternProblem } from '../schema/safe-pattern.js';
 import type { TokenUsage, ToolCall } from './types.js';
 
 /** One scripted answer, normalised. */
@@ -72,15 +72,15 @@ function readRule(value: unknown, field: string): ScriptedRule {
     return { matches: (text) => text.includes(match), description: JSON.stringify(match), response };
   }
   if (isObject(match) && typeof match.regex === 'string') {
-    // Rules run on model prompts, which may carry untrusted text: refuse catastrophic patterns.
-    const verdict = vetPattern(match.regex, { maxLength: MAX_REGEX_LENGTH });
-    if (!verdict.safe) throw invalid(`${field}.match.regex`, verdict.reason);
-    const flags = `${typeof match.flags === 'string' ? match.flags.replace(/[^ims]/g, '') : ''}u`;
-    let pattern: RegExp;
+    // Rules run on model prompts, which may carry untrusted text: the linear-time engine only.
+    const flagText = typeof match.flags === 'string' ? match.flags.replace(/[^ims]/g, '') : '';
+    const flags = `${flagText}u`;
+    let pattern: { test(text: string): boolean };
     try {
-      pattern = new RegExp(match.regex, flags);
+      pattern = compileSafePattern(match.regex, { ignoreCase: flagText.includes('i'), multiline: flagText.includes('m'), dotAll: flagText.includes('s') }, MAX_REGEX_LENGTH);
     } catch (error) {
-      throw invalid(`${field}.match.regex`, `not a valid regular expression (${(error as Error).message})`);
+      if (!(error instanceof PatternProblem)) throw error;
+      throw invalid(`${field}.match.regex`, `regular expression ${JSON.stringify(match.regex.slice(0, 80))} cannot be used: ${error.message}`);
     }
     return { matches: (text) => pattern.test(text), description: `/${match.regex}/${flags}`, response };
   }

@@ -1,8 +1,7 @@
 /**
- * CharSet: a set of Unicode code points as sorted, non-overlapping inclusive ranges. Used by the
- * regular-expression vetting to tell whether two parts of a pattern can consume the same
- * character. Sets it cannot describe exactly (Unicode property escapes, back-references) are
- * widened to every code point, which only makes the vetting stricter.
+ * CharSet: a set of Unicode code points as sorted, non-overlapping inclusive ranges. Used when
+ * translating JavaScript patterns for the linear-time engine, to spell out JavaScript's own
+ * meaning of `\s` and `\S` as explicit ranges.
  */
 
 export type CodePointRange = readonly [low: number, high: number];
