@@ -1,10 +1,9 @@
 // Shared esbuild settings for every target.
 import { etaEsbuildPlugin } from './eta-transform.mjs';
-import { re2jsEsbuildPlugin } from './re2js-transform.mjs';
 
 export const banner = '// tea-edge — built by build/build.mjs';
 
-/** Options every bundle shares: ESM, ES2022, the Eta and re2js plugins, no code generation. */
+/** Options every bundle shares: ESM, ES2022, the Eta plugin, no code generation. */
 export function baseOptions(extra = {}) {
   return {
     bundle: true,
@@ -13,6 +12,6 @@ export function baseOptions(extra = {}) {
     logLevel: 'warning',
     legalComments: 'none',
     ...extra,
-    plugins: [etaEsbuildPlugin(), re2jsEsbuildPlugin(), ...(extra.plugins ?? [])],
+    plugins: [etaEsbuildPlugin(), ...(extra.plugins ?? [])],
   };
 }

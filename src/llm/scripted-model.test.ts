@@ -102,6 +102,12 @@ describe('createScriptedModel', () => {
     expect((await model.generate(ask('a'.repeat(300)))).content).toBe('nested');
   }, 5_000);
 
+  it('a rule that would take too many matcher steps ends with BUDGET_EXCEEDED', async () => {
+    const model = createScriptedModel({ rules: [{ match: { regex: '(?:[a-z]{0,50}x){40}' }, response: 'x' }], default: 'none' });
+    expect(await codeOf(model.generate(ask('a'.repeat(500_000))))).toBe('BUDGET_EXCEEDED');
+    expect((await model.generate(ask('ax'.repeat(40)))).content).toBe('x');
+  }, 10_000);
+
   it('refuses regex rules the linear-time engine cannot run, naming the rule', () => {
     for (const regex of ['(?=a)a', '(?<!x)y', '(a)\\1', '(?<n>a)\\k<n>']) {
       expect(() => createScriptedModel({ rules: [{ match: { regex }, response: 'x' }] })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS', message: expect.stringContaining('scripted.rules[0].match.regex') }));

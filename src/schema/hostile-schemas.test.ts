@@ -62,6 +62,7 @@ describe('patterns run in linear time (schema pattern, patternProperties, proper
     ['back-reference', { items: { pattern: '^(a+)\\1$' } }, /back-reference/],
     ['named back-reference', { pattern: '(?<x>a)\\k<x>' }, /back-reference/],
     ['huge repetition', { pattern: 'a{1000}'.repeat(40) }, /too large/],
+    ['nested repetition counts', { pattern: '((a{1,10}){1,10}){1,100}' }, /too large/],
     ['many large patterns', { properties: Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`p${index}`, { pattern: `x${index}(?:[a-z]{0,100}y){8}` }])) }, /together are too large/],
   ])('refuses %s at load with SCHEMA_INVALID naming the pattern', (_label, schema, reason) => {
     const error = failure(() => compileSchema(schema, { where }));
@@ -194,9 +195,14 @@ describe('validation work stays within caps (typed errors or correct answers)', 
     expect(failure(() => tree.validate(deep))).toMatchObject({ code: 'INPUT_TOO_LARGE', details: { limit: 'depth' } });
   });
 
-  it('a long string against a pattern is charged by its length', () => {
-    const schema = compileSchema({ type: 'string', pattern: '^(?:[a-z]{0,20}x){10}$' }, { where });
+  it('a pattern is charged by the matcher steps it takes', () => {
+    const schema = compileSchema({ type: 'string', pattern: '(?:[a-z]{0,20}x){10}' }, { where });
     expect(failure(() => schema.validate('a'.repeat(1_000_000)))).toMatchObject({ code: 'INPUT_TOO_LARGE', details: { limit: 'work' } });
     expect(schema.validate('ax'.repeat(10)).valid).toBe(true);
+    // An anchored pattern gives up at the first character that cannot start a match: cheap.
+    const anchored = compileSchema({ type: 'string', pattern: '^(?:[a-z]{0,20}x){10}$' }, { where });
+    expect(anchored.validate('a'.repeat(1_000_000)).valid).toBe(false);
+    const letters = compileSchema({ type: 'string', pattern: '^\\p{L}+$' }, { where });
+    expect(letters.validate('é'.repeat(200_000)).valid).toBe(true);
   }, RUN_TIMEOUT);
 });

@@ -21,8 +21,10 @@ export interface SchemaLimits {
   maxInstanceChars: number;
   /**
    * Most validation work units for one instance (250,000): a subschema applied to a value, a
-   * `required` name, 4 characters matched by a pattern or format, 64 characters hashed for
-   * enum/const/uniqueItems. The default keeps one validation under about 100 ms.
+   * `required` name, 8 steps of the pattern matcher, 1 character checked by a format, 64
+   * characters hashed for enum/const/uniqueItems. The default keeps one validation around
+   * 100 ms or less (a long string against a pattern may therefore be refused: about 250,000
+   * characters of `^\p{L}+$` fit).
    */
   maxValidationWork: number;
   /** Most errors reported for one instance (50); the rest are counted, not kept. */

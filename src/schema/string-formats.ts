@@ -1,6 +1,6 @@
 /**
  * The `format` checks, written for this project so that none of them can backtrack: every check
- * is either a hand-written scan or a pattern run on the linear-time engine (`compileSafePattern`).
+ * is either a hand-written scan or a pattern run on the linear-time matcher (`compileSafePattern`).
  * @cfworker/json-schema's own format regexes (its `url` one hangs on 300 characters) are never
  * used. Unknown formats pass, as JSON Schema says (`format` is an annotation unless known).
  * Strings longer than `MAX_FORMAT_LENGTH` fail every known format: no date, address or pointer

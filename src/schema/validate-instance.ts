@@ -8,7 +8,8 @@
  * - every unit of work (a subschema applied to a value, a pattern or format run, a key built for
  *   `enum`/`const`/`uniqueItems`, a `required` name) is counted, and past `maxWork` validation
  *   stops with `ValidationLimitExceeded` (the caller turns it into a typed AgentError);
- * - patterns run on the linear-time engine (`compileSafePattern`), compiled at load;
+ * - patterns run on the linear-time matcher (`compileSafePattern`), compiled at load, their
+ *   steps charged to the same budget;
  * - `enum` is a set of canonical keys, `uniqueItems` a set of item keys;
  * - at most `maxErrors` errors are kept, each message at most `maxMessageChars`; combinators
  *   (`anyOf`, `oneOf`, `not`, `if`, `contains`) probe their branches, stopping each at its first
@@ -21,7 +22,14 @@ import { canonicalKey } from './canonical-json.js';
 import type { SchemaLookup } from './check-schema-graph.js';
 import { referenceOf } from './check-schema-graph.js';
 import type { PreparedSchemas } from './prepare-keywords.js';
-import { formatCheck } from './string-formats.js';
+import { PatternStepsExceeded, type SafePattern } from './safe-pattern.js';
+import { formatCheck, MAX_FORMAT_LENGTH } from './string-formats.js';
+
+/**
+ * Matcher steps per unit of validation work (a step is one NFA state visited or tested, about
+ * 30–60 ns): the default 250,000 units allow 2 million steps, around 100 ms.
+ */
+const STEPS_PER_UNIT = 8;
 
 export type Draft = '4' | '7' | '2019-09' | '2020-12';
 
@@ -255,13 +263,12 @@ class Validation {
     }
     const extras = this.prepared.get(node);
     if (extras?.pattern !== undefined) {
-      this.charge(matchCost(value), path);
-      if (!extras.pattern.test(value)) this.fail(out, path, 'pattern', `String does not match pattern ${clip(extras.pattern.source)}.`);
+      if (!this.matches(extras.pattern, value, path)) this.fail(out, path, 'pattern', `String does not match pattern ${clip(extras.pattern.source)}.`);
     }
     if (typeof node.format === 'string') {
       const check = formatCheck(node.format);
       if (check !== undefined) {
-        this.charge(matchCost(value), path);
+        this.charge(matchCost(value.length <= MAX_FORMAT_LENGTH ? value : ''), path);
         if (!check(value)) this.fail(out, path, 'format', `String does not match format "${clip(node.format)}".`);
       }
     }
@@ -370,8 +377,7 @@ class Validation {
       }
       if (patterns !== undefined) {
         for (const [pattern, schema] of patterns) {
-          this.charge(matchCost(key), path);
-          if (!pattern.test(key)) continue;
+          if (!this.matches(pattern, key, path)) continue;
           matched = true;
           this.applyProperty(value[key], schema, key, 'patternProperties', path, out, anchor);
         }
@@ -411,6 +417,19 @@ class Validation {
       }
     }
     void keys;
+  }
+
+  /** Runs a pattern with what is left of the work budget; charges the steps it took. */
+  private matches(pattern: SafePattern, text: string, path: Path | undefined): boolean {
+    this.charge(1, path);
+    try {
+      const { matched, steps } = pattern.run(text, (this.budget.maxWork - this.work) * STEPS_PER_UNIT);
+      this.charge(Math.ceil(steps / STEPS_PER_UNIT), path);
+      return matched;
+    } catch (error) {
+      if (error instanceof PatternStepsExceeded) throw new ValidationLimitExceeded('work', pointerOf(path));
+      throw error;
+    }
   }
 
   /** The canonical key of a value, charged by its size. */
@@ -472,9 +491,9 @@ function textCost(text: string): number {
   return 1 + (text.length >> 6);
 }
 
-/** Work units for matching a text with a pattern or format: 1 per 4 characters (re2js runs ~50–250 ns a character). */
+/** Work units for checking a format: 1 per character (a format scan takes up to ~10 steps a character). */
 function matchCost(text: string): number {
-  return 1 + (text.length >> 2);
+  return 1 + text.length;
 }
 
 function hasOwn(object: object, key: string): boolean {
