@@ -91,6 +91,7 @@ export class LinearRegex {
 
   /** Searches `text` (unanchored, like `RegExp.prototype.test`); counts the steps it took. */
   run(text: string, maxSteps = Infinity): { matched: boolean; steps: number } {
+    this.stack.length = 0;
     let steps = 0;
     let current: number[] = [];
     let following: number[] = [];

@@ -40,6 +40,7 @@ describe('compileSafePattern: JavaScript meaning on the linear-time engine', () 
     ['^[\\b]$', ['\b', 'b']],
     ['\\bword\\b', ['a word here', 'swordfish']],
     ['^a{2,3}$', ['a', 'aa', 'aaa', 'aaaa']],
+    ['^(?:ab){1,4}c$', ['abc', 'ababababc', 'abababababc', 'c']],
     ['^(?:ab|cd)+?e$', ['abcde', 'abe', 'ace']],
     ['colou?r', ['my color', 'colour', 'colr']],
     ['^[[:a]+$', ['[:a', 'b', ':alpha:']],
@@ -58,6 +59,41 @@ describe('compileSafePattern: JavaScript meaning on the linear-time engine', () 
     expect(compileSafePattern('^b$', { multiline: true }).test('a\nb\nc')).toBe(true);
     expect(compileSafePattern('^b$').test('a\nb\nc')).toBe(false);
     expect(compileSafePattern('^a.b$', { dotAll: true }).test('a\nb')).toBe(true);
+  });
+});
+
+describe('compileSafePattern: random small patterns agree with RegExp', () => {
+  // A seeded generator of patterns over a tiny alphabet; short subjects keep RegExp fast, so
+  // it can serve as the oracle for the NFA construction and simulation.
+  function random(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state / 2147483648;
+    };
+  }
+  const atoms = ['a', 'b', '.', '[ab]', '[^a]', '\\d', '\\w', '\\s', '1'];
+  function pattern(next: () => number, depth: number): string {
+    const roll = next();
+    if (depth === 0 || roll < 0.3) return atoms[Math.floor(next() * atoms.length)]!;
+    if (roll < 0.5) return pattern(next, depth - 1) + pattern(next, depth - 1);
+    if (roll < 0.65) return `(?:${pattern(next, depth - 1)}|${pattern(next, depth - 1)})`;
+    const quantifiers = ['*', '+', '?', '{2}', '{1,3}', '{0,4}', '{0,}', '*?', '{2,}'];
+    return `(${pattern(next, depth - 1)})${quantifiers[Math.floor(next() * quantifiers.length)]}`;
+  }
+  it('on 400 patterns × 25 subjects, with and without anchors and \\b', () => {
+    const next = random(12);
+    for (let round = 0; round < 400; round += 1) {
+      let source = pattern(next, 4);
+      if (round % 3 === 0) source = `^${source}$`;
+      if (round % 7 === 0) source = `\\b${source}`;
+      const safe = compileSafePattern(source);
+      const native = new RegExp(source, 'u');
+      for (let sample = 0; sample < 25; sample += 1) {
+        const subject = Array.from({ length: Math.floor(next() * 9) }, () => 'ab1 _\n'[Math.floor(next() * 6)]).join('');
+        expect([source, subject, safe.test(subject)]).toEqual([source, subject, native.test(subject)]);
+      }
+    }
   });
 });
 
