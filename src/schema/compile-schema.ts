@@ -93,8 +93,8 @@ function createCompiled(original: JsonSchema | boolean, root: Record<string, unk
       if (!copied.ok) {
         throw new AgentError('INPUT_TOO_LARGE', `value too large to validate: ${copied.overflow.limit} limit reached at '${copied.overflow.path}'`, { ...where, details: { ...copied.overflow } });
       }
-      const value = validateOptions.coerce === true ? coerceInstance(copied.value, root, lookup) : copied.value;
       try {
+        const value = validateOptions.coerce === true ? coerceInstance(copied.value, root, lookup, { left: limits.maxValidationWork }) : copied.value;
         const result = validateInstance(value, root, draft, lookup, prepared, budget);
         return result.valid ? { valid: true, errors: [] } : { valid: false, errors: toSchemaErrors(result, value) };
       } catch (error) {

@@ -211,4 +211,16 @@ describe('validation work stays within caps (typed errors or correct answers)', 
     const letters = compileSchema({ type: 'string', pattern: '^\\p{L}+$' }, { where });
     expect(letters.validate('é'.repeat(200_000)).valid).toBe(true);
   }, RUN_TIMEOUT);
+
+  it('coercion is bounded too: long digit strings and allOf trees', () => {
+    const numbers = compileSchema({ type: 'array', items: { type: 'number' } }, { where });
+    // `\d+\.?\d*` used to take 3 s on 20,000 digits and an 'x' (quadratic backtracking).
+    const result = numbers.validate([`${'1'.repeat(200_000)}x`, `${'1'.repeat(100_000)}.${'1'.repeat(100_000)}x`, '42'], { coerce: true });
+    expect(result.errors.map((error) => error.path)).toEqual(['/0', '/1']);
+    const defs: Record<string, unknown> = { d0: { type: 'integer' } };
+    for (let level = 1; level <= 11; level += 1) defs[`d${level}`] = { allOf: [{ $ref: `#/$defs/d${level - 1}` }, { $ref: `#/$defs/d${level - 1}` }] };
+    const tree = compileSchema({ $defs: defs, type: 'array', items: { $ref: '#/$defs/d11' } }, { where });
+    expect(tree.validate(['1'], { coerce: true }).valid).toBe(true);
+    expect(failure(() => tree.validate(Array.from({ length: 5000 }, () => '1'), { coerce: true }))).toMatchObject({ code: 'INPUT_TOO_LARGE', details: { limit: 'work' } });
+  }, RUN_TIMEOUT);
 });
