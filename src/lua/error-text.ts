@@ -4,8 +4,11 @@
  * and it goes into run records, traces and terminals. Long text is cut with a note saying so.
  */
 
-/** Longest error message, in characters. */
-export const MAX_ERROR_TEXT = 4096;
+/**
+ * Longest error message, in characters: with its location prefix and the note it stays under the
+ * run record's own 4,000-character cap (src/graph/run-error.ts), so the note survives.
+ */
+export const MAX_ERROR_TEXT = 3000;
 /** Longest path shown in a conversion error, and longest single key in it. */
 const MAX_PATH_TEXT = 512;
 const MAX_PATH_KEY = 48;
