@@ -143,6 +143,7 @@ describe('closed shapes', () => {
     const error = loadFailure('settings:\n  ltm: { backend: sqlite }\n  auto_trace: true\nnodes:\n  - name: a\n');
     expect(problemsOf(error, 'agent.yaml').map((problem) => problem.message)).toEqual(['`settings.ltm` (long-term memory) is not supported by tea-edge; use memory.store / memory.retrieve']);
     expect(loadAgent('settings:\n  auto_trace: true\nnodes:\n  - name: a\n').warnings[0]).toMatch(/auto_trace.*ignored/);
+    expect(loadFailure('settings:\n  llm: { default_model: llama3.2 }\nnodes:\n  - name: a\n').plainMessage).toContain('write `model`');
     // The same split inside action parameters: Azure deployments are refused, retry delays ignored.
     const llm = 'nodes:\n  - name: a\n    uses: llm.call\n    with: { prompt: hi, base_delay: 2 }\n';
     expect(loadAgent(llm).warnings).toEqual(["node 'a' base_delay: `base_delay` (retries back off exponentially with jitter) is ignored by tea-edge"]);
