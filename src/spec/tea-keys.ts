@@ -63,6 +63,8 @@ const SETTINGS_LLM: Record<string, TeaKeyRule> = Object.fromEntries(
   ]),
 );
 SETTINGS_LLM.api_url = notSupported('`api_url` (Rust TEA)', 'write `api_base`');
+// TEA's reflection examples write it, and TEA silently ignores it: the model they meant is `model`.
+SETTINGS_LLM.default_model = notSupported('`default_model` (TEA ignores it too)', 'write `model`');
 
 const NODE: Record<string, TeaKeyRule> = {
   retry: notSupported('a node `retry:` block', 'write `on_error: {mode: retry, max_retries: N, backoff_ms: M}`'),

@@ -12,6 +12,8 @@ import { AgentError } from '../../src/errors/agent-error.js';
 import { formatProblem, MAX_LOAD_PROBLEMS, problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
 import { loadAgent } from '../../src/graph/load-agent.js';
 import { runAgent } from '../../src/graph/run-agent.js';
+import { BUDGET_CEILINGS } from '../../src/graph/run-budget.js';
+import agentSchema from '../../src/spec/agent-schema.json';
 import { ROOT } from '../support/run-cli.js';
 import { AGENTS_DIR, MISTAKES, type ExpectedProblem } from './corpus.js';
 
@@ -143,6 +145,7 @@ describe('closed shapes', () => {
     const error = loadFailure('settings:\n  ltm: { backend: sqlite }\n  auto_trace: true\nnodes:\n  - name: a\n');
     expect(problemsOf(error, 'agent.yaml').map((problem) => problem.message)).toEqual(['`settings.ltm` (long-term memory) is not supported by tea-edge; use memory.store / memory.retrieve']);
     expect(loadAgent('settings:\n  auto_trace: true\nnodes:\n  - name: a\n').warnings[0]).toMatch(/auto_trace.*ignored/);
+    expect(loadFailure('settings:\n  llm: { default_model: llama3.2 }\nnodes:\n  - name: a\n').plainMessage).toContain('write `model`');
     // The same split inside action parameters: Azure deployments are refused, retry delays ignored.
     const llm = 'nodes:\n  - name: a\n    uses: llm.call\n    with: { prompt: hi, base_delay: 2 }\n';
     expect(loadAgent(llm).warnings).toEqual(["node 'a' base_delay: `base_delay` (retries back off exponentially with jitter) is ignored by tea-edge"]);
@@ -179,6 +182,9 @@ describe('non-finite numbers', () => {
       'settings.limits.max_duration_ms',
       'settings.parallel.max_concurrency',
     ]);
+    // The published schema and the engine's budget table name the same ceilings.
+    const schemaLimits = (agentSchema as { definitions: { settings: { properties: { limits: { properties: Record<string, { maximum: number }> } } } } }).definitions.settings.properties.limits.properties;
+    expect(Object.fromEntries(Object.entries(schemaLimits).map(([key, value]) => [key, value.maximum]))).toEqual(BUDGET_CEILINGS);
     const atCeiling = 'settings:\n  limits: { max_steps: 100000, max_llm_calls: 10000, max_tokens: 100000000, max_duration_ms: 86400000 }\nnodes:\n  - name: a\n';
     expect(() => loadAgent(atCeiling)).not.toThrow();
   });
