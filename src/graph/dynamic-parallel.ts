@@ -21,6 +21,7 @@ import { AgentError, toAgentError } from '../errors/agent-error.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledBody, CompiledDynamicParallel } from './compiled-agent.js';
 import type { BodyHost } from './execute-body.js';
+import { isPauseSignal } from './pause-signal.js';
 import { parallelResult, type ParallelResult } from './run-parallel.js';
 
 type Execute = (host: BodyHost, body: CompiledBody, node: string, state: State) => Promise<Record<string, unknown>>;
@@ -55,7 +56,9 @@ export async function runDynamicParallel(host: BodyHost, fanOut: CompiledDynamic
       const finalState = fanOut.branch.kind === 'steps' ? mergeShallow(branchState, update) : mergeShallow({ ...update }, structuredClone(injected));
       results[index] = parallelResult(branch, true, finalState, null, host.now() - started);
     } catch (error) {
-      const agentError = toAgentError(error, 'ACTION_FAILED', { node });
+      const agentError = isPauseSignal(error)
+        ? new AgentError('INVALID_AGENT', 'a tool confirmation cannot pause a run inside a dynamic_parallel branch', { node })
+        : toAgentError(error, 'ACTION_FAILED', { node });
       if (agentError.code === 'BUDGET_EXCEEDED' || host.signal.aborted) throw agentError;
       failed = true;
       results[index] = parallelResult(branch, false, injected, { code: agentError.code, message: agentError.message, node }, host.now() - started);

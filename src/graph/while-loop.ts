@@ -21,6 +21,7 @@ import { AgentError, toAgentError } from '../errors/agent-error.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledBody, CompiledWhileLoop } from './compiled-agent.js';
 import type { BodyHost } from './execute-body.js';
+import { isPauseSignal } from './pause-signal.js';
 
 export type ExitReason = 'condition_false' | 'max_iterations_reached';
 
@@ -53,6 +54,8 @@ export async function runWhileLoop(host: BodyHost, loop: CompiledWhileLoop, node
 
 /** A body failure names the body node and the iteration; budget and cancel errors pass unchanged. */
 function inLoop(error: unknown, loop: CompiledWhileLoop, body: CompiledBody, node: string, iteration: number): AgentError {
+  // A pause would resume the node from its start with the iteration's work lost: refused instead.
+  if (isPauseSignal(error)) return new AgentError('INVALID_AGENT', 'a tool confirmation cannot pause a run inside a while_loop body; confirm the tool in a node of its own', { node });
   const agentError = toAgentError(error, 'ACTION_FAILED', { node });
   if (agentError.code === 'BUDGET_EXCEEDED' || agentError.code === 'CANCELLED') return agentError;
   const step = body.label.slice(loop.label.length + 1) || body.label;

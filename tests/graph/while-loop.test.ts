@@ -127,3 +127,56 @@ describe('type: while_loop', () => {
     expect(error.location.line).toBe(3);
   });
 });
+
+describe('pauses inside typed nodes', () => {
+  const SCRIPT = `settings:
+  llm:
+    provider: scripted
+    scripted:
+      rules:
+        - match: '"result"'
+          response: '{"thought": "Save it.", "action": "memory.store", "action_input": {"key": "total", "value": 42}}'
+      default: '{"thought": "Compute.", "action": "math.calculate", "action_input": {"expression": "6 * 7"}}'
+`;
+  const REACT = `uses: reason.react
+        with:
+          goal: "Compute 6*7 and save it."
+          tools:
+            - name: math.calculate
+              tier: 1
+            - name: memory.store
+              tier: 3
+          max_steps: 4
+        output: react`;
+
+  it('a tool confirmation inside a while_loop body is refused, not a checkpoint that would lose the iteration', async () => {
+    const { result } = await runYaml(`${SCRIPT}nodes:
+  - name: loop
+    type: while_loop
+    condition: "true"
+    max_iterations: 2
+    body:
+      - name: work
+        ${REACT}
+`);
+    expect(result.status).toBe('failed');
+    expect(result.error?.message).toContain('cannot pause a run inside a while_loop body');
+  });
+
+  it('a tool confirmation inside a dynamic_parallel branch fails that branch only', async () => {
+    const { result } = await runYaml(`${SCRIPT}nodes:
+  - name: fan
+    type: dynamic_parallel
+    items: [1]
+    fan_in: done
+    steps:
+      - name: work
+        ${REACT}
+  - name: done
+`);
+    expect(result.status).toBe('completed');
+    const [branch] = result.state.parallel_results as Array<Record<string, any>>;
+    expect(branch!.success).toBe(false);
+    expect(branch!.error.message).toContain('cannot pause a run inside a dynamic_parallel branch');
+  });
+});
