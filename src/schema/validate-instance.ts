@@ -23,7 +23,7 @@ import type { SchemaLookup } from './check-schema-graph.js';
 import { referenceOf } from './check-schema-graph.js';
 import type { PreparedSchemas } from './prepare-keywords.js';
 import { PatternStepsExceeded, type SafePattern } from './safe-pattern.js';
-import { formatCheck, MAX_FORMAT_LENGTH } from './string-formats.js';
+import { checkFormat, isKnownFormat, MAX_FORMAT_LENGTH, type FormatPatterns } from './string-formats.js';
 
 /**
  * Matcher steps per unit of validation work (a step is one NFA state visited or tested, about
@@ -94,8 +94,8 @@ type Evaluated = Set<string | number>;
  * Validates `instance` (already a bounded JSON copy) against `root`.
  * @example validateInstance(5, {type: 'string'}, ...).errors[0].keyword // 'type'
  */
-export function validateInstance(instance: unknown, root: unknown, draft: Draft, lookup: SchemaLookup, prepared: PreparedSchemas, budget: ValidationBudget): ValidationOutcome {
-  const run = new Validation(draft, lookup, prepared, budget);
+export function validateInstance(instance: unknown, root: unknown, draft: Draft, lookup: SchemaLookup, prepared: PreparedSchemas, formats: FormatPatterns, budget: ValidationBudget): ValidationOutcome {
+  const run = new Validation(draft, lookup, prepared, formats, budget);
   const collector = new Collector(budget.maxErrors + 1, true);
   run.apply(instance, root, undefined, collector, undefined, null);
   const truncated = collector.count > budget.maxErrors;
@@ -110,6 +110,7 @@ class Validation {
     private readonly draft: Draft,
     private readonly lookup: SchemaLookup,
     private readonly prepared: PreparedSchemas,
+    private readonly formats: FormatPatterns,
     private readonly budget: ValidationBudget,
   ) {}
 
@@ -265,12 +266,9 @@ class Validation {
     if (extras?.pattern !== undefined) {
       if (!this.matches(extras.pattern, value, path)) this.fail(out, path, 'pattern', `String does not match pattern ${clip(extras.pattern.source)}.`);
     }
-    if (typeof node.format === 'string') {
-      const check = formatCheck(node.format);
-      if (check !== undefined) {
-        this.charge(matchCost(value.length <= MAX_FORMAT_LENGTH ? value : ''), path);
-        if (!check(value)) this.fail(out, path, 'format', `String does not match format "${clip(node.format)}".`);
-      }
+    if (typeof node.format === 'string' && isKnownFormat(node.format)) {
+      this.charge(matchCost(value.length <= MAX_FORMAT_LENGTH ? value : ''), path);
+      if (!checkFormat(node.format, value, this.formats)) this.fail(out, path, 'format', `String does not match format "${clip(node.format)}".`);
     }
   }
 
