@@ -24,6 +24,7 @@ import { referenceOf } from './check-schema-graph.js';
 import type { PreparedSchemas } from './prepare-keywords.js';
 import { PatternStepsExceeded, type SafePattern } from './safe-pattern.js';
 import { checkFormat, isKnownFormat, MAX_FORMAT_LENGTH, type FormatPatterns } from './string-formats.js';
+import { codePointLength, hasType, isMultipleOf, typeName } from './value-checks.js';
 
 /**
  * Matcher steps per unit of validation work (a step is one NFA state visited or tested, about
@@ -500,51 +501,4 @@ function hasOwn(object: object, key: string): boolean {
 
 function isPlainObject(value: unknown): value is Node {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
-
-function hasType(value: unknown, type: unknown): boolean {
-  switch (type) {
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value);
-    default:
-      return typeName(value) === type;
-  }
-}
-
-function codePointLength(text: string): number {
-  let length = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    length += 1;
-    if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) index += 1;
-    }
-  }
-  return length;
-}
-
-/** Exact decimal test: both numbers as integer × 10^exponent, compared with BigInt. */
-function isMultipleOf(value: number, divisor: number): boolean {
-  if (!Number.isFinite(value) || !(divisor > 0)) return false;
-  const [valueDigits, valueExponent] = decimalParts(value);
-  const [divisorDigits, divisorExponent] = decimalParts(divisor);
-  const shift = valueExponent - divisorExponent;
-  if (shift >= 0) return (valueDigits * 10n ** BigInt(shift)) % divisorDigits === 0n;
-  return valueDigits % (divisorDigits * 10n ** BigInt(-shift)) === 0n;
-}
-
-function decimalParts(value: number): [bigint, number] {
-  const [mantissa, exponentText] = Math.abs(value).toString().split('e') as [string, string | undefined];
-  const point = mantissa.indexOf('.');
-  const fraction = point === -1 ? 0 : mantissa.length - point - 1;
-  return [BigInt(mantissa.replace('.', '')), Number(exponentText ?? 0) - fraction];
 }
