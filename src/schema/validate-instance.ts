@@ -190,11 +190,11 @@ class Validation {
     }
     const extras = this.prepared.get(node);
     if (extras?.constKey !== undefined && this.keyOf(value, path) !== extras.constKey) {
-      this.fail(out, path, 'const', `Instance does not match ${clip(JSON.stringify(node.const))}.`);
+      this.fail(out, path, 'const', `Instance does not match ${extras.constText}.`);
       if (out.full) return false;
     }
     if (extras?.enumKeys !== undefined && !extras.enumKeys.has(this.keyOf(value, path))) {
-      this.fail(out, path, 'enum', `Instance does not match any of ${clip(JSON.stringify(node.enum))}.`);
+      this.fail(out, path, 'enum', `Instance does not match any of ${extras.enumText}.`);
       if (out.full) return false;
     }
     return true;
@@ -470,7 +470,9 @@ function child(path: Path | undefined, token: string | number): Path {
 
 const MAX_TOKEN_CHARS = 200;
 
-/** The JSON pointer of a path; very long keys are clipped so that error records stay small. */
+const MAX_POINTER_CHARS = 1000;
+
+/** The JSON pointer of a path; long keys and long paths are clipped so error records stay small. */
 export function pointerOf(path: Path | undefined): string {
   const tokens: string[] = [];
   for (let step = path; step !== undefined; step = step.parent) {
@@ -478,7 +480,8 @@ export function pointerOf(path: Path | undefined): string {
     const clipped = text.length > MAX_TOKEN_CHARS ? `${text.slice(0, MAX_TOKEN_CHARS)}…` : text;
     tokens.push(clipped.replace(/~/g, '~0').replace(/\//g, '~1'));
   }
-  return tokens.length === 0 ? '' : `/${tokens.reverse().join('/')}`;
+  const pointer = tokens.length === 0 ? '' : `/${tokens.reverse().join('/')}`;
+  return pointer.length > MAX_POINTER_CHARS ? `${pointer.slice(0, MAX_POINTER_CHARS - 1)}…` : pointer;
 }
 
 function clip(text: string): string {
