@@ -10,7 +10,7 @@ export function baseOptions(extra = {}) {
     format: 'esm',
     target: 'es2022',
     logLevel: 'warning',
-    legalComments: 'none',
+    legalComments: 'eof',
     ...extra,
     plugins: [etaEsbuildPlugin(), ...(extra.plugins ?? [])],
   };

@@ -1,35 +1,79 @@
-/** A small argv parser for the tea-edge CLI: positionals, `--flag value`, `--flag=value`, booleans. */
+/**
+ * Command-line arguments, parsed by `node:util` `parseArgs` (strict: unknown options and missing
+ * values are usage errors). Each command names its boolean and value flags; the result keeps the
+ * shape the commands read: positionals and a map of flags.
+ */
+import { parseArgs as parseNodeArgs } from 'node:util';
+import { editDistance } from '../src/util/edit-distance.js';
+
 export interface ParsedArgs {
   positionals: string[];
   flags: Map<string, string | true>;
 }
 
+/** Bad usage: printed as one line, exit 2. */
 export class UsageError extends Error {}
 
 export function parseArgs(argv: string[], booleanFlags: ReadonlySet<string>, valueFlags: ReadonlySet<string>): ParsedArgs {
-  const positionals: string[] = [];
-  const flags = new Map<string, string | true>();
-  for (let index = 0; index < argv.length; index++) {
-    const argument = argv[index]!;
-    if (!argument.startsWith('--')) {
-      positionals.push(argument);
-      continue;
-    }
-    const [name, inlineValue] = argument.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
-    if (booleanFlags.has(name)) {
-      flags.set(name, true);
-    } else if (valueFlags.has(name)) {
-      const value = inlineValue ?? argv[++index];
-      if (value === undefined) throw new UsageError(`--${name} needs a value`);
-      flags.set(name, value);
-    } else {
-      throw new UsageError(`unknown option --${name}`);
-    }
+  const options: Record<string, { type: 'boolean' | 'string' }> = {};
+  for (const name of booleanFlags) options[name] = { type: 'boolean' };
+  for (const name of valueFlags) options[name] = { type: 'string' };
+  let parsed: ReturnType<typeof parseNodeArgs>;
+  try {
+    parsed = parseNodeArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(usageMessage(error, Object.keys(options)));
   }
-  return { positionals, flags };
+  const flags = new Map<string, string | true>();
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (value === true || typeof value === 'string') flags.set(name, value);
+  }
+  return { positionals: parsed.positionals, flags };
+}
+
+/** Node's parse errors, shortened to what the user typed wrong. */
+function usageMessage(error: unknown, known: readonly string[]): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const unknown = /Unknown option '([^']+)'/.exec(message);
+  if (unknown !== null) return `unknown option ${unknown[1]}${suggestion(unknown[1]!.replace(/^-+/, ''), known)}`;
+  const missing = /Option '(--[\w-]+)[^']*' argument missing/.exec(message);
+  if (missing !== null) return `${missing[1]} needs a value`;
+  const ambiguous = /Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(message);
+  if (ambiguous !== null) return `${ambiguous[1]} needs a value (write ${ambiguous[1]}=<value> for a value starting with '-')`;
+  return message.split('\n')[0]!;
+}
+
+function suggestion(name: string, known: readonly string[]): string {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
+  for (const candidate of known) {
+    const distance = editDistance(name, candidate);
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best === undefined ? '' : ` (did you mean --${best}?)`;
+}
+
+/** True when the arguments ask for help (`--help` or `-h` before any `--`). */
+export function wantsHelp(argv: readonly string[]): boolean {
+  for (const argument of argv) {
+    if (argument === '--') return false;
+    if (argument === '--help' || argument === '-h') return true;
+  }
+  return false;
 }
 
 export function stringFlag(args: ParsedArgs, name: string): string | undefined {
   const value = args.flags.get(name);
   return typeof value === 'string' ? value : undefined;
+}
+
+/** A whole-number flag within [minimum, maximum], or undefined when absent. */
+export function integerFlag(args: ParsedArgs, name: string, minimum: number, maximum: number): number | undefined {
+  const text = stringFlag(args, name);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < minimum || value > maximum) {
+    throw new UsageError(`--${name} must be a whole number from ${minimum} to ${maximum}, got ${JSON.stringify(text.slice(0, 40))}`);
+  }
+  return value;
 }

@@ -12,16 +12,21 @@
  *   GET  /runs/:id/events        the stored events, NDJSON
  *   GET  /runs/:id/review        the run reviewer's report
  *
- * Request errors are `{error: {code, message}}` with the status from error-status.ts. Bodies are
- * limited before parsing (content-length, and counted bytes when it is absent). The app keeps no
- * state between requests except an in-isolate set of runs being resumed (per app instance).
+ * Request errors are `{error: {code, message}}` with the status from error-status.ts; unknown
+ * routes are 404 and known routes with another method 405, in the same shape. A run that failed is
+ * answered with its result and its error's status (error-status.ts). Before any route: the Host
+ * check (loopback servers, `allowedHosts`), the Origin check (request-guard.ts), CORS, tokens,
+ * the body limit (content-length, and counted bytes when it is absent); POST bodies must be
+ * `application/json`. Every JSON body and SSE event leaving the app has the host's secrets (the
+ * model key, `secrets`) redacted. The app keeps no state between requests except an in-isolate
+ * set of runs being resumed (per app instance).
  *
  * @example
  * const app = createApp({ agents: { hello: loadAgent(yaml) }, ...createMemoryStores() });
  * export default app; // Workers and Deno.serve take `app.fetch`
  */
 import { Hono } from 'hono/tiny';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
@@ -35,6 +40,8 @@ import { roleOf } from './role-of.js';
 import { errorResponse, httpError, toErrorResponse } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
 import { respondWithRun } from './respond-with-run.js';
+import { hostGuard, originGuard } from './request-guard.js';
+import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
 
 /** Reviews a finished run from the trace store (the Reflector, SPEC §5.4). */
 export type RunReviewer = (runId: string, context: { traceStore: TraceStore; agent?: CompiledAgent; learn: boolean }) => Promise<unknown>;
@@ -51,9 +58,21 @@ export interface AppOptions {
   auth?: { tokens: Record<string, string> };
   /** Request body limit in bytes (default 1 MiB). */
   limits?: { maxBodyBytes?: number };
-  /** Origins allowed to call the app from a browser (`*` for any); no CORS headers when unset. */
+  /**
+   * Origins allowed to call the app from a browser, besides its own (`*` for any): they get CORS
+   * headers, and a request with any other `Origin` is refused (403). Unset: only the app's own
+   * origin (the web demo served beside it).
+   */
   cors?: { origins: string[] | '*' };
-  /** Values templates see as `secrets` (redacted from traces). */
+  /**
+   * The `Host` values accepted (403 otherwise), read per request; unset: any. A loopback server
+   * sets its loopback names and port (worker/node.ts), which stops DNS rebinding.
+   */
+  allowedHosts?: () => readonly string[];
+  /**
+   * Values templates see as `secrets` (redacted from traces and responses). Never put the model
+   * key here: templates have no need to read it (llm.overrides.api_key is redacted anyway).
+   */
   secrets?: Record<string, string>;
   /** Tighter run limits for every run served (each the minimum with the agent's own). */
   runLimits?: RunOptions['limits'];
@@ -82,10 +101,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       return errorResponse(error.status === 413 ? 'INPUT_TOO_LARGE' : 'INVALID_PARAMS', error.message);
     }
     const { body } = toErrorResponse(error);
-    return errorResponse(body.error.code, body.error.message);
+    return errorResponse(body.error.code, body.error.message, body.error.details);
   });
   app.notFound((c) => errorResponse('NOT_FOUND', `no route ${c.req.method} ${new URL(c.req.url).pathname}`));
 
+  const outbound = createSanitizer([...Object.values(options.secrets ?? {}), options.llm?.overrides?.api_key]);
+  if (outbound.secrets.length > 0) app.use('*', redactJsonBodies(outbound));
+  if (options.allowedHosts !== undefined) app.use('*', hostGuard(options.allowedHosts));
+  app.use('*', originGuard(options.cors?.origins ?? []));
   if (options.cors !== undefined) {
     const origins = options.cors.origins;
     app.use('*', cors({ origin: origins === '*' ? '*' : [...origins], allowHeaders: ['content-type', 'authorization', 'accept'], allowMethods: ['GET', 'POST', 'OPTIONS'], maxAge: 600 }));
@@ -123,6 +146,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }
   };
 
+  const responseOptions = (c: Context) => ({ stream: wantsStream(c), waitUntil: waitUntil(c), heartbeatMs: options.sseHeartbeatMs ?? 5000, sanitizer: outbound });
+
   app.get('/health', (c) => c.json({ ok: true, version: options.version ?? PACKAGE_VERSION }));
 
   app.get('/agents', async (c) => c.json(await agents.list()));
@@ -135,7 +160,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const input = body.input ?? {};
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw httpError('INPUT_INVALID', 'input must be a JSON object');
     const run = runAgent(agent, input as Record<string, unknown>, runOptions(c));
-    return respondWithRun(c, run, { stream: wantsStream(c), waitUntil: waitUntil(c), heartbeatMs: options.sseHeartbeatMs ?? 5000 });
+    return respondWithRun(c, run, responseOptions(c));
   });
 
   app.post('/runs/:id/resume', async (c) => {
@@ -158,7 +183,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     try {
       const run = resumeAgent(agent, runId, resume, runOptions(c));
       void run.result.finally(() => resuming.delete(runId));
-      return await respondWithRun(c, run, { stream: wantsStream(c), waitUntil: waitUntil(c), heartbeatMs: options.sseHeartbeatMs ?? 5000 });
+      return await respondWithRun(c, run, responseOptions(c));
     } catch (error) {
       resuming.delete(runId);
       throw error;
@@ -199,7 +224,46 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     return c.json(await reviewer(runId, { traceStore, learn: c.req.query('learn') === 'true', ...(agent !== undefined ? { agent } : {}) }));
   });
 
+  // A known route asked with another method: 405 in the error shape, with the methods it has.
+  for (const [path, method] of ROUTES) {
+    app.all(path, (c) => {
+      const response = errorResponse('METHOD_NOT_ALLOWED', `${new URL(c.req.url).pathname} answers ${method} only, not ${c.req.method}`);
+      response.headers.set('allow', method === 'GET' ? 'GET, HEAD' : method);
+      return response;
+    });
+  }
+
   return app;
+}
+
+/** Every route and its method (the 405 table). */
+const ROUTES: ReadonlyArray<readonly [string, 'GET' | 'POST']> = [
+  ['/health', 'GET'],
+  ['/agents', 'GET'],
+  ['/agents/:name/runs', 'POST'],
+  ['/runs/:id/resume', 'POST'],
+  ['/runs', 'GET'],
+  ['/runs/:id', 'GET'],
+  ['/runs/:id/events', 'GET'],
+  ['/runs/:id/review', 'GET'],
+];
+
+/**
+ * Redacts the host's secrets from every JSON and NDJSON body (run results, records, stored events,
+ * errors, reviews): a last guard behind the engine's own redaction. SSE is redacted per event.
+ */
+function redactJsonBodies(outbound: Sanitizer): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    const type = c.res.headers.get('content-type') ?? '';
+    if (!type.includes('json') || c.res.body === null) return;
+    const text = await c.res.clone().text();
+    const clean = outbound.text(text);
+    if (clean === text) return;
+    const { status, headers } = c.res;
+    c.res = new Response(clean, { status, headers });
+    c.res.headers.delete('content-length');
+  };
 }
 
 function readResumeInput(body: Record<string, unknown>): ResumeInput {

@@ -67,7 +67,7 @@ export default {
       return await app.fetch(request, env, context as never);
     } catch (error) {
       const { body } = toErrorResponse(error);
-      return errorResponse(body.error.code, body.error.message);
+      return errorResponse(body.error.code, body.error.message, body.error.details);
     }
   },
 

@@ -2,7 +2,8 @@
  * The Deno entry (Deno Deploy, or `deno run`): the same app over Deno KV. Bundled with the agents
  * to dist/worker/deno.js by build/targets/30-worker.mjs; run it with
  *   deno run --allow-net --allow-env --unstable-kv dist/worker/deno.js
- * Environment: PORT (default 8000), HOSTNAME (default 0.0.0.0), KV_PATH (a database file; unset:
+ * Environment: PORT (default 8000), HOSTNAME (default 0.0.0.0; a loopback name turns on the
+ * loopback Host check), KV_PATH (a database file; unset:
  * Deno Deploy's KV, or Deno's default local database), TRACE_TTL_MS, and the variables of
  * host-config.ts (API_TOKENS, CORS_ORIGINS, LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, MAX_BODY_BYTES).
  * On start it prints one line, `listening on http://host:port/`, to stdout.
@@ -12,6 +13,7 @@ import { createDenoKvStores, type DenoKvLike } from '../adapters/deno-kv/index.j
 import { createApp } from './app.js';
 import { prebuiltAgentSource } from './prebuilt-agent-source.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
+import { isLoopbackHostname, loopbackHosts } from './request-guard.js';
 
 /** The slice of the `Deno` namespace this entry uses (typed here: the build has no Deno types). */
 interface DenoLike {
@@ -34,13 +36,20 @@ for (const name of ['API_TOKENS', 'CORS_ORIGINS', 'LLM_BASE_URL', 'LLM_MODEL', '
   const value = variable(name);
   if (value !== undefined) hostVariables[name] = value;
 }
-const app = createApp({ agents: prebuiltAgentSource(agentFiles), ...stores, ...optionsFromVariables(hostVariables) });
+const hostname = variable('HOSTNAME') ?? '0.0.0.0';
+let listeningPort = Number(variable('PORT') ?? 8000);
+// Bound to loopback (local development), only loopback Host headers are answered (DNS rebinding).
+const allowedHosts = isLoopbackHostname(hostname) ? { allowedHosts: () => loopbackHosts(listeningPort) } : {};
+const app = createApp({ agents: prebuiltAgentSource(agentFiles), ...stores, ...optionsFromVariables(hostVariables), ...allowedHosts });
 
 deno.serve(
   {
-    port: Number(variable('PORT') ?? 8000),
-    hostname: variable('HOSTNAME') ?? '0.0.0.0',
-    onListen: ({ hostname, port }) => console.log(`listening on http://${hostname}:${port}/`),
+    port: listeningPort,
+    hostname,
+    onListen: ({ hostname: address, port }) => {
+      listeningPort = port;
+      console.log(`listening on http://${address}:${port}/`);
+    },
   },
   (request) => app.fetch(request),
 );

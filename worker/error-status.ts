@@ -1,7 +1,10 @@
 /**
  * The one table from error codes to HTTP statuses, and the one error body shape
- * `{error: {code, message}}`. Only failures of the request itself use it: a run that starts and
- * then fails is answered 200 with `status: "failed"` and its error, like any other run result.
+ * `{error: {code, message}}`. A request that fails answers that shape. A run that starts and then
+ * fails is answered, as JSON, with its whole result (`status: "failed"`, `error: {code, message}`,
+ * state) and the status of its error code (`statusOfRun`), so `response.ok` is false and the body
+ * still has the error shape; over SSE the 200 headers are sent before the outcome is known, and
+ * the `done` event carries it.
  */
 import { AgentError, toAgentError, type ErrorCode } from '../src/errors/agent-error.js';
 
@@ -13,10 +16,13 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   INPUT_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   INVALID_AGENT: 422,
-  BUDGET_EXCEEDED: 429,
+  // Not 429: a run stopped by its own budget must not look like a rate limit clients retry.
+  BUDGET_EXCEEDED: 422,
   CANCELLED: 499,
   INTERNAL: 500,
   NOT_IMPLEMENTED: 501,
@@ -32,20 +38,36 @@ export function statusOf(code: string): number {
   return ERROR_STATUS[code] ?? 500;
 }
 
-/** The JSON body of an error response. */
+/**
+ * The HTTP status of a run result answered as JSON: 200 for a completed or interrupted run, the
+ * status of its error code for a failed or cancelled one (a failed run never looks like success).
+ */
+export function statusOfRun(result: { status: string; error?: { code: string } }): number {
+  if (result.status !== 'failed' && result.status !== 'cancelled') return 200;
+  return statusOf(result.error?.code ?? 'INTERNAL');
+}
+
+/**
+ * The JSON body of an error response. `details.errors` is there when the error lists several
+ * problems (agents that failed to load: every problem of every file, the load-error contract).
+ */
 export interface ErrorBody {
-  error: { code: string; message: string };
+  error: { code: string; message: string; details?: { errors: unknown[] } };
 }
 
 /** Turns anything thrown into the status and body to answer with. */
 export function toErrorResponse(error: unknown): { status: number; body: ErrorBody } {
   const agentError = toAgentError(error, 'INTERNAL');
-  return { status: statusOf(agentError.code), body: { error: { code: agentError.code, message: agentError.message } } };
+  const body: ErrorBody = { error: { code: agentError.code, message: agentError.message } };
+  const problems = agentError.details.errors;
+  if (Array.isArray(problems) && problems.length > 0) body.error.details = { errors: problems };
+  return { status: statusOf(agentError.code), body };
 }
 
-/** The error response for a code and message: the body shape and the table's status. */
-export function errorResponse(code: string, message: string): Response {
-  return Response.json({ error: { code, message } } satisfies ErrorBody, { status: statusOf(code) });
+/** The error response for a code and message (and listed problems): the body shape and the table's status. */
+export function errorResponse(code: string, message: string, details?: ErrorBody['error']['details']): Response {
+  const body: ErrorBody = { error: { code, message, ...(details !== undefined ? { details } : {}) } };
+  return Response.json(body, { status: statusOf(code) });
 }
 
 /** An AgentError for the HTTP layer (a shorthand that keeps call sites short). */

@@ -9,7 +9,10 @@ import type { AppOptions } from './app.js';
 export interface HostVariables {
   /** `token:role,token2:role2` or a JSON object `{"token": "role"}`; a token alone gets role `user`. */
   API_TOKENS?: string;
-  /** Comma-separated origins, or `*`. */
+  /**
+   * Comma-separated origins allowed to call from a browser besides the app's own, or `*`: they get
+   * CORS headers, and any other `Origin` is refused (403).
+   */
   CORS_ORIGINS?: string;
   LLM_BASE_URL?: string;
   LLM_MODEL?: string;
@@ -57,8 +60,9 @@ export function optionsFromVariables(variables: HostVariables): Partial<AppOptio
   if (variables.LLM_BASE_URL) overrides.api_base = variables.LLM_BASE_URL;
   if (variables.LLM_MODEL) overrides.model = variables.LLM_MODEL;
   if (variables.LLM_API_KEY) overrides.api_key = variables.LLM_API_KEY;
+  // The key is an override only: redacted everywhere, sent only to the host's endpoint, and never
+  // in `secrets`, where any agent's templates could read it and send it elsewhere.
   if (Object.keys(overrides).length > 0) options.llm = { overrides };
-  if (variables.LLM_API_KEY) options.secrets = { LLM_API_KEY: variables.LLM_API_KEY };
   const maxBody = Number(variables.MAX_BODY_BYTES);
   if (variables.MAX_BODY_BYTES !== undefined && Number.isInteger(maxBody) && maxBody > 0) options.limits = { maxBodyBytes: maxBody };
   const heartbeat = Number(variables.SSE_HEARTBEAT_MS);

@@ -20,6 +20,7 @@ import { createApp, type AppOptions } from './app.js';
 import { loadAgent } from '../src/graph/load-agent.js';
 import { lazyAgentSource } from './prebuilt-agent-source.js';
 import { optionsFromVariables } from './host-config.js';
+import { hostGuard, isLoopbackHostname, loopbackHosts } from './request-guard.js';
 
 export interface ServeOptions {
   /** Port (0 picks a free one; default 8787). */
@@ -59,7 +60,12 @@ function defaultWebDemoDir(): string | undefined {
   return undefined;
 }
 
-/** Starts the server; resolves once it listens. Agents failing to load reject with their error. */
+/**
+ * Starts the server; resolves once it listens. Agents failing to load reject with one error that
+ * lists the problems of every broken file in `details.errors`. On a loopback interface (the
+ * default), only loopback `Host` headers with the server's port are answered, static files
+ * included: a DNS-rebinding page cannot reach it.
+ */
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const files = await readAgentFiles(path.resolve(options.agentsDir ?? 'examples'));
   const agents = lazyAgentSource(() => files.map(({ file, source }) => ({ file, compile: () => loadAgent(source, { file }) })));
@@ -77,18 +83,22 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     }),
     ...options.app,
   });
-  // Static files first (public, like the page itself), then the API with its auth and limits.
+  // The Host check first (for static files too), then static files (public, like the page
+  // itself), then the API with its Origin check, auth and limits.
   const site = new Hono();
+  const hostname = options.hostname ?? '127.0.0.1';
+  let listeningPort = options.port ?? 8787;
+  if (isLoopbackHostname(hostname)) site.use('*', hostGuard(() => loopbackHosts(listeningPort)));
   const webDemoDir = options.webDemoDir ?? defaultWebDemoDir();
   if (webDemoDir !== undefined && existsSync(webDemoDir)) {
     site.get('/*', serveStatic({ root: path.relative(process.cwd(), webDemoDir) || '.' }));
   }
   site.route('/', app);
-  const hostname = options.hostname ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     const server = serveNode({ fetch: site.fetch, port: options.port ?? 8787, hostname }, (info: AddressInfo) => {
+      listeningPort = info.port;
       resolve({
-        url: `http://${hostname}:${info.port}`,
+        url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${info.port}`,
         port: info.port,
         app: site,
         close: () =>

@@ -4,7 +4,8 @@
  * parser. The build already compiled each one, so a failure here would mean the bundle and the
  * engine disagree: it surfaces as INVALID_AGENT on requests instead of crashing the isolate.
  */
-import { toAgentError } from '../src/errors/agent-error.js';
+import { toAgentError, type AgentError } from '../src/errors/agent-error.js';
+import { combineLoadErrors } from './agent-load-errors.js';
 import { compileAgent } from '../src/graph/compile-agent.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import type { AgentSpec } from '../src/spec/agent-spec.js';
@@ -34,20 +35,26 @@ export function prebuiltAgentSource(agents: ReadonlyArray<PrebuiltAgent>): Agent
   return lazyAgentSource(() => agents.map((prebuilt) => ({ file: prebuilt.file, compile: () => compileAgent(revive(prebuilt)) })));
 }
 
-/** An AgentSource over agents compiled on first use; shared by the prebuilt and YAML forms. */
+/**
+ * An AgentSource over agents compiled on first use; shared by the prebuilt and YAML forms. When
+ * agents fail to load, every file is still compiled and the error thrown is the first one, with
+ * `details.errors` listing the problems of every broken file (agent-load-errors.ts).
+ */
 export function lazyAgentSource(load: () => Array<{ file: string; compile: () => CompiledAgent }>): AgentSource {
   let compiled: Map<string, CompiledAgent> | undefined;
   const all = (): Map<string, CompiledAgent> => {
     if (compiled === undefined) {
       const byName = new Map<string, CompiledAgent>();
+      const failures: AgentError[] = [];
       for (const { file, compile } of load()) {
         try {
           const agent = compile();
           byName.set(agent.name, agent);
         } catch (error) {
-          throw toAgentError(error, 'INVALID_AGENT', { file });
+          failures.push(toAgentError(error, 'INVALID_AGENT', { file }));
         }
       }
+      if (failures.length > 0) throw combineLoadErrors(failures);
       compiled = byName;
     }
     return compiled;

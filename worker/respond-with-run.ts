@@ -10,12 +10,16 @@
  *
  * A resume that fails before the run starts (unknown run, finished run, a claim lost to another
  * resumer, storage down) is a request error with a status from error-status.ts, not a run result.
+ * A run that failed is answered as JSON with the status of its error (`statusOfRun`); over SSE the
+ * status is 200 (sent before the outcome is known) and the `done` event says `status: "failed"`.
+ * Every SSE `data:` line goes through the host's sanitiser, like every JSON body (app.ts).
  */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AgentEvent } from '../src/events/event.js';
 import type { AgentRun, RunResult } from '../src/graph/run-types.js';
-import { errorResponse } from './error-status.js';
+import type { Sanitizer } from '../src/events/outbound.js';
+import { errorResponse, statusOfRun } from './error-status.js';
 
 export interface RunResponseOptions {
   stream: boolean;
@@ -23,6 +27,8 @@ export interface RunResponseOptions {
   waitUntil: (promise: Promise<unknown>) => void;
   /** Milliseconds between SSE comment lines while a run is quiet (0: none). */
   heartbeatMs: number;
+  /** Redacts the host's secrets from every SSE event written. */
+  sanitizer: Sanitizer;
 }
 
 /** Codes that mean the run never started: answered as request errors. */
@@ -45,18 +51,19 @@ export async function respondWithRun(c: Context, run: AgentRun, options: RunResp
     if (result.error !== undefined && NOT_STARTED.has(result.error.code)) {
       return errorResponse(result.error.code, result.error.message);
     }
-    return c.json(resultBody(result));
+    return c.json(resultBody(result), statusOfRun(result) as never);
   }
   if (!options.stream) {
     for (let step = await events.next(); step.done !== true; step = await events.next()) {
       // Drained so the engine's channel never holds a finished run's events.
     }
-    return c.json(resultBody(await run.result));
+    const result = await run.result;
+    return c.json(resultBody(result), statusOfRun(result) as never);
   }
   return streamSSE(c, async (stream) => {
     stream.onAbort(() => run.cancel('the client disconnected'));
     const heartbeat = options.heartbeatMs > 0 ? setInterval(() => void stream.write(': keep-alive\n\n'), options.heartbeatMs) : undefined;
-    const send = (event: AgentEvent) => stream.writeSSE({ event: event.type, data: JSON.stringify(event), id: String(event.seq) });
+    const send = (event: AgentEvent) => stream.writeSSE({ event: event.type, data: options.sanitizer.text(JSON.stringify(event)), id: String(event.seq) });
     await send(first.value);
     for (let step = await events.next(); step.done !== true; step = await events.next()) {
       if (!stream.aborted) await send(step.value);

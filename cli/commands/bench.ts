@@ -5,12 +5,13 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { BenchResult } from '../../bench/bench-result.js';
+import { parseArgs } from '../args.js';
 import type { CliIo } from '../io.js';
 
-
 export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
-  const json = argv.includes('--json');
-  const only = argv.filter((argument) => !argument.startsWith('--'));
+  const args = parseArgs(argv, new Set(['json']), new Set());
+  const json = args.flags.has('json');
+  const only = args.positionals;
   const bundle = new URL('./bench.js', import.meta.url);
   if (!existsSync(fileURLToPath(bundle))) {
     io.stderr('tea-edge bench: dist/bench.js is missing; run `npm run build`\n');

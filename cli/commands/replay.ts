@@ -1,16 +1,35 @@
-/** `tea-edge run --replay <trace-dir>/<run-id>`: re-runs an agent against the model responses recorded in a trace. */
+/**
+ * `tea-edge run --replay <trace-dir>/<run-id>`: re-runs an agent against the model responses
+ * recorded in a trace, with the recorded input unless the user gives one. The first request that
+ * differs from the recording fails the run (exit 1), naming the call and the field.
+ */
 import path from 'node:path';
 import { createFsStores } from '../../adapters/fs/index.js';
-import { createReplayProvider } from '../../src/llm/replay.js';
+import { toAgentError } from '../../src/errors/agent-error.js';
 import type { RunOptions } from '../../src/graph/run-types.js';
+import { createReplayProvider } from '../../src/llm/replay.js';
+import { isPlainObject } from '../../src/util/safe-json.js';
 import { UsageError } from '../args.js';
 
-export async function replayOptions(target: string): Promise<Partial<RunOptions>> {
+export interface Replay {
+  options: Partial<RunOptions>;
+  /** The input the recorded run started with. */
+  input: Record<string, unknown>;
+}
+
+export async function loadReplay(target: string): Promise<Replay> {
   const runId = path.basename(target);
   const traceDir = path.dirname(target);
   const { traceStore } = createFsStores(traceDir);
   const events = await traceStore.readEvents(runId);
   if (events.length === 0) throw new UsageError(`--replay: no recorded run '${runId}' in ${traceDir}`);
-  const provider = createReplayProvider(events);
-  return { llm: { providerFactory: () => provider } };
+  let provider;
+  try {
+    provider = createReplayProvider(events);
+  } catch (error) {
+    throw new UsageError(`--replay: ${toAgentError(error).message}`);
+  }
+  const start = events.find((event) => event.type === 'run_start');
+  const input = start !== undefined && isPlainObject(start.data.input) ? (start.data.input as Record<string, unknown>) : {};
+  return { options: { llm: { providerFactory: () => provider } }, input };
 }

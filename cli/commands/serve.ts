@@ -1,18 +1,44 @@
-/** `tea-edge serve [--port 8787] [--agents <dir>] [--trace-dir <dir>]`: the worker's Hono app on Node, plus the web demo. */
+/**
+ * `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] [--trace-dir <dir>]`: the
+ * worker's Hono app on Node, plus the web demo. A missing agents folder is a usage error (exit 2);
+ * a port already in use says so and suggests --port (exit 1).
+ */
+import { stat } from 'node:fs/promises';
 import { parseArgs, stringFlag, UsageError } from '../args.js';
 import type { CliIo } from '../io.js';
+import { AgentError } from '../../src/errors/agent-error.js';
+import { oneLine } from '../terminal-text.js';
+import { loadErrorLines } from './load-error-lines.js';
 
 export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, new Set(), new Set(['port', 'agents', 'trace-dir', 'host']));
-  const port = Number(stringFlag(args, 'port') ?? process.env.PORT ?? 8787);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number');
+  if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}' (tea-edge serve --help)`);
+  const portText = stringFlag(args, 'port') ?? process.env.PORT ?? '8787';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got '${portText}'`);
+  const agentsDir = stringFlag(args, 'agents') ?? 'examples';
+  await requireDirectory(agentsDir, '--agents');
+  const hostname = stringFlag(args, 'host') ?? '127.0.0.1';
   const { serve } = await import('../../worker/node.js');
-  const server = await serve({
-    port,
-    hostname: stringFlag(args, 'host') ?? '127.0.0.1',
-    agentsDir: stringFlag(args, 'agents') ?? 'examples',
-    traceDir: stringFlag(args, 'trace-dir') ?? '.tea-traces',
-  });
+  let server;
+  try {
+    server = await serve({ port, hostname, agentsDir, traceDir: stringFlag(args, 'trace-dir') ?? '.tea-traces' });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      io.stderr(`${oneLine(`tea-edge serve: port ${port} on ${hostname} is already in use; stop the other server or choose another port with --port <n> (--port 0 picks a free one)`)}\n`);
+      return 1;
+    }
+    if (code === 'EACCES') {
+      io.stderr(`${oneLine(`tea-edge serve: not allowed to listen on port ${port} of ${hostname}; choose a port above 1023 with --port <n>`)}\n`);
+      return 1;
+    }
+    if (AgentError.isInstance(error)) {
+      io.stderr(loadErrorLines(error, agentsDir));
+      return 2;
+    }
+    throw error;
+  }
   io.stderr(`tea-edge serving on ${server.url} (web demo at /, API at /agents)\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -21,4 +47,10 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   });
   await server.close();
   return 0;
+}
+
+async function requireDirectory(directory: string, flag: string): Promise<void> {
+  const found = await stat(directory).catch(() => undefined);
+  if (found === undefined) throw new UsageError(`${flag} ${directory}: no such folder`);
+  if (!found.isDirectory()) throw new UsageError(`${flag} ${directory}: not a folder`);
 }

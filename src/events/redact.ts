@@ -4,8 +4,8 @@
  * trace. The engine calls both before appending to a TraceStore; stores then keep what they get.
  *
  * Redaction: every configured secret value (4 characters or more, so a short value cannot erase
- * ordinary text) is replaced wherever it appears in a string, `Bearer`/`Basic` credentials in
- * text are masked, and the value of any key named like a credential (`authorization`, `api-key`,
+ * ordinary text) is replaced wherever it appears in a string or a key name, `Bearer`/`Basic`
+ * credentials in text are masked, and the value of any key named like a credential (`authorization`, `api-key`,
  * `x-api-key`, `api_key`, `apiKey`, …, case-insensitive; also `[name, value]` header pairs) becomes
  * `[REDACTED]`.
  *
@@ -129,8 +129,16 @@ function isRedactedKey(key: string, context: CopyContext): boolean {
 }
 
 function redactString(text: string, context: CopyContext): string {
+  return redactText(text, context.secrets);
+}
+
+/**
+ * `text` with every one of `secrets` (already filtered and sorted longest first) and every
+ * `Bearer`/`Basic` credential replaced by `[REDACTED]`.
+ */
+export function redactText(text: string, secrets: readonly string[]): string {
   let result = text;
-  for (const secret of context.secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+  for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
   if (result.includes('Bearer') || result.includes('Basic')) result = result.replace(BEARER_PATTERN, `$1 ${REDACTED}`);
   return result;
 }
@@ -225,8 +233,10 @@ function copyFields(value: object, depth: number, context: CopyContext): Record<
     }
     const copied = copyValue(field, depth + 1, context);
     if (copied !== undefined) {
-      result[key] = copied;
-      context.sizeBound += stringBound(key) + 2;
+      // A secret used as a key name (`{[key]: 1}` built by an agent) must not leak either.
+      const name = context.secrets.length > 0 ? redactString(key, context) : key;
+      result[name] = copied;
+      context.sizeBound += stringBound(name) + 2;
     }
   }
   return result;

@@ -48,6 +48,12 @@ export function resumeAgent(agent: CompiledAgent, runId: string, resume: ResumeI
     if (checkpoint.agent !== agent.name) {
       throw new AgentError('CONFLICT', `run '${runId}' belongs to agent '${checkpoint.agent}', not '${agent.name}'`);
     }
+    // Checked before the claim, so an agent file edited since the pause leaves the run resumable.
+    const node = agent.nodes.get(checkpoint.node);
+    if (node === undefined) throw new AgentError('CONFLICT', `checkpoint node '${checkpoint.node}' is not in agent '${agent.name}' any more`);
+    if (checkpoint.position === 'after' && node.route.kind === 'parallel') {
+      throw new AgentError('INVALID_AGENT', 'resuming after a fan-out node is not supported', { node: node.name });
+    }
     if (!(await checkpointStore.claim(runId, checkpoint.checkpoint_id))) {
       throw new AgentError('CONFLICT', `run '${runId}' is already being resumed`);
     }
@@ -70,11 +76,17 @@ export function resumeAgent(agent: CompiledAgent, runId: string, resume: ResumeI
     for (const [key, value] of Object.entries(resume.state_update ?? {})) {
       if (key !== '__proto__' && key !== 'constructor' && key !== 'prototype') state[key] = value;
     }
-    const node = agent.nodes.get(checkpoint.node);
-    if (node === undefined) throw new AgentError('CONFLICT', `checkpoint node '${checkpoint.node}' is not in agent '${agent.name}' any more`);
+    const node = agent.nodes.get(checkpoint.node)!;
     if (checkpoint.position === 'after') {
-      const next = nextNode(node, started.baseScope(state));
-      if (typeof next !== 'string') throw new AgentError('INVALID_AGENT', 'resuming after a fan-out node is not supported', { node: node.name });
+      // Routing can fail (a condition that does not render): the session reports it as a failed
+      // run with its done event, like any failure once the checkpoint is claimed.
+      let next;
+      try {
+        next = nextNode(node, started.baseScope(state));
+      } catch (error) {
+        return started.failBeforeStart(state, error);
+      }
+      if (typeof next !== 'string') return started.failBeforeStart(state, new AgentError('INVALID_AGENT', 'resuming after a fan-out node is not supported', { node: node.name }));
       if (next === '__end__') return started.resumeFrom(state, { node: '__end__', skipInterruptBefore: true });
       return started.resumeFrom(state, { node: next, skipInterruptBefore: false });
     }

@@ -1,7 +1,15 @@
 /**
- * The run budget (SPEC §1.1 settings.limits): node visits, model calls, tokens and duration.
- * Counters are plain numbers in one run's context; exceeding one throws BUDGET_EXCEEDED with the
- * budget's name as the stop reason.
+ * The run budget (settings.limits, see docs/execution-model.md): node visits, model calls, tokens
+ * and duration. Counters are plain numbers in one run's context; exceeding one throws
+ * BUDGET_EXCEEDED with the budget's name in `details.budget`, which becomes the run's stop reason.
+ *
+ * Defaults and host ceilings live here and nowhere else (docs/security.md lists them):
+ *
+ *   budget            default   ceiling
+ *   max_steps         1000      100000
+ *   max_llm_calls     100       10000      (a looping agent on a paid API stops at 100 calls)
+ *   max_tokens        none      100000000
+ *   max_duration_ms   none      86400000   (enforced by a timer that aborts the run's signal)
  */
 import { AgentError } from '../errors/agent-error.js';
 import type { TokenUsage } from '../llm/types.js';
@@ -15,12 +23,48 @@ export interface BudgetUsage {
 
 export type BudgetName = 'max_steps' | 'max_llm_calls' | 'max_tokens' | 'max_duration_ms';
 
+export const BUDGET_NAMES: readonly BudgetName[] = ['max_steps', 'max_llm_calls', 'max_tokens', 'max_duration_ms'];
+
+/** What a run gets when neither the agent nor the host sets a budget. */
+export const BUDGET_DEFAULTS: Readonly<{ max_steps: number; max_llm_calls: number }> = Object.freeze({ max_steps: 1000, max_llm_calls: 100 });
+
+/** The largest value an agent, a host option or a CLI flag may set. */
+export const BUDGET_CEILINGS: Readonly<Record<BudgetName, number>> = Object.freeze({
+  max_steps: 100_000,
+  max_llm_calls: 10_000,
+  max_tokens: 100_000_000,
+  max_duration_ms: 86_400_000,
+});
+
+export type Limits = LimitsSpec & { max_llm_calls: number };
+
+/**
+ * The limits a run runs under. Each budget is, in order of precedence: the operator's override
+ * (`tea-edge run --max-llm-calls N`), else the agent's `settings.limits`, else the default; then
+ * the host's tighter limits (`RunOptions.limits`, e.g. a server's) take the minimum, and every value
+ * is capped at its ceiling.
+ */
+export function resolveLimits(agent: Partial<LimitsSpec>, host: Partial<LimitsSpec> = {}, overrides: Partial<LimitsSpec> = {}): Limits {
+  const limits: Partial<Record<BudgetName, number>> = {};
+  for (const name of BUDGET_NAMES) {
+    let value = finite(overrides[name]) ?? finite(agent[name]) ?? (BUDGET_DEFAULTS as Partial<Record<BudgetName, number>>)[name];
+    const tighter = finite(host[name]);
+    if (tighter !== undefined) value = value === undefined ? tighter : Math.min(value, tighter);
+    if (value !== undefined) limits[name] = Math.min(value, BUDGET_CEILINGS[name]);
+  }
+  return limits as Limits;
+}
+
+function finite(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
 export class RunBudget {
   readonly usage: BudgetUsage;
   private readonly startedAt: number;
 
   constructor(
-    private readonly limits: LimitsSpec,
+    readonly limits: Limits,
     usage: BudgetUsage = { steps: 0, llm_calls: 0, tokens: 0 },
     private readonly now: () => number = Date.now,
   ) {
@@ -37,17 +81,21 @@ export class RunBudget {
     this.checkDuration(node);
   }
 
-  checkDuration(node?: string): void {
+  /** Milliseconds left of max_duration_ms (undefined when there is no duration budget). */
+  remainingMs(): number | undefined {
     const limit = this.limits.max_duration_ms;
-    if (limit !== undefined && this.now() - this.startedAt > limit) {
-      throw exceeded('max_duration_ms', `the run took longer than ${limit} ms`, node);
-    }
+    return limit === undefined ? undefined : limit - (this.now() - this.startedAt);
+  }
+
+  checkDuration(node?: string): void {
+    const remaining = this.remainingMs();
+    if (remaining !== undefined && remaining < 0) throw durationExceeded(this.limits.max_duration_ms!, node);
   }
 
   beforeLlmCall(): void {
     const limit = this.limits.max_llm_calls;
-    if (limit !== undefined && this.usage.llm_calls >= limit) {
-      throw exceeded('max_llm_calls', `the run made ${this.usage.llm_calls} model calls, its limit`);
+    if (this.usage.llm_calls >= limit) {
+      throw exceeded('max_llm_calls', `the run made ${this.usage.llm_calls} model calls, its limit (raise it with settings.limits.max_llm_calls or --max-llm-calls)`);
     }
     this.checkDuration();
     this.usage.llm_calls++;
@@ -60,6 +108,11 @@ export class RunBudget {
       throw exceeded('max_tokens', `the run used ${this.usage.tokens} tokens, over its limit of ${limit}`);
     }
   }
+}
+
+/** The error of a run that ran out of time (also the reason its signal is aborted with). */
+export function durationExceeded(limit: number, node?: string): AgentError {
+  return exceeded('max_duration_ms', `the run took longer than its max_duration_ms of ${limit} ms`, node);
 }
 
 function exceeded(budget: BudgetName, message: string, node?: string): AgentError {

@@ -16,7 +16,9 @@ import type { ResumeInfo, State } from '../actions/types.js';
 import { AgentError, toAgentError, type AgentErrorJson } from '../errors/agent-error.js';
 import type { AgentEvent, EventType, RunStatus, StopReason } from '../events/event.js';
 import { createRunEventCap, sanitizeEventWithSize } from '../events/redact.js';
+import { createSanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
+import { sleep } from '../llm/retry.js';
 import type { Checkpoint, PendingInterrupt } from '../storage/trace-store.js';
 import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
@@ -24,7 +26,8 @@ import { createEventChannel, type EventChannel } from './event-channel.js';
 import { executeBody, type BodyHost } from './execute-body.js';
 import { isPauseSignal } from './pause-signal.js';
 import { nextNode } from './route.js';
-import { budgetOf, RunBudget, type BudgetUsage } from './run-budget.js';
+import { budgetOf, durationExceeded, resolveLimits, RunBudget, type BudgetUsage } from './run-budget.js';
+import { capRunError } from './run-error.js';
 import type { RunOptions, RunResult } from './run-types.js';
 import { runParallel } from './run-parallel.js';
 
@@ -74,12 +77,7 @@ export class RunSession implements BodyHost {
     this.role = options.role;
     this.traceStore = options.traceStore;
     this.createdAt = restored?.createdAt ?? new Date(this.now()).toISOString();
-    const limits = { ...agent.spec.limits };
-    for (const [key, value] of Object.entries(options.limits ?? {})) {
-      const current = (limits as Record<string, number | undefined>)[key];
-      if (typeof value === 'number') (limits as Record<string, number>)[key] = current === undefined ? value : Math.min(current, value);
-    }
-    this.budget = new RunBudget(limits, restored?.usage, () => this.now());
+    this.budget = new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now());
     const luaSettings = agent.spec.settings.lua as { instructions?: number } | undefined;
     this.luaInstructions = luaSettings?.instructions;
     if (options.signal !== undefined) {
@@ -87,7 +85,13 @@ export class RunSession implements BodyHost {
       else options.signal.addEventListener('abort', () => this.controller.abort(options.signal!.reason), { once: true });
     }
     // settings.llm strings are templates (TEA renders them once with no state): `{{ secrets.key }}` works.
-    const settingsLlm = agent.settingsLlm.render(this.baseScope({})) as Record<string, unknown>;
+    // A template error here fails the run when it starts (runAgent never throws).
+    let settingsLlm: Record<string, unknown> = {};
+    try {
+      settingsLlm = agent.settingsLlm.render(this.baseScope({})) as Record<string, unknown>;
+    } catch (error) {
+      this.setupError = toAgentError(error, 'TEMPLATE_ERROR', { field: 'settings.llm' });
+    }
     this.secretValues = [
       ...Object.values(options.secrets ?? {}),
       typeof settingsLlm.api_key === 'string' ? settingsLlm.api_key : '',
@@ -108,6 +112,11 @@ export class RunSession implements BodyHost {
   }
 
   private currentNode: string | undefined;
+  /** A failure found while building the session, reported when the run starts. */
+  private setupError: AgentError | undefined;
+  /** The node of the main flow being run, for errors raised from outside it (the duration timer). */
+  private activeNode: string | undefined;
+  private durationTimer: ReturnType<typeof setTimeout> | undefined;
 
   get signal(): AbortSignal {
     return this.controller.signal;
@@ -120,6 +129,26 @@ export class RunSession implements BodyHost {
 
   cancel(reason = 'cancelled by the host'): void {
     if (!this.controller.signal.aborted) this.controller.abort(new AgentError('CANCELLED', reason));
+  }
+
+  /**
+   * max_duration_ms is a deadline, not only a check between nodes: when it passes, the run's signal
+   * is aborted, which ends the model call, tool call or retry sleep in flight.
+   */
+  private armDurationTimer(): void {
+    const remaining = this.budget.remainingMs();
+    if (remaining === undefined) return;
+    const limit = this.budget.limits.max_duration_ms!;
+    this.durationTimer = setTimeout(() => {
+      if (!this.controller.signal.aborted) this.controller.abort(durationExceeded(limit, this.activeNode));
+    }, Math.max(0, remaining));
+  }
+
+  /** Why the run's signal was aborted (a host cancel or a budget), when it was. */
+  private abortError(): AgentError | undefined {
+    const signal = this.controller.signal;
+    if (!signal.aborted) return undefined;
+    return AgentError.isInstance(signal.reason) ? signal.reason : new AgentError('CANCELLED', 'the run was cancelled');
   }
 
   now(): number {
@@ -213,8 +242,10 @@ export class RunSession implements BodyHost {
   async start(input: unknown): Promise<RunResult> {
     await this.putRecord('running');
     this.emit('run_start', { agent: this.agent.name, input: input ?? {} });
+    this.armDurationTimer();
     let outcome: Outcome;
     try {
+      if (this.setupError !== undefined) throw this.setupError;
       if (input !== undefined && !isPlainObject(input)) throw new AgentError('INPUT_INVALID', 'the run input must be a JSON object');
       const plainInput = (toPlainJson(input ?? {}, 'input') ?? {}) as State;
       if (this.agent.inputSchema !== undefined) {
@@ -236,8 +267,10 @@ export class RunSession implements BodyHost {
   /** Continues a run from a checkpoint. */
   async resumeFrom(state: State, start: StartPoint): Promise<RunResult> {
     this.state = state;
+    this.armDurationTimer();
     let outcome: Outcome;
     try {
+      if (this.setupError !== undefined) throw this.setupError;
       outcome = await this.loop(start);
     } catch (error) {
       outcome = this.failure(error);
@@ -245,12 +278,25 @@ export class RunSession implements BodyHost {
     return this.finish(outcome);
   }
 
+  /** Ends a claimed run that cannot continue (its record, `error` and `done` events as for any failure). */
+  async failBeforeStart(state: State, error: unknown): Promise<RunResult> {
+    this.state = state;
+    return this.finish(this.failure(error));
+  }
+
+  /**
+   * The outcome of a run that threw. An aborted signal decides first: its reason is a host cancel
+   * (status cancelled) or the duration budget (status failed, stop reason max_duration_ms), whatever
+   * the interrupted call threw on its way out.
+   */
   private failure(error: unknown): Outcome {
-    const agentError = toAgentError(error, 'INTERNAL');
-    if (agentError.code === 'CANCELLED' || this.controller.signal.aborted) {
-      return { status: 'cancelled', error: agentError.code === 'CANCELLED' ? agentError : new AgentError('CANCELLED', 'the run was cancelled'), stopReason: 'cancelled' };
-    }
-    return { status: 'failed', error: agentError, stopReason: budgetOf(agentError) ?? 'error' };
+    const thrown = toAgentError(error, 'INTERNAL');
+    const aborted = this.abortError();
+    const agentError = aborted === undefined ? thrown : toAgentError(aborted, 'CANCELLED', thrown.node !== undefined ? { node: thrown.node } : {});
+    const budget = budgetOf(agentError);
+    if (budget !== undefined) return { status: 'failed', error: agentError, stopReason: budget };
+    if (agentError.code === 'CANCELLED') return { status: 'cancelled', error: agentError, stopReason: 'cancelled' };
+    return { status: 'failed', error: agentError, stopReason: 'error' };
   }
 
   private async loop(start: StartPoint): Promise<Outcome> {
@@ -260,7 +306,8 @@ export class RunSession implements BodyHost {
     while (current !== END) {
       const node = this.agent.nodes.get(current);
       if (node === undefined) throw new AgentError('NO_ROUTE', `node '${current}' does not exist`);
-      if (this.controller.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled', { node: current });
+      if (this.controller.signal.aborted) throw toAgentError(this.abortError(), 'CANCELLED', { node: current });
+      this.activeNode = current;
       this.budget.step(current);
       if (node.interruptBefore && !skipBefore) {
         return this.pause(node, 'before', { kind: 'interrupt', node: node.name, position: 'before' });
@@ -310,11 +357,12 @@ export class RunSession implements BodyHost {
         update = await this.withTimeout(node, () => executeBody(this, node.body, node.name, state, resume));
       } catch (error) {
         if (isPauseSignal(error)) throw error;
-        const agentError = toAgentError(error, 'ACTION_FAILED', { node: node.name });
+        // A call cut by the run's signal reports why the signal was aborted, not how the call ended.
+        const agentError = toAgentError(this.abortError() ?? error, 'ACTION_FAILED', { node: node.name });
         const fatal = agentError.code === 'BUDGET_EXCEEDED' || agentError.code === 'CANCELLED' || this.controller.signal.aborted;
         this.emit('error', { ...agentError.toJSON(), node: node.name, attempt }, node.name);
         if (!fatal && attempt < attempts) {
-          await delay(Math.min(policy.backoffMs * 2 ** (attempt - 1), 30_000), this.controller.signal);
+          await sleep(Math.min(policy.backoffMs * 2 ** (attempt - 1), 30_000), this.controller.signal);
           continue;
         }
         if (fatal || policy.mode !== 'graceful') throw agentError;
@@ -366,9 +414,10 @@ export class RunSession implements BodyHost {
   }
 
   private async finish(outcome: Outcome): Promise<RunResult> {
+    clearTimeout(this.durationTimer);
     const result: RunResult = { run_id: this.runId, status: outcome.status, stop_reason: stopReasonOf(outcome), state: this.state };
     if (outcome.status === 'failed' || outcome.status === 'cancelled') {
-      result.error = outcome.error.toJSON();
+      result.error = capRunError(outcome.error.toJSON(), this.secretValues);
       this.emit('error', { ...result.error, fatal: true }, outcome.error.node);
     }
     if (outcome.status === 'interrupted') {
@@ -376,6 +425,8 @@ export class RunSession implements BodyHost {
       outcome.checkpoint.seq = this.seq + 1;
       await this.saveCheckpoint(outcome.checkpoint);
     }
+    // What leaves the run (state, error, interrupt) goes through the one sanitiser, like its events.
+    Object.assign(result, createSanitizer(this.secretValues).value(result));
     await this.persistEvents();
     this.applyStorageFailure(result);
     const done = this.makeEvent('done', doneData(result));
@@ -402,7 +453,7 @@ export class RunSession implements BodyHost {
     const store = this.options.checkpointStore;
     if (store === undefined) return;
     try {
-      await store.save(checkpoint);
+      await store.save(createSanitizer(this.secretValues).value(checkpoint));
     } catch (caught) {
       this.storageError ??= toAgentError(caught, 'STORAGE_ERROR');
     }
@@ -435,15 +486,4 @@ function doneData(result: RunResult): Record<string, unknown> {
     ...(result.error !== undefined ? { error: result.error } : {}),
     ...(result.interrupt !== undefined ? { interrupt: result.interrupt } : {}),
   };
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new AgentError('CANCELLED', 'the run was cancelled'));
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(new AgentError('CANCELLED', 'the run was cancelled'));
-    }, { once: true });
-  });
 }

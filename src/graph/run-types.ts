@@ -26,8 +26,13 @@ export interface RunOptions {
   secrets?: Record<string, string>;
   /** An allow-listed environment object templates see as `env`. */
   env?: Record<string, string>;
-  /** Tighter limits than the agent's (each the minimum of both). */
+  /** Tighter limits than the agent's (each the minimum of both; a server's ceilings). */
   limits?: Partial<LimitsSpec>;
+  /**
+   * The operator's own budgets (the CLI's `--max-llm-calls`): each replaces the agent's value and
+   * the default, still under `limits` and the host ceilings (see run-budget.ts).
+   */
+  limitOverrides?: Partial<LimitsSpec>;
   /** Keep model request/response text in events (default: settings.trace.capture_payloads). */
   capturePayloads?: boolean;
   /** Clock, for tests. */

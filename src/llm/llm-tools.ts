@@ -14,8 +14,11 @@ import type { ActionCompiler, ActionContext, ActionDefinition } from '../actions
 import type { CompiledValue } from '../templates/types.js';
 import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from './types.js';
 import { parseJsonSafely } from '../reasoning/safe-json.js';
+import { whyNotATool } from '../tools/not-a-tool.js';
 import { buildMessages } from './resolve-llm-call.js';
+import { isInfrastructureFailure } from './llm-errors.js';
 import { llmResult } from './llm-result.js';
+import { llmProperties, MODEL_CALL_KEYS, TOOL_ENTRY_SHAPE } from '../spec/parameter-shapes.js';
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 10;
 /** Longest tool result fed back to the model. */
@@ -43,18 +46,24 @@ export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
     type: 'object',
     required: ['tools'],
     properties: {
-      tools: { type: 'array', description: 'action names, {name, description, parameters, action}, or OpenAI tool definitions' },
+      tools: { type: 'array', description: 'action names, {name, description, parameters, action}, or OpenAI tool definitions', items: TOOL_ENTRY_SHAPE },
       max_tool_rounds: { type: 'integer', minimum: 1, default: DEFAULT_MAX_TOOL_ROUNDS },
       prompt: { type: 'string' },
       system: { type: 'string' },
       messages: { type: 'array' },
-      model: { type: 'string' },
       tool_choice: {},
+      stream: { type: 'boolean' },
+      ...llmProperties(MODEL_CALL_KEYS),
     },
+    additionalProperties: false,
   },
   prepare(raw, compiler) {
     if (!Array.isArray(raw.tools) || raw.tools.length === 0) throw compiler.error('expected a non-empty list of tools', 'tools');
     const tools = raw.tools.map((entry, index) => prepareTool(entry, `tools[${index}]`, compiler));
+    tools.forEach((tool, index) => {
+      const refusal = tool.action === undefined ? undefined : whyNotATool(tool.action);
+      if (refusal !== undefined) throw compiler.error(refusal, `tools[${index}]`);
+    });
     const seen = new Set<string>();
     for (const tool of tools) {
       const name = tool.definition.function.name;
@@ -207,7 +216,9 @@ async function runToolCall(
     try {
       result = await context.callAction(tool.action, parsedArguments as Record<string, unknown>);
     } catch (error) {
-      if (!AgentError.isInstance(error) || error.code === 'CANCELLED' || error.code === 'BUDGET_EXCEEDED') throw error;
+      // A tool's own failure is a result the model sees; infrastructure (a model server down behind
+      // the tool, storage, cancellation, budgets) ends the node (docs/execution-model.md).
+      if (!AgentError.isInstance(error) || isInfrastructureFailure(error)) throw error;
       result = { error: error.message, code: error.code };
     }
   }

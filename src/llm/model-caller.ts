@@ -11,6 +11,7 @@ import type { LlmCallOptions, LlmCallParams } from '../actions/types.js';
 import type { LlmCallHooks, LlmConnection, LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, TokenUsage, ToolCall } from './types.js';
 import { createProvider } from './create-provider.js';
 import { requestPayload, responsePayload } from './payload-capture.js';
+import { createSanitizer } from '../events/outbound.js';
 import { redactSecrets, redactValue } from './redact.js';
 import { resolveLlmCall } from './resolve-llm-call.js';
 import { isScriptedModel, SCRIPTED_MODEL_NAME } from './scripted-model.js';
@@ -133,7 +134,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           },
         };
         const response = withoutSecrets(
-          stream ? await streamResponse(provider, request, environment, hooks, label) : await provider.generate(request, environment.signal, hooks),
+          stream ? await streamResponse(provider, request, environment, hooks, label, secrets) : await provider.generate(request, environment.signal, hooks),
           secrets,
         );
         const responseEvent: Record<string, unknown> = {
@@ -168,10 +169,19 @@ async function streamResponse(
   environment: ModelCallerEnvironment,
   hooks: LlmCallHooks,
   label: Record<string, unknown>,
+  secrets: readonly string[],
 ): Promise<LlmResponse> {
+  // Pieces are redacted as one text: a key split across chunks never reassembles in the trace.
+  const redactor = createSanitizer(secrets).stream();
+  const emitChunk = (content: string) => {
+    if (content !== '') environment.emit('answer_chunk', { content, ...label });
+  };
   for await (const part of provider.stream(request, environment.signal, hooks)) {
-    if (part.type === 'delta') environment.emit('answer_chunk', { content: part.content, ...label });
-    else if (part.type === 'done') return part.response;
+    if (part.type === 'delta') emitChunk(redactor.push(part.content));
+    else if (part.type === 'done') {
+      emitChunk(redactor.flush());
+      return part.response;
+    }
   }
   throw new AgentError('LLM_BAD_RESPONSE', 'the model stream ended without a final response', { details: { cut: true } });
 }

@@ -56,12 +56,14 @@ function readToolCall(call: unknown, index: number): ToolCall {
  * object (empty arguments mean `{}`). Used for whole and streamed responses alike.
  */
 export function checkedToolCall(index: number, id: string | undefined, name: unknown, argumentsText: string): ToolCall {
-  if (typeof name !== 'string' || name === '') throw badResponse(`tool call ${index} has no function name`, { half_tool_call: true });
+  // The response arrived whole; what is wrong is the tool call the model wrote: `model_output`
+  // marks a content failure, not an infrastructure one (isInfrastructureFailure).
+  if (typeof name !== 'string' || name === '') throw badResponse(`tool call ${index} has no function name`, { half_tool_call: true, model_output: true });
   const text = argumentsText.trim() === '' ? '{}' : argumentsText;
   const outcome = parseJsonSafely(text);
-  if (!outcome.ok) throw badResponse(`tool call ${index} (${name}) has arguments that are not complete JSON (${outcome.error})`, { half_tool_call: true });
+  if (!outcome.ok) throw badResponse(`tool call ${index} (${name}) has arguments that are not complete JSON (${outcome.error})`, { half_tool_call: true, model_output: true });
   const parsed = outcome.value;
-  if (!isObject(parsed)) throw badResponse(`tool call ${index} (${name}) has arguments that are not a JSON object`);
+  if (!isObject(parsed)) throw badResponse(`tool call ${index} (${name}) has arguments that are not a JSON object`, { model_output: true });
   return { id: id !== undefined && id !== '' ? id : `call_${index}`, type: 'function', function: { name, arguments: text } };
 }
 

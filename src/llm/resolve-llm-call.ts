@@ -4,10 +4,12 @@
  *
  * Rules: `base_url` is an alias of `api_base`; `timeout` is in seconds (→ `timeout_ms`); the
  * endpoint (`provider` + `api_base`) is taken as a pair from the highest layer that names either,
- * so `--llm-base-url` replaces a `provider: scripted` or a preset below it; `messages` win over
+ * so `--llm-base-url` replaces a `provider: scripted` or a preset below it; the host's `api_key` is
+ * only sent to the endpoint the host chose (host-key.ts); `messages` win over
  * `prompt` (+ `system`); `temperature` defaults to 0.7.
  */
 import { AgentError } from '../errors/agent-error.js';
+import { hostKeyMaySendTo } from './host-key.js';
 import type { ChatMessage, LlmConnection, LlmRequest, ResponseFormat, ToolDefinition } from './types.js';
 
 export interface ResolvedLlmCall {
@@ -32,7 +34,11 @@ export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, ov
     if (defined(endpointLayer.provider)) connection.provider = String(endpointLayer.provider);
     if (defined(endpointLayer.api_base)) connection.api_base = String(endpointLayer.api_base);
   }
-  if (defined(merged.api_key) && merged.api_key !== '') connection.api_key = String(merged.api_key);
+  const hostLayer = layers[2]!;
+  // The host's key only goes where the host chose (host-key.ts); elsewhere the agent's own key, if any.
+  const keyLayers = hostKeyMaySendTo(connection, hostLayer) ? layers : layers.slice(0, 2);
+  const apiKey = keyLayers.map((layer) => layer.api_key).filter((key) => defined(key) && key !== '').at(-1);
+  if (apiKey !== undefined) connection.api_key = String(apiKey);
   if (defined(merged.timeout_ms)) connection.timeout_ms = numberField(merged.timeout_ms, 'timeout', 1);
   if (defined(merged.max_retries)) connection.max_retries = integerField(merged.max_retries, 'max_retries', 0);
   if (defined(merged.scripted)) connection.scripted = merged.scripted;

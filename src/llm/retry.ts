@@ -42,16 +42,20 @@ export function retryDelay(retry: number, retryAfterMs: number | undefined, timi
   return Math.round(exponential / 2 + (exponential / 2) * random());
 }
 
-/** Waits `ms`, or rejects with CANCELLED as soon as `signal` aborts. */
+/**
+ * Waits `ms`, or rejects as soon as `signal` aborts: with the abort reason when it is an AgentError
+ * (a run's duration budget aborts the signal with BUDGET_EXCEEDED, so a long `Retry-After` never
+ * outlives the budget), else with CANCELLED.
+ */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(new AgentError('CANCELLED', 'the run was cancelled'));
+      reject(abortError(signal));
       return;
     }
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(new AgentError('CANCELLED', 'the run was cancelled'));
+      reject(abortError(signal!));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -59,4 +63,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+function abortError(signal: AbortSignal): AgentError {
+  return AgentError.isInstance(signal.reason) ? signal.reason : new AgentError('CANCELLED', 'the run was cancelled');
 }

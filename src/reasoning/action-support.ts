@@ -1,11 +1,13 @@
 /**
  * What the four reasoning actions share: load-time compilation of their `with:` parameters,
  * run-time rendering, the model call with per-call overrides, and the rule for failures (SPEC §6:
- * return `{error, success: false, reasoning_trace}`; only control flow — a confirmation pause,
- * cancellation, an exhausted run budget — propagates).
+ * return `{error, success: false, reasoning_trace}` for content failures; a confirmation pause
+ * and infrastructure failures — model server down, HTTP error, timeout, broken stream, replay
+ * mismatch, storage, cancellation, an exhausted run budget — propagate and end the node).
  */
 import { AgentError } from '../errors/agent-error.js';
 import { isPauseSignal } from '../graph/pause-signal.js';
+import { isInfrastructureFailure } from '../llm/llm-errors.js';
 import type { ActionCompiler, ActionContext, LlmCallParams } from '../actions/types.js';
 import type { ChatMessage, LlmResponse } from '../llm/types.js';
 import type { CompiledValue } from '../templates/types.js';
@@ -64,22 +66,38 @@ export function reportedModel(context: ActionContext, params: Record<string, unk
 
 export type ModelOutcome = { ok: true; response: LlmResponse } | { ok: false; error: string; code: string };
 
-/** Calls the model; an ordinary failure is a value, control flow is rethrown. */
-export async function callModel(context: ActionContext, options: LlmCallParams, messages: ChatMessage[], label: string, stream = false): Promise<ModelOutcome> {
+/**
+ * Calls the model. Infrastructure failures (server down, HTTP error after retries, timeout, broken
+ * stream, replay mismatch, budgets, cancellation) are rethrown, so they end the node; an error
+ * `recoverable` accepts (the ReAct auto mode probing for tool support) comes back as a value, as
+ * does any other failure.
+ */
+export async function callModel(
+  context: ActionContext,
+  options: LlmCallParams,
+  messages: ChatMessage[],
+  label: string,
+  stream = false,
+  recoverable?: (error: AgentError) => boolean,
+): Promise<ModelOutcome> {
   try {
     const response = await context.callLlm({ ...options, messages }, stream ? { label, stream } : { label });
     return { ok: true, response };
   } catch (error) {
-    rethrowControl(error);
     const agentError = AgentError.isInstance(error) ? error : undefined;
+    if (agentError === undefined || recoverable === undefined || context.signal.aborted || !recoverable(agentError)) rethrowControl(error);
     return { ok: false, error: agentError?.message ?? (error instanceof Error ? error.message : String(error)), code: agentError?.code ?? 'ACTION_FAILED' };
   }
 }
 
-/** Rethrows what must end or pause the run instead of becoming an error value. */
+/**
+ * Rethrows what must end or pause the node instead of becoming an error value: a confirmation
+ * pause, and every infrastructure failure (cancellation, budgets, storage, and a model server that
+ * is down, answers an HTTP error, times out, breaks a stream or differs from a replay).
+ */
 export function rethrowControl(error: unknown): void {
   if (isPauseSignal(error)) throw error;
-  if (AgentError.isInstance(error) && (error.code === 'CANCELLED' || error.code === 'BUDGET_EXCEEDED')) throw error;
+  if (isInfrastructureFailure(error)) throw error;
   if (typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError') throw error;
 }
 

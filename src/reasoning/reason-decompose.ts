@@ -1,19 +1,37 @@
 /**
  * `reason.decompose` (SPEC §6.5): split a problem into sub-problems, solve them concurrently
  * (at most `max_concurrency` at once) in dependency order — each gets `Sub-answer <id>: <answer>`
- * lines of its dependencies — then synthesise. A failed sub-problem is recorded with `error` and
- * the rest go on; a dependency cycle is an error; a sub-problem marked `decompose: true` is
- * decomposed again while depth < `max_depth`.
+ * lines of its dependencies — then synthesise. A sub-problem that fails on content (its nested
+ * plan does not parse) is recorded with `error` and the rest go on; an infrastructure failure
+ * (model down, HTTP error, timeout…) ends the action; a dependency cycle is an error; a
+ * sub-problem marked `decompose: true` is decomposed again while depth < `max_depth`.
+ *
+ * Fan-out is bounded per action run: at most MAX_SUB_PROBLEMS_PER_RUN sub-problems over all
+ * levels (20 per level). Past the cap, a plan's extra sub-problems are dropped and a sub-problem
+ * marked for decomposition is solved directly; both are recorded (`sub_problem_cap` in the result,
+ * `sub_problem_cap_reached` in the trace). A run therefore makes at most 2 + 2 × the cap model
+ * calls (a plan and a synthesis per level, one call per leaf).
  */
 import type { ActionContext, ActionDefinition } from '../actions/types.js';
 import renderDecomposePrompt from '../prompts/decompose.eta';
 import renderSubProblemPrompt from '../prompts/decompose-sub-problem.eta';
 import renderSynthesisPrompt from '../prompts/decompose-synthesis.eta';
-import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, type CompiledParams } from './action-support.js';
+import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, type CompiledParams } from './action-support.js';
+import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
 import { createReasoningTrace, textOf, truncateText, type ReasoningTrace } from './reasoning-trace.js';
 import { isRecord } from './safe-json.js';
-import { orderSubProblems, type SubProblem } from './sub-problems.js';
+import { MAX_SUB_PROBLEMS, orderSubProblems, type SubProblem } from './sub-problems.js';
+
+/** Sub-problems one `reason.decompose` run may accept over all its levels (default and ceiling). */
+export const MAX_SUB_PROBLEMS_PER_RUN = 40;
+
+/** What the run-wide cap cut, reported when it was reached. */
+interface CapReport {
+  max: number;
+  dropped: number;
+  decompositions_skipped: number;
+}
 
 interface DecomposeRun {
   context: ActionContext;
@@ -22,6 +40,9 @@ interface DecomposeRun {
   maxDepth: number;
   maxConcurrency: number;
   deepest: number;
+  /** Sub-problems the run may still accept (starts at MAX_SUB_PROBLEMS_PER_RUN). */
+  subProblemsLeft: number;
+  cap: CapReport;
 }
 
 type Level = { ok: true; result: Record<string, unknown> } | { ok: false; error: string; partial: Record<string, unknown> };
@@ -33,8 +54,15 @@ export function reasonDecompose(): ActionDefinition<CompiledParams> {
     description: 'Break a problem into sub-problems, solve them (in dependency order, concurrently), and synthesise the answer.',
     parameters: {
       type: 'object',
-      properties: { problem: { type: 'string' }, max_depth: { type: 'integer', minimum: 0 }, synthesis_prompt: { type: 'string' }, max_concurrency: { type: 'integer', minimum: 1 } },
+      properties: {
+        problem: { type: 'string' },
+        max_depth: { type: 'integer', minimum: 0, maximum: 5 },
+        synthesis_prompt: { type: 'string' },
+        max_concurrency: { type: 'integer', minimum: 1, maximum: 16 },
+        ...llmProperties(LLM_KEYS),
+      },
       required: ['problem'],
+      additionalProperties: false,
     },
     prepare(raw, compiler) {
       const params = compileParams(raw, compiler, ['problem']);
@@ -53,13 +81,15 @@ async function runDecompose(params: Record<string, unknown>, context: ActionCont
     const maxConcurrency = integerParam(params['max_concurrency'], 'max_concurrency', 4, 1, 16);
     if (typeof maxDepth === 'string') return failureResult(maxDepth, trace.entries);
     if (typeof maxConcurrency === 'string') return failureResult(maxConcurrency, trace.entries);
-    const run: DecomposeRun = { context, params, trace, maxDepth, maxConcurrency, deepest: 0 };
+    const cap: CapReport = { max: MAX_SUB_PROBLEMS_PER_RUN, dropped: 0, decompositions_skipped: 0 };
+    const run: DecomposeRun = { context, params, trace, maxDepth, maxConcurrency, deepest: 0, subProblemsLeft: MAX_SUB_PROBLEMS_PER_RUN, cap };
     const problem = textOf(params['problem'] ?? '');
     trace.add('decompose_start', { problem, max_depth: maxDepth, max_concurrency: maxConcurrency, model: reportedModel(context, params) });
     const level = await solveLevel(run, problem, 0);
-    if (!level.ok) return failureResult(level.error, trace.entries, level.partial);
+    const capped = cap.dropped > 0 || cap.decompositions_skipped > 0 ? { sub_problem_cap: { ...cap, reached: true } } : {};
+    if (!level.ok) return failureResult(level.error, trace.entries, { ...level.partial, ...capped });
     trace.add('decompose_complete', { sub_problems_solved: (level.result['sub_answers'] as unknown[]).length, depth_used: run.deepest });
-    return { ...level.result, reasoning_trace: trace.entries, reasoning_answer: level.result['final_answer'], depth_used: run.deepest, model: reportedModel(context, params) };
+    return { ...level.result, reasoning_trace: trace.entries, reasoning_answer: level.result['final_answer'], depth_used: run.deepest, model: reportedModel(context, params), ...capped };
   } catch (error) {
     rethrowControl(error);
     trace.add('error', { error: messageOf(error) });
@@ -81,8 +111,9 @@ async function solveLevel(run: DecomposeRun, problem: string, depth: number): Pr
     return { ok: false, error: `Failed to parse decomposition: ${parsed.ok ? 'not a JSON object' : parsed.error}`, partial: {} };
   }
   const plan = parsed.value;
-  const ordered = orderSubProblems(plan['sub_problems']);
+  const ordered = orderSubProblems(withinCap(run, plan['sub_problems'], depth));
   if (!ordered.ok) return { ok: false, error: ordered.error, partial: { sub_problems: plan['sub_problems'] ?? [] } };
+  run.subProblemsLeft -= ordered.subProblems.length;
   const strategy = typeof plan['synthesis_strategy'] === 'string' ? plan['synthesis_strategy'] : 'Combine sub-answers';
   run.trace.add('decomposition', { depth, analysis: plan['analysis'] ?? '', sub_problem_count: ordered.subProblems.length, notes: ordered.notes });
 
@@ -103,6 +134,20 @@ async function solveLevel(run: DecomposeRun, problem: string, depth: number): Pr
   const confidence = typeof value?.['confidence'] === 'number' ? value['confidence'] : 0.5;
   run.trace.add('synthesis', { depth, reasoning, final_answer: truncateText(textOf(finalAnswer), 200), confidence });
   return { ok: true, result: { sub_problems, sub_answers: subAnswers, final_answer: finalAnswer, synthesis_reasoning: reasoning, confidence, analysis: plan['analysis'] ?? '' } };
+}
+
+/**
+ * The proposed list cut to what the run-wide cap still allows (the per-level cap of 20 is applied
+ * by orderSubProblems). Dropping is recorded; dependencies on dropped ids are then ignored with a note.
+ */
+function withinCap(run: DecomposeRun, proposed: unknown, depth: number): unknown {
+  if (!Array.isArray(proposed)) return proposed;
+  const room = Math.max(0, run.subProblemsLeft);
+  const considered = Math.min(proposed.length, MAX_SUB_PROBLEMS);
+  if (considered <= room) return proposed;
+  run.cap.dropped += considered - room;
+  run.trace.add('sub_problem_cap_reached', { depth, proposed: proposed.length, kept: room, action: `${considered - room} sub-problems dropped`, max: MAX_SUB_PROBLEMS_PER_RUN });
+  return proposed.slice(0, room);
 }
 
 /** Solves sub-problems as their dependencies finish, at most `maxConcurrency` at a time. */
@@ -147,7 +192,12 @@ async function solveOne(run: DecomposeRun, problem: string, subProblem: SubProbl
     return answer['error'] !== undefined ? `Sub-answer ${dependency}: (failed: ${textOf(answer['error'])})` : `Sub-answer ${dependency}: ${textOf(answer['answer'])}`;
   });
   const context = lines.length > 0 ? `\n\nAnswers of the sub-problems this one depends on:\n${lines.join('\n')}` : '';
-  if (subProblem.decompose && depth < run.maxDepth) {
+  const decompose = subProblem.decompose && depth < run.maxDepth;
+  if (decompose && run.subProblemsLeft <= 0) {
+    run.cap.decompositions_skipped++;
+    run.trace.add('sub_problem_cap_reached', { depth, sub_problem: subProblem.key, action: 'solved directly instead of decomposed', max: MAX_SUB_PROBLEMS_PER_RUN });
+  }
+  if (decompose && run.subProblemsLeft > 0) {
     const nested = await solveLevel(run, `${subProblem.description}${context}`, depth + 1);
     const entry = nested.ok
       ? { ...base, answer: nested.result['final_answer'], reasoning: nested.result['synthesis_reasoning'], confidence: nested.result['confidence'], decomposition: nested.result }

@@ -1,15 +1,19 @@
 /**
  * isControlFlow: errors the reflection actions must never record as a failed attempt, because
  * they belong to the run, not to one candidate: a confirmation pause (the engine's PauseSignal),
- * cancellation, and an exhausted run budget.
+ * cancellation, an exhausted run budget, and every infrastructure failure (the model server down,
+ * an HTTP error after retries, a timeout, a broken stream, a replay mismatch, storage). A model
+ * that is down is never an "invalid attempt": the node ends with the typed error and its
+ * `on_error` decides.
  */
 import { AgentError } from '../errors/agent-error.js';
+import { isInfrastructureFailure } from '../llm/llm-errors.js';
 
-/** True for a pause signal, CANCELLED, BUDGET_EXCEEDED, or any error after the run was aborted. */
+/** True for a pause signal, an infrastructure failure, or any error after the run was aborted. */
 export function isControlFlow(error: unknown, signal?: AbortSignal): boolean {
   if (signal?.aborted === true) return true;
   if (typeof error === 'object' && error !== null && (error as { isPauseSignal?: unknown }).isPauseSignal === true) return true;
-  return AgentError.isInstance(error) && (error.code === 'CANCELLED' || error.code === 'BUDGET_EXCEEDED');
+  return isInfrastructureFailure(error);
 }
 
 /** A one-line description of a failure, without stack or location prefix noise. */

@@ -4,6 +4,8 @@
  *   for iteration = first..max:                 (a plain local counter: the hard cap)
  *     candidate ← pending corrector candidate, else run the generator
  *       generator throws → attempt {generator_error}; next iteration (no evaluation, no corrector)
+ *       (an infrastructure failure in the generator, judge or corrector is never an attempt: it
+ *       propagates and ends the node, see control-flow.ts)
  *     candidate ← extract (LLM content, JSON parse) → failure: attempt {parse_error}
  *     verdict ← evaluate(candidate)
  *     history += attempt; emit reflection_attempt; best ← strictly higher score (earliest tie)
@@ -14,8 +16,9 @@
  *       throws → corrector_error appended to this attempt's errors; the generator runs next
  *   stop 'max_iterations' → on_failure: return_best | return_last | raise (REFLECTION_FAILED)
  *
- * Control flow is never recorded as an attempt: cancellation and a confirmation pause propagate
- * as they are; BUDGET_EXCEEDED is rethrown with the loop's result (stop_reason `budget`) in
+ * Control flow is never recorded as an attempt: cancellation, a confirmation pause and every
+ * infrastructure failure (model server down, HTTP error, timeout, broken stream, replay
+ * mismatch, storage) propagate as they are; BUDGET_EXCEEDED is rethrown with the loop's result (stop_reason `budget`) in
  * `details.reflection`, because the engine ends the run on any exhausted budget (SPEC §1.1).
  * With `continueFromState`, the loop picks up `state.reflection_history` left by an earlier loop
  * node (e.g. across an interrupt and resume) and counts those attempts against the cap.

@@ -51,7 +51,15 @@ export type PreparedStep =
 /** An evaluator, compiled at load. */
 export type PreparedEvaluator =
   | { type: 'schema'; schema: CompiledSchema; coerce: boolean }
-  | { type: 'llm'; prompt?: CompiledValue; examples: CompiledValue; llm: CompiledValue; label: string }
+  | {
+      type: 'llm';
+      prompt?: CompiledValue;
+      /** True when `prompt` reads the output itself (decided from its syntax tree at load); else it is wrapped. */
+      promptShowsOutput: boolean;
+      examples: CompiledValue;
+      llm: CompiledValue;
+      label: string;
+    }
   | { type: 'lua'; lua: CompiledLua; threshold: number };
 
 export type OnFailure = 'return_best' | 'return_last' | 'raise';

@@ -64,9 +64,7 @@ async function fetchAllowed(url: unknown, context: ActionContext): Promise<Recor
       try {
         response = await fetch(decision.url.href, { method: 'GET', redirect: 'manual', signal: controller.signal, headers: { accept: '*/*' } });
       } catch (error) {
-        if (context.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
-        if (controller.signal.aborted) throw new AgentError('ACTION_FAILED', `http.get timed out after ${settings.timeoutMs} ms`);
-        throw new AgentError('ACTION_FAILED', `http.get failed: ${error instanceof Error ? error.message : String(error)}`);
+        throw requestFailure(error, context, controller, settings.timeoutMs);
       }
       if (response.type === 'opaqueredirect') {
         throw new AgentError('ACTION_FAILED', 'http.get: the server redirected, and this runtime cannot follow redirects manually');
@@ -78,13 +76,32 @@ async function fetchAllowed(url: unknown, context: ActionContext): Promise<Recor
         current = new URL(location, decision.url).href;
         continue;
       }
-      const { text, truncated } = await readCapped(response, settings.maxBytes);
+      let body: { text: string; truncated: boolean };
+      try {
+        body = await readCapped(response, settings.maxBytes);
+      } catch (error) {
+        // The timeout also covers the body: a server that stalls mid-body is a tool error the
+        // model can react to, not a cancelled run (only the run's own signal cancels).
+        throw requestFailure(error, context, controller, settings.timeoutMs, 'while reading the body');
+      }
+      const { text, truncated } = body;
       return { status: response.status, body: text, content_type: response.headers.get('content-type'), truncated, url: decision.url.href };
     }
   } finally {
     clearTimeout(timer);
     context.signal.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * The typed error for a failed request or body read: CANCELLED only when the run itself was
+ * cancelled (or ran out of time); the tool's own timeout and network failures are ACTION_FAILED.
+ */
+function requestFailure(error: unknown, context: ActionContext, controller: AbortController, timeoutMs: number, phase = ''): AgentError {
+  if (context.signal.aborted) return new AgentError('CANCELLED', 'the run was cancelled');
+  const where = phase === '' ? '' : ` ${phase}`;
+  if (controller.signal.aborted) return new AgentError('ACTION_FAILED', `http.get timed out after ${timeoutMs} ms${where}`, { details: { timeout_ms: timeoutMs } });
+  return new AgentError('ACTION_FAILED', `http.get failed${where}: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 /** Reads at most `maxBytes` of the body, then cancels the rest. */

@@ -167,14 +167,13 @@ describe('seed 003: tools, roles and tiers', () => {
     expect(result['final_answer']).toBe('done');
   });
 
-  it('a nested reason.react whose tool needs confirmation is an error observation, not a confused pause', async () => {
-    const writer = spy('t.write');
-    const nestedReply = call('t.write', { q: 'x' });
-    const { result } = await react(
-      { goal: 'g', tools: ['reason.react'] },
-      { responses: [call('reason.react', { goal: 'inner', tools: [{ name: 't.write', tier: 3 }] }), nestedReply, final('outer done')], actions: [writer.action] },
-    );
-    expect(writer.calls).toHaveLength(0);
+  it('reason.react cannot be a tool of reason.react: refused at load (issue 12: tools must not widen the table)', async () => {
+    await expect(react({ goal: 'g', tools: ['reason.react'] }, { responses: [] })).rejects.toMatchObject({ code: 'INVALID_PARAMS', message: expect.stringContaining('cannot be a tool') });
+  });
+
+  it('a tool that itself asks for confirmation is an error observation, not a confused pause', async () => {
+    const asking = spy('t.asks', { run: (_params, context) => context.requestConfirmation({ tool: 'inner', arguments: {}, call_id: 'x', resume_data: {} }) });
+    const { result } = await react({ goal: 'g', tools: ['t.asks'] }, { responses: [call('t.asks', { q: 'x' }), final('outer done')], actions: [asking.action] });
     const steps = result['steps'] as Array<Record<string, unknown>>;
     expect(steps[0]!['observation']).toContain('asked for a confirmation');
     expect(result['final_answer']).toBe('outer done');

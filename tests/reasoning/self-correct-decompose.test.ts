@@ -8,19 +8,24 @@ import { orderSubProblems } from '../../src/reasoning/sub-problems.js';
 const json = (value: unknown) => JSON.stringify(value);
 
 describe('reason.self_correct', () => {
-  it('a failed or unparseable round is recorded and skipped; rounds_completed tells the truth', async () => {
+  it('an unparseable round is recorded and skipped; rounds_completed tells the truth', async () => {
     const context = createFakeContext({
-      responses: [json({ output: 'V1' }), new AgentError('LLM_TIMEOUT', 'slow'), 'not json at all', json({ improved_output: 'V2', improvement_score: 0.9 })],
+      responses: [json({ output: 'V1' }), 'not json at all', json({ improved_output: 'V2', improvement_score: 0.9 })],
     });
-    const result = await runAction('reason.self_correct', { task: 't', improvement_rounds: 3 }, context);
+    const result = await runAction('reason.self_correct', { task: 't', improvement_rounds: 2 }, context);
     expect(result['rounds_completed']).toBe(1);
-    expect(result['rounds_requested']).toBe(3);
+    expect(result['rounds_requested']).toBe(2);
     expect(result['output']).toBe('V2');
-    expect((result['skipped_rounds'] as Array<Record<string, unknown>>).map((entry) => entry['round'])).toEqual([1, 2]);
+    expect((result['skipped_rounds'] as Array<Record<string, unknown>>).map((entry) => entry['round'])).toEqual([1]);
     const steps = (result['reasoning_trace'] as Array<Record<string, unknown>>).map((entry) => entry['step']);
-    expect(steps).toContain('critique_round_1_error');
-    expect(steps).toContain('critique_round_2_parse_error');
+    expect(steps).toContain('critique_round_1_parse_error');
     expect(result['improvement_history']).toHaveLength(2);
+  });
+
+  it('a critic call that times out ends the action with LLM_TIMEOUT (infrastructure, not a skipped round)', async () => {
+    const context = createFakeContext({ responses: [json({ output: 'V1' }), new AgentError('LLM_TIMEOUT', 'slow'), json({ improved_output: 'V2' })] });
+    await expect(runAction('reason.self_correct', { task: 't', improvement_rounds: 2 }, context)).rejects.toMatchObject({ code: 'LLM_TIMEOUT' });
+    expect(context.llmCalls).toHaveLength(2);
   });
 
   it('non-string outputs work (objects and lists) and reach the critic as JSON', async () => {
@@ -83,11 +88,24 @@ describe('reason.decompose', () => {
 
   it('a failed dependency is passed on as such; the dependent still runs', async () => {
     const context = createFakeContext({
-      responses: [plan([{ id: 1, description: 'a' }, { id: 2, description: 'b', dependencies: [1] }]), new AgentError('LLM_TIMEOUT', 'slow'), json({ answer: 'b done' }), json({ final_answer: 'f' })],
+      responses: [
+        plan([{ id: 1, description: 'a', decompose: true }, { id: 2, description: 'b', dependencies: [1] }]),
+        'no plan here, just words',
+        json({ answer: 'b done' }),
+        json({ final_answer: 'f' }),
+      ],
     });
     const result = await runAction('reason.decompose', { problem: 'p' }, context);
     expect(context.llmCalls[2]!.messages![1]!.content).toContain('Sub-answer 1: (failed:');
     expect((result['sub_answers'] as Array<Record<string, unknown>>)[1]!['answer']).toBe('b done');
+  });
+
+  it('a sub-problem whose model call times out ends the action with LLM_TIMEOUT', async () => {
+    const context = createFakeContext({
+      responses: [plan([{ id: 1, description: 'a' }, { id: 2, description: 'b', dependencies: [1] }]), new AgentError('LLM_TIMEOUT', 'slow'), json({ answer: 'b done' }), json({ final_answer: 'f' })],
+    });
+    await expect(runAction('reason.decompose', { problem: 'p' }, context)).rejects.toMatchObject({ code: 'LLM_TIMEOUT' });
+    expect(context.llmCalls).toHaveLength(2);
   });
 
   it('decompose: true recurses while depth < max_depth, and depth_used says how deep it went', async () => {

@@ -152,10 +152,16 @@ describe('llm evaluator (judge)', () => {
     expect(result.state.reflection_task).toBeUndefined();
   });
 
-  it('a failing judge call is an invalid attempt', async () => {
-    const { verdict } = await evaluate({ data: 'x', evaluator_type: 'llm' }, { responses: [{ error: { code: 'LLM_HTTP_503', message: 'down' } }] });
-    expect(verdict).toMatchObject({ valid: false, score: 0 });
-    expect((verdict.errors as Array<{ message: string }>)[0]!.message).toContain('Judge failed');
+  it('a failing judge call fails the node with its typed error (infrastructure, not an invalid attempt)', async () => {
+    const yaml = agentYaml('reflection.evaluate', { data: 'x', evaluator_type: 'llm' });
+    const { result } = await run(yaml, {}, { responses: [{ error: { code: 'LLM_HTTP_503', message: 'down' } }] });
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatchObject({ code: 'LLM_HTTP_503' });
+  });
+
+  it('a judge reply that does not parse stays an invalid verdict (content failure)', async () => {
+    const { verdict } = await evaluate({ data: 'x', evaluator_type: 'llm' }, { responses: ['I would rather not say.'] });
+    expect(verdict).toMatchObject({ valid: false, success: true });
   });
 
   it('drives an LLM-judge revision loop with reflection_feedback', async () => {

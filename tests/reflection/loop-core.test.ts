@@ -156,11 +156,13 @@ describe('reflection.loop: failures inside the loop are attempts', () => {
     expect(result.state).toMatchObject({ exhausted: true, stop_reason: 'max_iterations', reflection_best: null, reflection_best_score: -1 });
   });
 
-  it('an LLM error in the generator is an attempt, not an aborted loop', async () => {
+  it('an LLM error in the generator fails the node, it is not an attempt (issue 10: infrastructure)', async () => {
     const yaml = agentYaml('reflection.loop', { generator: { action: 'llm.call', prompt: 'x' }, evaluator: { type: 'schema', schema: { type: 'object' } }, max_iterations: 2 });
-    const { result } = await run(yaml, {}, { responses: [{ error: { code: 'LLM_HTTP_500', message: 'boom' } }, '{"ok": true}'] });
-    expect(result.state).toMatchObject({ valid: true, iterations: 2 });
-    expect((result.state.reflection_history as Array<{ errors: Array<{ type: string }> }>)[0]!.errors[0]!.type).toBe('generator_error');
+    const { result, calls, attempts } = await run(yaml, {}, { responses: [{ error: { code: 'LLM_HTTP_500', message: 'boom' } }, '{"ok": true}'] });
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatchObject({ code: 'LLM_HTTP_500' });
+    expect(calls).toHaveLength(1);
+    expect(attempts).toHaveLength(0);
   });
 
   it('SPEC differs from TEA: unparseable JSON from the model is a parse_error attempt, and the corrector can fix it', async () => {

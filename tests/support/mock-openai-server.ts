@@ -30,7 +30,7 @@ export type MockFault =
   | { type: 'delay'; ms: number; times?: number }
   /** Stream: end the response after `afterChunks` chunks, with no finish and no [DONE]. */
   | { type: 'cut'; afterChunks: number; times?: number }
-  /** Stream: destroy the socket after `afterChunks` chunks. */
+  /** Stream: destroy the socket after `afterChunks` chunks. Whole answers: destroy it halfway through the body. */
   | { type: 'reset'; afterChunks: number; times?: number }
   /** Stream: end in the middle of the first tool call's arguments. */
   | { type: 'cut_tool_call'; times?: number }
@@ -178,7 +178,17 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
       choices: active?.type === 'empty_choices' ? [] : [{ index: 0, message, finish_reason: effective.finish_reason }],
       usage: usageOf(effective),
     };
-    response.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(completion));
+    const text = JSON.stringify(completion);
+    if (active?.type === 'reset') {
+      // A connection that breaks while the body arrives: half of it, then the socket is destroyed.
+      response.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+      response.flushHeaders();
+      await write(response, text.slice(0, Math.floor(text.length / 2)));
+      await pause(20); // let the client receive the headers and the first half before the break
+      response.destroy();
+      return;
+    }
+    response.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(text);
   }
 
   async function writeStream(response: ServerResponse, headers: Record<string, string>, reply: MockReply & { content: string; finish_reason: string }, model: string, body: any, active: MockFault | undefined): Promise<void> {

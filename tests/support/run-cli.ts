@@ -19,3 +19,14 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
     });
   });
 }
+
+/** Starts `tea-edge <args>` and returns the child (to signal it); `outcome` settles when it exits. */
+export function startCli(args: string[], env: Record<string, string> = {}): { child: import('node:child_process').ChildProcess; outcome: Promise<CliOutcome> } {
+  const child = execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, cwd: ROOT });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.on('data', (chunk: string) => (stderr += chunk));
+  const outcome = new Promise<CliOutcome>((resolve) => child.on('close', (code, signal) => resolve({ code: code ?? (signal !== null ? 128 : 1), stdout, stderr })));
+  return { child, outcome };
+}

@@ -75,7 +75,7 @@ describe('app over a failing Workers KV binding', () => {
     const app = createApp({ agents: { plain: luaAgent }, ...createKvStores(namespace, { retryDelayMs: 1, retries: 1 }) });
     faults.put = (key) => key.includes(':ev:');
     const failed = await json(await app.request('/agents/plain/runs', post({ input: {} })));
-    expect(failed.status).toBe(200);
+    expect(failed.status).toBe(503);
     expect(failed.body).toMatchObject({ status: 'failed', error: { code: 'STORAGE_ERROR' } });
     const reader = createKvStores(namespace).traceStore;
     expect((await reader.getRun(failed.body.run_id))?.status).not.toBe('completed');
@@ -112,7 +112,7 @@ describe('app: reviewer and tables', () => {
     for (const [code, status] of Object.entries(ERROR_STATUS)) expect(statusOf(code)).toBe(status);
   });
 
-  it('reads host variables: tokens, CORS, model overrides, limits', () => {
+  it('reads host variables: tokens, CORS, model overrides, limits; the model key is never a template secret', () => {
     expect(parseTokens('a:admin, b:viewer,c')).toEqual({ a: 'admin', b: 'viewer', c: 'user' });
     expect(parseTokens('{"x": "ops"}')).toEqual({ x: 'ops' });
     expect(parseTokens('')).toBeUndefined();
@@ -120,7 +120,6 @@ describe('app: reviewer and tables', () => {
     expect(optionsFromVariables({ CORS_ORIGINS: 'https://a, https://b', LLM_BASE_URL: 'http://m/v1', LLM_API_KEY: 'k-123', MAX_BODY_BYTES: '10' })).toEqual({
       cors: { origins: ['https://a', 'https://b'] },
       llm: { overrides: { api_base: 'http://m/v1', api_key: 'k-123' } },
-      secrets: { LLM_API_KEY: 'k-123' },
       limits: { maxBodyBytes: 10 },
     });
   });

@@ -61,13 +61,16 @@ export async function call(miniflare: Miniflare, method: string, route: string, 
     ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
   });
   const text = await response.text();
-  let json: any;
+  return { status: response.status, headers: response.headers, text, json: jsonOrUndefined(text) };
+}
+
+/** The JSON value of a response text, or undefined when it is not JSON. */
+export function jsonOrUndefined(text: string): any {
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    json = undefined;
+    return undefined;
   }
-  return { status: response.status, headers: response.headers, text, json };
 }
 
 /** One parsed SSE event. */

@@ -108,15 +108,17 @@ describe('model server through the worker (Miniflare + mock on 127.0.0.1)', () =
     expect(events.text).not.toContain('sk-test-key-123');
   });
 
-  it('a failing model server ends the run failed with an LLM error code, recorded as failed', async () => {
+  it('a failing model server ends the run failed with an LLM error code (502 as JSON, done event over SSE), recorded as failed', async () => {
     mock.setFault({ type: 'status', status: 500, body: '{"error":{"message":"boom"}}' });
     const response = await call(mocked, 'POST', '/agents/asker/runs', { input: { question: 'Fail?' } });
-    mock.setFault();
-    expect(response.status).toBe(200);
+    expect(response.status).toBe(502);
     expect(response.json.status).toBe('failed');
     expect(response.json.error.code).toMatch(/^LLM_/);
     const record = await call(mocked, 'GET', `/runs/${response.json.run_id}`);
     expect(record.json).toMatchObject({ status: 'failed', error: { code: response.json.error.code } });
+    const streamed = parseSse(await (await postStream(mocked, '/agents/asker/runs', { input: { question: 'Fail?' } })).text());
+    mock.setFault();
+    expect(streamed.at(-1)).toMatchObject({ event: 'done', data: { data: { status: 'failed', error: { code: response.json.error.code } } } });
   });
 
   it('a client disconnecting mid-stream aborts the model call and the run is recorded as cancelled', async () => {

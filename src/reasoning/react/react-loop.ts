@@ -4,7 +4,9 @@
  *   restore the loop from resume_data, or start: [system(tools), user([UI Context] Goal)]
  *   if a tier-3 call was waiting: run it (approved) or observe "Denied by user"; finish its batch
  *   while step < max_steps:
- *     step++; call the model (native: with tool definitions)       → error: LLM failure
+ *     step++; call the model (native: with tool definitions)       → infrastructure failure: the node fails
+ *       auto mode: HTTP 400/422 to the tool definitions, or an unreadable tool call → JSON mode, the step again
+ *       native mode: an unreadable tool call (content) → a parse_error step asking to call again
  *     parse → parse_error: record the step, ask for valid JSON, continue
  *           → final: record, emit thinking/answer_chunk/answer    → final_answer
  *           → tool calls: for each, preflight (tool-dispatch.ts); a tier-3 call pauses the run
@@ -17,13 +19,14 @@
  * executed calls travel with it, so a resumed run never executes a call twice.
  */
 import type { ActionContext, LlmCallParams } from '../../actions/types.js';
+import type { AgentError } from '../../errors/agent-error.js';
 import type { ChatMessage } from '../../llm/types.js';
 import { callModel } from '../action-support.js';
 import { textOf, type TraceEntry } from '../reasoning-trace.js';
 import { decideFromJson, decideFromNative, type ReactDecision, type RequestedCall } from './react-decision.js';
-import { assistantToolMessage, EMPTY_REPLY, finalAnswerRequest, INVALID_JSON_REPLY, systemPrompt, toolDefinitions, type ToolMode } from './react-messages.js';
+import { assistantToolMessage, EMPTY_REPLY, finalAnswerRequest, INVALID_JSON_REPLY, INVALID_TOOL_CALL_REPLY, systemPrompt, toolDefinitions, type ToolMode } from './react-messages.js';
 import { executeCall, preflightCall, type CallOutcome, type DispatchState } from './tool-dispatch.js';
-import type { ToolTable } from './tool-table.js';
+import { approverRole, type ToolTable } from './tool-table.js';
 
 export interface ReactConfig {
   goal: string;
@@ -57,7 +60,18 @@ export interface LoopState extends DispatchState {
   steps: ReactStep[];
   trace: TraceEntry[];
   step: number;
-  pending?: { calls: RequestedCall[]; index: number; thought: string; step: number };
+  pending?: {
+    calls: RequestedCall[];
+    index: number;
+    thought: string;
+    step: number;
+    /**
+     * At a confirmation pause: the least role whose approval counts (the requester's, or the
+     * tool's requires_role if higher), and the call it is for. A refused approval pauses again
+     * for the same call and keeps it, so a viewer's resume cannot lower it.
+     */
+    approver?: { role: string; call: string };
+  };
 }
 
 export type LoopEnd =
@@ -85,12 +99,20 @@ async function runStep(config: ReactConfig, loop: LoopState, context: ActionCont
   loop.step++;
   const native = loop.mode !== 'json';
   const request: LlmCallParams = native ? { ...config.llm, tools: toolDefinitions(config.table), tool_choice: 'auto' } : config.llm;
-  const outcome = await callModel(context, request, loop.messages, 'reason.react', config.stream);
+  const outcome = await callModel(context, request, loop.messages, 'reason.react', config.stream, loop.mode === 'auto' ? refusesTools : undefined);
   if (!outcome.ok) {
-    if (loop.mode === 'auto' && /^(LLM_HTTP_4\d\d|LLM_BAD_RESPONSE)$/.test(outcome.code)) {
-      // The endpoint refused tool definitions: fall back to JSON mode and redo this step.
-      switchMode(config, loop, 'json', `native tool calls refused (${outcome.code})`);
+    // Infrastructure failures were rethrown by callModel; what is left is a refusal of the tool
+    // definitions (auto mode) or a tool call the model wrote badly (content).
+    const badToolCall = outcome.code === 'LLM_BAD_RESPONSE';
+    if (loop.mode === 'auto' && (refusesToolsCode(outcome.code) || badToolCall)) {
+      // Fall back to JSON mode and redo this step.
+      switchMode(config, loop, 'json', `native tool calls refused or unreadable (${outcome.code})`);
       loop.step--;
+      return { kind: 'continue' };
+    }
+    if (badToolCall) {
+      record(loop, { step: loop.step, thought: '', action: null, action_input: null, observation: INVALID_TOOL_CALL_REPLY, type: 'parse_error', timestamp: 0, error: outcome.error });
+      loop.messages.push({ role: 'user', content: INVALID_TOOL_CALL_REPLY });
       return { kind: 'continue' };
     }
     return { kind: 'error', error: outcome.error, code: outcome.code };
@@ -130,6 +152,7 @@ async function finishBatch(config: ReactConfig, loop: LoopState, context: Action
     if (!checked.ready) {
       outcome = checked.outcome;
     } else if (checked.tool.tier === 3 && approval === undefined) {
+      if (batch.approver?.call !== call.key) batch.approver = { role: approverRole(context.role, checked.tool.requiresRole), call: call.key };
       return { kind: 'pause', call, tool: checked.tool.name, args: checked.args };
     } else if (checked.tool.tier === 3 && approval === false) {
       outcome = { status: 'user_denied', tool: checked.tool.name, arguments: checked.args, observation: 'Denied by user' };
@@ -147,6 +170,19 @@ async function finishBatch(config: ReactConfig, loop: LoopState, context: Action
   loop.pending = undefined;
   if (loop.refusedAfterLimit >= 2) return limitReached(config, loop, context, 'max_tool_calls');
   return { kind: 'continue' };
+}
+
+/**
+ * In auto mode, an endpoint that rejects the request because of the tool definitions (HTTP 400 or
+ * 422) makes the loop retry the step in JSON mode. Every other failure is infrastructure (a 401,
+ * 404 for a missing model, 429, 5xx, a timeout, a broken stream) and ends the node.
+ */
+function refusesTools(error: AgentError): boolean {
+  return refusesToolsCode(error.code);
+}
+
+function refusesToolsCode(code: string): boolean {
+  return code === 'LLM_HTTP_400' || code === 'LLM_HTTP_422';
 }
 
 async function limitReached(config: ReactConfig, loop: LoopState, context: ActionContext, stopReason: 'max_steps' | 'max_tool_calls'): Promise<LoopEnd> {

@@ -73,6 +73,9 @@ function wireSafeArguments(value: unknown): string {
 export const INVALID_JSON_REPLY =
   'Your response was not valid JSON. Please respond with valid JSON: {"thought": "...", "action": "<tool or final_answer>", "action_input": {...}}';
 
+export const INVALID_TOOL_CALL_REPLY =
+  'Your tool call could not be read (its arguments must be one JSON object). Call the tool again with valid arguments, or give the final answer.';
+
 export const EMPTY_REPLY = 'Your response was empty. Call a tool, or give the final answer.';
 
 /** The tools-off request for `on_limit: final_answer`. */

@@ -5,12 +5,13 @@
  * engine's pause signal is never swallowed).
  */
 import type { ActionContext, ActionDefinition } from '../../actions/types.js';
-import { checkIntegerAtLoad, compileParams, failureResult, integerParam, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from '../action-support.js';
+import { checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from '../action-support.js';
+import { llmProperties } from '../../spec/parameter-shapes.js';
 import { textOf } from '../reasoning-trace.js';
 import { isRecord } from '../safe-json.js';
 import { runReactLoop, type LoopEnd, type LoopState, type ReactConfig } from './react-loop.js';
 import { goalMessage, systemPrompt, type ToolMode } from './react-messages.js';
-import { buildToolTable, type ToolTable } from './tool-table.js';
+import { buildToolTable, DEFAULT_ROLE, roleAllows, type ToolTable } from './tool-table.js';
 
 const TOOL_MODES = ['json', 'native', 'auto'];
 const ON_LIMIT = ['stop', 'final_answer'];
@@ -31,14 +32,30 @@ export function reasonReact(): ActionDefinition<PreparedReact> {
       type: 'object',
       properties: {
         goal: { type: 'string' },
-        tools: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'object' }] } },
-        max_steps: { type: 'integer', minimum: 0 },
+        tools: {
+          type: 'array',
+          items: {
+            anyOf: [
+              { type: 'string' },
+              {
+                type: 'object',
+                required: ['name'],
+                properties: { name: { type: 'string' }, tier: { enum: [1, 2, 3] }, requires_role: { type: 'string' }, description: { type: 'string' } },
+                additionalProperties: false,
+              },
+            ],
+          },
+        },
+        max_steps: { type: 'integer', minimum: 0, maximum: MAX_STEPS_CAP },
         max_tool_calls: { type: 'integer', minimum: 0 },
         tool_mode: { enum: TOOL_MODES },
         on_limit: { enum: ON_LIMIT },
         ui_context: {},
+        stream: { type: 'boolean' },
+        ...llmProperties(LLM_KEYS),
       },
       required: ['goal'],
+      additionalProperties: false,
     },
     prepare(raw, compiler) {
       const params = compileParams(raw, compiler, ['goal']);
@@ -72,7 +89,7 @@ async function runReact(prepared: PreparedReact, context: ActionContext): Promis
     if (typeof config === 'string') return { result: failureResult(config, trace) };
     const restored = restoreLoop(context);
     loop = restored ?? startLoop(config, params, context);
-    const approval = restored !== undefined && restored.pending !== undefined ? context.resume?.approval?.approved === true : undefined;
+    const approval = restored?.pending !== undefined ? decideApproval(restored, context) : undefined;
     if (restored !== undefined) loop.trace.push({ step: 'react_resume', timestamp: Date.now() / 1000, approved: approval ?? null });
     const end = await runReactLoop(config, loop, context, approval);
     if (end.kind === 'pause') {
@@ -87,6 +104,21 @@ async function runReact(prepared: PreparedReact, context: ActionContext): Promis
     context.emit('error', { code: 'ACTION_FAILED', message: `ReAct reasoning failed: ${messageOf(error)}` });
     return { result: failureResult(`ReAct reasoning failed: ${messageOf(error)}`, entries, loop ? stepsOf(loop) : {}) };
   }
+}
+
+/**
+ * The resumer's answer to the waiting tier-3 call. A denial always counts; an approval counts only
+ * from a role at least the one saved at the pause (approverRole): otherwise it is recorded as
+ * refused and the call waits again for someone who may approve it.
+ */
+function decideApproval(loop: LoopState, context: ActionContext): boolean | undefined {
+  const approved = context.resume?.approval?.approved === true;
+  const required = loop.pending?.approver?.role;
+  if (!approved || required === undefined || roleAllows(context.role, required)) return approved;
+  const role = context.role ?? DEFAULT_ROLE;
+  loop.trace.push({ step: 'react_approval_refused', timestamp: Date.now() / 1000, role, required_role: required });
+  context.emit('error', { code: 'FORBIDDEN', message: `approval refused: role '${role}' cannot approve a call that needs role '${required}'` });
+  return undefined;
 }
 
 function readConfig(params: Record<string, unknown>, table: ToolTable): ReactConfig | string {

@@ -83,8 +83,8 @@ export async function executeCall(context: ActionContext, tool: ReactTool, args:
     return { status: 'ok', tool: tool.name, arguments: args, observation: truncateText(textOf(result ?? null), TOOL_LIMITS.maxObservationChars) };
   } catch (error) {
     if (isPauseSignal(error)) {
-      // A tool that itself asks for confirmation (a nested reason.react): the pause would carry the
-      // inner loop's resume data, not this one's, so it is refused instead of half-supported.
+      // A tool that itself asks for confirmation (a host action that pauses): the pause would carry
+      // its resume data, not this loop's, so it is refused instead of half-supported.
       return { status: 'error', tool: tool.name, arguments: args, observation: `Error executing ${tool.name}: it asked for a confirmation, which a tool called from reason.react cannot do` };
     }
     rethrowControl(error);

@@ -6,6 +6,7 @@
  */
 import type { ActionCompiler, CompiledSchema, JsonSchema } from '../../actions/types.js';
 import { AgentError } from '../../errors/agent-error.js';
+import { whyNotATool } from '../../tools/not-a-tool.js';
 
 /** SPEC §1.1 identifier pattern; `..` is refused on top (path-like, Rust TEA's rule). */
 const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
@@ -46,7 +47,9 @@ export function isValidToolName(name: unknown): name is string {
 /**
  * Builds the table from a node's `tools:` list at load. A listed tool that is not registered or
  * whose name is invalid is `UNKNOWN_TOOL`; a bad `tier`, `requires_role` or duplicate is
- * `INVALID_PARAMS`. Default tier: 3 for actions declaring side effects (AG-15), else 1.
+ * `INVALID_PARAMS`, and so is an action that can never be a tool (src/tools/not-a-tool.ts: its
+ * parameters, written by the model, would choose what else runs). Default tier: 3 for actions
+ * declaring side effects (AG-15), else 1.
  */
 export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTable {
   if (list === undefined || list === null) return { tools: [], byName: new Map(), byWireName: new Map() };
@@ -72,6 +75,10 @@ export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTab
       const similar = AgentError.isInstance(error) && Array.isArray(error.details['similar']) ? (error.details['similar'] as unknown[]).map(String) : [];
       const hint = similar.length > 0 ? `; did you mean ${similar.join(', ')}?` : '';
       throw compiler.error(`tool '${name}' is not a registered action${hint}`, field, 'UNKNOWN_TOOL');
+    }
+    const refusal = whyNotATool(definition.name);
+    if (refusal !== undefined) {
+      throw compiler.error(refusal, field, 'INVALID_PARAMS');
     }
     if (folded.has(name.toLowerCase())) throw compiler.error(`tool '${name}' is listed twice (names are compared ignoring case)`, field);
     folded.add(name.toLowerCase());
@@ -113,4 +120,13 @@ export function roleRank(role: string | undefined): number {
 export function roleAllows(callerRole: string | undefined, requiredRole: string | undefined): boolean {
   if (requiredRole === undefined) return true;
   return roleRank(callerRole) >= roleRank(requiredRole) && roleRank(callerRole) >= 0;
+}
+
+/**
+ * The least role whose approval of a tier-3 call counts: the role of the caller that ran into it,
+ * or the tool's `requires_role` when that is higher. A viewer cannot approve an admin's call.
+ */
+export function approverRole(requesterRole: string | undefined, requiredRole: string | undefined): string {
+  const requester = roleRank(requesterRole) >= 0 ? (requesterRole ?? DEFAULT_ROLE) : DEFAULT_ROLE;
+  return requiredRole !== undefined && roleRank(requiredRole) > roleRank(requester) ? requiredRole : requester;
 }

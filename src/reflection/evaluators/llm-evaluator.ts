@@ -4,9 +4,12 @@
  * message. With no `prompt`, the user message is src/prompts/judge.eta over the output (and the
  * generator's prompt, when it had one, as the task); a
  * `prompt` (Jinja over `state`, `output`, `output_to_evaluate`, `iteration`) is used as written
- * when it mentions the output, and otherwise wrapped by judge.eta so the judge always sees it.
- * The call goes through `context.callLlm`, so settings.llm defaults apply, overridden by the
- * evaluator's own `model`, `temperature`, …. A failed call is an invalid attempt.
+ * when its syntax tree reads the output (`output`, `output_to_evaluate`, `state.reflection_output`;
+ * template-references.ts), and otherwise wrapped by judge.eta so the judge always sees it: the
+ * plain word "output" in the text does not count. The call goes through `context.callLlm`, so
+ * settings.llm defaults apply, overridden by the evaluator's own `model`, `temperature`, ….
+ * A failed call (server down, HTTP error, timeout, broken stream) is infrastructure and ends the
+ * node; only a reply that does not parse or rejects the output is an invalid verdict.
  */
 import type { ActionContext, State } from '../../actions/types.js';
 import type { ChatMessage } from '../../llm/types.js';
@@ -52,8 +55,7 @@ export async function evaluateWithJudge(evaluator: PreparedEvaluator & { type: '
 function judgeMessage(evaluator: PreparedEvaluator & { type: 'llm' }, scope: Record<string, unknown>, outputText: string, iteration: number, task: string | undefined): string {
   if (evaluator.prompt === undefined) return renderJudge({ criteria: DEFAULT_CRITERIA, output: outputText, iteration, task });
   const rendered = String(evaluator.prompt.render(scope) ?? '');
-  const source = String(evaluator.prompt.source);
-  if (/\b(output|output_to_evaluate|reflection_output)\b/.test(source)) return rendered;
+  if (evaluator.promptShowsOutput) return rendered;
   return renderJudge({ criteria: rendered, output: outputText, iteration });
 }
 

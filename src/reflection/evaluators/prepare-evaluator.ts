@@ -13,6 +13,7 @@
 import type { ActionCompiler } from '../../actions/types.js';
 import { compileStepLua } from '../compile-step-lua.js';
 import type { PreparedEvaluator } from '../reflection-types.js';
+import { templateShowsOutput } from './template-references.js';
 
 /** The keys of an `llm` evaluator passed on to the model call. */
 export const JUDGE_LLM_KEYS = ['model', 'api_base', 'base_url', 'api_key', 'provider', 'temperature', 'max_tokens', 'timeout', 'max_retries', 'top_p', 'seed', 'stop', 'response_format'];
@@ -65,6 +66,7 @@ function prepareJudge(spec: Record<string, unknown>, field: string, compiler: Ac
     examples: compiler.template(examples, at(field, 'examples')),
     llm: compiler.template(llm, field || 'with'),
     label: typeof spec.name === 'string' ? spec.name : 'judge',
+    promptShowsOutput: typeof spec.prompt === 'string' && templateShowsOutput(spec.prompt),
   };
   if (spec.prompt !== undefined) prepared.prompt = compiler.template(spec.prompt, at(field, 'prompt'));
   return prepared;

@@ -1,0 +1,88 @@
+/** The flags `run` and `resume` share, turned into RunOptions (endpoint, role, budget, stores). */
+import { readFile } from 'node:fs/promises';
+import { createFsStores } from '../../adapters/fs/index.js';
+import { BUDGET_CEILINGS } from '../../src/graph/run-budget.js';
+import type { LlmOverrides, RunOptions } from '../../src/graph/run-types.js';
+import { ROLE_ORDER } from '../../src/reasoning/react/tool-table.js';
+import { integerFlag, stringFlag, UsageError, type ParsedArgs } from '../args.js';
+
+export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['stream', 'approve', 'deny', 'record']);
+export const VALUE_FLAGS: ReadonlySet<string> = new Set([
+  'input',
+  'input-file',
+  'llm-base-url',
+  'llm-model',
+  'llm-api-key',
+  'llm-provider',
+  'trace-dir',
+  'state-update',
+  'role',
+  'replay',
+  'max-llm-calls',
+]);
+
+/**
+ * The model endpoint overrides: flags, then (on resume) what the run was started with, then the
+ * TEA_LLM_* environment. The key comes from the flag or the environment only: it is never stored.
+ */
+export function llmOverrides(args: ParsedArgs, stored: Omit<LlmOverrides, 'api_key'> = {}): LlmOverrides {
+  const environment = process.env;
+  const pick = (flag: string, storedValue: string | undefined, variable: string): string | undefined =>
+    nonEmpty(stringFlag(args, flag)) ?? nonEmpty(storedValue) ?? nonEmpty(environment[variable]);
+  const overrides: LlmOverrides = {};
+  const baseUrl = pick('llm-base-url', stored.api_base, 'TEA_LLM_BASE_URL');
+  const model = pick('llm-model', stored.model, 'TEA_LLM_MODEL');
+  const apiKey = pick('llm-api-key', undefined, 'TEA_LLM_API_KEY');
+  const provider = pick('llm-provider', stored.provider, 'TEA_LLM_PROVIDER');
+  if (baseUrl !== undefined) overrides.api_base = baseUrl;
+  if (model !== undefined) overrides.model = model;
+  if (apiKey !== undefined) overrides.api_key = apiKey;
+  if (provider !== undefined) overrides.provider = provider;
+  else if (baseUrl !== undefined) overrides.provider = 'openai-compatible';
+  return overrides;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export function runOptions(args: ParsedArgs, overrides: LlmOverrides): RunOptions {
+  const options: RunOptions = { llm: { overrides } };
+  const role = stringFlag(args, 'role');
+  if (role !== undefined) {
+    if (!(ROLE_ORDER as readonly string[]).includes(role)) throw new UsageError(`unknown role '${role}' (roles: ${ROLE_ORDER.join(', ')})`);
+    options.role = role;
+  }
+  const maxLlmCalls = integerFlag(args, 'max-llm-calls', 1, BUDGET_CEILINGS.max_llm_calls);
+  if (maxLlmCalls !== undefined) options.limitOverrides = { max_llm_calls: maxLlmCalls };
+  const traceDir = stringFlag(args, 'trace-dir');
+  if (traceDir !== undefined) Object.assign(options, createFsStores(traceDir));
+  return options;
+}
+
+/** The run input from --input or --input-file; undefined when neither is given. */
+export async function readInput(args: ParsedArgs): Promise<Record<string, unknown> | undefined> {
+  const inline = stringFlag(args, 'input');
+  const file = stringFlag(args, 'input-file');
+  if (inline !== undefined && file !== undefined) throw new UsageError('give either --input or --input-file, not both');
+  if (inline !== undefined) return parseJsonObject(inline, '--input');
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read --input-file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  return parseJsonObject(text, `--input-file ${file}`);
+}
+
+export function parseJsonObject(text: string, where: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${where} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${where} must be a JSON object`);
+  return value as Record<string, unknown>;
+}

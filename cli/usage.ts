@@ -1,0 +1,61 @@
+/** The usage text of tea-edge and of each subcommand (`tea-edge <command> --help`, exit 0). */
+
+const RUN = `tea-edge run <agent.yaml> [options]
+  Runs an agent and prints its final state (JSON) on stdout.
+
+  --input <json>            the run input (a JSON object)
+  --input-file <path>       the run input, read from a file
+  --stream                  print every event as NDJSON instead of the final state
+  --trace-dir <dir>         keep the trace, run record and checkpoints in <dir> (the run id is printed on stderr)
+  --record                  keep model requests and responses in the trace (needs --trace-dir), for --replay
+  --replay <dir>/<run-id>   answer model calls from a recorded run; uses its input unless --input is given
+  --llm-base-url <url>      OpenAI-compatible endpoint for every model call (also TEA_LLM_BASE_URL)
+  --llm-model <name>        model for every call (also TEA_LLM_MODEL)
+  --llm-api-key <key>       API key of the model endpoint (also TEA_LLM_API_KEY); never stored or printed
+  --llm-provider <name>     provider preset (also TEA_LLM_PROVIDER)
+  --max-llm-calls <n>       model-call budget of this run (default 100, or the agent's settings.limits)
+  --role <role>             caller role for tool permissions: viewer, user, operator, admin
+`;
+
+const RESUME = `tea-edge resume <run-id> --trace-dir <dir> [options]
+  Continues an interrupted run with the agent file and model endpoint it was started with.
+
+  --approve | --deny        answer a pending tool confirmation (required when one is pending)
+  --state-update <json>     merge this JSON object into the state first
+  --stream, --llm-*, --max-llm-calls, --role   as for run (the API key is never stored: give it again)
+`;
+
+const VALIDATE = `tea-edge validate <agent.yaml> [more.yaml ...]
+  Checks agent files without running them: "ok", or every problem as file:line:column CODE message.
+`;
+
+const SERVE = `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] [--trace-dir <dir>]
+  Serves the HTTP API for the agents in <dir> (default: examples) and the web demo at /.
+`;
+
+const PROBE = `tea-edge probe --llm-base-url <url> [--llm-model <name>] [--llm-api-key <key>] [--timeout <s>] [--json]
+  Asks an OpenAI-compatible endpoint what it supports (streaming, JSON schema, tool calls).
+`;
+
+const BENCH = `tea-edge bench [name ...] [--json]
+  Runs the benchmarks (all, or those whose name contains a given word) and prints their figures.
+`;
+
+export const COMMAND_USAGE: Readonly<Record<string, string>> = { run: RUN, resume: RESUME, validate: VALIDATE, serve: SERVE, probe: PROBE, bench: BENCH };
+
+export const USAGE = `tea-edge — run YAML LLM agents (The Edge Agent format)
+
+  tea-edge run <agent.yaml> [--input <json> | --input-file <path>] [--stream] [--trace-dir <dir>]
+           [--llm-base-url <url>] [--llm-model <name>] [--llm-api-key <key>] [--max-llm-calls <n>]
+           [--record] [--replay <dir>/<run-id>] [--role <role>]
+  tea-edge resume <run-id> --trace-dir <dir> [--approve | --deny] [--state-update <json>]
+  tea-edge validate <agent.yaml>
+  tea-edge serve [--port 8787] [--agents <dir>] [--trace-dir <dir>]
+  tea-edge probe --llm-base-url <url> [--llm-model <name>] [--llm-api-key <key>]
+  tea-edge bench [--json]
+  tea-edge <command> --help
+
+Exit codes: 0 completed · 1 run failed (one line on stderr: CODE node=… message (run …, stop reason …))
+            · 2 invalid agent or usage · 3 interrupted, waiting for resume · 130 cancelled with Ctrl-C.
+Environment: TEA_LLM_BASE_URL, TEA_LLM_MODEL, TEA_LLM_API_KEY override every model endpoint.
+`;

@@ -1,0 +1,28 @@
+/**
+ * The error a run ends with, made safe to keep and show: secrets redacted, the message cut to
+ * MAX_ERROR_MESSAGE characters and the details to MAX_DETAILS_BYTES. A Lua error of a megabyte
+ * must not go whole into the run record, the `done` event or a terminal.
+ */
+import type { AgentErrorJson } from '../errors/agent-error.js';
+import { sanitizeEvent } from '../events/redact.js';
+
+export const MAX_ERROR_MESSAGE = 4000;
+const MAX_DETAILS_BYTES = 12 * 1024;
+
+export function capRunError(error: AgentErrorJson, secrets: readonly string[]): AgentErrorJson {
+  const { details, ...core } = error;
+  if (core.message.length > MAX_ERROR_MESSAGE) {
+    core.message = `${core.message.slice(0, MAX_ERROR_MESSAGE)}…[truncated ${core.message.length - MAX_ERROR_MESSAGE} characters]`;
+  }
+  // The event sanitiser redacts, makes inert and cuts the longest strings to a byte cap.
+  const capped = clean(core, secrets, MAX_ERROR_MESSAGE * 4) as unknown as AgentErrorJson;
+  if (details === undefined) return capped;
+  const cleanDetails = clean(details, secrets, MAX_DETAILS_BYTES);
+  // Details too structured to cut string by string are replaced by the sanitiser's summary.
+  capped.details = cleanDetails.truncated === true ? { truncated: true } : cleanDetails;
+  return capped;
+}
+
+function clean(data: Record<string, unknown>, secrets: readonly string[], maxEventBytes: number): Record<string, unknown> {
+  return sanitizeEvent({ type: 'error', run_id: '', seq: 0, ts: '', data }, { secrets, maxEventBytes }).data;
+}
