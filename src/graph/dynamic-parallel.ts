@@ -111,6 +111,7 @@ function branchHost(host: BodyHost, injected: Record<string, unknown>): BodyHost
     callLlm: (params, options, node) => host.callLlm(params, options, node),
     persistEvents: () => host.persistEvents(),
     stepBudget: (node) => host.stepBudget(node),
+    checkDeadline: (node) => host.checkDeadline(node),
     now: () => host.now(),
   };
 }

@@ -17,6 +17,8 @@ export interface BodyHost extends ContextHost {
   /** Counts one node visit (or loop-body / branch step) against max_steps. */
   stepBudget(node: string): void;
   now(): number;
+  /** Throws when the run's duration budget is spent: Lua is synchronous, so no timer can cut it. */
+  checkDeadline(node: string): void;
 }
 
 export async function executeBody(host: BodyHost, body: CompiledBody, node: string, state: State, resume?: ResumeInfo): Promise<Record<string, unknown>> {
@@ -29,6 +31,8 @@ export async function executeBody(host: BodyHost, body: CompiledBody, node: stri
         {
           ...(host.luaInstructions !== undefined ? { budget: { instructions: host.luaInstructions } } : {}),
           onPrint: (line) => host.emit('log', { source: 'lua', message: line }, node),
+          signal: host.signal,
+          interrupt: () => host.checkDeadline(node),
         },
       );
       if (result === null || result === undefined) return {};
