@@ -2,8 +2,9 @@
  * Turns an agent file's text into an AgentSpec: YAML under limits (parse-yaml.ts), the published
  * agent JSON Schema (agent-schema.json) with closed shapes (closed-shape.ts: unknown keys with
  * suggestions, TEA keys tea-edge does not implement, unknown providers), finite numbers only, then
- * the graph checks the schema cannot express: unique node names, known goto/edge targets,
- * reachable nodes, one body per node, Python refused. Every problem is collected (file order,
+ * the graph checks the schema cannot express: unique node names, known goto/edge targets, one
+ * body per node, typed nodes (read-node-types.ts), Python refused; unreachable nodes are warnings
+ * (spec.graphWarnings), as in TEA. Every problem is collected (file order,
  * capped) and thrown as one AgentError with `details.errors` (src/errors/load-problems.ts).
  */
 import { Validator } from '@cfworker/json-schema';

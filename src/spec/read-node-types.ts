@@ -23,6 +23,10 @@ const PLAIN_BODY_KEYS = ['uses', 'run', 'script', 'with', 'output_key', 'languag
 export function readTypedBody(raw: Record<string, any>, path: Path, fail: Fail, readPlain: ReadPlain): NodeBody | undefined {
   const type = raw.type;
   if (type === undefined) {
+    if (raw.condition !== undefined) {
+      // TEA's examples write it to skip a node, but only while_loop reads it: TEA runs the node anyway.
+      fail('INVALID_AGENT', '`condition:` on a node without `type: while_loop` has no effect in TEA (the node always runs); to run a node only when something holds, route to it with goto rules (`goto: [{if: <expr>, to: <node>}, {to: <other>}]`) or an edge `condition:`', path.concat('condition'));
+    }
     for (const key of [...WHILE_KEYS, ...PARALLEL_KEYS]) {
       if (raw[key] !== undefined) fail('INVALID_AGENT', `\`${key}\` belongs to a node with \`type: ${(WHILE_KEYS as readonly string[]).includes(key) ? 'while_loop' : 'dynamic_parallel'}\``, path.concat(key));
     }

@@ -114,9 +114,9 @@ describe('type: while_loop', () => {
     expect(error.location.line).toBe(8);
   });
 
-  it('condition keys on a node without type: while_loop are refused, naming the type', () => {
+  it('a node-level condition: (TEA ignores it; its examples write it) is refused, saying how to route instead', () => {
     const error = loadError('nodes:\n  - name: a\n    condition: "true"\n    run: return {}\n');
-    expect(error.message).toContain('`condition` belongs to a node with `type: while_loop`');
+    expect(error.message).toContain('`condition:` on a node without `type: while_loop` has no effect in TEA');
     expect(error.location.line).toBe(3);
   });
 
@@ -178,5 +178,13 @@ describe('pauses inside typed nodes', () => {
     const [branch] = result.state.parallel_results as Array<Record<string, any>>;
     expect(branch!.success).toBe(false);
     expect(branch!.error.message).toContain('cannot pause a run inside a dynamic_parallel branch');
+  });
+});
+
+describe('keys of a typed node on a plain node', () => {
+  it.each(['max_iterations: 3', 'items: [1]', 'item_var: x'])('%s is refused, naming the node type it belongs to', (line) => {
+    const error = loadError(`nodes:\n  - name: a\n    ${line}\n    run: return {}\n`);
+    expect(error.message).toMatch(/belongs to a node with `type: (while_loop|dynamic_parallel)`/);
+    expect(error.location.line).toBe(3);
   });
 });
