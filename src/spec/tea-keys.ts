@@ -71,6 +71,7 @@ const NODE: Record<string, TeaKeyRule> = {
   fallback: notSupported('a node `fallback:`', 'write `on_error: graceful` and route on `state.__error__` with goto rules'),
   strategy: notSupported('`strategy:` (matrix fan-out)', 'use a parallel edge with `fan_in`'),
   parallel_each: notSupported('`parallel_each:`', 'use a parallel edge with `fan_in`'),
+  _render_items: ignored("`_render_items` (a hint for TEA's graph renderer)"),
 };
 
 const EDGE: Record<string, TeaKeyRule> = {
