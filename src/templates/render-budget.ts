@@ -14,6 +14,12 @@ export const DEFAULT_TEMPLATE_LIMITS: Readonly<TemplateLimits> = Object.freeze({
   maxWorkUnits: 16 * 1024 * 1024,
 });
 
+/**
+ * Work units charged for each runtime value made one per character (`'text' | list`): making a
+ * value costs about as much as copying eight characters, measured on Node.
+ */
+export const UNITS_PER_MADE_VALUE = 8;
+
 /** Fills in defaults and checks that every given limit is a positive integer. */
 export function resolveTemplateLimits(limits: Partial<TemplateLimits> = {}): TemplateLimits {
   const resolved = { ...DEFAULT_TEMPLATE_LIMITS };

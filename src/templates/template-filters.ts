@@ -23,7 +23,7 @@ import {
   makeUndefined,
   toRuntimeValue,
 } from './jinja-runtime.js';
-import type { RenderBudget } from './render-budget.js';
+import { type RenderBudget, UNITS_PER_MADE_VALUE } from './render-budget.js';
 import { TextWriter, toText } from './text-writer.js';
 import { builtList, builtString } from './built-values.js';
 import { readAttributePath } from './read-member.js';
@@ -108,7 +108,7 @@ function itemsOf(operand: RuntimeValue, filter: string, budget: RenderBudget): R
   if (isArray(operand)) return operand.value;
   if (isString(operand)) {
     // One value per character: charged before they are made.
-    budget.work(operand.value.length);
+    budget.work(operand.value.length * UNITS_PER_MADE_VALUE);
     return Array.from(operand.value, (character) => makeString(character));
   }
   if (isMapping(operand)) return Array.from((operand.value as Map<string, RuntimeValue>).keys(), (key) => makeString(key));
@@ -170,8 +170,19 @@ export function joinTexts(items: readonly RuntimeValue[], separator: string, bud
   return writer.text();
 }
 
-const firstFilter: TemplateFilter = (operand, _args, _keywords, context) => itemsOf(operand, 'first', context.budget)[0] ?? makeUndefined();
-const lastFilter: TemplateFilter = (operand, _args, _keywords, context) => itemsOf(operand, 'last', context.budget).at(-1) ?? makeUndefined();
+/** The first or last character of a text (a whole code point), without splitting the text. */
+function endCharacter(text: string, last: boolean): RuntimeValue {
+  if (text === '') return makeUndefined();
+  if (!last) return makeString(String.fromCodePoint(text.codePointAt(0)!));
+  const low = text.charCodeAt(text.length - 1);
+  const pair = text.length > 1 && low >= 0xdc00 && low <= 0xdfff && text.charCodeAt(text.length - 2) >= 0xd800 && text.charCodeAt(text.length - 2) <= 0xdbff;
+  return makeString(text.slice(pair ? -2 : -1));
+}
+
+const firstFilter: TemplateFilter = (operand, _args, _keywords, context) =>
+  isString(operand) ? endCharacter(operand.value, false) : (itemsOf(operand, 'first', context.budget)[0] ?? makeUndefined());
+const lastFilter: TemplateFilter = (operand, _args, _keywords, context) =>
+  isString(operand) ? endCharacter(operand.value, true) : (itemsOf(operand, 'last', context.budget).at(-1) ?? makeUndefined());
 
 const mapFilter: TemplateFilter = (operand, args, keywords, context) => {
   const items = itemsOf(operand, 'map', context.budget);
@@ -207,7 +218,13 @@ const replaceFilter: TemplateFilter = (operand, args, keywords, context) => {
   return builtString(text, budget);
 };
 
-const intFilter: TemplateFilter = (operand, args, keywords) => {
+/** Parsing a number out of a text reads all of it: charged as a scan. */
+function chargeParse(operand: RuntimeValue, budget: RenderBudget): void {
+  if (isString(operand)) budget.work(operand.value.length);
+}
+
+const intFilter: TemplateFilter = (operand, args, keywords, context) => {
+  chargeParse(operand, context.budget);
   const fallback = argument(args, keywords, 0, 'default') ?? makeInteger(0);
   const base = numberArgument(args, keywords, 1, 'base', 10);
   if (isNumber(operand)) return makeInteger(Math.trunc(operand.value));
@@ -219,7 +236,8 @@ const intFilter: TemplateFilter = (operand, args, keywords) => {
   return fallback;
 };
 
-const floatFilter: TemplateFilter = (operand, args, keywords) => {
+const floatFilter: TemplateFilter = (operand, args, keywords, context) => {
+  chargeParse(operand, context.budget);
   const fallback = argument(args, keywords, 0, 'default') ?? makeFloat(0);
   if (isNumber(operand)) return makeFloat(operand.value);
   if (isBoolean(operand)) return makeFloat(operand.value ? 1 : 0);

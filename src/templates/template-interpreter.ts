@@ -59,6 +59,7 @@ interface InterpreterInternals {
 }
 
 const LIBRARY_APPLY_FILTER = (Interpreter.prototype as unknown as InterpreterInternals).applyFilter;
+const LIBRARY_EVALUATE_ARGUMENTS = (Interpreter.prototype as unknown as InterpreterInternals).evaluateArguments;
 
 export class TemplateInterpreter extends Interpreter {
   readonly #budget: RenderBudget;
@@ -72,6 +73,12 @@ export class TemplateInterpreter extends Interpreter {
     this.#budget = budget;
     this.#program = program;
     (this as unknown as InterpreterInternals).applyFilter = (operand, filter, scope) => this.#libraryFilter(operand, filter, scope);
+    // Arguments spread from a list (`f(*items)`) are copied for each call: charged the same way.
+    (this as unknown as InterpreterInternals).evaluateArguments = (args, scope) => {
+      const evaluated = LIBRARY_EVALUATE_ARGUMENTS.call(this, args, scope);
+      budget.work(evaluated[0].length + evaluated[1].size);
+      return evaluated;
+    };
   }
 
   override evaluate(statement: TemplateNode | undefined, environment: Environment): RuntimeValue {
@@ -138,9 +145,14 @@ export class TemplateInterpreter extends Interpreter {
       }
       case 'TestExpression': {
         const node = statement as unknown as { operand: TemplateNode; negate: boolean; test: NamedNode };
+        const operand = this.evaluate(node.operand, environment);
         const test = TEMPLATE_TESTS.get(node.test.value);
-        if (test === undefined) return super.evaluate(statement, environment);
-        return makeBoolean(test(this.evaluate(node.operand, environment)) !== node.negate);
+        if (test !== undefined) return makeBoolean(test(operand) !== node.negate);
+        // The library's tests (`is lower`, `is upper`) copy a string to compare it: charged.
+        const libraryTest = environment.tests.get(node.test.value);
+        if (libraryTest === undefined) throw new AgentError('TEMPLATE_ERROR', `unknown test '${node.test.value}'`);
+        if (isString(operand)) this.#budget.work(operand.value.length);
+        return makeBoolean(libraryTest(operand) !== node.negate);
       }
       case 'BinaryExpression': {
         const node = statement as unknown as { operator: { value: string }; left: TemplateNode; right: TemplateNode };
@@ -161,6 +173,15 @@ export class TemplateInterpreter extends Interpreter {
           return makeString(left + right);
         }
         if (node.operator.value === '+') return this.#add(node.left, node.right, environment);
+        if (node.operator.value === '==' || node.operator.value === '!=') {
+          const left = this.evaluate(node.left, environment);
+          const right = this.evaluate(node.right, environment);
+          // Two texts are compared character by character: charged, as a scan.
+          if (isString(left) && isString(right)) this.#budget.work(Math.min(left.value.length, right.value.length));
+          // The library's (loose) comparison of the plain values, kept as it is.
+          const equal = left.value == right.value; // eslint-disable-line eqeqeq
+          return makeBoolean(equal === (node.operator.value === '=='));
+        }
         if (node.operator.value === 'in' || node.operator.value === 'not in') {
           const member = this.#contains(this.evaluate(node.left, environment), this.evaluate(node.right, environment));
           return makeBoolean(member !== (node.operator.value === 'not in'));
@@ -205,6 +226,8 @@ export class TemplateInterpreter extends Interpreter {
     else if (node.property.type === 'IntegerLiteral') key = makeInteger(node.property.value as number);
     else key = makeString(node.property.value as string);
     const asCallee = this.#program.callees.has(statement);
+    // A string method (`upper()`, `split()`, `startswith()`...) reads the text: charged as a scan.
+    if (asCallee && isString(target) && isString(key)) this.#budget.work(target.value.length);
     if (asCallee && isString(target) && isString(key) && key.value === 'replace') return this.#stringReplace(target.value);
     if (asCallee && isString(target) && isString(key) && key.value === 'join') return this.#stringJoin(target.value);
     return readMember(target, key, asCallee);
