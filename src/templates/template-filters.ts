@@ -186,7 +186,8 @@ const lastFilter: TemplateFilter = (operand, _args, _keywords, context) =>
 
 const mapFilter: TemplateFilter = (operand, args, keywords, context) => {
   const items = itemsOf(operand, 'map', context.budget);
-  context.budget.work(items.length);
+  // A value is made (or a filter run) for each item.
+  context.budget.work(items.length * UNITS_PER_MADE_VALUE);
   const attribute = keywords.get('attribute');
   if (attribute !== undefined) {
     const path = toText(attribute, context.budget);

@@ -189,6 +189,12 @@ describe('builders charge their work to the render', () => {
     ["{% set s = 'x' * 10000 %}{% for i in range(1000) %}{% if s.startswith(s) %}{% endif %}{% endfor %}", 'maxWorkUnits'],
     ["{% set l = [1] * 10000 %}{% macro f() %}{{ varargs | length }}{% endmacro %}{% for i in range(1000) %}{% set n = f(*l) %}{% endfor %}", 'maxWorkUnits'],
     ["{% set s = 'x' * 10000 %}{% for i in range(1000) %}{% set t = s | join %}{% endfor %}", 'maxWorkUnits'],
+    // Walks of a whole list by filters and functions that build little or nothing.
+    ["{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | sum %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | max %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | unique %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | map('int') | first %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set p = [['a', 1]] * 10000 %}{% for i in range(1000) %}{% set t = namespace(p) %}{% endfor %}", 'maxWorkUnits'],
   ])('%s', (source, limit) => {
     const error = failure(() => render(source, {}, BUILD));
     expect(error.code).toBe('TEMPLATE_LIMIT');

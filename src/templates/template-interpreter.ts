@@ -280,8 +280,9 @@ export class TemplateInterpreter extends Interpreter {
    * constructor puts this function on the instance in its place.
    */
   #libraryFilter(operand: RuntimeValue, filter: NamedNode | CallNode, environment: Environment): RuntimeValue {
-    // Sorting compares about n·log2(n) times; charged before it starts.
-    if (filterName(filter) === 'sort' && isArray(operand)) this.#budget.work(operand.value.length * Math.ceil(Math.log2(operand.value.length + 1)));
+    // They walk the whole list or object (sorting compares about n·log2(n) times): charged first.
+    const size = isArray(operand) ? operand.value.length : isMapping(operand) ? operand.value.size : 0;
+    this.#budget.work(filterName(filter) === 'sort' ? size * Math.ceil(Math.log2(size + 1)) : size);
     const result = LIBRARY_APPLY_FILTER.call(this, operand, filter, environment);
     return result === operand ? result : chargeBuilt(result, this.#budget);
   }
