@@ -108,7 +108,7 @@ export class RenderBudget {
   work(units: number): void {
     this.#work += units;
     if (!(this.#work <= this.limits.maxWorkUnits)) {
-      throw limitError('template work (characters and list items built)', this.limits.maxWorkUnits, 'maxWorkUnits');
+      throw limitError('template work (characters and list items built or scanned)', this.limits.maxWorkUnits, 'maxWorkUnits');
     }
   }
 

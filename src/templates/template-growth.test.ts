@@ -129,8 +129,9 @@ describe('printing shared lists is capped by the writer', () => {
   }, SLOW);
 
   it('a namespace that holds itself is refused, not walked forever', () => {
-    const error = failure(() => render('{% set ns = namespace() %}{% set ns.self = ns %}{{ ns }}'));
-    expect(['TEMPLATE_ERROR', 'TEMPLATE_LIMIT']).toContain(error.code);
+    for (const print of ['{{ ns }}', '{{ ns | tojson }}', '{{ ns | string }}', "{{ [ns] | join(',') }}"]) {
+      expect(failure(() => render(`{% set ns = namespace() %}{% set ns.self = ns %}${print}`)).code).toBe('TEMPLATE_LIMIT');
+    }
     expect(failure(() => render('{% set ns = namespace() %}{% set ns.self = ns %}{{ [ns] * 3 }}')).code).toBe('TEMPLATE_LIMIT');
   });
 

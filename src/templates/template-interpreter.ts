@@ -338,7 +338,7 @@ export class TemplateInterpreter extends Interpreter {
       return makeString(text);
     }
     const hint = isString(left) || isString(right) ? '; use ~ to join texts' : '';
-    throw new AgentError('TEMPLATE_ERROR', `cannot add a ${right.type} to a ${left.type}${hint}`);
+    throw new AgentError('TEMPLATE_ERROR', `cannot add ${right.type} to ${left.type}${hint}`);
   }
 
   /**
