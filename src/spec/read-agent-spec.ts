@@ -112,6 +112,9 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
     for (const target of edge.to) {
       if (!known(target)) report('INVALID_AGENT', `edge to unknown node '${target}'${suggest(target)}`, edge.path.concat('to'));
     }
+    if (edge.from === START && (edge.condition !== undefined || edge.when !== undefined)) {
+      report('INVALID_AGENT', 'an edge from __start__ cannot be conditional in tea-edge (the entry is chosen before any node runs); start at a node and route from it with `goto` rules or conditional edges', edge.path.concat(edge.condition !== undefined ? 'condition' : 'when'));
+    }
     if (edge.parallel) {
       if (edge.condition !== undefined || edge.when !== undefined) report('INVALID_AGENT', 'a parallel edge always fans out: it has no `condition:` or `when:` (route to the fan-out node with a conditional edge instead)', edge.path);
       if (edge.fanIn === undefined) report('INVALID_AGENT', 'a parallel edge needs `fan_in: <node>`', edge.path);

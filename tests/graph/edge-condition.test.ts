@@ -128,3 +128,11 @@ describe('state_schema', () => {
     expect(agent.name).toBe('test');
   });
 });
+
+describe('conditional edges from __start__', () => {
+  it.each(['condition: "state.x"', 'when: "state.x"'])('%s on a __start__ edge is refused (it would be ignored)', (line) => {
+    const error = loadError(`nodes:\n  - name: a\n  - name: b\nedges:\n  - from: __start__\n    ${line}\n    to: b\n`);
+    expect(error.message).toContain('an edge from __start__ cannot be conditional');
+    expect(error.location.line).toBe(6);
+  });
+});
