@@ -8,7 +8,7 @@
  * delivered twice. Bodies are size-capped; anything incomplete is LLM_BAD_RESPONSE.
  */
 import { AgentError, isAbortError } from '../errors/agent-error.js';
-import type { LlmCallHooks, LlmConnection, LlmProvider, LlmRequest, LlmStreamPart } from './types.js';
+import type { LlmCallHooks, LlmConnection, ModelProvider, LlmRequest, LlmStreamPart } from './types.js';
 import { createAttemptController, type AttemptController } from './attempt-controller.js';
 import { createChatStreamAssembler } from './chat-stream-assembler.js';
 import { describeFetchFailure } from './fetch-failure.js';
@@ -42,7 +42,7 @@ export interface OpenAiClientOptions {
  * const client = createOpenAiClient({ api_base: 'http://localhost:11434/v1' });
  * const response = await client.generate({ model: 'llama3.2', messages: [{ role: 'user', content: 'Hi' }] });
  */
-export function createOpenAiClient(connection: LlmConnection & { api_base: string }, options: OpenAiClientOptions = {}): LlmProvider {
+export function createOpenAiClient(connection: LlmConnection & { api_base: string }, options: OpenAiClientOptions = {}): ModelProvider {
   const url = chatCompletionsUrl(connection.api_base);
   const displayUrl = withoutCredentials(url);
   const timeoutMs = connection.timeout_ms ?? DEFAULT_TIMEOUT_MS;

@@ -1,5 +1,5 @@
 /**
- * Replay of a recorded run: an LlmProvider that answers each model call with the response recorded
+ * Replay of a recorded run: an ModelProvider that answers each model call with the response recorded
  * in a trace (events `llm_request` / `llm_response` captured with payload capture on), in order, with
  * no network — and that checks each new request against the recorded one. The first request that
  * differs is an LLM_BAD_RESPONSE whose details say which call and which field, so a real run on a
@@ -7,7 +7,7 @@
  */
 import { AgentError } from '../errors/agent-error.js';
 import type { AgentEvent } from '../events/event.js';
-import type { LlmProvider, LlmRequest, LlmResponse, LlmStreamPart, ToolCall } from './types.js';
+import type { ModelProvider, LlmRequest, LlmResponse, LlmStreamPart, ToolCall } from './types.js';
 import { normalizeUsage } from './parse-chat-completion.js';
 import { REDACTED } from './redact.js';
 import { splitContent } from './scripted-model.js';
@@ -28,7 +28,7 @@ export interface ReplayMismatch {
   actual: unknown;
 }
 
-export interface ReplayProvider extends LlmProvider {
+export interface ReplayProvider extends ModelProvider {
   /** Differences found so far (with `strict: false`, calls go on past them). */
   readonly mismatches: ReplayMismatch[];
   /** Recorded calls not replayed yet. */

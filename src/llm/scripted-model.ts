@@ -1,11 +1,11 @@
 /**
- * The scripted model (SPEC §4.3): a deterministic LlmProvider that answers from a script instead
+ * The scripted model (SPEC §4.3): a deterministic ModelProvider that answers from a script instead
  * of a server, so agents can be tested and examples run with no model. It answers in order from a
  * list, or by the first rule matching the last user message; runs out → LLM_BAD_RESPONSE naming
  * the call. Every answer is labelled `model: "scripted"`, and every request is recorded in `calls`.
  */
 import { AgentError } from '../errors/agent-error.js';
-import type { LlmProvider, LlmRequest, LlmResponse, LlmStreamPart, TokenUsage } from './types.js';
+import type { ModelProvider, LlmRequest, LlmResponse, LlmStreamPart, TokenUsage } from './types.js';
 import { readScript, type ScriptedInput, type ScriptedResponse, type ScriptedScript } from './scripted-script.js';
 import { sleep } from './retry.js';
 
@@ -19,7 +19,7 @@ export function isScriptedModel(provider: unknown): provider is ScriptedModel {
 }
 
 /** A scripted provider; `calls` lists the requests it received, in order. */
-export interface ScriptedModel extends LlmProvider {
+export interface ScriptedModel extends ModelProvider {
   readonly calls: LlmRequest[];
   /** How many responses of a list script are left (undefined for rules). */
   readonly remaining: number | undefined;
