@@ -167,6 +167,8 @@ async function* readEventStream(
         if (total > maxBytes) throw tooLarge(maxBytes);
       }
       for (const event of events) {
+        // Parts already received are not handed out once the call is cancelled or timed out.
+        if (attempt.signal.aborted) throw classifyFailure(attempt.signal.reason, attempt, displayUrl, timeoutMs, true);
         if (event.event !== 'message') continue;
         const delta = assembler.accept(event.data);
         if (delta === 'done') continue;

@@ -108,18 +108,29 @@ export function createReplayProvider(events: AgentEvent[], options: ReplayOption
     get remaining() {
       return calls.length - position;
     },
-    async generate(request) {
+    async generate(request, signal) {
+      throwIfCancelled(signal);
       return answer(request);
     },
-    async *stream(request): AsyncGenerator<LlmStreamPart> {
+    async *stream(request, signal): AsyncGenerator<LlmStreamPart> {
+      throwIfCancelled(signal);
       const response = answer(request);
-      for (const piece of splitContent(response.content, undefined)) yield { type: 'delta', content: piece };
+      for (const piece of splitContent(response.content, undefined)) {
+        yield { type: 'delta', content: piece };
+        throwIfCancelled(signal);
+      }
       for (const [index, call] of (response.tool_calls ?? []).entries()) {
         yield { type: 'tool_call_delta', index, name: call.function.name, arguments: call.function.arguments };
+        throwIfCancelled(signal);
       }
       yield { type: 'done', response };
     },
   };
+}
+
+/** A cancelled run asks nothing more and takes no more parts (as the HTTP client behaves). */
+function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
 }
 
 function compareRequests(call: number, recorded: RecordedCall['request'], actual: LlmRequest): ReplayMismatch | undefined {
