@@ -69,7 +69,11 @@ export type ModelProviderFeature =
   /** Retries retryable failures (429, 5xx, timeouts) and announces each retry through `beforeRetry`. */
   | 'retries'
   /** Can be slow, so a signal aborted while a call is in flight is observable. */
-  | 'abortInFlight';
+  | 'abortInFlight'
+  /** A `beforeRetry` hook runs where the retries happen, so one that throws stops them. */
+  | 'throwingHooks'
+  /** The consumer's signal reaches the provider before its next part (in-process providers). */
+  | 'abortBetweenParts';
 
 export interface ModelProviderConformanceOptions {
   features?: ModelProviderFeature[];
@@ -302,7 +306,7 @@ export function describeModelProvider(name: string, factory: ProviderFactory, op
         expect(attempts()).toBe(0);
       });
 
-      it('a signal aborted between stream parts stops the stream with CANCELLED', async () => {
+      it.skipIf(!features.has('abortBetweenParts'))('a signal aborted between stream parts stops the stream with CANCELLED', async () => {
         const request = ask('Long answer, then stop');
         const { provider } = await open([{ request, outcome: LONG }]);
         const controller = new AbortController();
@@ -380,7 +384,7 @@ export function describeModelProvider(name: string, factory: ProviderFactory, op
         }
       });
 
-      it('a beforeRetry hook that throws stops the retries with its error', async () => {
+      it.skipIf(!features.has('throwingHooks'))('a beforeRetry hook that throws stops the retries with its error', async () => {
         const request = ask('budget stops retries');
         const { provider, attempts } = await open([{ request, outcome: { fault: 'http_500' } }], { maxRetries: 3 });
         const budget = new AgentError('BUDGET_EXCEEDED', 'max_llm_calls reached');

@@ -29,12 +29,12 @@ function openAiClientFor(scenario: Scenario) {
 describeModelProvider('OpenAI-compatible client (Node, mock server over HTTP)', async (scenario) => {
   const provider = openAiClientFor(scenario);
   return { provider, attempts: () => server.chatRequests.length };
-}, { features: ['retries', 'abortInFlight'] });
+}, { features: ['retries', 'abortInFlight', 'throwingHooks', 'abortBetweenParts'] });
 
 describeModelProvider('scripted model', async (scenario) => {
   const model = createScriptedModel(scriptFor(scenario));
   return { provider: model, attempts: () => model.calls.length };
-}, { features: ['abortInFlight'] });
+}, { features: ['abortInFlight', 'abortBetweenParts'] });
 
 describeModelProvider('replay of a recorded run', async (scenario) => {
   // Replay answers what the recorded call returned: record with no retries, as the seam saw it.
@@ -42,7 +42,7 @@ describeModelProvider('replay of a recorded run', async (scenario) => {
   const provider = createReplayProvider(events);
   const recorded = provider.remaining;
   return { provider, attempts: () => recorded - provider.remaining };
-});
+}, { features: ['abortBetweenParts'] });
 
 describe('replay', () => {
   const scenario: Scenario = {
