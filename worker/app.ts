@@ -42,6 +42,7 @@ import { readJsonBody } from './read-json-body.js';
 import { respondWithRun } from './respond-with-run.js';
 import { hostGuard, originGuard } from './request-guard.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
+import { VERSION } from '../src/version.js';
 
 /** Reviews a finished run from the trace store (the Reflector, SPEC §5.4). */
 export type RunReviewer = (runId: string, context: { traceStore: TraceStore; agent?: CompiledAgent; learn: boolean }) => Promise<unknown>;
@@ -86,7 +87,7 @@ export interface AppOptions {
 
 type AppEnv = { Variables: { role: string | undefined } };
 
-export const PACKAGE_VERSION = '0.1.0';
+export const PACKAGE_VERSION = VERSION;
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const agents = toAgentSource(options.agents);
