@@ -13,7 +13,7 @@ import { AgentError } from '../errors/agent-error.js';
 import type { ActionCompiler, ActionContext, ActionDefinition } from '../actions/types.js';
 import type { CompiledValue } from '../templates/types.js';
 import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from './types.js';
-import { parseJsonSafely } from '../reasoning/safe-json.js';
+import { parseJsonSafely } from '../util/untrusted-json.js';
 import { whyNotATool } from '../tools/not-a-tool.js';
 import { buildMessages } from './resolve-llm-call.js';
 import { isInfrastructureFailure } from './llm-errors.js';

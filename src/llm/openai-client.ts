@@ -15,7 +15,9 @@ import { describeFetchFailure } from './fetch-failure.js';
 import { badResponse, httpError, isRetryable, timeoutError } from './llm-errors.js';
 import { parseChatCompletion } from './parse-chat-completion.js';
 import { checkDeclaredLength, DEFAULT_MAX_RESPONSE_BYTES, readCappedBody, tooLarge } from './read-capped-body.js';
-import { DEFAULT_RETRY_TIMING, parseRetryAfter, retryDelay, sleep, type RetryTiming } from './retry.js';
+import { DEFAULT_RETRY_TIMING, parseRetryAfter, retryDelay, type RetryTiming } from './retry.js';
+import { abortError, sleep } from '../util/abort.js';
+import { messageOf } from '../util/message-of.js';
 import { createSseParser } from './sse-parser.js';
 
 /** Per-attempt timeout when none is configured (TEA's 300 s). */
@@ -79,7 +81,7 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
       try {
         return await attemptOnce();
       } catch (error) {
-        if (signal?.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
+        if (signal?.aborted) throw abortError(signal);
         if (!isRetryable(error) || attempt > maxRetries) throw error;
         const typed = error as AgentError;
         const retryAfter = typeof typed.details.retry_after_ms === 'number' ? typed.details.retry_after_ms : undefined;
@@ -192,8 +194,7 @@ function classifyFailure(error: unknown, attempt: AttemptController, url: string
   if (attempt.timedOut) return timeoutError(url, timeoutMs);
   if (attempt.signal.aborted || isAbortError(error)) return new AgentError('CANCELLED', 'the run was cancelled');
   if (midBody) {
-    const message = error instanceof Error ? error.message : String(error);
-    return new AgentError('LLM_BAD_RESPONSE', `the connection to ${url} broke while the response was arriving (${message})`, {
+    return new AgentError('LLM_BAD_RESPONSE', `the connection to ${url} broke while the response was arriving (${messageOf(error)})`, {
       details: { url, cut: true, retryable: false },
     });
   }

@@ -11,6 +11,7 @@ import type { ModelProvider, LlmRequest, LlmResponse, LlmStreamPart, ToolCall } 
 import { normalizeUsage } from './parse-chat-completion.js';
 import { REDACTED } from './redact.js';
 import { splitContent } from './scripted-model.js';
+import { throwIfAborted } from '../util/abort.js';
 
 /** One recorded model call: what was asked and what came back (or the error). */
 export interface RecordedCall {
@@ -109,19 +110,19 @@ export function createReplayProvider(events: AgentEvent[], options: ReplayOption
       return calls.length - position;
     },
     async generate(request, signal) {
-      throwIfCancelled(signal);
+      throwIfAborted(signal);
       return answer(request);
     },
     async *stream(request, signal): AsyncGenerator<LlmStreamPart> {
-      throwIfCancelled(signal);
+      throwIfAborted(signal);
       const response = answer(request);
       for (const piece of splitContent(response.content, undefined)) {
         yield { type: 'delta', content: piece };
-        throwIfCancelled(signal);
+        throwIfAborted(signal);
       }
       for (const [index, call] of (response.tool_calls ?? []).entries()) {
         yield { type: 'tool_call_delta', index, name: call.function.name, arguments: call.function.arguments };
-        throwIfCancelled(signal);
+        throwIfAborted(signal);
       }
       yield { type: 'done', response };
     },

@@ -7,7 +7,7 @@
 import { AgentError } from '../errors/agent-error.js';
 import type { ModelProvider, LlmRequest, LlmResponse, LlmStreamPart, TokenUsage } from './types.js';
 import { readScript, type ScriptedInput, type ScriptedResponse, type ScriptedScript } from './scripted-script.js';
-import { sleep } from './retry.js';
+import { sleep, throwIfAborted } from '../util/abort.js';
 
 export const SCRIPTED_MODEL_NAME = 'scripted';
 
@@ -60,7 +60,7 @@ export function createScriptedModel(input: ScriptedInput, options: { startAt?: n
   }
 
   async function answer(request: LlmRequest, signal: AbortSignal | undefined): Promise<{ scripted: ScriptedResponse; response: LlmResponse }> {
-    if (signal?.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
+    throwIfAborted(signal);
     const scripted = next(request);
     if (scripted.delay_ms !== undefined && scripted.delay_ms > 0) await sleep(scripted.delay_ms, signal);
     if (scripted.error !== undefined) {
@@ -89,7 +89,7 @@ export function createScriptedModel(input: ScriptedInput, options: { startAt?: n
     async *stream(request, signal): AsyncGenerator<LlmStreamPart> {
       const { scripted, response } = await answer(request, signal);
       for (const piece of splitContent(response.content, scripted.stream_chunks)) {
-        if (signal?.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
+        throwIfAborted(signal);
         yield { type: 'delta', content: piece };
       }
       for (const [index, call] of (response.tool_calls ?? []).entries()) {

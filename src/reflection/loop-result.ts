@@ -9,8 +9,8 @@
  * keys above, nor `__proto__`/`constructor`/`prototype`.
  */
 import type { Attempt, LoopStopReason, OnFailure } from './reflection-types.js';
+import { FORBIDDEN_KEYS } from '../util/forbidden-keys.js';
 
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** The best attempt: strictly higher score wins, so ties keep the earliest. Failed generations never count. */
 export function pickBest(history: readonly Attempt[]): Attempt | undefined {
