@@ -8,11 +8,12 @@
  * (`tea-edge probe` tells).
  */
 import type { ActionCompiler } from '../actions/types.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export function withSchemaResponseFormat(step: unknown, evaluator: unknown, field: string, compiler: ActionCompiler): unknown {
   if (typeof step !== 'object' || step === null || Array.isArray(step)) return step;
   const raw = step as Record<string, unknown>;
-  const nested = typeof raw.with === 'object' && raw.with !== null && !Array.isArray(raw.with) ? (raw.with as Record<string, unknown>) : undefined;
+  const nested = isPlainObject(raw.with) ? raw.with : undefined;
   const inWith = nested?.response_format === 'schema';
   if (raw.response_format !== 'schema' && !inWith) return step;
   const at = inWith ? `${field}.with.response_format` : `${field}.response_format`;
