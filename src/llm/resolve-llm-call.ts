@@ -105,7 +105,7 @@ function readMessageList(list: readonly unknown[]): ChatMessage[] {
 }
 
 function readMessage(value: unknown, index: number): ChatMessage {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`messages[${index}]`, 'expected {role, content}');
+  if (!isPlainObject(value)) throw invalid(`messages[${index}]`, 'expected {role, content}');
   const message = value as Record<string, unknown>;
   if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
     throw invalid(`messages[${index}].role`, 'expected system, user, assistant or tool');

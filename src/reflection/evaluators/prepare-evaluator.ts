@@ -28,7 +28,7 @@ function at(field: string, name: string): string {
 
 /** Compiles `raw`, the value of `field` (e.g. `evaluator`; '' when the keys sit directly in `with:`). */
 export function prepareEvaluator(raw: unknown, field: string, compiler: ActionCompiler): PreparedEvaluator {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+  if (!isPlainObject(raw)) {
     throw compiler.error(`\`${field || 'with'}\` must be a mapping with a \`type\` (schema, llm or lua)`, field || undefined);
   }
   const spec = raw as Record<string, unknown>;
