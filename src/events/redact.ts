@@ -20,6 +20,7 @@
  */
 import type { AgentEvent, EventType } from './event.js';
 import { FORBIDDEN_KEYS } from '../util/forbidden-keys.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export const REDACTED = '[REDACTED]';
 export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024;
@@ -88,7 +89,7 @@ export function sanitizeEventWithSize(event: AgentEvent, options: SanitizeOption
 function sanitize(event: AgentEvent, options: SanitizeOptions, measure: boolean): SanitizedEvent {
   const context = createContext(options);
   const copy = copyValue(event, 0, context) as AgentEvent;
-  if (copy.data === null || typeof copy.data !== 'object' || Array.isArray(copy.data)) copy.data = {};
+  if (!isPlainObject(copy.data)) copy.data = {};
   const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   // Most events are far below the cap: the bound kept while copying proves it without serialising.
   if (!measure && context.sizeBound <= maxBytes) return { event: copy, bytes: context.sizeBound };
