@@ -14,6 +14,7 @@
 import { AgentError } from '../errors/agent-error.js';
 import type { ActionDefinition, EmbedCallParams, LlmCallParams } from './types.js';
 import { llmResult } from '../llm/llm-result.js';
+import { rejectUnknownKeys } from './closed-params.js';
 
 /** TEA's default for llm.chat (llm_local_actions.py passes max_tokens=100 to llm.call). */
 const CHAT_DEFAULT_MAX_TOKENS = 100;
@@ -48,6 +49,7 @@ const llmChat: ActionDefinition<Record<string, unknown>> = {
     additionalProperties: false,
   },
   async run(params, context) {
+    rejectUnknownKeys(params, llmChat.parameters!, 'llm.chat');
     if (!Array.isArray(params.messages) || params.messages.length === 0) {
       throw new AgentError('INVALID_PARAMS', 'llm.chat needs `messages`: a non-empty list of {role, content}', { field: 'messages' });
     }
@@ -80,6 +82,7 @@ const llmEmbed: ActionDefinition<Record<string, unknown>> = {
     additionalProperties: false,
   },
   async run(params, context) {
+    rejectUnknownKeys(params, llmEmbed.parameters!, 'llm.embed');
     const { text, backend, ...connection } = params;
     const input = readTexts(text);
     if (backend !== undefined && backend !== 'api' && backend !== 'auto') {

@@ -200,6 +200,13 @@ function checkReachable(spec: AgentSpec, fail: Fail): void {
       }
     }
   }
+  // retry.loop runs its `correct:` node itself (TEA-YAML-005), so that node is reached through it.
+  for (const node of spec.nodes) {
+    const body = node.body;
+    if (body.kind !== 'action' || (body.action !== 'retry.loop' && body.action !== 'actions.retry_loop') || typeof body.with.correct !== 'string') continue;
+    if (!successors.has(body.with.correct)) fail('INVALID_PARAMS', `retry.loop: there is no node '${body.with.correct}' to correct with`, node.path.concat('with', 'correct'), node.name);
+    if (seen.has(node.name)) seen.add(body.with.correct);
+  }
   for (const node of spec.nodes) {
     if (!seen.has(node.name)) {
       fail('INVALID_AGENT', `node '${node.name}' can never run: no goto, edge or list order leads to it`, node.path.concat('name'), node.name);
