@@ -96,6 +96,12 @@ export function htmlToReadable(html: string, options: HtmlToTextOptions): Readab
       position = end < 0 ? html.length : end + 3;
       continue;
     }
+    if (!/^<[a-zA-Z/!?]/.test(html.slice(open, open + 2))) {
+      // A `<` that cannot start a tag (`a < b`) is text.
+      if (visible()) out.text('<', preDepth > 0);
+      position = open + 1;
+      continue;
+    }
     const close = html.indexOf('>', open + 1);
     if (close < 0) {
       // No tag can end any more: the rest is text.
@@ -164,13 +170,17 @@ export function htmlToReadable(html: string, options: HtmlToTextOptions): Readab
         }
         break;
       case 'pre':
-        out.endBlock(true, linePrefix());
-        preDepth = Math.max(0, preDepth + (closing ? -1 : 1));
-        if (markdown) {
-          out.raw('```');
+        if (!closing) {
+          out.endBlock(true, linePrefix());
+          preDepth++;
+          if (markdown) out.raw('```');
           out.endLine(linePrefix());
+        } else {
+          out.endLine(linePrefix());
+          preDepth = Math.max(0, preDepth - 1);
+          if (markdown) out.raw('```');
+          out.endBlock(true, linePrefix());
         }
-        if (closing) out.endBlock(true, linePrefix());
         break;
       case 'blockquote':
         out.endBlock(true, linePrefix());
@@ -261,9 +271,10 @@ function createWriter(maxChars: number) {
       line = `${line.slice(0, start)}${before}${inner}${after}${line.endsWith(' ') ? ' ' : ''}`;
     },
     endLine(prefix: string) {
-      const text = line.trim();
+      // Leading spaces are kept: they are list indentation or <pre> text (collapsed text never starts with one).
+      const text = line.trimEnd();
       line = '';
-      if (text === '') return;
+      if (text.trim() === '') return;
       if (pendingBlank && lines.length > 0) lines.push('');
       pendingBlank = false;
       const written = prefix + text;
