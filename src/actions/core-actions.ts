@@ -17,6 +17,7 @@ const validateSchema: ActionDefinition<ValidateParams> = {
     type: 'object',
     required: ['data', 'schema'],
     properties: { data: {}, schema: { type: 'object' }, coerce: { type: 'boolean' } },
+    additionalProperties: false,
   },
   prepare(params, compiler) {
     if (params.schema === undefined) throw compiler.error('`schema` is required', 'schema');
@@ -40,6 +41,7 @@ const jsonParse: ActionDefinition = {
     type: 'object',
     required: ['text'],
     properties: { text: { type: 'string' }, strict: { type: 'boolean' } },
+    additionalProperties: false,
   },
   run(params) {
     const text = params.text;

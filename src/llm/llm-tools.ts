@@ -18,6 +18,7 @@ import { whyNotATool } from '../tools/not-a-tool.js';
 import { buildMessages } from './resolve-llm-call.js';
 import { isInfrastructureFailure } from './llm-errors.js';
 import { llmResult } from './llm-result.js';
+import { llmProperties, MODEL_CALL_KEYS, TOOL_ENTRY_SHAPE } from '../spec/parameter-shapes.js';
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 10;
 /** Longest tool result fed back to the model. */
@@ -45,14 +46,16 @@ export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
     type: 'object',
     required: ['tools'],
     properties: {
-      tools: { type: 'array', description: 'action names, {name, description, parameters, action}, or OpenAI tool definitions' },
+      tools: { type: 'array', description: 'action names, {name, description, parameters, action}, or OpenAI tool definitions', items: TOOL_ENTRY_SHAPE },
       max_tool_rounds: { type: 'integer', minimum: 1, default: DEFAULT_MAX_TOOL_ROUNDS },
       prompt: { type: 'string' },
       system: { type: 'string' },
       messages: { type: 'array' },
-      model: { type: 'string' },
       tool_choice: {},
+      stream: { type: 'boolean' },
+      ...llmProperties(MODEL_CALL_KEYS),
     },
+    additionalProperties: false,
   },
   prepare(raw, compiler) {
     if (!Array.isArray(raw.tools) || raw.tools.length === 0) throw compiler.error('expected a non-empty list of tools', 'tools');

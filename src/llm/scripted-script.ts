@@ -8,7 +8,7 @@
  * - `[{match, response}, …, {default: response}]` (every item a rule)
  */
 import { AgentError } from '../errors/agent-error.js';
-import { vetPattern } from '../schema/vet-pattern.js';
+import { compileSafePattern, PatternProblem, PatternStepsExceeded, type SafePattern } from '../schema/safe-pattern.js';
 import type { TokenUsage, ToolCall } from './types.js';
 
 /** One scripted answer, normalised. */
@@ -40,6 +40,8 @@ export type ScriptedInput = unknown;
 
 const RESPONSE_KEYS = new Set(['content', 'tool_calls', 'finish_reason', 'usage', 'stream_chunks', 'delay_ms', 'error']);
 const MAX_REGEX_LENGTH = 500;
+/** Matcher steps one rule may take on one prompt (a few hundred milliseconds at most). */
+const MAX_RULE_STEPS = 5_000_000;
 
 /** Reads a script; throws INVALID_PARAMS naming the bad entry. */
 export function readScript(input: ScriptedInput): ScriptedScript {
@@ -72,17 +74,25 @@ function readRule(value: unknown, field: string): ScriptedRule {
     return { matches: (text) => text.includes(match), description: JSON.stringify(match), response };
   }
   if (isObject(match) && typeof match.regex === 'string') {
-    // Rules run on model prompts, which may carry untrusted text: refuse catastrophic patterns.
-    const verdict = vetPattern(match.regex, { maxLength: MAX_REGEX_LENGTH });
-    if (!verdict.safe) throw invalid(`${field}.match.regex`, verdict.reason);
-    const flags = `${typeof match.flags === 'string' ? match.flags.replace(/[^ims]/g, '') : ''}u`;
-    let pattern: RegExp;
+    // Rules run on model prompts, which may carry untrusted text: the linear-time engine only.
+    const flagText = typeof match.flags === 'string' ? match.flags.replace(/[^ims]/g, '') : '';
+    const flags = `${flagText}u`;
+    let pattern: SafePattern;
     try {
-      pattern = new RegExp(match.regex, flags);
+      pattern = compileSafePattern(match.regex, { ignoreCase: flagText.includes('i'), multiline: flagText.includes('m'), dotAll: flagText.includes('s') }, MAX_REGEX_LENGTH);
     } catch (error) {
-      throw invalid(`${field}.match.regex`, `not a valid regular expression (${(error as Error).message})`);
+      if (!(error instanceof PatternProblem)) throw error;
+      throw invalid(`${field}.match.regex`, `regular expression ${JSON.stringify(match.regex.slice(0, 80))} cannot be used: ${error.message}`);
     }
-    return { matches: (text) => pattern.test(text), description: `/${match.regex}/${flags}`, response };
+    const matches = (text: string): boolean => {
+      try {
+        return pattern.run(text, MAX_RULE_STEPS).matched;
+      } catch (error) {
+        if (!(error instanceof PatternStepsExceeded)) throw error;
+        throw new AgentError('BUDGET_EXCEEDED', `scripted model: ${field}.match.regex took more than ${MAX_RULE_STEPS} matcher steps on a ${text.length}-character prompt`, { field });
+      }
+    };
+    return { matches, description: `/${match.regex}/${flags}`, response };
   }
   throw invalid(`${field}.match`, 'expected a substring or {regex: "..."}');
 }

@@ -4,11 +4,18 @@
  */
 import type { ActionDefinition, ActionContext } from '../actions/types.js';
 import renderCotPrompt from '../prompts/cot.eta';
-import { callModel, compileParams, failureResult, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from './action-support.js';
+import { callModel, compileParams, failureResult, LLM_KEYS, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from './action-support.js';
+import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
 import { createReasoningTrace, textOf } from './reasoning-trace.js';
 import { isRecord } from './safe-json.js';
 import { DEFAULT_THINKING_FORMAT, THINKING_FORMATS, thinkingFormatInstructions } from './thinking-formats.js';
+
+const FEW_SHOT_EXAMPLE = {
+  type: 'object',
+  properties: { problem: { type: 'string' }, thinking: { type: 'string' }, answer: {} },
+  additionalProperties: false,
+};
 
 /** A few-shot example as written in the agent. */
 interface FewShotExample {
@@ -34,11 +41,13 @@ export function reasonCot(): ActionDefinition<CompiledParams> {
       properties: {
         problem: { type: 'string' },
         thinking_format: { enum: [...THINKING_FORMATS.keys()] },
-        few_shot_examples: { type: 'array', items: { type: 'object' } },
-        model: { type: 'string' },
-        temperature: { type: 'number' },
+        few_shot_examples: { type: 'array', items: FEW_SHOT_EXAMPLE },
+        few_shot: { type: 'array', items: FEW_SHOT_EXAMPLE, description: 'alias of few_shot_examples' },
+        stream: { type: 'boolean' },
+        ...llmProperties(LLM_KEYS),
       },
       required: ['problem'],
+      additionalProperties: false,
     },
     prepare(raw, compiler) {
       const compiled = compileParams(raw, compiler, ['problem']);

@@ -16,7 +16,8 @@ import type { ActionContext, ActionDefinition } from '../actions/types.js';
 import renderDecomposePrompt from '../prompts/decompose.eta';
 import renderSubProblemPrompt from '../prompts/decompose-sub-problem.eta';
 import renderSynthesisPrompt from '../prompts/decompose-synthesis.eta';
-import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, type CompiledParams } from './action-support.js';
+import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, type CompiledParams } from './action-support.js';
+import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
 import { createReasoningTrace, textOf, truncateText, type ReasoningTrace } from './reasoning-trace.js';
 import { isRecord } from './safe-json.js';
@@ -53,8 +54,15 @@ export function reasonDecompose(): ActionDefinition<CompiledParams> {
     description: 'Break a problem into sub-problems, solve them (in dependency order, concurrently), and synthesise the answer.',
     parameters: {
       type: 'object',
-      properties: { problem: { type: 'string' }, max_depth: { type: 'integer', minimum: 0 }, synthesis_prompt: { type: 'string' }, max_concurrency: { type: 'integer', minimum: 1 } },
+      properties: {
+        problem: { type: 'string' },
+        max_depth: { type: 'integer', minimum: 0, maximum: 5 },
+        synthesis_prompt: { type: 'string' },
+        max_concurrency: { type: 'integer', minimum: 1, maximum: 16 },
+        ...llmProperties(LLM_KEYS),
+      },
       required: ['problem'],
+      additionalProperties: false,
     },
     prepare(raw, compiler) {
       const params = compileParams(raw, compiler, ['problem']);

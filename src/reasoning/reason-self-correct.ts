@@ -6,7 +6,8 @@
 import type { ActionContext, ActionDefinition } from '../actions/types.js';
 import renderGeneratePrompt from '../prompts/self-correct-generate.eta';
 import renderCriticPrompt from '../prompts/self-correct-critic.eta';
-import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, type CompiledParams } from './action-support.js';
+import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, type CompiledParams } from './action-support.js';
+import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
 import { createReasoningTrace, nowSeconds, textOf, truncateText } from './reasoning-trace.js';
 import { isRecord } from './safe-json.js';
@@ -23,13 +24,14 @@ export function reasonSelfCorrect(): ActionDefinition<CompiledParams> {
       type: 'object',
       properties: {
         task: { type: 'string' },
-        improvement_rounds: { type: 'integer', minimum: 0 },
+        improvement_rounds: { type: 'integer', minimum: 0, maximum: MAX_ROUNDS },
         critic_prompt: { type: 'string' },
         generator_model: { type: 'string' },
         critic_model: { type: 'string' },
-        model: { type: 'string' },
+        ...llmProperties(LLM_KEYS),
       },
       required: ['task'],
+      additionalProperties: false,
     },
     prepare(raw, compiler) {
       const params = compileParams(raw, compiler, ['task']);

@@ -72,10 +72,12 @@ export interface AgentSpec {
   interruptBefore: string[];
   interruptAfter: string[];
   raiseExceptions: boolean;
-  /** Top-level keys tea-edge does not act on (reported by `validate` as warnings). */
-  unknownKeys: string[];
+  /** Keys accepted but ignored (TEA keys with no effect in tea-edge), as warning messages for `validate`. */
+  warnings: string[];
   /** Where a path of the agent file sits in the source. */
   positionOf(path: ReadonlyArray<string | number>): SourcePosition | undefined;
   /** The line where a scalar's text starts (after `|` for block scalars); for Lua line numbers. */
   contentLineOf(path: ReadonlyArray<string | number>): number | undefined;
+  /** Where the key of a mapping entry sits (unknown-key errors point at the key); optional for prebuilt specs. */
+  keyPositionOf?(path: ReadonlyArray<string | number>): SourcePosition | undefined;
 }

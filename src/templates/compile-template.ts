@@ -14,13 +14,13 @@ import {
   makeFunction,
   makeInteger,
   toNativeValue,
-  toText,
 } from './jinja-runtime.js';
 import { type PreparedProgram, describeNode, prepareProgram, snippet } from './prepare-program.js';
 import { FALL_BACK, renderPathTemplate, toPathTemplate } from './path-template.js';
 import { RenderBudget, resolveTemplateLimits } from './render-budget.js';
 import { TemplateInterpreter } from './template-interpreter.js';
 import { BREAK_SIGNAL, CONTINUE_SIGNAL } from './template-loop.js';
+import { toText } from './text-writer.js';
 import type { CompiledTemplate, TemplateLimits, TemplateLocation, TemplateOptions, TemplateScope } from './types.js';
 
 /**
@@ -50,7 +50,7 @@ export function compileTemplate(source: string, where: TemplateLocation = {}, op
     isLone: prepared.lone !== undefined,
     render(scope: TemplateScope): unknown {
       if (pathTemplate !== undefined) {
-        const rendered = renderPathTemplate(pathTemplate, scope, limits.maxOutputChars);
+        const rendered = renderPathTemplate(pathTemplate, scope, limits);
         if (rendered !== FALL_BACK) return rendered;
       }
       return renderPrepared(prepared, globals, limits, scope, where, source);
@@ -70,8 +70,9 @@ function renderPrepared(
   const environment = createEnvironment(globals, new RenderVariables(scope ?? {}, budget));
   const interpreter = new TemplateInterpreter(environment, budget, prepared);
   try {
-    if (prepared.lone !== undefined) return toNativeValue(interpreter.evaluate(prepared.lone, environment));
-    return toText(interpreter.run(prepared.program));
+    // A lone expression's value is copied out: every value copied is charged (shared lists too).
+    if (prepared.lone !== undefined) return toNativeValue(interpreter.evaluate(prepared.lone, environment), budget);
+    return toText(interpreter.run(prepared.program), budget);
   } catch (error) {
     const expression = interpreter.currentExpression ?? prepared.lone;
     throw locate(error, where, source, expression === undefined ? undefined : describeNode(expression));
@@ -108,8 +109,9 @@ function createGlobals(): Environment {
   globals.variables.set('range', createRange());
   globals.variables.set(
     'raise_exception',
-    makeFunction((args) => {
-      throw new AgentError('TEMPLATE_ERROR', `raise_exception: ${args[0] === undefined ? 'raised' : toText(args[0])}`);
+    makeFunction((args, scope) => {
+      const message = args[0] === undefined ? 'raised' : snippet(toText(args[0], budgetOf(scope)));
+      throw new AgentError('TEMPLATE_ERROR', `raise_exception: ${message}`);
     }),
   );
   return globals;

@@ -23,12 +23,14 @@ import {
   makeFunction,
   makeInteger,
   makeString,
-  toText,
 } from './jinja-runtime.js';
 import { readMember } from './read-member.js';
 import { pythonReplace } from './text-helpers.js';
 import type { RenderBudget } from './render-budget.js';
-import { type FilterContext, TEMPLATE_FILTERS, formatValues } from './template-filters.js';
+import { type FilterContext, TEMPLATE_FILTERS, formatValues, joinTexts } from './template-filters.js';
+import { toText } from './text-writer.js';
+import { chargeBuilt } from './built-values.js';
+import { itemsSize } from './value-size.js';
 import { TEMPLATE_TESTS } from './template-tests.js';
 import type { PreparedProgram } from './prepare-program.js';
 import { BREAK_SIGNAL, CONTINUE_SIGNAL, type LoopHost, type LoopNode, runLoop } from './template-loop.js';
@@ -53,7 +55,10 @@ interface InterpreterInternals {
   evaluateArguments(args: TemplateNode[], environment: Environment): [RuntimeValue[], Map<string, RuntimeValue>];
   evaluateBlock(statements: TemplateNode[], environment: Environment): RuntimeValue;
   applyFilter(operand: RuntimeValue, filter: NamedNode | CallNode, environment: Environment): RuntimeValue;
+  evaluateSliceExpression(target: RuntimeValue, slice: TemplateNode, environment: Environment): RuntimeValue;
 }
+
+const LIBRARY_APPLY_FILTER = (Interpreter.prototype as unknown as InterpreterInternals).applyFilter;
 
 export class TemplateInterpreter extends Interpreter {
   readonly #budget: RenderBudget;
@@ -66,6 +71,7 @@ export class TemplateInterpreter extends Interpreter {
     super(environment);
     this.#budget = budget;
     this.#program = program;
+    (this as unknown as InterpreterInternals).applyFilter = (operand, filter, scope) => this.#libraryFilter(operand, filter, scope);
   }
 
   override evaluate(statement: TemplateNode | undefined, environment: Environment): RuntimeValue {
@@ -75,6 +81,8 @@ export class TemplateInterpreter extends Interpreter {
       // A missing or null source loops zero times; a string loops over its characters (as in Jinja).
       const source = this.#evaluateNode(statement, environment);
       if (source.type === 'UndefinedValue' || source.type === 'NullValue') return makeArray([]);
+      // A string's characters are counted (by code units, at least as many) before they are made.
+      if (isString(source)) this.#budget.loopSource(source.value.length);
       const items = isString(source) ? makeArray(Array.from(source.value, (character) => makeString(character))) : source;
       // The library prepares every item before the first iteration, so the size is checked first.
       if (isArray(items)) this.#budget.loopSource(items.value.length);
@@ -85,9 +93,15 @@ export class TemplateInterpreter extends Interpreter {
     this.currentExpression = statement;
     const value = this.#evaluateNode(statement, environment);
     if (isFunction(value)) throw new AgentError('TEMPLATE_ERROR', 'cannot print a function; call it or drop it');
-    if (isString(value)) this.#budget.output(value.value.length);
-    else if (value.type !== 'NullValue' && value.type !== 'UndefinedValue') this.#budget.output(value.toString().length);
-    return value;
+    if (value.type === 'NullValue' || value.type === 'UndefinedValue') return value;
+    if (isString(value)) {
+      this.#budget.output(value.value.length);
+      return value;
+    }
+    // Printed here, within the cap, and handed on as text: the library would print it again, unbounded.
+    const text = toText(value, this.#budget);
+    this.#budget.output(text.length);
+    return makeString(text);
   }
 
   #evaluateNode(statement: TemplateNode, environment: Environment): RuntimeValue {
@@ -114,9 +128,13 @@ export class TemplateInterpreter extends Interpreter {
         return this.#filter(node.filter, this.evaluate(node.operand, environment), environment);
       }
       case 'FilterStatement': {
+        // The block's text is printed through the filter: a list result (`{% filter list %}`) is
+        // turned into text here, within the cap, rather than by the library's unbounded printing.
         const node = statement as unknown as { body: TemplateNode[]; filter: NamedNode | CallNode };
-        if (!TEMPLATE_FILTERS.has(filterName(node.filter))) return this.#checked(super.evaluate(statement, environment));
-        return this.#filter(node.filter, this.#internals.evaluateBlock(node.body, environment), environment);
+        const result = TEMPLATE_FILTERS.has(filterName(node.filter))
+          ? this.#filter(node.filter, this.#internals.evaluateBlock(node.body, environment), environment)
+          : this.#checked(super.evaluate(statement, environment));
+        return isString(result) ? result : makeString(toText(result, this.#budget));
       }
       case 'TestExpression': {
         const node = statement as unknown as { operand: TemplateNode; negate: boolean; test: NamedNode };
@@ -137,9 +155,15 @@ export class TemplateInterpreter extends Interpreter {
         }
         if (node.operator.value === '~') {
           // Jinja's `~` prints both sides, so a missing or null side adds nothing (the library refuses them).
-          const text = toText(this.evaluate(node.left, environment)) + toText(this.evaluate(node.right, environment));
-          this.#budget.size(text.length);
-          return makeString(text);
+          const left = toText(this.evaluate(node.left, environment), this.#budget);
+          const right = toText(this.evaluate(node.right, environment), this.#budget);
+          this.#budget.size(left.length + right.length);
+          return makeString(left + right);
+        }
+        if (node.operator.value === '+') return this.#add(node.left, node.right, environment);
+        if (node.operator.value === 'in' || node.operator.value === 'not in') {
+          const member = this.#contains(this.evaluate(node.left, environment), this.evaluate(node.right, environment));
+          return makeBoolean(member !== (node.operator.value === 'not in'));
         }
         return this.#checked(super.evaluate(statement, environment));
       }
@@ -147,7 +171,8 @@ export class TemplateInterpreter extends Interpreter {
       case 'CallStatement':
         this.#budget.enterCall();
         try {
-          return this.#checked(super.evaluate(statement, environment));
+          // Macros, methods (`upper()`, `split()`) and functions build their result before it is seen.
+          return chargeBuilt(super.evaluate(statement, environment), this.#budget);
         } finally {
           this.#budget.leaveCall();
         }
@@ -169,9 +194,12 @@ export class TemplateInterpreter extends Interpreter {
   }
 
   #member(node: MemberNode, statement: TemplateNode, environment: Environment): RuntimeValue {
-    // Slices are the library's (bounded by the sliced value's size).
-    if (node.computed && node.property.type === 'SliceExpression') return super.evaluate(statement, environment);
     const target = this.evaluate(node.object, environment);
+    if (node.computed && node.property.type === 'SliceExpression') {
+      // The library slices a string through an array of its characters: that copy is charged first.
+      if (isString(target)) this.#budget.work(target.value.length);
+      return chargeBuilt(this.#internals.evaluateSliceExpression(target, node.property, environment), this.#budget);
+    }
     let key: RuntimeValue;
     if (node.computed) key = this.evaluate(node.property, environment);
     else if (node.property.type === 'IntegerLiteral') key = makeInteger(node.property.value as number);
@@ -186,9 +214,7 @@ export class TemplateInterpreter extends Interpreter {
   #stringJoin(separator: string): RuntimeValue {
     return makeFunction(([items]) => {
       if (items === undefined || !isArray(items)) throw new AgentError('TEMPLATE_ERROR', 'join() takes a list');
-      const texts = items.value.map((item) => toText(item));
-      this.#budget.size(texts.reduce((total, text) => total + text.length + separator.length, 0));
-      return makeString(texts.join(separator));
+      return makeString(joinTexts(items.value, separator, this.#budget));
     });
   }
 
@@ -225,7 +251,23 @@ export class TemplateInterpreter extends Interpreter {
     };
   }
 
-  /** `*`: numbers multiply; a string or list times an integer repeats, within the size limit. */
+  /**
+   * The library's own filters (`title`, `sort`, `reverse`, ...) with what they build charged. The
+   * library calls `this.applyFilter` for every filter node; it is private in its types, so the
+   * constructor puts this function on the instance in its place.
+   */
+  #libraryFilter(operand: RuntimeValue, filter: NamedNode | CallNode, environment: Environment): RuntimeValue {
+    // Sorting compares about n·log2(n) times; charged before it starts.
+    if (filterName(filter) === 'sort' && isArray(operand)) this.#budget.work(operand.value.length * Math.ceil(Math.log2(operand.value.length + 1)));
+    const result = LIBRARY_APPLY_FILTER.call(this, operand, filter, environment);
+    return result === operand ? result : chargeBuilt(result, this.#budget);
+  }
+
+  /**
+   * `*`: numbers multiply; a string or list times an integer repeats. The size is checked and the
+   * work charged before anything is built; for a list the work counts every value printing or
+   * copying the result would walk (`[x] * n` walks all of `x` n times).
+   */
   #multiply(left: RuntimeValue, right: RuntimeValue): RuntimeValue {
     if (isNumber(left) && isNumber(right)) {
       const product = left.value * right.value;
@@ -235,12 +277,62 @@ export class TemplateInterpreter extends Interpreter {
     if (Number.isInteger(times) && (isString(sequence) || isArray(sequence))) {
       const count = Math.max(times, 0);
       this.#budget.size(sequence.value.length * count);
-      if (isString(sequence)) return makeString(sequence.value.repeat(count));
-      const items: RuntimeValue[] = [];
-      for (let index = 0; index < count; index++) items.push(...(sequence.value as RuntimeValue[]));
-      return makeArray(items);
+      if (isString(sequence)) {
+        this.#budget.work(sequence.value.length * count);
+        return makeString(sequence.value.repeat(count));
+      }
+      const items = sequence.value as RuntimeValue[];
+      if (count > 0) this.#budget.work(itemsSize(items, this.#budget.workLeft / count) * count);
+      const repeated: RuntimeValue[] = [];
+      for (let index = 0; index < count; index++) for (const item of items) repeated.push(item);
+      return makeArray(repeated);
     }
     throw new AgentError('TEMPLATE_ERROR', `cannot multiply ${left.type} by ${right.type}`);
+  }
+
+  /**
+   * `+`: numbers add; two lists concatenate (size checked and every walked value charged first,
+   * as for `*`); a string joins a string, number or boolean. A list or object cannot be added to a
+   * string: the library would print it whole, where `~` prints within the cap.
+   */
+  #add(leftNode: TemplateNode, rightNode: TemplateNode, environment: Environment): RuntimeValue {
+    const left = this.evaluate(leftNode, environment);
+    const right = this.evaluate(rightNode, environment);
+    if (isNumber(left) && isNumber(right)) {
+      const sum = left.value + right.value;
+      return isInteger(left) && isInteger(right) ? makeInteger(sum) : makeFloat(sum);
+    }
+    if (isArray(left) && isArray(right)) {
+      this.#budget.size(left.value.length + right.value.length);
+      this.#budget.work(itemsSize(left.value, this.#budget.workLeft) + itemsSize(right.value, this.#budget.workLeft));
+      return makeArray(left.value.concat(right.value));
+    }
+    const isText = (value: RuntimeValue) => isString(value) || isNumber(value) || value.type === 'BooleanValue';
+    if ((isString(left) || isString(right)) && isText(left) && isText(right)) {
+      const text = toText(left, this.#budget) + toText(right, this.#budget);
+      this.#budget.size(text.length);
+      return makeString(text);
+    }
+    const hint = isString(left) || isString(right) ? '; use ~ to join texts' : '';
+    throw new AgentError('TEMPLATE_ERROR', `cannot add a ${right.type} to a ${left.type}${hint}`);
+  }
+
+  /**
+   * `in` / `not in`, as the library reads them: a substring, a list item (same value), an
+   * object key. A list or text is scanned, so its length is charged.
+   */
+  #contains(left: RuntimeValue, right: RuntimeValue): boolean {
+    if (right.type === 'UndefinedValue') return false;
+    if (isArray(right)) {
+      this.#budget.work(right.value.length);
+      return right.value.some((item) => item.value === left.value);
+    }
+    if (isString(right) && isString(left)) {
+      this.#budget.work(right.value.length);
+      return right.value.includes(left.value);
+    }
+    if (isMapping(right) && isString(left)) return right.value.has(left.value);
+    throw new AgentError('TEMPLATE_ERROR', `cannot test whether a ${left.type} is in a ${right.type}`);
   }
 
   /** `%` on numbers as in Python (and so Jinja): the result has the sign of the divisor. */

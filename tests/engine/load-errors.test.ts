@@ -152,4 +152,19 @@ describe('agent files that must not load', () => {
     expect(loadError('').code).toBe('INVALID_AGENT');
     expect(loadError('- a\n- b\n').code).toBe('INVALID_AGENT');
   });
+
+  it('every load error lists its problems in details.errors, messages without the location', () => {
+    const error = loadError('nodes:\n  - name: a\n    uses: llm.cal\n  - name: b\n    goto: nowhere\n');
+    const problems = error.details['errors'] as Array<Record<string, unknown>>;
+    expect(problems.map((problem) => [problem.code, problem.line, problem.node])).toEqual([
+      ['UNKNOWN_ACTION', 3, 'a'],
+      ['INVALID_AGENT', 5, 'b'],
+    ]);
+    for (const problem of problems) {
+      expect(problem.file).toBe('test.yaml');
+      expect(String(problem.message)).not.toMatch(/test\.yaml|node '/);
+    }
+    // The thrown error is the first problem; its message keeps the location prefix for logs.
+    expect(error.message).toBe(`test.yaml:3:11, node 'a', field 'uses': ${String(problems[0]!.message)}`);
+  });
 });

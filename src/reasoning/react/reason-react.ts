@@ -5,7 +5,8 @@
  * engine's pause signal is never swallowed).
  */
 import type { ActionContext, ActionDefinition } from '../../actions/types.js';
-import { checkIntegerAtLoad, compileParams, failureResult, integerParam, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from '../action-support.js';
+import { checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from '../action-support.js';
+import { llmProperties } from '../../spec/parameter-shapes.js';
 import { textOf } from '../reasoning-trace.js';
 import { isRecord } from '../safe-json.js';
 import { runReactLoop, type LoopEnd, type LoopState, type ReactConfig } from './react-loop.js';
@@ -31,14 +32,30 @@ export function reasonReact(): ActionDefinition<PreparedReact> {
       type: 'object',
       properties: {
         goal: { type: 'string' },
-        tools: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'object' }] } },
-        max_steps: { type: 'integer', minimum: 0 },
+        tools: {
+          type: 'array',
+          items: {
+            anyOf: [
+              { type: 'string' },
+              {
+                type: 'object',
+                required: ['name'],
+                properties: { name: { type: 'string' }, tier: { enum: [1, 2, 3] }, requires_role: { type: 'string' }, description: { type: 'string' } },
+                additionalProperties: false,
+              },
+            ],
+          },
+        },
+        max_steps: { type: 'integer', minimum: 0, maximum: MAX_STEPS_CAP },
         max_tool_calls: { type: 'integer', minimum: 0 },
         tool_mode: { enum: TOOL_MODES },
         on_limit: { enum: ON_LIMIT },
         ui_context: {},
+        stream: { type: 'boolean' },
+        ...llmProperties(LLM_KEYS),
       },
       required: ['goal'],
+      additionalProperties: false,
     },
     prepare(raw, compiler) {
       const params = compileParams(raw, compiler, ['goal']);
