@@ -12,12 +12,12 @@ const STATE_KEY = '^(?!__proto__$|constructor$|prototype$)[A-Za-z_][A-Za-z0-9_]{
 
 /**
  * The keys are the state keys themselves, so the schema cannot list them; it is closed by
- * pattern instead: every key must be a plain identifier, and no key is left unchecked.
+ * pattern instead: every key must be a plain identifier (checked at load), and no other key passes.
  */
 const STATE_KEYS_SCHEMA: JsonSchema = {
   type: 'object',
-  propertyNames: { pattern: STATE_KEY },
-  additionalProperties: true,
+  patternProperties: { [STATE_KEY]: {} },
+  additionalProperties: false,
 };
 
 const KEY_PATTERN = new RegExp(STATE_KEY);

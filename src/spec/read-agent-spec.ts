@@ -291,7 +291,7 @@ function checkReachable(spec: AgentSpec, report: Report): void {
   for (const node of spec.nodes) {
     const body = node.body;
     if (body.kind !== 'action' || (body.action !== 'retry.loop' && body.action !== 'actions.retry_loop') || typeof body.with.correct !== 'string') continue;
-    if (!successors.has(body.with.correct)) fail('INVALID_PARAMS', `retry.loop: there is no node '${body.with.correct}' to correct with`, node.path.concat('with', 'correct'), node.name);
+    if (!successors.has(body.with.correct)) report('INVALID_PARAMS', `retry.loop: there is no node '${body.with.correct}' to correct with`, node.path.concat('with', 'correct'), node.name);
     if (seen.has(node.name)) seen.add(body.with.correct);
   }
   for (const node of spec.nodes) {

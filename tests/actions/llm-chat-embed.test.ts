@@ -48,14 +48,14 @@ nodes:
     expect(server.chatRequests.map((request) => request.body.max_tokens)).toEqual([900, 7]);
   });
 
-  it('without messages it is refused; an unknown key is refused at load (closed schema)', async () => {
-    const { result } = await runYaml(`
+  it('without messages it is refused at load (prompt is not an llm.chat key)', () => {
+    const error = loadError(`
 settings: { llm: { api_base: "${server.url}" } }
 nodes:
   - { name: c, uses: llm.chat, with: { prompt: hi } }
 `);
-    expect(result.status).toBe('failed');
-    expect(['INVALID_PARAMS']).toContain(result.error?.code);
+    expect(error.code).toBe('INVALID_PARAMS');
+    expect(error.message).toContain('prompt');
     expect(server.chatRequests).toHaveLength(0);
   });
 

@@ -158,8 +158,11 @@ describe('web.search (SearXNG JSON API)', () => {
   });
 
   it('num_results out of range and unknown keys are INVALID_PARAMS', async () => {
-    const { result } = await runYaml(searchAgent(site, '', '{ query: x, num_results: 500 }'));
+    expect(loadError(searchAgent(site, '', '{ query: x, num_results: 500 }')).code).toBe('INVALID_PARAMS');
+    expect(loadError(searchAgent(site, '', '{ query: x, engine: google }')).message).toContain('engine');
+    // A computed value is checked when the node runs.
+    const { result } = await runYaml(searchAgent(site, '', '{ query: x, num_results: "{{ 500 }}" }'));
     expect(result.error?.code).toBe('INVALID_PARAMS');
-    expect(() => loadError(searchAgent(site, '', '{ query: x, engine: google }'))).not.toThrow();
+    expect(site.requests).toHaveLength(0);
   });
 });
