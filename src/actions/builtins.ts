@@ -21,8 +21,8 @@ export function builtinActions(): ActionDefinition[] {
     // TEA compatibility (issue 13): chat/embeddings, state shaping, DSPy fallbacks, retry, web.
     ...llmChatEmbedActions(),
     ...stateActions(),
-    dspyAlias('reason.dspy.cot', reasonCot() as ActionDefinition, 'question -> thinking, answer'),
-    dspyAlias('reason.dspy.react', reasonReact() as ActionDefinition, 'goal -> result'),
+    dspyAlias('reason.dspy.cot', reasonCot() as ActionDefinition, { defaultSignature: 'question -> thinking, answer', exampleTarget: 'problem' }),
+    dspyAlias('reason.dspy.react', reasonReact() as ActionDefinition, { defaultSignature: 'goal -> result' }),
     retryLoop as ActionDefinition,
     ...webTools(),
   ];

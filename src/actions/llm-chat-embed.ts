@@ -76,7 +76,7 @@ const llmEmbed: ActionDefinition<Record<string, unknown>> = {
           { type: 'array', minItems: 1, maxItems: MAX_EMBED_TEXTS, items: { type: 'string', maxLength: MAX_EMBED_TEXT_CHARS } },
         ],
       },
-      backend: { enum: ['api', 'auto'], description: 'TEA: `local` (llama.cpp in-process) does not exist here' },
+      backend: { enum: ['api', 'auto', null], description: 'TEA: `local` (llama.cpp in-process) does not exist here' },
       ...CONNECTION_PROPERTIES,
     },
     additionalProperties: false,
@@ -85,7 +85,8 @@ const llmEmbed: ActionDefinition<Record<string, unknown>> = {
     rejectUnknownKeys(params, llmEmbed.parameters!, 'llm.embed');
     const { text, backend, ...connection } = params;
     const input = readTexts(text);
-    if (backend !== undefined && backend !== 'api' && backend !== 'auto') {
+    // TEA examples write `backend: "{{ state.backend | default('auto') }}"`, which renders to null.
+    if (backend !== undefined && backend !== null && backend !== 'api' && backend !== 'auto') {
       throw new AgentError('INVALID_PARAMS', `llm.embed: backend '${String(backend)}' is not available; tea-edge embeds through the model server (backend: api)`, { field: 'backend' });
     }
     if (context.embed === undefined) throw new AgentError('ACTION_FAILED', 'llm.embed: this host gives actions no embeddings connection');

@@ -143,6 +143,29 @@ nodes:
     expect(JSON.stringify(result.state.steps)).toContain('42');
   });
 
+  it('DSPy-style few-shot examples ({question, thinking, answer}, as TEA\'s example writes them) reach the prompt as problems', async () => {
+    const { result, events } = await runYaml(
+      `
+settings:
+  llm: { provider: scripted, scripted: ['{"thinking": "t", "answer": 9}'] }
+nodes:
+  - name: solve
+    action: reason.dspy.cot
+    with:
+      problem: "What is 3 squared?"
+      signature: "question -> thinking, answer"
+      few_shot_examples:
+        - { question: "What is 20% of 50?", thinking: "50 * 0.2", answer: "10" }
+`,
+      {},
+      { capturePayloads: true },
+    );
+    expect(result.status, JSON.stringify(result.error)).toBe('completed');
+    const request = events.find((event) => event.type === 'llm_request')!.data.request as { messages: Array<{ content: string }> };
+    expect(request.messages[0]!.content).toContain('What is 20% of 50?');
+    expect(request.messages[0]!.content).toContain('50 * 0.2');
+  });
+
   it('the native load-time checks still apply through the alias', () => {
     const error = loadError('nodes:\n  - name: s\n    uses: reason.dspy.cot\n    with: { problem: x, thinking_format: nonsense }\n');
     expect(error.code).toBe('INVALID_PARAMS');
