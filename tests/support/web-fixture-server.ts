@@ -9,7 +9,8 @@
  *   /redirect?to=  302 to `to`
  *   /search?q=&format=json  a SearXNG-shaped JSON answer (403 without format=json, 401 when
  *                  `searchKey` is set and the bearer token differs)
- * Every request is recorded with its headers.
+ * Every request is recorded with its headers (CORS preflights too). Answers carry CORS headers,
+ * so a page in Chromium can fetch them.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -70,7 +71,9 @@ export async function startWebFixture(options: { searchKey?: string } = {}): Pro
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://fixture');
     requests.push({ path: url.pathname + url.search, headers: { ...request.headers } });
-    const send = (status: number, type: string, body: string | Buffer) => response.writeHead(status, { 'content-type': type }).end(body);
+    const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': 'authorization, accept', 'access-control-allow-methods': 'GET, OPTIONS' };
+    if (request.method === 'OPTIONS') return void response.writeHead(204, cors).end();
+    const send = (status: number, type: string, body: string | Buffer) => response.writeHead(status, { ...cors, 'content-type': type }).end(body);
     switch (url.pathname) {
       case '/article.html':
         return send(200, 'text/html; charset=utf-8', ARTICLE_HTML);
