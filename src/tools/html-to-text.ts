@@ -58,8 +58,14 @@ const ATTRIBUTE = /([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/
  * // → content "# Hi\n\nSee [this](https://a.example/x)."
  */
 export function htmlToReadable(html: string, options: HtmlToTextOptions): ReadablePage {
+  const useMain = options.onlyMainContent && /<(main|article)[\s>]/i.test(html);
+  const page = convert(html, options, useMain);
+  // The `<main` seen may have been text inside a script: then keep the page minus its chrome.
+  return useMain && page.content === '' ? convert(html, options, false) : page;
+}
+
+function convert(html: string, options: HtmlToTextOptions, hasMain: boolean): ReadablePage {
   const markdown = options.format === 'markdown';
-  const hasMain = options.onlyMainContent && /<(main|article)[\s>]/i.test(html);
   const out = createWriter(options.maxChars);
   const links: string[] = [];
   const seenLinks = new Set<string>();
@@ -135,6 +141,11 @@ export function htmlToReadable(html: string, options: HtmlToTextOptions): Readab
       const key = (attributes.get('name') ?? attributes.get('property') ?? '').toLowerCase();
       if (key === 'description' || key === 'og:description') description = collapse(decodeEntities(attributes.get('content') ?? '')).trim() || undefined;
       continue;
+    }
+    if (name === 'body' && !closing && (skipped.get('head') ?? 0) > 0) {
+      // `</head>` may be omitted (HTML allows it): the body ends the head.
+      skipTotal -= skipped.get('head')!;
+      skipped.set('head', 0);
     }
     if (ALWAYS_SKIPPED.has(name) || (options.onlyMainContent && (CHROME.has(name) || (name === 'header' && mainDepth === 0)))) {
       if (!VOID.has(name) && !tagText.endsWith('/>')) skip(name, closing ? -1 : 1);

@@ -70,6 +70,16 @@ describe('htmlToReadable', () => {
     expect(page.content).toBe('Hello **there**\n\nNext');
   });
 
+  it('"<main>" inside a script does not hide a page that has no <main>', () => {
+    const page = htmlToReadable('<body><script>var t = "<main>";</script><nav>menu</nav><p>Body text</p></body>', options());
+    expect(page.content).toBe('Body text');
+  });
+
+  it('a head without </head> ends at <body>', () => {
+    const page = htmlToReadable('<html><head><title>T</title><meta name="description" content="D"><body><p>Visible</p></body>', options());
+    expect(page).toMatchObject({ content: 'Visible', title: 'T', description: 'D' });
+  });
+
   it('caps the output and says so', () => {
     const page = htmlToReadable(`<p>${'word '.repeat(10_000)}</p>`, options({ maxChars: 200 }));
     expect(page.content.length).toBeLessThanOrEqual(200);
