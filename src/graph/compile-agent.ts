@@ -9,6 +9,7 @@ import type { ActionCompiler, ActionDefinition, JsonSchema } from '../actions/ty
 import { createActionRegistry, type ActionRegistry } from '../actions/registry.js';
 import { AgentError, toAgentError, type ErrorCode, type ErrorLocation } from '../errors/agent-error.js';
 import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
+import { luaBudgetFromSettings } from '../lua/budget-limits.js';
 import { compileLua } from '../lua/compile-lua.js';
 import { compileSchema } from '../schema/compile-schema.js';
 import type { AgentSpec, NodeBody, NodeSpec } from '../spec/agent-spec.js';
@@ -82,6 +83,7 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
   const entry = edgesFrom.get('__start__')?.[0]?.to[0] ?? spec.nodes[0]!.name;
   const { scripted, ...llmSettings } = (spec.settings.llm ?? {}) as Record<string, unknown>;
   const settingsLlm = attempt(at(['settings', 'llm']), () => compileValue(llmSettings, { field: 'settings.llm' }));
+  attempt(at(['settings', 'lua']), () => luaBudgetFromSettings(spec.settings, { file: spec.file }));
   if (problems.length > 0 || settingsLlm === undefined) return { problems };
   const agent: CompiledAgent = {
     name: spec.name,

@@ -12,6 +12,8 @@ import type { CompiledBody } from './compiled-agent.js';
 
 export interface BodyHost extends ContextHost {
   readonly luaInstructions: number | undefined;
+  /** Throws when the run's duration budget is spent: Lua is synchronous, so no timer can cut it. */
+  checkDeadline(node: string): void;
 }
 
 export async function executeBody(host: BodyHost, body: CompiledBody, node: string, state: State, resume?: ResumeInfo): Promise<Record<string, unknown>> {
@@ -24,6 +26,8 @@ export async function executeBody(host: BodyHost, body: CompiledBody, node: stri
         {
           ...(host.luaInstructions !== undefined ? { budget: { instructions: host.luaInstructions } } : {}),
           onPrint: (line) => host.emit('log', { source: 'lua', message: line }, node),
+          signal: host.signal,
+          interrupt: () => host.checkDeadline(node),
         },
       );
       if (result === null || result === undefined) return {};

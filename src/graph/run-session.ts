@@ -127,6 +127,11 @@ export class RunSession implements BodyHost {
     this.budget.step(node);
   }
 
+  /** The duration budget checked from inside synchronous work (Lua), where no timer can fire. */
+  checkDeadline(node: string): void {
+    this.budget.checkDuration(node);
+  }
+
   cancel(reason = 'cancelled by the host'): void {
     if (!this.controller.signal.aborted) this.controller.abort(new AgentError('CANCELLED', reason));
   }

@@ -12,7 +12,7 @@ import type { OnFailure } from './reflection-types.js';
 import { withSchemaResponseFormat } from './schema-response-format.js';
 
 /** The largest `max_iterations` accepted: a loop is a bounded retry, not a run loop. */
-export const MAX_ITERATIONS_LIMIT = 1000;
+export const MAX_ITERATIONS_LIMIT = REFLECTION_ITERATIONS_CEILING;
 const ON_FAILURE: OnFailure[] = ['return_best', 'return_last', 'raise'];
 
 export const reflectionLoopAction: ActionDefinition<LoopParams> = {

@@ -15,7 +15,7 @@ export async function runStep(step: PreparedStep, context: ActionContext, loopSt
   const output = loopState.reflection_output;
   if (step.kind === 'lua') {
     const budget = luaBudgetOf(context);
-    return step.lua.run({ state: luaState(loopState), variables: context.variables, output: output ?? null, iteration }, budget === undefined ? {} : { budget });
+    return step.lua.run({ state: luaState(loopState), variables: context.variables, output: output ?? null, iteration }, { signal: context.signal, ...(budget === undefined ? {} : { budget }) });
   }
   const params = step.params.render(context.scope({ state: loopState, output, iteration }));
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {

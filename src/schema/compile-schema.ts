@@ -31,6 +31,7 @@ import { coerceInstance } from './coerce-instance.js';
 import { copyJson } from './copy-json.js';
 import { prepareKeywords, type PreparedSchemas } from './prepare-keywords.js';
 import { DEFAULT_SCHEMA_LIMITS, type SchemaLimits } from './schema-limits.js';
+import { FormatPatterns } from './string-formats.js';
 import { toSchemaErrors } from './to-schema-errors.js';
 import { validateInstance, ValidationLimitExceeded, type Draft } from './validate-instance.js';
 
@@ -85,6 +86,7 @@ export function compileSchema(schema: unknown, options: CompileSchemaOptions): C
 }
 
 function createCompiled(original: JsonSchema | boolean, root: Record<string, unknown> | boolean, draft: Draft, lookup: SchemaLookup, prepared: PreparedSchemas, limits: SchemaLimits, where: ErrorLocation): CompiledSchema {
+  const formats = new FormatPatterns();
   const budget = { maxWork: limits.maxValidationWork, maxErrors: limits.maxErrors, maxMessageChars: limits.maxErrorMessageChars, maxDepth: limits.maxValidationDepth };
   return {
     schema: typeof original === 'boolean' ? (original ? {} : { not: {} }) : original,
@@ -95,7 +97,7 @@ function createCompiled(original: JsonSchema | boolean, root: Record<string, unk
       }
       try {
         const value = validateOptions.coerce === true ? coerceInstance(copied.value, root, lookup, { left: limits.maxValidationWork }) : copied.value;
-        const result = validateInstance(value, root, draft, lookup, prepared, budget);
+        const result = validateInstance(value, root, draft, lookup, prepared, formats, budget);
         return result.valid ? { valid: true, errors: [] } : { valid: false, errors: toSchemaErrors(result, value) };
       } catch (error) {
         if (!(error instanceof ValidationLimitExceeded)) throw error;

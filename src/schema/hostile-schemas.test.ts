@@ -101,6 +101,11 @@ describe('formats never run a backtracking regex', () => {
     ['duration', `P${long('1Y', 10_000)}`, false],
     ['json-pointer', long('/~', 10_000), false],
   ];
+  it('unknown formats are annotations: they pass and cost nothing, even on long strings', () => {
+    const schema = compileSchema({ type: 'string', format: 'markdown' }, { where });
+    expect(schema.validate('#'.repeat(900_000)).valid).toBe(true);
+  });
+
   it.each(cases)('%s on a hostile string', (format, text, valid) => {
     const schema = compileSchema({ type: 'string', format }, { where });
     expect(schema.validate(text).valid).toBe(valid);
@@ -187,6 +192,13 @@ describe('validation work stays within caps (typed errors or correct answers)', 
     const result = schema.validate(Array.from({ length: 50_000 }, () => ({})));
     expect(result.errors).toHaveLength(51);
     expect(result.errors.every((error) => error.message.length <= 300 && error.path.length < 300)).toBe(true);
+    // Long keys on a deep path: the pointer is clipped too.
+    const deepSchema = compileSchema({ $defs: { node: { type: 'object', additionalProperties: { $ref: '#/$defs/node' } } }, $ref: '#/$defs/node' }, { where });
+    let deep: unknown = 5;
+    for (let level = 0; level < 60; level += 1) deep = { [`${'k'.repeat(1000)}${level}`]: deep };
+    const [error] = deepSchema.validate(deep).errors;
+    expect(error!.keyword).toBe('type');
+    expect(error!.path.length).toBeLessThanOrEqual(1000);
   }, RUN_TIMEOUT);
 
   it('work and nesting caps are the host\'s to set, and say which limit was reached', () => {

@@ -12,7 +12,10 @@ export interface PreparedKeywords {
   pattern?: SafePattern;
   patternProperties?: Array<[SafePattern, unknown]>;
   enumKeys?: Set<string>;
+  /** The allowed values as shown in messages, built and clipped once (an enum can be huge). */
+  enumText?: string;
   constKey?: string;
+  constText?: string;
 }
 
 export type PreparedSchemas = WeakMap<object, PreparedKeywords>;
@@ -60,8 +63,14 @@ export function prepareKeywords(nodes: SchemaNode[], maxPatternLength: number): 
         extras.patternProperties.push([pattern, (patternProperties as SchemaNode)[source]]);
       }
     }
-    if (Array.isArray(node.enum)) extras.enumKeys = new Set(node.enum.map(canonicalKey));
-    if ('const' in node) extras.constKey = canonicalKey(node.const);
+    if (Array.isArray(node.enum)) {
+      extras.enumKeys = new Set(node.enum.map(canonicalKey));
+      extras.enumText = clip(JSON.stringify(node.enum));
+    }
+    if ('const' in node) {
+      extras.constKey = canonicalKey(node.const);
+      extras.constText = clip(JSON.stringify(node.const) ?? 'null');
+    }
     prepared.set(node, extras);
   }
   return { prepared };

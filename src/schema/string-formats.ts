@@ -10,58 +10,68 @@ import { compileSafePattern, type SafePattern } from './safe-pattern.js';
 
 export const MAX_FORMAT_LENGTH = 8192;
 
-type FormatCheck = (text: string) => boolean;
-
-/** The check for `name`, or undefined for a format this validator does not know. */
-export function formatCheck(name: string): FormatCheck | undefined {
-  return Object.prototype.hasOwnProperty.call(FORMATS, name) ? FORMATS[name] : undefined;
-}
-
-/** Patterns compiled on first use (compiling the URI ones costs a few milliseconds). */
-function lazyPattern(source: string, ignoreCase = false): FormatCheck {
-  let compiled: SafePattern | undefined;
-  return (text) => (compiled ??= compileSafePattern(source, { ignoreCase })).test(text);
-}
+type FormatCheck = (text: string, patterns: FormatPatterns) => boolean;
 
 const HEX = '[0-9A-Fa-f]';
 const PCT = `%${HEX}{2}`;
 const UNRESERVED_SUB = "A-Za-z0-9\\-._~!$&'()*+,;=";
 const URI_REST = `(?:[${UNRESERVED_SUB}:@/?#\\[\\]]|${PCT})*`;
-const isUri = lazyPattern(`^[A-Za-z][A-Za-z0-9+.\\-]*:${URI_REST}$`);
-const isUriReference = lazyPattern(`^(?:[A-Za-z][A-Za-z0-9+.\\-]*:)?${URI_REST}$`);
-const isUriTemplate = lazyPattern(
-  `^(?:[^\\x00-\\x20\\x7F"'<>\\\\^\`{|}%]|${PCT}|\\{[+#./;?&=,!@|]?(?:[A-Za-z0-9_]|${PCT})+(?:\\.(?:[A-Za-z0-9_]|${PCT})+)*(?::[1-9][0-9]{0,3}|\\*)?(?:,(?:[A-Za-z0-9_]|${PCT})+(?:\\.(?:[A-Za-z0-9_]|${PCT})+)*(?::[1-9][0-9]{0,3}|\\*)?)*\\})*$`,
-);
-const isUuid = lazyPattern(`^${HEX}{8}-${HEX}{4}-${HEX}{4}-${HEX}{4}-${HEX}{12}$`);
-const isJsonPointer = lazyPattern('^(?:/(?:[^~/]|~[01])*)*$');
-const isJsonPointerFragment = lazyPattern(`^#(?:/(?:[A-Za-z0-9_\\-.!$&'()*+,;:=@]|${PCT}|~[01])*)*$`);
-const isRelativeJsonPointer = lazyPattern('^(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]|~[01])*)*)$');
-const isDuration = lazyPattern('^P(?:[0-9]+W|(?:[0-9]+Y)?(?:[0-9]+M)?(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+S)?)?)$');
-const EMAIL_LOCAL = lazyPattern("^(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-]+)*|\"(?:[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]|\\\\[\\x20-\\x7E])*\")$");
+const URI = `^[A-Za-z][A-Za-z0-9+.\\-]*:${URI_REST}$`;
+const URI_REFERENCE = `^(?:[A-Za-z][A-Za-z0-9+.\\-]*:)?${URI_REST}$`;
+const URI_TEMPLATE_VARIABLE = `(?:[A-Za-z0-9_]|${PCT})+(?:\\.(?:[A-Za-z0-9_]|${PCT})+)*(?::[1-9][0-9]{0,3}|\\*)?`;
+const URI_TEMPLATE = `^(?:[^\\x00-\\x20\\x7F"'<>\\\\^\`{|}%]|${PCT}|\\{[+#./;?&=,!@|]?${URI_TEMPLATE_VARIABLE}(?:,${URI_TEMPLATE_VARIABLE})*\\})*$`;
+const UUID = `^${HEX}{8}-${HEX}{4}-${HEX}{4}-${HEX}{4}-${HEX}{12}$`;
+const JSON_POINTER = '^(?:/(?:[^~/]|~[01])*)*$';
+const JSON_POINTER_FRAGMENT = `^#(?:/(?:[A-Za-z0-9_\\-.!$&'()*+,;:=@]|${PCT}|~[01])*)*$`;
+const RELATIVE_JSON_POINTER = '^(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]|~[01])*)*)$';
+const DURATION = '^P(?:[0-9]+W|(?:[0-9]+Y)?(?:[0-9]+M)?(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+S)?)?)$';
+const EMAIL_LOCAL = "^(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-]+)*|\"(?:[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]|\\\\[\\x20-\\x7E])*\")$";
 
-const FORMATS: Record<string, FormatCheck> = {
+/**
+ * The format patterns of one compiled schema, compiled on first use (the URI ones take a few
+ * milliseconds). Owned by one compiled schema, so no state is shared between schemas or runs.
+ */
+export class FormatPatterns {
+  private readonly compiled = new Map<string, SafePattern>();
+
+  test(source: string, text: string): boolean {
+    let pattern = this.compiled.get(source);
+    if (pattern === undefined) {
+      pattern = compileSafePattern(source);
+      this.compiled.set(source, pattern);
+    }
+    return pattern.test(text);
+  }
+}
+
+const FORMATS: Readonly<Record<string, FormatCheck>> = Object.freeze({
   date: isDate,
-  time: (text) => isTime(text),
+  time: isTime,
   'date-time': isDateTime,
-  duration: (text) => isDuration(text) && !text.endsWith('T') && text !== 'P',
-  uri: isUri,
-  'uri-reference': isUriReference,
-  'uri-template': isUriTemplate,
+  duration: (text, patterns) => patterns.test(DURATION, text) && !text.endsWith('T') && text !== 'P',
+  uri: (text, patterns) => patterns.test(URI, text),
+  'uri-reference': (text, patterns) => patterns.test(URI_REFERENCE, text),
+  'uri-template': (text, patterns) => patterns.test(URI_TEMPLATE, text),
   url: isWebUrl,
   email: isEmail,
   hostname: isHostname,
   ipv4: isIpv4,
   ipv6: isIpv6,
   regex: isEcmaRegex,
-  uuid: isUuid,
-  'json-pointer': isJsonPointer,
-  'json-pointer-uri-fragment': isJsonPointerFragment,
-  'relative-json-pointer': isRelativeJsonPointer,
-};
+  uuid: (text, patterns) => patterns.test(UUID, text),
+  'json-pointer': (text, patterns) => patterns.test(JSON_POINTER, text),
+  'json-pointer-uri-fragment': (text, patterns) => patterns.test(JSON_POINTER_FRAGMENT, text),
+  'relative-json-pointer': (text, patterns) => patterns.test(RELATIVE_JSON_POINTER, text),
+});
 
-for (const name of Object.keys(FORMATS)) {
-  const check = FORMATS[name]!;
-  FORMATS[name] = (text) => text.length <= MAX_FORMAT_LENGTH && check(text);
+/** True for the formats this validator checks; others are annotations and always pass. */
+export function isKnownFormat(name: string): boolean {
+  return Object.prototype.hasOwnProperty.call(FORMATS, name);
+}
+
+/** Checks `text` against a known format; texts longer than MAX_FORMAT_LENGTH fail every one. */
+export function checkFormat(name: string, text: string, patterns: FormatPatterns): boolean {
+  return isKnownFormat(name) && text.length <= MAX_FORMAT_LENGTH && FORMATS[name]!(text, patterns);
 }
 
 function digitsAt(text: string, start: number, count: number): number | undefined {
@@ -136,12 +146,12 @@ function isWebUrl(text: string): boolean {
   return isIpv4(host) || (isHostname(host) && host.includes('.'));
 }
 
-function isEmail(text: string): boolean {
+function isEmail(text: string, patterns: FormatPatterns): boolean {
   const at = text.lastIndexOf('@');
   if (at <= 0) return false;
   const local = text.slice(0, at);
   const host = text.slice(at + 1);
-  if (local.length > 64 || host.length > 253 || !EMAIL_LOCAL(local)) return false;
+  if (local.length > 64 || host.length > 253 || !patterns.test(EMAIL_LOCAL, local)) return false;
   if (host.startsWith('[') && host.endsWith(']')) {
     const address = host.slice(1, -1);
     return /^ipv6:/i.test(address) ? isIpv6(address.slice(5)) : isIpv4(address);

@@ -23,7 +23,8 @@ import type { SchemaLookup } from './check-schema-graph.js';
 import { referenceOf } from './check-schema-graph.js';
 import type { PreparedSchemas } from './prepare-keywords.js';
 import { PatternStepsExceeded, type SafePattern } from './safe-pattern.js';
-import { formatCheck, MAX_FORMAT_LENGTH } from './string-formats.js';
+import { checkFormat, isKnownFormat, MAX_FORMAT_LENGTH, type FormatPatterns } from './string-formats.js';
+import { codePointLength, hasType, isMultipleOf, typeName } from './value-checks.js';
 
 /**
  * Matcher steps per unit of validation work (a step is one NFA state visited or tested, about
@@ -94,8 +95,8 @@ type Evaluated = Set<string | number>;
  * Validates `instance` (already a bounded JSON copy) against `root`.
  * @example validateInstance(5, {type: 'string'}, ...).errors[0].keyword // 'type'
  */
-export function validateInstance(instance: unknown, root: unknown, draft: Draft, lookup: SchemaLookup, prepared: PreparedSchemas, budget: ValidationBudget): ValidationOutcome {
-  const run = new Validation(draft, lookup, prepared, budget);
+export function validateInstance(instance: unknown, root: unknown, draft: Draft, lookup: SchemaLookup, prepared: PreparedSchemas, formats: FormatPatterns, budget: ValidationBudget): ValidationOutcome {
+  const run = new Validation(draft, lookup, prepared, formats, budget);
   const collector = new Collector(budget.maxErrors + 1, true);
   run.apply(instance, root, undefined, collector, undefined, null);
   const truncated = collector.count > budget.maxErrors;
@@ -110,6 +111,7 @@ class Validation {
     private readonly draft: Draft,
     private readonly lookup: SchemaLookup,
     private readonly prepared: PreparedSchemas,
+    private readonly formats: FormatPatterns,
     private readonly budget: ValidationBudget,
   ) {}
 
@@ -188,11 +190,11 @@ class Validation {
     }
     const extras = this.prepared.get(node);
     if (extras?.constKey !== undefined && this.keyOf(value, path) !== extras.constKey) {
-      this.fail(out, path, 'const', `Instance does not match ${clip(JSON.stringify(node.const))}.`);
+      this.fail(out, path, 'const', `Instance does not match ${extras.constText}.`);
       if (out.full) return false;
     }
     if (extras?.enumKeys !== undefined && !extras.enumKeys.has(this.keyOf(value, path))) {
-      this.fail(out, path, 'enum', `Instance does not match any of ${clip(JSON.stringify(node.enum))}.`);
+      this.fail(out, path, 'enum', `Instance does not match any of ${extras.enumText}.`);
       if (out.full) return false;
     }
     return true;
@@ -265,12 +267,9 @@ class Validation {
     if (extras?.pattern !== undefined) {
       if (!this.matches(extras.pattern, value, path)) this.fail(out, path, 'pattern', `String does not match pattern ${clip(extras.pattern.source)}.`);
     }
-    if (typeof node.format === 'string') {
-      const check = formatCheck(node.format);
-      if (check !== undefined) {
-        this.charge(matchCost(value.length <= MAX_FORMAT_LENGTH ? value : ''), path);
-        if (!check(value)) this.fail(out, path, 'format', `String does not match format "${clip(node.format)}".`);
-      }
+    if (typeof node.format === 'string' && isKnownFormat(node.format)) {
+      this.charge(matchCost(value.length <= MAX_FORMAT_LENGTH ? value : ''), path);
+      if (!checkFormat(node.format, value, this.formats)) this.fail(out, path, 'format', `String does not match format "${clip(node.format)}".`);
     }
   }
 
@@ -471,7 +470,9 @@ function child(path: Path | undefined, token: string | number): Path {
 
 const MAX_TOKEN_CHARS = 200;
 
-/** The JSON pointer of a path; very long keys are clipped so that error records stay small. */
+const MAX_POINTER_CHARS = 1000;
+
+/** The JSON pointer of a path; long keys and long paths are clipped so error records stay small. */
 export function pointerOf(path: Path | undefined): string {
   const tokens: string[] = [];
   for (let step = path; step !== undefined; step = step.parent) {
@@ -479,7 +480,8 @@ export function pointerOf(path: Path | undefined): string {
     const clipped = text.length > MAX_TOKEN_CHARS ? `${text.slice(0, MAX_TOKEN_CHARS)}…` : text;
     tokens.push(clipped.replace(/~/g, '~0').replace(/\//g, '~1'));
   }
-  return tokens.length === 0 ? '' : `/${tokens.reverse().join('/')}`;
+  const pointer = tokens.length === 0 ? '' : `/${tokens.reverse().join('/')}`;
+  return pointer.length > MAX_POINTER_CHARS ? `${pointer.slice(0, MAX_POINTER_CHARS - 1)}…` : pointer;
 }
 
 function clip(text: string): string {
@@ -502,51 +504,4 @@ function hasOwn(object: object, key: string): boolean {
 
 function isPlainObject(value: unknown): value is Node {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
-
-function hasType(value: unknown, type: unknown): boolean {
-  switch (type) {
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value);
-    default:
-      return typeName(value) === type;
-  }
-}
-
-function codePointLength(text: string): number {
-  let length = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    length += 1;
-    if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) index += 1;
-    }
-  }
-  return length;
-}
-
-/** Exact decimal test: both numbers as integer × 10^exponent, compared with BigInt. */
-function isMultipleOf(value: number, divisor: number): boolean {
-  if (!Number.isFinite(value) || !(divisor > 0)) return false;
-  const [valueDigits, valueExponent] = decimalParts(value);
-  const [divisorDigits, divisorExponent] = decimalParts(divisor);
-  const shift = valueExponent - divisorExponent;
-  if (shift >= 0) return (valueDigits * 10n ** BigInt(shift)) % divisorDigits === 0n;
-  return valueDigits % (divisorDigits * 10n ** BigInt(-shift)) === 0n;
-}
-
-function decimalParts(value: number): [bigint, number] {
-  const [mantissa, exponentText] = Math.abs(value).toString().split('e') as [string, string | undefined];
-  const point = mantissa.indexOf('.');
-  const fraction = point === -1 ? 0 : mantissa.length - point - 1;
-  return [BigInt(mantissa.replace('.', '')), Number(exponentText ?? 0) - fraction];
 }

@@ -60,10 +60,13 @@ describe('the misspelled-agent corpus (loadAgent)', () => {
     expect(agent.warnings.join('\n')).toMatch(/`observability`.*ignored/);
   });
 
+  /** Fixtures of the web demo's editor tests: agents with several mistakes, marked in the editor. */
+  const BROKEN_ON_PURPOSE = new Set(['tests/browser/fixtures/three-misspellings.yaml', 'tests/browser/fixtures/two-problems.yaml']);
+
   it('every agent file the project ships loads without errors', () => {
     const files = execFileSync('git', ['ls-files', '*.yaml', '*.yml'], { cwd: ROOT, encoding: 'utf8' })
       .split('\n')
-      .filter((file) => file !== '' && !file.startsWith('tests/validate/agents/'));
+      .filter((file) => file !== '' && !file.startsWith('tests/validate/agents/') && !BROKEN_ON_PURPOSE.has(file));
     expect(files.length).toBeGreaterThan(20);
     const failures: string[] = [];
     for (const file of files) {
