@@ -5,6 +5,7 @@ import { reasonCot } from '../reasoning/reason-cot.js';
 import { reasonReact } from '../reasoning/react/reason-react.js';
 import { reflectionActions } from '../reflection/actions.js';
 import { webTools } from '../tools/web-tools.js';
+import { agentActions } from './agent-actions.js';
 import { coreActions } from './core-actions.js';
 import { dspyAlias } from './dspy-aliases.js';
 import { llmChatEmbedActions } from './llm-chat-embed.js';
@@ -25,5 +26,6 @@ export function builtinActions(): ActionDefinition[] {
     dspyAlias('reason.dspy.react', reasonReact() as ActionDefinition, { defaultSignature: 'goal -> result' }),
     retryLoop as ActionDefinition,
     ...webTools(),
+    ...agentActions(),
   ];
 }

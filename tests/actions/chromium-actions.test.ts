@@ -68,7 +68,7 @@ describe.skipIf(!existsSync(CHROMIUM))('TEA actions in Chromium', () => {
 
   it('tea-web-scrape-summary, tea-llm-embed-search, tea-retry-loop: same result as in Node', async () => {
     const scrape = example('tea-web-scrape-summary').replace('https://example.com"', `${site.origin}"`);
-    for (const [yaml, input] of [[scrape, { url: `${site.origin}/article.html` }], [example('tea-llm-embed-search'), {}], [example('tea-retry-loop'), {}]] as const) {
+    for (const [yaml, input] of [[scrape, { url: `${site.origin}/article.html` }], [example('tea-llm-embed-search'), {}], [example('tea-retry-loop'), {}], [example('tea-agent-personas'), {}]] as const) {
       const { inPage, inNode } = await both(yaml, input);
       expect(inPage.status, JSON.stringify(inPage.error)).toBe('completed');
       expect(inPage).toEqual(inNode);

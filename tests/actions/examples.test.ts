@@ -58,6 +58,14 @@ describe('TEA-style examples', () => {
     expect(result.state).toMatchObject({ retries: 1, valid: true, record: { title: 'The Analytical Engine', author: 'Ada Lovelace', year: 1843 } });
   });
 
+  it('tea-agent-personas: a researcher → writer chain, then three reviewers vote', async () => {
+    const { result, events } = await runYaml(example('tea-agent-personas'));
+    expect(result.status, JSON.stringify(result.error)).toBe('completed');
+    expect(result.state).toMatchObject({ summary: 'Green tea: gentle caffeine, calm focus thanks to L-theanine.', verdict: 'approve', votes: { approve: 2, revise: 1 } });
+    const labels = events.filter((event) => event.type === 'llm_request').map((event) => event.data.label);
+    expect(labels).toEqual(['agent:researcher', 'agent:writer', 'agent:reviewer_a', 'agent:reviewer_b', 'agent:reviewer_c']);
+  });
+
   it('fixtures/tea-web-search (needs a SearXNG; test fixture): search, then answer', async () => {
     const yaml = fixture('tea-web-search').replaceAll('https://searx.example.org', site.origin);
     const { result } = await runYaml(yaml, { topic: 'edge agents' }, { secrets: { SEARX_KEY: 'k-123456' } });

@@ -65,7 +65,7 @@ describe('TEA actions in workerd', () => {
   });
 
   it('tea-llm-embed-search and tea-retry-loop: same result as in Node', async () => {
-    for (const name of ['tea-llm-embed-search', 'tea-retry-loop']) {
+    for (const name of ['tea-llm-embed-search', 'tea-retry-loop', 'tea-agent-personas']) {
       const { inWorker, inNode } = await both(example(name));
       expect(inWorker.status, name).toBe('completed');
       expect(inWorker, name).toEqual(inNode);
