@@ -75,7 +75,7 @@ function convert(html: string, options: HtmlToTextOptions, hasMain: boolean): Re
   let preDepth = 0;
   let quoteDepth = 0;
   const lists: Array<{ ordered: boolean; next: number }> = [];
-  const anchors: Array<{ href: string | undefined; start: number }> = [];
+  const anchors: Array<{ href: string | undefined; start: Mark }> = [];
   let title: string | undefined;
   let description: string | undefined;
 
@@ -239,13 +239,43 @@ function convert(html: string, options: HtmlToTextOptions, hasMain: boolean): Re
   return { content, title, description, links, truncated };
 }
 
-/** Accumulates lines with collapsed whitespace and a character cap. */
+/** Where a link's text starts: the line it is on and the piece it starts at. */
+interface Mark {
+  line: number;
+  piece: number;
+}
+
+/**
+ * Accumulates lines with collapsed whitespace and a character cap. The current line is a list of
+ * pieces with its length and last character tracked, never one growing string that is searched
+ * again on every append: a page that is one long line stays linear.
+ */
 function createWriter(maxChars: number) {
   const lines: string[] = [];
-  let line = '';
+  let pieces: string[] = [];
+  let lineLength = 0;
+  let lineNumber = 0;
+  let lastChar = '';
+  let hasText = false;
   let length = 0;
   let truncated = false;
   let pendingBlank = false;
+
+  const push = (text: string): void => {
+    pieces.push(text);
+    lineLength += text.length;
+    lastChar = text[text.length - 1]!;
+    if (!hasText && text.trim() !== '') hasText = true;
+    if (length + lineLength > maxChars) truncated = true;
+  };
+  /** Removes the line's trailing space (it is always the last character of the last piece). */
+  const dropTrailingSpace = (): void => {
+    const last = pieces.pop()!;
+    const kept = last.slice(0, -1);
+    lineLength -= 1;
+    if (kept !== '') pieces.push(kept);
+    lastChar = pieces.length === 0 ? '' : pieces[pieces.length - 1]!.slice(-1);
+  };
 
   const writer = {
     get full() {
@@ -254,38 +284,46 @@ function createWriter(maxChars: number) {
     /** Text content; whitespace collapsed unless `verbatim` (inside <pre>). */
     text(text: string, verbatim: boolean) {
       if (verbatim) {
-        const pieces = text.split('\n');
-        pieces.forEach((piece, index) => {
+        text.split('\n').forEach((piece, index) => {
           if (index > 0) writer.endLine('');
           writer.raw(piece);
         });
         return;
       }
       let collapsed = collapse(text);
-      if (line === '' || line.endsWith(' ')) collapsed = collapsed.replace(/^ /, '');
+      if (lineLength === 0 || lastChar === ' ') collapsed = collapsed.replace(/^ /, '');
       writer.raw(collapsed);
     },
     /** Appends markup; `closing` markers go before trailing whitespace (`**bold**` not `**bold **`). */
     raw(text: string, closing = false) {
       if (truncated || text === '') return;
-      if (closing && line.endsWith(' ')) line = `${line.slice(0, -1)}${text} `;
-      else line += text;
-      if (length + line.length > maxChars) truncated = true;
+      if (closing && lastChar === ' ') {
+        dropTrailingSpace();
+        push(`${text} `);
+      } else push(text);
     },
-    lineEmpty: () => line.trim() === '',
-    mark: () => line.length,
+    lineEmpty: () => !hasText,
+    mark: (): Mark => ({ line: lineNumber, piece: pieces.length }),
     /** Wraps the text written since `start` in this line (links); empty text is left alone. */
-    wrapSince(start: number, before: string, after: string) {
-      if (start > line.length) return;
-      const inner = line.slice(start).trim();
-      if (inner === '') return;
-      line = `${line.slice(0, start)}${before}${inner}${after}${line.endsWith(' ') ? ' ' : ''}`;
+    wrapSince(start: Mark, before: string, after: string) {
+      if (start.line !== lineNumber || start.piece > pieces.length) return;
+      const written = pieces.splice(start.piece).join('');
+      const inner = written.trim();
+      lineLength -= written.length;
+      const wrapped = inner === '' ? written : `${before}${inner}${after}${written.endsWith(' ') ? ' ' : ''}`;
+      if (wrapped !== '') push(wrapped);
+      else lastChar = pieces.length === 0 ? '' : pieces[pieces.length - 1]!.slice(-1);
     },
     endLine(prefix: string) {
       // Leading spaces are kept: they are list indentation or <pre> text (collapsed text never starts with one).
-      const text = line.trimEnd();
-      line = '';
-      if (text.trim() === '') return;
+      const text = pieces.join('').trimEnd();
+      const visibleText = hasText;
+      pieces = [];
+      lineLength = 0;
+      lastChar = '';
+      hasText = false;
+      lineNumber++;
+      if (!visibleText) return;
       if (pendingBlank && lines.length > 0) lines.push('');
       pendingBlank = false;
       const written = prefix + text;

@@ -101,6 +101,13 @@ describe('htmlToReadable', () => {
     }
   }, 20_000);
 
+  it('stays linear when everything lands on one long line (no output cap to stop early)', () => {
+    const uncapped = options({ maxChars: 10_000_000, onlyMainContent: false });
+    expect(htmlToReadable('<'.repeat(200_000), uncapped).content).toHaveLength(200_000);
+    const inline = htmlToReadable('<p>' + '<b>x</b> <a href="/y">y</a> '.repeat(50_000), uncapped);
+    expect(inline.content.startsWith('**x** [y](https://site.example/y) **x**')).toBe(true);
+  }, 20_000);
+
   it('an unclosed script hides the rest; a lone < in text is kept', () => {
     expect(htmlToReadable('<p>a < b</p><script>never', options()).content).toBe('a < b');
   });
