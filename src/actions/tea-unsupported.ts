@@ -50,6 +50,8 @@ const EXACT: ReadonlyMap<string, string> = new Map([
   ['code.sandbox', PYTHON],
   ['agent.coordinate', 'leader-worker coordination is not built in; use agent.dispatch / agent.parallel nodes, or reason.decompose'],
   ['agent.crewai_delegate', 'CrewAI is a Python framework'],
+  ['core.switch', 'routing by a node-level `edges:` map is not supported: write `goto: [{if: "{{ … }}", to: node}, {to: other}]` on the node'],
+  ['core.condition', 'routing by a node-level `edges:` map is not supported: write `goto: [{if: "{{ … }}", to: node}, {to: other}]` on the node'],
   ['notify', 'notifications need a service; have the host register an action'],
   ['text.insert_citations', 'not built in; do it in Lua'],
   ['markdown.parse', 'not built in; do it in Lua'],
