@@ -209,6 +209,19 @@ export class RunSession implements BodyHost {
     return this.modelCaller.call(params, options);
   }
 
+  embed(params: Parameters<ModelCaller['embed']>[0], node: string) {
+    this.currentNode = node;
+    return this.modelCaller.embed(params);
+  }
+
+  /** A node's body run on `state` for an action (retry.loop's correction); counts a step. */
+  async runNodeBody(name: string, state: State): Promise<Record<string, unknown>> {
+    const target = this.agent.nodes.get(name);
+    if (target === undefined) throw new AgentError('INVALID_PARAMS', `there is no node '${name}' in agent '${this.agent.name}'`, { details: { node: name } });
+    this.budget.step(name);
+    return executeBody(this, target.body, name, state);
+  }
+
   /** Writes buffered events to the trace store; a failure is remembered and fails the run. */
   async persistEvents(): Promise<void> {
     const store = this.options.traceStore;

@@ -15,6 +15,9 @@ import { createSanitizer } from '../events/outbound.js';
 import { redactSecrets, redactValue } from './redact.js';
 import { resolveLlmCall } from './resolve-llm-call.js';
 import { isScriptedModel, SCRIPTED_MODEL_NAME } from './scripted-model.js';
+import { requestEmbeddings, scriptedEmbeddings, type EmbeddingsResponse } from './embeddings-client.js';
+import { presetApiBase } from './presets.js';
+import type { EmbedCallParams } from '../actions/types.js';
 
 export interface ModelCallerEnvironment {
   /** The agent's settings.llm. */
@@ -40,6 +43,8 @@ export interface ModelCallerEnvironment {
 
 export interface ModelCaller {
   call(params: LlmCallParams, options?: LlmCallOptions): Promise<LlmResponse>;
+  /** Embeddings over the same connection layers, budget and events as `call` (llm.embed). */
+  embed(params: EmbedCallParams): Promise<EmbeddingsResponse>;
 }
 
 /**
@@ -157,6 +162,52 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
         if (attempts > 0 && !responded) {
           environment.emit('llm_response', { model, error: { code: typed.code, message: typed.message }, duration_ms: Date.now() - started, attempts, ...label });
         }
+        throw typed;
+      }
+    },
+
+    async embed(params) {
+      const { input, model: embedModel, ...connectionParams } = params;
+      const secrets = collectSecrets(environment, params as LlmCallParams);
+      // The connection layers of a chat call; `prompt` only satisfies the chat-message check.
+      const { connection, request } = resolveLlmCall(environment.settingsLlm, { ...connectionParams, prompt: '' }, overrides);
+      const model = embedModel ?? request.model;
+      const providerName = connection.provider?.trim().toLowerCase();
+      const scripted = providerName === 'scripted' || (providerName === undefined && connection.api_base === undefined && connection.scripted !== undefined);
+      const started = Date.now();
+      const eventModel = scripted ? SCRIPTED_MODEL_NAME : (model ?? 'default');
+      let attempts = 0;
+      try {
+        const apiBase = connection.api_base ?? (providerName === undefined ? undefined : presetApiBase(providerName));
+        if (!scripted && (apiBase === undefined || apiBase === '')) {
+          throw new AgentError('LLM_UNAVAILABLE', 'no model endpoint configured for embeddings: set settings.llm.provider or api_base, or pass --llm-base-url / TEA_LLM_BASE_URL', {
+            field: 'api_base',
+            details: { reason: 'no_endpoint', retryable: false },
+          });
+        }
+        environment.budget.beforeLlmCall();
+        attempts = 1;
+        environment.emit('llm_request', { kind: 'embeddings', model: eventModel, provider: scripted ? SCRIPTED_MODEL_NAME : (connection.provider ?? 'openai-compatible'), input_count: input.length });
+        const response = scripted
+          ? scriptedEmbeddings(input)
+          : await requestEmbeddings({ ...connection, api_base: apiBase! }, model, input, environment.signal, (retry) => {
+              attempts = retry.attempt;
+              environment.emit('log', { message: `retrying embeddings call (attempt ${retry.attempt}) after ${retry.error.code}`, attempt: retry.attempt, delay_ms: retry.delay_ms, code: retry.error.code });
+              environment.budget.beforeLlmCall();
+            });
+        environment.emit('llm_response', {
+          kind: 'embeddings',
+          model: scripted ? SCRIPTED_MODEL_NAME : response.model,
+          usage: response.usage,
+          dimensions: response.embeddings[0]?.length ?? 0,
+          duration_ms: Date.now() - started,
+          attempts,
+        });
+        environment.budget.afterLlmCall(response.usage);
+        return response;
+      } catch (error) {
+        const typed = redactError(toAgentError(error, 'LLM_BAD_RESPONSE'), secrets);
+        if (attempts > 0) environment.emit('llm_response', { kind: 'embeddings', model: eventModel, error: { code: typed.code, message: typed.message }, duration_ms: Date.now() - started, attempts });
         throw typed;
       }
     },
