@@ -182,6 +182,8 @@ export type LogData = Exclusive<
   | { source: 'lua'; message: string }
   | { source: 'model'; message: string; attempt: number; delay_ms: number; error: { code: string; message: string }; label?: string }
   | { source: 'trace'; level: 'warn'; message: string; truncated: true; dropped_from_seq: number; max_events: number; max_bytes: number }
+  | { source: 'while_loop'; message: string; iterations_completed: number; exit_reason: 'max_iterations_reached' | 'condition_false' }
+  | { source: 'dynamic_parallel'; message: string; total_branches: number; successful: number; failed: number }
 >;
 
 /**
