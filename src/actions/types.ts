@@ -3,7 +3,7 @@
  * preparation. Actions are looked up in a Map by exact name (src/actions/registry.ts).
  */
 import type { AgentError, ErrorCode } from '../errors/agent-error.js';
-import type { EventType } from '../events/event.js';
+import type { EventData, EventType } from '../events/event.js';
 import type { LlmRequest, LlmConnection, LlmResponse } from '../llm/types.js';
 import type { CompiledValue, TemplateScope } from '../templates/types.js';
 import type { CompiledLua } from '../lua/types.js';
@@ -88,7 +88,8 @@ export interface ActionContext {
   readonly resume: ResumeInfo | undefined;
   /** The template scope for this node, with optional extra top-level names. */
   scope(extra?: Record<string, unknown>): TemplateScope;
-  emit(type: EventType, data: Record<string, unknown>): void;
+  /** Emits an event of this node (the engine adds run_id, seq, ts and node); see src/core/events.ts for each type's fields. */
+  emit<T extends EventType>(type: T, data: EventData<T>): void;
   /** Calls the model with settings.llm defaults applied; counts budgets; emits llm events. */
   callLlm(params: LlmCallParams, options?: LlmCallOptions): Promise<LlmResponse>;
   /**

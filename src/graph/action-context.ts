@@ -1,7 +1,7 @@
 /** Builds the ActionContext a node's action runs with (see src/actions/types.ts). */
 import type { ActionContext, ActionDefinition, EmbedCallParams, LlmCallOptions, LlmCallParams, ResumeInfo, State } from '../actions/types.js';
 import { AgentError } from '../errors/agent-error.js';
-import type { EventType } from '../events/event.js';
+import type { EventData, EventType } from '../events/event.js';
 import type { LlmResponse } from '../llm/types.js';
 import type { TraceStore } from '../storage/trace-store.js';
 import type { TemplateScope } from '../templates/types.js';
@@ -18,7 +18,7 @@ export interface ContextHost {
   readonly memory: Map<string, unknown>;
   readonly traceStore: TraceStore | undefined;
   baseScope(state: State): TemplateScope;
-  emit(type: EventType, data: Record<string, unknown>, node: string): void;
+  emit<T extends EventType>(type: T, data: EventData<T>, node: string): void;
   callLlm(params: LlmCallParams, options: LlmCallOptions | undefined, node: string): Promise<LlmResponse>;
   embed(params: EmbedCallParams, node: string): ReturnType<NonNullable<ActionContext['embed']>>;
   /** Runs a node's body (no routing, no node events) and returns its update. */
@@ -69,7 +69,7 @@ class NodeActionContext implements ActionContext {
     return extra === undefined ? scope : { ...scope, ...extra };
   }
 
-  emit(type: EventType, data: Record<string, unknown>): void {
+  emit<T extends EventType>(type: T, data: EventData<T>): void {
     this.host.emit(type, data, this.node);
   }
 

@@ -6,7 +6,7 @@
  * final response. The engine creates one per run.
  */
 import { AgentError, toAgentError } from '../errors/agent-error.js';
-import type { EventType } from '../events/event.js';
+import type { EmitEvent, LlmAnsweredData, LlmRequestData } from '../core/events.js';
 import type { LlmCallOptions, LlmCallParams } from '../actions/types.js';
 import type { LlmCallHooks, LlmConnection, ModelProvider, ModelProviderFactory, LlmRequest, LlmResponse, TokenUsage, ToolCall } from './types.js';
 import { createProvider } from './create-provider.js';
@@ -27,7 +27,7 @@ export interface ModelCallerEnvironment {
   /** Default: createProvider. */
   providerFactory?: ModelProviderFactory;
   signal: AbortSignal;
-  emit(type: EventType, data: Record<string, unknown>): void;
+  emit: EmitEvent;
   /** Throws BUDGET_EXCEEDED; `beforeLlmCall` runs before every attempt, retries included. */
   budget: { beforeLlmCall(): void; afterLlmCall(usage: TokenUsage): void };
   /** Include message text and responses in events (redacted, capped). */
@@ -119,7 +119,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
         const provider = providerFor(connection);
         const isScripted = isScriptedModel(provider);
         if (isScripted) model = SCRIPTED_MODEL_NAME;
-        const requestEvent: Record<string, unknown> = {
+        const requestEvent: LlmRequestData = {
           model,
           provider: isScripted ? SCRIPTED_MODEL_NAME : (connection.provider ?? 'openai-compatible'),
           message_count: request.messages.length,
@@ -134,7 +134,14 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
         const hooks: LlmCallHooks = {
           beforeRetry(retry) {
             attempts = retry.attempt;
-            environment.emit('log', { message: `retrying model call (attempt ${retry.attempt}) after ${retry.error.code}`, attempt: retry.attempt, delay_ms: retry.delay_ms, code: retry.error.code, ...label });
+            environment.emit('log', {
+              source: 'model',
+              message: `retrying model call (attempt ${retry.attempt}) after ${retry.error.code}`,
+              attempt: retry.attempt,
+              delay_ms: retry.delay_ms,
+              error: { code: retry.error.code, message: retry.error.message },
+              ...label,
+            });
             environment.budget.beforeLlmCall();
           },
         };
@@ -142,7 +149,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           stream ? await streamResponse(provider, request, environment, hooks, label, secrets) : await provider.generate(request, environment.signal, hooks),
           secrets,
         );
-        const responseEvent: Record<string, unknown> = {
+        const responseEvent: LlmAnsweredData = {
           model: isScripted ? SCRIPTED_MODEL_NAME : response.model,
           usage: response.usage,
           duration_ms: Date.now() - started,
@@ -219,7 +226,7 @@ async function streamResponse(
   request: LlmRequest,
   environment: ModelCallerEnvironment,
   hooks: LlmCallHooks,
-  label: Record<string, unknown>,
+  label: { label?: string },
   secrets: readonly string[],
 ): Promise<LlmResponse> {
   // Pieces are redacted as one text: a key split across chunks never reassembles in the trace.
