@@ -2,8 +2,11 @@
  * Runs one node body (an action, Lua, sub-steps or nothing) and returns the state update it
  * produces (SPEC §1.3): an object result is the update; any other value `v` becomes `{result: v}`;
  * with `output: k` the update is `{k: result}`. Updates must be JSON (STATE_INVALID otherwise).
+ * An action that returns a PauseRequest ends the body there: the PauseRequest is returned instead
+ * of an update, and the run loop pauses (later sub-steps do not run).
  */
-import type { ResumeInfo, State } from '../actions/types.js';
+import { isPauseRequest } from '../actions/pause-request.js';
+import type { PauseRequest, ResumeInfo, State } from '../actions/types.js';
 import { AgentError } from '../errors/agent-error.js';
 import type { CompiledValue } from '../templates/types.js';
 import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
@@ -14,7 +17,7 @@ export interface BodyHost extends ContextHost {
   readonly luaInstructions: number | undefined;
 }
 
-export async function executeBody(host: BodyHost, body: CompiledBody, node: string, state: State, resume?: ResumeInfo): Promise<Record<string, unknown>> {
+export async function executeBody(host: BodyHost, body: CompiledBody, node: string, state: State, resume?: ResumeInfo): Promise<Record<string, unknown> | PauseRequest> {
   switch (body.kind) {
     case 'pass':
       return {};
@@ -37,6 +40,7 @@ export async function executeBody(host: BodyHost, body: CompiledBody, node: stri
         if (!isPlainObject(params)) throw new AgentError('INVALID_PARAMS', '`with:` must render to a mapping', { node });
       }
       const result = await body.action.run(params, context);
+      if (isPauseRequest(result)) return result;
       if (typeof body.output === 'object') {
         // TEA's output mapping: each value a template over `result`; undefined becomes "".
         const mapped = body.output.render(context.scope({ result: toPlainJson(result, `node '${node}' result`) })) as Record<string, unknown>;
@@ -50,6 +54,7 @@ export async function executeBody(host: BodyHost, body: CompiledBody, node: stri
       const update: Record<string, unknown> = {};
       for (const step of body.steps) {
         const stepUpdate = await executeBody(host, step, node, working, undefined);
+        if (isPauseRequest(stepUpdate)) return stepUpdate;
         mergeShallow(working, stepUpdate);
         mergeShallow(update, stepUpdate);
       }

@@ -12,7 +12,8 @@
  *
  * Every run ends with exactly one `done` event and a RunResult with a status and a stop reason.
  */
-import type { ResumeInfo, State } from '../actions/types.js';
+import { isPauseRequest } from '../actions/pause-request.js';
+import type { PauseRequest, ResumeInfo, State } from '../actions/types.js';
 import { AgentError, toAgentError, type AgentErrorJson } from '../errors/agent-error.js';
 import type { AgentEvent, EventType, RunStatus, StopReason } from '../events/event.js';
 import { createRunEventCap, sanitizeEventWithSize } from '../events/redact.js';
@@ -24,7 +25,6 @@ import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
 import { createEventChannel, type EventChannel } from './event-channel.js';
 import { executeBody, type BodyHost } from './execute-body.js';
-import { isPauseSignal } from './pause-signal.js';
 import { nextNode } from './route.js';
 import { budgetOf, durationExceeded, resolveLimits, RunBudget, type BudgetUsage } from './run-budget.js';
 import { capRunError } from './run-error.js';
@@ -313,20 +313,16 @@ export class RunSession implements BodyHost {
         return this.pause(node, 'before', { kind: 'interrupt', node: node.name, position: 'before' });
       }
       skipBefore = false;
-      try {
-        await this.runNode(node, this.state, resume, true);
-      } catch (error) {
-        if (isPauseSignal(error)) {
-          const request = error.request;
-          this.emit('confirmation_request', { tool: request.tool, arguments: request.arguments, call_id: request.call_id }, node.name);
-          return this.pause(
-            node,
-            'before',
-            { kind: 'tool_confirmation', node: node.name, tool: request.tool, arguments: request.arguments, call_id: request.call_id },
-            request.resume_data,
-          );
-        }
-        throw error;
+      const ran = await this.runNode(node, this.state, resume, true);
+      if (isPauseRequest(ran)) {
+        const request = ran.confirmation;
+        this.emit('confirmation_request', { tool: request.tool, arguments: request.arguments, call_id: request.call_id }, node.name);
+        return this.pause(
+          node,
+          'before',
+          { kind: 'tool_confirmation', node: node.name, tool: request.tool, arguments: request.arguments, call_id: request.call_id },
+          request.resume_data,
+        );
       }
       resume = undefined;
       if (node.interruptAfter) {
@@ -345,8 +341,11 @@ export class RunSession implements BodyHost {
     return { status: 'completed' };
   }
 
-  /** Runs one node with its on_error policy, emitting node_start/node_end; merges the update into `state`. */
-  async runNode(node: CompiledNode, state: State, resume: ResumeInfo | undefined, mainFlow: boolean): Promise<State> {
+  /**
+   * Runs one node with its on_error policy, emitting node_start/node_end; merges the update into
+   * `state`. A node whose action asks for a confirmation returns the PauseRequest (no node_end).
+   */
+  async runNode(node: CompiledNode, state: State, resume: ResumeInfo | undefined, mainFlow: boolean): Promise<State | PauseRequest> {
     const policy = node.spec.onError;
     const attempts = policy.mode === 'retry' ? policy.maxRetries + 1 : 1;
     for (let attempt = 1; ; attempt++) {
@@ -354,9 +353,10 @@ export class RunSession implements BodyHost {
       const started = this.now();
       let update: Record<string, unknown>;
       try {
-        update = await this.withTimeout(node, () => executeBody(this, node.body, node.name, state, resume));
+        const body = await this.withTimeout(node, () => executeBody(this, node.body, node.name, state, resume));
+        if (isPauseRequest(body)) return body;
+        update = body;
       } catch (error) {
-        if (isPauseSignal(error)) throw error;
         // A call cut by the run's signal reports why the signal was aborted, not how the call ended.
         const agentError = toAgentError(this.abortError() ?? error, 'ACTION_FAILED', { node: node.name });
         const fatal = agentError.code === 'BUDGET_EXCEEDED' || agentError.code === 'CANCELLED' || this.controller.signal.aborted;

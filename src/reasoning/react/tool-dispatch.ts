@@ -6,7 +6,6 @@
  * tier-3 tool must be approved. Only then does the tool run. Every refusal is an observation.
  */
 import type { ActionContext } from '../../actions/types.js';
-import { isPauseSignal } from '../../graph/pause-signal.js';
 import { messageOf, rethrowControl } from '../action-support.js';
 import { textOf, truncateText } from '../reasoning-trace.js';
 import { isRecord, parseJsonSafely } from '../safe-json.js';
@@ -82,11 +81,8 @@ export async function executeCall(context: ActionContext, tool: ReactTool, args:
     const result = await context.callAction(tool.name, args);
     return { status: 'ok', tool: tool.name, arguments: args, observation: truncateText(textOf(result ?? null), TOOL_LIMITS.maxObservationChars) };
   } catch (error) {
-    if (isPauseSignal(error)) {
-      // A tool that itself asks for confirmation (a host action that pauses): the pause would carry
-      // its resume data, not this loop's, so it is refused instead of half-supported.
-      return { status: 'error', tool: tool.name, arguments: args, observation: `Error executing ${tool.name}: it asked for a confirmation, which a tool called from reason.react cannot do` };
-    }
+    // A tool that itself asks for confirmation fails with ACTION_FAILED (context.callAction):
+    // an observation like any other tool failure.
     rethrowControl(error);
     return { status: 'error', tool: tool.name, arguments: args, observation: truncateText(`Error executing ${tool.name}: ${messageOf(error)}`, TOOL_LIMITS.maxObservationChars) };
   }
