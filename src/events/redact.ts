@@ -60,7 +60,12 @@ interface CopyContext {
   ancestors: object[];
   /** An upper bound of the copy's JSON size in bytes, kept while copying. */
   sizeBound: number;
+  /** Keys already classified (redacted or not); kept across the events of one sanitiser. */
+  keyVerdicts: Map<string, boolean>;
 }
+
+/** Classified keys remembered per sanitiser; past this, keys are classified each time. */
+const MAX_KEY_VERDICTS = 4096;
 
 function normaliseKey(key: string): string {
   return key.toLowerCase().replace(/[-_]/g, '');
@@ -85,8 +90,24 @@ export function sanitizeEventWithSize(event: AgentEvent, options: SanitizeOption
   return sanitize(event, options, exact);
 }
 
-function sanitize(event: AgentEvent, options: SanitizeOptions, measure: boolean): SanitizedEvent {
+/**
+ * `sanitizeEventWithSize` for many events with the same options: the secrets, key set and key
+ * verdicts are prepared once (the engine makes one per run; events are its hot path).
+ */
+export function createEventSanitizer(options: SanitizeOptions = {}): (event: AgentEvent, exact?: boolean) => SanitizedEvent {
   const context = createContext(options);
+  return (event, exact = true) => {
+    context.ancestors.length = 0;
+    context.sizeBound = 0;
+    return sanitizeWith(event, options, exact, context);
+  };
+}
+
+function sanitize(event: AgentEvent, options: SanitizeOptions, measure: boolean): SanitizedEvent {
+  return sanitizeWith(event, options, measure, createContext(options));
+}
+
+function sanitizeWith(event: AgentEvent, options: SanitizeOptions, measure: boolean, context: CopyContext): SanitizedEvent {
   const copy = copyValue(event, 0, context) as AgentEvent;
   if (copy.data === null || typeof copy.data !== 'object' || Array.isArray(copy.data)) copy.data = {};
   const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
@@ -119,13 +140,17 @@ function createContext(options: SanitizeOptions): CopyContext {
     shortestKey = Math.min(shortestKey, key.length);
     longestKey = Math.max(longestKey, key.length);
   }
-  return { secrets, redactKeys, shortestKey, longestKey: longestKey + 4, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0 };
+  return { secrets, redactKeys, shortestKey, longestKey: longestKey + 4, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, keyVerdicts: new Map() };
 }
 
 /** True for a key whose value is a credential. */
 function isRedactedKey(key: string, context: CopyContext): boolean {
   if (key.length < context.shortestKey || key.length > context.longestKey) return false;
-  return context.redactKeys.has(normaliseKey(key));
+  const known = context.keyVerdicts.get(key);
+  if (known !== undefined) return known;
+  const verdict = context.redactKeys.has(normaliseKey(key));
+  if (context.keyVerdicts.size < MAX_KEY_VERDICTS) context.keyVerdicts.set(key, verdict);
+  return verdict;
 }
 
 function redactString(text: string, context: CopyContext): string {
