@@ -282,6 +282,27 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
+/**
+ * UTF-8 bytes of a string's JSON form, quotes excluded: `utf8Length(JSON.stringify(text)) - 2`,
+ * counted without making the JSON (escapes: `\"` `\\` and `\n`-style 2 bytes, other controls and
+ * lone surrogates `\uXXXX` 6 bytes).
+ */
+export function jsonStringBytes(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 0x20 && code < 0x80) bytes += code === 0x22 || code === 0x5c ? 2 : 1;
+    else if (code < 0x20) bytes += code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d ? 2 : 6;
+    else if (code < 0x800) bytes += 2;
+    else if (code < 0xd800 || code > 0xdfff) bytes += 3;
+    else if (code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      index++;
+    } else bytes += 6;
+  }
+  return bytes;
+}
+
 /** Bytes a UTF-16 unit takes inside a JSON string (escapes included), for units outside pairs. */
 function jsonUnitBytes(code: number): number {
   if (code === 0x22 || code === 0x5c) return 2;
@@ -319,7 +340,7 @@ function collectStrings(value: unknown, leaves: StringLeaf[]): void {
   const holder = value as Record<string, unknown>;
   for (const key of Object.keys(holder)) {
     const field = holder[key];
-    if (typeof field === 'string') leaves.push({ holder, key, text: field, cost: utf8Length(JSON.stringify(field)) - 2 });
+    if (typeof field === 'string') leaves.push({ holder, key, text: field, cost: jsonStringBytes(field) });
     else collectStrings(field, leaves);
   }
 }
@@ -342,15 +363,19 @@ function capEvent(event: AgentEvent, bytes: number, maxBytes: number): Sanitized
   for (let attempt = 0; attempt < 4; attempt++) {
     const limit = commonLimit(leaves.map((leaf) => leaf.cost), target - (bytes - stringBytes));
     if (limit === undefined) break;
+    // The event's JSON differs from the measured one only in the cut strings, so its exact size is
+    // `bytes` plus the change of each (no serialising per attempt).
+    let size = bytes;
     for (const leaf of leaves) {
       if (leaf.cost <= limit) {
         (leaf.holder as Record<string, unknown>)[leaf.key] = leaf.text;
         continue;
       }
       const kept = sliceJson(leaf.text, limit);
-      (leaf.holder as Record<string, unknown>)[leaf.key] = kept + truncationMarker(utf8Length(leaf.text) - utf8Length(kept));
+      const cut = kept + truncationMarker(utf8Length(leaf.text) - utf8Length(kept));
+      (leaf.holder as Record<string, unknown>)[leaf.key] = cut;
+      size += jsonStringBytes(cut) - leaf.cost;
     }
-    const size = utf8Length(JSON.stringify(event));
     if (size <= maxBytes) return { event, bytes: size };
     target -= size - maxBytes + 64;
   }

@@ -152,7 +152,9 @@ export class RunSession implements BodyHost {
   }
 
   baseScope(state: State): Record<string, unknown> {
-    return { state, ...this.scope };
+    const { variables, settings, secrets, env } = this.scope;
+    // A literal, not a spread: this runs on every node visit (params and routing).
+    return env === undefined ? { state, variables, settings, secrets } : { state, variables, settings, secrets, env };
   }
 
   emit(type: EventType, data: Record<string, unknown>, node?: string): void {
