@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from './event.js';
-import { createRunEventCap, jsonStringBytes, REDACTED, sanitizeEvent, sanitizeEventWithSize, sanitizeValue, utf8Length } from './redact.js';
+import { createRunEventCap, jsonPrefix, jsonStringBytes, REDACTED, sanitizeEvent, sanitizeEventWithSize, sanitizeValue, utf8Length } from './redact.js';
 
 function event(data: Record<string, unknown>, seq = 1, type: AgentEvent['type'] = 'log'): AgentEvent {
   return { type, run_id: 'run-1', seq, ts: '2026-01-01T00:00:00.000Z', node: 'n', data };
@@ -159,6 +159,24 @@ describe('sanitizeEvent: size cap', () => {
         text += units[seed % units.length];
       }
       expect(jsonStringBytes(text)).toBe(bytesOf(text) - 2);
+    }
+  });
+
+  it('jsonPrefix starts exactly like JSON.stringify, for inert values of every shape', () => {
+    const values: unknown[] = [
+      { a: [1, -0, 1e21, 0.5, true, null, 'x"\\\n🚀\ud800'], b: {}, c: [], d: { e: { f: 'g' } } },
+      ['é', { k: 1 }, [[[]]]],
+      'plain',
+      42,
+      Array.from({ length: 300 }, (_, index) => ({ index, text: `item ${index}`.repeat(index % 7) })),
+    ];
+    for (const value of values) {
+      const full = JSON.stringify(value);
+      for (const length of [0, 1, 5, 17, 100, 1026, 100_000]) {
+        const prefix = jsonPrefix(value, length);
+        expect(full.startsWith(prefix)).toBe(true);
+        expect(prefix.length).toBeGreaterThanOrEqual(Math.min(length, full.length));
+      }
     }
   });
 

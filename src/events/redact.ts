@@ -360,7 +360,8 @@ function capEvent(event: AgentEvent, bytes: number, maxBytes: number): Sanitized
   collectStrings(event.data, leaves);
   const stringBytes = leaves.reduce((sum, leaf) => sum + leaf.cost, 0);
   let target = maxBytes;
-  for (let attempt = 0; attempt < 4; attempt++) {
+  // When what is not string content already passes the cap, no cutting of strings can help.
+  for (let attempt = 0; attempt < 4 && bytes - stringBytes < maxBytes; attempt++) {
     const limit = commonLimit(leaves.map((leaf) => leaf.cost), target - (bytes - stringBytes));
     if (limit === undefined) break;
     // The event's JSON differs from the measured one only in the cut strings, so its exact size is
@@ -380,9 +381,50 @@ function capEvent(event: AgentEvent, bytes: number, maxBytes: number): Sanitized
     target -= size - maxBytes + 64;
   }
   for (const leaf of leaves) (leaf.holder as Record<string, unknown>)[leaf.key] = leaf.text;
-  const preview = sliceJson(JSON.stringify(event.data), Math.max(0, Math.min(1024, maxBytes / 4)));
+  const previewBytes = Math.max(0, Math.min(1024, maxBytes / 4));
+  // Each character takes at least one byte, so a prefix a little longer than the byte budget is
+  // enough (the two extra keep a surrogate pair at the edge whole).
+  const preview = sliceJson(jsonPrefix(event.data, previewBytes + 2), previewBytes);
   const summary: AgentEvent = { ...event, data: { truncated: true, original_bytes: bytes, preview } };
   return { event: summary, bytes: utf8Length(JSON.stringify(summary)) };
+}
+
+/**
+ * The first `length` characters (or more) of `JSON.stringify(value)` for an inert JSON value (this
+ * module's copies: plain objects, arrays, strings, finite numbers, booleans, null), without
+ * serialising all of a large value.
+ */
+export function jsonPrefix(value: unknown, length: number): string {
+  const parts: string[] = [];
+  let size = 0;
+  const write = (text: string): boolean => {
+    parts.push(text);
+    size += text.length;
+    return size < length;
+  };
+  const visit = (item: unknown): boolean => {
+    if (item === null || typeof item !== 'object') return write(JSON.stringify(item) ?? 'null');
+    if (Array.isArray(item)) {
+      if (!write('[')) return false;
+      for (let index = 0; index < item.length; index++) {
+        if (index > 0 && !write(',')) return false;
+        if (!visit(item[index] === undefined ? null : item[index])) return false;
+      }
+      return write(']');
+    }
+    if (!write('{')) return false;
+    let first = true;
+    for (const key of Object.keys(item)) {
+      const field = (item as Record<string, unknown>)[key];
+      if (field === undefined) continue;
+      if (!write(`${first ? '' : ','}${JSON.stringify(key)}:`)) return false;
+      first = false;
+      if (!visit(field)) return false;
+    }
+    return write('}');
+  };
+  visit(value);
+  return parts.join('');
 }
 
 /** The largest per-string length L so that Σ min(cost, L) plus a marker per cut string fits `budget`. */
