@@ -14,7 +14,8 @@
  * The session holds the loop and what the run shares; its other jobs are in their own modules:
  * events (run-events.ts), the trace and the storage-failure policy (trace-writer.ts),
  * checkpoints (run-checkpoint.ts), a node visit with on_error (run-node.ts), cancellation and the
- * deadline (run-control.ts), outcomes (run-outcome.ts). Resuming is resume-run.ts.
+ * deadline (run-control.ts), outcomes (run-outcome.ts), model settings and secrets
+ * (run-model.ts), the starting state (run-input.ts). Resuming is resume-run.ts.
  */
 import { isPauseRequest } from '../actions/pause-request.js';
 import type { PauseRequest, ResumeInfo, State } from '../actions/types.js';
@@ -23,7 +24,7 @@ import type { AgentEvent, EventType } from '../events/event.js';
 import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
 import type { PendingInterrupt } from '../storage/trace-store.js';
-import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
+import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
 import type { EventChannel } from './event-channel.js';
 import type { BodyHost } from './execute-body.js';
@@ -33,6 +34,8 @@ import { Checkpointer, makeCheckpoint } from './run-checkpoint.js';
 import { RunControl } from './run-control.js';
 import { capRunError } from './run-error.js';
 import { RunEvents } from './run-events.js';
+import { initialState } from './run-input.js';
+import { setUpModel } from './run-model.js';
 import { runNode } from './run-node.js';
 import { doneData, failureOutcome, stopReasonOf, type Outcome } from './run-outcome.js';
 import { runParallel } from './run-parallel.js';
@@ -75,7 +78,7 @@ export class RunSession implements BodyHost {
   private readonly createdAt: string;
   private readonly scope: { variables: unknown; settings: unknown; secrets: Record<string, string>; env?: Record<string, string> };
   /** A failure found while building the session, reported when the run starts. */
-  private setupError: AgentError | undefined;
+  private readonly setupError: AgentError | undefined;
   /** The node whose action is calling the model (for the model caller's events). */
   private currentNode: string | undefined;
   state: State = {};
@@ -95,19 +98,8 @@ export class RunSession implements BodyHost {
     this.budget = new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now());
     this.luaInstructions = (agent.spec.settings.lua as { instructions?: number } | undefined)?.instructions;
     this.control = new RunControl(options.signal);
-    // settings.llm strings are templates (TEA renders them once with no state): `{{ secrets.key }}` works.
-    // A template error here fails the run when it starts (runAgent never throws).
-    let settingsLlm: Record<string, unknown> = {};
-    try {
-      settingsLlm = agent.settingsLlm.render(this.baseScope({})) as Record<string, unknown>;
-    } catch (error) {
-      this.setupError = toAgentError(error, 'TEMPLATE_ERROR', { field: 'settings.llm' });
-    }
-    const secrets = [
-      ...Object.values(options.secrets ?? {}),
-      typeof settingsLlm.api_key === 'string' ? settingsLlm.api_key : '',
-      options.llm?.overrides?.api_key ?? '',
-    ].filter((value) => typeof value === 'string' && value.length >= 4);
+    const { settingsLlm, secrets, error } = setUpModel(agent, options, this.baseScope({}));
+    this.setupError = error;
     this.sanitizer = createSanitizer(secrets);
     this.trace = new TraceWriter(options.traceStore, this.runId);
     this.events = new RunEvents(this.runId, restored?.seq ?? 0, secrets, () => this.now(), this.trace);
@@ -176,17 +168,7 @@ export class RunSession implements BodyHost {
     await this.putRecord('running');
     this.emit('run_start', { agent: this.agent.name, input: input ?? {} });
     return this.run(() => {
-      if (input !== undefined && !isPlainObject(input)) throw new AgentError('INPUT_INVALID', 'the run input must be a JSON object');
-      const plainInput = (toPlainJson(input ?? {}, 'input') ?? {}) as State;
-      if (this.agent.inputSchema !== undefined) {
-        const check = this.agent.inputSchema.validate(plainInput);
-        if (!check.valid) {
-          throw new AgentError('INPUT_INVALID', `input does not match input_schema: ${check.errors.map((error) => `${error.path || '/'} ${error.message}`).join('; ')}`, {
-            details: { errors: check.errors },
-          });
-        }
-      }
-      this.state = mergeShallow(structuredClone(this.agent.spec.initialState) as State, plainInput);
+      this.state = initialState(this.agent, input);
       return { node: this.agent.entry, skipInterruptBefore: false };
     });
   }
