@@ -15,6 +15,12 @@
 /** `const tea = <g>.teaBudget; if (tea !== null && tea.armed) tea.<call>;` */
 const hook = (globalState, call) => `{ const tea = ${globalState}.teaBudget; if (tea !== null && tea.armed) tea.${call}; }`;
 
+/**
+ * Charges `count` values pushed or moved by one instruction (multiple results, varargs,
+ * string.byte): a quarter instruction each, past 64 values so ordinary calls pay nothing.
+ */
+const pushCost = (state, count) => `if (${count} > 64) ${hook(`${state}.l_G`, `chargeInstructions(${state}, ${count} >> 2)`)}`;
+
 /** Edits applied to every fengari file, any number of times (zero included). */
 const everywhere = [
   { description: 'FENGARICONF environment lookup', find: /process\.env\.FENGARICONF/g, replace: 'undefined' },
@@ -107,7 +113,28 @@ const fileEdits = {
     },
     // fengari bug: the argument number is missing, so string.char(256) threw a raw TypeError.
     { description: 'string.char range check', find: 'luaL_argcheck(L, c >= 0 && c <= 255, "value out of range");', replace: () => 'luaL_argcheck(L, c >= 0 && c <= 255, i, "value out of range");' },
+    // string.format('%.3s', s) scanned (strlen) and decoded all of s, one character at a time,
+    // for at most 99 characters: charge the scan, and decode only the first 400 bytes (99
+    // characters at most 4 bytes each), cut at a character boundary.
+    {
+      description: 'string.format %s with modifiers cost',
+      find: '                        luaL_argcheck(L, s.length === strlen(s), arg, "string contains zeros");',
+      replace: (text) => `                        ${hook('L.l_G', 'chargeInstructions(L, s.length >> 5)')}\n${text}`,
+    },
+    {
+      description: 'string.format %s with precision decodes a prefix',
+      find: 'luaL_addstring(b, to_luastring(sprintf(String.fromCharCode(...form), to_jsstring(s))));',
+      replace: () =>
+        'let end = s.length > 400 ? 400 : s.length; while (end < s.length && end > 0 && (s[end] & 0xC0) === 0x80) end--;\n' +
+        '                            luaL_addstring(b, to_luastring(sprintf(String.fromCharCode(...form), to_jsstring(s.subarray(0, end)))));',
+    },
     { description: 'plain find call', find: 'find_subarray(s.subarray(init - 1), p, 0)', replace: () => 'find_subarray(s.subarray(init - 1), p, 0, L)' },
+    // string.byte(s, 1, -1) pushes one value per byte in one instruction.
+    {
+      description: 'string.byte push cost',
+      find: '    let n = (pose - posi) + 1;\n    luaL_checkstack(L, n, "string slice too long");\n    for (let i = 0; i < n; i++)',
+      replace: (text) => text.replace('\n    luaL_checkstack', `\n    ${pushCost('L', 'n')}\n    luaL_checkstack`),
+    },
   ],
   'ltablib.js': [
     { description: 'lualib import (ltablib)', find: "const lualib = require('./lualib.js');", replace: () => 'const lualib = { lua_assert: function() {} };' },
@@ -126,6 +153,7 @@ const fileEdits = {
       find: '    else if (l.ttisstring() && r.ttisstring())',
       replace: (text) => `    if (l.ttisstring() && r.ttisstring() && l.vslen() + r.vslen() > 256) ${hook('L.l_G', 'chargeInstructions(L, (l.vslen() + r.vslen()) >> 5)')}\n${text}`,
     },
+    { description: 'vararg copy cost', find: '                if (b < 0) {\n                    b = n;  /* get all var. arguments */', replace: (text) => `${text}\n                    ${pushCost('L', 'n')}` },
   ],
   'lauxlib.js': [
     {
@@ -137,10 +165,30 @@ const fileEdits = {
   'lzio.js': [
     { description: 'lexer buffer growth check', find: 'const luaZ_resizebuffer = function(L, buff, size) {', replace: (text) => `${text}\n    ${hook('L.l_G', 'checkString(L, size)')}` },
     // Parsing costs far more than one instruction per byte: `load` is charged 4 per byte read.
-    { description: 'parse cost', find: '    let size = buff.length;\n    if (size === 0)\n        return EOZ;', replace: (text) => `${text}\n    ${hook('z.L.l_G', 'chargeInstructions(z.L, size * 4)')}` },
+    // The function it builds keeps 10-50 bytes of objects per source byte: one table slot per 4.
+    {
+      description: 'parse cost',
+      find: '    let size = buff.length;\n    if (size === 0)\n        return EOZ;',
+      replace: (text) => `${text}\n    ${hook('z.L.l_G', 'chargeInstructions(z.L, size * 4)')}\n    ${hook('z.L.l_G', 'countTableSlots(z.L, size >> 2)')}`,
+    },
   ],
   'lstring.js': [
     { description: 'string creation count', find: '    lua_assert(str instanceof Uint8Array);\n    return new TString(L, str);', replace: (text) => `    ${hook('L.l_G', 'countString(L, str.length)')}\n${text}` },
+    // fengari bug, and memory no budget counted: the table key of a string was built one hex
+    // digit run per byte ('|' + byte.toString(16) ...), so "\1\0" and "\16" were the same key, and
+    // a 1 MB key took a second and ~28 MB of rope. Now one character per byte (injective), built
+    // in chunks: as many bytes of memory as the string, in milliseconds.
+    {
+      description: 'string table key',
+      find: '    let s = "|";\n    for (let i=0; i<len; i++)\n        s += str[i].toString(16);\n    return s;',
+      replace: () =>
+        [
+          '    let s = "|";',
+          '    for (let i = 0; i < len; i += 8192)',
+          '        s += String.fromCharCode.apply(null, str.subarray(i, Math.min(len, i + 8192)));',
+          '    return s;',
+        ].join('\n'),
+    },
   ],
   'ltable.js': [
     // A new table (two Maps) weighs about as much as four entries.
@@ -148,6 +196,18 @@ const fileEdits = {
     { description: 'table entry count', find: 'const add = function(t, hash, key, value) {', replace: (text) => `${text}\n    ${hook('t.l_G', 'countTableSlots(null, 1)')}` },
   ],
   'lobject.js': [
+    // A closure weighs about as much as a table entry; closures chained through upvalues hold
+    // memory that no table counts.
+    {
+      description: 'Lua closure creation count',
+      find: '    constructor(L, n) {\n        this.id = L.l_G.id_counter++;\n\n        this.p = null;',
+      replace: (text) => text.replace('++;', `++;\n        ${hook('L.l_G', 'countTableSlots(L, 1 + (n >> 3))')}`),
+    },
+    {
+      description: 'C closure creation count',
+      find: '    constructor(L, f, n) {\n        this.id = L.l_G.id_counter++;',
+      replace: (text) => `${text}\n        ${hook('L.l_G', 'countTableSlots(L, 1 + n)')}`,
+    },
     // A numeral longer than 200 bytes is not a number (Lua's own L_MAXLENNUM): string → number
     // coercion of a 1 MiB string would otherwise decode all of it on every arithmetic operation.
     { description: 'numeral length cap', find: 'const luaO_str2num = function(s, o) {', replace: (text) => `${text}\n    if (s.length > 200) return 0;` },
@@ -156,7 +216,7 @@ const fileEdits = {
     { description: 'numeral length cap (tonumber with base)', find: 'const b_str2int = function(s, base) {', replace: (text) => `${text}\n    if (s.length > 200) return null;` },
   ],
   'lutf8lib.js': [
-    // utf8.len and utf8.offset scan the string; utf8.codepoint is bounded by the stack size.
+    // utf8.len and utf8.offset scan the string; utf8.codepoint pushes one value per character.
     {
       description: 'utf8.len scan cost',
       find: '    let n = 0;\n    let s = luaL_checkstring(L, 1);',
@@ -166,6 +226,20 @@ const fileEdits = {
       description: 'utf8.offset scan cost',
       find: '    let s = luaL_checkstring(L, 1);\n    let n = luaL_checkinteger(L, 2);',
       replace: (text) => `${text}\n    ${hook('L.l_G', 'chargeInstructions(L, s.length >> 5)')}`,
+    },
+    {
+      description: 'utf8.codepoint push cost',
+      find: '    let n = (pose - posi) + 1;\n    luaL_checkstack(L, n, "string slice too long");\n    n = 0;',
+      replace: (text) => text.replace('\n    luaL_checkstack', `\n    ${pushCost('L', 'n')}\n    luaL_checkstack`),
+    },
+  ],
+  'loslib.js': [
+    // os.date formats with JavaScript Dates, several microseconds per format byte (`%c`): a
+    // 400 KB format took two seconds in one instruction. Charged 64 instructions per byte.
+    {
+      description: 'os.date format cost',
+      find: '    let s = luaL_optlstring(L, 1, "%c");\n    let stm',
+      replace: (text) => text.replace('\n    let stm', `\n    ${hook('L.l_G', 'chargeInstructions(L, s.length * 64)')}\n    let stm`),
     },
   ],
   'lapi.js': [
@@ -202,6 +276,11 @@ const fileEdits = {
       find: 'const stackerror = function(L) {',
       replace: (text) => `${text}\n    if (L.l_G.teaBudget !== null) L.l_G.teaBudget.stackOverflow(L);`,
     },
+    // Stack slots hold memory (a parked coroutine keeps its stack): growth is charged to the
+    // table budget, shrinking refunds it.
+    { description: 'stack growth count', find: 'const luaD_reallocstack = function(L, newsize) {', replace: (text) => `${text}\n    ${hook('L.l_G', 'resizeStack(L, L.stack.length, newsize)')}` },
+    // Results moved (and the slots they leave cleared) by one return: select('#'), table.unpack…
+    { description: 'call results cost', find: 'const moveresults = function(L, firstResult, res, nres, wanted) {', replace: (text) => `${text}\n    ${pushCost('L', 'nres')}` },
     // One instruction counter across coroutines: a resumed thread continues the resumer's count.
     { description: 'resume takes the instruction count', find: '    L.nny = 0;  /* allow yields */', replace: (text) => `${text}\n    if (from && L.l_G.teaBudget !== null) L.hookcount = from.hookcount;` },
     { description: 'resume gives the instruction count back', find: '    L.nny = oldnny;  /* restore \'nny\' */', replace: (text) => `${text}\n    if (from && L.l_G.teaBudget !== null) from.hookcount = L.hookcount;` },

@@ -1,7 +1,8 @@
-/** Reading an agent file for the CLI, with errors printed as file:line:column code message. */
+/** Reading an agent file for the CLI, with errors printed as file:line:column CODE message. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentError } from '../src/errors/agent-error.js';
+import { formatProblem, problemsOf } from '../src/errors/load-problems.js';
 import { loadAgent } from '../src/graph/load-agent.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 
@@ -12,13 +13,22 @@ export async function loadAgentFile(file: string): Promise<{ agent: CompiledAgen
   } catch (error) {
     throw new AgentError('NOT_FOUND', `cannot read agent file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file });
   }
-  return { agent: loadAgent(source, { file: path.relative(process.cwd(), file) || file }), source };
+  return { agent: loadAgent(source, { file: displayName(file) }), source };
 }
 
-/** `file:line:column CODE message` (the location prefix is dropped from the message). */
+/** The file as messages name it: relative to the working directory when inside it. */
+export function displayName(file: string): string {
+  return path.relative(process.cwd(), file) || file;
+}
+
+/**
+ * Every problem of a load error, one `file:line:column CODE message` per line (no trailing
+ * newline). A capped list ends with a line saying how many more were found.
+ */
 export function formatLoadError(error: AgentError, fallbackFile: string): string {
-  const { file = fallbackFile, line, column } = error.location;
-  const place = [file, line, column].filter((part) => part !== undefined).join(':');
-  const message = error.message.startsWith(`${file}`) ? error.message.replace(/^[^ ]*?:(?:\d+:?)*(?:, )?/, '') : error.message;
-  return `${place} ${error.code} ${message.replace(/^: /, '')}`;
+  const problems = problemsOf(error, fallbackFile);
+  const lines = problems.map(formatProblem);
+  const total = typeof error.details['error_count'] === 'number' ? error.details['error_count'] : problems.length;
+  if (total > problems.length) lines.push(`${problems[0]!.file}: ${total - problems.length} more errors not shown`);
+  return lines.join('\n');
 }

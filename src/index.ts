@@ -15,6 +15,8 @@ export { readAgentSpec } from './spec/read-agent-spec.js';
 // Errors and events
 export { AgentError, ERROR_CODES, toAgentError } from './errors/agent-error.js';
 export type { ErrorCode, AgentErrorJson } from './errors/agent-error.js';
+export { formatProblem, problemsOf, MAX_LOAD_PROBLEMS } from './errors/load-problems.js';
+export type { LoadProblem } from './errors/load-problems.js';
 export { EVENT_TYPES } from './events/event.js';
 export type { AgentEvent, EventType, RunStatus, StopReason } from './events/event.js';
 export { sanitizeEvent } from './events/redact.js';
@@ -28,7 +30,7 @@ export type { ActionDefinition, ActionContext, ActionCompiler, JsonSchema } from
 export { createProvider } from './llm/create-provider.js';
 export { createScriptedModel } from './llm/scripted-model.js';
 export { probeEndpoint } from './llm/probe.js';
-export type { LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, ChatMessage, ToolCall } from './llm/types.js';
+export type { ModelProvider, ModelProviderFactory, LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, ChatMessage, ToolCall } from './llm/types.js';
 
 // Storage
 export { createMemoryStores } from './storage/memory-store.js';

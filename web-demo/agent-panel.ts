@@ -41,7 +41,16 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
     options.onValidated(result);
     problemsList.replaceChildren(
       ...result.problems.map((problem) =>
-        element('li', {}, element('code', {}, problem.code), problem.line ? ` line ${problem.line}${problem.column ? `:${problem.column}` : ''}: ` : ': ', problem.message),
+        element(
+          'li',
+          { class: 'problem' },
+          element('code', {}, problem.code),
+          problem.line ? ` line ${problem.line}${problem.column ? `:${problem.column}` : ''}` : '',
+          problem.node !== undefined ? `, node ${problem.node}` : '',
+          problem.field !== undefined ? `, field ${problem.field}` : '',
+          ': ',
+          problem.message,
+        ),
       ),
     );
     const count = result.problems.length;

@@ -4,13 +4,15 @@
  * kept in IndexedDB. The editor (CodeMirror) is loaded after the first paint, in its own chunk.
  */
 import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
+import type { AgentErrorJson } from '../src/errors/agent-error.js';
 import { EngineClient } from './engine-client.js';
 import { createHistoryPanel } from './history-panel.js';
-import { detectLocalServer } from './local-detect.js';
+import { scanLocalServers } from './local-detect.js';
 import { loadSettings, presetById, saveSettings, type ModelSettings } from './model-settings.js';
 import { DATABASE_NAME, type RunOutcome } from './protocol.js';
 import { createRunView } from './run-view.js';
-import { applyEvent, emptySummary, summarize, type RunSummary } from './run-summary.js';
+import { applyEvent, emptySummary, endRun, summarize, type RunSummary } from './run-summary.js';
+import { outcomeSentence } from './run-outcome.js';
 import { createSettingsPanel } from './settings-panel.js';
 import { createAgentPanel } from './agent-panel.js';
 import { rememberSource, sourceOf } from './run-sources.js';
@@ -19,8 +21,9 @@ const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) 
 
 /** Starts the app in the page built from index.html. */
 function start(): void {
-  const storage = safeLocalStorage();
-  const loaded = loadSettings(storage);
+  const storage = safeStorage('localStorage');
+  const session = safeStorage('sessionStorage');
+  const loaded = loadSettings(storage, session);
   let model: ModelSettings = loaded.settings;
   let summary: RunSummary | undefined;
   let activeRunId: string | undefined;
@@ -54,7 +57,7 @@ function start(): void {
     settings: model,
     onChange: (next) => {
       model = next;
-      saveSettings(storage, model);
+      saveSettings(storage, model, session);
       showBadge();
     },
     probe: (settings) => client.probe(settings),
@@ -62,14 +65,16 @@ function start(): void {
   showBadge();
   if (!loaded.saved) {
     settingsPanel.showProbe(undefined, 'Looking for a model server on this machine…');
-    void detectLocalServer().then((found) => {
+    void scanLocalServers().then(({ found, refusing }) => {
       if (found) {
-        model = found.settings;
+        model = { ...found.settings, key_storage: model.key_storage ?? 'session' };
         settingsPanel.set(model);
         showBadge();
         void client.probe(model).then((outcome) => settingsPanel.showProbe(outcome, `Found ${found.label} at ${model.api_base}.`));
+      } else if (refusing.length > 0) {
+        settingsPanel.showStartupRefusal(refusing);
       } else {
-        settingsPanel.showProbe(undefined, 'Nothing answered on localhost (Ollama :11434, LM Studio :1234, llama.cpp :8080), so the scripted demo model is selected. If a server is running, pick it above and press Test connection: the browser may need it to allow this page (CORS).');
+        settingsPanel.showProbe(undefined, 'Nothing answered on localhost (Ollama :11434, LM Studio :1234, llama.cpp :8080): no model server is listening there, so the scripted demo model is selected. Start one, pick it above and press Test connection.');
       }
     });
   }
@@ -122,17 +127,14 @@ function start(): void {
   }
   const finish = async (outcome: RunOutcome) => {
     if (summary && outcome.run_id === activeRunId) {
-      if (summary.status === 'running' || outcome.status === 'cancelled') {
+      if (summary.status === 'running' || (outcome.status === 'cancelled' && summary.status !== 'cancelled')) {
         // The worker was terminated (or failed before any event): show the outcome as the end.
-        summary.status = outcome.status;
-        summary.stop_reason = outcome.stop_reason;
-        if (outcome.error && !summary.errors.some((error) => error.code === outcome.error!.code)) summary.errors.push(outcome.error);
-        summary.current_node = undefined;
+        endRun(summary, outcome);
         if (outcome.state) summary.final_state = outcome.state;
         await recordTerminatedRun(outcome);
       }
       runView.show(summary);
-      announce(`Run ${outcome.status}${outcome.stop_reason ? ` (${outcome.stop_reason})` : ''}.`);
+      announce(outcomeSentence(summary));
     }
     setRunning(false);
     showResume();
@@ -144,7 +146,7 @@ function start(): void {
     if (existing && existing.status !== 'running') return;
     const now = new Date().toISOString();
     await stores.traceStore
-      .putRun({ run_id: outcome.run_id, agent: summary.agent || 'agent', status: outcome.status as 'cancelled', stop_reason: outcome.stop_reason ?? 'cancelled', created_at: existing?.created_at ?? now, updated_at: now })
+      .putRun({ run_id: outcome.run_id, agent: summary.agent || 'agent', status: outcome.status as 'cancelled', stop_reason: outcome.stop_reason ?? 'cancelled', created_at: existing?.created_at ?? now, updated_at: now, ...(outcome.error ? { error: outcome.error as AgentErrorJson } : {}) })
       .catch(() => undefined);
   };
   const run = async () => {
@@ -228,9 +230,9 @@ function start(): void {
   });
 }
 
-function safeLocalStorage(): Storage | undefined {
+function safeStorage(name: 'localStorage' | 'sessionStorage'): Storage | undefined {
   try {
-    return window.localStorage;
+    return window[name];
   } catch {
     return undefined;
   }

@@ -1,16 +1,16 @@
 /**
  * The agent editor, loaded lazily (its own chunk): CodeMirror 6 with YAML highlighting, inline
- * validation from the engine worker (`loadAgent` errors placed at their line and column as you
- * type), and key completion from the agent JSON Schema.
+ * validation from the engine worker (every `loadAgent` problem marked at its line and column as
+ * you type), and key completion from the agent JSON Schema.
  */
 import { basicSetup, EditorView } from 'codemirror';
 import { yaml } from '@codemirror/lang-yaml';
-import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
+import { linter, lintGutter } from '@codemirror/lint';
 import { autocompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
-import type { Text } from '@codemirror/state';
 import agentSchema from 'virtual:agent-schema';
 import { keysAt, type JsonSchemaNode } from './schema-completion.js';
 import type { AgentProblem } from './protocol.js';
+import { toDiagnostics } from './diagnostics.js';
 
 export interface EditorOptions {
   parent: HTMLElement;
@@ -50,17 +50,6 @@ export function createEditor(options: EditorOptions): AgentEditor {
     setText: (text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } }),
     focus: () => view.focus(),
   };
-}
-
-/** Places each problem at its line:column (the whole first line when it has no place). */
-export function toDiagnostics(doc: Text, problems: AgentProblem[]): Diagnostic[] {
-  return problems.map((problem) => {
-    const lineNumber = Math.min(Math.max(problem.line ?? 1, 1), doc.lines);
-    const line = doc.line(lineNumber);
-    const from = Math.min(line.from + Math.max((problem.column ?? 1) - 1, 0), line.to);
-    const to = from < line.to ? line.to : Math.min(from + 1, doc.length);
-    return { from, to: Math.max(to, from), severity: 'error', message: `${problem.code}: ${problem.message}` };
-  });
 }
 
 function schemaKeys(schema: JsonSchemaNode) {

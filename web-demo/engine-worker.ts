@@ -11,6 +11,9 @@ import type { LlmConnection } from '../src/llm/types.js';
 import { agentGraph } from './agent-graph.js';
 import { createDemoModel } from './demo-model.js';
 import { toOverrides, type ModelSettings } from './model-settings.js';
+import { AGENT_FILE, problemsFromLoadError } from './load-problems.js';
+import { probeChat, reachable } from './probe-diagnosis.js';
+import { yamlPathLocator } from './yaml-locator.js';
 import { DATABASE_NAME, type AgentProblem, type ProbeOutcome, type RequestMessage, type ResponseMessage, type RunOutcome } from './protocol.js';
 
 /** The part of the worker global this file uses. */
@@ -74,7 +77,7 @@ export function startEngineWorker(scope: WorkerScope): void {
       case 'run': {
         let run: AgentRunHandle;
         try {
-          run = runAgent(loadAgent(request.agentYaml, { file: 'agent.yaml' }), request.input, runOptions(request.run_id, request.model));
+          run = runAgent(loadAgent(request.agentYaml, { file: AGENT_FILE }), request.input, runOptions(request.run_id, request.model));
         } catch (error) {
           scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
           break;
@@ -85,7 +88,7 @@ export function startEngineWorker(scope: WorkerScope): void {
       case 'resume': {
         let run: AgentRunHandle;
         try {
-          const agent = loadAgent(request.agentYaml, { file: 'agent.yaml' });
+          const agent = loadAgent(request.agentYaml, { file: AGENT_FILE });
           const update = request.approval ? { approval: request.approval } : {};
           run = resumeAgent(agent, request.run_id, update, runOptions(request.run_id, request.model));
         } catch (error) {
@@ -117,32 +120,32 @@ function validate(agentYaml: string): { problems: AgentProblem[]; graph?: Return
   } catch {
     graph = undefined;
   }
+  let problems: AgentProblem[] = [];
   try {
-    loadAgent(agentYaml, { file: 'agent.yaml' });
-    return { problems: [], ...(graph ? { graph } : {}), ...(agent ? { agent } : {}) };
+    loadAgent(agentYaml, { file: AGENT_FILE });
   } catch (error) {
-    const located = error as { code?: unknown; message?: unknown; location?: { line?: number; column?: number } };
-    const problem: AgentProblem = {
-      code: typeof located.code === 'string' ? located.code : 'INVALID_AGENT',
-      message: typeof located.message === 'string' ? located.message : String(error),
-    };
-    if (typeof located.location?.line === 'number') problem.line = located.location.line;
-    if (typeof located.location?.column === 'number') problem.column = located.location.column;
-    return { problems: [problem], ...(graph ? { graph } : {}), ...(agent ? { agent } : {}) };
+    problems = problemsFromLoadError(error, yamlPathLocator(agentYaml));
   }
+  return { problems, ...(graph ? { graph } : {}), ...(agent ? { agent } : {}) };
 }
 
+/**
+ * The capability probe, then what it could not say: whether a refused server is down or refusing
+ * CORS (a `no-cors` request), and whether a chat completion works (an HTTP error with its body).
+ */
 async function probe(model: ModelSettings): Promise<ProbeOutcome> {
   const overrides = toOverrides(model);
   if (!overrides.api_base) return { ok: false, models: [], capabilities: {}, advice: [], error: 'no server to probe' };
+  const apiBase = overrides.api_base.replace(/\/+$/, '');
+  let outcome: ProbeOutcome;
   try {
     const report = await probeEndpoint({
-      api_base: overrides.api_base,
+      api_base: apiBase,
       timeout_ms: 20_000,
       ...(overrides.api_key ? { api_key: overrides.api_key } : {}),
       ...(overrides.model ? { model: overrides.model } : {}),
     });
-    const outcome: ProbeOutcome = {
+    outcome = {
       ok: report.cors_error === undefined && report.errors.models === undefined,
       models: report.models,
       capabilities: { streams: report.streams, json_schema: report.json_schema, native_tools: report.native_tools, streamed_tools: report.streamed_tools },
@@ -152,10 +155,27 @@ async function probe(model: ModelSettings): Promise<ProbeOutcome> {
       outcome.cors_error = true;
       outcome.error = report.cors_error;
     } else if (report.errors.models !== undefined) outcome.error = report.errors.models;
-    return outcome;
+    if (report.model !== undefined) overrides.model ??= report.model;
   } catch (error) {
     return { ok: false, models: [], capabilities: {}, advice: [], error: errorJson(error).message };
   }
+  if (outcome.cors_error) {
+    // The browser refused the request; only a no-cors request can tell down from CORS.
+    const reach = await reachable(`${apiBase}/models`);
+    if (!reach.up) {
+      delete outcome.cors_error;
+      outcome.error = reach.reason;
+      outcome.advice = [];
+      outcome.diagnosis = 'down';
+      return outcome;
+    }
+    outcome.diagnosis = 'cors';
+    return outcome;
+  }
+  outcome.chat = await probeChat({ apiBase, timeoutMs: 20_000, ...(overrides.model ? { model: overrides.model } : {}), ...(overrides.api_key ? { apiKey: overrides.api_key } : {}) });
+  outcome.ok = outcome.ok && outcome.chat.ok;
+  outcome.diagnosis = outcome.ok ? 'ok' : 'http_error';
+  return outcome;
 }
 
 function errorJson(error: unknown): { code: string; message: string; node?: string } {

@@ -91,13 +91,28 @@ export function renderGraph(graph: AgentGraph): SVGElement {
   return svg;
 }
 
-/** Marks the current node and the visited nodes of a drawn graph. */
-export function highlightGraph(svg: Element, current: string | undefined, visited: Iterable<string>): void {
-  const seen = new Set(visited);
+/** What the graph marks: the running node, the ones that ran, and where the run failed or was cancelled. */
+export interface GraphMarks {
+  current?: string | undefined;
+  visited: Iterable<string>;
+  failed?: string | undefined;
+  cancelled?: string | undefined;
+  /** In a failed run (or one whose model calls failed), nodes that ran are drawn neutral, never green. */
+  runFailed?: boolean;
+}
+
+/** Marks the nodes of a drawn graph (classes only, no redraw); each node's title says its state. */
+export function highlightGraph(svg: Element, marks: GraphMarks): void {
+  const seen = new Set(marks.visited);
+  svg.classList.toggle('run-failed', marks.runFailed === true);
   for (const group of svg.querySelectorAll('g.node')) {
     const name = group.getAttribute('data-node') ?? '';
-    group.classList.toggle('current', name === current);
-    group.classList.toggle('visited', seen.has(name) && name !== current);
+    const state = name === marks.failed ? 'failed' : name === marks.cancelled ? 'cancelled' : name === marks.current ? 'current' : seen.has(name) ? 'visited' : '';
+    for (const mark of ['current', 'visited', 'failed', 'cancelled']) group.classList.toggle(mark, mark === state);
+    if (state === '') group.removeAttribute('data-state');
+    else group.setAttribute('data-state', state);
+    const title = group.querySelector('title');
+    if (title) title.textContent = `${title.textContent?.replace(/ — .*$/, '') ?? name}${state === 'failed' || state === 'cancelled' ? ` — ${state}` : ''}`;
   }
 }
 

@@ -5,6 +5,8 @@
  */
 import type { AgentEvent } from '../src/events/event.js';
 import type { RunRecord, TraceStore } from '../src/storage/trace-store.js';
+
+type RunErrorCode = NonNullable<RunRecord['error']>['code'];
 import { element, replaceChildren } from './dom.js';
 import { parseNdjson, toNdjson } from './ndjson.js';
 
@@ -54,7 +56,7 @@ export function createHistoryPanel(options: HistoryPanelOptions): HistoryPanel {
       'li',
       { class: 'history-row', 'data-run-id': run.run_id },
       element('span', { class: `badge status-${run.status}` }, run.status),
-      element('span', { class: 'history-label' }, label, run.stop_reason ? ` · ${run.stop_reason}` : ''),
+      element('span', { class: 'history-label' }, label, run.stop_reason ? ` · ${run.stop_reason}` : '', run.error ? element('span', { class: 'bad-text history-error' }, ` · ${run.error.code}${run.error.node ? ` in ${run.error.node}` : ''}`) : ''),
       element(
         'span',
         { class: 'history-actions' },
@@ -127,5 +129,9 @@ export function recordFromEvents(events: AgentEvent[]): RunRecord {
     event_count: events.length,
   };
   if (typeof done?.data.stop_reason === 'string') record.stop_reason = done.data.stop_reason;
+  const error = done?.data.error as { code?: unknown; message?: unknown; node?: unknown } | undefined;
+  if (typeof error?.code === 'string' && typeof error.message === 'string') {
+    record.error = { code: error.code as RunErrorCode, message: error.message, ...(typeof error.node === 'string' ? { node: error.node } : {}) };
+  }
   return record;
 }

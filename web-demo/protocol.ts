@@ -16,6 +16,8 @@ export interface AgentProblem {
   message: string;
   line?: number;
   column?: number;
+  node?: string;
+  field?: string;
 }
 
 /** What a finished, paused or failed run hands back. */
@@ -27,6 +29,25 @@ export interface RunOutcome {
   error?: { code: string; message: string; node?: string };
 }
 
+/**
+ * Why a model server could not be used, as far as a browser can tell: nothing listening (even a
+ * `no-cors` request fails), up but refusing this page (the `no-cors` request gets an opaque
+ * answer while the normal one is refused), or up and answering an HTTP error.
+ */
+export type ProbeDiagnosis = 'ok' | 'down' | 'cors' | 'http_error';
+
+/** The one chat completion the probe sends, and what came back. */
+export interface ChatProbe {
+  ok: boolean;
+  model?: string;
+  /** The HTTP status, when the server answered. */
+  status?: number;
+  /** The start of the answer body (capped), for an HTTP error. */
+  body?: string;
+  /** Why the request failed, when there was no answer or it was not a chat completion. */
+  error?: string;
+}
+
 /** What the capability probe found about a model endpoint (src/llm/probe.ts). */
 export interface ProbeOutcome {
   ok: boolean;
@@ -35,6 +56,8 @@ export interface ProbeOutcome {
   advice: string[];
   cors_error?: boolean;
   error?: string;
+  diagnosis?: ProbeDiagnosis;
+  chat?: ChatProbe;
 }
 
 /** Page → worker. */

@@ -23,6 +23,29 @@ export interface ReactStepView {
   autonomous?: boolean;
 }
 
+/** One model call as the live view shows it: waiting (with its retries), answered or failed. */
+export interface ModelCallView {
+  node?: string;
+  label?: string;
+  model?: string;
+  /** When the request was sent (event timestamp, ISO). */
+  started: string;
+  /** `cancelled`: the run was cancelled during the call; `stopped`: the run ended with no answer. */
+  state: 'waiting' | 'answered' | 'failed' | 'cancelled' | 'stopped';
+  duration_ms?: number;
+  attempts?: number;
+  error?: RunErrorView;
+  /** Each retry announced by the engine: when, after which error, and how long it waits. */
+  retries: { attempt: number; delay_ms: number; code: string; at: string }[];
+}
+
+export interface RunErrorView {
+  code: string;
+  message: string;
+  node?: string;
+  field?: string;
+}
+
 export interface RunSummary {
   run_id: string;
   agent: string;
@@ -30,12 +53,18 @@ export interface RunSummary {
   stop_reason?: string;
   current_node?: string;
   visited: string[];
+  /** Why the run failed or was cancelled (the `done` event's error, else the fatal error event). */
+  error?: RunErrorView;
+  /** The node the run failed in, and the one that was running when it was cancelled. */
+  failed_node?: string;
+  cancelled_node?: string;
+  calls: ModelCallView[];
   /** Streamed text per model call, newest last. */
   streams: { node?: string; text: string }[];
   attempts: ReflectionAttemptView[];
   steps: ReactStepView[];
   confirmation?: { tool: string; arguments: unknown; node?: string };
-  errors: { code: string; message: string; node?: string }[];
+  errors: RunErrorView[];
   logs: string[];
   llm_calls: number;
   final_state?: Record<string, unknown>;
@@ -44,7 +73,7 @@ export interface RunSummary {
 
 /** An empty summary for a run that has not sent events yet. */
 export function emptySummary(runId = '', agent = ''): RunSummary {
-  return { run_id: runId, agent, status: 'running', visited: [], streams: [], attempts: [], steps: [], errors: [], logs: [], llm_calls: 0, event_count: 0 };
+  return { run_id: runId, agent, status: 'running', visited: [], calls: [], streams: [], attempts: [], steps: [], errors: [], logs: [], llm_calls: 0, event_count: 0 };
 }
 
 /** Applies one event to the summary (mutating it) and returns it. */
@@ -66,7 +95,27 @@ export function applyEvent(summary: RunSummary, event: AgentEvent): RunSummary {
     case 'llm_request':
       summary.llm_calls++;
       summary.streams.push({ ...(event.node !== undefined ? { node: event.node } : {}), text: '' });
+      summary.calls.push({
+        ...(event.node !== undefined ? { node: event.node } : {}),
+        ...(text(data.label) !== undefined ? { label: text(data.label) } : {}),
+        ...(text(data.model) !== undefined ? { model: text(data.model) } : {}),
+        started: event.ts,
+        state: 'waiting',
+        retries: [],
+      });
       break;
+    case 'llm_response': {
+      const call = waitingCall(summary, event.node, text(data.label));
+      if (!call) break;
+      const error = errorView(data.error);
+      call.state = error === undefined ? 'answered' : error.code === 'CANCELLED' ? 'cancelled' : 'failed';
+      if (error) call.error = error;
+      const duration = number(data.duration_ms);
+      if (duration !== undefined) call.duration_ms = duration;
+      const attempts = number(data.attempts);
+      if (attempts !== undefined) call.attempts = attempts;
+      break;
+    }
     case 'answer_chunk': {
       const chunk = text(data.content) ?? text(data.chunk) ?? text(data.delta) ?? '';
       if (summary.streams.length === 0) summary.streams.push({ text: '' });
@@ -108,22 +157,25 @@ export function applyEvent(summary: RunSummary, event: AgentEvent): RunSummary {
         ...(event.node !== undefined ? { node: event.node } : {}),
       };
       break;
-    case 'error':
-      summary.errors.push({
-        code: text(data.code) ?? 'ERROR',
-        message: text(data.message) ?? '',
-        ...(text(data.node) ?? event.node ? { node: text(data.node) ?? event.node } : {}),
-      });
+    case 'error': {
+      const error = errorView(data, event.node) ?? { code: 'ERROR', message: '' };
+      // The engine reports a node's error, then the same error again as the run's end (fatal).
+      if (!summary.errors.some((known) => sameError(known, error))) summary.errors.push(error);
+      if (data.fatal === true) summary.error = error;
       break;
-    case 'log':
+    }
+    case 'log': {
       summary.logs.push(text(data.message) ?? JSON.stringify(data));
+      // The model caller announces each retry as a log with the attempt and the wait before it.
+      const attempt = number(data.attempt);
+      const delay = number(data.delay_ms);
+      const call = attempt !== undefined && delay !== undefined ? waitingCall(summary, event.node, text(data.label)) : undefined;
+      if (call) call.retries.push({ attempt: attempt!, delay_ms: delay!, code: text(data.code) ?? 'ERROR', at: event.ts });
       break;
+    }
     case 'done':
-      summary.status = text(data.status) ?? summary.status;
-      summary.stop_reason = text(data.stop_reason);
+      endRun(summary, { status: text(data.status) ?? summary.status, stop_reason: text(data.stop_reason), error: errorView(data.error) });
       if (isRecord(data.state)) summary.final_state = data.state;
-      if (summary.status !== 'interrupted') summary.confirmation = undefined;
-      summary.current_node = undefined;
       break;
     default:
       break;
@@ -131,11 +183,69 @@ export function applyEvent(summary: RunSummary, event: AgentEvent): RunSummary {
   return summary;
 }
 
+/**
+ * Ends the run in the summary: status, stop reason, the error, and which node failed or was
+ * cancelled (the error's node, else the node that was running). Used for the `done` event and
+ * when the page had to stop the worker itself (no `done` came).
+ */
+export function endRun(summary: RunSummary, end: { status: string; stop_reason?: string | undefined; error?: RunErrorView | undefined }): RunSummary {
+  summary.status = end.status;
+  summary.stop_reason = end.stop_reason;
+  if (end.error) summary.error = { ...end.error, ...(end.error.node ?? summary.error?.node ? { node: end.error.node ?? summary.error?.node } : {}) };
+  if (end.error && !summary.errors.some((known) => sameError(known, end.error!))) summary.errors.push(summary.error!);
+  const where = summary.error?.node ?? summary.current_node;
+  if (summary.status === 'failed' && where !== undefined) summary.failed_node = where;
+  if (summary.status === 'cancelled') {
+    const running = summary.current_node ?? summary.error?.node;
+    if (running !== undefined) summary.cancelled_node = running;
+  }
+  if (summary.status !== 'interrupted') summary.confirmation = undefined;
+  const unanswered = summary.status === 'cancelled' ? 'cancelled' : 'stopped';
+  if (summary.status !== 'running') for (const call of summary.calls) if (call.state === 'waiting') call.state = unanswered;
+  summary.current_node = undefined;
+  return summary;
+}
+
+/** Model calls that failed (an error answer, or stopped by the run's end). */
+export function failedCalls(summary: RunSummary): ModelCallView[] {
+  return summary.calls.filter((call) => call.state === 'failed' || call.state === 'stopped');
+}
+
+/**
+ * An error message without the `node 'n', field 'f': ` prefix AgentError puts in front (the view
+ * shows node and field on their own), and the field it named.
+ */
+export function withoutLocation(message: string): { message: string; field?: string } {
+  const match = /^(?:[^\s:,]+(?::\d+){0,2}, )?node '[^']*'(?:, field '([^']*)')?: /.exec(message);
+  if (!match) return { message };
+  return { message: message.slice(match[0].length), ...(match[1] !== undefined ? { field: match[1] } : {}) };
+}
+
 /** Builds the summary of a whole list of events. */
 export function summarize(events: AgentEvent[]): RunSummary {
   const summary = emptySummary();
   for (const event of events) applyEvent(summary, event);
   return summary;
+}
+
+/** The newest call still waiting, preferably from the same node and label (parallel branches). */
+function waitingCall(summary: RunSummary, node: string | undefined, label: string | undefined): ModelCallView | undefined {
+  const waiting = summary.calls.filter((call) => call.state === 'waiting').reverse();
+  return waiting.find((call) => call.node === node && call.label === label) ?? waiting.find((call) => call.node === node) ?? waiting[0];
+}
+
+function errorView(value: unknown, eventNode?: string): RunErrorView | undefined {
+  if (!isRecord(value)) return undefined;
+  const code = text(value.code);
+  const message = text(value.message);
+  if (code === undefined && message === undefined) return undefined;
+  const node = text(value.node) ?? eventNode;
+  const field = text(value.field) ?? (isRecord(value.details) ? text(value.details.field) : undefined);
+  return { code: code ?? 'ERROR', message: message ?? '', ...(node !== undefined ? { node } : {}), ...(field !== undefined ? { field } : {}) };
+}
+
+function sameError(a: RunErrorView, b: RunErrorView): boolean {
+  return a.code === b.code && a.message === b.message && (a.node === undefined || b.node === undefined || a.node === b.node);
 }
 
 function currentStep(summary: RunSummary, data: Record<string, unknown>): ReactStepView {

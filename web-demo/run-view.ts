@@ -1,13 +1,16 @@
 /**
- * The run view: status and stop reason, the agent graph with the current node highlighted, the
- * streamed model output, reflection attempts side by side, ReAct steps, errors and the final
- * state. Rendering is batched to one update per animation frame, so a fast token stream costs
- * one layout per frame.
+ * The run view: status and stop reason, a headline for a failed or cancelled run, the agent graph
+ * with the current, failed and cancelled nodes marked, the model calls (waiting, retrying,
+ * failed), the streamed model output, reflection attempts side by side, ReAct steps, errors and
+ * the final state. Rendering is batched to one update per animation frame, so a fast token stream
+ * costs one layout per frame; the clocks of waiting calls tick every half second in between.
  */
 import { element, formatJson, replaceChildren } from './dom.js';
-import { highlightGraph, renderGraph } from './graph-view.js';
+import { highlightGraph, renderGraph, type GraphMarks } from './graph-view.js';
 import type { AgentGraph } from './agent-graph.js';
-import type { RunSummary } from './run-summary.js';
+import { failedCalls, withoutLocation, type RunSummary } from './run-summary.js';
+import { modelCallsList, tickCalls } from './model-calls-view.js';
+import { outcomeHeadline } from './run-outcome.js';
 
 export interface RunView {
   /** Draws a new graph (or none). */
@@ -21,13 +24,23 @@ export interface RunView {
 export function createRunView(root: HTMLElement): RunView {
   // Not a live region: it changes with every event; the page announces start and end instead.
   const status = element('p', { class: 'run-status', id: 'run-status' }, 'No run yet. Pick an example and press Run.');
+  const headline = element('div', { class: 'run-headline', id: 'run-headline' });
   const graphBox = element('div', { class: 'graph-box', id: 'graph' });
   const body = element('div', { class: 'run-body', id: 'run-body' });
-  replaceChildren(root, status, graphBox, body);
+  replaceChildren(root, status, headline, graphBox, body);
   let svg: SVGElement | undefined;
   let pending: { summary: RunSummary; source: string | undefined } | undefined;
   let shown: RunSummary | undefined;
   let frame = 0;
+  let ticker: ReturnType<typeof setInterval> | undefined;
+  const keepTicking = (running: boolean) => {
+    const live = running && tickCalls(body);
+    if (live && ticker === undefined) ticker = setInterval(() => tickCalls(body), 500);
+    if (!live && ticker !== undefined) {
+      clearInterval(ticker);
+      ticker = undefined;
+    }
+  };
 
   const render = () => {
     frame = 0;
@@ -38,15 +51,22 @@ export function createRunView(root: HTMLElement): RunView {
     replaceChildren(status, ...statusLine(summary, source));
     status.dataset.status = summary.status;
     status.dataset.runId = summary.run_id;
-    if (svg) highlightGraph(svg, summary.current_node, summary.visited);
+    // Rebuilt only when the outcome changes, so the alert is announced once, not on every render.
+    const outcome = outcomeKey(summary);
+    if (outcome !== headline.dataset.outcome) {
+      headline.dataset.outcome = outcome;
+      replaceChildren(headline, outcomeHeadline(summary));
+    }
+    if (svg) highlightGraph(svg, marksOf(summary));
     replaceChildren(body, ...sections(summary));
+    keepTicking(summary.status === 'running');
   };
 
   return {
     setGraph(graph) {
       svg = graph ? renderGraph(graph) : undefined;
       replaceChildren(graphBox, svg ?? element('p', { class: 'muted' }, 'The graph appears when the agent file parses.'));
-      if (svg && shown) highlightGraph(svg, shown.current_node, shown.visited);
+      if (svg && shown) highlightGraph(svg, marksOf(shown));
     },
     show(summary, source) {
       pending = { summary, source };
@@ -56,24 +76,45 @@ export function createRunView(root: HTMLElement): RunView {
       pending = undefined;
       shown = undefined;
       replaceChildren(status, 'No run yet. Pick an example and press Run.');
+      headline.replaceChildren();
+      delete headline.dataset.outcome;
       body.replaceChildren();
-      if (svg) highlightGraph(svg, undefined, []);
+      keepTicking(false);
+      if (svg) highlightGraph(svg, { visited: [] });
     },
   };
 }
 
+function outcomeKey(summary: RunSummary): string {
+  return JSON.stringify([summary.run_id, summary.status, summary.error, summary.failed_node, summary.cancelled_node, failedCalls(summary).length, summary.calls.length, summary.stop_reason]);
+}
+
+function marksOf(summary: RunSummary): GraphMarks {
+  return {
+    current: summary.current_node,
+    visited: summary.visited,
+    failed: summary.status === 'failed' ? summary.failed_node : undefined,
+    cancelled: summary.status === 'cancelled' ? summary.cancelled_node : undefined,
+    // A run that failed, or whose model calls failed along the way, is drawn without green.
+    runFailed: summary.status === 'failed' || failedCalls(summary).length > 0,
+  };
+}
+
 function statusLine(summary: RunSummary, source: string | undefined): (Node | string)[] {
-  const parts: (Node | string)[] = [element('strong', { class: `badge status-${summary.status}` }, summary.status)];
+  const troubled = summary.status !== 'running' && summary.status !== 'failed' && failedCalls(summary).length > 0;
+  const parts: (Node | string)[] = [element('strong', { class: `badge status-${summary.status}${troubled ? ' with-failures' : ''}` }, summary.status)];
   if (summary.agent) parts.push(` ${summary.agent}`);
   if (summary.current_node) parts.push(' · at ', element('code', {}, summary.current_node));
   if (summary.stop_reason) parts.push(' · stop reason: ', element('code', { id: 'stop-reason' }, summary.stop_reason));
-  parts.push(` · ${summary.event_count} events · ${summary.llm_calls} model calls`);
+  parts.push(` · ${summary.event_count} event${summary.event_count === 1 ? '' : 's'} · ${summary.llm_calls} model call${summary.llm_calls === 1 ? '' : 's'}`);
   if (source) parts.push(` · ${source}`);
   return parts;
 }
 
 function sections(summary: RunSummary): Node[] {
   const result: Node[] = [];
+  const calls = modelCallsList(summary);
+  if (calls) result.push(section('Model calls', 'calls', calls));
   const streams = summary.streams.filter((stream) => stream.text !== '');
   if (streams.length > 0) {
     const last = streams[streams.length - 1]!;
@@ -127,7 +168,7 @@ function sections(summary: RunSummary): Node[] {
     );
   }
   if (summary.errors.length > 0) {
-    result.push(section('Errors', 'errors', element('ul', { class: 'errors', id: 'run-errors' }, ...summary.errors.map((error) => element('li', {}, element('code', {}, error.code), error.node ? ` at ${error.node}: ` : ': ', error.message)))));
+    result.push(section('Errors', 'errors', element('ul', { class: 'errors', id: 'run-errors' }, ...summary.errors.map((error) => element('li', {}, element('code', {}, error.code), error.node ? ` at ${error.node}: ` : ': ', withoutLocation(error.message).message)))));
   }
   if (summary.final_state) {
     result.push(section('Final state', 'state', element('pre', { class: 'state', id: 'final-state', tabindex: '0' }, formatJson(summary.final_state))));

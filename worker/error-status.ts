@@ -21,6 +21,14 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   INPUT_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   INVALID_AGENT: 422,
+  // Load errors: the agent, not the request, is wrong.
+  UNKNOWN_ACTION: 422,
+  UNKNOWN_TOOL: 422,
+  UNKNOWN_PROVIDER: 422,
+  UNSUPPORTED_LANGUAGE: 422,
+  UNSUPPORTED_NODE_TYPE: 422,
+  LUA_SYNTAX: 422,
+  SCHEMA_INVALID: 422,
   // Not 429: a run stopped by its own budget must not look like a rate limit clients retry.
   BUDGET_EXCEEDED: 422,
   CANCELLED: 499,

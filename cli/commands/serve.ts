@@ -6,7 +6,9 @@
 import { stat } from 'node:fs/promises';
 import { parseArgs, stringFlag, UsageError } from '../args.js';
 import type { CliIo } from '../io.js';
+import { AgentError } from '../../src/errors/agent-error.js';
 import { oneLine } from '../terminal-text.js';
+import { loadErrorLines } from './load-error-lines.js';
 
 export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, new Set(), new Set(['port', 'agents', 'trace-dir', 'host']));
@@ -30,6 +32,10 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     if (code === 'EACCES') {
       io.stderr(`${oneLine(`tea-edge serve: not allowed to listen on port ${port} of ${hostname}; choose a port above 1023 with --port <n>`)}\n`);
       return 1;
+    }
+    if (AgentError.isInstance(error)) {
+      io.stderr(loadErrorLines(error, agentsDir));
+      return 2;
     }
     throw error;
   }

@@ -1,6 +1,6 @@
 /** Built-in actions of the engine itself: validate.schema, json.parse, tools.list. */
 import { AgentError } from '../errors/agent-error.js';
-import { DEFAULT_JSON_LIMITS, parseJsonSafely } from '../reasoning/safe-json.js';
+import { DEFAULT_JSON_LIMITS, parseJsonSafely } from '../util/untrusted-json.js';
 import type { ActionDefinition, CompiledSchema } from './types.js';
 import type { CompiledValue } from '../templates/types.js';
 
@@ -17,6 +17,7 @@ const validateSchema: ActionDefinition<ValidateParams> = {
     type: 'object',
     required: ['data', 'schema'],
     properties: { data: {}, schema: { type: 'object' }, coerce: { type: 'boolean' } },
+    additionalProperties: false,
   },
   prepare(params, compiler) {
     if (params.schema === undefined) throw compiler.error('`schema` is required', 'schema');
@@ -40,6 +41,7 @@ const jsonParse: ActionDefinition = {
     type: 'object',
     required: ['text'],
     properties: { text: { type: 'string' }, strict: { type: 'boolean' } },
+    additionalProperties: false,
   },
   run(params) {
     const text = params.text;
@@ -58,7 +60,7 @@ const jsonParse: ActionDefinition = {
 const toolsList: ActionDefinition = {
   name: 'tools.list',
   description: 'Lists the registered actions usable as tools, with name, description and parameter JSON Schema.',
-  parameters: { type: 'object', properties: {} },
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
   run(_params, context) {
     return { tools: context.listActions() };
   },

@@ -123,7 +123,12 @@ export interface ActionContext {
 export interface ActionDefinition<Params = any> {
   name: string;
   description: string;
-  /** JSON Schema of the parameters (for tools.list, tool calling and validation). */
+  /**
+   * JSON Schema of the parameters (for tools.list, tool calling and validation). The loader checks
+   * each node's `with:` keys against it: with `additionalProperties: false`, an unknown key is a
+   * load error naming the closest known one (src/spec/closed-shape.ts, which also reads the
+   * `x-tea-action-params` and `x-tea-provider` keywords of src/spec/parameter-shapes.ts).
+   */
   parameters?: JsonSchema;
   /** True when running the action changes something outside the run. */
   sideEffects?: boolean;

@@ -10,6 +10,8 @@ export const ERROR_CODES = [
   'UNKNOWN_ACTION',
   'UNKNOWN_TOOL',
   'UNSUPPORTED_LANGUAGE',
+  'UNSUPPORTED_NODE_TYPE',
+  'UNKNOWN_PROVIDER',
   'INVALID_PARAMS',
   'INPUT_INVALID',
   'TEMPLATE_ERROR',
@@ -72,6 +74,8 @@ export class AgentError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown>;
   readonly location: ErrorLocation;
+  /** The message without the location prefix (the location is in `location`). */
+  readonly plainMessage: string;
   readonly [MARKER] = true;
 
   constructor(code: ErrorCode, message: string, options: AgentErrorOptions = {}) {
@@ -81,6 +85,7 @@ export class AgentError extends Error {
     this.code = code;
     this.details = details ?? {};
     this.location = location;
+    this.plainMessage = message;
     if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
   }
 
@@ -125,7 +130,7 @@ function prefixLocation(location: ErrorLocation): string {
 export function toAgentError(error: unknown, fallbackCode: ErrorCode = 'INTERNAL', location: ErrorLocation = {}): AgentError {
   if (AgentError.isInstance(error)) {
     if (location.node !== undefined && error.location.node === undefined) {
-      return new AgentError(error.code, error.message, { ...location, details: error.details, cause: error });
+      return new AgentError(error.code, error.plainMessage, { ...error.location, node: location.node, details: error.details, cause: error });
     }
     return error;
   }

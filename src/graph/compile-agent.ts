@@ -1,14 +1,20 @@
 /**
- * Compiles an AgentSpec: resolves every action (UNKNOWN_ACTION with suggestions), parses every
- * template once, syntax-checks every Lua chunk (LUA_SYNTAX with line), compiles schemas, lets
- * actions validate their parameters (`prepare`), and builds each node's route.
+ * Compiles an AgentSpec: resolves every action (UNKNOWN_ACTION with suggestions), checks every
+ * `with:` against the action's closed parameter schema (unknown keys with suggestions), parses
+ * every template once, syntax-checks every Lua chunk (LUA_SYNTAX with line), compiles schemas,
+ * lets actions validate their parameters (`prepare`), and builds each node's route. Problems are
+ * collected across nodes (each node part stops at its first) and thrown together.
  */
-import type { ActionCompiler, ActionDefinition } from '../actions/types.js';
+import type { ActionCompiler, ActionDefinition, JsonSchema } from '../actions/types.js';
 import { createActionRegistry, type ActionRegistry } from '../actions/registry.js';
-import { AgentError, toAgentError, type ErrorCode } from '../errors/agent-error.js';
+import { AgentError, toAgentError, type ErrorCode, type ErrorLocation } from '../errors/agent-error.js';
+import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
+import { luaBudgetFromSettings } from '../lua/budget-limits.js';
 import { compileLua } from '../lua/compile-lua.js';
 import { compileSchema } from '../schema/compile-schema.js';
 import type { AgentSpec, NodeBody, NodeSpec } from '../spec/agent-spec.js';
+import { checkClosedShape, dotted, type Path } from '../spec/closed-shape.js';
+import { findNonFinite } from '../spec/finite-numbers.js';
 import { compileCondition, compileValue } from '../templates/index.js';
 import type { CompiledAgent, CompiledBody, CompiledCondition, CompiledNode, CompiledRoute } from './compiled-agent.js';
 import { looksLikePython } from './python-detector.js';
@@ -19,23 +25,52 @@ export interface CompileOptions {
   schemas?: Record<string, Record<string, unknown>>;
 }
 
+/** What compiling found: the agent when nothing failed, and every problem. */
+export interface InspectedAgent {
+  agent?: CompiledAgent;
+  problems: LoadProblem[];
+}
+
 const END = '__end__';
 
+/** Compiles a spec; throws one AgentError listing every problem (`details.errors`). */
 export function compileAgent(spec: AgentSpec, options: CompileOptions = {}): CompiledAgent {
+  const { agent, problems } = inspectCompile(spec, options);
+  if (agent === undefined) throw loadFailure(problems);
+  return agent;
+}
+
+/** Compiles a spec, collecting the problems of every node instead of stopping at the first. */
+export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): InspectedAgent {
   const registry = options.registry ?? createActionRegistry();
   const schemaRegistry = { ...(options.schemas ?? {}), ...spec.schemas };
+  const problems: LoadProblem[] = [];
+  const attempt = <T>(location: ErrorLocation, compile: () => T): T | undefined => {
+    try {
+      return withLocation(compile, location);
+    } catch (error) {
+      problems.push(problemOf(toAgentError(error, 'INVALID_AGENT'), spec.file));
+      return undefined;
+    }
+  };
+  const at = (path: Path, node?: string): ErrorLocation => ({ file: spec.file, ...(node !== undefined ? { node } : {}), ...spec.positionOf(path) });
+  const warnings: string[] = [...(spec.warnings ?? [])];
+  const context: CompileContext = { spec, registry, schemas: schemaRegistry, problems, warnings, attempt, at };
+
   const nodes = new Map<string, CompiledNode>();
   const edgesFrom = new Map<string, AgentSpec['edges']>();
   for (const edge of spec.edges) edgesFrom.set(edge.from, [...(edgesFrom.get(edge.from) ?? []), edge]);
 
   spec.nodes.forEach((node, index) => {
     const compiler = createActionCompiler(spec, node, registry, schemaRegistry, node.path);
-    const body = compileBody(node.body, compiler, spec, node, node.path, node.name);
+    const body = compileBody(node.body, compiler, context, node, node.path, node.name);
+    const route = attempt(at(node.path, node.name), () => compileRoute(spec, node, index, edgesFrom));
+    if (body === undefined || route === undefined) return;
     nodes.set(node.name, {
       name: node.name,
       spec: node,
       body,
-      route: compileRoute(spec, node, index, edgesFrom),
+      route,
       interruptBefore: node.interrupt === 'before' || spec.interruptBefore.includes(node.name),
       interruptAfter: node.interrupt === 'after' || spec.interruptAfter.includes(node.name),
     });
@@ -43,12 +78,14 @@ export function compileAgent(spec: AgentSpec, options: CompileOptions = {}): Com
 
   const inputSchema =
     spec.inputSchema !== undefined
-      ? withPosition(spec, ['input_schema'], undefined, () => compileSchema(spec.inputSchema, { where: { field: 'input_schema' }, registry: schemaRegistry }))
+      ? attempt(at(['input_schema']), () => compileSchema(spec.inputSchema, { where: { field: 'input_schema' }, registry: schemaRegistry }))
       : undefined;
   const entry = edgesFrom.get('__start__')?.[0]?.to[0] ?? spec.nodes[0]!.name;
   const { scripted, ...llmSettings } = (spec.settings.llm ?? {}) as Record<string, unknown>;
-  const settingsLlm = withPosition(spec, ['settings', 'llm'], undefined, () => compileValue(llmSettings, { field: 'settings.llm' }));
-  return {
+  const settingsLlm = attempt(at(['settings', 'llm']), () => compileValue(llmSettings, { field: 'settings.llm' }));
+  attempt(at(['settings', 'lua']), () => luaBudgetFromSettings(spec.settings, { file: spec.file }));
+  if (problems.length > 0 || settingsLlm === undefined) return { problems };
+  const agent: CompiledAgent = {
     name: spec.name,
     description: spec.description,
     spec,
@@ -57,50 +94,127 @@ export function compileAgent(spec: AgentSpec, options: CompileOptions = {}): Com
     registry,
     inputSchema,
     settingsLlm: scripted === undefined ? settingsLlm : { ...settingsLlm, render: (scope) => ({ ...(settingsLlm.render(scope) as object), scripted }) },
-    warnings: spec.unknownKeys.map((key) => `unknown top-level key '${key}' is ignored`),
+    warnings,
   };
+  return { agent, problems };
 }
 
-function compileBody(body: NodeBody, compiler: ActionCompiler, spec: AgentSpec, node: NodeSpec, path: Array<string | number>, label: string): CompiledBody {
+interface CompileContext {
+  spec: AgentSpec;
+  registry: ActionRegistry;
+  schemas: Record<string, Record<string, unknown>>;
+  problems: LoadProblem[];
+  /** Ignored keys found in `with:` (TEA keys with no effect), besides the spec's own. */
+  warnings: string[];
+  /** Runs one compile step; a failure is recorded (with `location` filled in) and gives undefined. */
+  attempt<T>(location: ErrorLocation, compile: () => T): T | undefined;
+  at(path: Path, node?: string): ErrorLocation;
+}
+
+function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileContext, node: NodeSpec, path: Path, label: string): CompiledBody | undefined {
+  const { spec, attempt, at } = context;
   switch (body.kind) {
     case 'action': {
-      const action = withPosition(spec, path.concat(body.action === undefined ? [] : ['uses']), node.name, () => compiler.action(body.action, 'uses'));
-      const output = typeof body.output === 'object' ? withPosition(spec, path.concat('output'), node.name, () => compiler.template(body.output, 'output')) : body.output;
-      const params = withPosition(spec, path.concat('with'), node.name, () =>
-        action.prepare ? action.prepare(body.with, compiler) : compiler.template(body.with, 'with'),
-      );
+      const action = attempt(at(path.concat('uses'), node.name), () => compiler.action(body.action, 'uses'));
+      const output = typeof body.output === 'object' ? attempt(at(path.concat('output'), node.name), () => compiler.template(body.output, 'output')) : body.output;
+      if (action === undefined) return undefined;
+      if (!checkParams(action, body.with, path.concat('with'), node.name, context)) return undefined;
+      const params = attempt(at(path.concat('with'), node.name), () => (action.prepare ? action.prepare(body.with, compiler) : compiler.template(body.with, 'with')));
+      if (params === undefined || (typeof body.output === 'object' && output === undefined)) return undefined;
       return { kind: 'action', action, prepared: action.prepare !== undefined, params, label, ...(output !== undefined ? { output } : {}) };
     }
     case 'lua': {
-      const lua = withPosition(spec, path.concat('run'), node.name, () => {
+      const lua = attempt(at(path.concat('run'), node.name), () => {
         try {
           return compileLua(body.code, { node: node.name, field: 'run', file: spec.file, line: body.lineOffset });
         } catch (error) {
           if (AgentError.isInstance(error) && error.code === 'LUA_SYNTAX' && looksLikePython(body.code)) {
             throw new AgentError('UNSUPPORTED_LANGUAGE', 'this run: code looks like Python; tea-edge runs inline code in Lua (rewrite it in Lua)', {
               node: node.name,
-              details: { lua_error: error.message },
+              details: { lua_error: error.plainMessage },
             });
           }
           throw error;
         }
       });
-      return { kind: 'lua', lua, label };
+      return lua === undefined ? undefined : { kind: 'lua', lua, label };
     }
-    case 'steps':
+    case 'steps': {
+      const steps = body.steps.map((step) => {
+        const stepCompiler = createActionCompiler(spec, node, context.registry, context.schemas, step.path);
+        return compileBody(step.body, stepCompiler, context, node, step.path, `${label}/${step.name}`);
+      });
+      return steps.every((step) => step !== undefined) ? { kind: 'steps', label, steps: steps as CompiledBody[] } : undefined;
+    }
+    case 'expression': {
+      const value = attempt(at(path.concat('run', 'value'), node.name), () => compileExpression(body.value, node.name));
+      return value === undefined ? undefined : { kind: 'expression', value, outputKey: body.outputKey, label };
+    }
+    case 'while_loop': {
+      const condition = attempt(at(path.concat('condition'), node.name), () => compileCondition(body.condition, { node: node.name, field: 'condition' }));
+      const steps = body.body.map((step) => compileBody(step.body, createActionCompiler(spec, node, context.registry, context.schemas, step.path), context, node, step.path, `${label}/${step.name}`));
+      if (condition === undefined || !steps.every((step) => step !== undefined)) return undefined;
+      return { kind: 'while_loop', condition, maxIterations: body.maxIterations, body: steps as CompiledBody[], label };
+    }
+    case 'dynamic_parallel': {
+      const items = attempt(at(path.concat('items'), node.name), () => compileValue(body.items, { node: node.name, field: 'items' }));
+      const branchPath = path.concat(body.branchField);
+      const branch = compileBody(body.branch, createActionCompiler(spec, node, context.registry, context.schemas, branchPath), context, node, branchPath, label);
+      if (items === undefined || branch === undefined) return undefined;
       return {
-        kind: 'steps',
+        kind: 'dynamic_parallel',
+        items,
+        itemVar: body.itemVar,
+        indexVar: body.indexVar,
+        branch,
+        maxConcurrency: body.maxConcurrency,
+        failFast: body.failFast,
+        output: body.output,
+        fanIn: body.fanIn,
         label,
-        steps: body.steps.map((step) => {
-          const { registry, schemas } = compiler as InternalCompiler;
-          const stepCompiler = createActionCompiler(spec, node, registry, schemas, step.path);
-          return compileBody(step.body, stepCompiler, spec, node, step.path, `${label}/${step.name}`);
-        }),
       };
+    }
     case 'pass':
       return { kind: 'pass', label };
   }
 }
+
+/** TEA's `run: {type: expression, value}`: the value is an expression (`{{ }}` optional); a literal stays itself. */
+function compileExpression(value: string | boolean | number, node: string) {
+  const text = typeof value === 'string' && !/\{\{|\{%/.test(value) ? `{{ ${value} }}` : value;
+  return compileValue(text, { node, field: 'run.value' });
+}
+
+/**
+ * Checks `with:` against the action's parameter schema: unknown keys (with the closest known one),
+ * unknown literal providers, literal numbers past a ceiling. Records each; false when any.
+ */
+function checkParams(action: ActionDefinition, params: Record<string, unknown>, path: Path, node: string, context: CompileContext): boolean {
+  // Reading the file reported these already; `prepare` would only misread them.
+  if (findNonFinite(params).length > 0) return false;
+  if (action.parameters === undefined) return true;
+  const issues = checkClosedShape(params, action.parameters, path, {
+    root: action.parameters,
+    code: 'INVALID_PARAMS',
+    checkBounds: true,
+    paramsOf: (name) => context.registry.get(name)?.parameters as JsonSchema | undefined,
+    locationOf: (at) => (at.length === path.length ? `action:${action.name}` : undefined),
+    describe: (at) => (at.length === path.length ? `the parameters of ${action.name}` : `\`${dotted(at.slice(path.length))}\` of ${action.name}`),
+  });
+  const { spec } = context;
+  let failed = false;
+  for (const issue of issues) {
+    if (issue.warning === true) {
+      context.warnings.push(`node '${node}' ${dotted(issue.path.slice(path.length))}: ${issue.message}`);
+      continue;
+    }
+    failed = true;
+    const position = issue.atKey ? (spec.keyPositionOf ?? spec.positionOf)(issue.path) : spec.positionOf(issue.path);
+    context.problems.push({ code: issue.code, message: issue.message, file: spec.file, ...position, node, field: dotted(issue.path.slice(path.length)) });
+  }
+  return !failed;
+}
+
 
 interface InternalCompiler extends ActionCompiler {
   registry: ActionRegistry;
@@ -150,23 +264,31 @@ function contentLine(spec: AgentSpec, path: Array<string | number>): number | un
 }
 
 /** Adds file/line/column to an AgentError thrown without them. */
-function rethrowAt<T>(compile: () => T, location: Record<string, unknown>, fallback: ErrorCode = 'INVALID_PARAMS'): T {
+function rethrowAt<T>(compile: () => T, location: ErrorLocation, fallback: ErrorCode = 'INVALID_PARAMS'): T {
   try {
     return compile();
   } catch (error) {
     const agentError = toAgentError(error, fallback);
     if (agentError.location.line !== undefined) throw agentError;
-    const message = stripLocation(agentError.message);
-    throw new AgentError(agentError.code, message, { ...location, ...agentError.location, line: location.line as number | undefined, column: location.column as number | undefined, file: location.file as string, details: agentError.details, cause: agentError });
+    throw new AgentError(agentError.code, agentError.plainMessage, {
+      ...location,
+      ...agentError.location,
+      line: location.line,
+      column: location.column,
+      file: location.file,
+      details: agentError.details,
+      cause: agentError,
+    });
   }
 }
 
-function withPosition<T>(spec: AgentSpec, path: Array<string | number>, node: string | undefined, compile: () => T): T {
-  return rethrowAt(compile, { file: spec.file, ...(node !== undefined ? { node } : {}), ...spec.positionOf(path) });
+/** Runs a compile step with a default location for errors thrown without a position. */
+function withLocation<T>(compile: () => T, location: ErrorLocation): T {
+  return rethrowAt(compile, location);
 }
 
-function stripLocation(message: string): string {
-  return message.replace(/^(?:[^:]+:\d+(?::\d+)?, )?(?:agent '[^']*', )?(?:node '[^']*'(?:, )?)?(?:field '[^']*')?: /, '');
+function withPosition<T>(spec: AgentSpec, path: Path, node: string | undefined, compile: () => T): T {
+  return rethrowAt(compile, { file: spec.file, ...(node !== undefined ? { node } : {}), ...spec.positionOf(path) });
 }
 
 function compileRoute(spec: AgentSpec, node: NodeSpec, index: number, edgesFrom: Map<string, AgentSpec['edges']>): CompiledRoute {
@@ -190,6 +312,13 @@ function compileRoute(spec: AgentSpec, node: NodeSpec, index: number, edgesFrom:
       kind: 'edges',
       edges: edges.map((edge) => {
         const field = `when`;
+        if (edge.condition !== undefined) {
+          const expect = edge.when === undefined ? true : edge.when === true;
+          if (typeof edge.condition === 'boolean') return { constant: edge.condition === expect, to: edge.to[0]! };
+          const source = edge.condition;
+          const conditionPath = edgeHasMapping(spec, edge.path) ? edge.path.concat('condition', 'value') : edge.path.concat('condition');
+          return { condition: withPosition(spec, conditionPath, node.name, () => compileCondition(source, { node: node.name, field: 'condition' })), expect, to: edge.to[0]! };
+        }
         if (typeof edge.when === 'string') {
           return { condition: withPosition(spec, edge.path.concat('when'), node.name, () => compileCondition(edge.when as string, { node: node.name, field })), to: edge.to[0]! };
         }
@@ -198,6 +327,11 @@ function compileRoute(spec: AgentSpec, node: NodeSpec, index: number, edgesFrom:
     };
   }
   return { kind: 'next', target: spec.nodes[index + 1]?.name ?? END };
+}
+
+/** True when the edge at `path` wrote `condition:` as a mapping (its position is the value's). */
+function edgeHasMapping(spec: AgentSpec, path: Path): boolean {
+  return spec.positionOf(path.concat('condition', 'value')) !== undefined;
 }
 
 export type { ActionDefinition };

@@ -12,12 +12,20 @@ import type { CompiledValue } from '../templates/types.js';
 import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
 import { createActionContext, type ContextHost } from './action-context.js';
 import type { CompiledBody } from './compiled-agent.js';
+import { runDynamicParallel } from './dynamic-parallel.js';
+import { runWhileLoop } from './while-loop.js';
 
 export interface BodyHost extends ContextHost {
   readonly luaInstructions: number | undefined;
+  /** Counts one node visit (or loop-body / branch step) against max_steps. */
+  stepBudget(node: string): void;
+  now(): number;
+  /** Throws when the run's duration budget is spent: Lua is synchronous, so no timer can cut it. */
+  checkDeadline(node: string): void;
 }
 
-type BodyResult = Record<string, unknown> | PauseRequest;
+/** A body's state update, or the PauseRequest its action returned. */
+export type BodyResult = Record<string, unknown> | PauseRequest;
 
 /**
  * Not `async`: a body whose action answers synchronously (most do) returns its update without a
@@ -33,6 +41,8 @@ export function executeBody(host: BodyHost, body: CompiledBody, node: string, st
         {
           ...(host.luaInstructions !== undefined ? { budget: { instructions: host.luaInstructions } } : {}),
           onPrint: (line) => host.emit('log', { source: 'lua', message: line }, node),
+          signal: host.signal,
+          interrupt: () => host.checkDeadline(node),
         },
       );
       if (result === null || result === undefined) return {};
@@ -51,6 +61,14 @@ export function executeBody(host: BodyHost, body: CompiledBody, node: string, st
     }
     case 'steps':
       return runSteps(host, body.steps, node, state);
+    case 'expression': {
+      const value = body.value.render(host.baseScope(state));
+      return { [body.outputKey]: toPlainJson(value, `node '${node}' expression`) ?? null };
+    }
+    case 'while_loop':
+      return runWhileLoop(host, body, node, state, executeBody);
+    case 'dynamic_parallel':
+      return runDynamicParallel(host, body, node, state, executeBody);
   }
 }
 

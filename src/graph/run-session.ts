@@ -131,6 +131,11 @@ export class RunSession implements BodyHost {
     this.budget.step(node);
   }
 
+  /** The duration budget checked from inside synchronous work (Lua), where no timer can fire. */
+  checkDeadline(node: string): void {
+    this.budget.checkDuration(node);
+  }
+
   cancel(reason?: string): void {
     this.control.cancel(reason);
   }

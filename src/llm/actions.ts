@@ -6,6 +6,7 @@
  */
 import type { ActionDefinition, ActionContext, LlmCallParams } from '../actions/types.js';
 import { llmResult } from './llm-result.js';
+import { llmProperties, MODEL_CALL_KEYS } from '../spec/parameter-shapes.js';
 import { llmToolsAction } from './llm-tools.js';
 
 const LLM_PARAMETERS = {
@@ -14,20 +15,13 @@ const LLM_PARAMETERS = {
     prompt: { type: 'string', description: 'the user message (with optional `system`)' },
     system: { type: 'string' },
     messages: { type: 'array', description: 'chat messages {role, content}; win over prompt' },
-    model: { type: 'string' },
-    temperature: { type: 'number', default: 0.7 },
-    max_tokens: { type: 'integer' },
-    response_format: { description: 'json_object, or {type: json_schema, json_schema: {name, schema}}' },
     tools: { type: 'array' },
     tool_choice: {},
     stream: { type: 'boolean' },
-    provider: { type: 'string' },
-    api_base: { type: 'string' },
-    api_key: { type: 'string' },
-    timeout: { type: 'number', description: 'seconds per attempt' },
-    max_retries: { type: 'integer' },
+    ...llmProperties(MODEL_CALL_KEYS),
   },
-} as const;
+  additionalProperties: false,
+};
 
 async function callModel(params: Record<string, unknown>, context: ActionContext, stream: boolean): Promise<Record<string, unknown>> {
   const { stream: _stream, ...callParams } = params;

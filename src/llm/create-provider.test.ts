@@ -40,7 +40,7 @@ describe('createProvider', () => {
   });
 
   it('refuses what cannot work, with codes', () => {
-    expect(code(() => createProvider({ provider: 'azure' }))).toBe('INVALID_PARAMS');
+    expect(code(() => createProvider({ provider: 'azure' }))).toBe('UNKNOWN_PROVIDER');
     expect(code(() => createProvider({ provider: 'scripted' }))).toBe('INVALID_PARAMS');
     expect(code(() => createProvider({ api_base: 'ftp://x' }))).toBe('INVALID_PARAMS');
     expect(code(() => createProvider({}))).toBe('LLM_UNAVAILABLE');

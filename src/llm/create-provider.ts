@@ -1,22 +1,23 @@
 /**
- * The default LlmProviderFactory: the scripted model for `provider: scripted` (or a connection with
+ * The default ModelProviderFactory: the scripted model for `provider: scripted` (or a connection with
  * a script and no endpoint), else the OpenAI-compatible client at `api_base` or at the preset of
  * the named provider.
  */
 import { AgentError } from '../errors/agent-error.js';
-import type { LlmConnection, LlmProvider } from './types.js';
+import type { LlmConnection, ModelProvider } from './types.js';
 import { createOpenAiClient, type OpenAiClientOptions } from './openai-client.js';
 import { PROVIDER_NAMES, presetApiBase } from './presets.js';
 import { createScriptedModel } from './scripted-model.js';
+import { quoted, suggestionFor } from '../util/suggest.js';
 
 /**
- * Chooses and builds the provider for a connection. Throws INVALID_PARAMS for an unknown provider
- * name or a scripted provider without a script, LLM_UNAVAILABLE when no endpoint is configured.
+ * Chooses and builds the provider for a connection. Throws UNKNOWN_PROVIDER for an unknown provider
+ * name, INVALID_PARAMS for a scripted provider without a script, LLM_UNAVAILABLE when no endpoint is configured.
  * @example
  * createProvider({ provider: 'ollama' }); // http://localhost:11434/v1
  * createProvider({ provider: 'scripted', scripted: ['Hello!'] });
  */
-export function createProvider(connection: LlmConnection, options: OpenAiClientOptions = {}): LlmProvider {
+export function createProvider(connection: LlmConnection, options: OpenAiClientOptions = {}): ModelProvider {
   const provider = connection.provider?.trim().toLowerCase();
   if (provider === 'scripted' || (provider === undefined && connection.api_base === undefined && connection.scripted !== undefined)) {
     if (connection.scripted === undefined) {
@@ -27,8 +28,10 @@ export function createProvider(connection: LlmConnection, options: OpenAiClientO
     return createScriptedModel(connection.scripted, connection.scripted_start !== undefined ? { startAt: connection.scripted_start } : {});
   }
   if (provider !== undefined && provider !== '' && !PROVIDER_NAMES.includes(provider)) {
-    throw new AgentError('INVALID_PARAMS', `unknown LLM provider "${connection.provider}"; known: ${PROVIDER_NAMES.join(', ')} (or give api_base)`, {
+    // A literal provider is checked at load; this catches one rendered from a template.
+    throw new AgentError('UNKNOWN_PROVIDER', `unknown LLM provider ${quoted(String(connection.provider))}${suggestionFor(provider, PROVIDER_NAMES)} (any other OpenAI-compatible server: give api_base)`, {
       field: 'provider',
+      details: { provider: String(connection.provider).slice(0, 100), known: PROVIDER_NAMES },
     });
   }
   const apiBase = connection.api_base ?? (provider === undefined ? undefined : presetApiBase(provider));

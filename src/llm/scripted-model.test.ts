@@ -84,8 +84,38 @@ describe('createScriptedModel', () => {
     expect(await codeOf(pending)).toBe('CANCELLED');
   });
 
+  it('runs regex rules in linear time on hostile prompts (issue 12)', async () => {
+    const model = createScriptedModel({
+      rules: [
+        { match: { regex: '^(a+)+$' }, response: 'nested' },
+        { match: { regex: '^a*a*a*a*a*b$' }, response: 'stars' },
+        { match: { regex: '^(\\w+\\s?)*$', flags: 'i' }, response: 'words' },
+        { match: { regex: '^(?:\\p{L}+\\s?)*!$', flags: 'u' }, response: 'letters' },
+        { match: { regex: '^(.*,){5}x$', flags: 's' }, response: 'commas' },
+      ],
+      default: 'none',
+    });
+    expect((await model.generate(ask(`${'a'.repeat(300)}?`))).content).toBe('none');
+    expect((await model.generate(ask(`${'word '.repeat(5000)}?`))).content).toBe('none');
+    expect((await model.generate(ask(`${'é '.repeat(5000)}!`))).content).toBe('letters');
+    expect((await model.generate(ask(','.repeat(20_000)))).content).toBe('none');
+    expect((await model.generate(ask('a'.repeat(300)))).content).toBe('nested');
+  }, 5_000);
+
+  it('a rule that would take too many matcher steps ends with BUDGET_EXCEEDED', async () => {
+    const model = createScriptedModel({ rules: [{ match: { regex: '(?:[a-z]{0,50}x){40}' }, response: 'x' }], default: 'none' });
+    expect(await codeOf(model.generate(ask('a'.repeat(500_000))))).toBe('BUDGET_EXCEEDED');
+    expect((await model.generate(ask('ax'.repeat(40)))).content).toBe('x');
+  }, 10_000);
+
+  it('refuses regex rules the linear-time engine cannot run, naming the rule', () => {
+    for (const regex of ['(?=a)a', '(?<!x)y', '(a)\\1', '(?<n>a)\\k<n>']) {
+      expect(() => createScriptedModel({ rules: [{ match: { regex }, response: 'x' }] })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS', message: expect.stringContaining('scripted.rules[0].match.regex') }));
+    }
+  });
+
   it('refuses a malformed script with INVALID_PARAMS', () => {
-    for (const bad of [42, [{ contnet: 'typo' }], [{ error: 'NOPE' }], { rules: [{ match: { regex: '(' }, response: 'x' }] }, { rules: [{ match: { regex: '^(a+)+$' }, response: 'x' }] }, [{ tool_calls: [{}] }]]) {
+    for (const bad of [42, [{ contnet: 'typo' }], [{ error: 'NOPE' }], { rules: [{ match: { regex: '(' }, response: 'x' }] }, { rules: [{ match: { regex: '(a)\\1' }, response: 'x' }] }, [{ tool_calls: [{}] }]]) {
       expect(() => createScriptedModel(bad)).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS' }));
     }
   });

@@ -8,17 +8,20 @@
  *
  * Failures are AgentErrors: LUA_SYNTAX at compile (node and line), LUA_ERROR at run (node, line,
  * Lua message; also for values with no JSON form), LUA_BUDGET with `details.budget` naming the
- * budget. No raw JavaScript exception escapes.
+ * budget. No raw JavaScript exception escapes. A call also ends when `signal` aborts (with its
+ * reason, else CANCELLED) or `interrupt` throws; neither can be caught by the script. Every error
+ * message is capped (MAX_ERROR_TEXT) with a note that it was cut.
  *
  * @example
  *   const evaluator = compileLua('return { valid = #output > 3, score = 1 }', { node: 'judge', field: 'run' });
  *   evaluator.run({ state: {}, output: 'hello' }); // → { valid: true, score: 1 }
  */
 import { AgentError } from '../errors/agent-error.js';
-import type { CompiledLua, LuaBudget } from './types.js';
+import type { CompiledLua, LuaBudget, LuaRunOptions } from './types.js';
 import { lua, lauxlib } from './vendor/fengari.js';
 import { LuaBudgetExceeded, resolveBudget } from './budget-meter.js';
 import { LuaConversionError, typeName } from './json-bridge.js';
+import { capErrorText, decodeErrorText } from './error-text.js';
 import { CHUNK_NAME, LuaSandbox } from './lua-sandbox.js';
 
 /** Where the chunk comes from. */
@@ -30,10 +33,10 @@ export interface LuaSourceLocation {
   line?: number;
 }
 
-export interface LuaRunOptions {
-  budget?: LuaBudget;
-  onPrint?: (line: string) => void;
-}
+export type { LuaRunOptions } from './types.js';
+
+/** Bytes of strings kept from a non-string error value (`error({...})`) in `details.value`. */
+const MAX_ERROR_VALUE_BYTES = 4096;
 
 /** Compiles `code` (syntax-checked now) into a reusable, sandboxed chunk. Throws LUA_SYNTAX. */
 export function compileLua(code: string, where: LuaSourceLocation = {}): CompiledLua {
@@ -96,7 +99,7 @@ class SandboxedChunk implements CompiledLua {
     }
     const state = sandbox.state;
     if (status !== lua.LUA_OK) {
-      const message = sandbox.bridge.toText(lua.lua_tostring(state, -1) ?? new Uint8Array());
+      const message = decodeErrorText(lua.lua_tostring(state, -1) ?? new Uint8Array(), (bytes) => sandbox.bridge.toText(bytes));
       const { line, text } = splitLuaMessage(message);
       throw this.error('LUA_SYNTAX', `Lua syntax error: ${text}`, line);
     }
@@ -105,7 +108,7 @@ class SandboxedChunk implements CompiledLua {
 
   private execute(sandbox: LuaSandbox, chunkRef: number, globals: Record<string, unknown>, options: LuaRunOptions): unknown {
     const state = sandbox.state;
-    const limits = resolveBudget(options.budget);
+    const limits = this.resolveLimits(options.budget);
     let status: number;
     try {
       sandbox.resetCallContext(options.onPrint, limits.printBytes);
@@ -113,7 +116,7 @@ class SandboxedChunk implements CompiledLua {
       lua.lua_rawgeti(state, lua.LUA_REGISTRYINDEX, chunkRef);
       lua.lua_pushvalue(state, -2);
       lua.lua_setupvalue(state, -2, 1);
-      sandbox.meter.arm(state, limits);
+      sandbox.meter.arm(state, limits, { signal: options.signal, interrupt: options.interrupt });
       status = lua.lua_pcall(state, 0, 1, 0);
     } catch (error) {
       sandbox.meter.disarm();
@@ -129,11 +132,25 @@ class SandboxedChunk implements CompiledLua {
     }
   }
 
-  private readResult(sandbox: LuaSandbox): unknown {
+  private resolveLimits(budget: LuaBudget | undefined): ReturnType<typeof resolveBudget> {
     try {
-      return sandbox.bridge.read(sandbox.state, -1);
+      return resolveBudget(budget);
+    } catch (error) {
+      throw this.toAgentError(error);
+    }
+  }
+
+  /** The result as JSON; its strings are charged to the call's string budget as they are emitted. */
+  private readResult(sandbox: LuaSandbox): unknown {
+    const meter = sandbox.meter;
+    try {
+      return sandbox.bridge.read(sandbox.state, -1, { chargeBytes: (bytes) => meter.countConversion(null, bytes) });
     } catch (error) {
       if (error instanceof LuaConversionError) throw this.error('LUA_ERROR', `the Lua result cannot be converted to JSON: ${error.message}`, undefined);
+      if (error instanceof LuaBudgetExceeded) {
+        sandbox.broken = true;
+        throw this.error('LUA_BUDGET', `${error.message} while converting the result to JSON (a string is counted each time it is referenced)`, undefined, { budget: error.budget, limit: error.limit });
+      }
       throw this.toAgentError(error);
     }
   }
@@ -159,22 +176,32 @@ class SandboxedChunk implements CompiledLua {
     const type = lua.lua_type(state, -1);
     let failure: AgentError;
     if (type === lua.LUA_TSTRING) {
-      const { line, text } = splitLuaMessage(sandbox.bridge.toText(lua.lua_tostring(state, -1) as Uint8Array));
+      const { line, text } = splitLuaMessage(decodeErrorText(lua.lua_tostring(state, -1) as Uint8Array, (bytes) => sandbox.bridge.toText(bytes)));
       failure = this.error('LUA_ERROR', text, line);
     } else {
       // Never call __tostring here: the budget is off. Keep the value when it is plain JSON.
       failure = this.error('LUA_ERROR', `the Lua code raised an error object of type ${typeName(type)}`, undefined);
+      let bytes = 0;
+      const chargeBytes = (count: number): void => {
+        bytes += count;
+        if (bytes > MAX_ERROR_VALUE_BYTES) throw new LuaConversionError('error value too large');
+      };
       try {
-        failure.details.value = sandbox.bridge.read(state, -1);
+        const value = sandbox.bridge.read(state, -1, { chargeBytes });
+        if (sandbox.bridge.lastConversionSize <= 1000) failure.details.value = value;
       } catch {
-        // not convertible: the type in the message is all there is
+        // not convertible or too large: the type in the message is all there is
       }
     }
     return failure;
   }
 
   private toAgentError(error: unknown): AgentError {
-    if (AgentError.isInstance(error)) return error;
+    if (AgentError.isInstance(error)) {
+      // An abort reason or an interrupt (CANCELLED, BUDGET_EXCEEDED…): say which node it stopped.
+      if (error.location.node !== undefined || this.where.node === undefined) return error;
+      return new AgentError(error.code, capErrorText(error.message), { node: this.where.node, field: this.where.field, details: error.details, cause: error });
+    }
     if (error instanceof LuaBudgetExceeded) {
       return this.error('LUA_BUDGET', error.message, error.line, { budget: error.budget, limit: error.limit });
     }
@@ -190,7 +217,8 @@ class SandboxedChunk implements CompiledLua {
     const { node, field, file } = this.where;
     const fileLine = chunkLine !== undefined && this.where.line !== undefined ? this.where.line + chunkLine : undefined;
     const shownLine = fileLine ?? chunkLine;
-    const message = shownLine === undefined || file !== undefined ? text : `line ${shownLine}: ${text}`;
+    const capped = capErrorText(text);
+    const message = shownLine === undefined || file !== undefined ? capped : `line ${shownLine}: ${capped}`;
     if (chunkLine !== undefined) details.line = chunkLine;
     return new AgentError(code, message, { node, field, file, line: file !== undefined ? fileLine ?? chunkLine : fileLine, details });
   }

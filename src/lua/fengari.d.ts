@@ -10,6 +10,7 @@ declare module '*/vendor/fengari.js' {
     checkString(state: LuaState, length: number): void;
     countString(state: LuaState, length: number): void;
     countTableSlots(state: LuaState | null, count: number): void;
+    resizeStack(state: LuaState, from: number, to: number): void;
     countPatternSteps(state: LuaState, count: number): void;
     chargeInstructions(state: LuaState, count: number): void;
     stackOverflow(state: LuaState): void;

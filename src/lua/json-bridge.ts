@@ -4,10 +4,14 @@
  * userdata: immutable, so no script can poison it), integers stay integers when they fit
  * fengari's 32-bit Lua integers. Lua → JSON drops the keys `__proto__`, `constructor` and
  * `prototype`, caps nesting depth, refuses cycles and non-JSON values (functions, threads,
- * userdata, NaN/infinity) with a `LuaConversionError` naming the value's type and path.
+ * userdata, NaN/infinity) with a `LuaConversionError` naming the value's type and path (shortened).
+ * Lua → JSON decodes every string it emits afresh, so a string referenced many times costs many
+ * times its size: `read` reports the bytes of every string and key to a `chargeBytes` callback,
+ * before decoding them, which the caller charges to the call's string budget.
  */
 import type { LuaState } from './vendor/fengari.js';
 import { lua, lauxlib, to_luastring } from './vendor/fengari.js';
+import { formatValuePath } from './error-text.js';
 
 /** Deepest nesting converted in either direction. */
 export const MAX_JSON_DEPTH = 100;
@@ -25,11 +29,19 @@ interface Conversion {
   seen: Set<object> | null;
   path: (string | number)[];
   remaining: number;
+  /** Told the byte length of each string and string key read out of Lua, before it is decoded; throws to stop. */
+  chargeBytes: ((bytes: number) => void) | null;
 }
 
-/** `$`, `$.key`, `$[0]`: where in the value a conversion failed. */
+/** Options of `JsonBridge.read`. */
+export interface ReadOptions {
+  /** Called with the byte length of every string value and key emitted, before it is decoded; throw to stop the conversion. */
+  chargeBytes?: (bytes: number) => void;
+}
+
+/** `$`, `$.key`, `$[0]`: where in the value a conversion failed (long paths and keys shortened). */
 function formatPath(conversion: Conversion): string {
-  return '$' + conversion.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${key}`)).join('');
+  return formatValuePath(conversion.path);
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -92,7 +104,7 @@ export class JsonBridge {
 
   /** Pushes a JSON value as Lua; `undefined` becomes nil. */
   push(state: LuaState, value: unknown, name?: string): void {
-    const conversion: Conversion = { seen: null, path: name === undefined ? [] : [name], remaining: MAX_JSON_VALUES_IN };
+    const conversion: Conversion = { seen: null, path: name === undefined ? [] : [name], remaining: MAX_JSON_VALUES_IN, chargeBytes: null };
     try {
       this.pushValue(state, value, 0, conversion);
     } finally {
@@ -150,8 +162,8 @@ export class JsonBridge {
   }
 
   /** Converts the Lua value at `index` to JSON. nil (and none) become null. Runs no Lua code. */
-  read(state: LuaState, index: number): unknown {
-    const conversion: Conversion = { seen: new Set(), path: [], remaining: MAX_JSON_VALUES_OUT };
+  read(state: LuaState, index: number, options: ReadOptions = {}): unknown {
+    const conversion: Conversion = { seen: new Set(), path: [], remaining: MAX_JSON_VALUES_OUT, chargeBytes: options.chargeBytes ?? null };
     try {
       return this.readValue(state, index, 0, conversion);
     } finally {
@@ -174,7 +186,7 @@ export class JsonBridge {
         return number;
       }
       case lua.LUA_TSTRING:
-        return this.toText(lua.lua_tostring(state, index) as Uint8Array);
+        return this.readString(state, index, conversion);
       case lua.LUA_TLIGHTUSERDATA:
         if (lua.lua_touserdata(state, index) === this.nullSentinel) return null;
         throw new LuaConversionError(`a userdata value has no JSON form (at ${formatPath(conversion)})`);
@@ -213,6 +225,13 @@ export class JsonBridge {
     } finally {
       seen.delete(identity);
     }
+  }
+
+  /** The string at `index`, charged before it is decoded. */
+  private readString(state: LuaState, index: number, conversion: Conversion): string {
+    const bytes = lua.lua_tostring(state, index) as Uint8Array;
+    conversion.chargeBytes?.(bytes.length);
+    return this.toText(bytes);
   }
 
   private isMarkedArray(state: LuaState, index: number): boolean {
@@ -263,7 +282,7 @@ export class JsonBridge {
   private readKey(state: LuaState, conversion: Conversion): string | number {
     switch (lua.lua_type(state, -2)) {
       case lua.LUA_TSTRING:
-        return this.toText(lua.lua_tostring(state, -2) as Uint8Array);
+        return this.readString(state, -2, conversion);
       case lua.LUA_TNUMBER:
         return lua.lua_tonumber(state, -2);
       default:

@@ -34,6 +34,7 @@ export const CHUNK_NAME = '=lua';
 const REMOVED_BASE = ['dofile', 'loadfile', 'collectgarbage', 'require', '_G'];
 const LIBRARIES = ['string', 'table', 'math', 'utf8', 'coroutine', 'os', 'json'] as const;
 const OS_KEPT = ['time', 'clock', 'date'];
+const LONGEST_LIBRARY_NAME = Math.max(...LIBRARIES.map((name) => name.length));
 
 export class LuaSandbox {
   readonly state: LuaState;
@@ -182,7 +183,10 @@ export class LuaSandbox {
 
   private libraryIndex(state: LuaState): number {
     if (lua.lua_type(state, 2) !== lua.LUA_TSTRING) return -1;
-    return LIBRARIES.indexOf(this.bridge.toText(lua.lua_tostring(state, 2) as Uint8Array) as (typeof LIBRARIES)[number]);
+    const bytes = lua.lua_tostring(state, 2) as Uint8Array;
+    // Every global read or write of a missing name comes here: never decode a long key.
+    if (bytes.length > LONGEST_LIBRARY_NAME) return -1;
+    return LIBRARIES.indexOf(this.bridge.toText(bytes) as (typeof LIBRARIES)[number]);
   }
 
   /**

@@ -16,6 +16,12 @@ const CASES: Record<string, string> = {
   doubling: "local s = 'x' for i = 1, 40 do s = s .. s end",
   recursion: 'local function f(n) return f(n + 1) + 1 end return f(1)',
   runtimeError: 'local t = nil\nreturn t.x',
+  // issue 12: memory no budget used to count, and error text that was not capped
+  sharedStrings: 'local s = ("y"):rep(512 * 1024) local t = {} for i = 1, 4000 do t[i] = s end return { t }',
+  encodeInPcall: 'local s = ("y"):rep(512 * 1024) local t = {} for i = 1, 4000 do t[i] = s end while true do pcall(json.encode, t) end',
+  parkedUnpack: 'local t = {} for i = 1, 60000 do t[i] = i end local parked = {} for i = 1, 1000 do local co = coroutine.create(function(...) coroutine.yield() end) coroutine.resume(co, table.unpack(t)) parked[i] = co end',
+  longKeys: 'local t = {} for i = 1, 1e6 do t[("x"):rep(1e6 - i)] = i end',
+  hugeError: 'error(("e"):rep(1e6))',
 };
 
 const ENTRY = `
@@ -25,7 +31,7 @@ function outcome(run) {
   try {
     return { result: run() };
   } catch (error) {
-    return { code: error.code, budget: error.details?.budget, line: error.details?.line };
+    return { code: error.code, budget: error.details?.budget, line: error.details?.line, length: error.message.length };
   }
 }
 export default {
@@ -41,7 +47,7 @@ export default {
 
 describe('Lua sandbox inside workerd', () => {
   let miniflare: Miniflare;
-  let outcomes: Record<string, { result?: unknown; code?: string; budget?: string; line?: number }>;
+  let outcomes: Record<string, { result?: unknown; code?: string; budget?: string; line?: number; length?: number }>;
 
   beforeAll(async () => {
     const bundle = await esbuild.build({
@@ -79,8 +85,17 @@ describe('Lua sandbox inside workerd', () => {
     expect(outcomes.recursion).toMatchObject({ code: 'LUA_BUDGET', budget: 'stack' });
   });
 
+  it('charges memory no budget used to count and caps error text', () => {
+    expect(outcomes.sharedStrings).toMatchObject({ code: 'LUA_BUDGET', budget: 'string_bytes' });
+    expect(outcomes.encodeInPcall).toMatchObject({ code: 'LUA_BUDGET' });
+    expect(outcomes.parkedUnpack).toMatchObject({ code: 'LUA_BUDGET' });
+    expect(outcomes.longKeys).toMatchObject({ code: 'LUA_BUDGET', budget: 'string_bytes' });
+    expect(outcomes.hugeError).toMatchObject({ code: 'LUA_ERROR' });
+    expect(outcomes.hugeError?.length).toBeLessThan(5000);
+  });
+
   it('reports runtime errors with their line', () => {
-    expect(outcomes.runtimeError).toEqual({ code: 'LUA_ERROR', line: 2 });
+    expect(outcomes.runtimeError).toMatchObject({ code: 'LUA_ERROR', line: 2 });
   });
 
   it('keeps a reused VM isolated between calls', () => {

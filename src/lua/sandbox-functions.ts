@@ -6,7 +6,9 @@
  */
 import type { LuaCFunction, LuaState } from './vendor/fengari.js';
 import { lauxlib, lua } from './vendor/fengari.js';
+import type { BudgetMeter } from './budget-meter.js';
 import { JsonBridge, LuaConversionError } from './json-bridge.js';
+import { capErrorText } from './error-text.js';
 
 /** Where one call's `print` output and random generator live; reset before every call. */
 export interface CallContext {
@@ -102,6 +104,21 @@ export function createRandomSeed(context: CallContext): LuaCFunction {
   };
 }
 
+/**
+ * The charge for the strings `json.encode` reads out of Lua: every emission against the string
+ * budget (a string referenced 3,000 times is paid 3,000 times), the running total against the
+ * size of one string (the output holds them all). Nothing is charged when the meter is off.
+ */
+function encodeCharge(state: LuaState): ((bytes: number) => void) | undefined {
+  const meter = state.l_G.teaBudget as BudgetMeter | null;
+  if (meter === null || !meter.armed) return undefined;
+  let output = 0;
+  return (bytes) => {
+    output += bytes;
+    meter.countConversion(state, bytes, output);
+  };
+}
+
 /** The `json` library's functions: encode, decode and array (`null` is set by the sandbox). */
 export function createJsonFunctions(bridge: JsonBridge): Record<'encode' | 'decode' | 'array', LuaCFunction> {
   return {
@@ -109,11 +126,12 @@ export function createJsonFunctions(bridge: JsonBridge): Record<'encode' | 'deco
       lauxlib.luaL_checkany(state, 1);
       let text: string;
       try {
-        text = JSON.stringify(bridge.read(state, 1));
+        const chargeBytes = encodeCharge(state);
+        text = JSON.stringify(bridge.read(state, 1, chargeBytes === undefined ? {} : { chargeBytes }));
       } catch (error) {
         if (error instanceof LuaConversionError) {
           chargeInstructions(state, bridge.lastConversionSize);
-          return lauxlib.luaL_error(state, `json.encode: ${error.message}`);
+          return lauxlib.luaL_error(state, capErrorText(`json.encode: ${error.message}`));
         }
         throw error;
       }
@@ -129,12 +147,12 @@ export function createJsonFunctions(bridge: JsonBridge): Record<'encode' | 'deco
       try {
         value = JSON.parse(text);
       } catch (error) {
-        return lauxlib.luaL_error(state, `json.decode: ${error instanceof Error ? error.message : 'invalid JSON'}`);
+        return lauxlib.luaL_error(state, capErrorText(`json.decode: ${error instanceof Error ? error.message : 'invalid JSON'}`));
       }
       try {
         bridge.push(state, value);
       } catch (error) {
-        if (error instanceof LuaConversionError) return lauxlib.luaL_error(state, `json.decode: ${error.message}`);
+        if (error instanceof LuaConversionError) return lauxlib.luaL_error(state, capErrorText(`json.decode: ${error.message}`));
         throw error;
       } finally {
         chargeInstructions(state, bridge.lastConversionSize);

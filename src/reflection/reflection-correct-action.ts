@@ -13,9 +13,11 @@ import type { CompiledValue } from '../templates/types.js';
 import { describeFailure, isControlFlow } from './control-flow.js';
 import { extractCandidate } from './extract-candidate.js';
 import { JUDGE_LLM_KEYS } from './evaluators/prepare-evaluator.js';
+import { ACTION_PARAMS_KEYWORD, actionStep, llmProperties } from '../spec/parameter-shapes.js';
 import { prepareStep } from './prepare-step.js';
 import type { PreparedStep } from './reflection-types.js';
 import { runStep } from './run-step.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 interface CorrectParams {
   data: CompiledValue | undefined;
@@ -33,11 +35,17 @@ export const reflectionCorrectAction: ActionDefinition<CorrectParams> = {
     properties: {
       data: { description: 'the output to correct (default: state.reflection_output)' },
       errors: { type: 'array', description: 'its errors (default: state.reflection_errors)' },
-      corrector: { type: 'object' },
-      corrector_action: { type: 'string' },
+      corrector: actionStep('{action|uses: <action>, ...params} or {run: <lua>}'),
+      corrector_action: { type: 'string', description: "TEA's flat form: the action's parameters sit beside it" },
       run: { type: 'string', description: 'Lua corrector' },
+      code: { type: 'string', description: 'alias of run' },
+      language: { enum: ['lua'] },
       prompt: { type: 'string', description: 'LLM corrector prompt' },
+      system: { type: 'string' },
+      ...llmProperties(JUDGE_LLM_KEYS),
     },
+    additionalProperties: false,
+    [ACTION_PARAMS_KEYWORD]: ['corrector_action'],
   },
   prepare(params, compiler) {
     let corrector: PreparedStep | undefined;
@@ -77,7 +85,7 @@ export const reflectionCorrectAction: ActionDefinition<CorrectParams> = {
       return { corrected_output: data, success: false, error: `Corrector failed: ${describeFailure(error)}` };
     }
     const corrector = params.corrector;
-    if (corrector.kind === 'lua' && typeof raw === 'object' && raw !== null && !Array.isArray(raw) && Object.prototype.hasOwnProperty.call(raw, 'reflection_output')) {
+    if (corrector.kind === 'lua' && isPlainObject(raw) && Object.prototype.hasOwnProperty.call(raw, 'reflection_output')) {
       raw = (raw as Record<string, unknown>).reflection_output;
     }
     const extracted = extractCandidate(raw, { fromLlm: corrector.kind === 'action' && corrector.llm, expectJson: false });

@@ -8,7 +8,8 @@
 import type { ActionDefinition } from '../actions/types.js';
 import type { CompiledValue } from '../templates/types.js';
 import { evaluate } from './evaluators/evaluate.js';
-import { prepareEvaluator } from './evaluators/prepare-evaluator.js';
+import { JUDGE_LLM_KEYS, prepareEvaluator } from './evaluators/prepare-evaluator.js';
+import { evaluatorShape, llmProperties } from '../spec/parameter-shapes.js';
 import { extractCandidate } from './extract-candidate.js';
 import type { PreparedEvaluator } from './reflection-types.js';
 
@@ -26,9 +27,20 @@ export const reflectionEvaluateAction: ActionDefinition<EvaluateParams> = {
     type: 'object',
     properties: {
       data: { description: 'what to evaluate (default: state.reflection_output, then state.output)' },
-      evaluator: { type: 'object' },
-      evaluator_type: { enum: ['schema', 'llm', 'lua', 'custom'] },
+      evaluator: evaluatorShape(JUDGE_LLM_KEYS),
+      evaluator_type: { enum: ['schema', 'llm', 'lua', 'custom'], description: "TEA's flat form: the evaluator's keys sit beside it" },
+      type: { enum: ['schema', 'llm', 'lua', 'custom'], description: 'alias of evaluator_type' },
+      schema: { type: ['object', 'string'] },
+      prompt: { type: 'string' },
+      examples: { type: 'array', items: { type: 'object' } },
+      run: { type: 'string' },
+      code: { type: 'string' },
+      language: { enum: ['lua'] },
+      threshold: { type: 'number' },
+      coerce: { type: 'boolean' },
+      ...llmProperties(['model', 'temperature', 'max_tokens', 'api_base', 'provider']),
     },
+    additionalProperties: false,
   },
   prepare(params, compiler) {
     let spec = params.evaluator;

@@ -4,14 +4,15 @@
  * the agent before any run starts. See reflection-loop.ts for the algorithm.
  */
 import type { ActionCompiler, ActionDefinition } from '../actions/types.js';
-import { prepareEvaluator } from './evaluators/prepare-evaluator.js';
+import { JUDGE_LLM_KEYS, prepareEvaluator } from './evaluators/prepare-evaluator.js';
+import { actionStep, evaluatorShape, REFLECTION_ITERATIONS_CEILING } from '../spec/parameter-shapes.js';
 import { prepareStep } from './prepare-step.js';
 import { reflectionLoop, type LoopParams } from './reflection-loop.js';
 import type { OnFailure } from './reflection-types.js';
 import { withSchemaResponseFormat } from './schema-response-format.js';
 
 /** The largest `max_iterations` accepted: a loop is a bounded retry, not a run loop. */
-export const MAX_ITERATIONS_LIMIT = 1000;
+export const MAX_ITERATIONS_LIMIT = REFLECTION_ITERATIONS_CEILING;
 const ON_FAILURE: OnFailure[] = ['return_best', 'return_last', 'raise'];
 
 export const reflectionLoopAction: ActionDefinition<LoopParams> = {
@@ -22,13 +23,14 @@ export const reflectionLoopAction: ActionDefinition<LoopParams> = {
     type: 'object',
     required: ['generator', 'evaluator'],
     properties: {
-      generator: { type: 'object', description: '{action|uses: <action>, ...params} or {run: <lua>}' },
-      evaluator: { type: 'object', description: '{type: schema|llm|lua, ...}' },
-      corrector: { type: 'object', description: 'like generator; optional returns: candidate|state' },
-      max_iterations: { type: 'integer', minimum: 1, maximum: MAX_ITERATIONS_LIMIT, default: 3 },
+      generator: actionStep('{action|uses: <action>, ...params} or {run: <lua>}'),
+      evaluator: evaluatorShape(JUDGE_LLM_KEYS),
+      corrector: actionStep('like generator; optional returns: candidate|state'),
+      max_iterations: { type: 'integer', minimum: 1, maximum: REFLECTION_ITERATIONS_CEILING, default: 3 },
       on_failure: { enum: ON_FAILURE, default: 'return_best' },
       continue: { type: 'boolean', description: 'continue from state.reflection_history of an earlier loop node' },
     },
+    additionalProperties: false,
   },
   prepare(params, compiler) {
     if (params.generator === undefined) throw compiler.error('`generator` is required (an action call or `run:` Lua code)', 'generator');

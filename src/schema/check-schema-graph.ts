@@ -11,13 +11,23 @@
  *   would recurse forever: refused. Recursion through `properties`, `items` and the like is fine.
  * - The number of subschemas one subschema applies in place, counted with repetition, is capped:
  *   shared `$ref`s nested in `allOf`/`anyOf` otherwise double the work at every level.
+ * - The longest chain of in-place applications (`$ref` → `$ref` → …) is capped: each link is a
+ *   nested call when validating, so a 4,000-link chain would overflow the stack at run time.
  */
 export type SchemaLookup = Record<string, unknown>;
 
 export type GraphProblem =
   | { kind: 'unresolved'; reference: string; at: string }
   | { kind: 'cycle'; at: string }
-  | { kind: 'expansion'; at: string };
+  | { kind: 'expansion'; at: string }
+  | { kind: 'chain'; at: string; length: number };
+
+export interface GraphLimits {
+  /** Most subschemas applied in place to one value, counted with repetition. */
+  maxExpansion: number;
+  /** Longest chain of in-place applications. */
+  maxChain: number;
+}
 
 const LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf'];
 const SINGLE_KEYWORDS = ['not', 'if', 'then', 'else'];
@@ -39,8 +49,8 @@ export function referenceOf(node: SchemaNode): string | undefined {
   return typeof node.__absolute_ref__ === 'string' ? node.__absolute_ref__ : node.$ref;
 }
 
-/** Finds the first unresolved reference, in-place cycle or over-expansion; undefined when sound. */
-export function checkSchemaGraph(lookup: SchemaLookup, nodes: SchemaNode[], maxExpansion: number): GraphProblem | undefined {
+/** Finds the first unresolved reference, in-place cycle, over-expansion or over-long chain. */
+export function checkSchemaGraph(lookup: SchemaLookup, nodes: SchemaNode[], limits: GraphLimits): GraphProblem | undefined {
   for (const node of nodes) {
     const reference = referenceOf(node);
     if (reference !== undefined && lookup[reference] === undefined) {
@@ -48,6 +58,7 @@ export function checkSchemaGraph(lookup: SchemaLookup, nodes: SchemaNode[], maxE
     }
   }
   const weight = new Map<SchemaNode, number>();
+  const chain = new Map<SchemaNode, number>();
   const onPath = new Set<SchemaNode>();
   for (const root of nodes) {
     if (weight.has(root)) continue;
@@ -68,9 +79,15 @@ export function checkSchemaGraph(lookup: SchemaLookup, nodes: SchemaNode[], maxE
         continue;
       }
       let total = 1;
-      for (const child of frame.children) total += weight.get(child) ?? 0;
-      if (total > maxExpansion) return { kind: 'expansion', at: locationOf(frame.node) };
+      let longest = 0;
+      for (const child of frame.children) {
+        total += weight.get(child) ?? 0;
+        longest = Math.max(longest, chain.get(child) ?? 0);
+      }
+      if (total > limits.maxExpansion) return { kind: 'expansion', at: locationOf(frame.node) };
+      if (longest + 1 > limits.maxChain) return { kind: 'chain', at: locationOf(frame.node), length: longest + 1 };
       weight.set(frame.node, total);
+      chain.set(frame.node, longest + 1);
       onPath.delete(frame.node);
       stack.pop();
     }

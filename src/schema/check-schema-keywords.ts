@@ -1,11 +1,9 @@
 /**
- * checkSchemaKeywords: the load-time checks of one subschema that @cfworker/json-schema does not
- * make: every `pattern` and `patternProperties` key is vetted for catastrophic backtracking, and
- * keywords the validator would crash on (`enum: 5`, `required: "x"`, `multipleOf: 0`) are refused.
- * Returns a problem description, or undefined when the subschema is acceptable.
+ * checkSchemaKeywords: the load-time shape checks of one subschema: keywords a validator would
+ * crash on or misread (`enum: 5`, `required: "x"`, `multipleOf: 0`, `type: strnig`) are refused.
+ * Patterns are compiled separately (`prepareKeywords`). Returns a problem description, or
+ * undefined when the subschema is acceptable.
  */
-import { vetPattern } from './vet-pattern.js';
-
 const TYPE_NAMES = new Set(['array', 'boolean', 'integer', 'null', 'number', 'object', 'string']);
 const NUMBER_KEYWORDS = ['minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'minContains', 'maxContains'];
 const SCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
@@ -16,26 +14,9 @@ export interface KeywordProblem {
   message: string;
 }
 
-/** Checks one subschema object; `maxPatternLength` bounds each regex source. */
-export function checkSchemaKeywords(schema: Record<string, unknown>, maxPatternLength: number): KeywordProblem | undefined {
-  if ('pattern' in schema) {
-    const problem = checkPattern(schema.pattern, 'pattern', maxPatternLength);
-    if (problem !== undefined) return problem;
-  }
-  if (isObject(schema.patternProperties)) {
-    for (const source of Object.keys(schema.patternProperties)) {
-      const problem = checkPattern(source, 'patternProperties', maxPatternLength);
-      if (problem !== undefined) return problem;
-    }
-  }
+/** Checks one subschema object. */
+export function checkSchemaKeywords(schema: Record<string, unknown>): KeywordProblem | undefined {
   return checkShapes(schema);
-}
-
-function checkPattern(source: unknown, keyword: string, maxPatternLength: number): KeywordProblem | undefined {
-  if (typeof source !== 'string') return { keyword, message: `'${keyword}' must be a string` };
-  const verdict = vetPattern(source, { maxLength: maxPatternLength });
-  if (verdict.safe) return undefined;
-  return { keyword, message: `unsafe or invalid regular expression ${JSON.stringify(truncate(source))}: ${verdict.reason}` };
 }
 
 function checkShapes(schema: Record<string, unknown>): KeywordProblem | undefined {
@@ -85,6 +66,3 @@ function isSchema(value: unknown): boolean {
   return typeof value === 'boolean' || isObject(value);
 }
 
-function truncate(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-}

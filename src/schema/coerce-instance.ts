@@ -11,25 +11,37 @@
  */
 import type { SchemaLookup } from './check-schema-graph.js';
 import { referenceOf } from './check-schema-graph.js';
+import { ValidationLimitExceeded } from './validate-instance.js';
 
+/** Work left for one coercion: one unit per (subschema, value) visited, like validation. */
+export interface CoercionMeter {
+  left: number;
+}
+
+// Unambiguous shapes (each character can be consumed by one part only), so RegExp cannot
+// backtrack on them; `\d+\.?\d*` was quadratic (20,000 digits and an 'x': 3 s).
 const INTEGER = /^\s*[-+]?\d+\s*$/;
-const NUMBER = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+const NUMBER = /^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
+/** Longer strings are never numbers worth converting (and are not scanned at all). */
+const MAX_NUMBER_TEXT = 400;
 const TRUE_WORDS = new Set(['true', 'yes', '1']);
 const FALSE_WORDS = new Set(['false', 'no', '0']);
 
 /** A coerced copy of `value` for validation against `schema`. */
-export function coerceInstance(value: unknown, schema: unknown, lookup: SchemaLookup, depth = 0): unknown {
+export function coerceInstance(value: unknown, schema: unknown, lookup: SchemaLookup, meter: CoercionMeter, depth = 0): unknown {
   if (typeof schema !== 'object' || schema === null || depth > 256) return value;
+  meter.left -= 1;
+  if (meter.left < 0) throw new ValidationLimitExceeded('work', '');
   const node = schema as Record<string, unknown>;
   let result = value;
   const reference = referenceOf(node);
-  if (reference !== undefined) result = coerceInstance(result, lookup[reference], lookup, depth + 1);
+  if (reference !== undefined) result = coerceInstance(result, lookup[reference], lookup, meter, depth + 1);
   if (Array.isArray(node.allOf)) {
-    for (const part of node.allOf) result = coerceInstance(result, part, lookup, depth + 1);
+    for (const part of node.allOf) result = coerceInstance(result, part, lookup, meter, depth + 1);
   }
   if (node.type !== undefined) result = coerceType(result, Array.isArray(node.type) ? node.type : [node.type]);
-  if (Array.isArray(result)) return coerceItems(result, node, lookup, depth);
-  if (typeof result === 'object' && result !== null) return coerceProperties(result as Record<string, unknown>, node, lookup, depth);
+  if (Array.isArray(result)) return coerceItems(result, node, lookup, meter, depth);
+  if (typeof result === 'object' && result !== null) return coerceProperties(result as Record<string, unknown>, node, lookup, meter, depth);
   return result;
 }
 
@@ -58,6 +70,7 @@ function matchesType(value: unknown, type: unknown): boolean {
 function convert(value: unknown, type: unknown): unknown {
   if (type === 'string') return typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
   if (typeof value !== 'string') return undefined;
+  if ((type === 'integer' || type === 'number') && value.length > MAX_NUMBER_TEXT) return undefined;
   if (type === 'integer' && INTEGER.test(value)) return Number(value);
   if (type === 'number' && NUMBER.test(value)) return Number(value);
   if (type === 'boolean') {
@@ -68,14 +81,14 @@ function convert(value: unknown, type: unknown): unknown {
   return undefined;
 }
 
-function coerceItems(items: unknown[], node: Record<string, unknown>, lookup: SchemaLookup, depth: number): unknown[] {
+function coerceItems(items: unknown[], node: Record<string, unknown>, lookup: SchemaLookup, meter: CoercionMeter, depth: number): unknown[] {
   const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined;
   const rest = Array.isArray(node.items) ? undefined : node.items;
   if (tuple === undefined && rest === undefined) return items;
   let copy: unknown[] | undefined;
   items.forEach((item, index) => {
     const itemSchema = tuple !== undefined && index < tuple.length ? tuple[index] : rest;
-    const coerced = coerceInstance(item, itemSchema, lookup, depth + 1);
+    const coerced = coerceInstance(item, itemSchema, lookup, meter, depth + 1);
     if (coerced === item) return;
     copy ??= [...items];
     copy[index] = coerced;
@@ -84,14 +97,14 @@ function coerceItems(items: unknown[], node: Record<string, unknown>, lookup: Sc
 }
 
 /** A copy with coerced property values, or the object itself when nothing changed. */
-function coerceProperties(object: Record<string, unknown>, node: Record<string, unknown>, lookup: SchemaLookup, depth: number): Record<string, unknown> {
+function coerceProperties(object: Record<string, unknown>, node: Record<string, unknown>, lookup: SchemaLookup, meter: CoercionMeter, depth: number): Record<string, unknown> {
   const properties = typeof node.properties === 'object' && node.properties !== null ? (node.properties as Record<string, unknown>) : undefined;
   const additional = node.additionalProperties;
   if (properties === undefined && typeof additional !== 'object') return object;
   let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(object)) {
     const propertySchema = properties !== undefined && Object.prototype.hasOwnProperty.call(properties, key) ? properties[key] : additional;
-    const value = coerceInstance(object[key], propertySchema, lookup, depth + 1);
+    const value = coerceInstance(object[key], propertySchema, lookup, meter, depth + 1);
     if (value === object[key]) continue;
     copy ??= copyOf(object);
     if (key === '__proto__') Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });

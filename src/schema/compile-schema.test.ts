@@ -105,11 +105,10 @@ describe('compileSchema: validation', () => {
 
 describe('compileSchema: untrusted schemas', () => {
   it.each([
-    ['catastrophic pattern', { type: 'string', pattern: '^(a+)+$' }],
-    ['overlapping alternation', { type: 'string', pattern: '(a|a)*' }],
-    ['nested star', { properties: { x: { pattern: '(a*)*' } } }],
+    ['lookahead pattern', { type: 'string', pattern: '^(?=a)a+$' }],
+    ['back-reference pattern', { properties: { x: { pattern: '(a)\\1' } } }],
     ['invalid regex', { pattern: '[a-' }],
-    ['unsafe patternProperties key', { patternProperties: { '^(\\w+\\s?)*$': { type: 'string' } } }],
+    ['lookbehind patternProperties key', { patternProperties: { '(?<!x)y': { type: 'string' } } }],
     ['non-string pattern', { pattern: 5 }],
     ['unresolved local $ref', { $ref: '#/definitions/missing' }],
     ['remote $ref', { $ref: 'https://example.com/schema.json' }],
@@ -127,7 +126,7 @@ describe('compileSchema: untrusted schemas', () => {
 
   it('names the node, field and place in the message', () => {
     try {
-      compileSchema({ properties: { code: { pattern: '^(a+)+$' } } }, { where });
+      compileSchema({ properties: { code: { pattern: '^(?!a)b$' } } }, { where });
       expect.unreachable();
     } catch (error) {
       expect((error as AgentError).message).toContain("node 'check'");

@@ -4,14 +4,16 @@
  * validating is a pure, bounded operation afterwards.
  *
  * Compile: copy with depth and size caps → rewrite `$ref`s that name registered schemas →
- * dereference (@cfworker/json-schema) pulling in only the registered schemas that are
- * referenced → vet every keyword (regex safety, shapes) → check the `$ref` graph (unresolved,
- * in-place cycles, expansion). Every failure is `SCHEMA_INVALID` naming the node, field and the
+ * dereference (@cfworker/json-schema, used for nothing else) pulling in only the registered
+ * schemas that are referenced → check keyword shapes and compile every pattern for the
+ * linear-time engine (`prepareKeywords`) → check the `$ref` graph (unresolved, in-place cycles,
+ * expansion, chain length). Every failure is `SCHEMA_INVALID` naming the node, field and the
  * place inside the schema.
  *
  * Validate: copy the instance with caps (INPUT_TOO_LARGE, thrown) → optional coercion → validate
- * with all errors collected → leaf errors with JSON-pointer and dotted paths. A validator throw
- * becomes SCHEMA_INVALID; it never escapes raw.
+ * with tea-edge's bounded validator (`validateInstance`: counted work, capped errors and
+ * messages, linear regexes) → leaf errors with JSON-pointer and dotted paths. Too much work or
+ * nesting is INPUT_TOO_LARGE (thrown) with `details.limit` 'work' or 'depth'.
  *
  * Registered schemas (the host's, and the agent's top-level `schemas:`) are referenced by name:
  * `$ref: person`, `$ref: '#/schemas/person'`, `$ref: 'person#/$defs/address'`, or by their own
@@ -21,15 +23,17 @@
  * const person = compileSchema({type: 'object', required: ['name']}, {where: {node: 'check'}});
  * person.validate({}).errors[0].keyword // 'required'
  */
-import { dereference, validate, type Schema, type SchemaDraft } from '@cfworker/json-schema';
+import { dereference, type Schema } from '@cfworker/json-schema';
 import type { CompiledSchema, JsonSchema, SchemaError } from '../actions/types.js';
 import { AgentError, type ErrorLocation } from '../errors/agent-error.js';
 import { checkSchemaGraph, locationOf, referenceOf, schemaNodes, type SchemaLookup } from './check-schema-graph.js';
-import { checkSchemaKeywords } from './check-schema-keywords.js';
 import { coerceInstance } from './coerce-instance.js';
 import { copyJson } from './copy-json.js';
+import { prepareKeywords, type PreparedSchemas } from './prepare-keywords.js';
 import { DEFAULT_SCHEMA_LIMITS, type SchemaLimits } from './schema-limits.js';
+import { FormatPatterns } from './string-formats.js';
 import { toSchemaErrors } from './to-schema-errors.js';
+import { validateInstance, ValidationLimitExceeded, type Draft } from './validate-instance.js';
 
 export interface CompileSchemaOptions {
   /** Where the schema is declared, for error messages. */
@@ -49,7 +53,7 @@ export function compileSchema(schema: unknown, options: CompileSchemaOptions): C
   const fail = (message: string, details: Record<string, unknown> = {}): never => {
     throw new AgentError('SCHEMA_INVALID', message, { ...options.where, details });
   };
-  if (typeof schema === 'boolean') return createCompiled(schema, schema, '7', Object.create(null), limits, options.where);
+  if (typeof schema === 'boolean') return createCompiled(schema, schema, '7', Object.create(null), new WeakMap(), limits, options.where);
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) fail('a JSON Schema must be an object or a boolean');
 
   const registry = registryUris(options.registry ?? {});
@@ -60,23 +64,30 @@ export function compileSchema(schema: unknown, options: CompileSchemaOptions): C
   includeReferencedSchemas(lookup, registry, limits, fail);
 
   const nodes = schemaNodes(lookup);
-  for (const node of nodes) {
-    const problem = checkSchemaKeywords(node, limits.maxPatternLength);
-    if (problem !== undefined) fail(`${problem.message} (at ${describeLocation(locationOf(node))})`, { keyword: problem.keyword, at: describeLocation(locationOf(node)) });
+  const keywords = prepareKeywords(nodes, limits.maxPatternLength);
+  if ('problem' in keywords) {
+    const at = describeLocation(locationOf(keywords.node));
+    fail(`${keywords.problem.message} (at ${at})`, { keyword: keywords.problem.keyword, at });
   }
-  const graphProblem = checkSchemaGraph(lookup, nodes, limits.maxSchemaExpansion);
+  const prepared = (keywords as { prepared: PreparedSchemas }).prepared;
+  const graphProblem = checkSchemaGraph(lookup, nodes, { maxExpansion: limits.maxSchemaExpansion, maxChain: limits.maxSchemaChain });
   if (graphProblem !== undefined) {
     const at = describeLocation(graphProblem.at);
     if (graphProblem.kind === 'unresolved') {
       fail(`unresolved $ref ${JSON.stringify(graphProblem.reference)} at ${at}: declare it under the agent's 'schemas:' (no network or file access)`, { reference: graphProblem.reference, at });
     }
     if (graphProblem.kind === 'cycle') fail(`$ref cycle that never reaches a smaller part of the value, at ${at}`, { at });
+    if (graphProblem.kind === 'chain') {
+      fail(`chain of more than ${limits.maxSchemaChain} subschemas applied in place ($ref, allOf, anyOf, …) to one value, at ${at}`, { at, limit: limits.maxSchemaChain });
+    }
     fail(`schema expands to more than ${limits.maxSchemaExpansion} subschemas applied to one value, at ${at}`, { at });
   }
-  return createCompiled(schema as JsonSchema, root, draftOf(root), lookup, limits, options.where);
+  return createCompiled(schema as JsonSchema, root, draftOf(root), lookup, prepared, limits, options.where);
 }
 
-function createCompiled(original: JsonSchema | boolean, root: Record<string, unknown> | boolean, draft: SchemaDraft, lookup: SchemaLookup, limits: SchemaLimits, where: ErrorLocation): CompiledSchema {
+function createCompiled(original: JsonSchema | boolean, root: Record<string, unknown> | boolean, draft: Draft, lookup: SchemaLookup, prepared: PreparedSchemas, limits: SchemaLimits, where: ErrorLocation): CompiledSchema {
+  const formats = new FormatPatterns();
+  const budget = { maxWork: limits.maxValidationWork, maxErrors: limits.maxErrors, maxMessageChars: limits.maxErrorMessageChars, maxDepth: limits.maxValidationDepth };
   return {
     schema: typeof original === 'boolean' ? (original ? {} : { not: {} }) : original,
     validate(instance: unknown, validateOptions: { coerce?: boolean } = {}): { valid: boolean; errors: SchemaError[] } {
@@ -84,12 +95,14 @@ function createCompiled(original: JsonSchema | boolean, root: Record<string, unk
       if (!copied.ok) {
         throw new AgentError('INPUT_TOO_LARGE', `value too large to validate: ${copied.overflow.limit} limit reached at '${copied.overflow.path}'`, { ...where, details: { ...copied.overflow } });
       }
-      const value = validateOptions.coerce === true ? coerceInstance(copied.value, root, lookup) : copied.value;
       try {
-        const result = validate(value, root as Schema | boolean, draft, lookup as Record<string, Schema>, false);
-        return result.valid ? { valid: true, errors: [] } : { valid: false, errors: toSchemaErrors(result.errors, value) };
+        const value = validateOptions.coerce === true ? coerceInstance(copied.value, root, lookup, { left: limits.maxValidationWork }) : copied.value;
+        const result = validateInstance(value, root, draft, lookup, prepared, formats, budget);
+        return result.valid ? { valid: true, errors: [] } : { valid: false, errors: toSchemaErrors(result, value) };
       } catch (error) {
-        throw new AgentError('SCHEMA_INVALID', `the schema could not be applied: ${(error as Error)?.message ?? String(error)}`, { ...where, cause: error });
+        if (!(error instanceof ValidationLimitExceeded)) throw error;
+        const limit = error.limit === 'work' ? `more than ${limits.maxValidationWork} units of work` : `subschemas nested deeper than ${limits.maxValidationDepth}`;
+        throw new AgentError('INPUT_TOO_LARGE', `value too costly to validate against this schema: ${limit} (stopped at '${error.at}')`, { ...where, details: { limit: error.limit, path: error.at } });
       }
     },
   };
@@ -177,7 +190,7 @@ function includeReferencedSchemas(lookup: SchemaLookup, registry: Map<string, { 
   }
 }
 
-function draftOf(schema: Record<string, unknown>): SchemaDraft {
+function draftOf(schema: Record<string, unknown>): Draft {
   const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
   if (declared.includes('2020-12')) return '2020-12';
   if (declared.includes('2019-09')) return '2019-09';

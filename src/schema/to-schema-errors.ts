@@ -1,56 +1,26 @@
 /**
- * toSchemaErrors: turns @cfworker/json-schema's output units into the leaf errors users see.
- * The validator reports each failure with its parents ("A subschema had errors.", "Property "x"
- * does not match schema."); only the innermost errors are kept. A `false` schema (what
- * `additionalProperties: false` produces) is reported as the parent's message at the
- * property's path. Paths become a JSON pointer (`/items/0/name`) and a dotted form
- * (`items[0].name`), the dotted form using the instance to tell array indexes from keys.
+ * toSchemaErrors: turns the validator's leaf errors into the errors users see, with a JSON
+ * pointer (`/items/0/name`) and a dotted path (`items[0].name`, using the instance to tell array
+ * indexes from keys). Duplicates are dropped; when errors were left out past the cap, a last
+ * entry says how many.
  */
-import type { OutputUnit } from '@cfworker/json-schema';
 import type { SchemaError } from '../actions/types.js';
+import type { ValidationOutcome } from './validate-instance.js';
 
-/** The leaf errors of one validation, deduplicated, in validator order. */
-export function toSchemaErrors(units: readonly OutputUnit[], instance: unknown): SchemaError[] {
+/** The user-facing errors of one failed validation, deduplicated, in validator order. */
+export function toSchemaErrors(outcome: ValidationOutcome, instance: unknown): SchemaError[] {
   const errors: SchemaError[] = [];
   const seen = new Set<string>();
-  for (let index = 0; index < units.length; index += 1) {
-    const unit = units[index]!;
-    const next = units[index + 1];
-    let keyword = unit.keyword;
-    let message = unit.error;
-    if (unit.keyword === 'false') {
-      const parent = units[index - 1];
-      keyword = parent?.keyword ?? 'false';
-      message = parent === undefined ? 'Value is not allowed here.' : falseSchemaMessage(parent);
-    } else if (next !== undefined && (next.keyword === 'false' || next.keywordLocation.startsWith(unit.keywordLocation + '/'))) {
-      continue;
-    }
-    const path = pointerOf(unit.instanceLocation);
-    const key = `${path}\u0000${keyword}\u0000${message}`;
+  for (const error of outcome.errors) {
+    const key = `${error.pointer}\u0000${error.keyword}\u0000${error.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const dottedPath = dottedPathOf(path, instance);
-    errors.push({ message, path, dotted_path: dottedPath, keyword, type: 'validation_error' });
+    errors.push({ message: error.message, path: error.pointer, dotted_path: dottedPathOf(error.pointer, instance), keyword: error.keyword, type: 'validation_error' });
+  }
+  if (outcome.truncated) {
+    errors.push({ message: `More errors were found; only the first ${outcome.errors.length} are reported.`, path: '', dotted_path: '', keyword: 'maxErrors', type: 'validation_error' });
   }
   return errors;
-}
-
-function falseSchemaMessage(parent: OutputUnit): string {
-  const property = /^Property "(.*)" does not match/.exec(parent.error)?.[1];
-  if (parent.keyword === 'additionalProperties' && property !== undefined) {
-    return `Property "${property}" is not allowed (additionalProperties is false).`;
-  }
-  return property === undefined ? 'Value is not allowed here.' : `Property "${property}" is not allowed.`;
-}
-
-/** `#/a%20b/0` → `/a b/0` (a JSON pointer; '' for the root). */
-export function pointerOf(instanceLocation: string): string {
-  const raw = instanceLocation.startsWith('#') ? instanceLocation.slice(1) : instanceLocation;
-  try {
-    return decodeURI(raw).replace(/%23/g, '#');
-  } catch {
-    return raw;
-  }
 }
 
 /** `/items/0/name` → `items[0].name`, reading the instance to tell indexes from keys. */

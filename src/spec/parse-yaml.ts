@@ -28,6 +28,8 @@ export interface ParsedYaml {
   positionOf(path: ReadonlyArray<string | number>): SourcePosition | undefined;
   /** The line where a scalar's text starts (the line after `|` or `>` for block scalars). */
   contentLineOf(path: ReadonlyArray<string | number>): number | undefined;
+  /** Where the key of a mapping entry sits (for "unknown key" errors); falls back to positionOf. */
+  keyPositionOf(path: ReadonlyArray<string | number>): SourcePosition | undefined;
 }
 
 const CORE_TAGS = new Set([
@@ -83,6 +85,7 @@ export function parseYaml(source: string, file = 'agent.yaml', limits: YamlLimit
   }
 
   const positions = new Map<string, number>();
+  const keyPositions = new Map<string, number>();
   const blockScalars = new Set<string>();
   let nodeCount = 0;
   const walk = (node: unknown, path: Array<string | number>, depth: number): unknown => {
@@ -124,7 +127,10 @@ export function parseYaml(source: string, file = 'agent.yaml', limits: YamlLimit
         if (FORBIDDEN_KEYS.has(key)) {
           throw new AgentError('INVALID_AGENT', `key '${key}' is not allowed`, { file, ...at(keyOffset) });
         }
-        if (keyOffset !== undefined) positions.set(pathKey([...path, key]), keyOffset);
+        if (keyOffset !== undefined) {
+          positions.set(pathKey([...path, key]), keyOffset);
+          keyPositions.set(pathKey([...path, key]), keyOffset);
+        }
         const value = walk(pair.value, [...path, key], depth + 1);
         Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
       }
@@ -134,14 +140,19 @@ export function parseYaml(source: string, file = 'agent.yaml', limits: YamlLimit
   };
   const value = walk(document.contents, [], 0);
 
+  const positionOf = (path: ReadonlyArray<string | number>): SourcePosition | undefined => {
+    for (let length = path.length; length >= 0; length--) {
+      const offset = positions.get(pathKey(path.slice(0, length)));
+      if (offset !== undefined) return at(offset);
+    }
+    return undefined;
+  };
   return {
     value,
-    positionOf(path) {
-      for (let length = path.length; length >= 0; length--) {
-        const offset = positions.get(pathKey(path.slice(0, length)));
-        if (offset !== undefined) return at(offset);
-      }
-      return undefined;
+    positionOf,
+    keyPositionOf(path) {
+      const offset = keyPositions.get(pathKey(path));
+      return offset !== undefined ? at(offset) : positionOf(path);
     },
     contentLineOf(path) {
       const offset = positions.get(pathKey(path));

@@ -1,14 +1,22 @@
 /**
  * Turns an agent file's text into an AgentSpec: YAML under limits (parse-yaml.ts), the published
- * agent JSON Schema (agent-schema.json), then the graph checks the schema cannot express: unique
- * node names, known goto/edge targets, reachable nodes, one body per node, Python refused.
- * Every problem is an AgentError naming file:line:column.
+ * agent JSON Schema (agent-schema.json) with closed shapes (closed-shape.ts: unknown keys with
+ * suggestions, TEA keys tea-edge does not implement, unknown providers), finite numbers only, then
+ * the graph checks the schema cannot express: unique node names, known goto/edge targets, one
+ * body per node, typed nodes (read-node-types.ts), Python refused; unreachable nodes are warnings
+ * (spec.graphWarnings), as in TEA. Every problem is collected (file order,
+ * capped) and thrown as one AgentError with `details.errors` (src/errors/load-problems.ts).
  */
 import { Validator } from '@cfworker/json-schema';
-import { AgentError, type ErrorCode } from '../errors/agent-error.js';
+import { AgentError, toAgentError, type ErrorCode } from '../errors/agent-error.js';
+import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
 import agentSchema from './agent-schema.json';
-import type { AgentSpec, EdgeSpec, GotoRule, NodeBody, NodeSpec, OnErrorSpec, StepSpec } from './agent-spec.js';
+import type { AgentSpec, EdgeSpec, GotoRule, GraphWarning, NodeBody, NodeSpec, OnErrorSpec, StepSpec } from './agent-spec.js';
+import { checkClosedShape, dotted, type Path } from './closed-shape.js';
+import { findNonFinite } from './finite-numbers.js';
 import { parseYaml, type ParsedYaml, type YamlLimits } from './parse-yaml.js';
+import type { KeyLocation } from './tea-keys.js';
+import { readRunMapping, readTypedBody, type Fail as TypedFail } from './read-node-types.js';
 import { editDistance } from '../util/edit-distance.js';
 
 export interface ReadAgentOptions {
@@ -17,36 +25,63 @@ export interface ReadAgentOptions {
   limits?: YamlLimits;
 }
 
-const KNOWN_TOP_LEVEL = new Set(Object.keys((agentSchema as { properties: object }).properties));
+/** What reading found: the spec (when its shape allows building one) and every problem. */
+export interface InspectedAgentSpec {
+  spec?: AgentSpec;
+  problems: LoadProblem[];
+  /** Keys accepted but ignored (TEA keys with no effect here), as messages. */
+  warnings: string[];
+}
+
 const END = '__end__';
 const START = '__start__';
 
+/** Reads and checks an agent file; throws one AgentError listing every problem. */
 export function readAgentSpec(source: string, options: ReadAgentOptions = {}): AgentSpec {
+  const inspected = inspectAgentSpec(source, options);
+  if (inspected.problems.length > 0) throw loadFailure(inspected.problems);
+  return inspected.spec!;
+}
+
+/** Reads an agent file and collects every problem instead of stopping at the first. */
+export function inspectAgentSpec(source: string, options: ReadAgentOptions = {}): InspectedAgentSpec {
   const file = options.file ?? 'agent.yaml';
-  const parsed = parseYaml(source, file, options.limits);
-  const fail: Fail = (code: ErrorCode, message: string, path: Array<string | number>, node?: string): never => {
-    throw new AgentError(code, message, { file, ...parsed.positionOf(path), ...(node !== undefined ? { node } : {}) });
+  let parsed: ParsedYaml;
+  try {
+    parsed = parseYaml(source, file, options.limits);
+  } catch (error) {
+    return { problems: [problemOf(toAgentError(error, 'INVALID_AGENT'), file)], warnings: [] };
+  }
+  const problems: LoadProblem[] = [];
+  const report: Report = (code, message, path, node, atKey = false) => {
+    const position = atKey ? parsed.keyPositionOf(path) : parsed.positionOf(path);
+    // The field: relative to the node for node problems (`with.prompt`), else the whole path.
+    const fieldPath = node !== undefined && path[0] === 'nodes' ? path.slice(2) : path;
+    problems.push({ code, message, file, ...position, ...(node !== undefined ? { node } : {}), ...(fieldPath.length > 0 ? { field: dotted(fieldPath) } : {}) });
   };
-  fail.parsed = parsed;
   const raw = parsed.value;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return fail('INVALID_AGENT', 'an agent file must be a YAML mapping with a `nodes:` list', []);
+    report('INVALID_AGENT', 'an agent file must be a YAML mapping with a `nodes:` list', []);
+    return { problems, warnings: [] };
   }
-  checkAgainstSchema(raw, parsed, file);
   const document = raw as Record<string, any>;
+  const warnings = checkShape(document, report);
+  for (const { path, text } of findNonFinite(document)) {
+    report('INVALID_AGENT', `\`${dotted(path)}\` is ${text}: numbers in an agent file must be finite`, path, nodeNameAt(document, path));
+  }
+  if (!checkAgainstSchema(document, report)) return { problems, warnings };
 
-  const nodes: NodeSpec[] = (document.nodes as Array<Record<string, any>>).map((node, index) =>
-    readNode(node, index, fail),
-  );
+  const nodes: NodeSpec[] = (document.nodes as Array<Record<string, any>>).map((node, index) => readNode(node, index, parsed, file, problems));
   const byName = new Map<string, NodeSpec>();
   for (const node of nodes) {
-    if (byName.has(node.name)) fail('INVALID_AGENT', `duplicate node name '${node.name}'`, node.path.concat('name'), node.name);
-    byName.set(node.name, node);
+    if (byName.has(node.name)) report('INVALID_AGENT', `duplicate node name '${node.name}'`, node.path.concat('name'), node.name);
+    else byName.set(node.name, node);
   }
   const edges: EdgeSpec[] = ((document.edges ?? []) as Array<Record<string, any>>).map((edge, index) => ({
     from: edge.from,
     to: Array.isArray(edge.to) ? edge.to : [edge.to],
     when: edge.when,
+    ...(edge.condition !== undefined ? { condition: typeof edge.condition === 'object' ? edge.condition.value : edge.condition } : {}),
     parallel: edge.parallel === true || edge.type === 'parallel',
     fanIn: edge.fan_in,
     failFast: edge.fail_fast === true,
@@ -63,26 +98,37 @@ export function readAgentSpec(source: string, options: ReadAgentOptions = {}): A
     targets.forEach((target, ruleIndex) => {
       if (!known(target)) {
         const path = typeof node.goto === 'string' ? node.path.concat('goto') : node.path.concat('goto', ruleIndex, 'to');
-        fail('INVALID_AGENT', `goto target '${target}' is not a node${suggest(target)}`, path, node.name);
+        report('INVALID_AGENT', `goto target '${target}' is not a node${suggest(target)}`, path, node.name);
       }
     });
   }
+  for (const node of nodes) {
+    if (node.body.kind === 'dynamic_parallel' && !byName.has(node.body.fanIn)) {
+      report('INVALID_AGENT', `fan_in node '${node.body.fanIn}' is not a node${suggest(node.body.fanIn)}`, node.path.concat('fan_in'), node.name);
+    }
+  }
   for (const edge of edges) {
-    if (edge.from !== START && !byName.has(edge.from)) fail('INVALID_AGENT', `edge from unknown node '${edge.from}'${suggest(edge.from)}`, edge.path.concat('from'));
+    if (edge.from !== START && !byName.has(edge.from)) report('INVALID_AGENT', `edge from unknown node '${edge.from}'${suggest(edge.from)}`, edge.path.concat('from'));
     for (const target of edge.to) {
-      if (!known(target)) fail('INVALID_AGENT', `edge to unknown node '${target}'${suggest(target)}`, edge.path.concat('to'));
+      if (!known(target)) report('INVALID_AGENT', `edge to unknown node '${target}'${suggest(target)}`, edge.path.concat('to'));
+    }
+    if (edge.from === START && (edge.condition !== undefined || edge.when !== undefined)) {
+      report('INVALID_AGENT', 'an edge from __start__ cannot be conditional in tea-edge (the entry is chosen before any node runs); start at a node and route from it with `goto` rules or conditional edges', edge.path.concat(edge.condition !== undefined ? 'condition' : 'when'));
     }
     if (edge.parallel) {
-      if (edge.fanIn === undefined) fail('INVALID_AGENT', 'a parallel edge needs `fan_in: <node>`', edge.path);
-      else if (!byName.has(edge.fanIn)) fail('INVALID_AGENT', `fan_in node '${edge.fanIn}' is not a node${suggest(edge.fanIn)}`, edge.path.concat('fan_in'));
+      if (edge.condition !== undefined || edge.when !== undefined) report('INVALID_AGENT', 'a parallel edge always fans out: it has no `condition:` or `when:` (route to the fan-out node with a conditional edge instead)', edge.path);
+      if (edge.fanIn === undefined) report('INVALID_AGENT', 'a parallel edge needs `fan_in: <node>`', edge.path);
+      else if (!byName.has(edge.fanIn)) report('INVALID_AGENT', `fan_in node '${edge.fanIn}' is not a node${suggest(edge.fanIn)}`, edge.path.concat('fan_in'));
+    } else if (edge.condition !== undefined && edge.when !== undefined && typeof edge.when !== 'boolean') {
+      report('INVALID_AGENT', 'with `condition:`, `when:` is the boolean the condition must give (`true` or `false`); a string `when:` is a condition of its own', edge.path.concat('when'));
     } else if (edge.to.length > 1) {
-      fail('INVALID_AGENT', 'an edge with several targets must be `parallel: true` with a `fan_in`', edge.path.concat('to'));
+      report('INVALID_AGENT', 'an edge with several targets must be `parallel: true` with a `fan_in`', edge.path.concat('to'));
     }
   }
   const config = (document.config ?? {}) as Record<string, any>;
   for (const key of ['interrupt_before', 'interrupt_after'] as const) {
     ((config[key] ?? []) as string[]).forEach((name, index) => {
-      if (!byName.has(name)) fail('INVALID_AGENT', `config.${key} names unknown node '${name}'${suggest(name)}`, ['config', key, index]);
+      if (!byName.has(name)) report('INVALID_AGENT', `config.${key} names unknown node '${name}'${suggest(name)}`, ['config', key, index]);
     });
   }
 
@@ -103,28 +149,85 @@ export function readAgentSpec(source: string, options: ReadAgentOptions = {}): A
     interruptBefore: config.interrupt_before ?? [],
     interruptAfter: config.interrupt_after ?? [],
     raiseExceptions: config.raise_exceptions === true,
-    unknownKeys: Object.keys(document).filter((key) => !KNOWN_TOP_LEVEL.has(key)),
+    warnings,
     positionOf: parsed.positionOf,
     contentLineOf: parsed.contentLineOf,
+    keyPositionOf: parsed.keyPositionOf,
   };
-  checkReachable(spec, fail);
-  return spec;
+  spec.graphWarnings = graphWarnings(spec);
+  for (const warning of spec.graphWarnings) warnings.push(warning.line !== undefined ? `${warning.message} (line ${warning.line})` : warning.message);
+  return { spec, problems, warnings };
 }
 
-type Fail = ((code: ErrorCode, message: string, path: Array<string | number>, node?: string) => never) & {
-  parsed?: ParsedYaml;
-};
+type Report = (code: ErrorCode, message: string, path: Path, node?: string, atKey?: boolean) => void;
 
-function readNode(raw: Record<string, any>, index: number, fail: Fail): NodeSpec {
-  const path: Array<string | number> = ['nodes', index];
+/** Unknown keys, TEA-only keys and unknown providers in the whole file; returns the warnings. */
+function checkShape(document: Record<string, any>, report: Report): string[] {
+  const issues = checkClosedShape(document, agentSchema as Record<string, unknown>, [], {
+    root: agentSchema as Record<string, unknown>,
+    code: 'INVALID_AGENT',
+    locationOf: keyLocation,
+    describe: (path) => describePath(document, path),
+  });
+  const warnings: string[] = [];
+  for (const issue of issues) {
+    if (issue.warning === true) warnings.push(issue.message);
+    else report(issue.code, issue.message, issue.path, nodeNameAt(document, issue.path), issue.atKey);
+  }
+  return warnings;
+}
+
+function keyLocation(path: Path): KeyLocation | undefined {
+  if (path.length === 0) return 'top';
+  const [first, second] = path;
+  if (path.length === 1 && (first === 'settings' || first === 'config')) return first;
+  if (path.length === 2 && first === 'settings' && second === 'llm') return 'settings.llm';
+  if (path.length === 2 && first === 'nodes' && typeof second === 'number') return 'node';
+  if (path.length === 2 && first === 'edges' && typeof second === 'number') return 'edge';
+  return undefined;
+}
+
+function describePath(document: Record<string, any>, path: Path): string {
+  if (path.length === 0) return 'the agent file (top level)';
+  const node = nodeNameAt(document, path);
+  if (path[0] === 'nodes' && node !== undefined) {
+    const rest = path.slice(2);
+    return rest.length === 0 ? `node '${node}'` : `\`${dotted(rest)}\` of node '${node}'`;
+  }
+  return `\`${dotted(path)}\``;
+}
+
+/** The name of the node a path points into, when it does. */
+function nodeNameAt(document: Record<string, any>, path: Path): string | undefined {
+  if (path[0] !== 'nodes' || typeof path[1] !== 'number') return undefined;
+  const name = document.nodes?.[path[1]]?.name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+/** Throws the problem of one node's body (a body is read whole or not at all). */
+type Fail = (code: ErrorCode, message: string, path: Path, node?: string) => never;
+
+/** Reads one node; a body that cannot be read is reported and replaced by a pass-through. */
+function readNode(raw: Record<string, any>, index: number, parsed: ParsedYaml, file: string, problems: LoadProblem[]): NodeSpec {
+  const path: Path = ['nodes', index];
   const name = raw.name as string;
-  const onError = readOnError(raw);
+  const fail: Fail = (code, message, failPath, node) => {
+    const field = failPath.length > 2 ? dotted(failPath.slice(2)) : undefined;
+    throw new AgentError(code, message, { file, ...parsed.positionOf(failPath), ...(node !== undefined ? { node } : {}), ...(field !== undefined ? { field } : {}) });
+  };
+  let body: NodeBody;
+  try {
+    body = readBody(raw, path, name, fail, parsed);
+  } catch (error) {
+    problems.push(problemOf(toAgentError(error, 'INVALID_AGENT', { file, node: name }), file));
+    body = { kind: 'pass' };
+  }
   const node: NodeSpec = {
     name,
     index,
-    body: readBody(raw, path, name, fail),
+    body,
     fanIn: raw.fan_in === true,
-    onError,
+    onError: readOnError(raw),
     path,
   };
   if (raw.goto !== undefined) node.goto = raw.goto as string | GotoRule[];
@@ -141,7 +244,10 @@ function readOnError(raw: Record<string, any>): OnErrorSpec {
   return { mode: value ?? 'raise', maxRetries: raw.max_retries ?? 2, backoffMs: 100 };
 }
 
-function readBody(raw: Record<string, any>, path: Array<string | number>, node: string, fail: Fail): NodeBody {
+function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail, parsed: ParsedYaml): NodeBody {
+  const failHere: TypedFail = (code, message, failPath) => fail(code, message, failPath, node);
+  const typed = readTypedBody(raw, path, failHere, (item, itemPath) => readBody(item, itemPath, node, fail, parsed));
+  if (typed !== undefined) return typed;
   if (raw.script !== undefined && raw.run === undefined) raw = { ...raw, run: raw.script };
   if (raw.output_key !== undefined && raw.output === undefined) raw = { ...raw, output: raw.output_key };
   const action = raw.uses ?? raw.action;
@@ -156,19 +262,23 @@ function readBody(raw: Record<string, any>, path: Array<string | number>, node: 
     return body;
   }
   if (raw.run !== undefined) {
+    if (typeof raw.run === 'object' && raw.run !== null && !Array.isArray(raw.run)) {
+      if (raw.language !== undefined) fail('INVALID_AGENT', '`language:` goes with `run:` as a string; in `run: {type: …}` the type says it', path.concat('language'), node);
+      return readRunMapping(raw.run, path, failHere, parsed.contentLineOf);
+    }
     if (typeof raw.run !== 'string') return fail('INVALID_AGENT', '`run:` must be Lua code as a string', path.concat('run'), node);
     const language = raw.language ?? 'lua';
     if (language !== 'lua') {
       fail('UNSUPPORTED_LANGUAGE', `language '${language}' is not supported: tea-edge runs inline code in Lua (write the node's run: in Lua)`, path.concat('language'), node);
     }
-    const firstLine = fail.parsed?.contentLineOf(path.concat('run')) ?? 1;
+    const firstLine = parsed.contentLineOf(path.concat('run')) ?? 1;
     return { kind: 'lua', code: raw.run, lineOffset: firstLine - 1 };
   }
   if (raw.steps !== undefined) {
     const steps: StepSpec[] = (raw.steps as Array<Record<string, any>>).map((step, stepIndex) => {
       const stepPath = path.concat('steps', stepIndex);
       if (typeof step !== 'object' || step === null || Array.isArray(step)) return fail('INVALID_AGENT', 'each step must be a mapping', stepPath, node);
-      const body = readBody(step, stepPath, node, fail);
+      const body = readBody(step, stepPath, node, fail, parsed);
       if (body.kind === 'steps') fail('INVALID_AGENT', 'steps cannot nest steps', stepPath, node);
       return { name: typeof step.name === 'string' ? step.name : `step ${stepIndex + 1}`, body, path: stepPath };
     });
@@ -177,7 +287,14 @@ function readBody(raw: Record<string, any>, path: Array<string | number>, node: 
   return { kind: 'pass' };
 }
 
-function checkReachable(spec: AgentSpec, fail: Fail): void {
+/**
+ * Graph warnings TEA gives too (it runs such files): a node that nothing routes to from the entry,
+ * and several plain edges from `__start__` (TEA follows only the first). `validate --strict` makes
+ * them errors. A dynamic_parallel node leads to its fan_in node as well as to its route.
+ */
+function graphWarnings(spec: AgentSpec): GraphWarning[] {
+  const warnings: GraphWarning[] = [];
+  const place = (path: Path) => spec.positionOf(path) ?? {};
   const successors = new Map<string, string[]>();
   const edgesFrom = new Map<string, EdgeSpec[]>();
   for (const edge of spec.edges) edgesFrom.set(edge.from, [...(edgesFrom.get(edge.from) ?? []), edge]);
@@ -186,10 +303,21 @@ function checkReachable(spec: AgentSpec, fail: Fail): void {
     if (node.goto !== undefined) next = typeof node.goto === 'string' ? [node.goto] : node.goto.map((rule) => rule.to);
     else if (edgesFrom.has(node.name)) next = edgesFrom.get(node.name)!.flatMap((edge) => [...edge.to, ...(edge.fanIn ? [edge.fanIn] : [])]);
     else next = [spec.nodes[index + 1]?.name ?? END];
+    if (node.body.kind === 'dynamic_parallel') next.push(node.body.fanIn);
     successors.set(node.name, next);
   });
-  const startEdges = edgesFrom.get(START);
-  const entry = startEdges?.[0]?.to[0] ?? spec.nodes[0]!.name;
+  const startEdges = edgesFrom.get(START) ?? [];
+  const plainStarts = startEdges.filter((edge) => !edge.parallel && edge.condition === undefined && edge.when === undefined);
+  if (plainStarts.length > 1) {
+    const [first, ...rest] = plainStarts;
+    for (const edge of rest) {
+      warnings.push({
+        message: `edge from __start__ to '${edge.to[0]}' is never followed: TEA follows only the first plain edge from __start__ (to '${first!.to[0]}'); route onward from that node`,
+        ...place(edge.path),
+      });
+    }
+  }
+  const entry = startEdges[0]?.to[0] ?? spec.nodes[0]!.name;
   const seen = new Set<string>([entry]);
   const queue = [entry];
   while (queue.length > 0) {
@@ -202,24 +330,75 @@ function checkReachable(spec: AgentSpec, fail: Fail): void {
   }
   for (const node of spec.nodes) {
     if (!seen.has(node.name)) {
-      fail('INVALID_AGENT', `node '${node.name}' can never run: no goto, edge or list order leads to it`, node.path.concat('name'), node.name);
+      warnings.push({ message: `node '${node.name}' can never run: no goto, edge or list order leads to it from the entry '${entry}'`, node: node.name, ...place(node.path.concat('name')) });
     }
   }
+  return warnings;
 }
 
-function checkAgainstSchema(raw: unknown, parsed: ParsedYaml, file: string): void {
+/**
+ * The JSON Schema's own checks (types, enums, patterns, bounds), one problem per place. Unknown
+ * keys are left to checkShape (which suggests the closest key). Returns false when a problem sits
+ * where the spec is built from (nodes, names, bodies, routes, edges, config): then nothing more
+ * can be checked safely.
+ */
+function checkAgainstSchema(document: Record<string, unknown>, report: Report): boolean {
   const validator = new Validator(agentSchema as object, '7', false);
-  const result = validator.validate(raw);
-  if (result.valid) return;
-  const leaves = result.errors.filter((error) => !/subschema|does not match schema|Items did not match|did not match any/i.test(error.error));
-  const error = leaves[0] ?? result.errors[0]!;
-  const path = pointerToPath(error.instanceLocation);
-  const where = path.length > 0 ? path.join('.') : 'the file';
-  throw new AgentError('INVALID_AGENT', `${where}: ${error.error}`, {
-    file,
-    ...parsed.positionOf(path),
-    details: { keyword: error.keyword, instance_path: error.instanceLocation.replace(/^#/, ''), errors: leaves.slice(0, 10).map((e) => ({ path: e.instanceLocation, message: e.error })) },
-  });
+  const result = validator.validate(document);
+  if (result.valid) return true;
+  const seen = new Set<string>();
+  let usable = true;
+  for (const error of result.errors) {
+    if (seen.size >= MAX_SCHEMA_PROBLEMS) {
+      usable = false; // unread problems may sit anywhere
+      break;
+    }
+    if (/subschema|does not match schema|Items did not match|did not match any/i.test(error.error)) continue;
+    if (error.keyword === 'additionalProperties' || error.keyword === 'false') continue;
+    if (seen.has(error.instanceLocation)) continue;
+    seen.add(error.instanceLocation);
+    const path = pointerToPath(error.instanceLocation);
+    const value = valueAt(document, path);
+    if (isNonFinite(value)) continue; // reported by findNonFinite
+    const where = path.length > 0 ? dotted(path) : 'the file';
+    const text = error.keyword === 'maximum' ? `${String(value)} is above the ceiling ${String(schemaValueAt(error.keywordLocation))}` : error.error;
+    report('INVALID_AGENT', `${where}: ${text}`, path, nodeNameAt(document, path));
+    if (isStructural(path)) usable = false;
+  }
+  return usable;
+}
+
+/** Schema problems reported at most (a load lists 50). */
+const MAX_SCHEMA_PROBLEMS = 100;
+
+/** Node keys the spec's shape is built from (a wrong type there cannot be read past). */
+const STRUCTURAL_NODE_KEYS = new Set(['name', 'goto', 'steps', 'uses', 'action', 'run', 'script', 'with', 'output', 'output_key', 'language']);
+
+function isStructural(path: Path): boolean {
+  if (path.length === 0) return true;
+  if (path[0] === 'edges' || path[0] === 'config') return true;
+  if (path[0] !== 'nodes') return false;
+  return path.length <= 2 || STRUCTURAL_NODE_KEYS.has(String(path[2]));
+}
+
+/** The value a keyword location (`#/properties/settings/$ref/properties/...`) points at in the agent schema. */
+function schemaValueAt(pointer: string): unknown {
+  let current: unknown = agentSchema;
+  for (const part of pointerToPath(pointer)) {
+    const here = current as Record<string | number, unknown> | undefined;
+    current = part === '$ref' && typeof here?.$ref === 'string' ? valueAt(agentSchema, pointerToPath(here.$ref)) : here?.[part];
+  }
+  return current;
+}
+
+function valueAt(document: unknown, path: Path): unknown {
+  let value = document;
+  for (const part of path) value = typeof value === 'object' && value !== null ? (value as Record<string | number, unknown>)[part] : undefined;
+  return value;
+}
+
+function isNonFinite(value: unknown): boolean {
+  return typeof value === 'number' && !Number.isFinite(value);
 }
 
 function pointerToPath(pointer: string): Array<string | number> {

@@ -103,6 +103,41 @@ nodes:
     expect(result.error?.node).toBe('bomb');
   });
 
+  it('a growth bomb fails the run with TEMPLATE_LIMIT, and the next run works', async () => {
+    // Issue 12: a million copies of a million-item list, printed, joined, stringified, upper-cased.
+    for (const text of [
+      '{% set x = [1] * 1000000 %}{{ [x] * 1000000 }}',
+      '{% set x = [1] * 1000000 %}{% set y = [x, x, x, x] %}{{ y | join }}',
+      '{% set x = [1] * 1000000 %}{% set y = [x, x, x, x] %}Result: {{ y | string | upper }}',
+    ]) {
+      const result = await run(`nodes:
+  - name: bomb
+    uses: test.echo
+    with:
+      text: ${JSON.stringify(text)}
+`);
+      expect(result.status).toBe('failed');
+      expect(result.error?.code).toBe('TEMPLATE_LIMIT');
+      expect(result.error?.node).toBe('bomb');
+    }
+    const format = await run(`nodes:
+  - name: fmt
+    uses: test.echo
+    with:
+      text: "{{ '%.500e' % state.x }}"
+`, { x: 1.5 });
+    expect(format.error?.code).toBe('TEMPLATE_ERROR');
+    expect(format.error?.message).toContain("precision 500 in '%.500e' is too large");
+    const after = await run(`nodes:
+  - name: fine
+    uses: test.echo
+    with:
+      text: "{{ state.items | join(', ') }}"
+`, { items: ['a', 'b'] });
+    expect(after.status).toBe('completed');
+    expect(after.state.echoed).toEqual({ text: 'a, b' });
+  }, 60_000);
+
   it('a render error fails the run with TEMPLATE_ERROR at its node', async () => {
     const result = await run(`nodes:
   - name: bad

@@ -11,27 +11,34 @@ import {
   isNumber,
   isString,
   isUndefined,
-  makeArray,
   makeInteger,
   makeNumber,
   makeString,
   makeUndefined,
-  toText,
 } from './jinja-runtime.js';
 import { readAttributePath } from './read-member.js';
+import type { RenderBudget } from './render-budget.js';
 import { TEMPLATE_TESTS } from './template-tests.js';
 import type { TemplateFilter } from './template-filters.js';
+import { builtList } from './built-values.js';
+import { toText } from './text-writer.js';
 
-function listOf(operand: RuntimeValue, filter: string): RuntimeValue[] {
-  if (isArray(operand)) return operand.value;
+/** The list a filter walks; the walk is charged to the render's work. */
+function listOf(operand: RuntimeValue, filter: string, budget: RenderBudget): RuntimeValue[] {
+  if (isArray(operand)) {
+    budget.work(operand.value.length);
+    return operand.value;
+  }
   if (isUndefined(operand) || isNull(operand)) return [];
   if (isMapping(operand)) return Array.from((operand.value as Map<string, RuntimeValue>).keys(), (key) => makeString(key));
   throw new AgentError('TEMPLATE_ERROR', `${filter}: expected a list, got ${operand.type}`);
 }
 
-function byAttribute(items: RuntimeValue[], keywords: ReadonlyMap<string, RuntimeValue>): RuntimeValue[] {
+function byAttribute(items: RuntimeValue[], keywords: ReadonlyMap<string, RuntimeValue>, budget: RenderBudget): RuntimeValue[] {
   const attribute = keywords.get('attribute');
-  return attribute === undefined ? items : items.map((item) => readAttributePath(item, toText(attribute)));
+  if (attribute === undefined) return items;
+  const path = toText(attribute, budget);
+  return items.map((item) => readAttributePath(item, path));
 }
 
 /** Orders numbers and strings (case-insensitive unless asked); mixed kinds are an error. */
@@ -45,8 +52,8 @@ function compare(left: RuntimeValue, right: RuntimeValue, caseSensitive: boolean
 }
 
 function extreme(sign: 1 | -1, name: string): TemplateFilter {
-  return (operand, _args, keywords) => {
-    const items = byAttribute(listOf(operand, name), keywords);
+  return (operand, _args, keywords, context) => {
+    const items = byAttribute(listOf(operand, name, context.budget), keywords, context.budget);
     const caseSensitive = keywords.get('case_sensitive')?.__bool__().value ?? false;
     let best: RuntimeValue | undefined;
     for (const item of items) if (best === undefined || sign * compare(item, best, caseSensitive) > 0) best = item;
@@ -54,12 +61,13 @@ function extreme(sign: 1 | -1, name: string): TemplateFilter {
   };
 }
 
-const sum: TemplateFilter = (operand, args, keywords) => {
+const sum: TemplateFilter = (operand, args, keywords, context) => {
   const start = args[1] ?? keywords.get('start') ?? makeInteger(0);
   const attribute = args[0] ?? keywords.get('attribute');
-  const items = listOf(operand, 'sum');
+  const items = listOf(operand, 'sum', context.budget);
+  const path = attribute === undefined ? undefined : toText(attribute, context.budget);
   let total = isNumber(start) ? start.value : 0;
-  for (const item of attribute === undefined ? items : items.map((entry) => readAttributePath(entry, toText(attribute)))) {
+  for (const item of path === undefined ? items : items.map((entry) => readAttributePath(entry, path))) {
     if (!isNumber(item)) throw new AgentError('TEMPLATE_ERROR', `sum: expected numbers, got ${item.type}`);
     total += item.value;
   }
@@ -67,7 +75,7 @@ const sum: TemplateFilter = (operand, args, keywords) => {
 };
 
 function selectBy(keep: boolean, name: string): TemplateFilter {
-  return (operand, args) => {
+  return (operand, args, _keywords, context) => {
     const testName = args[0];
     if (testName !== undefined && !isString(testName)) throw new AgentError('TEMPLATE_ERROR', `${name}: the test name must be a string`);
     const test = testName === undefined ? undefined : TEMPLATE_TESTS.get(testName.value);
@@ -75,7 +83,7 @@ function selectBy(keep: boolean, name: string): TemplateFilter {
       throw new AgentError('TEMPLATE_ERROR', `${name}: unknown test '${testName.value}' (known: ${[...TEMPLATE_TESTS.keys()].join(', ')})`);
     }
     const passes = (item: RuntimeValue) => (test === undefined ? item.__bool__().value : test(item));
-    return makeArray(listOf(operand, name).filter((item) => passes(item) === keep));
+    return builtList(listOf(operand, name, context.budget).filter((item) => passes(item) === keep), context.budget);
   };
 }
 
@@ -86,5 +94,13 @@ export const COLLECTION_FILTERS: ReadonlyArray<[string, TemplateFilter]> = [
   ['max', extreme(1, 'max')],
   ['select', selectBy(true, 'select')],
   ['reject', selectBy(false, 'reject')],
-  ['wordcount', (operand) => makeInteger(toText(operand).split(/\s+/).filter((word) => word !== '').length)],
+  ['wordcount', (operand, _args, _keywords, context) => makeInteger(countWords(toText(operand, context.budget), context.budget))],
 ];
+
+/** Words separated by whitespace; the scan is charged as work (it reads the whole text). */
+function countWords(text: string, budget: RenderBudget): number {
+  budget.work(text.length);
+  let count = 0;
+  for (const _match of text.matchAll(/\S+/g)) count++;
+  return count;
+}

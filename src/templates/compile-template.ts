@@ -9,18 +9,20 @@ import {
   type RuntimeValue,
   LazyRecordMap,
   createEnvironment,
+  isArray,
   isInteger,
+  isMapping,
   makeArray,
   makeFunction,
   makeInteger,
   toNativeValue,
-  toText,
 } from './jinja-runtime.js';
 import { type PreparedProgram, describeNode, prepareProgram, snippet } from './prepare-program.js';
 import { FALL_BACK, renderPathTemplate, toPathTemplate } from './path-template.js';
 import { RenderBudget, resolveTemplateLimits } from './render-budget.js';
 import { TemplateInterpreter } from './template-interpreter.js';
 import { BREAK_SIGNAL, CONTINUE_SIGNAL } from './template-loop.js';
+import { toText } from './text-writer.js';
 import type { CompiledTemplate, TemplateLimits, TemplateLocation, TemplateOptions, TemplateScope } from './types.js';
 
 /**
@@ -50,7 +52,7 @@ export function compileTemplate(source: string, where: TemplateLocation = {}, op
     isLone: prepared.lone !== undefined,
     render(scope: TemplateScope): unknown {
       if (pathTemplate !== undefined) {
-        const rendered = renderPathTemplate(pathTemplate, scope, limits.maxOutputChars);
+        const rendered = renderPathTemplate(pathTemplate, scope, limits);
         if (rendered !== FALL_BACK) return rendered;
       }
       return renderPrepared(prepared, globals, limits, scope, where, source);
@@ -70,8 +72,9 @@ function renderPrepared(
   const environment = createEnvironment(globals, new RenderVariables(scope ?? {}, budget));
   const interpreter = new TemplateInterpreter(environment, budget, prepared);
   try {
-    if (prepared.lone !== undefined) return toNativeValue(interpreter.evaluate(prepared.lone, environment));
-    return toText(interpreter.run(prepared.program));
+    // A lone expression's value is copied out: every value copied is charged (shared lists too).
+    if (prepared.lone !== undefined) return toNativeValue(interpreter.evaluate(prepared.lone, environment), budget);
+    return toText(interpreter.run(prepared.program), budget);
   } catch (error) {
     const expression = interpreter.currentExpression ?? prepared.lone;
     throw locate(error, where, source, expression === undefined ? undefined : describeNode(expression));
@@ -106,13 +109,28 @@ function createGlobals(): Environment {
   globals.set('False', false);
   globals.set('None', null);
   globals.variables.set('range', createRange());
+  globals.variables.set('namespace', chargedNamespace(globals.variables.get('namespace')!));
   globals.variables.set(
     'raise_exception',
-    makeFunction((args) => {
-      throw new AgentError('TEMPLATE_ERROR', `raise_exception: ${args[0] === undefined ? 'raised' : toText(args[0])}`);
+    makeFunction((args, scope) => {
+      const message = args[0] === undefined ? 'raised' : snippet(toText(args[0], budgetOf(scope)));
+      throw new AgentError('TEMPLATE_ERROR', `raise_exception: ${message}`);
     }),
   );
   return globals;
+}
+
+/** The library's `namespace(...)`, with the list or object it copies from charged first. */
+function chargedNamespace(namespace: RuntimeValue): RuntimeValue {
+  const create = namespace.value as (args: RuntimeValue[], scope: Environment) => RuntimeValue;
+  return makeFunction((args, scope) => {
+    const budget = budgetOf(scope);
+    for (const argument of args) {
+      if (isArray(argument)) budget.work(argument.value.length);
+      else if (isMapping(argument)) budget.work(argument.value.size);
+    }
+    return create(args, scope);
+  });
 }
 
 /** Python's `range`, refusing before allocation anything past the render's iteration budget. */

@@ -205,11 +205,17 @@ export function toRuntimeValue(input: unknown): RuntimeValue {
   }
 }
 
+/** What copying charges: one work unit per value copied (a RenderBudget). */
+export interface CopyCounter {
+  work(units: number): void;
+}
+
 /**
  * Converts a runtime value back to fresh JS data (objects and lists are new; unread parts of
- * lazily converted objects are copied straight from their source).
+ * lazily converted objects are copied straight from their source). Every value copied is charged
+ * to `counter`: a list holding the same list many times is copied that many times.
  */
-export function toNativeValue(value: RuntimeValue, depth = 0): unknown {
+export function toNativeValue(value: RuntimeValue, counter?: CopyCounter, depth = 0): unknown {
   if (depth > MAX_NATIVE_DEPTH) {
     throw new AgentError('TEMPLATE_ERROR', `value nested deeper than ${MAX_NATIVE_DEPTH} levels`);
   }
@@ -224,16 +230,20 @@ export function toNativeValue(value: RuntimeValue, depth = 0): unknown {
     case 'UndefinedValue':
       return undefined;
     case 'ArrayValue':
-    case 'TupleValue':
-      return (value.value as RuntimeValue[]).map((item) => toNativeValue(item, depth + 1));
+    case 'TupleValue': {
+      const items = value.value as RuntimeValue[];
+      counter?.work(items.length);
+      return items.map((item) => toNativeValue(item, counter, depth + 1));
+    }
     case 'ObjectValue':
     case 'NamespaceValue':
     case 'KeywordArgumentsValue': {
       const entries = value.value as Map<string, RuntimeValue>;
-      if (entries instanceof LazyRecordMap && !entries.modified) return copyData(entries.source, depth);
+      if (entries instanceof LazyRecordMap && !entries.modified) return copyData(entries.source, depth, counter);
       const result: Record<string, unknown> = {};
+      counter?.work(entries.size);
       for (const [key, item] of entries) {
-        if (!BLOCKED_KEYS.has(key)) result[key] = toNativeValue(item, depth + 1);
+        if (!BLOCKED_KEYS.has(key)) result[key] = toNativeValue(item, counter, depth + 1);
       }
       return result;
     }
@@ -242,26 +252,23 @@ export function toNativeValue(value: RuntimeValue, depth = 0): unknown {
   }
 }
 
-/** Deep copy of JSON-like data: own keys only, blocked keys and functions dropped. */
-export function copyData(input: unknown, depth = 0): unknown {
+/** Deep copy of JSON-like data: own keys only, blocked keys and functions dropped; charged as toNativeValue. */
+export function copyData(input: unknown, depth = 0, counter?: CopyCounter): unknown {
   if (depth > MAX_NATIVE_DEPTH) {
     throw new AgentError('TEMPLATE_ERROR', `value nested deeper than ${MAX_NATIVE_DEPTH} levels`);
   }
   if (input === null || typeof input !== 'object') return typeof input === 'function' ? undefined : input;
-  if (Array.isArray(input)) return input.map((item) => copyData(item, depth + 1));
+  if (Array.isArray(input)) {
+    counter?.work(input.length);
+    return input.map((item) => copyData(item, depth + 1, counter));
+  }
   if (input instanceof Date) return input.toISOString();
   const result: Record<string, unknown> = {};
-  for (const key of Object.keys(input)) {
-    if (!BLOCKED_KEYS.has(key)) result[key] = copyData((input as Record<string, unknown>)[key], depth + 1);
+  const keys = Object.keys(input);
+  counter?.work(keys.length);
+  for (const key of keys) {
+    if (!BLOCKED_KEYS.has(key)) result[key] = copyData((input as Record<string, unknown>)[key], depth + 1, counter);
   }
   return result;
 }
 
-/** The text a value prints as: null and undefined print nothing, lists and objects as JSON. */
-export function toText(value: RuntimeValue): string {
-  if (value.type === 'NullValue' || value.type === 'UndefinedValue') return '';
-  if (value.type === 'FunctionValue') {
-    throw new AgentError('TEMPLATE_ERROR', 'cannot print a function; call it or drop it');
-  }
-  return value.toString();
-}

@@ -5,7 +5,10 @@
  * (a differential test holds the two together). Anything unusual at render time (a missing scope
  * root, a Date, a function) falls back to the interpreter.
  */
-import { isReadableKey, toNativeValue, toRuntimeValue, toText } from './jinja-runtime.js';
+import { AgentError } from '../errors/agent-error.js';
+import { isReadableKey, toNativeValue, toRuntimeValue } from './jinja-runtime.js';
+import { RenderBudget } from './render-budget.js';
+import type { TemplateLimits } from './types.js';
 import type { PreparedProgram } from './prepare-program.js';
 import type { TemplateScope } from './types.js';
 
@@ -60,12 +63,22 @@ function toPathRead(node: Node): PathRead | undefined {
   return { root: current.value as string, keys };
 }
 
-/** Renders from JS data; FALL_BACK when the interpreter must decide. Throws nothing but size. */
-export function renderPathTemplate(template: PathTemplate, scope: TemplateScope, maxOutputChars: number): unknown {
+/**
+ * Renders from JS data; FALL_BACK when the interpreter must decide, which is also how a limit is
+ * reported (the interpreter fails again, within the same budget, naming the expression).
+ */
+export function renderPathTemplate(template: PathTemplate, scope: TemplateScope, limits: TemplateLimits): unknown {
   if (template.lone) {
     const value = readPath(scope, template.parts[0] as PathRead);
-    return value === FALL_BACK ? FALL_BACK : toNativeValue(toRuntimeValue(value));
+    if (value === null || typeof value !== 'object') return value;
+    try {
+      return toNativeValue(toRuntimeValue(value), new RenderBudget(limits));
+    } catch (error) {
+      if (AgentError.isInstance(error)) return FALL_BACK;
+      throw error;
+    }
   }
+  const maxOutputChars = limits.maxOutputChars;
   let output = '';
   for (const part of template.parts) {
     if (typeof part === 'string') {
@@ -76,7 +89,8 @@ export function renderPathTemplate(template: PathTemplate, scope: TemplateScope,
     if (value === FALL_BACK) return FALL_BACK;
     if (typeof value === 'string') output += value;
     else if (typeof value === 'number' || typeof value === 'boolean') output += String(value);
-    else if (value !== null && value !== undefined) output += toText(toRuntimeValue(value));
+    // Lists and objects are printed by the interpreter, which writes them within the cap.
+    else if (value !== null && value !== undefined) return FALL_BACK;
     // A size problem is reported by the interpreter, with its message and expression.
     if (output.length > maxOutputChars) return FALL_BACK;
   }

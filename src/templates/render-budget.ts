@@ -5,13 +5,20 @@
 import { AgentError } from '../errors/agent-error.js';
 import type { TemplateLimits } from './types.js';
 
-/** The defaults: 1 MiB of output, 100,000 loop iterations, 1,000,000 steps, 64 nested calls. */
+/** The defaults: 1 MiB of output, 100,000 loop iterations, 1,000,000 steps, 64 nested calls, 16 Mi work units. */
 export const DEFAULT_TEMPLATE_LIMITS: Readonly<TemplateLimits> = Object.freeze({
   maxOutputChars: 1024 * 1024,
   maxLoopIterations: 100_000,
   maxEvaluationSteps: 1_000_000,
   maxCallDepth: 64,
+  maxWorkUnits: 16 * 1024 * 1024,
 });
+
+/**
+ * Work units charged for each runtime value made one per character (`'text' | list`): making a
+ * value costs about as much as copying eight characters, measured on Node.
+ */
+export const UNITS_PER_MADE_VALUE = 8;
 
 /** Fills in defaults and checks that every given limit is a positive integer. */
 export function resolveTemplateLimits(limits: Partial<TemplateLimits> = {}): TemplateLimits {
@@ -27,7 +34,7 @@ export function resolveTemplateLimits(limits: Partial<TemplateLimits> = {}): Tem
   return resolved;
 }
 
-function limitError(what: string, limit: number, limitName: keyof TemplateLimits): AgentError {
+export function limitError(what: string, limit: number, limitName: keyof TemplateLimits): AgentError {
   return new AgentError('TEMPLATE_LIMIT', `${what} exceeds the limit of ${limit}`, { details: { limit: limitName, value: limit } });
 }
 
@@ -39,6 +46,7 @@ export class RenderBudget {
   #rangeItems = 0;
   #outputChars = 0;
   #depth = 0;
+  #work = 0;
 
   constructor(limits: TemplateLimits) {
     this.limits = limits;
@@ -81,11 +89,32 @@ export class RenderBudget {
     }
   }
 
+  /** Characters the output can still take. */
+  get outputLeft(): number {
+    return this.limits.maxOutputChars - this.#outputChars;
+  }
+
   /** A string or list about to be built with `size` characters or items. */
   size(size: number): void {
-    if (size > this.limits.maxOutputChars) {
+    if (!(size <= this.limits.maxOutputChars)) {
       throw limitError('a string or list built by the template', this.limits.maxOutputChars, 'maxOutputChars');
     }
+  }
+
+  /**
+   * `units` characters or list items about to be built (or just built, when the size was not known
+   * before): charged over the whole render, so many builds under the per-string cap still end.
+   */
+  work(units: number): void {
+    this.#work += units;
+    if (!(this.#work <= this.limits.maxWorkUnits)) {
+      throw limitError('template work (characters and list items built or scanned)', this.limits.maxWorkUnits, 'maxWorkUnits');
+    }
+  }
+
+  /** What is left of the render's work budget. */
+  get workLeft(): number {
+    return this.limits.maxWorkUnits - this.#work;
   }
 
   enterCall(): void {

@@ -5,6 +5,8 @@
  */
 import { AgentError } from '../errors/agent-error.js';
 import { COLLECTION_FILTERS } from './collection-filters.js';
+import { TEXT_FILTERS } from './text-filters.js';
+import { argument, itemsOf, numberArgument, stringArgument } from './filter-inputs.js';
 import { formatJson } from './format-json.js';
 import {
   type RuntimeValue,
@@ -22,11 +24,12 @@ import {
   makeString,
   makeUndefined,
   toRuntimeValue,
-  toText,
 } from './jinja-runtime.js';
-import type { RenderBudget } from './render-budget.js';
+import { type RenderBudget, UNITS_PER_MADE_VALUE } from './render-budget.js';
+import { toText } from './text-writer.js';
+import { builtList, builtString } from './built-values.js';
 import { readAttributePath } from './read-member.js';
-import { type FormatArgument, parseFloatText, parseIntegerText, percentFormat, pythonReplace, roundNumber, truncateText } from './text-helpers.js';
+import { type FormatArgument, parseFloatText, parseIntegerText, percentFormat, roundNumber } from './text-helpers.js';
 
 /** What a filter gets besides its operand and arguments. */
 export interface FilterContext {
@@ -42,46 +45,36 @@ export type TemplateFilter = (
   context: FilterContext,
 ) => RuntimeValue;
 
-/** Positional argument `index`, else keyword `name`, else undefined. */
-function argument(args: RuntimeValue[], keywords: ReadonlyMap<string, RuntimeValue>, index: number, name: string): RuntimeValue | undefined {
-  const value = args[index] ?? keywords.get(name);
-  return value === undefined || isUndefined(value) ? undefined : value;
+/** Code-point counts of strings already measured (a string read in a loop is scanned once). */
+const codePointCounts = new WeakMap<RuntimeValue, number>();
+
+/** Python's `len` of a string: code points, counted without copying; the scan is charged once. */
+function codePointCount(operand: RuntimeValue & { value: string }, budget: RenderBudget): number {
+  const known = codePointCounts.get(operand);
+  if (known !== undefined) return known;
+  const text = operand.value;
+  budget.work(text.length);
+  let count = text.length;
+  for (let index = 0; index < text.length - 1; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        index++;
+      }
+    }
+  }
+  codePointCounts.set(operand, count);
+  return count;
 }
 
-function stringArgument(args: RuntimeValue[], keywords: ReadonlyMap<string, RuntimeValue>, index: number, name: string, fallback: string): string {
-  const value = argument(args, keywords, index, name);
-  return value === undefined ? fallback : toText(value);
-}
-
-function numberArgument(args: RuntimeValue[], keywords: ReadonlyMap<string, RuntimeValue>, index: number, name: string, fallback: number): number {
-  const value = argument(args, keywords, index, name);
-  if (value === undefined) return fallback;
-  if (isNumber(value)) return value.value;
-  throw new AgentError('TEMPLATE_ERROR', `argument '${name}' must be a number, got ${value.type}`);
-}
-
-function textFilter(transform: (text: string) => string): TemplateFilter {
-  return (operand, _args, _keywords, context) => {
-    const text = transform(toText(operand));
-    context.budget.size(text.length);
-    return makeString(text);
-  };
-}
-
-function sizeOf(operand: RuntimeValue): number {
-  if (isString(operand)) return Array.from(operand.value).length;
+function sizeOf(operand: RuntimeValue, budget: RenderBudget): number {
+  if (isString(operand)) return codePointCount(operand, budget);
   if (isArray(operand)) return operand.value.length;
   if (isMapping(operand)) return operand.value.size;
   if (isUndefined(operand) || isNull(operand)) return 0;
   throw new AgentError('TEMPLATE_ERROR', `length: a ${operand.type} has no length`);
-}
-
-function itemsOf(operand: RuntimeValue, filter: string): RuntimeValue[] {
-  if (isArray(operand)) return operand.value;
-  if (isString(operand)) return Array.from(operand.value, (character) => makeString(character));
-  if (isMapping(operand)) return Array.from((operand.value as Map<string, RuntimeValue>).keys(), (key) => makeString(key));
-  if (isUndefined(operand) || isNull(operand)) return [];
-  throw new AgentError('TEMPLATE_ERROR', `${filter}: expected a list, got ${operand.type}`);
 }
 
 const toJson: TemplateFilter = (operand, args, keywords, context) => {
@@ -93,8 +86,10 @@ const toJson: TemplateFilter = (operand, args, keywords, context) => {
   return makeString(formatJson(operand, indentValue, context.budget));
 };
 
-const fromJson: TemplateFilter = (operand) => {
+const fromJson: TemplateFilter = (operand, _args, _keywords, context) => {
   if (!isString(operand)) return operand;
+  // Parsing reads the whole text and makes a value for each part of it.
+  context.budget.work(operand.value.length);
   try {
     return toRuntimeValue(JSON.parse(operand.value));
   } catch {
@@ -113,23 +108,27 @@ const defaultFilter: TemplateFilter = (operand, args, keywords) => {
   return operand;
 };
 
-const joinFilter: TemplateFilter = (operand, args, keywords, context) => {
-  const separator = stringArgument(args, keywords, 0, 'd', '');
-  const attribute = argument(args, keywords, 1, 'attribute');
-  const items = itemsOf(operand, 'join').map((item) => toText(attribute === undefined ? item : readAttributePath(item, toText(attribute))));
-  const size = items.reduce((total, text) => total + text.length, 0) + separator.length * Math.max(items.length - 1, 0);
-  context.budget.size(size);
-  return makeString(items.join(separator));
-};
+/** The first or last character of a text (a whole code point), without splitting the text. */
+function endCharacter(text: string, last: boolean): RuntimeValue {
+  if (text === '') return makeUndefined();
+  if (!last) return makeString(String.fromCodePoint(text.codePointAt(0)!));
+  const low = text.charCodeAt(text.length - 1);
+  const pair = text.length > 1 && low >= 0xdc00 && low <= 0xdfff && text.charCodeAt(text.length - 2) >= 0xd800 && text.charCodeAt(text.length - 2) <= 0xdbff;
+  return makeString(text.slice(pair ? -2 : -1));
+}
 
-const firstFilter: TemplateFilter = (operand) => itemsOf(operand, 'first')[0] ?? makeUndefined();
-const lastFilter: TemplateFilter = (operand) => itemsOf(operand, 'last').at(-1) ?? makeUndefined();
+const firstFilter: TemplateFilter = (operand, _args, _keywords, context) =>
+  isString(operand) ? endCharacter(operand.value, false) : (itemsOf(operand, 'first', context.budget)[0] ?? makeUndefined());
+const lastFilter: TemplateFilter = (operand, _args, _keywords, context) =>
+  isString(operand) ? endCharacter(operand.value, true) : (itemsOf(operand, 'last', context.budget).at(-1) ?? makeUndefined());
 
 const mapFilter: TemplateFilter = (operand, args, keywords, context) => {
-  const items = itemsOf(operand, 'map');
+  const items = itemsOf(operand, 'map', context.budget);
+  // A value is made (or a filter run) for each item.
+  context.budget.work(items.length * UNITS_PER_MADE_VALUE);
   const attribute = keywords.get('attribute');
   if (attribute !== undefined) {
-    const path = toText(attribute);
+    const path = toText(attribute, context.budget);
     const fallback = keywords.get('default');
     return makeArray(
       items.map((item) => {
@@ -145,20 +144,13 @@ const mapFilter: TemplateFilter = (operand, args, keywords, context) => {
   return makeArray(items.map((item) => context.applyFilter(name.value, item, args.slice(1))));
 };
 
-const replaceFilter: TemplateFilter = (operand, args, keywords, context) => {
-  const count = argument(args, keywords, 2, 'count');
-  const text = pythonReplace(
-    toText(operand),
-    stringArgument(args, keywords, 0, 'old', ''),
-    stringArgument(args, keywords, 1, 'new', ''),
-    count !== undefined && isNumber(count) ? count.value : -1,
-    context.budget.limits.maxOutputChars,
-  );
-  context.budget.size(text.length);
-  return makeString(text);
-};
+/** Parsing a number out of a text reads all of it: charged as a scan. */
+function chargeParse(operand: RuntimeValue, budget: RenderBudget): void {
+  if (isString(operand)) budget.work(operand.value.length);
+}
 
-const intFilter: TemplateFilter = (operand, args, keywords) => {
+const intFilter: TemplateFilter = (operand, args, keywords, context) => {
+  chargeParse(operand, context.budget);
   const fallback = argument(args, keywords, 0, 'default') ?? makeInteger(0);
   const base = numberArgument(args, keywords, 1, 'base', 10);
   if (isNumber(operand)) return makeInteger(Math.trunc(operand.value));
@@ -170,7 +162,8 @@ const intFilter: TemplateFilter = (operand, args, keywords) => {
   return fallback;
 };
 
-const floatFilter: TemplateFilter = (operand, args, keywords) => {
+const floatFilter: TemplateFilter = (operand, args, keywords, context) => {
+  chargeParse(operand, context.budget);
   const fallback = argument(args, keywords, 0, 'default') ?? makeFloat(0);
   if (isNumber(operand)) return makeFloat(operand.value);
   if (isBoolean(operand)) return makeFloat(operand.value ? 1 : 0);
@@ -181,58 +174,33 @@ const floatFilter: TemplateFilter = (operand, args, keywords) => {
   return fallback;
 };
 
-const roundFilter: TemplateFilter = (operand, args, keywords) => {
+const roundFilter: TemplateFilter = (operand, args, keywords, context) => {
   if (!isNumber(operand)) throw new AgentError('TEMPLATE_ERROR', `round: expected a number, got ${operand.type}`);
   const precision = numberArgument(args, keywords, 0, 'precision', 0);
-  const method = stringArgument(args, keywords, 1, 'method', 'common');
+  const method = stringArgument(args, keywords, 1, 'method', 'common', context.budget);
   if (method !== 'common' && method !== 'ceil' && method !== 'floor') {
     throw new AgentError('TEMPLATE_ERROR', `round: method must be 'common', 'ceil' or 'floor', got '${method}'`);
   }
   return makeFloat(roundNumber(operand.value, Math.trunc(precision), method));
 };
 
-const truncateFilter: TemplateFilter = (operand, args, keywords) => {
-  const killWords = argument(args, keywords, 1, 'killwords');
-  return makeString(
-    truncateText(
-      toText(operand),
-      numberArgument(args, keywords, 0, 'length', 255),
-      killWords !== undefined && killWords.__bool__().value,
-      stringArgument(args, keywords, 2, 'end', '...'),
-      numberArgument(args, keywords, 3, 'leeway', 5),
-    ),
-  );
-};
-
-const trimFilter: TemplateFilter = (operand, args, keywords, context) => {
-  const chars = argument(args, keywords, 0, 'chars');
-  if (chars === undefined) return textFilter((text) => text.trim())(operand, args, keywords, context);
-  const set = new Set(Array.from(toText(chars)));
-  const characters = Array.from(toText(operand));
-  let start = 0;
-  let end = characters.length;
-  while (start < end && set.has(characters[start]!)) start++;
-  while (end > start && set.has(characters[end - 1]!)) end--;
-  return makeString(characters.slice(start, end).join(''));
-};
-
 const stringFilter: TemplateFilter = (operand, _args, _keywords, context) => {
-  const text = toText(operand);
+  const text = toText(operand, context.budget);
   context.budget.size(text.length);
   return makeString(text);
 };
 
 /** An argument of `%` formatting: its printed text and, when it is a number (or boolean), the number. */
-export function formatArgument(value: RuntimeValue): FormatArgument {
+export function formatArgument(value: RuntimeValue, budget: RenderBudget): FormatArgument {
   const number = isNumber(value) ? value.value : isBoolean(value) ? Number(value.value) : undefined;
-  return { text: toText(value), number };
+  return { text: toText(value, budget), number };
 }
 
-/** `'%.2f' | format(x)` and `'%s=%s' % (a, b)`: Python `%` formatting. */
+/** `'%.2f' | format(x)` and `'%s=%s' % (a, b)`: Python `%` formatting, within the size cap. */
 export function formatValues(template: RuntimeValue, values: RuntimeValue[], context: FilterContext): RuntimeValue {
-  const text = percentFormat(toText(template), values.map(formatArgument));
-  context.budget.size(text.length);
-  return makeString(text);
+  const { budget } = context;
+  const args = values.map((value) => formatArgument(value, budget));
+  return builtString(percentFormat(toText(template, budget), args, budget.limits.maxOutputChars), budget);
 }
 
 /** tea-edge's filters by name (aliases included). A constant table; never changed at run time. */
@@ -242,25 +210,19 @@ export const TEMPLATE_FILTERS: ReadonlyMap<string, TemplateFilter> = new Map<str
   ['fromjson', fromJson],
   ['default', defaultFilter],
   ['d', defaultFilter],
-  ['length', (operand) => makeInteger(sizeOf(operand))],
-  ['count', (operand) => makeInteger(sizeOf(operand))],
-  ['join', joinFilter],
-  ['upper', textFilter((text) => text.toUpperCase())],
-  ['lower', textFilter((text) => text.toLowerCase())],
-  ['capitalize', textFilter((text) => text.charAt(0).toUpperCase() + text.slice(1).toLowerCase())],
-  ['trim', trimFilter],
-  ['truncate', truncateFilter],
+  ['length', (operand, _args, _keywords, context) => makeInteger(sizeOf(operand, context.budget))],
+  ['count', (operand, _args, _keywords, context) => makeInteger(sizeOf(operand, context.budget))],
   ['first', firstFilter],
   ['last', lastFilter],
   ['map', mapFilter],
-  ['replace', replaceFilter],
   ['int', intFilter],
   ['float', floatFilter],
   ['string', stringFilter],
   ['round', roundFilter],
   ['bool', (operand) => makeBoolean(operand.__bool__().value)],
-  ['list', (operand) => makeArray(itemsOf(operand, 'list').slice())],
+  ['list', (operand, _args, _keywords, context) => builtList(itemsOf(operand, 'list', context.budget).slice(), context.budget)],
   ['format', (operand, args, _keywords, context) => formatValues(operand, args, context)],
+  ...TEXT_FILTERS,
   ...COLLECTION_FILTERS,
 ]);
 
@@ -271,7 +233,6 @@ export const LIBRARY_FILTERS: ReadonlySet<string> = new Set([
   'sort',
   'unique',
   'title',
-  'indent',
   'abs',
   'items',
   'selectattr',

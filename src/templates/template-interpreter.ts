@@ -13,22 +13,23 @@ import {
   type TemplateNode,
   isArray,
   isFunction,
-  isInteger,
   isMapping,
   isNumber,
   isString,
   makeArray,
   makeBoolean,
-  makeFloat,
   makeFunction,
   makeInteger,
   makeString,
-  toText,
 } from './jinja-runtime.js';
 import { readMember } from './read-member.js';
 import { pythonReplace } from './text-helpers.js';
 import type { RenderBudget } from './render-budget.js';
 import { type FilterContext, TEMPLATE_FILTERS, formatValues } from './template-filters.js';
+import { joinTexts } from './text-filters.js';
+import { toText } from './text-writer.js';
+import { chargeBuilt } from './built-values.js';
+import { add, contains, multiply, remainder } from './template-operators.js';
 import { TEMPLATE_TESTS } from './template-tests.js';
 import type { PreparedProgram } from './prepare-program.js';
 import { BREAK_SIGNAL, CONTINUE_SIGNAL, type LoopHost, type LoopNode, runLoop } from './template-loop.js';
@@ -53,7 +54,11 @@ interface InterpreterInternals {
   evaluateArguments(args: TemplateNode[], environment: Environment): [RuntimeValue[], Map<string, RuntimeValue>];
   evaluateBlock(statements: TemplateNode[], environment: Environment): RuntimeValue;
   applyFilter(operand: RuntimeValue, filter: NamedNode | CallNode, environment: Environment): RuntimeValue;
+  evaluateSliceExpression(target: RuntimeValue, slice: TemplateNode, environment: Environment): RuntimeValue;
 }
+
+const LIBRARY_APPLY_FILTER = (Interpreter.prototype as unknown as InterpreterInternals).applyFilter;
+const LIBRARY_EVALUATE_ARGUMENTS = (Interpreter.prototype as unknown as InterpreterInternals).evaluateArguments;
 
 export class TemplateInterpreter extends Interpreter {
   readonly #budget: RenderBudget;
@@ -66,6 +71,13 @@ export class TemplateInterpreter extends Interpreter {
     super(environment);
     this.#budget = budget;
     this.#program = program;
+    (this as unknown as InterpreterInternals).applyFilter = (operand, filter, scope) => this.#libraryFilter(operand, filter, scope);
+    // Arguments spread from a list (`f(*items)`) are copied for each call: charged the same way.
+    (this as unknown as InterpreterInternals).evaluateArguments = (args, scope) => {
+      const evaluated = LIBRARY_EVALUATE_ARGUMENTS.call(this, args, scope);
+      budget.work(evaluated[0].length + evaluated[1].size);
+      return evaluated;
+    };
   }
 
   override evaluate(statement: TemplateNode | undefined, environment: Environment): RuntimeValue {
@@ -75,6 +87,8 @@ export class TemplateInterpreter extends Interpreter {
       // A missing or null source loops zero times; a string loops over its characters (as in Jinja).
       const source = this.#evaluateNode(statement, environment);
       if (source.type === 'UndefinedValue' || source.type === 'NullValue') return makeArray([]);
+      // A string's characters are counted (by code units, at least as many) before they are made.
+      if (isString(source)) this.#budget.loopSource(source.value.length);
       const items = isString(source) ? makeArray(Array.from(source.value, (character) => makeString(character))) : source;
       // The library prepares every item before the first iteration, so the size is checked first.
       if (isArray(items)) this.#budget.loopSource(items.value.length);
@@ -85,9 +99,15 @@ export class TemplateInterpreter extends Interpreter {
     this.currentExpression = statement;
     const value = this.#evaluateNode(statement, environment);
     if (isFunction(value)) throw new AgentError('TEMPLATE_ERROR', 'cannot print a function; call it or drop it');
-    if (isString(value)) this.#budget.output(value.value.length);
-    else if (value.type !== 'NullValue' && value.type !== 'UndefinedValue') this.#budget.output(value.toString().length);
-    return value;
+    if (value.type === 'NullValue' || value.type === 'UndefinedValue') return value;
+    if (isString(value)) {
+      this.#budget.output(value.value.length);
+      return value;
+    }
+    // Printed here, within the cap, and handed on as text: the library would print it again, unbounded.
+    const text = toText(value, this.#budget);
+    this.#budget.output(text.length);
+    return makeString(text);
   }
 
   #evaluateNode(statement: TemplateNode, environment: Environment): RuntimeValue {
@@ -114,32 +134,56 @@ export class TemplateInterpreter extends Interpreter {
         return this.#filter(node.filter, this.evaluate(node.operand, environment), environment);
       }
       case 'FilterStatement': {
+        // The block's text is printed through the filter: a list result (`{% filter list %}`) is
+        // turned into text here, within the cap, rather than by the library's unbounded printing.
         const node = statement as unknown as { body: TemplateNode[]; filter: NamedNode | CallNode };
-        if (!TEMPLATE_FILTERS.has(filterName(node.filter))) return this.#checked(super.evaluate(statement, environment));
-        return this.#filter(node.filter, this.#internals.evaluateBlock(node.body, environment), environment);
+        const result = TEMPLATE_FILTERS.has(filterName(node.filter))
+          ? this.#filter(node.filter, this.#internals.evaluateBlock(node.body, environment), environment)
+          : this.#checked(super.evaluate(statement, environment));
+        return isString(result) ? result : makeString(toText(result, this.#budget));
       }
       case 'TestExpression': {
         const node = statement as unknown as { operand: TemplateNode; negate: boolean; test: NamedNode };
+        const operand = this.evaluate(node.operand, environment);
         const test = TEMPLATE_TESTS.get(node.test.value);
-        if (test === undefined) return super.evaluate(statement, environment);
-        return makeBoolean(test(this.evaluate(node.operand, environment)) !== node.negate);
+        if (test !== undefined) return makeBoolean(test(operand) !== node.negate);
+        // The library's tests (`is lower`, `is upper`) copy a string to compare it: charged.
+        const libraryTest = environment.tests.get(node.test.value);
+        if (libraryTest === undefined) throw new AgentError('TEMPLATE_ERROR', `unknown test '${node.test.value}'`);
+        if (isString(operand)) this.#budget.work(operand.value.length);
+        return makeBoolean(libraryTest(operand) !== node.negate);
       }
       case 'BinaryExpression': {
         const node = statement as unknown as { operator: { value: string }; left: TemplateNode; right: TemplateNode };
-        if (node.operator.value === '*') return this.#multiply(this.evaluate(node.left, environment), this.evaluate(node.right, environment));
+        if (node.operator.value === '*') return multiply(this.evaluate(node.left, environment), this.evaluate(node.right, environment), this.#budget);
         if (node.operator.value === '%') {
           const left = this.evaluate(node.left, environment);
           const right = this.evaluate(node.right, environment);
-          if (!isString(left)) return this.#checked(this.#remainder(left, right));
+          if (!isString(left)) return this.#checked(remainder(left, right));
           // Python's `'%s and %s' % (a, b)`; a single value needs no tuple.
           const values = isArray(right) ? right.value : [right];
           return formatValues(left, values, this.#filterContext(environment));
         }
         if (node.operator.value === '~') {
           // Jinja's `~` prints both sides, so a missing or null side adds nothing (the library refuses them).
-          const text = toText(this.evaluate(node.left, environment)) + toText(this.evaluate(node.right, environment));
-          this.#budget.size(text.length);
-          return makeString(text);
+          const left = toText(this.evaluate(node.left, environment), this.#budget);
+          const right = toText(this.evaluate(node.right, environment), this.#budget);
+          this.#budget.size(left.length + right.length);
+          return makeString(left + right);
+        }
+        if (node.operator.value === '+') return add(this.evaluate(node.left, environment), this.evaluate(node.right, environment), this.#budget);
+        if (node.operator.value === '==' || node.operator.value === '!=') {
+          const left = this.evaluate(node.left, environment);
+          const right = this.evaluate(node.right, environment);
+          // Two texts are compared character by character: charged, as a scan.
+          if (isString(left) && isString(right)) this.#budget.work(Math.min(left.value.length, right.value.length));
+          // The library's (loose) comparison of the plain values, kept as it is.
+          const equal = left.value == right.value; // eslint-disable-line eqeqeq
+          return makeBoolean(equal === (node.operator.value === '=='));
+        }
+        if (node.operator.value === 'in' || node.operator.value === 'not in') {
+          const member = contains(this.evaluate(node.left, environment), this.evaluate(node.right, environment), this.#budget);
+          return makeBoolean(member !== (node.operator.value === 'not in'));
         }
         return this.#checked(super.evaluate(statement, environment));
       }
@@ -147,7 +191,8 @@ export class TemplateInterpreter extends Interpreter {
       case 'CallStatement':
         this.#budget.enterCall();
         try {
-          return this.#checked(super.evaluate(statement, environment));
+          // Macros, methods (`upper()`, `split()`) and functions build their result before it is seen.
+          return chargeBuilt(super.evaluate(statement, environment), this.#budget);
         } finally {
           this.#budget.leaveCall();
         }
@@ -169,14 +214,19 @@ export class TemplateInterpreter extends Interpreter {
   }
 
   #member(node: MemberNode, statement: TemplateNode, environment: Environment): RuntimeValue {
-    // Slices are the library's (bounded by the sliced value's size).
-    if (node.computed && node.property.type === 'SliceExpression') return super.evaluate(statement, environment);
     const target = this.evaluate(node.object, environment);
+    if (node.computed && node.property.type === 'SliceExpression') {
+      // The library slices a string through an array of its characters: that copy is charged first.
+      if (isString(target)) this.#budget.work(target.value.length);
+      return chargeBuilt(this.#internals.evaluateSliceExpression(target, node.property, environment), this.#budget);
+    }
     let key: RuntimeValue;
     if (node.computed) key = this.evaluate(node.property, environment);
     else if (node.property.type === 'IntegerLiteral') key = makeInteger(node.property.value as number);
     else key = makeString(node.property.value as string);
     const asCallee = this.#program.callees.has(statement);
+    // A string method (`upper()`, `split()`, `startswith()`...) reads the text: charged as a scan.
+    if (asCallee && isString(target) && isString(key)) this.#budget.work(target.value.length);
     if (asCallee && isString(target) && isString(key) && key.value === 'replace') return this.#stringReplace(target.value);
     if (asCallee && isString(target) && isString(key) && key.value === 'join') return this.#stringJoin(target.value);
     return readMember(target, key, asCallee);
@@ -186,9 +236,7 @@ export class TemplateInterpreter extends Interpreter {
   #stringJoin(separator: string): RuntimeValue {
     return makeFunction(([items]) => {
       if (items === undefined || !isArray(items)) throw new AgentError('TEMPLATE_ERROR', 'join() takes a list');
-      const texts = items.value.map((item) => toText(item));
-      this.#budget.size(texts.reduce((total, text) => total + text.length + separator.length, 0));
-      return makeString(texts.join(separator));
+      return makeString(joinTexts(items.value, separator, this.#budget));
     });
   }
 
@@ -225,30 +273,17 @@ export class TemplateInterpreter extends Interpreter {
     };
   }
 
-  /** `*`: numbers multiply; a string or list times an integer repeats, within the size limit. */
-  #multiply(left: RuntimeValue, right: RuntimeValue): RuntimeValue {
-    if (isNumber(left) && isNumber(right)) {
-      const product = left.value * right.value;
-      return isInteger(left) && isInteger(right) ? makeInteger(product) : makeFloat(product);
-    }
-    const [sequence, times] = isInteger(right) ? [left, right.value] : isInteger(left) ? [right, left.value] : [left, NaN];
-    if (Number.isInteger(times) && (isString(sequence) || isArray(sequence))) {
-      const count = Math.max(times, 0);
-      this.#budget.size(sequence.value.length * count);
-      if (isString(sequence)) return makeString(sequence.value.repeat(count));
-      const items: RuntimeValue[] = [];
-      for (let index = 0; index < count; index++) items.push(...(sequence.value as RuntimeValue[]));
-      return makeArray(items);
-    }
-    throw new AgentError('TEMPLATE_ERROR', `cannot multiply ${left.type} by ${right.type}`);
-  }
-
-  /** `%` on numbers as in Python (and so Jinja): the result has the sign of the divisor. */
-  #remainder(left: RuntimeValue, right: RuntimeValue): RuntimeValue {
-    if (!isNumber(left) || !isNumber(right)) throw new AgentError('TEMPLATE_ERROR', `cannot apply % to ${left.type} and ${right.type}`);
-    if (right.value === 0) throw new AgentError('TEMPLATE_ERROR', 'modulo by zero');
-    const remainder = left.value - right.value * Math.floor(left.value / right.value);
-    return isInteger(left) && isInteger(right) ? makeInteger(remainder) : makeFloat(remainder);
+  /**
+   * The library's own filters (`title`, `sort`, `reverse`, ...) with what they build charged. The
+   * library calls `this.applyFilter` for every filter node; it is private in its types, so the
+   * constructor puts this function on the instance in its place.
+   */
+  #libraryFilter(operand: RuntimeValue, filter: NamedNode | CallNode, environment: Environment): RuntimeValue {
+    // They walk the whole list or object (sorting compares about n·log2(n) times): charged first.
+    const size = isArray(operand) ? operand.value.length : isMapping(operand) ? operand.value.size : 0;
+    this.#budget.work(filterName(filter) === 'sort' ? size * Math.ceil(Math.log2(size + 1)) : size);
+    const result = LIBRARY_APPLY_FILTER.call(this, operand, filter, environment);
+    return result === operand ? result : chargeBuilt(result, this.#budget);
   }
 
   /** Strings and lists built by an operation stay within the size limit. */

@@ -17,7 +17,6 @@ import {
   makeObject,
   makeString,
   makeUndefined,
-  toText,
 } from './jinja-runtime.js';
 import type { RenderBudget } from './render-budget.js';
 
@@ -65,7 +64,7 @@ export function runLoop(host: LoopHost, node: LoopNode, environment: Environment
     scope.variables.set('loop', makeObject(loopInfo(items, index)));
     bind(node.loopvar, items[index]!, scope);
     try {
-      output += toText(host.evaluateBlock(node.body, scope));
+      output += blockText(host.evaluateBlock(node.body, scope));
     } catch (error) {
       if (error === CONTINUE_SIGNAL) continue;
       if (error === BREAK_SIGNAL) break;
@@ -73,8 +72,13 @@ export function runLoop(host: LoopHost, node: LoopNode, environment: Environment
     }
     iterated = true;
   }
-  if (!iterated) output += toText(host.evaluateBlock(node.defaultBlock, scope));
+  if (!iterated) output += blockText(host.evaluateBlock(node.defaultBlock, scope));
   return makeString(output);
+}
+
+/** A block's output: always text (its printed parts were printed, and counted, as they ran). */
+function blockText(value: RuntimeValue): string {
+  return value.type === 'StringValue' ? (value.value as string) : '';
 }
 
 /** Sets the loop variable(s) for one item: `x`, or `a, b` unpacking a pair. */

@@ -8,7 +8,8 @@ const DIGITS_BY_BASE: Readonly<Record<number, RegExp>> = {
   16: /^[+-]?(0x)?[0-9a-f]+$/i,
 };
 
-const FLOAT_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+// Unambiguous (`\d+\.?\d*` backtracked quadratically: 20,000 digits and an 'x' took 1.5 s).
+const FLOAT_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
 
 /** Jinja's `int`: integer text in `base`, else float text truncated; undefined when neither. */
 export function parseIntegerText(text: string, base: number): number | undefined {
@@ -89,41 +90,69 @@ export interface FormatArgument {
   number: number | undefined;
 }
 
+/** Largest precision of a number conversion: JS prints at most 100 digits after the point. */
+const MAX_NUMBER_PRECISION = 100;
+
 /**
  * Python's `%` formatting for the common conversions: `%s`, `%r`, `%d`/`%i`, `%f`/`%F`, `%e`, `%x`,
- * `%%`, with flags `-`, `0`, `+`, space, width and precision (`%-10s`, `%05.2f`).
+ * `%%`, with flags `-`, `0`, `+`, space, width and precision (`%-10s`, `%05.2f`). The result is
+ * kept within `maxChars`: a width past it, or a result growing past it, is `TEMPLATE_LIMIT`
+ * before the text is built; a number precision past 100 is a `TEMPLATE_ERROR`.
  */
-export function percentFormat(template: string, args: readonly FormatArgument[]): string {
+export function percentFormat(template: string, args: readonly FormatArgument[], maxChars: number): string {
   let next = 0;
-  const result = template.replace(/%([-0+ ]*)(\d+)?(?:\.(\d+))?([sridfFeExX%])/g, (_match, flags: string, width?: string, precision?: string, conversion?: string) => {
+  let produced = template.length;
+  const result = template.replace(/%([-0+ ]*)([1-9]\d*)?(?:\.(\d+))?([sridfFeExX%])/g, (match: string, flags: string, width?: string, precision?: string, conversion?: string) => {
     if (conversion === '%') return '%';
     const argument = args[next++];
     if (argument === undefined) throw new AgentError('TEMPLATE_ERROR', 'format: not enough arguments for the format string');
-    let text: string;
-    if (conversion === 's' || conversion === 'r') {
-      text = precision === undefined ? argument.text : argument.text.slice(0, Number(precision));
-    } else {
-      const number = argument.number;
-      if (number === undefined) throw new AgentError('TEMPLATE_ERROR', `format: %${conversion} needs a number, got '${argument.text}'`);
-      if (conversion === 'd' || conversion === 'i') text = String(Math.trunc(number));
-      else if (conversion === 'x' || conversion === 'X') text = Math.trunc(number).toString(16);
-      else if (conversion === 'e' || conversion === 'E') text = number.toExponential(precision === undefined ? 6 : Number(precision)).replace(/e([+-])(\d)$/, 'e$10$2');
-      else text = fixed(number, precision === undefined ? 6 : Math.min(Number(precision), 100));
-      if (conversion === 'X' || conversion === 'E' || conversion === 'F') text = text.toUpperCase();
-      if (number >= 0 && flags.includes('+')) text = '+' + text;
-      else if (number >= 0 && flags.includes(' ')) text = ' ' + text;
-    }
-    const size = width === undefined ? 0 : Math.min(Number(width), 1000);
-    if (text.length >= size) return text;
-    if (flags.includes('-')) return text.padEnd(size);
-    if (flags.includes('0') && conversion !== 's' && conversion !== 'r') {
-      const sign = /^[+\- ]/.test(text) ? text[0]! : '';
-      return sign + text.slice(sign.length).padStart(size - sign.length, '0');
-    }
-    return text.padStart(size);
+    const size = width === undefined ? 0 : Number(width);
+    if (size > maxChars) throw formatLimit(`the width in '${match}'`, maxChars);
+    const text = pad(convert(match, argument, flags, precision, conversion!), size, flags, conversion!);
+    produced += text.length;
+    if (produced > maxChars) throw formatLimit('the formatted text', maxChars);
+    return text;
   });
   if (next < args.length) throw new AgentError('TEMPLATE_ERROR', 'format: not all arguments converted');
   return result;
+}
+
+/** One conversion's text before padding. */
+function convert(match: string, argument: FormatArgument, flags: string, precision: string | undefined, conversion: string): string {
+  if (conversion === 's' || conversion === 'r') return precision === undefined ? argument.text : argument.text.slice(0, Number(precision));
+  const number = argument.number;
+  if (number === undefined) throw new AgentError('TEMPLATE_ERROR', `format: %${conversion} needs a number, got '${argument.text.slice(0, 50)}'`);
+  const digits = precision === undefined ? 6 : Number(precision);
+  if (digits > MAX_NUMBER_PRECISION) {
+    throw new AgentError('TEMPLATE_ERROR', `format: precision ${precision} in '${match}' is too large (at most ${MAX_NUMBER_PRECISION} digits)`, {
+      details: { format: match },
+    });
+  }
+  let text: string;
+  if (conversion === 'd' || conversion === 'i') text = String(Math.trunc(number));
+  else if (conversion === 'x' || conversion === 'X') text = Math.trunc(number).toString(16);
+  else if (conversion === 'e' || conversion === 'E') text = Number.isFinite(number) ? number.toExponential(digits).replace(/e([+-])(\d)$/, 'e$10$2') : String(number);
+  else text = fixed(number, digits);
+  if (conversion === 'X' || conversion === 'E' || conversion === 'F') text = text.toUpperCase();
+  if (number >= 0 && flags.includes('+')) text = '+' + text;
+  else if (number >= 0 && flags.includes(' ')) text = ' ' + text;
+  return text;
+}
+
+function pad(text: string, size: number, flags: string, conversion: string): string {
+  if (text.length >= size) return text;
+  if (flags.includes('-')) return text.padEnd(size);
+  if (flags.includes('0') && conversion !== 's' && conversion !== 'r') {
+    const sign = /^[+\- ]/.test(text) ? text[0]! : '';
+    return sign + text.slice(sign.length).padStart(size - sign.length, '0');
+  }
+  return text.padStart(size);
+}
+
+function formatLimit(what: string, maxChars: number): AgentError {
+  return new AgentError('TEMPLATE_LIMIT', `format: ${what} would exceed the limit of ${maxChars} characters`, {
+    details: { limit: 'maxOutputChars', value: maxChars },
+  });
 }
 
 /** `%.Nf` as Python prints it: exact binary ties round half to even (`'%.1f' % 2.25` is `2.2`). */

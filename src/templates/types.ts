@@ -35,6 +35,12 @@ export interface TemplateLimits {
   maxEvaluationSteps: number;
   /** Nesting of calls (macros, functions). Default 64. */
   maxCallDepth: number;
+  /**
+   * Work over the whole render, in characters and list items built or printed: every string a
+   * filter, method or operator makes, every value turned into text, every list built by `*`, `+`
+   * or a filter (a list holding the same big list many times counts it each time). Default 16 Mi.
+   */
+  maxWorkUnits: number;
 }
 
 /** Options for compiling templates. */

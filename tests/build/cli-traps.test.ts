@@ -158,6 +158,17 @@ describe('--help and serve', () => {
     expect(result.stderr).toMatch(/--agents .*no such folder/);
   });
 
+  it('serve --agents with broken agents reports every problem of every file and exits 2', { timeout: 30_000 }, async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'tea-trap-agents-'));
+    writeFileSync(path.join(folder, 'first.yaml'), 'name: first\nnodes:\n  - name: x\n    uses: llm.cal\n');
+    writeFileSync(path.join(folder, 'second.yaml'), 'name: second\nnodes:\n  - name: y\n    uses: json.pars\n');
+    const result = await cli(['serve', '--agents', folder, '--port', '0']);
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.find((line) => /first\.yaml:4:\d+ UNKNOWN_ACTION .*llm\.call/.test(line))).toBeDefined();
+    expect(lines.find((line) => /second\.yaml:4:\d+ UNKNOWN_ACTION .*json\.parse/.test(line))).toBeDefined();
+  });
+
   it('a busy port says so and suggests --port', { timeout: 30_000 }, async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

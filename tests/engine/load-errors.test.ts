@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadAgent } from '../../src/graph/load-agent.js';
 import { loadError } from './helpers.js';
 
 describe('agent files that must not load', () => {
@@ -37,10 +38,9 @@ describe('agent files that must not load', () => {
     expect(error.location.line).toBe(3);
   });
 
-  it('unreachable node', () => {
-    const error = loadError('nodes:\n  - name: a\n    goto: __end__\n  - name: b\n');
-    expect(error.code).toBe('INVALID_AGENT');
-    expect(error.message).toContain("'b'");
+  it('an unreachable node loads with a warning, as in TEA (issue 13; validate --strict refuses it)', () => {
+    const agent = loadAgent('nodes:\n  - name: a\n    goto: __end__\n  - name: b\n', { file: 'test.yaml' });
+    expect(agent.warnings.join('\n')).toContain("node 'b' can never run");
   });
 
   it('language: python is refused with a hint to write Lua', () => {
@@ -151,5 +151,20 @@ describe('agent files that must not load', () => {
   it('an empty file and a non-mapping are refused', () => {
     expect(loadError('').code).toBe('INVALID_AGENT');
     expect(loadError('- a\n- b\n').code).toBe('INVALID_AGENT');
+  });
+
+  it('every load error lists its problems in details.errors, messages without the location', () => {
+    const error = loadError('nodes:\n  - name: a\n    uses: llm.cal\n  - name: b\n    goto: nowhere\n');
+    const problems = error.details['errors'] as Array<Record<string, unknown>>;
+    expect(problems.map((problem) => [problem.code, problem.line, problem.node])).toEqual([
+      ['UNKNOWN_ACTION', 3, 'a'],
+      ['INVALID_AGENT', 5, 'b'],
+    ]);
+    for (const problem of problems) {
+      expect(problem.file).toBe('test.yaml');
+      expect(String(problem.message)).not.toMatch(/test\.yaml|node '/);
+    }
+    // The thrown error is the first problem; its message keeps the location prefix for logs.
+    expect(error.message).toBe(`test.yaml:3:11, node 'a', field 'uses': ${String(problems[0]!.message)}`);
   });
 });

@@ -170,6 +170,6 @@ describe('createModelCaller', () => {
     const { env } = environment({});
     expect((await caught(createModelCaller({ ...env, providerFactory: undefined }).call({ prompt: 'Hi' }))).code).toBe('LLM_UNAVAILABLE');
     expect((await caught(createModelCaller(env).call({}))).code).toBe('INVALID_PARAMS');
-    expect((await caught(createModelCaller({ ...env, providerFactory: undefined }).call({ prompt: 'x', provider: 'azure' }))).code).toBe('INVALID_PARAMS');
+    expect((await caught(createModelCaller({ ...env, providerFactory: undefined }).call({ prompt: 'x', provider: 'azure' }))).code).toBe('UNKNOWN_PROVIDER');
   });
 });

@@ -30,7 +30,8 @@ describe('createReplayProvider', () => {
     const stored = JSON.parse(JSON.stringify(recorded.events)) as AgentEvent[];
     expect(JSON.stringify(stored)).not.toContain('sk-secret-replay-1234');
     const provider = createReplayProvider(stored);
-    const replayed = await run(agentYaml('What is tea?').replace('scripted: [', 'unused: ['), { llm: { providerFactory: () => provider } });
+    // No script at all: every answer must come from the recording (settings.llm is a closed shape, so the script is removed, not renamed).
+    const replayed = await run(agentYaml('What is tea?').replace(/, scripted: \[.*\] \}/, ' }'), { llm: { providerFactory: () => provider } });
     expect(replayed.result.status).toBe('completed');
     expect(replayed.result.state).toEqual(recorded.result.state);
     expect(provider.remaining).toBe(0);

@@ -60,7 +60,7 @@ describe('reflection.loop: load-time validation', () => {
   });
 
   it('refuses unsafe or broken schemas with SCHEMA_INVALID at load', () => {
-    expect(loadError(agentYaml('reflection.loop', { generator, evaluator: { type: 'schema', schema: { type: 'string', pattern: '^(a+)+$' } } })).code).toBe('SCHEMA_INVALID');
+    expect(loadError(agentYaml('reflection.loop', { generator, evaluator: { type: 'schema', schema: { type: 'string', pattern: '^(?=a)(a+)+$' } } })).code).toBe('SCHEMA_INVALID');
     expect(loadError(agentYaml('reflection.loop', { generator, evaluator: { type: 'schema', schema: { $ref: 'missing_schema' } } })).code).toBe('SCHEMA_INVALID');
     expect(loadError(agentYaml('reflection.loop', { generator, evaluator: { type: 'schema', schema: { $ref: '#' } } })).code).toBe('SCHEMA_INVALID');
   });

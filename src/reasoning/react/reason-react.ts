@@ -5,9 +5,11 @@
  * engine's pause signal is never swallowed).
  */
 import type { ActionContext, ActionDefinition } from '../../actions/types.js';
-import { checkIntegerAtLoad, compileParams, failureResult, integerParam, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from '../action-support.js';
+import { checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from '../action-support.js';
+import { messageOf } from '../../util/message-of.js';
+import { llmProperties } from '../../spec/parameter-shapes.js';
 import { textOf } from '../reasoning-trace.js';
-import { isRecord } from '../safe-json.js';
+import { isPlainObject } from '../../util/plain-object.js';
 import { runReactLoop, type LoopEnd, type LoopState, type ReactConfig } from './react-loop.js';
 import { goalMessage, systemPrompt, type ToolMode } from './react-messages.js';
 import { buildToolTable, DEFAULT_ROLE, roleAllows, type ToolTable } from './tool-table.js';
@@ -31,14 +33,30 @@ export function reasonReact(): ActionDefinition<PreparedReact> {
       type: 'object',
       properties: {
         goal: { type: 'string' },
-        tools: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'object' }] } },
-        max_steps: { type: 'integer', minimum: 0 },
+        tools: {
+          type: 'array',
+          items: {
+            anyOf: [
+              { type: 'string' },
+              {
+                type: 'object',
+                required: ['name'],
+                properties: { name: { type: 'string' }, tier: { enum: [1, 2, 3] }, requires_role: { type: 'string' }, description: { type: 'string' } },
+                additionalProperties: false,
+              },
+            ],
+          },
+        },
+        max_steps: { type: 'integer', minimum: 0, maximum: MAX_STEPS_CAP },
         max_tool_calls: { type: 'integer', minimum: 0 },
         tool_mode: { enum: TOOL_MODES },
         on_limit: { enum: ON_LIMIT },
         ui_context: {},
+        stream: { type: 'boolean' },
+        ...llmProperties(LLM_KEYS),
       },
       required: ['goal'],
+      additionalProperties: false,
     },
     prepare(raw, compiler) {
       const params = compileParams(raw, compiler, ['goal']);
@@ -157,10 +175,10 @@ function startLoop(config: ReactConfig, params: Record<string, unknown>, context
 /** The loop saved at a confirmation pause, when this node is re-run after it. */
 function restoreLoop(context: ActionContext): LoopState | undefined {
   const saved = context.resume?.resume_data?.['react'];
-  if (!isRecord(saved) || !Array.isArray(saved['messages']) || !Array.isArray(saved['steps']) || typeof saved['step'] !== 'number') return undefined;
+  if (!isPlainObject(saved) || !Array.isArray(saved['messages']) || !Array.isArray(saved['steps']) || typeof saved['step'] !== 'number') return undefined;
   const loop = structuredClone(saved) as unknown as LoopState;
-  if (!isRecord(loop.executedCallIds)) loop.executedCallIds = {};
-  if (!isRecord(loop.callHistory)) loop.callHistory = {};
+  if (!isPlainObject(loop.executedCallIds)) loop.executedCallIds = {};
+  if (!isPlainObject(loop.callHistory)) loop.callHistory = {};
   if (!Array.isArray(loop.trace)) loop.trace = [];
   return loop;
 }

@@ -15,7 +15,7 @@ export function evaluateWithLua(evaluator: PreparedEvaluator & { type: 'lua' }, 
   let result: unknown;
   try {
     const budget = luaBudgetOf(context);
-    result = evaluator.lua.run({ state, output: output ?? null, iteration, variables: context.variables }, budget === undefined ? {} : { budget });
+    result = evaluator.lua.run({ state, output: output ?? null, iteration, variables: context.variables }, { signal: context.signal, ...(budget === undefined ? {} : { budget }) });
   } catch (error) {
     if (isControlFlow(error, context.signal)) throw error;
     return { valid: false, score: 0, errors: [{ message: `Evaluator error: ${describeFailure(error)}`, type: 'evaluator_error' }], suggestions: ['Check the Lua evaluator code'] };

@@ -25,16 +25,27 @@ export const reflectionReviewAction: ActionDefinition<ReviewParams> = {
     type: 'object',
     properties: {
       run_id: { type: 'string' },
-      criteria: { type: 'object' },
-      min_success_rate: { type: 'number' },
-      max_execution_time_multiplier: { type: 'number' },
+      criteria: {
+        type: 'object',
+        properties: {
+          min_success_rate: { type: 'number', minimum: 0, maximum: 1 },
+          max_execution_time_multiplier: { type: 'number', minimum: 0 },
+          require_all_tasks_complete: { type: 'boolean' },
+          check_output_quality: { type: 'boolean' },
+        },
+        additionalProperties: false,
+      },
+      min_success_rate: { type: 'number', minimum: 0, maximum: 1 },
+      max_execution_time_multiplier: { type: 'number', minimum: 0 },
       require_all_tasks_complete: { type: 'boolean' },
       check_output_quality: { type: 'boolean' },
       enable_llm_reflection: { type: 'boolean' },
       learn_from_episode: { type: 'boolean' },
+      learn: { type: 'boolean', description: 'alias of learn_from_episode' },
       model: { type: 'string' },
       history_runs: { type: 'integer', minimum: 0, maximum: 200 },
     },
+    additionalProperties: false,
   },
   prepare(params, compiler) {
     const settings = compiler.agentSettings.reflection;

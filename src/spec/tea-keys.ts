@@ -1,0 +1,130 @@
+/**
+ * Keys TEA defines that tea-edge does not implement. A key that would change what a run does is an
+ * error naming what to write instead; a key that only concerns logging or hosting is accepted with
+ * a warning (it changes nothing in the run). Everything else unknown is an unknown key.
+ * Source: /work/shared/reference/tea-behaviour.md §1.1, §1.2, §1.5, §1.10, §3.1.
+ */
+import type { ErrorCode } from '../errors/agent-error.js';
+
+/** Where a key sits: an agent-file object, or the parameters of an action. */
+export type KeyLocation = 'top' | 'settings' | 'settings.llm' | 'node' | 'edge' | 'config' | `action:${string}`;
+
+export interface TeaKeyRule {
+  code: ErrorCode;
+  message: string;
+  /** True: accepted with a warning (no effect on the run). */
+  ignored?: boolean;
+  /** Sibling keys that belong to this one (not reported again). */
+  covers?: readonly string[];
+}
+
+const notSupported = (what: string, instead: string): TeaKeyRule => ({ code: 'INVALID_AGENT', message: `${what} is not supported by tea-edge; ${instead}` });
+const ignored = (what: string): TeaKeyRule => ({ code: 'INVALID_AGENT', message: `${what} is ignored by tea-edge`, ignored: true });
+
+const TRACING = 'TEA tracing setting; tea-edge records every run in its trace store (see settings.trace)';
+const LOCAL_BACKEND = 'use an OpenAI-compatible server (provider: ollama, lmstudio, llamacpp, vllm, openai, or api_base)';
+
+const TOP: Record<string, TeaKeyRule> = {
+  data: notSupported("TEA's `data:` block", 'put reusable values under `variables:`'),
+  imports: notSupported('`imports:` (Python/Rust action modules)', 'the host registers extra actions (createActionRegistry)'),
+  output_schema: notSupported("TEA's `output_schema` (a transform of the final state)", 'shape the result in a last node'),
+  extraction_schema: notSupported("TEA's extraction validation", 'validate with `validate.schema` or a reflection evaluator'),
+  validation_constraints: notSupported("TEA's extraction validation", 'validate with `validate.schema` or a reflection evaluator'),
+  semantic_probes: notSupported("TEA's extraction validation", 'validate with `validate.schema` or a reflection evaluator'),
+  error_policy: notSupported('`error_policy`', 'set `on_error` on nodes'),
+  endpoint: ignored('`endpoint` (HTTP metadata; `tea-edge serve` routes agents by name)'),
+  observability: ignored(`\`observability\` (${TRACING})`),
+  validation_logging: ignored('`validation_logging` (TEA logging)'),
+};
+
+const SETTINGS: Record<string, TeaKeyRule> = {
+  max_iterations: notSupported('`settings.max_iterations`', 'set `settings.limits.max_steps`'),
+  ltm: notSupported('`settings.ltm` (long-term memory)', 'use memory.store / memory.retrieve'),
+  secrets: notSupported('`settings.secrets`', 'the host provides keys (TEA_LLM_API_KEY, --llm-api-key)'),
+  session: notSupported('`settings.session`', 'runs are resumed by id'),
+  firestore: notSupported('`settings.firestore`', 'the host chooses the storage adapter'),
+  memory_infrastructure: notSupported('`settings.memory_infrastructure`', 'the host chooses the storage adapter'),
+  auth: notSupported('`settings.auth`', '`tea-edge serve` handles authentication'),
+  rate_limiters: notSupported('`settings.rate_limiters`', 'use `settings.limits` budgets'),
+  shell_providers: notSupported('`settings.shell_providers`', LOCAL_BACKEND),
+  graph: notSupported('`settings.graph`', 'remove it'),
+  error_handling: notSupported('`settings.error_handling`', 'set `on_error` on nodes'),
+  auto_trace: ignored(`\`settings.auto_trace\` (${TRACING})`),
+  trace_exporter: ignored(`\`settings.trace_exporter\` (${TRACING})`),
+  trace_file: ignored(`\`settings.trace_file\` (${TRACING})`),
+  opik: ignored(`\`settings.opik\` (${TRACING})`),
+  auto_trace_llm_payloads: ignored('`settings.auto_trace_llm_payloads` (use settings.trace.capture_payloads)'),
+};
+
+const SETTINGS_LLM: Record<string, TeaKeyRule> = Object.fromEntries(
+  ['deployment', 'shell_provider', 'backend', 'n_gpu_layers', 'n_ctx', 'n_threads', 'model_path', 'chat_format', 'shell_providers'].map((key) => [
+    key,
+    notSupported(`\`${key}\` (Azure, shell and in-process model backends)`, LOCAL_BACKEND),
+  ]),
+);
+SETTINGS_LLM.api_url = notSupported('`api_url` (Rust TEA)', 'write `api_base`');
+// TEA's reflection examples write it, and TEA silently ignores it: the model they meant is `model`.
+SETTINGS_LLM.default_model = notSupported('`default_model` (TEA ignores it too)', 'write `model`');
+
+const NODE: Record<string, TeaKeyRule> = {
+  retry: notSupported('a node `retry:` block', 'write `on_error: {mode: retry, max_retries: N, backoff_ms: M}`'),
+  fallback: notSupported('a node `fallback:`', 'write `on_error: graceful` and route on `state.__error__` with goto rules'),
+  strategy: notSupported('`strategy:` (matrix fan-out)', 'use a parallel edge with `fan_in`'),
+  parallel_each: notSupported('`parallel_each:`', 'use a parallel edge with `fan_in`'),
+  _render_items: ignored("`_render_items` (a hint for TEA's graph renderer)"),
+};
+
+const EDGE: Record<string, TeaKeyRule> = {
+  targets: notSupported('`targets:` (Rust TEA)', 'write `to:`'),
+  timeout_seconds: notSupported('per-edge `timeout_seconds`', 'set `timeout_ms` on the nodes'),
+  retry: notSupported('per-edge `retry`', 'set `on_error` on the nodes'),
+  circuit_breaker: notSupported('per-edge `circuit_breaker`', 'set `on_error` on the nodes'),
+};
+
+const CONFIG: Record<string, TeaKeyRule> = {
+  checkpoint: notSupported('`config.checkpoint` (resume from a file)', 'resume a run by id (`tea-edge resume <run id>`)'),
+  checkpoint_dir: ignored('`config.checkpoint_dir` (the host stores checkpoints: --trace-dir)'),
+};
+
+const LLM_CALL: Record<string, TeaKeyRule> = {
+  deployment: notSupported('`deployment` (Azure OpenAI)', LOCAL_BACKEND),
+  shell_provider: notSupported('`shell_provider`', LOCAL_BACKEND),
+  base_delay: ignored('`base_delay` (retries back off exponentially with jitter)'),
+  max_delay: ignored('`max_delay` (retries back off exponentially with jitter)'),
+  opik_trace: ignored(`\`opik_trace\` (${TRACING})`),
+  opik_project_name: ignored(`\`opik_project_name\` (${TRACING})`),
+};
+
+const BY_LOCATION: Record<string, Record<string, TeaKeyRule>> = {
+  top: TOP,
+  settings: SETTINGS,
+  'settings.llm': SETTINGS_LLM,
+  node: NODE,
+  edge: EDGE,
+  config: CONFIG,
+  'action:llm.call': LLM_CALL,
+  'action:llm.stream': LLM_CALL,
+  'action:llm.tools': LLM_CALL,
+};
+
+/** The rule for a key TEA defines and tea-edge does not implement, at a location; `value` is the key's value. */
+export function teaKeyRule(location: KeyLocation, key: string, value: unknown): TeaKeyRule | undefined {
+  if (location === 'settings' && key === 'allow_cycles') {
+    return value === true ? ignored('`settings.allow_cycles: true` (cycles are allowed; `settings.limits.max_steps` bounds them)') : notSupported('`settings.allow_cycles: false`', 'remove it (cycles are bounded by `settings.limits.max_steps`)');
+  }
+  if (location === 'settings' && key.startsWith('trace_payload_')) return ignored(`\`settings.${key}\` (use settings.trace.capture_payloads)`);
+  const rules = BY_LOCATION[location];
+  return rules !== undefined && Object.prototype.hasOwnProperty.call(rules, key) ? rules[key] : undefined;
+}
+
+/** Node types tea-edge runs (src/graph/while-loop.ts, src/graph/dynamic-parallel.ts). */
+export const NODE_TYPES: readonly string[] = ['while_loop', 'dynamic_parallel'];
+
+/** The refusal of a node `type:` tea-edge does not run. */
+export function unsupportedNodeType(value: unknown): TeaKeyRule {
+  const type = typeof value === 'string' ? value : JSON.stringify(value);
+  return {
+    code: 'UNSUPPORTED_NODE_TYPE',
+    message: `node type \`${type}\` is not supported by tea-edge; the node types are ${NODE_TYPES.map((name) => `\`${name}\``).join(' and ')}, else a node's body is \`uses:\`, \`run:\` or \`steps:\``,
+  };
+}
