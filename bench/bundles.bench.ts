@@ -17,7 +17,7 @@ async function gzippedSize(withoutLua: boolean, runOnly = false): Promise<{ raw:
         {
           name: 'no-lua',
           setup(build: esbuild.PluginBuild) {
-            build.onResolve({ filter: /vendor[\\/]fengari(\.js)?$/ }, () => ({ path: 'fengari-stub', namespace: 'stub' }));
+            build.onResolve({ filter: /^#lua-vm$/ }, () => ({ path: 'fengari-stub', namespace: 'stub' }));
             build.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
               contents:
                 'const handler = { get: (_, key) => (key === Symbol.toPrimitive ? () => 0 : stub), apply() { throw new Error("Lua left out of this size-measuring build"); } };' +
