@@ -86,7 +86,7 @@ class NodeActionContext implements ActionContext {
     const nested = new NodeActionContext(host, node, options?.state ?? this.state, undefined);
     if (action.prepare === undefined) return action.run(params, nested);
     const agent = host.agent;
-    const compiler = createActionCompiler(agent.spec, { name: node }, agent.registry, { ...agent.spec.schemas }, agent.nodes.get(node)?.spec.path ?? []);
+    const compiler = createActionCompiler(agent.spec, { name: node }, agent.registry, { ...agent.spec.schemas }, agent.nodes.get(node)?.spec.path ?? [], agent.scripts);
     // Params given here are final values (often a model's tool arguments): never compile them as
     // templates, or `{{ secrets.x }}` written by a model would be rendered (second-order injection).
     compiler.template = (value) => ({ source: value, isStatic: true, render: () => structuredClone(value) });

@@ -50,6 +50,7 @@ function splitLuaMessage(message: string): { line: number | undefined; text: str
 }
 
 class SandboxedChunk implements CompiledLua {
+  readonly language = 'lua';
   readonly source: string;
   private readonly where: LuaSourceLocation;
   private readonly bytes: Uint8Array;
