@@ -1,5 +1,5 @@
 /** Strings and lists made while rendering: checked against the size cap and charged as work. */
-import { type RuntimeValue, makeArray, makeString } from './jinja-runtime.js';
+import { type RuntimeValue, isArray, isMapping, isString, makeArray, makeString } from './jinja-runtime.js';
 import type { RenderBudget } from './render-budget.js';
 
 /** A string that was made: within the size cap, and charged to the render's work. */
@@ -16,10 +16,13 @@ export function builtList(items: RuntimeValue[], budget: RenderBudget): RuntimeV
   return makeArray(items);
 }
 
-/** Charges a string or list a library operation made (after the fact: the library gives no hook before). */
+/**
+ * Charges a string, list or object a library operation made (after the fact: the library gives
+ * no hook before), and checks its size.
+ */
 export function chargeBuilt(value: RuntimeValue, budget: RenderBudget): RuntimeValue {
-  if (value.type === 'StringValue' || value.type === 'ArrayValue' || value.type === 'TupleValue') {
-    const size = (value.value as string | RuntimeValue[]).length;
+  const size = isString(value) || isArray(value) ? value.value.length : isMapping(value) ? value.value.size : 0;
+  if (size > 0) {
     budget.size(size);
     budget.work(size);
   }

@@ -23,8 +23,12 @@ import type { TemplateFilter } from './template-filters.js';
 import { builtList } from './built-values.js';
 import { toText } from './text-writer.js';
 
-function listOf(operand: RuntimeValue, filter: string): RuntimeValue[] {
-  if (isArray(operand)) return operand.value;
+/** The list a filter walks; the walk is charged to the render's work. */
+function listOf(operand: RuntimeValue, filter: string, budget: RenderBudget): RuntimeValue[] {
+  if (isArray(operand)) {
+    budget.work(operand.value.length);
+    return operand.value;
+  }
   if (isUndefined(operand) || isNull(operand)) return [];
   if (isMapping(operand)) return Array.from((operand.value as Map<string, RuntimeValue>).keys(), (key) => makeString(key));
   throw new AgentError('TEMPLATE_ERROR', `${filter}: expected a list, got ${operand.type}`);
@@ -49,7 +53,7 @@ function compare(left: RuntimeValue, right: RuntimeValue, caseSensitive: boolean
 
 function extreme(sign: 1 | -1, name: string): TemplateFilter {
   return (operand, _args, keywords, context) => {
-    const items = byAttribute(listOf(operand, name), keywords, context.budget);
+    const items = byAttribute(listOf(operand, name, context.budget), keywords, context.budget);
     const caseSensitive = keywords.get('case_sensitive')?.__bool__().value ?? false;
     let best: RuntimeValue | undefined;
     for (const item of items) if (best === undefined || sign * compare(item, best, caseSensitive) > 0) best = item;
@@ -60,7 +64,7 @@ function extreme(sign: 1 | -1, name: string): TemplateFilter {
 const sum: TemplateFilter = (operand, args, keywords, context) => {
   const start = args[1] ?? keywords.get('start') ?? makeInteger(0);
   const attribute = args[0] ?? keywords.get('attribute');
-  const items = listOf(operand, 'sum');
+  const items = listOf(operand, 'sum', context.budget);
   const path = attribute === undefined ? undefined : toText(attribute, context.budget);
   let total = isNumber(start) ? start.value : 0;
   for (const item of path === undefined ? items : items.map((entry) => readAttributePath(entry, path))) {
@@ -79,7 +83,7 @@ function selectBy(keep: boolean, name: string): TemplateFilter {
       throw new AgentError('TEMPLATE_ERROR', `${name}: unknown test '${testName.value}' (known: ${[...TEMPLATE_TESTS.keys()].join(', ')})`);
     }
     const passes = (item: RuntimeValue) => (test === undefined ? item.__bool__().value : test(item));
-    return builtList(listOf(operand, name).filter((item) => passes(item) === keep), context.budget);
+    return builtList(listOf(operand, name, context.budget).filter((item) => passes(item) === keep), context.budget);
   };
 }
 

@@ -9,7 +9,9 @@ import {
   type RuntimeValue,
   LazyRecordMap,
   createEnvironment,
+  isArray,
   isInteger,
+  isMapping,
   makeArray,
   makeFunction,
   makeInteger,
@@ -107,6 +109,7 @@ function createGlobals(): Environment {
   globals.set('False', false);
   globals.set('None', null);
   globals.variables.set('range', createRange());
+  globals.variables.set('namespace', chargedNamespace(globals.variables.get('namespace')!));
   globals.variables.set(
     'raise_exception',
     makeFunction((args, scope) => {
@@ -115,6 +118,19 @@ function createGlobals(): Environment {
     }),
   );
   return globals;
+}
+
+/** The library's `namespace(...)`, with the list or object it copies from charged first. */
+function chargedNamespace(namespace: RuntimeValue): RuntimeValue {
+  const create = namespace.value as (args: RuntimeValue[], scope: Environment) => RuntimeValue;
+  return makeFunction((args, scope) => {
+    const budget = budgetOf(scope);
+    for (const argument of args) {
+      if (isArray(argument)) budget.work(argument.value.length);
+      else if (isMapping(argument)) budget.work(argument.value.size);
+    }
+    return create(args, scope);
+  });
 }
 
 /** Python's `range`, refusing before allocation anything past the render's iteration budget. */

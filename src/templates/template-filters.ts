@@ -5,6 +5,8 @@
  */
 import { AgentError } from '../errors/agent-error.js';
 import { COLLECTION_FILTERS } from './collection-filters.js';
+import { TEXT_FILTERS } from './text-filters.js';
+import { argument, itemsOf, numberArgument, stringArgument } from './filter-inputs.js';
 import { formatJson } from './format-json.js';
 import {
   type RuntimeValue,
@@ -23,11 +25,11 @@ import {
   makeUndefined,
   toRuntimeValue,
 } from './jinja-runtime.js';
-import type { RenderBudget } from './render-budget.js';
-import { TextWriter, toText } from './text-writer.js';
+import { type RenderBudget, UNITS_PER_MADE_VALUE } from './render-budget.js';
+import { toText } from './text-writer.js';
 import { builtList, builtString } from './built-values.js';
 import { readAttributePath } from './read-member.js';
-import { type FormatArgument, parseFloatText, parseIntegerText, percentFormat, pythonReplace, roundNumber, truncateText } from './text-helpers.js';
+import { type FormatArgument, parseFloatText, parseIntegerText, percentFormat, roundNumber } from './text-helpers.js';
 
 /** What a filter gets besides its operand and arguments. */
 export interface FilterContext {
@@ -42,35 +44,6 @@ export type TemplateFilter = (
   keywords: ReadonlyMap<string, RuntimeValue>,
   context: FilterContext,
 ) => RuntimeValue;
-
-/** Positional argument `index`, else keyword `name`, else undefined. */
-function argument(args: RuntimeValue[], keywords: ReadonlyMap<string, RuntimeValue>, index: number, name: string): RuntimeValue | undefined {
-  const value = args[index] ?? keywords.get(name);
-  return value === undefined || isUndefined(value) ? undefined : value;
-}
-
-function stringArgument(
-  args: RuntimeValue[],
-  keywords: ReadonlyMap<string, RuntimeValue>,
-  index: number,
-  name: string,
-  fallback: string,
-  budget: RenderBudget,
-): string {
-  const value = argument(args, keywords, index, name);
-  return value === undefined ? fallback : toText(value, budget);
-}
-
-function numberArgument(args: RuntimeValue[], keywords: ReadonlyMap<string, RuntimeValue>, index: number, name: string, fallback: number): number {
-  const value = argument(args, keywords, index, name);
-  if (value === undefined) return fallback;
-  if (isNumber(value)) return value.value;
-  throw new AgentError('TEMPLATE_ERROR', `argument '${name}' must be a number, got ${value.type}`);
-}
-
-function textFilter(transform: (text: string) => string): TemplateFilter {
-  return (operand, _args, _keywords, context) => builtString(transform(toText(operand, context.budget)), context.budget);
-}
 
 /** Code-point counts of strings already measured (a string read in a loop is scanned once). */
 const codePointCounts = new WeakMap<RuntimeValue, number>();
@@ -104,18 +77,6 @@ function sizeOf(operand: RuntimeValue, budget: RenderBudget): number {
   throw new AgentError('TEMPLATE_ERROR', `length: a ${operand.type} has no length`);
 }
 
-function itemsOf(operand: RuntimeValue, filter: string, budget: RenderBudget): RuntimeValue[] {
-  if (isArray(operand)) return operand.value;
-  if (isString(operand)) {
-    // One value per character: charged before they are made.
-    budget.work(operand.value.length);
-    return Array.from(operand.value, (character) => makeString(character));
-  }
-  if (isMapping(operand)) return Array.from((operand.value as Map<string, RuntimeValue>).keys(), (key) => makeString(key));
-  if (isUndefined(operand) || isNull(operand)) return [];
-  throw new AgentError('TEMPLATE_ERROR', `${filter}: expected a list, got ${operand.type}`);
-}
-
 const toJson: TemplateFilter = (operand, args, keywords, context) => {
   const indent = argument(args, keywords, 0, 'indent');
   if (indent !== undefined && !isNumber(indent) && !isString(indent) && !isNull(indent)) {
@@ -147,35 +108,24 @@ const defaultFilter: TemplateFilter = (operand, args, keywords) => {
   return operand;
 };
 
-const joinFilter: TemplateFilter = (operand, args, keywords, context) => {
-  const { budget } = context;
-  const separator = stringArgument(args, keywords, 0, 'd', '', budget);
-  const attribute = argument(args, keywords, 1, 'attribute');
-  const path = attribute === undefined ? undefined : toText(attribute, budget);
-  return makeString(joinTexts(itemsOf(operand, 'join', budget), separator, budget, path));
-};
-
-/**
- * The items' texts joined by `separator`, written into one writer that stops at the size cap
- * (each item printed as it is reached, never all of them first). Charged to the render's work.
- */
-export function joinTexts(items: readonly RuntimeValue[], separator: string, budget: RenderBudget, path?: string): string {
-  const writer = new TextWriter(budget.limits.maxOutputChars);
-  for (let index = 0; index < items.length; index++) {
-    if (index > 0) writer.write(separator);
-    const item = path === undefined ? items[index]! : readAttributePath(items[index]!, path);
-    if (item.type !== 'NullValue' && item.type !== 'UndefinedValue') writer.writeValue(item);
-  }
-  budget.work(writer.length + items.length);
-  return writer.text();
+/** The first or last character of a text (a whole code point), without splitting the text. */
+function endCharacter(text: string, last: boolean): RuntimeValue {
+  if (text === '') return makeUndefined();
+  if (!last) return makeString(String.fromCodePoint(text.codePointAt(0)!));
+  const low = text.charCodeAt(text.length - 1);
+  const pair = text.length > 1 && low >= 0xdc00 && low <= 0xdfff && text.charCodeAt(text.length - 2) >= 0xd800 && text.charCodeAt(text.length - 2) <= 0xdbff;
+  return makeString(text.slice(pair ? -2 : -1));
 }
 
-const firstFilter: TemplateFilter = (operand, _args, _keywords, context) => itemsOf(operand, 'first', context.budget)[0] ?? makeUndefined();
-const lastFilter: TemplateFilter = (operand, _args, _keywords, context) => itemsOf(operand, 'last', context.budget).at(-1) ?? makeUndefined();
+const firstFilter: TemplateFilter = (operand, _args, _keywords, context) =>
+  isString(operand) ? endCharacter(operand.value, false) : (itemsOf(operand, 'first', context.budget)[0] ?? makeUndefined());
+const lastFilter: TemplateFilter = (operand, _args, _keywords, context) =>
+  isString(operand) ? endCharacter(operand.value, true) : (itemsOf(operand, 'last', context.budget).at(-1) ?? makeUndefined());
 
 const mapFilter: TemplateFilter = (operand, args, keywords, context) => {
   const items = itemsOf(operand, 'map', context.budget);
-  context.budget.work(items.length);
+  // A value is made (or a filter run) for each item.
+  context.budget.work(items.length * UNITS_PER_MADE_VALUE);
   const attribute = keywords.get('attribute');
   if (attribute !== undefined) {
     const path = toText(attribute, context.budget);
@@ -194,20 +144,13 @@ const mapFilter: TemplateFilter = (operand, args, keywords, context) => {
   return makeArray(items.map((item) => context.applyFilter(name.value, item, args.slice(1))));
 };
 
-const replaceFilter: TemplateFilter = (operand, args, keywords, context) => {
-  const { budget } = context;
-  const count = argument(args, keywords, 2, 'count');
-  const text = pythonReplace(
-    toText(operand, budget),
-    stringArgument(args, keywords, 0, 'old', '', budget),
-    stringArgument(args, keywords, 1, 'new', '', budget),
-    count !== undefined && isNumber(count) ? count.value : -1,
-    budget.limits.maxOutputChars,
-  );
-  return builtString(text, budget);
-};
+/** Parsing a number out of a text reads all of it: charged as a scan. */
+function chargeParse(operand: RuntimeValue, budget: RenderBudget): void {
+  if (isString(operand)) budget.work(operand.value.length);
+}
 
-const intFilter: TemplateFilter = (operand, args, keywords) => {
+const intFilter: TemplateFilter = (operand, args, keywords, context) => {
+  chargeParse(operand, context.budget);
   const fallback = argument(args, keywords, 0, 'default') ?? makeInteger(0);
   const base = numberArgument(args, keywords, 1, 'base', 10);
   if (isNumber(operand)) return makeInteger(Math.trunc(operand.value));
@@ -219,7 +162,8 @@ const intFilter: TemplateFilter = (operand, args, keywords) => {
   return fallback;
 };
 
-const floatFilter: TemplateFilter = (operand, args, keywords) => {
+const floatFilter: TemplateFilter = (operand, args, keywords, context) => {
+  chargeParse(operand, context.budget);
   const fallback = argument(args, keywords, 0, 'default') ?? makeFloat(0);
   if (isNumber(operand)) return makeFloat(operand.value);
   if (isBoolean(operand)) return makeFloat(operand.value ? 1 : 0);
@@ -238,57 +182,6 @@ const roundFilter: TemplateFilter = (operand, args, keywords, context) => {
     throw new AgentError('TEMPLATE_ERROR', `round: method must be 'common', 'ceil' or 'floor', got '${method}'`);
   }
   return makeFloat(roundNumber(operand.value, Math.trunc(precision), method));
-};
-
-const truncateFilter: TemplateFilter = (operand, args, keywords, context) => {
-  const { budget } = context;
-  const killWords = argument(args, keywords, 1, 'killwords');
-  const text = truncateText(
-    toText(operand, budget),
-    numberArgument(args, keywords, 0, 'length', 255),
-    killWords !== undefined && killWords.__bool__().value,
-    stringArgument(args, keywords, 2, 'end', '...', budget),
-    numberArgument(args, keywords, 3, 'leeway', 5),
-  );
-  return builtString(text, budget);
-};
-
-const trimFilter: TemplateFilter = (operand, args, keywords, context) => {
-  const { budget } = context;
-  const chars = argument(args, keywords, 0, 'chars');
-  if (chars === undefined) return textFilter((text) => text.trim())(operand, args, keywords, context);
-  const set = new Set(Array.from(toText(chars, budget)));
-  const text = toText(operand, budget);
-  // One array slot per character: charged before it is made.
-  budget.work(text.length);
-  const characters = Array.from(text);
-  let start = 0;
-  let end = characters.length;
-  while (start < end && set.has(characters[start]!)) start++;
-  while (end > start && set.has(characters[end - 1]!)) end--;
-  return builtString(characters.slice(start, end).join(''), budget);
-};
-
-/**
- * Jinja's `indent(width=4, first=False, blank=False)`: `width` is a number of spaces or an indent
- * string. The result size (lines × indent) is checked before the indent is even made.
- */
-const indentFilter: TemplateFilter = (operand, args, keywords, context) => {
-  const { budget } = context;
-  const width = argument(args, keywords, 0, 'width') ?? makeInteger(4);
-  if (!isString(width) && !(isNumber(width) && Number.isInteger(width.value) && width.value >= 0)) {
-    throw new AgentError('TEMPLATE_ERROR', `indent: width must be a whole number of spaces or a string, got ${toText(width, budget).slice(0, 50)}`);
-  }
-  const first = argument(args, keywords, 1, 'first')?.__bool__().value ?? false;
-  const blank = argument(args, keywords, 2, 'blank')?.__bool__().value ?? false;
-  const text = toText(operand, budget);
-  const lines = text.split('\n');
-  const indented = (line: string, index: number) => (index > 0 || first) && (blank || line !== '');
-  const count = lines.reduce((total, line, index) => total + (indented(line, index) ? 1 : 0), 0);
-  const unitLength = isString(width) ? width.value.length : width.value;
-  budget.size(text.length + unitLength * count);
-  const unit = isString(width) ? width.value : ' '.repeat(count === 0 ? 0 : unitLength);
-  return builtString(lines.map((line, index) => (indented(line, index) ? unit + line : line)).join('\n'), budget);
 };
 
 const stringFilter: TemplateFilter = (operand, _args, _keywords, context) => {
@@ -319,24 +212,17 @@ export const TEMPLATE_FILTERS: ReadonlyMap<string, TemplateFilter> = new Map<str
   ['d', defaultFilter],
   ['length', (operand, _args, _keywords, context) => makeInteger(sizeOf(operand, context.budget))],
   ['count', (operand, _args, _keywords, context) => makeInteger(sizeOf(operand, context.budget))],
-  ['join', joinFilter],
-  ['upper', textFilter((text) => text.toUpperCase())],
-  ['lower', textFilter((text) => text.toLowerCase())],
-  ['capitalize', textFilter((text) => text.charAt(0).toUpperCase() + text.slice(1).toLowerCase())],
-  ['trim', trimFilter],
-  ['truncate', truncateFilter],
   ['first', firstFilter],
   ['last', lastFilter],
   ['map', mapFilter],
-  ['replace', replaceFilter],
   ['int', intFilter],
   ['float', floatFilter],
   ['string', stringFilter],
-  ['indent', indentFilter],
   ['round', roundFilter],
   ['bool', (operand) => makeBoolean(operand.__bool__().value)],
   ['list', (operand, _args, _keywords, context) => builtList(itemsOf(operand, 'list', context.budget).slice(), context.budget)],
   ['format', (operand, args, _keywords, context) => formatValues(operand, args, context)],
+  ...TEXT_FILTERS,
   ...COLLECTION_FILTERS,
 ]);
 

@@ -129,8 +129,9 @@ describe('printing shared lists is capped by the writer', () => {
   }, SLOW);
 
   it('a namespace that holds itself is refused, not walked forever', () => {
-    const error = failure(() => render('{% set ns = namespace() %}{% set ns.self = ns %}{{ ns }}'));
-    expect(['TEMPLATE_ERROR', 'TEMPLATE_LIMIT']).toContain(error.code);
+    for (const print of ['{{ ns }}', '{{ ns | tojson }}', '{{ ns | string }}', "{{ [ns] | join(',') }}"]) {
+      expect(failure(() => render(`{% set ns = namespace() %}{% set ns.self = ns %}${print}`)).code).toBe('TEMPLATE_LIMIT');
+    }
     expect(failure(() => render('{% set ns = namespace() %}{% set ns.self = ns %}{{ [ns] * 3 }}')).code).toBe('TEMPLATE_LIMIT');
   });
 
@@ -182,11 +183,29 @@ describe('builders charge their work to the render', () => {
     ["{% set l = [1] * 10000 %}{% for i in range(1000) %}{% if 2 in l %}{% endif %}{% endfor %}", 'maxWorkUnits'],
     ["{% set s = 'x' * 10000 %}{% for i in range(1000) %}{% set t = s[:3] %}{% endfor %}", 'maxWorkUnits'],
     ["{% set s = 'x' * 10000 %}{% for i in range(1000) %}{% set t = s | wordcount %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set s = 'x' * 10000 %}{% set s2 = 'x' * 10000 %}{% for i in range(1000) %}{% if s == s2 %}{% endif %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set s = 'x' * 10000 %}{% for i in range(1000) %}{% if s is lower %}{% endif %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set s = '1' * 10000 %}{% for i in range(1000) %}{% set n = s | int %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set s = '1' * 10000 %}{% for i in range(1000) %}{% set n = s | float %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set s = 'x' * 10000 %}{% for i in range(1000) %}{% if s.startswith(s) %}{% endif %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set l = [1] * 10000 %}{% macro f() %}{{ varargs | length }}{% endmacro %}{% for i in range(1000) %}{% set n = f(*l) %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set s = 'x' * 10000 %}{% for i in range(1000) %}{% set t = s | join %}{% endfor %}", 'maxWorkUnits'],
+    // Walks of a whole list by filters and functions that build little or nothing.
+    ["{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | sum %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | max %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | unique %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | map('int') | first %}{% endfor %}", 'maxWorkUnits'],
+    ["{% set p = [['a', 1]] * 10000 %}{% for i in range(1000) %}{% set t = namespace(p) %}{% endfor %}", 'maxWorkUnits'],
   ])('%s', (source, limit) => {
     const error = failure(() => render(source, {}, BUILD));
     expect(error.code).toBe('TEMPLATE_LIMIT');
     expect(error.details.limit).toBe(limit);
   }, SLOW);
+
+  it('first and last of a text read one character, not the whole text', () => {
+    const source = "{% set s = 'é' ~ 'x' * 9000 ~ '😀' %}{% for i in range(1000) %}{% set a = s | first %}{% set b = s | last %}{% endfor %}{{ s | first }}{{ s | last }}";
+    expect(render(source, {}, { limits: { maxOutputChars: 10_000, maxWorkUnits: 100_000 } })).toBe('é😀');
+  });
 
   it('the same text measured again is not scanned again', () => {
     // `length` on one string value is counted once and remembered, so a loop reading it is cheap.

@@ -13,13 +13,11 @@ import {
   type TemplateNode,
   isArray,
   isFunction,
-  isInteger,
   isMapping,
   isNumber,
   isString,
   makeArray,
   makeBoolean,
-  makeFloat,
   makeFunction,
   makeInteger,
   makeString,
@@ -27,10 +25,11 @@ import {
 import { readMember } from './read-member.js';
 import { pythonReplace } from './text-helpers.js';
 import type { RenderBudget } from './render-budget.js';
-import { type FilterContext, TEMPLATE_FILTERS, formatValues, joinTexts } from './template-filters.js';
+import { type FilterContext, TEMPLATE_FILTERS, formatValues } from './template-filters.js';
+import { joinTexts } from './text-filters.js';
 import { toText } from './text-writer.js';
 import { chargeBuilt } from './built-values.js';
-import { itemsSize } from './value-size.js';
+import { add, contains, multiply, remainder } from './template-operators.js';
 import { TEMPLATE_TESTS } from './template-tests.js';
 import type { PreparedProgram } from './prepare-program.js';
 import { BREAK_SIGNAL, CONTINUE_SIGNAL, type LoopHost, type LoopNode, runLoop } from './template-loop.js';
@@ -59,6 +58,7 @@ interface InterpreterInternals {
 }
 
 const LIBRARY_APPLY_FILTER = (Interpreter.prototype as unknown as InterpreterInternals).applyFilter;
+const LIBRARY_EVALUATE_ARGUMENTS = (Interpreter.prototype as unknown as InterpreterInternals).evaluateArguments;
 
 export class TemplateInterpreter extends Interpreter {
   readonly #budget: RenderBudget;
@@ -72,6 +72,12 @@ export class TemplateInterpreter extends Interpreter {
     this.#budget = budget;
     this.#program = program;
     (this as unknown as InterpreterInternals).applyFilter = (operand, filter, scope) => this.#libraryFilter(operand, filter, scope);
+    // Arguments spread from a list (`f(*items)`) are copied for each call: charged the same way.
+    (this as unknown as InterpreterInternals).evaluateArguments = (args, scope) => {
+      const evaluated = LIBRARY_EVALUATE_ARGUMENTS.call(this, args, scope);
+      budget.work(evaluated[0].length + evaluated[1].size);
+      return evaluated;
+    };
   }
 
   override evaluate(statement: TemplateNode | undefined, environment: Environment): RuntimeValue {
@@ -138,17 +144,22 @@ export class TemplateInterpreter extends Interpreter {
       }
       case 'TestExpression': {
         const node = statement as unknown as { operand: TemplateNode; negate: boolean; test: NamedNode };
+        const operand = this.evaluate(node.operand, environment);
         const test = TEMPLATE_TESTS.get(node.test.value);
-        if (test === undefined) return super.evaluate(statement, environment);
-        return makeBoolean(test(this.evaluate(node.operand, environment)) !== node.negate);
+        if (test !== undefined) return makeBoolean(test(operand) !== node.negate);
+        // The library's tests (`is lower`, `is upper`) copy a string to compare it: charged.
+        const libraryTest = environment.tests.get(node.test.value);
+        if (libraryTest === undefined) throw new AgentError('TEMPLATE_ERROR', `unknown test '${node.test.value}'`);
+        if (isString(operand)) this.#budget.work(operand.value.length);
+        return makeBoolean(libraryTest(operand) !== node.negate);
       }
       case 'BinaryExpression': {
         const node = statement as unknown as { operator: { value: string }; left: TemplateNode; right: TemplateNode };
-        if (node.operator.value === '*') return this.#multiply(this.evaluate(node.left, environment), this.evaluate(node.right, environment));
+        if (node.operator.value === '*') return multiply(this.evaluate(node.left, environment), this.evaluate(node.right, environment), this.#budget);
         if (node.operator.value === '%') {
           const left = this.evaluate(node.left, environment);
           const right = this.evaluate(node.right, environment);
-          if (!isString(left)) return this.#checked(this.#remainder(left, right));
+          if (!isString(left)) return this.#checked(remainder(left, right));
           // Python's `'%s and %s' % (a, b)`; a single value needs no tuple.
           const values = isArray(right) ? right.value : [right];
           return formatValues(left, values, this.#filterContext(environment));
@@ -160,9 +171,18 @@ export class TemplateInterpreter extends Interpreter {
           this.#budget.size(left.length + right.length);
           return makeString(left + right);
         }
-        if (node.operator.value === '+') return this.#add(node.left, node.right, environment);
+        if (node.operator.value === '+') return add(this.evaluate(node.left, environment), this.evaluate(node.right, environment), this.#budget);
+        if (node.operator.value === '==' || node.operator.value === '!=') {
+          const left = this.evaluate(node.left, environment);
+          const right = this.evaluate(node.right, environment);
+          // Two texts are compared character by character: charged, as a scan.
+          if (isString(left) && isString(right)) this.#budget.work(Math.min(left.value.length, right.value.length));
+          // The library's (loose) comparison of the plain values, kept as it is.
+          const equal = left.value == right.value; // eslint-disable-line eqeqeq
+          return makeBoolean(equal === (node.operator.value === '=='));
+        }
         if (node.operator.value === 'in' || node.operator.value === 'not in') {
-          const member = this.#contains(this.evaluate(node.left, environment), this.evaluate(node.right, environment));
+          const member = contains(this.evaluate(node.left, environment), this.evaluate(node.right, environment), this.#budget);
           return makeBoolean(member !== (node.operator.value === 'not in'));
         }
         return this.#checked(super.evaluate(statement, environment));
@@ -205,6 +225,8 @@ export class TemplateInterpreter extends Interpreter {
     else if (node.property.type === 'IntegerLiteral') key = makeInteger(node.property.value as number);
     else key = makeString(node.property.value as string);
     const asCallee = this.#program.callees.has(statement);
+    // A string method (`upper()`, `split()`, `startswith()`...) reads the text: charged as a scan.
+    if (asCallee && isString(target) && isString(key)) this.#budget.work(target.value.length);
     if (asCallee && isString(target) && isString(key) && key.value === 'replace') return this.#stringReplace(target.value);
     if (asCallee && isString(target) && isString(key) && key.value === 'join') return this.#stringJoin(target.value);
     return readMember(target, key, asCallee);
@@ -257,90 +279,11 @@ export class TemplateInterpreter extends Interpreter {
    * constructor puts this function on the instance in its place.
    */
   #libraryFilter(operand: RuntimeValue, filter: NamedNode | CallNode, environment: Environment): RuntimeValue {
-    // Sorting compares about n·log2(n) times; charged before it starts.
-    if (filterName(filter) === 'sort' && isArray(operand)) this.#budget.work(operand.value.length * Math.ceil(Math.log2(operand.value.length + 1)));
+    // They walk the whole list or object (sorting compares about n·log2(n) times): charged first.
+    const size = isArray(operand) ? operand.value.length : isMapping(operand) ? operand.value.size : 0;
+    this.#budget.work(filterName(filter) === 'sort' ? size * Math.ceil(Math.log2(size + 1)) : size);
     const result = LIBRARY_APPLY_FILTER.call(this, operand, filter, environment);
     return result === operand ? result : chargeBuilt(result, this.#budget);
-  }
-
-  /**
-   * `*`: numbers multiply; a string or list times an integer repeats. The size is checked and the
-   * work charged before anything is built; for a list the work counts every value printing or
-   * copying the result would walk (`[x] * n` walks all of `x` n times).
-   */
-  #multiply(left: RuntimeValue, right: RuntimeValue): RuntimeValue {
-    if (isNumber(left) && isNumber(right)) {
-      const product = left.value * right.value;
-      return isInteger(left) && isInteger(right) ? makeInteger(product) : makeFloat(product);
-    }
-    const [sequence, times] = isInteger(right) ? [left, right.value] : isInteger(left) ? [right, left.value] : [left, NaN];
-    if (Number.isInteger(times) && (isString(sequence) || isArray(sequence))) {
-      const count = Math.max(times, 0);
-      this.#budget.size(sequence.value.length * count);
-      if (isString(sequence)) {
-        this.#budget.work(sequence.value.length * count);
-        return makeString(sequence.value.repeat(count));
-      }
-      const items = sequence.value as RuntimeValue[];
-      if (count > 0) this.#budget.work(itemsSize(items, this.#budget.workLeft / count) * count);
-      const repeated: RuntimeValue[] = [];
-      for (let index = 0; index < count; index++) for (const item of items) repeated.push(item);
-      return makeArray(repeated);
-    }
-    throw new AgentError('TEMPLATE_ERROR', `cannot multiply ${left.type} by ${right.type}`);
-  }
-
-  /**
-   * `+`: numbers add; two lists concatenate (size checked and every walked value charged first,
-   * as for `*`); a string joins a string, number or boolean. A list or object cannot be added to a
-   * string: the library would print it whole, where `~` prints within the cap.
-   */
-  #add(leftNode: TemplateNode, rightNode: TemplateNode, environment: Environment): RuntimeValue {
-    const left = this.evaluate(leftNode, environment);
-    const right = this.evaluate(rightNode, environment);
-    if (isNumber(left) && isNumber(right)) {
-      const sum = left.value + right.value;
-      return isInteger(left) && isInteger(right) ? makeInteger(sum) : makeFloat(sum);
-    }
-    if (isArray(left) && isArray(right)) {
-      this.#budget.size(left.value.length + right.value.length);
-      this.#budget.work(itemsSize(left.value, this.#budget.workLeft) + itemsSize(right.value, this.#budget.workLeft));
-      return makeArray(left.value.concat(right.value));
-    }
-    const isText = (value: RuntimeValue) => isString(value) || isNumber(value) || value.type === 'BooleanValue';
-    if ((isString(left) || isString(right)) && isText(left) && isText(right)) {
-      const text = toText(left, this.#budget) + toText(right, this.#budget);
-      this.#budget.size(text.length);
-      return makeString(text);
-    }
-    const hint = isString(left) || isString(right) ? '; use ~ to join texts' : '';
-    throw new AgentError('TEMPLATE_ERROR', `cannot add a ${right.type} to a ${left.type}${hint}`);
-  }
-
-  /**
-   * `in` / `not in`, as the library reads them: a substring, a list item (same value), an
-   * object key. A list or text is scanned, so its length is charged.
-   */
-  #contains(left: RuntimeValue, right: RuntimeValue): boolean {
-    if (right.type === 'UndefinedValue') return false;
-    if (isArray(right)) {
-      this.#budget.work(right.value.length);
-      return right.value.some((item) => item.value === left.value);
-    }
-    if (isString(right) && isString(left)) {
-      this.#budget.work(right.value.length);
-      return right.value.includes(left.value);
-    }
-    if (isMapping(right) && isString(left)) return right.value.has(left.value);
-    throw new AgentError('TEMPLATE_ERROR', `cannot test whether a ${left.type} is in a ${right.type}`);
-  }
-
-  /** `%` on numbers as in Python (and so Jinja): the result has the sign of the divisor. */
-  #remainder(left: RuntimeValue, right: RuntimeValue): RuntimeValue {
-    if (!isNumber(left) || !isNumber(right)) throw new AgentError('TEMPLATE_ERROR', `cannot apply % to ${left.type} and ${right.type}`);
-    if (right.value === 0) throw new AgentError('TEMPLATE_ERROR', 'modulo by zero');
-    const remainder = left.value - right.value * Math.floor(left.value / right.value);
-    return isInteger(left) && isInteger(right) ? makeInteger(remainder) : makeFloat(remainder);
   }
 
   /** Strings and lists built by an operation stay within the size limit. */

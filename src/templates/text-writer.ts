@@ -51,7 +51,8 @@ export class TextWriter {
   }
 
   #writeNested(value: RuntimeValue, depth: number): void {
-    if (depth > MAX_PRINT_DEPTH) throw new AgentError('TEMPLATE_ERROR', `cannot print a value nested deeper than ${MAX_PRINT_DEPTH} levels`);
+    // Deeper than any JSON state: a namespace that holds itself, a limit rather than a mistake in the text.
+    if (depth > MAX_PRINT_DEPTH) throw new AgentError('TEMPLATE_LIMIT', `cannot print a value nested deeper than ${MAX_PRINT_DEPTH} levels`);
     if (isArray(value)) {
       this.write('[');
       const items = value.value;
