@@ -33,9 +33,12 @@ async function gzippedSize(withoutLua: boolean, runOnly = false): Promise<{ raw:
     baseOptions({
       ...(runOnly
         ? {
-            // What a host with pre-checked agents ships (the worker): no YAML parser, no agent checks.
+            // What a host with pre-checked agents ships (the worker): no YAML parser, no agent checks;
+            // with Lua, the sandbox it passes to compileAgent (without, it passes none).
             stdin: {
-              contents: "export { runAgent, resumeAgent } from './src/graph/run-agent.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { createMemoryStores } from './src/storage/memory-store.ts';",
+              contents:
+                "export { runAgent, resumeAgent } from './src/graph/run-agent.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { createMemoryStores } from './src/storage/memory-store.ts';" +
+                (withoutLua ? '' : " export { luaSandbox } from './src/lua/lua-script-sandbox.ts';"),
               resolveDir: ROOT,
               loader: 'ts' as const,
             },

@@ -1,5 +1,9 @@
 /** The conformance fixture for the Lua sandbox: the suite's scripts written in Lua. */
+import type { LuaBudget } from '../../src/lua/types.js';
 import type { ScriptSandboxFixture } from './script-sandbox-checks.js';
+
+/** Lua's memory budget: table slots (keys, tables, closures, stack growth). */
+const MEMORY_BUDGET: LuaBudget = { tableSlots: 5_000 };
 
 export const LUA_FIXTURE: ScriptSandboxFixture = {
   echo: 'return input',
@@ -10,7 +14,7 @@ export const LUA_FIXTURE: ScriptSandboxFixture = {
   endlessLoop: 'while true do end',
   catchingLoop: 'while true do pcall(function() while true do end end) end',
   memoryHog: 'local t = {} local i = 0 while true do i = i + 1 t[i] = { i } end',
-  memoryBudget: { tableSlots: 5_000 },
+  memoryBudget: MEMORY_BUDGET,
   memoryBudgetName: 'table_growth',
   printThenLoop: 'print("hello") while true do end',
   printMany: 'for i = 1, 1000 do print("0123456789") end',
