@@ -9,7 +9,7 @@ import type { ActionCompiler, ActionDefinition, JsonSchema } from '../actions/ty
 import { createActionRegistry, type ActionRegistry } from '../actions/registry.js';
 import { AgentError, toAgentError, type ErrorCode, type ErrorLocation } from '../errors/agent-error.js';
 import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
-import type { ScriptLanguage, ScriptSandboxes } from '../core/script-sandbox.js';
+import type { ScriptSandboxes } from '../core/script-sandbox.js';
 import { compileSchema } from '../schema/compile-schema.js';
 import type { AgentSpec, NodeBody, NodeSpec } from '../spec/agent-spec.js';
 import { checkClosedShape, dotted, type Path } from '../spec/closed-shape.js';
@@ -89,9 +89,8 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
   const entry = edgesFrom.get('__start__')?.[0]?.to[0] ?? spec.nodes[0]!.name;
   const { scripted, ...llmSettings } = (spec.settings.llm ?? {}) as Record<string, unknown>;
   const settingsLlm = attempt(at(['settings', 'llm']), () => compileValue(llmSettings, { field: 'settings.llm' }));
-  for (const [language, sandbox] of Object.entries(scripts) as [ScriptLanguage, ScriptSandboxes[ScriptLanguage]][]) {
-    attempt(at(['settings', language]), () => sandbox?.budgetFromSettings(spec.settings, { file: spec.file }));
-  }
+  // Each sandbox checks its own settings (`settings.lua`); a language not loaded is not checked.
+  for (const [language, sandbox] of Object.entries(scripts)) attempt(at(['settings', language]), () => sandbox?.budgetFromSettings(spec.settings, { file: spec.file }));
   if (problems.length > 0 || settingsLlm === undefined) return { problems };
   const agent: CompiledAgent = {
     name: spec.name,
