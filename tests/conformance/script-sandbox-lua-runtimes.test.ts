@@ -1,10 +1,12 @@
 /**
  * The ScriptSandbox conformance checks for the Lua sandbox inside workerd (plain Miniflare, where
  * code generation from strings is refused as in production) and headless Chromium (a page with a
- * strict CSP): the same checks as in Node, bundled with the engine's esbuild settings.
+ * strict CSP), bundled with the engine's esbuild settings; and in Deno from the sources (the
+ * generated VM found through tests/deno/import-map.json). The same checks as in Node.
  */
 import * as esbuild from 'esbuild';
 import { Miniflare } from 'miniflare';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -58,4 +60,28 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('ScriptSandbox conform
     expect(errors).toEqual([]);
     expectAllPass(value as Outcomes);
   });
+});
+
+/** Runs `source` (a module read from stdin, paths relative to the repository) in Deno; its stdout. */
+function runInDeno(source: string): Promise<string> {
+  const child = spawn(path.join(ROOT, 'node_modules/.bin/deno'), ['run', '--quiet', '--sloppy-imports', '--import-map', 'tests/deno/import-map.json', '-'], {
+    cwd: ROOT,
+    env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
+  });
+  let output = '';
+  let errors = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  child.stdin.end(source);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`deno exited ${code}: ${errors.slice(0, 2000)}`))));
+  });
+}
+
+describe.skipIf(!existsSync(path.join(ROOT, 'node_modules/.bin/deno')) && !process.env.CI)('ScriptSandbox conformance: lua (Deno)', () => {
+  it('passes every check', async () => {
+    const output = await runInDeno(`${IMPORTS}console.log(JSON.stringify(runScriptSandboxChecks(luaSandbox, LUA_FIXTURE)));`);
+    expectAllPass(JSON.parse(output.trim().split('\n').pop()!) as Outcomes);
+  }, 120_000);
 });
