@@ -2,8 +2,9 @@
  * The engine in a Web Worker, shared by the two worker entries: engine-worker.ts (light, no
  * script sandbox) and engine-worker-lua.ts (with the Lua sandbox). It validates agents, runs and
  * resumes them, and probes model servers, posting every event to the page as it happens. Runs
- * are traced in IndexedDB through the IndexedDB adapter, so the page can list them after a reload. The page stops a runaway run
- * by terminating this worker and starting a new one, so nothing here has to be interruptible.
+ * are traced in IndexedDB through the IndexedDB adapter, so the page can list them after a
+ * reload. The page stops a runaway run by terminating this worker and starting a new one, so
+ * nothing here has to be interruptible.
  */
 import { parse as parseYaml } from 'yaml';
 // The engine's own modules, not src/index.ts: the main entry's loadAgent brings the Lua VM.
