@@ -6,7 +6,7 @@ import type { AgentError, ErrorCode } from '../errors/agent-error.js';
 import type { EventData, EventType } from '../events/event.js';
 import type { LlmRequest, LlmConnection, LlmResponse } from '../llm/types.js';
 import type { CompiledValue, TemplateScope } from '../templates/types.js';
-import type { CompiledLua } from '../lua/types.js';
+import type { CompiledScript } from '../core/script-sandbox.js';
 
 export type JsonSchema = Record<string, unknown>;
 export type State = Record<string, unknown>;
@@ -31,7 +31,7 @@ export interface ActionCompiler {
   /** e.g. `agent.yaml node 'generate'`; used in error messages. */
   readonly node: string;
   template(value: unknown, field: string): CompiledValue;
-  lua(code: string, field: string): CompiledLua;
+  lua(code: string, field: string): CompiledScript;
   schema(schema: unknown, field: string): CompiledSchema;
   /** Resolves an action name (aliases included) or throws UNKNOWN_ACTION with suggestions. */
   action(name: string, field: string): ActionDefinition;

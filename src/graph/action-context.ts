@@ -100,7 +100,7 @@ class NodeActionContext implements ActionContext {
       result = await action.run(params, nested);
     } else {
       const agent = host.agent;
-      const compiler = createActionCompiler(agent.spec, { name: node }, agent.registry, { ...agent.spec.schemas }, agent.nodes.get(node)?.spec.path ?? []);
+      const compiler = createActionCompiler(agent.spec, { name: node }, agent.registry, { ...agent.spec.schemas }, agent.nodes.get(node)?.spec.path ?? [], agent.scripts);
       // Params given here are final values (often a model's tool arguments): never compile them as
       // templates, or `{{ secrets.x }}` written by a model would be rendered (second-order injection).
       compiler.template = (value) => ({ source: value, isStatic: true, render: () => structuredClone(value) });

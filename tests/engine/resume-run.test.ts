@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors/agent-error.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { findResumable, resumeRun } from '../../src/graph/resume-run.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
