@@ -29,6 +29,7 @@ import { nextNode } from './route.js';
 import { budgetOf, durationExceeded, resolveLimits, RunBudget, type BudgetUsage } from './run-budget.js';
 import { capRunError } from './run-error.js';
 import type { RunOptions, RunResult } from './run-types.js';
+import { TEMPLATE_CLOCK, type TemplateScope } from '../templates/types.js';
 import { runParallel } from './run-parallel.js';
 
 const END = '__end__';
@@ -170,13 +171,16 @@ export class RunSession implements BodyHost {
   }
 
   baseScope(state: State) {
-    const scope: Record<string, unknown> = {
+    const scope: TemplateScope = {
       state,
       variables: this.agent.spec.variables,
       settings: this.agent.spec.settings,
       secrets: this.options.secrets ?? {},
     };
-    if (this.options.env !== undefined) scope.env = this.options.env;
+    // Only what the host passed (the CLI: --env NAME and settings.env); empty otherwise, so `env.X` is none as in TEA.
+    scope.env = this.options.env ?? {};
+    // `now()` reads the run's clock (RunOptions.now), so a test can fix it.
+    scope[TEMPLATE_CLOCK] = () => this.now();
     return scope;
   }
 

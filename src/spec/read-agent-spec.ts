@@ -18,6 +18,7 @@ import { parseYaml, type ParsedYaml, type YamlLimits } from './parse-yaml.js';
 import type { KeyLocation } from './tea-keys.js';
 import { readRunMapping, readTypedBody, type Fail as TypedFail } from './read-node-types.js';
 import { editDistance } from '../util/edit-distance.js';
+import { envNameRefusal } from './env-names.js';
 
 export interface ReadAgentOptions {
   /** File name used in messages and as the default agent name. */
@@ -133,6 +134,10 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
   }
 
   const settings = (document.settings ?? {}) as Record<string, any>;
+  ((settings.env ?? []) as string[]).forEach((name, index) => {
+    const refusal = envNameRefusal(name);
+    if (refusal !== undefined) report('INVALID_AGENT', `settings.env: ${refusal}`, ['settings', 'env', index]);
+  });
   const spec: AgentSpec = {
     name: document.name ?? defaultName(file),
     description: document.description,

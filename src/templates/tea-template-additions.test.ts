@@ -98,3 +98,21 @@ describe('tests with an argument', () => {
     expect(check('state.n is defined')).toBe(true);
   });
 });
+
+describe('now() and env in a run', () => {
+  it("reads the run's clock (RunOptions.now) and only the env the host passed", async () => {
+    const { loadAgent, runAgent } = await import('../index.js');
+    const agent = loadAgent(
+      `name: clock
+nodes:
+  - name: stamp
+    run: {type: expression, value: "{{ {'at': now(), 'home': env.HOME is none, 'given': env.GIVEN} }}", output_key: seen}
+`,
+      { file: 'clock.yaml' },
+    );
+    const run = runAgent(agent, {}, { now: () => Date.UTC(2030, 4, 6, 7, 8, 9, 250), env: { GIVEN: 'yes' } });
+    for await (const _event of run) void _event;
+    const result = await run.result;
+    expect(result.state.seen).toEqual({ at: '2030-05-06T07:08:09.250000Z', home: true, given: 'yes' });
+  });
+});
