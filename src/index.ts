@@ -17,8 +17,9 @@ export { AgentError, ERROR_CODES, toAgentError } from './errors/agent-error.js';
 export type { ErrorCode, AgentErrorJson } from './errors/agent-error.js';
 export { formatProblem, problemsOf, MAX_LOAD_PROBLEMS } from './errors/load-problems.js';
 export type { LoadProblem } from './errors/load-problems.js';
-export { EVENT_TYPES } from './events/event.js';
-export type { AgentEvent, EventType, RunStatus, StopReason } from './events/event.js';
+export { EVENT_TYPES, isTruncatedData } from './events/event.js';
+export type { AgentEvent, EventData, EventDataMap, EventError, EventOf, EventType, RunStatus, StopReason } from './events/event.js';
+export { upgradeEvent } from './events/upgrade-event.js';
 export { sanitizeEvent } from './events/redact.js';
 
 // Actions
@@ -30,7 +31,7 @@ export type { ActionDefinition, ActionContext, ActionCompiler, JsonSchema } from
 export { createProvider } from './llm/create-provider.js';
 export { createScriptedModel } from './llm/scripted-model.js';
 export { probeEndpoint } from './llm/probe.js';
-export type { LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, ChatMessage, ToolCall } from './llm/types.js';
+export type { ModelProvider, ModelProviderFactory, LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, ChatMessage, ToolCall } from './llm/types.js';
 
 // Storage
 export { createMemoryStores } from './storage/memory-store.js';

@@ -9,15 +9,17 @@
  * action of the same name, or to `action:` when given). Action names are sent to the model with
  * dots as underscores, since OpenAI tool names allow only `[A-Za-z0-9_-]`.
  */
+import type { ToolCallStatus } from '../core/events.js';
 import { AgentError } from '../errors/agent-error.js';
 import type { ActionCompiler, ActionContext, ActionDefinition } from '../actions/types.js';
 import type { CompiledValue } from '../templates/types.js';
 import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from './types.js';
-import { parseJsonSafely } from '../reasoning/safe-json.js';
+import { parseJsonSafely } from '../util/untrusted-json.js';
 import { whyNotATool } from '../tools/not-a-tool.js';
 import { buildMessages } from './resolve-llm-call.js';
 import { isInfrastructureFailure } from './llm-errors.js';
 import { llmResult } from './llm-result.js';
+import { isPlainObject } from '../util/plain-object.js';
 import { llmProperties, MODEL_CALL_KEYS, TOOL_ENTRY_SHAPE } from '../spec/parameter-shapes.js';
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 10;
@@ -86,7 +88,7 @@ export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
 
 function prepareTool(entry: unknown, field: string, compiler: ActionCompiler): PreparedTool {
   if (typeof entry === 'string') return fromAction(compiler.action(entry, field), field, compiler);
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw compiler.error('expected an action name or a tool definition', field);
+  if (!isPlainObject(entry)) throw compiler.error('expected an action name or a tool definition', field);
   const tool = entry as Record<string, unknown>;
   if (tool.type === 'function' && typeof tool.function === 'object' && tool.function !== null) {
     const fn = tool.function as Record<string, unknown>;
@@ -206,12 +208,16 @@ async function runToolCall(
   const parsedArguments: unknown = outcome.ok ? outcome.value : undefined;
   context.emit('tool_start', { tool: call.function.name, action: tool?.action ?? null, arguments: parsedArguments ?? call.function.arguments, call_id: call.id, round });
   let result: unknown;
+  let refused: ToolCallStatus | undefined;
   if (tool === undefined) {
     result = { error: `Unknown tool '${call.function.name}'. Available: ${available.join(', ')}` };
+    refused = 'unknown';
   } else if (tool.action === undefined) {
     result = { error: `Tool '${call.function.name}' has no registered action to run` };
-  } else if (typeof parsedArguments !== 'object' || parsedArguments === null || Array.isArray(parsedArguments)) {
+    refused = 'error';
+  } else if (!isPlainObject(parsedArguments)) {
     result = { error: 'the tool arguments are not a JSON object' };
+    refused = 'invalid';
   } else {
     try {
       result = await context.callAction(tool.action, parsedArguments as Record<string, unknown>);
@@ -224,7 +230,8 @@ async function runToolCall(
   }
   const text = toolResultText(result);
   const failed = typeof result === 'object' && result !== null && 'error' in result;
-  context.emit('tool_result', { tool: call.function.name, call_id: call.id, success: !failed, result: text, round });
+  const status = refused ?? (failed ? 'error' : 'ok');
+  context.emit('tool_result', { tool: call.function.name, call_id: call.id, status, observation: text, round });
   return { arguments: parsedArguments ?? call.function.arguments, result, text };
 }
 

@@ -24,6 +24,7 @@
  * node (e.g. across an interrupt and resume) and counts those attempts against the cap.
  */
 import type { ActionContext, State } from '../actions/types.js';
+import type { ReflectionAttemptData } from '../core/events.js';
 import { AgentError } from '../errors/agent-error.js';
 import { mergeShallow } from '../util/safe-json.js';
 import { describeFailure, isControlFlow } from './control-flow.js';
@@ -33,6 +34,7 @@ import { buildLoopResult, isGeneratorFailure, pickBest } from './loop-result.js'
 import type { Attempt, LoopStopReason, OnFailure, PreparedEvaluator, PreparedStep, ReflectionIssue } from './reflection-types.js';
 import { restoreHistory } from './restore-history.js';
 import { runStep } from './run-step.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export interface LoopParams {
   generator: PreparedStep;
@@ -143,7 +145,7 @@ async function correct(corrector: PreparedStep, context: ActionContext, progress
   }
   const returns = corrector.returns ?? (corrector.kind === 'action' ? 'candidate' : 'state');
   if (returns === 'candidate') return { value: raw, fromLlm: corrector.kind === 'action' && corrector.llm };
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  if (!isPlainObject(raw)) return undefined;
   const update = raw as Record<string, unknown>;
   const { reflection_output: next, ...rest } = update;
   mergeShallow(loopState, rest);
@@ -209,7 +211,7 @@ function acceptsText(evaluator: PreparedEvaluator & { type: 'schema' }, text: st
   }
 }
 
-function attemptEvent(attempt: Attempt, maxIterations: number): Record<string, unknown> {
+function attemptEvent(attempt: Attempt, maxIterations: number): ReflectionAttemptData {
   return {
     iteration: attempt.iteration,
     max_iterations: maxIterations,
