@@ -116,3 +116,35 @@ nodes:
     expect(result.state.seen).toEqual({ at: '2030-05-06T07:08:09.250000Z', home: true, given: 'yes' });
   });
 });
+
+describe('a goto if: that fails to evaluate', () => {
+  it('fails the run with TEMPLATE_ERROR naming the node and rule (not false, as TEA would take it)', async () => {
+    const { loadAgent, runAgent } = await import('../index.js');
+    const agent = loadAgent(
+      `name: routing
+nodes:
+  - name: decide
+    run: {type: expression, value: "{{ none }}", output_key: result}
+    goto:
+      - if: "state.result.score > 0.5"
+        to: good
+      - to: other
+  - name: good
+  - name: other
+`,
+      { file: 'routing.yaml' },
+    );
+    const run = runAgent(agent, {});
+    for await (const _event of run) void _event;
+    const result = await run.result;
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('TEMPLATE_ERROR');
+    expect(result.error?.node).toBe('decide');
+    expect(result.error?.field).toBe('goto.0.if');
+  });
+
+  it('a test missing its argument in a goto if: is refused at load', async () => {
+    const { loadAgent } = await import('../index.js');
+    expect(() => loadAgent('nodes:\n  - name: a\n    goto:\n      - if: "state.n is divisibleby"\n        to: __end__\n', { file: 'a.yaml' })).toThrow(/needs an argument/);
+  });
+});
