@@ -53,7 +53,8 @@ describe('sha256 filter', () => {
 
   it('hashes other values by the text they print as', () => {
     expect(render('{{ state.n | sha256 }}', { state: { n: 42 } })).toBe(hex('42'));
-    expect(render('{{ state.list | sha256 }}', { state: { list: [1, 'a'] } })).toBe(hex(render('{{ state.list }}x', { state: { list: [1, 'a'] } }).toString().slice(0, -1)));
+    const printed = String(render('{{ state.list }}!', { state: { list: [1, 'a'] } })).slice(0, -1);
+    expect(render('{{ state.list | sha256 }}', { state: { list: [1, 'a'] } })).toBe(hex(printed));
   });
 });
 
