@@ -16,7 +16,7 @@ import { checkClosedShape, dotted, type Path } from '../spec/closed-shape.js';
 import { findNonFinite } from '../spec/finite-numbers.js';
 import { compileCondition, compileValue } from '../templates/index.js';
 import type { CompiledAgent, CompiledBody, CompiledCondition, CompiledNode, CompiledRoute } from './compiled-agent.js';
-import { looksLikePython } from './python-detector.js';
+import { foreignLanguageMessage, foreignLanguageOf } from './python-detector.js';
 import { sandboxFor } from './script-sandboxes.js';
 
 export interface CompileOptions {
@@ -139,8 +139,9 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
         try {
           return sandbox.compile(body.code, where);
         } catch (error) {
-          if (AgentError.isInstance(error) && error.code === sandbox.errorCodes.syntax && looksLikePython(body.code)) {
-            throw new AgentError('UNSUPPORTED_LANGUAGE', 'this run: code looks like Python; tea-edge runs inline code in Lua (rewrite it in Lua)', {
+          const language = AgentError.isInstance(error) && error.code === sandbox.errorCodes.syntax ? foreignLanguageOf(body.code) : undefined;
+          if (language !== undefined && AgentError.isInstance(error)) {
+            throw new AgentError('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(language, 'this `run:`'), {
               node: node.name,
               details: { lua_error: error.plainMessage },
             });
