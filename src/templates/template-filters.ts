@@ -29,21 +29,8 @@ import { type RenderBudget, UNITS_PER_MADE_VALUE } from './render-budget.js';
 import { toText } from './text-writer.js';
 import { builtList, builtString } from './built-values.js';
 import { readAttributePath } from './read-member.js';
+import type { FilterContext, TemplateFilter } from './filter-types.js';
 import { type FormatArgument, parseFloatText, parseIntegerText, percentFormat, roundNumber } from './text-helpers.js';
-
-/** What a filter gets besides its operand and arguments. */
-export interface FilterContext {
-  readonly budget: RenderBudget;
-  /** Applies another filter by name (for `map('upper')`). */
-  applyFilter(name: string, operand: RuntimeValue, args: RuntimeValue[]): RuntimeValue;
-}
-
-export type TemplateFilter = (
-  operand: RuntimeValue,
-  args: RuntimeValue[],
-  keywords: ReadonlyMap<string, RuntimeValue>,
-  context: FilterContext,
-) => RuntimeValue;
 
 /** Code-point counts of strings already measured (a string read in a loop is scanned once). */
 const codePointCounts = new WeakMap<RuntimeValue, number>();
