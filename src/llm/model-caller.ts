@@ -7,7 +7,7 @@
  */
 import { AgentError, toAgentError } from '../errors/agent-error.js';
 import type { EventType } from '../events/event.js';
-import type { LlmCallOptions, LlmCallParams } from '../actions/types.js';
+import type { LlmCallOptions, LlmCallParams } from './types.js';
 import type { LlmCallHooks, LlmConnection, LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, TokenUsage, ToolCall } from './types.js';
 import { createProvider } from './create-provider.js';
 import { requestPayload, responsePayload } from './payload-capture.js';

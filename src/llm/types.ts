@@ -97,3 +97,19 @@ export interface LlmProvider {
 
 /** Builds a provider for a connection; hosts may pass their own (e.g. with a shared fetch). */
 export type LlmProviderFactory = (connection: LlmConnection) => LlmProvider;
+
+/** Everything an LLM call may carry: the request, the connection, and `stream`. */
+export type LlmCallParams = Partial<LlmRequest> &
+  LlmConnection & {
+    prompt?: string;
+    system?: string;
+    /** Seconds, as in TEA's settings.llm (converted to timeout_ms). */
+    timeout?: number;
+  };
+
+export interface LlmCallOptions {
+  /** Stream tokens as `answer_chunk` events. */
+  stream?: boolean;
+  /** Extra data put on the llm_request/llm_response events (e.g. `{purpose: 'judge'}`). */
+  label?: string;
+}
