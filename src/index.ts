@@ -22,7 +22,7 @@ export type { AgentEvent, EventType, RunStatus, StopReason } from './events/even
 export { sanitizeEvent } from './events/redact.js';
 
 // Actions
-export { createActionRegistry } from './actions/registry.js';
+export { createActionRegistry } from './builtins.js';
 export type { ActionRegistry } from './actions/registry.js';
 export type { ActionDefinition, ActionContext, ActionCompiler, JsonSchema } from './actions/types.js';
 

@@ -10,14 +10,14 @@
  * dots as underscores, since OpenAI tool names allow only `[A-Za-z0-9_-]`.
  */
 import { AgentError } from '../errors/agent-error.js';
-import type { ActionCompiler, ActionContext, ActionDefinition } from '../actions/types.js';
+import type { ActionCompiler, ActionContext, ActionDefinition } from './types.js';
 import type { CompiledValue } from '../templates/types.js';
-import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from './types.js';
+import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from '../llm/types.js';
 import { parseJsonSafely } from '../reasoning/safe-json.js';
-import { whyNotATool } from '../tools/not-a-tool.js';
-import { buildMessages } from './resolve-llm-call.js';
-import { isInfrastructureFailure } from './llm-errors.js';
-import { llmResult } from './llm-result.js';
+import { whyNotATool } from './not-a-tool.js';
+import { buildMessages } from '../llm/resolve-llm-call.js';
+import { isInfrastructureFailure } from '../llm/llm-errors.js';
+import { llmResult } from '../llm/llm-result.js';
 import { llmProperties, MODEL_CALL_KEYS, TOOL_ENTRY_SHAPE } from '../spec/parameter-shapes.js';
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 10;

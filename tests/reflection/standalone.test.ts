@@ -3,7 +3,7 @@
  * registered names.
  */
 import { describe, expect, it } from 'vitest';
-import { createActionRegistry } from '../../src/actions/registry.js';
+import { createActionRegistry } from '../../src/builtins.js';
 import { agentYaml, loadError, run, scriptedAction } from './support.js';
 
 describe('reflection.evaluate', () => {

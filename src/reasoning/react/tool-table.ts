@@ -6,7 +6,7 @@
  */
 import type { ActionCompiler, CompiledSchema, JsonSchema } from '../../actions/types.js';
 import { AgentError } from '../../errors/agent-error.js';
-import { whyNotATool } from '../../tools/not-a-tool.js';
+import { whyNotATool } from '../../actions/not-a-tool.js';
 
 /** SPEC §1.1 identifier pattern; `..` is refused on top (path-like, Rust TEA's rule). */
 const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
@@ -47,7 +47,7 @@ export function isValidToolName(name: unknown): name is string {
 /**
  * Builds the table from a node's `tools:` list at load. A listed tool that is not registered or
  * whose name is invalid is `UNKNOWN_TOOL`; a bad `tier`, `requires_role` or duplicate is
- * `INVALID_PARAMS`, and so is an action that can never be a tool (src/tools/not-a-tool.ts: its
+ * `INVALID_PARAMS`, and so is an action that can never be a tool (src/actions/not-a-tool.ts: its
  * parameters, written by the model, would choose what else runs). Default tier: 3 for actions
  * declaring side effects (AG-15), else 1.
  */
