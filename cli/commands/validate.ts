@@ -3,22 +3,27 @@
  * Text: `ok` (warnings on stderr) or every problem as `file:line:column CODE message`, one per
  * line on stderr. `--json`: one object `{ok, errors: [{file, line, column, code, message, node?,
  * field?}], warnings: [{file, message}]}` on stdout, for editors and CI. Exit 0, or 2 on errors.
+ * `--strict`: every warning is an error (a node nothing routes to, an edge from __start__ TEA would
+ * not follow, an ignored TEA key), with its line and column when the loader knows them.
  */
 import { toAgentError } from '../../src/errors/agent-error.js';
 import { problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
 import { UsageError } from '../args.js';
 import { displayName, formatLoadError, loadAgentFile } from '../agent-file.js';
 import type { CliIo } from '../io.js';
+import type { GraphWarning } from '../../src/spec/agent-spec.js';
 
-const USAGE = 'usage: tea-edge validate <agent.yaml> [more.yaml ...] [--json]';
+const USAGE = 'usage: tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--strict]';
+const OPTIONS = ['--json', '--strict'];
 
 export async function validateCommand(argv: string[], io: CliIo): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(`${USAGE}\n  --json  print {ok, errors, warnings} as JSON on stdout\n`);
+    io.stdout(`${USAGE}\n  --json    print {ok, errors, warnings} as JSON on stdout\n  --strict  warnings are errors (exit 2)\n`);
     return 0;
   }
   const json = argv.includes('--json');
-  const unknown = argv.find((argument) => argument.startsWith('-') && argument !== '--json');
+  const strict = argv.includes('--strict');
+  const unknown = argv.find((argument) => argument.startsWith('-') && !OPTIONS.includes(argument));
   if (unknown !== undefined) throw new UsageError(`unknown option ${unknown}\n${USAGE}`);
   const files = argv.filter((argument) => !argument.startsWith('-'));
   if (files.length === 0) throw new UsageError(USAGE);
@@ -27,6 +32,12 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
   for (const file of files) {
     try {
       const { agent } = await loadAgentFile(file);
+      if (strict && agent.warnings.length > 0) {
+        const promoted = strictErrors(agent.warnings, agent.spec.graphWarnings ?? [], displayName(file));
+        errors.push(...promoted);
+        if (!json) for (const problem of promoted) io.stderr(`${problem.file}${problem.line !== undefined ? `:${problem.line}:${problem.column ?? 1}` : ''} ${problem.code} ${problem.message} (--strict)\n`);
+        continue;
+      }
       for (const warning of agent.warnings) warnings.push({ file: displayName(file), message: warning });
       if (!json) {
         for (const warning of agent.warnings) io.stderr(`${displayName(file)}: warning: ${warning}\n`);
@@ -40,6 +51,21 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
   }
   if (json) io.stdout(JSON.stringify({ ok: errors.length === 0, errors: errors.map(withPlace), warnings }) + '\n');
   return errors.length > 0 ? 2 : 0;
+}
+
+/** The warnings of a loaded file as errors; graph warnings keep their place (line, column, node). */
+function strictErrors(messages: string[], placed: GraphWarning[], file: string): LoadProblem[] {
+  const byMessage = new Map(placed.map((warning) => [warning.message, warning]));
+  return messages.map((message) => {
+    const place = byMessage.get(message.replace(/ \(line \d+\)$/, ''));
+    return {
+      file,
+      code: 'INVALID_AGENT',
+      message: place?.message ?? message,
+      ...(place?.line !== undefined ? { line: place.line, column: place.column ?? 1 } : {}),
+      ...(place?.node !== undefined ? { node: place.node } : {}),
+    };
+  });
 }
 
 /** Every error carries `line` and `column` (null when unknown), as editors expect. */

@@ -147,9 +147,43 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
       });
       return steps.every((step) => step !== undefined) ? { kind: 'steps', label, steps: steps as CompiledBody[] } : undefined;
     }
+    case 'expression': {
+      const value = attempt(at(path.concat('run', 'value'), node.name), () => compileExpression(body.value, node.name));
+      return value === undefined ? undefined : { kind: 'expression', value, outputKey: body.outputKey, label };
+    }
+    case 'while_loop': {
+      const condition = attempt(at(path.concat('condition'), node.name), () => compileCondition(body.condition, { node: node.name, field: 'condition' }));
+      const steps = body.body.map((step) => compileBody(step.body, createActionCompiler(spec, node, context.registry, context.schemas, step.path), context, node, step.path, `${label}/${step.name}`));
+      if (condition === undefined || !steps.every((step) => step !== undefined)) return undefined;
+      return { kind: 'while_loop', condition, maxIterations: body.maxIterations, body: steps as CompiledBody[], label };
+    }
+    case 'dynamic_parallel': {
+      const items = attempt(at(path.concat('items'), node.name), () => compileValue(body.items, { node: node.name, field: 'items' }));
+      const branchPath = path.concat(body.branchField);
+      const branch = compileBody(body.branch, createActionCompiler(spec, node, context.registry, context.schemas, branchPath), context, node, branchPath, label);
+      if (items === undefined || branch === undefined) return undefined;
+      return {
+        kind: 'dynamic_parallel',
+        items,
+        itemVar: body.itemVar,
+        indexVar: body.indexVar,
+        branch,
+        maxConcurrency: body.maxConcurrency,
+        failFast: body.failFast,
+        output: body.output,
+        fanIn: body.fanIn,
+        label,
+      };
+    }
     case 'pass':
       return { kind: 'pass', label };
   }
+}
+
+/** TEA's `run: {type: expression, value}`: the value is an expression (`{{ }}` optional); a literal stays itself. */
+function compileExpression(value: string | boolean | number, node: string) {
+  const text = typeof value === 'string' && !/\{\{|\{%/.test(value) ? `{{ ${value} }}` : value;
+  return compileValue(text, { node, field: 'run.value' });
 }
 
 /**
@@ -279,6 +313,13 @@ function compileRoute(spec: AgentSpec, node: NodeSpec, index: number, edgesFrom:
       kind: 'edges',
       edges: edges.map((edge) => {
         const field = `when`;
+        if (edge.condition !== undefined) {
+          const expect = edge.when === undefined ? true : edge.when === true;
+          if (typeof edge.condition === 'boolean') return { constant: edge.condition === expect, to: edge.to[0]! };
+          const source = edge.condition;
+          const conditionPath = edgeHasMapping(spec, edge.path) ? edge.path.concat('condition', 'value') : edge.path.concat('condition');
+          return { condition: withPosition(spec, conditionPath, node.name, () => compileCondition(source, { node: node.name, field: 'condition' })), expect, to: edge.to[0]! };
+        }
         if (typeof edge.when === 'string') {
           return { condition: withPosition(spec, edge.path.concat('when'), node.name, () => compileCondition(edge.when as string, { node: node.name, field })), to: edge.to[0]! };
         }
@@ -287,6 +328,11 @@ function compileRoute(spec: AgentSpec, node: NodeSpec, index: number, edgesFrom:
     };
   }
   return { kind: 'next', target: spec.nodes[index + 1]?.name ?? END };
+}
+
+/** True when the edge at `path` wrote `condition:` as a mapping (its position is the value's). */
+function edgeHasMapping(spec: AgentSpec, path: Path): boolean {
+  return spec.positionOf(path.concat('condition', 'value')) !== undefined;
 }
 
 export type { ActionDefinition };

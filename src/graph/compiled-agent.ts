@@ -14,12 +14,37 @@ export type CompiledBody =
   | { kind: 'action'; action: ActionDefinition; prepared: boolean; params: unknown; output?: string | CompiledValue; label: string }
   | { kind: 'lua'; lua: CompiledLua; label: string }
   | { kind: 'steps'; steps: CompiledBody[]; label: string }
+  | { kind: 'expression'; value: CompiledValue; outputKey: string; label: string }
+  | CompiledWhileLoop
+  | CompiledDynamicParallel
   | { kind: 'pass'; label: string };
+
+export interface CompiledWhileLoop {
+  kind: 'while_loop';
+  condition: CompiledCondition;
+  maxIterations: number;
+  body: CompiledBody[];
+  label: string;
+}
+
+export interface CompiledDynamicParallel {
+  kind: 'dynamic_parallel';
+  items: CompiledValue;
+  itemVar: string;
+  indexVar: string;
+  branch: CompiledBody;
+  maxConcurrency: number | undefined;
+  failFast: boolean;
+  output: string | undefined;
+  fanIn: string;
+  label: string;
+}
 
 export type CompiledRoute =
   | { kind: 'goto'; target: string }
   | { kind: 'rules'; rules: Array<{ condition?: CompiledCondition; constant?: boolean; to: string }> }
-  | { kind: 'edges'; edges: Array<{ condition?: CompiledCondition; constant?: boolean; to: string }> }
+  /** `expect`: the boolean a `condition:` edge's result must have (its `when:`, default true). */
+  | { kind: 'edges'; edges: Array<{ condition?: CompiledCondition; constant?: boolean; expect?: boolean; to: string }> }
   | { kind: 'parallel'; branches: string[]; fanIn: string; failFast: boolean }
   | { kind: 'next'; target: string };
 

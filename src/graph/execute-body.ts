@@ -9,9 +9,14 @@ import type { CompiledValue } from '../templates/types.js';
 import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
 import { createActionContext, type ContextHost } from './action-context.js';
 import type { CompiledBody } from './compiled-agent.js';
+import { runDynamicParallel } from './dynamic-parallel.js';
+import { runWhileLoop } from './while-loop.js';
 
 export interface BodyHost extends ContextHost {
   readonly luaInstructions: number | undefined;
+  /** Counts one node visit (or loop-body / branch step) against max_steps. */
+  stepBudget(node: string): void;
+  now(): number;
   /** Throws when the run's duration budget is spent: Lua is synchronous, so no timer can cut it. */
   checkDeadline(node: string): void;
 }
@@ -59,6 +64,14 @@ export async function executeBody(host: BodyHost, body: CompiledBody, node: stri
       }
       return update;
     }
+    case 'expression': {
+      const value = body.value.render(host.baseScope(state));
+      return { [body.outputKey]: toPlainJson(value, `node '${node}' expression`) ?? null };
+    }
+    case 'while_loop':
+      return runWhileLoop(host, body, node, state, executeBody);
+    case 'dynamic_parallel':
+      return runDynamicParallel(host, body, node, state, executeBody);
   }
 }
 

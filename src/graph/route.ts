@@ -30,7 +30,8 @@ export function nextNode(node: CompiledNode, scope: TemplateScope): string | Par
           return candidate.to;
         }
         const { value, truthy } = candidate.condition.evaluate(scope);
-        if (truthy) return candidate.to;
+        // A `condition:` edge maps its result to the target through `when:` (TEA: {when: to}).
+        if (truthy === ('expect' in candidate ? candidate.expect ?? true : true)) return candidate.to;
         tried.push({ expression: candidate.condition.source, value });
       }
       const list = tried.map((entry) => `${entry.expression} → ${JSON.stringify(entry.value) ?? 'undefined'}`).join('; ');

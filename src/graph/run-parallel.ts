@@ -19,12 +19,31 @@ export interface ParallelHost {
   stepBudget(node: string): void;
 }
 
+/**
+ * One branch's result. Like TEA's ParallelFlowResult, it answers the branch state's keys directly
+ * (`parallel_results[0].answer` is `parallel_results[0].state.answer`), in templates and in Lua
+ * alike, because those keys are copied onto the result as plain JSON: the result serialises the
+ * same in every runtime and in events. The result's own fields win over a state key of the same
+ * name (as in TEA), and a branch's own `parallel_results` is not copied (nested fan-outs would
+ * otherwise double in size at every level; it stays readable under `state`).
+ */
 export interface ParallelResult {
   branch: string;
   success: boolean;
   state: State | null;
   error: { code: string; message: string; node?: string } | null;
   timing_ms: number;
+  [stateKey: string]: unknown;
+}
+
+const RESULT_FIELDS: ReadonlySet<string> = new Set(['branch', 'success', 'state', 'error', 'timing_ms', 'parallel_results']);
+
+export function parallelResult(branch: string, success: boolean, state: State | null, error: ParallelResult['error'], timingMs: number): ParallelResult {
+  const result: ParallelResult = { branch, success, state, error, timing_ms: timingMs };
+  for (const key of Object.keys(state ?? {})) {
+    if (!RESULT_FIELDS.has(key)) result[key] = state![key];
+  }
+  return result;
 }
 
 export async function runParallel(host: ParallelHost, route: ParallelRoute, state: State, settings: Record<string, unknown>): Promise<ParallelResult[]> {
@@ -54,14 +73,14 @@ export async function runParallel(host: ParallelHost, route: ParallelRoute, stat
         if (typeof next !== 'string') throw new AgentError('INVALID_AGENT', 'nested parallel fan-out inside a branch is not supported', { node: current });
         current = next;
       }
-      results[index] = { branch, success: true, state: branchState, error: null, timing_ms: host.now() - started };
+      results[index] = parallelResult(branch, true, branchState, null, host.now() - started);
     } catch (error) {
       const agentError = toAgentError(error, 'ACTION_FAILED');
       if (agentError.code === 'BUDGET_EXCEEDED') throw agentError;
       failed = true;
       const failure: ParallelResult['error'] = { code: agentError.code, message: agentError.message };
       if (agentError.node !== undefined) failure.node = agentError.node;
-      results[index] = { branch, success: false, state: null, error: failure, timing_ms: host.now() - started };
+      results[index] = parallelResult(branch, false, null, failure, host.now() - started);
     }
   };
 

@@ -18,7 +18,37 @@ export type NodeBody =
   | { kind: 'action'; action: string; with: Record<string, unknown>; output?: string | Record<string, unknown> }
   | { kind: 'lua'; code: string; lineOffset: number }
   | { kind: 'steps'; steps: StepSpec[] }
+  /** TEA's `run: {type: expression, value, output_key}`: the expression's native value under output_key. */
+  | { kind: 'expression'; value: string | boolean | number; outputKey: string }
+  | WhileLoopBody
+  | DynamicParallelBody
   | { kind: 'pass' };
+
+/** TEA's `type: while_loop` (SPEC-level notes in src/graph/while-loop.ts). */
+export interface WhileLoopBody {
+  kind: 'while_loop';
+  condition: string | boolean;
+  maxIterations: number;
+  body: StepSpec[];
+}
+
+/** TEA's `type: dynamic_parallel`: one branch per item of `items` (src/graph/dynamic-parallel.ts). */
+export interface DynamicParallelBody {
+  kind: 'dynamic_parallel';
+  /** A template (usually `"{{ state.list }}"`) or a literal list. */
+  items: unknown;
+  itemVar: string;
+  indexVar: string;
+  /** What each branch runs: `action:` (one action) or `steps:`. */
+  branch: NodeBody;
+  /** Where the branch body sits in the file (`action` or `steps`). */
+  branchField: 'action' | 'steps';
+  fanIn: string;
+  maxConcurrency?: number;
+  failFast: boolean;
+  /** State key of the results besides `parallel_results` (TEA's docs); undefined: only `parallel_results`. */
+  output?: string;
+}
 
 export interface StepSpec {
   name: string;
@@ -43,10 +73,19 @@ export interface EdgeSpec {
   from: string;
   to: string[];
   when?: string | boolean;
+  /** TEA's `condition:` (string or `{type: expression, value}`); `when` is then the boolean it must give. */
+  condition?: string | boolean;
   parallel: boolean;
   fanIn?: string;
   failFast: boolean;
   path: Array<string | number>;
+}
+
+export interface GraphWarning {
+  message: string;
+  line?: number;
+  column?: number;
+  node?: string;
 }
 
 export interface LimitsSpec {
@@ -74,6 +113,8 @@ export interface AgentSpec {
   raiseExceptions: boolean;
   /** Keys accepted but ignored (TEA keys with no effect in tea-edge), as warning messages for `validate`. */
   warnings: string[];
+  /** Graph warnings with a place (a node nothing routes to, several plain edges from __start__); `validate --strict` makes them errors. */
+  graphWarnings?: GraphWarning[];
   /** Where a path of the agent file sits in the source. */
   positionOf(path: ReadonlyArray<string | number>): SourcePosition | undefined;
   /** The line where a scalar's text starts (after `|` for block scalars); for Lua line numbers. */

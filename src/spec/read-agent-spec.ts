@@ -2,19 +2,21 @@
  * Turns an agent file's text into an AgentSpec: YAML under limits (parse-yaml.ts), the published
  * agent JSON Schema (agent-schema.json) with closed shapes (closed-shape.ts: unknown keys with
  * suggestions, TEA keys tea-edge does not implement, unknown providers), finite numbers only, then
- * the graph checks the schema cannot express: unique node names, known goto/edge targets,
- * reachable nodes, one body per node, Python refused. Every problem is collected (file order,
+ * the graph checks the schema cannot express: unique node names, known goto/edge targets, one
+ * body per node, typed nodes (read-node-types.ts), Python refused; unreachable nodes are warnings
+ * (spec.graphWarnings), as in TEA. Every problem is collected (file order,
  * capped) and thrown as one AgentError with `details.errors` (src/errors/load-problems.ts).
  */
 import { Validator } from '@cfworker/json-schema';
 import { AgentError, toAgentError, type ErrorCode } from '../errors/agent-error.js';
 import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
 import agentSchema from './agent-schema.json';
-import type { AgentSpec, EdgeSpec, GotoRule, NodeBody, NodeSpec, OnErrorSpec, StepSpec } from './agent-spec.js';
+import type { AgentSpec, EdgeSpec, GotoRule, GraphWarning, NodeBody, NodeSpec, OnErrorSpec, StepSpec } from './agent-spec.js';
 import { checkClosedShape, dotted, type Path } from './closed-shape.js';
 import { findNonFinite } from './finite-numbers.js';
 import { parseYaml, type ParsedYaml, type YamlLimits } from './parse-yaml.js';
 import type { KeyLocation } from './tea-keys.js';
+import { readRunMapping, readTypedBody, type Fail as TypedFail } from './read-node-types.js';
 import { editDistance } from '../util/edit-distance.js';
 
 export interface ReadAgentOptions {
@@ -79,6 +81,7 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
     from: edge.from,
     to: Array.isArray(edge.to) ? edge.to : [edge.to],
     when: edge.when,
+    ...(edge.condition !== undefined ? { condition: typeof edge.condition === 'object' ? edge.condition.value : edge.condition } : {}),
     parallel: edge.parallel === true || edge.type === 'parallel',
     fanIn: edge.fan_in,
     failFast: edge.fail_fast === true,
@@ -99,14 +102,25 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
       }
     });
   }
+  for (const node of nodes) {
+    if (node.body.kind === 'dynamic_parallel' && !byName.has(node.body.fanIn)) {
+      report('INVALID_AGENT', `fan_in node '${node.body.fanIn}' is not a node${suggest(node.body.fanIn)}`, node.path.concat('fan_in'), node.name);
+    }
+  }
   for (const edge of edges) {
     if (edge.from !== START && !byName.has(edge.from)) report('INVALID_AGENT', `edge from unknown node '${edge.from}'${suggest(edge.from)}`, edge.path.concat('from'));
     for (const target of edge.to) {
       if (!known(target)) report('INVALID_AGENT', `edge to unknown node '${target}'${suggest(target)}`, edge.path.concat('to'));
     }
+    if (edge.from === START && (edge.condition !== undefined || edge.when !== undefined)) {
+      report('INVALID_AGENT', 'an edge from __start__ cannot be conditional in tea-edge (the entry is chosen before any node runs); start at a node and route from it with `goto` rules or conditional edges', edge.path.concat(edge.condition !== undefined ? 'condition' : 'when'));
+    }
     if (edge.parallel) {
+      if (edge.condition !== undefined || edge.when !== undefined) report('INVALID_AGENT', 'a parallel edge always fans out: it has no `condition:` or `when:` (route to the fan-out node with a conditional edge instead)', edge.path);
       if (edge.fanIn === undefined) report('INVALID_AGENT', 'a parallel edge needs `fan_in: <node>`', edge.path);
       else if (!byName.has(edge.fanIn)) report('INVALID_AGENT', `fan_in node '${edge.fanIn}' is not a node${suggest(edge.fanIn)}`, edge.path.concat('fan_in'));
+    } else if (edge.condition !== undefined && edge.when !== undefined && typeof edge.when !== 'boolean') {
+      report('INVALID_AGENT', 'with `condition:`, `when:` is the boolean the condition must give (`true` or `false`); a string `when:` is a condition of its own', edge.path.concat('when'));
     } else if (edge.to.length > 1) {
       report('INVALID_AGENT', 'an edge with several targets must be `parallel: true` with a `fan_in`', edge.path.concat('to'));
     }
@@ -140,7 +154,8 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
     contentLineOf: parsed.contentLineOf,
     keyPositionOf: parsed.keyPositionOf,
   };
-  checkReachable(spec, report);
+  spec.graphWarnings = graphWarnings(spec);
+  for (const warning of spec.graphWarnings) warnings.push(warning.line !== undefined ? `${warning.message} (line ${warning.line})` : warning.message);
   return { spec, problems, warnings };
 }
 
@@ -197,7 +212,8 @@ function readNode(raw: Record<string, any>, index: number, parsed: ParsedYaml, f
   const path: Path = ['nodes', index];
   const name = raw.name as string;
   const fail: Fail = (code, message, failPath, node) => {
-    throw new AgentError(code, message, { file, ...parsed.positionOf(failPath), ...(node !== undefined ? { node } : {}) });
+    const field = failPath.length > 2 ? dotted(failPath.slice(2)) : undefined;
+    throw new AgentError(code, message, { file, ...parsed.positionOf(failPath), ...(node !== undefined ? { node } : {}), ...(field !== undefined ? { field } : {}) });
   };
   let body: NodeBody;
   try {
@@ -229,6 +245,9 @@ function readOnError(raw: Record<string, any>): OnErrorSpec {
 }
 
 function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail, parsed: ParsedYaml): NodeBody {
+  const failHere: TypedFail = (code, message, failPath) => fail(code, message, failPath, node);
+  const typed = readTypedBody(raw, path, failHere, (item, itemPath) => readBody(item, itemPath, node, fail, parsed));
+  if (typed !== undefined) return typed;
   if (raw.script !== undefined && raw.run === undefined) raw = { ...raw, run: raw.script };
   if (raw.output_key !== undefined && raw.output === undefined) raw = { ...raw, output: raw.output_key };
   const action = raw.uses ?? raw.action;
@@ -243,6 +262,10 @@ function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail
     return body;
   }
   if (raw.run !== undefined) {
+    if (typeof raw.run === 'object' && raw.run !== null && !Array.isArray(raw.run)) {
+      if (raw.language !== undefined) fail('INVALID_AGENT', '`language:` goes with `run:` as a string; in `run: {type: …}` the type says it', path.concat('language'), node);
+      return readRunMapping(raw.run, path, failHere, parsed.contentLineOf);
+    }
     if (typeof raw.run !== 'string') return fail('INVALID_AGENT', '`run:` must be Lua code as a string', path.concat('run'), node);
     const language = raw.language ?? 'lua';
     if (language !== 'lua') {
@@ -264,7 +287,14 @@ function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail
   return { kind: 'pass' };
 }
 
-function checkReachable(spec: AgentSpec, report: Report): void {
+/**
+ * Graph warnings TEA gives too (it runs such files): a node that nothing routes to from the entry,
+ * and several plain edges from `__start__` (TEA follows only the first). `validate --strict` makes
+ * them errors. A dynamic_parallel node leads to its fan_in node as well as to its route.
+ */
+function graphWarnings(spec: AgentSpec): GraphWarning[] {
+  const warnings: GraphWarning[] = [];
+  const place = (path: Path) => spec.positionOf(path) ?? {};
   const successors = new Map<string, string[]>();
   const edgesFrom = new Map<string, EdgeSpec[]>();
   for (const edge of spec.edges) edgesFrom.set(edge.from, [...(edgesFrom.get(edge.from) ?? []), edge]);
@@ -273,10 +303,21 @@ function checkReachable(spec: AgentSpec, report: Report): void {
     if (node.goto !== undefined) next = typeof node.goto === 'string' ? [node.goto] : node.goto.map((rule) => rule.to);
     else if (edgesFrom.has(node.name)) next = edgesFrom.get(node.name)!.flatMap((edge) => [...edge.to, ...(edge.fanIn ? [edge.fanIn] : [])]);
     else next = [spec.nodes[index + 1]?.name ?? END];
+    if (node.body.kind === 'dynamic_parallel') next.push(node.body.fanIn);
     successors.set(node.name, next);
   });
-  const startEdges = edgesFrom.get(START);
-  const entry = startEdges?.[0]?.to[0] ?? spec.nodes[0]!.name;
+  const startEdges = edgesFrom.get(START) ?? [];
+  const plainStarts = startEdges.filter((edge) => !edge.parallel && edge.condition === undefined && edge.when === undefined);
+  if (plainStarts.length > 1) {
+    const [first, ...rest] = plainStarts;
+    for (const edge of rest) {
+      warnings.push({
+        message: `edge from __start__ to '${edge.to[0]}' is never followed: TEA follows only the first plain edge from __start__ (to '${first!.to[0]}'); route onward from that node`,
+        ...place(edge.path),
+      });
+    }
+  }
+  const entry = startEdges[0]?.to[0] ?? spec.nodes[0]!.name;
   const seen = new Set<string>([entry]);
   const queue = [entry];
   while (queue.length > 0) {
@@ -289,9 +330,10 @@ function checkReachable(spec: AgentSpec, report: Report): void {
   }
   for (const node of spec.nodes) {
     if (!seen.has(node.name)) {
-      report('INVALID_AGENT', `node '${node.name}' can never run: no goto, edge or list order leads to it`, node.path.concat('name'), node.name);
+      warnings.push({ message: `node '${node.name}' can never run: no goto, edge or list order leads to it from the entry '${entry}'`, node: node.name, ...place(node.path.concat('name')) });
     }
   }
+  return warnings;
 }
 
 /**

@@ -71,21 +71,10 @@ const NODE: Record<string, TeaKeyRule> = {
   fallback: notSupported('a node `fallback:`', 'write `on_error: graceful` and route on `state.__error__` with goto rules'),
   strategy: notSupported('`strategy:` (matrix fan-out)', 'use a parallel edge with `fan_in`'),
   parallel_each: notSupported('`parallel_each:`', 'use a parallel edge with `fan_in`'),
-  subgraph: notSupported('`subgraph:`', 'inline the nodes'),
-};
-
-const NODE_TYPE_KEYS: Record<string, readonly string[]> = {
-  while_loop: ['condition', 'max_iterations', 'body'],
-  dynamic_parallel: ['items', 'item_var', 'index_var', 'subgraph', 'input', 'max_concurrency', 'fail_fast', 'action', 'steps'],
-};
-
-const NODE_TYPE_ADVICE: Record<string, string> = {
-  while_loop: 'write the loop with `goto:` rules and a counter in state',
-  dynamic_parallel: 'use a parallel edge with `fan_in`',
+  _render_items: ignored("`_render_items` (a hint for TEA's graph renderer)"),
 };
 
 const EDGE: Record<string, TeaKeyRule> = {
-  condition: notSupported("an edge's `condition:` mapping", 'write `when: "<expression>"` on each edge'),
   targets: notSupported('`targets:` (Rust TEA)', 'write `to:`'),
   timeout_seconds: notSupported('per-edge `timeout_seconds`', 'set `timeout_ms` on the nodes'),
   retry: notSupported('per-edge `retry`', 'set `on_error` on the nodes'),
@@ -120,7 +109,6 @@ const BY_LOCATION: Record<string, Record<string, TeaKeyRule>> = {
 
 /** The rule for a key TEA defines and tea-edge does not implement, at a location; `value` is the key's value. */
 export function teaKeyRule(location: KeyLocation, key: string, value: unknown): TeaKeyRule | undefined {
-  if (location === 'node' && key === 'type') return nodeTypeRule(value);
   if (location === 'settings' && key === 'allow_cycles') {
     return value === true ? ignored('`settings.allow_cycles: true` (cycles are allowed; `settings.limits.max_steps` bounds them)') : notSupported('`settings.allow_cycles: false`', 'remove it (cycles are bounded by `settings.limits.max_steps`)');
   }
@@ -129,12 +117,14 @@ export function teaKeyRule(location: KeyLocation, key: string, value: unknown): 
   return rules !== undefined && Object.prototype.hasOwnProperty.call(rules, key) ? rules[key] : undefined;
 }
 
-function nodeTypeRule(value: unknown): TeaKeyRule {
+/** Node types tea-edge runs (src/graph/while-loop.ts, src/graph/dynamic-parallel.ts). */
+export const NODE_TYPES: readonly string[] = ['while_loop', 'dynamic_parallel'];
+
+/** The refusal of a node `type:` tea-edge does not run. */
+export function unsupportedNodeType(value: unknown): TeaKeyRule {
   const type = typeof value === 'string' ? value : JSON.stringify(value);
-  const advice = NODE_TYPE_ADVICE[type] ?? "a tea-edge node's body is `uses:`, `run:` or `steps:`";
   return {
     code: 'UNSUPPORTED_NODE_TYPE',
-    message: `node type \`${type}\` is not supported by tea-edge (it would do nothing); ${advice}`,
-    covers: NODE_TYPE_KEYS[type] ?? [],
+    message: `node type \`${type}\` is not supported by tea-edge; the node types are ${NODE_TYPES.map((name) => `\`${name}\``).join(' and ')}, else a node's body is \`uses:\`, \`run:\` or \`steps:\``,
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadAgent } from '../../src/graph/load-agent.js';
 import { loadError } from './helpers.js';
 
 describe('agent files that must not load', () => {
@@ -37,10 +38,9 @@ describe('agent files that must not load', () => {
     expect(error.location.line).toBe(3);
   });
 
-  it('unreachable node', () => {
-    const error = loadError('nodes:\n  - name: a\n    goto: __end__\n  - name: b\n');
-    expect(error.code).toBe('INVALID_AGENT');
-    expect(error.message).toContain("'b'");
+  it('an unreachable node loads with a warning, as in TEA (issue 13; validate --strict refuses it)', () => {
+    const agent = loadAgent('nodes:\n  - name: a\n    goto: __end__\n  - name: b\n', { file: 'test.yaml' });
+    expect(agent.warnings.join('\n')).toContain("node 'b' can never run");
   });
 
   it('language: python is refused with a hint to write Lua', () => {

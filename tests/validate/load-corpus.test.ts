@@ -155,10 +155,10 @@ describe('closed shapes', () => {
     expect(loadFailure(llm.replace('base_delay: 2', 'deployment: gpt4')).plainMessage).toMatch(/^`deployment` \(Azure OpenAI\) is not supported by tea-edge/);
   });
 
-  it('the keys that belong to an unsupported node type are not reported again', () => {
-    const error = loadFailure('nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: "{{ state.xs }}"\n    item_var: x\n    fan_in: true\n');
-    expect(problemsOf(error, 'agent.yaml').map((problem) => problem.code)).toEqual(['UNSUPPORTED_NODE_TYPE']);
-    expect(error.plainMessage).toContain('`dynamic_parallel`');
+  it('a dynamic_parallel node without a branch body is one problem naming what it needs', () => {
+    const error = loadFailure('nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: "{{ state.xs }}"\n    item_var: x\n    fan_in: fan\n');
+    expect(problemsOf(error, 'agent.yaml').map((problem) => problem.code)).toEqual(['INVALID_AGENT']);
+    expect(error.plainMessage).toContain('exactly one of `action:` or `steps:`');
   });
 });
 
