@@ -20,7 +20,7 @@ import type { State } from '../actions/types.js';
 import { AgentError, toAgentError } from '../errors/agent-error.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledBody, CompiledDynamicParallel } from './compiled-agent.js';
-import type { BodyHost } from './execute-body.js';
+import type { BodyHost } from './body-host.js';
 import { isPauseSignal } from './pause-signal.js';
 import { parallelResult, type ParallelResult } from './run-parallel.js';
 

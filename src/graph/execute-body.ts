@@ -7,19 +7,13 @@ import type { ResumeInfo, State } from '../actions/types.js';
 import { AgentError } from '../errors/agent-error.js';
 import type { CompiledValue } from '../templates/types.js';
 import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
-import { createActionContext, type ContextHost } from './action-context.js';
+import { createActionContext } from './action-context.js';
+import type { BodyHost } from './body-host.js';
 import type { CompiledBody } from './compiled-agent.js';
 import { runDynamicParallel } from './dynamic-parallel.js';
 import { runWhileLoop } from './while-loop.js';
 
-export interface BodyHost extends ContextHost {
-  readonly luaInstructions: number | undefined;
-  /** Counts one node visit (or loop-body / branch step) against max_steps. */
-  stepBudget(node: string): void;
-  now(): number;
-  /** Throws when the run's duration budget is spent: Lua is synchronous, so no timer can cut it. */
-  checkDeadline(node: string): void;
-}
+export type { BodyHost } from './body-host.js';
 
 export async function executeBody(host: BodyHost, body: CompiledBody, node: string, state: State, resume?: ResumeInfo): Promise<Record<string, unknown>> {
   switch (body.kind) {
