@@ -46,7 +46,7 @@ const llmStreamAction: ActionDefinition<Record<string, unknown>> = {
   run: (params, context) => callModel(params, context, true),
 };
 
-/** The llm.* actions, for src/actions/builtins.ts. */
+/** The llm.* actions, for src/builtins.ts. */
 export function llmActions(): ActionDefinition[] {
   return [llmCallAction, llmStreamAction, llmToolsAction];
 }

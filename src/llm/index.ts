@@ -31,6 +31,8 @@ export type {
   LlmConnection,
   LlmProvider,
   LlmProviderFactory,
+  ModelProvider,
+  ModelProviderFactory,
   LlmRequest,
   LlmResponse,
   LlmStreamPart,
