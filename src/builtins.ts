@@ -4,15 +4,36 @@
  * reasoning, reflection) so the registry contract (src/actions/registry.ts) does not have to know
  * them; `graph` takes its default registry from here (docs/architecture.md, "Layers").
  */
+import { agentActions } from './actions/agent-actions.js';
 import { coreActions } from './actions/core-actions.js';
+import { dspyAlias } from './actions/dspy-aliases.js';
 import { llmActions } from './actions/llm-actions.js';
+import { llmChatEmbedActions } from './actions/llm-chat-embed.js';
 import { createRegistry, type ActionRegistry } from './actions/registry.js';
+import { retryLoop } from './actions/retry-loop.js';
+import { stateActions } from './actions/state-actions.js';
 import type { ActionDefinition } from './actions/types.js';
 import { reasoningActions } from './reasoning/actions.js';
+import { reasonCot } from './reasoning/reason-cot.js';
+import { reasonReact } from './reasoning/react/reason-react.js';
 import { reflectionActions } from './reflection/actions.js';
+import { webTools } from './tools/web-tools.js';
 
 export function builtinActions(): ActionDefinition[] {
-  return [...coreActions(), ...llmActions(), ...reflectionActions(), ...reasoningActions()];
+  return [
+    ...coreActions(),
+    ...llmActions(),
+    ...reflectionActions(),
+    ...reasoningActions(),
+    // TEA compatibility (issue 13): chat/embeddings, state shaping, DSPy fallbacks, retry, web.
+    ...llmChatEmbedActions(),
+    ...stateActions(),
+    dspyAlias('reason.dspy.cot', reasonCot() as ActionDefinition, { defaultSignature: 'question -> thinking, answer', exampleTarget: 'problem' }),
+    dspyAlias('reason.dspy.react', reasonReact() as ActionDefinition, { defaultSignature: 'goal -> result' }),
+    retryLoop as ActionDefinition,
+    ...webTools(),
+    ...agentActions(),
+  ];
 }
 
 export interface ActionRegistryOptions {

@@ -114,6 +114,14 @@ export type LlmCallParams = Partial<LlmRequest> &
     timeout?: number;
   };
 
+/** An embeddings call (llm.embed): the texts, an optional model, and the connection keys of a chat call. */
+export type EmbedCallParams = LlmConnection & {
+  input: string[];
+  model?: string;
+  /** Seconds, as in TEA's settings.llm (converted to timeout_ms). */
+  timeout?: number;
+};
+
 export interface LlmCallOptions {
   /** Stream tokens as `answer_chunk` events. */
   stream?: boolean;
