@@ -7,7 +7,7 @@ import type { TraceStore } from '../storage/trace-store.js';
 import type { TemplateScope } from '../templates/types.js';
 import { createActionCompiler } from './compile-agent.js';
 import type { CompiledAgent } from './compiled-agent.js';
-import { PauseSignal } from './pause-signal.js';
+import { PauseSignal } from '../actions/pause-signal.js';
 
 /** What the run session shares with every context it builds. */
 export interface ContextHost {

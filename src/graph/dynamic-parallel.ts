@@ -21,7 +21,7 @@ import { AgentError, toAgentError } from '../errors/agent-error.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledBody, CompiledDynamicParallel } from './compiled-agent.js';
 import type { BodyHost } from './body-host.js';
-import { isPauseSignal } from './pause-signal.js';
+import { isPauseSignal } from '../actions/pause-signal.js';
 import { parallelResult, type ParallelResult } from './run-parallel.js';
 
 type Execute = (host: BodyHost, body: CompiledBody, node: string, state: State) => Promise<Record<string, unknown>>;

@@ -24,7 +24,7 @@ import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
 import { createEventChannel, type EventChannel } from './event-channel.js';
 import { executeBody, type BodyHost } from './execute-body.js';
-import { isPauseSignal } from './pause-signal.js';
+import { isPauseSignal } from '../actions/pause-signal.js';
 import { nextNode } from './route.js';
 import { budgetOf, durationExceeded, resolveLimits, RunBudget, type BudgetUsage } from './run-budget.js';
 import { capRunError } from './run-error.js';

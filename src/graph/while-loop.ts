@@ -21,7 +21,7 @@ import { AgentError, toAgentError } from '../errors/agent-error.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledBody, CompiledWhileLoop } from './compiled-agent.js';
 import type { BodyHost } from './body-host.js';
-import { isPauseSignal } from './pause-signal.js';
+import { isPauseSignal } from '../actions/pause-signal.js';
 
 export type ExitReason = 'condition_false' | 'max_iterations_reached';
 

@@ -6,7 +6,7 @@
  * mismatch, storage, cancellation, an exhausted run budget — propagate and end the node).
  */
 import { AgentError } from '../errors/agent-error.js';
-import { isPauseSignal } from '../graph/pause-signal.js';
+import { isPauseSignal } from '../actions/pause-signal.js';
 import { isInfrastructureFailure } from '../llm/llm-errors.js';
 import type { ActionCompiler, ActionContext, LlmCallParams } from '../actions/types.js';
 import type { ChatMessage, LlmResponse } from '../llm/types.js';

@@ -9,7 +9,7 @@ import type { ActionCompiler, ActionContext, ActionDefinition, CompiledSchema, L
 import type { LlmResponse } from '../../src/llm/types.js';
 import type { CompiledValue } from '../../src/templates/types.js';
 import { reasoningActions } from '../../src/reasoning/actions.js';
-import { PauseSignal } from '../../src/graph/pause-signal.js';
+import { PauseSignal } from '../../src/actions/pause-signal.js';
 
 export type ScriptedReply = string | Partial<LlmResponse> | Error | ((params: LlmCallParams) => string | Partial<LlmResponse>);
 

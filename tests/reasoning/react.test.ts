@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors/agent-error.js';
 import type { ActionDefinition } from '../../src/actions/types.js';
-import { isPauseSignal, type PauseSignal } from '../../src/graph/pause-signal.js';
+import { isPauseSignal, type PauseSignal } from '../../src/actions/pause-signal.js';
 import { createFakeContext, runAction, type FakeOptions } from './fake-context.js';
 
 const json = (value: unknown) => JSON.stringify(value);

@@ -7,7 +7,7 @@
  */
 import type { ToolCallStatus } from '../../core/events.js';
 import type { ActionContext } from '../../actions/types.js';
-import { isPauseSignal } from '../../graph/pause-signal.js';
+import { isPauseSignal } from '../../actions/pause-signal.js';
 import { rethrowControl } from '../action-support.js';
 import { messageOf } from '../../util/message-of.js';
 import { textOf, truncateText } from '../reasoning-trace.js';
