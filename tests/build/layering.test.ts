@@ -33,6 +33,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['reflection'],
   ['builtins'],
   ['graph'],
+  ['load-agent-with-scripts'],
   ['index', 'testing'],
   ['engine-bundle'],
 ];
