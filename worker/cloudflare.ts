@@ -14,6 +14,7 @@ import { createKvStores, type KVNamespaceLike } from '../adapters/workers-kv/ind
 import { AgentError } from '../src/errors/agent-error.js';
 import { createApp } from './app.js';
 import { prebuiltAgentSource } from './prebuilt-agent-source.js';
+import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
 import { errorResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 
@@ -41,7 +42,7 @@ function storesFor(env: CloudflareEnv) {
 
 /** Creates the app for one environment. */
 export function createCloudflareApp(env: CloudflareEnv) {
-  return createApp({ agents: prebuiltAgentSource(agentFiles), ...storesFor(env), ...optionsFromVariables(env) });
+  return createApp({ agents: prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES), ...storesFor(env), ...optionsFromVariables(env) });
 }
 
 /** The retention policy of MAX_RUNS / MAX_RUN_AGE_DAYS, or undefined when neither is set. */

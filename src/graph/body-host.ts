@@ -3,6 +3,7 @@
  * host). Its own module so the body runners (execute-body.ts, while-loop.ts, dynamic-parallel.ts)
  * can share it without importing each other.
  */
+import type { PauseRequest } from '../actions/types.js';
 import type { ContextHost } from './action-context.js';
 
 export interface BodyHost extends ContextHost {
@@ -13,3 +14,6 @@ export interface BodyHost extends ContextHost {
   /** Throws when the run's duration budget is spent: Lua is synchronous, so no timer can cut it. */
   checkDeadline(node: string): void;
 }
+
+/** A body's state update, or the PauseRequest its action returned. */
+export type BodyResult = Record<string, unknown> | PauseRequest;
