@@ -1,5 +1,5 @@
 /**
- * The built-in model actions (SPEC §4.2): `llm.call`, `llm.stream` and `llm.tools`. The first two
+ * The built-in model actions (docs/spec.md#42-llmcall-llmstream): `llm.call`, `llm.stream` and `llm.tools`. The first two
  * hand their (already rendered) parameters to `context.callLlm`, which applies `settings.llm`
  * defaults and overrides, counts the budget and emits events; `llm.stream` (or `stream: true`)
  * streams tokens as `answer_chunk` events. `output:` handling is the engine's.

@@ -1,6 +1,6 @@
 /**
  * Runs one node body (an action, Lua, sub-steps or nothing) and returns the state update it
- * produces (SPEC §1.3): an object result is the update; any other value `v` becomes `{result: v}`;
+ * produces (docs/spec.md#13-state): an object result is the update; any other value `v` becomes `{result: v}`;
  * with `output: k` the update is `{k: result}`. Updates must be JSON (STATE_INVALID otherwise).
  * An action that returns a PauseRequest ends the body there: the PauseRequest is returned instead
  * of an update, and the run loop pauses (later sub-steps do not run).

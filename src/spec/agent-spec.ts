@@ -1,4 +1,4 @@
-/** The agent file as the engine sees it after parsing and checking (SPEC §1). */
+/** The agent file as the engine sees it after parsing and checking (docs/spec.md#1-agent-files). */
 import type { JsonSchema } from '../core/json-schema.js';
 import type { SourcePosition } from './parse-yaml.js';
 

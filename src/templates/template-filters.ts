@@ -1,5 +1,5 @@
 /**
- * The filters tea-edge defines itself (SPEC §2), checked before the library's own. They take any
+ * The filters tea-edge defines itself (docs/spec.md#2-templates), checked before the library's own. They take any
  * operand type the way Jinja does (`upper` on a number works), treat a missing value as empty,
  * and count the strings and lists they build against the render budget.
  */

@@ -1,5 +1,5 @@
 /**
- * The tools a `reason.react` node may call, fixed at agent load from its `tools:` list (SPEC §6.3,
+ * The tools a `reason.react` node may call, fixed at agent load from its `tools:` list (docs/spec.md#63-reasonreact,
  * security catalogue AG-01/AG-02). Lookup is an exact `Map.get` on the name the model wrote:
  * `constructor`, `__proto__`, `toString`, names differing only in case or whitespace, path-like
  * names and anything outside the identifier pattern are simply absent, so nothing runs.
@@ -9,7 +9,7 @@ import { AgentError } from '../../errors/agent-error.js';
 import { whyNotATool } from '../../actions/not-a-tool.js';
 import { isPlainObject } from '../../util/plain-object.js';
 
-/** SPEC §1.1 identifier pattern; `..` is refused on top (path-like, Rust TEA's rule). */
+/** docs/spec.md#11-top-level-keys identifier pattern; `..` is refused on top (path-like, Rust TEA's rule). */
 const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 /** Roles in increasing order of authority; a tool's `requires_role` needs that rank or higher. */
