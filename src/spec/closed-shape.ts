@@ -9,7 +9,7 @@
  * two keywords of parameter-shapes.ts: `x-tea-action-params` and `x-tea-provider`. Literal
  * numbers are held to `minimum`/`maximum` when `checkBounds` is set.
  */
-import type { JsonSchema } from '../actions/types.js';
+import type { JsonSchema } from '../core/json-schema.js';
 import type { ErrorCode } from '../errors/agent-error.js';
 import { PROVIDER_NAMES } from '../llm/presets.js';
 import { quoted, suggestionFor } from '../util/suggest.js';

@@ -1,5 +1,5 @@
 /**
- * The filters tea-edge defines itself (SPEC §2), checked before the library's own. They take any
+ * The filters tea-edge defines itself (docs/spec.md#2-templates), checked before the library's own. They take any
  * operand type the way Jinja does (`upper` on a number works), treat a missing value as empty,
  * and count the strings and lists they build against the render budget.
  */
@@ -30,21 +30,8 @@ import { toText } from './text-writer.js';
 import { sha256Hex } from '../util/sha256.js';
 import { builtList, builtString } from './built-values.js';
 import { readAttributePath } from './read-member.js';
+import type { FilterContext, TemplateFilter } from './filter-types.js';
 import { type FormatArgument, parseFloatText, parseIntegerText, percentFormat, roundNumber } from './text-helpers.js';
-
-/** What a filter gets besides its operand and arguments. */
-export interface FilterContext {
-  readonly budget: RenderBudget;
-  /** Applies another filter by name (for `map('upper')`). */
-  applyFilter(name: string, operand: RuntimeValue, args: RuntimeValue[]): RuntimeValue;
-}
-
-export type TemplateFilter = (
-  operand: RuntimeValue,
-  args: RuntimeValue[],
-  keywords: ReadonlyMap<string, RuntimeValue>,
-  context: FilterContext,
-) => RuntimeValue;
 
 /** Code-point counts of strings already measured (a string read in a loop is scanned once). */
 const codePointCounts = new WeakMap<RuntimeValue, number>();

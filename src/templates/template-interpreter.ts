@@ -25,7 +25,8 @@ import {
 import { readMember } from './read-member.js';
 import { pythonReplace } from './text-helpers.js';
 import type { RenderBudget } from './render-budget.js';
-import { type FilterContext, TEMPLATE_FILTERS, formatValues } from './template-filters.js';
+import { TEMPLATE_FILTERS, formatValues } from './template-filters.js';
+import type { FilterContext } from './filter-types.js';
 import { joinTexts } from './text-filters.js';
 import { toText } from './text-writer.js';
 import { chargeBuilt } from './built-values.js';

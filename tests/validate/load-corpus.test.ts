@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createActionRegistry } from '../../src/actions/registry.js';
+import { createActionRegistry } from '../../src/builtins.js';
 import { AgentError } from '../../src/errors/agent-error.js';
 import { formatProblem, MAX_LOAD_PROBLEMS, problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';

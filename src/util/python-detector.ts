@@ -32,7 +32,6 @@ const PROLOG_SIGNS = [
 ];
 
 export type ForeignLanguage = 'python' | 'prolog';
-export { foreignLanguageMessage } from '../spec/foreign-language.js';
 
 export function looksLikePython(code: string): boolean {
   return PYTHON_SIGNS.some((sign) => sign.test(code));
