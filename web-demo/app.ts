@@ -97,9 +97,15 @@ function start(): void {
         return result;
       }),
     onValidated: (result) => {
-      if (validations.get(result) !== false) runView.setGraph(result.graph);
+      if (validations.get(result) === false) return;
+      // A run opened from history keeps its graph until the editor's text changes (the editor
+      // re-validating the same text, e.g. when it finishes loading, is not a change).
+      if (graphPinnedTo !== undefined && editor.getText() === graphPinnedTo) return;
+      graphPinnedTo = undefined;
+      runView.setGraph(result.graph);
     },
   });
+  let graphPinnedTo: string | undefined;
   const editor = agentPanel;
   const validateNow = agentPanel.validateNow;
 
@@ -117,7 +123,10 @@ function start(): void {
     open: (runId, events, label) => {
       summary = summarize(events);
       const source = sourceOf(storage, runId);
-      if (source) void latestGraph(source).then(({ result, latest }) => latest && runView.setGraph(result.graph));
+      if (source) {
+        graphPinnedTo = editor.getText();
+        void latestGraph(source).then(({ result, latest }) => latest && runView.setGraph(result.graph));
+      }
       runView.show(summary, label);
       // A paused run can be continued from history when its agent file is known.
       const paused = summary.status === 'interrupted' && source !== undefined;
@@ -181,6 +190,7 @@ function start(): void {
     }
     byId('input-error').textContent = '';
     activeSource = editor.getText();
+    graphPinnedTo = undefined;
     activeRunId = crypto.randomUUID();
     rememberSource(storage, activeRunId, activeSource);
     summary = emptySummary(activeRunId);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors/agent-error.js';
 import { problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { runCli } from '../support/run-cli.js';
 
 const FILE = path.join(import.meta.dirname, 'porting', 'every-blocker.yaml');
