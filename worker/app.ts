@@ -82,9 +82,15 @@ export interface AppOptions {
   sseHeartbeatMs?: number;
   /** Reported by /health (default: the package version). */
   version?: string;
+  /**
+   * Routes registered after the guards and before the built-in routes, which they take over for
+   * the paths they answer: the Cloudflare entry's Durable Object runs (worker/durable-routes.ts).
+   */
+  routes?: (app: Hono<AppEnv>, context: { agents: AgentSource }) => void;
 }
 
-type AppEnv = { Variables: { role: string | undefined } };
+/** The app's per-request variables: the caller's role (from its token). */
+export type AppEnv = { Variables: { role: string | undefined } };
 
 export const PACKAGE_VERSION = '0.1.0';
 
@@ -147,6 +153,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   };
 
   const responseOptions = (c: Context) => ({ stream: wantsStream(c), waitUntil: waitUntil(c), heartbeatMs: options.sseHeartbeatMs ?? 5000, sanitizer: outbound });
+
+  options.routes?.(app, { agents });
 
   app.get('/health', (c) => c.json({ ok: true, version: options.version ?? PACKAGE_VERSION }));
 
@@ -266,7 +274,7 @@ function redactJsonBodies(outbound: Sanitizer): MiddlewareHandler {
   };
 }
 
-function readResumeInput(body: Record<string, unknown>): ResumeInput {
+export function readResumeInput(body: Record<string, unknown>): ResumeInput {
   const resume: ResumeInput = {};
   const { state_update: stateUpdate, approval } = body;
   if (stateUpdate !== undefined) {

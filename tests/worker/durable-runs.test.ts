@@ -1,0 +1,173 @@
+/**
+ * Runs on the run coordinator (one Durable Object per run, SQLite storage) in Miniflare with the
+ * bundled worker: background runs (202, Location, polled to completion), cancel, concurrent resumes
+ * (exactly one wins), SSE reconnects with Last-Event-ID (every event once, in order), NDJSON
+ * `?after=`, and the events kept in the object's storage across a restart. The model is the mock
+ * server on 127.0.0.1, slowed down (streamed chunks with a delay) so runs last long enough.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Miniflare } from 'miniflare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
+import { bundleTestWorker, call } from './miniflare-harness.js';
+import { readSse, secondWorker, sseEvents, startDurableWorker } from './durable-harness.js';
+
+let script: string;
+let mock: MockOpenAI;
+let persist: string;
+const running: Miniflare[] = [];
+/** 60 characters in chunks of 2: 30 answer_chunk events, 25 ms apart. */
+const LONG_ANSWER = 'The answer is forty-two, give or take a towel or two, really.';
+
+async function instance(): Promise<Miniflare> {
+  const miniflare = await startDurableWorker(script, { persist, bindings: { LLM_BASE_URL: mock.url, LLM_MODEL: 'mock-model', SSE_HEARTBEAT_MS: '100' } });
+  running.push(miniflare);
+  return miniflare;
+}
+
+async function stop(miniflare: Miniflare): Promise<void> {
+  running.splice(running.indexOf(miniflare), 1);
+  await miniflare.dispose();
+}
+
+async function waitForStatus(miniflare: Miniflare, runId: string, wanted: (status: string) => boolean): Promise<any> {
+  for (let attempt = 0; attempt < 400; attempt++) {
+    const record = await call(miniflare, 'GET', `/runs/${runId}`);
+    if (record.status === 200 && wanted(record.json.status)) return record.json;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`run ${runId} never reached the wanted status`);
+}
+
+function ndjson(text: string): any[] {
+  return text.trim() === '' ? [] : text.trim().split('\n').map((line) => JSON.parse(line));
+}
+
+beforeAll(async () => {
+  script = await bundleTestWorker();
+  mock = await startMockOpenAI({ replies: [LONG_ANSWER], chunkSize: 2, chunkDelayMs: 25 });
+  persist = await mkdtemp(path.join(tmpdir(), 'tea-edge-do-'));
+}, 120_000);
+
+afterAll(async () => {
+  for (const miniflare of running.splice(0)) await miniflare.dispose();
+  await mock?.close();
+  await rm(persist, { recursive: true, force: true });
+});
+
+describe('background runs on the run coordinator', () => {
+  it('answers 202 with a Location at once, and the run finishes without the client', async () => {
+    const miniflare = await instance();
+    const started = await call(miniflare, 'POST', '/agents/asker/runs', { input: { question: 'Long?' } }, { prefer: 'respond-async' });
+    expect(started.status).toBe(202);
+    expect(started.json).toMatchObject({ status: 'running' });
+    const runId = started.json.run_id as string;
+    expect(started.headers.get('location')).toBe(`/runs/${runId}`);
+    // Answered before the model finished streaming: the record still says running.
+    expect((await call(miniflare, 'GET', `/runs/${runId}`)).json.status).toBe('running');
+    const record = await waitForStatus(miniflare, runId, (status) => status !== 'running');
+    expect(record).toMatchObject({ status: 'completed', agent: 'asker' });
+    const events = ndjson((await call(miniflare, 'GET', `/runs/${runId}/events`)).text);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed', state: { answer: { content: LONG_ANSWER } } } });
+    expect(events.filter((event) => event.type === 'answer_chunk').length).toBeGreaterThanOrEqual(20);
+    // The listing (KV index) has it too.
+    const listed = await call(miniflare, 'GET', '/runs?agent=asker');
+    expect(listed.json.runs.map((run: { run_id: string }) => run.run_id)).toContain(runId);
+    await stop(miniflare);
+  }, 60_000);
+
+  it('POST /runs/:id/cancel stops a background run; a second cancel is a 409', async () => {
+    const miniflare = await instance();
+    mock.setFault({ type: 'delay', ms: 5000, times: 1 });
+    const started = await call(miniflare, 'POST', '/agents/asker/runs', { input: { question: 'Slow?' } }, { prefer: 'respond-async' });
+    const runId = started.json.run_id as string;
+    const cancelled = await call(miniflare, 'POST', `/runs/${runId}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.json).toMatchObject({ run_id: runId, status: 'cancelled', stop_reason: 'cancelled', error: { code: 'CANCELLED' } });
+    expect((await call(miniflare, 'GET', `/runs/${runId}`)).json.status).toBe('cancelled');
+    const again = await call(miniflare, 'POST', `/runs/${runId}/cancel`, {});
+    expect(again.status).toBe(409);
+    expect(again.json.error.code).toBe('CONFLICT');
+    expect((await call(miniflare, 'POST', '/runs/never-was/cancel', {})).status).toBe(404);
+    mock.setFault();
+    await stop(miniflare);
+  }, 60_000);
+});
+
+describe('resumes on the run coordinator', () => {
+  it('20 concurrent resumes of one pause, through two workers: exactly one wins, the rest are 409', async () => {
+    const left = await instance();
+    const right = await secondWorker(left);
+    const started = await call(left, 'POST', '/agents/counter/runs', { input: { count: 1 } });
+    expect(started.json).toMatchObject({ status: 'interrupted', stop_reason: 'interrupt_before' });
+    const runId = started.json.run_id as string;
+    const results = await Promise.all(Array.from({ length: 20 }, (_, index) => call(index % 2 === 0 ? left : right, 'POST', `/runs/${runId}/resume`, {})));
+    const statuses = results.map((result) => result.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(19);
+    expect(results.find((result) => result.status === 200)!.json).toMatchObject({ status: 'interrupted', stop_reason: 'interrupt_after' });
+    const events = ndjson((await call(right, 'GET', `/runs/${runId}/events`)).text);
+    expect(events.filter((event) => event.type === 'node_start' && event.node === 'review')).toHaveLength(1);
+    const finished = await call(right, 'POST', `/runs/${runId}/resume`, {});
+    expect(finished.json).toMatchObject({ status: 'completed', state: { total: 24 } });
+    expect((await call(left, 'POST', `/runs/${runId}/resume`, {})).status).toBe(409);
+    await stop(left);
+  }, 60_000);
+});
+
+describe('resumable event streams', () => {
+  it('an SSE follower that drops 3 times and reconnects with Last-Event-ID sees every event once, in order', async () => {
+    const miniflare = await instance();
+    const started = await call(miniflare, 'POST', '/agents/asker/runs', { input: { question: 'Follow me?' } }, { prefer: 'respond-async' });
+    const runId = started.json.run_id as string;
+    const seen: number[] = [];
+    let reconnects = 0;
+    for (;;) {
+      const headers: Record<string, string> = { accept: 'text/event-stream' };
+      if (seen.length > 0) headers['last-event-id'] = String(seen.at(-1));
+      const response = await miniflare.dispatchFetch(`http://worker.test/runs/${runId}/events`, { headers });
+      expect(response.status).toBe(200);
+      const { text, dropped } = await readSse(response, reconnects < 3 ? 5 : Infinity);
+      seen.push(...sseEvents(text).map((event) => Number(event.id)));
+      if (!dropped) break;
+      reconnects++;
+    }
+    expect(reconnects).toBe(3);
+    const stored = ndjson((await call(miniflare, 'GET', `/runs/${runId}/events`)).text);
+    expect(stored.at(-1).type).toBe('done');
+    expect(seen).toEqual(stored.map((event) => event.seq));
+    const tail = ndjson((await call(miniflare, 'GET', `/runs/${runId}/events?after=${stored.length - 3}`)).text);
+    expect(tail.map((event) => event.seq)).toEqual([stored.length - 2, stored.length - 1, stored.length]);
+    await stop(miniflare);
+  }, 60_000);
+
+  it('a client leaving a foreground stream does not stop the run; with ?cancel_on_disconnect=1 it does', async () => {
+    const miniflare = await instance();
+    const post = (query: string) =>
+      miniflare.dispatchFetch(`http://worker.test/agents/asker/runs${query}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ input: { question: 'Leave?' } }) });
+    const kept = await readSse(await post(''), 3);
+    const keptId = sseEvents(kept.text)[0]!.data.run_id as string;
+    const dropped = await readSse(await post('?cancel_on_disconnect=1'), 3);
+    const droppedId = sseEvents(dropped.text)[0]!.data.run_id as string;
+    expect((await waitForStatus(miniflare, keptId, (status) => status !== 'running')).status).toBe('completed');
+    expect((await waitForStatus(miniflare, droppedId, (status) => status !== 'running')).status).toBe('cancelled');
+    await stop(miniflare);
+  }, 60_000);
+
+  it('keeps the events in the object storage across a restart of the worker', async () => {
+    const first = await instance();
+    const started = await call(first, 'POST', '/agents/asker/runs', { input: { question: 'Persist?' } });
+    expect(started.json.status).toBe('completed');
+    const before = (await call(first, 'GET', `/runs/${started.json.run_id}/events`)).text;
+    await stop(first);
+    const second = await instance();
+    const after = await call(second, 'GET', `/runs/${started.json.run_id}/events`);
+    expect(after.text).toBe(before);
+    expect(ndjson(after.text).at(-1).type).toBe('done');
+    expect((await call(second, 'GET', `/runs/${started.json.run_id}`)).json.status).toBe('completed');
+    await stop(second);
+  }, 60_000);
+});
