@@ -3,8 +3,8 @@
  * the usage (cli/usage.ts). Exit codes: 0 completed · 1 run failed · 2 invalid agent or usage ·
  * 3 interrupted · 130 cancelled with Ctrl-C. See docs/architecture.md (the CLI contract).
  */
-import { readFileSync } from 'node:fs';
 import { toAgentError } from '../src/errors/agent-error.js';
+import { VERSION } from '../src/version.js';
 import { UsageError, wantsHelp } from './args.js';
 import { benchCommand } from './commands/bench.js';
 import { probeCommand } from './commands/probe.js';
@@ -36,7 +36,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return 0;
   }
   if (command === '--version' || command === '-v') {
-    io.stdout(`tea-edge ${packageVersion()}\n`);
+    io.stdout(`tea-edge ${VERSION}\n`);
     return 0;
   }
   const handler = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
@@ -61,11 +61,3 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   }
 }
 
-/** The version, from the package.json next to dist/ (or cli/ when run from source). */
-function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}

@@ -30,7 +30,7 @@ export type { ActionDefinition, ActionContext, ActionCompiler, JsonSchema } from
 export { createProvider } from './llm/create-provider.js';
 export { createScriptedModel } from './llm/scripted-model.js';
 export { probeEndpoint } from './llm/probe.js';
-export type { LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, ChatMessage, ToolCall } from './llm/types.js';
+export type { ModelProvider, ModelProviderFactory, LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, ChatMessage, ToolCall } from './llm/types.js';
 
 // Storage
 export { createMemoryStores } from './storage/memory-store.js';

@@ -42,6 +42,8 @@ import { readJsonBody } from './read-json-body.js';
 import { respondWithRun } from './respond-with-run.js';
 import { hostGuard, originGuard } from './request-guard.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
+import { VERSION } from '../src/version.js';
+import { isPlainObject } from '../src/util/plain-object.js';
 
 /** Reviews a finished run from the trace store (the Reflector, SPEC §5.4). */
 export type RunReviewer = (runId: string, context: { traceStore: TraceStore; agent?: CompiledAgent; learn: boolean }) => Promise<unknown>;
@@ -92,7 +94,7 @@ export interface AppOptions {
 /** The app's per-request variables: the caller's role (from its token). */
 export type AppEnv = { Variables: { role: string | undefined } };
 
-export const PACKAGE_VERSION = '0.1.0';
+export const PACKAGE_VERSION = VERSION;
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const agents = toAgentSource(options.agents);
@@ -166,7 +168,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     if (agent === undefined) throw httpError('NOT_FOUND', `no agent '${name}'`);
     const body = await readJsonBody(c.req.raw);
     const input = body.input ?? {};
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw httpError('INPUT_INVALID', 'input must be a JSON object');
+    if (!isPlainObject(input)) throw httpError('INPUT_INVALID', 'input must be a JSON object');
     const run = runAgent(agent, input as Record<string, unknown>, runOptions(c));
     return respondWithRun(c, run, responseOptions(c));
   });
@@ -278,7 +280,7 @@ export function readResumeInput(body: Record<string, unknown>): ResumeInput {
   const resume: ResumeInput = {};
   const { state_update: stateUpdate, approval } = body;
   if (stateUpdate !== undefined) {
-    if (typeof stateUpdate !== 'object' || stateUpdate === null || Array.isArray(stateUpdate)) throw httpError('INVALID_PARAMS', 'state_update must be a JSON object');
+    if (!isPlainObject(stateUpdate)) throw httpError('INVALID_PARAMS', 'state_update must be a JSON object');
     resume.state_update = stateUpdate as Record<string, unknown>;
   }
   if (approval !== undefined) {

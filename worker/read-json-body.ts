@@ -8,6 +8,7 @@
  * skip).
  */
 import { httpError } from './error-status.js';
+import { isPlainObject } from '../src/util/plain-object.js';
 
 /** True for `application/json`, with or without parameters (`; charset=utf-8`). */
 export function isJsonContentType(header: string | undefined | null): boolean {
@@ -27,6 +28,6 @@ export async function readJsonBody(request: Request): Promise<Record<string, unk
   } catch {
     throw httpError('INVALID_PARAMS', 'the request body is not valid JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw httpError('INVALID_PARAMS', 'the request body must be a JSON object');
+  if (!isPlainObject(value)) throw httpError('INVALID_PARAMS', 'the request body must be a JSON object');
   return value as Record<string, unknown>;
 }

@@ -6,6 +6,7 @@
 import { AgentError } from '../../src/errors/agent-error.js';
 import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from './deno-kv-like.js';
 import { splitUtf8 } from '../../src/storage/split-utf8.js';
+import { messageOf } from '../../src/util/message-of.js';
 
 /** What is stored at the main key: the whole text, or how many pieces follow. */
 type Stored = { text: string } | { pieces: number };
@@ -70,6 +71,6 @@ export async function guard<T>(operation: string, work: () => Promise<T>): Promi
 
 function storageError(operation: string, error: unknown): AgentError {
   if (AgentError.isInstance(error)) return error;
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = messageOf(error);
   return new AgentError('STORAGE_ERROR', `Deno KV ${operation} failed: ${reason}`, { details: { backend: 'deno-kv', operation, reason }, cause: error });
 }

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir, open, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentError } from '../../src/errors/agent-error.js';
+import { messageOf } from '../../src/util/message-of.js';
 
 function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -15,7 +16,7 @@ function errorCode(error: unknown): string | undefined {
 /** Wraps a file-system failure as STORAGE_ERROR naming the operation and path. */
 export function storageError(operation: string, filePath: string, error: unknown): AgentError {
   if (AgentError.isInstance(error)) return error;
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = messageOf(error);
   return new AgentError('STORAGE_ERROR', `trace directory: cannot ${operation} ${filePath}: ${reason}`, {
     details: { path: filePath, ...(errorCode(error) !== undefined ? { reason: errorCode(error) } : {}) },
     cause: error,

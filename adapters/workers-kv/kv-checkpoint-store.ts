@@ -13,6 +13,7 @@ import type { Checkpoint, CheckpointStore } from '../../src/storage/trace-store.
 import { keyPart, runKeys } from './kv-keys.js';
 import { storageError, type KvWriter } from './kv-writer.js';
 import type { KVNamespaceLike } from './kv-namespace-like.js';
+import { sleep } from '../../src/util/abort.js';
 
 export interface KvCheckpointStoreOptions {
   prefix: string;
@@ -63,7 +64,7 @@ export class KvCheckpointStore implements CheckpointStore {
       } catch (error) {
         throw storageError('put', key, error);
       }
-      await new Promise((resolve) => setTimeout(resolve, this.#options.claimSettleMs));
+      await sleep(this.#options.claimSettleMs);
       return (await this.#writer.get(key)) === token;
     } finally {
       this.#claiming.delete(key);

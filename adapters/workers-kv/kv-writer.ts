@@ -6,6 +6,9 @@
  */
 import { AgentError } from '../../src/errors/agent-error.js';
 import type { KVNamespaceLike, KvListResult, KvPutOptions } from './kv-namespace-like.js';
+import { sleep } from '../../src/util/abort.js';
+import { exponentialDelay } from '../../src/util/backoff.js';
+import { messageOf } from '../../src/util/message-of.js';
 
 export interface KvWriterOptions {
   /** Minimum milliseconds between two writes of the same key (default 1000, KV's limit). */
@@ -17,8 +20,6 @@ export interface KvWriterOptions {
   /** Seconds to keep every key (`expirationTtl`), or undefined to keep keys until deleted. */
   expirationTtl: number | undefined;
 }
-
-const sleep = (milliseconds: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 export class KvWriter {
   readonly #namespace: KVNamespaceLike;
@@ -56,8 +57,8 @@ export class KvWriter {
         if (previous === undefined) this.#lastWrite.delete(key);
         else this.#lastWrite.set(key, previous);
         if (attempt >= this.#options.retries || !isRetryable(error)) throw storageError('put', key, error);
-        const delay = this.#options.retryDelayMs * 2 ** attempt;
         attempt += 1;
+        const delay = exponentialDelay(attempt, this.#options.retryDelayMs);
         await sleep(delay + Math.floor(Math.random() * Math.max(1, delay / 4)));
       }
     }
@@ -123,7 +124,7 @@ export class KvWriter {
 
 /** 429s, 5xx and network errors are worth retrying; size and key errors (4xx) are not. */
 function isRetryable(error: unknown): boolean {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = messageOf(error);
   if (/\b(429|500|502|503|504)\b/.test(text) || /too many requests|rate limit|network|timed? ?out/i.test(text)) return true;
   return !/\b4\d\d\b/.test(text);
 }
@@ -131,7 +132,7 @@ function isRetryable(error: unknown): boolean {
 /** A STORAGE_ERROR naming the KV operation and key, with the back-end's reason. */
 export function storageError(operation: string, key: string, error: unknown): AgentError {
   if (AgentError.isInstance(error)) return error;
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = messageOf(error);
   return new AgentError('STORAGE_ERROR', `Workers KV ${operation} of '${key}' failed: ${reason}`, {
     details: { backend: 'workers-kv', operation, key, reason },
     cause: error,

@@ -19,6 +19,8 @@
  * `data` is replaced by `{truncated: true, original_bytes, preview}`. The result is always valid JSON.
  */
 import type { AgentEvent, EventType } from './event.js';
+import { FORBIDDEN_KEYS } from '../util/forbidden-keys.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export const REDACTED = '[REDACTED]';
 export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024;
@@ -27,7 +29,6 @@ export const DEFAULT_MAX_RUN_BYTES = 8 * 1024 * 1024;
 
 /** Key names whose values are credentials (compared lower-case with `-` and `_` removed). */
 const CREDENTIAL_KEYS: ReadonlySet<string> = new Set(['authorization', 'proxyauthorization', 'apikey', 'xapikey', 'xgoogapikey', 'cookie', 'setcookie']);
-const DROPPED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 const BEARER_PATTERN = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g;
 const MIN_SECRET_LENGTH = 4;
 const NO_SECRETS: readonly string[] = [];
@@ -88,7 +89,7 @@ export function sanitizeEventWithSize(event: AgentEvent, options: SanitizeOption
 function sanitize(event: AgentEvent, options: SanitizeOptions, measure: boolean): SanitizedEvent {
   const context = createContext(options);
   const copy = copyValue(event, 0, context) as AgentEvent;
-  if (copy.data === null || typeof copy.data !== 'object' || Array.isArray(copy.data)) copy.data = {};
+  if (!isPlainObject(copy.data)) copy.data = {};
   const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   // Most events are far below the cap: the bound kept while copying proves it without serialising.
   if (!measure && context.sizeBound <= maxBytes) return { event: copy, bytes: context.sizeBound };
@@ -222,7 +223,7 @@ function copyArray(value: unknown[], depth: number, context: CopyContext): unkno
 function copyFields(value: object, depth: number, context: CopyContext): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    if (DROPPED_KEYS.has(key)) continue;
+    if (FORBIDDEN_KEYS.has(key)) continue;
     const field = (value as Record<string, unknown>)[key];
     if (isRedactedKey(key, context)) {
       if (field !== undefined && field !== null) {

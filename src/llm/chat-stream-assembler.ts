@@ -7,7 +7,8 @@
  */
 import type { LlmResponse, ToolCall } from './types.js';
 import { badResponse } from './llm-errors.js';
-import { checkedToolCall, isObject, normalizeUsage } from './parse-chat-completion.js';
+import { checkedToolCall, normalizeUsage } from './parse-chat-completion.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 /** What one payload adds, for the consumer to forward as stream parts. */
 export interface ChunkDelta {
@@ -52,8 +53,8 @@ export function createChatStreamAssembler(requestedModel: string | undefined): C
   }
 
   function acceptToolCallDelta(delta: unknown, delivered: ChunkDelta): void {
-    if (!isObject(delta)) throw badResponse('a streamed tool call delta is not an object');
-    const fn = isObject(delta.function) ? delta.function : {};
+    if (!isPlainObject(delta)) throw badResponse('a streamed tool call delta is not an object');
+    const fn = isPlainObject(delta.function) ? delta.function : {};
     const id = typeof delta.id === 'string' && delta.id !== '' ? delta.id : undefined;
     const index = typeof delta.index === 'number' && Number.isInteger(delta.index) && delta.index >= 0 ? delta.index : indexWithoutIndex(id);
     if (index < 0) throw badResponse('a streamed tool call delta has no index');
@@ -77,7 +78,7 @@ export function createChatStreamAssembler(requestedModel: string | undefined): C
     if (typeof fn.arguments === 'string' && fn.arguments !== '') {
       call.argumentsText += fn.arguments;
       part.arguments = fn.arguments;
-    } else if (isObject(fn.arguments)) {
+    } else if (isPlainObject(fn.arguments)) {
       call.argumentsText += JSON.stringify(fn.arguments);
       part.arguments = JSON.stringify(fn.arguments);
     }
@@ -103,9 +104,9 @@ export function createChatStreamAssembler(requestedModel: string | undefined): C
       } catch {
         throw badResponse(`stream chunk ${chunkCount} is not valid JSON (malformed chunk)`, { chunk: chunkCount });
       }
-      if (!isObject(json)) throw badResponse(`stream chunk ${chunkCount} is not a JSON object`);
+      if (!isPlainObject(json)) throw badResponse(`stream chunk ${chunkCount} is not a JSON object`);
       if (repeated && cannotRepeat(json)) throw badResponse(`stream chunk ${chunkCount} repeats the one before (duplicated chunk)`, { chunk: chunkCount });
-      if (isObject(json.error)) {
+      if (isPlainObject(json.error)) {
         const message = typeof json.error.message === 'string' ? json.error.message : 'unknown error';
         throw badResponse(`the model server reported an error mid-stream: ${message.slice(0, 300)}`);
       }
@@ -117,9 +118,9 @@ export function createChatStreamAssembler(requestedModel: string | undefined): C
       if (!Array.isArray(choices)) throw badResponse(`stream chunk ${chunkCount} has choices that are not a list`);
       choicesSeen = true;
       for (const choice of choices) {
-        if (!isObject(choice)) throw badResponse(`stream chunk ${chunkCount} has a choice that is not an object`);
+        if (!isPlainObject(choice)) throw badResponse(`stream chunk ${chunkCount} has a choice that is not an object`);
         if (typeof choice.index === 'number' && choice.index !== 0) continue; // only the first choice is used
-        const delta = isObject(choice.delta) ? choice.delta : isObject(choice.message) ? choice.message : {};
+        const delta = isPlainObject(choice.delta) ? choice.delta : isPlainObject(choice.message) ? choice.message : {};
         const carriesOutput = (typeof delta.content === 'string' && delta.content !== '') || (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0);
         // Empty trailers after the finish (usage, timings, a restated finish) are harmless; output is not.
         if (finishReason !== null && carriesOutput) throw badResponse('the stream sent output after its finish reason (duplicated chunk)');
@@ -173,13 +174,13 @@ function cannotRepeat(json: Record<string, unknown>): boolean {
   if (json.usage !== undefined && json.usage !== null) return true;
   const choices = Array.isArray(json.choices) ? json.choices : [];
   return choices.some((choice) => {
-    if (!isObject(choice)) return false;
+    if (!isPlainObject(choice)) return false;
     if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') return true;
-    const delta = isObject(choice.delta) ? choice.delta : {};
+    const delta = isPlainObject(choice.delta) ? choice.delta : {};
     const content = typeof delta.content === 'string' ? delta.content : '';
     if (/\p{L}/u.test(content)) return true;
     if (delta.role !== undefined && content === '') return true;
     const toolCalls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
-    return toolCalls.some((call) => isObject(call) && (typeof call.id === 'string' || (isObject(call.function) && typeof call.function.name === 'string')));
+    return toolCalls.some((call) => isPlainObject(call) && (typeof call.id === 'string' || (isPlainObject(call.function) && typeof call.function.name === 'string')));
   });
 }

@@ -1,10 +1,10 @@
 /**
- * The default LlmProviderFactory: the scripted model for `provider: scripted` (or a connection with
+ * The default ModelProviderFactory: the scripted model for `provider: scripted` (or a connection with
  * a script and no endpoint), else the OpenAI-compatible client at `api_base` or at the preset of
  * the named provider.
  */
 import { AgentError } from '../errors/agent-error.js';
-import type { LlmConnection, LlmProvider } from './types.js';
+import type { LlmConnection, ModelProvider } from './types.js';
 import { createOpenAiClient, type OpenAiClientOptions } from './openai-client.js';
 import { PROVIDER_NAMES, presetApiBase } from './presets.js';
 import { createScriptedModel } from './scripted-model.js';
@@ -17,7 +17,7 @@ import { quoted, suggestionFor } from '../util/suggest.js';
  * createProvider({ provider: 'ollama' }); // http://localhost:11434/v1
  * createProvider({ provider: 'scripted', scripted: ['Hello!'] });
  */
-export function createProvider(connection: LlmConnection, options: OpenAiClientOptions = {}): LlmProvider {
+export function createProvider(connection: LlmConnection, options: OpenAiClientOptions = {}): ModelProvider {
   const provider = connection.provider?.trim().toLowerCase();
   if (provider === 'scripted' || (provider === undefined && connection.api_base === undefined && connection.scripted !== undefined)) {
     if (connection.scripted === undefined) {

@@ -5,13 +5,14 @@
  */
 import type { AgentError } from '../errors/agent-error.js';
 import { unavailableError } from './llm-errors.js';
+import { messageOf } from '../util/message-of.js';
 
 /** Browsers' wording for a network failure they will not explain (Chromium, Firefox, Safari). */
 const OPAQUE_FAILURE = /failed to fetch|networkerror when attempting to fetch|load failed|network request failed/i;
 
 /** The LLM_UNAVAILABLE error for a failed fetch to `url`. */
 export function describeFetchFailure(error: unknown, url: string): AgentError {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   const cause = error instanceof Error ? (error as { cause?: unknown }).cause : undefined;
   const causeCode = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
   const pageOrigin = currentPageOrigin();

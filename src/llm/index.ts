@@ -33,6 +33,8 @@ export type {
   LlmConnection,
   LlmProvider,
   LlmProviderFactory,
+  ModelProvider,
+  ModelProviderFactory,
   LlmRequest,
   LlmResponse,
   LlmStreamPart,

@@ -13,11 +13,12 @@ import { AgentError } from '../errors/agent-error.js';
 import type { ActionCompiler, ActionContext, ActionDefinition } from '../actions/types.js';
 import type { CompiledValue } from '../templates/types.js';
 import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from './types.js';
-import { parseJsonSafely } from '../reasoning/safe-json.js';
+import { parseJsonSafely } from '../util/untrusted-json.js';
 import { whyNotATool } from '../tools/not-a-tool.js';
 import { buildMessages } from './resolve-llm-call.js';
 import { isInfrastructureFailure } from './llm-errors.js';
 import { llmResult } from './llm-result.js';
+import { isPlainObject } from '../util/plain-object.js';
 import { llmProperties, MODEL_CALL_KEYS, TOOL_ENTRY_SHAPE } from '../spec/parameter-shapes.js';
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 10;
@@ -86,7 +87,7 @@ export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
 
 function prepareTool(entry: unknown, field: string, compiler: ActionCompiler): PreparedTool {
   if (typeof entry === 'string') return fromAction(compiler.action(entry, field), field, compiler);
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw compiler.error('expected an action name or a tool definition', field);
+  if (!isPlainObject(entry)) throw compiler.error('expected an action name or a tool definition', field);
   const tool = entry as Record<string, unknown>;
   if (tool.type === 'function' && typeof tool.function === 'object' && tool.function !== null) {
     const fn = tool.function as Record<string, unknown>;
@@ -210,7 +211,7 @@ async function runToolCall(
     result = { error: `Unknown tool '${call.function.name}'. Available: ${available.join(', ')}` };
   } else if (tool.action === undefined) {
     result = { error: `Tool '${call.function.name}' has no registered action to run` };
-  } else if (typeof parsedArguments !== 'object' || parsedArguments === null || Array.isArray(parsedArguments)) {
+  } else if (!isPlainObject(parsedArguments)) {
     result = { error: 'the tool arguments are not a JSON object' };
   } else {
     try {

@@ -8,7 +8,7 @@
 import { AgentError, toAgentError } from '../errors/agent-error.js';
 import type { EventType } from '../events/event.js';
 import type { LlmCallOptions, LlmCallParams } from '../actions/types.js';
-import type { LlmCallHooks, LlmConnection, LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, TokenUsage, ToolCall } from './types.js';
+import type { LlmCallHooks, LlmConnection, ModelProvider, ModelProviderFactory, LlmRequest, LlmResponse, TokenUsage, ToolCall } from './types.js';
 import { createProvider } from './create-provider.js';
 import { requestPayload, responsePayload } from './payload-capture.js';
 import { createSanitizer } from '../events/outbound.js';
@@ -22,7 +22,7 @@ export interface ModelCallerEnvironment {
   /** Host/CLI/env values that win over everything, nested calls included. */
   overrides?: { api_base?: string; model?: string; api_key?: string; provider?: string };
   /** Default: createProvider. */
-  providerFactory?: LlmProviderFactory;
+  providerFactory?: ModelProviderFactory;
   signal: AbortSignal;
   emit(type: EventType, data: Record<string, unknown>): void;
   /** Throws BUDGET_EXCEEDED; `beforeLlmCall` runs before every attempt, retries included. */
@@ -49,7 +49,7 @@ export interface ModelCaller {
  * const response = await caller.call({ prompt: 'Hello' });
  */
 export function createModelCaller(environment: ModelCallerEnvironment): ModelCaller {
-  const providers = new Map<string, LlmProvider>();
+  const providers = new Map<string, ModelProvider>();
   const factory = environment.providerFactory ?? ((connection: LlmConnection) => createProvider(connection));
   const overrides = cleanOverrides(environment.overrides);
 
@@ -70,7 +70,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
     return id;
   };
 
-  function providerFor(connection: LlmConnection): LlmProvider {
+  function providerFor(connection: LlmConnection): ModelProvider {
     const key = JSON.stringify([connection.provider, connection.api_base, connection.api_key, connection.timeout_ms, connection.max_retries, scriptKey(connection.scripted)]);
     let provider = providers.get(key);
     if (provider === undefined) {
@@ -81,11 +81,11 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
   }
 
   /** A scripted provider that starts after the calls already made and counts the new ones. */
-  function countedScripted(connection: LlmConnection, counts: Map<string, number>): LlmProvider {
+  function countedScripted(connection: LlmConnection, counts: Map<string, number>): ModelProvider {
     const scriptHash = hashText(scriptTexts.get(connection.scripted as object) ?? JSON.stringify(connection.scripted) ?? '');
     const inner = factory({ ...connection, scripted_start: counts.get(scriptHash) ?? 0 });
     const count = () => counts.set(scriptHash, (counts.get(scriptHash) ?? 0) + 1);
-    const counted: LlmProvider = {
+    const counted: ModelProvider = {
       generate(request, signal, hooks) {
         count();
         return inner.generate(request, signal, hooks);
@@ -96,7 +96,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
       },
     };
     // Keep the scripted marker, so calls stay labelled `scripted` in events and results.
-    return isScriptedModel(inner) ? Object.assign(Object.create(inner) as LlmProvider, counted) : counted;
+    return isScriptedModel(inner) ? Object.assign(Object.create(inner) as ModelProvider, counted) : counted;
   }
 
   return {
@@ -164,7 +164,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
 }
 
 async function streamResponse(
-  provider: LlmProvider,
+  provider: ModelProvider,
   request: LlmRequest,
   environment: ModelCallerEnvironment,
   hooks: LlmCallHooks,

@@ -8,14 +8,16 @@
  * delivered twice. Bodies are size-capped; anything incomplete is LLM_BAD_RESPONSE.
  */
 import { AgentError, isAbortError } from '../errors/agent-error.js';
-import type { LlmCallHooks, LlmConnection, LlmProvider, LlmRequest, LlmStreamPart } from './types.js';
+import type { LlmCallHooks, LlmConnection, ModelProvider, LlmRequest, LlmStreamPart } from './types.js';
 import { createAttemptController, type AttemptController } from './attempt-controller.js';
 import { createChatStreamAssembler } from './chat-stream-assembler.js';
 import { describeFetchFailure } from './fetch-failure.js';
 import { badResponse, httpError, isRetryable, timeoutError } from './llm-errors.js';
 import { parseChatCompletion } from './parse-chat-completion.js';
 import { checkDeclaredLength, DEFAULT_MAX_RESPONSE_BYTES, readCappedBody, tooLarge } from './read-capped-body.js';
-import { DEFAULT_RETRY_TIMING, parseRetryAfter, retryDelay, sleep, type RetryTiming } from './retry.js';
+import { DEFAULT_RETRY_TIMING, parseRetryAfter, retryDelay, type RetryTiming } from './retry.js';
+import { abortError, sleep } from '../util/abort.js';
+import { messageOf } from '../util/message-of.js';
 import { createSseParser } from './sse-parser.js';
 
 /** Per-attempt timeout when none is configured (TEA's 300 s). */
@@ -42,7 +44,7 @@ export interface OpenAiClientOptions {
  * const client = createOpenAiClient({ api_base: 'http://localhost:11434/v1' });
  * const response = await client.generate({ model: 'llama3.2', messages: [{ role: 'user', content: 'Hi' }] });
  */
-export function createOpenAiClient(connection: LlmConnection & { api_base: string }, options: OpenAiClientOptions = {}): LlmProvider {
+export function createOpenAiClient(connection: LlmConnection & { api_base: string }, options: OpenAiClientOptions = {}): ModelProvider {
   const url = chatCompletionsUrl(connection.api_base);
   const displayUrl = withoutCredentials(url);
   const timeoutMs = connection.timeout_ms ?? DEFAULT_TIMEOUT_MS;
@@ -79,7 +81,7 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
       try {
         return await attemptOnce();
       } catch (error) {
-        if (signal?.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
+        if (signal?.aborted) throw abortError(signal);
         if (!isRetryable(error) || attempt > maxRetries) throw error;
         const typed = error as AgentError;
         const retryAfter = typeof typed.details.retry_after_ms === 'number' ? typed.details.retry_after_ms : undefined;
@@ -167,6 +169,8 @@ async function* readEventStream(
         if (total > maxBytes) throw tooLarge(maxBytes);
       }
       for (const event of events) {
+        // Parts already received are not handed out once the call is cancelled or timed out.
+        if (attempt.signal.aborted) throw classifyFailure(attempt.signal.reason, attempt, displayUrl, timeoutMs, true);
         if (event.event !== 'message') continue;
         const delta = assembler.accept(event.data);
         if (delta === 'done') continue;
@@ -190,8 +194,7 @@ function classifyFailure(error: unknown, attempt: AttemptController, url: string
   if (attempt.timedOut) return timeoutError(url, timeoutMs);
   if (attempt.signal.aborted || isAbortError(error)) return new AgentError('CANCELLED', 'the run was cancelled');
   if (midBody) {
-    const message = error instanceof Error ? error.message : String(error);
-    return new AgentError('LLM_BAD_RESPONSE', `the connection to ${url} broke while the response was arriving (${message})`, {
+    return new AgentError('LLM_BAD_RESPONSE', `the connection to ${url} broke while the response was arriving (${messageOf(error)})`, {
       details: { url, cut: true, retryable: false },
     });
   }

@@ -5,7 +5,8 @@
  * content is still a response (the caller marks it as truncated).
  */
 import type { LlmResponse, TokenUsage, ToolCall } from './types.js';
-import { parseJsonSafely, type JsonLimits } from '../reasoning/safe-json.js';
+import { isPlainObject } from '../util/plain-object.js';
+import { parseJsonSafely, type JsonLimits } from '../util/untrusted-json.js';
 import { badResponse } from './llm-errors.js';
 
 /** A whole response body is already capped in bytes when read; this bounds its nesting too. */
@@ -16,13 +17,13 @@ export function parseChatCompletion(body: string, requestedModel: string | undef
   const parsed = parseJsonSafely(body, RESPONSE_JSON_LIMITS);
   if (!parsed.ok) throw badResponse(`the model server sent a body that is not usable JSON: ${parsed.error} (${describeStart(body)})`);
   const json = parsed.value;
-  if (!isObject(json)) throw badResponse('the model server sent a JSON value that is not an object');
+  if (!isPlainObject(json)) throw badResponse('the model server sent a JSON value that is not an object');
   const choices = json.choices;
   if (!Array.isArray(choices) || choices.length === 0) {
     throw badResponse('the model server answered with no choices', { has_error: json.error !== undefined });
   }
   const choice = choices[0];
-  if (!isObject(choice) || !isObject(choice.message)) throw badResponse('the first choice has no message');
+  if (!isPlainObject(choice) || !isPlainObject(choice.message)) throw badResponse('the first choice has no message');
   const message = choice.message;
   const content = message.content;
   if (content !== null && content !== undefined && typeof content !== 'string') {
@@ -44,7 +45,7 @@ export function parseChatCompletion(body: string, requestedModel: string | undef
 }
 
 function readToolCall(call: unknown, index: number): ToolCall {
-  if (!isObject(call) || !isObject(call.function)) throw badResponse(`tool call ${index} has no function`);
+  if (!isPlainObject(call) || !isPlainObject(call.function)) throw badResponse(`tool call ${index} has no function`);
   const argumentsValue = call.function.arguments;
   const argumentsText =
     typeof argumentsValue === 'string' ? argumentsValue : argumentsValue === undefined ? '' : JSON.stringify(argumentsValue);
@@ -63,13 +64,13 @@ export function checkedToolCall(index: number, id: string | undefined, name: unk
   const outcome = parseJsonSafely(text);
   if (!outcome.ok) throw badResponse(`tool call ${index} (${name}) has arguments that are not complete JSON (${outcome.error})`, { half_tool_call: true, model_output: true });
   const parsed = outcome.value;
-  if (!isObject(parsed)) throw badResponse(`tool call ${index} (${name}) has arguments that are not a JSON object`, { model_output: true });
+  if (!isPlainObject(parsed)) throw badResponse(`tool call ${index} (${name}) has arguments that are not a JSON object`, { model_output: true });
   return { id: id !== undefined && id !== '' ? id : `call_${index}`, type: 'function', function: { name, arguments: text } };
 }
 
 /** Usage with every count a finite non-negative number (0 when the server did not say). */
 export function normalizeUsage(value: unknown): TokenUsage {
-  const usage = isObject(value) ? value : {};
+  const usage = isPlainObject(value) ? value : {};
   const count = (key: string): number => {
     const number = usage[key];
     return typeof number === 'number' && Number.isFinite(number) && number >= 0 ? number : 0;
@@ -78,10 +79,6 @@ export function normalizeUsage(value: unknown): TokenUsage {
   const completion = count('completion_tokens');
   const total = count('total_tokens');
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total > 0 ? total : prompt + completion };
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describeStart(body: string): string {

@@ -5,7 +5,7 @@
  * `tea-edge probe` and by the web demo (where a CORS refusal is the most common finding).
  */
 import { AgentError, toAgentError } from '../errors/agent-error.js';
-import type { LlmProvider, LlmRequest, LlmResponse, ToolDefinition } from './types.js';
+import type { ModelProvider, LlmRequest, LlmResponse, ToolDefinition } from './types.js';
 import { createOpenAiClient } from './openai-client.js';
 import { describeFetchFailure } from './fetch-failure.js';
 import { redactSecrets } from './redact.js';
@@ -157,7 +157,7 @@ async function listModels(apiBase: string, apiKey: string | undefined, fetchFunc
   return data.map((entry) => (typeof entry === 'string' ? entry : (entry as { id?: unknown; name?: unknown })?.id ?? (entry as { name?: unknown })?.name)).filter((id): id is string => typeof id === 'string');
 }
 
-async function streamWhole(client: LlmProvider, request: LlmRequest): Promise<LlmResponse> {
+async function streamWhole(client: ModelProvider, request: LlmRequest): Promise<LlmResponse> {
   for await (const part of client.stream(request)) if (part.type === 'done') return part.response;
   throw new AgentError('LLM_BAD_RESPONSE', 'the stream ended without a response');
 }

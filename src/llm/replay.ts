@@ -1,5 +1,5 @@
 /**
- * Replay of a recorded run: an LlmProvider that answers each model call with the response recorded
+ * Replay of a recorded run: an ModelProvider that answers each model call with the response recorded
  * in a trace (events `llm_request` / `llm_response` captured with payload capture on), in order, with
  * no network — and that checks each new request against the recorded one. The first request that
  * differs is an LLM_BAD_RESPONSE whose details say which call and which field, so a real run on a
@@ -7,10 +7,11 @@
  */
 import { AgentError } from '../errors/agent-error.js';
 import type { AgentEvent } from '../events/event.js';
-import type { LlmProvider, LlmRequest, LlmResponse, LlmStreamPart, ToolCall } from './types.js';
+import type { ModelProvider, LlmRequest, LlmResponse, LlmStreamPart, ToolCall } from './types.js';
 import { normalizeUsage } from './parse-chat-completion.js';
 import { REDACTED } from './redact.js';
 import { splitContent } from './scripted-model.js';
+import { throwIfAborted } from '../util/abort.js';
 
 /** One recorded model call: what was asked and what came back (or the error). */
 export interface RecordedCall {
@@ -28,7 +29,7 @@ export interface ReplayMismatch {
   actual: unknown;
 }
 
-export interface ReplayProvider extends LlmProvider {
+export interface ReplayProvider extends ModelProvider {
   /** Differences found so far (with `strict: false`, calls go on past them). */
   readonly mismatches: ReplayMismatch[];
   /** Recorded calls not replayed yet. */
@@ -108,18 +109,29 @@ export function createReplayProvider(events: AgentEvent[], options: ReplayOption
     get remaining() {
       return calls.length - position;
     },
-    async generate(request) {
+    async generate(request, signal) {
+      throwIfAborted(signal);
       return answer(request);
     },
-    async *stream(request): AsyncGenerator<LlmStreamPart> {
+    async *stream(request, signal): AsyncGenerator<LlmStreamPart> {
+      throwIfAborted(signal);
       const response = answer(request);
-      for (const piece of splitContent(response.content, undefined)) yield { type: 'delta', content: piece };
+      for (const piece of splitContent(response.content, undefined)) {
+        yield { type: 'delta', content: piece };
+        throwIfAborted(signal);
+      }
       for (const [index, call] of (response.tool_calls ?? []).entries()) {
         yield { type: 'tool_call_delta', index, name: call.function.name, arguments: call.function.arguments };
+        throwIfAborted(signal);
       }
       yield { type: 'done', response };
     },
   };
+}
+
+/** A cancelled run asks nothing more and takes no more parts (as the HTTP client behaves). */
+function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
 }
 
 function compareRequests(call: number, recorded: RecordedCall['request'], actual: LlmRequest): ReplayMismatch | undefined {

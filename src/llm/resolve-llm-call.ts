@@ -11,6 +11,7 @@
 import { AgentError } from '../errors/agent-error.js';
 import { hostKeyMaySendTo } from './host-key.js';
 import type { ChatMessage, LlmConnection, LlmRequest, ResponseFormat, ToolDefinition } from './types.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export interface ResolvedLlmCall {
   connection: LlmConnection;
@@ -104,7 +105,7 @@ function readMessageList(list: readonly unknown[]): ChatMessage[] {
 }
 
 function readMessage(value: unknown, index: number): ChatMessage {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`messages[${index}]`, 'expected {role, content}');
+  if (!isPlainObject(value)) throw invalid(`messages[${index}]`, 'expected {role, content}');
   const message = value as Record<string, unknown>;
   if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
     throw invalid(`messages[${index}].role`, 'expected system, user, assistant or tool');
@@ -122,7 +123,7 @@ function readMessage(value: unknown, index: number): ChatMessage {
 /** `json_object` / `json_schema` in their OpenAI shapes, plus the shorthands `"json_object"` and `{type: json_schema, schema}`. */
 function responseFormat(value: unknown): ResponseFormat {
   if (value === 'json_object' || value === 'json' || value === 'text') return { type: value === 'json' ? 'json_object' : value };
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+  if (isPlainObject(value)) {
     const format = value as Record<string, unknown>;
     if (format.type === 'text' || format.type === 'json_object') return { type: format.type };
     if (format.type === 'json_schema') {

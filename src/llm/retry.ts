@@ -1,9 +1,9 @@
 /**
  * Retry timing for model calls: exponential backoff with jitter, `Retry-After` (seconds or an HTTP
- * date) honoured but capped, and an abortable sleep. Which errors are retried is decided by the
+ * date) honoured but capped. Which errors are retried is decided by the
  * client (429, 5xx, timeouts, connection errors; never other 4xx or bad responses).
  */
-import { AgentError } from '../errors/agent-error.js';
+import { exponentialDelay } from '../util/backoff.js';
 
 export interface RetryTiming {
   /** Delay before the first retry (default 500 ms). */
@@ -38,33 +38,9 @@ export function parseRetryAfter(header: string | null | undefined, now: number):
  */
 export function retryDelay(retry: number, retryAfterMs: number | undefined, timing: RetryTiming, random: () => number = Math.random): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, timing.retryAfterCapMs);
-  const exponential = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** Math.max(0, retry - 1));
+  const exponential = exponentialDelay(retry, timing.baseDelayMs, timing.maxDelayMs);
   return Math.round(exponential / 2 + (exponential / 2) * random());
 }
 
-/**
- * Waits `ms`, or rejects as soon as `signal` aborts: with the abort reason when it is an AgentError
- * (a run's duration budget aborts the signal with BUDGET_EXCEEDED, so a long `Retry-After` never
- * outlives the budget), else with CANCELLED.
- */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(abortError(signal));
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(abortError(signal!));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function abortError(signal: AbortSignal): AgentError {
-  return AgentError.isInstance(signal.reason) ? signal.reason : new AgentError('CANCELLED', 'the run was cancelled');
-}
+// Kept for callers that import it from here (src/graph); its home is src/util/abort.ts.
+export { sleep } from '../util/abort.js';

@@ -1,13 +1,13 @@
 /**
- * The scripted model (SPEC §4.3): a deterministic LlmProvider that answers from a script instead
+ * The scripted model (SPEC §4.3): a deterministic ModelProvider that answers from a script instead
  * of a server, so agents can be tested and examples run with no model. It answers in order from a
  * list, or by the first rule matching the last user message; runs out → LLM_BAD_RESPONSE naming
  * the call. Every answer is labelled `model: "scripted"`, and every request is recorded in `calls`.
  */
 import { AgentError } from '../errors/agent-error.js';
-import type { LlmProvider, LlmRequest, LlmResponse, LlmStreamPart, TokenUsage } from './types.js';
+import type { ModelProvider, LlmRequest, LlmResponse, LlmStreamPart, TokenUsage } from './types.js';
 import { readScript, type ScriptedInput, type ScriptedResponse, type ScriptedScript } from './scripted-script.js';
-import { sleep } from './retry.js';
+import { sleep, throwIfAborted } from '../util/abort.js';
 
 export const SCRIPTED_MODEL_NAME = 'scripted';
 
@@ -19,7 +19,7 @@ export function isScriptedModel(provider: unknown): provider is ScriptedModel {
 }
 
 /** A scripted provider; `calls` lists the requests it received, in order. */
-export interface ScriptedModel extends LlmProvider {
+export interface ScriptedModel extends ModelProvider {
   readonly calls: LlmRequest[];
   /** How many responses of a list script are left (undefined for rules). */
   readonly remaining: number | undefined;
@@ -60,7 +60,7 @@ export function createScriptedModel(input: ScriptedInput, options: { startAt?: n
   }
 
   async function answer(request: LlmRequest, signal: AbortSignal | undefined): Promise<{ scripted: ScriptedResponse; response: LlmResponse }> {
-    if (signal?.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
+    throwIfAborted(signal);
     const scripted = next(request);
     if (scripted.delay_ms !== undefined && scripted.delay_ms > 0) await sleep(scripted.delay_ms, signal);
     if (scripted.error !== undefined) {
@@ -89,7 +89,7 @@ export function createScriptedModel(input: ScriptedInput, options: { startAt?: n
     async *stream(request, signal): AsyncGenerator<LlmStreamPart> {
       const { scripted, response } = await answer(request, signal);
       for (const piece of splitContent(response.content, scripted.stream_chunks)) {
-        if (signal?.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
+        throwIfAborted(signal);
         yield { type: 'delta', content: piece };
       }
       for (const [index, call] of (response.tool_calls ?? []).entries()) {

@@ -8,6 +8,7 @@
  * - `[{match, response}, …, {default: response}]` (every item a rule)
  */
 import { AgentError } from '../errors/agent-error.js';
+import { isPlainObject } from '../util/plain-object.js';
 import { compileSafePattern, PatternProblem, PatternStepsExceeded, type SafePattern } from '../schema/safe-pattern.js';
 import type { TokenUsage, ToolCall } from './types.js';
 
@@ -46,7 +47,7 @@ const MAX_RULE_STEPS = 5_000_000;
 /** Reads a script; throws INVALID_PARAMS naming the bad entry. */
 export function readScript(input: ScriptedInput): ScriptedScript {
   if (Array.isArray(input)) {
-    const allRules = input.length > 0 && input.every((item) => isObject(item) && ('match' in item || 'default' in item));
+    const allRules = input.length > 0 && input.every((item) => isPlainObject(item) && ('match' in item || 'default' in item));
     if (!allRules) return { kind: 'list', responses: input.map((item, index) => readResponse(item, `scripted[${index}]`)) };
     const rules: ScriptedRule[] = [];
     let fallback: ScriptedResponse | undefined;
@@ -57,8 +58,8 @@ export function readScript(input: ScriptedInput): ScriptedScript {
     });
     return fallback === undefined ? { kind: 'rules', rules } : { kind: 'rules', rules, fallback };
   }
-  if (isObject(input) && Array.isArray(input.responses)) return readScript(input.responses);
-  if (isObject(input) && Array.isArray(input.rules)) {
+  if (isPlainObject(input) && Array.isArray(input.responses)) return readScript(input.responses);
+  if (isPlainObject(input) && Array.isArray(input.rules)) {
     const rules = input.rules.map((rule, index) => readRule(rule, `scripted.rules[${index}]`));
     if (input.default === undefined) return { kind: 'rules', rules };
     return { kind: 'rules', rules, fallback: readResponse(input.default, 'scripted.default') };
@@ -67,13 +68,13 @@ export function readScript(input: ScriptedInput): ScriptedScript {
 }
 
 function readRule(value: unknown, field: string): ScriptedRule {
-  if (!isObject(value) || !('match' in value)) throw invalid(field, 'a rule needs `match` and `response`');
+  if (!isPlainObject(value) || !('match' in value)) throw invalid(field, 'a rule needs `match` and `response`');
   const response = readResponse(value.response, `${field}.response`);
   const match = value.match;
   if (typeof match === 'string') {
     return { matches: (text) => text.includes(match), description: JSON.stringify(match), response };
   }
-  if (isObject(match) && typeof match.regex === 'string') {
+  if (isPlainObject(match) && typeof match.regex === 'string') {
     // Rules run on model prompts, which may carry untrusted text: the linear-time engine only.
     const flagText = typeof match.flags === 'string' ? match.flags.replace(/[^ims]/g, '') : '';
     const flags = `${flagText}u`;
@@ -99,7 +100,7 @@ function readRule(value: unknown, field: string): ScriptedRule {
 
 function readResponse(value: unknown, field: string): ScriptedResponse {
   if (typeof value === 'string') return { content: value, finish_reason: 'stop' };
-  if (!isObject(value)) throw invalid(field, 'expected a string or an object with content / tool_calls');
+  if (!isPlainObject(value)) throw invalid(field, 'expected a string or an object with content / tool_calls');
   const unknownKeys = Object.keys(value).filter((key) => !RESPONSE_KEYS.has(key));
   if (unknownKeys.length > 0) throw invalid(field, `unknown key(s) ${unknownKeys.join(', ')}; allowed: ${[...RESPONSE_KEYS].join(', ')}`);
   const content = value.content === undefined || value.content === null ? '' : typeof value.content === 'string' ? value.content : JSON.stringify(value.content);
@@ -114,7 +115,7 @@ function readResponse(value: unknown, field: string): ScriptedResponse {
     response.finish_reason = value.finish_reason;
   }
   if (value.usage !== undefined) {
-    if (!isObject(value.usage)) throw invalid(`${field}.usage`, 'expected {prompt_tokens, completion_tokens}');
+    if (!isPlainObject(value.usage)) throw invalid(`${field}.usage`, 'expected {prompt_tokens, completion_tokens}');
     response.usage = value.usage as Partial<TokenUsage>;
   }
   if (value.stream_chunks !== undefined) response.stream_chunks = positiveInteger(value.stream_chunks, `${field}.stream_chunks`);
@@ -124,7 +125,7 @@ function readResponse(value: unknown, field: string): ScriptedResponse {
 }
 
 function readToolCall(value: unknown, field: string, index: number): ToolCall {
-  if (!isObject(value) || typeof value.name !== 'string' || value.name === '') throw invalid(field, 'a tool call needs a `name`');
+  if (!isPlainObject(value) || typeof value.name !== 'string' || value.name === '') throw invalid(field, 'a tool call needs a `name`');
   const argumentsValue = value.arguments ?? {};
   const argumentsText = typeof argumentsValue === 'string' ? argumentsValue : JSON.stringify(argumentsValue);
   const id = typeof value.id === 'string' ? value.id : `call_scripted_${index}`;
@@ -132,11 +133,11 @@ function readToolCall(value: unknown, field: string, index: number): ToolCall {
 }
 
 function readError(value: unknown, field: string): { code: string; message: string } {
-  const code = typeof value === 'string' ? value : isObject(value) && typeof value.code === 'string' ? value.code : '';
+  const code = typeof value === 'string' ? value : isPlainObject(value) && typeof value.code === 'string' ? value.code : '';
   if (!/^LLM_(HTTP_\d{3}|TIMEOUT|UNAVAILABLE|BAD_RESPONSE)$/.test(code)) {
     throw invalid(field, 'expected an LLM error code: LLM_HTTP_<status>, LLM_TIMEOUT, LLM_UNAVAILABLE or LLM_BAD_RESPONSE');
   }
-  const message = isObject(value) && typeof value.message === 'string' ? value.message : `scripted ${code}`;
+  const message = isPlainObject(value) && typeof value.message === 'string' ? value.message : `scripted ${code}`;
   return { code, message };
 }
 
@@ -147,8 +148,4 @@ function positiveInteger(value: unknown, field: string, minimum = 1): number {
 
 function invalid(field: string, message: string): AgentError {
   return new AgentError('INVALID_PARAMS', `scripted model: ${field}: ${message}`, { field });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,7 +1,8 @@
 /**
- * The LlmProvider seam and the shapes of OpenAI-compatible Chat Completions that cross it.
- * Implementations: the HTTP client over fetch (src/llm/openai-client.ts) and the scripted model
- * (src/llm/scripted-model.ts).
+ * The ModelProvider seam and the shapes of OpenAI-compatible Chat Completions that cross it.
+ * Implementations: the HTTP client over fetch (src/llm/openai-client.ts), the scripted model
+ * (src/llm/scripted-model.ts) and replay (src/llm/replay.ts); each runs the shared conformance
+ * suite tests/conformance/model-provider-conformance.ts.
  */
 
 export interface ToolCall {
@@ -88,7 +89,8 @@ export interface LlmCallHooks {
   beforeRetry?(retry: { attempt: number; delay_ms: number; error: { code: string; message: string } }): void;
 }
 
-export interface LlmProvider {
+/** The model seam: everything the engine needs from a model, whatever answers it. */
+export interface ModelProvider {
   /** One completion; rejects with an AgentError (LLM_* codes) after the allowed retries. */
   generate(request: LlmRequest, signal?: AbortSignal, hooks?: LlmCallHooks): Promise<LlmResponse>;
   /** A streamed completion; a cut or malformed stream rejects, never yields a partial `done`. */
@@ -96,4 +98,9 @@ export interface LlmProvider {
 }
 
 /** Builds a provider for a connection; hosts may pass their own (e.g. with a shared fetch). */
-export type LlmProviderFactory = (connection: LlmConnection) => LlmProvider;
+export type ModelProviderFactory = (connection: LlmConnection) => ModelProvider;
+
+/** @deprecated The old name of {@link ModelProvider}. */
+export type LlmProvider = ModelProvider;
+/** @deprecated The old name of {@link ModelProviderFactory}. */
+export type LlmProviderFactory = ModelProviderFactory;

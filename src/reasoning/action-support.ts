@@ -12,6 +12,7 @@ import type { ActionCompiler, ActionContext, LlmCallParams } from '../actions/ty
 import type { ChatMessage, LlmResponse } from '../llm/types.js';
 import type { CompiledValue } from '../templates/types.js';
 import type { TraceEntry } from './reasoning-trace.js';
+import { messageOf } from '../util/message-of.js';
 
 /** `with:` parameters compiled at load: each one a template. */
 export type CompiledParams = Record<string, CompiledValue>;
@@ -86,7 +87,7 @@ export async function callModel(
   } catch (error) {
     const agentError = AgentError.isInstance(error) ? error : undefined;
     if (agentError === undefined || recoverable === undefined || context.signal.aborted || !recoverable(agentError)) rethrowControl(error);
-    return { ok: false, error: agentError?.message ?? (error instanceof Error ? error.message : String(error)), code: agentError?.code ?? 'ACTION_FAILED' };
+    return { ok: false, error: agentError?.message ?? messageOf(error), code: agentError?.code ?? 'ACTION_FAILED' };
   }
 }
 
@@ -104,12 +105,6 @@ export function rethrowControl(error: unknown): void {
 /** The failure shape of every reasoning action. */
 export function failureResult(error: string, trace: TraceEntry[], extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { ...extra, error, success: false, reasoning_trace: trace };
-}
-
-/** A message for anything thrown, without a stack. */
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : 'unknown error';
 }
 
 /** Reads a positive integer parameter (or a default); an invalid value is an error message. */

@@ -6,7 +6,7 @@
  * Failures are values: `{ok: false, error}`, the error carrying the first 500 raw characters.
  */
 import { balancedObjects, repairJson } from './json-repair.js';
-import { DEFAULT_JSON_LIMITS, parseJsonSafely, type JsonLimits } from './safe-json.js';
+import { DEFAULT_JSON_LIMITS, parseJsonSafely, type JsonLimits } from '../util/untrusted-json.js';
 
 /** Which rule of the chain produced the value. */
 export type ParseMethod = 'json' | 'fence' | 'thinking' | 'balanced' | 'repair';

@@ -4,11 +4,12 @@
  */
 import type { ActionDefinition, ActionContext } from '../actions/types.js';
 import renderCotPrompt from '../prompts/cot.eta';
-import { callModel, compileParams, failureResult, LLM_KEYS, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from './action-support.js';
+import { callModel, compileParams, failureResult, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from './action-support.js';
+import { messageOf } from '../util/message-of.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
 import { createReasoningTrace, textOf } from './reasoning-trace.js';
-import { isRecord } from './safe-json.js';
+import { isPlainObject } from '../util/plain-object.js';
 import { DEFAULT_THINKING_FORMAT, THINKING_FORMATS, thinkingFormatInstructions } from './thinking-formats.js';
 
 const FEW_SHOT_EXAMPLE = {
@@ -73,7 +74,7 @@ async function runCot(params: Record<string, unknown>, context: ActionContext): 
     const instructions = thinkingFormatInstructions(format);
     if (instructions === undefined) return failureResult(`Unknown thinking_format '${format}'`, trace.entries);
     const rawExamples = params['few_shot_examples'] ?? params['few_shot'] ?? [];
-    const examples = Array.isArray(rawExamples) ? rawExamples.filter(isRecord).map(formatExample) : [];
+    const examples = Array.isArray(rawExamples) ? rawExamples.filter(isPlainObject).map(formatExample) : [];
     const system = renderCotPrompt({ formatInstructions: instructions, examples });
     const model = reportedModel(context, params);
     trace.add('cot_request', { problem, thinking_format: format, model });
@@ -111,7 +112,7 @@ async function runCot(params: Record<string, unknown>, context: ActionContext): 
 
 /** `{thinking, answer}` from any parsed shape: an object with those keys, or a bare answer. */
 function thinkingAndAnswer(value: unknown, taggedThinking: string | undefined): { thinking: string; answer: unknown } {
-  if (isRecord(value) && ('answer' in value || 'thinking' in value)) {
+  if (isPlainObject(value) && ('answer' in value || 'thinking' in value)) {
     const thinking = value['thinking'] === undefined || value['thinking'] === null ? (taggedThinking ?? '') : textOf(value['thinking']);
     return { thinking, answer: value['answer'] ?? '' };
   }

@@ -16,11 +16,12 @@ import type { ActionContext, ActionDefinition } from '../actions/types.js';
 import renderDecomposePrompt from '../prompts/decompose.eta';
 import renderSubProblemPrompt from '../prompts/decompose-sub-problem.eta';
 import renderSynthesisPrompt from '../prompts/decompose-synthesis.eta';
-import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, type CompiledParams } from './action-support.js';
+import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, type CompiledParams } from './action-support.js';
+import { messageOf } from '../util/message-of.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
 import { createReasoningTrace, textOf, truncateText, type ReasoningTrace } from './reasoning-trace.js';
-import { isRecord } from './safe-json.js';
+import { isPlainObject } from '../util/plain-object.js';
 import { MAX_SUB_PROBLEMS, orderSubProblems, type SubProblem } from './sub-problems.js';
 
 /** Sub-problems one `reason.decompose` run may accept over all its levels (default and ceiling). */
@@ -107,7 +108,7 @@ async function solveLevel(run: DecomposeRun, problem: string, depth: number): Pr
   ], 'reason.decompose');
   if (!decomposition.ok) return { ok: false, error: decomposition.error, partial: {} };
   const parsed = parseModelOutput(decomposition.response.content);
-  if (!parsed.ok || !isRecord(parsed.value)) {
+  if (!parsed.ok || !isPlainObject(parsed.value)) {
     return { ok: false, error: `Failed to parse decomposition: ${parsed.ok ? 'not a JSON object' : parsed.error}`, partial: {} };
   }
   const plan = parsed.value;
@@ -128,7 +129,7 @@ async function solveLevel(run: DecomposeRun, problem: string, depth: number): Pr
   const sub_problems = ordered.subProblems.map((subProblem) => subProblem.source);
   if (!synthesis.ok) return { ok: false, error: synthesis.error, partial: { sub_problems, sub_answers: subAnswers } };
   const combined = parseModelOutput(synthesis.response.content);
-  const value = combined.ok && isRecord(combined.value) ? combined.value : undefined;
+  const value = combined.ok && isPlainObject(combined.value) ? combined.value : undefined;
   const finalAnswer = value !== undefined ? (value['final_answer'] ?? value['answer'] ?? synthesis.response.content) : combined.ok ? combined.value : synthesis.response.content;
   const reasoning = value !== undefined && value['reasoning'] !== undefined ? textOf(value['reasoning']) : '';
   const confidence = typeof value?.['confidence'] === 'number' ? value['confidence'] : 0.5;
@@ -214,7 +215,7 @@ async function solveOne(run: DecomposeRun, problem: string, subProblem: SubProbl
     return { ...base, error: outcome.error, answer: null };
   }
   const parsed = parseModelOutput(outcome.response.content);
-  const value = parsed.ok && isRecord(parsed.value) ? parsed.value : undefined;
+  const value = parsed.ok && isPlainObject(parsed.value) ? parsed.value : undefined;
   const entry = {
     ...base,
     reasoning: value !== undefined && value['reasoning'] !== undefined ? textOf(value['reasoning']) : '',

@@ -6,11 +6,12 @@
 import type { ActionContext, ActionDefinition } from '../actions/types.js';
 import renderGeneratePrompt from '../prompts/self-correct-generate.eta';
 import renderCriticPrompt from '../prompts/self-correct-critic.eta';
-import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, type CompiledParams } from './action-support.js';
+import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, type CompiledParams } from './action-support.js';
+import { messageOf } from '../util/message-of.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
 import { createReasoningTrace, nowSeconds, textOf, truncateText } from './reasoning-trace.js';
-import { isRecord } from './safe-json.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 const DEFAULT_CRITIC_PROMPT = 'Identify any issues with correctness, clarity, completeness, and style.';
 const MAX_ROUNDS = 20;
@@ -71,7 +72,7 @@ async function runSelfCorrect(params: Record<string, unknown>, context: ActionCo
       return failureResult(generated.error, trace.entries);
     }
     const parsed = parseModelOutput(generated.response.content);
-    const initial = parsed.ok && isRecord(parsed.value) && 'output' in parsed.value ? parsed.value : undefined;
+    const initial = parsed.ok && isPlainObject(parsed.value) && 'output' in parsed.value ? parsed.value : undefined;
     let current: unknown = initial !== undefined ? initial['output'] : generated.response.content;
     const history: Array<Record<string, unknown>> = [
       {
@@ -98,7 +99,7 @@ async function runSelfCorrect(params: Record<string, unknown>, context: ActionCo
         continue;
       }
       const review = parseModelOutput(critique.response.content);
-      if (!review.ok || !isRecord(review.value)) {
+      if (!review.ok || !isPlainObject(review.value)) {
         const error = review.ok ? 'the critique is not a JSON object' : review.error;
         trace.add(`critique_round_${round}_parse_error`, { error, raw_content: critique.response.content.slice(0, 200) });
         skipped.push({ round, error });

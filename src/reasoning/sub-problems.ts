@@ -4,7 +4,7 @@
  * that do not exist are dropped with a note. At most 20 sub-problems are kept.
  */
 import { textOf } from './reasoning-trace.js';
-import { isRecord } from './safe-json.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export const MAX_SUB_PROBLEMS = 20;
 
@@ -30,7 +30,7 @@ export function orderSubProblems(list: unknown): Ordering {
   const subProblems: SubProblem[] = [];
   const keys = new Set<string>();
   items.slice(0, MAX_SUB_PROBLEMS).forEach((item, index) => {
-    const record = isRecord(item) ? item : {};
+    const record = isPlainObject(item) ? item : {};
     const id = record['id'] !== undefined && record['id'] !== null && (typeof record['id'] === 'number' || typeof record['id'] === 'string') ? record['id'] : index + 1;
     const dependencies = Array.isArray(record['dependencies']) ? record['dependencies'].map((dependency) => String(dependency)) : [];
     subProblems.push({

@@ -9,8 +9,9 @@
  * keys above, nor `__proto__`/`constructor`/`prototype`.
  */
 import type { Attempt, LoopStopReason, OnFailure } from './reflection-types.js';
+import { FORBIDDEN_KEYS } from '../util/forbidden-keys.js';
+import { isPlainObject } from '../util/plain-object.js';
 
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** The best attempt: strictly higher score wins, so ties keep the earliest. Failed generations never count. */
 export function pickBest(history: readonly Attempt[]): Attempt | undefined {
@@ -56,7 +57,7 @@ export function buildLoopResult({ history, stopReason, onFailure, feedback }: Lo
     output,
   };
   const result: Record<string, unknown> = {};
-  if (typeof output === 'object' && output !== null && !Array.isArray(output)) {
+  if (isPlainObject(output)) {
     for (const key of Object.keys(output)) {
       if (!(key in core) && !FORBIDDEN_KEYS.has(key)) result[key] = (output as Record<string, unknown>)[key];
     }

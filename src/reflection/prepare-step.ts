@@ -6,13 +6,14 @@
 import type { ActionCompiler } from '../actions/types.js';
 import { compileStepLua } from './compile-step-lua.js';
 import type { PreparedStep, StepReturns } from './reflection-types.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 const STEP_KEYS = new Set(['action', 'uses', 'with', 'run', 'code', 'language', 'returns']);
 const LLM_ACTIONS = new Set(['llm.call', 'llm.stream']);
 
 /** Compiles `raw` (the value of `field`, e.g. `generator`); throws INVALID_PARAMS with the field. */
 export function prepareStep(raw: unknown, field: string, compiler: ActionCompiler): PreparedStep {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+  if (!isPlainObject(raw)) {
     throw compiler.error(`\`${field}\` must be a mapping with \`action:\` (or \`uses:\`) or \`run:\``, field);
   }
   const step = raw as Record<string, unknown>;
@@ -35,7 +36,7 @@ export function prepareStep(raw: unknown, field: string, compiler: ActionCompile
   for (const key of Object.keys(step)) if (!STEP_KEYS.has(key)) flat[key] = step[key];
   let params: Record<string, unknown> = flat;
   if (step.with !== undefined) {
-    if (typeof step.with !== 'object' || step.with === null || Array.isArray(step.with)) throw compiler.error(`\`${field}.with\` must be a mapping`, `${field}.with`);
+    if (!isPlainObject(step.with)) throw compiler.error(`\`${field}.with\` must be a mapping`, `${field}.with`);
     params = { ...(step.with as Record<string, unknown>), ...flat };
   }
   const compiled = compiler.template(params, step.with !== undefined ? `${field}.with` : field);

@@ -17,6 +17,7 @@ import { ACTION_PARAMS_KEYWORD, actionStep, llmProperties } from '../spec/parame
 import { prepareStep } from './prepare-step.js';
 import type { PreparedStep } from './reflection-types.js';
 import { runStep } from './run-step.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 interface CorrectParams {
   data: CompiledValue | undefined;
@@ -84,7 +85,7 @@ export const reflectionCorrectAction: ActionDefinition<CorrectParams> = {
       return { corrected_output: data, success: false, error: `Corrector failed: ${describeFailure(error)}` };
     }
     const corrector = params.corrector;
-    if (corrector.kind === 'lua' && typeof raw === 'object' && raw !== null && !Array.isArray(raw) && Object.prototype.hasOwnProperty.call(raw, 'reflection_output')) {
+    if (corrector.kind === 'lua' && isPlainObject(raw) && Object.prototype.hasOwnProperty.call(raw, 'reflection_output')) {
       raw = (raw as Record<string, unknown>).reflection_output;
     }
     const extracted = extractCandidate(raw, { fromLlm: corrector.kind === 'action' && corrector.llm, expectJson: false });

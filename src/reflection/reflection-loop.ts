@@ -33,6 +33,7 @@ import { buildLoopResult, isGeneratorFailure, pickBest } from './loop-result.js'
 import type { Attempt, LoopStopReason, OnFailure, PreparedEvaluator, PreparedStep, ReflectionIssue } from './reflection-types.js';
 import { restoreHistory } from './restore-history.js';
 import { runStep } from './run-step.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export interface LoopParams {
   generator: PreparedStep;
@@ -143,7 +144,7 @@ async function correct(corrector: PreparedStep, context: ActionContext, progress
   }
   const returns = corrector.returns ?? (corrector.kind === 'action' ? 'candidate' : 'state');
   if (returns === 'candidate') return { value: raw, fromLlm: corrector.kind === 'action' && corrector.llm };
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  if (!isPlainObject(raw)) return undefined;
   const update = raw as Record<string, unknown>;
   const { reflection_output: next, ...rest } = update;
   mergeShallow(loopState, rest);

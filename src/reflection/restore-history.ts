@@ -5,12 +5,13 @@
  */
 import type { Attempt, ReflectionIssue } from './reflection-types.js';
 import { clampScore, toIssues } from './evaluators/normalize-verdict.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export function restoreHistory(value: unknown): Attempt[] {
   if (!Array.isArray(value)) return [];
   const history: Attempt[] = [];
   for (const entry of value) {
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) continue;
+    if (!isPlainObject(entry)) continue;
     const item = entry as Record<string, unknown>;
     const errors: ReflectionIssue[] = Array.isArray(item.errors)
       ? item.errors.map((error) => (typeof error === 'object' && error !== null ? ({ ...(error as ReflectionIssue) }) : { message: String(error) }))

@@ -10,6 +10,7 @@ import type { ActionContext, State } from '../actions/types.js';
 import { AgentError } from '../errors/agent-error.js';
 import type { LuaBudget } from '../lua/types.js';
 import type { PreparedStep } from './reflection-types.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export async function runStep(step: PreparedStep, context: ActionContext, loopState: State, iteration: number, field: string, onRendered?: (params: Record<string, unknown>) => void): Promise<unknown> {
   const output = loopState.reflection_output;
@@ -18,7 +19,7 @@ export async function runStep(step: PreparedStep, context: ActionContext, loopSt
     return step.lua.run({ state: luaState(loopState), variables: context.variables, output: output ?? null, iteration }, { signal: context.signal, ...(budget === undefined ? {} : { budget }) });
   }
   const params = step.params.render(context.scope({ state: loopState, output, iteration }));
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+  if (!isPlainObject(params)) {
     throw new AgentError('INVALID_PARAMS', `\`${field}\` parameters must render to a mapping`, { node: context.node, field });
   }
   onRendered?.(params as Record<string, unknown>);

@@ -8,17 +8,18 @@
  * (`tea-edge probe` tells).
  */
 import type { ActionCompiler } from '../actions/types.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export function withSchemaResponseFormat(step: unknown, evaluator: unknown, field: string, compiler: ActionCompiler): unknown {
-  if (typeof step !== 'object' || step === null || Array.isArray(step)) return step;
+  if (!isPlainObject(step)) return step;
   const raw = step as Record<string, unknown>;
-  const nested = typeof raw.with === 'object' && raw.with !== null && !Array.isArray(raw.with) ? (raw.with as Record<string, unknown>) : undefined;
+  const nested = isPlainObject(raw.with) ? raw.with : undefined;
   const inWith = nested?.response_format === 'schema';
   if (raw.response_format !== 'schema' && !inWith) return step;
   const at = inWith ? `${field}.with.response_format` : `${field}.response_format`;
   const spec = typeof evaluator === 'object' && evaluator !== null ? (evaluator as Record<string, unknown>) : {};
   const schema = spec.schema;
-  if ((spec.type ?? 'schema') !== 'schema' || typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+  if ((spec.type ?? 'schema') !== 'schema' || !isPlainObject(schema)) {
     throw compiler.error('`response_format: schema` needs a schema evaluator with an inline `schema`', at);
   }
   const external = externalReference(schema);

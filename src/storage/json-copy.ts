@@ -4,6 +4,7 @@
  * strings, class instances as their enumerable fields), so nothing stored is shared with the caller.
  */
 import { AgentError } from '../errors/agent-error.js';
+import { messageOf } from '../util/message-of.js';
 
 /** Serialises a value for storage; a value JSON cannot hold (a cycle, a BigInt) is STORAGE_ERROR. */
 export function toStoredJson(value: unknown, what: string): string {
@@ -11,7 +12,7 @@ export function toStoredJson(value: unknown, what: string): string {
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    throw new AgentError('STORAGE_ERROR', `${what} cannot be stored as JSON: ${error instanceof Error ? error.message : String(error)}`, {
+    throw new AgentError('STORAGE_ERROR', `${what} cannot be stored as JSON: ${messageOf(error)}`, {
       cause: error,
     });
   }
@@ -24,7 +25,7 @@ export function fromStoredJson<T>(text: string, what: string): T {
   try {
     return JSON.parse(text) as T;
   } catch (error) {
-    throw new AgentError('STORAGE_ERROR', `${what} is corrupt: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new AgentError('STORAGE_ERROR', `${what} is corrupt: ${messageOf(error)}`, { cause: error });
   }
 }
 

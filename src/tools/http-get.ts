@@ -8,6 +8,7 @@
 import { AgentError } from '../errors/agent-error.js';
 import type { ActionContext, ActionDefinition } from '../actions/types.js';
 import { checkUrl } from './url-policy.js';
+import { messageOf } from '../util/message-of.js';
 
 const MAX_REDIRECTS = 3;
 const DEFAULT_MAX_BYTES = 256 * 1024;
@@ -101,7 +102,7 @@ function requestFailure(error: unknown, context: ActionContext, controller: Abor
   if (context.signal.aborted) return new AgentError('CANCELLED', 'the run was cancelled');
   const where = phase === '' ? '' : ` ${phase}`;
   if (controller.signal.aborted) return new AgentError('ACTION_FAILED', `http.get timed out after ${timeoutMs} ms${where}`, { details: { timeout_ms: timeoutMs } });
-  return new AgentError('ACTION_FAILED', `http.get failed${where}: ${error instanceof Error ? error.message : String(error)}`);
+  return new AgentError('ACTION_FAILED', `http.get failed${where}: ${messageOf(error)}`);
 }
 
 /** Reads at most `maxBytes` of the body, then cancels the rest. */

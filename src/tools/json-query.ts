@@ -6,8 +6,8 @@
  */
 import { AgentError } from '../errors/agent-error.js';
 import type { ActionDefinition } from '../actions/types.js';
-import { isForbiddenKey } from '../reasoning/safe-json.js';
-import { parseJsonSafely } from '../reasoning/safe-json.js';
+import { isForbiddenKey } from '../util/forbidden-keys.js';
+import { parseJsonSafely } from '../util/untrusted-json.js';
 
 type Segment = string | number;
 

@@ -1,10 +1,12 @@
 /**
  * JSON helpers for values the engine keeps (state updates): plain JSON copies, shallow merges,
- * no prototype keys. Parsing untrusted JSON text lives in src/reasoning/safe-json.ts.
+ * no prototype keys. Parsing untrusted JSON text lives in ./untrusted-json.ts.
  */
 import { AgentError } from '../errors/agent-error.js';
+import { FORBIDDEN_KEYS } from './forbidden-keys.js';
 
-const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+// Kept for callers that import it from here (src/graph); its home is ./plain-object.ts.
+export { isPlainObject } from './plain-object.js';
 
 /**
  * Returns a plain-JSON copy of a value (what JSON.stringify then JSON.parse would give), refusing
@@ -31,7 +33,7 @@ export function toPlainJson(value: unknown, where = 'value', maxDepth = 128): un
     if (item instanceof Date) return item.toISOString();
     const result: Record<string, unknown> = {};
     for (const key in item) {
-      if (!Object.hasOwn(item, key) || FORBIDDEN.has(key)) continue;
+      if (!Object.hasOwn(item, key) || FORBIDDEN_KEYS.has(key)) continue;
       const entry = copy((item as Record<string, unknown>)[key], path, depth + 1);
       if (entry !== undefined) result[key] = entry;
     }
@@ -43,12 +45,8 @@ export function toPlainJson(value: unknown, where = 'value', maxDepth = 128): un
 /** Copies own enumerable properties of `update` onto `target`, skipping prototype keys. */
 export function mergeShallow(target: Record<string, unknown>, update: Record<string, unknown>): Record<string, unknown> {
   for (const key of Object.keys(update)) {
-    if (FORBIDDEN.has(key)) continue;
+    if (FORBIDDEN_KEYS.has(key)) continue;
     target[key] = update[key];
   }
   return target;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -3,15 +3,13 @@
  * the request is cross-origin as it is from the web demo to a local Ollama. With CORS the client
  * streams and probes; without CORS the failure is reported as probable CORS with the fixes.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as esbuild from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium } from '../browser/support/chromium.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
+import { serveScriptPage, type ScriptPage } from '../support/serve-script-page.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PAGE_SCRIPT = `
@@ -38,26 +36,20 @@ globalThis.llm = {
 const enabled = chromiumAvailable();
 let browser: Browser;
 let page: Page;
-let site: Server;
+let site: ScriptPage;
 let withCors: MockOpenAI;
 let withoutCors: MockOpenAI;
 
 describe.skipIf(!enabled)('the model client in Chromium', () => {
   beforeAll(async () => {
-    const bundle = await esbuild.build({ stdin: { contents: PAGE_SCRIPT, resolveDir: HERE, loader: 'js' }, bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'warning' });
-    const script = bundle.outputFiles[0]!.text;
-    site = createServer((request, response) => {
-      if (request.url === '/page.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-      else response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><script type="module" src="/page.js"></script>');
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    site = await serveScriptPage(PAGE_SCRIPT, HERE);
     [withCors, withoutCors, browser] = await Promise.all([
       startMockOpenAI({ chunkSize: 3, replies: ['Hello from a cross-origin stream.'] }),
       startMockOpenAI({ cors: false }),
       launchChromium(),
     ]);
     page = await browser.newPage();
-    await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+    await page.goto(site.url);
     await page.waitForFunction(() => (globalThis as { llm?: unknown }).llm !== undefined);
   });
 
@@ -65,7 +57,7 @@ describe.skipIf(!enabled)('the model client in Chromium', () => {
     await browser?.close();
     await withCors?.close();
     await withoutCors?.close();
-    await new Promise((resolve) => site?.close(resolve));
+    await site?.close();
   });
 
   it('streams from a CORS-enabled server on another origin', async () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseModelOutput } from '../../src/reasoning/parse-output.js';
 import { repairJson } from '../../src/reasoning/json-repair.js';
-import { parseJsonSafely } from '../../src/reasoning/safe-json.js';
+import { parseJsonSafely } from '../../src/util/untrusted-json.js';
 
 const FENCE = '```';
 

@@ -7,7 +7,9 @@
 import type { LlmResponse } from '../../llm/types.js';
 import { parseModelOutput } from '../parse-output.js';
 import { textOf } from '../reasoning-trace.js';
-import { isForbiddenKey, isRecord, parseJsonSafely } from '../safe-json.js';
+import { isForbiddenKey } from '../../util/forbidden-keys.js';
+import { isPlainObject } from '../../util/plain-object.js';
+import { parseJsonSafely } from '../../util/untrusted-json.js';
 
 /** One tool call the model asked for; `arguments` is raw (a JSON string in native mode). */
 export interface RequestedCall {
@@ -35,8 +37,8 @@ export function decideFromJson(content: string, step: number): ReactDecision {
   let value: unknown = parsed.ok ? parsed.value : undefined;
   // JSON found inside prose may be only the `Action Input:` of the classic text form.
   const embedded = !parsed.ok || parsed.method === 'balanced' || parsed.method === 'repair' || parsed.method === 'thinking';
-  if (!(isRecord(value) && 'action' in value) && embedded) value = parseReactText(content) ?? value;
-  if (!isRecord(value)) {
+  if (!(isPlainObject(value) && 'action' in value) && embedded) value = parseReactText(content) ?? value;
+  if (!isPlainObject(value)) {
     const error = parsed.ok ? `Expected a JSON object with "action", got ${textOf(value).slice(0, 100)}` : parsed.error;
     return { kind: 'parse_error', error, raw: content.slice(0, 2000) };
   }
@@ -50,7 +52,7 @@ export function decideFromObject(value: Record<string, unknown>, thinking: strin
   const input = value['action_input'] ?? value['input'] ?? value['arguments'];
   if (action === undefined || action === null || action === '') {
     // No action at all counts as the final answer (seed 003).
-    const answer = value['answer'] ?? value['final_answer'] ?? (isRecord(input) && 'answer' in input ? input['answer'] : input) ?? value['thought'] ?? value;
+    const answer = value['answer'] ?? value['final_answer'] ?? (isPlainObject(input) && 'answer' in input ? input['answer'] : input) ?? value['thought'] ?? value;
     return { kind: 'final', thought, answer };
   }
   if (isFinalAction(action)) return { kind: 'final', thought, answer: finalAnswerOf(input) };
@@ -65,7 +67,7 @@ export function decideFromNative(response: LlmResponse, step: number): ReactDeci
     const text = thought.trim();
     if (text === '') return { kind: 'parse_error', error: 'Empty response from LLM', raw: '' };
     const parsed = parseModelOutput(text);
-    if (parsed.ok && isRecord(parsed.value) && typeof parsed.value['action'] === 'string') return decideFromObject(parsed.value, parsed.thinking, step);
+    if (parsed.ok && isPlainObject(parsed.value) && typeof parsed.value['action'] === 'string') return decideFromObject(parsed.value, parsed.thinking, step);
     return { kind: 'final', thought: '', answer: text };
   }
   const seen = new Set<string>();
@@ -96,7 +98,7 @@ export function isFinalAction(action: unknown): boolean {
 
 /** `action_input.answer`, else the whole input (a string input is the answer itself). */
 export function finalAnswerOf(input: unknown): unknown {
-  if (isRecord(input) && 'answer' in input) return input['answer'];
+  if (isPlainObject(input) && 'answer' in input) return input['answer'];
   return input ?? null;
 }
 

@@ -5,10 +5,11 @@
  * engine's pause signal is never swallowed).
  */
 import type { ActionContext, ActionDefinition } from '../../actions/types.js';
-import { checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, messageOf, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from '../action-support.js';
+import { checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from '../action-support.js';
+import { messageOf } from '../../util/message-of.js';
 import { llmProperties } from '../../spec/parameter-shapes.js';
 import { textOf } from '../reasoning-trace.js';
-import { isRecord } from '../safe-json.js';
+import { isPlainObject } from '../../util/plain-object.js';
 import { runReactLoop, type LoopEnd, type LoopState, type ReactConfig } from './react-loop.js';
 import { goalMessage, systemPrompt, type ToolMode } from './react-messages.js';
 import { buildToolTable, DEFAULT_ROLE, roleAllows, type ToolTable } from './tool-table.js';
@@ -174,10 +175,10 @@ function startLoop(config: ReactConfig, params: Record<string, unknown>, context
 /** The loop saved at a confirmation pause, when this node is re-run after it. */
 function restoreLoop(context: ActionContext): LoopState | undefined {
   const saved = context.resume?.resume_data?.['react'];
-  if (!isRecord(saved) || !Array.isArray(saved['messages']) || !Array.isArray(saved['steps']) || typeof saved['step'] !== 'number') return undefined;
+  if (!isPlainObject(saved) || !Array.isArray(saved['messages']) || !Array.isArray(saved['steps']) || typeof saved['step'] !== 'number') return undefined;
   const loop = structuredClone(saved) as unknown as LoopState;
-  if (!isRecord(loop.executedCallIds)) loop.executedCallIds = {};
-  if (!isRecord(loop.callHistory)) loop.callHistory = {};
+  if (!isPlainObject(loop.executedCallIds)) loop.executedCallIds = {};
+  if (!isPlainObject(loop.callHistory)) loop.callHistory = {};
   if (!Array.isArray(loop.trace)) loop.trace = [];
   return loop;
 }

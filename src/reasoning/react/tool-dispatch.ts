@@ -7,9 +7,11 @@
  */
 import type { ActionContext } from '../../actions/types.js';
 import { isPauseSignal } from '../../graph/pause-signal.js';
-import { messageOf, rethrowControl } from '../action-support.js';
+import { rethrowControl } from '../action-support.js';
+import { messageOf } from '../../util/message-of.js';
 import { textOf, truncateText } from '../reasoning-trace.js';
-import { isRecord, parseJsonSafely } from '../safe-json.js';
+import { isPlainObject } from '../../util/plain-object.js';
+import { parseJsonSafely } from '../../util/untrusted-json.js';
 import type { RequestedCall } from './react-decision.js';
 import { roleAllows, type ReactTool, type ToolTable } from './tool-table.js';
 
@@ -110,9 +112,9 @@ function readArguments(call: RequestedCall, tool: ReactTool): Record<string, unk
   // Small models often write the arguments as a JSON string: "action_input": "{\"q\": 1}".
   if (typeof value === 'string' && /^\s*\{/.test(value)) {
     const parsed = parseJsonSafely(value);
-    if (parsed.ok && isRecord(parsed.value)) value = parsed.value;
+    if (parsed.ok && isPlainObject(parsed.value)) value = parsed.value;
   }
-  if (isRecord(value)) return value;
+  if (isPlainObject(value)) return value;
   // A bare value for a tool with one required parameter: {"action_input": "2 + 2"} → {expression: "2 + 2"}.
   const required = Array.isArray(tool.parameters['required']) ? (tool.parameters['required'] as unknown[]) : [];
   if (required.length === 1 && typeof required[0] === 'string' && (typeof value === 'string' || typeof value === 'number')) return { [required[0]]: value };
@@ -122,7 +124,7 @@ function readArguments(call: RequestedCall, tool: ReactTool): Record<string, unk
 /** JSON with object keys sorted, so equal arguments give equal signatures. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isRecord(value)) {
+  if (isPlainObject(value)) {
     return `{${Object.keys(value)
       .sort()
       .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`)

@@ -7,6 +7,7 @@
 import type { ActionCompiler, CompiledSchema, JsonSchema } from '../../actions/types.js';
 import { AgentError } from '../../errors/agent-error.js';
 import { whyNotATool } from '../../tools/not-a-tool.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 /** SPEC §1.1 identifier pattern; `..` is refused on top (path-like, Rust TEA's rule). */
 const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
@@ -61,7 +62,7 @@ export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTab
   list.forEach((entry, index) => {
     const field = `tools[${index}]`;
     const spec = typeof entry === 'string' ? { name: entry } : entry;
-    if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw compiler.error('a tool is an action name or {name, tier, requires_role, description}', field);
+    if (!isPlainObject(spec)) throw compiler.error('a tool is an action name or {name, tier, requires_role, description}', field);
     for (const key of Object.keys(spec)) if (!TOOL_ENTRY_KEYS.has(key)) throw compiler.error(`unknown key '${key}' in a tool entry`, field);
     const { name, tier, requires_role: requiresRole, description } = spec as Record<string, unknown>;
     if (!isValidToolName(name)) {

@@ -5,6 +5,7 @@
  * `evaluator_error` explaining what came back.
  */
 import type { ReflectionIssue, Verdict } from '../reflection-types.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 export function normalizeVerdict(result: unknown, threshold: number): Verdict {
   if (typeof result === 'boolean') {
@@ -14,7 +15,7 @@ export function normalizeVerdict(result: unknown, threshold: number): Verdict {
     const valid = result >= threshold;
     return { valid, score: clampScore(result), errors: valid ? [] : [{ message: `Score ${result} below threshold ${threshold}`, type: 'custom' }] };
   }
-  if (typeof result === 'object' && result !== null && !Array.isArray(result)) {
+  if (isPlainObject(result)) {
     const table = result as Record<string, unknown>;
     const valid = (table.valid ?? table.pass) === true;
     const score = typeof table.score === 'number' && Number.isFinite(table.score) ? clampScore(table.score) : valid ? 1 : 0;

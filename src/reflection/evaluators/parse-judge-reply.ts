@@ -9,13 +9,14 @@
 import { parseModelOutput } from '../../reasoning/parse-output.js';
 import type { Verdict } from '../reflection-types.js';
 import { clampScore, toIssues, toStrings } from './normalize-verdict.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 const TRUE_WORDS = new Set(['true', 'yes', 'pass', 'passed', 'valid']);
 const FALSE_WORDS = new Set(['false', 'no', 'fail', 'failed', 'invalid']);
 
 export function parseJudgeReply(text: string): Verdict {
   const parsed = parseModelOutput(text);
-  const reply = parsed.ok && typeof parsed.value === 'object' && parsed.value !== null && !Array.isArray(parsed.value) ? (parsed.value as Record<string, unknown>) : undefined;
+  const reply = parsed.ok && isPlainObject(parsed.value) ? parsed.value : undefined;
   const validity = reply === undefined ? undefined : readBoolean(reply.valid ?? reply.pass ?? reply.passed ?? reply.is_valid);
   const rawScore = reply === undefined ? undefined : readScore(reply.score);
   if (reply === undefined || (validity === undefined && rawScore === undefined)) {

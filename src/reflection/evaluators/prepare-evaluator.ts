@@ -14,6 +14,7 @@ import type { ActionCompiler } from '../../actions/types.js';
 import { compileStepLua } from '../compile-step-lua.js';
 import type { PreparedEvaluator } from '../reflection-types.js';
 import { templateShowsOutput } from './template-references.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 /** The keys of an `llm` evaluator passed on to the model call. */
 export const JUDGE_LLM_KEYS = ['model', 'api_base', 'base_url', 'api_key', 'provider', 'temperature', 'max_tokens', 'timeout', 'max_retries', 'top_p', 'seed', 'stop', 'response_format'];
@@ -27,7 +28,7 @@ function at(field: string, name: string): string {
 
 /** Compiles `raw`, the value of `field` (e.g. `evaluator`; '' when the keys sit directly in `with:`). */
 export function prepareEvaluator(raw: unknown, field: string, compiler: ActionCompiler): PreparedEvaluator {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+  if (!isPlainObject(raw)) {
     throw compiler.error(`\`${field || 'with'}\` must be a mapping with a \`type\` (schema, llm or lua)`, field || undefined);
   }
   const spec = raw as Record<string, unknown>;
@@ -56,7 +57,7 @@ function prepareSchema(spec: Record<string, unknown>, field: string, compiler: A
 function prepareJudge(spec: Record<string, unknown>, field: string, compiler: ActionCompiler): PreparedEvaluator {
   if (spec.prompt !== undefined && typeof spec.prompt !== 'string') throw compiler.error('`prompt` must be text', at(field, 'prompt'));
   const examples = spec.examples ?? [];
-  if (!Array.isArray(examples) || !examples.every((example) => typeof example === 'object' && example !== null && !Array.isArray(example))) {
+  if (!Array.isArray(examples) || !examples.every(isPlainObject)) {
     throw compiler.error('`examples` must be a list of {input, output} mappings', at(field, 'examples'));
   }
   const llm: Record<string, unknown> = {};

@@ -3,6 +3,8 @@
  * and drop the keys `__proto__`, `constructor` and `prototype` from every object afterwards, so a
  * parsed value can be merged or spread without touching any prototype.
  */
+import { FORBIDDEN_KEYS } from './forbidden-keys.js';
+import { messageOf } from './message-of.js';
 
 /** Caps applied before a model's or tool's JSON is parsed. */
 export interface JsonLimits {
@@ -13,9 +15,6 @@ export interface JsonLimits {
 }
 
 export const DEFAULT_JSON_LIMITS: JsonLimits = { maxLength: 512 * 1024, maxDepth: 64 };
-
-/** Keys never kept in objects built from untrusted data (SPEC §1.3). */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 export type JsonParseOutcome = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -38,7 +37,7 @@ export function parseJsonSafely(text: string, limits: JsonLimits = DEFAULT_JSON_
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : 'invalid JSON' };
+    return { ok: false, error: messageOf(error, 'invalid JSON') };
   }
   return { ok: true, value: dropForbiddenKeys(value) };
 }
@@ -77,14 +76,4 @@ export function dropForbiddenKeys<T>(value: T): T {
     }
   }
   return value;
-}
-
-/** True for keys that must never be read from or written into untrusted objects. */
-export function isForbiddenKey(key: string): boolean {
-  return FORBIDDEN_KEYS.has(key);
-}
-
-/** True for a plain JSON object (not an array, not null). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,0 +1,84 @@
+/**
+ * Every ModelProvider implementation in Node runs the conformance suite: the OpenAI-compatible
+ * client over real HTTP against the mock server, the scripted model, and replay of a recording
+ * made by that client. Replay's own promises (replayed identical, a differing request is a typed
+ * error) follow.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOpenAiClient } from '../../src/llm/openai-client.js';
+import { createReplayProvider } from '../../src/llm/replay.js';
+import { createScriptedModel } from '../../src/llm/scripted-model.js';
+import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
+import { armMock, deadEndpoint, recordScenario, scriptFor } from './model-provider-backends.js';
+import { collect, describeModelProvider, rejection, type Scenario } from './model-provider-conformance.js';
+
+const fastRetries = { baseDelayMs: 5, maxDelayMs: 20, retryAfterCapMs: 50 };
+let server: MockOpenAI;
+let deadUrl: string;
+
+beforeAll(async () => {
+  server = await startMockOpenAI({ chunkSize: 3 });
+  deadUrl = await deadEndpoint();
+});
+afterAll(() => server.close());
+
+function openAiClientFor(scenario: Scenario) {
+  return createOpenAiClient(armMock(server, deadUrl, scenario), { retryTiming: fastRetries });
+}
+
+describeModelProvider('OpenAI-compatible client (Node, mock server over HTTP)', async (scenario) => {
+  const provider = openAiClientFor(scenario);
+  return { provider, attempts: () => server.chatRequests.length };
+}, { features: ['retries', 'abortInFlight', 'throwingHooks', 'abortBetweenParts'] });
+
+describeModelProvider('scripted model', async (scenario) => {
+  const model = createScriptedModel(scriptFor(scenario));
+  return { provider: model, attempts: () => model.calls.length };
+}, { features: ['abortInFlight', 'abortBetweenParts'] });
+
+describeModelProvider('replay of a recorded run', async (scenario) => {
+  // Replay answers what the recorded call returned: record with no retries, as the seam saw it.
+  const { events } = await recordScenario(scenario, openAiClientFor({ ...scenario, maxRetries: 0 }));
+  const provider = createReplayProvider(events);
+  const recorded = provider.remaining;
+  return { provider, attempts: () => recorded - provider.remaining };
+}, { features: ['abortBetweenParts'] });
+
+describe('replay', () => {
+  const scenario: Scenario = {
+    maxRetries: 0,
+    calls: [
+      { request: { model: 'mock-model', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'first' }] }, outcome: { content: 'one answer' } },
+      { request: { model: 'mock-model', messages: [{ role: 'user', content: 'second' }] }, outcome: { content: '', tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }] } },
+      { request: { model: 'mock-model', messages: [{ role: 'user', content: 'third' }] }, outcome: { content: 'last answer', usage: { prompt_tokens: 3, completion_tokens: 2 } } },
+    ],
+  };
+
+  it('answers each call exactly as the recorded run was answered', async () => {
+    const { events, results } = await recordScenario(scenario, openAiClientFor(scenario));
+    const provider = createReplayProvider(events);
+    const replayed = [];
+    for (const [index, { request }] of scenario.calls.entries()) {
+      replayed.push(index === 1 ? (await collect(provider.stream(request))).done : await provider.generate(request));
+    }
+    expect(replayed).toEqual(results);
+    expect(provider.remaining).toBe(0);
+    expect(provider.mismatches).toEqual([]);
+  });
+
+  it('a request that differs from the recording is a typed LLM_BAD_RESPONSE naming the call and field', async () => {
+    const { events } = await recordScenario(scenario, openAiClientFor(scenario));
+    const provider = createReplayProvider(events);
+    await provider.generate(scenario.calls[0]!.request);
+    const error = (await rejection(provider.generate({ messages: [{ role: 'user', content: 'not what was recorded' }] }))) as { code: string; details: Record<string, unknown> };
+    expect(error.code).toBe('LLM_BAD_RESPONSE');
+    expect(error.details.mismatch).toEqual({ call: 2, field: 'messages[0].content', recorded: 'second', actual: 'not what was recorded' });
+  });
+
+  it('a call beyond the recording is a typed LLM_BAD_RESPONSE', async () => {
+    const { events } = await recordScenario({ maxRetries: 0, calls: [scenario.calls[0]!] }, openAiClientFor({ maxRetries: 0, calls: [scenario.calls[0]!] }));
+    const provider = createReplayProvider(events);
+    await provider.generate(scenario.calls[0]!.request);
+    expect(await rejection(provider.generate(scenario.calls[0]!.request))).toMatchObject({ code: 'LLM_BAD_RESPONSE', details: { call: 2 } });
+  });
+});
