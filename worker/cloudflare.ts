@@ -33,6 +33,8 @@ export interface CloudflareEnv extends HostVariables {
   MAX_RUN_AGE_DAYS?: string;
   /** The run coordinators (wrangler.toml `durable_objects`); optional. */
   RUNS?: DurableObjectNamespaceLike;
+  /** Milliseconds between a running run's watchdog alarms (default 30000). */
+  RUN_WATCHDOG_MS?: string;
 }
 
 /** The execution context Workers pass to `fetch` (only what the app uses). */
@@ -66,7 +68,9 @@ export function createCloudflareApp(env: CloudflareEnv) {
 export class RunCoordinator extends RunCoordinatorBase {
   constructor(ctx: DurableObjectStateLike, env: CloudflareEnv) {
     const ttl = env.TRACE_TTL_SECONDS === undefined ? undefined : Number(env.TRACE_TTL_SECONDS);
+    const watchdog = Number(env.RUN_WATCHDOG_MS);
     super(ctx, {
+      ...(Number.isInteger(watchdog) && watchdog > 0 ? { watchdogMs: watchdog } : {}),
       agents: prebuiltAgentSource(agentFiles),
       variables: env,
       ...(env.TRACES !== undefined ? { index: storesFor(env).traceStore } : {}),

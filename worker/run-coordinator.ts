@@ -35,6 +35,7 @@ import { cursorOf, followResponse, ndjsonResponse } from './run-follow.js';
 
 /** The part of a Durable Object's state (`ctx`) the coordinator uses. */
 export interface DurableObjectStateLike {
+  blockConcurrencyWhile<T>(work: () => Promise<T>): Promise<T>;
   storage: {
     sql: SqlStorageLike;
     setAlarm(scheduledTime: number): Promise<void> | void;
@@ -59,7 +60,7 @@ interface ActiveRun {
   events: number;
 }
 
-/** Milliseconds between watchdog alarms while a run executes. */
+/** Default milliseconds between watchdog alarms while a run executes. */
 const WATCHDOG_MS = 30_000;
 /** Codes that mean a start or resume never began: answered as request errors. */
 const NOT_STARTED = new Set(['NOT_FOUND', 'CONFLICT', 'INVALID_PARAMS', 'STORAGE_ERROR', 'INTERNAL']);
@@ -71,6 +72,8 @@ export interface CoordinatorSetup {
   variables: HostVariables;
   /** Milliseconds a finished run is kept (TRACE_TTL_SECONDS): an alarm then deletes it. */
   retentionMs?: number;
+  /** Milliseconds between watchdog alarms while a run executes (default 30 s). */
+  watchdogMs?: number;
 }
 
 export class RunCoordinatorBase {
@@ -89,6 +92,12 @@ export class RunCoordinatorBase {
     this.runOptions = { ...(host.llm !== undefined ? { llm: host.llm } : {}), ...(host.secrets !== undefined ? { secrets: host.secrets } : {}) };
     this.sanitizer = createSanitizer([host.llm?.overrides?.api_key]);
     this.heartbeatMs = host.sseHeartbeatMs ?? 5000;
+    // A new instance holds no run in memory: a record still `running` is a run whose object died.
+    void ctx.blockConcurrencyWhile(() => this.closeOrphan());
+  }
+
+  private get watchdogMs(): number {
+    return this.setup.watchdogMs ?? WATCHDOG_MS;
   }
 
   async fetch(request: Request): Promise<Response> {
@@ -110,17 +119,23 @@ export class RunCoordinatorBase {
   /** The watchdog: re-armed while the run executes; a run left `running` by a dead object is closed. */
   async alarm(): Promise<void> {
     if (this.active !== undefined) {
-      await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
+      await this.ctx.storage.setAlarm(Date.now() + this.watchdogMs);
       return;
     }
     const record = this.store.record();
     if (record === undefined) return;
-    if (record.status !== 'running') {
-      await this.expire(record.run_id, Date.parse(record.updated_at));
-      return;
-    }
+    if (record.status !== 'running') await this.expire(record.run_id, Date.parse(record.updated_at));
+    else await this.closeOrphan();
+  }
+
+  /** Records a run left `running` by an object that died as failed (with a `done` event), when no run executes here. */
+  private async closeOrphan(): Promise<void> {
+    const record = this.store.record();
+    if (this.active !== undefined || record?.status !== 'running') return;
     const error = new AgentError('INTERNAL', `run '${record.run_id}' stopped when its run coordinator was restarted mid-run (last event ${this.store.lastSeq()})`).toJSON();
-    await this.store.putRun({ ...record, status: 'failed', stop_reason: 'error', error, updated_at: new Date().toISOString(), event_count: this.store.lastSeq() });
+    const seq = this.store.lastSeq() + 1;
+    this.store.append([{ type: 'done', run_id: record.run_id, seq, ts: new Date().toISOString(), data: { status: 'failed', stop_reason: 'error', state: {}, error } }]);
+    await this.store.putRun({ ...record, status: 'failed', stop_reason: 'error', error, updated_at: new Date().toISOString(), event_count: seq });
     await this.expire(record.run_id, Date.now());
   }
 
@@ -182,7 +197,7 @@ export class RunCoordinatorBase {
         void Promise.resolve(next).catch(() => undefined);
       });
     this.active = active;
-    void Promise.resolve(this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS)).catch(() => undefined);
+    void Promise.resolve(this.ctx.storage.setAlarm(Date.now() + this.watchdogMs)).catch(() => undefined);
     return active;
   }
 

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { bundleTestWorker, call } from './miniflare-harness.js';
 import { readSse, secondWorker, sseEvents, startDurableWorker } from './durable-harness.js';
+import { wranglerDryRun } from './wrangler-dry-run.js';
 
 let script: string;
 let mock: MockOpenAI;
@@ -21,8 +22,8 @@ const running: Miniflare[] = [];
 /** 60 characters in chunks of 2: 30 answer_chunk events, 25 ms apart. */
 const LONG_ANSWER = 'The answer is forty-two, give or take a towel or two, really.';
 
-async function instance(): Promise<Miniflare> {
-  const miniflare = await startDurableWorker(script, { persist, bindings: { LLM_BASE_URL: mock.url, LLM_MODEL: 'mock-model', SSE_HEARTBEAT_MS: '100' } });
+async function instance(extra: Record<string, string> = {}): Promise<Miniflare> {
+  const miniflare = await startDurableWorker(script, { persist, bindings: { LLM_BASE_URL: mock.url, LLM_MODEL: 'mock-model', SSE_HEARTBEAT_MS: '100', ...extra } });
   running.push(miniflare);
   return miniflare;
 }
@@ -170,4 +171,32 @@ describe('resumable event streams', () => {
     expect((await call(second, 'GET', `/runs/${started.json.run_id}`)).json.status).toBe('completed');
     await stop(second);
   }, 60_000);
+});
+
+describe('the run coordinator dies mid-run', () => {
+  it('a run left running by a stopped instance is recorded failed, with a done event, by the next one', async () => {
+    const first = await instance({ RUN_WATCHDOG_MS: '300' });
+    mock.setFault({ type: 'delay', ms: 4000, times: 1 });
+    const started = await call(first, 'POST', '/agents/asker/runs', { input: { question: 'Die?' } }, { prefer: 'respond-async' });
+    const runId = started.json.run_id as string;
+    await waitForStatus(first, runId, (status) => status === 'running');
+    await stop(first);
+    mock.setFault();
+    const second = await instance({ RUN_WATCHDOG_MS: '300' });
+    const record = await waitForStatus(second, runId, (status) => status !== 'running');
+    expect(record).toMatchObject({ status: 'failed', stop_reason: 'error', error: { code: 'INTERNAL' } });
+    expect(record.error.message).toMatch(/restarted mid-run/);
+    const events = ndjson((await call(second, 'GET', `/runs/${runId}/events`)).text);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'failed' } });
+    await stop(second);
+  }, 60_000);
+});
+
+describe('wrangler.toml', () => {
+  it('declares the RUNS binding and its SQLite migration, which wrangler deploy --dry-run accepts', async () => {
+    const result = await wranglerDryRun('tests/worker/agents');
+    expect(result.output).toContain('--dry-run: exiting now.');
+    expect(result.output).toMatch(/env\.RUNS\s*\(RunCoordinator\)/);
+  }, 180_000);
 });
