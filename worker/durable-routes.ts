@@ -24,7 +24,8 @@ import type { AgentSource } from './agent-source.js';
 import { readResumeInput, type AppEnv, type AppOptions } from './app.js';
 import { errorResponse, httpError } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
-import type { RespondMode } from './run-coordinator.js';
+import { readRunStart } from './read-run-start.js';
+import { cancelOnDisconnectOf, respondModeOf } from './run-answer.js';
 
 /** The part of a Durable Object namespace binding the worker uses. */
 export interface DurableObjectNamespaceLike {
@@ -40,26 +41,9 @@ function coordinator(namespace: DurableObjectNamespaceLike, runId: string) {
   return namespace.get(namespace.idFromName(runId) as never);
 }
 
-/** How the client wants the answer: `Prefer: respond-async` wins, then `Accept: text/event-stream`. */
-function respondModeOf(c: Context): RespondMode {
-  const prefer = (c.req.header('prefer') ?? '').toLowerCase();
-  if (prefer.split(/[,;]/).some((token) => token.trim() === 'respond-async')) return 'async';
-  return (c.req.header('accept') ?? '').includes('text/event-stream') ? 'sse' : 'json';
-}
-
 function forwardBody(c: Context<AppEnv>, runId: string) {
   const role = c.get('role');
-  const flag = c.req.query('cancel_on_disconnect');
-  return { run_id: runId, respond: respondModeOf(c), cancel_on_disconnect: flag === '1' || flag === 'true', ...(role !== undefined ? { role } : {}) };
-}
-
-/** Adds `Location` (and `Preference-Applied`) to a 202 from the object. */
-function accepted(response: Response, runId: string): Response {
-  if (response.status !== 202) return response;
-  const headers = new Headers(response.headers);
-  headers.set('location', `/runs/${encodeURIComponent(runId)}`);
-  headers.set('preference-applied', 'respond-async');
-  return new Response(response.body, { status: 202, headers });
+  return { run_id: runId, respond: respondModeOf(c.req.raw.headers), cancel_on_disconnect: cancelOnDisconnectOf(c.req.url), ...(role !== undefined ? { role } : {}) };
 }
 
 async function post(namespace: DurableObjectNamespaceLike, runId: string, path: string, body: unknown): Promise<Response> {
@@ -69,19 +53,15 @@ async function post(namespace: DurableObjectNamespaceLike, runId: string, path: 
 export function durableRoutes(namespace: DurableObjectNamespaceLike): NonNullable<AppOptions['routes']> {
   return (app: Hono<AppEnv>, { agents }: { agents: AgentSource }) => {
     app.post('/agents/:name/runs', async (c) => {
-      const name = c.req.param('name');
-      if ((await agents.get(name)) === undefined) throw httpError('NOT_FOUND', `no agent '${name}'`);
-      const body = await readJsonBody(c.req.raw);
-      const input = body.input ?? {};
-      if (typeof input !== 'object' || input === null || Array.isArray(input)) throw httpError('INPUT_INVALID', 'input must be a JSON object');
+      const { name, input } = await readRunStart(c, agents);
       const runId = crypto.randomUUID();
-      return accepted(await post(namespace, runId, '/start', { ...forwardBody(c, runId), agent: name, input }), runId);
+      return post(namespace, runId, '/start', { ...forwardBody(c, runId), agent: name, input });
     });
 
     app.post('/runs/:id/resume', async (c) => {
       const runId = c.req.param('id');
       const resume = readResumeInput(await readJsonBody(c.req.raw));
-      return accepted(await post(namespace, runId, '/resume', { ...forwardBody(c, runId), resume }), runId);
+      return post(namespace, runId, '/resume', { ...forwardBody(c, runId), resume });
     });
 
     app.post('/runs/:id/cancel', async (c) => {

@@ -73,19 +73,9 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
     this.waiters.clear();
   }
 
-  /** Resolves at the next write (or `wake`), or after `ms`. */
-  changed(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(done);
-        resolve();
-      }, ms);
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      this.waiters.add(done);
-    });
+  /** Resolves true at the next write (or `wake`), false after `ms`. */
+  changed(ms: number): Promise<boolean> {
+    return waitForWake(this.waiters, ms);
   }
 
   /** Events with seq > `after`, in order, at most `limit`. */
@@ -181,4 +171,19 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   async claim(_runId: string, checkpointId: string): Promise<boolean> {
     return this.exec('INSERT OR IGNORE INTO claims (checkpoint_id) VALUES (?)', checkpointId).rowsWritten > 0;
   }
+}
+
+/** Waits for one of `waiters` to be called (true), or `ms` (false). */
+export function waitForWake(waiters: Set<() => void>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      waiters.delete(done);
+      resolve(false);
+    }, ms);
+    const done = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    waiters.add(done);
+  });
 }

@@ -21,16 +21,16 @@
  * restarted mid-run) it records the run as failed (`INTERNAL`, saying so) instead of leaving it
  * `running` forever. Resuming such a run from its last finished node is not done yet (README).
  */
-import type { AgentRun, ResumeInput, RunOptions, RunResult } from '../src/graph/run-types.js';
+import type { AgentRun, ResumeInput, RunOptions } from '../src/graph/run-types.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
-import { AgentError, toAgentError } from '../src/errors/agent-error.js';
+import { AgentError } from '../src/errors/agent-error.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
 import type { TraceStore } from '../src/storage/trace-store.js';
 import type { AgentSource } from './agent-source.js';
 import { DurableRunStore, type SqlStorageLike } from './durable-run-store.js';
-import { errorResponse, statusOfRun, toErrorResponse } from './error-status.js';
+import { errorResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
-import { resultBody } from './respond-with-run.js';
+import { answerRun, driveRun, resultResponse, type ActiveRun, type RespondMode } from './run-answer.js';
 import { cursorOf, followResponse, ndjsonResponse } from './run-follow.js';
 
 /** The part of a Durable Object's state (`ctx`) the coordinator uses. */
@@ -43,8 +43,6 @@ export interface DurableObjectStateLike {
   };
 }
 
-export type RespondMode = 'async' | 'json' | 'sse';
-
 interface RunRequest {
   run_id: string;
   role?: string;
@@ -52,18 +50,8 @@ interface RunRequest {
   cancel_on_disconnect?: boolean;
 }
 
-interface ActiveRun {
-  run: AgentRun;
-  /** Settles when every event is written and the result is known. */
-  finished: Promise<RunResult>;
-  /** Events the run produced (0 means it never started: a lost claim, an unknown run). */
-  events: number;
-}
-
 /** Default milliseconds between watchdog alarms while a run executes. */
 const WATCHDOG_MS = 30_000;
-/** Codes that mean a start or resume never began: answered as request errors. */
-const NOT_STARTED = new Set(['NOT_FOUND', 'CONFLICT', 'INVALID_PARAMS', 'STORAGE_ERROR', 'INTERNAL']);
 
 export interface CoordinatorSetup {
   agents: AgentSource;
@@ -179,16 +167,8 @@ export class RunCoordinatorBase {
 
   /** Runs to the end inside this object, writing each event as it comes. */
   private execute(run: AgentRun): ActiveRun {
-    const active: ActiveRun = { run, events: 0, finished: Promise.resolve(undefined as never) };
-    active.finished = (async () => {
-      for await (const event of run) {
-        active.events++;
-        this.store.append([event]);
-      }
-      return run.result;
-    })()
-      .catch((error) => ({ run_id: run.runId, status: 'failed' as const, stop_reason: 'error' as const, state: {}, error: toAgentError(error, 'INTERNAL').toJSON() }))
-      .finally(() => {
+    const active = driveRun(run, (event) => this.store.append([event]));
+    active.finished = active.finished.finally(() => {
         if (this.active === active) this.active = undefined;
         this.store.wake();
         // The watchdog's alarm becomes the retention alarm (or goes).
@@ -201,9 +181,9 @@ export class RunCoordinatorBase {
     return active;
   }
 
-  private async answer(active: ActiveRun, body: RunRequest, after: number): Promise<Response> {
-    if (body.respond === 'sse') {
-      return followResponse(this.store, {
+  private answer(active: ActiveRun, body: RunRequest, after: number): Promise<Response> {
+    const follow = () =>
+      followResponse(this.store, {
         after,
         live: () => this.active === active,
         untilDone: true,
@@ -211,19 +191,7 @@ export class RunCoordinatorBase {
         sanitizer: this.sanitizer,
         ...(body.cancel_on_disconnect === true ? { onDisconnect: () => active.run.cancel('the client disconnected') } : {}),
       });
-    }
-    if (body.respond === 'async') {
-      // A start or resume refused before it began is still a request error, never a 202.
-      const early = await Promise.race([active.finished, new Promise<undefined>((resolve) => setTimeout(resolve, 0))]);
-      if (early !== undefined && active.events === 0) return this.resultResponse(early, active);
-      return Response.json({ run_id: body.run_id, status: 'running' }, { status: 202 });
-    }
-    return this.resultResponse(await active.finished, active);
-  }
-
-  private resultResponse(result: RunResult, active: ActiveRun): Response {
-    if (active.events === 0 && result.error !== undefined && NOT_STARTED.has(result.error.code)) return errorResponse(result.error.code, result.error.message);
-    return new Response(this.sanitizer.text(JSON.stringify(resultBody(result))), { status: statusOfRun(result), headers: { 'content-type': 'application/json' } });
+    return answerRun(active, { mode: body.respond, runId: body.run_id, sanitizer: this.sanitizer, follow });
   }
 
   private async cancel(): Promise<Response> {
@@ -234,8 +202,7 @@ export class RunCoordinatorBase {
       throw new AgentError('CONFLICT', `run '${record.run_id}' is ${record.status}, not running; only a running run can be cancelled`);
     }
     active.run.cancel('cancelled by POST /runs/:id/cancel');
-    const result = await active.finished;
-    return new Response(this.sanitizer.text(JSON.stringify(resultBody(result))), { status: 200, headers: { 'content-type': 'application/json' } });
+    return resultResponse(await active.finished, active, this.sanitizer, 200);
   }
 
   private events(request: Request): Response {

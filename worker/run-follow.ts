@@ -10,7 +10,14 @@
  */
 import type { AgentEvent } from '../src/events/event.js';
 import type { Sanitizer } from '../src/events/outbound.js';
-import type { DurableRunStore } from './durable-run-store.js';
+
+/** Where a follower reads a run's events: the object's SQLite, or a process's store and live buffer. */
+export interface EventLog {
+  /** Events with seq > `after`, in seq order (a page; an empty page means none yet). */
+  eventsAfter(after: number): AgentEvent[] | Promise<AgentEvent[]>;
+  /** Resolves true at the next event written (or the run's end), false after `ms` without one. */
+  changed(ms: number): Promise<boolean>;
+}
 
 export interface FollowOptions {
   /** The last seq the client has (0: from the start). */
@@ -31,7 +38,7 @@ function sseBlock(event: AgentEvent, sanitizer: Sanitizer): string {
   return `event: ${event.type}\ndata: ${sanitizer.text(JSON.stringify(event))}\nid: ${event.seq}\n\n`;
 }
 
-export function followResponse(store: DurableRunStore, options: FollowOptions): Response {
+export function followResponse(log: EventLog, options: FollowOptions): Response {
   let closed = false;
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -44,7 +51,7 @@ export function followResponse(store: DurableRunStore, options: FollowOptions): 
         for (;;) {
           // Read `live` before the rows: an event written after this read is caught next turn.
           const live = options.live();
-          const page = store.eventsAfter(cursor);
+          const page = await log.eventsAfter(cursor);
           for (const event of page) {
             write(sseBlock(event, options.sanitizer));
             cursor = event.seq;
@@ -53,8 +60,8 @@ export function followResponse(store: DurableRunStore, options: FollowOptions): 
           if (closed) return;
           if (page.length > 0) continue;
           if (!live) return;
-          await store.changed(options.heartbeatMs > 0 ? options.heartbeatMs : 60_000);
-          if (store.lastSeq() <= cursor && options.heartbeatMs > 0) write(': keep-alive\n\n');
+          const woken = await log.changed(options.heartbeatMs > 0 ? options.heartbeatMs : 60_000);
+          if (!woken && options.heartbeatMs > 0) write(': keep-alive\n\n');
         }
       } finally {
         if (!closed) {

@@ -75,3 +75,22 @@ export async function readSse(response: Response, stopAfter = Infinity): Promise
     }
   }
 }
+
+/**
+ * Follows a run's SSE events, dropping the connection after every `perConnection` events `drops`
+ * times and reconnecting with `Last-Event-ID`; returns the seqs seen, in order, and the drops made.
+ */
+export async function followWithDrops(open: (headers: Record<string, string>) => Promise<Response>, drops: number, perConnection = 5): Promise<{ seen: number[]; reconnects: number }> {
+  const seen: number[] = [];
+  let reconnects = 0;
+  for (;;) {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (seen.length > 0) headers['last-event-id'] = String(seen.at(-1));
+    const response = await open(headers);
+    if (response.status !== 200) throw new Error(`GET events answered ${response.status}`);
+    const { text, dropped } = await readSse(response, reconnects < drops ? perConnection : Infinity);
+    seen.push(...sseEvents(text).map((event) => Number(event.id)));
+    if (!dropped) return { seen, reconnects };
+    reconnects++;
+  }
+}

@@ -12,7 +12,7 @@ import type { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { bundleTestWorker, call } from './miniflare-harness.js';
-import { readSse, secondWorker, sseEvents, startDurableWorker } from './durable-harness.js';
+import { followWithDrops, readSse, secondWorker, sseEvents, startDurableWorker } from './durable-harness.js';
 import { wranglerDryRun } from './wrangler-dry-run.js';
 
 let script: string;
@@ -124,18 +124,7 @@ describe('resumable event streams', () => {
     const miniflare = await instance();
     const started = await call(miniflare, 'POST', '/agents/asker/runs', { input: { question: 'Follow me?' } }, { prefer: 'respond-async' });
     const runId = started.json.run_id as string;
-    const seen: number[] = [];
-    let reconnects = 0;
-    for (;;) {
-      const headers: Record<string, string> = { accept: 'text/event-stream' };
-      if (seen.length > 0) headers['last-event-id'] = String(seen.at(-1));
-      const response = await miniflare.dispatchFetch(`http://worker.test/runs/${runId}/events`, { headers });
-      expect(response.status).toBe(200);
-      const { text, dropped } = await readSse(response, reconnects < 3 ? 5 : Infinity);
-      seen.push(...sseEvents(text).map((event) => Number(event.id)));
-      if (!dropped) break;
-      reconnects++;
-    }
+    const { seen, reconnects } = await followWithDrops((headers) => miniflare.dispatchFetch(`http://worker.test/runs/${runId}/events`, { headers }) as unknown as Promise<Response>, 3);
     expect(reconnects).toBe(3);
     const stored = ndjson((await call(miniflare, 'GET', `/runs/${runId}/events`)).text);
     expect(stored.at(-1).type).toBe('done');
@@ -149,10 +138,14 @@ describe('resumable event streams', () => {
     const miniflare = await instance();
     const post = (query: string) =>
       miniflare.dispatchFetch(`http://worker.test/agents/asker/runs${query}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ input: { question: 'Leave?' } }) });
-    const kept = await readSse(await post(''), 3);
-    const keptId = sseEvents(kept.text)[0]!.data.run_id as string;
+    // The model keeps the dropped run waiting, so the disconnect reaches the object before it ends.
+    mock.setFault({ type: 'delay', ms: 8000, times: 1 });
     const dropped = await readSse(await post('?cancel_on_disconnect=1'), 3);
     const droppedId = sseEvents(dropped.text)[0]!.data.run_id as string;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    mock.setFault();
+    const kept = await readSse(await post(''), 3);
+    const keptId = sseEvents(kept.text)[0]!.data.run_id as string;
     expect((await waitForStatus(miniflare, keptId, (status) => status !== 'running')).status).toBe('completed');
     expect((await waitForStatus(miniflare, droppedId, (status) => status !== 'running')).status).toBe('cancelled');
     await stop(miniflare);
