@@ -27,7 +27,7 @@ function makeEvents(runId: string, count: number): AgentEvent[] {
     ts: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, index)).toISOString(),
     node: ['generate', 'evaluate', 'correct'][index % 3]!,
     data: index % 2 === 0 ? {} : { update: { draft: `draft number ${index}`, score: 0.5, attempts: index % 7 }, duration_ms: 0.2 },
-  }));
+  })) as AgentEvent[];
 }
 
 /** Events per second for appending `events` one by one, then flushing; also checks they all landed. */

@@ -17,8 +17,9 @@ export { AgentError, ERROR_CODES, toAgentError } from './errors/agent-error.js';
 export type { ErrorCode, AgentErrorJson } from './errors/agent-error.js';
 export { formatProblem, problemsOf, MAX_LOAD_PROBLEMS } from './errors/load-problems.js';
 export type { LoadProblem } from './errors/load-problems.js';
-export { EVENT_TYPES } from './events/event.js';
-export type { AgentEvent, EventType, RunStatus, StopReason } from './events/event.js';
+export { EVENT_TYPES, isTruncatedData } from './events/event.js';
+export type { AgentEvent, EventData, EventDataMap, EventError, EventOf, EventType, RunStatus, StopReason } from './events/event.js';
+export { upgradeEvent } from './events/upgrade-event.js';
 export { sanitizeEvent } from './events/redact.js';
 
 // Actions

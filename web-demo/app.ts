@@ -81,7 +81,25 @@ function start(): void {
 
   // The agent: examples, the plain text area until the editor arrives, validation.
   const inputArea = byId<HTMLTextAreaElement>('run-input');
-  const agentPanel = createAgentPanel({ validate: (text) => client.validate(text), onValidated: (result) => runView.setGraph(result.graph) });
+  // The graph shows the agent of the latest request: the editor's text, or a run opened from
+  // history. Answers arrive out of order (the engine worker may still be starting), so an older
+  // answer never replaces the graph a newer request asked for.
+  let graphRequest = 0;
+  const latestGraph = (text: string) => {
+    const request = ++graphRequest;
+    return client.validate(text).then((result) => ({ result, latest: request === graphRequest }));
+  };
+  const validations = new WeakMap<object, boolean>();
+  const agentPanel = createAgentPanel({
+    validate: (text) =>
+      latestGraph(text).then(({ result, latest }) => {
+        validations.set(result, latest);
+        return result;
+      }),
+    onValidated: (result) => {
+      if (validations.get(result) !== false) runView.setGraph(result.graph);
+    },
+  });
   const editor = agentPanel;
   const validateNow = agentPanel.validateNow;
 
@@ -99,7 +117,7 @@ function start(): void {
     open: (runId, events, label) => {
       summary = summarize(events);
       const source = sourceOf(storage, runId);
-      if (source) void client.validate(source).then((result) => runView.setGraph(result.graph));
+      if (source) void latestGraph(source).then(({ result, latest }) => latest && runView.setGraph(result.graph));
       runView.show(summary, label);
       // A paused run can be continued from history when its agent file is known.
       const paused = summary.status === 'interrupted' && source !== undefined;

@@ -5,6 +5,7 @@
  */
 import type { AgentEvent } from '../src/events/event.js';
 import type { RunRecord, TraceStore } from '../src/storage/trace-store.js';
+import { upgradeEvent } from '../src/events/upgrade-event.js';
 
 type RunErrorCode = NonNullable<RunRecord['error']>['code'];
 import { element, replaceChildren } from './dom.js';
@@ -68,7 +69,8 @@ export function createHistoryPanel(options: HistoryPanelOptions): HistoryPanel {
   };
 
   const openRun = async (run: RunRecord, label: string) => {
-    const events = await store!.readEvents(run.run_id);
+    // Runs stored by an older version may use older field names: upgraded once, here.
+    const events = (await store!.readEvents(run.run_id)).map(upgradeEvent);
     options.open(run.run_id, events, `from history: ${label}`);
   };
   const exportRun = async (run: RunRecord) => {
@@ -118,7 +120,7 @@ export function recordFromEvents(events: AgentEvent[]): RunRecord {
   const first = events[0]!;
   const last = events[events.length - 1]!;
   const done = [...events].reverse().find((event) => event.type === 'done');
-  const agent = typeof first.data.agent === 'string' ? first.data.agent : 'imported';
+  const agent = first.type === 'run_start' && typeof first.data.agent === 'string' ? first.data.agent : 'imported';
   const status = typeof done?.data.status === 'string' ? done.data.status : 'failed';
   const record: RunRecord = {
     run_id: first.run_id,
@@ -129,7 +131,7 @@ export function recordFromEvents(events: AgentEvent[]): RunRecord {
     event_count: events.length,
   };
   if (typeof done?.data.stop_reason === 'string') record.stop_reason = done.data.stop_reason;
-  const error = done?.data.error as { code?: unknown; message?: unknown; node?: unknown } | undefined;
+  const error: { code?: unknown; message?: unknown; node?: unknown } | undefined = done?.data.error;
   if (typeof error?.code === 'string' && typeof error.message === 'string') {
     record.error = { code: error.code as RunErrorCode, message: error.message, ...(typeof error.node === 'string' ? { node: error.node } : {}) };
   }

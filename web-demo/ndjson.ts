@@ -3,6 +3,7 @@
  * `GET /runs/:id/events` and `tea-edge run --stream`.
  */
 import type { AgentEvent } from '../src/events/event.js';
+import { upgradeEvent } from '../src/events/upgrade-event.js';
 
 /** One event per line, newline-terminated. */
 export function toNdjson(events: AgentEvent[]): string {
@@ -31,7 +32,8 @@ export function parseNdjson(text: string): ParsedNdjson {
     if (events.length > 0 && value.run_id !== events[0]!.run_id) {
       return { ok: false, error: `line ${index + 1}: events of more than one run` };
     }
-    events.push(value);
+    // A file exported by an older version may use older field names: upgraded once, here.
+    events.push(upgradeEvent(value));
   }
   if (events.length === 0) return { ok: false, error: 'no events in the file' };
   events.sort((left, right) => left.seq - right.seq);

@@ -5,7 +5,7 @@
 // the browser side is tests/browser/web-demo-outcomes.test.ts.
 import { describe, expect, it } from 'vitest';
 import { Text } from '@codemirror/state';
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent, EventData, EventType } from '../src/events/event.js';
 import { AgentError } from '../src/errors/agent-error.js';
 import { emptySummary, endRun, failedCalls, summarize, withoutLocation } from './run-summary.js';
 import { outcomeSentence } from './run-outcome.js';
@@ -16,7 +16,9 @@ import { loadSettings, saveSettings, SESSION_KEY, STORAGE_KEY } from './model-se
 
 let seq = 0;
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms)).toISOString();
-const event = (type: AgentEvent['type'], data: Record<string, unknown>, node?: string, ms = seq * 10): AgentEvent => ({ type, run_id: 'r1', seq: ++seq, ts: at(ms), ...(node ? { node } : {}), data });
+/** An event with some of its type's fields (the names are checked against the events contract). */
+const event = <T extends EventType>(type: T, data: Partial<EventData<T>>, node?: string, ms = seq * 10): AgentEvent =>
+  ({ type, run_id: 'r1', seq: ++seq, ts: at(ms), ...(node ? { node } : {}), data }) as AgentEvent;
 
 function memoryStorage() {
   const map = new Map<string, string>();
@@ -32,8 +34,8 @@ describe('run outcome from events', () => {
       event('node_end', {}, 'prepare'),
       event('node_start', {}, 'ask'),
       event('llm_request', { model: 'm' }, 'ask'),
-      event('log', { message: 'retrying model call (attempt 2) after LLM_HTTP_500', attempt: 2, delay_ms: 400, code: 'LLM_HTTP_500' }, 'ask'),
-      event('log', { message: 'retrying model call (attempt 3) after LLM_HTTP_500', attempt: 3, delay_ms: 900, code: 'LLM_HTTP_500' }, 'ask'),
+      event('log', { source: 'model', message: 'retrying model call (attempt 2) after LLM_HTTP_500', attempt: 2, delay_ms: 400, error: { code: 'LLM_HTTP_500', message: 'answered HTTP 500' } }, 'ask'),
+      event('log', { source: 'model', message: 'retrying model call (attempt 3) after LLM_HTTP_500', attempt: 3, delay_ms: 900, error: { code: 'LLM_HTTP_500', message: 'answered HTTP 500' } }, 'ask'),
       event('llm_response', { model: 'm', error: { code: 'LLM_HTTP_500', message: 'answered HTTP 500' }, attempts: 3, duration_ms: 1400 }, 'ask'),
       event('error', { ...httpError, attempt: 1 }, 'ask'),
       event('error', { ...httpError, fatal: true }, 'ask'),

@@ -10,7 +10,6 @@ export interface ReflectionAttemptView {
   score: number | undefined;
   valid: boolean | undefined;
   errors: string[];
-  output: unknown;
 }
 
 export interface ReactStepView {
@@ -76,36 +75,38 @@ export function emptySummary(runId = '', agent = ''): RunSummary {
   return { run_id: runId, agent, status: 'running', visited: [], calls: [], streams: [], attempts: [], steps: [], errors: [], logs: [], llm_calls: 0, event_count: 0 };
 }
 
-/** Applies one event to the summary (mutating it) and returns it. */
+/**
+ * Applies one event to the summary (mutating it) and returns it. Each field is read under its one
+ * name (src/core/events.ts); traces stored by older versions are upgraded once when loaded
+ * (`upgradeEvent`), not guessed at here. Values are still checked before use: an imported file
+ * is untrusted JSON, and an event over the size cap has its data replaced by a summary.
+ */
 export function applyEvent(summary: RunSummary, event: AgentEvent): RunSummary {
-  const data = event.data ?? {};
   summary.event_count++;
   if (summary.run_id === '') summary.run_id = event.run_id;
+  const node = event.node;
   switch (event.type) {
     case 'run_start':
-      summary.agent = text(data.agent) ?? summary.agent;
+      summary.agent = text(event.data.agent) ?? summary.agent;
       summary.status = 'running';
       break;
     case 'node_start':
-      if (event.node !== undefined) {
-        summary.current_node = event.node;
-        summary.visited.push(event.node);
+      if (node !== undefined) {
+        summary.current_node = node;
+        summary.visited.push(node);
       }
       break;
-    case 'llm_request':
+    case 'llm_request': {
+      const label = text(event.data.label);
+      const model = text(event.data.model);
       summary.llm_calls++;
-      summary.streams.push({ ...(event.node !== undefined ? { node: event.node } : {}), text: '' });
-      summary.calls.push({
-        ...(event.node !== undefined ? { node: event.node } : {}),
-        ...(text(data.label) !== undefined ? { label: text(data.label) } : {}),
-        ...(text(data.model) !== undefined ? { model: text(data.model) } : {}),
-        started: event.ts,
-        state: 'waiting',
-        retries: [],
-      });
+      summary.streams.push({ ...(node !== undefined ? { node } : {}), text: '' });
+      summary.calls.push({ ...(node !== undefined ? { node } : {}), ...(label !== undefined ? { label } : {}), ...(model !== undefined ? { model } : {}), started: event.ts, state: 'waiting', retries: [] });
       break;
+    }
     case 'llm_response': {
-      const call = waitingCall(summary, event.node, text(data.label));
+      const data = event.data;
+      const call = waitingCall(summary, node, text(data.label));
       if (!call) break;
       const error = errorView(data.error);
       call.state = error === undefined ? 'answered' : error.code === 'CANCELLED' ? 'cancelled' : 'failed';
@@ -116,67 +117,67 @@ export function applyEvent(summary: RunSummary, event: AgentEvent): RunSummary {
       if (attempts !== undefined) call.attempts = attempts;
       break;
     }
-    case 'answer_chunk': {
-      const chunk = text(data.content) ?? text(data.chunk) ?? text(data.delta) ?? '';
+    case 'answer_chunk':
       if (summary.streams.length === 0) summary.streams.push({ text: '' });
-      summary.streams[summary.streams.length - 1]!.text += chunk;
+      summary.streams[summary.streams.length - 1]!.text += text(event.data.content) ?? '';
       break;
-    }
-    case 'reflection_attempt':
+    case 'reflection_attempt': {
+      const data = event.data;
       summary.attempts.push({
         iteration: number(data.iteration) ?? summary.attempts.length + 1,
         score: number(data.score),
         valid: typeof data.valid === 'boolean' ? data.valid : undefined,
         errors: errorTexts(data.errors, number(data.error_count)),
-        output: data.output,
       });
       break;
+    }
     case 'thinking':
-      summary.steps.push({ step: number(data.step) ?? summary.steps.length + 1, thought: text(data.thought) ?? text(data.content) ?? '' });
+      summary.steps.push({ step: number(event.data.step) ?? summary.steps.length + 1, thought: text(event.data.thought) ?? '' });
       break;
     case 'tool_start': {
-      const step = currentStep(summary, data);
-      step.tool = text(data.tool) ?? text(data.name) ?? text(data.action);
-      step.args = data.arguments ?? data.args ?? data.action_input ?? data.input;
+      const data = event.data;
+      const step = currentStep(summary, number(data.step));
+      step.tool = text(data.tool);
+      step.args = data.arguments;
       if (typeof data.autonomous === 'boolean') step.autonomous = data.autonomous;
       break;
     }
     case 'tool_result': {
-      const step = currentStep(summary, data);
-      step.tool ??= text(data.tool) ?? text(data.name);
-      step.observation = data.observation ?? data.result ?? data.output;
+      const step = currentStep(summary, number(event.data.step));
+      step.tool ??= text(event.data.tool);
+      step.observation = event.data.observation;
       break;
     }
     case 'answer':
-      currentStep(summary, data).answer = data.answer ?? data.content ?? data.final_answer;
+      currentStep(summary, number(event.data.step)).answer = event.data.answer;
       break;
     case 'confirmation_request':
-      summary.confirmation = {
-        tool: text(data.tool) ?? text(data.name) ?? 'tool',
-        arguments: data.arguments ?? data.args ?? data.action_input,
-        ...(event.node !== undefined ? { node: event.node } : {}),
-      };
+      summary.confirmation = { tool: text(event.data.tool) ?? 'tool', arguments: event.data.arguments, ...(node !== undefined ? { node } : {}) };
       break;
     case 'error': {
-      const error = errorView(data, event.node) ?? { code: 'ERROR', message: '' };
+      const error = errorView(event.data, node) ?? { code: 'ERROR', message: '' };
       // The engine reports a node's error, then the same error again as the run's end (fatal).
       if (!summary.errors.some((known) => sameError(known, error))) summary.errors.push(error);
-      if (data.fatal === true) summary.error = error;
+      if (event.data.fatal === true) summary.error = error;
       break;
     }
     case 'log': {
+      const data = event.data;
       summary.logs.push(text(data.message) ?? JSON.stringify(data));
-      // The model caller announces each retry as a log with the attempt and the wait before it.
+      // The model caller announces each retry with the attempt, the wait before it and the error.
+      if (data.source !== 'model') break;
+      const call = waitingCall(summary, node, text(data.label));
       const attempt = number(data.attempt);
       const delay = number(data.delay_ms);
-      const call = attempt !== undefined && delay !== undefined ? waitingCall(summary, event.node, text(data.label)) : undefined;
-      if (call) call.retries.push({ attempt: attempt!, delay_ms: delay!, code: text(data.code) ?? 'ERROR', at: event.ts });
+      if (call && attempt !== undefined && delay !== undefined) call.retries.push({ attempt, delay_ms: delay, code: errorView(data.error)?.code ?? 'ERROR', at: event.ts });
       break;
     }
-    case 'done':
+    case 'done': {
+      const data = event.data;
       endRun(summary, { status: text(data.status) ?? summary.status, stop_reason: text(data.stop_reason), error: errorView(data.error) });
       if (isRecord(data.state)) summary.final_state = data.state;
       break;
+    }
     default:
       break;
   }
@@ -240,7 +241,7 @@ function errorView(value: unknown, eventNode?: string): RunErrorView | undefined
   const message = text(value.message);
   if (code === undefined && message === undefined) return undefined;
   const node = text(value.node) ?? eventNode;
-  const field = text(value.field) ?? (isRecord(value.details) ? text(value.details.field) : undefined);
+  const field = text(value.field);
   return { code: code ?? 'ERROR', message: message ?? '', ...(node !== undefined ? { node } : {}), ...(field !== undefined ? { field } : {}) };
 }
 
@@ -248,8 +249,8 @@ function sameError(a: RunErrorView, b: RunErrorView): boolean {
   return a.code === b.code && a.message === b.message && (a.node === undefined || b.node === undefined || a.node === b.node);
 }
 
-function currentStep(summary: RunSummary, data: Record<string, unknown>): ReactStepView {
-  const stepNumber = number(data.step);
+/** The step an event belongs to: the last one when it has that number (or the event none), else a new one. */
+function currentStep(summary: RunSummary, stepNumber: number | undefined): ReactStepView {
   const last = summary.steps[summary.steps.length - 1];
   if (last !== undefined && (stepNumber === undefined || last.step === stepNumber)) return last;
   const step: ReactStepView = { step: stepNumber ?? summary.steps.length + 1 };
@@ -257,18 +258,18 @@ function currentStep(summary: RunSummary, data: Record<string, unknown>): ReactS
   return step;
 }
 
+/** The attempt's errors (the event carries the first ten and the count of all). */
 function errorTexts(errors: unknown, count: number | undefined): string[] {
-  if (Array.isArray(errors)) {
-    return errors.map((error) => {
-      if (isRecord(error)) {
-        const path = text(error.path) ?? text(error.dotted_path);
+  const listed = Array.isArray(errors)
+    ? errors.map((error) => {
+        if (!isRecord(error)) return String(error);
+        const path = text(error.path);
         const message = text(error.message) ?? JSON.stringify(error);
         return path ? `${path}: ${message}` : message;
-      }
-      return String(error);
-    });
-  }
-  return count !== undefined && count > 0 ? [`${count} error${count === 1 ? '' : 's'}`] : [];
+      })
+    : [];
+  if (count !== undefined && count > listed.length) listed.push(`${count - listed.length} more error${count - listed.length === 1 ? '' : 's'}`);
+  return listed;
 }
 
 function text(value: unknown): string | undefined {

@@ -137,7 +137,6 @@ function sections(summary: RunSummary): Node[] {
               element('h4', {}, `Attempt ${attempt.iteration}`),
               element('p', {}, element('span', { class: `badge ${attempt.valid ? 'ok' : 'bad'}` }, attempt.valid === undefined ? 'no verdict' : attempt.valid ? 'valid' : 'invalid'), ` score ${attempt.score === undefined ? '–' : attempt.score.toFixed(2)}`),
               attempt.errors.length > 0 ? element('ul', { class: 'errors' }, ...attempt.errors.map((error) => element('li', {}, error))) : element('p', { class: 'muted' }, 'no errors'),
-              attempt.output === undefined ? null : element('details', {}, element('summary', {}, 'output'), element('pre', {}, formatJson(attempt.output, 4000))),
             ),
           ),
         ),

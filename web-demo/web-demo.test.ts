@@ -7,18 +7,20 @@ import { defaultSettings, loadSettings, saveSettings, STORAGE_KEY, toOverrides }
 import { summarize } from './run-summary.js';
 import { keysAt, parentPath } from './schema-completion.js';
 import { recordFromEvents } from './history-panel.js';
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent, EventData, EventType } from '../src/events/event.js';
 import { createDemoModel, DEMO_REPLY } from './demo-model.js';
 import { mayUseLua } from './lua-marker.js';
 
-const event = (seq: number, type: AgentEvent['type'], data: Record<string, unknown>, node?: string): AgentEvent => ({
-  type,
-  run_id: 'r1',
-  seq,
-  ts: `2026-01-01T00:00:0${seq % 10}.000Z`,
-  ...(node ? { node } : {}),
-  data,
-});
+/** An event with some of its type's fields (the names are checked against the events contract). */
+const event = <T extends EventType>(seq: number, type: T, data: Partial<EventData<T>>, node?: string): AgentEvent =>
+  ({
+    type,
+    run_id: 'r1',
+    seq,
+    ts: `2026-01-01T00:00:0${seq % 10}.000Z`,
+    ...(node ? { node } : {}),
+    data,
+  }) as AgentEvent;
 
 describe('agentGraph', () => {
   it('follows goto over edges over list order', () => {
@@ -80,12 +82,12 @@ describe('summarize', () => {
     const summary = summarize([
       event(1, 'thinking', { step: 1, thought: 'compute' }),
       event(2, 'tool_start', { step: 1, tool: 'math.calculate', arguments: { expression: '2+2' }, autonomous: true }),
-      event(3, 'tool_result', { step: 1, observation: { result: 4 } }),
+      event(3, 'tool_result', { step: 1, tool: 'math.calculate', status: 'ok', observation: '{"result":4}' }),
       event(4, 'thinking', { step: 2, thought: 'delete it' }),
       event(5, 'confirmation_request', { tool: 'files.delete', arguments: { path: '/x' } }, 'act'),
       event(6, 'done', { status: 'interrupted', stop_reason: 'confirmation', state: {} }),
     ]);
-    expect(summary.steps[0]).toMatchObject({ step: 1, thought: 'compute', tool: 'math.calculate', args: { expression: '2+2' }, observation: { result: 4 }, autonomous: true });
+    expect(summary.steps[0]).toMatchObject({ step: 1, thought: 'compute', tool: 'math.calculate', args: { expression: '2+2' }, observation: '{"result":4}', autonomous: true });
     expect(summary.steps[1]).toMatchObject({ step: 2, thought: 'delete it' });
     expect(summary.confirmation).toEqual({ tool: 'files.delete', arguments: { path: '/x' }, node: 'act' });
     expect(summary.stop_reason).toBe('confirmation');
@@ -98,6 +100,21 @@ describe('ndjson', () => {
     const parsed = parseNdjson(toNdjson(events));
     expect(parsed.ok && parsed.events.map((entry) => entry.seq)).toEqual([1, 2]);
     expect(recordFromEvents(parsed.ok ? parsed.events : [])).toMatchObject({ run_id: 'r1', agent: 'a', status: 'completed', event_count: 2 });
+  });
+
+  it('reads a file exported by an older version under today\'s field names (upgraded once, at import)', () => {
+    const old = [
+      '{"type":"run_start","run_id":"r","seq":1,"ts":"2026-01-01T00:00:00.000Z","data":{"agent":"a","input":{}}}',
+      '{"type":"llm_request","run_id":"r","seq":2,"ts":"2026-01-01T00:00:00.000Z","node":"n","data":{"model":"m"}}',
+      '{"type":"log","run_id":"r","seq":3,"ts":"2026-01-01T00:00:00.000Z","node":"n","data":{"message":"retrying","attempt":2,"delay_ms":50,"code":"LLM_HTTP_503"}}',
+      '{"type":"tool_start","run_id":"r","seq":4,"ts":"2026-01-01T00:00:00.000Z","node":"n","data":{"tool":"add","action":"calc.add","arguments":{"a":1},"call_id":"c","round":1}}',
+      '{"type":"tool_result","run_id":"r","seq":5,"ts":"2026-01-01T00:00:00.000Z","node":"n","data":{"tool":"add","call_id":"c","success":true,"result":"2","round":1}}',
+    ].join('\n');
+    const parsed = parseNdjson(old);
+    expect(parsed.ok).toBe(true);
+    const summary = summarize(parsed.ok ? parsed.events : []);
+    expect(summary.steps[0]).toMatchObject({ tool: 'add', args: { a: 1 }, observation: '2' });
+    expect(summary.calls[0]!.retries).toEqual([{ attempt: 2, delay_ms: 50, code: 'LLM_HTTP_503', at: '2026-01-01T00:00:00.000Z' }]);
   });
 
   it('names the bad line', () => {

@@ -59,10 +59,20 @@ const jsonParse: ActionDefinition = {
 
 const toolsList: ActionDefinition = {
   name: 'tools.list',
-  description: 'Lists the registered actions usable as tools, with name, description and parameter JSON Schema.',
-  parameters: { type: 'object', properties: {}, additionalProperties: false },
-  run(_params, context) {
-    return { tools: context.listActions() };
+  description: 'Lists the registered actions usable as tools, with name, description and parameter JSON Schema; returns {tools, count}. `filter` keeps only the named actions.',
+  parameters: {
+    type: 'object',
+    properties: { filter: { type: 'array', items: { type: 'string' }, description: 'action names to keep (TEA Rust)' } },
+    additionalProperties: false,
+  },
+  run(params, context) {
+    const filter = params.filter;
+    if (filter !== undefined && filter !== null && (!Array.isArray(filter) || !filter.every((name) => typeof name === 'string'))) {
+      throw new AgentError('INVALID_PARAMS', 'tools.list: `filter` must be a list of action names', { field: 'filter' });
+    }
+    const wanted = Array.isArray(filter) ? new Set<string>(filter as string[]) : undefined;
+    const tools = context.listActions().filter((tool) => wanted === undefined || wanted.has(tool.name));
+    return { tools, count: tools.length };
   },
 };
 

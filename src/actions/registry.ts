@@ -6,6 +6,7 @@
 import { AgentError } from '../errors/agent-error.js';
 import { editDistance } from '../util/edit-distance.js';
 import { builtinActions } from './builtins.js';
+import { teaUnsupportedReason } from './tea-unsupported.js';
 import type { ActionDefinition } from './types.js';
 
 const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
@@ -41,6 +42,11 @@ export function createActionRegistry(extra: ActionDefinition[] = [], options: Ac
         .sort((a, b) => a.distance - b.distance)
         .slice(0, 3)
         .map(({ candidate }) => candidate);
+      // A TEA action tea-edge refuses says why and what to write instead (docs/porting-from-tea.md).
+      const teaReason = typeof name === 'string' ? teaUnsupportedReason(teaAlias(name) ?? name) : undefined;
+      if (teaReason !== undefined) {
+        throw new AgentError('UNKNOWN_ACTION', `TEA's action '${name}' is not available in tea-edge: ${teaReason}`, { details: { action: name, similar, tea_unsupported: teaReason } });
+      }
       const hint = similar.length > 0 ? `; did you mean ${similar.join(', ')}?` : '';
       throw new AgentError('UNKNOWN_ACTION', `unknown action '${String(name)}'${hint}`, { details: { action: name, similar } });
     },

@@ -3,7 +3,7 @@
  * preparation. Actions are looked up in a Map by exact name (src/actions/registry.ts).
  */
 import type { AgentError, ErrorCode } from '../errors/agent-error.js';
-import type { EventType } from '../events/event.js';
+import type { EventData, EventType } from '../events/event.js';
 import type { LlmRequest, LlmConnection, LlmResponse } from '../llm/types.js';
 import type { CompiledValue, TemplateScope } from '../templates/types.js';
 import type { CompiledLua } from '../lua/types.js';
@@ -50,6 +50,14 @@ export type LlmCallParams = Partial<LlmRequest> &
     timeout?: number;
   };
 
+/** An embeddings call (llm.embed): the texts, an optional model, and the connection keys of a chat call. */
+export type EmbedCallParams = LlmConnection & {
+  input: string[];
+  model?: string;
+  /** Seconds, as in TEA's settings.llm (converted to timeout_ms). */
+  timeout?: number;
+};
+
 export interface LlmCallOptions {
   /** Stream tokens as `answer_chunk` events. */
   stream?: boolean;
@@ -80,9 +88,21 @@ export interface ActionContext {
   readonly resume: ResumeInfo | undefined;
   /** The template scope for this node, with optional extra top-level names. */
   scope(extra?: Record<string, unknown>): TemplateScope;
-  emit(type: EventType, data: Record<string, unknown>): void;
+  /** Emits an event of this node (the engine adds run_id, seq, ts and node); see src/core/events.ts for each type's fields. */
+  emit<T extends EventType>(type: T, data: EventData<T>): void;
   /** Calls the model with settings.llm defaults applied; counts budgets; emits llm events. */
   callLlm(params: LlmCallParams, options?: LlmCallOptions): Promise<LlmResponse>;
+  /**
+   * Embeds texts through the run's model connection (settings.llm, the call's keys, host overrides),
+   * counted in the LLM-call budget, with llm_request/llm_response events. Optional so that hosts'
+   * and tests' own contexts keep compiling; the engine's context always has it.
+   */
+  embed?(params: EmbedCallParams): Promise<{ embeddings: number[][]; model: string; usage: import('../llm/types.js').TokenUsage }>;
+  /**
+   * Runs another node of this agent's graph on `state` and returns the state update it produced,
+   * without routing (retry.loop's correction node). Optional, as `embed`.
+   */
+  runNode?(name: string, state: State): Promise<Record<string, unknown>>;
   /** Runs another registered action (params given are final: no template rendering). */
   callAction(name: string, params: Record<string, unknown>, options?: { state?: State }): Promise<unknown>;
   /**

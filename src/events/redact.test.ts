@@ -2,8 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from './event.js';
 import { createRunEventCap, REDACTED, sanitizeEvent, sanitizeEventWithSize, sanitizeValue, utf8Length } from './redact.js';
 
+/** An event with any data: the sanitiser and the cap do not look at what the fields mean. */
 function event(data: Record<string, unknown>, seq = 1, type: AgentEvent['type'] = 'log'): AgentEvent {
-  return { type, run_id: 'run-1', seq, ts: '2026-01-01T00:00:00.000Z', node: 'n', data };
+  return { type, run_id: 'run-1', seq, ts: '2026-01-01T00:00:00.000Z', node: 'n', data } as AgentEvent;
+}
+
+function dataOf(event: AgentEvent): Record<string, unknown> {
+  return event.data;
 }
 
 function bytesOf(value: unknown): number {
@@ -18,14 +23,14 @@ describe('sanitizeEvent: redaction', () => {
       { secrets: [secret] },
     );
     expect(JSON.stringify(result)).not.toContain(secret);
-    expect(result.data.prompt).toBe(`use ${REDACTED} now`);
-    expect((result.data.nested as Array<{ deep: string }>)[0]!.deep).toBe(`x${REDACTED}${REDACTED}`);
-    expect(result.data.other).toBe('fine');
+    expect(dataOf(result).prompt).toBe(`use ${REDACTED} now`);
+    expect((dataOf(result).nested as Array<{ deep: string }>)[0]!.deep).toBe(`x${REDACTED}${REDACTED}`);
+    expect(dataOf(result).other).toBe('fine');
   });
 
   it('redacts the longer of overlapping secrets whole and ignores very short ones', () => {
     const result = sanitizeEvent(event({ text: 'abcdefgh and abcd and ab' }), { secrets: ['abcd', 'abcdefgh', 'ab'] });
-    expect(result.data.text).toBe(`${REDACTED} and ${REDACTED} and ab`);
+    expect(dataOf(result).text).toBe(`${REDACTED} and ${REDACTED} and ab`);
   });
 
   it('redacts credential headers and keys in any case, and header pairs', () => {
@@ -50,7 +55,7 @@ describe('sanitizeEvent: redaction', () => {
 
   it('masks bearer credentials written in text', () => {
     const result = sanitizeEvent(event({ log: 'sent Authorization: Bearer eyJhbGciOi.abc.def to host' }));
-    expect(result.data.log).toBe(`sent Authorization: Bearer ${REDACTED} to host`);
+    expect(dataOf(result).log).toBe(`sent Authorization: Bearer ${REDACTED} to host`);
   });
 });
 
@@ -91,7 +96,7 @@ describe('sanitizeEvent: inert JSON', () => {
     expect(data.thing).toEqual({ field: 'x' });
     expect(data.cyclic).toEqual({ name: 'loop', self: '[circular]' });
     expect(data.shared).toEqual([{ name: 'loop', self: '[circular]' }, { name: 'loop', self: '[circular]' }]);
-    expect(input.data.when).toBeInstanceOf(Date);
+    expect(dataOf(input).when).toBeInstanceOf(Date);
     expect(JSON.parse(JSON.stringify(result))).toEqual(result);
   });
 
@@ -136,14 +141,14 @@ describe('sanitizeEvent: size cap', () => {
   it('never splits a surrogate pair and respects a small custom cap', () => {
     const result = sanitizeEvent(event({ emoji: '🚀'.repeat(5000), quotes: '"\\'.repeat(3000) }), { maxEventBytes: 2000 });
     expect(bytesOf(result)).toBeLessThanOrEqual(2000);
-    expect((result.data.emoji as string).split('…')[0]).toMatch(/^(🚀)+$/u);
+    expect((dataOf(result).emoji as string).split('…')[0]).toMatch(/^(🚀)+$/u);
   });
 
   it('counts JSON escapes: control characters that grow sixfold still end under the cap', () => {
     const input = event({ control: '\u0001'.repeat(12_000), text: 'plain' });
     const result = sanitizeEvent(input);
     expect(bytesOf(result)).toBeLessThanOrEqual(64 * 1024);
-    expect(result.data.control as string).toContain('[truncated');
+    expect(dataOf(result).control as string).toContain('[truncated');
     expect(sanitizeEventWithSize(input).event).toEqual(result);
     const small = event({ control: '\u0001'.repeat(9_000) });
     expect(sanitizeEvent(small)).toEqual(small);
@@ -152,9 +157,9 @@ describe('sanitizeEvent: size cap', () => {
   it('summarises data whose size is not in its strings', () => {
     const result = sanitizeEvent(event({ numbers: Array.from({ length: 40_000 }, (_, index) => index) }));
     expect(bytesOf(result)).toBeLessThanOrEqual(64 * 1024);
-    expect(result.data.truncated).toBe(true);
-    expect(result.data.original_bytes).toBeGreaterThan(64 * 1024);
-    expect(typeof result.data.preview).toBe('string');
+    expect(dataOf(result).truncated).toBe(true);
+    expect(dataOf(result).original_bytes).toBeGreaterThan(64 * 1024);
+    expect(typeof dataOf(result).preview).toBe('string');
     expect(result.run_id).toBe('run-1');
   });
 });
@@ -178,7 +183,7 @@ describe('createRunEventCap', () => {
     const cap = createRunEventCap({ maxBytes: 1000 });
     const results = Array.from({ length: 10 }, (_, index) => cap.admit(event({ text: 'x'.repeat(300) }, index + 1)));
     const stored = results.filter((item) => item !== undefined);
-    expect(stored.filter((item) => item.type === 'log' && item.data.truncated === true)).toHaveLength(1);
+    expect(stored.filter((item) => item.type === 'log' && item.data.source === 'trace')).toHaveLength(1);
     expect(stored.length).toBeLessThan(5);
   });
 });

@@ -412,6 +412,7 @@ export function createRunEventCap(options: RunEventCapOptions = {}): RunEventCap
         seq: event.seq,
         ts: event.ts,
         data: {
+          source: 'trace',
           level: 'warn',
           message: `trace truncated: the run passed the cap of ${maxEvents} events or ${maxBytes} bytes; later events are not stored except ${[...alwaysKeep].join(', ')}`,
           truncated: true,
@@ -424,4 +425,15 @@ export function createRunEventCap(options: RunEventCapOptions = {}): RunEventCap
       return notice;
     },
   };
+}
+
+/**
+ * `sanitizeEvent` for a bare data object that is not an event yet (an error to keep in a run
+ * record): redacted, inert and cut to `maxEventBytes` the same way, and the truncation summary
+ * (`{truncated: true, …}`) when its strings cannot make it fit.
+ */
+export function sanitizeData(data: Record<string, unknown>, options: SanitizeOptions = {}): Record<string, unknown> {
+  // The envelope is only a carrier: the sanitiser reads nothing of it but `data`.
+  const carrier = { type: 'log', run_id: '', seq: 0, ts: '', data } as AgentEvent;
+  return sanitizeEvent(carrier, options).data;
 }

@@ -1,7 +1,7 @@
 /** Builds the ActionContext a node's action runs with (see src/actions/types.ts). */
-import type { ActionContext, ActionDefinition, LlmCallOptions, LlmCallParams, ResumeInfo, State } from '../actions/types.js';
+import type { ActionContext, ActionDefinition, EmbedCallParams, LlmCallOptions, LlmCallParams, ResumeInfo, State } from '../actions/types.js';
 import { AgentError } from '../errors/agent-error.js';
-import type { EventType } from '../events/event.js';
+import type { EventData, EventType } from '../events/event.js';
 import type { LlmResponse } from '../llm/types.js';
 import type { TraceStore } from '../storage/trace-store.js';
 import type { TemplateScope } from '../templates/types.js';
@@ -18,8 +18,11 @@ export interface ContextHost {
   readonly memory: Map<string, unknown>;
   readonly traceStore: TraceStore | undefined;
   baseScope(state: State): TemplateScope;
-  emit(type: EventType, data: Record<string, unknown>, node: string): void;
+  emit<T extends EventType>(type: T, data: EventData<T>, node: string): void;
   callLlm(params: LlmCallParams, options: LlmCallOptions | undefined, node: string): Promise<LlmResponse>;
+  embed(params: EmbedCallParams, node: string): ReturnType<NonNullable<ActionContext['embed']>>;
+  /** Runs a node's body (no routing, no node events) and returns its update. */
+  runNodeBody(name: string, state: State): Promise<Record<string, unknown>>;
   persistEvents(): Promise<void>;
 }
 
@@ -66,7 +69,7 @@ class NodeActionContext implements ActionContext {
     return extra === undefined ? scope : { ...scope, ...extra };
   }
 
-  emit(type: EventType, data: Record<string, unknown>): void {
+  emit<T extends EventType>(type: T, data: EventData<T>): void {
     this.host.emit(type, data, this.node);
   }
 
@@ -77,6 +80,14 @@ class NodeActionContext implements ActionContext {
 
   callLlm(params: LlmCallParams, options?: LlmCallOptions): Promise<LlmResponse> {
     return this.host.callLlm(params, options, this.node);
+  }
+
+  embed(params: EmbedCallParams) {
+    return this.host.embed(params, this.node);
+  }
+
+  runNode(name: string, state: State): Promise<Record<string, unknown>> {
+    return this.host.runNodeBody(name, state);
   }
 
   async callAction(name: string, params: Record<string, unknown>, options?: { state?: State }): Promise<unknown> {

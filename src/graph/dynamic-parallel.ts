@@ -109,6 +109,8 @@ function branchHost(host: BodyHost, injected: Record<string, unknown>): BodyHost
     baseScope: (state) => ({ ...injected, ...host.baseScope(state) }),
     emit: (type, data, node) => host.emit(type, data, node),
     callLlm: (params, options, node) => host.callLlm(params, options, node),
+    embed: (params, node) => host.embed(params, node),
+    runNodeBody: (name, state) => host.runNodeBody(name, state),
     persistEvents: () => host.persistEvents(),
     stepBudget: (node) => host.stepBudget(node),
     checkDeadline: (node) => host.checkDeadline(node),

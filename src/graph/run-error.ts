@@ -4,7 +4,7 @@
  * must not go whole into the run record, the `done` event or a terminal.
  */
 import type { AgentErrorJson } from '../errors/agent-error.js';
-import { sanitizeEvent } from '../events/redact.js';
+import { sanitizeData } from '../events/redact.js';
 
 export const MAX_ERROR_MESSAGE = 4000;
 const MAX_DETAILS_BYTES = 12 * 1024;
@@ -24,5 +24,5 @@ export function capRunError(error: AgentErrorJson, secrets: readonly string[]): 
 }
 
 function clean(data: Record<string, unknown>, secrets: readonly string[], maxEventBytes: number): Record<string, unknown> {
-  return sanitizeEvent({ type: 'error', run_id: '', seq: 0, ts: '', data }, { secrets, maxEventBytes }).data;
+  return sanitizeData(data, { secrets, maxEventBytes });
 }

@@ -14,7 +14,7 @@
  */
 import type { ResumeInfo, State } from '../actions/types.js';
 import { AgentError, toAgentError, type AgentErrorJson } from '../errors/agent-error.js';
-import type { AgentEvent, EventType, RunStatus, StopReason } from '../events/event.js';
+import type { AgentEvent, DoneData, EventData, EventType, RunStatus, StopReason } from '../events/event.js';
 import { createRunEventCap, sanitizeEventWithSize } from '../events/redact.js';
 import { createSanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
@@ -180,7 +180,7 @@ export class RunSession implements BodyHost {
     return scope;
   }
 
-  emit(type: EventType, data: Record<string, unknown>, node?: string): void {
+  emit<T extends EventType>(type: T, data: EventData<T>, node?: string): void {
     const event = this.makeEvent(type, data, node);
     this.store(event);
     this.channel.push(event);
@@ -196,8 +196,9 @@ export class RunSession implements BodyHost {
   private lastEventBytes = 0;
 
   /** A numbered, timestamped, sanitised (secrets redacted, size-capped) event. */
-  private makeEvent(type: EventType, data: Record<string, unknown>, node?: string): AgentEvent {
-    const event: AgentEvent = { type, run_id: this.runId, seq: ++this.seq, ts: this.timestamp(), data };
+  private makeEvent<T extends EventType>(type: T, data: EventData<T>, node?: string): AgentEvent {
+    // TypeScript cannot relate a generic T to its member of the union: the fields are checked by emit's signature.
+    const event = { type, run_id: this.runId, seq: ++this.seq, ts: this.timestamp(), data } as AgentEvent;
     if (node !== undefined) event.node = node;
     const sanitized = sanitizeEventWithSize(event, { secrets: this.secretValues }, false);
     this.lastEventBytes = sanitized.bytes;
@@ -207,6 +208,19 @@ export class RunSession implements BodyHost {
   callLlm(params: Parameters<ModelCaller['call']>[0], options: Parameters<ModelCaller['call']>[1], node: string) {
     this.currentNode = node;
     return this.modelCaller.call(params, options);
+  }
+
+  embed(params: Parameters<ModelCaller['embed']>[0], node: string) {
+    this.currentNode = node;
+    return this.modelCaller.embed(params);
+  }
+
+  /** A node's body run on `state` for an action (retry.loop's correction); counts a step. */
+  async runNodeBody(name: string, state: State): Promise<Record<string, unknown>> {
+    const target = this.agent.nodes.get(name);
+    if (target === undefined) throw new AgentError('INVALID_PARAMS', `there is no node '${name}' in agent '${this.agent.name}'`, { details: { node: name } });
+    this.budget.step(name);
+    return executeBody(this, target.body, name, state);
   }
 
   /** Writes buffered events to the trace store; a failure is remembered and fails the run. */
@@ -483,7 +497,7 @@ function stopReasonOf(outcome: Outcome): StopReason {
   return outcome.pending.position === 'before' ? 'interrupt_before' : 'interrupt_after';
 }
 
-function doneData(result: RunResult): Record<string, unknown> {
+function doneData(result: RunResult): DoneData {
   return {
     status: result.status,
     stop_reason: result.stop_reason,

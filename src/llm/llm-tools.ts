@@ -9,6 +9,7 @@
  * action of the same name, or to `action:` when given). Action names are sent to the model with
  * dots as underscores, since OpenAI tool names allow only `[A-Za-z0-9_-]`.
  */
+import type { ToolCallStatus } from '../core/events.js';
 import { AgentError } from '../errors/agent-error.js';
 import type { ActionCompiler, ActionContext, ActionDefinition } from '../actions/types.js';
 import type { CompiledValue } from '../templates/types.js';
@@ -207,12 +208,16 @@ async function runToolCall(
   const parsedArguments: unknown = outcome.ok ? outcome.value : undefined;
   context.emit('tool_start', { tool: call.function.name, action: tool?.action ?? null, arguments: parsedArguments ?? call.function.arguments, call_id: call.id, round });
   let result: unknown;
+  let refused: ToolCallStatus | undefined;
   if (tool === undefined) {
     result = { error: `Unknown tool '${call.function.name}'. Available: ${available.join(', ')}` };
+    refused = 'unknown';
   } else if (tool.action === undefined) {
     result = { error: `Tool '${call.function.name}' has no registered action to run` };
+    refused = 'error';
   } else if (!isPlainObject(parsedArguments)) {
     result = { error: 'the tool arguments are not a JSON object' };
+    refused = 'invalid';
   } else {
     try {
       result = await context.callAction(tool.action, parsedArguments as Record<string, unknown>);
@@ -225,7 +230,8 @@ async function runToolCall(
   }
   const text = toolResultText(result);
   const failed = typeof result === 'object' && result !== null && 'error' in result;
-  context.emit('tool_result', { tool: call.function.name, call_id: call.id, success: !failed, result: text, round });
+  const status = refused ?? (failed ? 'error' : 'ok');
+  context.emit('tool_result', { tool: call.function.name, call_id: call.id, status, observation: text, round });
   return { arguments: parsedArguments ?? call.function.arguments, result, text };
 }
 

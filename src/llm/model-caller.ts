@@ -6,7 +6,7 @@
  * final response. The engine creates one per run.
  */
 import { AgentError, toAgentError } from '../errors/agent-error.js';
-import type { EventType } from '../events/event.js';
+import type { EmitEvent, LlmAnsweredData, LlmRequestData } from '../core/events.js';
 import type { LlmCallOptions, LlmCallParams } from '../actions/types.js';
 import type { LlmCallHooks, LlmConnection, ModelProvider, ModelProviderFactory, LlmRequest, LlmResponse, TokenUsage, ToolCall } from './types.js';
 import { createProvider } from './create-provider.js';
@@ -15,6 +15,9 @@ import { createSanitizer } from '../events/outbound.js';
 import { redactSecrets, redactValue } from './redact.js';
 import { resolveLlmCall } from './resolve-llm-call.js';
 import { isScriptedModel, SCRIPTED_MODEL_NAME } from './scripted-model.js';
+import { requestEmbeddings, scriptedEmbeddings, type EmbeddingsResponse } from './embeddings-client.js';
+import { presetApiBase } from './presets.js';
+import type { EmbedCallParams } from '../actions/types.js';
 
 export interface ModelCallerEnvironment {
   /** The agent's settings.llm. */
@@ -24,7 +27,7 @@ export interface ModelCallerEnvironment {
   /** Default: createProvider. */
   providerFactory?: ModelProviderFactory;
   signal: AbortSignal;
-  emit(type: EventType, data: Record<string, unknown>): void;
+  emit: EmitEvent;
   /** Throws BUDGET_EXCEEDED; `beforeLlmCall` runs before every attempt, retries included. */
   budget: { beforeLlmCall(): void; afterLlmCall(usage: TokenUsage): void };
   /** Include message text and responses in events (redacted, capped). */
@@ -40,6 +43,8 @@ export interface ModelCallerEnvironment {
 
 export interface ModelCaller {
   call(params: LlmCallParams, options?: LlmCallOptions): Promise<LlmResponse>;
+  /** Embeddings over the same connection layers, budget and events as `call` (llm.embed). */
+  embed(params: EmbedCallParams): Promise<EmbeddingsResponse>;
 }
 
 /**
@@ -114,7 +119,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
         const provider = providerFor(connection);
         const isScripted = isScriptedModel(provider);
         if (isScripted) model = SCRIPTED_MODEL_NAME;
-        const requestEvent: Record<string, unknown> = {
+        const requestEvent: LlmRequestData = {
           model,
           provider: isScripted ? SCRIPTED_MODEL_NAME : (connection.provider ?? 'openai-compatible'),
           message_count: request.messages.length,
@@ -129,7 +134,14 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
         const hooks: LlmCallHooks = {
           beforeRetry(retry) {
             attempts = retry.attempt;
-            environment.emit('log', { message: `retrying model call (attempt ${retry.attempt}) after ${retry.error.code}`, attempt: retry.attempt, delay_ms: retry.delay_ms, code: retry.error.code, ...label });
+            environment.emit('log', {
+              source: 'model',
+              message: `retrying model call (attempt ${retry.attempt}) after ${retry.error.code}`,
+              attempt: retry.attempt,
+              delay_ms: retry.delay_ms,
+              error: { code: retry.error.code, message: retry.error.message },
+              ...label,
+            });
             environment.budget.beforeLlmCall();
           },
         };
@@ -137,7 +149,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           stream ? await streamResponse(provider, request, environment, hooks, label, secrets) : await provider.generate(request, environment.signal, hooks),
           secrets,
         );
-        const responseEvent: Record<string, unknown> = {
+        const responseEvent: LlmAnsweredData = {
           model: isScripted ? SCRIPTED_MODEL_NAME : response.model,
           usage: response.usage,
           duration_ms: Date.now() - started,
@@ -160,6 +172,52 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
         throw typed;
       }
     },
+
+    async embed(params) {
+      const { input, model: embedModel, ...connectionParams } = params;
+      const secrets = collectSecrets(environment, params as LlmCallParams);
+      // The connection layers of a chat call; `prompt` only satisfies the chat-message check.
+      const { connection, request } = resolveLlmCall(environment.settingsLlm, { ...connectionParams, prompt: '' }, overrides);
+      const model = embedModel ?? request.model;
+      const providerName = connection.provider?.trim().toLowerCase();
+      const scripted = providerName === 'scripted' || (providerName === undefined && connection.api_base === undefined && connection.scripted !== undefined);
+      const started = Date.now();
+      const eventModel = scripted ? SCRIPTED_MODEL_NAME : (model ?? 'default');
+      let attempts = 0;
+      try {
+        const apiBase = connection.api_base ?? (providerName === undefined ? undefined : presetApiBase(providerName));
+        if (!scripted && (apiBase === undefined || apiBase === '')) {
+          throw new AgentError('LLM_UNAVAILABLE', 'no model endpoint configured for embeddings: set settings.llm.provider or api_base, or pass --llm-base-url / TEA_LLM_BASE_URL', {
+            field: 'api_base',
+            details: { reason: 'no_endpoint', retryable: false },
+          });
+        }
+        environment.budget.beforeLlmCall();
+        attempts = 1;
+        environment.emit('llm_request', { kind: 'embeddings', model: eventModel, provider: scripted ? SCRIPTED_MODEL_NAME : (connection.provider ?? 'openai-compatible'), input_count: input.length });
+        const response = scripted
+          ? scriptedEmbeddings(input)
+          : await requestEmbeddings({ ...connection, api_base: apiBase! }, model, input, environment.signal, (retry) => {
+              attempts = retry.attempt;
+              environment.emit('log', { message: `retrying embeddings call (attempt ${retry.attempt}) after ${retry.error.code}`, attempt: retry.attempt, delay_ms: retry.delay_ms, code: retry.error.code });
+              environment.budget.beforeLlmCall();
+            });
+        environment.emit('llm_response', {
+          kind: 'embeddings',
+          model: scripted ? SCRIPTED_MODEL_NAME : response.model,
+          usage: response.usage,
+          dimensions: response.embeddings[0]?.length ?? 0,
+          duration_ms: Date.now() - started,
+          attempts,
+        });
+        environment.budget.afterLlmCall(response.usage);
+        return response;
+      } catch (error) {
+        const typed = redactError(toAgentError(error, 'LLM_BAD_RESPONSE'), secrets);
+        if (attempts > 0) environment.emit('llm_response', { kind: 'embeddings', model: eventModel, error: { code: typed.code, message: typed.message }, duration_ms: Date.now() - started, attempts });
+        throw typed;
+      }
+    },
   };
 }
 
@@ -168,7 +226,7 @@ async function streamResponse(
   request: LlmRequest,
   environment: ModelCallerEnvironment,
   hooks: LlmCallHooks,
-  label: Record<string, unknown>,
+  label: { label?: string },
   secrets: readonly string[],
 ): Promise<LlmResponse> {
   // Pieces are redacted as one text: a key split across chunks never reassembles in the trace.

@@ -3,16 +3,17 @@
  * (messages, model, sampling, response format, tools) and the response (content, tool calls),
  * redacted and capped, so a trace can be read and replayed without holding secrets or megabytes.
  */
+import type { CapturedRequest, CapturedResponse } from '../core/events.js';
 import type { LlmRequest, LlmResponse } from './types.js';
 import { redactSecrets, redactValue } from './redact.js';
 
 /** Longest text kept per message or response content; longer text is cut with a marker. */
 export const PAYLOAD_TEXT_LIMIT = 32 * 1024;
 
-export function requestPayload(request: LlmRequest, secrets: readonly string[]): Record<string, unknown> {
-  const payload: Record<string, unknown> = {
+export function requestPayload(request: LlmRequest, secrets: readonly string[]): CapturedRequest {
+  const payload: CapturedRequest = {
     messages: request.messages.map((message) => {
-      const copy: Record<string, unknown> = { role: message.role, content: message.content === null ? null : capText(message.content, secrets) };
+      const copy: CapturedRequest['messages'][number] = { role: message.role, content: message.content === null ? null : capText(message.content, secrets) };
       if (message.tool_calls !== undefined) copy.tool_calls = redactValue(message.tool_calls, secrets);
       if (message.tool_call_id !== undefined) copy.tool_call_id = message.tool_call_id;
       if (message.name !== undefined) copy.name = message.name;
@@ -25,8 +26,8 @@ export function requestPayload(request: LlmRequest, secrets: readonly string[]):
   return payload;
 }
 
-export function responsePayload(response: LlmResponse, secrets: readonly string[]): Record<string, unknown> {
-  const payload: Record<string, unknown> = { content: capText(response.content, secrets), finish_reason: response.finish_reason, usage: response.usage };
+export function responsePayload(response: LlmResponse, secrets: readonly string[]): CapturedResponse {
+  const payload: CapturedResponse = { content: capText(response.content, secrets), finish_reason: response.finish_reason, usage: response.usage };
   if (response.tool_calls !== undefined) payload.tool_calls = redactValue(response.tool_calls, secrets);
   return payload;
 }

@@ -56,12 +56,13 @@ export function recordedCalls(events: AgentEvent[]): RecordedCall[] {
       if (index === -1) continue;
       const [entry] = pending.splice(index, 1);
       const data = event.data;
-      if (entry!.request === undefined || (data.response === undefined && data.error === undefined)) {
+      const response = data.response;
+      if (entry!.request === undefined || (response === undefined && data.error === undefined)) {
         throw new AgentError('INVALID_PARAMS', 'the trace has no recorded model payloads: record the run with payload capture on (tea-edge run --record, or settings.trace.capture_payloads: true)');
       }
       const call: RecordedCall = { node: event.node, request: entry!.request };
       if (data.error !== undefined) call.error = data.error as { code: string; message: string };
-      else call.response = toResponse(data.response as Record<string, unknown>, data.model);
+      else call.response = toResponse(response as Record<string, unknown>, data.model);
       calls.push(call);
     }
   }

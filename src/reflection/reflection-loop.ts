@@ -24,6 +24,7 @@
  * node (e.g. across an interrupt and resume) and counts those attempts against the cap.
  */
 import type { ActionContext, State } from '../actions/types.js';
+import type { ReflectionAttemptData } from '../core/events.js';
 import { AgentError } from '../errors/agent-error.js';
 import { mergeShallow } from '../util/safe-json.js';
 import { describeFailure, isControlFlow } from './control-flow.js';
@@ -210,7 +211,7 @@ function acceptsText(evaluator: PreparedEvaluator & { type: 'schema' }, text: st
   }
 }
 
-function attemptEvent(attempt: Attempt, maxIterations: number): Record<string, unknown> {
+function attemptEvent(attempt: Attempt, maxIterations: number): ReflectionAttemptData {
   return {
     iteration: attempt.iteration,
     max_iterations: maxIterations,

@@ -154,6 +154,12 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
     contentLineOf: parsed.contentLineOf,
     keyPositionOf: parsed.keyPositionOf,
   };
+  for (const node of nodes) {
+    const target = retryCorrectionTarget(node.body);
+    if (target !== undefined && !nodes.some((candidate) => candidate.name === target)) {
+      report('INVALID_PARAMS', `retry.loop: there is no node '${target}' to correct with`, node.path.concat('with', 'correct'), node.name);
+    }
+  }
   spec.graphWarnings = graphWarnings(spec);
   for (const warning of spec.graphWarnings) warnings.push(warning.line !== undefined ? `${warning.message} (line ${warning.line})` : warning.message);
   return { spec, problems, warnings };
@@ -287,6 +293,12 @@ function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail
   return { kind: 'pass' };
 }
 
+/** The `correct:` node of a retry.loop node (TEA-YAML-005), which the action runs itself. */
+function retryCorrectionTarget(body: NodeBody): string | undefined {
+  if (body.kind !== 'action' || (body.action !== 'retry.loop' && body.action !== 'actions.retry_loop')) return undefined;
+  return typeof body.with.correct === 'string' ? body.with.correct : undefined;
+}
+
 /**
  * Graph warnings TEA gives too (it runs such files): a node that nothing routes to from the entry,
  * and several plain edges from `__start__` (TEA follows only the first). `validate --strict` makes
@@ -327,6 +339,11 @@ function graphWarnings(spec: AgentSpec): GraphWarning[] {
         queue.push(next);
       }
     }
+  }
+  // retry.loop runs its `correct:` node itself (TEA-YAML-005), so that node is reached through it.
+  for (const node of spec.nodes) {
+    const target = retryCorrectionTarget(node.body);
+    if (target !== undefined && seen.has(node.name)) seen.add(target);
   }
   for (const node of spec.nodes) {
     if (!seen.has(node.name)) {

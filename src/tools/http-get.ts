@@ -47,33 +47,57 @@ export function httpGet(): ActionDefinition<{ url?: unknown }> {
   };
 }
 
-async function fetchAllowed(url: unknown, context: ActionContext): Promise<Record<string, unknown>> {
-  if (typeof url !== 'string') throw new AgentError('INVALID_PARAMS', 'http.get needs a string "url"', { field: 'url' });
-  const settings = readHttpSettings(context.settings);
+/** What a tool built on `http.get`'s policy may change: its name in messages, headers, tighter caps. */
+export interface FetchAllowedOptions {
+  tool?: string;
+  headers?: Record<string, string>;
+  /** Lower than settings.http.max_bytes / timeout_ms only (a tool never widens the agent's caps). */
+  maxBytes?: number;
+  timeoutMs?: number;
+}
+
+/**
+ * GET under the `http.get` policy (allow-list, internal addresses, manual redirects re-checked,
+ * byte cap, timeout). Returns {status, body, content_type, truncated, url}. `web.scrape` and
+ * `web.search` fetch through it.
+ */
+export async function fetchAllowed(url: unknown, context: ActionContext, options: FetchAllowedOptions = {}): Promise<Record<string, unknown>> {
+  const tool = options.tool ?? 'http.get';
+  if (typeof url !== 'string') throw new AgentError('INVALID_PARAMS', `${tool} needs a string "url"`, { field: 'url' });
+  const agentSettings = readHttpSettings(context.settings);
+  const settings: HttpSettings = {
+    allow: agentSettings.allow,
+    maxBytes: Math.min(agentSettings.maxBytes, options.maxBytes ?? Number.POSITIVE_INFINITY),
+    timeoutMs: Math.min(agentSettings.timeoutMs, options.timeoutMs ?? Number.POSITIVE_INFINITY),
+  };
   const controller = new AbortController();
   const onAbort = (): void => controller.abort();
   context.signal.addEventListener('abort', onAbort);
   const timer = setTimeout(() => controller.abort(), settings.timeoutMs);
   try {
     let current = url;
+    let firstOrigin: string | undefined;
     for (let redirects = 0; ; redirects++) {
       const decision = checkUrl(current, settings.allow);
       if (!decision.allowed) {
-        throw new AgentError('FORBIDDEN', `http.get denied: ${decision.reason}`, { field: 'url', details: { url: current.slice(0, 500) } });
+        throw new AgentError('FORBIDDEN', `${tool} denied: ${decision.reason}`, { field: 'url', details: { url: current.slice(0, 500) } });
       }
+      firstOrigin ??= decision.url.origin;
+      // A tool's own headers (web.search's key) never follow a redirect to another origin.
+      const extra = decision.url.origin === firstOrigin ? options.headers : undefined;
       let response: Response;
       try {
-        response = await fetch(decision.url.href, { method: 'GET', redirect: 'manual', signal: controller.signal, headers: { accept: '*/*' } });
+        response = await fetch(decision.url.href, { method: 'GET', redirect: 'manual', signal: controller.signal, headers: { accept: '*/*', ...extra } });
       } catch (error) {
-        throw requestFailure(error, context, controller, settings.timeoutMs);
+        throw requestFailure(error, context, controller, settings.timeoutMs, '', tool);
       }
       if (response.type === 'opaqueredirect') {
-        throw new AgentError('ACTION_FAILED', 'http.get: the server redirected, and this runtime cannot follow redirects manually');
+        throw new AgentError('ACTION_FAILED', `${tool}: the server redirected, and this runtime cannot follow redirects manually`);
       }
       const location = response.headers.get('location');
       if (response.status >= 300 && response.status < 400 && location !== null) {
         await response.body?.cancel();
-        if (redirects >= MAX_REDIRECTS) throw new AgentError('ACTION_FAILED', `http.get: more than ${MAX_REDIRECTS} redirects`);
+        if (redirects >= MAX_REDIRECTS) throw new AgentError('ACTION_FAILED', `${tool}: more than ${MAX_REDIRECTS} redirects`);
         current = new URL(location, decision.url).href;
         continue;
       }
@@ -83,7 +107,7 @@ async function fetchAllowed(url: unknown, context: ActionContext): Promise<Recor
       } catch (error) {
         // The timeout also covers the body: a server that stalls mid-body is a tool error the
         // model can react to, not a cancelled run (only the run's own signal cancels).
-        throw requestFailure(error, context, controller, settings.timeoutMs, 'while reading the body');
+        throw requestFailure(error, context, controller, settings.timeoutMs, 'while reading the body', tool);
       }
       const { text, truncated } = body;
       return { status: response.status, body: text, content_type: response.headers.get('content-type'), truncated, url: decision.url.href };
@@ -98,11 +122,11 @@ async function fetchAllowed(url: unknown, context: ActionContext): Promise<Recor
  * The typed error for a failed request or body read: CANCELLED only when the run itself was
  * cancelled (or ran out of time); the tool's own timeout and network failures are ACTION_FAILED.
  */
-function requestFailure(error: unknown, context: ActionContext, controller: AbortController, timeoutMs: number, phase = ''): AgentError {
+function requestFailure(error: unknown, context: ActionContext, controller: AbortController, timeoutMs: number, phase = '', tool = 'http.get'): AgentError {
   if (context.signal.aborted) return new AgentError('CANCELLED', 'the run was cancelled');
   const where = phase === '' ? '' : ` ${phase}`;
-  if (controller.signal.aborted) return new AgentError('ACTION_FAILED', `http.get timed out after ${timeoutMs} ms${where}`, { details: { timeout_ms: timeoutMs } });
-  return new AgentError('ACTION_FAILED', `http.get failed${where}: ${messageOf(error)}`);
+  if (controller.signal.aborted) return new AgentError('ACTION_FAILED', `${tool} timed out after ${timeoutMs} ms${where}`, { details: { timeout_ms: timeoutMs } });
+  return new AgentError('ACTION_FAILED', `${tool} failed${where}: ${messageOf(error)}`);
 }
 
 /** Reads at most `maxBytes` of the body, then cancels the rest. */

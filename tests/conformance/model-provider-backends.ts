@@ -91,7 +91,7 @@ export async function recordScenario(scenario: Scenario, recorder: ModelProvider
     settingsLlm: {},
     providerFactory: () => recorder,
     signal: new AbortController().signal,
-    emit: (type, data) => events.push({ type, run_id: 'recorded', seq: events.length + 1, ts: new Date(0).toISOString(), node: 'conformance', data }),
+    emit: (type, data) => events.push(({ type, run_id: 'recorded', seq: events.length + 1, ts: new Date(0).toISOString(), node: 'conformance', data }) as AgentEvent),
     budget: { beforeLlmCall() {}, afterLlmCall() {} },
     capturePayloads: true,
   });

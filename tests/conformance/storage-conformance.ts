@@ -49,7 +49,12 @@ export const ODD_NAMES = [
 
 /** Builds an event of a run. */
 export function makeEvent(runId: string, seq: number, type: EventType = 'log', data: Record<string, unknown> = {}): AgentEvent {
-  return { type, run_id: runId, seq, ts: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, seq)).toISOString(), data: { index: seq, ...data } };
+  return { type, run_id: runId, seq, ts: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, seq)).toISOString(), data: { index: seq, ...data } } as AgentEvent;
+}
+
+/** An event's data as a plain record (the stores keep any data; these tests read their own fields). */
+function dataOf(event: AgentEvent): Record<string, unknown> {
+  return event.data;
 }
 
 /** Builds a run record created at minute `minute` of a fixed day. */
@@ -258,13 +263,13 @@ export function describeTraceStore(name: string, makeStore: () => Promise<StoreP
       const event = makeEvent('run-1', 1, 'node_end', data);
       await traceStore.appendEvents('run-1', [event]);
       await traceStore.flush('run-1');
-      (event.data.nested as { list: unknown[] }).list.push('mutated-input');
+      (dataOf(event).nested as { list: unknown[] }).list.push('mutated-input');
       const [stored] = await traceStore.readEvents('run-1');
       expect(isInert(stored)).toBe(true);
       expect(stored).toEqual(JSON.parse(JSON.stringify(makeEvent('run-1', 1, 'node_end', { ...data, nested: { list: [1, 'a', { deep: true }] } }))));
-      (stored!.data.nested as { list: unknown[] }).list.push('mutated-output');
+      (dataOf(stored!).nested as { list: unknown[] }).list.push('mutated-output');
       const [again] = await traceStore.readEvents('run-1');
-      expect((again!.data.nested as { list: unknown[] }).list).toEqual([1, 'a', { deep: true }]);
+      expect((dataOf(again!).nested as { list: unknown[] }).list).toEqual([1, 'a', { deep: true }]);
 
       const record = makeRun('run-1', 'agent', 1);
       await traceStore.putRun(record);
@@ -283,7 +288,7 @@ export function describeTraceStore(name: string, makeStore: () => Promise<StoreP
       await traceStore.flush('run-1');
       const stored = await traceStore.readEvents('run-1');
       expect(stored.map((event) => event.seq)).toEqual([1, 2, 3]);
-      const content = stored[1]!.data.content;
+      const content = dataOf(stored[1]!).content;
       if (options.maxEventBytes === undefined) {
         expect(content).toBe(big);
       } else {

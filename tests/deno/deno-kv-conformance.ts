@@ -36,7 +36,7 @@ describe('deno-kv: failing database', () => {
       },
     };
     const { traceStore, checkpointStore } = createDenoKvStores(broken);
-    await traceStore.appendEvents('run-1', [{ type: 'log', run_id: 'run-1', seq: 1, ts: new Date(0).toISOString(), data: {} }]);
+    await traceStore.appendEvents('run-1', [{ type: 'log', run_id: 'run-1', seq: 1, ts: new Date(0).toISOString(), data: { source: 'lua', message: '' } }]);
     failing = true;
     await expect(traceStore.flush('run-1')).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
     const record = { run_id: 'run-1', agent: 'a', status: 'completed' as const, created_at: new Date(0).toISOString(), updated_at: new Date(0).toISOString() };

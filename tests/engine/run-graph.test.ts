@@ -411,7 +411,7 @@ describe('trace caps', () => {
     expect(events.length).toBeGreaterThan(12_000);
     const stored = await stores.traceStore.readEvents(result.run_id);
     expect(stored.length).toBeLessThanOrEqual(10_003);
-    expect(stored.some((event) => event.type === 'log' && event.data.truncated === true)).toBe(true);
+    expect(stored.some((event) => event.type === 'log' && event.data.source === 'trace')).toBe(true);
     expect(stored.at(-1)!.type).toBe('done');
   });
 });

@@ -47,6 +47,7 @@ describe('parallel_results', () => {
     expect((left!.state as Record<string, unknown>).parallel_results).toBe('old');
     // The same JSON in the done event as in the result.
     const done = events.at(-1)!;
-    expect(JSON.parse(JSON.stringify(done.data.state))).toEqual(JSON.parse(JSON.stringify(result.state)));
+    expect(done.type).toBe('done');
+    expect(JSON.parse(JSON.stringify(done.type === 'done' ? done.data.state : undefined))).toEqual(JSON.parse(JSON.stringify(result.state)));
   });
 });

@@ -116,6 +116,13 @@ nodes:
     expect(out.tool_results[0]).toMatchObject({ name: 'calc_add', result: { sum: 5 } });
     expect(out.tool_results[1].result.error).toContain('Unknown tool');
     expect(events.filter((event) => event.type === 'tool_start')).toHaveLength(2);
+    // The same tool_result fields as reason.react: observation (the text fed back) and status.
+    const results = events.filter((event) => event.type === 'tool_result').map((event) => event.data);
+    expect(results.map((data) => [data.tool, data.status, data.round])).toEqual([
+      ['calc_add', 'ok', 1],
+      ['nope', 'unknown', 1],
+    ]);
+    expect(JSON.parse(results[0]!.observation!)).toEqual({ sum: 5 });
   });
 
   it('llm.tools drops __proto__ / constructor keys from model-written arguments', async () => {

@@ -107,7 +107,13 @@ describe('createModelCaller', () => {
     await createModelCaller(env).call({ prompt: 'Hi' });
     expect(budget.before).toBe(3);
     expect(server.chatRequests).toHaveLength(3);
-    expect(events.filter((event) => event.type === 'log')).toHaveLength(2);
+    const retries = events.filter((event) => event.type === 'log');
+    expect(retries).toHaveLength(2);
+    // One shape for an error inside an event: error {code, message}.
+    expect(retries.map((event) => [event.data.source, event.data.attempt, (event.data.error as { code?: string }).code])).toEqual([
+      ['model', 2, 'LLM_HTTP_503'],
+      ['model', 3, 'LLM_HTTP_503'],
+    ]);
     expect(budget.tokens).toBeGreaterThan(0);
   });
 

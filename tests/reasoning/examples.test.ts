@@ -27,7 +27,7 @@ describe('examples/reason-*.yaml', () => {
     for (const event of events) expect(event.ts).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const starts = events.filter((event) => event.type === 'tool_start');
     expect(starts).toHaveLength(4);
-    expect(starts.every((event) => event.data['autonomous'] === true)).toBe(true);
+    expect(starts.every((event) => event.data.autonomous === true)).toBe(true);
   });
 
   it('reason-self-correct: two rounds completed', async () => {

@@ -5,8 +5,9 @@
  *   // point an agent at server.url (…/v1); inspect server.requests; server.setFault({ type: 'status', status: 503, times: 2 });
  *   await server.close();
  *
- * Routes: `GET /v1/models`, `POST /v1/chat/completions` (JSON, or SSE with `stream: true`), and
- * `OPTIONS *` (CORS preflight, 204). Replies are used in order; the last one repeats when they run
+ * Routes: `GET /v1/models`, `POST /v1/chat/completions` (JSON, or SSE with `stream: true`),
+ * `POST /v1/embeddings` (vectors from `options.embed`, default a 4-number summary of each text;
+ * its own faults via `setEmbeddingsFault`), and `OPTIONS *` (CORS preflight, 204). Replies are used in order; the last one repeats when they run
  * out. Streams write a role chunk, content pieces of `chunkSize` characters, tool-call deltas, a
  * finish chunk, a usage chunk (when `stream_options.include_usage`) and `[DONE]`, each paced by
  * `chunkDelayMs`; `byteSplit` cuts each write into pieces of that many bytes (to exercise parsers).
@@ -68,6 +69,8 @@ export interface MockOpenAIOptions {
   byteSplit?: number;
   /** Answer CORS preflights and add CORS headers (default true). */
   cors?: boolean;
+  /** The vector for one embeddings input (default: [length, words, vowels, 1] of the text). */
+  embed?: (text: string, model: string | undefined) => number[];
   /** Called right after each content chunk is written: (chunk index, performance.now()). For benchmarks. */
   onContentChunkWritten?: (index: number, time: number) => void;
 }
@@ -80,6 +83,10 @@ export interface MockOpenAI {
   readonly chatRequests: RecordedRequest[];
   setReplies(replies: (MockReply | string)[]): void;
   setFault(fault?: MockFault): void;
+  /** `POST /v1/embeddings` requests only. */
+  readonly embeddingRequests: RecordedRequest[];
+  /** Faults for the next `times` embeddings requests: a status, a delay, or a body that is not JSON. */
+  setEmbeddingsFault(fault?: Extract<MockFault, { type: 'status' | 'delay' | 'not_json' }>): void;
   close(): Promise<void>;
 }
 
@@ -94,6 +101,8 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
   let replyIndex = 0;
   let fault: MockFault | undefined;
   let faultUses = 0;
+  let embeddingsFault: Extract<MockFault, { type: 'status' | 'delay' | 'not_json' }> | undefined;
+  let embeddingsFaultUses = 0;
   const requests: RecordedRequest[] = [];
   const cors = options.cors !== false;
   const sockets = new Set<import('node:net').Socket>();
@@ -136,6 +145,10 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     if (request.method === 'GET' && path === '/v1/models') {
       const data = (options.models ?? ['mock-model']).map((id) => ({ id, object: 'model', owned_by: 'mock' }));
       response.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
+      return;
+    }
+    if (request.method === 'POST' && path === '/v1/embeddings') {
+      await answerEmbeddings(response, headers, body, recorded);
       return;
     }
     if (request.method !== 'POST' || path !== '/v1/chat/completions') {
@@ -189,6 +202,37 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
       return;
     }
     response.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(text);
+  }
+
+  async function answerEmbeddings(response: ServerResponse, headers: Record<string, string>, body: any, recorded: RecordedRequest): Promise<void> {
+    const active = embeddingsFault;
+    if (active !== undefined) {
+      embeddingsFaultUses++;
+      if (active.times !== undefined && embeddingsFaultUses >= active.times) embeddingsFault = undefined;
+    }
+    if (active?.type === 'delay') await pause(active.ms);
+    if (recorded.aborted) return;
+    if (active?.type === 'status') {
+      if (active.retryAfter !== undefined) headers['retry-after'] = active.retryAfter;
+      response.writeHead(active.status, { ...headers, 'content-type': 'application/json' }).end(active.body ?? JSON.stringify({ error: { message: `mock status ${active.status}` } }));
+      return;
+    }
+    if (active?.type === 'not_json') {
+      response.writeHead(200, { ...headers, 'content-type': 'application/json' }).end('<html>not json</html>');
+      return;
+    }
+    const inputs: unknown[] = Array.isArray(body?.input) ? body.input : [body?.input];
+    if (!inputs.every((input) => typeof input === 'string')) {
+      response.writeHead(400, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'input must be a string or a list of strings' } }));
+      return;
+    }
+    const model = typeof body?.model === 'string' ? body.model : undefined;
+    const vectorOf = options.embed ?? ((text: string) => [text.length, text.split(/\s+/).filter(Boolean).length, (text.match(/[aeiou]/gi) ?? []).length, 1]);
+    const data = (inputs as string[]).map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text, model) }));
+    const tokens = (inputs as string[]).reduce((sum, text) => sum + Math.max(1, Math.ceil(text.length / 4)), 0);
+    response
+      .writeHead(200, { ...headers, 'content-type': 'application/json' })
+      .end(JSON.stringify({ object: 'list', data, model: model ?? 'mock-embed', usage: { prompt_tokens: tokens, total_tokens: tokens } }));
   }
 
   async function writeStream(response: ServerResponse, headers: Record<string, string>, reply: MockReply & { content: string; finish_reason: string }, model: string, body: any, active: MockFault | undefined): Promise<void> {
@@ -268,6 +312,13 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     setFault(next) {
       fault = next;
       faultUses = 0;
+    },
+    get embeddingRequests() {
+      return requests.filter((request) => request.path.startsWith('/v1/embeddings') && request.method === 'POST');
+    },
+    setEmbeddingsFault(next) {
+      embeddingsFault = next;
+      embeddingsFaultUses = 0;
     },
     close() {
       for (const socket of sockets) socket.destroy();

@@ -5,6 +5,7 @@
  * the call must not repeat an earlier identical one, the tool-call budget must remain, and a
  * tier-3 tool must be approved. Only then does the tool run. Every refusal is an observation.
  */
+import type { ToolCallStatus } from '../../core/events.js';
 import type { ActionContext } from '../../actions/types.js';
 import { isPauseSignal } from '../../graph/pause-signal.js';
 import { rethrowControl } from '../action-support.js';
@@ -18,7 +19,8 @@ import { roleAllows, type ReactTool, type ToolTable } from './tool-table.js';
 /** Caps on what crosses the tool boundary. */
 export const TOOL_LIMITS = { maxArgumentChars: 16 * 1024, maxObservationChars: 8000 } as const;
 
-export type CallStatus = 'ok' | 'error' | 'unknown' | 'denied' | 'invalid' | 'repeated' | 'limit' | 'duplicate_id' | 'user_denied';
+/** How a tool call ended (the `status` of its `tool_result` event). */
+export type CallStatus = ToolCallStatus;
 
 export interface CallOutcome {
   status: CallStatus;

@@ -6,7 +6,7 @@ import { tasksFromEvents } from './task-executions.js';
 let seq = 0;
 function event(type: AgentEvent['type'], node: string | undefined, data: Record<string, unknown> = {}, ms = seq * 10): AgentEvent {
   seq += 1;
-  return { type, run_id: 'r', seq, ts: new Date(Date.UTC(2026, 0, 1) + ms).toISOString(), ...(node !== undefined ? { node } : {}), data };
+  return { type, run_id: 'r', seq, ts: new Date(Date.UTC(2026, 0, 1) + ms).toISOString(), ...(node !== undefined ? { node } : {}), data } as AgentEvent;
 }
 
 describe('tasksFromEvents', () => {
