@@ -40,6 +40,7 @@ import { roleOf } from './role-of.js';
 import { errorResponse, httpError, toErrorResponse } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
 import { readRunStart } from './read-run-start.js';
+import { cursorOf } from './run-follow.js';
 import { respondWithRun } from './respond-with-run.js';
 import { hostGuard, originGuard } from './request-guard.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
@@ -227,7 +228,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const runId = c.req.param('id');
     const events = await traceStore.readEvents(runId);
     if (events.length === 0 && (await traceStore.getRun(runId)) === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
-    const text = events.map((event) => JSON.stringify(event) + '\n').join('');
+    const after = cursorOf(c.req.raw);
+    const text = events.filter((event) => event.seq > after).map((event) => JSON.stringify(event) + '\n').join('');
     return c.body(text, 200, { 'content-type': 'application/x-ndjson; charset=utf-8' });
   });
 

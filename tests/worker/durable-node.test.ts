@@ -105,4 +105,11 @@ describe('durable runs on Node (tea-edge serve)', () => {
     const runId = sseEvents(text)[0]!.data.run_id as string;
     expect((await waitForStatus(runId, (status) => status !== 'running')).status).toBe('completed');
   }, 30_000);
+
+  it('100 concurrent background runs all finish completed', async () => {
+    const started = await Promise.all(Array.from({ length: 100 }, (_, index) => post('/agents/quick/runs', { input: { question: `q${index}` } }, { prefer: 'respond-async' })));
+    expect(started.every((response) => response.status === 202)).toBe(true);
+    const records = await Promise.all(started.map((response) => waitForStatus(response.json.run_id, (status) => status !== 'running')));
+    expect(records.filter((record) => record.status === 'completed')).toHaveLength(100);
+  }, 60_000);
 });

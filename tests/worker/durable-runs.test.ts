@@ -166,6 +166,18 @@ describe('resumable event streams', () => {
   }, 60_000);
 });
 
+describe('many background runs', () => {
+  it('100 concurrent background runs (one object each) all finish completed', async () => {
+    const miniflare = await instance();
+    const second = await secondWorker(miniflare);
+    const started = await Promise.all(Array.from({ length: 100 }, (_, index) => call(index % 2 === 0 ? miniflare : second, 'POST', '/agents/quick/runs', { input: { question: `q${index}` } }, { prefer: 'respond-async' })));
+    expect(started.every((response) => response.status === 202)).toBe(true);
+    const records = await Promise.all(started.map((response) => waitForStatus(miniflare, response.json.run_id, (status) => status !== 'running')));
+    expect(records.filter((record) => record.status === 'completed')).toHaveLength(100);
+    await stop(miniflare);
+  }, 120_000);
+});
+
 describe('the run coordinator dies mid-run', () => {
   it('a run left running by a stopped instance is recorded failed, with a done event, by the next one', async () => {
     const first = await instance({ RUN_WATCHDOG_MS: '300' });
