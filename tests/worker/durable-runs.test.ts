@@ -22,8 +22,10 @@ const running: Miniflare[] = [];
 /** 60 characters in chunks of 2: 30 answer_chunk events, 25 ms apart. */
 const LONG_ANSWER = 'The answer is forty-two, give or take a towel or two, really.';
 
-async function instance(extra: Record<string, string> = {}): Promise<Miniflare> {
-  const miniflare = await startDurableWorker(script, { persist, bindings: { LLM_BASE_URL: mock.url, LLM_MODEL: 'mock-model', SSE_HEARTBEAT_MS: '100', ...extra } });
+/** An instance over the shared storage; `mocked: false` leaves agents their own (scripted) models. */
+async function instance(extra: Record<string, string> = {}, mocked = true): Promise<Miniflare> {
+  const model = mocked ? { LLM_BASE_URL: mock.url, LLM_MODEL: 'mock-model' } : {};
+  const miniflare = await startDurableWorker(script, { persist, bindings: { ...model, SSE_HEARTBEAT_MS: '100', ...extra } });
   running.push(miniflare);
   return miniflare;
 }
@@ -119,6 +121,33 @@ describe('resumes on the run coordinator', () => {
   }, 60_000);
 });
 
+describe('what reaches the object', () => {
+  it('a resume answered as SSE streams its segment only, seq continuing, done last', async () => {
+    const miniflare = await instance();
+    const started = await call(miniflare, 'POST', '/agents/counter/runs', { input: { count: 1 } });
+    const pausedAt = ndjson((await call(miniflare, 'GET', `/runs/${started.json.run_id}/events`)).text).length;
+    const response = await miniflare.dispatchFetch(`http://worker.test/runs/${started.json.run_id}/resume`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: '{}' });
+    const events = sseEvents((await readSse(response)).text);
+    expect(events[0]!.id).toBe(String(pausedAt + 1));
+    expect(events.map((event) => Number(event.id))).toEqual(events.map((_, index) => pausedAt + 1 + index));
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { data: { status: 'interrupted', stop_reason: 'interrupt_after' } } });
+    await stop(miniflare);
+  }, 60_000);
+
+  it("the caller's role reaches the run in the object: tier-3 tools gated by role, approval resumed there", async () => {
+    const miniflare = await instance({ API_TOKENS: 'op-token:operator,view-token:viewer' }, false);
+    const operator = { authorization: 'Bearer op-token' };
+    expect((await call(miniflare, 'POST', '/agents/approver/runs', { input: {} })).status).toBe(401);
+    const paused = await call(miniflare, 'POST', '/agents/approver/runs', { input: {} }, operator);
+    expect(paused.json).toMatchObject({ status: 'interrupted', stop_reason: 'confirmation', interrupt: { kind: 'tool_confirmation', tool: 'math.calculate' } });
+    const approved = await call(miniflare, 'POST', `/runs/${paused.json.run_id}/resume`, { approval: true }, operator);
+    expect(approved.json).toMatchObject({ status: 'completed', state: { observations: ['{"result":42}', 'Goal achieved.'] } });
+    const viewer = await call(miniflare, 'POST', '/agents/approver/runs', { input: {} }, { authorization: 'Bearer view-token' });
+    expect(viewer.json.state.observations[0]).toContain('Access denied');
+    await stop(miniflare);
+  }, 60_000);
+});
+
 describe('resumable event streams', () => {
   it('an SSE follower that drops 3 times and reconnects with Last-Event-ID sees every event once, in order', async () => {
     const miniflare = await instance();
@@ -168,7 +197,7 @@ describe('resumable event streams', () => {
 
 describe('many background runs', () => {
   it('100 concurrent background runs (one object each) all finish completed', async () => {
-    const miniflare = await instance();
+    const miniflare = await instance({}, false);
     const second = await secondWorker(miniflare);
     const started = await Promise.all(Array.from({ length: 100 }, (_, index) => call(index % 2 === 0 ? miniflare : second, 'POST', '/agents/quick/runs', { input: { question: `q${index}` } }, { prefer: 'respond-async' })));
     expect(started.every((response) => response.status === 202)).toBe(true);
