@@ -41,6 +41,7 @@ import { errorResponse, httpError, toErrorResponse } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
 import { readRunStart } from './read-run-start.js';
 import { cursorOf } from './run-follow.js';
+import { isPlainObject } from '../src/util/plain-object.js';
 import { respondWithRun } from './respond-with-run.js';
 import { hostGuard, originGuard } from './request-guard.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';

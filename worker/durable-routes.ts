@@ -46,8 +46,13 @@ function forwardBody(c: Context<AppEnv>, runId: string) {
   return { run_id: runId, respond: respondModeOf(c.req.raw.headers), cancel_on_disconnect: cancelOnDisconnectOf(c.req.url), ...(role !== undefined ? { role } : {}) };
 }
 
+/** The object's answer with mutable headers (the app's CORS middleware adds to them). */
+function passOn(response: Response): Response {
+  return new Response(response.body, response);
+}
+
 async function post(namespace: DurableObjectNamespaceLike, runId: string, path: string, body: unknown): Promise<Response> {
-  return coordinator(namespace, runId).fetch(`https://run-coordinator${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return passOn(await coordinator(namespace, runId).fetch(`https://run-coordinator${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
 }
 
 export function durableRoutes(namespace: DurableObjectNamespaceLike): NonNullable<AppOptions['routes']> {
@@ -80,7 +85,7 @@ export function durableRoutes(namespace: DurableObjectNamespaceLike): NonNullabl
       if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
       const after = c.req.query('after');
       const query = after !== undefined ? `?after=${encodeURIComponent(after)}` : '';
-      return coordinator(namespace, c.req.param('id')).fetch(`https://run-coordinator/events${query}`, { headers });
+      return passOn(await coordinator(namespace, c.req.param('id')).fetch(`https://run-coordinator/events${query}`, { headers }));
     });
   };
 }

@@ -41,8 +41,8 @@ export async function startDurableWorker(script: string, options: DurableWorkerO
 
 /** The second worker of an instance, shaped for `call` (which only uses `dispatchFetch`). */
 export async function secondWorker(miniflare: Miniflare): Promise<Miniflare> {
-  const worker = await miniflare.getWorker('edge-b');
-  return { dispatchFetch: (url: string, init?: RequestInit) => worker.fetch(url, init as never) } as unknown as Miniflare;
+  const worker = (await miniflare.getWorker('edge-b')) as unknown as { fetch(url: string, init?: RequestInit): Promise<Response> };
+  return { dispatchFetch: (url: string, init?: RequestInit) => worker.fetch(url, init) } as unknown as Miniflare;
 }
 
 /** The events of an SSE text (comment-only blocks such as keep-alives left out). */
@@ -59,8 +59,9 @@ export function sseEvents(text: string): Array<{ event: string; data: any; id: s
 }
 
 /** Reads an SSE response until it ends, or until `stopAfter` events arrived (then drops the connection). */
-export async function readSse(response: Response, stopAfter = Infinity): Promise<{ text: string; dropped: boolean }> {
-  const reader = response.body!.getReader();
+export async function readSse(response: { body: unknown }, stopAfter = Infinity): Promise<{ text: string; dropped: boolean }> {
+  // Node's and Miniflare's stream types differ; both read the same way.
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let text = '';
   for (;;) {
@@ -80,7 +81,7 @@ export async function readSse(response: Response, stopAfter = Infinity): Promise
  * Follows a run's SSE events, dropping the connection after every `perConnection` events `drops`
  * times and reconnecting with `Last-Event-ID`; returns the seqs seen, in order, and the drops made.
  */
-export async function followWithDrops(open: (headers: Record<string, string>) => Promise<Response>, drops: number, perConnection = 5): Promise<{ seen: number[]; reconnects: number }> {
+export async function followWithDrops(open: (headers: Record<string, string>) => Promise<{ status: number; body: unknown }>, drops: number, perConnection = 5): Promise<{ seen: number[]; reconnects: number }> {
   const seen: number[] = [];
   let reconnects = 0;
   for (;;) {

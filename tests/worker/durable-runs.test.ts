@@ -24,7 +24,7 @@ const LONG_ANSWER = 'The answer is forty-two, give or take a towel or two, reall
 
 /** An instance over the shared storage; `mocked: false` leaves agents their own (scripted) models. */
 async function instance(extra: Record<string, string> = {}, mocked = true): Promise<Miniflare> {
-  const model = mocked ? { LLM_BASE_URL: mock.url, LLM_MODEL: 'mock-model' } : {};
+  const model: Record<string, string> = mocked ? { LLM_BASE_URL: mock.url, LLM_MODEL: 'mock-model' } : {};
   const miniflare = await startDurableWorker(script, { persist, bindings: { ...model, SSE_HEARTBEAT_MS: '100', ...extra } });
   running.push(miniflare);
   return miniflare;
@@ -135,13 +135,17 @@ describe('what reaches the object', () => {
   }, 60_000);
 
   it("the caller's role reaches the run in the object: tier-3 tools gated by role, approval resumed there", async () => {
-    const miniflare = await instance({ API_TOKENS: 'op-token:operator,view-token:viewer' }, false);
+    const miniflare = await instance({ API_TOKENS: 'op-token:operator,view-token:viewer', CORS_ORIGINS: 'https://app.example' }, false);
     const operator = { authorization: 'Bearer op-token' };
     expect((await call(miniflare, 'POST', '/agents/approver/runs', { input: {} })).status).toBe(401);
     const paused = await call(miniflare, 'POST', '/agents/approver/runs', { input: {} }, operator);
     expect(paused.json).toMatchObject({ status: 'interrupted', stop_reason: 'confirmation', interrupt: { kind: 'tool_confirmation', tool: 'math.calculate' } });
     const approved = await call(miniflare, 'POST', `/runs/${paused.json.run_id}/resume`, { approval: true }, operator);
     expect(approved.json).toMatchObject({ status: 'completed', state: { observations: ['{"result":42}', 'Goal achieved.'] } });
+    // An allowed page's request gets its CORS headers on the object's answer too.
+    const fromPage = await call(miniflare, 'POST', '/agents/approver/runs', { input: {} }, { ...operator, origin: 'https://app.example' });
+    expect(fromPage.status).toBe(200);
+    expect(fromPage.headers.get('access-control-allow-origin')).toBe('https://app.example');
     const viewer = await call(miniflare, 'POST', '/agents/approver/runs', { input: {} }, { authorization: 'Bearer view-token' });
     expect(viewer.json.state.observations[0]).toContain('Access denied');
     await stop(miniflare);
@@ -153,7 +157,7 @@ describe('resumable event streams', () => {
     const miniflare = await instance();
     const started = await call(miniflare, 'POST', '/agents/asker/runs', { input: { question: 'Follow me?' } }, { prefer: 'respond-async' });
     const runId = started.json.run_id as string;
-    const { seen, reconnects } = await followWithDrops((headers) => miniflare.dispatchFetch(`http://worker.test/runs/${runId}/events`, { headers }) as unknown as Promise<Response>, 3);
+    const { seen, reconnects } = await followWithDrops((headers) => miniflare.dispatchFetch(`http://worker.test/runs/${runId}/events`, { headers }), 3);
     expect(reconnects).toBe(3);
     const stored = ndjson((await call(miniflare, 'GET', `/runs/${runId}/events`)).text);
     expect(stored.at(-1).type).toBe('done');
