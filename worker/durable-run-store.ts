@@ -47,7 +47,23 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
     private readonly sql: SqlStorageLike,
     private readonly index?: TraceStore,
   ) {
-    for (const statement of SCHEMA) this.exec(statement);
+    // Tables are created by the first write: looking up an unknown run id stores nothing.
+    this.created = this.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'events'").toArray().length > 0;
+  }
+
+  private created: boolean;
+
+  /** Runs a statement only once the tables exist (before, there is nothing to read or delete). */
+  private ifCreated(query: string, ...bindings: unknown[]): SqlCursorLike {
+    return this.created ? this.exec(query, ...bindings) : { toArray: () => [], rowsWritten: 0 };
+  }
+
+  private write(query: string, ...bindings: unknown[]): SqlCursorLike {
+    if (!this.created) {
+      for (const statement of SCHEMA) this.exec(statement);
+      this.created = true;
+    }
+    return this.exec(query, ...bindings);
   }
 
   private exec(query: string, ...bindings: unknown[]): SqlCursorLike {
@@ -61,8 +77,8 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   /** Writes events not written yet (by seq) and wakes every follower. */
   append(events: readonly AgentEvent[]): void {
     for (const event of events) {
-      this.exec('INSERT OR IGNORE INTO events (seq, type, body) VALUES (?, ?, ?)', event.seq, event.type, JSON.stringify(event));
-      if (event.type === 'node_end' && event.node !== undefined) this.exec('INSERT OR IGNORE INTO progress (seq, node) VALUES (?, ?)', event.seq, event.node);
+      this.write('INSERT OR IGNORE INTO events (seq, type, body) VALUES (?, ?, ?)', event.seq, event.type, JSON.stringify(event));
+      if (event.type === 'node_end' && event.node !== undefined) this.write('INSERT OR IGNORE INTO progress (seq, node) VALUES (?, ?)', event.seq, event.node);
     }
     this.wake();
   }
@@ -80,19 +96,19 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
 
   /** Events with seq > `after`, in order, at most `limit`. */
   eventsAfter(after: number, limit = 500): AgentEvent[] {
-    return this.exec('SELECT body FROM events WHERE seq > ? ORDER BY seq LIMIT ?', after, limit)
+    return this.ifCreated('SELECT body FROM events WHERE seq > ? ORDER BY seq LIMIT ?', after, limit)
       .toArray()
       .map((row) => JSON.parse(row.body as string) as AgentEvent);
   }
 
   lastSeq(): number {
-    const row = this.exec('SELECT MAX(seq) AS seq FROM events').toArray()[0];
+    const row = this.ifCreated('SELECT MAX(seq) AS seq FROM events').toArray()[0];
     return typeof row?.seq === 'number' ? row.seq : 0;
   }
 
   /** The nodes finished so far, in order, with the seq of their node_end. */
   progress(): Array<{ seq: number; node: string }> {
-    return this.exec('SELECT seq, node FROM progress ORDER BY seq').toArray() as Array<{ seq: number; node: string }>;
+    return this.ifCreated('SELECT seq, node FROM progress ORDER BY seq').toArray() as Array<{ seq: number; node: string }>;
   }
 
   // TraceStore
@@ -118,7 +134,7 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   }
 
   async putRun(record: RunRecord): Promise<void> {
-    this.exec('INSERT OR REPLACE INTO record (id, body) VALUES (1, ?)', JSON.stringify(record));
+    this.write('INSERT OR REPLACE INTO record (id, body) VALUES (1, ?)', JSON.stringify(record));
     // The listing index is best effort: a KV failure leaves the run listed late, never failed.
     await this.index?.putRun(record).catch(() => undefined);
   }
@@ -128,7 +144,7 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   }
 
   record(): RunRecord | undefined {
-    const row = this.exec('SELECT body FROM record WHERE id = 1').toArray()[0];
+    const row = this.ifCreated('SELECT body FROM record WHERE id = 1').toArray()[0];
     return row === undefined ? undefined : (JSON.parse(row.body as string) as RunRecord);
   }
 
@@ -137,7 +153,7 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   }
 
   async deleteRun(runId: string): Promise<void> {
-    for (const table of ['events', 'record', 'checkpoint', 'claims', 'progress']) this.exec(`DELETE FROM ${table}`);
+    for (const table of ['events', 'record', 'checkpoint', 'claims', 'progress']) this.ifCreated(`DELETE FROM ${table}`);
     await this.index?.deleteRun(runId);
   }
 
@@ -156,20 +172,20 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   // CheckpointStore
 
   async save(checkpoint: Checkpoint): Promise<void> {
-    this.exec('INSERT OR REPLACE INTO checkpoint (id, checkpoint_id, body) VALUES (1, ?, ?)', checkpoint.checkpoint_id, JSON.stringify(checkpoint));
+    this.write('INSERT OR REPLACE INTO checkpoint (id, checkpoint_id, body) VALUES (1, ?, ?)', checkpoint.checkpoint_id, JSON.stringify(checkpoint));
   }
 
   async loadLatest(_runId: string): Promise<Checkpoint | undefined> {
-    const row = this.exec('SELECT body FROM checkpoint WHERE id = 1').toArray()[0];
+    const row = this.ifCreated('SELECT body FROM checkpoint WHERE id = 1').toArray()[0];
     return row === undefined ? undefined : (JSON.parse(row.body as string) as Checkpoint);
   }
 
   async delete(_runId: string): Promise<void> {
-    this.exec('DELETE FROM checkpoint');
+    this.ifCreated('DELETE FROM checkpoint');
   }
 
   async claim(_runId: string, checkpointId: string): Promise<boolean> {
-    return this.exec('INSERT OR IGNORE INTO claims (checkpoint_id) VALUES (?)', checkpointId).rowsWritten > 0;
+    return this.write('INSERT OR IGNORE INTO claims (checkpoint_id) VALUES (?)', checkpointId).rowsWritten > 0;
   }
 }
 
