@@ -17,7 +17,7 @@ async function gzippedSize(withoutLua: boolean, runOnly = false): Promise<{ raw:
         {
           name: 'no-lua',
           setup(build: esbuild.PluginBuild) {
-            build.onResolve({ filter: /vendor[\\/]fengari(\.js)?$/ }, () => ({ path: 'fengari-stub', namespace: 'stub' }));
+            build.onResolve({ filter: /^#lua-vm$/ }, () => ({ path: 'fengari-stub', namespace: 'stub' }));
             build.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
               contents:
                 'const handler = { get: (_, key) => (key === Symbol.toPrimitive ? () => 0 : stub), apply() { throw new Error("Lua left out of this size-measuring build"); } };' +
@@ -33,9 +33,12 @@ async function gzippedSize(withoutLua: boolean, runOnly = false): Promise<{ raw:
     baseOptions({
       ...(runOnly
         ? {
-            // What a host with pre-checked agents ships (the worker): no YAML parser, no agent checks.
+            // What a host with pre-checked agents ships (the worker): no YAML parser, no agent checks;
+            // with Lua, the sandbox it passes to compileAgent (without, it passes none).
             stdin: {
-              contents: "export { runAgent, resumeAgent } from './src/graph/run-agent.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { createMemoryStores } from './src/storage/memory-store.ts';",
+              contents:
+                "export { runAgent, resumeAgent } from './src/graph/run-agent.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { createMemoryStores } from './src/storage/memory-store.ts';" +
+                (withoutLua ? '' : " export { luaSandbox } from './src/lua/lua-script-sandbox.ts';"),
               resolveDir: ROOT,
               loader: 'ts' as const,
             },

@@ -8,7 +8,7 @@
  * - the scripted model's per-call overhead, alone and through the ModelCaller (events, budget), µs.
  */
 import { runAgent } from '../src/graph/run-agent.js';
-import { loadAgent } from '../src/graph/load-agent.js';
+import { loadAgent } from '../src/load-agent-with-scripts.js';
 import { createChatStreamAssembler } from '../src/llm/chat-stream-assembler.js';
 import { createModelCaller } from '../src/llm/model-caller.js';
 import { createScriptedModel } from '../src/llm/scripted-model.js';

@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createKvStores, type KVNamespaceLike } from '../adapters/workers-kv/index.js';
 import { runAgent } from '../src/graph/run-agent.js';
-import { loadAgent } from '../src/graph/load-agent.js';
+import { loadAgent } from '../src/load-agent-with-scripts.js';
 import { bundleTestWorker, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from '../tests/worker/miniflare-harness.js';
 import { wranglerDryRun } from '../tests/worker/wrangler-dry-run.js';
 import type { BenchResult } from './bench-result.js';

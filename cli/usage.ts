@@ -37,8 +37,10 @@ const PROBE = `tea-edge probe --llm-base-url <url> [--llm-model <name>] [--llm-a
   Asks an OpenAI-compatible endpoint what it supports (streaming, JSON schema, tool calls).
 `;
 
-const BENCH = `tea-edge bench [name ...] [--json]
-  Runs the benchmarks (all, or those whose name contains a given word) and prints their figures.
+const BENCH = `tea-edge bench [suite ...] [--json]
+  Runs the benchmarks (all, or the suites whose name contains a given word: engine, reasoning,
+  reflection, llm, lua, templates, storage, worker, bundles, browser) and prints their figures.
+  --json prints one JSON object per figure: {suite, name, value, unit, baseline_value?, ratio?}.
 `;
 
 export const COMMAND_USAGE: Readonly<Record<string, string>> = { run: RUN, resume: RESUME, validate: VALIDATE, serve: SERVE, probe: PROBE, bench: BENCH };
@@ -52,7 +54,7 @@ export const USAGE = `tea-edge — run YAML LLM agents (The Edge Agent format)
   tea-edge validate <agent.yaml>
   tea-edge serve [--port 8787] [--agents <dir>] [--trace-dir <dir>]
   tea-edge probe --llm-base-url <url> [--llm-model <name>] [--llm-api-key <key>]
-  tea-edge bench [--json]
+  tea-edge bench [suite ...] [--json]
   tea-edge <command> --help
 
 Exit codes: 0 completed · 1 run failed (one line on stderr: CODE node=… message (run …, stop reason …))

@@ -5,10 +5,14 @@
 
 // Loading and running agents
 export { runAgent, resumeAgent } from './graph/run-agent.js';
-export { loadAgent } from './graph/load-agent.js';
+export { loadAgent } from './load-agent-with-scripts.js';
 export type { LoadAgentOptions } from './graph/load-agent.js';
 export type { AgentRun, RunOptions, RunResult, ResumeInput, LlmOverrides } from './graph/run-types.js';
 export type { CompiledAgent, CompiledNode } from './graph/compiled-agent.js';
+
+// Inline code: the ScriptSandbox seam and its Lua implementation (loadAgent above passes it)
+export { luaSandbox, ALL_SCRIPT_SANDBOXES } from './lua/lua-script-sandbox.js';
+export type { ScriptSandbox, ScriptSandboxes, ScriptLanguage, CompiledScript, ScriptBudget, ScriptRunOptions, ScriptSource, ScriptErrorCodes } from './core/script-sandbox.js';
 export type { AgentSpec, NodeSpec } from './spec/agent-spec.js';
 export { readAgentSpec } from './spec/read-agent-spec.js';
 

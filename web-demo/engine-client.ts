@@ -10,7 +10,7 @@ import type { AgentEvent } from '../src/events/event.js';
 import type { ModelSettings } from './model-settings.js';
 import type { AgentProblem, ProbeOutcome, RequestMessage, ResponseMessage, RunOutcome } from './protocol.js';
 import type { AgentGraph } from './agent-graph.js';
-import { LUA_NOT_LOADED, mayUseLua } from './lua-marker.js';
+import { mayUseLua, needsScriptEngine } from './lua-marker.js';
 
 export interface Validation {
   problems: AgentProblem[];
@@ -53,7 +53,7 @@ export class EngineClient {
   async validate(agentYaml: string): Promise<Validation> {
     const engine = engineFor(agentYaml);
     const result = (await this.request(engine, { type: 'validate', agentYaml }, 'validate')) as Validation;
-    if (engine === 'light' && result.problems.some((problem) => problem.message.includes(LUA_NOT_LOADED))) {
+    if (engine === 'light' && result.problems.some(needsScriptEngine)) {
       return (await this.request('lua', { type: 'validate', agentYaml }, 'validate')) as Validation;
     }
     return result;
@@ -64,7 +64,7 @@ export class EngineClient {
     const message = { type: 'run', agentYaml, input, model, run_id: runId };
     const outcome = (await this.request(engine, message, 'run', runId)) as RunOutcome;
     // The light engine refuses Lua at load, before the run starts: start it again with Lua.
-    if (engine === 'light' && outcome.error?.message.includes(LUA_NOT_LOADED)) return (await this.request('lua', message, 'run', runId)) as RunOutcome;
+    if (engine === 'light' && needsScriptEngine(outcome.error)) return (await this.request('lua', message, 'run', runId)) as RunOutcome;
     return outcome;
   }
 

@@ -9,7 +9,9 @@ import { keysAt, parentPath } from './schema-completion.js';
 import { recordFromEvents } from './history-panel.js';
 import type { AgentEvent, EventData, EventType } from '../src/events/event.js';
 import { createDemoModel, DEMO_REPLY } from './demo-model.js';
-import { mayUseLua } from './lua-marker.js';
+import { mayUseLua, needsScriptEngine } from './lua-marker.js';
+import { loadAgent } from '../src/graph/load-agent.js';
+import { AGENT_FILE, problemsFromLoadError } from './load-problems.js';
 
 /** An event with some of its type's fields (the names are checked against the events contract). */
 const event = <T extends EventType>(seq: number, type: T, data: Partial<EventData<T>>, node?: string): AgentEvent =>
@@ -181,6 +183,20 @@ describe('engine choice and the demo model', () => {
     expect(mayUseLua('nodes:\n  - name: a\n    run: |\n      return {}\n')).toBe(true);
     expect(mayUseLua('evaluator:\n  type: lua\n')).toBe(true);
     expect(mayUseLua('nodes:\n  - name: a\n    uses: llm.call\n    with:\n      prompt: "run fast"\n')).toBe(false);
+  });
+
+  it('tells from the error code, not the text, that the light engine needs the Lua one', () => {
+    // What the light engine (no script sandbox) answers for an agent with Lua.
+    let thrown: unknown;
+    try {
+      loadAgent('name: a\nnodes:\n  - name: n\n    run: return 1\n', { file: AGENT_FILE, scripts: {} });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(needsScriptEngine(thrown as { code: string })).toBe(true);
+    expect(problemsFromLoadError(thrown).some(needsScriptEngine)).toBe(true);
+    expect(needsScriptEngine({ code: 'INVALID_AGENT', message: 'SCRIPT_ENGINE_NOT_LOADED LUA_ENGINE_NOT_LOADED' } as { code: string })).toBe(false);
+    expect(needsScriptEngine(undefined)).toBe(false);
   });
 
   it('answers with its labelled notice, whole or streamed', async () => {

@@ -30,7 +30,8 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
-import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
+import { runAgent } from '../src/graph/run-agent.js';
+import { resumeRun } from '../src/graph/resume-run.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import type { ResumeInput, RunOptions } from '../src/graph/run-types.js';
 import { reviewRun } from '../src/reflection/review/review-run.js';
@@ -186,21 +187,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const runId = c.req.param('id');
     const body = await readJsonBody(c.req.raw);
     const resume = readResumeInput(body);
-    const checkpoint = await checkpointStore.loadLatest(runId);
-    if (checkpoint === undefined) {
-      const record = await traceStore.getRun(runId);
-      if (record === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
-      // Interrupted but no checkpoint: expired, or (Workers KV) not visible here yet.
-      if (record.status === 'interrupted') throw httpError('NOT_FOUND', `run '${runId}' is interrupted but its checkpoint is not found (expired, or not yet visible here)`);
-      throw httpError('CONFLICT', `run '${runId}' is ${record.status}; only an interrupted run can be resumed`);
-    }
-    const agent = await agents.get(checkpoint.agent);
-    if (agent === undefined) throw httpError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
     // Two resumes in this isolate: the second is refused at once (the store's claim covers others).
     if (resuming.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already being resumed`);
     resuming.add(runId);
     try {
-      const run = resumeAgent(agent, runId, resume, runOptions(c));
+      const run = await resumeRun((name) => agents.get(name), runId, resume, runOptions(c));
       void run.result.finally(() => resuming.delete(runId));
       return await respondWithRun(c, run, responseOptions(c));
     } catch (error) {

@@ -19,6 +19,7 @@ import { createKvStores, type KVNamespaceLike } from '../adapters/workers-kv/ind
 import { AgentError } from '../src/errors/agent-error.js';
 import { createApp } from './app.js';
 import { prebuiltAgentSource } from './prebuilt-agent-source.js';
+import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
 import { errorResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { durableRoutes, durableTraceStore, type DurableObjectNamespaceLike } from './durable-routes.js';
@@ -50,9 +51,14 @@ function storesFor(env: CloudflareEnv) {
   return createKvStores(env.TRACES, ttl === undefined ? {} : { expirationTtl: ttl });
 }
 
+/** The agents bundled at build time, with every script sandbox. */
+function servedAgents() {
+  return prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES);
+}
+
 /** Creates the app for one environment. */
 export function createCloudflareApp(env: CloudflareEnv) {
-  const agents = prebuiltAgentSource(agentFiles);
+  const agents = servedAgents();
   const stores = storesFor(env);
   if (env.RUNS === undefined) return createApp({ agents, ...stores, ...optionsFromVariables(env) });
   return createApp({
@@ -71,7 +77,7 @@ export class RunCoordinator extends RunCoordinatorBase {
     const watchdog = Number(env.RUN_WATCHDOG_MS);
     super(ctx, {
       ...(Number.isInteger(watchdog) && watchdog > 0 ? { watchdogMs: watchdog } : {}),
-      agents: prebuiltAgentSource(agentFiles),
+      agents: servedAgents(),
       variables: env,
       ...(env.TRACES !== undefined ? { index: storesFor(env).traceStore } : {}),
       ...(ttl !== undefined && ttl > 0 ? { retentionMs: ttl * 1000 } : {}),

@@ -12,6 +12,7 @@ import agentFiles from 'virtual:tea-agents';
 import { createDenoKvStores, type DenoKvLike } from '../adapters/deno-kv/index.js';
 import { createApp } from './app.js';
 import { prebuiltAgentSource } from './prebuilt-agent-source.js';
+import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { isLoopbackHostname, loopbackHosts } from './request-guard.js';
 
@@ -40,7 +41,7 @@ const hostname = variable('HOSTNAME') ?? '0.0.0.0';
 let listeningPort = Number(variable('PORT') ?? 8000);
 // Bound to loopback (local development), only loopback Host headers are answered (DNS rebinding).
 const allowedHosts = isLoopbackHostname(hostname) ? { allowedHosts: () => loopbackHosts(listeningPort) } : {};
-const app = createApp({ agents: prebuiltAgentSource(agentFiles), ...stores, ...optionsFromVariables(hostVariables), ...allowedHosts });
+const app = createApp({ agents: prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES), ...stores, ...optionsFromVariables(hostVariables), ...allowedHosts });
 
 deno.serve(
   {

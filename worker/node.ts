@@ -18,6 +18,7 @@ import { createFsStores } from '../adapters/fs/index.js';
 import { Hono } from 'hono';
 import { createApp, type AppOptions } from './app.js';
 import { loadAgent } from '../src/graph/load-agent.js';
+import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
 import { lazyAgentSource } from './prebuilt-agent-source.js';
 import { optionsFromVariables } from './host-config.js';
 import { localRunRoutes } from './local-runs.js';
@@ -69,7 +70,7 @@ function defaultWebDemoDir(): string | undefined {
  */
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const files = await readAgentFiles(path.resolve(options.agentsDir ?? 'examples'));
-  const agents = lazyAgentSource(() => files.map(({ file, source }) => ({ file, compile: () => loadAgent(source, { file }) })));
+  const agents = lazyAgentSource(() => files.map(({ file, source }) => ({ file, compile: () => loadAgent(source, { file, scripts: ALL_SCRIPT_SANDBOXES }) })));
   await agents.list(); // compile now: a broken agent fails the start, not a request
   const environment = process.env;
   const app = createApp({

@@ -6,6 +6,7 @@
  */
 import { toAgentError, type AgentError } from '../src/errors/agent-error.js';
 import { combineLoadErrors } from './agent-load-errors.js';
+import type { ScriptSandboxes } from '../src/core/script-sandbox.js';
 import { compileAgent } from '../src/graph/compile-agent.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import type { AgentSpec } from '../src/spec/agent-spec.js';
@@ -30,9 +31,12 @@ function revive(prebuilt: PrebuiltAgent): AgentSpec {
   };
 }
 
-/** An AgentSource over prebuilt agents, compiled on first use (per source object, not per module). */
-export function prebuiltAgentSource(agents: ReadonlyArray<PrebuiltAgent>): AgentSource {
-  return lazyAgentSource(() => agents.map((prebuilt) => ({ file: prebuilt.file, compile: () => compileAgent(revive(prebuilt)) })));
+/**
+ * An AgentSource over prebuilt agents, compiled on first use (per source object, not per module)
+ * with the script sandboxes the host entry passes (Lua for the Cloudflare and Deno entries).
+ */
+export function prebuiltAgentSource(agents: ReadonlyArray<PrebuiltAgent>, scripts: ScriptSandboxes): AgentSource {
+  return lazyAgentSource(() => agents.map((prebuilt) => ({ file: prebuilt.file, compile: () => compileAgent(revive(prebuilt), { scripts }) })));
 }
 
 /**

@@ -1,7 +1,8 @@
-// Builds src/lua/vendor/fengari.js: an isomorphic ESM of the raw `fengari` package from
+// Builds build/generated/fengari.js (imported as `#lua-vm`, see package.json "imports"): an isomorphic ESM of the raw `fengari` package from
 // node_modules, rewritten by build/fengari-transform.mjs (Node branches and import-time eval
 // stripped, budget hooks added). Only the modules the sandbox uses are bundled: no `package`,
-// `io`, `debug` or `loadlib`. The output is generated and git-ignored; never commit it.
+// `io`, `debug` or `loadlib`. The output is generated and git-ignored; never commit it. It lives
+// outside src/ so src/ type-checks from a clean checkout (its types: src/lua/fengari.d.ts).
 import * as esbuild from 'esbuild';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -26,7 +27,7 @@ export { lua, lauxlib, lualib, to_luastring, to_jsstring };
 `;
 
 export default async function build({ root }) {
-  const outfile = path.join(root, 'src/lua/vendor/fengari.js');
+  const outfile = path.join(root, 'build/generated/fengari.js');
   const seen = new Set();
   const fengariVersion = JSON.parse(await readFile(path.join(root, 'node_modules/fengari/package.json'), 'utf8')).version;
   await mkdir(path.dirname(outfile), { recursive: true });

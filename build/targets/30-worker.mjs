@@ -33,7 +33,7 @@ async function engineLoader(root) {
   await esbuild.build(
     baseOptions({
       stdin: {
-        contents: "export { readAgentSpec } from './src/spec/read-agent-spec.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { toAgentError } from './src/errors/agent-error.ts';",
+        contents: "export { readAgentSpec } from './src/spec/read-agent-spec.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { toAgentError } from './src/errors/agent-error.ts'; export { ALL_SCRIPT_SANDBOXES } from './src/lua/lua-script-sandbox.ts';",
         resolveDir: root,
         loader: 'ts',
       },
@@ -62,7 +62,7 @@ function prebuildAgent(engine, file, source) {
     positionOf: (agentPath) => (positions[JSON.stringify(agentPath)] = spec.positionOf(agentPath) ?? null) ?? undefined,
     contentLineOf: (agentPath) => (lines[JSON.stringify(agentPath)] = spec.contentLineOf(agentPath) ?? null) ?? undefined,
   };
-  const agent = engine.compileAgent(recording, {});
+  const agent = engine.compileAgent(recording, { scripts: engine.ALL_SCRIPT_SANDBOXES });
   const { positionOf, contentLineOf, ...data } = spec;
   return { name: agent.name, prebuilt: { file, spec: JSON.parse(JSON.stringify(data)), positions, lines } };
 }

@@ -116,20 +116,10 @@ async function writeWebDemo(root, outdir) {
       chunkNames: 'chunks/[name]-[hash]',
     }),
   );
-  // Two engine workers: the light one (loaded at start) with the Lua compiler swapped for a stub,
-  // and the full one, loaded only for agents that use Lua.
-  const withoutLua = {
-    name: 'tea-edge-web-demo-no-lua',
-    setup(build) {
-      build.onResolve({ filter: /\/lua\/compile-lua\.js$/ }, () => ({ path: path.join(root, 'web-demo/lua-not-loaded.ts') }));
-    },
-  };
-  const worker = await esbuild.build(
-    baseOptions({ ...common, plugins: [...common.plugins, withoutLua], entryPoints: { 'engine-worker': path.join(root, 'web-demo/engine-worker.ts') }, outdir }),
-  );
-  const luaWorker = await esbuild.build(
-    baseOptions({ ...common, entryPoints: { 'engine-worker-lua': path.join(root, 'web-demo/engine-worker.ts') }, outdir }),
-  );
+  // Two engine workers: the light one (loaded at start) is given no script sandbox, so it
+  // carries no Lua VM; the full one, loaded only for agents that use Lua, is given the Lua sandbox.
+  const worker = await esbuild.build(baseOptions({ ...common, entryPoints: { 'engine-worker': path.join(root, 'web-demo/engine-worker.ts') }, outdir }));
+  const luaWorker = await esbuild.build(baseOptions({ ...common, entryPoints: { 'engine-worker-lua': path.join(root, 'web-demo/engine-worker-lua.ts') }, outdir }));
   for (const file of STATIC_FILES) await copyFile(path.join(root, 'web-demo', file), path.join(outdir, file));
 
   const relative = (file) => path.relative(outdir, path.resolve(root, file)).split(path.sep).join('/');

@@ -7,7 +7,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { toAgentError } from '../../src/errors/agent-error.js';
 import { loadAgent } from '../../src/graph/load-agent.js';
-import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
+import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';
+import { runAgent } from '../../src/graph/run-agent.js';
+import { pendingConfirmation, resumeAgent } from '../../src/graph/resume-run.js';
 import type { ResumeInput } from '../../src/graph/run-types.js';
 import { parseArgs, stringFlag, UsageError, type ParsedArgs } from '../args.js';
 import { loadAgentFile } from '../agent-file.js';
@@ -71,7 +73,7 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
   }
   let agent;
   try {
-    agent = loadAgent(await readFile(memo.agent_file, 'utf8'), { file: path.relative(process.cwd(), memo.agent_file) });
+    agent = loadAgent(await readFile(memo.agent_file, 'utf8'), { file: path.relative(process.cwd(), memo.agent_file), scripts: ALL_SCRIPT_SANDBOXES });
   } catch (error) {
     io.stderr(loadErrorLines(toAgentError(error, 'INVALID_AGENT'), memo.agent_file));
     return 2;
@@ -91,9 +93,8 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
 /** A run waiting for a tool confirmation is resumed with an answer, never by default. */
 async function requireAnswerToConfirmation(args: ParsedArgs, store: ReturnType<typeof runOptions>['checkpointStore'], runId: string): Promise<void> {
   if (args.flags.has('approve') || args.flags.has('deny') || store === undefined) return;
-  const checkpoint = await store.loadLatest(runId).catch(() => undefined);
-  const pending = checkpoint?.pending;
-  if (pending?.kind === 'tool_confirmation') {
+  const pending = await pendingConfirmation(runId, store);
+  if (pending !== undefined) {
     throw new UsageError(`run ${runId} waits for a confirmation of tool '${pending.tool}' (node ${pending.node}): resume it with --approve or --deny`);
   }
 }

@@ -96,7 +96,7 @@ async function loop(prepared: Prepared, context: ActionContext, maxRetries: numb
     if (result['valid'] === true) return finish(working, retry, [], result, false);
     working['_retry_errors'] = errors;
     if (retry >= maxRetries) return finish(working, retry, errors, result, true);
-    context.emit('log', { message: `retry.loop: validation failed, running correction node '${prepared.correct}' (retry ${retry + 1} of ${maxRetries})`, retry: retry + 1, errors: errors.length });
+    context.emit('log', { source: 'retry_loop', message: `retry.loop: validation failed, running correction node '${prepared.correct}' (retry ${retry + 1} of ${maxRetries})`, retry: retry + 1, errors: errors.length });
     try {
       Object.assign(working, await runNode(prepared.correct, { ...working }));
     } catch (error) {

@@ -6,7 +6,7 @@ import type { AgentError, ErrorCode } from '../errors/agent-error.js';
 import type { EventData, EventType } from '../events/event.js';
 import type { LlmRequest, LlmConnection, LlmResponse } from '../llm/types.js';
 import type { CompiledValue, TemplateScope } from '../templates/types.js';
-import type { CompiledLua } from '../lua/types.js';
+import type { CompiledScript } from '../core/script-sandbox.js';
 
 export type JsonSchema = Record<string, unknown>;
 export type State = Record<string, unknown>;
@@ -31,7 +31,7 @@ export interface ActionCompiler {
   /** e.g. `agent.yaml node 'generate'`; used in error messages. */
   readonly node: string;
   template(value: unknown, field: string): CompiledValue;
-  lua(code: string, field: string): CompiledLua;
+  lua(code: string, field: string): CompiledScript;
   schema(schema: unknown, field: string): CompiledSchema;
   /** Resolves an action name (aliases included) or throws UNKNOWN_ACTION with suggestions. */
   action(name: string, field: string): ActionDefinition;
@@ -63,6 +63,24 @@ export interface LlmCallOptions {
   stream?: boolean;
   /** Extra data put on the llm_request/llm_response events (e.g. `{purpose: 'judge'}`). */
   label?: string;
+}
+
+/** What a paused tool call waits for: shown to the approver, kept in the checkpoint. */
+export interface ConfirmationRequest {
+  tool: string;
+  arguments: unknown;
+  call_id: string;
+  /** The action's own data, handed back as `context.resume.resume_data` when the node runs again. */
+  resume_data: Record<string, unknown>;
+}
+
+/**
+ * A pause, as a value: made by `context.requestConfirmation`, returned by the action (see
+ * src/actions/pause-request.ts). Only the engine makes them; a look-alike object is plain data.
+ */
+export interface PauseRequest {
+  readonly kind: 'pause_request';
+  readonly confirmation: ConfirmationRequest;
 }
 
 /** Data a run hands back to an action re-run after a confirmation interrupt. */
@@ -103,13 +121,17 @@ export interface ActionContext {
    * without routing (retry.loop's correction node). Optional, as `embed`.
    */
   runNode?(name: string, state: State): Promise<Record<string, unknown>>;
-  /** Runs another registered action (params given are final: no template rendering). */
+  /**
+   * Runs another registered action (params given are final: no template rendering). A called
+   * action cannot pause the run: one that returns a PauseRequest fails with ACTION_FAILED.
+   */
   callAction(name: string, params: Record<string, unknown>, options?: { state?: State }): Promise<unknown>;
   /**
-   * Pauses the run for a tool confirmation: saves a checkpoint with `resume_data` and stops. Never
-   * returns. On resume the node runs again with `context.resume` set.
+   * Asks to pause the run for a tool confirmation. Return the value it gives from `run`
+   * (`return context.requestConfirmation({...})`): the engine then saves a checkpoint with
+   * `resume_data` and stops. On resume the node runs again with `context.resume` set.
    */
-  requestConfirmation(request: { tool: string; arguments: unknown; call_id: string; resume_data: Record<string, unknown> }): never;
+  requestConfirmation(request: ConfirmationRequest): PauseRequest;
   /** The registered actions (name, description, parameters, side effects), for tools.list. */
   listActions(): Array<{ name: string; description: string; parameters?: JsonSchema; side_effects: boolean }>;
   /** Writes the run's buffered events to the trace store now (the reviewer reads the current run from it). */

@@ -107,16 +107,20 @@ export type NodeStartData = { attempt?: number };
 
 export type NodeEndData = { update: Record<string, unknown>; duration_ms: number };
 
-export type LlmRequestData = {
-  model: string;
-  provider: string;
-  message_count: number;
-  stream: boolean;
-  label?: string;
-  tool_count?: number;
-  /** Only with payload capture. */
-  request?: CapturedRequest;
-};
+/** A chat call, or (`kind: 'embeddings'`) an `llm.embed` call with `input_count` texts. */
+export type LlmRequestData = Exclusive<
+  | {
+      model: string;
+      provider: string;
+      message_count: number;
+      stream: boolean;
+      label?: string;
+      tool_count?: number;
+      /** Only with payload capture. */
+      request?: CapturedRequest;
+    }
+  | { kind: 'embeddings'; model: string; provider: string; input_count: number; label?: string }
+>;
 
 type KeysOf<T> = T extends unknown ? keyof T : never;
 
@@ -138,10 +142,13 @@ export type LlmAnsweredData = LlmResponseCommon & {
   response?: CapturedResponse;
 };
 
-/** A model call that failed after its attempts. */
-export type LlmFailedData = LlmResponseCommon & { error: { code: string; message: string } };
+/** An embeddings call that answered: `dimensions` of each vector. */
+export type LlmEmbeddedData = LlmResponseCommon & { kind: 'embeddings'; usage: TokenUsage; dimensions: number };
 
-export type LlmResponseData = Exclusive<LlmAnsweredData | LlmFailedData>;
+/** A model call that failed after its attempts (`kind: 'embeddings'` for `llm.embed`). */
+export type LlmFailedData = LlmResponseCommon & { error: { code: string; message: string }; kind?: 'embeddings' };
+
+export type LlmResponseData = Exclusive<LlmAnsweredData | LlmEmbeddedData | LlmFailedData>;
 
 /** Streamed text: `label` for a labelled model call, `step` for a ReAct final answer. */
 export type AnswerChunkData = { content: string; label?: string; step?: number };
@@ -184,6 +191,7 @@ export type LogData = Exclusive<
   | { source: 'trace'; level: 'warn'; message: string; truncated: true; dropped_from_seq: number; max_events: number; max_bytes: number }
   | { source: 'while_loop'; message: string; iterations_completed: number; exit_reason: 'max_iterations_reached' | 'condition_false' }
   | { source: 'dynamic_parallel'; message: string; total_branches: number; successful: number; failed: number }
+  | { source: 'retry_loop'; message: string; retry: number; errors: number }
 >;
 
 /**

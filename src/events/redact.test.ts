@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from './event.js';
-import { createRunEventCap, REDACTED, sanitizeEvent, sanitizeEventWithSize, sanitizeValue, utf8Length } from './redact.js';
+import { createRunEventCap, jsonPrefix, jsonStringBytes, REDACTED, sanitizeEvent, sanitizeEventWithSize, sanitizeValue, utf8Length } from './redact.js';
 
 /** An event with any data: the sanitiser and the cap do not look at what the fields mean. */
 function event(data: Record<string, unknown>, seq = 1, type: AgentEvent['type'] = 'log'): AgentEvent {
@@ -152,6 +152,45 @@ describe('sanitizeEvent: size cap', () => {
     expect(sanitizeEventWithSize(input).event).toEqual(result);
     const small = event({ control: '\u0001'.repeat(9_000) });
     expect(sanitizeEvent(small)).toEqual(small);
+  });
+
+  it('jsonStringBytes is the UTF-8 size of the JSON string form, escapes and lone surrogates included', () => {
+    const units = ['a', '"', '\\', '\n', '\u0001', '\u007f', 'é', '€', '🚀', '\ud800', '\udc00', '\u2028', ' '];
+    let seed = 7;
+    for (let round = 0; round < 500; round++) {
+      let text = '';
+      for (let index = 0; index < 20; index++) {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        text += units[seed % units.length];
+      }
+      expect(jsonStringBytes(text)).toBe(bytesOf(text) - 2);
+    }
+  });
+
+  it('jsonPrefix starts exactly like JSON.stringify, for inert values of every shape', () => {
+    const values: unknown[] = [
+      { a: [1, -0, 1e21, 0.5, true, null, 'x"\\\n🚀\ud800'], b: {}, c: [], d: { e: { f: 'g' } } },
+      ['é', { k: 1 }, [[[]]]],
+      'plain',
+      42,
+      Array.from({ length: 300 }, (_, index) => ({ index, text: `item ${index}`.repeat(index % 7) })),
+    ];
+    for (const value of values) {
+      const full = JSON.stringify(value);
+      for (const length of [0, 1, 5, 17, 100, 1026, 100_000]) {
+        const prefix = jsonPrefix(value, length);
+        expect(full.startsWith(prefix)).toBe(true);
+        expect(prefix.length).toBeGreaterThanOrEqual(Math.min(length, full.length));
+      }
+    }
+  });
+
+  it('a capped event reports its exact size (the trace cap counts it)', () => {
+    const strings = Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`s${index}`, `é"\u0001🚀\ud800 `.repeat(200 + index * 37)]));
+    const result = sanitizeEventWithSize(event(strings));
+    expect((result.event.data as Record<string, unknown>).s39 as string).toContain('[truncated');
+    expect(result.bytes).toBe(bytesOf(result.event));
+    expect(result.bytes).toBeLessThanOrEqual(64 * 1024);
   });
 
   it('summarises data whose size is not in its strings', () => {

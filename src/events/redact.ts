@@ -61,7 +61,12 @@ interface CopyContext {
   ancestors: object[];
   /** An upper bound of the copy's JSON size in bytes, kept while copying. */
   sizeBound: number;
+  /** Keys already classified (redacted or not); kept across the events of one sanitiser. */
+  keyVerdicts: Map<string, boolean>;
 }
+
+/** Classified keys remembered per sanitiser; past this, keys are classified each time. */
+const MAX_KEY_VERDICTS = 4096;
 
 function normaliseKey(key: string): string {
   return key.toLowerCase().replace(/[-_]/g, '');
@@ -86,8 +91,24 @@ export function sanitizeEventWithSize(event: AgentEvent, options: SanitizeOption
   return sanitize(event, options, exact);
 }
 
-function sanitize(event: AgentEvent, options: SanitizeOptions, measure: boolean): SanitizedEvent {
+/**
+ * `sanitizeEventWithSize` for many events with the same options: the secrets, key set and key
+ * verdicts are prepared once (the engine makes one per run; events are its hot path).
+ */
+export function createEventSanitizer(options: SanitizeOptions = {}): (event: AgentEvent, exact?: boolean) => SanitizedEvent {
   const context = createContext(options);
+  return (event, exact = true) => {
+    context.ancestors.length = 0;
+    context.sizeBound = 0;
+    return sanitizeWith(event, options, exact, context);
+  };
+}
+
+function sanitize(event: AgentEvent, options: SanitizeOptions, measure: boolean): SanitizedEvent {
+  return sanitizeWith(event, options, measure, createContext(options));
+}
+
+function sanitizeWith(event: AgentEvent, options: SanitizeOptions, measure: boolean, context: CopyContext): SanitizedEvent {
   const copy = copyValue(event, 0, context) as AgentEvent;
   if (!isPlainObject(copy.data)) copy.data = {};
   const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
@@ -120,13 +141,17 @@ function createContext(options: SanitizeOptions): CopyContext {
     shortestKey = Math.min(shortestKey, key.length);
     longestKey = Math.max(longestKey, key.length);
   }
-  return { secrets, redactKeys, shortestKey, longestKey: longestKey + 4, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0 };
+  return { secrets, redactKeys, shortestKey, longestKey: longestKey + 4, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, keyVerdicts: new Map() };
 }
 
 /** True for a key whose value is a credential. */
 function isRedactedKey(key: string, context: CopyContext): boolean {
   if (key.length < context.shortestKey || key.length > context.longestKey) return false;
-  return context.redactKeys.has(normaliseKey(key));
+  const known = context.keyVerdicts.get(key);
+  if (known !== undefined) return known;
+  const verdict = context.redactKeys.has(normaliseKey(key));
+  if (context.keyVerdicts.size < MAX_KEY_VERDICTS) context.keyVerdicts.set(key, verdict);
+  return verdict;
 }
 
 function redactString(text: string, context: CopyContext): string {
@@ -258,6 +283,27 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
+/**
+ * UTF-8 bytes of a string's JSON form, quotes excluded: `utf8Length(JSON.stringify(text)) - 2`,
+ * counted without making the JSON (escapes: `\"` `\\` and `\n`-style 2 bytes, other controls and
+ * lone surrogates `\uXXXX` 6 bytes).
+ */
+export function jsonStringBytes(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 0x20 && code < 0x80) bytes += code === 0x22 || code === 0x5c ? 2 : 1;
+    else if (code < 0x20) bytes += code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d ? 2 : 6;
+    else if (code < 0x800) bytes += 2;
+    else if (code < 0xd800 || code > 0xdfff) bytes += 3;
+    else if (code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      index++;
+    } else bytes += 6;
+  }
+  return bytes;
+}
+
 /** Bytes a UTF-16 unit takes inside a JSON string (escapes included), for units outside pairs. */
 function jsonUnitBytes(code: number): number {
   if (code === 0x22 || code === 0x5c) return 2;
@@ -295,7 +341,7 @@ function collectStrings(value: unknown, leaves: StringLeaf[]): void {
   const holder = value as Record<string, unknown>;
   for (const key of Object.keys(holder)) {
     const field = holder[key];
-    if (typeof field === 'string') leaves.push({ holder, key, text: field, cost: utf8Length(JSON.stringify(field)) - 2 });
+    if (typeof field === 'string') leaves.push({ holder, key, text: field, cost: jsonStringBytes(field) });
     else collectStrings(field, leaves);
   }
 }
@@ -315,25 +361,71 @@ function capEvent(event: AgentEvent, bytes: number, maxBytes: number): Sanitized
   collectStrings(event.data, leaves);
   const stringBytes = leaves.reduce((sum, leaf) => sum + leaf.cost, 0);
   let target = maxBytes;
-  for (let attempt = 0; attempt < 4; attempt++) {
+  // When what is not string content already passes the cap, no cutting of strings can help.
+  for (let attempt = 0; attempt < 4 && bytes - stringBytes < maxBytes; attempt++) {
     const limit = commonLimit(leaves.map((leaf) => leaf.cost), target - (bytes - stringBytes));
     if (limit === undefined) break;
+    // The event's JSON differs from the measured one only in the cut strings, so its exact size is
+    // `bytes` plus the change of each (no serialising per attempt).
+    let size = bytes;
     for (const leaf of leaves) {
       if (leaf.cost <= limit) {
         (leaf.holder as Record<string, unknown>)[leaf.key] = leaf.text;
         continue;
       }
       const kept = sliceJson(leaf.text, limit);
-      (leaf.holder as Record<string, unknown>)[leaf.key] = kept + truncationMarker(utf8Length(leaf.text) - utf8Length(kept));
+      const cut = kept + truncationMarker(utf8Length(leaf.text) - utf8Length(kept));
+      (leaf.holder as Record<string, unknown>)[leaf.key] = cut;
+      size += jsonStringBytes(cut) - leaf.cost;
     }
-    const size = utf8Length(JSON.stringify(event));
     if (size <= maxBytes) return { event, bytes: size };
     target -= size - maxBytes + 64;
   }
   for (const leaf of leaves) (leaf.holder as Record<string, unknown>)[leaf.key] = leaf.text;
-  const preview = sliceJson(JSON.stringify(event.data), Math.max(0, Math.min(1024, maxBytes / 4)));
+  const previewBytes = Math.max(0, Math.min(1024, maxBytes / 4));
+  // Each character takes at least one byte, so a prefix a little longer than the byte budget is
+  // enough (the two extra keep a surrogate pair at the edge whole).
+  const preview = sliceJson(jsonPrefix(event.data, previewBytes + 2), previewBytes);
   const summary: AgentEvent = { ...event, data: { truncated: true, original_bytes: bytes, preview } };
   return { event: summary, bytes: utf8Length(JSON.stringify(summary)) };
+}
+
+/**
+ * The first `length` characters (or more) of `JSON.stringify(value)` for an inert JSON value (this
+ * module's copies: plain objects, arrays, strings, finite numbers, booleans, null), without
+ * serialising all of a large value.
+ */
+export function jsonPrefix(value: unknown, length: number): string {
+  const parts: string[] = [];
+  let size = 0;
+  const write = (text: string): boolean => {
+    parts.push(text);
+    size += text.length;
+    return size < length;
+  };
+  const visit = (item: unknown): boolean => {
+    if (item === null || typeof item !== 'object') return write(JSON.stringify(item) ?? 'null');
+    if (Array.isArray(item)) {
+      if (!write('[')) return false;
+      for (let index = 0; index < item.length; index++) {
+        if (index > 0 && !write(',')) return false;
+        if (!visit(item[index] === undefined ? null : item[index])) return false;
+      }
+      return write(']');
+    }
+    if (!write('{')) return false;
+    let first = true;
+    for (const key of Object.keys(item)) {
+      const field = (item as Record<string, unknown>)[key];
+      if (field === undefined) continue;
+      if (!write(`${first ? '' : ','}${JSON.stringify(key)}:`)) return false;
+      first = false;
+      if (!visit(field)) return false;
+    }
+    return write('}');
+  };
+  visit(value);
+  return parts.join('');
 }
 
 /** The largest per-string length L so that Σ min(cost, L) plus a marker per cut string fits `budget`. */

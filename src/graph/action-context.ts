@@ -1,5 +1,6 @@
 /** Builds the ActionContext a node's action runs with (see src/actions/types.ts). */
-import type { ActionContext, ActionDefinition, EmbedCallParams, LlmCallOptions, LlmCallParams, ResumeInfo, State } from '../actions/types.js';
+import { isPauseRequest, pauseRequest } from '../actions/pause-request.js';
+import type { ActionContext, ActionDefinition, ConfirmationRequest, EmbedCallParams, LlmCallOptions, LlmCallParams, PauseRequest, ResumeInfo, State } from '../actions/types.js';
 import { AgentError } from '../errors/agent-error.js';
 import type { EventData, EventType } from '../events/event.js';
 import type { LlmResponse } from '../llm/types.js';
@@ -7,7 +8,6 @@ import type { TraceStore } from '../storage/trace-store.js';
 import type { TemplateScope } from '../templates/types.js';
 import { createActionCompiler } from './compile-agent.js';
 import type { CompiledAgent } from './compiled-agent.js';
-import { PauseSignal } from './pause-signal.js';
 
 /** What the run session shares with every context it builds. */
 export interface ContextHost {
@@ -95,17 +95,27 @@ class NodeActionContext implements ActionContext {
     if (host.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled', { node });
     const action: ActionDefinition = host.agent.registry.resolve(name);
     const nested = new NodeActionContext(host, node, options?.state ?? this.state, undefined);
-    if (action.prepare === undefined) return action.run(params, nested);
-    const agent = host.agent;
-    const compiler = createActionCompiler(agent.spec, { name: node }, agent.registry, { ...agent.spec.schemas }, agent.nodes.get(node)?.spec.path ?? []);
-    // Params given here are final values (often a model's tool arguments): never compile them as
-    // templates, or `{{ secrets.x }}` written by a model would be rendered (second-order injection).
-    compiler.template = (value) => ({ source: value, isStatic: true, render: () => structuredClone(value) });
-    return action.run(action.prepare(params, compiler), nested);
+    let result: unknown;
+    if (action.prepare === undefined) {
+      result = await action.run(params, nested);
+    } else {
+      const agent = host.agent;
+      const compiler = createActionCompiler(agent.spec, { name: node }, agent.registry, { ...agent.spec.schemas }, agent.nodes.get(node)?.spec.path ?? [], agent.scripts);
+      // Params given here are final values (often a model's tool arguments): never compile them as
+      // templates, or `{{ secrets.x }}` written by a model would be rendered (second-order injection).
+      compiler.template = (value) => ({ source: value, isStatic: true, render: () => structuredClone(value) });
+      result = await action.run(action.prepare(params, compiler), nested);
+    }
+    // Only the node's own action can pause: a resumed node re-runs that action with the answer, so
+    // a pause asked for by an action it called could never be answered.
+    if (isPauseRequest(result)) {
+      throw new AgentError('ACTION_FAILED', `action '${name}' asked for a confirmation, which an action called by another action cannot do`, { node });
+    }
+    return result;
   }
 
-  requestConfirmation(request: { tool: string; arguments: unknown; call_id: string; resume_data: Record<string, unknown> }): never {
-    throw new PauseSignal(request);
+  requestConfirmation(request: ConfirmationRequest): PauseRequest {
+    return pauseRequest(request);
   }
 
   listActions() {

@@ -9,8 +9,7 @@ import type { ActionCompiler, ActionDefinition, JsonSchema } from '../actions/ty
 import { createActionRegistry, type ActionRegistry } from '../actions/registry.js';
 import { AgentError, toAgentError, type ErrorCode, type ErrorLocation } from '../errors/agent-error.js';
 import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
-import { luaBudgetFromSettings } from '../lua/budget-limits.js';
-import { compileLua } from '../lua/compile-lua.js';
+import type { ScriptSandboxes } from '../core/script-sandbox.js';
 import { compileSchema } from '../schema/compile-schema.js';
 import type { AgentSpec, NodeBody, NodeSpec } from '../spec/agent-spec.js';
 import { checkClosedShape, dotted, type Path } from '../spec/closed-shape.js';
@@ -18,11 +17,17 @@ import { findNonFinite } from '../spec/finite-numbers.js';
 import { compileCondition, compileValue } from '../templates/index.js';
 import type { CompiledAgent, CompiledBody, CompiledCondition, CompiledNode, CompiledRoute } from './compiled-agent.js';
 import { looksLikePython } from './python-detector.js';
+import { sandboxFor } from './script-sandboxes.js';
 
 export interface CompileOptions {
   registry?: ActionRegistry;
   /** Schemas the host registers, referenced by `$ref: <name>`, besides the agent's `schemas:`. */
   schemas?: Record<string, Record<string, unknown>>;
+  /**
+   * The script sandboxes the host provides (`{ lua: luaSandbox }`); inline code in a language
+   * left out fails with SCRIPT_ENGINE_NOT_LOADED. The library's main entry passes Lua by default.
+   */
+  scripts?: ScriptSandboxes;
 }
 
 /** What compiling found: the agent when nothing failed, and every problem. */
@@ -44,6 +49,7 @@ export function compileAgent(spec: AgentSpec, options: CompileOptions = {}): Com
 export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): InspectedAgent {
   const registry = options.registry ?? createActionRegistry();
   const schemaRegistry = { ...(options.schemas ?? {}), ...spec.schemas };
+  const scripts = options.scripts ?? {};
   const problems: LoadProblem[] = [];
   const attempt = <T>(location: ErrorLocation, compile: () => T): T | undefined => {
     try {
@@ -55,14 +61,14 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
   };
   const at = (path: Path, node?: string): ErrorLocation => ({ file: spec.file, ...(node !== undefined ? { node } : {}), ...spec.positionOf(path) });
   const warnings: string[] = [...(spec.warnings ?? [])];
-  const context: CompileContext = { spec, registry, schemas: schemaRegistry, problems, warnings, attempt, at };
+  const context: CompileContext = { spec, registry, schemas: schemaRegistry, scripts, problems, warnings, attempt, at };
 
   const nodes = new Map<string, CompiledNode>();
   const edgesFrom = new Map<string, AgentSpec['edges']>();
   for (const edge of spec.edges) edgesFrom.set(edge.from, [...(edgesFrom.get(edge.from) ?? []), edge]);
 
   spec.nodes.forEach((node, index) => {
-    const compiler = createActionCompiler(spec, node, registry, schemaRegistry, node.path);
+    const compiler = createActionCompiler(spec, node, registry, schemaRegistry, node.path, scripts);
     const body = compileBody(node.body, compiler, context, node, node.path, node.name);
     const route = attempt(at(node.path, node.name), () => compileRoute(spec, node, index, edgesFrom));
     if (body === undefined || route === undefined) return;
@@ -83,7 +89,8 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
   const entry = edgesFrom.get('__start__')?.[0]?.to[0] ?? spec.nodes[0]!.name;
   const { scripted, ...llmSettings } = (spec.settings.llm ?? {}) as Record<string, unknown>;
   const settingsLlm = attempt(at(['settings', 'llm']), () => compileValue(llmSettings, { field: 'settings.llm' }));
-  attempt(at(['settings', 'lua']), () => luaBudgetFromSettings(spec.settings, { file: spec.file }));
+  // Each sandbox checks its own settings (`settings.lua`); a language not loaded is not checked.
+  for (const [language, sandbox] of Object.entries(scripts)) attempt(at(['settings', language]), () => sandbox?.budgetFromSettings(spec.settings, { file: spec.file }));
   if (problems.length > 0 || settingsLlm === undefined) return { problems };
   const agent: CompiledAgent = {
     name: spec.name,
@@ -92,6 +99,7 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
     nodes,
     entry,
     registry,
+    scripts,
     inputSchema,
     settingsLlm: scripted === undefined ? settingsLlm : { ...settingsLlm, render: (scope) => ({ ...(settingsLlm.render(scope) as object), scripted }) },
     warnings,
@@ -103,6 +111,7 @@ interface CompileContext {
   spec: AgentSpec;
   registry: ActionRegistry;
   schemas: Record<string, Record<string, unknown>>;
+  scripts: ScriptSandboxes;
   problems: LoadProblem[];
   /** Ignored keys found in `with:` (TEA keys with no effect), besides the spec's own. */
   warnings: string[];
@@ -125,10 +134,12 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
     }
     case 'lua': {
       const lua = attempt(at(path.concat('run'), node.name), () => {
+        const where = { node: node.name, field: 'run', file: spec.file, line: body.lineOffset };
+        const sandbox = sandboxFor(context.scripts, 'lua', where);
         try {
-          return compileLua(body.code, { node: node.name, field: 'run', file: spec.file, line: body.lineOffset });
+          return sandbox.compile(body.code, where);
         } catch (error) {
-          if (AgentError.isInstance(error) && error.code === 'LUA_SYNTAX' && looksLikePython(body.code)) {
+          if (AgentError.isInstance(error) && error.code === sandbox.errorCodes.syntax && looksLikePython(body.code)) {
             throw new AgentError('UNSUPPORTED_LANGUAGE', 'this run: code looks like Python; tea-edge runs inline code in Lua (rewrite it in Lua)', {
               node: node.name,
               details: { lua_error: error.plainMessage },
@@ -141,7 +152,7 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
     }
     case 'steps': {
       const steps = body.steps.map((step) => {
-        const stepCompiler = createActionCompiler(spec, node, context.registry, context.schemas, step.path);
+        const stepCompiler = createActionCompiler(spec, node, context.registry, context.schemas, step.path, context.scripts);
         return compileBody(step.body, stepCompiler, context, node, step.path, `${label}/${step.name}`);
       });
       return steps.every((step) => step !== undefined) ? { kind: 'steps', label, steps: steps as CompiledBody[] } : undefined;
@@ -228,6 +239,7 @@ export function createActionCompiler(
   registry: ActionRegistry,
   schemas: Record<string, Record<string, unknown>>,
   basePath: Array<string | number>,
+  scripts: ScriptSandboxes = {},
 ): InternalCompiler {
   const fieldPath = (field: string) => basePath.concat(field === 'uses' ? ['uses'] : ['with', ...field.split(/[.[\]]/).filter(Boolean).map((part) => (/^\d+$/.test(part) ? Number(part) : part))]);
   const locate = (field?: string) => ({ file: spec.file, node: node.name, ...(field !== undefined ? { field } : {}), ...spec.positionOf(field !== undefined ? fieldPath(field) : basePath) });
@@ -242,7 +254,8 @@ export function createActionCompiler(
     lua(code, field) {
       if (typeof code !== 'string') throw compiler.error(`\`${field}\` must be Lua code as a string`, field);
       const line = contentLine(spec, fieldPath(field));
-      return rethrowAt(() => compileLua(code, { node: node.name, field, file: spec.file, ...(line !== undefined ? { line } : {}) }), locate(field));
+      const where = { node: node.name, field, file: spec.file, ...(line !== undefined ? { line } : {}) };
+      return rethrowAt(() => sandboxFor(scripts, 'lua', where).compile(code, where), locate(field));
     },
     schema(schema, field) {
       return rethrowAt(() => compileSchema(schema, { where: { node: node.name, field }, registry: schemas }), locate(field), 'SCHEMA_INVALID');

@@ -1,7 +1,7 @@
 /** The compiled form of an agent: everything parsed, resolved and checked once, run many times. */
 import type { ActionDefinition, CompiledSchema } from '../actions/types.js';
 import type { ActionRegistry } from '../actions/registry.js';
-import type { CompiledLua } from '../lua/types.js';
+import type { CompiledScript, ScriptSandboxes } from '../core/script-sandbox.js';
 import type { AgentSpec, NodeSpec } from '../spec/agent-spec.js';
 import type { CompiledValue, TemplateScope } from '../templates/types.js';
 
@@ -12,7 +12,7 @@ export interface CompiledCondition {
 
 export type CompiledBody =
   | { kind: 'action'; action: ActionDefinition; prepared: boolean; params: unknown; output?: string | CompiledValue; label: string }
-  | { kind: 'lua'; lua: CompiledLua; label: string }
+  | { kind: 'lua'; lua: CompiledScript; label: string }
   | { kind: 'steps'; steps: CompiledBody[]; label: string }
   | { kind: 'expression'; value: CompiledValue; outputKey: string; label: string }
   | CompiledWhileLoop
@@ -64,6 +64,8 @@ export interface CompiledAgent {
   readonly nodes: ReadonlyMap<string, CompiledNode>;
   readonly entry: string;
   readonly registry: ActionRegistry;
+  /** The script sandboxes the agent was compiled with (actions compiled at run time use them too). */
+  readonly scripts: ScriptSandboxes;
   readonly inputSchema: CompiledSchema | undefined;
   /** settings.llm with its strings compiled as templates (rendered per run over variables, secrets, env); `scripted` left as written. */
   readonly settingsLlm: CompiledValue;

@@ -20,11 +20,11 @@ import type { State } from '../actions/types.js';
 import { AgentError, toAgentError } from '../errors/agent-error.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledBody, CompiledDynamicParallel } from './compiled-agent.js';
-import type { BodyHost } from './execute-body.js';
-import { isPauseSignal } from './pause-signal.js';
+import { isPauseRequest } from '../actions/pause-request.js';
+import type { BodyHost, BodyResult } from './execute-body.js';
 import { parallelResult, type ParallelResult } from './run-parallel.js';
 
-type Execute = (host: BodyHost, body: CompiledBody, node: string, state: State) => Promise<Record<string, unknown>>;
+type Execute = (host: BodyHost, body: CompiledBody, node: string, state: State) => BodyResult | Promise<BodyResult>;
 
 /** Concurrency when neither the node nor settings.parallel says (the static fan-out's default). */
 const DEFAULT_CONCURRENCY = 4;
@@ -53,12 +53,11 @@ export async function runDynamicParallel(host: BodyHost, fanOut: CompiledDynamic
       for (let step = 0; step < steps; step++) host.stepBudget(node);
       const branchState = mergeShallow(structuredClone(state), structuredClone(injected));
       const update = await execute(branchHost(host, injected), fanOut.branch, node, branchState);
+      if (isPauseRequest(update)) throw new AgentError('INVALID_AGENT', 'a tool confirmation cannot pause a run inside a dynamic_parallel branch', { node });
       const finalState = fanOut.branch.kind === 'steps' ? mergeShallow(branchState, update) : mergeShallow({ ...update }, structuredClone(injected));
       results[index] = parallelResult(branch, true, finalState, null, host.now() - started);
     } catch (error) {
-      const agentError = isPauseSignal(error)
-        ? new AgentError('INVALID_AGENT', 'a tool confirmation cannot pause a run inside a dynamic_parallel branch', { node })
-        : toAgentError(error, 'ACTION_FAILED', { node });
+      const agentError = toAgentError(error, 'ACTION_FAILED', { node });
       if (agentError.code === 'BUDGET_EXCEEDED' || host.signal.aborted) throw agentError;
       failed = true;
       results[index] = parallelResult(branch, false, injected, { code: agentError.code, message: agentError.message, node }, host.now() - started);

@@ -2,8 +2,11 @@
  * Runs one node body (an action, Lua, sub-steps or nothing) and returns the state update it
  * produces (SPEC §1.3): an object result is the update; any other value `v` becomes `{result: v}`;
  * with `output: k` the update is `{k: result}`. Updates must be JSON (STATE_INVALID otherwise).
+ * An action that returns a PauseRequest ends the body there: the PauseRequest is returned instead
+ * of an update, and the run loop pauses (later sub-steps do not run).
  */
-import type { ResumeInfo, State } from '../actions/types.js';
+import { isPauseRequest } from '../actions/pause-request.js';
+import type { ActionContext, PauseRequest, ResumeInfo, State } from '../actions/types.js';
 import { AgentError } from '../errors/agent-error.js';
 import type { CompiledValue } from '../templates/types.js';
 import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
@@ -21,7 +24,14 @@ export interface BodyHost extends ContextHost {
   checkDeadline(node: string): void;
 }
 
-export async function executeBody(host: BodyHost, body: CompiledBody, node: string, state: State, resume?: ResumeInfo): Promise<Record<string, unknown>> {
+/** A body's state update, or the PauseRequest its action returned. */
+export type BodyResult = Record<string, unknown> | PauseRequest;
+
+/**
+ * Not `async`: a body whose action answers synchronously (most do) returns its update without a
+ * promise; callers `await` the result either way. A synchronous throw is the body's failure.
+ */
+export function executeBody(host: BodyHost, body: CompiledBody, node: string, state: State, resume?: ResumeInfo): BodyResult | Promise<BodyResult> {
   switch (body.kind) {
     case 'pass':
       return {};
@@ -45,25 +55,12 @@ export async function executeBody(host: BodyHost, body: CompiledBody, node: stri
         params = (body.params as CompiledValue).render(context.scope());
         if (!isPlainObject(params)) throw new AgentError('INVALID_PARAMS', '`with:` must render to a mapping', { node });
       }
-      const result = await body.action.run(params, context);
-      if (typeof body.output === 'object') {
-        // TEA's output mapping: each value a template over `result`; undefined becomes "".
-        const mapped = body.output.render(context.scope({ result: toPlainJson(result, `node '${node}' result`) })) as Record<string, unknown>;
-        for (const key of Object.keys(mapped)) if (mapped[key] === undefined) mapped[key] = '';
-        return toUpdate(mapped, undefined, node);
-      }
-      return toUpdate(result, body.output, node);
+      const result = body.action.run(params, context);
+      if (isThenable(result)) return Promise.resolve(result).then((value) => actionUpdate(body, value, context, node));
+      return actionUpdate(body, result, context, node);
     }
-    case 'steps': {
-      const working: State = { ...state };
-      const update: Record<string, unknown> = {};
-      for (const step of body.steps) {
-        const stepUpdate = await executeBody(host, step, node, working, undefined);
-        mergeShallow(working, stepUpdate);
-        mergeShallow(update, stepUpdate);
-      }
-      return update;
-    }
+    case 'steps':
+      return runSteps(host, body.steps, node, state);
     case 'expression': {
       const value = body.value.render(host.baseScope(state));
       return { [body.outputKey]: toPlainJson(value, `node '${node}' expression`) ?? null };
@@ -73,6 +70,33 @@ export async function executeBody(host: BodyHost, body: CompiledBody, node: stri
     case 'dynamic_parallel':
       return runDynamicParallel(host, body, node, state, executeBody);
   }
+}
+
+function actionUpdate(body: Extract<CompiledBody, { kind: 'action' }>, result: unknown, context: ActionContext, node: string): BodyResult {
+  if (isPauseRequest(result)) return result;
+  if (typeof body.output === 'object') {
+    // TEA's output mapping: each value a template over `result`; undefined becomes "".
+    const mapped = body.output.render(context.scope({ result: toPlainJson(result, `node '${node}' result`) })) as Record<string, unknown>;
+    for (const key of Object.keys(mapped)) if (mapped[key] === undefined) mapped[key] = '';
+    return toUpdate(mapped, undefined, node);
+  }
+  return toUpdate(result, body.output, node);
+}
+
+async function runSteps(host: BodyHost, steps: CompiledBody[], node: string, state: State): Promise<BodyResult> {
+  const working: State = { ...state };
+  const update: Record<string, unknown> = {};
+  for (const step of steps) {
+    const stepUpdate = await executeBody(host, step, node, working, undefined);
+    if (isPauseRequest(stepUpdate)) return stepUpdate;
+    mergeShallow(working, stepUpdate);
+    mergeShallow(update, stepUpdate);
+  }
+  return update;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function toUpdate(result: unknown, output: string | undefined, node: string): Record<string, unknown> {

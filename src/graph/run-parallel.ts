@@ -5,7 +5,8 @@
  * `parallel_results`: one `{branch, success, state, error, timing_ms}` per branch, in declaration
  * order. Branch states are not merged. A failing branch cancels the others only with `fail_fast`.
  */
-import type { State } from '../actions/types.js';
+import { isPauseRequest } from '../actions/pause-request.js';
+import type { PauseRequest, State } from '../actions/types.js';
 import { AgentError, toAgentError } from '../errors/agent-error.js';
 import type { CompiledNode } from './compiled-agent.js';
 import { nextNode, type ParallelRoute } from './route.js';
@@ -14,7 +15,7 @@ export interface ParallelHost {
   readonly agent: { nodes: ReadonlyMap<string, CompiledNode> };
   readonly signal: AbortSignal;
   baseScope(state: State): Record<string, unknown>;
-  runNode(node: CompiledNode, state: State, resume: undefined, mainFlow: boolean): Promise<State>;
+  runNode(node: CompiledNode, state: State, resume: undefined, mainFlow: boolean): Promise<State | PauseRequest>;
   now(): number;
   stepBudget(node: string): void;
 }
@@ -68,7 +69,9 @@ export async function runParallel(host: ParallelHost, route: ParallelRoute, stat
           throw new AgentError('INVALID_AGENT', 'interrupts are not supported inside parallel branches', { node: current });
         }
         host.stepBudget(current);
-        branchState = await host.runNode(node, branchState, undefined, false);
+        const ran = await host.runNode(node, branchState, undefined, false);
+        if (isPauseRequest(ran)) throw new AgentError('ACTION_FAILED', 'a confirmation pause is not supported inside parallel branches', { node: current });
+        branchState = ran;
         const next = nextNode(node, host.baseScope(branchState));
         if (typeof next !== 'string') throw new AgentError('INVALID_AGENT', 'nested parallel fan-out inside a branch is not supported', { node: current });
         current = next;

@@ -1,44 +1,49 @@
 /**
- * One run of a compiled agent: the graph loop of SPEC §1 (see docs/execution-model.md).
+ * One run of a compiled agent: the graph loop (see docs/execution-model.md).
  *
  *   state ← initial_state ⊕ input
  *   node ← entry
  *   while node ≠ __end__:
  *     budget.step(); interrupt_before? → checkpoint, stop
- *     update ← execute(node) with on_error; state ← state ⊕ update
+ *     update ← execute(node) with on_error; a PauseRequest → checkpoint, stop
+ *     state ← state ⊕ update
  *     interrupt_after? → checkpoint, stop
  *     node ← route(node, state)        (goto > edges > list order; parallel fan-out runs branches)
  *   done
  *
- * Every run ends with exactly one `done` event and a RunResult with a status and a stop reason.
+ * The session holds the loop and what the run shares; its other jobs are in their own modules:
+ * events (run-events.ts), the trace and the storage-failure policy (trace-writer.ts),
+ * checkpoints (run-checkpoint.ts), a node visit with on_error (run-node.ts), cancellation and the
+ * deadline (run-control.ts), outcomes (run-outcome.ts), model settings and secrets
+ * (run-model.ts), the starting state (run-input.ts). Resuming is resume-run.ts.
  */
-import type { ResumeInfo, State } from '../actions/types.js';
-import { AgentError, toAgentError, type AgentErrorJson } from '../errors/agent-error.js';
-import type { AgentEvent, DoneData, EventData, EventType, RunStatus, StopReason } from '../events/event.js';
-import { createRunEventCap, sanitizeEventWithSize } from '../events/redact.js';
-import { createSanitizer } from '../events/outbound.js';
+import { isPauseRequest } from '../actions/pause-request.js';
+import type { PauseRequest, ResumeInfo, State } from '../actions/types.js';
+import { AgentError, toAgentError } from '../errors/agent-error.js';
+import type { AgentEvent, EventData, EventType } from '../events/event.js';
+import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
-import { sleep } from '../llm/retry.js';
-import type { Checkpoint, PendingInterrupt } from '../storage/trace-store.js';
-import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
+import type { PendingInterrupt } from '../storage/trace-store.js';
+import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
-import { createEventChannel, type EventChannel } from './event-channel.js';
-import { executeBody, type BodyHost } from './execute-body.js';
-import { isPauseSignal } from './pause-signal.js';
+import type { EventChannel } from './event-channel.js';
+import type { BodyHost } from './execute-body.js';
 import { nextNode } from './route.js';
-import { budgetOf, durationExceeded, resolveLimits, RunBudget, type BudgetUsage } from './run-budget.js';
+import { resolveLimits, RunBudget, type BudgetUsage } from './run-budget.js';
+import { Checkpointer, makeCheckpoint } from './run-checkpoint.js';
+import { RunControl } from './run-control.js';
 import { capRunError } from './run-error.js';
-import type { RunOptions, RunResult } from './run-types.js';
+import { RunEvents } from './run-events.js';
+import { initialState } from './run-input.js';
+import { setUpModel } from './run-model.js';
+import { executeBody } from './execute-body.js';
+import { runNode } from './run-node.js';
+import { doneData, failureOutcome, stopReasonOf, type Outcome } from './run-outcome.js';
 import { runParallel } from './run-parallel.js';
+import type { RunOptions, RunResult } from './run-types.js';
+import { TraceWriter } from './trace-writer.js';
 
 const END = '__end__';
-/** Buffered events are appended to the trace store in batches of at least this many (and at the end). */
-const PERSIST_BATCH = 64;
-
-type Outcome =
-  | { status: 'completed' }
-  | { status: 'failed' | 'cancelled'; error: AgentError; stopReason: StopReason }
-  | { status: 'interrupted'; pending: PendingInterrupt; checkpoint: Checkpoint };
 
 export interface StartPoint {
   node: string;
@@ -47,79 +52,79 @@ export interface StartPoint {
   resume?: ResumeInfo;
 }
 
+/** What a resumed run carries over from its checkpoint. */
+export interface RestoredRun {
+  runId: string;
+  seq: number;
+  usage: BudgetUsage;
+  memory: Record<string, unknown>;
+  createdAt?: string;
+  scriptedCalls?: Record<string, number>;
+}
+
 export class RunSession implements BodyHost {
   readonly runId: string;
-  readonly channel: EventChannel<AgentEvent> = createEventChannel();
   readonly memory: Map<string, unknown>;
-  private readonly scriptedCalls: Map<string, number>;
   readonly role: string | undefined;
   readonly traceStore;
   readonly luaInstructions: number | undefined;
-  private readonly controller = new AbortController();
+  private readonly scriptedCalls: Map<string, number>;
+  private readonly control: RunControl;
   private readonly budget: RunBudget;
+  private readonly events: RunEvents;
+  private readonly trace: TraceWriter;
+  private readonly checkpoints: Checkpointer;
   private readonly modelCaller: ModelCaller;
-  private readonly secretValues: string[];
-  private readonly pendingEvents: AgentEvent[] = [];
+  private readonly sanitizer: Sanitizer;
   private readonly createdAt: string;
-  private storageError: AgentError | undefined;
-  private seq: number;
+  private readonly scope: { variables: unknown; settings: unknown; secrets: Record<string, string>; env?: Record<string, string> };
+  /** A failure found while building the session, reported when the run starts. */
+  private readonly setupError: AgentError | undefined;
+  /** The node whose action is calling the model (for the model caller's events). */
+  private currentNode: string | undefined;
   state: State = {};
 
   constructor(
     readonly agent: CompiledAgent,
     private readonly options: RunOptions,
-    restored?: { runId: string; seq: number; usage: BudgetUsage; memory: Record<string, unknown>; createdAt?: string; scriptedCalls?: Record<string, number> },
+    restored?: RestoredRun,
   ) {
     this.runId = restored?.runId ?? options.runId ?? crypto.randomUUID();
-    this.seq = restored?.seq ?? 0;
     this.memory = new Map(Object.entries(restored?.memory ?? {}));
     this.scriptedCalls = new Map(Object.entries(restored?.scriptedCalls ?? {}));
     this.role = options.role;
     this.traceStore = options.traceStore;
     this.createdAt = restored?.createdAt ?? new Date(this.now()).toISOString();
+    this.scope = { variables: agent.spec.variables, settings: agent.spec.settings, secrets: options.secrets ?? {}, ...(options.env !== undefined ? { env: options.env } : {}) };
     this.budget = new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now());
-    const luaSettings = agent.spec.settings.lua as { instructions?: number } | undefined;
-    this.luaInstructions = luaSettings?.instructions;
-    if (options.signal !== undefined) {
-      if (options.signal.aborted) this.controller.abort(options.signal.reason);
-      else options.signal.addEventListener('abort', () => this.controller.abort(options.signal!.reason), { once: true });
-    }
-    // settings.llm strings are templates (TEA renders them once with no state): `{{ secrets.key }}` works.
-    // A template error here fails the run when it starts (runAgent never throws).
-    let settingsLlm: Record<string, unknown> = {};
-    try {
-      settingsLlm = agent.settingsLlm.render(this.baseScope({})) as Record<string, unknown>;
-    } catch (error) {
-      this.setupError = toAgentError(error, 'TEMPLATE_ERROR', { field: 'settings.llm' });
-    }
-    this.secretValues = [
-      ...Object.values(options.secrets ?? {}),
-      typeof settingsLlm.api_key === 'string' ? settingsLlm.api_key : '',
-      options.llm?.overrides?.api_key ?? '',
-    ].filter((value) => typeof value === 'string' && value.length >= 4);
+    this.luaInstructions = (agent.spec.settings.lua as { instructions?: number } | undefined)?.instructions;
+    this.control = new RunControl(options.signal);
+    const { settingsLlm, secrets, error } = setUpModel(agent, options, this.baseScope({}));
+    this.setupError = error;
+    this.sanitizer = createSanitizer(secrets);
+    this.trace = new TraceWriter(options.traceStore, this.runId);
+    this.events = new RunEvents(this.runId, restored?.seq ?? 0, secrets, () => this.now(), this.trace);
+    this.checkpoints = new Checkpointer(options.checkpointStore, this.sanitizer, this.trace);
     const trace = agent.spec.settings.trace as { capture_payloads?: boolean } | undefined;
     this.modelCaller = createModelCaller({
       settingsLlm,
       ...(options.llm?.overrides !== undefined ? { overrides: options.llm.overrides } : {}),
       ...(options.llm?.providerFactory !== undefined ? { providerFactory: options.llm.providerFactory } : {}),
-      signal: this.controller.signal,
+      signal: this.control.signal,
       emit: (type, data) => this.emit(type, data, this.currentNode),
       budget: this.budget,
       capturePayloads: options.capturePayloads ?? trace?.capture_payloads === true,
-      secrets: this.secretValues,
+      secrets,
       scriptedCalls: this.scriptedCalls,
     });
   }
 
-  private currentNode: string | undefined;
-  /** A failure found while building the session, reported when the run starts. */
-  private setupError: AgentError | undefined;
-  /** The node of the main flow being run, for errors raised from outside it (the duration timer). */
-  private activeNode: string | undefined;
-  private durationTimer: ReturnType<typeof setTimeout> | undefined;
+  get channel(): EventChannel<AgentEvent> {
+    return this.events.channel;
+  }
 
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.control.signal;
   }
 
   /** Counts a node visit against max_steps (used by parallel branches). */
@@ -132,77 +137,26 @@ export class RunSession implements BodyHost {
     this.budget.checkDuration(node);
   }
 
-  cancel(reason = 'cancelled by the host'): void {
-    if (!this.controller.signal.aborted) this.controller.abort(new AgentError('CANCELLED', reason));
+  cancel(reason?: string): void {
+    this.control.cancel(reason);
   }
 
-  /**
-   * max_duration_ms is a deadline, not only a check between nodes: when it passes, the run's signal
-   * is aborted, which ends the model call, tool call or retry sleep in flight.
-   */
-  private armDurationTimer(): void {
-    const remaining = this.budget.remainingMs();
-    if (remaining === undefined) return;
-    const limit = this.budget.limits.max_duration_ms!;
-    this.durationTimer = setTimeout(() => {
-      if (!this.controller.signal.aborted) this.controller.abort(durationExceeded(limit, this.activeNode));
-    }, Math.max(0, remaining));
-  }
-
-  /** Why the run's signal was aborted (a host cancel or a budget), when it was. */
-  private abortError(): AgentError | undefined {
-    const signal = this.controller.signal;
-    if (!signal.aborted) return undefined;
-    return AgentError.isInstance(signal.reason) ? signal.reason : new AgentError('CANCELLED', 'the run was cancelled');
+  abortError(): AgentError | undefined {
+    return this.control.abortError();
   }
 
   now(): number {
     return (this.options.now ?? Date.now)();
   }
 
-  private lastStamp = { ms: -1, iso: '' };
-
-  /** ISO-8601 UTC with milliseconds, formatted once per millisecond. */
-  private timestamp(): string {
-    const ms = this.now();
-    if (ms !== this.lastStamp.ms) this.lastStamp = { ms, iso: new Date(ms).toISOString() };
-    return this.lastStamp.iso;
-  }
-
-  baseScope(state: State) {
-    const scope: Record<string, unknown> = {
-      state,
-      variables: this.agent.spec.variables,
-      settings: this.agent.spec.settings,
-      secrets: this.options.secrets ?? {},
-    };
-    if (this.options.env !== undefined) scope.env = this.options.env;
-    return scope;
+  baseScope(state: State): Record<string, unknown> {
+    const { variables, settings, secrets, env } = this.scope;
+    // A literal, not a spread: this runs on every node visit (params and routing).
+    return env === undefined ? { state, variables, settings, secrets } : { state, variables, settings, secrets, env };
   }
 
   emit<T extends EventType>(type: T, data: EventData<T>, node?: string): void {
-    const event = this.makeEvent(type, data, node);
-    this.store(event);
-    this.channel.push(event);
-  }
-
-  /** Buffers an event for the trace store, within the per-run trace cap (10,000 events / 8 MiB). */
-  private store(event: AgentEvent): void {
-    const kept = this.traceCap.admit(event, this.lastEventBytes);
-    if (kept !== undefined) this.pendingEvents.push(kept);
-  }
-
-  private readonly traceCap = createRunEventCap();
-  private lastEventBytes = 0;
-
-  /** A numbered, timestamped, sanitised (secrets redacted, size-capped) event. */
-  private makeEvent<T extends EventType>(type: T, data: EventData<T>, node?: string): AgentEvent {
-    // TypeScript cannot relate a generic T to its member of the union: the fields are checked by emit's signature.
-    const event = { type, run_id: this.runId, seq: ++this.seq, ts: this.timestamp(), data } as AgentEvent;
-    if (node !== undefined) event.node = node;
-    const sanitized = sanitizeEventWithSize(event, { secrets: this.secretValues }, false);
-    this.lastEventBytes = sanitized.bytes;
-    return sanitized.event;
+    this.events.emit(type, data, node);
   }
 
   callLlm(params: Parameters<ModelCaller['call']>[0], options: Parameters<ModelCaller['call']>[1], node: string) {
@@ -220,102 +174,48 @@ export class RunSession implements BodyHost {
     const target = this.agent.nodes.get(name);
     if (target === undefined) throw new AgentError('INVALID_PARAMS', `there is no node '${name}' in agent '${this.agent.name}'`, { details: { node: name } });
     this.budget.step(name);
-    return executeBody(this, target.body, name, state);
+    const update = await executeBody(this, target.body, name, state);
+    if (isPauseRequest(update)) throw new AgentError('ACTION_FAILED', `node '${name}' asked for a tool confirmation, which cannot happen inside another action`, { node: name });
+    return update;
   }
 
-  /** Writes buffered events to the trace store; a failure is remembered and fails the run. */
-  async persistEvents(): Promise<void> {
-    const store = this.options.traceStore;
-    if (store === undefined || this.pendingEvents.length === 0 || this.storageError !== undefined) {
-      if (store === undefined) this.pendingEvents.length = 0;
-      return;
-    }
-    const batch = this.pendingEvents.splice(0, this.pendingEvents.length);
-    try {
-      await store.appendEvents(this.runId, batch);
-    } catch (error) {
-      this.storageError = toAgentError(error, 'STORAGE_ERROR');
-    }
-  }
-
-  private async putRecord(status: RunStatus, stopReason?: StopReason, error?: AgentErrorJson): Promise<void> {
-    const store = this.options.traceStore;
-    if (store === undefined || this.storageError !== undefined) return;
-    try {
-      await store.putRun({
-        run_id: this.runId,
-        agent: this.agent.name,
-        status,
-        ...(stopReason !== undefined ? { stop_reason: stopReason } : {}),
-        created_at: this.createdAt,
-        updated_at: new Date(this.now()).toISOString(),
-        ...(error !== undefined ? { error } : {}),
-        event_count: this.seq,
-      });
-    } catch (caught) {
-      this.storageError = toAgentError(caught, 'STORAGE_ERROR');
-    }
+  /** Writes the buffered events to the trace store now (actions that read the current run). */
+  persistEvents(): Promise<void> {
+    return this.trace.persist();
   }
 
   /** Starts a fresh run from its input. */
   async start(input: unknown): Promise<RunResult> {
     await this.putRecord('running');
     this.emit('run_start', { agent: this.agent.name, input: input ?? {} });
-    this.armDurationTimer();
-    let outcome: Outcome;
-    try {
-      if (this.setupError !== undefined) throw this.setupError;
-      if (input !== undefined && !isPlainObject(input)) throw new AgentError('INPUT_INVALID', 'the run input must be a JSON object');
-      const plainInput = (toPlainJson(input ?? {}, 'input') ?? {}) as State;
-      if (this.agent.inputSchema !== undefined) {
-        const check = this.agent.inputSchema.validate(plainInput);
-        if (!check.valid) {
-          throw new AgentError('INPUT_INVALID', `input does not match input_schema: ${check.errors.map((error) => `${error.path || '/'} ${error.message}`).join('; ')}`, {
-            details: { errors: check.errors },
-          });
-        }
-      }
-      this.state = mergeShallow(structuredClone(this.agent.spec.initialState) as State, plainInput);
-      outcome = await this.loop({ node: this.agent.entry, skipInterruptBefore: false });
-    } catch (error) {
-      outcome = this.failure(error);
-    }
-    return this.finish(outcome);
+    return this.run(() => {
+      this.state = initialState(this.agent, input);
+      return { node: this.agent.entry, skipInterruptBefore: false };
+    });
   }
 
   /** Continues a run from a checkpoint. */
-  async resumeFrom(state: State, start: StartPoint): Promise<RunResult> {
+  resumeFrom(state: State, start: StartPoint): Promise<RunResult> {
     this.state = state;
-    this.armDurationTimer();
-    let outcome: Outcome;
-    try {
-      if (this.setupError !== undefined) throw this.setupError;
-      outcome = await this.loop(start);
-    } catch (error) {
-      outcome = this.failure(error);
-    }
-    return this.finish(outcome);
+    return this.run(() => start);
   }
 
   /** Ends a claimed run that cannot continue (its record, `error` and `done` events as for any failure). */
-  async failBeforeStart(state: State, error: unknown): Promise<RunResult> {
+  failBeforeStart(state: State, error: unknown): Promise<RunResult> {
     this.state = state;
-    return this.finish(this.failure(error));
+    return this.finish(failureOutcome(error, this.control.abortError()));
   }
 
-  /**
-   * The outcome of a run that threw. An aborted signal decides first: its reason is a host cancel
-   * (status cancelled) or the duration budget (status failed, stop reason max_duration_ms), whatever
-   * the interrupted call threw on its way out.
-   */
-  private failure(error: unknown): Outcome {
-    const thrown = toAgentError(error, 'INTERNAL');
-    const aborted = this.abortError();
-    const agentError = aborted === undefined ? thrown : toAgentError(aborted, 'CANCELLED', thrown.node !== undefined ? { node: thrown.node } : {});
-    const budget = budgetOf(agentError);
-    if (budget !== undefined) return { status: 'failed', error: agentError, stopReason: budget };
-    if (agentError.code === 'CANCELLED') return { status: 'cancelled', error: agentError, stopReason: 'cancelled' };
-    return { status: 'failed', error: agentError, stopReason: 'error' };
+  private async run(prepare: () => StartPoint): Promise<RunResult> {
+    this.control.armDeadline(this.budget);
+    let outcome: Outcome;
+    try {
+      if (this.setupError !== undefined) throw this.setupError;
+      outcome = await this.loop(prepare());
+    } catch (error) {
+      outcome = failureOutcome(error, this.control.abortError());
+    }
+    return this.finish(outcome);
   }
 
   private async loop(start: StartPoint): Promise<Outcome> {
@@ -325,28 +225,15 @@ export class RunSession implements BodyHost {
     while (current !== END) {
       const node = this.agent.nodes.get(current);
       if (node === undefined) throw new AgentError('NO_ROUTE', `node '${current}' does not exist`);
-      if (this.controller.signal.aborted) throw toAgentError(this.abortError(), 'CANCELLED', { node: current });
-      this.activeNode = current;
+      if (this.control.signal.aborted) throw toAgentError(this.control.abortError(), 'CANCELLED', { node: current });
+      this.control.activeNode = current;
       this.budget.step(current);
       if (node.interruptBefore && !skipBefore) {
         return this.pause(node, 'before', { kind: 'interrupt', node: node.name, position: 'before' });
       }
       skipBefore = false;
-      try {
-        await this.runNode(node, this.state, resume, true);
-      } catch (error) {
-        if (isPauseSignal(error)) {
-          const request = error.request;
-          this.emit('confirmation_request', { tool: request.tool, arguments: request.arguments, call_id: request.call_id }, node.name);
-          return this.pause(
-            node,
-            'before',
-            { kind: 'tool_confirmation', node: node.name, tool: request.tool, arguments: request.arguments, call_id: request.call_id },
-            request.resume_data,
-          );
-        }
-        throw error;
-      }
+      const ran = await this.runNode(node, this.state, resume, true);
+      if (isPauseRequest(ran)) return this.pauseForConfirmation(node, ran);
       resume = undefined;
       if (node.interruptAfter) {
         return this.pause(node, 'after', { kind: 'interrupt', node: node.name, position: 'after' });
@@ -359,150 +246,85 @@ export class RunSession implements BodyHost {
         this.state = { ...this.state, parallel_results: results };
         current = next.fanIn;
       }
-      if (this.pendingEvents.length >= PERSIST_BATCH) await this.persistEvents();
+      if (this.trace.due) await this.trace.persist();
     }
     return { status: 'completed' };
   }
 
-  /** Runs one node with its on_error policy, emitting node_start/node_end; merges the update into `state`. */
-  async runNode(node: CompiledNode, state: State, resume: ResumeInfo | undefined, mainFlow: boolean): Promise<State> {
-    const policy = node.spec.onError;
-    const attempts = policy.mode === 'retry' ? policy.maxRetries + 1 : 1;
-    for (let attempt = 1; ; attempt++) {
-      this.emit('node_start', attempt > 1 ? { attempt } : {}, node.name);
-      const started = this.now();
-      let update: Record<string, unknown>;
-      try {
-        update = await this.withTimeout(node, () => executeBody(this, node.body, node.name, state, resume));
-      } catch (error) {
-        if (isPauseSignal(error)) throw error;
-        // A call cut by the run's signal reports why the signal was aborted, not how the call ended.
-        const agentError = toAgentError(this.abortError() ?? error, 'ACTION_FAILED', { node: node.name });
-        const fatal = agentError.code === 'BUDGET_EXCEEDED' || agentError.code === 'CANCELLED' || this.controller.signal.aborted;
-        this.emit('error', { ...agentError.toJSON(), node: node.name, attempt }, node.name);
-        if (!fatal && attempt < attempts) {
-          await sleep(Math.min(policy.backoffMs * 2 ** (attempt - 1), 30_000), this.controller.signal);
-          continue;
-        }
-        if (fatal || policy.mode !== 'graceful') throw agentError;
-        update = { __error__: { code: agentError.code, message: agentError.message, node: node.name } };
-      }
-      const merged = mergeShallow(mainFlow ? this.state : state, update);
-      if (mainFlow) this.state = merged;
-      this.emit('node_end', { update, duration_ms: this.now() - started }, node.name);
-      return merged;
-    }
+  /**
+   * Runs one node (run-node.ts) and merges its update: into the run's state for the main flow, into
+   * `state` for a parallel branch. A PauseRequest is returned as is.
+   */
+  async runNode(node: CompiledNode, state: State, resume: ResumeInfo | undefined, mainFlow: boolean): Promise<State | PauseRequest> {
+    const update = await runNode(this, node, state, resume);
+    if (isPauseRequest(update)) return update;
+    const merged = mergeShallow(mainFlow ? this.state : state, update);
+    if (mainFlow) this.state = merged;
+    return merged;
   }
 
-  private withTimeout<T>(node: CompiledNode, work: () => Promise<T>): Promise<T> {
-    const limit = node.spec.timeoutMs;
-    if (limit === undefined) return work();
-    return this.raceTimeout(node, limit, work);
+  private pauseForConfirmation(node: CompiledNode, pause: PauseRequest): Outcome {
+    const request = pause.confirmation;
+    this.emit('confirmation_request', { tool: request.tool, arguments: request.arguments, call_id: request.call_id }, node.name);
+    const pending: PendingInterrupt = { kind: 'tool_confirmation', node: node.name, tool: request.tool, arguments: request.arguments, call_id: request.call_id };
+    return this.pause(node, 'before', pending, request.resume_data);
   }
 
-  private async raceTimeout<T>(node: CompiledNode, limit: number, work: () => Promise<T>): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new AgentError('TIMEOUT', `node took longer than ${limit} ms`, { node: node.name })), limit);
-    });
-    try {
-      return await Promise.race([work(), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  private async pause(node: CompiledNode, position: 'before' | 'after', pending: PendingInterrupt, resumeData?: Record<string, unknown>): Promise<Outcome> {
-    const checkpoint: Checkpoint = {
-      checkpoint_id: crypto.randomUUID(),
-      run_id: this.runId,
+  private pause(node: CompiledNode, position: 'before' | 'after', pending: PendingInterrupt, resumeData?: Record<string, unknown>): Outcome {
+    const checkpoint = makeCheckpoint({
+      runId: this.runId,
       agent: this.agent.name,
       node: node.name,
       position,
-      state: structuredClone(this.state),
+      state: this.state,
       pending,
-      seq: 0,
-      usage: { ...this.budget.usage },
-      memory: Object.fromEntries(this.memory),
-      model_state: { scripted_calls: Object.fromEntries(this.scriptedCalls) },
-      ...(resumeData !== undefined ? { resume_data: toPlainJson(resumeData, 'resume data') as Record<string, unknown> } : {}),
-      created_at: new Date(this.now()).toISOString(),
-    };
+      usage: this.budget.usage,
+      memory: this.memory,
+      scriptedCalls: this.scriptedCalls,
+      resumeData,
+      now: this.now(),
+    });
     this.emit('interrupt', { checkpoint_id: checkpoint.checkpoint_id, node: node.name, position, pending }, node.name);
     return { status: 'interrupted', pending, checkpoint };
   }
 
   private async finish(outcome: Outcome): Promise<RunResult> {
-    clearTimeout(this.durationTimer);
+    this.control.disarm();
     const result: RunResult = { run_id: this.runId, status: outcome.status, stop_reason: stopReasonOf(outcome), state: this.state };
     if (outcome.status === 'failed' || outcome.status === 'cancelled') {
-      result.error = capRunError(outcome.error.toJSON(), this.secretValues);
+      result.error = capRunError(outcome.error.toJSON(), this.sanitizer.secrets);
       this.emit('error', { ...result.error, fatal: true }, outcome.error.node);
     }
     if (outcome.status === 'interrupted') {
       result.interrupt = { ...outcome.pending, checkpoint_id: outcome.checkpoint.checkpoint_id };
-      outcome.checkpoint.seq = this.seq + 1;
-      await this.saveCheckpoint(outcome.checkpoint);
+      outcome.checkpoint.seq = this.events.lastSeq + 1;
+      await this.checkpoints.save(outcome.checkpoint);
     }
     // What leaves the run (state, error, interrupt) goes through the one sanitiser, like its events.
-    Object.assign(result, createSanitizer(this.secretValues).value(result));
-    await this.persistEvents();
-    this.applyStorageFailure(result);
-    const done = this.makeEvent('done', doneData(result));
-    this.store(done);
-    await this.persistEvents();
-    await this.putRecord(result.status, result.stop_reason, result.error);
-    if (this.options.traceStore !== undefined && this.storageError === undefined) {
-      try {
-        await this.options.traceStore.flush(this.runId);
-      } catch (caught) {
-        this.storageError = toAgentError(caught, 'STORAGE_ERROR');
-      }
-    }
-    if (this.applyStorageFailure(result)) done.data = doneData(result);
-    if (result.status !== 'interrupted' && this.options.checkpointStore !== undefined) {
-      await this.options.checkpointStore.delete(this.runId).catch(() => undefined);
-    }
-    this.channel.push(done);
-    this.channel.close();
+    Object.assign(result, this.sanitizer.value(result));
+    await this.trace.persist();
+    this.trace.failRunIfBroken(result);
+    const done = this.events.make('done', doneData(result));
+    this.trace.keep(done.event, done.bytes);
+    await this.trace.persist();
+    await this.putRecord(result.status, result);
+    await this.trace.flush();
+    if (this.trace.failRunIfBroken(result)) done.event.data = doneData(result);
+    if (result.status !== 'interrupted') await this.checkpoints.discard(this.runId);
+    this.events.close(done.event);
     return result;
   }
 
-  private async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
-    const store = this.options.checkpointStore;
-    if (store === undefined) return;
-    try {
-      await store.save(createSanitizer(this.secretValues).value(checkpoint));
-    } catch (caught) {
-      this.storageError ??= toAgentError(caught, 'STORAGE_ERROR');
-    }
+  private putRecord(status: RunResult['status'], result?: RunResult): Promise<void> {
+    return this.trace.putRecord({
+      run_id: this.runId,
+      agent: this.agent.name,
+      status,
+      ...(result !== undefined ? { stop_reason: result.stop_reason } : {}),
+      created_at: this.createdAt,
+      updated_at: new Date(this.now()).toISOString(),
+      ...(result?.error !== undefined ? { error: result.error } : {}),
+      event_count: this.events.lastSeq,
+    });
   }
-
-  /** A run whose trace or checkpoint could not be stored never reports success. */
-  private applyStorageFailure(result: RunResult): boolean {
-    if (this.storageError === undefined || result.error?.code === 'STORAGE_ERROR') return false;
-    const runError = result.error;
-    result.status = 'failed';
-    result.stop_reason = 'error';
-    result.error = { ...this.storageError.toJSON(), ...(runError !== undefined ? { details: { ...this.storageError.details, run_error: runError } } : {}) };
-    delete result.interrupt;
-    return true;
-  }
-}
-
-function stopReasonOf(outcome: Outcome): StopReason {
-  if (outcome.status === 'completed') return 'completed';
-  if (outcome.status !== 'interrupted') return outcome.stopReason;
-  if (outcome.pending.kind === 'tool_confirmation') return 'confirmation';
-  return outcome.pending.position === 'before' ? 'interrupt_before' : 'interrupt_after';
-}
-
-function doneData(result: RunResult): DoneData {
-  return {
-    status: result.status,
-    stop_reason: result.stop_reason,
-    state: result.state,
-    ...(result.error !== undefined ? { error: result.error } : {}),
-    ...(result.interrupt !== undefined ? { interrupt: result.interrupt } : {}),
-  };
 }

@@ -20,12 +20,12 @@ import type { State } from '../actions/types.js';
 import { AgentError, toAgentError } from '../errors/agent-error.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledBody, CompiledWhileLoop } from './compiled-agent.js';
-import type { BodyHost } from './execute-body.js';
-import { isPauseSignal } from './pause-signal.js';
+import { isPauseRequest } from '../actions/pause-request.js';
+import type { BodyHost, BodyResult } from './execute-body.js';
 
 export type ExitReason = 'condition_false' | 'max_iterations_reached';
 
-type Execute = (host: BodyHost, body: CompiledBody, node: string, state: State) => Promise<Record<string, unknown>>;
+type Execute = (host: BodyHost, body: CompiledBody, node: string, state: State) => BodyResult | Promise<BodyResult>;
 
 export async function runWhileLoop(host: BodyHost, loop: CompiledWhileLoop, node: string, state: State, execute: Execute): Promise<Record<string, unknown>> {
   const working: State = { ...state };
@@ -36,12 +36,14 @@ export async function runWhileLoop(host: BodyHost, loop: CompiledWhileLoop, node
     for (const body of loop.body) {
       if (host.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled', { node });
       host.stepBudget(node);
-      let bodyUpdate: Record<string, unknown>;
+      let bodyUpdate: BodyResult;
       try {
         bodyUpdate = await execute(host, body, node, working);
       } catch (error) {
         throw inLoop(error, loop, body, node, iteration);
       }
+      // A pause would resume the node from its start with the iteration's work lost: refused instead.
+      if (isPauseRequest(bodyUpdate)) throw new AgentError('INVALID_AGENT', 'a tool confirmation cannot pause a run inside a while_loop body; confirm the tool in a node of its own', { node });
       mergeShallow(working, bodyUpdate);
       mergeShallow(update, bodyUpdate);
     }
@@ -54,8 +56,6 @@ export async function runWhileLoop(host: BodyHost, loop: CompiledWhileLoop, node
 
 /** A body failure names the body node and the iteration; budget and cancel errors pass unchanged. */
 function inLoop(error: unknown, loop: CompiledWhileLoop, body: CompiledBody, node: string, iteration: number): AgentError {
-  // A pause would resume the node from its start with the iteration's work lost: refused instead.
-  if (isPauseSignal(error)) return new AgentError('INVALID_AGENT', 'a tool confirmation cannot pause a run inside a while_loop body; confirm the tool in a node of its own', { node });
   const agentError = toAgentError(error, 'ACTION_FAILED', { node });
   if (agentError.code === 'BUDGET_EXCEEDED' || agentError.code === 'CANCELLED') return agentError;
   const step = body.label.slice(loop.label.length + 1) || body.label;

@@ -199,7 +199,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           ? scriptedEmbeddings(input)
           : await requestEmbeddings({ ...connection, api_base: apiBase! }, model, input, environment.signal, (retry) => {
               attempts = retry.attempt;
-              environment.emit('log', { message: `retrying embeddings call (attempt ${retry.attempt}) after ${retry.error.code}`, attempt: retry.attempt, delay_ms: retry.delay_ms, code: retry.error.code });
+              environment.emit('log', { source: 'model', message: `retrying embeddings call (attempt ${retry.attempt}) after ${retry.error.code}`, attempt: retry.attempt, delay_ms: retry.delay_ms, error: { code: retry.error.code, message: retry.error.message } });
               environment.budget.beforeLlmCall();
             });
         environment.emit('llm_response', {

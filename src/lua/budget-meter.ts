@@ -11,8 +11,8 @@
  * duration budget), and stops the call the same uncatchable way when either says so.
  */
 import { AgentError } from '../errors/agent-error.js';
-import type { FengariBudgetHooks, LuaState } from './vendor/fengari.js';
-import { lua } from './vendor/fengari.js';
+import type { FengariBudgetHooks, LuaState } from '#lua-vm';
+import { lua } from '#lua-vm';
 import type { LuaBudget } from './types.js';
 import { DEFAULT_LUA_BUDGET } from './budget-limits.js';
 

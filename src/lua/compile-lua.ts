@@ -18,7 +18,7 @@
  */
 import { AgentError } from '../errors/agent-error.js';
 import type { CompiledLua, LuaBudget, LuaRunOptions } from './types.js';
-import { lua, lauxlib } from './vendor/fengari.js';
+import { lua, lauxlib } from '#lua-vm';
 import { LuaBudgetExceeded, resolveBudget } from './budget-meter.js';
 import { LuaConversionError, typeName } from './json-bridge.js';
 import { capErrorText, decodeErrorText } from './error-text.js';
@@ -50,6 +50,7 @@ function splitLuaMessage(message: string): { line: number | undefined; text: str
 }
 
 class SandboxedChunk implements CompiledLua {
+  readonly language = 'lua';
   readonly source: string;
   private readonly where: LuaSourceLocation;
   private readonly bytes: Uint8Array;

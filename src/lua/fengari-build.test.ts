@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM build helper without types
 import { FORBIDDEN_CODE, patchFengariSource, patchedFiles } from '../../build/fengari-transform.mjs';
 
-const vendorPath = fileURLToPath(new URL('./vendor/fengari.js', import.meta.url));
+const vendorPath = fileURLToPath(new URL('../../build/generated/fengari.js', import.meta.url));
 const fengariSource = (file: string) => readFile(fileURLToPath(new URL(`../../node_modules/fengari/src/${file}`, import.meta.url)), 'utf8');
 
-describe('generated src/lua/vendor/fengari.js', () => {
+describe('generated build/generated/fengari.js', () => {
   it('contains no eval(, new Function, Function(, require( or process.', async () => {
     const code = await readFile(vendorPath, 'utf8');
     expect(code).not.toMatch(/\beval\s*\(/);

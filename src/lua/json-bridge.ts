@@ -9,8 +9,8 @@
  * times its size: `read` reports the bytes of every string and key to a `chargeBytes` callback,
  * before decoding them, which the caller charges to the call's string budget.
  */
-import type { LuaState } from './vendor/fengari.js';
-import { lua, lauxlib, to_luastring } from './vendor/fengari.js';
+import type { LuaState } from '#lua-vm';
+import { lua, lauxlib, to_luastring } from '#lua-vm';
 import { formatValuePath } from './error-text.js';
 
 /** Deepest nesting converted in either direction. */

@@ -2,7 +2,7 @@
 // in run results, print as log events, and no state shared between runs of one loaded agent.
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../graph/run-agent.js';
-import { loadAgent } from '../graph/load-agent.js';
+import { loadAgent } from '../load-agent-with-scripts.js';
 import type { AgentEvent } from '../events/event.js';
 import { captureError } from './lua-test-helpers.js';
 

@@ -2,7 +2,7 @@
 // typed error, within its budget, without the heap growing by hundreds of megabytes, and the
 // error text that reaches the run result is capped.
 import { describe, expect, it } from 'vitest';
-import { loadAgent } from '../graph/load-agent.js';
+import { loadAgent } from '../load-agent-with-scripts.js';
 import { runAgent } from '../graph/run-agent.js';
 import { AgentError } from '../errors/agent-error.js';
 import { MAX_ERROR_TEXT } from './error-text.js';

@@ -21,8 +21,8 @@
  * plain Lua: `pairs(_G)` lists only the call's own globals, a base function assigned nil still
  * resolves, and `setmetatable(_G, ...)` is refused (the metatable is protected).
  */
-import type { LuaCFunction, LuaState } from './vendor/fengari.js';
-import { lauxlib, lua, lualib } from './vendor/fengari.js';
+import type { LuaCFunction, LuaState } from '#lua-vm';
+import { lauxlib, lua, lualib } from '#lua-vm';
 import { BudgetMeter } from './budget-meter.js';
 import { JsonBridge } from './json-bridge.js';
 import { createCallContext, createJsonFunctions, createLoad, createPrint, createRandom, createRandomSeed } from './sandbox-functions.js';

@@ -4,8 +4,8 @@
  * not fengari's module-wide one), and the `json` library. Each is a Lua C function; errors a
  * script can cause are raised as Lua errors so `pcall` sees them.
  */
-import type { LuaCFunction, LuaState } from './vendor/fengari.js';
-import { lauxlib, lua } from './vendor/fengari.js';
+import type { LuaCFunction, LuaState } from '#lua-vm';
+import { lauxlib, lua } from '#lua-vm';
 import type { BudgetMeter } from './budget-meter.js';
 import { JsonBridge, LuaConversionError } from './json-bridge.js';
 import { capErrorText } from './error-text.js';

@@ -1,5 +1,8 @@
-/** A Lua chunk compiled (syntax-checked) at agent load, run many times in a clean environment. */
-export interface LuaBudget {
+/** The Lua flavour of the ScriptSandbox seam (src/core/script-sandbox.ts). */
+import type { CompiledScript, ScriptBudget, ScriptRunOptions } from '../core/script-sandbox.js';
+
+/** The Lua budgets: the seam's `instructions` and `printBytes`, plus Lua's memory budgets. */
+export interface LuaBudget extends ScriptBudget {
   /** VM instructions per call (default 1,000,000; ceiling 100,000,000). */
   instructions?: number;
   /** Largest single string in bytes (default 1 MiB; ceiling 16 MiB). */
@@ -14,7 +17,7 @@ export interface LuaBudget {
   printBytes?: number;
 }
 
-export interface LuaRunOptions {
+export interface LuaRunOptions extends ScriptRunOptions {
   budget?: LuaBudget;
   onPrint?: (line: string) => void;
   /** The run's signal: when it aborts, the call ends (checked every 10,000 instructions). */
@@ -23,8 +26,9 @@ export interface LuaRunOptions {
   interrupt?: () => void;
 }
 
-export interface CompiledLua {
-  readonly source: string;
+/** A Lua chunk compiled (syntax-checked) at agent load, run many times in a clean environment. */
+export interface CompiledLua extends CompiledScript {
+  readonly language: 'lua';
   /**
    * Runs the chunk as a function body with the given globals (converted JSON → Lua) and returns
    * its return value converted Lua → JSON. Throws AgentError LUA_ERROR / LUA_BUDGET, never a raw

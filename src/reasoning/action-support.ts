@@ -6,7 +6,6 @@
  * mismatch, storage, cancellation, an exhausted run budget — propagate and end the node).
  */
 import { AgentError } from '../errors/agent-error.js';
-import { isPauseSignal } from '../graph/pause-signal.js';
 import { isInfrastructureFailure } from '../llm/llm-errors.js';
 import type { ActionCompiler, ActionContext, LlmCallParams } from '../actions/types.js';
 import type { ChatMessage, LlmResponse } from '../llm/types.js';
@@ -92,12 +91,12 @@ export async function callModel(
 }
 
 /**
- * Rethrows what must end or pause the node instead of becoming an error value: a confirmation
- * pause, and every infrastructure failure (cancellation, budgets, storage, and a model server that
- * is down, answers an HTTP error, times out, breaks a stream or differs from a replay).
+ * Rethrows what must end the node instead of becoming an error value: every infrastructure failure
+ * (cancellation, budgets, storage, and a model server that is down, answers an HTTP error, times
+ * out, breaks a stream or differs from a replay). A confirmation pause is a returned value, never
+ * thrown, so it needs nothing here.
  */
 export function rethrowControl(error: unknown): void {
-  if (isPauseSignal(error)) throw error;
   if (isInfrastructureFailure(error)) throw error;
   if (typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError') throw error;
 }

@@ -6,12 +6,12 @@
 import type { ActionCompiler } from '../actions/types.js';
 import { AgentError } from '../errors/agent-error.js';
 import { looksLikePython } from '../graph/python-detector.js';
-import type { CompiledLua } from '../lua/types.js';
+import type { CompiledScript } from '../core/script-sandbox.js';
 
 /** Python idioms common in TEA's custom evaluators, beyond the engine's own detector. */
 const EVALUATOR_PYTHON_SIGNS = [/\blen\s*\(/, /\.get\(\s*["']/, /^\s*result\s*=\s*[{[]\s*["']/m];
 
-export function compileStepLua(code: unknown, field: string, compiler: ActionCompiler): CompiledLua {
+export function compileStepLua(code: unknown, field: string, compiler: ActionCompiler): CompiledScript {
   try {
     return compiler.lua(code as string, field);
   } catch (error) {

@@ -3,7 +3,7 @@
  * evaluator specs, the evaluator verdict, and one attempt of the loop (SPEC §5).
  */
 import type { CompiledSchema } from '../actions/types.js';
-import type { CompiledLua } from '../lua/types.js';
+import type { CompiledScript } from '../core/script-sandbox.js';
 import type { CompiledValue } from '../templates/types.js';
 
 /** One problem found with a candidate. `type` says where it came from. */
@@ -46,7 +46,7 @@ export type StepReturns = 'candidate' | 'state';
 /** A generator or corrector, compiled at load. */
 export type PreparedStep =
   | { kind: 'action'; action: string; llm: boolean; params: CompiledValue; returns?: StepReturns }
-  | { kind: 'lua'; lua: CompiledLua; returns?: StepReturns };
+  | { kind: 'lua'; lua: CompiledScript; returns?: StepReturns };
 
 /** An evaluator, compiled at load. */
 export type PreparedEvaluator =
@@ -60,7 +60,7 @@ export type PreparedEvaluator =
       llm: CompiledValue;
       label: string;
     }
-  | { type: 'lua'; lua: CompiledLua; threshold: number };
+  | { type: 'lua'; lua: CompiledScript; threshold: number };
 
 export type OnFailure = 'return_best' | 'return_last' | 'raise';
 

@@ -8,7 +8,7 @@
  */
 import type { ActionContext, State } from '../actions/types.js';
 import { AgentError } from '../errors/agent-error.js';
-import type { LuaBudget } from '../lua/types.js';
+import type { ScriptBudget } from '../core/script-sandbox.js';
 import type { PreparedStep } from './reflection-types.js';
 import { isPlainObject } from '../util/plain-object.js';
 
@@ -41,7 +41,7 @@ export function luaState(loopState: State, extra: Record<string, unknown> = {}):
 }
 
 /** The agent's `settings.lua.instructions`, when set. */
-export function luaBudgetOf(context: ActionContext): LuaBudget | undefined {
+export function luaBudgetOf(context: ActionContext): ScriptBudget | undefined {
   const lua = context.settings.lua as { instructions?: unknown } | undefined;
   return typeof lua?.instructions === 'number' ? { instructions: lua.instructions } : undefined;
 }

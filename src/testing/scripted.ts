@@ -14,7 +14,7 @@ import type { ActionDefinition } from '../actions/types.js';
 import { createActionRegistry } from '../actions/registry.js';
 import type { AgentEvent } from '../events/event.js';
 import { runAgent } from '../graph/run-agent.js';
-import { loadAgent } from '../graph/load-agent.js';
+import { loadAgent } from '../load-agent-with-scripts.js';
 import type { RunOptions, RunResult } from '../graph/run-types.js';
 import { createScriptedModel, type ScriptedModel } from '../llm/scripted-model.js';
 import type { ScriptedInput } from '../llm/scripted-script.js';

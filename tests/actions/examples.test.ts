@@ -42,9 +42,9 @@ describe('TEA-style examples', () => {
     expect(result.state.best_score as number).toBeGreaterThan(0);
     expect(result.state).toMatchObject({ source: result.state.best_document, dimensions: 64 });
     expect(String(result.state.answer)).toContain('five milliseconds');
-    const embeddings = events.filter((event) => event.type === 'llm_request' && event.data.kind === 'embeddings');
+    const embeddings = events.flatMap((event) => (event.type === 'llm_request' && event.data.kind === 'embeddings' ? [event.data] : []));
     expect(embeddings).toHaveLength(1);
-    expect(embeddings[0]!.data.input_count).toBe(4);
+    expect(embeddings[0]!.input_count).toBe(4);
   });
 
   it('tea-llm-embed-search: another question picks another document', async () => {

@@ -1,6 +1,6 @@
 /** Small helpers for engine tests: load + run an agent text and collect its events. */
 import { runAgent, resumeAgent } from '../../src/graph/run-agent.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import type { RunOptions, RunResult, ResumeInput } from '../../src/graph/run-types.js';
 import type { AgentEvent } from '../../src/events/event.js';
 import { AgentError } from '../../src/errors/agent-error.js';

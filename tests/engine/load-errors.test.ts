@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { loadError } from './helpers.js';
 
 describe('agent files that must not load', () => {

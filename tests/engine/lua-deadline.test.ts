@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/graph/run-agent.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { AgentError } from '../../src/errors/agent-error.js';
 
 const spinning = (limits: string, lua = 'instructions: 100000000') =>

@@ -142,7 +142,7 @@ describe('type: dynamic_parallel', () => {
 
 describe("TEA's renderer hint", () => {
   it('_render_items on a node is accepted with a warning (it only feeds TEA graph drawings)', async () => {
-    const { loadAgent } = await import('../../src/graph/load-agent.js');
+    const { loadAgent } = await import('../../src/load-agent-with-scripts.js');
     const agent = loadAgent('nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: "{{ state.xs }}"\n    fan_in: done\n    steps:\n      - run: return {}\n    _render_items: [a, b]\n  - name: done\n', { file: 'test.yaml' });
     expect(agent.warnings.join('\n')).toContain('`_render_items`');
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { loadError, runYaml } from '../engine/helpers.js';
 
 /** TEA's legacy edges: `condition:` (string or {type: expression, value}) and `when:` mapping its result. */

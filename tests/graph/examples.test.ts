@@ -1,7 +1,7 @@
 /** The TEA-style graph examples (while_loop, dynamic_parallel, edge conditions) run on their scripted models. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import type { AgentEvent } from '../../src/events/event.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/graph/run-agent.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { createActionRegistry } from '../../src/actions/registry.js';
 import type { ActionDefinition } from '../../src/actions/types.js';
 import type { AgentEvent } from '../../src/events/event.js';

@@ -1,7 +1,7 @@
 /**
  * A small fake ActionContext and ActionCompiler for unit tests of the reasoning actions: scripted
  * model responses, recorded LLM calls and events, a Map of actions, and a confirmation request
- * that throws a recognisable signal (as the engine's does, it never returns).
+ * that returns a PauseRequest value (as the engine's does).
  */
 import { Validator } from '@cfworker/json-schema';
 import { AgentError, type ErrorCode } from '../../src/errors/agent-error.js';
@@ -9,7 +9,7 @@ import type { ActionCompiler, ActionContext, ActionDefinition, CompiledSchema, L
 import type { LlmResponse } from '../../src/llm/types.js';
 import type { CompiledValue } from '../../src/templates/types.js';
 import { reasoningActions } from '../../src/reasoning/actions.js';
-import { PauseSignal } from '../../src/graph/pause-signal.js';
+import { isPauseRequest, pauseRequest } from '../../src/actions/pause-request.js';
 
 export type ScriptedReply = string | Partial<LlmResponse> | Error | ((params: LlmCallParams) => string | Partial<LlmResponse>);
 
@@ -23,7 +23,7 @@ export interface FakeOptions {
   resume?: ResumeInfo;
 }
 
-export { PauseSignal };
+export { isPauseRequest };
 
 export interface FakeContext extends ActionContext {
   llmCalls: LlmCallParams[];
@@ -69,15 +69,20 @@ export function createFakeContext(options: FakeOptions = {}): FakeContext {
     async callAction(name, params) {
       const action = registry.get(name);
       if (action === undefined) throw new AgentError('UNKNOWN_ACTION', `unknown action ${name}`);
-      if (action.prepare === undefined) return action.run(params, context);
-      // As the engine does: params are final values, so templates compile to literals.
-      const compiler = { ...createFakeCompiler(options.actions ?? []), template: (value: unknown) => ({ source: value, isStatic: true, render: () => structuredClone(value) }) };
-      const nested = { ...context, resume: undefined };
-      return action.run(action.prepare(params, compiler), nested);
+      let result: unknown;
+      if (action.prepare === undefined) {
+        result = await action.run(params, context);
+      } else {
+        // As the engine does: params are final values, so templates compile to literals.
+        const compiler = { ...createFakeCompiler(options.actions ?? []), template: (value: unknown) => ({ source: value, isStatic: true, render: () => structuredClone(value) }) };
+        const nested = { ...context, resume: undefined };
+        result = await action.run(action.prepare(params, compiler), nested);
+      }
+      // As the engine does: an action called by another action cannot pause the run.
+      if (isPauseRequest(result)) throw new AgentError('ACTION_FAILED', `action '${name}' asked for a confirmation, which an action called by another action cannot do`);
+      return result;
     },
-    requestConfirmation(request): never {
-      throw new PauseSignal(request);
-    },
+    requestConfirmation: pauseRequest,
     listActions: () => [...registry.values()].map((action) => ({ name: action.name, description: action.description, parameters: action.parameters, side_effects: action.sideEffects === true })),
     traceStore: undefined,
     flushEvents: async () => undefined,

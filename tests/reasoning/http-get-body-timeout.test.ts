@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpGet } from '../../src/tools/http-get.js';
 import { runAgent } from '../../src/graph/run-agent.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import type { AgentEvent } from '../../src/events/event.js';
 import { createFakeContext } from './fake-context.js';
 

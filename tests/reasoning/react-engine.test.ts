@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { createActionRegistry } from '../../src/actions/registry.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 import type { ActionDefinition } from '../../src/actions/types.js';

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors/agent-error.js';
 import type { ActionDefinition } from '../../src/actions/types.js';
-import { isPauseSignal, type PauseSignal } from '../../src/graph/pause-signal.js';
+import { isPauseRequest } from '../../src/actions/pause-request.js';
+import type { ConfirmationRequest } from '../../src/actions/types.js';
 import { createFakeContext, runAction, type FakeOptions } from './fake-context.js';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -30,13 +31,10 @@ async function react(params: Record<string, unknown>, options: FakeOptions & { a
   return { result, context };
 }
 
-async function pauseOf(promise: Promise<unknown>): Promise<PauseSignal> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isPauseSignal(error)) return error as PauseSignal;
-    throw error;
-  }
+/** The confirmation the action asked for (it returns a PauseRequest value, see src/actions/pause-request.ts). */
+async function pauseOf(promise: Promise<unknown>): Promise<{ request: ConfirmationRequest }> {
+  const result = await promise;
+  if (isPauseRequest(result)) return { request: result.confirmation };
   throw new Error('expected the run to pause');
 }
 

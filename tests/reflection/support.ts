@@ -7,7 +7,7 @@ import type { ActionDefinition } from '../../src/actions/types.js';
 import { AgentError } from '../../src/errors/agent-error.js';
 import type { AgentEvent } from '../../src/events/event.js';
 import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import type { ResumeInput, RunOptions, RunResult } from '../../src/graph/run-types.js';
 import { createScriptedModel } from '../../src/llm/scripted-model.js';
 import type { LlmConnection, LlmRequest } from '../../src/llm/types.js';

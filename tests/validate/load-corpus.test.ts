@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createActionRegistry } from '../../src/actions/registry.js';
 import { AgentError } from '../../src/errors/agent-error.js';
 import { formatProblem, MAX_LOAD_PROBLEMS, problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { BUDGET_CEILINGS } from '../../src/graph/run-budget.js';
 import agentSchema from '../../src/spec/agent-schema.json';

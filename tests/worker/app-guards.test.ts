@@ -5,7 +5,7 @@
  * routes and methods in the error shape, and a failed run never answered as a success.
  */
 import { describe, expect, it } from 'vitest';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 import { createApp } from '../../worker/app.js';
 import { statusOf } from '../../worker/error-status.js';

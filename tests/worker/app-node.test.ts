@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createKvStores, type KVNamespaceLike } from '../../adapters/workers-kv/index.js';
 import type { ActionDefinition } from '../../src/actions/types.js';
 import { createActionRegistry } from '../../src/actions/registry.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 import { createApp } from '../../worker/app.js';
 import { ERROR_STATUS, statusOf } from '../../worker/error-status.js';

@@ -6,7 +6,7 @@ import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKvStores, type KVNamespaceLike, type KvPutOptions } from '../../adapters/workers-kv/index.js';
 import { runAgent } from '../../src/graph/run-agent.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { makeEvent, makeRun } from '../conformance/storage-conformance.js';
 
 let miniflare: Miniflare;

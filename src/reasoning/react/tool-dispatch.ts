@@ -7,7 +7,6 @@
  */
 import type { ToolCallStatus } from '../../core/events.js';
 import type { ActionContext } from '../../actions/types.js';
-import { isPauseSignal } from '../../graph/pause-signal.js';
 import { rethrowControl } from '../action-support.js';
 import { messageOf } from '../../util/message-of.js';
 import { textOf, truncateText } from '../reasoning-trace.js';
@@ -86,11 +85,8 @@ export async function executeCall(context: ActionContext, tool: ReactTool, args:
     const result = await context.callAction(tool.name, args);
     return { status: 'ok', tool: tool.name, arguments: args, observation: truncateText(textOf(result ?? null), TOOL_LIMITS.maxObservationChars) };
   } catch (error) {
-    if (isPauseSignal(error)) {
-      // A tool that itself asks for confirmation (a host action that pauses): the pause would carry
-      // its resume data, not this loop's, so it is refused instead of half-supported.
-      return { status: 'error', tool: tool.name, arguments: args, observation: `Error executing ${tool.name}: it asked for a confirmation, which a tool called from reason.react cannot do` };
-    }
+    // A tool that itself asks for confirmation fails with ACTION_FAILED (context.callAction):
+    // an observation like any other tool failure.
     rethrowControl(error);
     return { status: 'error', tool: tool.name, arguments: args, observation: truncateText(`Error executing ${tool.name}: ${messageOf(error)}`, TOOL_LIMITS.maxObservationChars) };
   }

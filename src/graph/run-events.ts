@@ -1,0 +1,67 @@
+/**
+ * The run's event numbering and sanitising: every event gets the run id, the next `seq`, an
+ * ISO-8601 UTC timestamp, and is made safe (secrets redacted, size capped, inert JSON; see
+ * src/events/redact.ts) before anyone sees it. Each event goes to the trace writer and to the
+ * run's event channel (what a host iterates).
+ *
+ * This is the engine's hot path: one sanitiser is prepared per run, and the timestamp string is
+ * formatted once per millisecond.
+ */
+import type { AgentEvent, EventData, EventType } from '../events/event.js';
+import { createEventSanitizer, type SanitizedEvent } from '../events/redact.js';
+import { createEventChannel, type EventChannel } from './event-channel.js';
+import type { TraceWriter } from './trace-writer.js';
+
+export class RunEvents {
+  readonly channel: EventChannel<AgentEvent> = createEventChannel();
+  private readonly sanitize: (event: AgentEvent, exact?: boolean) => SanitizedEvent;
+  private stampMs = -1;
+  private stampIso = '';
+
+  constructor(
+    private readonly runId: string,
+    /** The last seq used (0 for a new run; the checkpoint's for a resumed one). */
+    private seq: number,
+    secrets: readonly string[],
+    private readonly now: () => number,
+    private readonly trace: TraceWriter,
+  ) {
+    this.sanitize = createEventSanitizer({ secrets });
+  }
+
+  /** The seq of the last event made. */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  /** Makes, stores and publishes one event. */
+  emit<T extends EventType>(type: T, data: EventData<T>, node?: string): void {
+    const { event, bytes } = this.make(type, data, node);
+    this.trace.keep(event, bytes);
+    this.channel.push(event);
+  }
+
+  /** A numbered, timestamped, sanitised event, not yet stored or published (the run's `done`). */
+  make<T extends EventType>(type: T, data: EventData<T>, node?: string): SanitizedEvent {
+    // TypeScript cannot relate a generic T to its member of the union: emit's signature checks the fields.
+    const event = { type, run_id: this.runId, seq: ++this.seq, ts: this.timestamp(), data } as AgentEvent;
+    if (node !== undefined) event.node = node;
+    // The size is an upper bound kept while copying (exact only for events near the cap).
+    return this.sanitize(event, false);
+  }
+
+  /** Publishes an event made with `make`, then ends the stream. */
+  close(last: AgentEvent): void {
+    this.channel.push(last);
+    this.channel.close();
+  }
+
+  private timestamp(): string {
+    const ms = this.now();
+    if (ms !== this.stampMs) {
+      this.stampMs = ms;
+      this.stampIso = new Date(ms).toISOString();
+    }
+    return this.stampIso;
+  }
+}

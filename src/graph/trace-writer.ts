@@ -1,0 +1,84 @@
+/**
+ * The run's side of the trace store: events are buffered within the per-run trace cap (10,000
+ * events / 8 MiB, see src/events/redact.ts) and appended in batches; the run record is written at
+ * the start and the end. The storage-failure policy lives here: the first failure is remembered,
+ * nothing more is written, and the run that could not be stored never reports success
+ * (`failRunIfBroken`).
+ */
+import { AgentError, toAgentError } from '../errors/agent-error.js';
+import type { AgentEvent } from '../events/event.js';
+import { createRunEventCap } from '../events/redact.js';
+import type { RunRecord, TraceStore } from '../storage/trace-store.js';
+import type { RunResult } from './run-types.js';
+
+/** Buffered events are appended in batches of at least this many (and at the end). */
+const PERSIST_BATCH = 64;
+
+export class TraceWriter {
+  private readonly pending: AgentEvent[] = [];
+  private readonly cap = createRunEventCap();
+  private failure: AgentError | undefined;
+
+  constructor(
+    private readonly store: TraceStore | undefined,
+    private readonly runId: string,
+  ) {}
+
+  /** Buffers an event (already numbered and sanitised) within the trace cap. */
+  keep(event: AgentEvent, bytes: number): void {
+    if (this.store === undefined) return;
+    const kept = this.cap.admit(event, bytes);
+    if (kept !== undefined) this.pending.push(kept);
+  }
+
+  /** True when enough events wait for a batch write. */
+  get due(): boolean {
+    return this.pending.length >= PERSIST_BATCH;
+  }
+
+  /** Appends the buffered events; a failure is remembered and fails the run. */
+  async persist(): Promise<void> {
+    if (this.store === undefined || this.pending.length === 0 || this.failure !== undefined) return;
+    const batch = this.pending.splice(0, this.pending.length);
+    await this.attempt(() => this.store!.appendEvents(this.runId, batch));
+  }
+
+  async putRecord(record: RunRecord): Promise<void> {
+    await this.attempt(() => this.store!.putRun(record));
+  }
+
+  /** Asks the store to make what it has durable (stores that buffer writes). */
+  async flush(): Promise<void> {
+    await this.attempt(() => this.store!.flush(this.runId));
+  }
+
+  /** Records a failure of another store of the run (the checkpoint store); the first one wins. */
+  noteFailure(error: unknown): void {
+    this.failure ??= toAgentError(error, 'STORAGE_ERROR');
+  }
+
+  /**
+   * A run whose trace or checkpoint could not be stored never reports success: the result becomes
+   * failed with the STORAGE_ERROR (the run's own error, if any, kept in its details). True when
+   * the result was changed.
+   */
+  failRunIfBroken(result: RunResult): boolean {
+    const failure = this.failure;
+    if (failure === undefined || result.error?.code === 'STORAGE_ERROR') return false;
+    const runError = result.error;
+    result.status = 'failed';
+    result.stop_reason = 'error';
+    result.error = { ...failure.toJSON(), ...(runError !== undefined ? { details: { ...failure.details, run_error: runError } } : {}) };
+    delete result.interrupt;
+    return true;
+  }
+
+  private async attempt(write: () => Promise<void>): Promise<void> {
+    if (this.store === undefined || this.failure !== undefined) return;
+    try {
+      await write();
+    } catch (error) {
+      this.failure = toAgentError(error, 'STORAGE_ERROR');
+    }
+  }
+}

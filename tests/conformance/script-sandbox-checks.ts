@@ -1,0 +1,229 @@
+/**
+ * The ScriptSandbox conformance checks (src/core/script-sandbox.ts), runtime-neutral: plain
+ * functions that throw on a failed check, so the same list runs under vitest in Node
+ * (script-sandbox-conformance.ts) and bundled into workerd and Chromium. A language supplies a
+ * fixture: the few scripts the checks need, written in that language.
+ */
+import type { ScriptBudget, ScriptSandbox } from '../../src/core/script-sandbox.js';
+import { AgentError } from '../../src/errors/agent-error.js';
+
+/** The scripts a language provides for the checks. Each is a chunk whose result is its return value. */
+export interface ScriptSandboxFixture {
+  /** Returns the global `input` unchanged. */
+  echo: string;
+  /** Returns the global `a` plus the global `b` (numbers). */
+  add: string;
+  /** A chunk with a syntax error on chunk line `line`. */
+  syntaxError: { code: string; line: number };
+  /** Raises an error with the text `boom` on chunk line `line`. */
+  runtimeError: { code: string; line: number };
+  /** Returns a value with no JSON form (a function). */
+  notJson: string;
+  /** Loops forever. */
+  endlessLoop: string;
+  /** Loops forever, running the loop inside the language's protected call, and again on failure. */
+  catchingLoop: string;
+  /** Allocates without end; fails with `memoryBudget` naming `memoryBudgetName` in `details.budget`. */
+  memoryHog: string;
+  memoryBudget: ScriptBudget;
+  memoryBudgetName: string;
+  /** Prints `hello`, then loops forever. */
+  printThenLoop: string;
+  /** Prints the line `0123456789` 1,000 times. */
+  printMany: string;
+  /** Returns the global `leaked` (null when unset), then sets it to 1 and replaces a standard function. */
+  leakAndTamper: string;
+  /** Returns whether the standard function `leakAndTamper` replaces is still the original. */
+  standardIntact: string;
+  /** Raises an error whose text is about 1 MB. */
+  hugeError: string;
+}
+
+export interface ScriptSandboxCheck {
+  name: string;
+  run(sandbox: ScriptSandbox, fixture: ScriptSandboxFixture): void;
+}
+
+class CheckFailed extends Error {}
+
+function check(condition: boolean, message: string): void {
+  if (!condition) throw new CheckFailed(message);
+}
+
+/** What `run` threw; fails the check when it returned instead. */
+function thrown(run: () => unknown, what: string): { code?: unknown; message: string; details?: Record<string, unknown>; location?: { line?: number } } {
+  let result: unknown;
+  try {
+    result = run();
+  } catch (error) {
+    check(typeof error === 'object' && error !== null, `${what}: threw a non-object ${String(error)}`);
+    return error as { code?: unknown; message: string };
+  }
+  throw new CheckFailed(`${what}: expected an error, got ${JSON.stringify(result)}`);
+}
+
+/** JSON with sorted keys: equal values give equal text whatever the key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : 1))) : inner,
+  );
+}
+
+function equal(actual: unknown, expected: unknown, what: string): void {
+  check(canonical(actual) === canonical(expected), `${what}: expected ${canonical(expected)}, got ${canonical(actual)}`);
+}
+
+const SMALL_INSTRUCTIONS: ScriptBudget = { instructions: 200_000 };
+
+export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
+  {
+    name: 'syntax errors are caught at compile, with the chunk line and the file line',
+    run(sandbox, fixture) {
+      const error = thrown(() => sandbox.compile(fixture.syntaxError.code, { node: 'n', field: 'run', file: 'agent.yaml', line: 10 }), 'compile');
+      equal(error.code, sandbox.errorCodes.syntax, 'code');
+      equal(error.details?.line, fixture.syntaxError.line, 'details.line');
+      equal(error.location?.line, 10 + fixture.syntaxError.line, 'location.line (offset + chunk line)');
+    },
+  },
+  {
+    name: 'globals go in as JSON and the result comes out as JSON',
+    run(sandbox, fixture) {
+      const input = { text: 'héllo ✓', count: 3, ratio: 0.25, yes: true, no: false, nothing: null, list: [1, 'two', [3], { four: 4 }], nested: { deep: { deeper: ['x'] } }, empty_list: [], empty_object: {} };
+      const script = sandbox.compile(fixture.echo);
+      equal(script.language, sandbox.language, 'compiled language');
+      equal(script.source, fixture.echo, 'compiled source');
+      equal(script.run({ input }), input, 'echo');
+      const add = sandbox.compile(fixture.add);
+      equal(add.run({ a: 2, b: 3 }), 5, 'first call');
+      equal(add.run({ a: 40, b: 2 }), 42, 'second call of the same chunk');
+    },
+  },
+  {
+    name: 'runtime errors and results with no JSON form are typed errors, never raw exceptions',
+    run(sandbox, fixture) {
+      const error = thrown(() => sandbox.compile(fixture.runtimeError.code).run({}), 'runtime error');
+      equal(error.code, sandbox.errorCodes.runtime, 'code');
+      equal(error.details?.line, fixture.runtimeError.line, 'details.line');
+      check(error.message.includes('boom'), `message keeps the script's text: ${error.message}`);
+      equal(thrown(() => sandbox.compile(fixture.notJson).run({}), 'function result').code, sandbox.errorCodes.runtime, 'code of a non-JSON result');
+    },
+  },
+  {
+    name: 'the instruction budget ends an endless loop',
+    run(sandbox, fixture) {
+      const error = thrown(() => sandbox.compile(fixture.endlessLoop).run({}, { budget: SMALL_INSTRUCTIONS }), 'endless loop');
+      equal(error.code, sandbox.errorCodes.budget, 'code');
+      equal(error.details?.budget, 'instructions', 'details.budget');
+    },
+  },
+  {
+    name: 'a budget error cannot be caught by the script',
+    run(sandbox, fixture) {
+      const error = thrown(() => sandbox.compile(fixture.catchingLoop).run({}, { budget: SMALL_INSTRUCTIONS }), 'catching loop');
+      equal(error.code, sandbox.errorCodes.budget, 'code');
+      equal(error.details?.budget, 'instructions', 'details.budget');
+    },
+  },
+  {
+    name: 'the memory budget ends unbounded allocation',
+    run(sandbox, fixture) {
+      const error = thrown(() => sandbox.compile(fixture.memoryHog).run({}, { budget: fixture.memoryBudget }), 'memory hog');
+      equal(error.code, sandbox.errorCodes.budget, 'code');
+      equal(error.details?.budget, fixture.memoryBudgetName, 'details.budget');
+    },
+  },
+  {
+    name: 'a budget that is not positive, finite and under its ceiling is refused before the script runs',
+    run(sandbox, fixture) {
+      const script = sandbox.compile(fixture.printThenLoop);
+      for (const instructions of [-1, 0, Number.POSITIVE_INFINITY, Number.NaN, 1e15]) {
+        const printed: string[] = [];
+        const error = thrown(() => script.run({}, { budget: { instructions }, onPrint: (line) => printed.push(line) }), `instructions ${instructions}`);
+        check(typeof error.code === 'string' && error.code !== sandbox.errorCodes.budget, `instructions ${instructions}: refused with a code, got ${String(error.code)}`);
+        equal(printed, [], `nothing ran with instructions ${instructions}`);
+      }
+    },
+  },
+  {
+    name: 'an aborted signal ends the call with its reason; an already aborted one runs nothing',
+    run(sandbox, fixture) {
+      const script = sandbox.compile(fixture.printThenLoop);
+      const before = new AbortController();
+      before.abort(new AgentError('CANCELLED', 'stopped before'));
+      const printed: string[] = [];
+      const early = thrown(() => script.run({}, { signal: before.signal, onPrint: (line) => printed.push(line) }), 'already aborted');
+      equal(early.code, 'CANCELLED', 'code');
+      equal(printed, [], 'nothing ran');
+      // Lua runs synchronously: the abort comes from something the call triggers (its print).
+      const during = new AbortController();
+      const late = thrown(
+        () => script.run({}, { signal: during.signal, budget: { instructions: 50_000_000 }, onPrint: () => during.abort(new AgentError('BUDGET_EXCEEDED', 'deadline')) }),
+        'aborted while running',
+      );
+      equal(late.code, 'BUDGET_EXCEEDED', 'the reason ends the call');
+    },
+  },
+  {
+    name: 'what interrupt throws ends the call, and the script cannot catch it',
+    run(sandbox, fixture) {
+      for (const code of [fixture.endlessLoop, fixture.catchingLoop]) {
+        let calls = 0;
+        const error = thrown(
+          () =>
+            sandbox.compile(code).run({}, {
+              budget: { instructions: 50_000_000 },
+              interrupt: () => {
+                calls += 1;
+                if (calls === 3) throw new AgentError('TIMEOUT', 'host deadline');
+              },
+            }),
+          'interrupted',
+        );
+        equal(error.code, 'TIMEOUT', 'code');
+        equal(calls, 3, 'interrupt calls');
+      }
+    },
+  },
+  {
+    name: 'every call starts from a clean environment',
+    run(sandbox, fixture) {
+      const tamper = sandbox.compile(fixture.leakAndTamper);
+      equal(tamper.run({}), null, 'first call sees no leaked global');
+      equal(tamper.run({}), null, 'second call of the same chunk sees none either');
+      equal(sandbox.compile(fixture.standardIntact).run({}), true, 'another chunk sees the standard function intact');
+      equal(tamper.run({ leaked: 7 }), 7, 'a global passed in is seen');
+      equal(tamper.run({}), null, 'and is gone on the next call');
+    },
+  },
+  {
+    name: 'print goes to onPrint, capped at printBytes',
+    run(sandbox, fixture) {
+      const lines: string[] = [];
+      sandbox.compile(fixture.printMany).run({}, { budget: { printBytes: 1000 }, onPrint: (line) => lines.push(line) });
+      const bytes = lines.reduce((total, line) => total + line.length, 0);
+      check(lines[0] === '0123456789', `first line: ${JSON.stringify(lines[0])}`);
+      check(bytes > 0 && bytes <= 1000, `printed ${bytes} bytes with printBytes 1000`);
+    },
+  },
+  {
+    name: 'error text is capped',
+    run(sandbox, fixture) {
+      const error = thrown(() => sandbox.compile(fixture.hugeError).run({}), 'huge error');
+      equal(error.code, sandbox.errorCodes.runtime, 'code');
+      check(error.message.length <= 4096, `message of ${error.message.length} characters`);
+      check(/cut/.test(error.message), 'says that it was cut');
+    },
+  },
+];
+
+/** Runs every check; for runtimes without vitest (workerd, Chromium). */
+export function runScriptSandboxChecks(sandbox: ScriptSandbox, fixture: ScriptSandboxFixture): Array<{ name: string; error?: string }> {
+  return SCRIPT_SANDBOX_CHECKS.map((entry) => {
+    try {
+      entry.run(sandbox, fixture);
+      return { name: entry.name };
+    } catch (error) {
+      return { name: entry.name, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+    }
+  });
+}

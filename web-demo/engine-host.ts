@@ -1,0 +1,203 @@
+/**
+ * The engine in a Web Worker, shared by the two worker entries: engine-worker.ts (light, no
+ * script sandbox) and engine-worker-lua.ts (with the Lua sandbox). It validates agents, runs and
+ * resumes them, and probes model servers, posting every event to the page as it happens. Runs
+ * are traced in IndexedDB through the IndexedDB adapter, so the page can list them after a
+ * reload. The page stops a runaway run by terminating this worker and starting a new one, so
+ * nothing here has to be interruptible.
+ */
+import { parse as parseYaml } from 'yaml';
+// The engine's own modules, not src/index.ts: the main entry's loadAgent brings the Lua VM.
+import type { ScriptSandboxes } from '../src/core/script-sandbox.js';
+import { loadAgent } from '../src/graph/load-agent.js';
+import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
+import { createProvider } from '../src/llm/create-provider.js';
+import { probeEndpoint } from '../src/llm/probe.js';
+import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
+import type { LlmConnection } from '../src/llm/types.js';
+import { agentGraph } from './agent-graph.js';
+import { createDemoModel } from './demo-model.js';
+import { toOverrides, type ModelSettings } from './model-settings.js';
+import { AGENT_FILE, problemsFromLoadError } from './load-problems.js';
+import { probeChat, reachable } from './probe-diagnosis.js';
+import { yamlPathLocator } from './yaml-locator.js';
+import { DATABASE_NAME, type AgentProblem, type ProbeOutcome, type RequestMessage, type ResponseMessage, type RunOutcome } from './protocol.js';
+
+/** The part of the worker global this file uses. */
+export interface WorkerScope {
+  postMessage(message: ResponseMessage): void;
+  addEventListener(type: 'message', listener: (event: MessageEvent<RequestMessage>) => void): void;
+}
+
+type Stores = ReturnType<typeof createIndexedDbStores>;
+type AgentRunHandle = ReturnType<typeof runAgent>;
+
+/**
+ * Wires the message handler; all state lives in this closure. An agent that needs a sandbox not
+ * in `scripts` fails with SCRIPT_ENGINE_NOT_LOADED, which tells the page to use the Lua engine.
+ */
+export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes): void {
+  const load = (agentYaml: string) => loadAgent(agentYaml, { file: AGENT_FILE, scripts });
+  const runs = new Map<string, AgentRunHandle>();
+  let stores: Stores | undefined;
+  const openStores = (): Stores | undefined => {
+    try {
+      stores ??= createIndexedDbStores({ dbName: DATABASE_NAME, retention: { maxRuns: 200 } });
+    } catch {
+      stores = undefined;
+    }
+    return stores;
+  };
+
+  const runOptions = (runId: string, model: ModelSettings) => {
+    const current = openStores();
+    const overrides = toOverrides(model);
+    return {
+      runId,
+      llm: {
+        overrides,
+        providerFactory: (connection: LlmConnection) =>
+          connection.provider === 'scripted' && connection.scripted === undefined ? createDemoModel() : createProvider(connection),
+      },
+      ...(current ? { traceStore: current.traceStore, checkpointStore: current.checkpointStore } : {}),
+    };
+  };
+
+  const drive = async (requestId: number, runId: string, run: AgentRunHandle): Promise<void> => {
+    runs.set(runId, run);
+    try {
+      for await (const event of run) scope.postMessage({ type: 'event', run_id: runId, event });
+      const result = await run.result;
+      const outcome: RunOutcome = { run_id: result.run_id, status: result.status, stop_reason: result.stop_reason, state: result.state };
+      if (result.error) outcome.error = errorJson(result.error);
+      scope.postMessage({ type: 'finished', request_id: requestId, outcome });
+    } catch (error) {
+      console.error(error);
+      scope.postMessage({ type: 'finished', request_id: requestId, outcome: { run_id: runId, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
+    } finally {
+      runs.delete(runId);
+    }
+  };
+
+  scope.addEventListener('message', (message) => {
+    const request = message.data;
+    switch (request.type) {
+      case 'validate':
+        scope.postMessage({ type: 'validated', request_id: request.request_id, ...validate(request.agentYaml, load) });
+        break;
+      case 'run': {
+        let run: AgentRunHandle;
+        try {
+          run = runAgent(load(request.agentYaml), request.input, runOptions(request.run_id, request.model));
+        } catch (error) {
+          scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
+          break;
+        }
+        void drive(request.request_id, request.run_id, run);
+        break;
+      }
+      case 'resume': {
+        let run: AgentRunHandle;
+        try {
+          const agent = load(request.agentYaml);
+          const update = request.approval ? { approval: request.approval } : {};
+          run = resumeAgent(agent, request.run_id, update, runOptions(request.run_id, request.model));
+        } catch (error) {
+          scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
+          break;
+        }
+        void drive(request.request_id, request.run_id, run);
+        break;
+      }
+      case 'cancel':
+        runs.get(request.run_id)?.cancel();
+        break;
+      case 'probe':
+        void probe(request.model).then((outcome) => scope.postMessage({ type: 'probed', request_id: request.request_id, outcome }));
+        break;
+    }
+  });
+  scope.postMessage({ type: 'ready' });
+}
+
+/** Loads the agent to find its problems; the graph comes from the YAML alone so it draws early. */
+function validate(agentYaml: string, load: (agentYaml: string) => unknown): { problems: AgentProblem[]; graph?: ReturnType<typeof agentGraph>; agent?: string } {
+  let graph: ReturnType<typeof agentGraph> | undefined;
+  let agent: string | undefined;
+  try {
+    const spec = parseYaml(agentYaml) as unknown;
+    graph = agentGraph(spec);
+    if (typeof spec === 'object' && spec !== null && typeof (spec as { name?: unknown }).name === 'string') agent = (spec as { name: string }).name;
+  } catch {
+    graph = undefined;
+  }
+  let problems: AgentProblem[] = [];
+  try {
+    load(agentYaml);
+  } catch (error) {
+    problems = problemsFromLoadError(error, yamlPathLocator(agentYaml));
+  }
+  return { problems, ...(graph ? { graph } : {}), ...(agent ? { agent } : {}) };
+}
+
+/**
+ * The capability probe, then what it could not say: whether a refused server is down or refusing
+ * CORS (a `no-cors` request), and whether a chat completion works (an HTTP error with its body).
+ */
+async function probe(model: ModelSettings): Promise<ProbeOutcome> {
+  const overrides = toOverrides(model);
+  if (!overrides.api_base) return { ok: false, models: [], capabilities: {}, advice: [], error: 'no server to probe' };
+  const apiBase = overrides.api_base.replace(/\/+$/, '');
+  let outcome: ProbeOutcome;
+  try {
+    const report = await probeEndpoint({
+      api_base: apiBase,
+      timeout_ms: 20_000,
+      ...(overrides.api_key ? { api_key: overrides.api_key } : {}),
+      ...(overrides.model ? { model: overrides.model } : {}),
+    });
+    outcome = {
+      ok: report.cors_error === undefined && report.errors.models === undefined,
+      models: report.models,
+      capabilities: { streams: report.streams, json_schema: report.json_schema, native_tools: report.native_tools, streamed_tools: report.streamed_tools },
+      advice: report.advice,
+    };
+    if (report.cors_error !== undefined) {
+      outcome.cors_error = true;
+      outcome.error = report.cors_error;
+    } else if (report.errors.models !== undefined) outcome.error = report.errors.models;
+    if (report.model !== undefined) overrides.model ??= report.model;
+  } catch (error) {
+    return { ok: false, models: [], capabilities: {}, advice: [], error: errorJson(error).message };
+  }
+  if (outcome.cors_error) {
+    // The browser refused the request; only a no-cors request can tell down from CORS.
+    const reach = await reachable(`${apiBase}/models`);
+    if (!reach.up) {
+      delete outcome.cors_error;
+      outcome.error = reach.reason;
+      outcome.advice = [];
+      outcome.diagnosis = 'down';
+      return outcome;
+    }
+    outcome.diagnosis = 'cors';
+    return outcome;
+  }
+  outcome.chat = await probeChat({ apiBase, timeoutMs: 20_000, ...(overrides.model ? { model: overrides.model } : {}), ...(overrides.api_key ? { apiKey: overrides.api_key } : {}) });
+  outcome.ok = outcome.ok && outcome.chat.ok;
+  outcome.diagnosis = outcome.ok ? 'ok' : 'http_error';
+  return outcome;
+}
+
+function errorJson(error: unknown): { code: string; message: string; node?: string } {
+  if (typeof error === 'object' && error !== null) {
+    const value = error as { code?: unknown; message?: unknown; node?: unknown };
+    const json: { code: string; message: string; node?: string } = {
+      code: typeof value.code === 'string' ? value.code : 'INTERNAL',
+      message: typeof value.message === 'string' ? value.message : String(error),
+    };
+    if (typeof value.node === 'string') json.node = value.node;
+    return json;
+  }
+  return { code: 'INTERNAL', message: String(error) };
+}
