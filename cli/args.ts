@@ -9,15 +9,23 @@ import { editDistance } from '../src/util/edit-distance.js';
 export interface ParsedArgs {
   positionals: string[];
   flags: Map<string, string | true>;
+  /** Repeatable value flags (`--env A --env B`), each with every value in order. */
+  lists: Map<string, string[]>;
 }
 
 /** Bad usage: printed as one line, exit 2. */
 export class UsageError extends Error {}
 
-export function parseArgs(argv: string[], booleanFlags: ReadonlySet<string>, valueFlags: ReadonlySet<string>): ParsedArgs {
-  const options: Record<string, { type: 'boolean' | 'string' }> = {};
+export function parseArgs(
+  argv: string[],
+  booleanFlags: ReadonlySet<string>,
+  valueFlags: ReadonlySet<string>,
+  repeatableFlags: ReadonlySet<string> = new Set(),
+): ParsedArgs {
+  const options: Record<string, { type: 'boolean' | 'string'; multiple?: boolean }> = {};
   for (const name of booleanFlags) options[name] = { type: 'boolean' };
   for (const name of valueFlags) options[name] = { type: 'string' };
+  for (const name of repeatableFlags) options[name] = { type: 'string', multiple: true };
   let parsed: ReturnType<typeof parseNodeArgs>;
   try {
     parsed = parseNodeArgs({ args: argv, options, strict: true, allowPositionals: true });
@@ -25,10 +33,12 @@ export function parseArgs(argv: string[], booleanFlags: ReadonlySet<string>, val
     throw new UsageError(usageMessage(error, Object.keys(options)));
   }
   const flags = new Map<string, string | true>();
+  const lists = new Map<string, string[]>();
   for (const [name, value] of Object.entries(parsed.values)) {
     if (value === true || typeof value === 'string') flags.set(name, value);
+    else if (Array.isArray(value)) lists.set(name, value.filter((item): item is string => typeof item === 'string'));
   }
-  return { positionals: parsed.positionals, flags };
+  return { positionals: parsed.positionals, flags, lists };
 }
 
 /** Node's parse errors, shortened to what the user typed wrong. */

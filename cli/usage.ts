@@ -15,6 +15,8 @@ const RUN = `tea-edge run <agent.yaml> [options]
   --llm-provider <name>     provider preset (also TEA_LLM_PROVIDER)
   --max-llm-calls <n>       model-call budget of this run (default 100, or the agent's settings.limits)
   --role <role>             caller role for tool permissions: viewer, user, operator, admin
+  --env <NAME>              let templates read this environment variable as env.NAME (repeatable; also the
+                            agent's settings.env list). No other variable is passed; the model key never is.
 `;
 
 const RESUME = `tea-edge resume <run-id> --trace-dir <dir> [options]
@@ -22,7 +24,7 @@ const RESUME = `tea-edge resume <run-id> --trace-dir <dir> [options]
 
   --approve | --deny        answer a pending tool confirmation (required when one is pending)
   --state-update <json>     merge this JSON object into the state first
-  --stream, --llm-*, --max-llm-calls, --role   as for run (the API key is never stored: give it again)
+  --stream, --llm-*, --max-llm-calls, --role, --env   as for run (the API key is never stored: give it again)
 `;
 
 const VALIDATE = `tea-edge validate <agent.yaml> [more.yaml ...]
@@ -49,7 +51,7 @@ export const USAGE = `tea-edge — run YAML LLM agents (The Edge Agent format)
 
   tea-edge run <agent.yaml> [--input <json> | --input-file <path>] [--stream] [--trace-dir <dir>]
            [--llm-base-url <url>] [--llm-model <name>] [--llm-api-key <key>] [--max-llm-calls <n>]
-           [--record] [--replay <dir>/<run-id>] [--role <role>]
+           [--record] [--replay <dir>/<run-id>] [--role <role>] [--env NAME ...]
   tea-edge resume <run-id> --trace-dir <dir> [--approve | --deny] [--state-update <json>]
   tea-edge validate <agent.yaml>
   tea-edge serve [--port 8787] [--agents <dir>] [--trace-dir <dir>]

@@ -27,7 +27,7 @@ export { upgradeEvent } from './events/upgrade-event.js';
 export { sanitizeEvent } from './events/redact.js';
 
 // Actions
-export { createActionRegistry } from './actions/registry.js';
+export { createActionRegistry } from './builtins.js';
 export type { ActionRegistry } from './actions/registry.js';
 export type { ActionDefinition, ActionContext, ActionCompiler, JsonSchema } from './actions/types.js';
 

@@ -1,6 +1,6 @@
 /**
  * The shape of an agent as a graph, for drawing: its nodes and the edges between them, following
- * the navigation rules of SPEC §1.4 (`goto` > legacy `edges` > list order). Works on the parsed
+ * the navigation rules of docs/spec.md#14-navigation (`goto` > legacy `edges` > list order). Works on the parsed
  * YAML object, so it can draw an agent that does not load yet.
  */
 

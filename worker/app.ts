@@ -48,7 +48,7 @@ import { hostGuard, originGuard } from './request-guard.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
 import { VERSION } from '../src/version.js';
 
-/** Reviews a finished run from the trace store (the Reflector, SPEC §5.4). */
+/** Reviews a finished run from the trace store (the Reflector, docs/spec.md#54-run-review-the-reflector-seed-002). */
 export type RunReviewer = (runId: string, context: { traceStore: TraceStore; agent?: CompiledAgent; learn: boolean }) => Promise<unknown>;
 
 /** The default reviewer: the engine's `reviewRun` over the trace store (`?learn=true` stores insights). */

@@ -5,8 +5,11 @@ import { BUDGET_CEILINGS } from '../../src/graph/run-budget.js';
 import type { LlmOverrides, RunOptions } from '../../src/graph/run-types.js';
 import { ROLE_ORDER } from '../../src/reasoning/react/tool-table.js';
 import { integerFlag, stringFlag, UsageError, type ParsedArgs } from '../args.js';
+import { envNameRefusal } from '../../src/spec/env-names.js';
 
 export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['stream', 'approve', 'deny', 'record']);
+/** Flags given once per value: `--env NAME` (repeatable). */
+export const REPEATABLE_FLAGS: ReadonlySet<string> = new Set(['env']);
 export const VALUE_FLAGS: ReadonlySet<string> = new Set([
   'input',
   'input-file',
@@ -58,6 +61,31 @@ export function runOptions(args: ParsedArgs, overrides: LlmOverrides): RunOption
   const traceDir = stringFlag(args, 'trace-dir');
   if (traceDir !== undefined) Object.assign(options, createFsStores(traceDir));
   return options;
+}
+
+/**
+ * The environment templates see as `env`: only the variables named with `--env NAME` or in the
+ * agent's `settings.env`, never the whole process environment. An unset variable is left out (so
+ * `env.NAME` is none, as in TEA). The model key is refused by name (src/spec/env-names.ts), and by
+ * value: a named variable that holds the key in use is refused too.
+ */
+export function templateEnv(args: ParsedArgs, settings: Record<string, unknown>, modelKey: string | undefined): Record<string, string> {
+  const named = args.lists.get('env') ?? [];
+  for (const name of named) {
+    const refusal = envNameRefusal(name);
+    if (refusal !== undefined) throw new UsageError(`--env ${refusal}`);
+  }
+  const listed = Array.isArray(settings.env) ? settings.env.filter((name): name is string => typeof name === 'string') : [];
+  const env: Record<string, string> = {};
+  for (const name of new Set([...listed, ...named])) {
+    const value = process.env[name];
+    if (value === undefined) continue;
+    if (modelKey !== undefined && modelKey !== '' && value === modelKey) {
+      throw new UsageError(`--env ${name}: it holds the model key in use, which templates never see`);
+    }
+    env[name] = value;
+  }
+  return env;
 }
 
 /** The run input from --input or --input-file; undefined when neither is given. */

@@ -18,11 +18,11 @@ import { oneLine } from '../terminal-text.js';
 import { loadErrorLines } from './load-error-lines.js';
 import { loadReplay } from './replay.js';
 import { readRunMemo, writeRunMemo } from './run-memo.js';
-import { BOOLEAN_FLAGS, llmOverrides, parseJsonObject, readInput, runOptions, VALUE_FLAGS } from './run-options.js';
+import { BOOLEAN_FLAGS, llmOverrides, parseJsonObject, readInput, REPEATABLE_FLAGS, runOptions, templateEnv, VALUE_FLAGS } from './run-options.js';
 import { report } from './run-report.js';
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, BOOLEAN_FLAGS, VALUE_FLAGS);
+  const args = parseArgs(argv, BOOLEAN_FLAGS, VALUE_FLAGS, REPEATABLE_FLAGS);
   const file = args.positionals[0];
   if (file === undefined || args.positionals.length > 1) throw new UsageError('usage: tea-edge run <agent.yaml> [options] (tea-edge run --help)');
   for (const flag of ['approve', 'deny', 'state-update']) {
@@ -41,6 +41,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   }
   const overrides = llmOverrides(args);
   const options = runOptions(args, overrides);
+  options.env = templateEnv(args, loaded.agent.spec.settings, overrides.api_key);
   const replayTarget = stringFlag(args, 'replay');
   if (replayTarget !== undefined) {
     const replay = await loadReplay(replayTarget);
@@ -58,7 +59,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
 }
 
 export async function resumeCommand(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, BOOLEAN_FLAGS, VALUE_FLAGS);
+  const args = parseArgs(argv, BOOLEAN_FLAGS, VALUE_FLAGS, REPEATABLE_FLAGS);
   const runId = args.positionals[0];
   const traceDir = stringFlag(args, 'trace-dir');
   if (runId === undefined || traceDir === undefined || args.positionals.length > 1) throw new UsageError('usage: tea-edge resume <run-id> --trace-dir <dir> [--approve | --deny] [--state-update <json>]');
@@ -80,6 +81,7 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
   }
   const overrides = llmOverrides(args, memo.llm);
   const options = runOptions(args, overrides);
+  options.env = templateEnv(args, agent.spec.settings, overrides.api_key);
   if (memo.record === true) options.capturePayloads = true;
   await requireAnswerToConfirmation(args, options.checkpointStore, runId);
   const stateUpdate = stringFlag(args, 'state-update');

@@ -1,11 +1,11 @@
 /**
  * The action registry: a Map from exact names to ActionDefinitions (never a plain object, so
  * `constructor` or `__proto__` can never resolve). TEA's `actions.<ns>_<name>` spellings resolve to
- * `<ns>.<name>`. Hosts add their own actions with `register` or `createActionRegistry(extra)`.
+ * `<ns>.<name>`. Hosts add their own actions with `register` or `createActionRegistry(extra)`
+ * (src/builtins.ts, which adds the built-in actions; this module does not know them).
  */
 import { AgentError } from '../errors/agent-error.js';
 import { editDistance } from '../util/edit-distance.js';
-import { builtinActions } from './builtins.js';
 import { teaUnsupportedReason } from './tea-unsupported.js';
 import type { ActionDefinition } from './types.js';
 
@@ -21,12 +21,8 @@ export interface ActionRegistry {
   list(): ActionDefinition[];
 }
 
-export interface ActionRegistryOptions {
-  /** Leave out the built-in actions (default false). */
-  withoutBuiltins?: boolean;
-}
-
-export function createActionRegistry(extra: ActionDefinition[] = [], options: ActionRegistryOptions = {}): ActionRegistry {
+/** A registry of exactly these actions (later ones replace earlier ones of the same name). */
+export function createRegistry(initial: readonly ActionDefinition[] = []): ActionRegistry {
   const actions = new Map<string, ActionDefinition>();
   const registry: ActionRegistry = {
     get(name) {
@@ -63,8 +59,7 @@ export function createActionRegistry(extra: ActionDefinition[] = [], options: Ac
       return [...actions.values()];
     },
   };
-  if (options.withoutBuiltins !== true) for (const action of builtinActions()) registry.register(action);
-  for (const action of extra) registry.register(action);
+  for (const action of initial) registry.register(action);
   return registry;
 }
 

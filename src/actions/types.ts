@@ -4,27 +4,15 @@
  */
 import type { AgentError, ErrorCode } from '../errors/agent-error.js';
 import type { EventData, EventType } from '../events/event.js';
-import type { LlmRequest, LlmConnection, LlmResponse } from '../llm/types.js';
+import type { EmbedCallParams, LlmCallOptions, LlmCallParams, LlmResponse } from '../llm/types.js';
 import type { CompiledValue, TemplateScope } from '../templates/types.js';
 import type { CompiledScript } from '../core/script-sandbox.js';
+import type { CompiledSchema, JsonSchema } from '../core/json-schema.js';
 
-export type JsonSchema = Record<string, unknown>;
+export type { CompiledSchema, JsonSchema, SchemaError } from '../core/json-schema.js';
+export type { EmbedCallParams, LlmCallOptions, LlmCallParams } from '../llm/types.js';
+
 export type State = Record<string, unknown>;
-
-export interface SchemaError {
-  message: string;
-  /** JSON pointer into the instance, e.g. `/items/0/name` ('' for the root). */
-  path: string;
-  /** Dotted form, e.g. `items[0].name` ('' for the root). */
-  dotted_path: string;
-  keyword: string;
-  type: string;
-}
-
-export interface CompiledSchema {
-  readonly schema: JsonSchema;
-  validate(instance: unknown, options?: { coerce?: boolean }): { valid: boolean; errors: SchemaError[] };
-}
 
 /** Handed to `prepare` at agent load: compiles parts of the params and reports errors with place. */
 export interface ActionCompiler {
@@ -39,30 +27,6 @@ export interface ActionCompiler {
   error(message: string, field?: string, code?: ErrorCode): AgentError;
   /** The agent's declared tools settings and schemas, for actions that need them. */
   readonly agentSettings: Record<string, unknown>;
-}
-
-/** Everything an LLM call may carry: the request, the connection, and `stream`. */
-export type LlmCallParams = Partial<LlmRequest> &
-  LlmConnection & {
-    prompt?: string;
-    system?: string;
-    /** Seconds, as in TEA's settings.llm (converted to timeout_ms). */
-    timeout?: number;
-  };
-
-/** An embeddings call (llm.embed): the texts, an optional model, and the connection keys of a chat call. */
-export type EmbedCallParams = LlmConnection & {
-  input: string[];
-  model?: string;
-  /** Seconds, as in TEA's settings.llm (converted to timeout_ms). */
-  timeout?: number;
-};
-
-export interface LlmCallOptions {
-  /** Stream tokens as `answer_chunk` events. */
-  stream?: boolean;
-  /** Extra data put on the llm_request/llm_response events (e.g. `{purpose: 'judge'}`). */
-  label?: string;
 }
 
 /** What a paused tool call waits for: shown to the approver, kept in the checkpoint. */

@@ -4,7 +4,7 @@
  * structured details. Raw JavaScript errors are wrapped at each boundary with `toAgentError`.
  */
 
-/** The closed list of error codes (SPEC §8), plus `LLM_HTTP_<status>`. */
+/** The closed list of error codes (docs/spec.md#8-errors), plus `LLM_HTTP_<status>`. */
 export const ERROR_CODES = [
   'INVALID_AGENT',
   'UNKNOWN_ACTION',

@@ -1,5 +1,5 @@
 /**
- * The event stream of a run (SPEC §1.7). A run is an ordered list of events; every event has a
+ * The event stream of a run (docs/spec.md#17-events). A run is an ordered list of events; every event has a
  * type, the run id, a per-run sequence number starting at 1, an ISO-8601 UTC timestamp with
  * milliseconds, and a data object. Events are inert JSON.
  *

@@ -1,5 +1,5 @@
 /**
- * What happens to an event before it is stored (SPEC §7): secrets redacted, size capped, inert
+ * What happens to an event before it is stored (docs/spec.md#7-storage-traces-and-checkpoints): secrets redacted, size capped, inert
  * JSON. `sanitizeEvent` makes one event safe to keep; `createRunEventCap` caps a whole run's
  * trace. The engine calls both before appending to a TraceStore; stores then keep what they get.
  *

@@ -6,7 +6,8 @@
  * collected across nodes (each node part stops at its first) and thrown together.
  */
 import type { ActionCompiler, ActionDefinition, JsonSchema } from '../actions/types.js';
-import { createActionRegistry, type ActionRegistry } from '../actions/registry.js';
+import type { ActionRegistry } from '../actions/registry.js';
+import { createActionRegistry } from '../builtins.js';
 import { AgentError, toAgentError, type ErrorCode, type ErrorLocation } from '../errors/agent-error.js';
 import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
 import type { ScriptSandboxes } from '../core/script-sandbox.js';
@@ -16,7 +17,8 @@ import { checkClosedShape, dotted, type Path } from '../spec/closed-shape.js';
 import { findNonFinite } from '../spec/finite-numbers.js';
 import { compileCondition, compileValue } from '../templates/index.js';
 import type { CompiledAgent, CompiledBody, CompiledCondition, CompiledNode, CompiledRoute } from './compiled-agent.js';
-import { looksLikePython } from './python-detector.js';
+import { foreignLanguageMessage } from '../spec/foreign-language.js';
+import { foreignLanguageOf } from '../util/python-detector.js';
 import { sandboxFor } from './script-sandboxes.js';
 
 export interface CompileOptions {
@@ -139,8 +141,9 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
         try {
           return sandbox.compile(body.code, where);
         } catch (error) {
-          if (AgentError.isInstance(error) && error.code === sandbox.errorCodes.syntax && looksLikePython(body.code)) {
-            throw new AgentError('UNSUPPORTED_LANGUAGE', 'this run: code looks like Python; tea-edge runs inline code in Lua (rewrite it in Lua)', {
+          const language = AgentError.isInstance(error) && error.code === sandbox.errorCodes.syntax ? foreignLanguageOf(body.code) : undefined;
+          if (language !== undefined && AgentError.isInstance(error)) {
+            throw new AgentError('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(language, 'this `run:`'), {
               node: node.name,
               details: { lua_error: error.plainMessage },
             });

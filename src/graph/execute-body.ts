@@ -1,6 +1,6 @@
 /**
  * Runs one node body (an action, Lua, sub-steps or nothing) and returns the state update it
- * produces (SPEC §1.3): an object result is the update; any other value `v` becomes `{result: v}`;
+ * produces (docs/spec.md#13-state): an object result is the update; any other value `v` becomes `{result: v}`;
  * with `output: k` the update is `{k: result}`. Updates must be JSON (STATE_INVALID otherwise).
  * An action that returns a PauseRequest ends the body there: the PauseRequest is returned instead
  * of an update, and the run loop pauses (later sub-steps do not run).
@@ -10,22 +10,13 @@ import type { ActionContext, PauseRequest, ResumeInfo, State } from '../actions/
 import { AgentError } from '../errors/agent-error.js';
 import type { CompiledValue } from '../templates/types.js';
 import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
-import { createActionContext, type ContextHost } from './action-context.js';
+import { createActionContext } from './action-context.js';
+import type { BodyHost, BodyResult } from './body-host.js';
 import type { CompiledBody } from './compiled-agent.js';
 import { runDynamicParallel } from './dynamic-parallel.js';
 import { runWhileLoop } from './while-loop.js';
 
-export interface BodyHost extends ContextHost {
-  readonly luaInstructions: number | undefined;
-  /** Counts one node visit (or loop-body / branch step) against max_steps. */
-  stepBudget(node: string): void;
-  now(): number;
-  /** Throws when the run's duration budget is spent: Lua is synchronous, so no timer can cut it. */
-  checkDeadline(node: string): void;
-}
-
-/** A body's state update, or the PauseRequest its action returned. */
-export type BodyResult = Record<string, unknown> | PauseRequest;
+export type { BodyHost, BodyResult } from './body-host.js';
 
 /**
  * Not `async`: a body whose action answers synchronously (most do) returns its update without a

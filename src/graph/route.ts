@@ -1,5 +1,5 @@
 /**
- * Picks the next node (SPEC §1.4): goto > legacy edges > list order. Goto rules and edge `when`s
+ * Picks the next node (docs/spec.md#14-navigation): goto > legacy edges > list order. Goto rules and edge `when`s
  * are tried in list order; the first truthy one wins; a rule without a condition always matches.
  * No match is NO_ROUTE naming the node and every expression tried with its value.
  */

@@ -1,5 +1,5 @@
 /**
- * Parallel fan-out / fan-in (SPEC §1.5). Each branch starts from a deep copy of the state and runs
+ * Parallel fan-out / fan-in (docs/spec.md#15-parallel-fan-out--fan-in). Each branch starts from a deep copy of the state and runs
  * node by node until it reaches the fan-in node (or __end__), with at most
  * `settings.parallel.max_concurrency` (default 4) branches at once. The result is
  * `parallel_results`: one `{branch, success, state, error, timing_ms}` per branch, in declaration

@@ -39,11 +39,14 @@ import { setUpModel } from './run-model.js';
 import { executeBody } from './execute-body.js';
 import { runNode } from './run-node.js';
 import { doneData, failureOutcome, stopReasonOf, type Outcome } from './run-outcome.js';
+import { TEMPLATE_CLOCK, type TemplateScope } from '../templates/types.js';
 import { runParallel } from './run-parallel.js';
 import type { RunOptions, RunResult } from './run-types.js';
 import { TraceWriter } from './trace-writer.js';
 
 const END = '__end__';
+/** The `env` of a run whose host passed none (frozen: templates only read it). */
+const EMPTY_ENV: Readonly<Record<string, string>> = Object.freeze({});
 
 export interface StartPoint {
   node: string;
@@ -149,10 +152,14 @@ export class RunSession implements BodyHost {
     return (this.options.now ?? Date.now)();
   }
 
-  baseScope(state: State): Record<string, unknown> {
+  private readonly clock = () => this.now();
+
+  baseScope(state: State): TemplateScope {
     const { variables, settings, secrets, env } = this.scope;
-    // A literal, not a spread: this runs on every node visit (params and routing).
-    return env === undefined ? { state, variables, settings, secrets } : { state, variables, settings, secrets, env };
+    // A literal, not a spread: this runs on every node visit (params and routing). `env` is only
+    // what the host passed (the CLI: --env NAME and settings.env), else empty so `env.X` is none as
+    // in TEA; `now()` reads the run's clock (RunOptions.now), so a test can fix it.
+    return { state, variables, settings, secrets, env: env ?? EMPTY_ENV, [TEMPLATE_CLOCK]: this.clock };
   }
 
   emit<T extends EventType>(type: T, data: EventData<T>, node?: string): void {

@@ -21,7 +21,7 @@ import { AgentError, toAgentError } from '../errors/agent-error.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledBody, CompiledWhileLoop } from './compiled-agent.js';
 import { isPauseRequest } from '../actions/pause-request.js';
-import type { BodyHost, BodyResult } from './execute-body.js';
+import type { BodyHost, BodyResult } from './body-host.js';
 
 export type ExitReason = 'condition_false' | 'max_iterations_reached';
 

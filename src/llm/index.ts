@@ -1,6 +1,6 @@
 /**
  * The model layer's public pieces: the OpenAI-compatible client, the scripted and replay providers,
- * the per-run ModelCaller the engine uses, the llm.* actions, the capability probe and the SSE
+ * the per-run ModelCaller the engine uses, the capability probe and the SSE
  * parser. See ./README.md.
  */
 
@@ -12,11 +12,9 @@ export type { ScriptedInput, ScriptedResponse } from './scripted-script.js';
 export { createReplayProvider, recordedCalls, type ReplayMismatch, type ReplayOptions, type ReplayProvider, type RecordedCall } from './replay.js';
 export { PROVIDER_NAMES, PROVIDER_PRESETS, presetApiBase } from './presets.js';
 
-// The engine's per-run model caller and the llm.* actions
+// The engine's per-run model caller (the llm.* actions live in src/actions/)
 export { createModelCaller, type ModelCaller, type ModelCallerEnvironment } from './model-caller.js';
 export { resolveLlmCall, DEFAULT_TEMPERATURE, type ResolvedLlmCall } from './resolve-llm-call.js';
-export { llmActions } from './actions.js';
-export { DEFAULT_MAX_TOOL_ROUNDS } from './llm-tools.js';
 
 // Capability probe
 export { probeEndpoint, type ProbeOptions, type ProbeReport } from './probe.js';

@@ -1,5 +1,5 @@
 /**
- * The typed failures of a model call (SPEC §4.2): `LLM_HTTP_<status>`, `LLM_TIMEOUT`,
+ * The typed failures of a model call (docs/spec.md#42-llmcall-llmstream): `LLM_HTTP_<status>`, `LLM_TIMEOUT`,
  * `LLM_UNAVAILABLE`, `LLM_BAD_RESPONSE`. Messages name the endpoint (without credentials) and never
  * carry an API key: response bodies quoted in them pass through `redactSecrets` first.
  */

@@ -1,4 +1,4 @@
-/** The result shape of the llm.* actions (SPEC §4.2): `{content, usage, model, finish_reason}` (+ `tool_calls`). */
+/** The result shape of the llm.* actions (docs/spec.md#42-llmcall-llmstream): `{content, usage, model, finish_reason}` (+ `tool_calls`). */
 import type { LlmResponse } from './types.js';
 
 export function llmResult(response: LlmResponse): Record<string, unknown> {

@@ -7,7 +7,7 @@
  */
 import { AgentError, toAgentError } from '../errors/agent-error.js';
 import type { EmitEvent, LlmAnsweredData, LlmRequestData } from '../core/events.js';
-import type { LlmCallOptions, LlmCallParams } from '../actions/types.js';
+import type { EmbedCallParams, LlmCallOptions, LlmCallParams } from './types.js';
 import type { LlmCallHooks, LlmConnection, ModelProvider, ModelProviderFactory, LlmRequest, LlmResponse, TokenUsage, ToolCall } from './types.js';
 import { createProvider } from './create-provider.js';
 import { requestPayload, responsePayload } from './payload-capture.js';
@@ -17,7 +17,6 @@ import { resolveLlmCall } from './resolve-llm-call.js';
 import { isScriptedModel, SCRIPTED_MODEL_NAME } from './scripted-model.js';
 import { requestEmbeddings, scriptedEmbeddings, type EmbeddingsResponse } from './embeddings-client.js';
 import { presetApiBase } from './presets.js';
-import type { EmbedCallParams } from '../actions/types.js';
 
 export interface ModelCallerEnvironment {
   /** The agent's settings.llm. */

@@ -1,5 +1,5 @@
 /**
- * The scripted model (SPEC §4.3): a deterministic ModelProvider that answers from a script instead
+ * The scripted model (docs/spec.md#43-scripted-model): a deterministic ModelProvider that answers from a script instead
  * of a server, so agents can be tested and examples run with no model. It answers in order from a
  * list, or by the first rule matching the last user message; runs out → LLM_BAD_RESPONSE naming
  * the call. Every answer is labelled `model: "scripted"`, and every request is recorded in `calls`.

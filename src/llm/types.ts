@@ -104,3 +104,27 @@ export type ModelProviderFactory = (connection: LlmConnection) => ModelProvider;
 export type LlmProvider = ModelProvider;
 /** @deprecated The old name of {@link ModelProviderFactory}. */
 export type LlmProviderFactory = ModelProviderFactory;
+
+/** Everything an LLM call may carry: the request, the connection, and `stream`. */
+export type LlmCallParams = Partial<LlmRequest> &
+  LlmConnection & {
+    prompt?: string;
+    system?: string;
+    /** Seconds, as in TEA's settings.llm (converted to timeout_ms). */
+    timeout?: number;
+  };
+
+/** An embeddings call (llm.embed): the texts, an optional model, and the connection keys of a chat call. */
+export type EmbedCallParams = LlmConnection & {
+  input: string[];
+  model?: string;
+  /** Seconds, as in TEA's settings.llm (converted to timeout_ms). */
+  timeout?: number;
+};
+
+export interface LlmCallOptions {
+  /** Stream tokens as `answer_chunk` events. */
+  stream?: boolean;
+  /** Extra data put on the llm_request/llm_response events (e.g. `{purpose: 'judge'}`). */
+  label?: string;
+}

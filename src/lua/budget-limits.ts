@@ -1,5 +1,5 @@
 /**
- * The Lua budgets' defaults and host ceilings (SPEC §3, src/lua/README.md). A budget above its
+ * The Lua budgets' defaults and host ceilings (docs/spec.md#3-inline-lua, src/lua/README.md). A budget above its
  * ceiling, not a positive finite number, is refused: `settings.lua` at agent load
  * (`luaBudgetFromSettings`, INVALID_AGENT naming the field) and any budget handed to a call
  * (`resolveBudget`, INVALID_PARAMS), so no agent can buy itself an endless or unbounded call.
@@ -7,7 +7,7 @@
 import { AgentError } from '../errors/agent-error.js';
 import type { LuaBudget } from './types.js';
 
-/** The defaults of SPEC §3, plus the cap on `print` output. */
+/** The defaults of docs/spec.md#3-inline-lua, plus the cap on `print` output. */
 export const DEFAULT_LUA_BUDGET: Readonly<Required<LuaBudget>> = Object.freeze({
   instructions: 1_000_000,
   maxStringBytes: 1024 * 1024,

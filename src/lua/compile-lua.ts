@@ -1,5 +1,5 @@
 /**
- * compileLua: inline Lua (SPEC §3) compiled at agent load, run many times in a sandbox.
+ * compileLua: inline Lua (docs/spec.md#3-inline-lua) compiled at agent load, run many times in a sandbox.
  *
  * The code is the body of a function (`return state.x + 1` works): it sees the globals passed
  * to `run` (e.g. `state`, `variables`, `output`, `iteration`, converted from JSON) and its first

@@ -1,4 +1,4 @@
-// JSON ↔ Lua conversion (SPEC §3) through compiled chunks and the json library.
+// JSON ↔ Lua conversion (docs/spec.md#3-inline-lua) through compiled chunks and the json library.
 import { describe, expect, it } from 'vitest';
 import { luaError, runLua } from './lua-test-helpers.js';
 

@@ -1,5 +1,5 @@
 /**
- * JSON ↔ Lua conversion for one sandboxed VM (SPEC §3): objects ↔ tables, arrays ↔ 1-based
+ * JSON ↔ Lua conversion for one sandboxed VM (docs/spec.md#3-inline-lua): objects ↔ tables, arrays ↔ 1-based
  * sequences marked with the `json.array` metatable, `null` ↔ the `json.null` sentinel (a light
  * userdata: immutable, so no script can poison it), integers stay integers when they fit
  * fengari's 32-bit Lua integers. Lua → JSON drops the keys `__proto__`, `constructor` and

@@ -1,4 +1,4 @@
-// Capabilities the sandbox must not offer (SPEC §3; reference/security-catalogue.md §3.1).
+// Capabilities the sandbox must not offer (docs/spec.md#3-inline-lua; reference/security-catalogue.md §3.1).
 import { describe, expect, it } from 'vitest';
 import { luaError, runLua } from './lua-test-helpers.js';
 

@@ -1,6 +1,6 @@
 /**
  * What the four reasoning actions share: load-time compilation of their `with:` parameters,
- * run-time rendering, the model call with per-call overrides, and the rule for failures (SPEC §6:
+ * run-time rendering, the model call with per-call overrides, and the rule for failures (docs/spec.md#6-reasoning-seeds-003-004:
  * return `{error, success: false, reasoning_trace}` for content failures; a confirmation pause
  * and infrastructure failures — model server down, HTTP error, timeout, broken stream, replay
  * mismatch, storage, cancellation, an exhausted run budget — propagate and end the node).

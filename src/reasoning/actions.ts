@@ -1,5 +1,5 @@
 /**
- * reason.cot, reason.react, reason.self_correct, reason.decompose (SPEC §6) and the built-in
+ * reason.cot, reason.react, reason.self_correct, reason.decompose (docs/spec.md#6-reasoning-seeds-003-004) and the built-in
  * tools (memory.store, memory.retrieve, math.calculate, json.query, http.get).
  */
 import type { ActionDefinition } from '../actions/types.js';

@@ -1,5 +1,5 @@
 /**
- * The shared output parser of the reasoning actions (SPEC §6.1). A model's text is tried, in
+ * The shared output parser of the reasoning actions (docs/spec.md#61-output-parsing-shared). A model's text is tried, in
  * order, as: the whole text as JSON → each fenced block (```json or bare ```) → a
  * `<thinking>…</thinking>` block followed by an answer → the first balanced `{…}` that parses
  * (outermost first, strictly then repaired, then nested ones) → light repair (json-repair.ts). `<think>…</think>` blocks of reasoning models are set aside first.

@@ -1,5 +1,5 @@
 /**
- * `reason.cot` (SPEC §6.2): one model call with chain-of-thought prompting, answering
+ * `reason.cot` (docs/spec.md#62-reasoncot): one model call with chain-of-thought prompting, answering
  * `{thinking, answer}`. The prompt is `src/prompts/cot.eta` (compiled at build time).
  */
 import type { ActionDefinition, ActionContext } from '../actions/types.js';

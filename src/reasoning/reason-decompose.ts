@@ -1,5 +1,5 @@
 /**
- * `reason.decompose` (SPEC §6.5): split a problem into sub-problems, solve them concurrently
+ * `reason.decompose` (docs/spec.md#65-reasondecompose): split a problem into sub-problems, solve them concurrently
  * (at most `max_concurrency` at once) in dependency order — each gets `Sub-answer <id>: <answer>`
  * lines of its dependencies — then synthesise. A sub-problem that fails on content (its nested
  * plan does not parse) is recorded with `error` and the rest go on; an infrastructure failure

@@ -1,5 +1,5 @@
 /**
- * `reason.self_correct` (SPEC §6.4): generate, then critique-and-improve for a number of rounds.
+ * `reason.self_correct` (docs/spec.md#64-reasonself_correct): generate, then critique-and-improve for a number of rounds.
  * A round whose critique fails or cannot be parsed is recorded (trace + `skipped_rounds`) and
  * skipped; `rounds_completed` counts only the rounds that completed. Outputs may be any JSON.
  */

@@ -1,4 +1,4 @@
-/** The four thinking formats of `reason.cot` (SPEC §6.2), each a numbered instruction. */
+/** The four thinking formats of `reason.cot` (docs/spec.md#62-reasoncot), each a numbered instruction. */
 
 export const THINKING_FORMATS = new Map<string, string>([
   [

@@ -1,5 +1,5 @@
 /**
- * The reflection actions (SPEC §5): `reflection.loop`, `reflection.evaluate`,
+ * The reflection actions (docs/spec.md#5-reflection-seeds-000-001-002): `reflection.loop`, `reflection.evaluate`,
  * `reflection.correct` and `reflection.review`. TEA's `actions.reflection_*` spellings resolve to
  * them through the registry.
  */

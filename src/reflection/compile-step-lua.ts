@@ -5,7 +5,7 @@
  */
 import type { ActionCompiler } from '../actions/types.js';
 import { AgentError } from '../errors/agent-error.js';
-import { looksLikePython } from '../graph/python-detector.js';
+import { looksLikePython } from '../util/python-detector.js';
 import type { CompiledScript } from '../core/script-sandbox.js';
 
 /** Python idioms common in TEA's custom evaluators, beyond the engine's own detector. */

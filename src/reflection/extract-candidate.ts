@@ -1,6 +1,6 @@
 /**
  * extractCandidate: turns what a generator or corrector returned into the candidate to evaluate
- * (SPEC §5.1 step 3). An LLM call's `{content, usage, …}` is reduced to its `content`; text is
+ * (docs/spec.md#51-reflectionloop step 3). An LLM call's `{content, usage, …}` is reduced to its `content`; text is
  * parsed as JSON when the evaluator is a schema or the text looks like JSON (fences stripped,
  * first balanced value, light repair, via the shared model-output parser). A parse failure is a
  * value: the caller records it as a failed attempt of type `parse_error`.

@@ -1,5 +1,5 @@
 /**
- * Best-of selection and the result of `reflection.loop` (SPEC §5.1).
+ * Best-of selection and the result of `reflection.loop` (docs/spec.md#51-reflectionloop).
  *
  * Result keys: the reflection state variables, `valid`, `success` (= valid), `exhausted`
  * (iterations ran out), `iterations`, `stop_reason` (`valid` | `max_iterations` | `budget`) and

@@ -1,5 +1,5 @@
 /**
- * The `reflection.correct` action (SPEC §5.3): one correction without a loop.
+ * The `reflection.correct` action (docs/spec.md#53-standalone-actions): one correction without a loop.
  * `{data, errors, corrector: {...}}`, or TEA's flat forms: `corrector_action` (+ its parameters),
  * `run` (Lua), or `prompt` (an `llm.call`). The corrector sees `state.reflection_output` = data
  * and `state.reflection_errors` = errors (defaults: the state's own). Returns

@@ -1,5 +1,5 @@
 /**
- * The `reflection.evaluate` action (SPEC §5.3): one evaluation without a loop.
+ * The `reflection.evaluate` action (docs/spec.md#53-standalone-actions): one evaluation without a loop.
  * `{data, evaluator: {...}}`, or TEA's flat form (`evaluator_type` or `type`, `schema`, `prompt`,
  * `model`, `examples`, `run`, `language`). `data` defaults to `state.reflection_output`, then
  * `state.output`. An LLM result (`{content, usage}`) or JSON text is read like a loop candidate.

@@ -1,5 +1,5 @@
 /**
- * reflectionLoop: generate → evaluate → correct, at most `maxIterations` times (SPEC §5.1).
+ * reflectionLoop: generate → evaluate → correct, at most `maxIterations` times (docs/spec.md#51-reflectionloop).
  *
  *   for iteration = first..max:                 (a plain local counter: the hard cap)
  *     candidate ← pending corrector candidate, else run the generator
@@ -19,7 +19,7 @@
  * Control flow is never recorded as an attempt: cancellation, a confirmation pause and every
  * infrastructure failure (model server down, HTTP error, timeout, broken stream, replay
  * mismatch, storage) propagate as they are; BUDGET_EXCEEDED is rethrown with the loop's result (stop_reason `budget`) in
- * `details.reflection`, because the engine ends the run on any exhausted budget (SPEC §1.1).
+ * `details.reflection`, because the engine ends the run on any exhausted budget (docs/spec.md#11-top-level-keys).
  * With `continueFromState`, the loop picks up `state.reflection_history` left by an earlier loop
  * node (e.g. across an interrupt and resume) and counts those attempts against the cap.
  */

@@ -1,6 +1,6 @@
 /**
  * The shapes shared by the reflection actions: prepared (load-time) generator, corrector and
- * evaluator specs, the evaluator verdict, and one attempt of the loop (SPEC §5).
+ * evaluator specs, the evaluator verdict, and one attempt of the loop (docs/spec.md#5-reflection-seeds-000-001-002).
  */
 import type { CompiledSchema } from '../actions/types.js';
 import type { CompiledScript } from '../core/script-sandbox.js';
@@ -16,7 +16,7 @@ export interface ReflectionIssue {
   type?: string;
 }
 
-/** What every evaluator returns (SPEC §5.2). */
+/** What every evaluator returns (docs/spec.md#52-evaluators). */
 export interface Verdict {
   valid: boolean;
   /** 0..1 */

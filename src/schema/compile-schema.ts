@@ -24,7 +24,7 @@
  * person.validate({}).errors[0].keyword // 'required'
  */
 import { dereference, type Schema } from '@cfworker/json-schema';
-import type { CompiledSchema, JsonSchema, SchemaError } from '../actions/types.js';
+import type { CompiledSchema, JsonSchema, SchemaError } from '../core/json-schema.js';
 import { AgentError, type ErrorLocation } from '../errors/agent-error.js';
 import { checkSchemaGraph, locationOf, referenceOf, schemaNodes, type SchemaLookup } from './check-schema-graph.js';
 import { coerceInstance } from './coerce-instance.js';

@@ -2,7 +2,7 @@
  * schemaSuggestions: TEA's fix hints for schema errors ("Add missing required field at path: …",
  * "Fix type at path: …"), plus one per other failing keyword, without duplicates.
  */
-import type { SchemaError } from '../actions/types.js';
+import type { SchemaError } from '../core/json-schema.js';
 
 /** One suggestion per distinct problem, in error order. */
 export function schemaSuggestions(errors: readonly SchemaError[]): string[] {

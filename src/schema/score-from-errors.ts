@@ -1,5 +1,5 @@
 /**
- * scoreFromErrors: the graded schema score of SPEC §5.2, `max(0, 1 − 0.2 × errorCount)`, so that
+ * scoreFromErrors: the graded schema score of docs/spec.md#52-evaluators, `max(0, 1 − 0.2 × errorCount)`, so that
  * `return_best` can prefer the attempt with fewer errors. No errors scores 1.
  * @example scoreFromErrors(2) // 0.6
  */

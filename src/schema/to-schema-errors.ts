@@ -4,7 +4,7 @@
  * indexes from keys). Duplicates are dropped; when errors were left out past the cap, a last
  * entry says how many.
  */
-import type { SchemaError } from '../actions/types.js';
+import type { SchemaError } from '../core/json-schema.js';
 import type { ValidationOutcome } from './validate-instance.js';
 
 /** The user-facing errors of one failed validation, deduplicated, in validator order. */

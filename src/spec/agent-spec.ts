@@ -1,5 +1,5 @@
-/** The agent file as the engine sees it after parsing and checking (SPEC §1). */
-import type { JsonSchema } from '../actions/types.js';
+/** The agent file as the engine sees it after parsing and checking (docs/spec.md#1-agent-files). */
+import type { JsonSchema } from '../core/json-schema.js';
 import type { SourcePosition } from './parse-yaml.js';
 
 export interface GotoRule {

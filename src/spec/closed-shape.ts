@@ -9,12 +9,12 @@
  * two keywords of parameter-shapes.ts: `x-tea-action-params` and `x-tea-provider`. Literal
  * numbers are held to `minimum`/`maximum` when `checkBounds` is set.
  */
-import type { JsonSchema } from '../actions/types.js';
+import type { JsonSchema } from '../core/json-schema.js';
 import type { ErrorCode } from '../errors/agent-error.js';
 import { PROVIDER_NAMES } from '../llm/presets.js';
 import { quoted, suggestionFor } from '../util/suggest.js';
 import { ACTION_PARAMS_KEYWORD, PROVIDER_KEYWORD } from './parameter-shapes.js';
-import { teaKeyRule, type KeyLocation } from './tea-keys.js';
+import { teaKeyRule, teaProviderRefusal, type KeyLocation } from './tea-keys.js';
 
 export type Path = Array<string | number>;
 
@@ -180,6 +180,11 @@ function checkProvider(value: unknown, path: Path, issues: ShapeIssue[]): void {
   if (typeof value !== 'string' || /\{\{|\{%/.test(value)) return;
   const name = value.trim().toLowerCase();
   if (name === '' || PROVIDER_NAMES.includes(name)) return;
+  const refusal = teaProviderRefusal(name);
+  if (refusal !== undefined) {
+    issues.push({ code: 'UNKNOWN_PROVIDER', message: refusal, path, atKey: false });
+    return;
+  }
   issues.push({
     code: 'UNKNOWN_PROVIDER',
     message: `unknown provider ${quoted(value)}${suggestionFor(name, PROVIDER_NAMES)} (any other OpenAI-compatible server: give \`api_base\`)`,

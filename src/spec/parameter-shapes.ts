@@ -10,7 +10,7 @@
  *   mapping is that action's parameters too.
  * - `x-tea-provider: true`: a literal value must be a known provider preset.
  */
-import type { JsonSchema } from '../actions/types.js';
+import type { JsonSchema } from '../core/json-schema.js';
 
 export const ACTION_PARAMS_KEYWORD = 'x-tea-action-params';
 export const PROVIDER_KEYWORD = 'x-tea-provider';

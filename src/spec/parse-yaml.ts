@@ -1,5 +1,5 @@
 /**
- * Parses an agent file's YAML under the limits of SPEC §9: a size cap, YAML 1.2 core schema only,
+ * Parses an agent file's YAML under the limits of docs/spec.md#9-limits-on-input: a size cap, YAML 1.2 core schema only,
  * no custom tags, aliases refused, a nesting-depth cap, and a linear-time duplicate-key check
  * (the `yaml` package's own check is quadratic: 40,000 keys take seconds). Every error names the
  * file, line and column, with code INVALID_AGENT (INPUT_TOO_LARGE for the size cap).

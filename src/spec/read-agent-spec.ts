@@ -18,6 +18,8 @@ import { parseYaml, type ParsedYaml, type YamlLimits } from './parse-yaml.js';
 import type { KeyLocation } from './tea-keys.js';
 import { readRunMapping, readTypedBody, type Fail as TypedFail } from './read-node-types.js';
 import { editDistance } from '../util/edit-distance.js';
+import { envNameRefusal } from './env-names.js';
+import { foreignLanguageMessage } from './foreign-language.js';
 
 export interface ReadAgentOptions {
   /** File name used in messages and as the default agent name. */
@@ -64,12 +66,15 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
     report('INVALID_AGENT', 'an agent file must be a YAML mapping with a `nodes:` list', []);
     return { problems, warnings: [] };
   }
-  const document = raw as Record<string, any>;
-  const warnings = checkShape(document, report);
-  for (const { path, text } of findNonFinite(document)) {
-    report('INVALID_AGENT', `\`${dotted(path)}\` is ${text}: numbers in an agent file must be finite`, path, nodeNameAt(document, path));
+  const warnings = checkShape(raw as Record<string, any>, report);
+  for (const { path, text } of findNonFinite(raw as Record<string, any>)) {
+    report('INVALID_AGENT', `\`${dotted(path)}\` is ${text}: numbers in an agent file must be finite`, path, nodeNameAt(raw as Record<string, any>, path));
   }
-  if (!checkAgainstSchema(document, report)) return { problems, warnings };
+  const checked = checkAgainstSchema(raw as Record<string, any>, report);
+  if (checked === undefined) return { problems, warnings };
+  // Routes that could not be read are reported; the nodes are still read and compiled without
+  // them, so the file's other blockers (Python and Prolog blocks, unknown actions) are listed too.
+  const document = withoutRoutes(raw as Record<string, any>, checked);
 
   const nodes: NodeSpec[] = (document.nodes as Array<Record<string, any>>).map((node, index) => readNode(node, index, parsed, file, problems));
   const byName = new Map<string, NodeSpec>();
@@ -133,6 +138,10 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
   }
 
   const settings = (document.settings ?? {}) as Record<string, any>;
+  ((settings.env ?? []) as string[]).forEach((name, index) => {
+    const refusal = envNameRefusal(name);
+    if (refusal !== undefined) report('INVALID_AGENT', `settings.env: ${refusal}`, ['settings', 'env', index]);
+  });
   const spec: AgentSpec = {
     name: document.name ?? defaultName(file),
     description: document.description,
@@ -212,6 +221,8 @@ function nodeNameAt(document: Record<string, any>, path: Path): string | undefin
 
 /** Throws the problem of one node's body (a body is read whole or not at all). */
 type Fail = (code: ErrorCode, message: string, path: Path, node?: string) => never;
+/** Records a problem thrown while reading a part of a node, which then reads as a pass-through. */
+type Note = (error: unknown) => void;
 
 /** Reads one node; a body that cannot be read is reported and replaced by a pass-through. */
 function readNode(raw: Record<string, any>, index: number, parsed: ParsedYaml, file: string, problems: LoadProblem[]): NodeSpec {
@@ -221,11 +232,14 @@ function readNode(raw: Record<string, any>, index: number, parsed: ParsedYaml, f
     const field = failPath.length > 2 ? dotted(failPath.slice(2)) : undefined;
     throw new AgentError(code, message, { file, ...parsed.positionOf(failPath), ...(node !== undefined ? { node } : {}), ...(field !== undefined ? { field } : {}) });
   };
+  // A problem inside one step (or one loop or branch item) is kept and reading goes on, so every
+  // blocker of a node is reported at once (issue 13: a porter sees all Python and Prolog blocks).
+  const note: Note = (error) => problems.push(problemOf(toAgentError(error, 'INVALID_AGENT', { file, node: name }), file));
   let body: NodeBody;
   try {
-    body = readBody(raw, path, name, fail, parsed);
+    body = readBody(raw, path, name, fail, parsed, note);
   } catch (error) {
-    problems.push(problemOf(toAgentError(error, 'INVALID_AGENT', { file, node: name }), file));
+    note(error);
     body = { kind: 'pass' };
   }
   const node: NodeSpec = {
@@ -250,9 +264,9 @@ function readOnError(raw: Record<string, any>): OnErrorSpec {
   return { mode: value ?? 'raise', maxRetries: raw.max_retries ?? 2, backoffMs: 100 };
 }
 
-function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail, parsed: ParsedYaml): NodeBody {
+function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail, parsed: ParsedYaml, note: Note): NodeBody {
   const failHere: TypedFail = (code, message, failPath) => fail(code, message, failPath, node);
-  const typed = readTypedBody(raw, path, failHere, (item, itemPath) => readBody(item, itemPath, node, fail, parsed));
+  const typed = readTypedBody(raw, path, failHere, (item, itemPath) => readBody(item, itemPath, node, fail, parsed, note), note);
   if (typed !== undefined) return typed;
   if (raw.script !== undefined && raw.run === undefined) raw = { ...raw, run: raw.script };
   if (raw.output_key !== undefined && raw.output === undefined) raw = { ...raw, output: raw.output_key };
@@ -274,19 +288,23 @@ function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail
     }
     if (typeof raw.run !== 'string') return fail('INVALID_AGENT', '`run:` must be Lua code as a string', path.concat('run'), node);
     const language = raw.language ?? 'lua';
-    if (language !== 'lua') {
-      fail('UNSUPPORTED_LANGUAGE', `language '${language}' is not supported: tea-edge runs inline code in Lua (write the node's run: in Lua)`, path.concat('language'), node);
-    }
+    if (language !== 'lua') fail('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(String(language), `this \`run:\` (language: ${String(language)})`), path.concat('language'), node);
     const firstLine = parsed.contentLineOf(path.concat('run')) ?? 1;
     return { kind: 'lua', code: raw.run, lineOffset: firstLine - 1 };
   }
   if (raw.steps !== undefined) {
     const steps: StepSpec[] = (raw.steps as Array<Record<string, any>>).map((step, stepIndex) => {
       const stepPath = path.concat('steps', stepIndex);
-      if (typeof step !== 'object' || step === null || Array.isArray(step)) return fail('INVALID_AGENT', 'each step must be a mapping', stepPath, node);
-      const body = readBody(step, stepPath, node, fail, parsed);
-      if (body.kind === 'steps') fail('INVALID_AGENT', 'steps cannot nest steps', stepPath, node);
-      return { name: typeof step.name === 'string' ? step.name : `step ${stepIndex + 1}`, body, path: stepPath };
+      const name = typeof step?.name === 'string' ? step.name : `step ${stepIndex + 1}`;
+      try {
+        if (typeof step !== 'object' || step === null || Array.isArray(step)) return fail('INVALID_AGENT', 'each step must be a mapping', stepPath, node);
+        const body = readBody(step, stepPath, node, fail, parsed, note);
+        if (body.kind === 'steps') fail('INVALID_AGENT', 'steps cannot nest steps', stepPath, node);
+        return { name, body, path: stepPath };
+      } catch (error) {
+        note(error);
+        return { name, body: { kind: 'pass' }, path: stepPath };
+      }
     });
     return { kind: 'steps', steps };
   }
@@ -359,10 +377,36 @@ function graphWarnings(spec: AgentSpec): GraphWarning[] {
  * where the spec is built from (nodes, names, bodies, routes, edges, config): then nothing more
  * can be checked safely.
  */
-function checkAgainstSchema(document: Record<string, unknown>, report: Report): boolean {
+/**
+ * The parts of a file whose routes could not be read: `edges`, `config`, or the `goto` of some nodes.
+ * Reading goes on without them (the file fails to load anyway, with their problems listed).
+ */
+interface BrokenRoutes {
+  edges: boolean;
+  config: boolean;
+  gotoOf: Set<number>;
+}
+
+function withoutRoutes(document: Record<string, any>, broken: BrokenRoutes): Record<string, any> {
+  if (!broken.edges && !broken.config && broken.gotoOf.size === 0) return document;
+  const copy = { ...document };
+  if (broken.edges) delete copy.edges;
+  if (broken.config) delete copy.config;
+  if (broken.gotoOf.size > 0) {
+    copy.nodes = (document.nodes as Array<Record<string, any>>).map((node, index) => {
+      if (!broken.gotoOf.has(index)) return node;
+      const { goto: _unread, ...rest } = node;
+      return rest;
+    });
+  }
+  return copy;
+}
+
+function checkAgainstSchema(document: Record<string, unknown>, report: Report): BrokenRoutes | undefined {
+  const broken: BrokenRoutes = { edges: false, config: false, gotoOf: new Set() };
   const validator = new Validator(agentSchema as object, '7', false);
   const result = validator.validate(document);
-  if (result.valid) return true;
+  if (result.valid) return broken;
   const seen = new Set<string>();
   let usable = true;
   for (const error of result.errors) {
@@ -380,9 +424,12 @@ function checkAgainstSchema(document: Record<string, unknown>, report: Report): 
     const where = path.length > 0 ? dotted(path) : 'the file';
     const text = error.keyword === 'maximum' ? `${String(value)} is above the ceiling ${String(schemaValueAt(error.keywordLocation))}` : error.error;
     report('INVALID_AGENT', `${where}: ${text}`, path, nodeNameAt(document, path));
-    if (isStructural(path)) usable = false;
+    if (path[0] === 'edges') broken.edges = true;
+    else if (path[0] === 'config') broken.config = true;
+    else if (path[0] === 'nodes' && typeof path[1] === 'number' && path[2] === 'goto') broken.gotoOf.add(path[1]);
+    else if (isStructural(path)) usable = false;
   }
-  return usable;
+  return usable ? broken : undefined;
 }
 
 /** Schema problems reported at most (a load lists 50). */

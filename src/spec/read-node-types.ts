@@ -8,11 +8,14 @@
 import type { DynamicParallelBody, NodeBody, StepSpec, WhileLoopBody } from './agent-spec.js';
 import type { Path } from './closed-shape.js';
 import { NODE_TYPES, unsupportedNodeType } from './tea-keys.js';
+import { foreignLanguageMessage } from './foreign-language.js';
 
 /** Throws the problem of one node's body, at a path. */
 export type Fail = (code: 'INVALID_AGENT' | 'UNSUPPORTED_NODE_TYPE' | 'UNSUPPORTED_LANGUAGE', message: string, path: Path) => never;
 /** Reads one plain body (uses/run/steps) at a path. */
 export type ReadPlain = (raw: Record<string, any>, path: Path) => NodeBody;
+/** Records a problem and lets reading go on (so one node reports every blocker it has). */
+export type Note = (error: unknown) => void;
 
 const WHILE_KEYS = ['condition', 'max_iterations', 'body'] as const;
 const PARALLEL_KEYS = ['items', 'item_var', 'index_var', 'subgraph', 'input', 'max_concurrency', 'fail_fast'] as const;
@@ -20,14 +23,15 @@ const PARALLEL_KEYS = ['items', 'item_var', 'index_var', 'subgraph', 'input', 'm
 const PLAIN_BODY_KEYS = ['uses', 'run', 'script', 'with', 'output_key', 'language'] as const;
 
 /** A node's body when it has `type:`, or keys only a typed node has; undefined for a plain node. */
-export function readTypedBody(raw: Record<string, any>, path: Path, fail: Fail, readPlain: ReadPlain): NodeBody | undefined {
+export function readTypedBody(raw: Record<string, any>, path: Path, fail: Fail, readPlain: ReadPlain, note: Note = rethrow): NodeBody | undefined {
   const type = raw.type;
   if (type === undefined) {
     if (raw.condition !== undefined) {
       // TEA's examples write it to skip a node, but only while_loop reads it: TEA runs the node anyway.
-      fail('INVALID_AGENT', '`condition:` on a node without `type: while_loop` has no effect in TEA (the node always runs); to run a node only when something holds, route to it with goto rules (`goto: [{if: <expr>, to: <node>}, {to: <other>}]`) or an edge `condition:`', path.concat('condition'));
+      // Noted, not thrown: the body is read too, so its own blockers are reported with it.
+      keepGoing(note, () => fail('INVALID_AGENT', '`condition:` on a node without `type: while_loop` has no effect in TEA (the node always runs); to run a node only when something holds, route to it with goto rules (`goto: [{if: <expr>, to: <node>}, {to: <other>}]`) or an edge `condition:`', path.concat('condition')));
     }
-    for (const key of [...WHILE_KEYS, ...PARALLEL_KEYS]) {
+    for (const key of [...WHILE_KEYS.filter((key) => key !== 'condition'), ...PARALLEL_KEYS]) {
       if (raw[key] !== undefined) fail('INVALID_AGENT', `\`${key}\` belongs to a node with \`type: ${(WHILE_KEYS as readonly string[]).includes(key) ? 'while_loop' : 'dynamic_parallel'}\``, path.concat(key));
     }
     if (typeof raw.fan_in === 'string') fail('INVALID_AGENT', '`fan_in: <node>` belongs to a node with `type: dynamic_parallel` (a fan-in node writes `fan_in: true`)', path.concat('fan_in'));
@@ -43,20 +47,45 @@ export function readTypedBody(raw: Record<string, any>, path: Path, fail: Fail, 
   for (const key of [...foreign, ...PLAIN_BODY_KEYS]) {
     if (raw[key] !== undefined) fail('INVALID_AGENT', `\`${key}\` is not a key of a \`type: ${type}\` node (its keys: ${own.join(', ')}${type === 'dynamic_parallel' ? ', action or steps, fan_in, output' : ''})`, path.concat(key));
   }
-  return type === 'while_loop' ? readWhileLoop(raw, path, fail, readPlain) : readDynamicParallel(raw, path, fail, readPlain);
+  return type === 'while_loop' ? readWhileLoop(raw, path, fail, readPlain, note) : readDynamicParallel(raw, path, fail, readPlain, note);
 }
 
-function readWhileLoop(raw: Record<string, any>, path: Path, fail: Fail, readPlain: ReadPlain): WhileLoopBody {
+const rethrow: Note = (error) => {
+  throw error;
+};
+
+function keepGoing(note: Note, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    note(error);
+  }
+}
+
+/** Reads the items of a body list; an item that cannot be read is noted and runs as a pass-through. */
+function readSteps(items: Array<Record<string, any>>, path: Path, fail: Fail, readPlain: ReadPlain, note: Note, what: string): StepSpec[] {
+  return items.map((item, index) => {
+    const itemPath = path.concat(index);
+    try {
+      return readStep(item, itemPath, index, fail, readPlain, what);
+    } catch (error) {
+      note(error);
+      return { name: typeof item?.name === 'string' ? item.name : `step ${index + 1}`, body: { kind: 'pass' }, path: itemPath };
+    }
+  });
+}
+
+function readWhileLoop(raw: Record<string, any>, path: Path, fail: Fail, readPlain: ReadPlain, note: Note): WhileLoopBody {
   for (const key of WHILE_KEYS) {
     if (raw[key] === undefined) fail('INVALID_AGENT', `a \`type: while_loop\` node needs \`${key}\`${key === 'max_iterations' ? ' (an integer 1–1000; TEA requires it too)' : ''}`, path.concat('type'));
   }
   if (typeof raw.fan_in === 'string') fail('INVALID_AGENT', '`fan_in: <node>` belongs to a `type: dynamic_parallel` node', path.concat('fan_in'));
   if (typeof raw.condition === 'string' && raw.condition.trim() === '') fail('INVALID_AGENT', '`condition` must not be empty', path.concat('condition'));
-  const body = (raw.body as Array<Record<string, any>>).map((item, index) => readStep(item, path.concat('body', index), index, fail, readPlain, 'while_loop body'));
+  const body = readSteps(raw.body, path.concat('body'), fail, readPlain, note, 'while_loop body');
   return { kind: 'while_loop', condition: raw.condition, maxIterations: raw.max_iterations, body };
 }
 
-function readDynamicParallel(raw: Record<string, any>, path: Path, fail: Fail, readPlain: ReadPlain): DynamicParallelBody {
+function readDynamicParallel(raw: Record<string, any>, path: Path, fail: Fail, readPlain: ReadPlain, note: Note): DynamicParallelBody {
   if (raw.items === undefined) fail('INVALID_AGENT', 'a `type: dynamic_parallel` node needs `items` (e.g. `items: "{{ state.urls }}"`)', path.concat('type'));
   if (raw.subgraph !== undefined || raw.input !== undefined) {
     const at = raw.subgraph !== undefined ? 'subgraph' : 'input';
@@ -75,7 +104,7 @@ function readDynamicParallel(raw: Record<string, any>, path: Path, fail: Fail, r
     branch = readStep(raw.action, path.concat('action'), 0, fail, readPlain, 'dynamic_parallel action').body;
     if (branch.kind !== 'action') fail('INVALID_AGENT', '`action:` of a dynamic_parallel node needs `uses: <action>` (write Lua branches as `steps:`)', path.concat('action'));
   } else {
-    const steps = (raw.steps as Array<Record<string, any>>).map((item, index) => readStep(item, path.concat('steps', index), index, fail, readPlain, 'dynamic_parallel step'));
+    const steps = readSteps(raw.steps, path.concat('steps'), fail, readPlain, note, 'dynamic_parallel step');
     branch = { kind: 'steps', steps };
   }
   const body: DynamicParallelBody = {
@@ -115,6 +144,7 @@ export function readRunMapping(run: Record<string, any>, path: Path, fail: Fail,
       if (run.value !== undefined || run.output_key !== undefined) fail('INVALID_AGENT', '`run: {type: lua}` has only `code:`', at);
       return { kind: 'lua', code: run.code, lineOffset: (contentLine(at.concat('code')) ?? 1) - 1 };
     default:
+      if (run.type === 'prolog' || run.type === 'python') return fail('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(run.type, `this \`run: {type: ${run.type}}\``), at.concat('type'));
       return fail('UNSUPPORTED_LANGUAGE', `\`run: {type: ${String(run.type)}}\` is not supported: tea-edge runs inline code in Lua (\`type: lua\`) or a template expression (\`type: expression\`)`, at.concat('type'));
   }
 }

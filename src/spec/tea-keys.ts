@@ -128,3 +128,21 @@ export function unsupportedNodeType(value: unknown): TeaKeyRule {
     message: `node type \`${type}\` is not supported by tea-edge; the node types are ${NODE_TYPES.map((name) => `\`${name}\``).join(' and ')}, else a node's body is \`uses:\`, \`run:\` or \`steps:\``,
   };
 }
+
+/**
+ * TEA's model providers that tea-edge does not offer, each with why. `shell` runs a local command
+ * (claude, gemini, qwen…) and pipes the prompt to it: browsers and edge workers cannot start
+ * processes, and the Node CLI does not either, so an agent means the same on every host.
+ */
+const TEA_PROVIDERS: Readonly<Record<string, string>> = {
+  shell: "`provider: shell` (TEA's shell provider, which starts a local command such as a model CLI and pipes the prompt to it) is not supported: tea-edge runs agents in browsers and edge workers, which cannot start processes, and its CLI does not either so an agent behaves the same on every host; serve the model over an OpenAI-compatible API (ollama, llama.cpp, LM Studio, vLLM) and set `provider` and `api_base`",
+  local: "`provider: local` (TEA's in-process llama.cpp backend) is not supported: tea-edge does not load model files itself; serve the model over an OpenAI-compatible API (llama.cpp's server, ollama, LM Studio) and set `provider` and `api_base`",
+  azure: '`provider: azure` (Azure OpenAI deployments) is not supported by tea-edge; use an OpenAI-compatible endpoint (`provider: openai-compatible` with `api_base`)',
+  azure_openai: '`provider: azure_openai` (Azure OpenAI deployments) is not supported by tea-edge; use an OpenAI-compatible endpoint (`provider: openai-compatible` with `api_base`)',
+  litellm: '`provider: litellm` (a Python library) is not supported by tea-edge; run the LiteLLM proxy, which is OpenAI-compatible, and give its `api_base`',
+};
+
+/** Why a TEA provider name tea-edge does not offer is refused, or undefined when it is not one. */
+export function teaProviderRefusal(name: string): string | undefined {
+  return Object.prototype.hasOwnProperty.call(TEA_PROVIDERS, name) ? TEA_PROVIDERS[name] : undefined;
+}

@@ -1,5 +1,5 @@
 /**
- * The in-memory TraceStore and CheckpointStore: the reference implementation of SPEC §7, used by
+ * The in-memory TraceStore and CheckpointStore: the reference implementation of docs/spec.md#7-storage-traces-and-checkpoints, used by
  * tests, benchmarks and single-process hosts.
  *
  * Guarantees: everything is consistent and immediate (`flush` has nothing to do); values are

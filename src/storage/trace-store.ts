@@ -1,5 +1,5 @@
 /**
- * The TraceStore and CheckpointStore contracts (SPEC §7). Small interfaces implemented by
+ * The TraceStore and CheckpointStore contracts (docs/spec.md#7-storage-traces-and-checkpoints). Small interfaces implemented by
  * adapters (in-memory, file directory, IndexedDB, Workers KV, Deno KV), all passing the shared
  * conformance suite in tests/conformance/. Any back-end failure surfaces as an AgentError with
  * code STORAGE_ERROR and the back-end's reason; a run never reports success while a trace write
@@ -43,7 +43,7 @@ export interface RetentionPolicy {
   maxAgeMs?: number;
 }
 
-/** A learned insight kept by the run reviewer (SPEC §5.4 learn_from_episode). */
+/** A learned insight kept by the run reviewer (docs/spec.md#54-run-review-the-reflector-seed-002 learn_from_episode). */
 export type Insight = Record<string, unknown>;
 
 export interface TraceStore {

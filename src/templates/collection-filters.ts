@@ -19,7 +19,7 @@ import {
 import { readAttributePath } from './read-member.js';
 import type { RenderBudget } from './render-budget.js';
 import { TEMPLATE_TESTS } from './template-tests.js';
-import type { TemplateFilter } from './template-filters.js';
+import type { TemplateFilter } from './filter-types.js';
 import { builtList } from './built-values.js';
 import { toText } from './text-writer.js';
 

@@ -15,6 +15,7 @@ import {
   makeArray,
   makeFunction,
   makeInteger,
+  makeString,
   toNativeValue,
 } from './jinja-runtime.js';
 import { type PreparedProgram, describeNode, prepareProgram, snippet } from './prepare-program.js';
@@ -23,7 +24,8 @@ import { RenderBudget, resolveTemplateLimits } from './render-budget.js';
 import { TemplateInterpreter } from './template-interpreter.js';
 import { BREAK_SIGNAL, CONTINUE_SIGNAL } from './template-loop.js';
 import { toText } from './text-writer.js';
-import type { CompiledTemplate, TemplateLimits, TemplateLocation, TemplateOptions, TemplateScope } from './types.js';
+import { type CompiledTemplate, type TemplateLimits, type TemplateLocation, type TemplateOptions, type TemplateScope, TEMPLATE_CLOCK } from './types.js';
+import { pythonUtcIso } from './python-time.js';
 
 /**
  * Parses `source` once. Syntax errors, unknown filters and unknown tests throw `TEMPLATE_ERROR`
@@ -81,22 +83,28 @@ function renderPrepared(
   }
 }
 
-/** The variables of one render: the scope, read lazily, and the render's budget for `range`. */
+/** The variables of one render: the scope, read lazily, the render's budget for `range`, its clock for `now`. */
 class RenderVariables extends LazyRecordMap {
   readonly budget: RenderBudget;
+  readonly clock: () => number;
 
   constructor(scope: TemplateScope, budget: RenderBudget) {
     super(scope);
     this.budget = budget;
+    this.clock = scope[TEMPLATE_CLOCK] ?? Date.now;
   }
 }
 
-/** The budget of the render that `environment` belongs to (its root holds RenderVariables). */
-function budgetOf(environment: Environment): RenderBudget {
+/** The RenderVariables of the render that `environment` belongs to (the root of its scopes). */
+function renderOf(environment: Environment): RenderVariables {
   for (let current: Environment | undefined = environment; current !== undefined; current = current.parent) {
-    if (current.variables instanceof RenderVariables) return current.variables.budget;
+    if (current.variables instanceof RenderVariables) return current.variables;
   }
-  throw new AgentError('INTERNAL', 'range() called outside a render');
+  throw new AgentError('INTERNAL', 'a template function was called outside a render');
+}
+
+function budgetOf(environment: Environment): RenderBudget {
+  return renderOf(environment).budget;
 }
 
 /** Globals shared by every render of one template (nothing in them can be changed by a template). */
@@ -109,6 +117,14 @@ function createGlobals(): Environment {
   globals.set('False', false);
   globals.set('None', null);
   globals.variables.set('range', createRange());
+  // TEA's `now()`: the current UTC time as Python's `datetime.utcnow().isoformat() + "Z"` prints it.
+  globals.variables.set(
+    'now',
+    makeFunction((args, scope) => {
+      if (args.length > 0) throw new AgentError('TEMPLATE_ERROR', 'now() takes no arguments');
+      return makeString(pythonUtcIso(renderOf(scope).clock()));
+    }),
+  );
   globals.variables.set('namespace', chargedNamespace(globals.variables.get('namespace')!));
   globals.variables.set(
     'raise_exception',

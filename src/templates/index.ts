@@ -1,5 +1,5 @@
 /**
- * Agent templates (SPEC §2): Jinja syntax over @huggingface/jinja, parsed once at agent load and
+ * Agent templates (docs/spec.md#2-templates): Jinja syntax over @huggingface/jinja, parsed once at agent load and
  * rendered by an interpreter that never generates code.
  */
 

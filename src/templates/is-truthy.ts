@@ -1,5 +1,5 @@
 /**
- * Truthiness of `if:`/`when:` results (SPEC §2): the native value's truthiness, Python-like (empty
+ * Truthiness of `if:`/`when:` results (docs/spec.md#2-templates): the native value's truthiness, Python-like (empty
  * lists and objects are false), where the strings "", "false", "no", "none" and "0" (any case,
  * trimmed) are false too, as in TEA's goto conditions.
  */

@@ -8,6 +8,8 @@ import { AgentError } from '../errors/agent-error.js';
 import { type RuntimeValue, type TemplateNode, makeFloat, makeInteger, makeString } from './jinja-runtime.js';
 import { LIBRARY_FILTERS, TEMPLATE_FILTERS } from './template-filters.js';
 import { LIBRARY_TESTS, TEMPLATE_TESTS } from './template-tests.js';
+import { ARGUMENT_TESTS } from './argument-tests.js';
+import { attachTestArguments, liftTestArguments } from './test-arguments.js';
 
 type Program = ReturnType<typeof parse>;
 
@@ -123,8 +125,8 @@ function checkFilter(filter: NodeRecord): void {
 }
 
 function checkTest(name: string): void {
-  if (TEMPLATE_TESTS.has(name) || LIBRARY_TESTS.has(name)) return;
-  const known = [...TEMPLATE_TESTS.keys(), ...LIBRARY_TESTS];
+  if (TEMPLATE_TESTS.has(name) || LIBRARY_TESTS.has(name) || ARGUMENT_TESTS.has(name)) return;
+  const known = [...TEMPLATE_TESTS.keys(), ...LIBRARY_TESTS, ...ARGUMENT_TESTS.keys()];
   throw new AgentError('TEMPLATE_ERROR', `unknown test '${name}'${suggest(name, known)}`, { details: { test: name } });
 }
 
@@ -138,8 +140,12 @@ function tokenizeOrThrow(text: string, source: string): ReturnType<typeof tokeni
 
 function parseOrThrow(tokens: ReturnType<typeof tokenize>, source: string): Program {
   try {
-    return parse(tokens);
+    const lifted = liftTestArguments(tokens);
+    const program = parse(lifted.tokens);
+    attachTestArguments(program, lifted);
+    return program;
   } catch (error) {
+    if (AgentError.isInstance(error)) throw error;
     throw syntaxError(error, source);
   }
 }
@@ -156,7 +162,7 @@ function syntaxError(error: unknown, source: string): AgentError {
 function findBrokenExpression(source: string): string | undefined {
   for (const match of source.matchAll(/\{\{[\s\S]*?\}\}/g)) {
     try {
-      parse(tokenize(match[0]));
+      parse(liftTestArguments(tokenize(match[0])).tokens);
     } catch {
       return snippet(match[0]);
     }

@@ -1,5 +1,5 @@
 /**
- * Counted caps on one render (SPEC §2 "Limits"): output size, loop iterations, `range()` sizes,
+ * Counted caps on one render (docs/spec.md#2-templates "Limits"): output size, loop iterations, `range()` sizes,
  * evaluation steps and call depth. Nothing is timed; a bomb fails after a bounded amount of work.
  */
 import { AgentError } from '../errors/agent-error.js';

@@ -1,5 +1,5 @@
 /**
- * The filters tea-edge defines itself (SPEC §2), checked before the library's own. They take any
+ * The filters tea-edge defines itself (docs/spec.md#2-templates), checked before the library's own. They take any
  * operand type the way Jinja does (`upper` on a number works), treat a missing value as empty,
  * and count the strings and lists they build against the render budget.
  */
@@ -27,23 +27,11 @@ import {
 } from './jinja-runtime.js';
 import { type RenderBudget, UNITS_PER_MADE_VALUE } from './render-budget.js';
 import { toText } from './text-writer.js';
+import { sha256Hex } from '../util/sha256.js';
 import { builtList, builtString } from './built-values.js';
 import { readAttributePath } from './read-member.js';
+import type { FilterContext, TemplateFilter } from './filter-types.js';
 import { type FormatArgument, parseFloatText, parseIntegerText, percentFormat, roundNumber } from './text-helpers.js';
-
-/** What a filter gets besides its operand and arguments. */
-export interface FilterContext {
-  readonly budget: RenderBudget;
-  /** Applies another filter by name (for `map('upper')`). */
-  applyFilter(name: string, operand: RuntimeValue, args: RuntimeValue[]): RuntimeValue;
-}
-
-export type TemplateFilter = (
-  operand: RuntimeValue,
-  args: RuntimeValue[],
-  keywords: ReadonlyMap<string, RuntimeValue>,
-  context: FilterContext,
-) => RuntimeValue;
 
 /** Code-point counts of strings already measured (a string read in a loop is scanned once). */
 const codePointCounts = new WeakMap<RuntimeValue, number>();
@@ -184,6 +172,17 @@ const roundFilter: TemplateFilter = (operand, args, keywords, context) => {
   return makeFloat(roundNumber(operand.value, Math.trunc(precision), method));
 };
 
+/**
+ * TEA's `sha256`: the hex digest of the value's text as UTF-8. A string hashes exactly as in TEA;
+ * another value hashes the text `{{ value }}` prints (TEA hashes Python's `str()` of it).
+ */
+const sha256Filter: TemplateFilter = (operand, _args, _keywords, context) => {
+  const text = isString(operand) ? operand.value : toText(operand, context.budget);
+  // Hashing reads every byte once (a code unit is at most 3 UTF-8 bytes).
+  context.budget.work(text.length * 3);
+  return makeString(sha256Hex(text));
+};
+
 const stringFilter: TemplateFilter = (operand, _args, _keywords, context) => {
   const text = toText(operand, context.budget);
   context.budget.size(text.length);
@@ -222,6 +221,7 @@ export const TEMPLATE_FILTERS: ReadonlyMap<string, TemplateFilter> = new Map<str
   ['bool', (operand) => makeBoolean(operand.__bool__().value)],
   ['list', (operand, _args, _keywords, context) => builtList(itemsOf(operand, 'list', context.budget).slice(), context.budget)],
   ['format', (operand, args, _keywords, context) => formatValues(operand, args, context)],
+  ['sha256', sha256Filter],
   ...TEXT_FILTERS,
   ...COLLECTION_FILTERS,
 ]);

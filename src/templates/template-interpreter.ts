@@ -25,12 +25,14 @@ import {
 import { readMember } from './read-member.js';
 import { pythonReplace } from './text-helpers.js';
 import type { RenderBudget } from './render-budget.js';
-import { type FilterContext, TEMPLATE_FILTERS, formatValues } from './template-filters.js';
+import { TEMPLATE_FILTERS, formatValues } from './template-filters.js';
+import type { FilterContext } from './filter-types.js';
 import { joinTexts } from './text-filters.js';
 import { toText } from './text-writer.js';
 import { chargeBuilt } from './built-values.js';
 import { add, contains, multiply, remainder } from './template-operators.js';
 import { TEMPLATE_TESTS } from './template-tests.js';
+import { ARGUMENT_TESTS } from './argument-tests.js';
 import type { PreparedProgram } from './prepare-program.js';
 import { BREAK_SIGNAL, CONTINUE_SIGNAL, type LoopHost, type LoopNode, runLoop } from './template-loop.js';
 
@@ -143,8 +145,12 @@ export class TemplateInterpreter extends Interpreter {
         return isString(result) ? result : makeString(toText(result, this.#budget));
       }
       case 'TestExpression': {
-        const node = statement as unknown as { operand: TemplateNode; negate: boolean; test: NamedNode };
+        const node = statement as unknown as { operand: TemplateNode; negate: boolean; test: NamedNode; argument?: TemplateNode };
         const operand = this.evaluate(node.operand, environment);
+        if (node.argument !== undefined) {
+          const argumentTest = ARGUMENT_TESTS.get(node.test.value)!;
+          return makeBoolean(argumentTest(operand, this.evaluate(node.argument, environment), this.#budget) !== node.negate);
+        }
         const test = TEMPLATE_TESTS.get(node.test.value);
         if (test !== undefined) return makeBoolean(test(operand) !== node.negate);
         // The library's tests (`is lower`, `is upper`) copy a string to compare it: charged.

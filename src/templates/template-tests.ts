@@ -32,6 +32,4 @@ export const LIBRARY_TESTS: ReadonlySet<string> = new Set([
   'sequence',
   'lower',
   'upper',
-  'equalto',
-  'eq',
 ]);

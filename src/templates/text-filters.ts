@@ -11,7 +11,7 @@ import { builtString } from './built-values.js';
 import { readAttributePath } from './read-member.js';
 import { pythonReplace, truncateText } from './text-helpers.js';
 import { argument, itemsOf, numberArgument, stringArgument } from './filter-inputs.js';
-import type { TemplateFilter } from './template-filters.js';
+import type { TemplateFilter } from './filter-types.js';
 
 function textFilter(transform: (text: string) => string): TemplateFilter {
   return (operand, _args, _keywords, context) => builtString(transform(toText(operand, context.budget)), context.budget);

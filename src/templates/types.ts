@@ -1,7 +1,13 @@
 /** Compiled template handles, produced once at agent load and rendered many times. */
 
+/**
+ * The clock `now()` reads, as a symbol key of a scope (templates cannot see symbol keys): the run
+ * puts its own clock there so tests can fix it. Without it, `now()` reads `Date.now()`.
+ */
+export const TEMPLATE_CLOCK: unique symbol = Symbol.for('tea-edge.templateClock');
+
 /** What a template sees: `state`, `variables`, `settings`, `secrets`, optional `env`, extras. */
-export type TemplateScope = Record<string, unknown>;
+export type TemplateScope = Record<string, unknown> & { [TEMPLATE_CLOCK]?: () => number };
 
 /**
  * A value from the agent file with every string parsed as a template: objects and lists are walked,

@@ -11,7 +11,7 @@
  * expect(state.answer).toBe(4);
  */
 import type { ActionDefinition } from '../actions/types.js';
-import { createActionRegistry } from '../actions/registry.js';
+import { createActionRegistry } from '../builtins.js';
 import type { AgentEvent } from '../events/event.js';
 import { runAgent } from '../graph/run-agent.js';
 import { loadAgent } from '../load-agent-with-scripts.js';

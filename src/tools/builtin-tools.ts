@@ -1,4 +1,4 @@
-/** The built-in tools usable by any agent on any runtime (SPEC §6.3). */
+/** The built-in tools usable by any agent on any runtime (docs/spec.md#63-reasonreact). */
 import type { ActionDefinition } from '../actions/types.js';
 import { httpGet } from './http-get.js';
 import { jsonQuery } from './json-query.js';

@@ -1,5 +1,5 @@
 /**
- * JSON from models and tools is untrusted (SPEC §9): check size and nesting depth before parsing,
+ * JSON from models and tools is untrusted (docs/spec.md#9-limits-on-input): check size and nesting depth before parsing,
  * and drop the keys `__proto__`, `constructor` and `prototype` from every object afterwards, so a
  * parsed value can be merged or spread without touching any prototype.
  */

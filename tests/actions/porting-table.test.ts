@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createActionRegistry } from '../../src/actions/registry.js';
+import { createActionRegistry } from '../../src/builtins.js';
 import { teaUnsupportedReason } from '../../src/actions/tea-unsupported.js';
 import { loadError } from '../engine/helpers.js';
 

@@ -16,7 +16,7 @@ import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-const ENTRY = `import { loadAgent } from './src/graph/load-agent.ts';
+const ENTRY = `import { loadAgent } from './src/load-agent-with-scripts.ts';
 import { runAgent } from './src/graph/run-agent.ts';
 export default {
   async fetch(request) {

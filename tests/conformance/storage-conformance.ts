@@ -1,5 +1,5 @@
 /**
- * The storage conformance suite (SPEC §7): every TraceStore/CheckpointStore adapter runs it, the
+ * The storage conformance suite (docs/spec.md#7-storage-traces-and-checkpoints): every TraceStore/CheckpointStore adapter runs it, the
  * in-memory reference store included. Each test gets a fresh pair of stores from `makeStore`.
  *
  * @example

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ActionDefinition } from '../../src/actions/types.js';
-import { createActionRegistry } from '../../src/actions/registry.js';
+import { createActionRegistry } from '../../src/builtins.js';
 import { loadAgent } from '../../src/graph/load-agent.js';
 import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
 import type { AgentEvent } from '../../src/events/event.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
-import { createActionRegistry } from '../../src/actions/registry.js';
+import { createActionRegistry } from '../../src/builtins.js';
 import type { ActionDefinition } from '../../src/actions/types.js';
 import type { AgentEvent } from '../../src/events/event.js';
 import type { RunOptions } from '../../src/graph/run-types.js';

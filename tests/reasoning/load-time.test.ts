@@ -118,7 +118,7 @@ describe('Rust TEA reasoning.rs rows (§6.4) that apply', () => {
     for (const name of ['../etc/passwd', 'foo/bar', '..\\windows\\system32', 'action..other']) expect(isValidToolName(name)).toBe(false);
   });
 
-  it('test_validate_tool_name_invalid_pattern (our identifier pattern allows "-" inside a name, per SPEC §1.1)', () => {
+  it('test_validate_tool_name_invalid_pattern (our identifier pattern allows "-" inside a name, per docs/spec.md#11-top-level-keys)', () => {
     for (const name of ['123abc', '-action', '', 'a'.repeat(65), 'has space']) expect(isValidToolName(name)).toBe(false);
     expect(isValidToolName('action-name')).toBe(true);
   });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
-import { createActionRegistry } from '../../src/actions/registry.js';
+import { createActionRegistry } from '../../src/builtins.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 import type { ActionDefinition } from '../../src/actions/types.js';
 import type { AgentEvent } from '../../src/events/event.js';

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors/agent-error.js';
 import type { ActionDefinition } from '../../src/actions/types.js';
 import { reasoningActions } from '../../src/reasoning/actions.js';
-import { createActionRegistry } from '../../src/actions/registry.js';
+import { createActionRegistry } from '../../src/builtins.js';
 import { createFakeContext, runAction } from './fake-context.js';
 
 const json = (value: unknown) => JSON.stringify(value);

@@ -1,5 +1,5 @@
 /**
- * The three evaluators through `reflection.evaluate` and `reflection.loop` (SPEC §5.2):
+ * The three evaluators through `reflection.evaluate` and `reflection.loop` (docs/spec.md#52-evaluators):
  * TEA 6.1 #6–13 and 6.3 #4–13, #29–31, seed 000's "Schema errors: JSON path" and "Lua sandbox".
  */
 import { describe, expect, it } from 'vitest';

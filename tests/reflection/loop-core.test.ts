@@ -1,6 +1,6 @@
 /**
  * reflection.loop through the engine: TEA's python tests (tea-behaviour §6.1) and rust tests
- * (§6.3) that concern the loop, the seeds' key scenarios, and SPEC §5.1's deliberate changes
+ * (§6.3) that concern the loop, the seeds' key scenarios, and docs/spec.md#51-reflectionloop's deliberate changes
  * (named "SPEC differs" where TEA behaves otherwise).
  */
 import { describe, expect, it } from 'vitest';

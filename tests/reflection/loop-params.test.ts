@@ -1,5 +1,5 @@
 /**
- * reflection.loop parameters are validated when the agent loads (SPEC §5.1), not at the first
+ * reflection.loop parameters are validated when the agent loads (docs/spec.md#51-reflectionloop), not at the first
  * iteration (SPEC differs from TEA, which finds an unknown evaluator type after generating).
  * TEA 6.1 #21–23, 6.3 #14–19.
  */

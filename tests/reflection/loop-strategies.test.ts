@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
-import { createActionRegistry } from '../../src/actions/registry.js';
+import { createActionRegistry } from '../../src/builtins.js';
 import { agentYaml, run, scriptedAction } from './support.js';
 
 const scoreEvaluator = { type: 'lua', run: 'return {valid = false, score = output.score}' };

@@ -1,5 +1,5 @@
 /**
- * The run reviewer (SPEC §5.4, seed 002): task and plan evaluation, error categories and the
+ * The run reviewer (docs/spec.md#54-run-review-the-reflector-seed-002, seed 002): task and plan evaluation, error categories and the
  * replan rule, slow nodes against earlier runs, empty outputs, failure patterns within a run and
  * across stored runs, LLM suggestions, learned insights, and the reflection.review action.
  */

@@ -1,9 +1,9 @@
 /**
- * reflection.evaluate and reflection.correct (SPEC §5.3, TEA 6.1 #17–19, 6.3 #24–28), and the
+ * reflection.evaluate and reflection.correct (docs/spec.md#53-standalone-actions, TEA 6.1 #17–19, 6.3 #24–28), and the
  * registered names.
  */
 import { describe, expect, it } from 'vitest';
-import { createActionRegistry } from '../../src/actions/registry.js';
+import { createActionRegistry } from '../../src/builtins.js';
 import { agentYaml, loadError, run, scriptedAction } from './support.js';
 
 describe('reflection.evaluate', () => {

@@ -2,7 +2,7 @@
  * Helpers for the reflection tests: load and run an agent text with extra actions and a
  * recording scripted model, collect events, and read a failed load's error.
  */
-import { createActionRegistry } from '../../src/actions/registry.js';
+import { createActionRegistry } from '../../src/builtins.js';
 import type { ActionDefinition } from '../../src/actions/types.js';
 import { AgentError } from '../../src/errors/agent-error.js';
 import type { AgentEvent } from '../../src/events/event.js';

@@ -1,5 +1,5 @@
 /**
- * The ReAct loop (SPEC §6.3). Pseudo-code, with the stop reasons it can return:
+ * The ReAct loop (docs/spec.md#63-reasonreact). Pseudo-code, with the stop reasons it can return:
  *
  *   restore the loop from resume_data, or start: [system(tools), user([UI Context] Goal)]
  *   if a tier-3 call was waiting: run it (approved) or observe "Denied by user"; finish its batch

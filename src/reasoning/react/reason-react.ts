@@ -1,5 +1,5 @@
 /**
- * `reason.react` (SPEC §6.3): the action around the ReAct loop. `prepare` fixes the tool table and
+ * `reason.react` (docs/spec.md#63-reasonreact): the action around the ReAct loop. `prepare` fixes the tool table and
  * checks the limits at load; `run` renders the parameters, starts or restores the loop, and turns
  * its end into the result, or pauses the run for a tier-3 tool (outside any try/catch, so the
  * engine's pause signal is never swallowed).

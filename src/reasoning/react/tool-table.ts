@@ -1,15 +1,15 @@
 /**
- * The tools a `reason.react` node may call, fixed at agent load from its `tools:` list (SPEC §6.3,
+ * The tools a `reason.react` node may call, fixed at agent load from its `tools:` list (docs/spec.md#63-reasonreact,
  * security catalogue AG-01/AG-02). Lookup is an exact `Map.get` on the name the model wrote:
  * `constructor`, `__proto__`, `toString`, names differing only in case or whitespace, path-like
  * names and anything outside the identifier pattern are simply absent, so nothing runs.
  */
 import type { ActionCompiler, CompiledSchema, JsonSchema } from '../../actions/types.js';
 import { AgentError } from '../../errors/agent-error.js';
-import { whyNotATool } from '../../tools/not-a-tool.js';
+import { whyNotATool } from '../../actions/not-a-tool.js';
 import { isPlainObject } from '../../util/plain-object.js';
 
-/** SPEC §1.1 identifier pattern; `..` is refused on top (path-like, Rust TEA's rule). */
+/** docs/spec.md#11-top-level-keys identifier pattern; `..` is refused on top (path-like, Rust TEA's rule). */
 const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 /** Roles in increasing order of authority; a tool's `requires_role` needs that rank or higher. */
@@ -48,7 +48,7 @@ export function isValidToolName(name: unknown): name is string {
 /**
  * Builds the table from a node's `tools:` list at load. A listed tool that is not registered or
  * whose name is invalid is `UNKNOWN_TOOL`; a bad `tier`, `requires_role` or duplicate is
- * `INVALID_PARAMS`, and so is an action that can never be a tool (src/tools/not-a-tool.ts: its
+ * `INVALID_PARAMS`, and so is an action that can never be a tool (src/actions/not-a-tool.ts: its
  * parameters, written by the model, would choose what else runs). Default tier: 3 for actions
  * declaring side effects (AG-15), else 1.
  */

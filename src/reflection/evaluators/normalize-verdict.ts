@@ -1,5 +1,5 @@
 /**
- * normalizeVerdict: reads what a Lua evaluator returned (SPEC §5.2): a boolean, a number (valid
+ * normalizeVerdict: reads what a Lua evaluator returned (docs/spec.md#52-evaluators): a boolean, a number (valid
  * when ≥ threshold, default 0.5), or a table `{valid (or pass), score, errors, suggestions,
  * feedback (or reason)}`. Scores are clamped to 0..1. Anything else is an invalid attempt of type
  * `evaluator_error` explaining what came back.

@@ -1,5 +1,5 @@
 /**
- * parseJudgeReply: reads an LLM judge's answer (SPEC §5.2, better than TEA). Accepts `valid` or
+ * parseJudgeReply: reads an LLM judge's answer (docs/spec.md#52-evaluators, better than TEA). Accepts `valid` or
  * `pass` (booleans, or "true"/"false"/"yes"/"no"/"pass"/"fail"), `reason` or `feedback`,
  * `score` (default 1/0 from validity; a 0–10 or 0–100 scale is brought to 0–1), `suggestions`,
  * in bare, fenced or prose-wrapped JSON. Without a validity field the score decides (≥ 0.5). A

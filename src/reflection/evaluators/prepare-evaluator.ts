@@ -1,5 +1,5 @@
 /**
- * prepareEvaluator: compiles an evaluator spec at agent load (SPEC §5.2).
+ * prepareEvaluator: compiles an evaluator spec at agent load (docs/spec.md#52-evaluators).
  *
  * - `type: schema` (the default, as in TEA): `schema` inline, a `$ref`, or the bare name of a
  *   schema declared under the agent's `schemas:`; `coerce` (default true) applies TEA's

@@ -1,5 +1,5 @@
 /**
- * reviewRun: the run reviewer (SPEC §5.4, seed 002's Reflector) as a library function over the
+ * reviewRun: the run reviewer (docs/spec.md#54-run-review-the-reflector-seed-002, seed 002's Reflector) as a library function over the
  * TraceStore contract. It reads a run's events, evaluates every node execution (task) and the
  * run as a whole (plan) against the criteria, compares durations with earlier runs of the same
  * agent, detects failure patterns in the run and across stored runs, optionally asks a model for

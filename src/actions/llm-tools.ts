@@ -11,14 +11,14 @@
  */
 import type { ToolCallStatus } from '../core/events.js';
 import { AgentError } from '../errors/agent-error.js';
-import type { ActionCompiler, ActionContext, ActionDefinition } from '../actions/types.js';
+import type { ActionCompiler, ActionContext, ActionDefinition } from './types.js';
 import type { CompiledValue } from '../templates/types.js';
-import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from './types.js';
+import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from '../llm/types.js';
 import { parseJsonSafely } from '../util/untrusted-json.js';
-import { whyNotATool } from '../tools/not-a-tool.js';
-import { buildMessages } from './resolve-llm-call.js';
-import { isInfrastructureFailure } from './llm-errors.js';
-import { llmResult } from './llm-result.js';
+import { whyNotATool } from './not-a-tool.js';
+import { buildMessages } from '../llm/resolve-llm-call.js';
+import { isInfrastructureFailure } from '../llm/llm-errors.js';
+import { llmResult } from '../llm/llm-result.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { llmProperties, MODEL_CALL_KEYS, TOOL_ENTRY_SHAPE } from '../spec/parameter-shapes.js';
 

@@ -1,11 +1,11 @@
 /**
- * The built-in model actions (SPEC §4.2): `llm.call`, `llm.stream` and `llm.tools`. The first two
+ * The built-in model actions (docs/spec.md#42-llmcall-llmstream): `llm.call`, `llm.stream` and `llm.tools`. The first two
  * hand their (already rendered) parameters to `context.callLlm`, which applies `settings.llm`
  * defaults and overrides, counts the budget and emits events; `llm.stream` (or `stream: true`)
  * streams tokens as `answer_chunk` events. `output:` handling is the engine's.
  */
-import type { ActionDefinition, ActionContext, LlmCallParams } from '../actions/types.js';
-import { llmResult } from './llm-result.js';
+import type { ActionDefinition, ActionContext, LlmCallParams } from './types.js';
+import { llmResult } from '../llm/llm-result.js';
 import { llmProperties, MODEL_CALL_KEYS } from '../spec/parameter-shapes.js';
 import { llmToolsAction } from './llm-tools.js';
 
@@ -46,7 +46,7 @@ const llmStreamAction: ActionDefinition<Record<string, unknown>> = {
   run: (params, context) => callModel(params, context, true),
 };
 
-/** The llm.* actions, for src/actions/builtins.ts. */
+/** The llm.* actions, for src/builtins.ts. */
 export function llmActions(): ActionDefinition[] {
   return [llmCallAction, llmStreamAction, llmToolsAction];
 }

@@ -1,0 +1,13 @@
+/** The refusal of inline code in a language tea-edge does not run (TEA's Python and Prolog blocks). */
+
+/** Why tea-edge does not run a block in `language`: one sentence, with what to do instead. */
+export function foreignLanguageMessage(language: string, what: string): string {
+  switch (language.toLowerCase()) {
+    case 'python':
+      return `${what} is Python; tea-edge has no Python interpreter (it runs in browsers and edge workers, where there is none): rewrite it in Lua (docs/porting-from-tea.md has the idioms)`;
+    case 'prolog':
+      return `${what} is Prolog; tea-edge has no Prolog engine: rewrite the rules in Lua, or as goto rules and edge conditions`;
+    default:
+      return `${what} is in language '${language}'; tea-edge runs inline code in Lua only (write it in Lua)`;
+  }
+}

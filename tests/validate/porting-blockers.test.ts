@@ -1,0 +1,71 @@
+/**
+ * Issue 13 point 4: `validate` lists every porting blocker of a TEA file at once: each Python
+ * block (also one starting with `#` comments, and `language: python`), each Prolog block, each
+ * unknown action, each `provider: shell`, inside steps, loop bodies and branches too, and even
+ * when a route of the file cannot be read.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AgentError } from '../../src/errors/agent-error.js';
+import { problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
+import { loadAgent } from '../../src/graph/load-agent.js';
+import { runCli } from '../support/run-cli.js';
+
+const FILE = path.join(import.meta.dirname, 'porting', 'every-blocker.yaml');
+
+function problems(yaml: string): LoadProblem[] {
+  try {
+    loadAgent(yaml, { file: 'agent.yaml' });
+  } catch (error) {
+    if (AgentError.isInstance(error)) return problemsOf(error, 'agent.yaml');
+    throw error;
+  }
+  throw new Error('expected the file to be refused');
+}
+
+/** Line, code and the first clause; an unknown action by its name (its refusal text is the actions' own). */
+const summary = (list: LoadProblem[]) =>
+  list.map((problem) => `${problem.line} ${problem.code} ${problem.code === 'UNKNOWN_ACTION' ? /action '([^']+)'/.exec(problem.message)?.[1] : problem.message.split(';')[0]}`);
+
+describe('every porting blocker in one pass', () => {
+  it('lists each Python, Prolog, unknown-action and shell-provider blocker with its line', () => {
+    const found = summary(problems(readFileSync(FILE, 'utf8')));
+    expect(found).toEqual([
+      '4 UNKNOWN_PROVIDER `provider: shell` (TEA\'s shell provider, which starts a local command such as a model CLI and pipes the prompt to it) is not supported: tea-edge runs agents in browsers and edge workers, which cannot start processes, and its CLI does not either so an agent behaves the same on every host',
+      '7 UNSUPPORTED_LANGUAGE this `run:` (language: python) is Python',
+      '13 UNSUPPORTED_LANGUAGE this `run:` is Python',
+      '17 UNSUPPORTED_LANGUAGE this `run:` is Prolog',
+      '20 UNKNOWN_ACTION a2a.discover',
+      '22 UNSUPPORTED_LANGUAGE this `run: {type: prolog}` is Prolog',
+      '24 INVALID_AGENT `condition:` on a node without `type: while_loop` has no effect in TEA (the node always runs)',
+      '25 UNSUPPORTED_LANGUAGE this `run:` is Python',
+      '33 UNSUPPORTED_LANGUAGE this `run:` is Python',
+      '36 UNSUPPORTED_LANGUAGE this `run:` is Python',
+      '45 UNKNOWN_ACTION web.crawl',
+      '47 UNSUPPORTED_LANGUAGE this `run:` (language: prolog) is Prolog',
+      '52 UNKNOWN_PROVIDER `provider: shell` (TEA\'s shell provider, which starts a local command such as a model CLI and pipes the prompt to it) is not supported: tea-edge runs agents in browsers and edge workers, which cannot start processes, and its CLI does not either so an agent behaves the same on every host',
+      '55 INVALID_AGENT nodes[5].goto: Instance type "object" is invalid. Expected "string".',
+      '57 UNSUPPORTED_LANGUAGE this `run:` is Python',
+    ]);
+  });
+
+  it('says why Python and Prolog cannot run and what to write instead', () => {
+    const [python] = problems('nodes:\n  - name: a\n    run: |\n      # just a comment\n      x = 1\n');
+    expect(python!.message).toContain('tea-edge has no Python interpreter (it runs in browsers and edge workers, where there is none): rewrite it in Lua');
+    const [prolog] = problems('nodes:\n  - name: a\n    run: "state(count, C), C2 is C + 1, return(count, C2)."\n');
+    expect(prolog!.message).toContain('tea-edge has no Prolog engine: rewrite the rules in Lua, or as goto rules and edge conditions');
+  });
+
+  it('Lua that merely shares a sign with Python still loads', () => {
+    expect(() => loadAgent('nodes:\n  - name: a\n    run: |\n      return {}\n', { file: 'agent.yaml' })).not.toThrow();
+    expect(() => loadAgent('nodes:\n  - name: a\n    run: |\n      local n = #state\n      return {n = n}\n', { file: 'agent.yaml' })).not.toThrow();
+  });
+
+  it('validate --json reports them all', async () => {
+    const outcome = await runCli(['validate', '--json', FILE]);
+    expect(outcome.code).toBe(2);
+    const report = JSON.parse(outcome.stdout) as { errors: Array<{ code: string; line: number }> };
+    expect(report.errors.map((error) => error.line)).toEqual([4, 7, 13, 17, 20, 22, 24, 25, 33, 36, 45, 47, 52, 55, 57]);
+  });
+});
