@@ -40,11 +40,13 @@ import { toAgentSource, type AgentSource } from './agent-source.js';
 import { roleOf } from './role-of.js';
 import { errorResponse, httpError, toErrorResponse } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
+import { readRunStart } from './read-run-start.js';
+import { cursorOf } from './run-follow.js';
+import { isPlainObject } from '../src/util/plain-object.js';
 import { respondWithRun } from './respond-with-run.js';
 import { hostGuard, originGuard } from './request-guard.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
 import { VERSION } from '../src/version.js';
-import { isPlainObject } from '../src/util/plain-object.js';
 
 /** Reviews a finished run from the trace store (the Reflector, docs/spec.md#54-run-review-the-reflector-seed-002). */
 export type RunReviewer = (runId: string, context: { traceStore: TraceStore; agent?: CompiledAgent; learn: boolean }) => Promise<unknown>;
@@ -85,9 +87,27 @@ export interface AppOptions {
   sseHeartbeatMs?: number;
   /** Reported by /health (default: the package version). */
   version?: string;
+  /**
+   * Routes registered after the guards and before the built-in routes, which they take over for
+   * the paths they answer: the Cloudflare entry's Durable Object runs (worker/durable-routes.ts),
+   * background runs in the process on Node (worker/local-runs.ts).
+   */
+  routes?: (app: Hono<AppEnv>, context: RouteContext) => void;
 }
 
-type AppEnv = { Variables: { role: string | undefined } };
+/** What `AppOptions.routes` gets: the app's agents, stores, run options and outbound redaction. */
+export interface RouteContext {
+  agents: AgentSource;
+  traceStore: TraceStore;
+  checkpointStore: CheckpointStore;
+  /** The run options of a request (its role, the host's model overrides, limits, secrets, and its signal). */
+  runOptions: (c: Context<AppEnv>) => RunOptions;
+  sanitizer: Sanitizer;
+  heartbeatMs: number;
+}
+
+/** The app's per-request variables: the caller's role (from its token). */
+export type AppEnv = { Variables: { role: string | undefined } };
 
 export const PACKAGE_VERSION = VERSION;
 
@@ -151,18 +171,15 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   const responseOptions = (c: Context) => ({ stream: wantsStream(c), waitUntil: waitUntil(c), heartbeatMs: options.sseHeartbeatMs ?? 5000, sanitizer: outbound });
 
+  options.routes?.(app, { agents, traceStore, checkpointStore, runOptions, sanitizer: outbound, heartbeatMs: options.sseHeartbeatMs ?? 5000 });
+
   app.get('/health', (c) => c.json({ ok: true, version: options.version ?? PACKAGE_VERSION }));
 
   app.get('/agents', async (c) => c.json(await agents.list()));
 
   app.post('/agents/:name/runs', async (c) => {
-    const name = c.req.param('name');
-    const agent = await agents.get(name);
-    if (agent === undefined) throw httpError('NOT_FOUND', `no agent '${name}'`);
-    const body = await readJsonBody(c.req.raw);
-    const input = body.input ?? {};
-    if (!isPlainObject(input)) throw httpError('INPUT_INVALID', 'input must be a JSON object');
-    const run = runAgent(agent, input as Record<string, unknown>, runOptions(c));
+    const { agent, input } = await readRunStart(c, agents);
+    const run = runAgent(agent, input, runOptions(c));
     return respondWithRun(c, run, responseOptions(c));
   });
 
@@ -203,7 +220,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const runId = c.req.param('id');
     const events = await traceStore.readEvents(runId);
     if (events.length === 0 && (await traceStore.getRun(runId)) === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
-    const text = events.map((event) => JSON.stringify(event) + '\n').join('');
+    const after = cursorOf(c.req.raw);
+    const text = events.filter((event) => event.seq > after).map((event) => JSON.stringify(event) + '\n').join('');
     return c.body(text, 200, { 'content-type': 'application/x-ndjson; charset=utf-8' });
   });
 
@@ -259,7 +277,7 @@ function redactJsonBodies(outbound: Sanitizer): MiddlewareHandler {
   };
 }
 
-function readResumeInput(body: Record<string, unknown>): ResumeInput {
+export function readResumeInput(body: Record<string, unknown>): ResumeInput {
   const resume: ResumeInput = {};
   const { state_update: stateUpdate, approval } = body;
   if (stateUpdate !== undefined) {

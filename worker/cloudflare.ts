@@ -6,6 +6,11 @@
  *   API_TOKENS (secret)   `token:role,...` or JSON; when set, every route but /health needs a token
  *   CORS_ORIGINS, MAX_BODY_BYTES, TRACE_TTL_SECONDS, SSE_HEARTBEAT_MS (vars)
  *   MAX_RUNS, MAX_RUN_AGE_DAYS (vars)   retention applied by the cron trigger (`scheduled`)
+ *   RUNS              Durable Object namespace of `RunCoordinator` (optional): when bound, every
+ *                     run executes in its own object with SQLite storage, background runs and
+ *                     resumable streams work, and KV is only the listing index
+ *                     (worker/run-coordinator.ts, worker/durable-routes.ts); unbound, runs live in
+ *                     their request and KV holds everything, as before.
  * Agents are the files bundled at build time. One app per `env` object is kept for the isolate's
  * life: it holds configuration and the in-isolate resume lock, never a run's data.
  */
@@ -17,6 +22,8 @@ import { prebuiltAgentSource } from './prebuilt-agent-source.js';
 import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
 import { errorResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
+import { durableRoutes, durableTraceStore, type DurableObjectNamespaceLike } from './durable-routes.js';
+import { RunCoordinatorBase, type DurableObjectStateLike } from './run-coordinator.js';
 
 export interface CloudflareEnv extends HostVariables {
   TRACES: KVNamespaceLike;
@@ -25,6 +32,10 @@ export interface CloudflareEnv extends HostVariables {
   /** Retention applied on each cron trigger: keep at most this many runs, none older than this. */
   MAX_RUNS?: string;
   MAX_RUN_AGE_DAYS?: string;
+  /** The run coordinators (wrangler.toml `durable_objects`); optional. */
+  RUNS?: DurableObjectNamespaceLike;
+  /** Milliseconds between a running run's watchdog alarms (default 30000). */
+  RUN_WATCHDOG_MS?: string;
 }
 
 /** The execution context Workers pass to `fetch` (only what the app uses). */
@@ -40,9 +51,38 @@ function storesFor(env: CloudflareEnv) {
   return createKvStores(env.TRACES, ttl === undefined ? {} : { expirationTtl: ttl });
 }
 
+/** The agents bundled at build time, with every script sandbox. */
+function servedAgents() {
+  return prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES);
+}
+
 /** Creates the app for one environment. */
 export function createCloudflareApp(env: CloudflareEnv) {
-  return createApp({ agents: prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES), ...storesFor(env), ...optionsFromVariables(env) });
+  const agents = servedAgents();
+  const stores = storesFor(env);
+  if (env.RUNS === undefined) return createApp({ agents, ...stores, ...optionsFromVariables(env) });
+  return createApp({
+    agents,
+    traceStore: durableTraceStore(env.RUNS, stores.traceStore),
+    checkpointStore: stores.checkpointStore,
+    ...optionsFromVariables(env),
+    routes: durableRoutes(env.RUNS),
+  });
+}
+
+/** The Durable Object class bound as RUNS: one per run, SQLite storage (wrangler.toml migration). */
+export class RunCoordinator extends RunCoordinatorBase {
+  constructor(ctx: DurableObjectStateLike, env: CloudflareEnv) {
+    const ttl = env.TRACE_TTL_SECONDS === undefined ? undefined : Number(env.TRACE_TTL_SECONDS);
+    const watchdog = Number(env.RUN_WATCHDOG_MS);
+    super(ctx, {
+      ...(Number.isInteger(watchdog) && watchdog > 0 ? { watchdogMs: watchdog } : {}),
+      agents: servedAgents(),
+      variables: env,
+      ...(env.TRACES !== undefined ? { index: storesFor(env).traceStore } : {}),
+      ...(ttl !== undefined && ttl > 0 ? { retentionMs: ttl * 1000 } : {}),
+    });
+  }
 }
 
 /** The retention policy of MAX_RUNS / MAX_RUN_AGE_DAYS, or undefined when neither is set. */

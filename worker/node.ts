@@ -21,6 +21,7 @@ import { loadAgent } from '../src/graph/load-agent.js';
 import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
 import { lazyAgentSource } from './prebuilt-agent-source.js';
 import { optionsFromVariables } from './host-config.js';
+import { localRunRoutes } from './local-runs.js';
 import { hostGuard, isLoopbackHostname, loopbackHosts } from './request-guard.js';
 
 export interface ServeOptions {
@@ -82,6 +83,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       ...(environment.TEA_LLM_MODEL !== undefined ? { LLM_MODEL: environment.TEA_LLM_MODEL } : {}),
       ...(environment.TEA_LLM_API_KEY !== undefined ? { LLM_API_KEY: environment.TEA_LLM_API_KEY } : {}),
     }),
+    // Runs belong to the process: background runs, cancel, resumable streams (worker/local-runs.ts).
+    routes: localRunRoutes(),
     ...options.app,
   });
   // The Host check first (for static files too), then static files (public, like the page

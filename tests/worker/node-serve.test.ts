@@ -70,10 +70,10 @@ describe('Node host (worker/node.ts)', () => {
     expect(text.trim().split('\n\n').at(-1)).toContain('event: done');
   });
 
-  it('a client that disconnects mid-stream cancels the run and its model request', async () => {
+  it('a client that asked (?cancel_on_disconnect=1) and disconnects mid-stream cancels the run and its model request', async () => {
     mock.setFault({ type: 'delay', ms: 20_000 });
     const controller = new AbortController();
-    const response = await fetch(`${mocked.url}/agents/asker/runs`, {
+    const response = await fetch(`${mocked.url}/agents/asker/runs?cancel_on_disconnect=1`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({ input: { question: 'slow?' } }),

@@ -1,0 +1,122 @@
+/**
+ * The worker's side of Durable Object runs (Cloudflare, when the RUNS binding is present): routes
+ * that hand each run to its coordinator object (worker/run-coordinator.ts), named by the run id,
+ * after the app's guards (Origin, Host, tokens, body limit) ran. They take over:
+ *
+ *   POST /agents/:name/runs   starts the run in a new object. `Prefer: respond-async` answers 202
+ *                             `{run_id, status: "running"}` with `Location: /runs/:id` at once and
+ *                             the run goes on without the client; `Accept: text/event-stream`
+ *                             streams it; otherwise the result as JSON. A client leaving a stream
+ *                             cancels the run only with `?cancel_on_disconnect=1`.
+ *   POST /runs/:id/resume     the same three ways; the object lets exactly one resume claim a pause.
+ *   POST /runs/:id/cancel     stops a running run; answers its result (status `cancelled`).
+ *   GET  /runs/:id/events     NDJSON of the stored events after `?after=<seq>`; with
+ *                             `Accept: text/event-stream`, the events after `Last-Event-ID` (or
+ *                             `?after=`) and then the live ones until the run stops.
+ *
+ * `durableTraceStore` gives the app's other routes (GET /runs/:id, /review) the object's record and
+ * events, and Workers KV for what spans runs (the listing, insights, retention).
+ */
+import type { Context, Hono } from 'hono';
+import type { AgentEvent } from '../src/events/event.js';
+import type { RunRecord, TraceStore } from '../src/storage/trace-store.js';
+import type { AgentSource } from './agent-source.js';
+import { readResumeInput, type AppEnv, type AppOptions } from './app.js';
+import { errorResponse, httpError } from './error-status.js';
+import { readJsonBody } from './read-json-body.js';
+import { readRunStart } from './read-run-start.js';
+import { cancelOnDisconnectOf, respondModeOf } from './run-answer.js';
+
+/** The part of a Durable Object namespace binding the worker uses. */
+export interface DurableObjectNamespaceLike {
+  idFromName(name: string): unknown;
+  get(id: never): { fetch(input: string, init?: RequestInit): Promise<Response> };
+}
+
+/** Any string names an object; a bound keeps odd ids from reaching the platform. */
+const MAX_RUN_ID = 200;
+
+function coordinator(namespace: DurableObjectNamespaceLike, runId: string) {
+  if (runId.length === 0 || runId.length > MAX_RUN_ID) throw httpError('NOT_FOUND', `no run '${runId.slice(0, MAX_RUN_ID)}'`);
+  return namespace.get(namespace.idFromName(runId) as never);
+}
+
+function forwardBody(c: Context<AppEnv>, runId: string) {
+  const role = c.get('role');
+  return { run_id: runId, respond: respondModeOf(c.req.raw.headers), cancel_on_disconnect: cancelOnDisconnectOf(c.req.url), ...(role !== undefined ? { role } : {}) };
+}
+
+/** The object's answer with mutable headers (the app's CORS middleware adds to them). */
+function passOn(response: Response): Response {
+  return new Response(response.body, response);
+}
+
+async function post(namespace: DurableObjectNamespaceLike, runId: string, path: string, body: unknown): Promise<Response> {
+  return passOn(await coordinator(namespace, runId).fetch(`https://run-coordinator${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+}
+
+export function durableRoutes(namespace: DurableObjectNamespaceLike): NonNullable<AppOptions['routes']> {
+  return (app: Hono<AppEnv>, { agents }: { agents: AgentSource }) => {
+    app.post('/agents/:name/runs', async (c) => {
+      const { name, input } = await readRunStart(c, agents);
+      const runId = crypto.randomUUID();
+      return post(namespace, runId, '/start', { ...forwardBody(c, runId), agent: name, input });
+    });
+
+    app.post('/runs/:id/resume', async (c) => {
+      const runId = c.req.param('id');
+      const resume = readResumeInput(await readJsonBody(c.req.raw));
+      return post(namespace, runId, '/resume', { ...forwardBody(c, runId), resume });
+    });
+
+    app.post('/runs/:id/cancel', async (c) => {
+      await readJsonBody(c.req.raw);
+      return post(namespace, c.req.param('id'), '/cancel', {});
+    });
+    app.all('/runs/:id/cancel', (c) => {
+      const response = errorResponse('METHOD_NOT_ALLOWED', `${new URL(c.req.url).pathname} answers POST only, not ${c.req.method}`);
+      response.headers.set('allow', 'POST');
+      return response;
+    });
+
+    app.get('/runs/:id/events', async (c) => {
+      const headers: Record<string, string> = { accept: c.req.header('accept') ?? 'application/x-ndjson' };
+      const lastEventId = c.req.header('last-event-id');
+      if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+      const after = c.req.query('after');
+      const query = after !== undefined ? `?after=${encodeURIComponent(after)}` : '';
+      return passOn(await coordinator(namespace, c.req.param('id')).fetch(`https://run-coordinator/events${query}`, { headers }));
+    });
+  };
+}
+
+/**
+ * The app's trace store with Durable Object runs: a run's record and events come from its object
+ * (strongly consistent); listing, insights and retention from the KV index.
+ */
+export function durableTraceStore(namespace: DurableObjectNamespaceLike, index: TraceStore): TraceStore {
+  return {
+    appendEvents: (runId, events) => index.appendEvents(runId, events),
+    flush: (runId) => index.flush(runId),
+    putRun: (record) => index.putRun(record),
+    listRuns: (options) => index.listRuns(options),
+    applyRetention: (policy) => index.applyRetention(policy),
+    getInsights: (agent) => index.getInsights(agent),
+    putInsights: (agent, insights) => index.putInsights(agent, insights),
+    async getRun(runId) {
+      const response = await coordinator(namespace, runId).fetch('https://run-coordinator/record');
+      if (response.status === 404) return undefined;
+      return (await response.json()) as RunRecord;
+    },
+    async readEvents(runId) {
+      const response = await coordinator(namespace, runId).fetch('https://run-coordinator/events');
+      if (response.status === 404) return [];
+      const text = await response.text();
+      return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as AgentEvent);
+    },
+    async deleteRun(runId) {
+      await coordinator(namespace, runId).fetch(`https://run-coordinator/delete?run_id=${encodeURIComponent(runId)}`, { method: 'POST' });
+      await index.deleteRun(runId);
+    },
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * The storage of one run inside its Durable Object (worker/run-coordinator.ts): a TraceStore and a
+ * CheckpointStore over the object's own SQLite database (`ctx.storage.sql`), which is strongly
+ * consistent and private to the object. Tables:
+ *
+ *   events(seq PRIMARY KEY, type, body)   every event of every segment of the run, by seq
+ *   record(id = 1, body)                  the run record (GET /runs/:id reads it here)
+ *   checkpoint(id = 1, checkpoint_id, body)   the pause checkpoint (interrupts, confirmations)
+ *   claims(checkpoint_id PRIMARY KEY)     one row per claimed checkpoint: the resume claim
+ *   progress(seq PRIMARY KEY, node)       one row per finished node: the node-level progress
+ *
+ * An event is written once, whoever writes it first: the coordinator writes each event as the run
+ * emits it (so followers see it at once) and the engine's batched appends of the same seqs are
+ * ignored (`INSERT OR IGNORE`). A claim is one `INSERT OR IGNORE`: SQLite statements in an object
+ * run one at a time, so exactly one claimer of a checkpoint sees its row written.
+ *
+ * Listing (`listRuns`), insights and retention are not per run: they go to the `index` store
+ * (Workers KV), which also receives every record this store writes. A failing index never fails the
+ * run: the object holds the truth, KV only lists it (worker/README.md "Which store holds what").
+ */
+import type { AgentEvent } from '../src/events/event.js';
+import { AgentError } from '../src/errors/agent-error.js';
+import type { Checkpoint, CheckpointStore, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../src/storage/trace-store.js';
+
+/** The part of a Durable Object's `ctx.storage.sql` this store uses. */
+export interface SqlStorageLike {
+  exec(query: string, ...bindings: unknown[]): SqlCursorLike;
+}
+
+export interface SqlCursorLike {
+  toArray(): Array<Record<string, unknown>>;
+  readonly rowsWritten: number;
+}
+
+const SCHEMA = [
+  'CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, body TEXT NOT NULL)',
+  'CREATE TABLE IF NOT EXISTS record (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL)',
+  'CREATE TABLE IF NOT EXISTS checkpoint (id INTEGER PRIMARY KEY CHECK (id = 1), checkpoint_id TEXT NOT NULL, body TEXT NOT NULL)',
+  'CREATE TABLE IF NOT EXISTS claims (checkpoint_id TEXT PRIMARY KEY)',
+  'CREATE TABLE IF NOT EXISTS progress (seq INTEGER PRIMARY KEY, node TEXT NOT NULL)',
+];
+
+export class DurableRunStore implements TraceStore, CheckpointStore {
+  private readonly waiters = new Set<() => void>();
+
+  constructor(
+    private readonly sql: SqlStorageLike,
+    private readonly index?: TraceStore,
+  ) {
+    // Tables are created by the first write: looking up an unknown run id stores nothing.
+    this.created = this.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'events'").toArray().length > 0;
+  }
+
+  private created: boolean;
+
+  /** Runs a statement only once the tables exist (before, there is nothing to read or delete). */
+  private ifCreated(query: string, ...bindings: unknown[]): SqlCursorLike {
+    return this.created ? this.exec(query, ...bindings) : { toArray: () => [], rowsWritten: 0 };
+  }
+
+  private write(query: string, ...bindings: unknown[]): SqlCursorLike {
+    if (!this.created) {
+      for (const statement of SCHEMA) this.exec(statement);
+      this.created = true;
+    }
+    return this.exec(query, ...bindings);
+  }
+
+  private exec(query: string, ...bindings: unknown[]): SqlCursorLike {
+    try {
+      return this.sql.exec(query, ...bindings);
+    } catch (error) {
+      throw new AgentError('STORAGE_ERROR', `run coordinator storage: ${(error as Error).message ?? String(error)}`);
+    }
+  }
+
+  /** Writes events not written yet (by seq) and wakes every follower. */
+  append(events: readonly AgentEvent[]): void {
+    for (const event of events) {
+      this.write('INSERT OR IGNORE INTO events (seq, type, body) VALUES (?, ?, ?)', event.seq, event.type, JSON.stringify(event));
+      if (event.type === 'node_end' && event.node !== undefined) this.write('INSERT OR IGNORE INTO progress (seq, node) VALUES (?, ?)', event.seq, event.node);
+    }
+    this.wake();
+  }
+
+  /** Wakes followers without a new event (the run ended). */
+  wake(): void {
+    for (const waiter of [...this.waiters]) waiter();
+    this.waiters.clear();
+  }
+
+  /** Resolves true at the next write (or `wake`), false after `ms`. */
+  changed(ms: number): Promise<boolean> {
+    return waitForWake(this.waiters, ms);
+  }
+
+  /** Events with seq > `after`, in order, at most `limit`. */
+  eventsAfter(after: number, limit = 500): AgentEvent[] {
+    return this.ifCreated('SELECT body FROM events WHERE seq > ? ORDER BY seq LIMIT ?', after, limit)
+      .toArray()
+      .map((row) => JSON.parse(row.body as string) as AgentEvent);
+  }
+
+  lastSeq(): number {
+    const row = this.ifCreated('SELECT MAX(seq) AS seq FROM events').toArray()[0];
+    return typeof row?.seq === 'number' ? row.seq : 0;
+  }
+
+  /** The nodes finished so far, in order, with the seq of their node_end. */
+  progress(): Array<{ seq: number; node: string }> {
+    return this.ifCreated('SELECT seq, node FROM progress ORDER BY seq').toArray() as Array<{ seq: number; node: string }>;
+  }
+
+  // TraceStore
+
+  async appendEvents(_runId: string, events: AgentEvent[]): Promise<void> {
+    this.append(events);
+  }
+
+  async flush(runId: string): Promise<void> {
+    // SQLite writes are durable once the object's output gate opens; only the index buffers.
+    await this.index?.flush(runId).catch(() => undefined);
+  }
+
+  async readEvents(_runId: string): Promise<AgentEvent[]> {
+    return this.allAfter(0);
+  }
+
+  /** Every event with seq > `after`, read page by page. */
+  allAfter(after: number): AgentEvent[] {
+    const events: AgentEvent[] = [];
+    for (let page = this.eventsAfter(after); page.length > 0; page = this.eventsAfter(page[page.length - 1]!.seq)) events.push(...page);
+    return events;
+  }
+
+  async putRun(record: RunRecord): Promise<void> {
+    this.write('INSERT OR REPLACE INTO record (id, body) VALUES (1, ?)', JSON.stringify(record));
+    // The listing index is best effort: a KV failure leaves the run listed late, never failed.
+    await this.index?.putRun(record).catch(() => undefined);
+  }
+
+  async getRun(_runId: string): Promise<RunRecord | undefined> {
+    return this.record();
+  }
+
+  record(): RunRecord | undefined {
+    const row = this.ifCreated('SELECT body FROM record WHERE id = 1').toArray()[0];
+    return row === undefined ? undefined : (JSON.parse(row.body as string) as RunRecord);
+  }
+
+  async listRuns(options?: ListRunsOptions): Promise<RunPage> {
+    return this.index?.listRuns(options) ?? { runs: [] };
+  }
+
+  async deleteRun(runId: string): Promise<void> {
+    for (const table of ['events', 'record', 'checkpoint', 'claims', 'progress']) this.ifCreated(`DELETE FROM ${table}`);
+    await this.index?.deleteRun(runId);
+  }
+
+  async applyRetention(policy: RetentionPolicy): Promise<number> {
+    return this.index?.applyRetention(policy) ?? 0;
+  }
+
+  async getInsights(agent: string): Promise<Insight[]> {
+    return this.index?.getInsights(agent) ?? [];
+  }
+
+  async putInsights(agent: string, insights: Insight[]): Promise<void> {
+    await this.index?.putInsights(agent, insights);
+  }
+
+  // CheckpointStore
+
+  async save(checkpoint: Checkpoint): Promise<void> {
+    this.write('INSERT OR REPLACE INTO checkpoint (id, checkpoint_id, body) VALUES (1, ?, ?)', checkpoint.checkpoint_id, JSON.stringify(checkpoint));
+  }
+
+  async loadLatest(_runId: string): Promise<Checkpoint | undefined> {
+    const row = this.ifCreated('SELECT body FROM checkpoint WHERE id = 1').toArray()[0];
+    return row === undefined ? undefined : (JSON.parse(row.body as string) as Checkpoint);
+  }
+
+  async delete(_runId: string): Promise<void> {
+    this.ifCreated('DELETE FROM checkpoint');
+  }
+
+  async claim(_runId: string, checkpointId: string): Promise<boolean> {
+    return this.write('INSERT OR IGNORE INTO claims (checkpoint_id) VALUES (?)', checkpointId).rowsWritten > 0;
+  }
+}
+
+/** Waits for one of `waiters` to be called (true), or `ms` (false). */
+export function waitForWake(waiters: Set<() => void>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      waiters.delete(done);
+      resolve(false);
+    }, ms);
+    const done = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    waiters.add(done);
+  });
+}

@@ -1,0 +1,228 @@
+/**
+ * The run coordinator: one Durable Object per run (named by the run id), with SQLite storage
+ * (`new_sqlite_classes` in wrangler.toml). The run executes here, not in the request that started
+ * it: the worker forwards start, resume, cancel and event requests (worker/durable-routes.ts) and
+ * this object answers them, one at a time per run, which is what makes the resume claim strongly
+ * consistent (however many requests, in however many locations, exactly one claims a checkpoint).
+ *
+ * Internal routes (called by the worker only, through the namespace stub):
+ *   POST /start   {run_id, agent, input, role?, respond, cancel_on_disconnect?}
+ *   POST /resume  {run_id, resume, role?, respond, cancel_on_disconnect?}
+ *   POST /cancel  → the run's result once it stopped (200), 409 when it is not running
+ *   GET  /events  ?after= / Last-Event-ID; `Accept: text/event-stream` follows live, else NDJSON
+ *   GET  /record  the run record
+ *   POST /delete  forgets the run (retention)
+ * `respond` is `async` (202 at once, the run goes on), `json` (the result when the run stops) or
+ * `sse` (the segment's events, live). A client leaving an SSE answer cancels the run only when it
+ * asked (`cancel_on_disconnect`); otherwise the run goes on and can be followed again.
+ *
+ * While a run executes, an alarm is kept set a little ahead: it keeps the object scheduled, and
+ * when it fires on an object that no longer holds the run in memory (the object was evicted or
+ * restarted mid-run) it records the run as failed (`INTERNAL`, saying so) instead of leaving it
+ * `running` forever. Resuming such a run from its last finished node is not done yet (README).
+ */
+import type { AgentRun, ResumeInput, RunOptions } from '../src/graph/run-types.js';
+import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
+import { AgentError } from '../src/errors/agent-error.js';
+import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
+import type { TraceStore } from '../src/storage/trace-store.js';
+import type { AgentSource } from './agent-source.js';
+import { DurableRunStore, type SqlStorageLike } from './durable-run-store.js';
+import { errorResponse, toErrorResponse } from './error-status.js';
+import { optionsFromVariables, type HostVariables } from './host-config.js';
+import { answerRun, driveRun, resultResponse, type ActiveRun, type RespondMode } from './run-answer.js';
+import { cursorOf, followResponse, ndjsonResponse } from './run-follow.js';
+
+/** The part of a Durable Object's state (`ctx`) the coordinator uses. */
+export interface DurableObjectStateLike {
+  blockConcurrencyWhile<T>(work: () => Promise<T>): Promise<T>;
+  storage: {
+    sql: SqlStorageLike;
+    setAlarm(scheduledTime: number): Promise<void> | void;
+    deleteAlarm(): Promise<void> | void;
+  };
+}
+
+interface RunRequest {
+  run_id: string;
+  role?: string;
+  respond: RespondMode;
+  cancel_on_disconnect?: boolean;
+}
+
+/** Default milliseconds between watchdog alarms while a run executes. */
+const WATCHDOG_MS = 30_000;
+
+export interface CoordinatorSetup {
+  agents: AgentSource;
+  /** The listing index (Workers KV), given every record; optional. */
+  index?: TraceStore;
+  variables: HostVariables;
+  /** Milliseconds a finished run is kept (TRACE_TTL_SECONDS): an alarm then deletes it. */
+  retentionMs?: number;
+  /** Milliseconds between watchdog alarms while a run executes (default 30 s). */
+  watchdogMs?: number;
+}
+
+export class RunCoordinatorBase {
+  private readonly store: DurableRunStore;
+  private readonly runOptions: Partial<RunOptions>;
+  private readonly sanitizer: Sanitizer;
+  private readonly heartbeatMs: number;
+  private active: ActiveRun | undefined;
+
+  constructor(
+    private readonly ctx: DurableObjectStateLike,
+    private readonly setup: CoordinatorSetup,
+  ) {
+    this.store = new DurableRunStore(ctx.storage.sql, setup.index);
+    const host = optionsFromVariables(setup.variables);
+    this.runOptions = { ...(host.llm !== undefined ? { llm: host.llm } : {}), ...(host.secrets !== undefined ? { secrets: host.secrets } : {}) };
+    this.sanitizer = createSanitizer([host.llm?.overrides?.api_key]);
+    this.heartbeatMs = host.sseHeartbeatMs ?? 5000;
+    // A new instance holds no run in memory: a record still `running` is a run whose object died.
+    void ctx.blockConcurrencyWhile(() => this.closeOrphan());
+  }
+
+  private get watchdogMs(): number {
+    return this.setup.watchdogMs ?? WATCHDOG_MS;
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    try {
+      const { pathname } = new URL(request.url);
+      if (request.method === 'POST' && pathname === '/start') return await this.start((await request.json()) as RunRequest & { agent: string; input: Record<string, unknown> });
+      if (request.method === 'POST' && pathname === '/resume') return await this.resume((await request.json()) as RunRequest & { resume: ResumeInput });
+      if (request.method === 'POST' && pathname === '/cancel') return await this.cancel();
+      if (request.method === 'GET' && pathname === '/events') return this.events(request);
+      if (request.method === 'GET' && pathname === '/record') return this.recordResponse();
+      if (request.method === 'POST' && pathname === '/delete') return await this.forget(new URL(request.url).searchParams.get('run_id') ?? '');
+      return errorResponse('NOT_FOUND', `run coordinator: no route ${request.method} ${pathname}`);
+    } catch (error) {
+      const { body } = toErrorResponse(error);
+      return errorResponse(body.error.code, body.error.message, body.error.details);
+    }
+  }
+
+  /** The watchdog: re-armed while the run executes; a run left `running` by a dead object is closed. */
+  async alarm(): Promise<void> {
+    if (this.active !== undefined) {
+      await this.ctx.storage.setAlarm(Date.now() + this.watchdogMs);
+      return;
+    }
+    const record = this.store.record();
+    if (record === undefined) return;
+    if (record.status !== 'running') await this.expire(record.run_id, Date.parse(record.updated_at));
+    else await this.closeOrphan();
+  }
+
+  /** Records a run left `running` by an object that died as failed (with a `done` event), when no run executes here. */
+  private async closeOrphan(): Promise<void> {
+    const record = this.store.record();
+    if (this.active !== undefined || record?.status !== 'running') return;
+    const error = new AgentError('INTERNAL', `run '${record.run_id}' stopped when its run coordinator was restarted mid-run (last event ${this.store.lastSeq()})`).toJSON();
+    const seq = this.store.lastSeq() + 1;
+    this.store.append([{ type: 'done', run_id: record.run_id, seq, ts: new Date().toISOString(), data: { status: 'failed', stop_reason: 'error', state: {}, error } }]);
+    await this.store.putRun({ ...record, status: 'failed', stop_reason: 'error', error, updated_at: new Date().toISOString(), event_count: seq });
+    await this.expire(record.run_id, Date.now());
+  }
+
+  /** Retention: deletes a stopped run once it is older than `retentionMs`, else sets the alarm for then. */
+  private async expire(runId: string, updatedAt: number): Promise<void> {
+    const keep = this.setup.retentionMs;
+    if (keep === undefined) return;
+    if (Date.now() >= updatedAt + keep) await this.store.deleteRun(runId);
+    else await this.ctx.storage.setAlarm(updatedAt + keep);
+  }
+
+  private async start(body: RunRequest & { agent: string; input: Record<string, unknown> }): Promise<Response> {
+    if (this.active !== undefined || this.store.record() !== undefined) throw new AgentError('CONFLICT', `run '${body.run_id}' already exists`);
+    const agent = await this.setup.agents.get(body.agent);
+    if (agent === undefined) throw new AgentError('NOT_FOUND', `no agent '${body.agent}'`);
+    const run = runAgent(agent, body.input, { ...this.optionsFor(body), runId: body.run_id });
+    return this.answer(this.execute(run), body, 0);
+  }
+
+  private async resume(body: RunRequest & { resume: ResumeInput }): Promise<Response> {
+    // Two resumes reaching this object: the first makes the run active, the second is refused here;
+    // the checkpoint claim (one SQLite row) refuses any later one for the same checkpoint.
+    if (this.active !== undefined) throw new AgentError('CONFLICT', `run '${body.run_id}' is already running`);
+    const checkpoint = await this.store.loadLatest(body.run_id);
+    if (checkpoint === undefined) {
+      const record = this.store.record();
+      if (record === undefined) throw new AgentError('NOT_FOUND', `no run '${body.run_id}'`);
+      throw new AgentError('CONFLICT', `run '${body.run_id}' is ${record.status}; only an interrupted run can be resumed`);
+    }
+    const agent = await this.setup.agents.get(checkpoint.agent);
+    if (agent === undefined) throw new AgentError('NOT_FOUND', `run '${body.run_id}' belongs to agent '${checkpoint.agent}', which is not served here`);
+    if (this.active !== undefined) throw new AgentError('CONFLICT', `run '${body.run_id}' is already running`);
+    const after = this.store.lastSeq();
+    const run = resumeAgent(agent, body.run_id, body.resume, this.optionsFor(body));
+    return this.answer(this.execute(run), body, after);
+  }
+
+  private optionsFor(body: RunRequest): RunOptions {
+    return { ...this.runOptions, traceStore: this.store, checkpointStore: this.store, ...(body.role !== undefined ? { role: body.role } : {}) };
+  }
+
+  /** Runs to the end inside this object, writing each event as it comes. */
+  private execute(run: AgentRun): ActiveRun {
+    const active = driveRun(run, (event) => this.store.append([event]));
+    active.finished = active.finished.finally(() => {
+        if (this.active === active) this.active = undefined;
+        this.store.wake();
+        // The watchdog's alarm becomes the retention alarm (or goes).
+        const retention = this.setup.retentionMs;
+        const next = retention === undefined ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(Date.now() + retention);
+        void Promise.resolve(next).catch(() => undefined);
+      });
+    this.active = active;
+    void Promise.resolve(this.ctx.storage.setAlarm(Date.now() + this.watchdogMs)).catch(() => undefined);
+    return active;
+  }
+
+  private answer(active: ActiveRun, body: RunRequest, after: number): Promise<Response> {
+    const follow = () =>
+      followResponse(this.store, {
+        after,
+        live: () => this.active === active,
+        untilDone: true,
+        heartbeatMs: this.heartbeatMs,
+        sanitizer: this.sanitizer,
+        ...(body.cancel_on_disconnect === true ? { onDisconnect: () => active.run.cancel('the client disconnected') } : {}),
+      });
+    return answerRun(active, { mode: body.respond, runId: body.run_id, sanitizer: this.sanitizer, follow });
+  }
+
+  private async cancel(): Promise<Response> {
+    const active = this.active;
+    if (active === undefined) {
+      const record = this.store.record();
+      if (record === undefined) throw new AgentError('NOT_FOUND', 'no such run');
+      throw new AgentError('CONFLICT', `run '${record.run_id}' is ${record.status}, not running; only a running run can be cancelled`);
+    }
+    active.run.cancel('cancelled by POST /runs/:id/cancel');
+    return resultResponse(await active.finished, active, this.sanitizer, 200);
+  }
+
+  private events(request: Request): Response {
+    const after = cursorOf(request);
+    if (this.store.record() === undefined && this.active === undefined) return errorResponse('NOT_FOUND', 'no such run');
+    if ((request.headers.get('accept') ?? '').includes('text/event-stream')) {
+      return followResponse(this.store, { after, live: () => this.active !== undefined, untilDone: false, heartbeatMs: this.heartbeatMs, sanitizer: this.sanitizer });
+    }
+    return ndjsonResponse(this.store.allAfter(after), this.sanitizer);
+  }
+
+  private recordResponse(): Response {
+    const record = this.store.record();
+    if (record === undefined) return errorResponse('NOT_FOUND', 'no such run');
+    return Response.json(record);
+  }
+
+  private async forget(runId: string): Promise<Response> {
+    if (this.active !== undefined) throw new AgentError('CONFLICT', `run '${runId}' is running; cancel it first`);
+    await this.store.deleteRun(runId);
+    return new Response(null, { status: 204 });
+  }
+}
