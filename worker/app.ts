@@ -119,7 +119,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const resuming = new Set<string>();
   const app = new Hono<AppEnv>();
 
-  app.onError((error, c) => {
+  app.onError((error) => {
     if (error instanceof HTTPException && !isAgentErrorLike(error)) {
       return errorResponse(error.status === 413 ? 'INPUT_TOO_LARGE' : 'INVALID_PARAMS', error.message);
     }

@@ -42,6 +42,7 @@ export function hostGuard(hosts: () => readonly string[]): MiddlewareHandler {
       return errorResponse('FORBIDDEN', `this server only answers to ${allowed.join(', ')}; Host ${JSON.stringify((header ?? urlHost).slice(0, 100))} is refused (DNS rebinding)`);
     }
     await next();
+    return undefined;
   };
 }
 
@@ -66,5 +67,6 @@ export function originGuard(origins: readonly string[] | '*'): MiddlewareHandler
       }
     }
     await next();
+    return undefined;
   };
 }

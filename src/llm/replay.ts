@@ -130,11 +130,6 @@ export function createReplayProvider(events: AgentEvent[], options: ReplayOption
   };
 }
 
-/** A cancelled run asks nothing more and takes no more parts (as the HTTP client behaves). */
-function throwIfCancelled(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
-}
-
 function compareRequests(call: number, recorded: RecordedCall['request'], actual: LlmRequest): ReplayMismatch | undefined {
   const recordedMessages = recorded.messages ?? [];
   if (recordedMessages.length !== actual.messages.length) {

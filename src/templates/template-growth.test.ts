@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AgentError } from '../errors/agent-error.js';
-import { compileTemplate, DEFAULT_TEMPLATE_LIMITS } from './index.js';
+import { compileTemplate } from './index.js';
 import { toRuntimeValue } from './jinja-runtime.js';
 import { TextWriter } from './text-writer.js';
 import type { TemplateOptions } from './types.js';

@@ -2,7 +2,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ROOT, runCli as cli } from '../support/run-cli.js';
+import { runCli as cli } from '../support/run-cli.js';
 import { describe, expect, it } from 'vitest';
 
 

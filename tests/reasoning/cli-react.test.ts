@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli as cli } from '../support/run-cli.js';
+import { runCli as cli } from '../support/run-cli.js';
 
 
 function agentFile(text: string): string {
