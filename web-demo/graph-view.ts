@@ -4,7 +4,7 @@
  * `highlight` marks the current node and the visited ones without redrawing.
  */
 import { svgElement } from './dom.js';
-import { START, type AgentGraph } from './agent-graph.js';
+import { START, type AgentGraph, type GraphNode } from './agent-graph.js';
 
 const NODE_WIDTH = 150;
 const NODE_HEIGHT = 34;
@@ -71,7 +71,9 @@ export function renderGraph(graph: AgentGraph): SVGElement {
       labelAt = { x: Math.min(bend - 40, x1 + 8), y: (y1 + y2) / 2 };
     }
     const group = svgElement('g', { class: `edge${forward ? '' : ' back'}` }, svgElement('path', { d: path, 'marker-end': 'url(#arrow)' }));
-    if (edge.label) group.appendChild(svgElement('text', { x: String(labelAt.x), y: String(labelAt.y), class: 'edge-label' }, shorten(edge.label, 22)));
+    // Condition labels arrive shortened with their `when` at the end; cutting them here would drop it.
+    if (edge.label) group.appendChild(svgElement('text', { x: String(labelAt.x), y: String(labelAt.y), class: 'edge-label' }, shorten(edge.label, 34)));
+    if (edge.detail) group.appendChild(svgElement('title', {}, edge.detail));
     svg.appendChild(group);
   }
   for (const node of graph.nodes) {
@@ -80,15 +82,28 @@ export function renderGraph(graph: AgentGraph): SVGElement {
     svg.appendChild(
       svgElement(
         'g',
-        { class: `node${terminal ? ' terminal' : ''}`, 'data-node': node.name },
+        { class: `node${terminal ? ' terminal' : ''}${node.loopBody ? ' loop' : ''}${node.fansOutOver ? ' fan-out' : ''}`, 'data-node': node.name },
         svgElement('rect', { x: String(at.x), y: String(at.y), width: String(NODE_WIDTH), height: String(NODE_HEIGHT), rx: '8' }),
         svgElement('text', { x: String(at.x + NODE_WIDTH / 2), y: String(at.y + (terminal ? 21 : 15)), class: 'node-name' }, shorten(node.name, 20)),
-        terminal ? null : svgElement('text', { x: String(at.x + NODE_WIDTH / 2), y: String(at.y + 28), class: 'node-kind' }, shorten(node.kind, 24)),
-        svgElement('title', {}, `${node.name} (${node.kind})`),
+        terminal ? null : svgElement('text', { x: String(at.x + NODE_WIDTH / 2), y: String(at.y + 28), class: 'node-kind' }, shorten(kindLine(node), 24)),
+        svgElement('title', {}, nodeTitle(node)),
       ),
     );
   }
   return svg;
+}
+
+/** The small line under a node's name: its kind, or for a loop its body, for a fan-out its items. */
+function kindLine(node: GraphNode): string {
+  if (node.loopBody) return `⟲ ${node.loopBody.join(' → ')}`;
+  if (node.fansOutOver) return '⫴ each item';
+  return node.kind;
+}
+
+function nodeTitle(node: GraphNode): string {
+  if (node.loopBody) return `${node.name} (while_loop; repeats: ${node.loopBody.join(' → ')})`;
+  if (node.fansOutOver) return `${node.name} (dynamic_parallel; one branch per item of ${node.fansOutOver})`;
+  return `${node.name} (${node.kind})`;
 }
 
 /** What the graph marks: the running node, the ones that ran, and where the run failed or was cancelled. */

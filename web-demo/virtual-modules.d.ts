@@ -10,3 +10,9 @@ declare module 'virtual:agent-schema' {
   const schema: Record<string, unknown>;
   export default schema;
 }
+
+declare module '*.yaml?raw' {
+  /** A file's text, as Vite (and so the Node unit tests under Vitest) imports it with `?raw`. */
+  const text: string;
+  export default text;
+}

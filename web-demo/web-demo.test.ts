@@ -1,5 +1,6 @@
 // Unit tests of the web demo's pure parts (Node): graph building, event folding, NDJSON,
 // model settings and schema key completion. The browser behaviour is in tests/browser/.
+import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { agentGraph } from './agent-graph.js';
 import { parseNdjson, toNdjson } from './ndjson.js';
@@ -12,6 +13,9 @@ import { createDemoModel, DEMO_REPLY } from './demo-model.js';
 import { mayUseLua, needsScriptEngine } from './lua-marker.js';
 import { loadAgent } from '../src/graph/load-agent.js';
 import { AGENT_FILE, problemsFromLoadError } from './load-problems.js';
+import teaEdgeConditions from '../examples/tea-edge-conditions.yaml?raw';
+import teaDynamicParallel from '../examples/tea-dynamic-parallel.yaml?raw';
+import teaWhileLoop from '../examples/tea-while-loop.yaml?raw';
 
 /** An event with some of its type's fields (the names are checked against the events contract). */
 const event = <T extends EventType>(seq: number, type: T, data: Partial<EventData<T>>, node?: string): AgentEvent =>
@@ -54,7 +58,44 @@ describe('agentGraph', () => {
     expect(agentGraph('not an agent').nodes).toHaveLength(2);
     expect(agentGraph(null).edges).toEqual([{ from: '__start__', to: '__end__' }]);
   });
+
+  it('labels TEA condition edges with the shortened condition and its when value (examples/tea-edge-conditions.yaml)', () => {
+    const graph = agentGraph(parseYaml(teaEdgeConditions));
+    const from = (name: string) => graph.edges.filter((edge) => edge.from === name);
+    expect(from('classify')).toEqual([
+      { from: 'classify', to: 'billing', label: "category.content | trim… ⇒ true", detail: "state.category.content | trim | lower == 'billing' ⇒ true" },
+      { from: 'classify', to: 'engineering', label: "'bug' in category.conte… ⇒ true", detail: "'bug' in state.category.content | lower ⇒ true" },
+      { from: 'classify', to: 'general' },
+    ]);
+    expect(from('engineering')).toEqual([
+      { from: 'engineering', to: '__end__', label: 'urgent ⇒ false', detail: 'state.urgent ⇒ false' },
+      { from: 'engineering', to: 'page_oncall' },
+    ]);
+    expect(agentGraph({ nodes: [{ name: 'a' }], edges: [{ from: 'a', to: '__end__', condition: false, when: false }] }).edges).toContainEqual({ from: 'a', to: '__end__', label: 'false ⇒ false' });
+  });
+
+  it('draws a dynamic_parallel node with its fan_in edge and its items (examples/tea-dynamic-parallel.yaml)', () => {
+    const graph = agentGraph(parseYaml(teaDynamicParallel));
+    expect(graph.nodes.find((node) => node.name === 'summarise_each')).toEqual({
+      name: 'summarise_each',
+      kind: 'dynamic_parallel',
+      fansOutOver: "{{ state.topics | default(['green tea', 'oolong', 'black tea'], true) }}",
+    });
+    // The fan_in edge replaces the plain list-order edge to the same node, never doubles it.
+    expect(graph.edges.filter((edge) => edge.from === 'summarise_each')).toEqual([{ from: 'summarise_each', to: 'combine', label: 'fan in' }]);
+    // A fan_in that is not the next node adds its edge beside the route.
+    const apart = agentGraph({ nodes: [{ name: 'fan', type: 'dynamic_parallel', items: '{{ [1] }}', fan_in: 'join', action: { uses: 'x' } }, { name: 'mid' }, { name: 'join', fan_in: true }] });
+    expect(apart.edges.filter((edge) => edge.from === 'fan')).toEqual([{ from: 'fan', to: 'join', label: 'fan in' }, { from: 'fan', to: 'mid' }]);
+  });
+
+  it('marks a while_loop node as a loop with its body node names (examples/tea-while-loop.yaml)', () => {
+    const graph = agentGraph(parseYaml(teaWhileLoop));
+    expect(graph.nodes.map((node) => node.name)).toEqual(['__start__', 'refine_until_valid', 'parse', 'report', '__end__']);
+    expect(graph.nodes[1]).toEqual({ name: 'refine_until_valid', kind: 'while_loop', loopBody: ['generate', 'validate'] });
+    expect(graph.edges).toContainEqual({ from: 'refine_until_valid', to: 'parse' });
+  });
 });
+
 
 describe('summarize', () => {
   it('folds a reflection run', () => {
