@@ -52,14 +52,19 @@ export function renderGraph(graph: AgentGraph): SVGElement {
     if (!from || !to) continue;
     const forward = to.y > from.y;
     let path: string;
-    let labelAt: { x: number; y: number };
+    let labelAt: { x: number; y: number; anchor?: string };
     if (forward) {
       const x1 = from.x + NODE_WIDTH / 2;
       const y1 = from.y + NODE_HEIGHT;
       const x2 = to.x + NODE_WIDTH / 2;
       const y2 = to.y;
       path = `M${x1},${y1} L${x2},${y2}`;
-      labelAt = { x: (x1 + x2) / 2 + 4, y: (y1 + y2) / 2 };
+      // Labels of edges leaving one node alternate in height and sit on the side the edge leans
+      // to, so a node with several condition edges does not print them over each other.
+      const sibling = graph.edges.filter((other) => other.from === edge.from && other.label).indexOf(edge);
+      const along = sibling % 2 === 0 ? 0.35 : 0.6;
+      const leftward = x2 < x1 - 1;
+      labelAt = { x: x1 + (x2 - x1) * along + (leftward ? -4 : 4), y: y1 + (y2 - y1) * along, anchor: leftward ? 'end' : 'start' };
     } else {
       backEdges++;
       const bend = width - 50 + (backEdges % 3) * 12;
@@ -72,7 +77,7 @@ export function renderGraph(graph: AgentGraph): SVGElement {
     }
     const group = svgElement('g', { class: `edge${forward ? '' : ' back'}` }, svgElement('path', { d: path, 'marker-end': 'url(#arrow)' }));
     // Condition labels arrive shortened with their `when` at the end; cutting them here would drop it.
-    if (edge.label) group.appendChild(svgElement('text', { x: String(labelAt.x), y: String(labelAt.y), class: 'edge-label' }, shorten(edge.label, 34)));
+    if (edge.label) group.appendChild(svgElement('text', { x: String(labelAt.x), y: String(labelAt.y), class: labelAt.anchor === 'end' ? 'edge-label end' : 'edge-label' }, shorten(edge.label, 34)));
     if (edge.detail) group.appendChild(svgElement('title', {}, edge.detail));
     svg.appendChild(group);
   }
@@ -95,8 +100,8 @@ export function renderGraph(graph: AgentGraph): SVGElement {
 
 /** The small line under a node's name: its kind, or for a loop its body, for a fan-out its items. */
 function kindLine(node: GraphNode): string {
-  if (node.loopBody) return `⟲ ${node.loopBody.join(' → ')}`;
-  if (node.fansOutOver) return '⫴ each item';
+  if (node.loopBody) return `↻ ${node.loopBody.join(' → ')}`;
+  if (node.fansOutOver) return '⇉ each item';
   return node.kind;
 }
 
