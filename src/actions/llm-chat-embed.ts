@@ -55,8 +55,7 @@ const llmChat: ActionDefinition<Record<string, unknown>> = {
     }
     const { stream, ...rest } = params;
     // TEA's default applies only when neither the call nor settings.llm names max_tokens.
-    const settingsLlm = context.settings['llm'];
-    const configured = typeof settingsLlm === 'object' && settingsLlm !== null && (settingsLlm as Record<string, unknown>)['max_tokens'] !== undefined;
+    const configured = context.settings.llm?.max_tokens !== undefined;
     const call = (configured ? rest : { max_tokens: CHAT_DEFAULT_MAX_TOKENS, ...rest }) as LlmCallParams;
     return llmResult(await context.callLlm(call, { stream: stream === true }));
   },

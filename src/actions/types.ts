@@ -6,6 +6,7 @@ import type { AgentError, ErrorCode } from '../errors/agent-error.js';
 import type { EventData, EventType } from '../events/event.js';
 import type { EmbedCallParams, LlmCallOptions, LlmCallParams, LlmResponse } from '../llm/types.js';
 import type { CompiledValue, TemplateScope } from '../templates/types.js';
+import type { AgentSettings } from '../core/agent-settings.js';
 import type { CompiledScript } from '../core/script-sandbox.js';
 import type { CompiledSchema, JsonSchema } from '../core/json-schema.js';
 
@@ -26,7 +27,7 @@ export interface ActionCompiler {
   /** A load-time error at this node and field (INVALID_PARAMS unless another code is given). */
   error(message: string, field?: string, code?: ErrorCode): AgentError;
   /** The agent's declared tools settings and schemas, for actions that need them. */
-  readonly agentSettings: Record<string, unknown>;
+  readonly agentSettings: Readonly<AgentSettings>;
 }
 
 /** What a paused tool call waits for: shown to the approver, kept in the checkpoint. */
@@ -60,7 +61,7 @@ export interface ActionContext {
   /** The run's state when the node started (plus working-copy updates for sub-steps). */
   readonly state: Readonly<State>;
   readonly variables: Readonly<Record<string, unknown>>;
-  readonly settings: Readonly<Record<string, unknown>>;
+  readonly settings: Readonly<AgentSettings>;
   readonly signal: AbortSignal;
   /** The caller's role (from the host), used by tool permissions. */
   readonly role: string | undefined;

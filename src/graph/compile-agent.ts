@@ -89,7 +89,7 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
       ? attempt(at(['input_schema']), () => compileSchema(spec.inputSchema, { where: { field: 'input_schema' }, registry: schemaRegistry }))
       : undefined;
   const entry = edgesFrom.get('__start__')?.[0]?.to[0] ?? spec.nodes[0]!.name;
-  const { scripted, ...llmSettings } = (spec.settings.llm ?? {}) as Record<string, unknown>;
+  const { scripted, ...llmSettings } = spec.settings.llm ?? {};
   const settingsLlm = attempt(at(['settings', 'llm']), () => compileValue(llmSettings, { field: 'settings.llm' }));
   // Each sandbox checks its own settings (`settings.lua`); a language not loaded is not checked.
   for (const [language, sandbox] of Object.entries(scripts)) attempt(at(['settings', language]), () => sandbox?.budgetFromSettings(spec.settings, { file: spec.file }));

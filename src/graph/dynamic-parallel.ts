@@ -32,7 +32,7 @@ const MAX_CONCURRENCY = 64;
 
 export async function runDynamicParallel(host: BodyHost, fanOut: CompiledDynamicParallel, node: string, state: State, execute: Execute): Promise<Record<string, unknown>> {
   const items = itemsOf(fanOut.items.render(host.baseScope(state)), node);
-  const settings = (host.agent.spec.settings.parallel ?? {}) as { max_concurrency?: number };
+  const settings = host.agent.spec.settings.parallel ?? {};
   const limit = Math.max(1, Math.min(fanOut.maxConcurrency ?? settings.max_concurrency ?? DEFAULT_CONCURRENCY, MAX_CONCURRENCY));
   const results: ParallelResult[] = new Array(items.length);
   let failed = false;

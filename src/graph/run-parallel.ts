@@ -5,6 +5,7 @@
  * `parallel_results`: one `{branch, success, state, error, timing_ms}` per branch, in declaration
  * order. Branch states are not merged. A failing branch cancels the others only with `fail_fast`.
  */
+import type { AgentSettings } from '../core/agent-settings.js';
 import { isPauseRequest } from '../actions/pause-request.js';
 import type { PauseRequest, State } from '../actions/types.js';
 import { AgentError, toAgentError } from '../errors/agent-error.js';
@@ -47,8 +48,8 @@ export function parallelResult(branch: string, success: boolean, state: State | 
   return result;
 }
 
-export async function runParallel(host: ParallelHost, route: ParallelRoute, state: State, settings: Record<string, unknown>): Promise<ParallelResult[]> {
-  const parallel = (settings.parallel ?? {}) as { max_concurrency?: number };
+export async function runParallel(host: ParallelHost, route: ParallelRoute, state: State, settings: AgentSettings): Promise<ParallelResult[]> {
+  const parallel = settings.parallel ?? {};
   const limit = Math.max(1, Math.min(parallel.max_concurrency ?? 4, 64));
   const results: ParallelResult[] = new Array(route.branches.length);
   let failed = false;

@@ -100,7 +100,7 @@ export class RunSession implements BodyHost {
     this.createdAt = restored?.createdAt ?? new Date(this.now()).toISOString();
     this.scope = { variables: agent.spec.variables, settings: agent.spec.settings, secrets: options.secrets ?? {}, ...(options.env !== undefined ? { env: options.env } : {}) };
     this.budget = new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now());
-    this.luaInstructions = (agent.spec.settings.lua as { instructions?: number } | undefined)?.instructions;
+    this.luaInstructions = agent.spec.settings.lua?.instructions;
     this.control = new RunControl(options.signal);
     const { settingsLlm, secrets, error } = setUpModel(agent, options, this.baseScope({}));
     this.setupError = error;
@@ -108,7 +108,7 @@ export class RunSession implements BodyHost {
     this.trace = new TraceWriter(options.traceStore, this.runId);
     this.events = new RunEvents(this.runId, restored?.seq ?? 0, secrets, () => this.now(), this.trace);
     this.checkpoints = new Checkpointer(options.checkpointStore, this.sanitizer, this.trace);
-    const trace = agent.spec.settings.trace as { capture_payloads?: boolean } | undefined;
+    const trace = agent.spec.settings.trace;
     this.modelCaller = createModelCaller({
       settingsLlm,
       ...(options.llm?.overrides !== undefined ? { overrides: options.llm.overrides } : {}),

@@ -59,8 +59,8 @@ export function llmOptions(params: Record<string, unknown>, modelOverride?: unkn
 /** The model name a result reports: the call's, else settings.llm.model, else the response's. */
 export function reportedModel(context: ActionContext, params: Record<string, unknown>, response?: LlmResponse): string | null {
   if (typeof params['model'] === 'string') return params['model'];
-  const llm = context.settings['llm'];
-  if (typeof llm === 'object' && llm !== null && typeof (llm as Record<string, unknown>)['model'] === 'string') return (llm as Record<string, string>)['model']!;
+  const model = context.settings.llm?.model;
+  if (typeof model === 'string') return model;
   return response?.model ?? null;
 }
 

@@ -42,6 +42,6 @@ export function luaState(loopState: State, extra: Record<string, unknown> = {}):
 
 /** The agent's `settings.lua.instructions`, when set. */
 export function luaBudgetOf(context: ActionContext): ScriptBudget | undefined {
-  const lua = context.settings.lua as { instructions?: unknown } | undefined;
+  const lua = context.settings.lua;
   return typeof lua?.instructions === 'number' ? { instructions: lua.instructions } : undefined;
 }

@@ -1,4 +1,5 @@
 /** The agent file as the engine sees it after parsing and checking (docs/spec.md#1-agent-files). */
+import type { AgentSettings } from '../core/agent-settings.js';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { SourcePosition } from './parse-yaml.js';
 
@@ -104,7 +105,7 @@ export interface AgentSpec {
   initialState: Record<string, unknown>;
   variables: Record<string, unknown>;
   schemas: Record<string, JsonSchema>;
-  settings: Record<string, unknown>;
+  settings: AgentSettings;
   limits: LimitsSpec;
   nodes: NodeSpec[];
   edges: EdgeSpec[];

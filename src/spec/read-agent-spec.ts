@@ -7,6 +7,7 @@
  * (spec.graphWarnings), as in TEA. Every problem is collected (file order,
  * capped) and thrown as one AgentError with `details.errors` (src/errors/load-problems.ts).
  */
+import type { AgentSettings } from '../core/agent-settings.js';
 import { Validator } from '@cfworker/json-schema';
 import { AgentError, toAgentError, type ErrorCode } from '../errors/agent-error.js';
 import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
@@ -137,8 +138,9 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
     });
   }
 
-  const settings = (document.settings ?? {}) as Record<string, any>;
-  ((settings.env ?? []) as string[]).forEach((name, index) => {
+  // The schema check above passed, so settings has the closed shape AgentSettings describes.
+  const settings: AgentSettings = document.settings ?? {};
+  (settings.env ?? []).forEach((name, index) => {
     const refusal = envNameRefusal(name);
     if (refusal !== undefined) report('INVALID_AGENT', `settings.env: ${refusal}`, ['settings', 'env', index]);
   });

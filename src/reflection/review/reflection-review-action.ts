@@ -63,7 +63,7 @@ export const reflectionReviewAction: ActionDefinition<ReviewParams> = {
     if (store === undefined) {
       throw new AgentError('STORAGE_ERROR', 'reflection.review needs a trace store: run the agent with one (the CLI and the worker keep traces)', { node: context.node });
     }
-    const settings = (context.settings.reflection ?? {}) as Record<string, unknown>;
+    const settings = context.settings.reflection ?? {};
     const runId = typeof values.run_id === 'string' && values.run_id !== '' ? values.run_id : context.runId;
     // The engine batches trace writes: write the pending ones first. The review node itself is
     // still running, so its open node_start is not a task of the run being reviewed.
