@@ -6,6 +6,7 @@ import type { LlmOverrides, RunOptions } from '../../src/graph/run-types.js';
 import { ROLE_ORDER } from '../../src/reasoning/react/tool-table.js';
 import { integerFlag, stringFlag, UsageError, type ParsedArgs } from '../args.js';
 import { envNameRefusal } from '../../src/spec/env-names.js';
+import type { AgentSettings } from '../../src/core/agent-settings.js';
 
 export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['stream', 'approve', 'deny', 'record']);
 /** Flags given once per value: `--env NAME` (repeatable). */
@@ -69,13 +70,13 @@ export function runOptions(args: ParsedArgs, overrides: LlmOverrides): RunOption
  * `env.NAME` is none, as in TEA). The model key is refused by name (src/spec/env-names.ts), and by
  * value: a named variable that holds the key in use is refused too.
  */
-export function templateEnv(args: ParsedArgs, settings: Record<string, unknown>, modelKey: string | undefined): Record<string, string> {
+export function templateEnv(args: ParsedArgs, settings: Readonly<Pick<AgentSettings, 'env'>>, modelKey: string | undefined): Record<string, string> {
   const named = args.lists.get('env') ?? [];
   for (const name of named) {
     const refusal = envNameRefusal(name);
     if (refusal !== undefined) throw new UsageError(`--env ${refusal}`);
   }
-  const listed = Array.isArray(settings.env) ? settings.env.filter((name): name is string => typeof name === 'string') : [];
+  const listed = (settings.env ?? []).filter((name): name is string => typeof name === 'string');
   const env: Record<string, string> = {};
   for (const name of new Set([...listed, ...named])) {
     const value = process.env[name];
