@@ -17,8 +17,8 @@ export type { AgentSpec, NodeSpec } from './spec/agent-spec.js';
 export { readAgentSpec } from './spec/read-agent-spec.js';
 
 // Errors and events
-export { AgentError, ERROR_CODES, toAgentError } from './errors/agent-error.js';
-export type { ErrorCode, AgentErrorJson } from './errors/agent-error.js';
+export { AgentError, ERROR_CODES, formatAgentError, toAgentError } from './errors/agent-error.js';
+export type { ErrorCode, ErrorLocation, AgentErrorJson } from './errors/agent-error.js';
 export { formatProblem, problemsOf, MAX_LOAD_PROBLEMS } from './errors/load-problems.js';
 export type { LoadProblem } from './errors/load-problems.js';
 export { EVENT_TYPES, isTruncatedData } from './events/event.js';

@@ -189,15 +189,18 @@ async function probe(model: ModelSettings): Promise<ProbeOutcome> {
   return outcome;
 }
 
-function errorJson(error: unknown): { code: string; message: string; node?: string } {
+/** An error as the page gets it: code, text and the node and field it happened at. */
+function errorJson(error: unknown): { code: string; message: string; node?: string; field?: string } {
   if (typeof error === 'object' && error !== null) {
-    const value = error as { code?: unknown; message?: unknown; node?: unknown };
-    const json: { code: string; message: string; node?: string } = {
-      code: typeof value.code === 'string' ? value.code : 'INTERNAL',
-      message: typeof value.message === 'string' ? value.message : String(error),
+    // An AgentError (thrown) or its JSON (a run's result): both carry node and field as fields.
+    const json = error as { code?: unknown; message?: unknown; node?: unknown; field?: unknown };
+    const out: { code: string; message: string; node?: string; field?: string } = {
+      code: typeof json.code === 'string' ? json.code : 'INTERNAL',
+      message: typeof json.message === 'string' ? json.message : String(error),
     };
-    if (typeof value.node === 'string') json.node = value.node;
-    return json;
+    if (typeof json.node === 'string') out.node = json.node;
+    if (typeof json.field === 'string') out.field = json.field;
+    return out;
   }
   return { code: 'INTERNAL', message: String(error) };
 }

@@ -212,16 +212,6 @@ export function failedCalls(summary: RunSummary): ModelCallView[] {
   return summary.calls.filter((call) => call.state === 'failed' || call.state === 'stopped');
 }
 
-/**
- * An error message without the `node 'n', field 'f': ` prefix AgentError puts in front (the view
- * shows node and field on their own), and the field it named.
- */
-export function withoutLocation(message: string): { message: string; field?: string } {
-  const match = /^(?:[^\s:,]+(?::\d+){0,2}, )?node '[^']*'(?:, field '([^']*)')?: /.exec(message);
-  if (!match) return { message };
-  return { message: message.slice(match[0].length), ...(match[1] !== undefined ? { field: match[1] } : {}) };
-}
-
 /** Builds the summary of a whole list of events. */
 export function summarize(events: AgentEvent[]): RunSummary {
   const summary = emptySummary();

@@ -20,19 +20,13 @@ export interface LoadProblem {
   field?: string;
 }
 
-/** The message of an error without the location prefix AgentError adds to it. */
-function bareMessage(error: AgentError): string {
-  const prefix = new AgentError(error.code, '', error.location).message;
-  return prefix !== '' && error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-}
-
 /** The problems one failed file reports: its own list when it has one, else the error itself. */
 export function problemsOf(error: AgentError): LoadProblem[] {
   const listed = error.details.errors;
   if (Array.isArray(listed) && listed.length > 0) {
     return listed.map((problem) => ({ ...(error.location.file !== undefined ? { file: error.location.file } : {}), ...(problem as LoadProblem) }));
   }
-  const problem: LoadProblem = { code: error.code, message: bareMessage(error) };
+  const problem: LoadProblem = { code: error.code, message: error.message };
   for (const key of LOCATION_KEYS) if (error.location[key] !== undefined) Object.assign(problem, { [key]: error.location[key] });
   return [problem];
 }
@@ -42,5 +36,5 @@ export function combineLoadErrors(failures: readonly AgentError[]): AgentError {
   const first = failures[0]!;
   if (failures.length === 1) return first;
   const errors = failures.flatMap(problemsOf).slice(0, MAX_LOAD_ERRORS);
-  return new AgentError(first.code, bareMessage(first), { ...first.location, details: { ...first.details, errors } });
+  return new AgentError(first.code, first.message, { ...first.location, details: { ...first.details, errors } });
 }

@@ -38,7 +38,7 @@ import { reviewRun } from '../src/reflection/review/review-run.js';
 import type { CheckpointStore, TraceStore } from '../src/storage/trace-store.js';
 import { toAgentSource, type AgentSource } from './agent-source.js';
 import { roleOf } from './role-of.js';
-import { errorResponse, httpError, toErrorResponse } from './error-status.js';
+import { errorJsonResponse, errorResponse, httpError, toErrorResponse } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
 import { readRunStart } from './read-run-start.js';
 import { cursorOf } from './run-follow.js';
@@ -124,7 +124,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       return errorResponse(error.status === 413 ? 'INPUT_TOO_LARGE' : 'INVALID_PARAMS', error.message);
     }
     const { body } = toErrorResponse(error);
-    return errorResponse(body.error.code, body.error.message, body.error.details);
+    return errorJsonResponse(body.error);
   });
   app.notFound((c) => errorResponse('NOT_FOUND', `no route ${c.req.method} ${new URL(c.req.url).pathname}`));
 

@@ -20,7 +20,7 @@ import { AgentError } from '../src/errors/agent-error.js';
 import { createApp } from './app.js';
 import { prebuiltAgentSource } from './prebuilt-agent-source.js';
 import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
-import { errorResponse, toErrorResponse } from './error-status.js';
+import { errorJsonResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { durableRoutes, durableTraceStore, type DurableObjectNamespaceLike } from './durable-routes.js';
 import { RunCoordinatorBase, type DurableObjectStateLike } from './run-coordinator.js';
@@ -108,7 +108,7 @@ export default {
       return await app.fetch(request, env, context as never);
     } catch (error) {
       const { body } = toErrorResponse(error);
-      return errorResponse(body.error.code, body.error.message, body.error.details);
+      return errorJsonResponse(body.error);
     }
   },
 

@@ -28,7 +28,7 @@ import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
 import type { TraceStore } from '../src/storage/trace-store.js';
 import type { AgentSource } from './agent-source.js';
 import { DurableRunStore, type SqlStorageLike } from './durable-run-store.js';
-import { errorResponse, toErrorResponse } from './error-status.js';
+import { errorJsonResponse, errorResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { answerRun, driveRun, resultResponse, type ActiveRun, type RespondMode } from './run-answer.js';
 import { cursorOf, followResponse, ndjsonResponse } from './run-follow.js';
@@ -100,7 +100,7 @@ export class RunCoordinatorBase {
       return errorResponse('NOT_FOUND', `run coordinator: no route ${request.method} ${pathname}`);
     } catch (error) {
       const { body } = toErrorResponse(error);
-      return errorResponse(body.error.code, body.error.message, body.error.details);
+      return errorJsonResponse(body.error);
     }
   }
 

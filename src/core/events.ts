@@ -60,7 +60,11 @@ export type StopReason =
 /** An error as events carry it (the JSON of an AgentError). */
 export type EventError = {
   code: string;
+  /** Text only; where it happened is in `file`/`line`/`column`/`node`/`field`. */
   message: string;
+  file?: string;
+  line?: number;
+  column?: number;
   node?: string;
   /** The node field or action parameter at fault, when known. */
   field?: string;

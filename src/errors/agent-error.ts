@@ -1,7 +1,9 @@
 /**
  * AgentError: the one error type of tea-edge. Every failure a user can see carries a code from a
- * closed list, a message that names where (agent, node, field, line:column when known), and
- * structured details. Raw JavaScript errors are wrapped at each boundary with `toAgentError`.
+ * closed list, a message (text only), where it happened as structured fields (`location`: file,
+ * line, column, node, field) and structured details. The place is put into words once, at the
+ * edges (CLI, validate, web demo) with `formatAgentError`; nothing parses it back out of the
+ * message. Raw JavaScript errors are wrapped at each boundary with `toAgentError`.
  */
 
 /** The closed list of error codes (docs/spec.md#8-errors), plus `LLM_HTTP_<status>`. */
@@ -46,7 +48,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number] | `LLM_HTTP_${number}`;
 
 const MARKER = Symbol.for('tea-edge.AgentError');
 
-/** Where an error happened; every field optional, rendered into the message prefix. */
+/** Where an error happened; every field optional (`formatAgentError` puts it into words). */
 export interface ErrorLocation {
   agent?: string;
   file?: string;
@@ -61,10 +63,14 @@ export interface AgentErrorOptions extends ErrorLocation {
   cause?: unknown;
 }
 
-/** The JSON shape of an error, as stored in traces and returned over HTTP. */
+/** The JSON shape of an error, as stored in traces and returned over HTTP: the location as fields. */
 export interface AgentErrorJson {
   code: ErrorCode;
+  /** What went wrong, text only (the place is in the other fields). */
   message: string;
+  file?: string;
+  line?: number;
+  column?: number;
   node?: string;
   /** The node field or action parameter at fault, when known. */
   field?: string;
@@ -75,24 +81,31 @@ export class AgentError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown>;
   readonly location: ErrorLocation;
-  /** The message without the location prefix (the location is in `location`). */
-  readonly plainMessage: string;
   readonly [MARKER] = true;
 
   constructor(code: ErrorCode, message: string, options: AgentErrorOptions = {}) {
     const { details, cause, ...location } = options;
-    super(prefixLocation(location) + message);
+    super(message);
     this.name = 'AgentError';
     this.code = code;
     this.details = details ?? {};
     this.location = location;
-    this.plainMessage = message;
     if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
+  }
+
+  /** @deprecated The message is text only now; read `message`. Kept while other branches merge. */
+  get plainMessage(): string {
+    return this.message;
   }
 
   /** The node the error happened in, when known. */
   get node(): string | undefined {
     return this.location.node;
+  }
+
+  /** The node field or action parameter at fault, when known. */
+  get field(): string | undefined {
+    return this.location.field;
   }
 
   /** True for AgentErrors from any copy of this module (the marker survives bundling twice). */
@@ -101,15 +114,30 @@ export class AgentError extends Error {
   }
 
   toJSON(): AgentErrorJson {
+    const { file, line, column, node, field } = this.location;
     const json: AgentErrorJson = { code: this.code, message: this.message };
-    if (this.location.node !== undefined) json.node = this.location.node;
-    if (this.location.field !== undefined) json.field = this.location.field;
+    if (file !== undefined) json.file = file;
+    if (line !== undefined) json.line = line;
+    if (line !== undefined && column !== undefined) json.column = column;
+    if (node !== undefined) json.node = node;
+    if (field !== undefined) json.field = field;
     if (Object.keys(this.details).length > 0) json.details = this.details;
     return json;
   }
 }
 
-function prefixLocation(location: ErrorLocation): string {
+/**
+ * The one printed form of an error's place and message, used at the edges (CLI stderr, the
+ * web demo's headline): `file:line:column, node 'n', field 'f': message`, each part when known
+ * (`agent 'a'` stands in for a missing file). Takes an AgentError or its JSON.
+ */
+export function formatAgentError(error: Pick<AgentErrorJson, 'message'> & ErrorLocation): string {
+  const place = describeLocation(AgentError.isInstance(error) ? error.location : error);
+  return place === '' ? error.message : `${place}: ${error.message}`;
+}
+
+/** `file:line:column, node 'n', field 'f'` with the parts that are known ('' when none). */
+export function describeLocation(location: ErrorLocation): string {
   const parts: string[] = [];
   if (location.file !== undefined) {
     let place = location.file;
@@ -121,7 +149,7 @@ function prefixLocation(location: ErrorLocation): string {
   }
   if (location.node !== undefined) parts.push(`node '${location.node}'`);
   if (location.field !== undefined) parts.push(`field '${location.field}'`);
-  return parts.length > 0 ? parts.join(', ') + ': ' : '';
+  return parts.join(', ');
 }
 
 /**
@@ -131,7 +159,7 @@ function prefixLocation(location: ErrorLocation): string {
 export function toAgentError(error: unknown, fallbackCode: ErrorCode = 'INTERNAL', location: ErrorLocation = {}): AgentError {
   if (AgentError.isInstance(error)) {
     if (location.node !== undefined && error.location.node === undefined) {
-      return new AgentError(error.code, error.plainMessage, { ...error.location, node: location.node, details: error.details, cause: error });
+      return new AgentError(error.code, error.message, { ...error.location, node: location.node, details: error.details, cause: error });
     }
     return error;
   }
