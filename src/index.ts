@@ -29,17 +29,17 @@ export { sanitizeEvent } from './events/redact.js';
 // Actions
 export { createActionRegistry } from './builtins.js';
 export type { ActionRegistry } from './actions/registry.js';
-export type { ActionDefinition, ActionContext, ActionCompiler, JsonSchema } from './actions/types.js';
+export type { ActionDefinition, ActionContext, ActionCompiler, JsonSchema } from './core/action.js';
 
 // Models
 export { createProvider } from './llm/create-provider.js';
 export { createScriptedModel } from './llm/scripted-model.js';
 export { probeEndpoint } from './llm/probe.js';
-export type { ModelProvider, ModelProviderFactory, LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, ChatMessage, ToolCall } from './llm/types.js';
+export type { ModelProvider, ModelProviderFactory, LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, ChatMessage, ToolCall } from './core/model-provider.js';
 
 // Storage
 export { createMemoryStores } from './storage/memory-store.js';
-export type { TraceStore, CheckpointStore, RunRecord, Checkpoint, RunPage, ListRunsOptions, RetentionPolicy } from './storage/trace-store.js';
+export type { TraceStore, CheckpointStore, RunRecord, Checkpoint, RunPage, ListRunsOptions, RetentionPolicy } from './core/trace-store.js';
 
 // Reflection review
 export { reviewRun } from './reflection/review/review-run.js';

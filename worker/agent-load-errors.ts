@@ -4,21 +4,14 @@
  * problem's, and whose `details.errors` lists the problems in file order, at most 50, each
  * `{code, message, file, line?, column?, node?, field?}` with the message free of its location.
  */
+import type { EventError } from '../src/core/events.js';
 import { AgentError } from '../src/errors/agent-error.js';
 
 export const MAX_LOAD_ERRORS = 50;
 const LOCATION_KEYS = ['file', 'line', 'column', 'node', 'field'] as const;
 
-/** One load problem, as `details.errors` carries it. */
-export interface LoadProblem {
-  code: string;
-  message: string;
-  file?: string;
-  line?: number;
-  column?: number;
-  node?: string;
-  field?: string;
-}
+/** One load problem, as `details.errors` carries it: an error's code, text and place. */
+export type LoadProblem = Omit<EventError, 'details'>;
 
 /** The problems one failed file reports: its own list when it has one, else the error itself. */
 export function problemsOf(error: AgentError): LoadProblem[] {

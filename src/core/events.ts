@@ -14,6 +14,8 @@
  * not compile; events read back from a store are the same union (see `upgradeEvent` for traces
  * written before these names were settled).
  */
+import type { AgentErrorJson } from './agent-error.js';
+import type { TokenUsage } from './model-provider.js';
 
 /** Every event type, in the order a run usually emits them. */
 export const EVENT_TYPES = [
@@ -57,30 +59,20 @@ export type StopReason =
   | 'max_tokens'
   | 'max_duration_ms';
 
-/** An error as events carry it (the JSON of an AgentError). */
-export type EventError = {
-  code: string;
-  /** Text only; where it happened is in `file`/`line`/`column`/`node`/`field`. */
-  message: string;
-  file?: string;
-  line?: number;
-  column?: number;
-  node?: string;
-  /** The node field or action parameter at fault, when known. */
-  field?: string;
-  details?: Record<string, unknown>;
-};
+/**
+ * An error as events carry it: the JSON of an AgentError (text `message`, the place as `file`,
+ * `line`, `column`, `node`, `field`), its code as a string (an event read back may come from
+ * another version of the list).
+ */
+export type EventError = Omit<AgentErrorJson, 'code'> & { code: string };
 
 /** What a paused run waits for. */
 export type PendingInterrupt =
   | { kind: 'interrupt'; node: string; position: 'before' | 'after' }
   | { kind: 'tool_confirmation'; node: string; tool: string; arguments: unknown; call_id: string };
 
-export type TokenUsage = {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-};
+/** Token counts of a model call (the one definition is the ModelProvider seam's). */
+export type { TokenUsage } from './model-provider.js';
 
 /** How a tool call ended, for `tool_result` (the ReAct loop uses every value; `llm.call` tools `ok`, `error`, `unknown`, `invalid`). */
 export type ToolCallStatus = 'ok' | 'error' | 'unknown' | 'denied' | 'invalid' | 'repeated' | 'limit' | 'duplicate_id' | 'user_denied';
