@@ -62,11 +62,16 @@ function servedAgents() {
   return prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES);
 }
 
+/** Agent files (the bundled agents) and the file root (the FILES bucket, when bound) of a run. */
+function seamsFor(env: CloudflareEnv, agents: ReturnType<typeof servedAgents>) {
+  return { agentFiles: prebuiltAgentFiles(agentFiles, agents), ...(env.FILES !== undefined ? { files: createR2FileStore(env.FILES) } : {}) };
+}
+
 /** Creates the app for one environment. */
 export function createCloudflareApp(env: CloudflareEnv) {
   const agents = servedAgents();
   const stores = storesFor(env);
-  const seams = { agentFiles: prebuiltAgentFiles(agentFiles, agents), ...(env.FILES !== undefined ? { files: createR2FileStore(env.FILES) } : {}) };
+  const seams = seamsFor(env, agents);
   if (env.RUNS === undefined) return createApp({ agents, ...stores, ...seams, ...optionsFromVariables(env) });
   return createApp({
     agents,
@@ -83,9 +88,11 @@ export class RunCoordinator extends RunCoordinatorBase {
   constructor(ctx: DurableObjectStateLike, env: CloudflareEnv) {
     const ttl = env.TRACE_TTL_SECONDS === undefined ? undefined : Number(env.TRACE_TTL_SECONDS);
     const watchdog = Number(env.RUN_WATCHDOG_MS);
+    const agents = servedAgents();
     super(ctx, {
       ...(Number.isInteger(watchdog) && watchdog > 0 ? { watchdogMs: watchdog } : {}),
-      agents: servedAgents(),
+      agents,
+      seams: seamsFor(env, agents),
       variables: env,
       ...(env.TRACES !== undefined ? { index: storesFor(env).traceStore } : {}),
       ...(ttl !== undefined && ttl > 0 ? { retentionMs: ttl * 1000 } : {}),

@@ -19,6 +19,7 @@ const root = packageRoot();
 describe('agent files and files through the Workers app and tea-edge serve', () => {
   let withFiles: Miniflare;
   let withoutFiles: Miniflare;
+  let durable: Miniflare;
   let server: RunningServer;
   let bare: RunningServer;
   let directory: string;
@@ -30,6 +31,8 @@ describe('agent files and files through the Workers app and tea-edge serve', () 
     const base = { modules: true, script: text, compatibilityDate: COMPATIBILITY_DATE, compatibilityFlags: COMPATIBILITY_FLAGS, kvNamespaces: ['TRACES'] };
     withFiles = new Miniflare({ ...base, r2Buckets: ['FILES'] });
     withoutFiles = new Miniflare(base);
+    // With RUNS bound, every run executes in its Durable Object (worker/run-coordinator.ts).
+    durable = new Miniflare({ ...base, r2Buckets: ['FILES'], durableObjects: { RUNS: { className: 'RunCoordinator', useSQLite: true } } });
     directory = mkdtempSync(path.join(tmpdir(), 'tea-serve-files-'));
     mkdirSync(path.join(directory, 'files'));
     server = await serve({ port: 0, agentsDir: path.join(root, 'examples'), traceDir: path.join(directory, 'traces'), filesDir: path.join(directory, 'files'), webDemoDir: directory });
@@ -38,6 +41,7 @@ describe('agent files and files through the Workers app and tea-edge serve', () 
   afterAll(async () => {
     await withFiles?.dispose();
     await withoutFiles?.dispose();
+    await durable?.dispose();
     await server?.close();
     await bare?.close();
     rmSync(directory, { recursive: true, force: true });
@@ -59,6 +63,9 @@ describe('agent files and files through the Workers app and tea-edge serve', () 
     expect(worker.status, JSON.stringify(worker.error)).toBe('completed');
     expect(worker.state).toMatchObject({ category: 'billing', verdict: 'approve' });
     expect(worker.state).toEqual(node.state);
+    const inObject = await inWorker(durable, 'tea-agent-files', input);
+    expect(inObject.status, JSON.stringify(inObject.error)).toBe('completed');
+    expect(inObject.state).toEqual(node.state);
   });
 
   it('tea-file-notes: writes into R2 / the --files folder; same state on both hosts', async () => {
@@ -69,6 +76,8 @@ describe('agent files and files through the Workers app and tea-edge serve', () 
     const bucket = (await withFiles.getR2Bucket('FILES')) as unknown as { get(key: string): Promise<{ text(): Promise<string> } | null> };
     expect(await (await bucket.get('notes/genmaicha.md'))?.text()).toContain('# genmaicha');
     expect(readFileSync(path.join(directory, 'files/summaries/genmaicha.txt'), 'utf8')).toBe(worker.state.summary);
+    const inObject = await inWorker(durable, 'tea-file-notes', { topic: 'genmaicha' });
+    expect(inObject.state).toEqual(node.state);
   });
 
   it('without an R2 binding / --files, file.write is refused with FORBIDDEN', async () => {
