@@ -55,7 +55,7 @@ function storeOf(context: ActionContext, action: string): FileStore {
   if (context.files !== undefined) return context.files;
   throw new AgentError(
     'FORBIDDEN',
-    `${action} needs a file root from the host, and this run has none: on the CLI give \`--files DIR\` (tea-edge run agent.yaml --files ./data); on Workers bind an R2 bucket as FILES; the web demo uses the browser's private file system (OPFS)`,
+    `${action} needs a file root from the host, and this run has none (CLI: --files DIR; Workers: an R2 bucket bound as FILES; browser: OPFS)`,
     { field: 'path', details: { action } },
   );
 }
