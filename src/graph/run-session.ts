@@ -326,6 +326,9 @@ export class RunSession implements BodyHost {
   }
 
   private pauseForConfirmation(node: CompiledNode, pause: PauseRequest): Outcome {
+    if (this.parent !== undefined) {
+      throw new AgentError('ACTION_FAILED', `node '${node.name}' asked for a confirmation of tool '${pause.confirmation.tool}'; a sub-run cannot pause`, { node: node.name });
+    }
     const request = pause.confirmation;
     this.emit('confirmation_request', { tool: request.tool, arguments: request.arguments, call_id: request.call_id }, node.name);
     const pending: PendingInterrupt = { kind: 'tool_confirmation', node: node.name, tool: request.tool, arguments: request.arguments, call_id: request.call_id };

@@ -4,7 +4,7 @@
  * run's budgets, with their events nested in the run's trace, cycles and deep chains refused,
  * broken sub-agents reported with every load problem, and failures naming both agents.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -174,6 +174,16 @@ nodes:
     const { result } = await runYaml('name: top\nnodes:\n  - { name: s, uses: agent.dispatch, with: { agent: { file: pauses.yaml }, task: x } }\n', {}, options);
     expect(result.error?.code).toBe('INVALID_AGENT');
     expect(result.error?.message).toContain('a sub-run cannot pause');
+  });
+
+  it('a sub-agent asking for a tool confirmation fails the node instead of pausing (no interrupt in the trace)', async () => {
+    write('approver.yaml', readFileSync(path.join(import.meta.dirname, '../worker/agents/approver.yaml'), 'utf8'));
+    const { result, events } = await runYaml('name: top\nnodes:\n  - { name: s, uses: agent.dispatch, with: { agent: { file: approver.yaml }, task: x } }\n', {}, { ...options, role: 'operator' });
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('ACTION_FAILED');
+    expect(result.error?.message).toContain("at its node 'work'");
+    expect(result.error?.message).toContain('a sub-run cannot pause');
+    expect(events.some((event) => event.type === 'interrupt' || event.type === 'confirmation_request')).toBe(false);
   });
 
   it('paths leaving the folder are refused: at load when literal, at run time when templated', async () => {
