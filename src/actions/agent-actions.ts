@@ -213,15 +213,15 @@ const TIMEOUT = { type: 'number', exclusiveMinimum: 0, description: 'seconds per
 const AGENT = {
   oneOf: [
     { type: 'string', description: 'a name from settings.agents' },
-    { type: 'object', required: ['file'], properties: { file: { type: 'string', description: 'an agent file of this host, relative to this agent\'s folder' } }, additionalProperties: false },
+    { type: 'object', required: ['file'], properties: { file: { type: 'string', description: 'an agent file of this host (a sub-run)' } }, additionalProperties: false },
   ],
 } as const;
-const INPUT = { type: 'object', description: 'for agent files: the sub-run\'s input (the task is added as `task`)' } as const;
+const INPUT = { type: 'object', description: 'a sub-run\'s input (plus `task`)' } as const;
 
 export const agentDispatch: ActionDefinition<Compiled> = {
   name: 'agent.dispatch',
   description:
-    'Sends a task to one agent: a persona of settings.agents (model, system_prompt, temperature…), or {file: agent.yaml} run as a sub-run. Returns {response, content, agent, success} (+ usage for a persona, state for a file).',
+    'Sends a task to one agent of settings.agents (a model persona) or {file: x.yaml} (a sub-run). Returns {response, content, agent, success}.',
   parameters: {
     type: 'object',
     required: ['agent'],
@@ -252,7 +252,7 @@ export const agentDispatch: ActionDefinition<Compiled> = {
 
 export const agentParallel: ActionDefinition<Compiled> = {
   name: 'agent.parallel',
-  description: 'Sends the same task to several agents (personas of settings.agents or {file: …} sub-runs) at once and aggregates: collect, vote, first or consensus.',
+  description: 'Sends the same task to several agents at once and aggregates: collect, vote, first or consensus.',
   parameters: {
     type: 'object',
     required: ['agents', 'task'],
@@ -306,7 +306,7 @@ const SEQUENTIAL_EXTRAS = ['task', 'tasks', 'transform'] as const;
 export const agentSequential: ActionDefinition<Compiled> = {
   name: 'agent.sequential',
   description:
-    'Chains agents (personas of settings.agents or {file: …} sub-runs): each gets a task (rendered with previous_response, chain_index, chain_length), the last answer is the result. Returns {result, chain, success}.',
+    'Chains agents: each gets a task (rendered with previous_response, chain_index, chain_length), the last answer is the result. Returns {result, chain, success}.',
   parameters: {
     type: 'object',
     required: ['agents'],

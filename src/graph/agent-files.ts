@@ -55,7 +55,7 @@ export function compiledAgentFileSource(description: string, agents: (file: stri
 
 /** A host's refusal when it was given no agent source. */
 export function noAgentSource(node: string): AgentError {
-  return new AgentError('FORBIDDEN', 'agent files as sub-runs need an agent source from the host, and this run has none (tea-edge run and serve give the agent\'s folder; the worker its bundled agents)', {
+  return new AgentError('FORBIDDEN', 'this host gives no agent files to run as sub-runs (tea-edge run and serve give the agent\'s folder, the worker its bundled agents)', {
     node,
     field: 'agent',
   });

@@ -14,19 +14,19 @@ export const MAX_PATH_DEPTH = 32;
 
 /** Why `path` may not be used under a root, or undefined when it may. */
 export function rootedPathRefusal(path: string): string | undefined {
-  if (path.length === 0) return 'the path is empty';
-  if (path.length > MAX_PATH_LENGTH) return `the path is longer than ${MAX_PATH_LENGTH} characters`;
+  if (path.length === 0) return 'empty';
+  if (path.length > MAX_PATH_LENGTH) return `longer than ${MAX_PATH_LENGTH} characters`;
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(path)) return 'the path contains a control character (NUL, newline, …)';
-  if (path.includes('\\')) return 'the path contains a backslash (write / between folders)';
-  if (path.includes('%')) return 'the path contains % (URL-encoded paths are refused)';
-  if (/^[A-Za-z]:/.test(path)) return 'the path starts with a drive letter';
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(path)) return 'the path is a URL; only paths inside the host root are allowed';
-  if (path.startsWith('/')) return 'the path is absolute; paths are relative to the host root';
+  if (/[\u0000-\u001f\u007f]/.test(path)) return 'a control character (NUL, newline, …)';
+  if (path.includes('\\')) return 'a backslash (write /)';
+  if (path.includes('%')) return '% (URL encoding)';
+  if (/^[A-Za-z]:/.test(path)) return 'a drive letter';
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(path)) return 'a URL';
+  if (path.startsWith('/')) return 'absolute';
   const segments = path.split('/');
-  if (segments.includes('..')) return "the path contains '..'; paths never leave the host root";
-  if (segments.filter((segment) => segment !== '' && segment !== '.').length === 0) return 'the path names no file';
-  if (segments.length > MAX_PATH_DEPTH) return `the path is nested deeper than ${MAX_PATH_DEPTH} folders`;
+  if (segments.includes('..')) return "'..' (paths never leave the root)";
+  if (segments.filter((segment) => segment !== '' && segment !== '.').length === 0) return 'names no file';
+  if (segments.length > MAX_PATH_DEPTH) return `deeper than ${MAX_PATH_DEPTH} folders`;
   return undefined;
 }
 

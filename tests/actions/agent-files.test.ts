@@ -204,6 +204,6 @@ nodes:
   it('a file reference on a host without an agent source is refused with a typed error', async () => {
     const { result } = await runYaml(PARENT, { ticket: 't' });
     expect(result.error?.code).toBe('FORBIDDEN');
-    expect(result.error?.message).toContain('agent source from the host');
+    expect(result.error?.message).toContain('gives no agent files');
   });
 });
