@@ -47,6 +47,12 @@ export class EngineClient {
     this.slot('light');
   }
 
+  /** The engine a run needs: Lua also when an agent file it may run as a sub-run uses Lua (found only once the run is under way). */
+  private runEngineFor(agentYaml: string): Engine {
+    const subAgents = /\bfile\s*:/.test(agentYaml) ? Object.values(this.options.agentFiles ?? {}) : [];
+    return subAgents.some(mayUseLua) ? 'lua' : engineFor(agentYaml);
+  }
+
   private files(): { agentFiles?: Record<string, string> } {
     return this.options.agentFiles !== undefined ? { agentFiles: this.options.agentFiles } : {};
   }
@@ -66,7 +72,7 @@ export class EngineClient {
   }
 
   async run(agentYaml: string, input: Record<string, unknown>, model: ModelSettings, runId: string): Promise<RunOutcome> {
-    const engine = engineFor(agentYaml);
+    const engine = this.runEngineFor(agentYaml);
     const message = { type: 'run', agentYaml, input, model, run_id: runId, ...this.files() };
     const outcome = (await this.request(engine, message, 'run', runId)) as RunOutcome;
     // The light engine refuses Lua at load, before the run starts: start it again with Lua.
@@ -76,7 +82,7 @@ export class EngineClient {
 
   resume(agentYaml: string, runId: string, approval: { approved: boolean } | undefined, model: ModelSettings): Promise<RunOutcome> {
     const message = approval ? { type: 'resume' as const, agentYaml, run_id: runId, approval, model, ...this.files() } : { type: 'resume' as const, agentYaml, run_id: runId, model, ...this.files() };
-    return this.request(engineFor(agentYaml), message, 'run', runId) as Promise<RunOutcome>;
+    return this.request(this.runEngineFor(agentYaml), message, 'run', runId) as Promise<RunOutcome>;
   }
 
   probe(model: ModelSettings): Promise<ProbeOutcome> {

@@ -200,6 +200,14 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', () => {
     await context.close();
   });
 
+  it('an agent without Lua that runs a Lua example as a sub-run runs in the Lua engine', async () => {
+    const { context, page } = await openDemo(browser, server.url);
+    await setAgent(page, 'name: caller\nnodes:\n  - { name: s, uses: agent.dispatch, with: { agent: { file: tea-edge-conditions.yaml }, input: { ticket: "I was charged twice" } }, output: routed }\n');
+    expect(await runAgentInPage(page)).toBe('completed');
+    expect(await page.textContent('#final-state')).toContain('billing');
+    await context.close();
+  });
+
   it('tea-file-notes writes and reads its files in OPFS', async () => {
     const { context, page } = await openDemo(browser, server.url);
     await page.selectOption('#example-select', 'tea-file-notes.yaml');
