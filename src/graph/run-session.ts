@@ -196,12 +196,14 @@ export class RunSession implements BodyHost {
       file,
       chain: [...chain, file],
       emit: (type, data, frames) => this.emit(type, data, node, frames),
+      persist: () => this.persistEvents(),
     };
     const mark = (status: 'started' | 'completed' | 'failed') =>
       this.emit('log', { source: 'sub_run', message: `sub-agent '${child.name}' (${file}) ${status}`, agent: child.name, file, status }, node);
     mark('started');
     try {
-      const state = await new RunSession(child, { ...this.options, agentFile: file }, undefined, link).runAsSubRun(input);
+      // The same run id: the child's events are this run's, and its actions read this run's trace.
+      const state = await new RunSession(child, { ...this.options, runId: this.runId, agentFile: file }, undefined, link).runAsSubRun(input);
       mark('completed');
       return { agent: child.name, file, state };
     } catch (error) {
@@ -243,7 +245,7 @@ export class RunSession implements BodyHost {
 
   /** Writes the buffered events to the trace store now (actions that read the current run). */
   persistEvents(): Promise<void> {
-    return this.trace.persist();
+    return this.parent !== undefined ? this.parent.persist() : this.trace.persist();
   }
 
   /** Starts a fresh run from its input. */

@@ -31,6 +31,8 @@ export interface SubRunLink {
   readonly chain: readonly string[];
   /** Puts one of the child's events into the parent's trace, `frames` from the child down. */
   emit<T extends EventType>(type: T, data: EventData<T>, frames: SubRunFrame[]): void;
+  /** Writes the parent's buffered events (the child has no trace of its own). */
+  persist(): Promise<void>;
 }
 
 /** The rooted path of a reference made by the agent at `callerFile`, checked against the chain. */

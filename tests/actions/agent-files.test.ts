@@ -12,6 +12,8 @@ import { createRootedFileStore } from '../../adapters/fs/rooted-file-store.js';
 import { fileStoreAgentSource } from '../../src/graph/agent-files.js';
 import type { RunOptions } from '../../src/graph/run-types.js';
 import { loadError, runYaml } from '../engine/helpers.js';
+import { tasksFromEvents } from '../../src/reflection/review/task-executions.js';
+import { summarize } from '../../web-demo/run-summary.js';
 
 const TRIAGE = `
 name: triage
@@ -71,6 +73,12 @@ describe('agent files as sub-runs (Node folder source)', () => {
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
     const marks = events.filter((event) => event.type === 'log' && event.data.source === 'sub_run').map((event) => (event.data as { status: string }).status);
     expect(marks).toEqual(['started', 'completed']);
+  });
+
+  it('readers of node visits (the reviewer, the web demo summary) do not count the sub-run nodes as visits', async () => {
+    const { events } = await runYaml(PARENT, { ticket: 't' }, options);
+    expect(tasksFromEvents(events).map((task) => task.task_id)).toEqual(['route#1']);
+    expect(summarize(events).visited).toEqual(['route']);
   });
 
   it('the sub-run shares the parent budget: its model calls count against the parent max_llm_calls', async () => {
