@@ -67,4 +67,20 @@ describe('tea-edge run: agent files and --files', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/^INVALID_AGENT node=m field=agent .*leads out of folder/);
   });
+
+  it('validate follows literal agent-file references: a missing file and a broken sub-agent are errors with their places', async () => {
+    const folder = path.join(work, 'validate');
+    mkdirSync(path.join(folder, 'sub'), { recursive: true });
+    writeFileSync(path.join(folder, 'top.yaml'), 'name: top\nnodes:\n  - name: a\n    uses: agent.dispatch\n    with: { agent: { file: missing.yaml }, task: x }\n  - { name: b, uses: agent.sequential, with: { agents: [{ file: sub/broken.yaml }, { file: sub/broken.yaml }] } }\n');
+    writeFileSync(path.join(folder, 'sub/broken.yaml'), 'name: broken\nnodes:\n  - { name: z, uses: no.such }\n  - { name: y, uses: agent.dispatch, with: { agent: { file: gone.yaml }, task: x } }\n');
+    const { code, stdout } = await runCli(['validate', '--json', path.join(folder, 'top.yaml')]);
+    expect(code).toBe(2);
+    const errors = JSON.parse(stdout).errors as Array<{ file: string; line: number; code: string; node: string }>;
+    expect(errors.map((error) => [path.basename(error.file), error.code, error.node, error.line])).toEqual([
+      ['top.yaml', 'NOT_FOUND', 'a', 5],
+      ['broken.yaml', 'UNKNOWN_ACTION', 'z', 3],
+    ]);
+    const ok = await runCli(['validate', 'examples/tea-agent-files.yaml']);
+    expect(ok.code, ok.stderr).toBe(0);
+  });
 });
