@@ -81,6 +81,10 @@ export interface AppOptions {
   secrets?: Record<string, string>;
   /** Tighter run limits for every run served (each the minimum with the agent's own). */
   runLimits?: RunOptions['limits'];
+  /** Agent files the served agents may run as sub-runs (agent.* with `{file: …}`); unset: refused. */
+  agentFiles?: RunOptions['agentFiles'];
+  /** The file root of file.read / file.write (a folder, an R2 bucket); unset: refused. */
+  files?: RunOptions['files'];
   /** The run reviewer behind GET /runs/:id/review (default: `reviewRun`); `false` answers 501. */
   review?: RunReviewer | false;
   /** SSE comment-line interval while a run is quiet, in ms (default 5000; 0 turns it off). */
@@ -158,6 +162,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     if (role !== undefined) base.role = role;
     if (options.secrets !== undefined) base.secrets = options.secrets;
     if (options.runLimits !== undefined) base.limits = options.runLimits;
+    if (options.agentFiles !== undefined) base.agentFiles = options.agentFiles;
+    if (options.files !== undefined) base.files = options.files;
     return base;
   };
   const wantsStream = (c: Context) => (c.req.header('accept') ?? '').includes('text/event-stream');

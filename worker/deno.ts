@@ -6,11 +6,15 @@
  * loopback Host check), KV_PATH (a database file; unset:
  * Deno Deploy's KV, or Deno's default local database), TRACE_TTL_MS, and the variables of
  * host-config.ts (API_TOKENS, CORS_ORIGINS, LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, MAX_BODY_BYTES).
+ * FILES_DIR: the folder file.read / file.write work in (give Deno --allow-read/--allow-write for
+ * it); unset, they are refused. Agents run each other as sub-runs (agent.* with {file: …}).
  * On start it prints one line, `listening on http://host:port/`, to stdout.
  */
 import agentFiles from 'virtual:tea-agents';
 import { createDenoKvStores, type DenoKvLike } from '../adapters/deno-kv/index.js';
 import { createApp } from './app.js';
+import { createDenoFileStore, type DenoFsLike } from '../adapters/deno-fs/deno-file-store.js';
+import { prebuiltAgentFiles } from './prebuilt-agent-files.js';
 import { prebuiltAgentSource } from './prebuilt-agent-source.js';
 import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
@@ -41,7 +45,10 @@ const hostname = variable('HOSTNAME') ?? '0.0.0.0';
 let listeningPort = Number(variable('PORT') ?? 8000);
 // Bound to loopback (local development), only loopback Host headers are answered (DNS rebinding).
 const allowedHosts = isLoopbackHostname(hostname) ? { allowedHosts: () => loopbackHosts(listeningPort) } : {};
-const app = createApp({ agents: prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES), ...stores, ...optionsFromVariables(hostVariables), ...allowedHosts });
+const agents = prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES);
+const filesDir = variable('FILES_DIR');
+const files = filesDir === undefined || filesDir === '' ? {} : { files: createDenoFileStore(deno as unknown as DenoFsLike, filesDir) };
+const app = createApp({ agents, agentFiles: prebuiltAgentFiles(agentFiles, agents), ...files, ...stores, ...optionsFromVariables(hostVariables), ...allowedHosts });
 
 deno.serve(
   {

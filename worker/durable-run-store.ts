@@ -78,7 +78,7 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   append(events: readonly AgentEvent[]): void {
     for (const event of events) {
       this.write('INSERT OR IGNORE INTO events (seq, type, body) VALUES (?, ?, ?)', event.seq, event.type, JSON.stringify(event));
-      if (event.type === 'node_end' && event.node !== undefined) this.write('INSERT OR IGNORE INTO progress (seq, node) VALUES (?, ?)', event.seq, event.node);
+      if (event.type === 'node_end' && event.node !== undefined && event.sub_run === undefined) this.write('INSERT OR IGNORE INTO progress (seq, node) VALUES (?, ?)', event.seq, event.node);
     }
     this.wake();
   }

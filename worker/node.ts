@@ -15,6 +15,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFsStores } from '../adapters/fs/index.js';
+import { createRootedFileStore } from '../adapters/fs/rooted-file-store.js';
+import { fileStoreAgentSource } from '../src/graph/agent-files.js';
 import { Hono } from 'hono';
 import { createApp, type AppOptions } from './app.js';
 import { loadAgent } from '../src/graph/load-agent.js';
@@ -33,6 +35,8 @@ export interface ServeOptions {
   agentsDir?: string;
   /** Directory for traces and checkpoints (default `.tea-traces`). */
   traceDir?: string;
+  /** The folder file.read / file.write work in (`serve --files`); unset: they are refused. */
+  filesDir?: string;
   /** Static files served at `/` (default: dist/web-demo of this package, when present). */
   webDemoDir?: string;
   /** Extra app options (auth, cors, limits, llm); environment variables as in host-config.ts fill the rest. */
@@ -76,6 +80,9 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const app = createApp({
     agents,
     ...createFsStores(path.resolve(options.traceDir ?? '.tea-traces')),
+    // Agents run the other agent files of the same folder as sub-runs (agent.* with {file: …}).
+    agentFiles: fileStoreAgentSource(createRootedFileStore(path.resolve(options.agentsDir ?? 'examples'))),
+    ...(options.filesDir !== undefined ? { files: createRootedFileStore(options.filesDir) } : {}),
     ...optionsFromVariables({
       ...(environment.TEA_API_TOKENS !== undefined ? { API_TOKENS: environment.TEA_API_TOKENS } : {}),
       ...(environment.TEA_CORS_ORIGINS !== undefined ? { CORS_ORIGINS: environment.TEA_CORS_ORIGINS } : {}),

@@ -62,6 +62,8 @@ export interface CoordinatorSetup {
   retentionMs?: number;
   /** Milliseconds between watchdog alarms while a run executes (default 30 s). */
   watchdogMs?: number;
+  /** The seams of issue 13: agent files for sub-runs, the file root of file.read / file.write. */
+  seams?: Pick<RunOptions, 'agentFiles' | 'files'>;
 }
 
 export class RunCoordinatorBase {
@@ -77,7 +79,7 @@ export class RunCoordinatorBase {
   ) {
     this.store = new DurableRunStore(ctx.storage.sql, setup.index);
     const host = optionsFromVariables(setup.variables);
-    this.runOptions = { ...(host.llm !== undefined ? { llm: host.llm } : {}), ...(host.secrets !== undefined ? { secrets: host.secrets } : {}) };
+    this.runOptions = { ...(host.llm !== undefined ? { llm: host.llm } : {}), ...(host.secrets !== undefined ? { secrets: host.secrets } : {}), ...setup.seams };
     this.sanitizer = createSanitizer([host.llm?.overrides?.api_key]);
     this.heartbeatMs = host.sseHeartbeatMs ?? 5000;
     // A new instance holds no run in memory: a record still `running` is a run whose object died.

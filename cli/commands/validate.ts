@@ -7,7 +7,8 @@
  * not follow, an ignored TEA key), with its line and column when the loader knows them.
  */
 import { toAgentError } from '../../src/errors/agent-error.js';
-import { problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
+import { formatProblem, problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
+import { agentFileProblems } from './validate-agent-files.js';
 import { UsageError } from '../args.js';
 import { displayName, formatLoadError, loadAgentFile } from '../agent-file.js';
 import type { CliIo } from '../io.js';
@@ -32,6 +33,13 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
   for (const file of files) {
     try {
       const { agent } = await loadAgentFile(file);
+      // Agent files it runs as sub-runs are checked too (a missing or broken one is an error here).
+      const subRunProblems = await agentFileProblems(agent, file);
+      if (subRunProblems.length > 0) {
+        errors.push(...subRunProblems);
+        if (!json) io.stderr(subRunProblems.map(formatProblem).join('\n') + '\n');
+        continue;
+      }
       if (strict && agent.warnings.length > 0) {
         const promoted = strictErrors(agent.warnings, agent.spec.graphWarnings ?? [], displayName(file));
         errors.push(...promoted);

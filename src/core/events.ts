@@ -188,6 +188,7 @@ export type LogData = Exclusive<
   | { source: 'while_loop'; message: string; iterations_completed: number; exit_reason: 'max_iterations_reached' | 'condition_false' }
   | { source: 'dynamic_parallel'; message: string; total_branches: number; successful: number; failed: number }
   | { source: 'retry_loop'; message: string; retry: number; errors: number }
+  | { source: 'sub_run'; message: string; agent: string; file: string; status: 'started' | 'completed' | 'failed' }
 >;
 
 /**
@@ -245,8 +246,19 @@ export type EventOf<T extends EventType> = {
   ts: string;
   /** The node that was running when the event happened, when there was one. */
   node?: string;
+  /**
+   * Present on the events of a sub-run (an agent file run by `agent.dispatch` / `agent.sequential`
+   * / `agent.parallel`): where it happened, outermost sub-run first. The event's `node` stays the
+   * top run's node that started the sub-run, so a host that knows nothing of sub-runs shows them
+   * under that node. A sub-run has no `run_start` or `done` of its own: `log` events with
+   * `source: 'sub_run'` mark its start and end.
+   */
+  sub_run?: SubRunFrame[];
   data: StoredEventData<T>;
 };
+
+/** One level of sub-run nesting: the agent file run, and its node the event happened in. */
+export type SubRunFrame = { agent: string; file: string; node?: string };
 
 /** An event of a run: a discriminated union on `type` (narrow on it to read `data`). */
 export type AgentEvent<T extends EventType = EventType> = { [K in T]: EventOf<K> }[T];

@@ -1,6 +1,7 @@
 /** Builds the ActionContext a node's action runs with (see src/actions/types.ts). */
 import { isPauseRequest, pauseRequest } from '../actions/pause-request.js';
-import type { ActionContext, ActionDefinition, ConfirmationRequest, EmbedCallParams, LlmCallOptions, LlmCallParams, PauseRequest, ResumeInfo, State } from '../actions/types.js';
+import type { ActionContext, ActionDefinition, ConfirmationRequest, EmbedCallParams, LlmCallOptions, LlmCallParams, PauseRequest, ResumeInfo, State, SubRunResult } from '../actions/types.js';
+import type { FileStore } from '../core/file-store.js';
 import { AgentError } from '../errors/agent-error.js';
 import type { EventData, EventType } from '../events/event.js';
 import type { LlmResponse } from '../llm/types.js';
@@ -17,6 +18,8 @@ export interface ContextHost {
   readonly role: string | undefined;
   readonly memory: Map<string, unknown>;
   readonly traceStore: TraceStore | undefined;
+  /** The host's file root (file.read / file.write), when it gave one. */
+  readonly files: FileStore | undefined;
   baseScope(state: State): TemplateScope;
   emit<T extends EventType>(type: T, data: EventData<T>, node: string): void;
   callLlm(params: LlmCallParams, options: LlmCallOptions | undefined, node: string): Promise<LlmResponse>;
@@ -24,6 +27,8 @@ export interface ContextHost {
   /** Runs a node's body (no routing, no node events) and returns its update. */
   runNodeBody(name: string, state: State): Promise<Record<string, unknown>>;
   persistEvents(): Promise<void>;
+  /** Runs an agent file of the host as a sub-run of this run, started by `node` (src/graph/sub-run.ts). */
+  runAgentFile(file: string, input: State, node: string): Promise<SubRunResult>;
 }
 
 export function createActionContext(host: ContextHost, node: string, state: State, resume?: ResumeInfo): ActionContext {
@@ -63,6 +68,9 @@ class NodeActionContext implements ActionContext {
   get traceStore() {
     return this.host.traceStore;
   }
+  get files() {
+    return this.host.files;
+  }
 
   scope(extra?: Record<string, unknown>): TemplateScope {
     const scope = this.host.baseScope(this.state);
@@ -88,6 +96,10 @@ class NodeActionContext implements ActionContext {
 
   runNode(name: string, state: State): Promise<Record<string, unknown>> {
     return this.host.runNodeBody(name, state);
+  }
+
+  runAgentFile(file: string, input: State): Promise<SubRunResult> {
+    return this.host.runAgentFile(file, input, this.node);
   }
 
   async callAction(name: string, params: Record<string, unknown>, options?: { state?: State }): Promise<unknown> {

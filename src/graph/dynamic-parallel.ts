@@ -102,12 +102,16 @@ function branchHost(host: BodyHost, injected: Record<string, unknown>): BodyHost
     get traceStore() {
       return host.traceStore;
     },
+    get files() {
+      return host.files;
+    },
     get luaInstructions() {
       return host.luaInstructions;
     },
     baseScope: (state) => ({ ...injected, ...host.baseScope(state) }),
     emit: (type, data, node) => host.emit(type, data, node),
     callLlm: (params, options, node) => host.callLlm(params, options, node),
+    runAgentFile: (file, input, node) => host.runAgentFile(file, input, node),
     embed: (params, node) => host.embed(params, node),
     runNodeBody: (name, state) => host.runNodeBody(name, state),
     persistEvents: () => host.persistEvents(),

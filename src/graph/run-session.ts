@@ -18,9 +18,9 @@
  * (run-model.ts), the starting state (run-input.ts). Resuming is resume-run.ts.
  */
 import { isPauseRequest } from '../actions/pause-request.js';
-import type { PauseRequest, ResumeInfo, State } from '../actions/types.js';
+import type { PauseRequest, ResumeInfo, State, SubRunResult } from '../actions/types.js';
 import { AgentError, toAgentError } from '../errors/agent-error.js';
-import type { AgentEvent, EventData, EventType } from '../events/event.js';
+import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/event.js';
 import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
 import type { PendingInterrupt } from '../storage/trace-store.js';
@@ -43,6 +43,8 @@ import { TEMPLATE_CLOCK, type TemplateScope } from '../templates/types.js';
 import { runParallel } from './run-parallel.js';
 import type { RunOptions, RunResult } from './run-types.js';
 import { TraceWriter } from './trace-writer.js';
+import { noAgentSource } from './agent-files.js';
+import { loadSubAgent, resolveSubRunFile, subRunFailure, type SubRunLink } from './sub-run.js';
 
 const END = '__end__';
 /** The `env` of a run whose host passed none (frozen: templates only read it). */
@@ -91,6 +93,8 @@ export class RunSession implements BodyHost {
     readonly agent: CompiledAgent,
     private readonly options: RunOptions,
     restored?: RestoredRun,
+    /** Set for a sub-run (an agent file run by agent.*): what it shares with its parent (sub-run.ts). */
+    private readonly parent?: SubRunLink,
   ) {
     this.runId = restored?.runId ?? options.runId ?? crypto.randomUUID();
     this.memory = new Map(Object.entries(restored?.memory ?? {}));
@@ -99,9 +103,10 @@ export class RunSession implements BodyHost {
     this.traceStore = options.traceStore;
     this.createdAt = restored?.createdAt ?? new Date(this.now()).toISOString();
     this.scope = { variables: agent.spec.variables, settings: agent.spec.settings, secrets: options.secrets ?? {}, ...(options.env !== undefined ? { env: options.env } : {}) };
-    this.budget = new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now());
+    this.budget = parent?.budget ?? new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now());
     this.luaInstructions = agent.spec.settings.lua?.instructions;
-    this.control = new RunControl(options.signal);
+    // A sub-run listens to its parent's signal: a cancel or the parent's deadline stops it too.
+    this.control = new RunControl(parent?.signal ?? options.signal);
     const { settingsLlm, secrets, error } = setUpModel(agent, options, this.baseScope({}));
     this.setupError = error;
     this.sanitizer = createSanitizer(secrets);
@@ -120,6 +125,10 @@ export class RunSession implements BodyHost {
       secrets,
       scriptedCalls: this.scriptedCalls,
     });
+  }
+
+  get files() {
+    return this.options.files;
   }
 
   get channel(): EventChannel<AgentEvent> {
@@ -162,8 +171,56 @@ export class RunSession implements BodyHost {
     return { state, variables, settings, secrets, env: env ?? EMPTY_ENV, [TEMPLATE_CLOCK]: this.clock };
   }
 
-  emit<T extends EventType>(type: T, data: EventData<T>, node?: string): void {
-    this.events.emit(type, data, node);
+  /** `frames`: where in a sub-run below this run the event happened (sub-run.ts). */
+  emit<T extends EventType>(type: T, data: EventData<T>, node?: string, frames: SubRunFrame[] = []): void {
+    if (this.parent === undefined) return this.events.emit(type, data, node, frames);
+    // The child's own secrets (its settings.llm key) are redacted before the parent sees the event.
+    const frame: SubRunFrame = { agent: this.agent.name, file: this.parent.file, ...(node !== undefined ? { node } : {}) };
+    this.parent.emit(type, this.sanitizer.value(data), [frame, ...frames]);
+  }
+
+  /**
+   * Runs the agent file `reference` (relative to this agent's folder) as a sub-run started by
+   * `node`: same budget, same signal, its events nested in this run's trace; returns its final state.
+   */
+  async runAgentFile(reference: string, input: State, node: string): Promise<SubRunResult> {
+    const source = this.options.agentFiles;
+    if (source === undefined) throw noAgentSource(node);
+    const ownFile = this.parent?.file ?? this.options.agentFile;
+    const chain = this.parent?.chain ?? (this.options.agentFile !== undefined ? [this.options.agentFile] : []);
+    const file = resolveSubRunFile(reference, ownFile, chain, node);
+    const child = await loadSubAgent(source, file, this.agent, node);
+    const link: SubRunLink = {
+      budget: this.budget,
+      signal: this.control.signal,
+      file,
+      chain: [...chain, file],
+      emit: (type, data, frames) => this.emit(type, data, node, frames),
+      persist: () => this.persistEvents(),
+    };
+    const mark = (status: 'started' | 'completed' | 'failed') =>
+      this.emit('log', { source: 'sub_run', message: `sub-agent '${child.name}' (${file}) ${status}`, agent: child.name, file, status }, node);
+    mark('started');
+    try {
+      // The same run id: the child's events are this run's, and its actions read this run's trace.
+      const state = await new RunSession(child, { ...this.options, runId: this.runId, agentFile: file }, undefined, link).runAsSubRun(input);
+      mark('completed');
+      return { agent: child.name, file, state };
+    } catch (error) {
+      mark('failed');
+      throw subRunFailure(error, child, file, this.agent, node);
+    }
+  }
+
+  /** The graph loop of a sub-run: no record, no trace of its own, no `done`; it cannot pause. */
+  private async runAsSubRun(input: State): Promise<State> {
+    if (this.setupError !== undefined) throw this.setupError;
+    this.state = initialState(this.agent, input);
+    const outcome = await this.loop({ node: this.agent.entry, skipInterruptBefore: false });
+    if (outcome.status === 'interrupted') {
+      throw new AgentError('ACTION_FAILED', `agent '${this.agent.name}' asked to pause at node '${outcome.pending.node}'; a sub-run cannot pause`, { node: outcome.pending.node });
+    }
+    return this.state;
   }
 
   callLlm(params: Parameters<ModelCaller['call']>[0], options: Parameters<ModelCaller['call']>[1], node: string) {
@@ -188,7 +245,7 @@ export class RunSession implements BodyHost {
 
   /** Writes the buffered events to the trace store now (actions that read the current run). */
   persistEvents(): Promise<void> {
-    return this.trace.persist();
+    return this.parent !== undefined ? this.parent.persist() : this.trace.persist();
   }
 
   /** Starts a fresh run from its input. */
@@ -271,6 +328,9 @@ export class RunSession implements BodyHost {
   }
 
   private pauseForConfirmation(node: CompiledNode, pause: PauseRequest): Outcome {
+    if (this.parent !== undefined) {
+      throw new AgentError('ACTION_FAILED', `node '${node.name}' asked for a confirmation of tool '${pause.confirmation.tool}'; a sub-run cannot pause`, { node: node.name });
+    }
     const request = pause.confirmation;
     this.emit('confirmation_request', { tool: request.tool, arguments: request.arguments, call_id: request.call_id }, node.name);
     const pending: PendingInterrupt = { kind: 'tool_confirmation', node: node.name, tool: request.tool, arguments: request.arguments, call_id: request.call_id };

@@ -4,6 +4,8 @@ import type { AgentEvent, RunStatus, StopReason } from '../events/event.js';
 import type { LlmProviderFactory } from '../llm/types.js';
 import type { LimitsSpec } from '../spec/agent-spec.js';
 import type { CheckpointStore, PendingInterrupt, TraceStore } from '../storage/trace-store.js';
+import type { FileStore } from '../core/file-store.js';
+import type { AgentFileSource } from './agent-files.js';
 
 export interface LlmOverrides {
   api_base?: string;
@@ -37,6 +39,15 @@ export interface RunOptions {
   capturePayloads?: boolean;
   /** Clock, for tests. */
   now?: () => number;
+  /** The host's file root for file.read / file.write; without it they are refused (src/core/file-store.ts). */
+  files?: FileStore;
+  /** Where agent.* finds agent files to run as sub-runs (src/graph/agent-files.ts); without it they are refused. */
+  agentFiles?: AgentFileSource;
+  /**
+   * The run's own agent file as a path of `agentFiles` (`triage.yaml`): the folder its sub-agents
+   * are looked up in, and the start of the chain that refuses cycles. Default: the root itself.
+   */
+  agentFile?: string;
 }
 
 export interface ResumeInput {

@@ -4,22 +4,28 @@
  * by a second process sharing the KV file, and ends with the uninterrupted final state.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
 import { bundleTestWorker } from '../worker/miniflare-harness.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 let directory: string;
 let bundle: string;
+/** The same entry bundled with examples/ (issue 13: agent files as sub-runs, FILES_DIR). */
+let examplesBundle: string;
 const processes: ChildProcess[] = [];
 
 beforeAll(async () => {
   directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-deno-'));
   bundle = path.join(directory, 'deno-worker.js');
   await writeFile(bundle, await bundleTestWorker('worker/deno.ts'));
-});
+  const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
+  examplesBundle = path.join(directory, 'deno-examples.js');
+  await writeFile(examplesBundle, ((await bundleWorker({ root, entry: 'worker/deno.ts', agentsDir: 'examples', minify: true })) as { text: string }).text);
+}, 120_000);
 
 afterAll(async () => {
   for (const child of processes) child.kill('SIGKILL');
@@ -27,8 +33,8 @@ afterAll(async () => {
 });
 
 /** Starts the Deno server; resolves with its base URL once it prints its listening line. */
-function startDeno(environment: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(path.join(root, 'node_modules/.bin/deno'), ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', '--allow-write', '--unstable-kv', bundle], {
+function startDeno(environment: Record<string, string>, script = bundle, write = '--allow-write'): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(path.join(root, 'node_modules/.bin/deno'), ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', write, '--unstable-kv', script], {
     cwd: directory,
     env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1', PORT: '0', HOSTNAME: '127.0.0.1', ...environment },
   });
@@ -87,5 +93,17 @@ describe('worker/deno.ts under the deno binary', () => {
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
     expect(events.filter((event) => event.type === 'done').map((event) => event.data.status)).toEqual(['interrupted', 'interrupted', 'completed']);
     await stopDeno(second.child);
+  }, 120_000);
+
+  it('runs agent files as sub-runs of the bundled agents, and file.write/read in FILES_DIR (writes allowed only there)', async () => {
+    const files = path.join(directory, 'files');
+    await mkdir(files);
+    const deno = await startDeno({ KV_PATH: path.join(directory, 'examples.sqlite'), FILES_DIR: files }, examplesBundle, `--allow-write=${directory}`);
+    const team = await post(`${deno.url}/agents/tea-agent-files/runs`, { input: { ticket: 'charged twice' } });
+    expect(team.json).toMatchObject({ status: 'completed', state: { category: 'billing', verdict: 'approve' } });
+    const notes = await post(`${deno.url}/agents/tea-file-notes/runs`, { input: { topic: 'hojicha' } });
+    expect(notes.json).toMatchObject({ status: 'completed', state: { summary_path: 'summaries/hojicha.txt' } });
+    expect(await readFile(path.join(files, 'notes/hojicha.md'), 'utf8')).toContain('# hojicha');
+    await stopDeno(deno.child);
   }, 120_000);
 });
