@@ -8,6 +8,12 @@
  *   checkpoint(id = 1, checkpoint_id, body)   the pause checkpoint (interrupts, confirmations)
  *   claims(checkpoint_id PRIMARY KEY)     one row per claimed checkpoint: the resume claim
  *   progress(seq PRIMARY KEY, node)       one row per finished node: the node-level progress
+ *   resume_point(id = 1, body, role, restarts)   the node checkpoint of the executing segment:
+ *                                         where the run continues if the object dies (written
+ *                                         before every node, gone when the segment ends)
+ *   tool_results(key PRIMARY KEY, body)   recorded results of side-effecting tool calls, by
+ *                                         idempotency key: a node re-run after a restart gets
+ *                                         them back instead of calling the tool again
  *
  * An event is written once, whoever writes it first: the coordinator writes each event as the run
  * emits it (so followers see it at once) and the engine's batched appends of the same seqs are
@@ -20,6 +26,7 @@
  */
 import type { AgentEvent } from '../src/events/event.js';
 import { AgentError } from '../src/errors/agent-error.js';
+import type { NodeCheckpoint } from '../src/graph/run-types.js';
 import type { Checkpoint, CheckpointStore, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../src/storage/trace-store.js';
 
 /** The part of a Durable Object's `ctx.storage.sql` this store uses. */
@@ -38,7 +45,20 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS checkpoint (id INTEGER PRIMARY KEY CHECK (id = 1), checkpoint_id TEXT NOT NULL, body TEXT NOT NULL)',
   'CREATE TABLE IF NOT EXISTS claims (checkpoint_id TEXT PRIMARY KEY)',
   'CREATE TABLE IF NOT EXISTS progress (seq INTEGER PRIMARY KEY, node TEXT NOT NULL)',
+  'CREATE TABLE IF NOT EXISTS resume_point (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL, role TEXT, restarts INTEGER NOT NULL DEFAULT 0)',
+  'CREATE TABLE IF NOT EXISTS tool_results (key TEXT PRIMARY KEY, body TEXT NOT NULL)',
 ];
+
+const TABLES = ['events', 'record', 'checkpoint', 'claims', 'progress', 'resume_point', 'tool_results'];
+
+/** The executing segment's node checkpoint, with what the coordinator needs to continue it. */
+export interface ResumePoint {
+  checkpoint: NodeCheckpoint;
+  /** The role the run was started or resumed with (tool permissions hold after a restart). */
+  role: string | undefined;
+  /** How many times the object continued the run from this checkpoint. */
+  restarts: number;
+}
 
 export class DurableRunStore implements TraceStore, CheckpointStore {
   private readonly waiters = new Set<() => void>();
@@ -106,6 +126,46 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
     return typeof row?.seq === 'number' ? row.seq : 0;
   }
 
+  /** The type of the newest event (a run whose last event is `done` is not executing). */
+  lastEventType(): string | undefined {
+    const row = this.ifCreated('SELECT type FROM events ORDER BY seq DESC LIMIT 1').toArray()[0];
+    return row === undefined ? undefined : (row.type as string);
+  }
+
+  // The executing segment (RunDurability, through the coordinator)
+
+  /** Saves the node checkpoint before a node; a new checkpoint starts its restart count at 0. */
+  saveResumePoint(checkpoint: NodeCheckpoint, role: string | undefined): void {
+    this.write('INSERT OR REPLACE INTO resume_point (id, body, role, restarts) VALUES (1, ?, ?, 0)', JSON.stringify(checkpoint), role ?? null);
+  }
+
+  resumePoint(): ResumePoint | undefined {
+    const row = this.ifCreated('SELECT body, role, restarts FROM resume_point WHERE id = 1').toArray()[0];
+    if (row === undefined) return undefined;
+    return { checkpoint: JSON.parse(row.body as string) as NodeCheckpoint, role: typeof row.role === 'string' ? row.role : undefined, restarts: Number(row.restarts) };
+  }
+
+  /** Counts one continuation from the current checkpoint; returns the new count. */
+  countRestart(): number {
+    this.write('UPDATE resume_point SET restarts = restarts + 1 WHERE id = 1');
+    return this.resumePoint()?.restarts ?? 0;
+  }
+
+  /** The segment ended (whatever its outcome): nothing to continue, no tool result to hand back. */
+  endSegment(): void {
+    this.ifCreated('DELETE FROM resume_point');
+    this.ifCreated('DELETE FROM tool_results');
+  }
+
+  recordedResult(key: string): { value: unknown } | undefined {
+    const row = this.ifCreated('SELECT body FROM tool_results WHERE key = ?', key).toArray()[0];
+    return row === undefined ? undefined : { value: JSON.parse(row.body as string) };
+  }
+
+  recordResult(key: string, value: unknown): void {
+    this.write('INSERT OR REPLACE INTO tool_results (key, body) VALUES (?, ?)', key, JSON.stringify(value));
+  }
+
   /** The nodes finished so far, in order, with the seq of their node_end. */
   progress(): Array<{ seq: number; node: string }> {
     return this.ifCreated('SELECT seq, node FROM progress ORDER BY seq').toArray() as Array<{ seq: number; node: string }>;
@@ -153,7 +213,7 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   }
 
   async deleteRun(runId: string): Promise<void> {
-    for (const table of ['events', 'record', 'checkpoint', 'claims', 'progress']) this.ifCreated(`DELETE FROM ${table}`);
+    for (const table of TABLES) this.ifCreated(`DELETE FROM ${table}`);
     await this.index?.deleteRun(runId);
   }
 

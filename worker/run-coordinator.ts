@@ -16,13 +16,22 @@
  * `sse` (the segment's events, live). A client leaving an SSE answer cancels the run only when it
  * asked (`cancel_on_disconnect`); otherwise the run goes on and can be followed again.
  *
- * While a run executes, an alarm is kept set a little ahead: it keeps the object scheduled, and
- * when it fires on an object that no longer holds the run in memory (the object was evicted or
- * restarted mid-run) it records the run as failed (`INTERNAL`, saying so) instead of leaving it
- * `running` forever. Resuming such a run from its last finished node is not done yet (README).
+ * Surviving eviction (docs/execution-model.md "Checkpoints and eviction"): before every node the
+ * run saves a node checkpoint in SQLite (`resume_point`), after its earlier events. While a run
+ * executes, an alarm is kept set a little ahead. An object that finds, when it is built again (a
+ * request or that alarm wakes it), a segment that was executing and did not end (a resume point,
+ * no `done` last) continues the run from that checkpoint: the node that was running runs again
+ * with the same idempotency key, and side-effecting tool calls whose results were recorded
+ * (`tool_results`) are not made again. It does not continue, and records the run failed saying
+ * why, when: there is no checkpoint (it died before its first node), the agent is not served any
+ * more, the run's max_duration_ms has passed (BUDGET_EXCEEDED; the alarm is set for the deadline
+ * too), or it was already continued MAX_RESTARTS times from the same checkpoint (a node that
+ * kills its object would otherwise loop forever).
  */
-import type { AgentRun, ResumeInput, RunOptions } from '../src/graph/run-types.js';
+import type { AgentRun, ResumeInput, RunDurability, RunOptions } from '../src/graph/run-types.js';
+import type { StopReason } from '../src/events/event.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
+import { continueFromNode } from '../src/graph/resume-run.js';
 import { AgentError } from '../src/errors/agent-error.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
 import type { TraceStore } from '../src/storage/trace-store.js';
@@ -52,6 +61,8 @@ interface RunRequest {
 
 /** Default milliseconds between watchdog alarms while a run executes. */
 const WATCHDOG_MS = 30_000;
+/** Continuations from one node checkpoint before the run is given up (a node that kills its object). */
+export const MAX_RESTARTS = 3;
 
 export interface CoordinatorSetup {
   agents: AgentSource;
@@ -80,8 +91,8 @@ export class RunCoordinatorBase {
     this.runOptions = { ...(host.llm !== undefined ? { llm: host.llm } : {}), ...(host.secrets !== undefined ? { secrets: host.secrets } : {}) };
     this.sanitizer = createSanitizer([host.llm?.overrides?.api_key]);
     this.heartbeatMs = host.sseHeartbeatMs ?? 5000;
-    // A new instance holds no run in memory: a record still `running` is a run whose object died.
-    void ctx.blockConcurrencyWhile(() => this.closeOrphan());
+    // A new instance holds no run in memory: a segment still executing is a run whose object died.
+    void ctx.blockConcurrencyWhile(() => this.recover());
   }
 
   private get watchdogMs(): number {
@@ -104,26 +115,75 @@ export class RunCoordinatorBase {
     }
   }
 
-  /** The watchdog: re-armed while the run executes; a run left `running` by a dead object is closed. */
+  /**
+   * The watchdog: re-armed while the run executes (at the run's deadline at the latest); on an
+   * object that holds no run in memory, it continues a run whose object died, or applies retention.
+   */
   async alarm(): Promise<void> {
     if (this.active !== undefined) {
-      await this.ctx.storage.setAlarm(Date.now() + this.watchdogMs);
+      await this.armWatchdog();
       return;
     }
+    await this.recover();
     const record = this.store.record();
-    if (record === undefined) return;
-    if (record.status !== 'running') await this.expire(record.run_id, Date.parse(record.updated_at));
-    else await this.closeOrphan();
+    if (this.active === undefined && record !== undefined && record.status !== 'running') await this.expire(record.run_id, Date.parse(record.updated_at));
   }
 
-  /** Records a run left `running` by an object that died as failed (with a `done` event), when no run executes here. */
-  private async closeOrphan(): Promise<void> {
+  private async armWatchdog(): Promise<void> {
+    const deadline = this.store.resumePoint()?.checkpoint.deadline_at;
+    const next = Date.now() + this.watchdogMs;
+    await this.ctx.storage.setAlarm(deadline !== undefined && deadline > Date.now() ? Math.min(next, deadline + 1) : next);
+  }
+
+  /**
+   * Continues the run from its node checkpoint when a segment was executing here when the object
+   * died (a resume point left, no `done` last), or records it failed saying why it cannot be.
+   */
+  private async recover(): Promise<void> {
+    if (this.active !== undefined) return;
     const record = this.store.record();
-    if (this.active !== undefined || record?.status !== 'running') return;
-    const error = new AgentError('INTERNAL', `run '${record.run_id}' stopped when its run coordinator was restarted mid-run (last event ${this.store.lastSeq()})`).toJSON();
+    if (record === undefined) return;
+    const point = this.store.resumePoint();
+    if (this.store.lastEventType() === 'done') {
+      // Died between its last event and the clean-up: nothing to continue.
+      if (point !== undefined) this.store.endSegment();
+      return;
+    }
+    if (point === undefined) {
+      if (record.status === 'running') await this.closeOrphan(new AgentError('INTERNAL', `run '${record.run_id}' stopped when its run coordinator was restarted, before its first node checkpoint; it cannot be continued`));
+      return;
+    }
+    const { checkpoint } = point;
+    if (checkpoint.deadline_at !== undefined && Date.now() >= checkpoint.deadline_at) {
+      const error = new AgentError('BUDGET_EXCEEDED', `run '${record.run_id}' passed its max_duration_ms while its run coordinator was down (at node '${checkpoint.node}')`, { node: checkpoint.node, details: { budget: 'max_duration_ms' } });
+      await this.closeOrphan(error, 'max_duration_ms');
+      return;
+    }
+    if (point.restarts >= MAX_RESTARTS) {
+      await this.closeOrphan(new AgentError('INTERNAL', `run '${record.run_id}' was continued ${point.restarts} times at node '${checkpoint.node}' and its run coordinator stopped each time; it is not continued again`, { node: checkpoint.node }));
+      return;
+    }
+    const agent = await this.setup.agents.get(checkpoint.agent);
+    if (agent === undefined || !agent.nodes.has(checkpoint.node)) {
+      const missing = agent === undefined ? `agent '${checkpoint.agent}' is not served any more` : `agent '${checkpoint.agent}' has no node '${checkpoint.node}' any more`;
+      await this.closeOrphan(new AgentError('NOT_FOUND', `run '${record.run_id}' stopped when its run coordinator was restarted and cannot be continued: ${missing}`));
+      return;
+    }
+    if (this.active !== undefined) return;
+    this.store.countRestart();
+    const run = continueFromNode(agent, checkpoint, this.store.lastSeq(), this.optionsFor(point.role !== undefined ? { role: point.role } : {}));
+    this.execute(run);
+  }
+
+  /** Records a run whose object died, and that cannot be continued, as failed with a `done` event saying why. */
+  private async closeOrphan(reason: AgentError, stopReason: StopReason = 'error'): Promise<void> {
+    const record = this.store.record();
+    if (this.active !== undefined || record === undefined) return;
+    const error = reason.toJSON();
     const seq = this.store.lastSeq() + 1;
-    this.store.append([{ type: 'done', run_id: record.run_id, seq, ts: new Date().toISOString(), data: { status: 'failed', stop_reason: 'error', state: {}, error } }]);
-    await this.store.putRun({ ...record, status: 'failed', stop_reason: 'error', error, updated_at: new Date().toISOString(), event_count: seq });
+    this.store.append([{ type: 'done', run_id: record.run_id, seq, ts: new Date().toISOString(), data: { status: 'failed', stop_reason: stopReason, state: {}, error } }]);
+    this.store.endSegment();
+    await this.store.putRun({ ...record, status: 'failed', stop_reason: stopReason, error, updated_at: new Date().toISOString(), event_count: seq });
     await this.expire(record.run_id, Date.now());
   }
 
@@ -161,8 +221,14 @@ export class RunCoordinatorBase {
     return this.answer(this.execute(run), body, after);
   }
 
-  private optionsFor(body: RunRequest): RunOptions {
-    return { ...this.runOptions, traceStore: this.store, checkpointStore: this.store, ...(body.role !== undefined ? { role: body.role } : {}) };
+  private optionsFor(body: { role?: string }): RunOptions {
+    const store = this.store;
+    const durability: RunDurability = {
+      saveProgress: (checkpoint) => store.saveResumePoint(checkpoint, body.role),
+      recordedResult: (key) => store.recordedResult(key),
+      recordResult: (key, value) => store.recordResult(key, value),
+    };
+    return { ...this.runOptions, traceStore: store, checkpointStore: store, durability, ...(body.role !== undefined ? { role: body.role } : {}) };
   }
 
   /** Runs to the end inside this object, writing each event as it comes. */
@@ -170,6 +236,8 @@ export class RunCoordinatorBase {
     const active = driveRun(run, (event) => this.store.append([event]));
     active.finished = active.finished.finally(() => {
         if (this.active === active) this.active = undefined;
+        // The segment ended: nothing to continue after a restart.
+        this.store.endSegment();
         this.store.wake();
         // The watchdog's alarm becomes the retention alarm (or goes).
         const retention = this.setup.retentionMs;
@@ -177,7 +245,7 @@ export class RunCoordinatorBase {
         void Promise.resolve(next).catch(() => undefined);
       });
     this.active = active;
-    void Promise.resolve(this.ctx.storage.setAlarm(Date.now() + this.watchdogMs)).catch(() => undefined);
+    void this.armWatchdog().catch(() => undefined);
     return active;
   }
 

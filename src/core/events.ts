@@ -192,6 +192,7 @@ export type LogData = Exclusive<
   | { source: 'while_loop'; message: string; iterations_completed: number; exit_reason: 'max_iterations_reached' | 'condition_false' }
   | { source: 'dynamic_parallel'; message: string; total_branches: number; successful: number; failed: number }
   | { source: 'retry_loop'; message: string; retry: number; errors: number }
+  | { source: 'durable'; message: string; resumed_at?: string; tool?: string; idempotency_key?: string }
 >;
 
 /**

@@ -24,7 +24,7 @@ import type { AgentEvent, EventData, EventType } from '../events/event.js';
 import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
 import type { PendingInterrupt } from '../storage/trace-store.js';
-import { mergeShallow } from '../util/safe-json.js';
+import { mergeShallow, toPlainJson } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
 import type { EventChannel } from './event-channel.js';
 import type { BodyHost } from './execute-body.js';
@@ -41,7 +41,7 @@ import { runNode } from './run-node.js';
 import { doneData, failureOutcome, stopReasonOf, type Outcome } from './run-outcome.js';
 import { TEMPLATE_CLOCK, type TemplateScope } from '../templates/types.js';
 import { runParallel } from './run-parallel.js';
-import type { RunOptions, RunResult } from './run-types.js';
+import type { NodeCheckpoint, RunOptions, RunResult } from './run-types.js';
 import { TraceWriter } from './trace-writer.js';
 
 const END = '__end__';
@@ -63,6 +63,8 @@ export interface RestoredRun {
   memory: Record<string, unknown>;
   createdAt?: string;
   scriptedCalls?: Record<string, number>;
+  /** When the duration budget started (a run continued after its host died). */
+  budgetStartedAt?: number;
 }
 
 export class RunSession implements BodyHost {
@@ -85,6 +87,10 @@ export class RunSession implements BodyHost {
   private readonly setupError: AgentError | undefined;
   /** The node whose action is calling the model (for the model caller's events). */
   private currentNode: string | undefined;
+  /** The step count of the main flow's current node visit: part of its idempotency key. */
+  private visitStep = 0;
+  /** Tool calls made so far in the current visit, by node idempotency key (numbers each call). */
+  private readonly toolCalls = new Map<string, number>();
   state: State = {};
 
   constructor(
@@ -99,7 +105,7 @@ export class RunSession implements BodyHost {
     this.traceStore = options.traceStore;
     this.createdAt = restored?.createdAt ?? new Date(this.now()).toISOString();
     this.scope = { variables: agent.spec.variables, settings: agent.spec.settings, secrets: options.secrets ?? {}, ...(options.env !== undefined ? { env: options.env } : {}) };
-    this.budget = new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now());
+    this.budget = new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now(), restored?.budgetStartedAt);
     this.luaInstructions = agent.spec.settings.lua?.instructions;
     this.control = new RunControl(options.signal);
     const { settingsLlm, secrets, error } = setUpModel(agent, options, this.baseScope({}));
@@ -186,6 +192,37 @@ export class RunSession implements BodyHost {
     return update;
   }
 
+  /**
+   * The idempotency key of a node visit, `run_id:node:step`: the same when the node runs again
+   * after its host died (the step count comes back with the node checkpoint), different for each
+   * visit of a node in a loop. Attempts of `on_error: retry` share it.
+   */
+  idempotencyKey(node: string): string {
+    return `${this.runId}:${node}:${this.visitStep}`;
+  }
+
+  /**
+   * Runs a side-effecting tool call at most once per recorded result: with a durable host, a
+   * result recorded before the host died is handed back instead of calling the tool again. The
+   * call's key is the visit's key plus the tool and its call number in the visit.
+   */
+  async onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>): Promise<unknown> {
+    const visit = this.idempotencyKey(node);
+    const count = (this.toolCalls.get(visit) ?? 0) + 1;
+    this.toolCalls.set(visit, count);
+    const key = `${visit}:${tool}#${count}`;
+    const durability = this.options.durability;
+    if (durability === undefined) return call(key);
+    const recorded = await storageStep(() => durability.recordedResult(key));
+    if (recorded !== undefined) {
+      this.emit('log', { source: 'durable', message: `tool '${tool}' not called again: its result was recorded before the run's host restarted`, tool, idempotency_key: key }, node);
+      return recorded.value;
+    }
+    const value = await call(key);
+    await storageStep(() => durability.recordResult(key, toPlainJson(value, `tool '${tool}' result`) ?? null));
+    return value;
+  }
+
   /** Writes the buffered events to the trace store now (actions that read the current run). */
   persistEvents(): Promise<void> {
     return this.trace.persist();
@@ -205,6 +242,13 @@ export class RunSession implements BodyHost {
   resumeFrom(state: State, start: StartPoint): Promise<RunResult> {
     this.state = state;
     return this.run(() => start);
+  }
+
+  /** Continues a run from a node checkpoint after its host died (resume-run.ts `continueFromNode`). */
+  continueAfterRestart(checkpoint: NodeCheckpoint): Promise<RunResult> {
+    this.state = checkpoint.state;
+    this.emit('log', { source: 'durable', message: `run continued at node '${checkpoint.node}' after its host restarted`, resumed_at: checkpoint.node }, checkpoint.node);
+    return this.run(() => ({ node: checkpoint.node, skipInterruptBefore: checkpoint.skip_interrupt_before, ...(checkpoint.resume !== undefined ? { resume: checkpoint.resume } : {}) }));
   }
 
   /** Ends a claimed run that cannot continue (its record, `error` and `done` events as for any failure). */
@@ -233,8 +277,11 @@ export class RunSession implements BodyHost {
       const node = this.agent.nodes.get(current);
       if (node === undefined) throw new AgentError('NO_ROUTE', `node '${current}' does not exist`);
       if (this.control.signal.aborted) throw toAgentError(this.control.abortError(), 'CANCELLED', { node: current });
+      if (this.options.durability !== undefined) await this.saveProgress(current, skipBefore, resume);
       this.control.activeNode = current;
       this.budget.step(current);
+      this.visitStep = this.budget.usage.steps;
+      this.toolCalls.clear();
       if (node.interruptBefore && !skipBefore) {
         return this.pause(node, 'before', { kind: 'interrupt', node: node.name, position: 'before' });
       }
@@ -268,6 +315,31 @@ export class RunSession implements BodyHost {
     const merged = mergeShallow(mainFlow ? this.state : state, update);
     if (mainFlow) this.state = merged;
     return merged;
+  }
+
+  /**
+   * The node checkpoint before `node` (durable hosts): the events so far go to the trace store
+   * first, so a run continued from here numbers its events after them and loses none.
+   */
+  private async saveProgress(node: string, skipBefore: boolean, resume: ResumeInfo | undefined): Promise<void> {
+    await this.trace.persist();
+    const remaining = this.budget.remainingMs();
+    const checkpoint: NodeCheckpoint = {
+      run_id: this.runId,
+      agent: this.agent.name,
+      node,
+      skip_interrupt_before: skipBefore,
+      ...(resume !== undefined ? { resume: toPlainJson(resume, 'resume data') as ResumeInfo } : {}),
+      state: structuredClone(this.state),
+      seq: this.events.lastSeq,
+      usage: { ...this.budget.usage },
+      memory: Object.fromEntries(this.memory),
+      model_state: { scripted_calls: Object.fromEntries(this.scriptedCalls) },
+      budget_started_at: this.budget.started,
+      ...(remaining !== undefined ? { deadline_at: this.now() + remaining } : {}),
+      run_created_at: this.createdAt,
+    };
+    await storageStep(() => this.options.durability!.saveProgress(this.sanitizer.value(checkpoint)));
   }
 
   private pauseForConfirmation(node: CompiledNode, pause: PauseRequest): Outcome {
@@ -333,5 +405,14 @@ export class RunSession implements BodyHost {
       ...(result?.error !== undefined ? { error: result.error } : {}),
       event_count: this.events.lastSeq,
     });
+  }
+}
+
+/** A durable host's storage step: its failure is the run's STORAGE_ERROR. */
+async function storageStep<T>(step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw toAgentError(error, 'STORAGE_ERROR');
   }
 }

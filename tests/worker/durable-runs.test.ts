@@ -211,26 +211,6 @@ describe('many background runs', () => {
   }, 120_000);
 });
 
-describe('the run coordinator dies mid-run', () => {
-  it('a run left running by a stopped instance is recorded failed, with a done event, by the next one', async () => {
-    const first = await instance({ RUN_WATCHDOG_MS: '300' });
-    mock.setFault({ type: 'delay', ms: 4000, times: 1 });
-    const started = await call(first, 'POST', '/agents/asker/runs', { input: { question: 'Die?' } }, { prefer: 'respond-async' });
-    const runId = started.json.run_id as string;
-    await waitForStatus(first, runId, (status) => status === 'running');
-    await stop(first);
-    mock.setFault();
-    const second = await instance({ RUN_WATCHDOG_MS: '300' });
-    const record = await waitForStatus(second, runId, (status) => status !== 'running');
-    expect(record).toMatchObject({ status: 'failed', stop_reason: 'error', error: { code: 'INTERNAL' } });
-    expect(record.error.message).toMatch(/restarted mid-run/);
-    const events = ndjson((await call(second, 'GET', `/runs/${runId}/events`)).text);
-    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
-    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'failed' } });
-    await stop(second);
-  }, 60_000);
-});
-
 describe('wrangler.toml', () => {
   it('declares the RUNS binding and its SQLite migration, which wrangler deploy --dry-run accepts', async () => {
     const result = await wranglerDryRun('tests/worker/agents');
