@@ -135,9 +135,9 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
 
   // The executing segment (RunDurability, through the coordinator)
 
-  /** Saves the node checkpoint before a node; a new checkpoint starts its restart count at 0. */
-  saveResumePoint(checkpoint: NodeCheckpoint, role: string | undefined): void {
-    this.write('INSERT OR REPLACE INTO resume_point (id, body, role, restarts) VALUES (1, ?, ?, 0)', JSON.stringify(checkpoint), role ?? null);
+  /** Saves the node checkpoint before a node, with its restart count (durable-continue.ts `restartsFor`). */
+  saveResumePoint(checkpoint: NodeCheckpoint, role: string | undefined, restarts: number): void {
+    this.write('INSERT OR REPLACE INTO resume_point (id, body, role, restarts) VALUES (1, ?, ?, ?)', JSON.stringify(checkpoint), role ?? null, restarts);
   }
 
   resumePoint(): ResumePoint | undefined {
