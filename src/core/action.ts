@@ -72,6 +72,13 @@ export interface ActionContext {
   readonly memory: Map<string, unknown>;
   /** Present when this node is re-run after a confirmation interrupt. */
   readonly resume: ResumeInfo | undefined;
+  /**
+   * An idempotency key, `run_id:node:step` (plus `:tool#n` inside a tool call): the same when the
+   * node runs again after its durable host restarted, so an action that changes something outside
+   * the run can send it (an `Idempotency-Key` header) and the other side can ignore the repeat.
+   * Optional, as `embed`; the engine's context always has it.
+   */
+  readonly idempotencyKey?: string;
   /** The template scope for this node, with optional extra top-level names. */
   scope(extra?: Record<string, unknown>): TemplateScope;
   /** Emits an event of this node (the engine adds run_id, seq, ts and node); see src/core/events.ts for each type's fields. */

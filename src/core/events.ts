@@ -189,6 +189,7 @@ export type LogData = Exclusive<
   | { source: 'dynamic_parallel'; message: string; total_branches: number; successful: number; failed: number }
   | { source: 'retry_loop'; message: string; retry: number; errors: number }
   | { source: 'sub_run'; message: string; agent: string; file: string; status: 'started' | 'completed' | 'failed' }
+  | { source: 'durable'; message: string; resumed_at?: string; tool?: string; idempotency_key?: string }
 >;
 
 /**

@@ -41,10 +41,11 @@ import { runNode } from './run-node.js';
 import { doneData, failureOutcome, stopReasonOf, type Outcome } from './run-outcome.js';
 import { TEMPLATE_CLOCK, type TemplateScope } from '../templates/types.js';
 import { runParallel } from './run-parallel.js';
-import type { RunOptions, RunResult } from './run-types.js';
+import type { NodeCheckpoint, RunOptions, RunResult } from './run-types.js';
 import { TraceWriter } from './trace-writer.js';
 import { noAgentSource } from './agent-files.js';
 import { loadSubAgent, resolveSubRunFile, subRunFailure, type SubRunLink } from './sub-run.js';
+import { DurableVisits } from './durable-visits.js';
 
 const END = '__end__';
 /** The `env` of a run whose host passed none (frozen: templates only read it). */
@@ -65,6 +66,8 @@ export interface RestoredRun {
   memory: Record<string, unknown>;
   createdAt?: string;
   scriptedCalls?: Record<string, number>;
+  /** When the duration budget started (a run continued after its host died). */
+  budgetStartedAt?: number;
 }
 
 export class RunSession implements BodyHost {
@@ -87,6 +90,8 @@ export class RunSession implements BodyHost {
   private readonly setupError: AgentError | undefined;
   /** The node whose action is calling the model (for the model caller's events). */
   private currentNode: string | undefined;
+  /** Idempotency keys, recorded tool results and node checkpoints (durable hosts). */
+  private readonly durable: DurableVisits;
   state: State = {};
 
   constructor(
@@ -103,7 +108,7 @@ export class RunSession implements BodyHost {
     this.traceStore = options.traceStore;
     this.createdAt = restored?.createdAt ?? new Date(this.now()).toISOString();
     this.scope = { variables: agent.spec.variables, settings: agent.spec.settings, secrets: options.secrets ?? {}, ...(options.env !== undefined ? { env: options.env } : {}) };
-    this.budget = parent?.budget ?? new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now());
+    this.budget = parent?.budget ?? new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now(), restored?.budgetStartedAt);
     this.luaInstructions = agent.spec.settings.lua?.instructions;
     // A sub-run listens to its parent's signal: a cancel or the parent's deadline stops it too.
     this.control = new RunControl(parent?.signal ?? options.signal);
@@ -113,6 +118,7 @@ export class RunSession implements BodyHost {
     this.trace = new TraceWriter(options.traceStore, this.runId);
     this.events = new RunEvents(this.runId, restored?.seq ?? 0, secrets, () => this.now(), this.trace);
     this.checkpoints = new Checkpointer(options.checkpointStore, this.sanitizer, this.trace);
+    this.durable = new DurableVisits(this.runId, options.durability, (data, node) => this.emit('log', data, node));
     const trace = agent.spec.settings.trace;
     this.modelCaller = createModelCaller({
       settingsLlm,
@@ -203,7 +209,7 @@ export class RunSession implements BodyHost {
     mark('started');
     try {
       // The same run id: the child's events are this run's, and its actions read this run's trace.
-      const state = await new RunSession(child, { ...this.options, runId: this.runId, agentFile: file }, undefined, link).runAsSubRun(input);
+      const state = await new RunSession(child, { ...this.options, runId: this.runId, agentFile: file, durability: undefined }, undefined, link).runAsSubRun(input);
       mark('completed');
       return { agent: child.name, file, state };
     } catch (error) {
@@ -243,6 +249,16 @@ export class RunSession implements BodyHost {
     return update;
   }
 
+  /** The node visit's idempotency key (durable-visits.ts). */
+  idempotencyKey(node: string): string {
+    return this.durable.idempotencyKey(node);
+  }
+
+  /** A side-effecting tool call, at most once per recorded result (durable-visits.ts). */
+  onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>): Promise<unknown> {
+    return this.durable.onceRecorded(node, tool, call);
+  }
+
   /** Writes the buffered events to the trace store now (actions that read the current run). */
   persistEvents(): Promise<void> {
     return this.parent !== undefined ? this.parent.persist() : this.trace.persist();
@@ -262,6 +278,13 @@ export class RunSession implements BodyHost {
   resumeFrom(state: State, start: StartPoint): Promise<RunResult> {
     this.state = state;
     return this.run(() => start);
+  }
+
+  /** Continues a run from a node checkpoint after its host died (resume-run.ts `continueFromNode`). */
+  continueAfterRestart(checkpoint: NodeCheckpoint): Promise<RunResult> {
+    this.state = checkpoint.state;
+    this.emit('log', { source: 'durable', message: `run continued at node '${checkpoint.node}' after its host restarted`, resumed_at: checkpoint.node }, checkpoint.node);
+    return this.run(() => ({ node: checkpoint.node, skipInterruptBefore: checkpoint.skip_interrupt_before, ...(checkpoint.resume !== undefined ? { resume: checkpoint.resume } : {}) }));
   }
 
   /** Ends a claimed run that cannot continue (its record, `error` and `done` events as for any failure). */
@@ -290,8 +313,10 @@ export class RunSession implements BodyHost {
       const node = this.agent.nodes.get(current);
       if (node === undefined) throw new AgentError('NO_ROUTE', `node '${current}' does not exist`);
       if (this.control.signal.aborted) throw toAgentError(this.control.abortError(), 'CANCELLED', { node: current });
+      if (this.durable.durability !== undefined) await this.saveProgress(current, skipBefore, resume);
       this.control.activeNode = current;
       this.budget.step(current);
+      this.durable.beginVisit(this.budget.usage.steps);
       if (node.interruptBefore && !skipBefore) {
         return this.pause(node, 'before', { kind: 'interrupt', node: node.name, position: 'before' });
       }
@@ -325,6 +350,18 @@ export class RunSession implements BodyHost {
     const merged = mergeShallow(mainFlow ? this.state : state, update);
     if (mainFlow) this.state = merged;
     return merged;
+  }
+
+  /**
+   * The node checkpoint before `node` (durable hosts): the events so far go to the trace store
+   * first, so a run continued from here numbers its events after them and loses none.
+   */
+  private async saveProgress(node: string, skipInterruptBefore: boolean, resume: ResumeInfo | undefined): Promise<void> {
+    await this.trace.persist();
+    const { agent, state, memory, scriptedCalls, createdAt: runCreatedAt } = this;
+    const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt };
+    const budget = { seq: this.events.lastSeq, usage: this.budget.usage, budgetStartedAt: this.budget.started, remainingMs: this.budget.remainingMs(), now: this.now() };
+    await this.durable.save({ ...position, ...budget }, (checkpoint) => this.sanitizer.value(checkpoint));
   }
 
   private pauseForConfirmation(node: CompiledNode, pause: PauseRequest): Outcome {
@@ -395,3 +432,4 @@ export class RunSession implements BodyHost {
     });
   }
 }
+
