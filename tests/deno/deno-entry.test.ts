@@ -3,56 +3,30 @@
  * node_modules on a random port over a Deno KV file; a run paused in one Deno process is resumed
  * by a second process sharing the KV file, and ends with the uninterrupted final state.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleTestWorker } from '../worker/miniflare-harness.js';
+import { bundleDenoServer, startDenoServer, stopDenoServer, type DenoServer } from '../support/deno-server.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 let directory: string;
 let bundle: string;
-const processes: ChildProcess[] = [];
+const servers: DenoServer[] = [];
 
 beforeAll(async () => {
   directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-deno-'));
-  bundle = path.join(directory, 'deno-worker.js');
-  await writeFile(bundle, await bundleTestWorker('worker/deno.ts'));
+  bundle = await bundleDenoServer(directory);
 });
 
 afterAll(async () => {
-  for (const child of processes) child.kill('SIGKILL');
+  for (const server of servers) await stopDenoServer(server, 'SIGKILL');
   await rm(directory, { recursive: true, force: true });
 });
 
-/** Starts the Deno server; resolves with its base URL once it prints its listening line. */
-function startDeno(environment: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(path.join(root, 'node_modules/.bin/deno'), ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', '--allow-write', '--unstable-kv', bundle], {
-    cwd: directory,
-    env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1', PORT: '0', HOSTNAME: '127.0.0.1', ...environment },
-  });
-  processes.push(child);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`deno did not start: ${output}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
-      if (match !== null) {
-        clearTimeout(timer);
-        resolve({ url: match[1]!.replace(/\/$/, ''), child });
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`deno exited with ${code}: ${output}`)));
-  });
-}
-
-async function stopDeno(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+async function startDeno(environment: Record<string, string>): Promise<DenoServer> {
+  const server = await startDenoServer(bundle, environment);
+  servers.push(server);
+  return server;
 }
 
 async function post(url: string, body: unknown) {
@@ -72,7 +46,7 @@ describe('worker/deno.ts under the deno binary', () => {
     const started = await post(`${first.url}/agents/counter/runs`, { input: { count: 1 } });
     expect(started.json).toMatchObject({ status: 'interrupted', stop_reason: 'interrupt_before' });
     const runId = started.json.run_id as string;
-    await stopDeno(first.child);
+    await stopDenoServer(first);
 
     const second = await startDeno({ KV_PATH: kvPath });
     const middle = await post(`${second.url}/runs/${runId}/resume`, {});
@@ -86,6 +60,6 @@ describe('worker/deno.ts under the deno binary', () => {
     const events = (await (await fetch(`${second.url}/runs/${runId}/events`)).text()).trim().split('\n').map((line) => JSON.parse(line));
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
     expect(events.filter((event) => event.type === 'done').map((event) => event.data.status)).toEqual(['interrupted', 'interrupted', 'completed']);
-    await stopDeno(second.child);
+    await stopDenoServer(second);
   }, 120_000);
 });
