@@ -102,6 +102,8 @@ export interface RouteContext {
   checkpointStore: CheckpointStore;
   /** The run options of a request (its role, the host's model overrides, limits, secrets, and its signal). */
   runOptions: (c: Context<AppEnv>) => RunOptions;
+  /** The host's run options without a request (a run a host continues by itself after a restart). */
+  hostRunOptions: () => RunOptions;
   sanitizer: Sanitizer;
   heartbeatMs: number;
 }
@@ -151,13 +153,17 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }),
   );
 
-  const runOptions = (c: Context<AppEnv>): RunOptions => {
-    const base: RunOptions = { traceStore, checkpointStore, signal: c.req.raw.signal };
+  const hostRunOptions = (): RunOptions => {
+    const base: RunOptions = { traceStore, checkpointStore };
     if (options.llm !== undefined) base.llm = options.llm;
-    const role = c.get('role');
-    if (role !== undefined) base.role = role;
     if (options.secrets !== undefined) base.secrets = options.secrets;
     if (options.runLimits !== undefined) base.limits = options.runLimits;
+    return base;
+  };
+  const runOptions = (c: Context<AppEnv>): RunOptions => {
+    const base: RunOptions = { ...hostRunOptions(), signal: c.req.raw.signal };
+    const role = c.get('role');
+    if (role !== undefined) base.role = role;
     return base;
   };
   const wantsStream = (c: Context) => (c.req.header('accept') ?? '').includes('text/event-stream');
@@ -171,7 +177,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   const responseOptions = (c: Context) => ({ stream: wantsStream(c), waitUntil: waitUntil(c), heartbeatMs: options.sseHeartbeatMs ?? 5000, sanitizer: outbound });
 
-  options.routes?.(app, { agents, traceStore, checkpointStore, runOptions, sanitizer: outbound, heartbeatMs: options.sseHeartbeatMs ?? 5000 });
+  options.routes?.(app, { agents, traceStore, checkpointStore, runOptions, hostRunOptions, sanitizer: outbound, heartbeatMs: options.sseHeartbeatMs ?? 5000 });
 
   app.get('/health', (c) => c.json({ ok: true, version: options.version ?? PACKAGE_VERSION }));
 

@@ -27,6 +27,7 @@
 import type { AgentEvent } from '../src/events/event.js';
 import { AgentError } from '../src/errors/agent-error.js';
 import type { NodeCheckpoint } from '../src/graph/run-types.js';
+import type { ResumePoint } from './durable-continue.js';
 import type { Checkpoint, CheckpointStore, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../src/storage/trace-store.js';
 
 /** The part of a Durable Object's `ctx.storage.sql` this store uses. */
@@ -50,15 +51,6 @@ const SCHEMA = [
 ];
 
 const TABLES = ['events', 'record', 'checkpoint', 'claims', 'progress', 'resume_point', 'tool_results'];
-
-/** The executing segment's node checkpoint, with what the coordinator needs to continue it. */
-export interface ResumePoint {
-  checkpoint: NodeCheckpoint;
-  /** The role the run was started or resumed with (tool permissions hold after a restart). */
-  role: string | undefined;
-  /** How many times the object continued the run from this checkpoint. */
-  restarts: number;
-}
 
 export class DurableRunStore implements TraceStore, CheckpointStore {
   private readonly waiters = new Set<() => void>();

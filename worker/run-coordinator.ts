@@ -25,7 +25,7 @@
  * (`tool_results`) are not made again. It does not continue, and records the run failed saying
  * why, when: there is no checkpoint (it died before its first node), the agent is not served any
  * more, the run's max_duration_ms has passed (BUDGET_EXCEEDED; the alarm is set for the deadline
- * too), or it was already continued MAX_RESTARTS times from the same checkpoint (a node that
+ * too), or it was already continued MAX_RESTARTS times (durable-continue.ts) from the same checkpoint (a node that
  * kills its object would otherwise loop forever).
  */
 import type { AgentRun, ResumeInput, RunDurability, RunOptions } from '../src/graph/run-types.js';
@@ -41,6 +41,7 @@ import { errorResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { answerRun, driveRun, resultResponse, type ActiveRun, type RespondMode } from './run-answer.js';
 import { cursorOf, followResponse, ndjsonResponse } from './run-follow.js';
+import { noCheckpointError, whyNotContinue } from './durable-continue.js';
 
 /** The part of a Durable Object's state (`ctx`) the coordinator uses. */
 export interface DurableObjectStateLike {
@@ -61,8 +62,8 @@ interface RunRequest {
 
 /** Default milliseconds between watchdog alarms while a run executes. */
 const WATCHDOG_MS = 30_000;
-/** Continuations from one node checkpoint before the run is given up (a node that kills its object). */
-export const MAX_RESTARTS = 3;
+/** How messages name this host. */
+const HOST = 'run coordinator';
 
 export interface CoordinatorSetup {
   agents: AgentSource;
@@ -137,7 +138,8 @@ export class RunCoordinatorBase {
 
   /**
    * Continues the run from its node checkpoint when a segment was executing here when the object
-   * died (a resume point left, no `done` last), or records it failed saying why it cannot be.
+   * died (a resume point left, no `done` last), or records it failed saying why it cannot be
+   * (worker/durable-continue.ts).
    */
   private async recover(): Promise<void> {
     if (this.active !== undefined) return;
@@ -150,28 +152,18 @@ export class RunCoordinatorBase {
       return;
     }
     if (point === undefined) {
-      if (record.status === 'running') await this.closeOrphan(new AgentError('INTERNAL', `run '${record.run_id}' stopped when its run coordinator was restarted, before its first node checkpoint; it cannot be continued`));
+      if (record.status === 'running') await this.closeOrphan(noCheckpointError(record.run_id, HOST));
       return;
     }
-    const { checkpoint } = point;
-    if (checkpoint.deadline_at !== undefined && Date.now() >= checkpoint.deadline_at) {
-      const error = new AgentError('BUDGET_EXCEEDED', `run '${record.run_id}' passed its max_duration_ms while its run coordinator was down (at node '${checkpoint.node}')`, { node: checkpoint.node, details: { budget: 'max_duration_ms' } });
-      await this.closeOrphan(error, 'max_duration_ms');
-      return;
-    }
-    if (point.restarts >= MAX_RESTARTS) {
-      await this.closeOrphan(new AgentError('INTERNAL', `run '${record.run_id}' was continued ${point.restarts} times at node '${checkpoint.node}' and its run coordinator stopped each time; it is not continued again`, { node: checkpoint.node }));
-      return;
-    }
-    const agent = await this.setup.agents.get(checkpoint.agent);
-    if (agent === undefined || !agent.nodes.has(checkpoint.node)) {
-      const missing = agent === undefined ? `agent '${checkpoint.agent}' is not served any more` : `agent '${checkpoint.agent}' has no node '${checkpoint.node}' any more`;
-      await this.closeOrphan(new AgentError('NOT_FOUND', `run '${record.run_id}' stopped when its run coordinator was restarted and cannot be continued: ${missing}`));
+    const agent = await this.setup.agents.get(point.checkpoint.agent);
+    const refused = whyNotContinue(point, agent, Date.now(), HOST);
+    if (refused !== undefined) {
+      await this.closeOrphan(refused.error, refused.stopReason);
       return;
     }
     if (this.active !== undefined) return;
     this.store.countRestart();
-    const run = continueFromNode(agent, checkpoint, this.store.lastSeq(), this.optionsFor(point.role !== undefined ? { role: point.role } : {}));
+    const run = continueFromNode(agent!, point.checkpoint, this.store.lastSeq(), this.optionsFor(point.role !== undefined ? { role: point.role } : {}));
     this.execute(run);
   }
 

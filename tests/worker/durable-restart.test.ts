@@ -14,7 +14,7 @@ import type { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { bundleTestWorker, call } from './miniflare-harness.js';
-import { followWithDrops, secondWorker, startDurableWorker } from './durable-harness.js';
+import { followWithDrops, relayRequests, secondWorker, startDurableWorker } from './durable-harness.js';
 
 let script: string;
 let mock: MockOpenAI;
@@ -57,16 +57,6 @@ const finished = (miniflare: Miniflare, runId: string) =>
     return record.status === 200 && record.json.status !== 'running' ? record.json : undefined;
   }, `run ${runId} finish`);
 
-/** How many model requests since `from` each relay node made (its name is in the prompt). */
-function asked(from: number): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const request of mock.requests.slice(from)) {
-    const name = /relay node (\w+):/.exec(String(request.body?.messages?.[0]?.content ?? ''))?.[1];
-    if (name !== undefined) counts[name] = (counts[name] ?? 0) + 1;
-  }
-  return counts;
-}
-
 beforeAll(async () => {
   script = await bundleTestWorker();
   mock = await startMockOpenAI({ replies: [ANSWER], chunkSize: 2, chunkDelayMs: 25 });
@@ -92,7 +82,7 @@ describe('the run coordinator dies mid-run', () => {
     // Killed while `third` streams: `first` and `second` are behind the last checkpoint.
     await waitFor(async () => (await events(first, runId)).find((event) => event.type === 'answer_chunk' && event.node === 'third'), 'third streaming');
     await stop(first);
-    const beforeRestart = asked(from);
+    const beforeRestart = relayRequests(mock, from);
     expect(beforeRestart).toMatchObject({ first: 1, second: 1, third: 1 });
     expect(beforeRestart.fourth).toBeUndefined();
 
@@ -112,7 +102,7 @@ describe('the run coordinator dies mid-run', () => {
     expect(log.filter((event) => event.type === 'log' && event.data.source === 'durable')).toHaveLength(1);
     expect(log.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual(['first', 'second', 'third', 'third', 'fourth']);
     // At the model: the nodes before the checkpoint were not asked again; `third` re-ran once.
-    expect(asked(from)).toEqual({ first: 1, second: 1, third: 2, fourth: 1 });
+    expect(relayRequests(mock, from)).toEqual({ first: 1, second: 1, third: 2, fourth: 1 });
     await stop(second);
   }, 90_000);
 
