@@ -92,7 +92,9 @@ export class DenoRunLog {
       }
       return woken;
     };
-    return Promise.race([woken, poll()]);
+    return Promise.race([woken, poll()]).finally(() => {
+      if (waiting.size === 0 && this.waiters.get(runId) === waiting) this.waiters.delete(runId);
+    });
   }
 }
 

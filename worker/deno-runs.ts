@@ -21,12 +21,13 @@ import { AgentError, toAgentError, type AgentErrorJson } from '../src/errors/age
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import { runAgent } from '../src/graph/run-agent.js';
 import { continueFromNode, findResumable, resumeAgent } from '../src/graph/resume-run.js';
-import type { AgentRun, NodeCheckpoint, ResumeInput, RunOptions, RunResult } from '../src/graph/run-types.js';
+import type { AgentRun, ResumeInput, RunOptions, RunResult } from '../src/graph/run-types.js';
 import type { AgentEvent, DoneData, StopReason } from '../src/events/event.js';
 import type { CheckpointStore, RunRecord, TraceStore } from '../src/storage/trace-store.js';
 import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
 import { commit, getJson, guard, listKeys, setText } from '../adapters/deno-kv/deno-kv-texts.js';
 import type { AgentSource } from './agent-source.js';
+import { noCheckpointError, whyNotContinue, type ResumePoint } from './durable-continue.js';
 import { DenoRunLeases, type Lease, type LeaseEntry } from './deno-run-lease.js';
 import { DenoRunLog, type EventWriter } from './deno-run-log.js';
 import { driveRun, type ActiveRun } from './run-answer.js';
@@ -64,16 +65,7 @@ interface StartInfo {
 }
 
 /** The node checkpoint a run goes on from, and how often it was continued from it already. */
-interface Progress {
-  checkpoint: NodeCheckpoint;
-  continued: number;
-}
-
-/**
- * Continuations from one checkpoint before a run is given up (as the run coordinator's): a node
- * that takes its process down every time must not take down every process that continues it.
- */
-const MAX_CONTINUATIONS = 3;
+type Progress = Omit<ResumePoint, 'role'>;
 
 /** A run executing in this process. */
 export interface HostedRun extends ActiveRun {
@@ -254,23 +246,17 @@ export class DenoRuns {
     const progress = await getJson<Progress>(this.setup.kv, this.key('progress', runId));
     const lastSeq = await this.log.lastSeq(runId);
     if (progress !== undefined) {
-      const { checkpoint, continued } = progress;
-      const { node } = checkpoint;
-      if (checkpoint.deadline_at !== undefined && Date.now() >= checkpoint.deadline_at) {
-        const late = new AgentError('BUDGET_EXCEEDED', `run '${runId}' passed its max_duration_ms while no process ran it (at node '${node}')`, { node, details: { budget: 'max_duration_ms' } });
-        await this.closeAsFailed(runId, lease, record, late, 'max_duration_ms');
+      const { checkpoint, restarts } = progress;
+      const refused = whyNotContinue({ checkpoint, restarts, role: start.role }, agent, Date.now(), 'process');
+      if (refused !== undefined) {
+        await this.closeAsFailed(runId, lease, record, refused.error, refused.stopReason);
         return undefined;
       }
-      if (continued >= MAX_CONTINUATIONS || !agent.nodes.has(node)) {
-        const why = continued >= MAX_CONTINUATIONS ? `was continued ${continued} times at node '${node}' and its process stopped each time; it is not continued again` : `cannot be continued: agent '${agent.name}' has no node '${node}' any more`;
-        await this.closeAsFailed(runId, lease, record, new AgentError(continued >= MAX_CONTINUATIONS ? 'INTERNAL' : 'NOT_FOUND', `run '${runId}' ${why}`, { node }));
-        return undefined;
-      }
-      await this.putJson(this.key('progress', runId), { checkpoint, continued: continued + 1 } satisfies Progress);
+      await this.putJson(this.key('progress', runId), { checkpoint, restarts: restarts + 1 } satisfies Progress);
       return this.execute(runId, lease, lastSeq, start.role, (options) => continueFromNode(agent, checkpoint, lastSeq, options));
     }
     if (start.segment === 'resume') {
-      await this.closeAsFailed(runId, lease, record, new AgentError('INTERNAL', `run '${runId}' stopped with its process after a resume was claimed, before its first node checkpoint; it cannot be continued`));
+      await this.closeAsFailed(runId, lease, record, noCheckpointError(runId, 'process'));
       return undefined;
     }
     // Queued and never started, or died before its first node: started again from its input.
@@ -331,7 +317,7 @@ export class DenoRuns {
       durability: {
         saveProgress: async (checkpoint) => {
           fenced();
-          await this.putJson(this.key('progress', runId), { checkpoint, continued: 0 } satisfies Progress);
+          await this.putJson(this.key('progress', runId), { checkpoint, restarts: 0 } satisfies Progress);
         },
         recordedResult: (key) => getJson<{ value: unknown }>(this.setup.kv, this.key('tool', runId, key)),
         recordResult: (key, value) => this.putJson(this.key('tool', runId, key), { value }),
