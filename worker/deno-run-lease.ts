@@ -63,6 +63,12 @@ export class DenoRunLeases {
     return this.replace(lease);
   }
 
+  /** Marks a lease held as abandoned now (this process stops): the next sweep anywhere takes the run. */
+  async expire(lease: Lease): Promise<boolean> {
+    const atomic = this.kv.atomic().check({ key: this.key(lease.runId), versionstamp: lease.versionstamp }).set(this.key(lease.runId), { process: this.process, until: 0 } satisfies LeaseValue);
+    return (await commitStamped(atomic)) !== undefined;
+  }
+
   /** Ends a lease held (and deletes `also` keys in the same commit); false when it was lost. */
   async release(lease: Lease, also: readonly DenoKvKey[] = []): Promise<boolean> {
     const atomic = this.kv.atomic().check({ key: this.key(lease.runId), versionstamp: lease.versionstamp }).delete(this.key(lease.runId));

@@ -13,9 +13,10 @@
  *
  * Background runs go through the Deno KV queue (`kv.enqueue` / `kv.listenQueue`); the handler
  * keeps the message until the run stops, which on Deno Deploy keeps the isolate alive. Every
- * `leaseMs / 3` each process renews its leases, cancels its runs that have a cancel key, and takes
- * over runs whose lease expired (a process that died), from their last node checkpoint: the node
- * that was running runs again, no node finished before it does. The same sweep runs at start-up.
+ * second (or third of a lease, if shorter) each process renews its leases, cancels its runs that
+ * have a cancel key, and takes over runs whose lease expired (a process that died) or was handed
+ * over (a process that stopped), from their last node checkpoint: the node that was running runs
+ * again, no node finished before it does. The same sweep runs at start-up.
  */
 import { AgentError, toAgentError, type AgentErrorJson } from '../src/errors/agent-error.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
@@ -72,6 +73,8 @@ export interface HostedRun extends ActiveRun {
   runId: string;
   lease: Lease;
   writer: EventWriter;
+  /** When the lease is renewed next (epoch ms). */
+  renewAt: number;
   /** Another process took the run over (this one missed renewing its lease): stop, write nothing. */
   lost: boolean;
 }
@@ -198,18 +201,25 @@ export class DenoRuns {
     await (await this.takeOver(entry))?.finished;
   }
 
+  /** Milliseconds between sweeps: a third of a lease, at most a second (a hand-over is taken up that soon). */
+  get sweepMs(): number {
+    return Math.max(50, Math.min(1000, Math.floor(this.leaseMs / 3)));
+  }
+
   /**
-   * One round of lease upkeep (every leaseMs / 3, and at start-up): renews this process's leases,
-   * cancels its runs that have a cancel key, and takes over runs whose lease expired.
+   * One round of lease upkeep (every `sweepMs`, and at start-up): renews this process's leases
+   * that are a third through, cancels its runs that have a cancel key, and takes over runs whose
+   * lease expired or was handed over.
    */
   async sweep(): Promise<void> {
     if (this.sweeping) return;
     this.sweeping = true;
     try {
       for (const hosted of [...this.local.values()]) {
+        if (Date.now() < hosted.renewAt) continue;
         const renewed = await this.leases.renew(hosted.lease).catch(() => hosted.lease);
-        if (renewed !== undefined) hosted.lease = renewed;
-        else this.lose(hosted);
+        if (renewed === undefined) this.lose(hosted);
+        else [hosted.lease, hosted.renewAt] = [renewed, Date.now() + this.leaseMs / 3];
       }
       for (const key of await listKeys(this.setup.kv, [...this.prefix, 'cancel'])) {
         const runId = String(key[key.length - 1]);
@@ -223,6 +233,23 @@ export class DenoRuns {
     } finally {
       this.sweeping = false;
     }
+  }
+
+  /**
+   * Before this process stops (SIGTERM, SIGINT): stops writing for its runs and marks their leases
+   * abandoned, so that another process (or this one restarted) continues them from their last node
+   * checkpoint at its next sweep instead of after a whole lease.
+   */
+  async handOver(): Promise<void> {
+    await Promise.all(
+      [...this.local.values()].map(async (hosted) => {
+        hosted.lost = true;
+        hosted.writer.fenced = true;
+        await hosted.writer.drain().catch(() => undefined);
+        await this.leases.expire(hosted.lease).catch(() => false);
+        hosted.run.cancel('the process is stopping; another process continues the run');
+      }),
+    );
   }
 
   /** Takes over a run whose lease expired (or a queued one) and continues it from where it stands. */
@@ -268,7 +295,7 @@ export class DenoRuns {
     const run = begin(this.optionsFor(runId, writer, role));
     const hosted: HostedRun = Object.assign(
       driveRun(run, (event) => void writer.write([event]).catch(() => undefined)),
-      { runId, lease, writer, lost: false },
+      { runId, lease, writer, lost: false, renewAt: Date.now() + this.leaseMs / 3 },
     );
     hosted.finished = hosted.finished.then(async (result) => {
       if (this.local.get(runId) === hosted) this.local.delete(runId);

@@ -28,6 +28,8 @@ import { isLoopbackHostname, loopbackHosts } from './request-guard.js';
 interface DenoLike {
   env: { get(name: string): string | undefined };
   openKv(path?: string): Promise<DenoKvQueueLike>;
+  addSignalListener(signal: 'SIGTERM' | 'SIGINT', handler: () => void): void;
+  exit(code: number): never;
   serve(
     options: { port: number; hostname: string; onListen?: (address: { hostname: string; port: number }) => void },
     handler: (request: Request) => Response | Promise<Response>,
@@ -70,11 +72,19 @@ const runs = new DenoRuns({
 const app = createApp({ agents, ...stores, ...hostOptions, ...allowedHosts, routes: denoRunRoutes(runs) });
 
 // Background runs arrive through the queue; the sweep renews leases and continues the runs of
-// processes that died. It runs once now (the start-up scan), then every third of a lease.
+// processes that died. It runs once now (the start-up scan), then every `sweepMs`.
 void kv.listenQueue((message) => runs.onQueueMessage(message));
 const sweep = () => void runs.sweep().catch((error: unknown) => console.error(`run sweep: ${error instanceof Error ? error.message : String(error)}`));
 sweep();
-setInterval(sweep, Math.max(50, Math.floor(runs.leaseMs / 3)));
+setInterval(sweep, runs.sweepMs);
+// Stopping: the runs executing here are handed over (their leases marked abandoned) before exiting.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  try {
+    deno.addSignalListener(signal, () => void runs.handOver().finally(() => deno.exit(0)));
+  } catch {
+    // Not every platform has every signal (Windows has no SIGTERM listener); Deno Deploy has none.
+  }
+}
 
 deno.serve(
   {

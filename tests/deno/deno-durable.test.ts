@@ -216,6 +216,23 @@ describe('a Deno process dies mid-run', () => {
     await stopDenoServer(second);
   }, 90_000);
 
+  it('a process stopped with SIGTERM hands its run over: the other process continues it from its node checkpoint', async () => {
+    const leaving = await startDeno('handover.sqlite', { RUN_LEASE_MS: '60000' });
+    const staying = await startDeno('handover.sqlite', { RUN_LEASE_MS: '60000' });
+    const from = mock.requests.length;
+    const runId = (await post(leaving, '/agents/relay/runs', { input: { topic: 'tea' } }, { prefer: 'respond-async' })).json.run_id as string;
+    await waitFor(async () => (await storedEvents(staying, runId)).find((event) => event.type === 'answer_chunk' && event.node === 'second'), 'second streaming');
+    await stopDenoServer(leaving, 'SIGTERM');
+    // A 60 s lease: only the hand-over lets the other process take the run within the test's time.
+    const record = await finished(staying, runId);
+    expect(record).toMatchObject({ status: 'completed', agent: 'relay' });
+    const log = await storedEvents(staying, runId);
+    expect(log.map((event) => event.seq)).toEqual(log.map((_, index) => index + 1));
+    expect(log.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual(['first', 'second', 'second', 'third', 'fourth']);
+    expect(relayCalls(mock.requests, from)).toEqual({ first: 1, second: 2, third: 1, fourth: 1 });
+    await stopDenoServer(staying);
+  }, 60_000);
+
   it('a run whose max_duration_ms passed while no process ran it is closed as BUDGET_EXCEEDED, not continued', async () => {
     const first = await startDeno('deadline.sqlite');
     mock.setFault({ type: 'delay', ms: 20_000, times: 1 });
