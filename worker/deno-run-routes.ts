@@ -23,6 +23,9 @@ import type { DenoRuns, HostedRun } from './deno-runs.js';
 import { answerRun, cancelOnDisconnectOf, resultResponse, respondModeOf } from './run-answer.js';
 import { cursorOf, followResponse, ndjsonResponse } from './run-follow.js';
 
+/** Longer than any run id this host makes (UUIDs): such an id is answered 404 before reaching KV. */
+const MAX_RUN_ID = 200;
+
 export function denoRunRoutes(runs: DenoRuns): NonNullable<AppOptions['routes']> {
   return (app: Hono<AppEnv>, context: RouteContext) => {
     const { agents, traceStore, sanitizer, heartbeatMs } = context;
@@ -39,6 +42,15 @@ export function denoRunRoutes(runs: DenoRuns): NonNullable<AppOptions['routes']>
       };
       return answerRun(hosted, { mode, runId: hosted.runId, sanitizer, follow });
     };
+
+    // Run ids become Deno KV key parts (2 KiB at most): an id no run can have is simply unknown.
+    const knownLength = async (c: Context<AppEnv>, next: () => Promise<void>) => {
+      const runId = c.req.param('id') ?? '';
+      if (runId.length > MAX_RUN_ID) throw httpError('NOT_FOUND', `no run '${runId.slice(0, MAX_RUN_ID)}…'`);
+      await next();
+    };
+    app.use('/runs/:id', knownLength);
+    app.use('/runs/:id/*', knownLength);
 
     app.post('/agents/:name/runs', async (c) => {
       const { agent, input } = await readRunStart(c, agents);

@@ -134,7 +134,13 @@ export class DenoRuns {
     // If the queue never delivers (the process died first), the sweep takes the run after the grace.
     const lease = await this.leases.takeFree(runId, (atomic) => this.setJson(atomic, this.key('start', runId), start), this.leases.queued(this.leaseMs * 2));
     if (lease === undefined) throw new AgentError('CONFLICT', `run '${runId}' already exists`);
-    await guard('enqueue', () => this.setup.kv.enqueue({ tea_run: runId }));
+    try {
+      await guard('enqueue', () => this.setup.kv.enqueue({ tea_run: runId }));
+    } catch (error) {
+      // Refused to the client, so it must not run later either: the lease and start go again.
+      await this.leases.release(lease, [this.key('start', runId)]).catch(() => undefined);
+      throw error;
+    }
     return runId;
   }
 

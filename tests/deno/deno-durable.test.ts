@@ -117,6 +117,14 @@ describe('background runs through the Deno KV queue', () => {
     expect((await post(left, '/runs/never-was/cancel', {})).status).toBe(404);
   }, 60_000);
 
+  it('answers 404 for an unknown run id, and for one longer than a Deno KV key allows (not a storage error)', async () => {
+    for (const runId of ['never-was', 'x'.repeat(5000)]) {
+      for (const route of [`/runs/${runId}`, `/runs/${runId}/events`]) expect((await fetch(`${left.url}${route}`)).status).toBe(404);
+      expect((await post(left, `/runs/${runId}/resume`, {})).status).toBe(404);
+      expect((await post(left, `/runs/${runId}/cancel`, {})).status).toBe(404);
+    }
+  }, 30_000);
+
   it('100 concurrent background runs, sent to both processes, all finish completed', async () => {
     const started = await Promise.all(Array.from({ length: 100 }, (_, index) => post(index % 2 === 0 ? left : right, '/agents/quick/runs', { input: { question: `q${index}` } }, { prefer: 'respond-async' })));
     expect(started.map((response) => response.status)).toEqual(Array.from({ length: 100 }, () => 202));
