@@ -73,8 +73,9 @@ export interface HostedRun extends ActiveRun {
   runId: string;
   lease: Lease;
   writer: EventWriter;
-  /** When the lease is renewed next (epoch ms). */
+  /** When the lease is renewed next (epoch ms), and the renewal under way. */
   renewAt: number;
+  renewal: Promise<void>;
   /** Another process took the run over (this one missed renewing its lease): stop, write nothing. */
   lost: boolean;
 }
@@ -175,12 +176,17 @@ export class DenoRuns {
       hosted.run.cancel(reason);
       return { hosted, result: await hosted.finished };
     }
-    if ((await this.leases.read(runId)) === undefined) {
-      const record = await this.setup.traceStore.getRun(runId);
-      if (record === undefined) throw new AgentError('NOT_FOUND', `no run '${runId}'`);
-      throw new AgentError('CONFLICT', `run '${runId}' is ${record.status}, not running; only a running run can be cancelled`);
+    // The key is written only while the lease read is still there (its release deletes the key in
+    // the same commit), so a cancel never outlives the segment it was meant for.
+    for (let marked = false; !marked; ) {
+      const lease = await this.leases.read(runId);
+      if (lease === undefined) {
+        const record = await this.setup.traceStore.getRun(runId);
+        if (record === undefined) throw new AgentError('NOT_FOUND', `no run '${runId}'`);
+        throw new AgentError('CONFLICT', `run '${runId}' is ${record.status}, not running; only a running run can be cancelled`);
+      }
+      marked = await commit(this.setup.kv.atomic().check({ key: this.leases.key(runId), versionstamp: lease.versionstamp }).set(this.key('cancel', runId), reason));
     }
-    await guard('set', () => this.setup.kv.set(this.key('cancel', runId), reason));
     for (const deadline = Date.now() + this.leaseMs * 2 + 5000; Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       if ((await this.leases.read(runId)) === undefined) break;
@@ -222,10 +228,12 @@ export class DenoRuns {
     this.sweeping = true;
     try {
       for (const hosted of [...this.local.values()]) {
-        if (Date.now() < hosted.renewAt) continue;
-        const renewed = await this.leases.renew(hosted.lease).catch(() => hosted.lease);
-        if (renewed === undefined) this.lose(hosted);
-        else [hosted.lease, hosted.renewAt] = [renewed, Date.now() + this.leaseMs / 3];
+        if (this.local.get(hosted.runId) !== hosted || Date.now() < hosted.renewAt) continue;
+        hosted.renewal = this.leases.renew(hosted.lease).then(
+          (renewed) => (renewed === undefined ? this.lose(hosted) : void ([hosted.lease, hosted.renewAt] = [renewed, Date.now() + this.leaseMs / 3])),
+          () => undefined, // Deno KV failing: tried again next sweep, while the lease lasts
+        );
+        await hosted.renewal;
       }
       for (const key of await listKeys(this.setup.kv, [...this.prefix, 'cancel'])) {
         const runId = String(key[key.length - 1]);
@@ -301,10 +309,12 @@ export class DenoRuns {
     const run = begin(this.optionsFor(runId, writer, role));
     const hosted: HostedRun = Object.assign(
       driveRun(run, (event) => void writer.write([event]).catch(() => undefined)),
-      { runId, lease, writer, lost: false, renewAt: Date.now() + this.leaseMs / 3 },
+      { runId, lease, writer, lost: false, renewAt: Date.now() + this.leaseMs / 3, renewal: Promise.resolve() },
     );
     hosted.finished = hosted.finished.then(async (result) => {
       if (this.local.get(runId) === hosted) this.local.delete(runId);
+      // A renewal under way changes the lease's versionstamp: released after it, with the new one.
+      await hosted.renewal;
       if (!hosted.lost) await this.finish(runId, hosted.lease, result.status).catch((error) => console.error(`run ${runId}: ${toAgentError(error).message}`));
       this.log.wake(runId);
       return result;
@@ -367,7 +377,7 @@ export class DenoRuns {
 
   /** Clears what a stopped run no longer needs, then lets go of its lease (a pause keeps its start). */
   private async finish(runId: string, lease: Lease, status: RunRecord['status']): Promise<void> {
-    const keys = [this.key('progress', runId), this.key('cancel', runId), ...(status === 'interrupted' ? [] : [this.key('start', runId)])];
+    const keys = [this.key('progress', runId), ...(status === 'interrupted' ? [] : [this.key('start', runId)])];
     const doomed = [...keys];
     for (const key of keys) doomed.push(...(await listKeys(this.setup.kv, key)));
     if (status !== 'interrupted') doomed.push(...(await listKeys(this.setup.kv, this.key('tool', runId))));
@@ -377,7 +387,7 @@ export class DenoRuns {
       for (const key of doomed.slice(index, index + 400)) atomic.delete(key);
       await commit(atomic);
     }
-    await this.leases.release(lease);
+    await this.leases.release(lease, [this.key('cancel', runId)]);
   }
 
   /** Records a run that cannot go on as failed (its `done` event and record), then lets go of it. */
