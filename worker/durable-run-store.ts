@@ -30,6 +30,12 @@ import type { NodeCheckpoint } from '../src/graph/run-types.js';
 import type { ResumePoint } from './durable-continue.js';
 import type { Checkpoint, CheckpointStore, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../src/storage/trace-store.js';
 
+/** Storage writes of one object: SQLite rows written, and puts to the KV index (counted by the host's KV binding wrapper). */
+export interface StorageWrites {
+  rows: number;
+  kv_puts: number;
+}
+
 /** The part of a Durable Object's `ctx.storage.sql` this store uses. */
 export interface SqlStorageLike {
   exec(query: string, ...bindings: unknown[]): SqlCursorLike;
@@ -58,6 +64,8 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   constructor(
     private readonly sql: SqlStorageLike,
     private readonly index?: TraceStore,
+    /** Storage writes since the object was built (GET /stats, for the benchmarks). */
+    readonly writes: StorageWrites = { rows: 0, kv_puts: 0 },
   ) {
     // Tables are created by the first write: looking up an unknown run id stores nothing.
     this.created = this.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'events'").toArray().length > 0;
@@ -75,7 +83,11 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
       for (const statement of SCHEMA) this.exec(statement);
       this.created = true;
     }
-    return this.exec(query, ...bindings);
+    const cursor = this.exec(query, ...bindings);
+    // Drained first: a cursor counts the rows it wrote as it runs.
+    cursor.toArray();
+    this.writes.rows += cursor.rowsWritten;
+    return cursor;
   }
 
   private exec(query: string, ...bindings: unknown[]): SqlCursorLike {

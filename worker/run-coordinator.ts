@@ -11,6 +11,7 @@
  *   POST /cancel  → the run's result once it stopped (200), 409 when it is not running
  *   GET  /events  ?after= / Last-Event-ID; `Accept: text/event-stream` follows live, else NDJSON
  *   GET  /record  the run record
+ *   GET  /stats   storage writes since the object was built ({rows, index_puts}; benchmarks)
  *   POST /delete  forgets the run (retention)
  * `respond` is `async` (202 at once, the run goes on), `json` (the result when the run stops) or
  * `sse` (the segment's events, live). A client leaving an SSE answer cancels the run only when it
@@ -36,7 +37,7 @@ import { AgentError } from '../src/errors/agent-error.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
 import type { TraceStore } from '../src/storage/trace-store.js';
 import type { AgentSource } from './agent-source.js';
-import { DurableRunStore, type SqlStorageLike } from './durable-run-store.js';
+import { DurableRunStore, type SqlStorageLike, type StorageWrites } from './durable-run-store.js';
 import { errorResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { answerRun, driveRun, resultResponse, type ActiveRun, type RespondMode } from './run-answer.js';
@@ -74,6 +75,8 @@ export interface CoordinatorSetup {
   retentionMs?: number;
   /** Milliseconds between watchdog alarms while a run executes (default 30 s). */
   watchdogMs?: number;
+  /** Counters of storage writes (the host counts KV puts into it). */
+  writes?: StorageWrites;
 }
 
 export class RunCoordinatorBase {
@@ -87,7 +90,7 @@ export class RunCoordinatorBase {
     private readonly ctx: DurableObjectStateLike,
     private readonly setup: CoordinatorSetup,
   ) {
-    this.store = new DurableRunStore(ctx.storage.sql, setup.index);
+    this.store = new DurableRunStore(ctx.storage.sql, setup.index, setup.writes);
     const host = optionsFromVariables(setup.variables);
     this.runOptions = { ...(host.llm !== undefined ? { llm: host.llm } : {}), ...(host.secrets !== undefined ? { secrets: host.secrets } : {}) };
     this.sanitizer = createSanitizer([host.llm?.overrides?.api_key]);
@@ -108,6 +111,7 @@ export class RunCoordinatorBase {
       if (request.method === 'POST' && pathname === '/cancel') return await this.cancel();
       if (request.method === 'GET' && pathname === '/events') return this.events(request);
       if (request.method === 'GET' && pathname === '/record') return this.recordResponse();
+      if (request.method === 'GET' && pathname === '/stats') return Response.json(this.store.writes);
       if (request.method === 'POST' && pathname === '/delete') return await this.forget(new URL(request.url).searchParams.get('run_id') ?? '');
       return errorResponse('NOT_FOUND', `run coordinator: no route ${request.method} ${pathname}`);
     } catch (error) {

@@ -5,13 +5,13 @@
  * `?after=`, and the events kept in the object's storage across a restart. The model is the mock
  * server on 127.0.0.1, slowed down (streamed chunks with a delay) so runs last long enough.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
-import { bundleTestWorker, call } from './miniflare-harness.js';
+import { bundleTestWorker, call, packageRoot } from './miniflare-harness.js';
 import { followWithDrops, readSse, secondWorker, sseEvents, startDurableWorker } from './durable-harness.js';
 import { wranglerDryRun } from './wrangler-dry-run.js';
 
@@ -216,5 +216,8 @@ describe('wrangler.toml', () => {
     const result = await wranglerDryRun('tests/worker/agents');
     expect(result.output).toContain('--dry-run: exiting now.');
     expect(result.output).toMatch(/env\.RUNS\s*\(RunCoordinator\)/);
+    // wrangler's dry run prints bindings, not migrations: the SQLite migration is read from the file.
+    const toml = await readFile(path.join(packageRoot(), 'wrangler.toml'), 'utf8');
+    expect(toml).toMatch(/\[\[migrations\]\]\s*\ntag = "v1"\s*\nnew_sqlite_classes = \["RunCoordinator"\]/);
   }, 180_000);
 });
