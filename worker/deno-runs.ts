@@ -52,6 +52,11 @@ export interface DenoRunsSetup {
   expireInMs?: number;
   /** Milliseconds a lease lasts without renewal (default 15 s): how soon a dead process's runs go on. */
   leaseMs?: number;
+  /**
+   * Whether sweeps look for runs to take over (default true). Off, only the queue's watchdog
+   * messages continue the runs of a process that died (what the tests of that path turn off).
+   */
+  scan?: boolean;
   /** Milliseconds between a follower's looks at a run executing in another process (default 250). */
   pollMs?: number;
 }
@@ -90,12 +95,14 @@ export class DenoRuns {
   private readonly maxValueBytes: number;
   private readonly expireIn: number | undefined;
   private sweeping = false;
+  private readonly scan: boolean;
 
   constructor(private readonly setup: DenoRunsSetup) {
     this.prefix = setup.prefix ?? ['tea'];
     this.maxValueBytes = setup.maxValueBytes ?? 60_000;
     this.expireIn = setup.expireInMs;
     this.leaseMs = setup.leaseMs ?? 15_000;
+    this.scan = setup.scan ?? true;
     this.log = new DenoRunLog(setup.kv, { prefix: this.prefix, maxValueBytes: this.maxValueBytes, expireIn: this.expireIn, pollMs: setup.pollMs ?? 250 });
     this.leases = new DenoRunLeases(setup.kv, this.prefix, this.process, this.leaseMs);
   }
@@ -198,19 +205,34 @@ export class DenoRuns {
     return { result: { run_id: runId, status, stop_reason: stopReason, state, ...(error !== undefined ? { error: error as AgentErrorJson } : {}) } };
   }
 
-  /** The queue's handler: runs a queued run (or one whose process died) and holds the message until it stops. */
+  /**
+   * The queue's handler. `{tea_run}`: runs a queued run (or one whose process died) and holds the
+   * message until it stops. `{tea_run, watch: true}`: the watchdog every executing run keeps in the
+   * queue, delayed by two leases (the Deno KV counterpart of the run coordinator's alarm): while
+   * some process holds the run it is queued again; once the lease expired it continues the run.
+   * On Deno Deploy the queue wakes an isolate for it, where no timer of a stopped one would fire.
+   */
   async onQueueMessage(message: unknown): Promise<void> {
-    const runId = (message as { tea_run?: unknown } | null)?.tea_run;
+    const { tea_run: runId, watch } = (message ?? {}) as { tea_run?: unknown; watch?: unknown };
     if (typeof runId !== 'string') return;
     const here = this.local.get(runId);
     if (here !== undefined) {
-      await here.finished;
+      await (watch === true ? this.watch(runId) : here.finished);
       return;
     }
     const entry = await this.leases.read(runId);
-    // Gone: the run stopped. Held by a live process: that process runs it (the sweep covers its death).
-    if (entry === undefined || (entry.value.process !== null && entry.value.until > Date.now())) return;
+    if (entry === undefined) return; // the run stopped
+    if (entry.value.process !== null && entry.value.until > Date.now()) {
+      // Held by a live process, which runs it; the watchdog goes on watching.
+      if (watch === true) await this.watch(runId);
+      return;
+    }
     await (await this.takeOver(entry))?.finished;
+  }
+
+  /** Queues the run's watchdog message, due in two leases. */
+  private async watch(runId: string): Promise<void> {
+    await guard('enqueue', () => this.setup.kv.enqueue({ tea_run: runId, watch: true }, { delay: this.leaseMs * 2 }));
   }
 
   /** Milliseconds between sweeps: a third of a lease, at most a second (a hand-over is taken up that soon). */
@@ -241,6 +263,7 @@ export class DenoRuns {
         this.local.get(runId)?.run.cancel(reason);
       }
       const now = Date.now();
+      if (!this.scan) return;
       for (const entry of await this.leases.all()) {
         if (entry.value.until < now && !this.local.has(entry.runId)) void this.takeOver(entry);
       }
@@ -320,6 +343,7 @@ export class DenoRuns {
       return result;
     });
     this.local.set(runId, hosted);
+    void this.watch(runId).catch(() => undefined); // the sweep still covers a run without one
     return hosted;
   }
 

@@ -7,7 +7,8 @@
  * Deno Deploy's KV, or Deno's default local database), TRACE_TTL_MS, RUN_LEASE_MS (how long a
  * run's lease lasts unrenewed: how soon another process continues the runs of one that died,
  * default 15000), RUN_POLL_MS (how often a follower looks at a run executing in another process,
- * default 250), and the variables of host-config.ts (API_TOKENS, CORS_ORIGINS, LLM_BASE_URL,
+ * default 250), RUN_SCAN (`0`: no lease scans, only the queue's watchdog messages continue the
+ * runs of a process that died; for tests), and the variables of host-config.ts (API_TOKENS, CORS_ORIGINS, LLM_BASE_URL,
  * LLM_MODEL, LLM_API_KEY, MAX_BODY_BYTES, SSE_HEARTBEAT_MS).
  * Runs are durable (worker/deno-runs.ts): background runs through the Deno KV queue, resumable
  * event streams from Deno KV, and runs of a process that died continued by another (or by this
@@ -68,6 +69,7 @@ const runs = new DenoRuns({
   ...(expireInMs !== undefined ? { expireInMs } : {}),
   ...(leaseMs !== undefined ? { leaseMs } : {}),
   ...(pollMs !== undefined ? { pollMs } : {}),
+  scan: variable('RUN_SCAN') !== '0',
 });
 const app = createApp({ agents, ...stores, ...hostOptions, ...allowedHosts, routes: denoRunRoutes(runs) });
 

@@ -6,7 +6,9 @@
  * 20 concurrent resumes across both processes with exactly one winner, an SSE follower of a
  * 200-event run dropping 3 times and reconnecting with Last-Event-ID (to either process), a client
  * leaving a stream, 100 concurrent background runs, and a process killed mid-run (SIGKILL) whose
- * run a restarted process continues from its last node checkpoint. The model is the mock server.
+ * run a restarted process continues from its last node checkpoint (found by its lease scan, or,
+ * with scans off, by the queue's watchdog message), or stopped (SIGTERM) handing its run over.
+ * The model is the mock server.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -195,32 +197,48 @@ describe('resumable event streams from Deno KV', () => {
 });
 
 describe('a Deno process dies mid-run', () => {
-  it('a restarted process continues the run from its last node checkpoint, to the undisturbed final state; no finished node runs again', async () => {
-    const first = await startDeno('restart.sqlite');
+  /**
+   * Starts a relay run in the background on a process of `kvFile` and kills it (SIGKILL) while the
+   * third node streams. Returns the run id, where its model requests start, and the final state of
+   * an undisturbed run of the same input (run first on the same process).
+   */
+  async function killedInThirdNode(kvFile: string, extra: Record<string, string> = {}) {
+    const first = await startDeno(kvFile, extra);
     const undisturbed = await post(first, '/agents/relay/runs', { input: { topic: 'tea' } });
     expect(undisturbed.json.status).toBe('completed');
-
     const from = mock.requests.length;
-    const started = await post(first, '/agents/relay/runs', { input: { topic: 'tea' } }, { prefer: 'respond-async' });
-    const runId = started.json.run_id as string;
-    // Killed while `third` streams: `first` and `second` are behind the last node checkpoint.
+    const runId = (await post(first, '/agents/relay/runs', { input: { topic: 'tea' } }, { prefer: 'respond-async' })).json.run_id as string;
     await waitFor(async () => (await storedEvents(first, runId)).find((event) => event.type === 'answer_chunk' && event.node === 'third'), 'third streaming');
     await stopDenoServer(first, 'SIGKILL');
     expect(relayCalls(mock.requests, from)).toMatchObject({ first: 1, second: 1, third: 1 });
+    return { runId, from, state: undisturbed.json.state };
+  }
 
-    const second = await startDeno('restart.sqlite');
-    // Resumes racing the restart are refused: the run is running (its lease), not paused.
-    const resumes = await Promise.all(Array.from({ length: 20 }, () => post(second, `/runs/${runId}/resume`, {})));
-    expect(resumes.map((response) => response.status)).toEqual(Array.from({ length: 20 }, () => 409));
-
-    const record = await finished(second, runId);
-    expect(record).toMatchObject({ status: 'completed', agent: 'relay' });
-    const log = await storedEvents(second, runId);
-    expect(log.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed', state: undisturbed.json.state } });
+  /** The run finished on `server` as if undisturbed; only `third`, running when its process died, ran twice. */
+  async function expectContinuedFromThird(server: DenoServer, killed: { runId: string; from: number; state: unknown }) {
+    expect(await finished(server, killed.runId)).toMatchObject({ status: 'completed', agent: 'relay' });
+    const log = await storedEvents(server, killed.runId);
+    expect(log.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed', state: killed.state } });
     expect(log.map((event) => event.seq)).toEqual(log.map((_, index) => index + 1));
     expect(log.filter((event) => event.type === 'log' && event.data.source === 'durable')).toHaveLength(1);
     expect(log.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual(['first', 'second', 'third', 'third', 'fourth']);
-    expect(relayCalls(mock.requests, from)).toEqual({ first: 1, second: 1, third: 2, fourth: 1 });
+    expect(relayCalls(mock.requests, killed.from)).toEqual({ first: 1, second: 1, third: 2, fourth: 1 });
+  }
+
+  it('a restarted process continues the run from its last node checkpoint, to the undisturbed final state; no finished node runs again', async () => {
+    const killed = await killedInThirdNode('restart.sqlite');
+    const second = await startDeno('restart.sqlite');
+    // Resumes racing the restart are refused: the run is running (its lease), not paused.
+    const resumes = await Promise.all(Array.from({ length: 20 }, () => post(second, `/runs/${killed.runId}/resume`, {})));
+    expect(resumes.map((response) => response.status)).toEqual(Array.from({ length: 20 }, () => 409));
+    await expectContinuedFromThird(second, killed);
+    await stopDenoServer(second);
+  }, 90_000);
+
+  it('without lease scans, the queue watchdog left by the killed process continues the run in the restarted one', async () => {
+    const killed = await killedInThirdNode('watchdog.sqlite', { RUN_SCAN: '0' });
+    const second = await startDeno('watchdog.sqlite', { RUN_SCAN: '0' });
+    await expectContinuedFromThird(second, killed);
     await stopDenoServer(second);
   }, 90_000);
 
