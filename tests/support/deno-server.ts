@@ -4,11 +4,12 @@
  * given the same KV file share runs, like several Deno processes (or one restarted) in production.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { bundleTestWorker } from '../worker/miniflare-harness.js';
+import { bundleTestWorker, packageRoot } from '../worker/miniflare-harness.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
+const root = packageRoot();
 
 /** Bundles worker/deno.ts with the agents of tests/worker/agents into `directory`; returns its path. */
 export async function bundleDenoServer(directory: string): Promise<string> {
@@ -26,7 +27,9 @@ export interface DenoServer {
 
 /** Starts a Deno server; resolves with its base URL once it prints its listening line. */
 export function startDenoServer(bundle: string, environment: Record<string, string>): Promise<DenoServer> {
-  const child = spawn(path.join(root, 'node_modules/.bin/deno'), ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', '--allow-write', '--unstable-kv', bundle], {
+  const binary = path.join(root, 'node_modules/.bin/deno');
+  if (!existsSync(binary)) return Promise.reject(new Error(`no deno binary at ${binary}: run node build/ensure-deno.mjs`));
+  const child = spawn(binary, ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', '--allow-write', '--unstable-kv', bundle], {
     cwd: path.dirname(bundle),
     env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1', PORT: '0', HOSTNAME: '127.0.0.1', ...environment },
   });
