@@ -154,6 +154,15 @@ describe('resumes through Deno KV atomic checks', () => {
 });
 
 describe('resumable event streams from Deno KV', () => {
+  it('a resume answered as SSE streams its segment only, seq continuing, done last', async () => {
+    const started = await post(left, '/agents/counter/runs', { input: { count: 1 } });
+    const pausedAt = (await storedEvents(left, started.json.run_id)).length;
+    const response = await fetch(`${right.url}/runs/${started.json.run_id}/resume`, { method: 'POST', headers: { ...json, accept: 'text/event-stream' }, body: '{}' });
+    const events = sseEvents((await readSse(response)).text);
+    expect(events.map((event) => Number(event.id))).toEqual(events.map((_, index) => pausedAt + 1 + index));
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { data: { status: 'interrupted', stop_reason: 'interrupt_after' } } });
+  }, 30_000);
+
   it('a follower of a 200-event run drops 3 times and, reconnecting with Last-Event-ID to either process, sees every event once, in order', async () => {
     // 200 two-character chunks, each unlike the one before (the client refuses a repeated chunk).
     const pieces = Array.from({ length: 200 }, (_, index) => `${String.fromCharCode(97 + (index % 26))}${index % 10}`);
