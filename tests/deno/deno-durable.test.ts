@@ -36,7 +36,8 @@ async function startDeno(kvFile: string, extra: Record<string, string> = {}): Pr
     LLM_BASE_URL: mock.url,
     LLM_MODEL: 'mock-model',
     SSE_HEARTBEAT_MS: '100',
-    RUN_LEASE_MS: '1000',
+    // Long enough that a busy machine never lets a live process's lease lapse mid-test.
+    RUN_LEASE_MS: '3000',
     RUN_POLL_MS: '50',
     ...extra,
   });
@@ -212,7 +213,7 @@ describe('a Deno process dies mid-run', () => {
    * an undisturbed run of the same input (run first on the same process).
    */
   async function killedInThirdNode(kvFile: string, extra: Record<string, string> = {}) {
-    const first = await startDeno(kvFile, extra);
+    const first = await startDeno(kvFile, { RUN_LEASE_MS: '1000', ...extra });
     const undisturbed = await post(first, '/agents/relay/runs', { input: { topic: 'tea' } });
     expect(undisturbed.json.status).toBe('completed');
     const from = mock.requests.length;
@@ -236,7 +237,7 @@ describe('a Deno process dies mid-run', () => {
 
   it('a restarted process continues the run from its last node checkpoint, to the undisturbed final state; no finished node runs again', async () => {
     const killed = await killedInThirdNode('restart.sqlite');
-    const second = await startDeno('restart.sqlite');
+    const second = await startDeno('restart.sqlite', { RUN_LEASE_MS: '1000' });
     // Resumes racing the restart are refused: the run is running (its lease), not paused.
     const resumes = await Promise.all(Array.from({ length: 20 }, () => post(second, `/runs/${killed.runId}/resume`, {})));
     expect(resumes.map((response) => response.status)).toEqual(Array.from({ length: 20 }, () => 409));
@@ -246,7 +247,7 @@ describe('a Deno process dies mid-run', () => {
 
   it('without lease scans, the queue watchdog left by the killed process continues the run in the restarted one', async () => {
     const killed = await killedInThirdNode('watchdog.sqlite', { RUN_SCAN: '0' });
-    const second = await startDeno('watchdog.sqlite', { RUN_SCAN: '0' });
+    const second = await startDeno('watchdog.sqlite', { RUN_LEASE_MS: '1000', RUN_SCAN: '0' });
     await expectContinuedFromThird(second, killed);
     await stopDenoServer(second);
   }, 90_000);
