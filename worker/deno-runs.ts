@@ -399,12 +399,13 @@ export class DenoRuns {
     hosted.run.cancel(`run '${hosted.runId}' was taken over by another process (its lease here expired)`);
   }
 
-  /** Clears what a stopped run no longer needs, then lets go of its lease (a pause keeps its start). */
+  /** Clears what a stopped segment no longer needs, then lets go of its lease (a pause keeps its start). */
   private async finish(runId: string, lease: Lease, status: RunRecord['status']): Promise<void> {
     const keys = [this.key('progress', runId), ...(status === 'interrupted' ? [] : [this.key('start', runId)])];
     const doomed = [...keys];
     for (const key of keys) doomed.push(...(await listKeys(this.setup.kv, key)));
-    if (status !== 'interrupted') doomed.push(...(await listKeys(this.setup.kv, this.key('tool', runId))));
+    // Recorded tool results live for one segment, as in the run coordinator.
+    doomed.push(...(await listKeys(this.setup.kv, this.key('tool', runId))));
     // Deleted before the lease goes: a run taken over later finds its record stopped and only lets go.
     for (let index = 0; index < doomed.length; index += 400) {
       const atomic = this.setup.kv.atomic();
