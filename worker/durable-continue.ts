@@ -48,6 +48,17 @@ export function whyNotContinue(point: ResumePoint, agent: CompiledAgent | undefi
   return undefined;
 }
 
+/**
+ * The restart count a new node checkpoint carries: the count of the point the run was continued
+ * from while the run has not got past that node visit (the continued run saves a checkpoint at the
+ * same place first), else 0.
+ */
+export function restartsFor(checkpoint: NodeCheckpoint, continuedFrom: ResumePoint | undefined): number {
+  if (continuedFrom === undefined) return 0;
+  const from = continuedFrom.checkpoint;
+  return from.node === checkpoint.node && from.usage.steps === checkpoint.usage.steps ? continuedFrom.restarts : 0;
+}
+
 /** The error of a run that stopped with its host before its first node checkpoint. */
 export function noCheckpointError(runId: string, host: string): AgentError {
   return new AgentError('INTERNAL', `run '${runId}' stopped when its ${host} was restarted, before its first node checkpoint; it cannot be continued`);

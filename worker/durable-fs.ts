@@ -27,7 +27,7 @@ import type { NodeCheckpoint, RunDurability } from '../src/graph/run-types.js';
 import type { TraceStore } from '../src/storage/trace-store.js';
 import { appendText, listDirectory, readTextIfExists, removePath, storageError, writeAtomic } from '../adapters/fs/fs-files.js';
 import { safeName } from '../adapters/fs/safe-name.js';
-import type { ResumePoint } from './durable-continue.js';
+import { restartsFor, type ResumePoint } from './durable-continue.js';
 
 /** Default milliseconds after which a lease whose heartbeat stopped may be taken over. */
 export const DEFAULT_LEASE_MS = 10_000;
@@ -124,14 +124,17 @@ export class DurableRunFiles {
 
   // The executing segment
 
-  /** The hooks a run executing here is given (RunOptions.durability). */
-  durability(runId: string, role: string | undefined): RunDurability {
+  /**
+   * The hooks a run executing here is given (RunOptions.durability); `continuedFrom`: the point a
+   * dead process's run is continued from (its restart count carries over, durable-continue.ts).
+   */
+  durability(runId: string, role: string | undefined, continuedFrom?: ResumePoint): RunDurability {
     const directory = this.runDirectory(runId);
     return {
       saveProgress: async (checkpoint: NodeCheckpoint) => {
         // The events before the node are in the trace store's buffer: written first.
         await this.traceStore.flush(runId);
-        const point: ResumePoint = { checkpoint, role, restarts: 0 };
+        const point: ResumePoint = { checkpoint, role, restarts: restartsFor(checkpoint, continuedFrom) };
         await writeAtomic(path.join(directory, 'resume-point.json'), toStoredJson(point, `node checkpoint of run '${runId}'`));
       },
       recordedResult: async (key) => {
@@ -153,10 +156,11 @@ export class DurableRunFiles {
     await removePath(this.runDirectory(runId));
   }
 
-  /** Counts one continuation from the current checkpoint (kept in the resume point). */
-  async countRestart(runId: string, point: ResumePoint): Promise<void> {
+  /** Counts one continuation from the current checkpoint (kept in the resume point); returns the counted point. */
+  async countRestart(runId: string, point: ResumePoint): Promise<ResumePoint> {
     const counted: ResumePoint = { ...point, restarts: point.restarts + 1 };
     await writeAtomic(path.join(this.runDirectory(runId), 'resume-point.json'), toStoredJson(counted, `node checkpoint of run '${runId}'`));
+    return counted;
   }
 
   // Recovery

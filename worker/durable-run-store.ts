@@ -7,7 +7,6 @@
  *   record(id = 1, body)                  the run record (GET /runs/:id reads it here)
  *   checkpoint(id = 1, checkpoint_id, body)   the pause checkpoint (interrupts, confirmations)
  *   claims(checkpoint_id PRIMARY KEY)     one row per claimed checkpoint: the resume claim
- *   progress(seq PRIMARY KEY, node)       one row per finished node: the node-level progress
  *   resume_point(id = 1, body, role, restarts)   the node checkpoint of the executing segment:
  *                                         where the run continues if the object dies (written
  *                                         before every node, gone when the segment ends)
@@ -51,12 +50,11 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS record (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL)',
   'CREATE TABLE IF NOT EXISTS checkpoint (id INTEGER PRIMARY KEY CHECK (id = 1), checkpoint_id TEXT NOT NULL, body TEXT NOT NULL)',
   'CREATE TABLE IF NOT EXISTS claims (checkpoint_id TEXT PRIMARY KEY)',
-  'CREATE TABLE IF NOT EXISTS progress (seq INTEGER PRIMARY KEY, node TEXT NOT NULL)',
   'CREATE TABLE IF NOT EXISTS resume_point (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL, role TEXT, restarts INTEGER NOT NULL DEFAULT 0)',
   'CREATE TABLE IF NOT EXISTS tool_results (key TEXT PRIMARY KEY, body TEXT NOT NULL)',
 ];
 
-const TABLES = ['events', 'record', 'checkpoint', 'claims', 'progress', 'resume_point', 'tool_results'];
+const TABLES = ['events', 'record', 'checkpoint', 'claims', 'resume_point', 'tool_results'];
 
 export class DurableRunStore implements TraceStore, CheckpointStore {
   private readonly waiters = new Set<() => void>();
@@ -102,7 +100,6 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   append(events: readonly AgentEvent[]): void {
     for (const event of events) {
       this.write('INSERT OR IGNORE INTO events (seq, type, body) VALUES (?, ?, ?)', event.seq, event.type, JSON.stringify(event));
-      if (event.type === 'node_end' && event.node !== undefined) this.write('INSERT OR IGNORE INTO progress (seq, node) VALUES (?, ?)', event.seq, event.node);
     }
     this.wake();
   }
@@ -138,9 +135,9 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
 
   // The executing segment (RunDurability, through the coordinator)
 
-  /** Saves the node checkpoint before a node; a new checkpoint starts its restart count at 0. */
-  saveResumePoint(checkpoint: NodeCheckpoint, role: string | undefined): void {
-    this.write('INSERT OR REPLACE INTO resume_point (id, body, role, restarts) VALUES (1, ?, ?, 0)', JSON.stringify(checkpoint), role ?? null);
+  /** Saves the node checkpoint before a node, with its restart count (durable-continue.ts `restartsFor`). */
+  saveResumePoint(checkpoint: NodeCheckpoint, role: string | undefined, restarts: number): void {
+    this.write('INSERT OR REPLACE INTO resume_point (id, body, role, restarts) VALUES (1, ?, ?, ?)', JSON.stringify(checkpoint), role ?? null, restarts);
   }
 
   resumePoint(): ResumePoint | undefined {
@@ -168,11 +165,6 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
 
   recordResult(key: string, value: unknown): void {
     this.write('INSERT OR REPLACE INTO tool_results (key, body) VALUES (?, ?)', key, JSON.stringify(value));
-  }
-
-  /** The nodes finished so far, in order, with the seq of their node_end. */
-  progress(): Array<{ seq: number; node: string }> {
-    return this.ifCreated('SELECT seq, node FROM progress ORDER BY seq').toArray() as Array<{ seq: number; node: string }>;
   }
 
   // TraceStore
@@ -218,6 +210,8 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
 
   async deleteRun(runId: string): Promise<void> {
     for (const table of TABLES) this.ifCreated(`DELETE FROM ${table}`);
+    // Objects written before node checkpoints kept a `progress` table (the seq of each node_end).
+    this.ifCreated('DROP TABLE IF EXISTS progress');
     await this.index?.deleteRun(runId);
   }
 

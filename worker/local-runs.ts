@@ -31,7 +31,7 @@ import { readRunStart } from './read-run-start.js';
 import { answerRun, cancelOnDisconnectOf, driveRun, resultResponse, respondModeOf, type ActiveRun } from './run-answer.js';
 import { waitForWake } from './durable-run-store.js';
 import { cursorOf, followResponse, ndjsonResponse, type EventLog } from './run-follow.js';
-import { noCheckpointError, whyNotContinue } from './durable-continue.js';
+import { noCheckpointError, whyNotContinue, type ResumePoint } from './durable-continue.js';
 import type { DurableRunFiles, OrphanRun } from './durable-fs.js';
 
 interface LocalRun extends ActiveRun {
@@ -57,8 +57,9 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       return options;
     };
 
-    /** The options with this process's durability hooks for the run. */
-    const durableOptions = (runId: string, options: RunOptions): RunOptions => (durable === undefined ? options : { ...options, durability: durable.durability(runId, options.role) });
+    /** The options with this process's durability hooks for the run (`continuedFrom`: a dead process's point). */
+    const durableOptions = (runId: string, options: RunOptions, continuedFrom?: ResumePoint): RunOptions =>
+      durable === undefined ? options : { ...options, durability: durable.durability(runId, options.role, continuedFrom) };
 
     const execute = (runId: string, run: AgentRun): LocalRun => {
       const waiters = new Set<() => void>();
@@ -161,9 +162,9 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       const agent = await agents.get(point.checkpoint.agent);
       const refused = whyNotContinue(point, agent, Date.now(), HOST);
       if (refused !== undefined) return closeOrphan(runId, lastSeq, refused.error, refused.stopReason);
-      await durable.countRestart(runId, point);
+      const counted = await durable.countRestart(runId, point);
       const options: RunOptions = { ...context.hostRunOptions(), ...(point.role !== undefined ? { role: point.role } : {}) };
-      execute(runId, continueFromNode(agent!, point.checkpoint, lastSeq, durableOptions(runId, options)));
+      execute(runId, continueFromNode(agent!, point.checkpoint, lastSeq, durableOptions(runId, options, counted)));
     };
 
     if (durable !== undefined) {

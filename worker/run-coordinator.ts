@@ -42,7 +42,7 @@ import { errorResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { answerRun, driveRun, resultResponse, type ActiveRun, type RespondMode } from './run-answer.js';
 import { cursorOf, followResponse, ndjsonResponse } from './run-follow.js';
-import { noCheckpointError, whyNotContinue } from './durable-continue.js';
+import { noCheckpointError, restartsFor, whyNotContinue, type ResumePoint } from './durable-continue.js';
 
 /** The part of a Durable Object's state (`ctx`) the coordinator uses. */
 export interface DurableObjectStateLike {
@@ -167,7 +167,8 @@ export class RunCoordinatorBase {
     }
     if (this.active !== undefined) return;
     this.store.countRestart();
-    const run = continueFromNode(agent!, point.checkpoint, this.store.lastSeq(), this.optionsFor(point.role !== undefined ? { role: point.role } : {}));
+    const counted = { ...point, restarts: point.restarts + 1 };
+    const run = continueFromNode(agent!, point.checkpoint, this.store.lastSeq(), this.optionsFor(point.role !== undefined ? { role: point.role } : {}, counted));
     this.execute(run);
   }
 
@@ -217,10 +218,11 @@ export class RunCoordinatorBase {
     return this.answer(this.execute(run), body, after);
   }
 
-  private optionsFor(body: { role?: string }): RunOptions {
+  /** The run options of a segment executing here; `continuedFrom`: the point a dead object's run is continued from. */
+  private optionsFor(body: { role?: string }, continuedFrom?: ResumePoint): RunOptions {
     const store = this.store;
     const durability: RunDurability = {
-      saveProgress: (checkpoint) => store.saveResumePoint(checkpoint, body.role),
+      saveProgress: (checkpoint) => store.saveResumePoint(checkpoint, body.role, restartsFor(checkpoint, continuedFrom)),
       recordedResult: (key) => store.recordedResult(key),
       recordResult: (key, value) => store.recordResult(key, value),
     };

@@ -24,7 +24,7 @@ import type { AgentEvent, EventData, EventType } from '../events/event.js';
 import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
 import type { PendingInterrupt } from '../storage/trace-store.js';
-import { mergeShallow, toPlainJson } from '../util/safe-json.js';
+import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
 import type { EventChannel } from './event-channel.js';
 import type { BodyHost } from './execute-body.js';
@@ -43,6 +43,7 @@ import { TEMPLATE_CLOCK, type TemplateScope } from '../templates/types.js';
 import { runParallel } from './run-parallel.js';
 import type { NodeCheckpoint, RunOptions, RunResult } from './run-types.js';
 import { TraceWriter } from './trace-writer.js';
+import { DurableVisits } from './durable-visits.js';
 
 const END = '__end__';
 /** The `env` of a run whose host passed none (frozen: templates only read it). */
@@ -87,10 +88,8 @@ export class RunSession implements BodyHost {
   private readonly setupError: AgentError | undefined;
   /** The node whose action is calling the model (for the model caller's events). */
   private currentNode: string | undefined;
-  /** The step count of the main flow's current node visit: part of its idempotency key. */
-  private visitStep = 0;
-  /** Tool calls made so far in the current visit, by node idempotency key (numbers each call). */
-  private readonly toolCalls = new Map<string, number>();
+  /** Idempotency keys, recorded tool results and node checkpoints (durable hosts). */
+  private readonly durable: DurableVisits;
   state: State = {};
 
   constructor(
@@ -114,6 +113,7 @@ export class RunSession implements BodyHost {
     this.trace = new TraceWriter(options.traceStore, this.runId);
     this.events = new RunEvents(this.runId, restored?.seq ?? 0, secrets, () => this.now(), this.trace);
     this.checkpoints = new Checkpointer(options.checkpointStore, this.sanitizer, this.trace);
+    this.durable = new DurableVisits(this.runId, options.durability, (data, node) => this.emit('log', data, node));
     const trace = agent.spec.settings.trace;
     this.modelCaller = createModelCaller({
       settingsLlm,
@@ -192,35 +192,14 @@ export class RunSession implements BodyHost {
     return update;
   }
 
-  /**
-   * The idempotency key of a node visit, `run_id:node:step`: the same when the node runs again
-   * after its host died (the step count comes back with the node checkpoint), different for each
-   * visit of a node in a loop. Attempts of `on_error: retry` share it.
-   */
+  /** The node visit's idempotency key (durable-visits.ts). */
   idempotencyKey(node: string): string {
-    return `${this.runId}:${node}:${this.visitStep}`;
+    return this.durable.idempotencyKey(node);
   }
 
-  /**
-   * Runs a side-effecting tool call at most once per recorded result: with a durable host, a
-   * result recorded before the host died is handed back instead of calling the tool again. The
-   * call's key is the visit's key plus the tool and its call number in the visit.
-   */
-  async onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>): Promise<unknown> {
-    const visit = this.idempotencyKey(node);
-    const count = (this.toolCalls.get(visit) ?? 0) + 1;
-    this.toolCalls.set(visit, count);
-    const key = `${visit}:${tool}#${count}`;
-    const durability = this.options.durability;
-    if (durability === undefined) return call(key);
-    const recorded = await storageStep(() => durability.recordedResult(key));
-    if (recorded !== undefined) {
-      this.emit('log', { source: 'durable', message: `tool '${tool}' not called again: its result was recorded before the run's host restarted`, tool, idempotency_key: key }, node);
-      return recorded.value;
-    }
-    const value = await call(key);
-    await storageStep(() => durability.recordResult(key, toPlainJson(value, `tool '${tool}' result`) ?? null));
-    return value;
+  /** A side-effecting tool call, at most once per recorded result (durable-visits.ts). */
+  onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>): Promise<unknown> {
+    return this.durable.onceRecorded(node, tool, call);
   }
 
   /** Writes the buffered events to the trace store now (actions that read the current run). */
@@ -277,11 +256,10 @@ export class RunSession implements BodyHost {
       const node = this.agent.nodes.get(current);
       if (node === undefined) throw new AgentError('NO_ROUTE', `node '${current}' does not exist`);
       if (this.control.signal.aborted) throw toAgentError(this.control.abortError(), 'CANCELLED', { node: current });
-      if (this.options.durability !== undefined) await this.saveProgress(current, skipBefore, resume);
+      if (this.durable.durability !== undefined) await this.saveProgress(current, skipBefore, resume);
       this.control.activeNode = current;
       this.budget.step(current);
-      this.visitStep = this.budget.usage.steps;
-      this.toolCalls.clear();
+      this.durable.beginVisit(this.budget.usage.steps);
       if (node.interruptBefore && !skipBefore) {
         return this.pause(node, 'before', { kind: 'interrupt', node: node.name, position: 'before' });
       }
@@ -321,25 +299,12 @@ export class RunSession implements BodyHost {
    * The node checkpoint before `node` (durable hosts): the events so far go to the trace store
    * first, so a run continued from here numbers its events after them and loses none.
    */
-  private async saveProgress(node: string, skipBefore: boolean, resume: ResumeInfo | undefined): Promise<void> {
+  private async saveProgress(node: string, skipInterruptBefore: boolean, resume: ResumeInfo | undefined): Promise<void> {
     await this.trace.persist();
-    const remaining = this.budget.remainingMs();
-    const checkpoint: NodeCheckpoint = {
-      run_id: this.runId,
-      agent: this.agent.name,
-      node,
-      skip_interrupt_before: skipBefore,
-      ...(resume !== undefined ? { resume: toPlainJson(resume, 'resume data') as ResumeInfo } : {}),
-      state: structuredClone(this.state),
-      seq: this.events.lastSeq,
-      usage: { ...this.budget.usage },
-      memory: Object.fromEntries(this.memory),
-      model_state: { scripted_calls: Object.fromEntries(this.scriptedCalls) },
-      budget_started_at: this.budget.started,
-      ...(remaining !== undefined ? { deadline_at: this.now() + remaining } : {}),
-      run_created_at: this.createdAt,
-    };
-    await storageStep(() => this.options.durability!.saveProgress(this.sanitizer.value(checkpoint)));
+    const { agent, state, memory, scriptedCalls, createdAt: runCreatedAt } = this;
+    const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt };
+    const budget = { seq: this.events.lastSeq, usage: this.budget.usage, budgetStartedAt: this.budget.started, remainingMs: this.budget.remainingMs(), now: this.now() };
+    await this.durable.save({ ...position, ...budget }, (checkpoint) => this.sanitizer.value(checkpoint));
   }
 
   private pauseForConfirmation(node: CompiledNode, pause: PauseRequest): Outcome {
@@ -408,11 +373,3 @@ export class RunSession implements BodyHost {
   }
 }
 
-/** A durable host's storage step: its failure is the run's STORAGE_ERROR. */
-async function storageStep<T>(step: () => T | Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    throw toAgentError(error, 'STORAGE_ERROR');
-  }
-}

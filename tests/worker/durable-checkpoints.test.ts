@@ -138,6 +138,40 @@ nodes:
     expect(keys).toEqual(['loop-1:work:1', 'loop-1:work:1', 'loop-1:work:2']);
   });
 
+  it('each dynamic_parallel item has its own key, the same in every run of the node', async () => {
+    const registry = createActionRegistry();
+    const keys: Array<string | undefined> = [];
+    registry.register({
+      name: 'test.key',
+      description: 'notes its key',
+      run(_params: unknown, context: ActionContext) {
+        keys.push(context.idempotencyKey);
+        return { ok: true };
+      },
+    });
+    const agent = loadAgent(
+      `
+name: fanout
+nodes:
+  - name: fan
+    type: dynamic_parallel
+    items: ["a", "b", "c"]
+    max_concurrency: 3
+    fan_in: done
+    action:
+      uses: test.key
+  - name: done
+    run: |
+      return { done = true }
+`,
+      { file: 'fanout.yaml', registry },
+    );
+    const run = runAgent(agent, {}, { runId: 'fan-1', durability: memoryDurability().durability });
+    await drain(run);
+    expect((await run.result).status).toBe('completed');
+    expect([...keys].sort()).toEqual(['fan-1:fan#item0:1', 'fan-1:fan#item1:1', 'fan-1:fan#item2:1']);
+  });
+
   it('a checkpoint that cannot be saved fails the run with STORAGE_ERROR before the node runs', async () => {
     const { agent, posts, release } = host();
     release();

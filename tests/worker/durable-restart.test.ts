@@ -127,6 +127,33 @@ describe('the run coordinator dies mid-run', () => {
   }, 60_000);
 });
 
+describe('a node that kills its object every time', () => {
+  it('is continued 3 times from the same checkpoint, then closed failed on the next restart, saying why', async () => {
+    // Every model request hangs: each instance dies while the node waits for it.
+    mock.setFault({ type: 'delay', ms: 60_000 });
+    const from = mock.requests.length;
+    let miniflare = await instance();
+    const started = await call(miniflare, 'POST', '/agents/asker/runs', { input: { question: 'Again?' } }, { prefer: 'respond-async' });
+    const runId = started.json.run_id as string;
+    for (let continued = 0; continued <= 3; continued++) {
+      await waitFor(async () => (mock.requests.length - from > continued ? true : undefined), `model request ${continued + 1}`);
+      await stop(miniflare);
+      miniflare = await instance();
+      // Any request about the run builds its object again, which continues it (or closes it).
+      expect((await call(miniflare, 'GET', `/runs/${runId}`)).status).toBe(200);
+    }
+    const record = await finished(miniflare, runId);
+    mock.setFault();
+    expect(record).toMatchObject({ status: 'failed', error: { code: 'INTERNAL', node: 'ask' } });
+    expect(record.error.message).toContain("continued 3 times at node 'ask'");
+    expect(mock.requests.length - from).toBe(4);
+    const log = await events(miniflare, runId);
+    expect(log.filter((event) => event.type === 'log' && event.data.source === 'durable')).toHaveLength(3);
+    expect(log.at(-1)).toMatchObject({ type: 'done', data: { status: 'failed' } });
+    await stop(miniflare);
+  }, 90_000);
+});
+
 describe('a 200-event run followed over SSE', () => {
   it('a follower that drops 3 times and reconnects with Last-Event-ID sees all of its events once, in order', async () => {
     // 200 two-character chunks, each unlike the one before (the client refuses a repeated chunk).
