@@ -28,7 +28,7 @@ import type { CheckpointStore, RunRecord, TraceStore } from '../src/storage/trac
 import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
 import { commit, getJson, guard, listKeys, setText } from '../adapters/deno-kv/deno-kv-texts.js';
 import type { AgentSource } from './agent-source.js';
-import { noCheckpointError, whyNotContinue, type ResumePoint } from './durable-continue.js';
+import { noCheckpointError, restartsFor, whyNotContinue, type ResumePoint } from './durable-continue.js';
 import { DenoRunLeases, type Lease, type LeaseEntry } from './deno-run-lease.js';
 import { DenoRunLog, type EventWriter } from './deno-run-log.js';
 import { driveRun, type ActiveRun } from './run-answer.js';
@@ -316,8 +316,9 @@ export class DenoRuns {
         await this.closeAsFailed(runId, lease, record, refused.error, refused.stopReason);
         return undefined;
       }
-      await this.putJson(this.key('progress', runId), { checkpoint, restarts: restarts + 1 } satisfies Progress);
-      return this.execute(runId, lease, lastSeq, start.role, (options) => continueFromNode(agent, checkpoint, lastSeq, options));
+      const point: ResumePoint = { checkpoint, restarts: restarts + 1, role: start.role };
+      await this.putJson(this.key('progress', runId), { checkpoint, restarts: point.restarts } satisfies Progress);
+      return this.execute(runId, lease, lastSeq, start.role, (options) => continueFromNode(agent, checkpoint, lastSeq, options), point);
     }
     if (start.segment === 'resume') {
       await this.closeAsFailed(runId, lease, record, noCheckpointError(runId, 'process'));
@@ -327,9 +328,10 @@ export class DenoRuns {
     return this.execute(runId, lease, 0, start.role, (options) => runAgent(agent, start.input, { ...options, runId }));
   }
 
-  private execute(runId: string, lease: Lease, lastSeq: number, role: string | undefined, begin: (options: RunOptions) => AgentRun): HostedRun {
+  /** Runs `begin`'s run here under `lease`; `continuedFrom`: the node checkpoint it goes on from after a death. */
+  private execute(runId: string, lease: Lease, lastSeq: number, role: string | undefined, begin: (options: RunOptions) => AgentRun, continuedFrom?: ResumePoint): HostedRun {
     const writer = this.log.writer(runId, lastSeq);
-    const run = begin(this.optionsFor(runId, writer, role));
+    const run = begin(this.optionsFor(runId, writer, role, continuedFrom));
     const hosted: HostedRun = Object.assign(
       driveRun(run, (event) => void writer.write([event]).catch(() => undefined)),
       { runId, lease, writer, lost: false, renewAt: Date.now() + this.leaseMs / 3, renewal: Promise.resolve() },
@@ -348,7 +350,7 @@ export class DenoRuns {
   }
 
   /** The run's options here: its trace store writes through the log, and its node checkpoints go to KV. */
-  private optionsFor(runId: string, writer: EventWriter, role: string | undefined): RunOptions {
+  private optionsFor(runId: string, writer: EventWriter, role: string | undefined, continuedFrom: ResumePoint | undefined): RunOptions {
     const { traceStore: base, checkpointStore } = this.setup;
     const fenced = () => {
       if (writer.fenced) throw new AgentError('CONFLICT', `run '${runId}' was taken over by another process`);
@@ -384,7 +386,8 @@ export class DenoRuns {
       durability: {
         saveProgress: async (checkpoint) => {
           fenced();
-          await this.putJson(this.key('progress', runId), { checkpoint, restarts: 0 } satisfies Progress);
+          // The continued run saves one at the same place first: it keeps the count (restartsFor).
+          await this.putJson(this.key('progress', runId), { checkpoint, restarts: restartsFor(checkpoint, continuedFrom) } satisfies Progress);
         },
         recordedResult: (key) => getJson<{ value: unknown }>(this.setup.kv, this.key('tool', runId, key)),
         recordResult: (key, value) => this.putJson(this.key('tool', runId, key), { value }),

@@ -80,5 +80,43 @@ describe('deno runs: recorded tool results', () => {
   });
 });
 
+describe('deno runs: a node that takes its process down every time', () => {
+  it('is continued 3 times from its checkpoint, then closed failed instead of taking down every process', async () => {
+    const registry = createActionRegistry();
+    let visits = 0;
+    registry.register({
+      name: 'test.send_twice',
+      description: 'never ends (its process is stopped under it each time)',
+      async run(_params: unknown, context: ActionContext) {
+        visits += 1;
+        while (!context.signal.aborted) await sleep(5);
+        throw new Error('stopped');
+      },
+    });
+    const agent = loadAgent(AGENT, { file: 'journal.yaml', registry });
+    const kv = await Deno.openKv(':memory:');
+    const stores = createDenoKvStores(kv);
+    const setup = { kv, agents: toAgentSource({ journal: agent }), ...stores, leaseMs: 60_000 };
+    let current = new DenoRuns(setup);
+    const runId = (await current.startHere(agent, {}, undefined)).runId;
+    for (let death = 1; death <= 4; death++) {
+      for (let turn = 0; turn < 400 && visits < death; turn++) await sleep(5);
+      expect(visits).toBe(death);
+      await current.handOver();
+      current = new DenoRuns(setup);
+      await current.sweep();
+    }
+    for (let turn = 0; turn < 400 && (await current.running(runId)); turn++) await sleep(5);
+    expect(visits).toBe(4);
+    const record = await stores.traceStore.getRun(runId);
+    expect(record).toMatchObject({ status: 'failed', error: { code: 'INTERNAL' } });
+    expect(record?.error?.message).toContain(`was continued 3 times at node 'send'`);
+    const events = await current.log.eventsAfter(runId, 0);
+    expect(events.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual(['prepare', 'send', 'send', 'send', 'send']);
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'failed' } });
+    kv.close();
+  });
+});
+
 console.log(JSON.stringify({ results: await run() }));
 Deno.exit(0);
