@@ -23,15 +23,15 @@ import type { DurableObjectNamespaceLike } from '../worker/durable-routes.js';
 import type { BenchResult } from './bench-result.js';
 
 /** 100 two-character chunks, each unlike the one before (the client refuses a repeated chunk). */
-const CHUNKS = Array.from({ length: 100 }, (_, index) => `${String.fromCharCode(97 + (index % 26))}${index % 10}`);
+export const CHUNKS = Array.from({ length: 100 }, (_, index) => `${String.fromCharCode(97 + (index % 26))}${index % 10}`);
 
-function percentile(values: number[], fraction: number): number {
+export function percentile(values: number[], fraction: number): number {
   const sorted = [...values].sort((left, right) => left - right);
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
 }
 
 /** Follows one background run over SSE; returns the arrival time of each answer_chunk, in order. */
-async function followChunks(open: () => Promise<{ body: unknown }>): Promise<number[]> {
+export async function followChunks(open: () => Promise<{ body: unknown }>): Promise<number[]> {
   const response = await open();
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
@@ -56,7 +56,7 @@ async function followChunks(open: () => Promise<{ body: unknown }>): Promise<num
  * Event → follower latencies of `runs` background runs of the `asker` agent: `start` starts one
  * and returns its id, `follow` opens its SSE events.
  */
-async function latencies(mock: MockOpenAI, written: number[], runs: number, start: () => Promise<string>, follow: (runId: string) => Promise<{ body: unknown }>): Promise<number[]> {
+export async function latencies(mock: MockOpenAI, written: number[], runs: number, start: () => Promise<string>, follow: (runId: string) => Promise<{ body: unknown }>): Promise<number[]> {
   const all: number[] = [];
   for (let index = 0; index < runs; index++) {
     written.length = 0;

@@ -14,19 +14,7 @@ import { runAgent } from '../../src/graph/run-agent.js';
 import { continueFromNode } from '../../src/graph/resume-run.js';
 import type { AgentRun, NodeCheckpoint, RunDurability } from '../../src/graph/run-types.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
-
-const AGENT = `
-name: journal
-nodes:
-  - name: prepare
-    run: |
-      return { n = 1 }
-  - name: send
-    uses: test.send_twice
-  - name: finish
-    run: |
-      return { finished = true }
-`;
+import { JOURNAL_AGENT as AGENT } from '../support/journal-agent.js';
 
 /** A host whose `test.post` counts its real calls, and whose `send` node can be made to hang (the host "dies" there). */
 function host() {
