@@ -15,35 +15,11 @@ import type { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, packageRoot, startWorker } from '../worker/miniflare-harness.js';
 import { startMcpTestServer, tool, type McpTestServer } from '../support/mcp-test-server.js';
+import { mcpUserAgent } from './mcp-agents.js';
 
 const root = packageRoot();
 let server: McpTestServer;
 let worker: Miniflare;
-
-export function mcpUserAgent(url: string, origin: string): string {
-  return `name: mcp-user
-description: Answers with a word looked up on an MCP server.
-settings:
-  http: { allow: ["${origin}"] }
-  mcp:
-    servers:
-      - { name: demo, url: "${url}", tools: [lookup] }
-  llm:
-    provider: scripted
-    model: scripted
-    scripted:
-      - '{"thought": "look it up", "action": "mcp.demo.lookup", "action_input": {"q": "cortado"}}'
-      - '{"thought": "done", "action": "final_answer", "action_input": {"answer": "found it"}}'
-nodes:
-  - name: ask
-    uses: reason.react
-    with:
-      goal: "What is a cortado?"
-      tools: [{ name: mcp.demo.lookup, tier: 1 }]
-      max_steps: 3
-    output: react
-`;
-}
 
 beforeAll(async () => {
   server = await startMcpTestServer({

@@ -26,6 +26,8 @@ export interface McpTestServerOptions {
   json?: boolean;
   /** A header that every request must carry, e.g. ['authorization', 'Bearer t']; else 401. */
   requireHeader?: [string, string];
+  /** Answer CORS (any origin), for callers in a browser page. */
+  cors?: boolean;
 }
 
 export interface McpTestServer {
@@ -42,6 +44,14 @@ export async function startMcpTestServer(options: McpTestServerOptions): Promise
   const headers: McpTestServer['headers'] = [];
   let listings = 0;
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    if (options.cors === true) {
+      response.setHeader('access-control-allow-origin', '*');
+      response.setHeader('access-control-expose-headers', 'mcp-session-id');
+      if (request.method === 'OPTIONS') {
+        response.writeHead(204, { 'access-control-allow-headers': '*', 'access-control-allow-methods': 'POST, GET, DELETE' }).end();
+        return;
+      }
+    }
     headers.push({ ...request.headers });
     if (options.requireHeader !== undefined && request.headers[options.requireHeader[0]] !== options.requireHeader[1]) {
       response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
