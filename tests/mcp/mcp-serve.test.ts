@@ -96,7 +96,7 @@ describe('/mcp on the app (official SDK client over HTTP)', () => {
     expect(handle.interrupt).toMatchObject({ kind: 'interrupt', node: 'publish' });
     expect(handle.resume).toBe(`POST /runs/${handle.run_id}/resume`);
     expect((result.content as Array<{ text: string }>)[0]!.text).toContain('waiting for a human');
-    const resumed = await fetch(new URL(handle.resume.slice('POST '.length), url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const resumed = await fetch(new URL(String(handle.resume).slice('POST '.length), url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(await resumed.json()).toMatchObject({ status: 'completed', state: { draft: 'Hello Ada', published: true } });
   });
 
