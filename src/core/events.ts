@@ -70,7 +70,7 @@ export type EventError = {
 /** What a paused run waits for. */
 export type PendingInterrupt =
   | { kind: 'interrupt'; node: string; position: 'before' | 'after' }
-  | { kind: 'tool_confirmation'; node: string; tool: string; arguments: unknown; call_id: string };
+  | { kind: 'tool_confirmation'; node: string; tool: string; arguments: unknown; call_id: string; description?: string };
 
 export type TokenUsage = {
   prompt_tokens: number;
@@ -180,7 +180,8 @@ export type ToolResultData = Exclusive<
 
 export type AnswerData = { step: number; answer: unknown };
 
-export type ConfirmationRequestData = { tool: string; arguments: unknown; call_id: string };
+/** `description`: what the tool does, as shown to the approver (an MCP tool's comes from its server, capped). */
+export type ConfirmationRequestData = { tool: string; arguments: unknown; call_id: string; description?: string };
 
 export type InterruptData = { checkpoint_id: string; node: string; position: 'before' | 'after'; pending: PendingInterrupt };
 

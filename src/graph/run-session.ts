@@ -272,8 +272,9 @@ export class RunSession implements BodyHost {
 
   private pauseForConfirmation(node: CompiledNode, pause: PauseRequest): Outcome {
     const request = pause.confirmation;
-    this.emit('confirmation_request', { tool: request.tool, arguments: request.arguments, call_id: request.call_id }, node.name);
-    const pending: PendingInterrupt = { kind: 'tool_confirmation', node: node.name, tool: request.tool, arguments: request.arguments, call_id: request.call_id };
+    const shown = request.description !== undefined ? { description: request.description } : {};
+    this.emit('confirmation_request', { tool: request.tool, arguments: request.arguments, call_id: request.call_id, ...shown }, node.name);
+    const pending: PendingInterrupt = { kind: 'tool_confirmation', node: node.name, tool: request.tool, arguments: request.arguments, call_id: request.call_id, ...shown };
     return this.pause(node, 'before', pending, request.resume_data);
   }
 

@@ -77,6 +77,8 @@ export type PendingInterrupt =
       tool: string;
       arguments: unknown;
       call_id: string;
+      /** What the tool does, shown to the approver (an MCP tool's description from its server, capped). */
+      description?: string;
     };
 
 /** Everything needed to continue a paused run in a later process. Inert JSON. */

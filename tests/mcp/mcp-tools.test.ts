@@ -5,7 +5,8 @@
  * ReDoS schema, a list that changes mid-run, a 50 MB result, a slow stream).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadError, runYaml } from '../engine/helpers.js';
+import { loadError, resumeYaml, runYaml } from '../engine/helpers.js';
+import { createMemoryStores } from '../../src/storage/memory-store.js';
 import { startMcpTestServer, tool, type McpTestServer, type McpTestServerOptions } from '../support/mcp-test-server.js';
 
 const servers: McpTestServer[] = [];
@@ -120,6 +121,21 @@ describe('MCP tools in reason.react (Node, official SDK server)', () => {
     expect(steps[0]!['observation']).toContain('Unknown action');
     expect(steps[1]!['observation']).toContain('Unknown action');
     expect(server.counts['tools/call']).toBeUndefined();
+  });
+
+  it('a tier-3 MCP tool (the default) waits for approval, showing the server description; approved, it runs', async () => {
+    const server = await serve(lookupServer());
+    const yaml = agentYaml({ url: server.url, allowOrigin: server.origin, tools: ['mcp.demo.lookup'], scripted: [step('mcp.demo.lookup', { q: 'ristretto' }), finalStep('short')] });
+    const stores = createMemoryStores();
+    const paused = await runYaml(yaml, { goal: 'g' }, stores);
+    expect(paused.result.status).toBe('interrupted');
+    expect(paused.result.interrupt).toMatchObject({ kind: 'tool_confirmation', tool: 'mcp.demo.lookup', description: 'Look up a word in the demo dictionary.' });
+    expect(paused.events.find((event) => event.type === 'confirmation_request')?.data).toMatchObject({ description: 'Look up a word in the demo dictionary.' });
+    expect(server.counts['tools/call']).toBeUndefined();
+    const resumed = await resumeYaml(yaml, paused.result.run_id, { approval: { approved: true } }, stores);
+    expect(resumed.result.status).toBe('completed');
+    expect(reactOf(resumed.result.state).steps[0]!['observation']).toContain('lookup:ristretto');
+    expect(server.counts['tools/call']).toBe(1);
   });
 
   it('arguments are checked against the server schema before the call', async () => {
