@@ -46,6 +46,9 @@ interface ServerHandle {
   tools: Map<string, ListedMcpTool>;
 }
 
+/** What the MCP tools need of an action context (a probe outside a run passes just these). */
+export type McpContext = Pick<ActionContext, 'memory' | 'settings' | 'signal' | 'scope'>;
+
 /** Connections of each run, keyed by the run's memory Map (one object per run). */
 const runs = new WeakMap<object, Map<string, Promise<ServerHandle>>>();
 
@@ -54,7 +57,7 @@ const runs = new WeakMap<object, Map<string, Promise<ServerHandle>>>();
  * ACTION_FAILED when the server is unreachable, breaks the protocol or its caps, or lacks a tool
  * the agent allows and names in `wanted`.
  */
-export async function listMcpTools(serverName: string, wanted: readonly string[], context: ActionContext): Promise<Map<string, ListedMcpTool>> {
+export async function listMcpTools(serverName: string, wanted: readonly string[], context: McpContext): Promise<Map<string, ListedMcpTool>> {
   const handle = await serverFor(serverName, context);
   const missing = wanted.filter((tool) => !handle.tools.has(tool));
   if (missing.length > 0) {
@@ -68,7 +71,7 @@ export async function listMcpTools(serverName: string, wanted: readonly string[]
  * (or its structured content as JSON) is returned, cut to maxResultChars; a result marked
  * `isError` is an ACTION_FAILED with the server's text.
  */
-export async function callMcpTool(serverName: string, tool: string, args: Record<string, unknown>, context: ActionContext): Promise<string> {
+export async function callMcpTool(serverName: string, tool: string, args: Record<string, unknown>, context: McpContext): Promise<string> {
   const handle = await serverFor(serverName, context);
   if (!handle.tools.has(tool)) throw new AgentError('ACTION_FAILED', `MCP tool '${tool}' was not in server '${serverName}''s listing for this run`, { details: { mcp_server: serverName } });
   const result = await handle.session.request('tools/call', { name: tool, arguments: args });
@@ -85,7 +88,7 @@ export async function closeMcpSessions(context: Pick<ActionContext, 'memory'>): 
   await Promise.all([...servers.values()].map((pending) => pending.then((handle) => handle.session.close(), () => undefined)));
 }
 
-function serverFor(serverName: string, context: ActionContext): Promise<ServerHandle> {
+function serverFor(serverName: string, context: McpContext): Promise<ServerHandle> {
   let servers = runs.get(context.memory);
   if (servers === undefined) {
     servers = new Map();
@@ -101,7 +104,7 @@ function serverFor(serverName: string, context: ActionContext): Promise<ServerHa
   return pending;
 }
 
-async function openServer(serverName: string, context: ActionContext): Promise<ServerHandle> {
+async function openServer(serverName: string, context: McpContext): Promise<ServerHandle> {
   const servers = readMcpServers(context.settings as Record<string, unknown>);
   if ('error' in servers) throw new AgentError('INVALID_PARAMS', servers.error, { field: servers.field });
   const server = servers.find((candidate) => candidate.name === serverName);
@@ -137,7 +140,7 @@ function checkResultSize(result: Record<string, unknown>, maxBytes: number): Rec
   return result;
 }
 
-function headersOf(server: McpServerSettings, context: ActionContext): Record<string, string> {
+function headersOf(server: McpServerSettings, context: McpContext): Record<string, string> {
   const secrets = (context.scope()['secrets'] ?? {}) as Record<string, unknown>;
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(server.headers)) {
