@@ -237,7 +237,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     return c.json(await reviewer(runId, { traceStore, learn: c.req.query('learn') === 'true', ...(agent !== undefined ? { agent } : {}) }));
   });
 
-  mountMcpRoute(app, { agents, runOptions, sanitizer: outbound });
+  mountMcpRoute(app, { agents, sanitizer: outbound });
 
   // A known route asked with another method: 405 in the error shape, with the methods it has.
   for (const [path, method] of ROUTES) {

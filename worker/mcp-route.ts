@@ -5,7 +5,9 @@
  * request stands alone, and GET/DELETE are 405 (the server opens no stream of its own).
  *
  *   tools/list  one tool per agent: name, description, `input_schema` as the input schema
- *   tools/call  runs the agent with the arguments as input; the result's structuredContent is
+ *   tools/call  runs the agent with the arguments as input, through the app's own
+ *               `POST /agents/:name/runs` (in the request, in the process or in a Durable Object,
+ *               as the host runs runs; resumable the same way); the result's structuredContent is
  *               {run_id, status, stop_reason, state} (the final state), its text the same JSON.
  *               With a progressToken and `Accept: text/event-stream`, the answer is an SSE stream
  *               carrying a notifications/progress per finished node, then the result.
@@ -13,20 +15,19 @@
  *               status "interrupted", the interrupt, and `resume: "POST /runs/<id>/resume"`.
  *
  * The app's guards run first (Host, Origin, bearer tokens → role, body limit), so /mcp answers to
- * exactly the callers and roles the HTTP API does; each run gets the request's run options.
+ * exactly the callers and roles the HTTP API does; the inner runs request carries the caller's
+ * Authorization, so the run gets the same role.
  */
-import type { Context, Hono } from 'hono';
+import type { Context, ExecutionContext, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AgentEvent } from '../src/events/event.js';
-import type { RunOptions, RunResult } from '../src/graph/run-types.js';
-import { runAgent } from '../src/graph/run-agent.js';
+import { createSseParser } from '../src/llm/sse-parser.js';
 import type { Sanitizer } from '../src/events/outbound.js';
 import { isPlainObject } from '../src/util/plain-object.js';
 import { VERSION } from '../src/version.js';
 import type { AgentSource } from './agent-source.js';
 import type { AppEnv } from './app.js';
 import { errorResponse } from './error-status.js';
-import { resultBody } from './respond-with-run.js';
 
 /** Protocol revisions this server answers; the newest is offered when the client's is unknown. */
 const VERSIONS = ['2025-06-18', '2025-03-26', '2024-11-05'];
@@ -39,7 +40,6 @@ const INVALID_PARAMS = -32602;
 
 export interface McpRouteContext {
   agents: AgentSource;
-  runOptions: (c: Context<AppEnv>) => RunOptions;
   sanitizer: Sanitizer;
 }
 
@@ -48,7 +48,7 @@ type RpcMessage = { jsonrpc: '2.0'; id: RpcId; result: unknown } | { jsonrpc: '2
 
 /** Mounts `/mcp` on the app (one call in app.ts). */
 export function mountMcpRoute(app: Hono<AppEnv>, context: McpRouteContext): void {
-  app.post('/mcp', (c) => answer(c, context));
+  app.post('/mcp', (c) => answer(c, app, context));
   app.all('/mcp', (c) => {
     const response = errorResponse('METHOD_NOT_ALLOWED', `/mcp answers POST only (a stateless Streamable HTTP server), not ${c.req.method}`);
     response.headers.set('allow', 'POST');
@@ -56,7 +56,7 @@ export function mountMcpRoute(app: Hono<AppEnv>, context: McpRouteContext): void
   });
 }
 
-async function answer(c: Context<AppEnv>, context: McpRouteContext): Promise<Response> {
+async function answer(c: Context<AppEnv>, app: Hono<AppEnv>, context: McpRouteContext): Promise<Response> {
   let message: unknown;
   try {
     message = JSON.parse(await c.req.text());
@@ -79,7 +79,7 @@ async function answer(c: Context<AppEnv>, context: McpRouteContext): Promise<Res
     case 'tools/list':
       return c.json(rpcResult(id, { tools: await listTools(context.agents) }));
     case 'tools/call':
-      return callTool(c, context, id, params);
+      return callTool(c, app, context, id, params);
     default:
       return c.json(rpcError(id, METHOD_NOT_FOUND, `method '${String(message['method']).slice(0, 100)}' is not supported`));
   }
@@ -112,32 +112,68 @@ async function listTools(agents: AgentSource): Promise<Array<Record<string, unkn
   return tools;
 }
 
-async function callTool(c: Context<AppEnv>, context: McpRouteContext, id: RpcId, params: Record<string, unknown>): Promise<Response> {
+/**
+ * Runs the agent through the app's own `POST /agents/:name/runs` (so a run started over MCP runs
+ * wherever the host runs runs: in the request, in the process, in a Durable Object, and can be
+ * resumed the same way), with the caller's Authorization and Host; with a progress token, as SSE.
+ */
+async function callTool(c: Context<AppEnv>, app: Hono<AppEnv>, context: McpRouteContext, id: RpcId, params: Record<string, unknown>): Promise<Response> {
   const name = params['name'];
   const agent = typeof name === 'string' ? await context.agents.get(name) : undefined;
-  if (agent === undefined) return c.json(rpcError(id, INVALID_PARAMS, `no tool (agent) named ${JSON.stringify(name).slice(0, 100)}`));
+  if (agent === undefined || typeof name !== 'string') return c.json(rpcError(id, INVALID_PARAMS, `no tool (agent) named ${JSON.stringify(name).slice(0, 100)}`));
   const input = params['arguments'] ?? {};
   if (!isPlainObject(input)) return c.json(rpcError(id, INVALID_PARAMS, 'arguments must be a JSON object'));
   const meta = isPlainObject(params['_meta']) ? params['_meta'] : {};
   const token = meta['progressToken'];
-  const run = runAgent(agent, input as Record<string, unknown>, context.runOptions(c));
-  const wantsStream = (c.req.header('accept') ?? '').includes('text/event-stream');
-  if ((typeof token !== 'string' && typeof token !== 'number') || !wantsStream) {
-    for await (const event of run) void event; // drained, so the engine's channel never holds them
-    return c.json(JSON.parse(context.sanitizer.text(JSON.stringify(rpcResult(id, toolResult(await run.result))))));
+  const progress = (typeof token === 'string' || typeof token === 'number') && (c.req.header('accept') ?? '').includes('text/event-stream');
+  const headers = new Headers({ 'content-type': 'application/json', accept: progress ? 'text/event-stream' : 'application/json' });
+  for (const header of ['authorization', 'host']) {
+    const value = c.req.header(header);
+    if (value !== undefined) headers.set(header, value);
+  }
+  const runRequest = new Request(new URL(`/agents/${encodeURIComponent(name)}/runs`, c.req.url), { method: 'POST', headers, body: JSON.stringify({ input }), signal: c.req.raw.signal });
+  const answer = await app.fetch(runRequest, c.env, executionContextOf(c));
+  if (!progress || !(answer.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    return c.json(rpcResult(id, toolResult(await answer.json())));
   }
   return streamSSE(c, async (stream) => {
-    stream.onAbort(() => run.cancel('the MCP client disconnected'));
     const send = (message: unknown) => stream.writeSSE({ event: 'message', data: context.sanitizer.text(JSON.stringify(message)) });
-    let progress = 0;
-    for await (const event of run) {
+    let count = 0;
+    let done: Record<string, unknown> = { error: { code: 'INTERNAL', message: 'the run ended without a done event' } };
+    for await (const event of runEvents(answer)) {
       const note = progressNote(event);
-      if (note !== undefined && !stream.aborted) {
-        await send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message: note } });
-      }
+      if (note !== undefined && !stream.aborted) await send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: ++count, message: note } });
+      if (event.type === 'done') done = { run_id: event.run_id, ...event.data };
     }
-    if (!stream.aborted) await send(rpcResult(id, toolResult(await run.result)));
+    if (!stream.aborted) await send(rpcResult(id, toolResult(done)));
   });
+}
+
+/** The run's events from an SSE answer of the runs route. */
+async function* runEvents(answer: Response): AsyncGenerator<AgentEvent> {
+  if (answer.body === null) return;
+  const parser = createSseParser();
+  const reader = answer.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      for (const event of done ? parser.finish() : parser.push(value)) {
+        if (event.data !== '') yield JSON.parse(event.data) as AgentEvent;
+      }
+      if (done) return;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+/** Workers' execution context, passed on so the inner run may use waitUntil; none on Node and Deno. */
+function executionContextOf(c: Context<AppEnv>): ExecutionContext | undefined {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A progress message for the events worth one: each node that ends, and a pause. */
@@ -147,15 +183,18 @@ function progressNote(event: AgentEvent): string | undefined {
   return undefined;
 }
 
-/** A run's outcome as an MCP tool result; a paused run is a resumable handle. */
-export function toolResult(result: RunResult): Record<string, unknown> {
-  const body = resultBody(result);
-  if (result.status === 'interrupted') body['resume'] = `POST /runs/${result.run_id}/resume`;
-  const summary =
-    result.status === 'interrupted'
-      ? `The run ${result.run_id} is waiting for a human (${result.interrupt?.kind ?? 'interrupt'}); resume it with POST /runs/${result.run_id}/resume.\n`
-      : '';
-  return { content: [{ type: 'text', text: summary + JSON.stringify(body) }], structuredContent: body, isError: result.status === 'failed' || result.status === 'cancelled' };
+/**
+ * The runs route's answer (a run result, or a request error `{error}` when the run never started)
+ * as an MCP tool result; a paused run is a resumable handle.
+ */
+export function toolResult(answer: Record<string, unknown>): Record<string, unknown> {
+  const body = { ...answer };
+  const runId = String(body['run_id'] ?? '');
+  const interrupted = body['status'] === 'interrupted';
+  if (interrupted) body['resume'] = `POST /runs/${runId}/resume`;
+  const kind = isPlainObject(body['interrupt']) ? String(body['interrupt']['kind']) : 'interrupt';
+  const summary = interrupted ? `The run ${runId} is waiting for a human (${kind}); resume it with POST /runs/${runId}/resume.\n` : '';
+  return { content: [{ type: 'text', text: summary + JSON.stringify(body) }], structuredContent: body, isError: body['status'] !== 'completed' && !interrupted };
 }
 
 function rpcResult(id: RpcId, result: unknown): RpcMessage {
