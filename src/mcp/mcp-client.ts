@@ -114,7 +114,7 @@ async function send(state: ConnectionState, method: string, params: Record<strin
     const session = response.headers.get('mcp-session-id');
     if (method === 'initialize' && session !== null && /^[\x21-\x7e]{1,256}$/.test(session)) state.sessionId = session;
     const type = (response.headers.get('content-type') ?? '').toLowerCase();
-    const message = type.includes('text/event-stream') ? await readSseAnswer(response, id, state.options) : readJsonAnswer(await readCapped(response, state.options), id, state.options);
+    const message = type.includes('text/event-stream') ? await readSseAnswer(response, id, state.options, signal) : readJsonAnswer(await readCapped(response, state.options, signal), id, state.options);
     return resultOf(message, method, state.options.url);
   });
 }
@@ -153,20 +153,33 @@ async function closeSession(state: ConnectionState): Promise<void> {
   }
 }
 
-async function readCapped(response: Response, options: McpClientOptions): Promise<string> {
+/**
+ * A reader of the body that is cancelled when `signal` aborts (timeout or the run's cancellation):
+ * not every fetch ties its signal to a body already being read, and a stalled read must end.
+ */
+function abortableReader(body: ReadableStream<Uint8Array>, signal: AbortSignal): ReadableStreamDefaultReader<Uint8Array> {
+  const reader = body.getReader();
+  const cancel = (): void => void reader.cancel().catch(() => undefined);
+  if (signal.aborted) cancel();
+  else signal.addEventListener('abort', cancel, { once: true });
+  return reader;
+}
+
+async function readCapped(response: Response, options: McpClientOptions, signal: AbortSignal): Promise<string> {
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > options.maxBytes) {
     await response.body?.cancel().catch(() => undefined);
     throw tooLarge(options);
   }
   if (response.body === null) return '';
-  const reader = response.body.getReader();
+  const reader = abortableReader(response.body, signal);
   const decoder = new TextDecoder('utf-8');
   let text = '';
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    if (signal.aborted) throw new Error('aborted');
     total += value.byteLength;
     if (total > options.maxBytes) {
       await reader.cancel().catch(() => undefined);
@@ -174,18 +187,20 @@ async function readCapped(response: Response, options: McpClientOptions): Promis
     }
     text += decoder.decode(value, { stream: true });
   }
+  if (signal.aborted) throw new Error('aborted');
   return text + decoder.decode();
 }
 
 /** Reads SSE events until the response with `id` arrives; counts every byte of the stream. */
-async function readSseAnswer(response: Response, id: number, options: McpClientOptions): Promise<Record<string, unknown>> {
+async function readSseAnswer(response: Response, id: number, options: McpClientOptions, signal: AbortSignal): Promise<Record<string, unknown>> {
   if (response.body === null) throw mcpError(options.url, 'the event stream has no body');
-  const reader = response.body.getReader();
+  const reader = abortableReader(response.body, signal);
   const parser = createSseParser();
   let total = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      if (signal.aborted) throw new Error('aborted');
       const events = done ? parser.finish() : parser.push(value);
       if (!done) {
         total += value.byteLength;
