@@ -3,14 +3,14 @@
  * node_modules on a random port over a Deno KV file; a run paused in one Deno process is resumed
  * by a second process sharing the KV file, and ends with the uninterrupted final state.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleTestWorker } from '../worker/miniflare-harness.js';
+import { startDenoBundle } from '../support/deno-process.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 let directory: string;
 let bundle: string;
 const processes: ChildProcess[] = [];
@@ -27,26 +27,10 @@ afterAll(async () => {
 });
 
 /** Starts the Deno server; resolves with its base URL once it prints its listening line. */
-function startDeno(environment: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(path.join(root, 'node_modules/.bin/deno'), ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', '--allow-write', '--unstable-kv', bundle], {
-    cwd: directory,
-    env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1', PORT: '0', HOSTNAME: '127.0.0.1', ...environment },
-  });
-  processes.push(child);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`deno did not start: ${output}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
-      if (match !== null) {
-        clearTimeout(timer);
-        resolve({ url: match[1]!.replace(/\/$/, ''), child });
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`deno exited with ${code}: ${output}`)));
-  });
+async function startDeno(environment: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  const started = startDenoBundle(bundle, directory, environment);
+  void started.then(({ child }) => processes.push(child), () => undefined);
+  return started;
 }
 
 async function stopDeno(child: ChildProcess): Promise<void> {
