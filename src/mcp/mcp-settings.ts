@@ -16,9 +16,6 @@
  */
 import { isPlainObject } from '../util/plain-object.js';
 
-/** Prefix of tool names that come from an MCP server. */
-export const MCP_TOOL_PREFIX = 'mcp.';
-
 const SERVER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 const TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
@@ -83,28 +80,4 @@ function readHeaderValues(headers: unknown, field: string): { headers: Record<st
     } else return { error: 'a header value is a string or {secret, prefix?}', field: `${field}.${name}` };
   }
   return { headers: result };
-}
-
-/** `mcp.docs.search` → {server: 'docs', tool: 'search'}; undefined for other names. */
-export function splitMcpToolName(name: string): { server: string; tool: string } | undefined {
-  if (!name.startsWith(MCP_TOOL_PREFIX)) return undefined;
-  const rest = name.slice(MCP_TOOL_PREFIX.length);
-  const dot = rest.indexOf('.');
-  if (dot <= 0 || dot === rest.length - 1) return undefined;
-  return { server: rest.slice(0, dot), tool: rest.slice(dot + 1) };
-}
-
-/**
- * Checks a `mcp.<server>.<tool>` tool name against the settings at load: the server must be
- * declared and the tool on its allow-list. Returns the pair, or why not.
- */
-export function checkMcpToolName(name: string, settings: Readonly<Record<string, unknown>>): { server: McpServerSettings; tool: string } | { error: string } {
-  const parts = splitMcpToolName(name);
-  if (parts === undefined) return { error: `'${name}' is not an MCP tool name (mcp.<server>.<tool>)` };
-  const servers = readMcpServers(settings);
-  if ('error' in servers) return { error: `${servers.field}: ${servers.error}` };
-  const server = servers.find((candidate) => candidate.name === parts.server);
-  if (server === undefined) return { error: `tool '${name}' names MCP server '${parts.server}', which settings.mcp.servers does not declare` };
-  if (!server.tools.includes(parts.tool)) return { error: `tool '${name}': '${parts.tool}' is not on server '${server.name}''s allow-list (settings.mcp.servers[].tools)` };
-  return { server, tool: parts.tool };
 }

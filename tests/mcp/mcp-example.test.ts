@@ -1,6 +1,6 @@
 /**
- * The MCP example: examples/mcp-react-glossary.yaml takes its ReAct tool from the
- * coffee-glossary agent served on /mcp (as `tea-edge serve` serves examples/), and without a
+ * The MCP example: examples/mcp/mcp-react-glossary.yaml takes its ReAct tool from the
+ * coffee-glossary agent served on /mcp (as `tea-edge serve --agents examples/mcp` does), and without a
  * server it ends with the tool's failure said plainly, not a crash.
  */
 import { readFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 import { runYaml } from '../engine/helpers.js';
 
-const EXAMPLES = path.join(import.meta.dirname, '../../examples');
+const EXAMPLES = path.join(import.meta.dirname, '../../examples/mcp');
 const example = (name: string) => readFileSync(path.join(EXAMPLES, `${name}.yaml`), 'utf8');
 let server: ServerType;
 let port = 0;
@@ -28,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server?.close(() => resolve())));
 
-describe('examples/mcp-react-glossary.yaml', () => {
+describe('examples/mcp/mcp-react-glossary.yaml', () => {
   it('answers from the coffee-glossary agent served over MCP', async () => {
     const yaml = example('mcp-react-glossary').replaceAll('127.0.0.1:8787', `127.0.0.1:${port}`);
     const { result } = await runYaml(yaml);

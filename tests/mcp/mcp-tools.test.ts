@@ -109,11 +109,11 @@ describe('MCP tools in reason.react (Node, official SDK server)', () => {
     expect(loadError(agentYaml({ ...base, tools: ['mcp.other.lookup'] })).code).toBe('UNKNOWN_TOOL');
     const offList = loadError(agentYaml({ ...base, tools: ['mcp.demo.delete_all'] }));
     expect(offList.code).toBe('UNKNOWN_TOOL');
-    expect(offList.message).toContain("not on server 'demo''s allow-list");
+    expect(offList.message).toContain("not on the allow-list of server 'demo'");
     expect(loadError(agentYaml({ ...base, allowList: [] })).code).toBe('INVALID_AGENT');
     const inLlmTools = loadError(agentYaml({ ...base, nodes: '  - name: call\n    uses: llm.tools\n    with: { prompt: hi, tools: [mcp.demo.lookup] }\n' }));
     expect(inLlmTools.code).toBe('UNKNOWN_TOOL');
-    expect(inLlmTools.message).toContain('reason.react only');
+    expect(inLlmTools.message).toContain('use it in reason.react only');
   });
 
   it('a tool on the server but off the allow-list cannot be called, whatever the model writes', async () => {

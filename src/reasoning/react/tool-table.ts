@@ -8,7 +8,7 @@ import type { ActionCompiler, CompiledSchema, JsonSchema } from '../../actions/t
 import { AgentError } from '../../errors/agent-error.js';
 import { whyNotATool } from '../../actions/not-a-tool.js';
 import { isPlainObject } from '../../util/plain-object.js';
-import { checkMcpToolName, MCP_TOOL_PREFIX } from '../../mcp/mcp-settings.js';
+import { checkMcpToolName, MCP_TOOL_PREFIX } from '../../mcp/mcp-tool-name.js';
 
 /** docs/spec.md#11-top-level-keys identifier pattern; `..` is refused on top (path-like, Rust TEA's rule). */
 const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
@@ -144,7 +144,7 @@ function mcpTool(name: string, spec: Record<string, unknown>, compiler: ActionCo
     schema: undefined,
     tier: (tier as ToolTier | undefined) ?? 3,
     requiresRole: requiresRole as string | undefined,
-    mcp: { server: checked.server.name, tool: checked.tool },
+    mcp: checked,
   };
 }
 
