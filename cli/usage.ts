@@ -29,8 +29,9 @@ const RESUME = `tea-edge resume <run-id> --trace-dir <dir> [options]
   --stream, --llm-*, --max-llm-calls, --role, --env, --files   as for run (the API key is never stored: give it again)
 `;
 
-const VALIDATE = `tea-edge validate <agent.yaml> [more.yaml ...]
+const VALIDATE = `tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--strict] [--online]
   Checks agent files without running them: "ok", or every problem as file:line:column CODE message.
+  --online also lists the agent's MCP servers: every allow-listed tool must exist.
 `;
 
 const SERVE = `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] [--trace-dir <dir>] [--files <dir>]

@@ -11,6 +11,7 @@
  *   GET  /runs/:id               the run record
  *   GET  /runs/:id/events        the stored events, NDJSON
  *   GET  /runs/:id/review        the run reviewer's report
+ *   POST /mcp                    the agents as MCP tools (Streamable HTTP; worker/mcp-route.ts)
  *
  * Request errors are `{error: {code, message}}` with the status from error-status.ts; unknown
  * routes are 404 and known routes with another method 405, in the same shape. A run that failed is
@@ -47,6 +48,7 @@ import { respondWithRun } from './respond-with-run.js';
 import { hostGuard, originGuard } from './request-guard.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
 import { VERSION } from '../src/version.js';
+import { mountMcpRoute } from './mcp-route.js';
 
 /** Reviews a finished run from the trace store (the Reflector, docs/spec.md#54-run-review-the-reflector-seed-002). */
 export type RunReviewer = (runId: string, context: { traceStore: TraceStore; agent?: CompiledAgent; learn: boolean }) => Promise<unknown>;
@@ -246,6 +248,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const agent = await agents.get(record.agent);
     return c.json(await reviewer(runId, { traceStore, learn: c.req.query('learn') === 'true', ...(agent !== undefined ? { agent } : {}) }));
   });
+
+  mountMcpRoute(app, { agents, sanitizer: outbound });
 
   // A known route asked with another method: 405 in the error shape, with the methods it has.
   for (const [path, method] of ROUTES) {

@@ -38,6 +38,8 @@ export interface ConfirmationRequest {
   tool: string;
   arguments: unknown;
   call_id: string;
+  /** What the tool does, shown to the approver (docs/mcp.md: an MCP server's description, capped). */
+  description?: string;
   /** The action's own data, handed back as `context.resume.resume_data` when the node runs again. */
   resume_data: Record<string, unknown>;
 }

@@ -69,7 +69,7 @@ export type EventError = Omit<AgentErrorJson, 'code'> & { code: string };
 /** What a paused run waits for. */
 export type PendingInterrupt =
   | { kind: 'interrupt'; node: string; position: 'before' | 'after' }
-  | { kind: 'tool_confirmation'; node: string; tool: string; arguments: unknown; call_id: string };
+  | { kind: 'tool_confirmation'; node: string; tool: string; arguments: unknown; call_id: string; description?: string };
 
 /** Token counts of a model call (the one definition is the ModelProvider seam's). */
 export type { TokenUsage } from './model-provider.js';
@@ -176,7 +176,8 @@ export type ToolResultData = Exclusive<
 
 export type AnswerData = { step: number; answer: unknown };
 
-export type ConfirmationRequestData = { tool: string; arguments: unknown; call_id: string };
+/** `description`: what the tool does, as shown to the approver (an MCP tool's comes from its server, capped). */
+export type ConfirmationRequestData = { tool: string; arguments: unknown; call_id: string; description?: string };
 
 export type InterruptData = { checkpoint_id: string; node: string; position: 'before' | 'after'; pending: PendingInterrupt };
 

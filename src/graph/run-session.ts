@@ -369,8 +369,9 @@ export class RunSession implements BodyHost {
       throw new AgentError('ACTION_FAILED', `node '${node.name}' asked for a confirmation of tool '${pause.confirmation.tool}'; a sub-run cannot pause`, { node: node.name });
     }
     const request = pause.confirmation;
-    this.emit('confirmation_request', { tool: request.tool, arguments: request.arguments, call_id: request.call_id }, node.name);
-    const pending: PendingInterrupt = { kind: 'tool_confirmation', node: node.name, tool: request.tool, arguments: request.arguments, call_id: request.call_id };
+    const shown = request.description !== undefined ? { description: request.description } : {};
+    this.emit('confirmation_request', { tool: request.tool, arguments: request.arguments, call_id: request.call_id, ...shown }, node.name);
+    const pending: PendingInterrupt = { kind: 'tool_confirmation', node: node.name, tool: request.tool, arguments: request.arguments, call_id: request.call_id, ...shown };
     return this.pause(node, 'before', pending, request.resume_data);
   }
 
