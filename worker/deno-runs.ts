@@ -316,7 +316,8 @@ export class DenoRuns {
         await this.closeAsFailed(runId, lease, record, refused.error, refused.stopReason);
         return undefined;
       }
-      const point: ResumePoint = { checkpoint, restarts: restarts + 1, role: start.role };
+      // A run handed over by a process that stopped on purpose is not counted as a death.
+      const point: ResumePoint = { checkpoint, restarts: entry.value.handedOver === true ? restarts : restarts + 1, role: start.role };
       await this.putJson(this.key('progress', runId), { checkpoint, restarts: point.restarts } satisfies Progress);
       return this.execute(runId, lease, lastSeq, start.role, (options) => continueFromNode(agent, checkpoint, lastSeq, options), point);
     }
