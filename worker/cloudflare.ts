@@ -51,9 +51,16 @@ function storesFor(env: CloudflareEnv) {
   return createKvStores(env.TRACES, ttl === undefined ? {} : { expirationTtl: ttl });
 }
 
-/** The agents bundled at build time, with every script sandbox. */
+let served: ReturnType<typeof prebuiltAgentSource> | undefined;
+
+/**
+ * The agents bundled at build time, with every script sandbox: compiled once per isolate and
+ * shared by the app and every run coordinator in it (a coordinator is built for each run; compiling
+ * every agent for each one made the Durable Object path several times slower than the KV path).
+ */
 function servedAgents() {
-  return prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES);
+  served ??= prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES);
+  return served;
 }
 
 /** Creates the app for one environment. */
