@@ -28,7 +28,7 @@ import type { CheckpointStore, RunRecord, TraceStore } from '../src/storage/trac
 import type { DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
 import { commit, guard, listKeys } from '../adapters/deno-kv/deno-kv-texts.js';
 import type { AgentSource } from './agent-source.js';
-import { noCheckpointError, whyNotContinue, type ResumePoint } from './durable-continue.js';
+import { noCheckpointError, recordAfterDone, whyNotContinue, type ResumePoint } from './durable-continue.js';
 import { DenoRunLeases, type Lease, type LeaseEntry } from './deno-run-lease.js';
 import { DenoRunLog, type EventWriter } from './deno-run-log.js';
 import { segmentOptions } from './deno-run-options.js';
@@ -289,14 +289,24 @@ export class DenoRuns {
       return undefined;
     }
     const start = await this.state.start(runId);
+    const progress = await this.state.progress(runId);
+    const lastSeq = await this.log.lastSeq(runId);
+    const last = lastSeq > 0 ? (await this.log.eventsAfter(runId, lastSeq - 1))[0] : undefined;
+    // Died after the segment's `done` was stored, before its final record: the record says so now.
+    // (A `done` older than the node checkpoint, or than a claimed resume, ended an earlier segment.)
+    const ended = last?.type === 'done' && (progress !== undefined ? progress.checkpoint.seq < last.seq : start?.segment !== 'resume');
+    if (record !== undefined && ended) {
+      const final = recordAfterDone(record, last);
+      if (final !== undefined) await this.setup.traceStore.putRun(final);
+      await this.finish(runId, lease, final?.status ?? record.status);
+      return undefined;
+    }
     const agent = start === undefined ? undefined : await this.setup.agents.get(start.agent);
     if (start === undefined || agent === undefined) {
       const missing = start === undefined ? 'what it was started with is not stored' : `agent '${start.agent}' is not served here`;
       await this.closeAsFailed(runId, lease, record, new AgentError('NOT_FOUND', `run '${runId}' stopped with its process and cannot be continued: ${missing}`));
       return undefined;
     }
-    const progress = await this.state.progress(runId);
-    const lastSeq = await this.log.lastSeq(runId);
     if (progress !== undefined) {
       const { checkpoint, restarts } = progress;
       const refused = whyNotContinue({ checkpoint, restarts, role: start.role }, agent, Date.now(), 'process');

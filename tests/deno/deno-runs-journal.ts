@@ -127,5 +127,34 @@ describe('deno runs: a node that takes its process down every time', () => {
   });
 });
 
+describe('deno runs: a process that died after the done event, before the final record', () => {
+  it('the run taken over is recorded from its done event, not run again', async () => {
+    const registry = createActionRegistry();
+    let sends = 0;
+    registry.register({ name: 'test.send_twice', description: 'counts its runs', run: () => ({ sends: ++sends }) });
+    const agent = loadAgent(AGENT, { file: 'journal.yaml', registry });
+    const kv = await Deno.openKv(':memory:');
+    const stores = createDenoKvStores(kv);
+    const setup = { kv, agents: toAgentSource({ journal: agent }), ...stores, leaseMs: 60_000 };
+    const runId = (await (await new DenoRuns(setup).startHere(agent, {}, undefined)).finished).run_id;
+    const events = await new DenoRuns(setup).log.eventsAfter(runId, 0);
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed' } });
+    // As if the process died right after storing `done`: the record still running, its start and lease left.
+    const record = (await stores.traceStore.getRun(runId))!;
+    await stores.traceStore.putRun({ ...record, status: 'running', updated_at: new Date(0).toISOString() });
+    await kv.set(['tea', 'start', runId], { text: JSON.stringify({ agent: 'journal', input: {}, segment: 'start' }) });
+    await kv.set(['tea', 'owner', runId], { process: 'crashed', until: 0 });
+
+    const next = new DenoRuns(setup);
+    await next.sweep();
+    for (let turn = 0; turn < 400 && (await next.running(runId)); turn++) await sleep(5);
+    expect(await stores.traceStore.getRun(runId)).toMatchObject({ status: 'completed', stop_reason: 'completed', event_count: events.length });
+    expect(sends).toBe(1);
+    expect(await next.log.eventsAfter(runId, 0)).toHaveLength(events.length);
+    expect(await listKeys(kv, ['tea', 'start'])).toEqual([]);
+    kv.close();
+  });
+});
+
 console.log(JSON.stringify({ results: await run() }));
 Deno.exit(0);
