@@ -20,6 +20,8 @@ export interface LeaseValue {
   process: string | null;
   /** Epoch ms after which the lease counts as abandoned. */
   until: number;
+  /** Set when its process stopped on purpose and gave the run up (not a death). */
+  handedOver?: boolean;
 }
 
 export interface Lease {
@@ -65,7 +67,7 @@ export class DenoRunLeases {
 
   /** Marks a lease held as abandoned now (this process stops): the next sweep anywhere takes the run. */
   async expire(lease: Lease): Promise<boolean> {
-    const atomic = this.kv.atomic().check({ key: this.key(lease.runId), versionstamp: lease.versionstamp }).set(this.key(lease.runId), { process: this.process, until: 0 } satisfies LeaseValue);
+    const atomic = this.kv.atomic().check({ key: this.key(lease.runId), versionstamp: lease.versionstamp }).set(this.key(lease.runId), { process: this.process, until: 0, handedOver: true } satisfies LeaseValue);
     return (await commitStamped(atomic)) !== undefined;
   }
 

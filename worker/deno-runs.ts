@@ -25,12 +25,14 @@ import { continueFromNode, findResumable, resumeAgent } from '../src/graph/resum
 import type { AgentRun, ResumeInput, RunOptions, RunResult } from '../src/graph/run-types.js';
 import type { AgentEvent, DoneData, StopReason } from '../src/events/event.js';
 import type { CheckpointStore, RunRecord, TraceStore } from '../src/storage/trace-store.js';
-import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
-import { commit, getJson, guard, listKeys, setText } from '../adapters/deno-kv/deno-kv-texts.js';
+import type { DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
+import { commit, guard, listKeys } from '../adapters/deno-kv/deno-kv-texts.js';
 import type { AgentSource } from './agent-source.js';
-import { noCheckpointError, restartsFor, whyNotContinue, type ResumePoint } from './durable-continue.js';
+import { noCheckpointError, recordAfterDone, whyNotContinue, type ResumePoint } from './durable-continue.js';
 import { DenoRunLeases, type Lease, type LeaseEntry } from './deno-run-lease.js';
 import { DenoRunLog, type EventWriter } from './deno-run-log.js';
+import { segmentOptions } from './deno-run-options.js';
+import { DenoRunState, type StartInfo } from './deno-run-state.js';
 import { driveRun, type ActiveRun } from './run-answer.js';
 
 /** The queue half of `Deno.Kv` (typed here: the build has no Deno types). */
@@ -61,18 +63,6 @@ export interface DenoRunsSetup {
   pollMs?: number;
 }
 
-/** What a run was started with. */
-interface StartInfo {
-  agent: string;
-  input: Record<string, unknown>;
-  role?: string;
-  /** `resume`: the segment after a pause (it cannot be started again from the input). */
-  segment: 'start' | 'resume';
-}
-
-/** The node checkpoint a run goes on from, and how often it was continued from it already. */
-type Progress = Omit<ResumePoint, 'role'>;
-
 /** A run executing in this process. */
 export interface HostedRun extends ActiveRun {
   runId: string;
@@ -91,20 +81,18 @@ export class DenoRuns {
   readonly leases: DenoRunLeases;
   readonly leaseMs: number;
   private readonly local = new Map<string, HostedRun>();
-  private readonly prefix: DenoKvKey;
-  private readonly maxValueBytes: number;
-  private readonly expireIn: number | undefined;
+  private readonly state: DenoRunState;
   private sweeping = false;
   private readonly scan: boolean;
 
   constructor(private readonly setup: DenoRunsSetup) {
-    this.prefix = setup.prefix ?? ['tea'];
-    this.maxValueBytes = setup.maxValueBytes ?? 60_000;
-    this.expireIn = setup.expireInMs;
+    const prefix = setup.prefix ?? ['tea'];
+    const maxValueBytes = setup.maxValueBytes ?? 60_000;
     this.leaseMs = setup.leaseMs ?? 15_000;
     this.scan = setup.scan ?? true;
-    this.log = new DenoRunLog(setup.kv, { prefix: this.prefix, maxValueBytes: this.maxValueBytes, expireIn: this.expireIn, pollMs: setup.pollMs ?? 250 });
-    this.leases = new DenoRunLeases(setup.kv, this.prefix, this.process, this.leaseMs);
+    this.log = new DenoRunLog(setup.kv, { prefix, maxValueBytes, expireIn: setup.expireInMs, pollMs: setup.pollMs ?? 250 });
+    this.leases = new DenoRunLeases(setup.kv, prefix, this.process, this.leaseMs);
+    this.state = new DenoRunState(setup.kv, prefix, maxValueBytes, setup.expireInMs);
   }
 
   /** The run executing here, if it is. */
@@ -121,7 +109,7 @@ export class DenoRuns {
   async queuedRecord(runId: string): Promise<RunRecord | undefined> {
     const lease = await this.leases.read(runId);
     if (lease === undefined) return undefined;
-    const start = await getJson<StartInfo>(this.setup.kv, this.key('start', runId));
+    const start = await this.state.start(runId);
     const now = new Date().toISOString();
     return { run_id: runId, agent: start?.agent ?? 'unknown', status: 'running', created_at: now, updated_at: now, event_count: 0 };
   }
@@ -130,7 +118,7 @@ export class DenoRuns {
   async startHere(agent: CompiledAgent, input: Record<string, unknown>, role: string | undefined): Promise<HostedRun> {
     const runId = crypto.randomUUID();
     const start: StartInfo = { agent: agent.name, input, ...(role !== undefined ? { role } : {}), segment: 'start' };
-    const lease = await this.leases.takeFree(runId, (atomic) => this.setJson(atomic, this.key('start', runId), start));
+    const lease = await this.leases.takeFree(runId, (atomic) => this.state.setStart(atomic, runId, start));
     if (lease === undefined) throw new AgentError('CONFLICT', `run '${runId}' already exists`);
     return this.execute(runId, lease, 0, role, (options) => runAgent(agent, input, { ...options, runId }));
   }
@@ -140,13 +128,13 @@ export class DenoRuns {
     const runId = crypto.randomUUID();
     const start: StartInfo = { agent: agent.name, input, ...(role !== undefined ? { role } : {}), segment: 'start' };
     // If the queue never delivers (the process died first), the sweep takes the run after the grace.
-    const lease = await this.leases.takeFree(runId, (atomic) => this.setJson(atomic, this.key('start', runId), start), this.leases.queued(this.leaseMs * 2));
+    const lease = await this.leases.takeFree(runId, (atomic) => this.state.setStart(atomic, runId, start), this.leases.queued(this.leaseMs * 2));
     if (lease === undefined) throw new AgentError('CONFLICT', `run '${runId}' already exists`);
     try {
       await guard('enqueue', () => this.setup.kv.enqueue({ tea_run: runId }));
     } catch (error) {
       // Refused to the client, so it must not run later either: the lease and start go again.
-      await this.leases.release(lease, [this.key('start', runId)]).catch(() => undefined);
+      await this.leases.release(lease, [this.state.key('start', runId)]).catch(() => undefined);
       throw error;
     }
     return runId;
@@ -159,9 +147,9 @@ export class DenoRuns {
     const checkpoint = await findResumable(runId, this.setup);
     const agent = await this.setup.agents.get(checkpoint.agent);
     if (agent === undefined) throw new AgentError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
-    const started = await getJson<StartInfo>(this.setup.kv, this.key('start', runId));
+    const started = await this.state.start(runId);
     const start: StartInfo = { agent: agent.name, input: started?.input ?? {}, ...(role !== undefined ? { role } : {}), segment: 'resume' };
-    const lease = await this.leases.takeFree(runId, (atomic) => this.setJson(atomic, this.key('start', runId), start));
+    const lease = await this.leases.takeFree(runId, (atomic) => this.state.setStart(atomic, runId, start));
     if (lease === undefined) throw conflict();
     // A resume that read this pause before another resume took it, ran and let go: not this pause any more.
     const latest = await this.setup.checkpointStore.loadLatest(runId);
@@ -192,7 +180,7 @@ export class DenoRuns {
         if (record === undefined) throw new AgentError('NOT_FOUND', `no run '${runId}'`);
         throw new AgentError('CONFLICT', `run '${runId}' is ${record.status}, not running; only a running run can be cancelled`);
       }
-      marked = await commit(this.setup.kv.atomic().check({ key: this.leases.key(runId), versionstamp: lease.versionstamp }).set(this.key('cancel', runId), reason));
+      marked = await commit(this.setup.kv.atomic().check({ key: this.leases.key(runId), versionstamp: lease.versionstamp }).set(this.state.key('cancel', runId), reason));
     }
     for (const deadline = Date.now() + this.leaseMs * 2 + 5000; Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -257,7 +245,7 @@ export class DenoRuns {
         );
         await hosted.renewal;
       }
-      for (const key of await listKeys(this.setup.kv, [...this.prefix, 'cancel'])) {
+      for (const key of await listKeys(this.setup.kv, this.state.keysOf('cancel'))) {
         const runId = String(key[key.length - 1]);
         const reason = (await this.setup.kv.get<string>(key)).value ?? 'cancelled';
         this.local.get(runId)?.run.cancel(reason);
@@ -300,15 +288,25 @@ export class DenoRuns {
       await this.finish(runId, lease, record.status);
       return undefined;
     }
-    const start = await getJson<StartInfo>(this.setup.kv, this.key('start', runId));
+    const start = await this.state.start(runId);
+    const progress = await this.state.progress(runId);
+    const lastSeq = await this.log.lastSeq(runId);
+    const last = lastSeq > 0 ? (await this.log.eventsAfter(runId, lastSeq - 1))[0] : undefined;
+    // Died after the segment's `done` was stored, before its final record: the record says so now.
+    // (A `done` older than the node checkpoint, or than a claimed resume, ended an earlier segment.)
+    const ended = last?.type === 'done' && (progress !== undefined ? progress.checkpoint.seq < last.seq : start?.segment !== 'resume');
+    if (record !== undefined && ended) {
+      const final = recordAfterDone(record, last);
+      if (final !== undefined) await this.setup.traceStore.putRun(final);
+      await this.finish(runId, lease, final?.status ?? record.status);
+      return undefined;
+    }
     const agent = start === undefined ? undefined : await this.setup.agents.get(start.agent);
     if (start === undefined || agent === undefined) {
       const missing = start === undefined ? 'what it was started with is not stored' : `agent '${start.agent}' is not served here`;
       await this.closeAsFailed(runId, lease, record, new AgentError('NOT_FOUND', `run '${runId}' stopped with its process and cannot be continued: ${missing}`));
       return undefined;
     }
-    const progress = await getJson<Progress>(this.setup.kv, this.key('progress', runId));
-    const lastSeq = await this.log.lastSeq(runId);
     if (progress !== undefined) {
       const { checkpoint, restarts } = progress;
       const refused = whyNotContinue({ checkpoint, restarts, role: start.role }, agent, Date.now(), 'process');
@@ -316,8 +314,9 @@ export class DenoRuns {
         await this.closeAsFailed(runId, lease, record, refused.error, refused.stopReason);
         return undefined;
       }
-      const point: ResumePoint = { checkpoint, restarts: restarts + 1, role: start.role };
-      await this.putJson(this.key('progress', runId), { checkpoint, restarts: point.restarts } satisfies Progress);
+      // A run handed over by a process that stopped on purpose is not counted as a death.
+      const point: ResumePoint = { checkpoint, restarts: entry.value.handedOver === true ? restarts : restarts + 1, role: start.role };
+      await this.state.saveProgress(runId, { checkpoint, restarts: point.restarts });
       return this.execute(runId, lease, lastSeq, start.role, (options) => continueFromNode(agent, checkpoint, lastSeq, options), point);
     }
     if (start.segment === 'resume') {
@@ -331,7 +330,7 @@ export class DenoRuns {
   /** Runs `begin`'s run here under `lease`; `continuedFrom`: the node checkpoint it goes on from after a death. */
   private execute(runId: string, lease: Lease, lastSeq: number, role: string | undefined, begin: (options: RunOptions) => AgentRun, continuedFrom?: ResumePoint): HostedRun {
     const writer = this.log.writer(runId, lastSeq);
-    const run = begin(this.optionsFor(runId, writer, role, continuedFrom));
+    const run = begin(segmentOptions({ ...this.setup, log: this.log, state: this.state }, runId, writer, role, continuedFrom));
     const hosted: HostedRun = Object.assign(
       driveRun(run, (event) => void writer.write([event]).catch(() => undefined)),
       { runId, lease, writer, lost: false, renewAt: Date.now() + this.leaseMs / 3, renewal: Promise.resolve() },
@@ -349,52 +348,6 @@ export class DenoRuns {
     return hosted;
   }
 
-  /** The run's options here: its trace store writes through the log, and its node checkpoints go to KV. */
-  private optionsFor(runId: string, writer: EventWriter, role: string | undefined, continuedFrom: ResumePoint | undefined): RunOptions {
-    const { traceStore: base, checkpointStore } = this.setup;
-    const fenced = () => {
-      if (writer.fenced) throw new AgentError('CONFLICT', `run '${runId}' was taken over by another process`);
-    };
-    const traceStore: TraceStore = {
-      appendEvents: async (_id, events) => (writer.fenced ? undefined : writer.write(events)),
-      flush: async () => (writer.fenced ? undefined : writer.drain()),
-      async putRun(record) {
-        if (writer.fenced) return;
-        // A record never tells of events that are not stored yet (a finished run's `done`).
-        await writer.drain();
-        await base.putRun(record);
-      },
-      readEvents: (id) => this.log.eventsAfter(id, 0),
-      getRun: (id) => base.getRun(id),
-      listRuns: (options) => base.listRuns(options),
-      deleteRun: (id) => base.deleteRun(id),
-      applyRetention: (policy) => base.applyRetention(policy),
-      getInsights: (agent) => base.getInsights(agent),
-      putInsights: (agent, insights) => base.putInsights(agent, insights),
-    };
-    const checkpoints: CheckpointStore = {
-      save: async (checkpoint) => (fenced(), checkpointStore.save(checkpoint)),
-      loadLatest: (id) => checkpointStore.loadLatest(id),
-      delete: (id) => checkpointStore.delete(id),
-      claim: (id, checkpointId) => checkpointStore.claim(id, checkpointId),
-    };
-    return {
-      ...this.setup.runOptions,
-      traceStore,
-      checkpointStore: checkpoints,
-      ...(role !== undefined ? { role } : {}),
-      durability: {
-        saveProgress: async (checkpoint) => {
-          fenced();
-          // The continued run saves one at the same place first: it keeps the count (restartsFor).
-          await this.putJson(this.key('progress', runId), { checkpoint, restarts: restartsFor(checkpoint, continuedFrom) } satisfies Progress);
-        },
-        recordedResult: (key) => getJson<{ value: unknown }>(this.setup.kv, this.key('tool', runId, key)),
-        recordResult: (key, value) => this.putJson(this.key('tool', runId, key), { value }),
-      },
-    };
-  }
-
   /** This process missed renewing a lease and another took the run: stop it, writing nothing more. */
   private lose(hosted: HostedRun): void {
     hosted.lost = true;
@@ -404,18 +357,9 @@ export class DenoRuns {
 
   /** Clears what a stopped segment no longer needs, then lets go of its lease (a pause keeps its start). */
   private async finish(runId: string, lease: Lease, status: RunRecord['status']): Promise<void> {
-    const keys = [this.key('progress', runId), ...(status === 'interrupted' ? [] : [this.key('start', runId)])];
-    const doomed = [...keys];
-    for (const key of keys) doomed.push(...(await listKeys(this.setup.kv, key)));
-    // Recorded tool results live for one segment, as in the run coordinator.
-    doomed.push(...(await listKeys(this.setup.kv, this.key('tool', runId))));
-    // Deleted before the lease goes: a run taken over later finds its record stopped and only lets go.
-    for (let index = 0; index < doomed.length; index += 400) {
-      const atomic = this.setup.kv.atomic();
-      for (const key of doomed.slice(index, index + 400)) atomic.delete(key);
-      await commit(atomic);
-    }
-    await this.leases.release(lease, [this.key('cancel', runId)]);
+    // Cleared before the lease goes: a run taken over later finds its record stopped and only lets go.
+    await this.state.clearSegment(runId, status === 'interrupted');
+    await this.leases.release(lease, [this.state.key('cancel', runId)]);
   }
 
   /** Records a run that cannot go on as failed (its `done` event and record), then lets go of it. */
@@ -425,25 +369,8 @@ export class DenoRuns {
     const now = new Date().toISOString();
     const done = { type: 'done', run_id: runId, seq, ts: now, data: { status: 'failed', stop_reason: stopReason, state: {}, error } } as AgentEvent;
     await this.log.writer(runId, seq - 1).write([done]);
-    const start = await getJson<StartInfo>(this.setup.kv, this.key('start', runId));
+    const start = await this.state.start(runId);
     await this.setup.traceStore.putRun({ run_id: runId, agent: record?.agent ?? start?.agent ?? 'unknown', status: 'failed', stop_reason: stopReason, created_at: record?.created_at ?? now, updated_at: now, error, event_count: seq });
     await this.finish(runId, lease, 'failed');
-  }
-
-  private key(...parts: DenoKvKey): DenoKvKey {
-    return [...this.prefix, ...parts];
-  }
-
-  private setJson(atomic: DenoKvAtomic, key: DenoKvKey, value: unknown): void {
-    setText(atomic, key, JSON.stringify(value), this.maxValueBytes, this.expireIn);
-  }
-
-  /** Writes a JSON value (replacing an older one's pieces) in one commit. */
-  private async putJson(key: DenoKvKey, value: unknown): Promise<void> {
-    const stale = await listKeys(this.setup.kv, key);
-    const atomic = this.setup.kv.atomic();
-    for (const piece of stale) atomic.delete(piece);
-    this.setJson(atomic, key, value);
-    await commit(atomic);
   }
 }

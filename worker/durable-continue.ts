@@ -8,7 +8,8 @@
  * loop forever), or the agent or node is not served any more (NOT_FOUND).
  */
 import { AgentError } from '../src/errors/agent-error.js';
-import type { StopReason } from '../src/events/event.js';
+import type { AgentEvent, DoneData, StopReason } from '../src/events/event.js';
+import type { RunRecord } from '../src/storage/trace-store.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import type { NodeCheckpoint } from '../src/graph/run-types.js';
 
@@ -57,6 +58,16 @@ export function restartsFor(checkpoint: NodeCheckpoint, continuedFrom: ResumePoi
   if (continuedFrom === undefined) return 0;
   const from = continuedFrom.checkpoint;
   return from.node === checkpoint.node && from.usage.steps === checkpoint.usage.steps ? continuedFrom.restarts : 0;
+}
+
+/**
+ * The record of a run whose host died after its `done` event was stored but before its final
+ * record was: what the `done` event says (a record already final is kept).
+ */
+export function recordAfterDone(record: RunRecord, done: AgentEvent): RunRecord | undefined {
+  if (record.status !== 'running' || done.type !== 'done') return undefined;
+  const data = done.data as DoneData;
+  return { ...record, status: data.status, stop_reason: data.stop_reason, ...(data.error !== undefined ? { error: data.error as RunRecord['error'] } : {}), updated_at: done.ts, event_count: done.seq };
 }
 
 /** The error of a run that stopped with its host before its first node checkpoint. */

@@ -31,7 +31,7 @@ import { readRunStart } from './read-run-start.js';
 import { answerRun, cancelOnDisconnectOf, driveRun, resultResponse, respondModeOf, type ActiveRun } from './run-answer.js';
 import { waitForWake } from './durable-run-store.js';
 import { cursorOf, followResponse, ndjsonResponse, type EventLog } from './run-follow.js';
-import { noCheckpointError, whyNotContinue, type ResumePoint } from './durable-continue.js';
+import { noCheckpointError, recordAfterDone, whyNotContinue, type ResumePoint } from './durable-continue.js';
 import type { DurableRunFiles, OrphanRun } from './durable-fs.js';
 
 interface LocalRun extends ActiveRun {
@@ -156,7 +156,13 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
     const continueOrphan = async ({ runId, point }: OrphanRun): Promise<void> => {
       if (durable === undefined) return;
       const last = await durable.recoverEvents(runId);
-      if (last?.type === 'done') return void (await durable.endSegment(runId));
+      if (last?.type === 'done') {
+        // Died between its `done` event and the clean-up: nothing to continue, perhaps a record to finish.
+        const record = await traceStore.getRun(runId);
+        const finished = record === undefined ? undefined : recordAfterDone(record, last);
+        if (finished !== undefined) await traceStore.putRun(finished);
+        return durable.endSegment(runId);
+      }
       const lastSeq = last?.seq ?? 0;
       if (point === undefined) return closeOrphan(runId, lastSeq, noCheckpointError(runId, HOST), 'error');
       const agent = await agents.get(point.checkpoint.agent);

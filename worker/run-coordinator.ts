@@ -42,7 +42,7 @@ import { errorJsonResponse, errorResponse, toErrorResponse } from './error-statu
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { answerRun, driveRun, resultResponse, type ActiveRun, type RespondMode } from './run-answer.js';
 import { cursorOf, followResponse, ndjsonResponse } from './run-follow.js';
-import { noCheckpointError, restartsFor, whyNotContinue, type ResumePoint } from './durable-continue.js';
+import { noCheckpointError, recordAfterDone, restartsFor, whyNotContinue, type ResumePoint } from './durable-continue.js';
 
 /** The part of a Durable Object's state (`ctx`) the coordinator uses. */
 export interface DurableObjectStateLike {
@@ -153,8 +153,10 @@ export class RunCoordinatorBase {
     if (record === undefined) return;
     const point = this.store.resumePoint();
     if (this.store.lastEventType() === 'done') {
-      // Died between its last event and the clean-up: nothing to continue.
+      // Died between its `done` event and the clean-up: nothing to continue, perhaps a record to finish.
       if (point !== undefined) this.store.endSegment();
+      const finished = recordAfterDone(record, this.store.eventsAfter(this.store.lastSeq() - 1)[0]!);
+      if (finished !== undefined) await this.store.putRun(finished);
       return;
     }
     if (point === undefined) {

@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 const root = path.resolve(import.meta.dirname, '../..');
 
 describe('durable runs on Deno: recorded tool results and restart counts', () => {
-  it('a run handed over mid-node is continued without calling a recorded tool again; a node that kills its process each time is given up after 3 continuations (inside Deno)', async () => {
+  it('a run handed over mid-node is continued without calling a recorded tool again; a node that kills its process each time is given up after 3 continuations; a run whose done was stored before its process died is recorded, not run again (inside Deno)', async () => {
     const directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-deno-journal-'));
     try {
       const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
@@ -27,7 +27,7 @@ describe('durable runs on Deno: recorded tool results and restart counts', () =>
         env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
       });
       const { results } = JSON.parse(stdout.trim().split('\n').pop()!) as { results: Array<{ name: string; status: string; error?: string }> };
-      expect(results).toHaveLength(2);
+      expect(results).toHaveLength(3);
       expect(results.filter((result) => result.status !== 'passed')).toEqual([]);
     } finally {
       await rm(directory, { recursive: true, force: true });

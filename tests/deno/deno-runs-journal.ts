@@ -81,7 +81,7 @@ describe('deno runs: recorded tool results', () => {
 });
 
 describe('deno runs: a node that takes its process down every time', () => {
-  it('is continued 3 times from its checkpoint, then closed failed instead of taking down every process', async () => {
+  it('is continued 3 times from its checkpoint, then closed failed instead of taking down every process; hand-overs do not count', async () => {
     const registry = createActionRegistry();
     let visits = 0;
     registry.register({
@@ -99,21 +99,59 @@ describe('deno runs: a node that takes its process down every time', () => {
     const setup = { kv, agents: toAgentSource({ journal: agent }), ...stores, leaseMs: 60_000 };
     let current = new DenoRuns(setup);
     const runId = (await current.startHere(agent, {}, undefined)).runId;
-    for (let death = 1; death <= 4; death++) {
-      for (let turn = 0; turn < 400 && visits < death; turn++) await sleep(5);
-      expect(visits).toBe(death);
+    // Two processes stopped on purpose first (a rolling restart): not deaths.
+    for (let stop = 1; stop <= 2; stop++) {
+      for (let turn = 0; turn < 400 && visits < stop; turn++) await sleep(5);
       await current.handOver();
       current = new DenoRuns(setup);
       await current.sweep();
     }
+    for (let death = 3; death <= 6; death++) {
+      for (let turn = 0; turn < 400 && visits < death; turn++) await sleep(5);
+      expect(visits).toBe(death);
+      // A crash: the process stops writing and its lease is left expired (not handed over).
+      await current.handOver();
+      await kv.set(['tea', 'owner', runId], { process: 'crashed', until: 0 });
+      current = new DenoRuns(setup);
+      await current.sweep();
+    }
     for (let turn = 0; turn < 400 && (await current.running(runId)); turn++) await sleep(5);
-    expect(visits).toBe(4);
+    expect(visits).toBe(6);
     const record = await stores.traceStore.getRun(runId);
     expect(record).toMatchObject({ status: 'failed', error: { code: 'INTERNAL' } });
     expect(record?.error?.message).toContain(`was continued 3 times at node 'send'`);
     const events = await current.log.eventsAfter(runId, 0);
-    expect(events.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual(['prepare', 'send', 'send', 'send', 'send']);
+    expect(events.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual(['prepare', 'send', 'send', 'send', 'send', 'send', 'send']);
     expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'failed' } });
+    kv.close();
+  });
+});
+
+describe('deno runs: a process that died after the done event, before the final record', () => {
+  it('the run taken over is recorded from its done event, not run again', async () => {
+    const registry = createActionRegistry();
+    let sends = 0;
+    registry.register({ name: 'test.send_twice', description: 'counts its runs', run: () => ({ sends: ++sends }) });
+    const agent = loadAgent(AGENT, { file: 'journal.yaml', registry });
+    const kv = await Deno.openKv(':memory:');
+    const stores = createDenoKvStores(kv);
+    const setup = { kv, agents: toAgentSource({ journal: agent }), ...stores, leaseMs: 60_000 };
+    const runId = (await (await new DenoRuns(setup).startHere(agent, {}, undefined)).finished).run_id;
+    const events = await new DenoRuns(setup).log.eventsAfter(runId, 0);
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed' } });
+    // As if the process died right after storing `done`: the record still running, its start and lease left.
+    const record = (await stores.traceStore.getRun(runId))!;
+    await stores.traceStore.putRun({ ...record, status: 'running', updated_at: new Date(0).toISOString() });
+    await kv.set(['tea', 'start', runId], { text: JSON.stringify({ agent: 'journal', input: {}, segment: 'start' }) });
+    await kv.set(['tea', 'owner', runId], { process: 'crashed', until: 0 });
+
+    const next = new DenoRuns(setup);
+    await next.sweep();
+    for (let turn = 0; turn < 400 && (await next.running(runId)); turn++) await sleep(5);
+    expect(await stores.traceStore.getRun(runId)).toMatchObject({ status: 'completed', stop_reason: 'completed', event_count: events.length });
+    expect(sends).toBe(1);
+    expect(await next.log.eventsAfter(runId, 0)).toHaveLength(events.length);
+    expect(await listKeys(kv, ['tea', 'start'])).toEqual([]);
     kv.close();
   });
 });

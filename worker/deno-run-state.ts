@@ -1,0 +1,89 @@
+/**
+ * What Deno KV keeps about a run besides its events and its lease (worker/deno-runs.ts), under
+ * the prefix: `['start', run_id]` what it was started or resumed with, `['progress', run_id]` the
+ * node checkpoint it goes on from after a death, `['tool', run_id, key]` recorded results of
+ * side-effecting tool calls, `['cancel', run_id]` a cancel for the process executing it. Values
+ * are JSON text, cut into pieces under Deno KV's 64 KiB value limit.
+ */
+import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
+import { commit, getJson, listKeys, setText } from '../adapters/deno-kv/deno-kv-texts.js';
+import type { ResumePoint } from './durable-continue.js';
+
+/** What a run was started with. */
+export interface StartInfo {
+  agent: string;
+  input: Record<string, unknown>;
+  role?: string;
+  /** `resume`: the segment after a pause (it cannot be started again from the input). */
+  segment: 'start' | 'resume';
+}
+
+/** The node checkpoint a run goes on from, and how often it was continued from it already. */
+export type Progress = Omit<ResumePoint, 'role'>;
+
+export class DenoRunState {
+  constructor(
+    private readonly kv: DenoKvLike,
+    private readonly prefix: DenoKvKey,
+    private readonly maxValueBytes: number,
+    private readonly expireIn: number | undefined,
+  ) {}
+
+  key(part: 'start' | 'progress' | 'tool' | 'cancel', runId: string, ...rest: string[]): DenoKvKey {
+    return [...this.prefix, part, runId, ...rest];
+  }
+
+  /** The prefix of every run's key of one kind. */
+  keysOf(part: 'start' | 'progress' | 'tool' | 'cancel'): DenoKvKey {
+    return [...this.prefix, part];
+  }
+
+  /** Adds the write of a run's start to a commit (taking its lease, usually). */
+  setStart(atomic: DenoKvAtomic, runId: string, start: StartInfo): void {
+    setText(atomic, this.key('start', runId), JSON.stringify(start), this.maxValueBytes, this.expireIn);
+  }
+
+  start(runId: string): Promise<StartInfo | undefined> {
+    return getJson<StartInfo>(this.kv, this.key('start', runId));
+  }
+
+  progress(runId: string): Promise<Progress | undefined> {
+    return getJson<Progress>(this.kv, this.key('progress', runId));
+  }
+
+  saveProgress(runId: string, progress: Progress): Promise<void> {
+    return this.putJson(this.key('progress', runId), progress);
+  }
+
+  recordedResult(runId: string, key: string): Promise<{ value: unknown } | undefined> {
+    return getJson<{ value: unknown }>(this.kv, this.key('tool', runId, key));
+  }
+
+  recordResult(runId: string, key: string, value: unknown): Promise<void> {
+    return this.putJson(this.key('tool', runId, key), { value });
+  }
+
+  /**
+   * Deletes what a stopped segment leaves: its node checkpoint and recorded tool results (they
+   * live for one segment, as in the run coordinator), and its start unless it paused.
+   */
+  async clearSegment(runId: string, paused: boolean): Promise<void> {
+    const keys = [this.key('progress', runId), ...(paused ? [] : [this.key('start', runId)])];
+    const doomed = [...keys];
+    for (const key of [...keys, this.key('tool', runId)]) doomed.push(...(await listKeys(this.kv, key)));
+    for (let index = 0; index < doomed.length; index += 400) {
+      const atomic = this.kv.atomic();
+      for (const key of doomed.slice(index, index + 400)) atomic.delete(key);
+      await commit(atomic);
+    }
+  }
+
+  /** Writes a JSON value (replacing an older one's pieces) in one commit. */
+  private async putJson(key: DenoKvKey, value: unknown): Promise<void> {
+    const stale = await listKeys(this.kv, key);
+    const atomic = this.kv.atomic();
+    for (const piece of stale) atomic.delete(piece);
+    setText(atomic, key, JSON.stringify(value), this.maxValueBytes, this.expireIn);
+    await commit(atomic);
+  }
+}
