@@ -64,7 +64,7 @@ export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTab
     const spec = typeof entry === 'string' ? { name: entry } : entry;
     if (!isPlainObject(spec)) throw compiler.error('a tool is an action name or {name, tier, requires_role, description}', field);
     for (const key of Object.keys(spec)) if (!TOOL_ENTRY_KEYS.has(key)) throw compiler.error(`unknown key '${key}' in a tool entry`, field);
-    const { name, tier, requires_role: requiresRole, description } = spec as Record<string, unknown>;
+    const { name, tier, requires_role: requiresRole, description } = spec;
     if (!isValidToolName(name)) {
       throw compiler.error(`invalid tool name ${JSON.stringify(name)}: tool names match ^[A-Za-z][A-Za-z0-9_.-]{0,63}$ without '..'`, field, 'UNKNOWN_TOOL');
     }
