@@ -9,6 +9,8 @@ export { loadAgent } from './load-agent-with-scripts.js';
 export type { LoadAgentOptions } from './graph/load-agent.js';
 export type { AgentRun, RunOptions, RunResult, ResumeInput, LlmOverrides } from './graph/run-types.js';
 export type { CompiledAgent, CompiledNode } from './graph/compiled-agent.js';
+export { compiledAgentFileSource, fileStoreAgentSource, textAgentFileSource, type AgentFileSource } from './graph/agent-files.js';
+export type { FileStore } from './core/file-store.js';
 
 // Inline code: the ScriptSandbox seam and its Lua implementation (loadAgent above passes it)
 export { luaSandbox, ALL_SCRIPT_SANDBOXES } from './lua/lua-script-sandbox.js';
@@ -22,7 +24,7 @@ export type { ErrorCode, ErrorLocation, AgentErrorJson } from './errors/agent-er
 export { formatProblem, problemsOf, MAX_LOAD_PROBLEMS } from './errors/load-problems.js';
 export type { LoadProblem } from './errors/load-problems.js';
 export { EVENT_TYPES, isTruncatedData } from './events/event.js';
-export type { AgentEvent, EventData, EventDataMap, EventError, EventOf, EventType, RunStatus, StopReason } from './events/event.js';
+export type { AgentEvent, EventData, EventDataMap, EventError, EventOf, EventType, RunStatus, StopReason, SubRunFrame } from './events/event.js';
 export { upgradeEvent } from './events/upgrade-event.js';
 export { sanitizeEvent } from './events/redact.js';
 

@@ -14,6 +14,8 @@ import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
 import { createProvider } from '../src/llm/create-provider.js';
 import { probeEndpoint } from '../src/llm/probe.js';
 import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
+import { createOpfsFileStore, hasOpfs } from '../adapters/opfs/opfs-file-store.js';
+import { textAgentFileSource } from '../src/graph/agent-files.js';
 import type { LlmConnection } from '../src/llm/types.js';
 import { agentGraph } from './agent-graph.js';
 import { createDemoModel } from './demo-model.js';
@@ -49,11 +51,15 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes):
     return stores;
   };
 
-  const runOptions = (runId: string, model: ModelSettings) => {
+  // file.read / file.write work in the origin's private file system, when the browser has one.
+  const files = hasOpfs() ? { files: createOpfsFileStore() } : {};
+  const runOptions = (runId: string, model: ModelSettings, agentFiles: Record<string, string> = {}) => {
     const current = openStores();
     const overrides = toOverrides(model);
     return {
       runId,
+      ...files,
+      agentFiles: textAgentFileSource("the web demo's examples", async (file) => agentFiles[file]),
       llm: {
         overrides,
         providerFactory: (connection: LlmConnection) =>
@@ -88,7 +94,7 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes):
       case 'run': {
         let run: AgentRunHandle;
         try {
-          run = runAgent(load(request.agentYaml), request.input, runOptions(request.run_id, request.model));
+          run = runAgent(load(request.agentYaml), request.input, runOptions(request.run_id, request.model, request.agentFiles));
         } catch (error) {
           scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
           break;
@@ -101,7 +107,7 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes):
         try {
           const agent = load(request.agentYaml);
           const update = request.approval ? { approval: request.approval } : {};
-          run = resumeAgent(agent, request.run_id, update, runOptions(request.run_id, request.model));
+          run = resumeAgent(agent, request.run_id, update, runOptions(request.run_id, request.model, request.agentFiles));
         } catch (error) {
           scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
           break;

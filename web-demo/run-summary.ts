@@ -91,7 +91,8 @@ export function applyEvent(summary: RunSummary, event: AgentEvent): RunSummary {
       summary.status = 'running';
       break;
     case 'node_start':
-      if (node !== undefined) {
+      // A sub-run's nodes (agent files run by agent.*) are not visits of this graph's nodes.
+      if (node !== undefined && event.sub_run === undefined) {
         summary.current_node = node;
         summary.visited.push(node);
       }

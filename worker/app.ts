@@ -11,6 +11,7 @@
  *   GET  /runs/:id               the run record
  *   GET  /runs/:id/events        the stored events, NDJSON
  *   GET  /runs/:id/review        the run reviewer's report
+ *   POST /mcp                    the agents as MCP tools (Streamable HTTP; worker/mcp-route.ts)
  *
  * Request errors are `{error: {code, message}}` with the status from error-status.ts; unknown
  * routes are 404 and known routes with another method 405, in the same shape. A run that failed is
@@ -47,6 +48,7 @@ import { respondWithRun } from './respond-with-run.js';
 import { hostGuard, originGuard } from './request-guard.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
 import { VERSION } from '../src/version.js';
+import { mountMcpRoute } from './mcp-route.js';
 
 /** Reviews a finished run from the trace store (the Reflector, docs/spec.md#54-run-review-the-reflector-seed-002). */
 export type RunReviewer = (runId: string, context: { traceStore: TraceStore; agent?: CompiledAgent; learn: boolean }) => Promise<unknown>;
@@ -81,6 +83,10 @@ export interface AppOptions {
   secrets?: Record<string, string>;
   /** Tighter run limits for every run served (each the minimum with the agent's own). */
   runLimits?: RunOptions['limits'];
+  /** Agent files the served agents may run as sub-runs (agent.* with `{file: …}`); unset: refused. */
+  agentFiles?: RunOptions['agentFiles'];
+  /** The file root of file.read / file.write (a folder, an R2 bucket); unset: refused. */
+  files?: RunOptions['files'];
   /** The run reviewer behind GET /runs/:id/review (default: `reviewRun`); `false` answers 501. */
   review?: RunReviewer | false;
   /** SSE comment-line interval while a run is quiet, in ms (default 5000; 0 turns it off). */
@@ -102,6 +108,8 @@ export interface RouteContext {
   checkpointStore: CheckpointStore;
   /** The run options of a request (its role, the host's model overrides, limits, secrets, and its signal). */
   runOptions: (c: Context<AppEnv>) => RunOptions;
+  /** The host's run options without a request (a run a host continues by itself after a restart). */
+  hostRunOptions: () => RunOptions;
   sanitizer: Sanitizer;
   heartbeatMs: number;
 }
@@ -151,13 +159,19 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }),
   );
 
-  const runOptions = (c: Context<AppEnv>): RunOptions => {
-    const base: RunOptions = { traceStore, checkpointStore, signal: c.req.raw.signal };
+  const hostRunOptions = (): RunOptions => {
+    const base: RunOptions = { traceStore, checkpointStore };
     if (options.llm !== undefined) base.llm = options.llm;
-    const role = c.get('role');
-    if (role !== undefined) base.role = role;
     if (options.secrets !== undefined) base.secrets = options.secrets;
     if (options.runLimits !== undefined) base.limits = options.runLimits;
+    if (options.agentFiles !== undefined) base.agentFiles = options.agentFiles;
+    if (options.files !== undefined) base.files = options.files;
+    return base;
+  };
+  const runOptions = (c: Context<AppEnv>): RunOptions => {
+    const base: RunOptions = { ...hostRunOptions(), signal: c.req.raw.signal };
+    const role = c.get('role');
+    if (role !== undefined) base.role = role;
     return base;
   };
   const wantsStream = (c: Context) => (c.req.header('accept') ?? '').includes('text/event-stream');
@@ -171,7 +185,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   const responseOptions = (c: Context) => ({ stream: wantsStream(c), waitUntil: waitUntil(c), heartbeatMs: options.sseHeartbeatMs ?? 5000, sanitizer: outbound });
 
-  options.routes?.(app, { agents, traceStore, checkpointStore, runOptions, sanitizer: outbound, heartbeatMs: options.sseHeartbeatMs ?? 5000 });
+  options.routes?.(app, { agents, traceStore, checkpointStore, runOptions, hostRunOptions, sanitizer: outbound, heartbeatMs: options.sseHeartbeatMs ?? 5000 });
 
   app.get('/health', (c) => c.json({ ok: true, version: options.version ?? PACKAGE_VERSION }));
 
@@ -234,6 +248,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const agent = await agents.get(record.agent);
     return c.json(await reviewer(runId, { traceStore, learn: c.req.query('learn') === 'true', ...(agent !== undefined ? { agent } : {}) }));
   });
+
+  mountMcpRoute(app, { agents, sanitizer: outbound });
 
   // A known route asked with another method: 405 in the error shape, with the methods it has.
   for (const [path, method] of ROUTES) {

@@ -118,7 +118,11 @@ async function writeWebDemo(root, outdir) {
   );
   // Two engine workers: the light one (loaded at start) is given no script sandbox, so it
   // carries no Lua VM; the full one, loaded only for agents that use Lua, is given the Lua sandbox.
-  const worker = await esbuild.build(baseOptions({ ...common, entryPoints: { 'engine-worker': path.join(root, 'web-demo/engine-worker.ts') }, outdir }));
+  // The light worker is split so that what agents load on demand (the MCP client, docs/mcp.md)
+  // stays out of the first load: module workers import chunks like pages do.
+  const worker = await esbuild.build(
+    baseOptions({ ...common, entryPoints: { 'engine-worker': path.join(root, 'web-demo/engine-worker.ts') }, outdir, splitting: true, entryNames: '[name]', chunkNames: 'chunks/[name]-[hash]' }),
+  );
   const luaWorker = await esbuild.build(baseOptions({ ...common, entryPoints: { 'engine-worker-lua': path.join(root, 'web-demo/engine-worker-lua.ts') }, outdir }));
   for (const file of STATIC_FILES) await copyFile(path.join(root, 'web-demo', file), path.join(outdir, file));
 
@@ -128,10 +132,12 @@ async function writeWebDemo(root, outdir) {
   const firstLoadPage = [...staticClosure(page.metafile, appEntry)].map(relative);
   const allPage = Object.keys(page.metafile.outputs).filter((file) => file.endsWith('.js')).map(relative);
   const lazy = allPage.filter((file) => !firstLoadPage.includes(file));
-  const workerFiles = Object.keys(worker.metafile.outputs).filter((file) => file.endsWith('.js')).map(relative);
+  const workerEntry = Object.keys(worker.metafile.outputs).find((file) => file.endsWith('/engine-worker.js'));
+  const workerFiles = [...staticClosure(worker.metafile, workerEntry)].map(relative);
+  const workerLazy = Object.keys(worker.metafile.outputs).filter((file) => file.endsWith('.js')).map(relative).filter((file) => !workerFiles.includes(file));
   const luaWorkerFiles = Object.keys(luaWorker.metafile.outputs).filter((file) => file.endsWith('.js')).map(relative);
 
-  const shellFiles = [...STATIC_FILES, ...allPage, ...workerFiles, ...luaWorkerFiles, './'];
+  const shellFiles = [...STATIC_FILES, ...allPage, ...workerFiles, ...workerLazy, ...luaWorkerFiles, './'];
   const contents = await Promise.all(shellFiles.filter((file) => file !== './').map((file) => readFile(path.join(outdir, file))));
   const version = createHash('sha256');
   for (const content of contents) version.update(content);
@@ -146,13 +152,15 @@ async function writeWebDemo(root, outdir) {
   );
 
   const sizes = {};
-  for (const file of [...STATIC_FILES, ...allPage, ...workerFiles, ...luaWorkerFiles]) sizes[file] = await gzipped(file);
+  for (const file of [...STATIC_FILES, ...allPage, ...workerFiles, ...workerLazy, ...luaWorkerFiles]) sizes[file] = await gzipped(file);
   const sum = (files) => files.reduce((total, file) => total + (sizes[file] ?? 0), 0);
   const report = {
     first_load_js_gzip_bytes: sum([...firstLoadPage, ...workerFiles]),
     first_load_files: [...firstLoadPage, ...workerFiles],
     ui_js_gzip_bytes: sum(firstLoadPage),
     engine_worker_js_gzip_bytes: sum(workerFiles),
+    engine_worker_lazy_js_gzip_bytes: sum(workerLazy),
+    engine_worker_lazy_files: workerLazy,
     lua_engine_worker_js_gzip_bytes: sum(luaWorkerFiles),
     editor_js_gzip_bytes: sum(lazy),
     editor_files: lazy,

@@ -55,7 +55,7 @@ function finish(result: RunResult, options: ReportOptions, io: CliIo): number {
   const interrupt = result.interrupt;
   const waitingFor =
     interrupt?.kind === 'tool_confirmation'
-      ? { kind: 'tool_confirmation', node: interrupt.node, tool: interrupt.tool, arguments: interrupt.arguments, call_id: interrupt.call_id }
+      ? { kind: 'tool_confirmation', node: interrupt.node, tool: interrupt.tool, arguments: interrupt.arguments, call_id: interrupt.call_id, ...(interrupt.description !== undefined ? { description: interrupt.description } : {}) }
       : { kind: 'interrupt', node: interrupt?.node, position: interrupt?.kind === 'interrupt' ? interrupt.position : undefined };
   if (!options.stream) {
     io.stdout(JSON.stringify({ run_id: result.run_id, status: result.status, stop_reason: result.stop_reason, waiting_for: waitingFor, checkpoint_id: interrupt?.checkpoint_id, state: result.state }, null, 2) + '\n');

@@ -5,20 +5,24 @@
  * field?}], warnings: [{file, message}]}` on stdout, for editors and CI. Exit 0, or 2 on errors.
  * `--strict`: every warning is an error (a node nothing routes to, an edge from __start__ TEA would
  * not follow, an ignored TEA key), with its line and column when the loader knows them.
+ * `--online`: also contacts the agent's MCP servers (settings.mcp, docs/mcp.md) and reports, as
+ * UNKNOWN_TOOL, every allow-listed tool a server does not offer or a server that cannot be listed.
  */
 import { toAgentError } from '../../src/errors/agent-error.js';
-import { problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
+import { formatProblem, problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
+import { agentFileProblems } from './validate-agent-files.js';
 import { UsageError } from '../args.js';
 import { displayName, formatLoadError, loadAgentFile } from '../agent-file.js';
 import type { CliIo } from '../io.js';
 import type { GraphWarning } from '../../src/spec/agent-spec.js';
+import { probeMcpServers } from '../../src/mcp/mcp-probe.js';
 
-const USAGE = 'usage: tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--strict]';
-const OPTIONS = ['--json', '--strict'];
+const USAGE = 'usage: tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--strict] [--online]';
+const OPTIONS = ['--json', '--strict', '--online'];
 
 export async function validateCommand(argv: string[], io: CliIo): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(`${USAGE}\n  --json    print {ok, errors, warnings} as JSON on stdout\n  --strict  warnings are errors (exit 2)\n`);
+    io.stdout(`${USAGE}\n  --json    print {ok, errors, warnings} as JSON on stdout\n  --strict  warnings are errors (exit 2)\n  --online  also list the agent's MCP servers: every allow-listed tool must exist\n`);
     return 0;
   }
   const json = argv.includes('--json');
@@ -32,6 +36,19 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
   for (const file of files) {
     try {
       const { agent } = await loadAgentFile(file);
+      // Agent files it runs as sub-runs are checked too (a missing or broken one is an error here).
+      const subRunProblems = await agentFileProblems(agent, file);
+      if (subRunProblems.length > 0) {
+        errors.push(...subRunProblems);
+        if (!json) io.stderr(subRunProblems.map(formatProblem).join('\n') + '\n');
+        continue;
+      }
+      if (argv.includes('--online') && agent.spec.settings.mcp !== undefined) {
+        const offline = (await probeMcpServers(agent.spec.settings)).map((problem): LoadProblem => ({ file: displayName(file), code: 'UNKNOWN_TOOL', message: problem.message, field: 'settings.mcp.servers' }));
+        errors.push(...offline);
+        if (!json) for (const problem of offline) io.stderr(`${problem.file} ${problem.code} ${problem.message} (--online)\n`);
+        if (offline.length > 0) continue;
+      }
       if (strict && agent.warnings.length > 0) {
         const promoted = strictErrors(agent.warnings, agent.spec.graphWarnings ?? [], displayName(file));
         errors.push(...promoted);

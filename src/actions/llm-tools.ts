@@ -87,6 +87,11 @@ export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
 };
 
 function prepareTool(entry: unknown, field: string, compiler: ActionCompiler): PreparedTool {
+  const named = typeof entry === 'string' ? entry : isPlainObject(entry) ? (entry as Record<string, unknown>)['name'] : undefined;
+  if (typeof named === 'string' && named.startsWith('mcp.')) {
+    // MCP tools are untrusted: they need ReAct's tiers, roles and argument validation (docs/mcp.md).
+    throw compiler.error(`MCP tool '${named}': use it in reason.react only (docs/mcp.md)`, field, 'UNKNOWN_TOOL');
+  }
   if (typeof entry === 'string') return fromAction(compiler.action(entry, field), field, compiler);
   if (!isPlainObject(entry)) throw compiler.error('expected an action name or a tool definition', field);
   const tool = entry;

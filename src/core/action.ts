@@ -11,6 +11,7 @@ import type { AgentSettings } from './agent-settings.js';
 import type { CompiledScript } from './script-sandbox.js';
 import type { CompiledSchema, JsonSchema } from './json-schema.js';
 import type { TraceStore } from './trace-store.js';
+import type { FileStore } from './file-store.js';
 
 export type { CompiledSchema, JsonSchema, SchemaError } from './json-schema.js';
 export type { EmbedCallParams, LlmCallOptions, LlmCallParams } from './model-provider.js';
@@ -37,6 +38,8 @@ export interface ConfirmationRequest {
   tool: string;
   arguments: unknown;
   call_id: string;
+  /** What the tool does, shown to the approver (docs/mcp.md: an MCP server's description, capped). */
+  description?: string;
   /** The action's own data, handed back as `context.resume.resume_data` when the node runs again. */
   resume_data: Record<string, unknown>;
 }
@@ -71,6 +74,13 @@ export interface ActionContext {
   readonly memory: Map<string, unknown>;
   /** Present when this node is re-run after a confirmation interrupt. */
   readonly resume: ResumeInfo | undefined;
+  /**
+   * An idempotency key, `run_id:node:step` (plus `:tool#n` inside a tool call): the same when the
+   * node runs again after its durable host restarted, so an action that changes something outside
+   * the run can send it (an `Idempotency-Key` header) and the other side can ignore the repeat.
+   * Optional, as `embed`; the engine's context always has it.
+   */
+  readonly idempotencyKey?: string;
   /** The template scope for this node, with optional extra top-level names. */
   scope(extra?: Record<string, unknown>): TemplateScope;
   /** Emits an event of this node (the engine adds run_id, seq, ts and node); see src/core/events.ts for each type's fields. */
@@ -105,6 +115,23 @@ export interface ActionContext {
   flushEvents(): Promise<void>;
   /** The run's trace store, when the host gave one (the reviewer reads past runs from it). */
   readonly traceStore: TraceStore | undefined;
+  /** The host's file root for file.read / file.write (src/core/file-store.ts); undefined when it gave none. */
+  readonly files?: FileStore | undefined;
+  /**
+   * Runs another agent file of this host as a sub-run (`agent: {file: …}` in agent.*): `file` is
+   * relative to the calling agent's folder and never leaves the host's root. The sub-run shares
+   * this run's budgets and cancel signal, its events go into this run's trace with a `sub_run`
+   * field, and its final state is returned; its failure throws a typed error naming both agents.
+   * Optional, as `embed`; the engine's context always has it (it refuses when the host gave no source).
+   */
+  runAgentFile?(file: string, input: State): Promise<SubRunResult>;
+}
+
+/** What a sub-run returns: the agent's name, its rooted file path, its final state. */
+export interface SubRunResult {
+  agent: string;
+  file: string;
+  state: State;
 }
 
 export interface ActionDefinition<Params = any> {

@@ -69,7 +69,7 @@ export type EventError = Omit<AgentErrorJson, 'code'> & { code: string };
 /** What a paused run waits for. */
 export type PendingInterrupt =
   | { kind: 'interrupt'; node: string; position: 'before' | 'after' }
-  | { kind: 'tool_confirmation'; node: string; tool: string; arguments: unknown; call_id: string };
+  | { kind: 'tool_confirmation'; node: string; tool: string; arguments: unknown; call_id: string; description?: string };
 
 /** Token counts of a model call (the one definition is the ModelProvider seam's). */
 export type { TokenUsage } from './model-provider.js';
@@ -176,7 +176,8 @@ export type ToolResultData = Exclusive<
 
 export type AnswerData = { step: number; answer: unknown };
 
-export type ConfirmationRequestData = { tool: string; arguments: unknown; call_id: string };
+/** `description`: what the tool does, as shown to the approver (an MCP tool's comes from its server, capped). */
+export type ConfirmationRequestData = { tool: string; arguments: unknown; call_id: string; description?: string };
 
 export type InterruptData = { checkpoint_id: string; node: string; position: 'before' | 'after'; pending: PendingInterrupt };
 
@@ -188,6 +189,8 @@ export type LogData = Exclusive<
   | { source: 'while_loop'; message: string; iterations_completed: number; exit_reason: 'max_iterations_reached' | 'condition_false' }
   | { source: 'dynamic_parallel'; message: string; total_branches: number; successful: number; failed: number }
   | { source: 'retry_loop'; message: string; retry: number; errors: number }
+  | { source: 'sub_run'; message: string; agent: string; file: string; status: 'started' | 'completed' | 'failed' }
+  | { source: 'durable'; message: string; resumed_at?: string; tool?: string; idempotency_key?: string }
 >;
 
 /**
@@ -245,8 +248,19 @@ export type EventOf<T extends EventType> = {
   ts: string;
   /** The node that was running when the event happened, when there was one. */
   node?: string;
+  /**
+   * Present on the events of a sub-run (an agent file run by `agent.dispatch` / `agent.sequential`
+   * / `agent.parallel`): where it happened, outermost sub-run first. The event's `node` stays the
+   * top run's node that started the sub-run, so a host that knows nothing of sub-runs shows them
+   * under that node. A sub-run has no `run_start` or `done` of its own: `log` events with
+   * `source: 'sub_run'` mark its start and end.
+   */
+  sub_run?: SubRunFrame[];
   data: StoredEventData<T>;
 };
+
+/** One level of sub-run nesting: the agent file run, and its node the event happened in. */
+export type SubRunFrame = { agent: string; file: string; node?: string };
 
 /** An event of a run: a discriminated union on `type` (narrow on it to read `data`). */
 export type AgentEvent<T extends EventType = EventType> = { [K in T]: EventOf<K> }[T];

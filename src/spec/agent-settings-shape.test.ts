@@ -9,7 +9,7 @@ import agentSchema from './agent-schema.json';
 
 // Required<Record<keyof …>>: the compiler fails when a key of the type is missing here or extra.
 const TYPED_KEYS: Required<Record<keyof AgentSettings, true>> = {
-  llm: true, limits: true, parallel: true, http: true, agents: true, web_search: true, trace: true, reflection: true, lua: true, env: true,
+  llm: true, limits: true, parallel: true, http: true, agents: true, web_search: true, mcp: true, trace: true, reflection: true, lua: true, env: true,
 };
 
 describe('AgentSettings', () => {

@@ -29,6 +29,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['spec'],
   ['actions'],
   ['tools'],
+  ['mcp'],
   ['reasoning'],
   ['reflection'],
   ['builtins'],

@@ -12,6 +12,7 @@ import { textOf } from '../reasoning-trace.js';
 import { isPlainObject } from '../../util/plain-object.js';
 import { runReactLoop, type LoopEnd, type LoopState, type ReactConfig } from './react-loop.js';
 import { goalMessage, systemPrompt, type ToolMode } from './react-messages.js';
+import { withMcpTools } from './mcp-tool-table.js';
 import { buildToolTable, DEFAULT_ROLE, roleAllows, type ToolTable } from './tool-table.js';
 
 const TOOL_MODES = ['json', 'native', 'auto'];
@@ -79,14 +80,21 @@ export function reasonReact(): ActionDefinition<PreparedReact> {
   };
 }
 
-type ReactOutcome = { result: Record<string, unknown> } | { pause: { tool: string; arguments: unknown; call_id: string; resume_data: Record<string, unknown> } };
+type ReactOutcome = { result: Record<string, unknown> } | { pause: { tool: string; arguments: unknown; call_id: string; description?: string; resume_data: Record<string, unknown> } };
+
+/** What the approver is shown about an MCP tool (docs/mcp.md): its server's description (capped), else the author's. */
+function approvalDescription(table: ToolTable, name: string): string | undefined {
+  const tool = table.byName.get(name);
+  if (tool?.mcp === undefined) return undefined;
+  return tool.serverDescription || tool.description || undefined;
+}
 
 async function runReact(prepared: PreparedReact, context: ActionContext): Promise<ReactOutcome> {
   const trace: LoopState['trace'] = [];
   let loop: LoopState | undefined;
   try {
     const params = renderParams(prepared.params, context);
-    const config = readConfig(params, prepared.table);
+    const config = readConfig(params, await withMcpTools(prepared.table, context));
     if (typeof config === 'string') return { result: failureResult(config, trace) };
     const restored = restoreLoop(context);
     loop = restored ?? startLoop(config, params, context);
@@ -95,7 +103,8 @@ async function runReact(prepared: PreparedReact, context: ActionContext): Promis
     const end = await runReactLoop(config, loop, context, approval);
     if (end.kind === 'pause') {
       loop.trace.push({ step: 'react_confirmation_request', timestamp: Date.now() / 1000, tool: end.tool, call_id: end.call.id });
-      return { pause: { tool: end.tool, arguments: end.args, call_id: end.call.id, resume_data: { react: loop } } };
+      const description = approvalDescription(config.table, end.tool);
+      return { pause: { tool: end.tool, arguments: end.args, call_id: end.call.id, ...(description !== undefined ? { description } : {}), resume_data: { react: loop } } };
     }
     return { result: finish(end, loop, config, params, context) };
   } catch (error) {

@@ -8,6 +8,7 @@ import type { ActionCompiler, CompiledSchema, JsonSchema } from '../../actions/t
 import { AgentError } from '../../errors/agent-error.js';
 import { whyNotATool } from '../../actions/not-a-tool.js';
 import { isPlainObject } from '../../util/plain-object.js';
+import { checkMcpToolName, MCP_TOOL_PREFIX } from '../../mcp/mcp-tool-name.js';
 
 /** docs/spec.md#11-top-level-keys identifier pattern; `..` is refused on top (path-like, Rust TEA's rule). */
 const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
@@ -30,6 +31,13 @@ export interface ReactTool {
   schema: CompiledSchema | undefined;
   tier: ToolTier;
   requiresRole: string | undefined;
+  /**
+   * Set for a tool from an MCP server (`mcp.<server>.<tool>`, docs/mcp.md): its description and
+   * parameters are filled in when the run lists the server (react's `withMcpTools`).
+   */
+  mcp?: { server: string; tool: string };
+  /** The MCP server's own description of the tool (capped), shown when its call waits for approval. */
+  serverDescription?: string;
 }
 
 export interface ToolTable {
@@ -69,6 +77,15 @@ export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTab
       throw compiler.error(`invalid tool name ${JSON.stringify(name)}: tool names match ^[A-Za-z][A-Za-z0-9_.-]{0,63}$ without '..'`, field, 'UNKNOWN_TOOL');
     }
     if (name === 'final_answer') return; // always available
+    if (name.startsWith(MCP_TOOL_PREFIX)) {
+      if (folded.has(name.toLowerCase())) throw compiler.error(`tool '${name}' is listed twice (names are compared ignoring case)`, field);
+      folded.add(name.toLowerCase());
+      const tool = mcpTool(name, spec as Record<string, unknown>, compiler, field, byWireName);
+      tools.push(tool);
+      byName.set(name, tool);
+      byWireName.set(tool.wireName, tool);
+      return;
+    }
     let definition;
     try {
       definition = compiler.action(name, field);
@@ -83,16 +100,12 @@ export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTab
     }
     if (folded.has(name.toLowerCase())) throw compiler.error(`tool '${name}' is listed twice (names are compared ignoring case)`, field);
     folded.add(name.toLowerCase());
-    if (tier !== undefined && tier !== 1 && tier !== 2 && tier !== 3) throw compiler.error('tier must be 1, 2 or 3', `${field}.tier`);
-    if (requiresRole !== undefined && !(ROLE_ORDER as readonly unknown[]).includes(requiresRole)) {
-      throw compiler.error(`requires_role must be one of ${ROLE_ORDER.join(', ')}`, `${field}.requires_role`);
-    }
-    if (description !== undefined && typeof description !== 'string') throw compiler.error('description must be a string', `${field}.description`);
+    checkEntryKeys(tier, requiresRole, description, compiler, field);
     const parameters = definition.parameters ?? { type: 'object' };
     const tool: ReactTool = {
       name,
       wireName: uniqueWireName(name, byWireName),
-      description: description ?? definition.description ?? `Run the ${name} action`,
+      description: (description as string | undefined) ?? definition.description ?? `Run the ${name} action`,
       parameters,
       schema: definition.parameters !== undefined ? compiler.schema(definition.parameters, `${field}.parameters`) : undefined,
       tier: (tier as ToolTier | undefined) ?? (definition.sideEffects === true ? 3 : 1),
@@ -103,6 +116,36 @@ export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTab
     byWireName.set(tool.wireName, tool);
   });
   return { tools, byName, byWireName };
+}
+
+function checkEntryKeys(tier: unknown, requiresRole: unknown, description: unknown, compiler: ActionCompiler, field: string): void {
+  if (tier !== undefined && tier !== 1 && tier !== 2 && tier !== 3) throw compiler.error('tier must be 1, 2 or 3', `${field}.tier`);
+  if (requiresRole !== undefined && !(ROLE_ORDER as readonly unknown[]).includes(requiresRole)) {
+    throw compiler.error(`requires_role must be one of ${ROLE_ORDER.join(', ')}`, `${field}.requires_role`);
+  }
+  if (description !== undefined && typeof description !== 'string') throw compiler.error('description must be a string', `${field}.description`);
+}
+
+/**
+ * An `mcp.<server>.<tool>` entry: the server must be declared in settings.mcp and the tool on its
+ * allow-list (UNKNOWN_TOOL otherwise). The server is not contacted at load. Default tier 3: a
+ * server's own claims (readOnlyHint) are untrusted, so only the agent author can lower it.
+ */
+function mcpTool(name: string, spec: Record<string, unknown>, compiler: ActionCompiler, field: string, byWireName: Map<string, ReactTool>): ReactTool {
+  const { tier, requires_role: requiresRole, description } = spec;
+  const checked = checkMcpToolName(name, compiler.agentSettings as Record<string, unknown>);
+  if ('error' in checked) throw compiler.error(checked.error, field, 'UNKNOWN_TOOL');
+  checkEntryKeys(tier, requiresRole, description, compiler, field);
+  return {
+    name,
+    wireName: uniqueWireName(name, byWireName),
+    description: (description as string | undefined) ?? '',
+    parameters: { type: 'object' },
+    schema: undefined,
+    tier: (tier as ToolTier | undefined) ?? 3,
+    requiresRole: requiresRole as string | undefined,
+    mcp: checked,
+  };
 }
 
 function uniqueWireName(name: string, taken: Map<string, ReactTool>): string {
