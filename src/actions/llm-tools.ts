@@ -87,7 +87,7 @@ export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
 };
 
 function prepareTool(entry: unknown, field: string, compiler: ActionCompiler): PreparedTool {
-  const named = typeof entry === 'string' ? entry : isPlainObject(entry) ? (entry as Record<string, unknown>)['name'] : undefined;
+  const named = typeof entry === 'string' ? entry : isPlainObject(entry) ? entry['name'] : undefined;
   if (typeof named === 'string' && named.startsWith('mcp.')) {
     // MCP tools are untrusted: they need ReAct's tiers, roles and argument validation (docs/mcp.md).
     throw compiler.error(`MCP tool '${named}': use it in reason.react only (docs/mcp.md)`, field, 'UNKNOWN_TOOL');
