@@ -27,6 +27,7 @@ import type { CompiledValue } from '../templates/types.js';
 import { collect, consensus, first, mapLimited, vote } from './agent-aggregation.js';
 import { rootedPathRefusal } from '../util/rooted-path.js';
 import type { ActionCompiler, ActionContext, ActionDefinition, LlmCallParams, State } from './types.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 /** An agent as `settings.agents.<name>` declares it. */
 interface AgentPersona {
@@ -49,12 +50,11 @@ function readAgents(settings: Readonly<Record<string, unknown>>): Map<string, Ag
   const raw = settings['agents'];
   const agents = new Map<string, AgentPersona>();
   if (raw === undefined || raw === null) return agents;
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new AgentError('INVALID_AGENT', 'settings.agents must map agent names to {model, system_prompt, …}', { field: 'settings.agents' });
-  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isPlainObject(raw)) throw new AgentError('INVALID_AGENT', 'settings.agents must map agent names to {model, system_prompt, …}', { field: 'settings.agents' });
+  for (const [name, config] of Object.entries(raw)) {
+    if (!isPlainObject(config)) {
       throw new AgentError('INVALID_AGENT', `settings.agents.${name} must be a mapping`, { field: `settings.agents.${name}` });
     }
-    const config = value as Record<string, unknown>;
     const persona: AgentPersona = { name };
     if (typeof config['model'] === 'string') persona.model = config['model'];
     if (typeof config['system_prompt'] === 'string') persona.system_prompt = config['system_prompt'];

@@ -10,6 +10,7 @@
  * of being dropped.
  */
 import type { ActionCompiler, ActionDefinition, JsonSchema } from './types.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 const DSPY_ONLY: Record<string, JsonSchema> = {
   signature: { type: 'string', description: 'DSPy signature, e.g. "question -> thinking, answer" (its first input names the problem in few-shot examples)' },
@@ -57,7 +58,7 @@ export function dspyAlias(name: string, native: ActionDefinition, options: DspyA
       // An action without `prepare` gets its `with:` rendered by the engine; do the same here.
       const params = native.prepare === undefined ? (prepared.native as { render(scope: unknown): unknown }).render(context.scope()) : prepared.native;
       const result = await native.run(params, context);
-      const marked = typeof result === 'object' && result !== null && !Array.isArray(result) ? { ...(result as Record<string, unknown>) } : { result };
+      const marked = isPlainObject(result) ? { ...result } : { result };
       return { ...marked, dspy_module: 'native_fallback', dspy_available: false, signature: prepared.signature };
     },
   };
@@ -79,8 +80,8 @@ function signatureInput(signature: unknown): string | undefined {
 }
 
 function renameInput(example: unknown, from: string, to: string): unknown {
-  if (typeof example !== 'object' || example === null || Array.isArray(example)) return example;
-  const record = example as Record<string, unknown>;
+  if (!isPlainObject(example)) return example;
+  const record = example;
   if (from === to || record[to] !== undefined || record[from] === undefined) return example;
   const { [from]: value, ...rest } = record;
   return { [to]: value, ...rest };

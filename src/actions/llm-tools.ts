@@ -87,20 +87,20 @@ export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
 };
 
 function prepareTool(entry: unknown, field: string, compiler: ActionCompiler): PreparedTool {
-  const named = typeof entry === 'string' ? entry : isPlainObject(entry) ? (entry as Record<string, unknown>)['name'] : undefined;
+  const named = typeof entry === 'string' ? entry : isPlainObject(entry) ? entry['name'] : undefined;
   if (typeof named === 'string' && named.startsWith('mcp.')) {
     // MCP tools are untrusted: they need ReAct's tiers, roles and argument validation (docs/mcp.md).
     throw compiler.error(`MCP tool '${named}': use it in reason.react only (docs/mcp.md)`, field, 'UNKNOWN_TOOL');
   }
   if (typeof entry === 'string') return fromAction(compiler.action(entry, field), field, compiler);
   if (!isPlainObject(entry)) throw compiler.error('expected an action name or a tool definition', field);
-  const tool = entry as Record<string, unknown>;
-  if (tool.type === 'function' && typeof tool.function === 'object' && tool.function !== null) {
-    const fn = tool.function as Record<string, unknown>;
+  const tool = entry;
+  if (tool['type'] === 'function' && isPlainObject(tool['function'])) {
+    const fn = tool['function'];
     if (typeof fn.name !== 'string' || !TOOL_NAME_PATTERN.test(fn.name)) throw compiler.error('function.name must match [A-Za-z0-9_-]{1,64}', field);
     const definition: ToolDefinition = { type: 'function', function: { name: fn.name } };
     if (typeof fn.description === 'string') definition.function.description = fn.description;
-    if (typeof fn.parameters === 'object' && fn.parameters !== null) definition.function.parameters = fn.parameters as Record<string, unknown>;
+    if (isPlainObject(fn.parameters)) definition.function.parameters = fn.parameters;
     const actionName = typeof tool.action === 'string' ? tool.action : undefined;
     if (actionName !== undefined) return { definition, action: compiler.action(actionName, `${field}.action`).name };
     const action = tryAction(fn.name, compiler) ?? tryAction(fn.name.replace(/_/g, '.'), compiler);
@@ -110,7 +110,7 @@ function prepareTool(entry: unknown, field: string, compiler: ActionCompiler): P
     const action = compiler.action(typeof tool.action === 'string' ? tool.action : tool.name, `${field}.action`);
     const prepared = fromAction(action, field, compiler, tool.name);
     if (typeof tool.description === 'string') prepared.definition.function.description = tool.description;
-    if (typeof tool.parameters === 'object' && tool.parameters !== null) prepared.definition.function.parameters = teaParameters(tool.parameters as Record<string, unknown>);
+    if (isPlainObject(tool.parameters)) prepared.definition.function.parameters = teaParameters(tool.parameters);
     return prepared;
   }
   throw compiler.error('expected an action name, {name, action, ...} or {type: function, function: {name, ...}}', field);

@@ -5,7 +5,7 @@
  * lets actions validate their parameters (`prepare`), and builds each node's route. Problems are
  * collected across nodes (each node part stops at its first) and thrown together.
  */
-import type { ActionCompiler, ActionDefinition, JsonSchema } from '../actions/types.js';
+import type { ActionCompiler, ActionDefinition } from '../actions/types.js';
 import type { ActionRegistry } from '../actions/registry.js';
 import { createActionRegistry } from '../builtins.js';
 import { AgentError, toAgentError, type ErrorCode, type ErrorLocation } from '../errors/agent-error.js';
@@ -158,7 +158,7 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
         const stepCompiler = createActionCompiler(spec, node, context.registry, context.schemas, step.path, context.scripts);
         return compileBody(step.body, stepCompiler, context, node, step.path, `${label}/${step.name}`);
       });
-      return steps.every((step) => step !== undefined) ? { kind: 'steps', label, steps: steps as CompiledBody[] } : undefined;
+      return steps.every(isCompiled) ? { kind: 'steps', label, steps } : undefined;
     }
     case 'expression': {
       const value = attempt(at(path.concat('run', 'value'), node.name), () => compileExpression(body.value, node.name));
@@ -167,8 +167,8 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
     case 'while_loop': {
       const condition = attempt(at(path.concat('condition'), node.name), () => compileCondition(body.condition, { node: node.name, field: 'condition' }));
       const steps = body.body.map((step) => compileBody(step.body, createActionCompiler(spec, node, context.registry, context.schemas, step.path), context, node, step.path, `${label}/${step.name}`));
-      if (condition === undefined || !steps.every((step) => step !== undefined)) return undefined;
-      return { kind: 'while_loop', condition, maxIterations: body.maxIterations, body: steps as CompiledBody[], label };
+      if (condition === undefined || !steps.every(isCompiled)) return undefined;
+      return { kind: 'while_loop', condition, maxIterations: body.maxIterations, body: steps, label };
     }
     case 'dynamic_parallel': {
       const items = attempt(at(path.concat('items'), node.name), () => compileValue(body.items, { node: node.name, field: 'items' }));
@@ -211,7 +211,7 @@ function checkParams(action: ActionDefinition, params: Record<string, unknown>, 
     root: action.parameters,
     code: 'INVALID_PARAMS',
     checkBounds: true,
-    paramsOf: (name) => context.registry.get(name)?.parameters as JsonSchema | undefined,
+    paramsOf: (name) => context.registry.get(name)?.parameters,
     locationOf: (at) => (at.length === path.length ? `action:${action.name}` : undefined),
     describe: (at) => (at.length === path.length ? `the parameters of ${action.name}` : `\`${dotted(at.slice(path.length))}\` of ${action.name}`),
   });
@@ -271,6 +271,11 @@ export function createActionCompiler(
     },
   };
   return compiler;
+}
+
+/** A body that compiled (a failed one was recorded as a problem and is undefined). */
+function isCompiled(body: CompiledBody | undefined): body is CompiledBody {
+  return body !== undefined;
 }
 
 /** The line offset of a nested Lua chunk: its first line in the file, minus one. */

@@ -87,7 +87,7 @@ async function runSteps(host: BodyHost, steps: CompiledBody[], node: string, sta
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return typeof value === 'object' && value !== null && 'then' in value && typeof value.then === 'function';
 }
 
 function toUpdate(result: unknown, output: string | undefined, node: string): Record<string, unknown> {

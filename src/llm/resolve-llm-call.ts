@@ -106,8 +106,8 @@ function readMessageList(list: readonly unknown[]): ChatMessage[] {
 
 function readMessage(value: unknown, index: number): ChatMessage {
   if (!isPlainObject(value)) throw invalid(`messages[${index}]`, 'expected {role, content}');
-  const message = value as Record<string, unknown>;
-  if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
+  const message = value;
+  if (typeof message['role'] !== 'string' || !ROLES.has(message['role'])) {
     throw invalid(`messages[${index}].role`, 'expected system, user, assistant or tool');
   }
   const result: ChatMessage = {
@@ -124,14 +124,15 @@ function readMessage(value: unknown, index: number): ChatMessage {
 function responseFormat(value: unknown): ResponseFormat {
   if (value === 'json_object' || value === 'json' || value === 'text') return { type: value === 'json' ? 'json_object' : value };
   if (isPlainObject(value)) {
-    const format = value as Record<string, unknown>;
+    const format = value;
     if (format.type === 'text' || format.type === 'json_object') return { type: format.type };
     if (format.type === 'json_schema') {
-      const inner = (typeof format.json_schema === 'object' && format.json_schema !== null ? format.json_schema : format) as Record<string, unknown>;
-      if (typeof inner.schema !== 'object' || inner.schema === null) throw invalid('response_format', 'json_schema needs a `schema` object');
+      const inner = isPlainObject(format['json_schema']) ? format['json_schema'] : format;
+      const schema = inner['schema'];
+      if (!isPlainObject(schema)) throw invalid('response_format', 'json_schema needs a `schema` object');
       const jsonSchema: { name: string; schema: Record<string, unknown>; strict?: boolean } = {
-        name: typeof inner.name === 'string' && inner.name !== '' ? inner.name : 'response',
-        schema: inner.schema as Record<string, unknown>,
+        name: typeof inner['name'] === 'string' && inner['name'] !== '' ? inner['name'] : 'response',
+        schema,
       };
       if (typeof inner.strict === 'boolean') jsonSchema.strict = inner.strict;
       return { type: 'json_schema', json_schema: jsonSchema };

@@ -51,8 +51,8 @@ export function readScript(input: ScriptedInput): ScriptedScript {
     if (!allRules) return { kind: 'list', responses: input.map((item, index) => readResponse(item, `scripted[${index}]`)) };
     const rules: ScriptedRule[] = [];
     let fallback: ScriptedResponse | undefined;
-    input.forEach((item, index) => {
-      const entry = item as Record<string, unknown>;
+    input.forEach((entry, index) => {
+      if (!isPlainObject(entry)) return; // every item is one (allRules)
       if ('match' in entry) rules.push(readRule(entry, `scripted[${index}]`));
       else fallback = readResponse(entry.default, `scripted[${index}].default`);
     });

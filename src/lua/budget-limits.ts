@@ -6,6 +6,7 @@
  */
 import { AgentError } from '../errors/agent-error.js';
 import type { LuaBudget } from './types.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 /** The defaults of docs/spec.md#3-inline-lua, plus the cap on `print` output. */
 export const DEFAULT_LUA_BUDGET: Readonly<Required<LuaBudget>> = Object.freeze({
@@ -70,13 +71,13 @@ export function resolveBudget(budget: LuaBudget | undefined): Required<LuaBudget
  * `settings.lua.<key>`. Call at agent load. Unknown keys are left to the schema.
  */
 export function luaBudgetFromSettings(settings: unknown, where: { file?: string } = {}): LuaBudget | undefined {
-  if (typeof settings !== 'object' || settings === null) return undefined;
-  const lua = (settings as Record<string, unknown>).lua;
+  if (!isPlainObject(settings)) return undefined;
+  const lua = settings['lua'];
   if (lua === undefined || lua === null) return undefined;
-  if (typeof lua !== 'object' || Array.isArray(lua)) throw new AgentError('INVALID_AGENT', '`settings.lua` must be a mapping', { ...where, field: 'settings.lua' });
+  if (!isPlainObject(lua)) throw new AgentError('INVALID_AGENT', '`settings.lua` must be a mapping', { ...where, field: 'settings.lua' });
   const budget: LuaBudget = {};
   for (const [name, key] of Object.entries(SETTINGS_KEYS)) {
-    const value = (lua as Record<string, unknown>)[name];
+    const value = lua[name];
     if (value === undefined) continue;
     const problem = problemWith(key, value);
     const field = `settings.lua.${name}`;

@@ -26,7 +26,7 @@ export function checkMcpToolName(name: string, settings: Readonly<Record<string,
   if (parts === undefined) return { error: `'${name}' is not mcp.<server>.<tool>` };
   const mcp = settings['mcp'];
   const servers = isPlainObject(mcp) && Array.isArray(mcp['servers']) ? mcp['servers'] : [];
-  const server = servers.find((candidate) => isPlainObject(candidate) && candidate['name'] === parts.server) as Record<string, unknown> | undefined;
+  const server = servers.filter(isPlainObject).find((candidate) => candidate['name'] === parts.server);
   if (server === undefined) return { error: `tool '${name}': settings.mcp.servers has no '${parts.server}'` };
   if (!Array.isArray(server['tools']) || !server['tools'].includes(parts.tool)) {
     return { error: `tool '${name}' is not on the allow-list of server '${parts.server}'` };

@@ -105,11 +105,11 @@ function serverFor(serverName: string, context: McpContext): Promise<ServerHandl
 }
 
 async function openServer(serverName: string, context: McpContext): Promise<ServerHandle> {
-  const servers = readMcpServers(context.settings as Record<string, unknown>);
+  const servers = readMcpServers(context.settings);
   if ('error' in servers) throw new AgentError('INVALID_PARAMS', servers.error, { field: servers.field });
   const server = servers.find((candidate) => candidate.name === serverName);
   if (server === undefined) throw new AgentError('UNKNOWN_TOOL', `settings.mcp.servers declares no server '${serverName}'`);
-  const http = readHttpSettings(context.settings as Record<string, unknown>);
+  const http = readHttpSettings(context.settings);
   const decision = checkUrl(server.url, http.allow);
   if (!decision.allowed) throw new AgentError('FORBIDDEN', `MCP server '${serverName}': ${decision.reason}`, { field: 'settings.http.allow', details: { mcp_server: serverName } });
   const session = await connectMcp({

@@ -98,7 +98,7 @@ export async function callModel(
  */
 export function rethrowControl(error: unknown): void {
   if (isInfrastructureFailure(error)) throw error;
-  if (typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError') throw error;
+  if (typeof error === 'object' && error !== null && 'name' in error && error.name === 'AbortError') throw error;
 }
 
 /** The failure shape of every reasoning action. */

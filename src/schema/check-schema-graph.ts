@@ -14,6 +14,8 @@
  * - The longest chain of in-place applications (`$ref` → `$ref` → …) is capped: each link is a
  *   nested call when validating, so a 4,000-link chain would overflow the stack at run time.
  */
+import { isPlainObject } from '../util/plain-object.js';
+
 export type SchemaLookup = Record<string, unknown>;
 
 export type GraphProblem =
@@ -38,7 +40,7 @@ type SchemaNode = Record<string, unknown>;
 export function schemaNodes(lookup: SchemaLookup): SchemaNode[] {
   const nodes = new Set<SchemaNode>();
   for (const value of Object.values(lookup)) {
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) nodes.add(value as SchemaNode);
+    if (isPlainObject(value)) nodes.add(value);
   }
   return [...nodes];
 }

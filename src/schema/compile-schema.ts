@@ -34,6 +34,7 @@ import { DEFAULT_SCHEMA_LIMITS, type SchemaLimits } from './schema-limits.js';
 import { FormatPatterns } from './string-formats.js';
 import { toSchemaErrors } from './to-schema-errors.js';
 import { validateInstance, ValidationLimitExceeded, type Draft } from './validate-instance.js';
+import { messageOf } from '../util/message-of.js';
 
 export interface CompileSchemaOptions {
   /** Where the schema is declared, for error messages. */
@@ -163,7 +164,7 @@ function dereferenceInto(schema: Record<string, unknown>, uri: string, lookup: S
     dereference(schema as Schema, lookup as Record<string, Schema>, new URL(uri));
     if (lookup[uri] === undefined) lookup[uri] = schema;
   } catch (error) {
-    fail(`the schema's identifiers are invalid: ${(error as Error)?.message ?? String(error)}`);
+    fail(`the schema's identifiers are invalid: ${messageOf(error)}`);
   }
 }
 

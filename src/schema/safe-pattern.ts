@@ -13,6 +13,7 @@
  * repetitions expanded (`a{1000}` is 1,000 steps), exceeds `MAX_PROGRAM_SIZE`.
  */
 import { LinearRegex, PatternProblem, PatternStepsExceeded } from './linear-regex.js';
+import { messageOf } from '../util/message-of.js';
 
 export { PatternProblem, PatternStepsExceeded };
 
@@ -48,7 +49,7 @@ export function compileSafePattern(source: string, flags: SafePatternFlags = {},
   try {
     new RegExp(source, 'u');
   } catch (error) {
-    throw new PatternProblem(`invalid regular expression: ${(error as Error).message}`);
+    throw new PatternProblem(`invalid regular expression: ${messageOf(error)}`);
   }
   const compiled = new LinearRegex(source, flags, MAX_PROGRAM_SIZE);
   return {

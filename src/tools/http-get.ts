@@ -9,6 +9,7 @@ import { AgentError } from '../errors/agent-error.js';
 import type { ActionContext, ActionDefinition } from '../actions/types.js';
 import { checkUrl } from './url-policy.js';
 import { messageOf } from '../util/message-of.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 const MAX_REDIRECTS = 3;
 const DEFAULT_MAX_BYTES = 256 * 1024;
@@ -24,7 +25,7 @@ export interface HttpSettings {
 /** Reads `settings.http` ({allow, max_bytes, timeout_ms}) with defaults; missing means deny all. */
 export function readHttpSettings(settings: Readonly<Record<string, unknown>>): HttpSettings {
   const http = settings['http'];
-  const record = typeof http === 'object' && http !== null ? (http as Record<string, unknown>) : {};
+  const record = isPlainObject(http) ? http : {};
   const allow = Array.isArray(record['allow']) ? record['allow'].filter((entry): entry is string => typeof entry === 'string') : [];
   const maxBytes = positiveNumber(record['max_bytes'], DEFAULT_MAX_BYTES);
   const timeoutMs = positiveNumber(record['timeout_ms'], DEFAULT_TIMEOUT_MS);

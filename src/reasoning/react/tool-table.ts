@@ -72,7 +72,7 @@ export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTab
     const spec = typeof entry === 'string' ? { name: entry } : entry;
     if (!isPlainObject(spec)) throw compiler.error('a tool is an action name or {name, tier, requires_role, description}', field);
     for (const key of Object.keys(spec)) if (!TOOL_ENTRY_KEYS.has(key)) throw compiler.error(`unknown key '${key}' in a tool entry`, field);
-    const { name, tier, requires_role: requiresRole, description } = spec as Record<string, unknown>;
+    const { name, tier, requires_role: requiresRole, description } = spec;
     if (!isValidToolName(name)) {
       throw compiler.error(`invalid tool name ${JSON.stringify(name)}: tool names match ^[A-Za-z][A-Za-z0-9_.-]{0,63}$ without '..'`, field, 'UNKNOWN_TOOL');
     }
@@ -80,7 +80,7 @@ export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTab
     if (name.startsWith(MCP_TOOL_PREFIX)) {
       if (folded.has(name.toLowerCase())) throw compiler.error(`tool '${name}' is listed twice (names are compared ignoring case)`, field);
       folded.add(name.toLowerCase());
-      const tool = mcpTool(name, spec as Record<string, unknown>, compiler, field, byWireName);
+      const tool = mcpTool(name, spec, compiler, field, byWireName);
       tools.push(tool);
       byName.set(name, tool);
       byWireName.set(tool.wireName, tool);
@@ -133,7 +133,7 @@ function checkEntryKeys(tier: unknown, requiresRole: unknown, description: unkno
  */
 function mcpTool(name: string, spec: Record<string, unknown>, compiler: ActionCompiler, field: string, byWireName: Map<string, ReactTool>): ReactTool {
   const { tier, requires_role: requiresRole, description } = spec;
-  const checked = checkMcpToolName(name, compiler.agentSettings as Record<string, unknown>);
+  const checked = checkMcpToolName(name, compiler.agentSettings);
   if ('error' in checked) throw compiler.error(checked.error, field, 'UNKNOWN_TOOL');
   checkEntryKeys(tier, requiresRole, description, compiler, field);
   return {
