@@ -7,6 +7,7 @@
 import { agentActions } from './actions/agent-actions.js';
 import { coreActions } from './actions/core-actions.js';
 import { dspyAlias } from './actions/dspy-aliases.js';
+import { fileActions } from './actions/file-actions.js';
 import { llmActions } from './actions/llm-actions.js';
 import { llmChatEmbedActions } from './actions/llm-chat-embed.js';
 import { createRegistry, type ActionRegistry } from './actions/registry.js';
@@ -33,6 +34,7 @@ export function builtinActions(): ActionDefinition[] {
     retryLoop as ActionDefinition,
     ...webTools(),
     ...agentActions(),
+    ...fileActions(),
   ];
 }
 

@@ -9,6 +9,8 @@ export { loadAgent } from './load-agent-with-scripts.js';
 export type { LoadAgentOptions } from './graph/load-agent.js';
 export type { AgentRun, RunOptions, RunResult, ResumeInput, LlmOverrides } from './graph/run-types.js';
 export type { CompiledAgent, CompiledNode } from './graph/compiled-agent.js';
+export { compiledAgentFileSource, fileStoreAgentSource, textAgentFileSource, type AgentFileSource } from './graph/agent-files.js';
+export type { FileStore } from './core/file-store.js';
 
 // Inline code: the ScriptSandbox seam and its Lua implementation (loadAgent above passes it)
 export { luaSandbox, ALL_SCRIPT_SANDBOXES } from './lua/lua-script-sandbox.js';
@@ -17,29 +19,29 @@ export type { AgentSpec, NodeSpec } from './spec/agent-spec.js';
 export { readAgentSpec } from './spec/read-agent-spec.js';
 
 // Errors and events
-export { AgentError, ERROR_CODES, toAgentError } from './errors/agent-error.js';
-export type { ErrorCode, AgentErrorJson } from './errors/agent-error.js';
+export { AgentError, ERROR_CODES, formatAgentError, toAgentError } from './errors/agent-error.js';
+export type { ErrorCode, ErrorLocation, AgentErrorJson } from './errors/agent-error.js';
 export { formatProblem, problemsOf, MAX_LOAD_PROBLEMS } from './errors/load-problems.js';
 export type { LoadProblem } from './errors/load-problems.js';
 export { EVENT_TYPES, isTruncatedData } from './events/event.js';
-export type { AgentEvent, EventData, EventDataMap, EventError, EventOf, EventType, RunStatus, StopReason } from './events/event.js';
+export type { AgentEvent, EventData, EventDataMap, EventError, EventOf, EventType, RunStatus, StopReason, SubRunFrame } from './events/event.js';
 export { upgradeEvent } from './events/upgrade-event.js';
 export { sanitizeEvent } from './events/redact.js';
 
 // Actions
 export { createActionRegistry } from './builtins.js';
 export type { ActionRegistry } from './actions/registry.js';
-export type { ActionDefinition, ActionContext, ActionCompiler, JsonSchema } from './actions/types.js';
+export type { ActionDefinition, ActionContext, ActionCompiler, JsonSchema } from './core/action.js';
 
 // Models
 export { createProvider } from './llm/create-provider.js';
 export { createScriptedModel } from './llm/scripted-model.js';
 export { probeEndpoint } from './llm/probe.js';
-export type { ModelProvider, ModelProviderFactory, LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, ChatMessage, ToolCall } from './llm/types.js';
+export type { ModelProvider, ModelProviderFactory, LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, ChatMessage, ToolCall } from './core/model-provider.js';
 
 // Storage
 export { createMemoryStores } from './storage/memory-store.js';
-export type { TraceStore, CheckpointStore, RunRecord, Checkpoint, RunPage, ListRunsOptions, RetentionPolicy } from './storage/trace-store.js';
+export type { TraceStore, CheckpointStore, RunRecord, Checkpoint, RunPage, ListRunsOptions, RetentionPolicy } from './core/trace-store.js';
 
 // Reflection review
 export { reviewRun } from './reflection/review/review-run.js';

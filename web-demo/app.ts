@@ -5,6 +5,7 @@
  */
 import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
 import type { AgentErrorJson } from '../src/errors/agent-error.js';
+import examples from 'virtual:examples';
 import { EngineClient } from './engine-client.js';
 import { createHistoryPanel } from './history-panel.js';
 import { scanLocalServers } from './local-detect.js';
@@ -44,6 +45,8 @@ function start(): void {
       if (event.type === 'confirmation_request') openConfirmation();
     },
     onRestart: () => announce('The engine worker was restarted.'),
+    // Agents run the other bundled examples as sub-runs (agent.* with {file: …}).
+    agentFiles: Object.fromEntries(examples.map((example) => [example.file, example.source])),
   });
 
   // Model settings and the header badge.

@@ -28,6 +28,8 @@ export interface EngineClientOptions {
   onRestart?(): void;
   /** How long a cancelled run may take to stop before its worker is terminated (ms). */
   graceMs?: number;
+  /** Agent files runs may call as sub-runs (the bundled examples), sent with each run. */
+  agentFiles?: Record<string, string>;
 }
 
 type Engine = 'light' | 'lua';
@@ -45,6 +47,16 @@ export class EngineClient {
     this.slot('light');
   }
 
+  /** The engine a run needs: Lua also when an agent file it may run as a sub-run uses Lua (found only once the run is under way). */
+  private runEngineFor(agentYaml: string): Engine {
+    const subAgents = /\bfile\s*:/.test(agentYaml) ? Object.values(this.options.agentFiles ?? {}) : [];
+    return subAgents.some(mayUseLua) ? 'lua' : engineFor(agentYaml);
+  }
+
+  private files(): { agentFiles?: Record<string, string> } {
+    return this.options.agentFiles !== undefined ? { agentFiles: this.options.agentFiles } : {};
+  }
+
   /** Resolves once the light engine said it is ready. */
   get ready(): Promise<void> {
     return this.slot('light').ready;
@@ -60,8 +72,8 @@ export class EngineClient {
   }
 
   async run(agentYaml: string, input: Record<string, unknown>, model: ModelSettings, runId: string): Promise<RunOutcome> {
-    const engine = engineFor(agentYaml);
-    const message = { type: 'run', agentYaml, input, model, run_id: runId };
+    const engine = this.runEngineFor(agentYaml);
+    const message = { type: 'run', agentYaml, input, model, run_id: runId, ...this.files() };
     const outcome = (await this.request(engine, message, 'run', runId)) as RunOutcome;
     // The light engine refuses Lua at load, before the run starts: start it again with Lua.
     if (engine === 'light' && needsScriptEngine(outcome.error)) return (await this.request('lua', message, 'run', runId)) as RunOutcome;
@@ -69,8 +81,8 @@ export class EngineClient {
   }
 
   resume(agentYaml: string, runId: string, approval: { approved: boolean } | undefined, model: ModelSettings): Promise<RunOutcome> {
-    const message = approval ? { type: 'resume' as const, agentYaml, run_id: runId, approval, model } : { type: 'resume' as const, agentYaml, run_id: runId, model };
-    return this.request(engineFor(agentYaml), message, 'run', runId) as Promise<RunOutcome>;
+    const message = approval ? { type: 'resume' as const, agentYaml, run_id: runId, approval, model, ...this.files() } : { type: 'resume' as const, agentYaml, run_id: runId, model, ...this.files() };
+    return this.request(this.runEngineFor(agentYaml), message, 'run', runId) as Promise<RunOutcome>;
   }
 
   probe(model: ModelSettings): Promise<ProbeOutcome> {

@@ -14,6 +14,8 @@ import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
 import { createProvider } from '../src/llm/create-provider.js';
 import { probeEndpoint } from '../src/llm/probe.js';
 import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
+import { createOpfsFileStore, hasOpfs } from '../adapters/opfs/opfs-file-store.js';
+import { textAgentFileSource } from '../src/graph/agent-files.js';
 import type { LlmConnection } from '../src/llm/types.js';
 import { agentGraph } from './agent-graph.js';
 import { createDemoModel } from './demo-model.js';
@@ -49,11 +51,15 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes):
     return stores;
   };
 
-  const runOptions = (runId: string, model: ModelSettings) => {
+  // file.read / file.write work in the origin's private file system, when the browser has one.
+  const files = hasOpfs() ? { files: createOpfsFileStore() } : {};
+  const runOptions = (runId: string, model: ModelSettings, agentFiles: Record<string, string> = {}) => {
     const current = openStores();
     const overrides = toOverrides(model);
     return {
       runId,
+      ...files,
+      agentFiles: textAgentFileSource("the web demo's examples", async (file) => agentFiles[file]),
       llm: {
         overrides,
         providerFactory: (connection: LlmConnection) =>
@@ -88,7 +94,7 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes):
       case 'run': {
         let run: AgentRunHandle;
         try {
-          run = runAgent(load(request.agentYaml), request.input, runOptions(request.run_id, request.model));
+          run = runAgent(load(request.agentYaml), request.input, runOptions(request.run_id, request.model, request.agentFiles));
         } catch (error) {
           scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
           break;
@@ -101,7 +107,7 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes):
         try {
           const agent = load(request.agentYaml);
           const update = request.approval ? { approval: request.approval } : {};
-          run = resumeAgent(agent, request.run_id, update, runOptions(request.run_id, request.model));
+          run = resumeAgent(agent, request.run_id, update, runOptions(request.run_id, request.model, request.agentFiles));
         } catch (error) {
           scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
           break;
@@ -189,15 +195,18 @@ async function probe(model: ModelSettings): Promise<ProbeOutcome> {
   return outcome;
 }
 
-function errorJson(error: unknown): { code: string; message: string; node?: string } {
+/** An error as the page gets it: code, text and the node and field it happened at. */
+function errorJson(error: unknown): { code: string; message: string; node?: string; field?: string } {
   if (typeof error === 'object' && error !== null) {
-    const value = error as { code?: unknown; message?: unknown; node?: unknown };
-    const json: { code: string; message: string; node?: string } = {
-      code: typeof value.code === 'string' ? value.code : 'INTERNAL',
-      message: typeof value.message === 'string' ? value.message : String(error),
+    // An AgentError (thrown) or its JSON (a run's result): both carry node and field as fields.
+    const json = error as { code?: unknown; message?: unknown; node?: unknown; field?: unknown };
+    const out: { code: string; message: string; node?: string; field?: string } = {
+      code: typeof json.code === 'string' ? json.code : 'INTERNAL',
+      message: typeof json.message === 'string' ? json.message : String(error),
     };
-    if (typeof value.node === 'string') json.node = value.node;
-    return json;
+    if (typeof json.node === 'string') out.node = json.node;
+    if (typeof json.field === 'string') out.field = json.field;
+    return out;
   }
   return { code: 'INTERNAL', message: String(error) };
 }

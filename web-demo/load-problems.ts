@@ -1,7 +1,7 @@
 /**
  * Turns a load error into the list of problems the editor marks. The loader throws ONE error
  * whose `details.errors` lists every problem of the file (shared contract: `{code, message, file,
- * line?, column?, node?, field?}`, message without the location prefix); older loaders list
+ * line?, column?, node?, field?}`, message text only); older loaders list
  * schema problems as `{path, message}` (a JSON pointer), and some errors carry no list at all.
  * Everything here is read defensively: what is not the expected shape is skipped, and an error
  * without a usable list gives one problem at the error's own place.
@@ -32,13 +32,13 @@ export function problemsFromLoadError(error: unknown, locate?: PathLocator): Age
   return unique(problems).slice(0, MAX_PROBLEMS);
 }
 
-/** The thrown error as one problem, its message without the location prefix the list repeats. */
+/** The thrown error as one problem: its message (text only) at its location's place. */
 function topProblem(error: unknown): AgentProblem {
   const value = isRecord(error) ? error : {};
   const location = isRecord(value.location) ? value.location : {};
   const problem: AgentProblem = {
     code: text(value.code) ?? 'INVALID_AGENT',
-    message: stripLocationPrefix(text(value.message) ?? String(error), location),
+    message: text(value.message) ?? String(error),
   };
   const file = text(location.file);
   if (file === undefined || file === AGENT_FILE) copyPlace(problem, location);
@@ -99,29 +99,6 @@ function pathOf(value: unknown): (string | number)[] | undefined {
     .split('/')
     .filter((part) => part !== '')
     .map((part) => (/^\d+$/.test(part) ? Number(part) : part.replaceAll('~1', '/').replaceAll('~0', '~')));
-}
-
-/**
- * AgentError messages start with `file:line:column, node 'n', field 'f': `; the editor shows the
- * place itself, so that prefix is dropped (only when it matches the error's own location).
- */
-function stripLocationPrefix(message: string, location: Record<string, unknown>): string {
-  const parts: string[] = [];
-  const file = text(location.file);
-  if (file !== undefined) {
-    let place = file;
-    const line = positive(location.line);
-    if (line !== undefined) place += `:${line}`;
-    const column = positive(location.column);
-    if (line !== undefined && column !== undefined) place += `:${column}`;
-    parts.push(place);
-  }
-  const node = text(location.node);
-  if (node !== undefined) parts.push(`node '${node}'`);
-  const field = text(location.field);
-  if (field !== undefined) parts.push(`field '${field}'`);
-  const prefix = parts.length > 0 ? `${parts.join(', ')}: ` : '';
-  return prefix !== '' && message.startsWith(prefix) ? message.slice(prefix.length) : message;
 }
 
 function unique(problems: AgentProblem[]): AgentProblem[] {

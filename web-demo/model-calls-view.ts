@@ -5,7 +5,7 @@
  * readable. `tickCalls` refreshes the clocks in place between renders.
  */
 import { element } from './dom.js';
-import { withoutLocation, type ModelCallView, type RunSummary } from './run-summary.js';
+import type { ModelCallView, RunSummary } from './run-summary.js';
 
 /**
  * The notable calls (waiting, failed, retried) plus the counts; null when every call was simply
@@ -57,7 +57,7 @@ function callItem(call: ModelCallView, number: number, now: number): HTMLElement
     parts.push(element('span', { class: 'badge' }, 'cancelled'), ` Call ${number} to ${where}: cancelled with the run`, attemptsNote(call));
   } else if (call.state === 'failed' || call.state === 'stopped') {
     parts.push(element('span', { class: 'badge bad' }, call.state === 'failed' ? 'failed' : 'no answer'), ` Call ${number} to ${where}`);
-    if (call.error) parts.push(': ', element('code', {}, call.error.code), ` ${withoutLocation(call.error.message).message}`);
+    if (call.error) parts.push(': ', element('code', {}, call.error.code), ` ${call.error.message}`);
     else parts.push(': the run ended before the model answered');
     parts.push(attemptsNote(call));
   } else {

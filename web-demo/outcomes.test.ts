@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { Text } from '@codemirror/state';
 import type { AgentEvent, EventData, EventType } from '../src/events/event.js';
 import { AgentError } from '../src/errors/agent-error.js';
-import { emptySummary, endRun, failedCalls, summarize, withoutLocation } from './run-summary.js';
+import { emptySummary, endRun, failedCalls, summarize } from './run-summary.js';
 import { outcomeSentence } from './run-outcome.js';
 import { MAX_PROBLEMS, problemsFromLoadError } from './load-problems.js';
 import { yamlPathLocator } from './yaml-locator.js';
@@ -27,7 +27,7 @@ function memoryStorage() {
 
 describe('run outcome from events', () => {
   it('folds a run failed by the model server: the error, its node, the failed call and its retries', () => {
-    const httpError = { code: 'LLM_HTTP_500', message: "node 'ask': the model server answered HTTP 500", node: 'ask' };
+    const httpError = { code: 'LLM_HTTP_500', message: 'the model server answered HTTP 500', node: 'ask' };
     const summary = summarize([
       event('run_start', { agent: 'demo' }),
       event('node_start', {}, 'prepare'),
@@ -96,12 +96,6 @@ describe('run outcome from events', () => {
     expect(summary.calls[0]!.state).toBe('cancelled');
     expect(summary.errors).toEqual([{ code: 'CANCELLED', message: 'terminated' }]);
   });
-
-  it('strips the location prefix an AgentError message carries, keeping the field', () => {
-    expect(withoutLocation("node 'ask', field 'prompt': too long")).toEqual({ message: 'too long', field: 'prompt' });
-    expect(withoutLocation("agent.yaml:3:5, node 'a': bad")).toEqual({ message: 'bad' });
-    expect(withoutLocation('the model server at http://x:1/v1 answered HTTP 500')).toEqual({ message: 'the model server at http://x:1/v1 answered HTTP 500' });
-  });
 });
 
 describe('every load problem in the editor', () => {
@@ -135,7 +129,7 @@ describe('every load problem in the editor', () => {
     expect(diagnostics[1]!.message).toBe("UNKNOWN_ACTION (node a, field uses): unknown action 'nope.action'");
   });
 
-  it('falls back to the single error, without its location prefix, when there is no list', () => {
+  it('falls back to the single error, at its location, when there is no list', () => {
     const error = new AgentError('UNKNOWN_ACTION', "unknown action 'nope.action'", { file: 'agent.yaml', line: 6, column: 11, node: 'a', field: 'uses' });
     expect(problemsFromLoadError(error)).toEqual([{ code: 'UNKNOWN_ACTION', message: "unknown action 'nope.action'", line: 6, column: 11, node: 'a', field: 'uses' }]);
     expect(problemsFromLoadError('boom')).toEqual([{ code: 'INVALID_AGENT', message: 'boom' }]);

@@ -60,11 +60,14 @@ export interface ProbeOutcome {
   chat?: ChatProbe;
 }
 
+/** Agent files a run may run as sub-runs (agent.* with `{file: …}`): file name → YAML text (the bundled examples). */
+export type AgentFiles = Record<string, string>;
+
 /** Page → worker. */
 export type RequestMessage =
   | { type: 'validate'; request_id: number; agentYaml: string }
-  | { type: 'run'; request_id: number; agentYaml: string; input: Record<string, unknown>; model: ModelSettings; run_id: string }
-  | { type: 'resume'; request_id: number; agentYaml: string; run_id: string; approval?: { approved: boolean }; model: ModelSettings }
+  | { type: 'run'; request_id: number; agentYaml: string; input: Record<string, unknown>; model: ModelSettings; run_id: string; agentFiles?: AgentFiles }
+  | { type: 'resume'; request_id: number; agentYaml: string; run_id: string; approval?: { approved: boolean }; model: ModelSettings; agentFiles?: AgentFiles }
   | { type: 'cancel'; run_id: string }
   | { type: 'probe'; request_id: number; model: ModelSettings };
 

@@ -4,16 +4,15 @@
  * a completed run whose model calls failed along the way says so instead of looking clean.
  */
 import { element } from './dom.js';
-import { failedCalls, withoutLocation, type RunSummary } from './run-summary.js';
+import { failedCalls, type RunSummary } from './run-summary.js';
 
 /** The headline under the status line, or null while running (and for a clean paused run). */
 export function outcomeHeadline(summary: RunSummary): HTMLElement | null {
   if (summary.status === 'failed') {
     const error = summary.error;
     const node = error?.node ?? summary.failed_node;
-    const stripped = withoutLocation(error?.message ?? '');
-    const message = stripped.message;
-    const field = error?.field ?? stripped.field;
+    const message = error?.message ?? '';
+    const field = error?.field;
     return element(
       'div',
       { class: 'run-outcome failed', id: 'run-outcome', role: 'alert', 'data-outcome': 'failed' },
@@ -61,7 +60,7 @@ export function outcomeSentence(summary: RunSummary): string {
   if (summary.status === 'failed') {
     const error = summary.error;
     const node = error?.node ?? summary.failed_node;
-    const message = withoutLocation(error?.message ?? '').message;
+    const message = error?.message ?? '';
     return `Run failed${error ? `: ${error.code}` : ''}${node ? ` in node ${node}` : ''}${message ? `. ${message}` : '.'}`;
   }
   const failed = failedCalls(summary).length;

@@ -91,7 +91,8 @@ export function applyEvent(summary: RunSummary, event: AgentEvent): RunSummary {
       summary.status = 'running';
       break;
     case 'node_start':
-      if (node !== undefined) {
+      // A sub-run's nodes (agent files run by agent.*) are not visits of this graph's nodes.
+      if (node !== undefined && event.sub_run === undefined) {
         summary.current_node = node;
         summary.visited.push(node);
       }
@@ -210,16 +211,6 @@ export function endRun(summary: RunSummary, end: { status: string; stop_reason?:
 /** Model calls that failed (an error answer, or stopped by the run's end). */
 export function failedCalls(summary: RunSummary): ModelCallView[] {
   return summary.calls.filter((call) => call.state === 'failed' || call.state === 'stopped');
-}
-
-/**
- * An error message without the `node 'n', field 'f': ` prefix AgentError puts in front (the view
- * shows node and field on their own), and the field it named.
- */
-export function withoutLocation(message: string): { message: string; field?: string } {
-  const match = /^(?:[^\s:,]+(?::\d+){0,2}, )?node '[^']*'(?:, field '([^']*)')?: /.exec(message);
-  if (!match) return { message };
-  return { message: message.slice(match[0].length), ...(match[1] !== undefined ? { field: match[1] } : {}) };
 }
 
 /** Builds the summary of a whole list of events. */

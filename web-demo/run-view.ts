@@ -8,7 +8,7 @@
 import { element, formatJson, replaceChildren } from './dom.js';
 import { highlightGraph, renderGraph, type GraphMarks } from './graph-view.js';
 import type { AgentGraph } from './agent-graph.js';
-import { failedCalls, withoutLocation, type RunSummary } from './run-summary.js';
+import { failedCalls, type RunSummary } from './run-summary.js';
 import { modelCallsList, tickCalls } from './model-calls-view.js';
 import { outcomeHeadline } from './run-outcome.js';
 
@@ -167,7 +167,7 @@ function sections(summary: RunSummary): Node[] {
     );
   }
   if (summary.errors.length > 0) {
-    result.push(section('Errors', 'errors', element('ul', { class: 'errors', id: 'run-errors' }, ...summary.errors.map((error) => element('li', {}, element('code', {}, error.code), error.node ? ` at ${error.node}: ` : ': ', withoutLocation(error.message).message)))));
+    result.push(section('Errors', 'errors', element('ul', { class: 'errors', id: 'run-errors' }, ...summary.errors.map((error) => element('li', {}, element('code', {}, error.code), error.node ? ` at ${error.node}: ` : ': ', error.message)))));
   }
   if (summary.final_state) {
     result.push(section('Final state', 'state', element('pre', { class: 'state', id: 'final-state', tabindex: '0' }, formatJson(summary.final_state))));

@@ -4,27 +4,14 @@
  * problem's, and whose `details.errors` lists the problems in file order, at most 50, each
  * `{code, message, file, line?, column?, node?, field?}` with the message free of its location.
  */
+import type { EventError } from '../src/core/events.js';
 import { AgentError } from '../src/errors/agent-error.js';
 
 export const MAX_LOAD_ERRORS = 50;
 const LOCATION_KEYS = ['file', 'line', 'column', 'node', 'field'] as const;
 
-/** One load problem, as `details.errors` carries it. */
-export interface LoadProblem {
-  code: string;
-  message: string;
-  file?: string;
-  line?: number;
-  column?: number;
-  node?: string;
-  field?: string;
-}
-
-/** The message of an error without the location prefix AgentError adds to it. */
-function bareMessage(error: AgentError): string {
-  const prefix = new AgentError(error.code, '', error.location).message;
-  return prefix !== '' && error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-}
+/** One load problem, as `details.errors` carries it: an error's code, text and place. */
+export type LoadProblem = Omit<EventError, 'details'>;
 
 /** The problems one failed file reports: its own list when it has one, else the error itself. */
 export function problemsOf(error: AgentError): LoadProblem[] {
@@ -32,7 +19,7 @@ export function problemsOf(error: AgentError): LoadProblem[] {
   if (Array.isArray(listed) && listed.length > 0) {
     return listed.map((problem) => ({ ...(error.location.file !== undefined ? { file: error.location.file } : {}), ...(problem as LoadProblem) }));
   }
-  const problem: LoadProblem = { code: error.code, message: bareMessage(error) };
+  const problem: LoadProblem = { code: error.code, message: error.message };
   for (const key of LOCATION_KEYS) if (error.location[key] !== undefined) Object.assign(problem, { [key]: error.location[key] });
   return [problem];
 }
@@ -42,5 +29,5 @@ export function combineLoadErrors(failures: readonly AgentError[]): AgentError {
   const first = failures[0]!;
   if (failures.length === 1) return first;
   const errors = failures.flatMap(problemsOf).slice(0, MAX_LOAD_ERRORS);
-  return new AgentError(first.code, bareMessage(first), { ...first.location, details: { ...first.details, errors } });
+  return new AgentError(first.code, first.message, { ...first.location, details: { ...first.details, errors } });
 }

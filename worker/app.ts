@@ -39,7 +39,7 @@ import { reviewRun } from '../src/reflection/review/review-run.js';
 import type { CheckpointStore, TraceStore } from '../src/storage/trace-store.js';
 import { toAgentSource, type AgentSource } from './agent-source.js';
 import { roleOf } from './role-of.js';
-import { errorResponse, httpError, toErrorResponse } from './error-status.js';
+import { errorJsonResponse, errorResponse, httpError, toErrorResponse } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
 import { readRunStart } from './read-run-start.js';
 import { cursorOf } from './run-follow.js';
@@ -83,6 +83,10 @@ export interface AppOptions {
   secrets?: Record<string, string>;
   /** Tighter run limits for every run served (each the minimum with the agent's own). */
   runLimits?: RunOptions['limits'];
+  /** Agent files the served agents may run as sub-runs (agent.* with `{file: …}`); unset: refused. */
+  agentFiles?: RunOptions['agentFiles'];
+  /** The file root of file.read / file.write (a folder, an R2 bucket); unset: refused. */
+  files?: RunOptions['files'];
   /** The run reviewer behind GET /runs/:id/review (default: `reviewRun`); `false` answers 501. */
   review?: RunReviewer | false;
   /** SSE comment-line interval while a run is quiet, in ms (default 5000; 0 turns it off). */
@@ -104,6 +108,8 @@ export interface RouteContext {
   checkpointStore: CheckpointStore;
   /** The run options of a request (its role, the host's model overrides, limits, secrets, and its signal). */
   runOptions: (c: Context<AppEnv>) => RunOptions;
+  /** The host's run options without a request (a run a host continues by itself after a restart). */
+  hostRunOptions: () => RunOptions;
   sanitizer: Sanitizer;
   heartbeatMs: number;
 }
@@ -126,7 +132,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       return errorResponse(error.status === 413 ? 'INPUT_TOO_LARGE' : 'INVALID_PARAMS', error.message);
     }
     const { body } = toErrorResponse(error);
-    return errorResponse(body.error.code, body.error.message, body.error.details);
+    return errorJsonResponse(body.error);
   });
   app.notFound((c) => errorResponse('NOT_FOUND', `no route ${c.req.method} ${new URL(c.req.url).pathname}`));
 
@@ -153,13 +159,19 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }),
   );
 
-  const runOptions = (c: Context<AppEnv>): RunOptions => {
-    const base: RunOptions = { traceStore, checkpointStore, signal: c.req.raw.signal };
+  const hostRunOptions = (): RunOptions => {
+    const base: RunOptions = { traceStore, checkpointStore };
     if (options.llm !== undefined) base.llm = options.llm;
-    const role = c.get('role');
-    if (role !== undefined) base.role = role;
     if (options.secrets !== undefined) base.secrets = options.secrets;
     if (options.runLimits !== undefined) base.limits = options.runLimits;
+    if (options.agentFiles !== undefined) base.agentFiles = options.agentFiles;
+    if (options.files !== undefined) base.files = options.files;
+    return base;
+  };
+  const runOptions = (c: Context<AppEnv>): RunOptions => {
+    const base: RunOptions = { ...hostRunOptions(), signal: c.req.raw.signal };
+    const role = c.get('role');
+    if (role !== undefined) base.role = role;
     return base;
   };
   const wantsStream = (c: Context) => (c.req.header('accept') ?? '').includes('text/event-stream');
@@ -173,7 +185,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   const responseOptions = (c: Context) => ({ stream: wantsStream(c), waitUntil: waitUntil(c), heartbeatMs: options.sseHeartbeatMs ?? 5000, sanitizer: outbound });
 
-  options.routes?.(app, { agents, traceStore, checkpointStore, runOptions, sanitizer: outbound, heartbeatMs: options.sseHeartbeatMs ?? 5000 });
+  options.routes?.(app, { agents, traceStore, checkpointStore, runOptions, hostRunOptions, sanitizer: outbound, heartbeatMs: options.sseHeartbeatMs ?? 5000 });
 
   app.get('/health', (c) => c.json({ ok: true, version: options.version ?? PACKAGE_VERSION }));
 

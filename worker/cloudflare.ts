@@ -6,6 +6,8 @@
  *   API_TOKENS (secret)   `token:role,...` or JSON; when set, every route but /health needs a token
  *   CORS_ORIGINS, MAX_BODY_BYTES, TRACE_TTL_SECONDS, SSE_HEARTBEAT_MS (vars)
  *   MAX_RUNS, MAX_RUN_AGE_DAYS (vars)   retention applied by the cron trigger (`scheduled`)
+ *   FILES             R2 bucket (optional): the file root of file.read / file.write; unbound,
+ *                     they are refused. Agents run each other as sub-runs (agent.* with {file: …}).
  *   RUNS              Durable Object namespace of `RunCoordinator` (optional): when bound, every
  *                     run executes in its own object with SQLite storage, background runs and
  *                     resumable streams work, and KV is only the listing index
@@ -18,9 +20,11 @@ import agentFiles from 'virtual:tea-agents';
 import { createKvStores, type KVNamespaceLike } from '../adapters/workers-kv/index.js';
 import { AgentError } from '../src/errors/agent-error.js';
 import { createApp } from './app.js';
+import { createR2FileStore, type R2BucketLike } from '../adapters/r2/r2-file-store.js';
+import { prebuiltAgentFiles } from './prebuilt-agent-files.js';
 import { prebuiltAgentSource } from './prebuilt-agent-source.js';
 import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
-import { errorResponse, toErrorResponse } from './error-status.js';
+import { errorJsonResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { durableRoutes, durableTraceStore, type DurableObjectNamespaceLike } from './durable-routes.js';
 import { RunCoordinatorBase, type DurableObjectStateLike } from './run-coordinator.js';
@@ -32,6 +36,8 @@ export interface CloudflareEnv extends HostVariables {
   /** Retention applied on each cron trigger: keep at most this many runs, none older than this. */
   MAX_RUNS?: string;
   MAX_RUN_AGE_DAYS?: string;
+  /** The file root of file.read / file.write (wrangler.toml `r2_buckets`); optional. */
+  FILES?: R2BucketLike;
   /** The run coordinators (wrangler.toml `durable_objects`); optional. */
   RUNS?: DurableObjectNamespaceLike;
   /** Milliseconds between a running run's watchdog alarms (default 30000). */
@@ -51,18 +57,32 @@ function storesFor(env: CloudflareEnv) {
   return createKvStores(env.TRACES, ttl === undefined ? {} : { expirationTtl: ttl });
 }
 
-/** The agents bundled at build time, with every script sandbox. */
+let served: ReturnType<typeof prebuiltAgentSource> | undefined;
+
+/**
+ * The agents bundled at build time, with every script sandbox: compiled once per isolate and
+ * shared by the app and every run coordinator in it (a coordinator is built for each run; compiling
+ * every agent for each one made the Durable Object path several times slower than the KV path).
+ */
 function servedAgents() {
-  return prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES);
+  served ??= prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES);
+  return served;
+}
+
+/** Agent files (the bundled agents) and the file root (the FILES bucket, when bound) of a run. */
+function seamsFor(env: CloudflareEnv, agents: ReturnType<typeof servedAgents>) {
+  return { agentFiles: prebuiltAgentFiles(agentFiles, agents), ...(env.FILES !== undefined ? { files: createR2FileStore(env.FILES) } : {}) };
 }
 
 /** Creates the app for one environment. */
 export function createCloudflareApp(env: CloudflareEnv) {
   const agents = servedAgents();
   const stores = storesFor(env);
-  if (env.RUNS === undefined) return createApp({ agents, ...stores, ...optionsFromVariables(env) });
+  const seams = seamsFor(env, agents);
+  if (env.RUNS === undefined) return createApp({ agents, ...stores, ...seams, ...optionsFromVariables(env) });
   return createApp({
     agents,
+    ...seams,
     traceStore: durableTraceStore(env.RUNS, stores.traceStore),
     checkpointStore: stores.checkpointStore,
     ...optionsFromVariables(env),
@@ -75,14 +95,31 @@ export class RunCoordinator extends RunCoordinatorBase {
   constructor(ctx: DurableObjectStateLike, env: CloudflareEnv) {
     const ttl = env.TRACE_TTL_SECONDS === undefined ? undefined : Number(env.TRACE_TTL_SECONDS);
     const watchdog = Number(env.RUN_WATCHDOG_MS);
+    const agents = servedAgents();
+    const writes = { rows: 0, kv_puts: 0 };
     super(ctx, {
       ...(Number.isInteger(watchdog) && watchdog > 0 ? { watchdogMs: watchdog } : {}),
-      agents: servedAgents(),
+      agents,
+      seams: seamsFor(env, agents),
       variables: env,
-      ...(env.TRACES !== undefined ? { index: storesFor(env).traceStore } : {}),
+      writes,
+      ...(env.TRACES !== undefined ? { index: storesFor({ ...env, TRACES: countingPuts(env.TRACES, writes) }).traceStore } : {}),
       ...(ttl !== undefined && ttl > 0 ? { retentionMs: ttl * 1000 } : {}),
     });
   }
+}
+
+/** The KV binding, counting its puts (the run coordinator's GET /stats, for the benchmarks). */
+function countingPuts(kv: KVNamespaceLike, writes: { kv_puts: number }): KVNamespaceLike {
+  return {
+    get: (key) => kv.get(key),
+    put: (key, value, options) => {
+      writes.kv_puts++;
+      return kv.put(key, value, options);
+    },
+    delete: (key) => kv.delete(key),
+    list: (options) => kv.list(options),
+  };
 }
 
 /** The retention policy of MAX_RUNS / MAX_RUN_AGE_DAYS, or undefined when neither is set. */
@@ -108,7 +145,7 @@ export default {
       return await app.fetch(request, env, context as never);
     } catch (error) {
       const { body } = toErrorResponse(error);
-      return errorResponse(body.error.code, body.error.message, body.error.details);
+      return errorJsonResponse(body.error);
     }
   },
 

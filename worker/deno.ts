@@ -4,13 +4,26 @@
  *   deno run --allow-net --allow-env --unstable-kv dist/worker/deno.js
  * Environment: PORT (default 8000), HOSTNAME (default 0.0.0.0; a loopback name turns on the
  * loopback Host check), KV_PATH (a database file; unset:
- * Deno Deploy's KV, or Deno's default local database), TRACE_TTL_MS, and the variables of
- * host-config.ts (API_TOKENS, CORS_ORIGINS, LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, MAX_BODY_BYTES).
+ * Deno Deploy's KV, or Deno's default local database), TRACE_TTL_MS, RUN_LEASE_MS (how long a
+ * run's lease lasts unrenewed: how soon another process continues the runs of one that died,
+ * default 15000), RUN_POLL_MS (how often a follower looks at a run executing in another process,
+ * default 250), RUN_SCAN (`0`: no lease scans, only the queue's watchdog messages continue the
+ * runs of a process that died; for tests), and the variables of host-config.ts (API_TOKENS, CORS_ORIGINS, LLM_BASE_URL,
+ * LLM_MODEL, LLM_API_KEY, MAX_BODY_BYTES, SSE_HEARTBEAT_MS).
+ * Runs are durable (worker/deno-runs.ts): background runs through the Deno KV queue, resumable
+ * event streams from Deno KV, and runs of a process that died continued by another (or by this
+ * one restarted) from their last node checkpoint.
+ * FILES_DIR: the folder file.read / file.write work in (give Deno --allow-read/--allow-write for
+ * it); unset, they are refused. Agents run each other as sub-runs (agent.* with {file: …}).
  * On start it prints one line, `listening on http://host:port/`, to stdout.
  */
 import agentFiles from 'virtual:tea-agents';
-import { createDenoKvStores, type DenoKvLike } from '../adapters/deno-kv/index.js';
+import { createDenoKvStores } from '../adapters/deno-kv/index.js';
+import { DenoRuns, type DenoKvQueueLike } from './deno-runs.js';
+import { denoRunRoutes } from './deno-run-routes.js';
 import { createApp } from './app.js';
+import { createDenoFileStore, type DenoFsLike } from '../adapters/deno-fs/deno-file-store.js';
+import { prebuiltAgentFiles } from './prebuilt-agent-files.js';
 import { prebuiltAgentSource } from './prebuilt-agent-source.js';
 import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
@@ -19,7 +32,9 @@ import { isLoopbackHostname, loopbackHosts } from './request-guard.js';
 /** The slice of the `Deno` namespace this entry uses (typed here: the build has no Deno types). */
 interface DenoLike {
   env: { get(name: string): string | undefined };
-  openKv(path?: string): Promise<DenoKvLike>;
+  openKv(path?: string): Promise<DenoKvQueueLike>;
+  addSignalListener(signal: 'SIGTERM' | 'SIGINT', handler: () => void): void;
+  exit(code: number): never;
   serve(
     options: { port: number; hostname: string; onListen?: (address: { hostname: string; port: number }) => void },
     handler: (request: Request) => Response | Promise<Response>,
@@ -31,7 +46,8 @@ const variable = (name: string) => deno.env.get(name);
 const kvPath = variable('KV_PATH');
 const kv = await deno.openKv(kvPath === undefined || kvPath === '' ? undefined : kvPath);
 const ttl = variable('TRACE_TTL_MS');
-const stores = createDenoKvStores(kv, ttl === undefined ? {} : { expireInMs: Number(ttl) });
+const expireInMs = ttl === undefined ? undefined : Number(ttl);
+const stores = createDenoKvStores(kv, expireInMs === undefined ? {} : { expireInMs });
 const hostVariables: HostVariables = {};
 for (const name of ['API_TOKENS', 'CORS_ORIGINS', 'LLM_BASE_URL', 'LLM_MODEL', 'LLM_API_KEY', 'MAX_BODY_BYTES', 'SSE_HEARTBEAT_MS'] as const) {
   const value = variable(name);
@@ -41,7 +57,44 @@ const hostname = variable('HOSTNAME') ?? '0.0.0.0';
 let listeningPort = Number(variable('PORT') ?? 8000);
 // Bound to loopback (local development), only loopback Host headers are answered (DNS rebinding).
 const allowedHosts = isLoopbackHostname(hostname) ? { allowedHosts: () => loopbackHosts(listeningPort) } : {};
-const app = createApp({ agents: prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES), ...stores, ...optionsFromVariables(hostVariables), ...allowedHosts });
+const agents = prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES);
+const filesDir = variable('FILES_DIR');
+const files = filesDir === undefined || filesDir === '' ? {} : { files: createDenoFileStore(deno as unknown as DenoFsLike, filesDir) };
+// The seams of issue 13, for foreground runs (the app) and background ones (the queue) alike.
+const seams = { agentFiles: prebuiltAgentFiles(agentFiles, agents), ...files };
+const hostOptions = optionsFromVariables(hostVariables);
+const positive = (name: string) => {
+  const value = Number(variable(name));
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+};
+const leaseMs = positive('RUN_LEASE_MS');
+const pollMs = positive('RUN_POLL_MS');
+const runs = new DenoRuns({
+  kv,
+  agents,
+  ...stores,
+  runOptions: { ...(hostOptions.llm !== undefined ? { llm: hostOptions.llm } : {}), ...seams },
+  ...(expireInMs !== undefined ? { expireInMs } : {}),
+  ...(leaseMs !== undefined ? { leaseMs } : {}),
+  ...(pollMs !== undefined ? { pollMs } : {}),
+  scan: variable('RUN_SCAN') !== '0',
+});
+const app = createApp({ agents, ...seams, ...stores, ...hostOptions, ...allowedHosts, routes: denoRunRoutes(runs) });
+
+// Background runs arrive through the queue; the sweep renews leases and continues the runs of
+// processes that died. It runs once now (the start-up scan), then every `sweepMs`.
+void kv.listenQueue((message) => runs.onQueueMessage(message));
+const sweep = () => void runs.sweep().catch((error: unknown) => console.error(`run sweep: ${error instanceof Error ? error.message : String(error)}`));
+sweep();
+setInterval(sweep, runs.sweepMs);
+// Stopping: the runs executing here are handed over (their leases marked abandoned) before exiting.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  try {
+    deno.addSignalListener(signal, () => void runs.handOver().finally(() => deno.exit(0)));
+  } catch {
+    // Not every platform has every signal (Windows has no SIGTERM listener); Deno Deploy has none.
+  }
+}
 
 deno.serve(
   {

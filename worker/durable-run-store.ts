@@ -7,7 +7,12 @@
  *   record(id = 1, body)                  the run record (GET /runs/:id reads it here)
  *   checkpoint(id = 1, checkpoint_id, body)   the pause checkpoint (interrupts, confirmations)
  *   claims(checkpoint_id PRIMARY KEY)     one row per claimed checkpoint: the resume claim
- *   progress(seq PRIMARY KEY, node)       one row per finished node: the node-level progress
+ *   resume_point(id = 1, body, role, restarts)   the node checkpoint of the executing segment:
+ *                                         where the run continues if the object dies (written
+ *                                         before every node, gone when the segment ends)
+ *   tool_results(key PRIMARY KEY, body)   recorded results of side-effecting tool calls, by
+ *                                         idempotency key: a node re-run after a restart gets
+ *                                         them back instead of calling the tool again
  *
  * An event is written once, whoever writes it first: the coordinator writes each event as the run
  * emits it (so followers see it at once) and the engine's batched appends of the same seqs are
@@ -20,7 +25,15 @@
  */
 import type { AgentEvent } from '../src/events/event.js';
 import { AgentError } from '../src/errors/agent-error.js';
+import type { NodeCheckpoint } from '../src/graph/run-types.js';
+import type { ResumePoint } from './durable-continue.js';
 import type { Checkpoint, CheckpointStore, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../src/storage/trace-store.js';
+
+/** Storage writes of one object: SQLite rows written, and puts to the KV index (counted by the host's KV binding wrapper). */
+export interface StorageWrites {
+  rows: number;
+  kv_puts: number;
+}
 
 /** The part of a Durable Object's `ctx.storage.sql` this store uses. */
 export interface SqlStorageLike {
@@ -37,8 +50,11 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS record (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL)',
   'CREATE TABLE IF NOT EXISTS checkpoint (id INTEGER PRIMARY KEY CHECK (id = 1), checkpoint_id TEXT NOT NULL, body TEXT NOT NULL)',
   'CREATE TABLE IF NOT EXISTS claims (checkpoint_id TEXT PRIMARY KEY)',
-  'CREATE TABLE IF NOT EXISTS progress (seq INTEGER PRIMARY KEY, node TEXT NOT NULL)',
+  'CREATE TABLE IF NOT EXISTS resume_point (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL, role TEXT, restarts INTEGER NOT NULL DEFAULT 0)',
+  'CREATE TABLE IF NOT EXISTS tool_results (key TEXT PRIMARY KEY, body TEXT NOT NULL)',
 ];
+
+const TABLES = ['events', 'record', 'checkpoint', 'claims', 'resume_point', 'tool_results'];
 
 export class DurableRunStore implements TraceStore, CheckpointStore {
   private readonly waiters = new Set<() => void>();
@@ -46,6 +62,8 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   constructor(
     private readonly sql: SqlStorageLike,
     private readonly index?: TraceStore,
+    /** Storage writes since the object was built (GET /stats, for the benchmarks). */
+    readonly writes: StorageWrites = { rows: 0, kv_puts: 0 },
   ) {
     // Tables are created by the first write: looking up an unknown run id stores nothing.
     this.created = this.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'events'").toArray().length > 0;
@@ -63,7 +81,11 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
       for (const statement of SCHEMA) this.exec(statement);
       this.created = true;
     }
-    return this.exec(query, ...bindings);
+    const cursor = this.exec(query, ...bindings);
+    // Drained first: a cursor counts the rows it wrote as it runs.
+    cursor.toArray();
+    this.writes.rows += cursor.rowsWritten;
+    return cursor;
   }
 
   private exec(query: string, ...bindings: unknown[]): SqlCursorLike {
@@ -78,7 +100,6 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   append(events: readonly AgentEvent[]): void {
     for (const event of events) {
       this.write('INSERT OR IGNORE INTO events (seq, type, body) VALUES (?, ?, ?)', event.seq, event.type, JSON.stringify(event));
-      if (event.type === 'node_end' && event.node !== undefined) this.write('INSERT OR IGNORE INTO progress (seq, node) VALUES (?, ?)', event.seq, event.node);
     }
     this.wake();
   }
@@ -106,9 +127,44 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
     return typeof row?.seq === 'number' ? row.seq : 0;
   }
 
-  /** The nodes finished so far, in order, with the seq of their node_end. */
-  progress(): Array<{ seq: number; node: string }> {
-    return this.ifCreated('SELECT seq, node FROM progress ORDER BY seq').toArray() as Array<{ seq: number; node: string }>;
+  /** The type of the newest event (a run whose last event is `done` is not executing). */
+  lastEventType(): string | undefined {
+    const row = this.ifCreated('SELECT type FROM events ORDER BY seq DESC LIMIT 1').toArray()[0];
+    return row === undefined ? undefined : (row.type as string);
+  }
+
+  // The executing segment (RunDurability, through the coordinator)
+
+  /** Saves the node checkpoint before a node, with its restart count (durable-continue.ts `restartsFor`). */
+  saveResumePoint(checkpoint: NodeCheckpoint, role: string | undefined, restarts: number): void {
+    this.write('INSERT OR REPLACE INTO resume_point (id, body, role, restarts) VALUES (1, ?, ?, ?)', JSON.stringify(checkpoint), role ?? null, restarts);
+  }
+
+  resumePoint(): ResumePoint | undefined {
+    const row = this.ifCreated('SELECT body, role, restarts FROM resume_point WHERE id = 1').toArray()[0];
+    if (row === undefined) return undefined;
+    return { checkpoint: JSON.parse(row.body as string) as NodeCheckpoint, role: typeof row.role === 'string' ? row.role : undefined, restarts: Number(row.restarts) };
+  }
+
+  /** Counts one continuation from the current checkpoint; returns the new count. */
+  countRestart(): number {
+    this.write('UPDATE resume_point SET restarts = restarts + 1 WHERE id = 1');
+    return this.resumePoint()?.restarts ?? 0;
+  }
+
+  /** The segment ended (whatever its outcome): nothing to continue, no tool result to hand back. */
+  endSegment(): void {
+    this.ifCreated('DELETE FROM resume_point');
+    this.ifCreated('DELETE FROM tool_results');
+  }
+
+  recordedResult(key: string): { value: unknown } | undefined {
+    const row = this.ifCreated('SELECT body FROM tool_results WHERE key = ?', key).toArray()[0];
+    return row === undefined ? undefined : { value: JSON.parse(row.body as string) };
+  }
+
+  recordResult(key: string, value: unknown): void {
+    this.write('INSERT OR REPLACE INTO tool_results (key, body) VALUES (?, ?)', key, JSON.stringify(value));
   }
 
   // TraceStore
@@ -153,7 +209,9 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   }
 
   async deleteRun(runId: string): Promise<void> {
-    for (const table of ['events', 'record', 'checkpoint', 'claims', 'progress']) this.ifCreated(`DELETE FROM ${table}`);
+    for (const table of TABLES) this.ifCreated(`DELETE FROM ${table}`);
+    // Objects written before node checkpoints kept a `progress` table (the seq of each node_end).
+    this.ifCreated('DROP TABLE IF EXISTS progress');
     await this.index?.deleteRun(runId);
   }
 

@@ -1,11 +1,13 @@
 /**
  * The one table from error codes to HTTP statuses, and the one error body shape
- * `{error: {code, message}}`. A request that fails answers that shape. A run that starts and then
+ * `{error: {code, message, file?, line?, column?, node?, field?}}` (the message is text only; the
+ * place is in the fields). A request that fails answers that shape. A run that starts and then
  * fails is answered, as JSON, with its whole result (`status: "failed"`, `error: {code, message}`,
  * state) and the status of its error code (`statusOfRun`), so `response.ok` is false and the body
  * still has the error shape; over SSE the 200 headers are sent before the outcome is known, and
  * the `done` event carries it.
  */
+import type { EventError } from '../src/core/events.js';
 import { AgentError, toAgentError, type ErrorCode } from '../src/errors/agent-error.js';
 
 /** Codes the HTTP layer answers with, and their statuses. Anything else is a 500. */
@@ -60,22 +62,37 @@ export function statusOfRun(result: { status: string; error?: { code: string } }
  * problems (agents that failed to load: every problem of every file, the load-error contract).
  */
 export interface ErrorBody {
-  error: { code: string; message: string; details?: { errors: unknown[] } };
+  error: Omit<ErrorFields, 'details'> & { details?: { errors: unknown[] } };
 }
+
+/** An error's code, text and place, as an error body and a run's `error` carry them. */
+type ErrorFields = EventError;
+
+const PLACE_KEYS = ['file', 'line', 'column', 'node', 'field'] as const;
 
 /** Turns anything thrown into the status and body to answer with. */
 export function toErrorResponse(error: unknown): { status: number; body: ErrorBody } {
   const agentError = toAgentError(error, 'INTERNAL');
-  const body: ErrorBody = { error: { code: agentError.code, message: agentError.message } };
-  const problems = agentError.details.errors;
-  if (Array.isArray(problems) && problems.length > 0) body.error.details = { errors: problems };
-  return { status: statusOf(agentError.code), body };
+  return { status: statusOf(agentError.code), body: { error: bodyFields(agentError.toJSON()) } };
 }
 
 /** The error response for a code and message (and listed problems): the body shape and the table's status. */
 export function errorResponse(code: string, message: string, details?: ErrorBody['error']['details']): Response {
-  const body: ErrorBody = { error: { code, message, ...(details !== undefined ? { details } : {}) } };
-  return Response.json(body, { status: statusOf(code) });
+  return errorJsonResponse({ code, message, ...(details !== undefined ? { details } : {}) });
+}
+
+/** The error response for an error as JSON (its place kept as fields; of its details only the problem list). */
+export function errorJsonResponse(error: ErrorFields): Response {
+  const body: ErrorBody = { error: bodyFields(error) };
+  return Response.json(body, { status: statusOf(error.code) });
+}
+
+function bodyFields(error: ErrorFields): ErrorBody['error'] {
+  const fields: ErrorBody['error'] = { code: error.code, message: error.message };
+  for (const key of PLACE_KEYS) if (error[key] !== undefined) Object.assign(fields, { [key]: error[key] });
+  const problems = error.details?.['errors'];
+  if (Array.isArray(problems) && problems.length > 0) fields.details = { errors: problems };
+  return fields;
 }
 
 /** An AgentError for the HTTP layer (a shorthand that keeps call sites short). */

@@ -15,6 +15,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFsStores } from '../adapters/fs/index.js';
+import { createRootedFileStore } from '../adapters/fs/rooted-file-store.js';
+import { fileStoreAgentSource } from '../src/graph/agent-files.js';
 import { Hono } from 'hono';
 import { createApp, type AppOptions } from './app.js';
 import { loadAgent } from '../src/graph/load-agent.js';
@@ -22,6 +24,7 @@ import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
 import { lazyAgentSource } from './prebuilt-agent-source.js';
 import { optionsFromVariables } from './host-config.js';
 import { localRunRoutes } from './local-runs.js';
+import { DEFAULT_LEASE_MS, DurableRunFiles } from './durable-fs.js';
 import { hostGuard, isLoopbackHostname, loopbackHosts } from './request-guard.js';
 
 export interface ServeOptions {
@@ -33,8 +36,16 @@ export interface ServeOptions {
   agentsDir?: string;
   /** Directory for traces and checkpoints (default `.tea-traces`). */
   traceDir?: string;
+  /** The folder file.read / file.write work in (`serve --files`); unset: they are refused. */
+  filesDir?: string;
   /** Static files served at `/` (default: dist/web-demo of this package, when present). */
   webDemoDir?: string;
+  /**
+   * Milliseconds after which a run whose process stopped touching its lease is continued by another
+   * server on the same trace directory (default 10000, or TEA_RUN_LEASE_MS). A server on the same
+   * machine continues the runs of a process that is gone at once.
+   */
+  leaseMs?: number;
   /** Extra app options (auth, cors, limits, llm); environment variables as in host-config.ts fill the rest. */
   app?: Partial<AppOptions>;
 }
@@ -73,9 +84,17 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const agents = lazyAgentSource(() => files.map(({ file, source }) => ({ file, compile: () => loadAgent(source, { file, scripts: ALL_SCRIPT_SANDBOXES }) })));
   await agents.list(); // compile now: a broken agent fails the start, not a request
   const environment = process.env;
+  const traceDir = path.resolve(options.traceDir ?? '.tea-traces');
+  const stores = createFsStores(traceDir);
+  const leaseMs = options.leaseMs ?? (Number(environment.TEA_RUN_LEASE_MS) > 0 ? Number(environment.TEA_RUN_LEASE_MS) : DEFAULT_LEASE_MS);
+  // Runs survive this process: leases, live logs, node checkpoints (worker/durable-fs.ts).
+  const durable = new DurableRunFiles(traceDir, stores.traceStore, leaseMs);
   const app = createApp({
     agents,
-    ...createFsStores(path.resolve(options.traceDir ?? '.tea-traces')),
+    ...stores,
+    // Agents run the other agent files of the same folder as sub-runs (agent.* with {file: …}).
+    agentFiles: fileStoreAgentSource(createRootedFileStore(path.resolve(options.agentsDir ?? 'examples'))),
+    ...(options.filesDir !== undefined ? { files: createRootedFileStore(options.filesDir) } : {}),
     ...optionsFromVariables({
       ...(environment.TEA_API_TOKENS !== undefined ? { API_TOKENS: environment.TEA_API_TOKENS } : {}),
       ...(environment.TEA_CORS_ORIGINS !== undefined ? { CORS_ORIGINS: environment.TEA_CORS_ORIGINS } : {}),
@@ -83,8 +102,9 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       ...(environment.TEA_LLM_MODEL !== undefined ? { LLM_MODEL: environment.TEA_LLM_MODEL } : {}),
       ...(environment.TEA_LLM_API_KEY !== undefined ? { LLM_API_KEY: environment.TEA_LLM_API_KEY } : {}),
     }),
-    // Runs belong to the process: background runs, cancel, resumable streams (worker/local-runs.ts).
-    routes: localRunRoutes(),
+    // Runs belong to the process: background runs, cancel, resumable streams, and runs of a process
+    // that died continued from their node checkpoint (worker/local-runs.ts).
+    routes: localRunRoutes(durable),
     ...options.app,
   });
   // The Host check first (for static files too), then static files (public, like the page
@@ -107,6 +127,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
         app: site,
         close: () =>
           new Promise<void>((done) => {
+            durable.close();
             server.close(() => done());
             (server as { closeAllConnections?: () => void }).closeAllConnections?.();
           }),

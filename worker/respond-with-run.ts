@@ -19,7 +19,7 @@ import { streamSSE } from 'hono/streaming';
 import type { AgentEvent } from '../src/events/event.js';
 import type { AgentRun, RunResult } from '../src/graph/run-types.js';
 import type { Sanitizer } from '../src/events/outbound.js';
-import { errorResponse, statusOfRun } from './error-status.js';
+import { errorJsonResponse, statusOfRun } from './error-status.js';
 
 export interface RunResponseOptions {
   stream: boolean;
@@ -49,7 +49,7 @@ export async function respondWithRun(c: Context, run: AgentRun, options: RunResp
   if (first.done === true) {
     const result = await run.result;
     if (result.error !== undefined && NOT_STARTED.has(result.error.code)) {
-      return errorResponse(result.error.code, result.error.message);
+      return errorJsonResponse(result.error);
     }
     return c.json(resultBody(result), statusOfRun(result) as never);
   }

@@ -9,7 +9,7 @@ import type { AgentEvent } from '../src/events/event.js';
 import type { Sanitizer } from '../src/events/outbound.js';
 import { toAgentError } from '../src/errors/agent-error.js';
 import type { AgentRun, RunResult } from '../src/graph/run-types.js';
-import { errorResponse, statusOfRun } from './error-status.js';
+import { errorJsonResponse, statusOfRun } from './error-status.js';
 import { resultBody } from './respond-with-run.js';
 
 export type RespondMode = 'async' | 'json' | 'sse';
@@ -53,7 +53,7 @@ const NOT_STARTED = new Set(['NOT_FOUND', 'CONFLICT', 'INVALID_PARAMS', 'STORAGE
 
 /** A run's result as JSON with its status (error-status.ts), or the request error when it never began. */
 export function resultResponse(result: RunResult, active: ActiveRun, sanitizer: Sanitizer, status = statusOfRun(result)): Response {
-  if (active.events === 0 && result.error !== undefined && NOT_STARTED.has(result.error.code)) return errorResponse(result.error.code, result.error.message);
+  if (active.events === 0 && result.error !== undefined && NOT_STARTED.has(result.error.code)) return errorJsonResponse(result.error);
   return new Response(sanitizer.text(JSON.stringify(resultBody(result))), { status, headers: { 'content-type': 'application/json' } });
 }
 

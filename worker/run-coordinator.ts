@@ -11,27 +11,38 @@
  *   POST /cancel  → the run's result once it stopped (200), 409 when it is not running
  *   GET  /events  ?after= / Last-Event-ID; `Accept: text/event-stream` follows live, else NDJSON
  *   GET  /record  the run record
+ *   GET  /stats   storage writes since the object was built ({rows, index_puts}; benchmarks)
  *   POST /delete  forgets the run (retention)
  * `respond` is `async` (202 at once, the run goes on), `json` (the result when the run stops) or
  * `sse` (the segment's events, live). A client leaving an SSE answer cancels the run only when it
  * asked (`cancel_on_disconnect`); otherwise the run goes on and can be followed again.
  *
- * While a run executes, an alarm is kept set a little ahead: it keeps the object scheduled, and
- * when it fires on an object that no longer holds the run in memory (the object was evicted or
- * restarted mid-run) it records the run as failed (`INTERNAL`, saying so) instead of leaving it
- * `running` forever. Resuming such a run from its last finished node is not done yet (README).
+ * Surviving eviction (docs/execution-model.md "Checkpoints and eviction"): before every node the
+ * run saves a node checkpoint in SQLite (`resume_point`), after its earlier events. While a run
+ * executes, an alarm is kept set a little ahead. An object that finds, when it is built again (a
+ * request or that alarm wakes it), a segment that was executing and did not end (a resume point,
+ * no `done` last) continues the run from that checkpoint: the node that was running runs again
+ * with the same idempotency key, and side-effecting tool calls whose results were recorded
+ * (`tool_results`) are not made again. It does not continue, and records the run failed saying
+ * why, when: there is no checkpoint (it died before its first node), the agent is not served any
+ * more, the run's max_duration_ms has passed (BUDGET_EXCEEDED; the alarm is set for the deadline
+ * too), or it was already continued MAX_RESTARTS times (durable-continue.ts) from the same checkpoint (a node that
+ * kills its object would otherwise loop forever).
  */
-import type { AgentRun, ResumeInput, RunOptions } from '../src/graph/run-types.js';
+import type { AgentRun, ResumeInput, RunDurability, RunOptions } from '../src/graph/run-types.js';
+import type { StopReason } from '../src/events/event.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
+import { continueFromNode } from '../src/graph/resume-run.js';
 import { AgentError } from '../src/errors/agent-error.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
 import type { TraceStore } from '../src/storage/trace-store.js';
 import type { AgentSource } from './agent-source.js';
-import { DurableRunStore, type SqlStorageLike } from './durable-run-store.js';
-import { errorResponse, toErrorResponse } from './error-status.js';
+import { DurableRunStore, type SqlStorageLike, type StorageWrites } from './durable-run-store.js';
+import { errorJsonResponse, errorResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { answerRun, driveRun, resultResponse, type ActiveRun, type RespondMode } from './run-answer.js';
 import { cursorOf, followResponse, ndjsonResponse } from './run-follow.js';
+import { noCheckpointError, restartsFor, whyNotContinue, type ResumePoint } from './durable-continue.js';
 
 /** The part of a Durable Object's state (`ctx`) the coordinator uses. */
 export interface DurableObjectStateLike {
@@ -52,6 +63,8 @@ interface RunRequest {
 
 /** Default milliseconds between watchdog alarms while a run executes. */
 const WATCHDOG_MS = 30_000;
+/** How messages name this host. */
+const HOST = 'run coordinator';
 
 export interface CoordinatorSetup {
   agents: AgentSource;
@@ -62,6 +75,10 @@ export interface CoordinatorSetup {
   retentionMs?: number;
   /** Milliseconds between watchdog alarms while a run executes (default 30 s). */
   watchdogMs?: number;
+  /** The seams of issue 13: agent files for sub-runs, the file root of file.read / file.write. */
+  seams?: Pick<RunOptions, 'agentFiles' | 'files'>;
+  /** Counters of storage writes (the host counts KV puts into it). */
+  writes?: StorageWrites;
 }
 
 export class RunCoordinatorBase {
@@ -75,13 +92,13 @@ export class RunCoordinatorBase {
     private readonly ctx: DurableObjectStateLike,
     private readonly setup: CoordinatorSetup,
   ) {
-    this.store = new DurableRunStore(ctx.storage.sql, setup.index);
+    this.store = new DurableRunStore(ctx.storage.sql, setup.index, setup.writes);
     const host = optionsFromVariables(setup.variables);
-    this.runOptions = { ...(host.llm !== undefined ? { llm: host.llm } : {}), ...(host.secrets !== undefined ? { secrets: host.secrets } : {}) };
+    this.runOptions = { ...(host.llm !== undefined ? { llm: host.llm } : {}), ...(host.secrets !== undefined ? { secrets: host.secrets } : {}), ...setup.seams };
     this.sanitizer = createSanitizer([host.llm?.overrides?.api_key]);
     this.heartbeatMs = host.sseHeartbeatMs ?? 5000;
-    // A new instance holds no run in memory: a record still `running` is a run whose object died.
-    void ctx.blockConcurrencyWhile(() => this.closeOrphan());
+    // A new instance holds no run in memory: a segment still executing is a run whose object died.
+    void ctx.blockConcurrencyWhile(() => this.recover());
   }
 
   private get watchdogMs(): number {
@@ -96,34 +113,76 @@ export class RunCoordinatorBase {
       if (request.method === 'POST' && pathname === '/cancel') return await this.cancel();
       if (request.method === 'GET' && pathname === '/events') return this.events(request);
       if (request.method === 'GET' && pathname === '/record') return this.recordResponse();
+      if (request.method === 'GET' && pathname === '/stats') return Response.json(this.store.writes);
       if (request.method === 'POST' && pathname === '/delete') return await this.forget(new URL(request.url).searchParams.get('run_id') ?? '');
       return errorResponse('NOT_FOUND', `run coordinator: no route ${request.method} ${pathname}`);
     } catch (error) {
       const { body } = toErrorResponse(error);
-      return errorResponse(body.error.code, body.error.message, body.error.details);
+      return errorJsonResponse(body.error);
     }
   }
 
-  /** The watchdog: re-armed while the run executes; a run left `running` by a dead object is closed. */
+  /**
+   * The watchdog: re-armed while the run executes (at the run's deadline at the latest); on an
+   * object that holds no run in memory, it continues a run whose object died, or applies retention.
+   */
   async alarm(): Promise<void> {
     if (this.active !== undefined) {
-      await this.ctx.storage.setAlarm(Date.now() + this.watchdogMs);
+      await this.armWatchdog();
       return;
     }
+    await this.recover();
     const record = this.store.record();
-    if (record === undefined) return;
-    if (record.status !== 'running') await this.expire(record.run_id, Date.parse(record.updated_at));
-    else await this.closeOrphan();
+    if (this.active === undefined && record !== undefined && record.status !== 'running') await this.expire(record.run_id, Date.parse(record.updated_at));
   }
 
-  /** Records a run left `running` by an object that died as failed (with a `done` event), when no run executes here. */
-  private async closeOrphan(): Promise<void> {
+  private async armWatchdog(): Promise<void> {
+    const deadline = this.store.resumePoint()?.checkpoint.deadline_at;
+    const next = Date.now() + this.watchdogMs;
+    await this.ctx.storage.setAlarm(deadline !== undefined && deadline > Date.now() ? Math.min(next, deadline + 1) : next);
+  }
+
+  /**
+   * Continues the run from its node checkpoint when a segment was executing here when the object
+   * died (a resume point left, no `done` last), or records it failed saying why it cannot be
+   * (worker/durable-continue.ts).
+   */
+  private async recover(): Promise<void> {
+    if (this.active !== undefined) return;
     const record = this.store.record();
-    if (this.active !== undefined || record?.status !== 'running') return;
-    const error = new AgentError('INTERNAL', `run '${record.run_id}' stopped when its run coordinator was restarted mid-run (last event ${this.store.lastSeq()})`).toJSON();
+    if (record === undefined) return;
+    const point = this.store.resumePoint();
+    if (this.store.lastEventType() === 'done') {
+      // Died between its last event and the clean-up: nothing to continue.
+      if (point !== undefined) this.store.endSegment();
+      return;
+    }
+    if (point === undefined) {
+      if (record.status === 'running') await this.closeOrphan(noCheckpointError(record.run_id, HOST));
+      return;
+    }
+    const agent = await this.setup.agents.get(point.checkpoint.agent);
+    const refused = whyNotContinue(point, agent, Date.now(), HOST);
+    if (refused !== undefined) {
+      await this.closeOrphan(refused.error, refused.stopReason);
+      return;
+    }
+    if (this.active !== undefined) return;
+    this.store.countRestart();
+    const counted = { ...point, restarts: point.restarts + 1 };
+    const run = continueFromNode(agent!, point.checkpoint, this.store.lastSeq(), this.optionsFor(point.role !== undefined ? { role: point.role } : {}, counted));
+    this.execute(run);
+  }
+
+  /** Records a run whose object died, and that cannot be continued, as failed with a `done` event saying why. */
+  private async closeOrphan(reason: AgentError, stopReason: StopReason = 'error'): Promise<void> {
+    const record = this.store.record();
+    if (this.active !== undefined || record === undefined) return;
+    const error = reason.toJSON();
     const seq = this.store.lastSeq() + 1;
-    this.store.append([{ type: 'done', run_id: record.run_id, seq, ts: new Date().toISOString(), data: { status: 'failed', stop_reason: 'error', state: {}, error } }]);
-    await this.store.putRun({ ...record, status: 'failed', stop_reason: 'error', error, updated_at: new Date().toISOString(), event_count: seq });
+    this.store.append([{ type: 'done', run_id: record.run_id, seq, ts: new Date().toISOString(), data: { status: 'failed', stop_reason: stopReason, state: {}, error } }]);
+    this.store.endSegment();
+    await this.store.putRun({ ...record, status: 'failed', stop_reason: stopReason, error, updated_at: new Date().toISOString(), event_count: seq });
     await this.expire(record.run_id, Date.now());
   }
 
@@ -161,8 +220,15 @@ export class RunCoordinatorBase {
     return this.answer(this.execute(run), body, after);
   }
 
-  private optionsFor(body: RunRequest): RunOptions {
-    return { ...this.runOptions, traceStore: this.store, checkpointStore: this.store, ...(body.role !== undefined ? { role: body.role } : {}) };
+  /** The run options of a segment executing here; `continuedFrom`: the point a dead object's run is continued from. */
+  private optionsFor(body: { role?: string }, continuedFrom?: ResumePoint): RunOptions {
+    const store = this.store;
+    const durability: RunDurability = {
+      saveProgress: (checkpoint) => store.saveResumePoint(checkpoint, body.role, restartsFor(checkpoint, continuedFrom)),
+      recordedResult: (key) => store.recordedResult(key),
+      recordResult: (key, value) => store.recordResult(key, value),
+    };
+    return { ...this.runOptions, traceStore: store, checkpointStore: store, durability, ...(body.role !== undefined ? { role: body.role } : {}) };
   }
 
   /** Runs to the end inside this object, writing each event as it comes. */
@@ -170,6 +236,8 @@ export class RunCoordinatorBase {
     const active = driveRun(run, (event) => this.store.append([event]));
     active.finished = active.finished.finally(() => {
         if (this.active === active) this.active = undefined;
+        // The segment ended: nothing to continue after a restart.
+        this.store.endSegment();
         this.store.wake();
         // The watchdog's alarm becomes the retention alarm (or goes).
         const retention = this.setup.retentionMs;
@@ -177,7 +245,7 @@ export class RunCoordinatorBase {
         void Promise.resolve(next).catch(() => undefined);
       });
     this.active = active;
-    void Promise.resolve(this.ctx.storage.setAlarm(Date.now() + this.watchdogMs)).catch(() => undefined);
+    void this.armWatchdog().catch(() => undefined);
     return active;
   }
 

@@ -22,8 +22,8 @@ export interface EventLog {
 export interface FollowOptions {
   /** The last seq the client has (0: from the start). */
   after: number;
-  /** True while more events may come (a run is executing in this object). */
-  live: () => boolean;
+  /** True while more events may come (a run is executing in this object, or in another process). */
+  live: () => boolean | Promise<boolean>;
   /** Stop after the first `done` event (a foreground start or resume answers one segment). */
   untilDone: boolean;
   heartbeatMs: number;
@@ -50,7 +50,7 @@ export function followResponse(log: EventLog, options: FollowOptions): Response 
         write(': following\n\n');
         for (;;) {
           // Read `live` before the rows: an event written after this read is caught next turn.
-          const live = options.live();
+          const live = await options.live();
           const page = await log.eventsAfter(cursor);
           for (const event of page) {
             write(sseBlock(event, options.sanitizer));

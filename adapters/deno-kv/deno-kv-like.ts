@@ -27,13 +27,15 @@ export interface DenoKvAtomic {
   check(...checks: Array<{ key: DenoKvKey; versionstamp: string | null }>): DenoKvAtomic;
   set(key: DenoKvKey, value: unknown, options?: { expireIn?: number }): DenoKvAtomic;
   delete(key: DenoKvKey): DenoKvAtomic;
-  commit(): Promise<{ ok: boolean }>;
+  /** `versionstamp` is the commit's, when it succeeded. */
+  commit(): Promise<{ ok: boolean; versionstamp?: string }>;
 }
 
 export interface DenoKvLike {
   get<T = unknown>(key: DenoKvKey): Promise<DenoKvMaybeEntry<T>>;
   set(key: DenoKvKey, value: unknown, options?: { expireIn?: number }): Promise<{ ok: boolean }>;
   delete(key: DenoKvKey): Promise<void>;
-  list<T = unknown>(selector: { prefix: DenoKvKey }, options?: { limit?: number; cursor?: string; reverse?: boolean }): DenoKvListIterator<T>;
+  /** `start` (inclusive) narrows a prefix listing to the keys from it on. */
+  list<T = unknown>(selector: { prefix: DenoKvKey; start?: DenoKvKey }, options?: { limit?: number; cursor?: string; reverse?: boolean }): DenoKvListIterator<T>;
   atomic(): DenoKvAtomic;
 }

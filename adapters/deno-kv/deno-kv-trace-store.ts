@@ -15,6 +15,7 @@ import type { AgentEvent } from '../../src/events/event.js';
 import type { Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../../src/storage/trace-store.js';
 import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from './deno-kv-like.js';
 import { commit, getJson, guard, listKeys, setText, splitText } from './deno-kv-texts.js';
+import { readEventsAfter } from './deno-kv-events.js';
 
 export interface DenoKvTraceStoreOptions {
   prefix: DenoKvKey;
@@ -58,14 +59,7 @@ export class DenoKvTraceStore implements TraceStore {
   }
 
   async readEvents(runId: string): Promise<AgentEvent[]> {
-    const pieces = new Map<number, string[]>();
-    await guard('list', async () => {
-      for await (const entry of this.#kv.list<string>({ prefix: this.#key('ev', runId) })) {
-        const seq = Number(entry.key[entry.key.length - 2]);
-        pieces.set(seq, [...(pieces.get(seq) ?? []), entry.value]);
-      }
-    });
-    const events = [...pieces.values()].map((parts) => JSON.parse(parts.join('')) as AgentEvent);
+    const events = await readEventsAfter(this.#kv, this.#options.prefix, runId);
     for (const event of this.#buffers.get(runId) ?? []) events.push(JSON.parse(JSON.stringify(event)) as AgentEvent);
     const bySeq = new Map(events.map((event) => [event.seq, event]));
     return [...bySeq.values()].sort((left, right) => left.seq - right.seq);

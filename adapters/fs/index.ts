@@ -39,6 +39,7 @@ import { appendText, createExclusive, listDirectory, readTextIfExists, removePat
 import { safeName } from './safe-name.js';
 
 export { safeName } from './safe-name.js';
+export { createRootedFileStore } from './rooted-file-store.js';
 
 /** A run's buffered events are appended once this many are waiting (or on flush). */
 const BATCH_EVENTS = 200;

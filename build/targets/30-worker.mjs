@@ -33,7 +33,7 @@ async function engineLoader(root) {
   await esbuild.build(
     baseOptions({
       stdin: {
-        contents: "export { readAgentSpec } from './src/spec/read-agent-spec.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { toAgentError } from './src/errors/agent-error.ts'; export { ALL_SCRIPT_SANDBOXES } from './src/lua/lua-script-sandbox.ts';",
+        contents: "export { readAgentSpec } from './src/spec/read-agent-spec.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { formatAgentError, toAgentError } from './src/errors/agent-error.ts'; export { ALL_SCRIPT_SANDBOXES } from './src/lua/lua-script-sandbox.ts';",
         resolveDir: root,
         loader: 'ts',
       },
@@ -81,7 +81,7 @@ export async function checkAgents(root, sources) {
       prebuilt.push(agent.prebuilt);
     } catch (error) {
       const agentError = engine.toAgentError(error, 'INVALID_AGENT', { file });
-      problems.push(`${agentError.code} ${agentError.message}`);
+      problems.push(`${agentError.code} ${engine.formatAgentError(agentError)}`);
     }
   }
   if (problems.length > 0) throw new Error(`worker build: ${problems.length} agent(s) failed to load:\n  ${problems.join('\n  ')}`);

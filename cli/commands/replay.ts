@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { createFsStores } from '../../adapters/fs/index.js';
-import { toAgentError } from '../../src/errors/agent-error.js';
+import { formatAgentError, toAgentError } from '../../src/errors/agent-error.js';
 import type { RunOptions } from '../../src/graph/run-types.js';
 import { createReplayProvider } from '../../src/llm/replay.js';
 import { isPlainObject } from '../../src/util/safe-json.js';
@@ -27,7 +27,7 @@ export async function loadReplay(target: string): Promise<Replay> {
   try {
     provider = createReplayProvider(events);
   } catch (error) {
-    throw new UsageError(`--replay: ${toAgentError(error).message}`);
+    throw new UsageError(`--replay: ${formatAgentError(toAgentError(error))}`);
   }
   const start = events.find((event) => event.type === 'run_start');
   const input = start !== undefined && isPlainObject(start.data.input) ? (start.data.input as Record<string, unknown>) : {};

@@ -7,6 +7,7 @@ import { ROLE_ORDER } from '../../src/reasoning/react/tool-table.js';
 import { integerFlag, stringFlag, UsageError, type ParsedArgs } from '../args.js';
 import { envNameRefusal } from '../../src/spec/env-names.js';
 import type { AgentSettings } from '../../src/core/agent-settings.js';
+import { filesFlag } from '../host-seams.js';
 
 export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['stream', 'approve', 'deny', 'record']);
 /** Flags given once per value: `--env NAME` (repeatable). */
@@ -23,6 +24,7 @@ export const VALUE_FLAGS: ReadonlySet<string> = new Set([
   'role',
   'replay',
   'max-llm-calls',
+  'files',
 ]);
 
 /**
@@ -61,6 +63,8 @@ export function runOptions(args: ParsedArgs, overrides: LlmOverrides): RunOption
   if (maxLlmCalls !== undefined) options.limitOverrides = { max_llm_calls: maxLlmCalls };
   const traceDir = stringFlag(args, 'trace-dir');
   if (traceDir !== undefined) Object.assign(options, createFsStores(traceDir));
+  const files = filesFlag(stringFlag(args, 'files'));
+  if (files !== undefined) options.files = files;
   return options;
 }
 

@@ -5,6 +5,7 @@
  *
  *   exit 0 completed · 1 failed · 3 interrupted (waiting for resume) · 130 cancelled with Ctrl-C
  */
+import { describeLocation } from '../../src/errors/agent-error.js';
 import type { AgentRun, RunResult } from '../../src/graph/run-types.js';
 import type { CliIo } from '../io.js';
 import { MAX_LINE, oneLine } from '../terminal-text.js';
@@ -65,7 +66,8 @@ function finish(result: RunResult, options: ReportOptions, io: CliIo): number {
 /**
  * The one stderr line of a run that did not complete:
  * `CODE node=<node> field=<field> <message> (run <id>, stop reason <reason>)`, control characters
- * escaped and capped (terminal-text.ts); node= and field= appear when known.
+ * escaped and capped (terminal-text.ts); node= and field= appear when known, and the message is
+ * preceded by `file:line:column: ` when the error has a place in the agent file (a Lua line).
  */
 export function errorLine(result: RunResult): string {
   const error = result.error;
@@ -73,13 +75,7 @@ export function errorLine(result: RunResult): string {
   if (error?.node !== undefined) parts.push(`node=${error.node}`);
   if (error?.field !== undefined) parts.push(`field=${error.field}`);
   const tail = oneLine(` (run ${result.run_id}, stop reason ${result.stop_reason})`, 200);
-  const message = error === undefined ? `the run ended ${result.status}` : withoutLocation(error.message, error.node, error.field);
+  const place = error === undefined ? '' : describeLocation({ file: error.file, line: error.line, column: error.column });
+  const message = error === undefined ? `the run ended ${result.status}` : place === '' ? error.message : `${place}: ${error.message}`;
   return oneLine(`${parts.join(' ')} ${message}`, MAX_LINE - tail.length) + tail;
-}
-
-/** The message without the "node 'x', field 'y': " prefix AgentError adds (already shown as node=, field=). */
-function withoutLocation(message: string, node: string | undefined, field: string | undefined): string {
-  const location = [...(node !== undefined ? [`node '${node}'`] : []), ...(field !== undefined ? [`field '${field}'`] : [])];
-  const prefix = `${location.join(', ')}: `;
-  return location.length > 0 && message.startsWith(prefix) ? message.slice(prefix.length) : message;
 }

@@ -13,6 +13,7 @@ import { pendingConfirmation, resumeAgent } from '../../src/graph/resume-run.js'
 import type { ResumeInput } from '../../src/graph/run-types.js';
 import { parseArgs, stringFlag, UsageError, type ParsedArgs } from '../args.js';
 import { loadAgentFile } from '../agent-file.js';
+import { agentFolderSeam } from '../host-seams.js';
 import { redactingIo, type CliIo } from '../io.js';
 import { oneLine } from '../terminal-text.js';
 import { loadErrorLines } from './load-error-lines.js';
@@ -40,7 +41,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   const overrides = llmOverrides(args);
-  const options = runOptions(args, overrides);
+  const options = { ...runOptions(args, overrides), ...agentFolderSeam(file) };
   options.env = templateEnv(args, loaded.agent.spec.settings, overrides.api_key);
   const replayTarget = stringFlag(args, 'replay');
   if (replayTarget !== undefined) {
@@ -80,7 +81,7 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
     return 2;
   }
   const overrides = llmOverrides(args, memo.llm);
-  const options = runOptions(args, overrides);
+  const options = { ...runOptions(args, overrides), ...agentFolderSeam(memo.agent_file) };
   options.env = templateEnv(args, agent.spec.settings, overrides.api_key);
   if (memo.record === true) options.capturePayloads = true;
   await requireAnswerToConfirmation(args, options.checkpointStore, runId);

@@ -11,18 +11,20 @@ import { oneLine } from '../terminal-text.js';
 import { loadErrorLines } from './load-error-lines.js';
 
 export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, new Set(), new Set(['port', 'agents', 'trace-dir', 'host']));
+  const args = parseArgs(argv, new Set(), new Set(['port', 'agents', 'trace-dir', 'host', 'files']));
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}' (tea-edge serve --help)`);
   const portText = stringFlag(args, 'port') ?? process.env.PORT ?? '8787';
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got '${portText}'`);
   const agentsDir = stringFlag(args, 'agents') ?? 'examples';
   await requireDirectory(agentsDir, '--agents');
+  const filesDir = stringFlag(args, 'files');
+  if (filesDir !== undefined) await requireDirectory(filesDir, '--files');
   const hostname = stringFlag(args, 'host') ?? '127.0.0.1';
   const { serve } = await import('../../worker/node.js');
   let server;
   try {
-    server = await serve({ port, hostname, agentsDir, traceDir: stringFlag(args, 'trace-dir') ?? '.tea-traces' });
+    server = await serve({ port, hostname, agentsDir, traceDir: stringFlag(args, 'trace-dir') ?? '.tea-traces', ...(filesDir !== undefined ? { filesDir } : {}) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {

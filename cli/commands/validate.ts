@@ -9,7 +9,8 @@
  * UNKNOWN_TOOL, every allow-listed tool a server does not offer or a server that cannot be listed.
  */
 import { toAgentError } from '../../src/errors/agent-error.js';
-import { problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
+import { formatProblem, problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
+import { agentFileProblems } from './validate-agent-files.js';
 import { UsageError } from '../args.js';
 import { displayName, formatLoadError, loadAgentFile } from '../agent-file.js';
 import type { CliIo } from '../io.js';
@@ -35,6 +36,13 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
   for (const file of files) {
     try {
       const { agent } = await loadAgentFile(file);
+      // Agent files it runs as sub-runs are checked too (a missing or broken one is an error here).
+      const subRunProblems = await agentFileProblems(agent, file);
+      if (subRunProblems.length > 0) {
+        errors.push(...subRunProblems);
+        if (!json) io.stderr(subRunProblems.map(formatProblem).join('\n') + '\n');
+        continue;
+      }
       if (argv.includes('--online') && agent.spec.settings.mcp !== undefined) {
         const offline = (await probeMcpServers(agent.spec.settings)).map((problem): LoadProblem => ({ file: displayName(file), code: 'UNKNOWN_TOOL', message: problem.message, field: 'settings.mcp.servers' }));
         errors.push(...offline);

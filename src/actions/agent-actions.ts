@@ -14,10 +14,18 @@
  * an agent name that `settings.agents` does not declare is a load error (TEA skips it with a log
  * line); `agent.parallel` lists results in the order of `agents` (TEA: completion order); no
  * `elapsed_ms` (results stay identical between runs and runtimes). `agent.coordinate` is not here.
+ *
+ * Besides TEA: an agent can also be another agent *file of the same host*, written
+ * `{file: triage.yaml}` wherever a persona name goes (`agent:`, an `agents:` entry). It runs as a
+ * sub-run (src/graph/sub-run.ts): the task is added to its input as `task` (with the `input:`
+ * mapping, when given), it shares the run's budgets, its events sit in the trace under this node
+ * with a `sub_run` field, and its answer is its final state's `response` (the whole final state
+ * is in `state`). A plain name is always a persona, so the two never collide.
  */
 import { AgentError } from '../errors/agent-error.js';
 import type { CompiledValue } from '../templates/types.js';
 import { collect, consensus, first, mapLimited, vote } from './agent-aggregation.js';
+import { rootedPathRefusal } from '../util/rooted-path.js';
 import type { ActionCompiler, ActionContext, ActionDefinition, LlmCallParams, State } from './types.js';
 
 /** An agent as `settings.agents.<name>` declares it. */
@@ -71,12 +79,33 @@ function persona(context: ActionContext, name: string): AgentPersona {
   return found;
 }
 
-/** The personas a rendered `agents` list names, in order. */
-function personas(context: ActionContext, names: unknown): AgentPersona[] {
-  if (!Array.isArray(names) || names.length === 0 || names.length > MAX_AGENTS) {
-    throw new AgentError('INVALID_PARAMS', `\`agents\` must be a list of 1 to ${MAX_AGENTS} agent names`, { field: 'agents' });
+/** A rendered agent reference: a persona of settings.agents, or an agent file run as a sub-run. */
+type AgentRef = { kind: 'persona'; persona: AgentPersona; name: string } | { kind: 'file'; file: string; name: string };
+
+function reference(context: ActionContext, value: unknown, field: string): AgentRef {
+  const file = fileOf(value);
+  if (file !== undefined) {
+    if (typeof file !== 'string') throw new AgentError('INVALID_PARAMS', `\`${field}.file\` must be a path (text)`, { field });
+    return { kind: 'file', file, name: file };
   }
-  return names.map((name, index) => persona(context, text(name, `agents[${index}]`)));
+  const found = persona(context, text(value, field));
+  return { kind: 'persona', persona: found, name: found.name };
+}
+
+/** The `file` of a `{file: …}` reference (any value, checked by the caller), or undefined for a name. */
+function fileOf(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  if (keys.length !== 1 || keys[0] !== 'file') throw new AgentError('INVALID_PARAMS', 'an agent is a name from settings.agents or {file: <agent file>}', { field: 'agent' });
+  return (value as { file: unknown }).file;
+}
+
+/** The agents a rendered `agents` list names, in order. */
+function references(context: ActionContext, names: unknown): AgentRef[] {
+  if (!Array.isArray(names) || names.length === 0 || names.length > MAX_AGENTS) {
+    throw new AgentError('INVALID_PARAMS', `\`agents\` must be a list of 1 to ${MAX_AGENTS} agents`, { field: 'agents' });
+  }
+  return names.map((name, index) => reference(context, name, `agents[${index}]`));
 }
 
 function unknownAgent(name: string, agents: Map<string, AgentPersona>): AgentError {
@@ -84,10 +113,9 @@ function unknownAgent(name: string, agents: Map<string, AgentPersona>): AgentErr
   return new AgentError('INVALID_PARAMS', `agent '${name}' is not declared in settings.agents (${available})`, { field: 'agent' });
 }
 
-/** Load-time check of literal agent names against settings.agents. */
+/** Load-time check of literal agent names against settings.agents, and of literal file paths. */
 function checkNames(names: unknown, compiler: ActionCompiler, field: string): void {
-  const list = typeof names === 'string' ? [names] : names;
-  if (!Array.isArray(list)) return;
+  const list = Array.isArray(names) ? names : [names];
   let agents: Map<string, AgentPersona>;
   try {
     agents = readAgents(compiler.agentSettings);
@@ -96,7 +124,45 @@ function checkNames(names: unknown, compiler: ActionCompiler, field: string): vo
   }
   for (const name of list) {
     if (typeof name === 'string' && !name.includes('{{') && !agents.has(name)) throw compiler.error(unknownAgent(name, agents).message, field);
+    if (typeof name === 'object' && name !== null) checkFile(name, compiler, field);
   }
+}
+
+/** A literal `{file: …}` reference: the one key, and a path that stays inside the host's root. */
+function checkFile(value: object, compiler: ActionCompiler, field: string): void {
+  let file: unknown;
+  try {
+    file = fileOf(value);
+  } catch (error) {
+    throw compiler.error((error as Error).message, field);
+  }
+  if (typeof file !== 'string') throw compiler.error(`\`file\` of an agent must be a path (text)`, field);
+  if (file.includes('{{')) return;
+  const refusal = rootedPathRefusal(file);
+  if (refusal !== undefined) throw compiler.error(`agent file ${JSON.stringify(file.slice(0, 80))} is refused: ${refusal}`, field);
+  if (!/\.ya?ml$/.test(file)) throw compiler.error(`agent file '${file}' must be a .yaml or .yml file`, field);
+}
+
+/** One agent's answer to `task`: a persona's model call, or an agent file's sub-run. */
+async function askAgent(context: ActionContext, agent: AgentRef, task: string | undefined, overrides: { timeout?: number; max_retries?: number }, input: unknown): Promise<Record<string, unknown>> {
+  if (agent.kind === 'persona') {
+    if (task === undefined) throw new AgentError('INVALID_PARAMS', `\`task\` is required for agent '${agent.name}'`, { field: 'task' });
+    return callAgent(context, agent.persona, task, overrides);
+  }
+  if (context.runAgentFile === undefined) throw new AgentError('FORBIDDEN', 'this host runs no agent files as sub-runs', { field: 'agent' });
+  if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
+    throw new AgentError('INVALID_PARAMS', '`input` must be a mapping (the sub-run\'s input)', { field: 'input' });
+  }
+  const sub = await context.runAgentFile(agent.file, { ...(input as State | undefined), ...(task !== undefined ? { task } : {}) });
+  const answer = answerOf(sub.state);
+  return { content: answer, response: answer, agent: sub.agent, file: sub.file, state: sub.state, success: true };
+}
+
+/** A sub-run's answer: its final state's `response` (text as is, anything else as JSON; none: ''). */
+function answerOf(state: State): string {
+  const response = state['response'];
+  if (response === undefined || response === null) return '';
+  return typeof response === 'string' ? response : JSON.stringify(response);
 }
 
 /** One call of one persona: [system?, user: task], the persona's model settings, labelled with its name. */
@@ -143,16 +209,26 @@ function renderAll(compiled: Compiled, context: ActionContext, skip: readonly st
 }
 
 const TIMEOUT = { type: 'number', exclusiveMinimum: 0, description: 'seconds per attempt (overrides the agent\'s)' } as const;
+/** A persona name, or `{file: <agent file>}` for a sub-run. */
+const AGENT = {
+  oneOf: [
+    { type: 'string', description: 'a name from settings.agents' },
+    { type: 'object', required: ['file'], properties: { file: { type: 'string', description: 'an agent file of this host (a sub-run)' } }, additionalProperties: false },
+  ],
+} as const;
+const INPUT = { type: 'object', description: 'a sub-run\'s input (plus `task`)' } as const;
 
 export const agentDispatch: ActionDefinition<Compiled> = {
   name: 'agent.dispatch',
-  description: 'Sends a task to one agent of settings.agents (a model persona: model, system_prompt, temperature…). Returns {response, content, agent, usage, success}.',
+  description:
+    'Sends a task to one agent of settings.agents (a model persona) or {file: x.yaml} (a sub-run). Returns {response, content, agent, success}.',
   parameters: {
     type: 'object',
-    required: ['agent', 'task'],
+    required: ['agent'],
     properties: {
-      agent: { type: 'string', description: 'a name from settings.agents' },
+      agent: AGENT,
       task: { type: 'string' },
+      input: INPUT,
       timeout: TIMEOUT,
       max_retries: { type: 'integer', minimum: 0, maximum: 10 },
     },
@@ -164,24 +240,26 @@ export const agentDispatch: ActionDefinition<Compiled> = {
   },
   async run(compiled, context) {
     const params = renderAll(compiled, context);
-    const agent = persona(context, text(params.agent, 'agent'));
+    const agent = reference(context, params.agent, 'agent');
     const overrides: { timeout?: number; max_retries?: number } = {};
     if (typeof params.timeout === 'number') overrides.timeout = params.timeout;
     const retries = integerIn(params.max_retries, 'max_retries', 0, 10);
     if (retries !== undefined) overrides.max_retries = retries;
-    return { ...(await callAgent(context, agent, text(params.task, 'task'), overrides)), attempts: 1 };
+    const task = params.task === undefined ? undefined : text(params.task, 'task');
+    return { ...(await askAgent(context, agent, task, overrides, params.input)), attempts: 1 };
   },
 };
 
 export const agentParallel: ActionDefinition<Compiled> = {
   name: 'agent.parallel',
-  description: 'Sends the same task to several agents of settings.agents at once and aggregates: collect, vote, first or consensus.',
+  description: 'Sends the same task to several agents at once and aggregates: collect, vote, first or consensus.',
   parameters: {
     type: 'object',
     required: ['agents', 'task'],
     properties: {
-      agents: { type: 'array', minItems: 1, maxItems: MAX_AGENTS, items: { type: 'string' } },
+      agents: { type: 'array', minItems: 1, maxItems: MAX_AGENTS, items: AGENT },
       task: { type: 'string' },
+      input: INPUT,
       aggregation: { enum: [...AGGREGATIONS], default: 'collect' },
       max_concurrent: { type: 'integer', minimum: 1, maximum: MAX_AGENTS },
       timeout: TIMEOUT,
@@ -196,13 +274,13 @@ export const agentParallel: ActionDefinition<Compiled> = {
   },
   async run(compiled, context) {
     const params = renderAll(compiled, context);
-    const agents = personas(context, params.agents);
+    const agents = references(context, params.agents);
     const aggregation = (params.aggregation ?? 'collect') as Aggregation;
     if (!AGGREGATIONS.includes(aggregation)) throw new AgentError('INVALID_PARAMS', `aggregation must be one of ${AGGREGATIONS.join(', ')}`, { field: 'aggregation' });
     const concurrency = integerIn(params.max_concurrent, 'max_concurrent', 1, MAX_AGENTS) ?? agents.length;
     const task = text(params.task, 'task');
     const overrides = typeof params.timeout === 'number' ? { timeout: params.timeout } : {};
-    const round = () => mapLimited(agents, concurrency, (agent) => callAgent(context, agent, task, overrides));
+    const round = () => mapLimited(agents, concurrency, (agent) => askAgent(context, agent, task, overrides, params.input));
     const called = { agents_called: agents.map((agent) => agent.name) };
 
     if (aggregation === 'consensus') {
@@ -228,12 +306,13 @@ const SEQUENTIAL_EXTRAS = ['task', 'tasks', 'transform'] as const;
 export const agentSequential: ActionDefinition<Compiled> = {
   name: 'agent.sequential',
   description:
-    'Chains agents of settings.agents: each gets a task (rendered with previous_response, chain_index, chain_length), the last answer is the result. Returns {result, chain, success}.',
+    'Chains agents: each gets a task (rendered with previous_response, chain_index, chain_length), the last answer is the result. Returns {result, chain, success}.',
   parameters: {
     type: 'object',
     required: ['agents'],
     properties: {
-      agents: { type: 'array', minItems: 1, maxItems: MAX_AGENTS, items: { type: 'string' } },
+      agents: { type: 'array', minItems: 1, maxItems: MAX_AGENTS, items: AGENT },
+      input: INPUT,
       task: { type: 'string', description: 'one template for every agent; default: state.input, then previous_response' },
       tasks: { type: 'array', items: { type: 'string' }, description: 'one template per agent' },
       transform: { type: 'string', description: 'applied to each answer (as current_response) before the next agent' },
@@ -251,15 +330,15 @@ export const agentSequential: ActionDefinition<Compiled> = {
   },
   async run(compiled, context) {
     const params = renderAll(compiled, context, SEQUENTIAL_EXTRAS);
-    const agents = personas(context, params.agents);
+    const agents = references(context, params.agents);
     const outputKey = params.output_key === undefined ? 'sequential_result' : text(params.output_key, 'output_key');
     const chain: Array<Record<string, unknown>> = [];
     let previous = '';
     for (let index = 0; index < agents.length; index++) {
       const extras = { previous_response: previous, chain_index: index, chain_length: agents.length };
       const task = text(taskTemplate(compiled, index).render(sequentialScope(context, extras)), compiled.tasks !== undefined ? `tasks[${index}]` : 'task');
-      const result = await callAgent(context, agents[index]!, task, {});
-      chain.push({ agent: agents[index]!.name, response: result.content, success: true });
+      const result = await askAgent(context, agents[index]!, task, {}, params.input);
+      chain.push({ agent: result.agent, response: result.content, success: true, ...(result.file !== undefined ? { file: result.file, state: result.state } : {}) });
       previous = result.content as string;
       if (compiled.transform !== undefined) previous = text(compiled.transform.render(sequentialScope(context, { ...extras, current_response: previous })), 'transform');
     }

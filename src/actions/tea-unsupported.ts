@@ -16,8 +16,6 @@ const EXACT: ReadonlyMap<string, string> = new Map([
   ['llm.retry', 'every model call retries 429/5xx/timeouts already: set `max_retries` on llm.call or in settings.llm'],
   ['llm.similarity', 'compute it from llm.embed vectors in a Lua node (dot product / cosine)'],
   ['http.post', 'requests with side effects are not built in; the host can register an http.post with its own policy'],
-  ['file.read', 'there is no file system on an edge worker; a host file seam is not built yet'],
-  ['file.write', 'there is no file system on an edge worker; a host file seam is not built yet'],
   ['json.transform', 'JMESPath/JSONPath are not built in: use json.query, a template, or Lua'],
   ['json.stringify', 'use the `| tojson` filter or `json.encode` in Lua'],
   ['csv.parse', 'parse it in Lua (string.gmatch) or have the host register an action'],

@@ -14,6 +14,8 @@
  * not compile; events read back from a store are the same union (see `upgradeEvent` for traces
  * written before these names were settled).
  */
+import type { AgentErrorJson } from './agent-error.js';
+import type { TokenUsage } from './model-provider.js';
 
 /** Every event type, in the order a run usually emits them. */
 export const EVENT_TYPES = [
@@ -57,26 +59,20 @@ export type StopReason =
   | 'max_tokens'
   | 'max_duration_ms';
 
-/** An error as events carry it (the JSON of an AgentError). */
-export type EventError = {
-  code: string;
-  message: string;
-  node?: string;
-  /** The node field or action parameter at fault, when known. */
-  field?: string;
-  details?: Record<string, unknown>;
-};
+/**
+ * An error as events carry it: the JSON of an AgentError (text `message`, the place as `file`,
+ * `line`, `column`, `node`, `field`), its code as a string (an event read back may come from
+ * another version of the list).
+ */
+export type EventError = Omit<AgentErrorJson, 'code'> & { code: string };
 
 /** What a paused run waits for. */
 export type PendingInterrupt =
   | { kind: 'interrupt'; node: string; position: 'before' | 'after' }
   | { kind: 'tool_confirmation'; node: string; tool: string; arguments: unknown; call_id: string; description?: string };
 
-export type TokenUsage = {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-};
+/** Token counts of a model call (the one definition is the ModelProvider seam's). */
+export type { TokenUsage } from './model-provider.js';
 
 /** How a tool call ended, for `tool_result` (the ReAct loop uses every value; `llm.call` tools `ok`, `error`, `unknown`, `invalid`). */
 export type ToolCallStatus = 'ok' | 'error' | 'unknown' | 'denied' | 'invalid' | 'repeated' | 'limit' | 'duplicate_id' | 'user_denied';
@@ -193,6 +189,8 @@ export type LogData = Exclusive<
   | { source: 'while_loop'; message: string; iterations_completed: number; exit_reason: 'max_iterations_reached' | 'condition_false' }
   | { source: 'dynamic_parallel'; message: string; total_branches: number; successful: number; failed: number }
   | { source: 'retry_loop'; message: string; retry: number; errors: number }
+  | { source: 'sub_run'; message: string; agent: string; file: string; status: 'started' | 'completed' | 'failed' }
+  | { source: 'durable'; message: string; resumed_at?: string; tool?: string; idempotency_key?: string }
 >;
 
 /**
@@ -250,8 +248,19 @@ export type EventOf<T extends EventType> = {
   ts: string;
   /** The node that was running when the event happened, when there was one. */
   node?: string;
+  /**
+   * Present on the events of a sub-run (an agent file run by `agent.dispatch` / `agent.sequential`
+   * / `agent.parallel`): where it happened, outermost sub-run first. The event's `node` stays the
+   * top run's node that started the sub-run, so a host that knows nothing of sub-runs shows them
+   * under that node. A sub-run has no `run_start` or `done` of its own: `log` events with
+   * `source: 'sub_run'` mark its start and end.
+   */
+  sub_run?: SubRunFrame[];
   data: StoredEventData<T>;
 };
+
+/** One level of sub-run nesting: the agent file run, and its node the event happened in. */
+export type SubRunFrame = { agent: string; file: string; node?: string };
 
 /** An event of a run: a discriminated union on `type` (narrow on it to read `data`). */
 export type AgentEvent<T extends EventType = EventType> = { [K in T]: EventOf<K> }[T];

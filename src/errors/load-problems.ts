@@ -24,7 +24,7 @@ export const MAX_LOAD_PROBLEMS = 50;
 /** The problem an AgentError describes (its own file, else `file`). */
 export function problemOf(error: AgentError, file: string): LoadProblem {
   const { location } = error;
-  const problem: LoadProblem = { code: error.code, message: error.plainMessage ?? error.message, file: location.file ?? file };
+  const problem: LoadProblem = { code: error.code, message: error.message, file: location.file ?? file };
   if (location.line !== undefined) problem.line = location.line;
   if (location.line !== undefined && location.column !== undefined) problem.column = location.column;
   if (location.node !== undefined) problem.node = location.node;

@@ -20,5 +20,6 @@ export type {
   RunStatus,
   StopReason,
   StoredEventData,
+  SubRunFrame,
   TruncatedEventData,
 } from '../core/events.js';

@@ -210,10 +210,10 @@ function copyObject(value: object, depth: number, context: CopyContext): unknown
   context.sizeBound += 2;
   try {
     if (Array.isArray(value)) return copyArray(value, depth, context);
-    if (value instanceof Error && typeof (value as { toJSON?: unknown }).toJSON !== 'function') {
+    const toJSON = 'toJSON' in value ? value.toJSON : undefined;
+    if (value instanceof Error && typeof toJSON !== 'function') {
       return { name: copyValue(value.name, depth, context), message: copyValue(value.message, depth, context) };
     }
-    const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') {
       let converted: unknown;
       try {

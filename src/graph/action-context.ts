@@ -1,6 +1,7 @@
 /** Builds the ActionContext a node's action runs with (see src/actions/types.ts). */
 import { isPauseRequest, pauseRequest } from '../actions/pause-request.js';
-import type { ActionContext, ActionDefinition, ConfirmationRequest, EmbedCallParams, LlmCallOptions, LlmCallParams, PauseRequest, ResumeInfo, State } from '../actions/types.js';
+import type { ActionContext, ActionDefinition, ConfirmationRequest, EmbedCallParams, LlmCallOptions, LlmCallParams, PauseRequest, ResumeInfo, State, SubRunResult } from '../actions/types.js';
+import type { FileStore } from '../core/file-store.js';
 import { AgentError } from '../errors/agent-error.js';
 import type { EventData, EventType } from '../events/event.js';
 import type { LlmResponse } from '../llm/types.js';
@@ -17,6 +18,8 @@ export interface ContextHost {
   readonly role: string | undefined;
   readonly memory: Map<string, unknown>;
   readonly traceStore: TraceStore | undefined;
+  /** The host's file root (file.read / file.write), when it gave one. */
+  readonly files: FileStore | undefined;
   baseScope(state: State): TemplateScope;
   emit<T extends EventType>(type: T, data: EventData<T>, node: string): void;
   callLlm(params: LlmCallParams, options: LlmCallOptions | undefined, node: string): Promise<LlmResponse>;
@@ -24,6 +27,12 @@ export interface ContextHost {
   /** Runs a node's body (no routing, no node events) and returns its update. */
   runNodeBody(name: string, state: State): Promise<Record<string, unknown>>;
   persistEvents(): Promise<void>;
+  /** Runs an agent file of the host as a sub-run of this run, started by `node` (src/graph/sub-run.ts). */
+  runAgentFile(file: string, input: State, node: string): Promise<SubRunResult>;
+  /** The node visit's idempotency key (`run_id:node:step`), stable when the node re-runs after a restart. */
+  idempotencyKey(node: string): string;
+  /** Runs a side-effecting tool call once per recorded result (RunDurability); `call` gets the call's key. */
+  onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>): Promise<unknown>;
 }
 
 export function createActionContext(host: ContextHost, node: string, state: State, resume?: ResumeInfo): ActionContext {
@@ -37,7 +46,13 @@ class NodeActionContext implements ActionContext {
     readonly node: string,
     readonly state: State,
     readonly resume: ResumeInfo | undefined,
+    /** A tool call's own key (`callAction`); else the node visit's. */
+    private readonly callKey?: string,
   ) {}
+
+  get idempotencyKey() {
+    return this.callKey ?? this.host.idempotencyKey(this.node);
+  }
 
   get runId() {
     return this.host.runId;
@@ -62,6 +77,9 @@ class NodeActionContext implements ActionContext {
   }
   get traceStore() {
     return this.host.traceStore;
+  }
+  get files() {
+    return this.host.files;
   }
 
   scope(extra?: Record<string, unknown>): TemplateScope {
@@ -90,28 +108,34 @@ class NodeActionContext implements ActionContext {
     return this.host.runNodeBody(name, state);
   }
 
+  runAgentFile(file: string, input: State): Promise<SubRunResult> {
+    return this.host.runAgentFile(file, input, this.node);
+  }
+
   async callAction(name: string, params: Record<string, unknown>, options?: { state?: State }): Promise<unknown> {
     const { host, node } = this;
     if (host.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled', { node });
     const action: ActionDefinition = host.agent.registry.resolve(name);
-    const nested = new NodeActionContext(host, node, options?.state ?? this.state, undefined);
-    let result: unknown;
-    if (action.prepare === undefined) {
-      result = await action.run(params, nested);
-    } else {
-      const agent = host.agent;
-      const compiler = createActionCompiler(agent.spec, { name: node }, agent.registry, { ...agent.spec.schemas }, agent.nodes.get(node)?.spec.path ?? [], agent.scripts);
-      // Params given here are final values (often a model's tool arguments): never compile them as
-      // templates, or `{{ secrets.x }}` written by a model would be rendered (second-order injection).
-      compiler.template = (value) => ({ source: value, isStatic: true, render: () => structuredClone(value) });
-      result = await action.run(action.prepare(params, compiler), nested);
-    }
+    // A tool that changes something outside the run runs once per recorded result, with its own key.
+    const result = action.sideEffects === true ? await host.onceRecorded(node, name, (key) => this.runCalled(action, params, options?.state, key)) : await this.runCalled(action, params, options?.state, undefined);
     // Only the node's own action can pause: a resumed node re-runs that action with the answer, so
     // a pause asked for by an action it called could never be answered.
     if (isPauseRequest(result)) {
       throw new AgentError('ACTION_FAILED', `action '${name}' asked for a confirmation, which an action called by another action cannot do`, { node });
     }
     return result;
+  }
+
+  private async runCalled(action: ActionDefinition, params: Record<string, unknown>, state: State | undefined, key: string | undefined): Promise<unknown> {
+    const { host, node } = this;
+    const nested = new NodeActionContext(host, node, state ?? this.state, undefined, key);
+    if (action.prepare === undefined) return action.run(params, nested);
+    const agent = host.agent;
+    const compiler = createActionCompiler(agent.spec, { name: node }, agent.registry, { ...agent.spec.schemas }, agent.nodes.get(node)?.spec.path ?? [], agent.scripts);
+    // Params given here are final values (often a model's tool arguments): never compile them as
+    // templates, or `{{ secrets.x }}` written by a model would be rendered (second-order injection).
+    compiler.template = (value) => ({ source: value, isStatic: true, render: () => structuredClone(value) });
+    return action.run(action.prepare(params, compiler), nested);
   }
 
   requestConfirmation(request: ConfirmationRequest): PauseRequest {

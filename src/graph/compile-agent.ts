@@ -145,7 +145,7 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
           if (language !== undefined && AgentError.isInstance(error)) {
             throw new AgentError('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(language, 'this `run:`'), {
               node: node.name,
-              details: { lua_error: error.plainMessage },
+              details: { lua_error: error.message },
             });
           }
           throw error;
@@ -286,7 +286,7 @@ function rethrowAt<T>(compile: () => T, location: ErrorLocation, fallback: Error
   } catch (error) {
     const agentError = toAgentError(error, fallback);
     if (agentError.location.line !== undefined) throw agentError;
-    throw new AgentError(agentError.code, agentError.plainMessage, {
+    throw new AgentError(agentError.code, agentError.message, {
       ...location,
       ...agentError.location,
       line: location.line,

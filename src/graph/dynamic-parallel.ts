@@ -52,7 +52,7 @@ export async function runDynamicParallel(host: BodyHost, fanOut: CompiledDynamic
       const steps = fanOut.branch.kind === 'steps' ? fanOut.branch.steps.length : 1;
       for (let step = 0; step < steps; step++) host.stepBudget(node);
       const branchState = mergeShallow(structuredClone(state), structuredClone(injected));
-      const update = await execute(branchHost(host, injected), fanOut.branch, node, branchState);
+      const update = await execute(branchHost(host, injected, index), fanOut.branch, node, branchState);
       if (isPauseRequest(update)) throw new AgentError('INVALID_AGENT', 'a tool confirmation cannot pause a run inside a dynamic_parallel branch', { node });
       const finalState = fanOut.branch.kind === 'steps' ? mergeShallow(branchState, update) : mergeShallow({ ...update }, structuredClone(injected));
       results[index] = parallelResult(branch, true, finalState, null, host.now() - started);
@@ -81,8 +81,12 @@ function itemsOf(value: unknown, node: string): unknown[] {
   throw new AgentError('INVALID_PARAMS', `dynamic_parallel \`items\` must give a list, got ${kind}`, { node, field: 'items' });
 }
 
-/** The run's host, with the item and index as template names (the scope's own names win). */
-function branchHost(host: BodyHost, injected: Record<string, unknown>): BodyHost {
+/**
+ * The run's host, with the item and index as template names (the scope's own names win). Each
+ * item's branch has its own idempotency keys (`run_id:node#item<index>:step`).
+ */
+function branchHost(host: BodyHost, injected: Record<string, unknown>, index: number): BodyHost {
+  const item = (node: string) => `${node}#item${index}`;
   return {
     get agent() {
       return host.agent;
@@ -102,15 +106,21 @@ function branchHost(host: BodyHost, injected: Record<string, unknown>): BodyHost
     get traceStore() {
       return host.traceStore;
     },
+    get files() {
+      return host.files;
+    },
     get luaInstructions() {
       return host.luaInstructions;
     },
     baseScope: (state) => ({ ...injected, ...host.baseScope(state) }),
     emit: (type, data, node) => host.emit(type, data, node),
     callLlm: (params, options, node) => host.callLlm(params, options, node),
+    runAgentFile: (file, input, node) => host.runAgentFile(file, input, node),
     embed: (params, node) => host.embed(params, node),
     runNodeBody: (name, state) => host.runNodeBody(name, state),
     persistEvents: () => host.persistEvents(),
+    idempotencyKey: (node) => host.idempotencyKey(item(node)),
+    onceRecorded: (node, tool, call) => host.onceRecorded(item(node), tool, call),
     stepBudget: (node) => host.stepBudget(node),
     checkDeadline: (node) => host.checkDeadline(node),
     now: () => host.now(),

@@ -20,7 +20,7 @@ import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledAgent } from './compiled-agent.js';
 import { nextNode } from './route.js';
 import { RunSession } from './run-session.js';
-import type { AgentRun, ResumeInput, RunOptions, RunResult } from './run-types.js';
+import type { AgentRun, NodeCheckpoint, ResumeInput, RunOptions, RunResult } from './run-types.js';
 
 /** Resolves an agent by name (a host's table of served agents). */
 export type AgentLookup = (name: string) => CompiledAgent | undefined | Promise<CompiledAgent | undefined>;
@@ -71,6 +71,32 @@ export function resumeAgent(agent: CompiledAgent, runId: string, resume: ResumeI
     return checkpoint;
   });
   return continueRun(agent, runId, found, resume, { ...options, checkpointStore });
+}
+
+/**
+ * Continues a run whose durable host died mid-run, from its last node checkpoint (RunDurability):
+ * the checkpoint's node runs again (at least once per node), events number on after `lastSeq`
+ * (the log's last, which may be past the checkpoint's: the partial events of the node that was
+ * running stay, and nothing is numbered twice). The host claims the run before calling this.
+ */
+export function continueFromNode(agent: CompiledAgent, checkpoint: NodeCheckpoint, lastSeq: number, options: RunOptions): AgentRun {
+  if (checkpoint.agent !== agent.name) return failedRun(checkpoint.run_id, new AgentError('CONFLICT', `run '${checkpoint.run_id}' belongs to agent '${checkpoint.agent}', not '${agent.name}'`));
+  if (!agent.nodes.has(checkpoint.node)) return failedRun(checkpoint.run_id, new AgentError('CONFLICT', `node '${checkpoint.node}' of run '${checkpoint.run_id}' is not in agent '${agent.name}' any more`));
+  const session = new RunSession(agent, options, {
+    runId: checkpoint.run_id,
+    seq: Math.max(checkpoint.seq, lastSeq),
+    usage: checkpoint.usage,
+    memory: checkpoint.memory,
+    createdAt: checkpoint.run_created_at,
+    scriptedCalls: checkpoint.model_state.scripted_calls,
+    budgetStartedAt: checkpoint.budget_started_at,
+  });
+  return {
+    runId: session.runId,
+    result: session.continueAfterRestart(checkpoint),
+    cancel: (reason) => session.cancel(reason),
+    [Symbol.asyncIterator]: () => session.channel[Symbol.asyncIterator](),
+  };
 }
 
 /** The pending tool confirmation of an interrupted run, if that is what it waits for. */

@@ -67,9 +67,16 @@ export class RunBudget {
     readonly limits: Limits,
     usage: BudgetUsage = { steps: 0, llm_calls: 0, tokens: 0 },
     private readonly now: () => number = Date.now,
+    /** When the duration budget started (a run continued after its host died keeps its start). */
+    startedAt?: number,
   ) {
     this.usage = { ...usage };
-    this.startedAt = now();
+    this.startedAt = startedAt ?? now();
+  }
+
+  /** When the duration budget started (epoch ms of the run's clock). */
+  get started(): number {
+    return this.startedAt;
   }
 
   /** Counts one node visit. */

@@ -14,13 +14,27 @@ export function capRunError(error: AgentErrorJson, secrets: readonly string[]): 
   if (core.message.length > MAX_ERROR_MESSAGE) {
     core.message = `${core.message.slice(0, MAX_ERROR_MESSAGE)}…[truncated ${core.message.length - MAX_ERROR_MESSAGE} characters]`;
   }
-  // The event sanitiser redacts, makes inert and cuts the longest strings to a byte cap.
-  const capped = clean(core, secrets, MAX_ERROR_MESSAGE * 4) as unknown as AgentErrorJson;
+  // The event sanitiser redacts, makes inert and cuts the longest strings to a byte cap; the
+  // error is rebuilt from its texts (the code is one of ours, line and column are numbers).
+  const cleaned = clean(core, secrets, MAX_ERROR_MESSAGE * 4);
+  const capped: AgentErrorJson = { code: core.code, message: textOf(cleaned['message']) ?? 'the error message was removed (too large)' };
+  for (const key of TEXT_PLACES) {
+    const text = textOf(cleaned[key]);
+    if (text !== undefined) capped[key] = text;
+  }
+  if (core.line !== undefined) capped.line = core.line;
+  if (core.column !== undefined) capped.column = core.column;
   if (details === undefined) return capped;
   const cleanDetails = clean(details, secrets, MAX_DETAILS_BYTES);
   // Details too structured to cut string by string are replaced by the sanitiser's summary.
   capped.details = cleanDetails.truncated === true ? { truncated: true } : cleanDetails;
   return capped;
+}
+
+const TEXT_PLACES = ['file', 'node', 'field'] as const;
+
+function textOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }
 
 function clean(data: Record<string, unknown>, secrets: readonly string[], maxEventBytes: number): Record<string, unknown> {

@@ -7,7 +7,7 @@
  * This is the engine's hot path: one sanitiser is prepared per run, and the timestamp string is
  * formatted once per millisecond.
  */
-import type { AgentEvent, EventData, EventType } from '../events/event.js';
+import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/event.js';
 import { createEventSanitizer, type SanitizedEvent } from '../events/redact.js';
 import { createEventChannel, type EventChannel } from './event-channel.js';
 import type { TraceWriter } from './trace-writer.js';
@@ -35,17 +35,18 @@ export class RunEvents {
   }
 
   /** Makes, stores and publishes one event. */
-  emit<T extends EventType>(type: T, data: EventData<T>, node?: string): void {
-    const { event, bytes } = this.make(type, data, node);
+  emit<T extends EventType>(type: T, data: EventData<T>, node?: string, subRun?: SubRunFrame[]): void {
+    const { event, bytes } = this.make(type, data, node, subRun);
     this.trace.keep(event, bytes);
     this.channel.push(event);
   }
 
   /** A numbered, timestamped, sanitised event, not yet stored or published (the run's `done`). */
-  make<T extends EventType>(type: T, data: EventData<T>, node?: string): SanitizedEvent {
+  make<T extends EventType>(type: T, data: EventData<T>, node?: string, subRun?: SubRunFrame[]): SanitizedEvent {
     // TypeScript cannot relate a generic T to its member of the union: emit's signature checks the fields.
     const event = { type, run_id: this.runId, seq: ++this.seq, ts: this.timestamp(), data } as AgentEvent;
     if (node !== undefined) event.node = node;
+    if (subRun !== undefined && subRun.length > 0) event.sub_run = subRun;
     // The size is an upper bound kept while copying (exact only for events near the cap).
     return this.sanitize(event, false);
   }

@@ -18,9 +18,9 @@
  * (run-model.ts), the starting state (run-input.ts). Resuming is resume-run.ts.
  */
 import { isPauseRequest } from '../actions/pause-request.js';
-import type { PauseRequest, ResumeInfo, State } from '../actions/types.js';
+import type { PauseRequest, ResumeInfo, State, SubRunResult } from '../actions/types.js';
 import { AgentError, toAgentError } from '../errors/agent-error.js';
-import type { AgentEvent, EventData, EventType } from '../events/event.js';
+import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/event.js';
 import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
 import type { PendingInterrupt } from '../storage/trace-store.js';
@@ -41,8 +41,11 @@ import { runNode } from './run-node.js';
 import { doneData, failureOutcome, stopReasonOf, type Outcome } from './run-outcome.js';
 import { TEMPLATE_CLOCK, type TemplateScope } from '../templates/types.js';
 import { runParallel } from './run-parallel.js';
-import type { RunOptions, RunResult } from './run-types.js';
+import type { NodeCheckpoint, RunOptions, RunResult } from './run-types.js';
 import { TraceWriter } from './trace-writer.js';
+import { noAgentSource } from './agent-files.js';
+import { loadSubAgent, resolveSubRunFile, subRunFailure, type SubRunLink } from './sub-run.js';
+import { DurableVisits } from './durable-visits.js';
 
 const END = '__end__';
 /** The `env` of a run whose host passed none (frozen: templates only read it). */
@@ -63,6 +66,8 @@ export interface RestoredRun {
   memory: Record<string, unknown>;
   createdAt?: string;
   scriptedCalls?: Record<string, number>;
+  /** When the duration budget started (a run continued after its host died). */
+  budgetStartedAt?: number;
 }
 
 export class RunSession implements BodyHost {
@@ -85,12 +90,16 @@ export class RunSession implements BodyHost {
   private readonly setupError: AgentError | undefined;
   /** The node whose action is calling the model (for the model caller's events). */
   private currentNode: string | undefined;
+  /** Idempotency keys, recorded tool results and node checkpoints (durable hosts). */
+  private readonly durable: DurableVisits;
   state: State = {};
 
   constructor(
     readonly agent: CompiledAgent,
     private readonly options: RunOptions,
     restored?: RestoredRun,
+    /** Set for a sub-run (an agent file run by agent.*): what it shares with its parent (sub-run.ts). */
+    private readonly parent?: SubRunLink,
   ) {
     this.runId = restored?.runId ?? options.runId ?? crypto.randomUUID();
     this.memory = new Map(Object.entries(restored?.memory ?? {}));
@@ -99,15 +108,17 @@ export class RunSession implements BodyHost {
     this.traceStore = options.traceStore;
     this.createdAt = restored?.createdAt ?? new Date(this.now()).toISOString();
     this.scope = { variables: agent.spec.variables, settings: agent.spec.settings, secrets: options.secrets ?? {}, ...(options.env !== undefined ? { env: options.env } : {}) };
-    this.budget = new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now());
+    this.budget = parent?.budget ?? new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now(), restored?.budgetStartedAt);
     this.luaInstructions = agent.spec.settings.lua?.instructions;
-    this.control = new RunControl(options.signal);
+    // A sub-run listens to its parent's signal: a cancel or the parent's deadline stops it too.
+    this.control = new RunControl(parent?.signal ?? options.signal);
     const { settingsLlm, secrets, error } = setUpModel(agent, options, this.baseScope({}));
     this.setupError = error;
     this.sanitizer = createSanitizer(secrets);
     this.trace = new TraceWriter(options.traceStore, this.runId);
     this.events = new RunEvents(this.runId, restored?.seq ?? 0, secrets, () => this.now(), this.trace);
     this.checkpoints = new Checkpointer(options.checkpointStore, this.sanitizer, this.trace);
+    this.durable = new DurableVisits(this.runId, options.durability, (data, node) => this.emit('log', data, node));
     const trace = agent.spec.settings.trace;
     this.modelCaller = createModelCaller({
       settingsLlm,
@@ -120,6 +131,10 @@ export class RunSession implements BodyHost {
       secrets,
       scriptedCalls: this.scriptedCalls,
     });
+  }
+
+  get files() {
+    return this.options.files;
   }
 
   get channel(): EventChannel<AgentEvent> {
@@ -162,8 +177,56 @@ export class RunSession implements BodyHost {
     return { state, variables, settings, secrets, env: env ?? EMPTY_ENV, [TEMPLATE_CLOCK]: this.clock };
   }
 
-  emit<T extends EventType>(type: T, data: EventData<T>, node?: string): void {
-    this.events.emit(type, data, node);
+  /** `frames`: where in a sub-run below this run the event happened (sub-run.ts). */
+  emit<T extends EventType>(type: T, data: EventData<T>, node?: string, frames: SubRunFrame[] = []): void {
+    if (this.parent === undefined) return this.events.emit(type, data, node, frames);
+    // The child's own secrets (its settings.llm key) are redacted before the parent sees the event.
+    const frame: SubRunFrame = { agent: this.agent.name, file: this.parent.file, ...(node !== undefined ? { node } : {}) };
+    this.parent.emit(type, this.sanitizer.value(data), [frame, ...frames]);
+  }
+
+  /**
+   * Runs the agent file `reference` (relative to this agent's folder) as a sub-run started by
+   * `node`: same budget, same signal, its events nested in this run's trace; returns its final state.
+   */
+  async runAgentFile(reference: string, input: State, node: string): Promise<SubRunResult> {
+    const source = this.options.agentFiles;
+    if (source === undefined) throw noAgentSource(node);
+    const ownFile = this.parent?.file ?? this.options.agentFile;
+    const chain = this.parent?.chain ?? (this.options.agentFile !== undefined ? [this.options.agentFile] : []);
+    const file = resolveSubRunFile(reference, ownFile, chain, node);
+    const child = await loadSubAgent(source, file, this.agent, node);
+    const link: SubRunLink = {
+      budget: this.budget,
+      signal: this.control.signal,
+      file,
+      chain: [...chain, file],
+      emit: (type, data, frames) => this.emit(type, data, node, frames),
+      persist: () => this.persistEvents(),
+    };
+    const mark = (status: 'started' | 'completed' | 'failed') =>
+      this.emit('log', { source: 'sub_run', message: `sub-agent '${child.name}' (${file}) ${status}`, agent: child.name, file, status }, node);
+    mark('started');
+    try {
+      // The same run id: the child's events are this run's, and its actions read this run's trace.
+      const state = await new RunSession(child, { ...this.options, runId: this.runId, agentFile: file, durability: undefined }, undefined, link).runAsSubRun(input);
+      mark('completed');
+      return { agent: child.name, file, state };
+    } catch (error) {
+      mark('failed');
+      throw subRunFailure(error, child, file, this.agent, node);
+    }
+  }
+
+  /** The graph loop of a sub-run: no record, no trace of its own, no `done`; it cannot pause. */
+  private async runAsSubRun(input: State): Promise<State> {
+    if (this.setupError !== undefined) throw this.setupError;
+    this.state = initialState(this.agent, input);
+    const outcome = await this.loop({ node: this.agent.entry, skipInterruptBefore: false });
+    if (outcome.status === 'interrupted') {
+      throw new AgentError('ACTION_FAILED', `agent '${this.agent.name}' asked to pause at node '${outcome.pending.node}'; a sub-run cannot pause`, { node: outcome.pending.node });
+    }
+    return this.state;
   }
 
   callLlm(params: Parameters<ModelCaller['call']>[0], options: Parameters<ModelCaller['call']>[1], node: string) {
@@ -186,9 +249,19 @@ export class RunSession implements BodyHost {
     return update;
   }
 
+  /** The node visit's idempotency key (durable-visits.ts). */
+  idempotencyKey(node: string): string {
+    return this.durable.idempotencyKey(node);
+  }
+
+  /** A side-effecting tool call, at most once per recorded result (durable-visits.ts). */
+  onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>): Promise<unknown> {
+    return this.durable.onceRecorded(node, tool, call);
+  }
+
   /** Writes the buffered events to the trace store now (actions that read the current run). */
   persistEvents(): Promise<void> {
-    return this.trace.persist();
+    return this.parent !== undefined ? this.parent.persist() : this.trace.persist();
   }
 
   /** Starts a fresh run from its input. */
@@ -205,6 +278,13 @@ export class RunSession implements BodyHost {
   resumeFrom(state: State, start: StartPoint): Promise<RunResult> {
     this.state = state;
     return this.run(() => start);
+  }
+
+  /** Continues a run from a node checkpoint after its host died (resume-run.ts `continueFromNode`). */
+  continueAfterRestart(checkpoint: NodeCheckpoint): Promise<RunResult> {
+    this.state = checkpoint.state;
+    this.emit('log', { source: 'durable', message: `run continued at node '${checkpoint.node}' after its host restarted`, resumed_at: checkpoint.node }, checkpoint.node);
+    return this.run(() => ({ node: checkpoint.node, skipInterruptBefore: checkpoint.skip_interrupt_before, ...(checkpoint.resume !== undefined ? { resume: checkpoint.resume } : {}) }));
   }
 
   /** Ends a claimed run that cannot continue (its record, `error` and `done` events as for any failure). */
@@ -233,8 +313,10 @@ export class RunSession implements BodyHost {
       const node = this.agent.nodes.get(current);
       if (node === undefined) throw new AgentError('NO_ROUTE', `node '${current}' does not exist`);
       if (this.control.signal.aborted) throw toAgentError(this.control.abortError(), 'CANCELLED', { node: current });
+      if (this.durable.durability !== undefined) await this.saveProgress(current, skipBefore, resume);
       this.control.activeNode = current;
       this.budget.step(current);
+      this.durable.beginVisit(this.budget.usage.steps);
       if (node.interruptBefore && !skipBefore) {
         return this.pause(node, 'before', { kind: 'interrupt', node: node.name, position: 'before' });
       }
@@ -270,7 +352,22 @@ export class RunSession implements BodyHost {
     return merged;
   }
 
+  /**
+   * The node checkpoint before `node` (durable hosts): the events so far go to the trace store
+   * first, so a run continued from here numbers its events after them and loses none.
+   */
+  private async saveProgress(node: string, skipInterruptBefore: boolean, resume: ResumeInfo | undefined): Promise<void> {
+    await this.trace.persist();
+    const { agent, state, memory, scriptedCalls, createdAt: runCreatedAt } = this;
+    const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt };
+    const budget = { seq: this.events.lastSeq, usage: this.budget.usage, budgetStartedAt: this.budget.started, remainingMs: this.budget.remainingMs(), now: this.now() };
+    await this.durable.save({ ...position, ...budget }, (checkpoint) => this.sanitizer.value(checkpoint));
+  }
+
   private pauseForConfirmation(node: CompiledNode, pause: PauseRequest): Outcome {
+    if (this.parent !== undefined) {
+      throw new AgentError('ACTION_FAILED', `node '${node.name}' asked for a confirmation of tool '${pause.confirmation.tool}'; a sub-run cannot pause`, { node: node.name });
+    }
     const request = pause.confirmation;
     const shown = request.description !== undefined ? { description: request.description } : {};
     this.emit('confirmation_request', { tool: request.tool, arguments: request.arguments, call_id: request.call_id, ...shown }, node.name);
@@ -336,3 +433,4 @@ export class RunSession implements BodyHost {
     });
   }
 }
+

@@ -4,6 +4,9 @@ import type { AgentEvent, RunStatus, StopReason } from '../events/event.js';
 import type { LlmProviderFactory } from '../llm/types.js';
 import type { LimitsSpec } from '../spec/agent-spec.js';
 import type { CheckpointStore, PendingInterrupt, TraceStore } from '../storage/trace-store.js';
+import type { FileStore } from '../core/file-store.js';
+import type { AgentFileSource } from './agent-files.js';
+import type { ResumeInfo } from '../actions/types.js';
 
 export interface LlmOverrides {
   api_base?: string;
@@ -37,6 +40,62 @@ export interface RunOptions {
   capturePayloads?: boolean;
   /** Clock, for tests. */
   now?: () => number;
+  /** The host's file root for file.read / file.write; without it they are refused (src/core/file-store.ts). */
+  files?: FileStore;
+  /** Where agent.* finds agent files to run as sub-runs (src/graph/agent-files.ts); without it they are refused. */
+  agentFiles?: AgentFileSource;
+  /**
+   * The run's own agent file as a path of `agentFiles` (`triage.yaml`): the folder its sub-agents
+   * are looked up in, and the start of the chain that refuses cycles. Default: the root itself.
+   */
+  agentFile?: string;
+  /**
+   * A durable host's hooks (the run coordinator, `tea-edge serve`): a node checkpoint before every
+   * node of the main flow, and the journal of side-effecting tool results (see RunDurability).
+   */
+  durability?: RunDurability;
+}
+
+/**
+ * Where a run stands before a node of its main flow: what a durable host keeps so that, if it dies
+ * mid-run, it can continue from here (`continueFromNode` in resume-run.ts). The node named here is
+ * the one about to run: a host that died while it ran runs it again. Inert JSON, sanitised.
+ */
+export interface NodeCheckpoint {
+  run_id: string;
+  agent: string;
+  /** The node to run next. */
+  node: string;
+  /** True when this node's interrupt_before was already answered (a resumed pause). */
+  skip_interrupt_before: boolean;
+  /** The confirmation answer the node re-runs with, when it is a resumed tool confirmation. */
+  resume?: ResumeInfo;
+  state: Record<string, unknown>;
+  /** The last event seq emitted before the node; a continued run numbers on from the log's last. */
+  seq: number;
+  usage: { steps: number; llm_calls: number; tokens: number };
+  memory: Record<string, unknown>;
+  model_state: { scripted_calls: Record<string, number> };
+  /** When the segment's duration budget started (epoch ms): max_duration_ms spans a restart. */
+  budget_started_at: number;
+  /** When max_duration_ms runs out (epoch ms), when the run has one. */
+  deadline_at?: number;
+  /** The run record's created_at. */
+  run_created_at: string;
+}
+
+/**
+ * What a host that survives its own death gives a run. Guarantees (docs/execution-model.md
+ * "Checkpoints and eviction"): each node runs at least once; a side-effecting action called
+ * through `callAction` (a tool) whose result was recorded is not run again when its node re-runs.
+ */
+export interface RunDurability {
+  /** Saves the checkpoint before a node; the events before it were appended to the trace store first. A failure fails the run (STORAGE_ERROR). */
+  saveProgress(checkpoint: NodeCheckpoint): Promise<void> | void;
+  /** The recorded result of a tool call, by its idempotency key (undefined: none recorded). */
+  recordedResult(key: string): Promise<{ value: unknown } | undefined> | { value: unknown } | undefined;
+  /** Records a tool call's result before the run goes on. */
+  recordResult(key: string, value: unknown): Promise<void> | void;
 }
 
 export interface ResumeInput {

@@ -59,7 +59,7 @@ function inLoop(error: unknown, loop: CompiledWhileLoop, body: CompiledBody, nod
   const agentError = toAgentError(error, 'ACTION_FAILED', { node });
   if (agentError.code === 'BUDGET_EXCEEDED' || agentError.code === 'CANCELLED') return agentError;
   const step = body.label.slice(loop.label.length + 1) || body.label;
-  return new AgentError(agentError.code, `while_loop body node '${step}' failed at iteration ${iteration}: ${agentError.plainMessage}`, {
+  return new AgentError(agentError.code, `while_loop body node '${step}' failed at iteration ${iteration}: ${agentError.message}`, {
     ...agentError.location,
     node,
     details: { ...agentError.details, iteration, body_node: step },

@@ -9,6 +9,7 @@ import type { ModelProvider, LlmRequest, LlmResponse, ToolDefinition } from './t
 import { createOpenAiClient } from './openai-client.js';
 import { describeFetchFailure } from './fetch-failure.js';
 import { redactSecrets } from './redact.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export interface ProbeOptions {
   api_base: string;
@@ -152,9 +153,9 @@ async function listModels(apiBase: string, apiKey: string | undefined, fetchFunc
   } catch {
     throw new AgentError('LLM_BAD_RESPONSE', `GET ${url} did not return JSON`);
   }
-  const data = (json as { data?: unknown }).data ?? (json as { models?: unknown }).models;
+  const data = isPlainObject(json) ? (json['data'] ?? json['models']) : undefined;
   if (!Array.isArray(data)) return [];
-  return data.map((entry) => (typeof entry === 'string' ? entry : (entry as { id?: unknown; name?: unknown })?.id ?? (entry as { name?: unknown })?.name)).filter((id): id is string => typeof id === 'string');
+  return data.map((entry) => (typeof entry === 'string' ? entry : isPlainObject(entry) ? (entry['id'] ?? entry['name']) : undefined)).filter((id): id is string => typeof id === 'string');
 }
 
 async function streamWhole(client: ModelProvider, request: LlmRequest): Promise<LlmResponse> {
@@ -164,8 +165,8 @@ async function streamWhole(client: ModelProvider, request: LlmRequest): Promise<
 
 function matchesAnswerSchema(content: string): boolean {
   try {
-    const value = JSON.parse(content.trim()) as Record<string, unknown>;
-    return typeof value === 'object' && value !== null && (value.answer === 'yes' || value.answer === 'no') && Object.keys(value).length === 1;
+    const value: unknown = JSON.parse(content.trim());
+    return isPlainObject(value) && (value['answer'] === 'yes' || value['answer'] === 'no') && Object.keys(value).length === 1;
   } catch {
     return false;
   }

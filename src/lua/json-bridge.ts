@@ -146,7 +146,7 @@ export class JsonBridge {
       lua.lua_setmetatable(state, -2);
       return;
     }
-    const json = typeof (value as { toJSON?: unknown }).toJSON === 'function' ? (value as { toJSON(): unknown }).toJSON() : value;
+    const json: unknown = 'toJSON' in value && typeof value.toJSON === 'function' ? value.toJSON() : value;
     if (json !== value) return this.pushValue(state, json, depth, conversion);
     const keys = Object.keys(value);
     lua.lua_createtable(state, 0, keys.length);

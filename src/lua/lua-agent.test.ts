@@ -28,7 +28,7 @@ describe('Lua in agents', () => {
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('LUA_ERROR');
     expect(result.error?.node).toBe('reader');
-    expect(result.error?.message).toContain('failing.yaml:6');
+    expect(result.error).toMatchObject({ file: 'failing.yaml', line: 6 });
   });
 
   it('ends a hostile node with LUA_BUDGET naming the budget', async () => {

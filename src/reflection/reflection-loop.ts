@@ -82,7 +82,7 @@ export async function reflectionLoop(params: LoopParams, context: ActionContext)
   } catch (error) {
     if (AgentError.isInstance(error) && error.code === 'BUDGET_EXCEEDED') {
       const partial = buildLoopResult({ history, stopReason: 'budget', onFailure: params.onFailure, feedback });
-      throw new AgentError('BUDGET_EXCEEDED', stripPrefix(error), { node: context.node, details: { ...error.details, reflection: partial }, cause: error });
+      throw new AgentError('BUDGET_EXCEEDED', error.message, { node: context.node, details: { ...error.details, reflection: partial }, cause: error });
     }
     throw error;
   }
@@ -221,8 +221,4 @@ function attemptEvent(attempt: Attempt, maxIterations: number): ReflectionAttemp
     errors: attempt.errors.slice(0, 10).map((error) => ({ message: error.message, ...(error.path !== undefined ? { path: error.path } : {}), ...(error.type !== undefined ? { type: error.type } : {}) })),
     source: attempt.source,
   };
-}
-
-function stripPrefix(error: AgentError): string {
-  return error.message.replace(/^node '[^']*': /, '');
 }

@@ -124,12 +124,12 @@ describe('compileSchema: untrusted schemas', () => {
     expect(codeOf(() => compileSchema(schema, { where }))).toBe('SCHEMA_INVALID');
   });
 
-  it('names the node, field and place in the message', () => {
+  it('names the node and field as fields, the place in the message', () => {
     try {
       compileSchema({ properties: { code: { pattern: '^(?!a)b$' } } }, { where });
       expect.unreachable();
     } catch (error) {
-      expect((error as AgentError).message).toContain("node 'check'");
+      expect((error as AgentError).location.node).toBe('check');
       expect((error as AgentError).message).toContain('#/properties/code');
     }
   });

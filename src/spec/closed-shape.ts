@@ -138,7 +138,7 @@ function actionOfStep(value: Record<string, unknown>, schema: JsonSchema, option
 
 /** `anyOf`/`oneOf`: the branch for this value (by `type` discriminator, then by required keys). */
 function chooseBranch(value: unknown, schema: JsonSchema, root: JsonSchema): JsonSchema | undefined {
-  const branches = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  const branches = schema.anyOf ?? schema.oneOf;
   if (!Array.isArray(branches)) return schema;
   const resolved = branches.filter(isSchema).map((branch) => resolve(branch, root));
   const fitting = resolved.filter((branch) => fitsType(value, branch));

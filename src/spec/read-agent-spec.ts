@@ -19,6 +19,7 @@ import { parseYaml, type ParsedYaml, type YamlLimits } from './parse-yaml.js';
 import type { KeyLocation } from './tea-keys.js';
 import { readRunMapping, readTypedBody, type Fail as TypedFail } from './read-node-types.js';
 import { editDistance } from '../util/edit-distance.js';
+import { isPlainObject } from '../util/plain-object.js';
 import { envNameRefusal } from './env-names.js';
 import { foreignLanguageMessage } from './foreign-language.js';
 
@@ -63,19 +64,19 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
     problems.push({ code, message, file, ...position, ...(node !== undefined ? { node } : {}), ...(fieldPath.length > 0 ? { field: dotted(fieldPath) } : {}) });
   };
   const raw = parsed.value;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+  if (!isPlainObject(raw)) {
     report('INVALID_AGENT', 'an agent file must be a YAML mapping with a `nodes:` list', []);
     return { problems, warnings: [] };
   }
-  const warnings = checkShape(raw as Record<string, any>, report);
-  for (const { path, text } of findNonFinite(raw as Record<string, any>)) {
-    report('INVALID_AGENT', `\`${dotted(path)}\` is ${text}: numbers in an agent file must be finite`, path, nodeNameAt(raw as Record<string, any>, path));
+  const warnings = checkShape(raw, report);
+  for (const { path, text } of findNonFinite(raw)) {
+    report('INVALID_AGENT', `\`${dotted(path)}\` is ${text}: numbers in an agent file must be finite`, path, nodeNameAt(raw, path));
   }
-  const checked = checkAgainstSchema(raw as Record<string, any>, report);
+  const checked = checkAgainstSchema(raw, report);
   if (checked === undefined) return { problems, warnings };
   // Routes that could not be read are reported; the nodes are still read and compiled without
   // them, so the file's other blockers (Python and Prolog blocks, unknown actions) are listed too.
-  const document = withoutRoutes(raw as Record<string, any>, checked);
+  const document = withoutRoutes(raw, checked);
 
   const nodes: NodeSpec[] = (document.nodes as Array<Record<string, any>>).map((node, index) => readNode(node, index, parsed, file, problems));
   const byName = new Map<string, NodeSpec>();
@@ -180,8 +181,8 @@ type Report = (code: ErrorCode, message: string, path: Path, node?: string, atKe
 
 /** Unknown keys, TEA-only keys and unknown providers in the whole file; returns the warnings. */
 function checkShape(document: Record<string, any>, report: Report): string[] {
-  const issues = checkClosedShape(document, agentSchema as Record<string, unknown>, [], {
-    root: agentSchema as Record<string, unknown>,
+  const issues = checkClosedShape(document, agentSchema, [], {
+    root: agentSchema,
     code: 'INVALID_AGENT',
     locationOf: keyLocation,
     describe: (path) => describePath(document, path),

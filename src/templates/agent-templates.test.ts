@@ -158,8 +158,7 @@ nodes:
       prompt: "Hi {{ state.name "
 `);
     expect(syntax.code).toBe('TEMPLATE_ERROR');
-    expect(syntax.message).toContain('draft');
-    expect(syntax.message).toContain('prompt');
+    expect(syntax.location).toMatchObject({ node: 'draft', field: expect.stringContaining('prompt') });
     const filter = loadFailure(`nodes:
   - name: draft
     uses: test.echo
@@ -167,6 +166,6 @@ nodes:
       prompt: "{{ state.name | shout }}"
 `);
     expect(filter.code).toBe('TEMPLATE_ERROR');
-    expect(filter.message).toContain('draft');
+    expect(filter.location.node).toBe('draft');
   });
 });

@@ -34,7 +34,7 @@ type Node = { type: string; value?: unknown; object?: Node; property?: Node; com
 
 /** The fast form of `prepared`, or undefined when it has anything but text and path reads. */
 export function toPathTemplate(prepared: PreparedProgram): PathTemplate | undefined {
-  const body = (prepared.lone !== undefined ? [prepared.lone] : prepared.program.body) as unknown as Node[];
+  const body: readonly Node[] = prepared.lone !== undefined ? [prepared.lone] : prepared.program.body;
   const parts: (string | PathRead)[] = [];
   for (const node of body) {
     if (node.type === 'StringLiteral') {

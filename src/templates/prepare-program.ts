@@ -13,19 +13,26 @@ import { attachTestArguments, liftTestArguments } from './test-arguments.js';
 
 type Program = ReturnType<typeof parse>;
 
+/**
+ * A parsed node, as the analysis walks it: its `type` and its other fields read by name (the
+ * library does not export its node classes). The analysis knows nodes by identity only: the sets
+ * and the map below are keyed by the very objects the interpreter is later handed.
+ */
+type NodeRecord = { readonly type: string; readonly [field: string]: unknown };
+
 /** A parsed template with what the interpreter needs to know about its nodes. */
 export interface PreparedProgram {
   readonly program: Program;
   /** The expression of a lone `{{ expr }}` template (rendered to its native value). */
   readonly lone: TemplateNode | undefined;
   /** Statements whose value is written to the output. */
-  readonly outputNodes: ReadonlySet<TemplateNode>;
+  readonly outputNodes: ReadonlySet<object>;
   /** Member reads that are immediately called (`x.items()`): only these may reach built-in methods. */
-  readonly callees: ReadonlySet<TemplateNode>;
+  readonly callees: ReadonlySet<object>;
   /** Loop sources: a missing or null one iterates as empty, a string over its characters. */
-  readonly loopSources: ReadonlySet<TemplateNode>;
+  readonly loopSources: ReadonlySet<object>;
   /** Text and literal values made once; runtime values are never changed by the interpreter. */
-  readonly literals: ReadonlyMap<TemplateNode, RuntimeValue>;
+  readonly literals: ReadonlyMap<object, RuntimeValue>;
 }
 
 /** Statement types that produce no text of their own (their children's output is counted). */
@@ -44,62 +51,69 @@ export function prepareProgram(source: string): PreparedProgram {
     loneTokens.every((token, index) => index === 0 || (token.type !== 'OpenExpression' && token.type !== 'OpenStatement' && token.type !== 'Text' && token.type !== 'Comment'));
   // Keep a trailing newline, as TEA's Jinja environment does (keep_trailing_newline); the lexer drops one.
   const program = parseOrThrow(isLone ? loneTokens : tokenizeOrThrow(source.endsWith('\n') ? source + '\n' : source, source), source);
-  const outputNodes = new Set<TemplateNode>();
-  const callees = new Set<TemplateNode>();
-  const literals = new Map<TemplateNode, RuntimeValue>();
-  const loopSources = new Set<TemplateNode>();
-  visit(program as unknown as NodeRecord, { outputNodes, callees, literals, loopSources });
+  const outputNodes = new Set<object>();
+  const callees = new Set<object>();
+  const literals = new Map<object, RuntimeValue>();
+  const loopSources = new Set<object>();
+  if (isNode(program)) visit(program, { outputNodes, callees, literals, loopSources });
   // A lone expression passes a value on; it is not output, so the output cap does not apply to it.
   if (isLone) outputNodes.delete(program.body[0]!);
   return { program, lone: isLone ? program.body[0] : undefined, outputNodes, callees, literals, loopSources };
 }
 
-type NodeRecord = Record<string, unknown> & { type: string };
-
 function isNode(value: unknown): value is NodeRecord {
-  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+  return typeof value === 'object' && value !== null && 'type' in value && typeof value.type === 'string';
 }
 
 interface Analysis {
-  outputNodes: Set<TemplateNode>;
-  callees: Set<TemplateNode>;
-  literals: Map<TemplateNode, RuntimeValue>;
-  loopSources: Set<TemplateNode>;
+  outputNodes: Set<object>;
+  callees: Set<object>;
+  literals: Map<object, RuntimeValue>;
+  loopSources: Set<object>;
 }
 
 function visit(node: NodeRecord, analysis: Analysis): void {
   const { outputNodes, callees, literals, loopSources } = analysis;
+  const { value } = node;
   switch (node.type) {
     case 'For': {
-      const iterable = node.iterable as NodeRecord;
-      loopSources.add((iterable.type === 'SelectExpression' ? iterable.lhs : iterable) as TemplateNode);
+      const iterable = node['iterable'];
+      if (!isNode(iterable)) break;
+      const lhs = iterable['lhs'];
+      loopSources.add(iterable.type === 'SelectExpression' && isNode(lhs) ? lhs : iterable);
       break;
     }
     case 'StringLiteral':
-      literals.set(node as unknown as TemplateNode, makeString(node.value as string));
+      if (typeof value === 'string') literals.set(node, makeString(value));
       break;
     case 'IntegerLiteral':
-      literals.set(node as unknown as TemplateNode, makeInteger(node.value as number));
+      if (typeof value === 'number') literals.set(node, makeInteger(value));
       break;
     case 'FloatLiteral':
-      literals.set(node as unknown as TemplateNode, makeFloat(node.value as number));
+      if (typeof value === 'number') literals.set(node, makeFloat(value));
       break;
     case 'FilterExpression':
-    case 'FilterStatement':
-      checkFilter(node.filter as NodeRecord);
+    case 'FilterStatement': {
+      const filter = node['filter'];
+      if (isNode(filter)) checkFilter(filter);
       break;
-    case 'TestExpression':
-      checkTest(((node.test as NodeRecord).value as string) ?? '');
+    }
+    case 'TestExpression': {
+      const test = node['test'];
+      checkTest(isNode(test) && typeof test['value'] === 'string' ? test['value'] : '');
       break;
-    case 'CallExpression':
-      if (isNode(node.callee) && node.callee.type === 'MemberExpression') callees.add(node.callee as unknown as TemplateNode);
+    }
+    case 'CallExpression': {
+      const callee = node['callee'];
+      if (isNode(callee) && callee.type === 'MemberExpression') callees.add(callee);
       break;
+    }
   }
   for (const field of BLOCK_FIELDS) {
     const children = node[field];
     if (!Array.isArray(children)) continue;
     for (const child of children) {
-      if (isNode(child) && !BLOCK_TYPES.has(child.type)) outputNodes.add(child as unknown as TemplateNode);
+      if (isNode(child) && !BLOCK_TYPES.has(child.type)) outputNodes.add(child);
     }
   }
   for (const value of Object.values(node)) {
@@ -117,8 +131,9 @@ function visit(node: NodeRecord, analysis: Analysis): void {
 }
 
 function checkFilter(filter: NodeRecord): void {
-  const callee = filter.type === 'CallExpression' ? (filter.callee as NodeRecord) : filter;
-  const name = callee.type === 'Identifier' ? String(callee.value) : '';
+  const called = filter['callee'];
+  const callee = filter.type === 'CallExpression' && isNode(called) ? called : filter;
+  const name = callee.type === 'Identifier' ? String(callee['value']) : '';
   if (TEMPLATE_FILTERS.has(name) || LIBRARY_FILTERS.has(name)) return;
   const known = [...TEMPLATE_FILTERS.keys(), ...LIBRARY_FILTERS];
   throw new AgentError('TEMPLATE_ERROR', `unknown filter '${name}'${suggest(name, known)}`, { details: { filter: name } });

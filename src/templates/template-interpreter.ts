@@ -59,8 +59,10 @@ interface InterpreterInternals {
   evaluateSliceExpression(target: RuntimeValue, slice: TemplateNode, environment: Environment): RuntimeValue;
 }
 
-const LIBRARY_APPLY_FILTER = (Interpreter.prototype as unknown as InterpreterInternals).applyFilter;
-const LIBRARY_EVALUATE_ARGUMENTS = (Interpreter.prototype as unknown as InterpreterInternals).evaluateArguments;
+// The one place the library's private methods are reached: its prototype, seen with them.
+const LIBRARY = Interpreter.prototype as unknown as InterpreterInternals;
+const LIBRARY_APPLY_FILTER = LIBRARY.applyFilter;
+const LIBRARY_EVALUATE_ARGUMENTS = LIBRARY.evaluateArguments;
 
 export class TemplateInterpreter extends Interpreter {
   readonly #budget: RenderBudget;
@@ -73,9 +75,9 @@ export class TemplateInterpreter extends Interpreter {
     super(environment);
     this.#budget = budget;
     this.#program = program;
-    (this as unknown as InterpreterInternals).applyFilter = (operand, filter, scope) => this.#libraryFilter(operand, filter, scope);
+    this.#internals.applyFilter = (operand, filter, scope) => this.#libraryFilter(operand, filter, scope);
     // Arguments spread from a list (`f(*items)`) are copied for each call: charged the same way.
-    (this as unknown as InterpreterInternals).evaluateArguments = (args, scope) => {
+    this.#internals.evaluateArguments = (args, scope) => {
       const evaluated = LIBRARY_EVALUATE_ARGUMENTS.call(this, args, scope);
       budget.work(evaluated[0].length + evaluated[1].size);
       return evaluated;

@@ -119,10 +119,10 @@ export function attachTestArguments(program: unknown, lifted: LiftedTests): void
 
 /** One argument parsed as the argument of a call: `{{ f(<tokens>) }}`. */
 function parseArgument(argument: Token[]): TemplateNode {
-  const call = tokenize('{{ f() }}');
-  const tokens = [call[0]!, call[1]!, call[2]!, ...argument, call[3]!, call[4]!];
-  const program = parse(tokens) as unknown as { body: Array<{ args: TemplateNode[] }> };
-  const args = program.body[0]!.args;
+  const shell = tokenize('{{ f() }}');
+  const tokens = [shell[0]!, shell[1]!, shell[2]!, ...argument, shell[3]!, shell[4]!];
+  const call = parse(tokens).body[0];
+  const args: TemplateNode[] = call !== undefined && 'args' in call && Array.isArray(call.args) ? call.args : [];
   if (args.length !== 1) throw new AgentError('TEMPLATE_ERROR', `a test takes one argument, got ${args.length}`);
   return args[0]!;
 }

@@ -61,9 +61,9 @@ describe('docs/porting-from-tea.md', () => {
   });
 
   it('the load error of a refused TEA action carries its reason; an unknown non-TEA name keeps the suggestion', () => {
-    const refused = loadError('nodes:\n  - { name: r, uses: file.read, with: { path: a.txt } }\n');
+    const refused = loadError('nodes:\n  - { name: r, uses: http.post, with: { url: a } }\n');
     expect(refused.code).toBe('UNKNOWN_ACTION');
-    expect(refused.message).toContain("TEA's action 'file.read' is not available in tea-edge: there is no file system");
+    expect(refused.message).toContain("TEA's action 'http.post' is not available in tea-edge: requests with side effects");
     const aliased = loadError('nodes:\n  - { name: r, uses: actions.llm_retry }\n');
     expect(aliased.message).toContain('max_retries');
     const typo = loadError('nodes:\n  - { name: r, uses: llm.cal, with: { prompt: x } }\n');

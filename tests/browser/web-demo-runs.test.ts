@@ -1,6 +1,7 @@
 // The web demo in headless Chromium: runs. The reflection example with the scripted model and
 // with the mock OpenAI-compatible server (streaming), a ReAct agent approving a tier-3 tool,
-// cancelling mid-stream, and a runaway Lua loop stopped while the page stays responsive.
+// cancelling mid-stream, a runaway Lua loop stopped while the page stays responsive, and the
+// issue-13 examples (agent files as sub-runs, files in OPFS).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -184,6 +185,41 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', () => {
     await page.fill('#run-input', '{}');
     expect(await runAgentInPage(page)).toBe('completed');
     expect(await page.textContent('#final-state')).toContain('Hello from the scripted model');
+    await context.close();
+  });
+
+  // Issue 13: the demo's seams. Agent files as sub-runs come from the bundled examples (sent with
+  // each run to the engine worker); file.read / file.write use the browser's private file system.
+  it('tea-agent-files runs its sub-agents from the bundled examples', async () => {
+    const { context, page } = await openDemo(browser, server.url);
+    await page.selectOption('#example-select', 'tea-agent-files.yaml');
+    expect(await runAgentInPage(page)).toBe('completed');
+    const state = await page.textContent('#final-state');
+    expect(state).toContain('refunded within 3 days');
+    expect(state).toContain('tea-agent-files-triage.yaml');
+    await context.close();
+  });
+
+  it('an agent without Lua that runs a Lua example as a sub-run runs in the Lua engine', async () => {
+    const { context, page } = await openDemo(browser, server.url);
+    await setAgent(page, 'name: caller\nnodes:\n  - { name: s, uses: agent.dispatch, with: { agent: { file: tea-edge-conditions.yaml }, input: { ticket: "I was charged twice" } }, output: routed }\n');
+    expect(await runAgentInPage(page)).toBe('completed');
+    expect(await page.textContent('#final-state')).toContain('billing');
+    await context.close();
+  });
+
+  it('tea-file-notes writes and reads its files in OPFS', async () => {
+    const { context, page } = await openDemo(browser, server.url);
+    await page.selectOption('#example-select', 'tea-file-notes.yaml');
+    expect(await runAgentInPage(page)).toBe('completed');
+    expect(await page.textContent('#final-state')).toContain('summaries/oolong.txt');
+    // The file is in the origin's private file system, read here without the engine.
+    const summary = await page.evaluate(async () => {
+      const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('tea-files');
+      const file = await (await (await root.getDirectoryHandle('summaries')).getFileHandle('oolong.txt')).getFile();
+      return file.text();
+    });
+    expect(summary).toBe('Oolong is a partly oxidised tea between green and black.');
     await context.close();
   });
 });

@@ -42,6 +42,12 @@ describe('tea-edge CLI', () => {
     expect(result.stderr).toMatch(/LUA_ERROR node=boom .*kaput/);
   });
 
+  it('a failed run names the place in the agent file when the error has one (a Lua line)', async () => {
+    const result = await cli(['run', agentFile('nodes:\n  - name: boom\n    run: |\n      local t = nil\n      return t.x\n')]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^LUA_ERROR node=boom field=run \S*agent\.yaml:5: .*nil value/);
+  });
+
   it('an invalid agent exits 2 with file:line:column', async () => {
     const file = agentFile('nodes:\n  - name: a\n    goto: nowhere\n');
     const result = await cli(['run', file]);

@@ -3,40 +3,39 @@
  * node_modules on a random port over a Deno KV file; a run paused in one Deno process is resumed
  * by a second process sharing the KV file, and ends with the uninterrupted final state.
  */
-import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleTestWorker } from '../worker/miniflare-harness.js';
-import { startDenoBundle } from '../support/deno-process.js';
+import { bundleDenoServer, startDenoServer, stopDenoServer, type DenoServer } from '../support/deno-server.js';
+import { packageRoot } from '../worker/miniflare-harness.js';
+
+const root = packageRoot();
 
 let directory: string;
 let bundle: string;
-const processes: ChildProcess[] = [];
+/** The same entry bundled with examples/ (issue 13: agent files as sub-runs, FILES_DIR). */
+let examplesBundle: string;
+const servers: DenoServer[] = [];
 
 beforeAll(async () => {
   directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-deno-'));
-  bundle = path.join(directory, 'deno-worker.js');
-  await writeFile(bundle, await bundleTestWorker('worker/deno.ts'));
-});
+  bundle = await bundleDenoServer(directory);
+  const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
+  examplesBundle = path.join(directory, 'deno-examples.js');
+  await writeFile(examplesBundle, ((await bundleWorker({ root, entry: 'worker/deno.ts', agentsDir: 'examples', minify: true })) as { text: string }).text);
+}, 120_000);
 
 afterAll(async () => {
-  for (const child of processes) child.kill('SIGKILL');
+  for (const server of servers) await stopDenoServer(server, 'SIGKILL');
   await rm(directory, { recursive: true, force: true });
 });
 
-/** Starts the Deno server; resolves with its base URL once it prints its listening line. */
-async function startDeno(environment: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const started = startDenoBundle(bundle, directory, environment);
-  void started.then(({ child }) => processes.push(child), () => undefined);
-  return started;
-}
-
-async function stopDeno(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+async function startDeno(environment: Record<string, string>, script = bundle, write = '--allow-write'): Promise<DenoServer> {
+  const server = await startDenoServer(script, environment, write);
+  servers.push(server);
+  return server;
 }
 
 async function post(url: string, body: unknown) {
@@ -56,7 +55,7 @@ describe('worker/deno.ts under the deno binary', () => {
     const started = await post(`${first.url}/agents/counter/runs`, { input: { count: 1 } });
     expect(started.json).toMatchObject({ status: 'interrupted', stop_reason: 'interrupt_before' });
     const runId = started.json.run_id as string;
-    await stopDeno(first.child);
+    await stopDenoServer(first);
 
     const second = await startDeno({ KV_PATH: kvPath });
     const middle = await post(`${second.url}/runs/${runId}/resume`, {});
@@ -70,6 +69,18 @@ describe('worker/deno.ts under the deno binary', () => {
     const events = (await (await fetch(`${second.url}/runs/${runId}/events`)).text()).trim().split('\n').map((line) => JSON.parse(line));
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
     expect(events.filter((event) => event.type === 'done').map((event) => event.data.status)).toEqual(['interrupted', 'interrupted', 'completed']);
-    await stopDeno(second.child);
+    await stopDenoServer(second);
+  }, 120_000);
+
+  it('runs agent files as sub-runs of the bundled agents, and file.write/read in FILES_DIR (writes allowed only there)', async () => {
+    const files = path.join(directory, 'files');
+    await mkdir(files);
+    const deno = await startDeno({ KV_PATH: path.join(directory, 'examples.sqlite'), FILES_DIR: files }, examplesBundle, `--allow-write=${directory}`);
+    const team = await post(`${deno.url}/agents/tea-agent-files/runs`, { input: { ticket: 'charged twice' } });
+    expect(team.json).toMatchObject({ status: 'completed', state: { category: 'billing', verdict: 'approve' } });
+    const notes = await post(`${deno.url}/agents/tea-file-notes/runs`, { input: { topic: 'hojicha' } });
+    expect(notes.json).toMatchObject({ status: 'completed', state: { summary_path: 'summaries/hojicha.txt' } });
+    expect(await readFile(path.join(files, 'notes/hojicha.md'), 'utf8')).toContain('# hojicha');
+    await stopDenoServer(deno);
   }, 120_000);
 });

@@ -110,5 +110,5 @@ function diagnosticsOf(body: string): string[] {
 }
 
 function compilerOptions(): ts.CompilerOptions {
-  return { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, types: [], lib: ['lib.es2022.d.ts'], skipLibCheck: true };
+  return { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, types: [], lib: ['lib.es2022.d.ts', 'lib.webworker.d.ts'], skipLibCheck: true };
 }

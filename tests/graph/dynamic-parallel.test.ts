@@ -124,7 +124,7 @@ describe('type: dynamic_parallel', () => {
     const fanIn = says.includes("'collect'") ? 'collect' : 'done';
     const error = loadError(`nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: "{{ state.xs }}"\n    fan_in: ${fanIn}\n    ${keys}\n  - name: done\n`);
     expect(error.message).toContain(says);
-    expect(error.message).toMatch(/^test\.yaml:\d+:\d+/);
+    expect(error.location).toMatchObject({ file: 'test.yaml', line: expect.any(Number), column: expect.any(Number) });
   });
 
   it('needs fan_in (as TEA does)', () => {

@@ -38,7 +38,7 @@ describe('composite actions cannot be tools', () => {
     const error = loadError(reactWith([name]));
     expect(error.code).toBe('INVALID_PARAMS');
     expect(error.message).toContain('cannot be a tool');
-    expect(error.message).toContain("tools[0]");
+    expect(error.location.field).toContain('tools[0]');
   });
 
   it('the issue\'s attack cannot be written: a viewer-facing reason.react tool next to an admin-only tier-3 memory.store', () => {

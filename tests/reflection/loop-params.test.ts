@@ -28,8 +28,9 @@ describe('reflection.loop: load-time validation', () => {
   ])('refuses %s with INVALID_PARAMS naming the field', (_label, params, field) => {
     const error = loadError(agentYaml('reflection.loop', params));
     expect(error.code).toBe('INVALID_PARAMS');
-    expect(error.message).toContain(field);
-    expect(error.message).toContain("node 'reflect'");
+    // The parameter is named in the text or as the error's field; the node as its node.
+    expect(`${error.location.field ?? ''} ${error.message}`).toContain(field);
+    expect(error.location.node).toBe('reflect');
   });
 
   it('the error carries the line of the offending field in the agent file', () => {

@@ -49,7 +49,7 @@ describe('the misspelled-agent corpus (loadAgent)', () => {
       // The thrown error is the first problem.
       expect(error.code).toBe(mistake.problems[0]!.code);
       expect(error.location.line).toBe(mistake.problems[0]!.line);
-      expect(error.plainMessage).toBe(problems[0]!.message);
+      expect(error.message).toBe(problems[0]!.message);
     });
   }
 
@@ -84,13 +84,13 @@ describe('closed shapes', () => {
   it('an unknown key with no close match lists the known keys', () => {
     const error = loadFailure('nodes:\n  - name: a\n    uses: json.parse\n    with:\n      text: "{}"\n      zzzzzzzz: 1\n');
     expect(error.code).toBe('INVALID_PARAMS');
-    expect(error.plainMessage).toBe('unknown key `zzzzzzzz` in the parameters of json.parse; known: text, strict');
+    expect(error.message).toBe('unknown key `zzzzzzzz` in the parameters of json.parse; known: text, strict');
   });
 
   it('a literal provider in action parameters must be a preset too; case and spaces do not matter', () => {
     const error = loadFailure('nodes:\n  - name: r\n    uses: reason.cot\n    with: { problem: p, provider: lmstuido }\n');
     expect(error.code).toBe('UNKNOWN_PROVIDER');
-    expect(error.plainMessage).toContain('did you mean `lmstudio`?');
+    expect(error.message).toContain('did you mean `lmstudio`?');
     expect(error.location.field).toBe('provider');
     expect(() => loadAgent('nodes:\n  - name: r\n    uses: llm.call\n    with: { prompt: p, provider: " Ollama " }\n')).not.toThrow();
   });
@@ -117,48 +117,48 @@ describe('closed shapes', () => {
     const error = loadFailure(
       'nodes:\n  - name: r\n    uses: reflection.loop\n    with:\n      generator:\n        action: json.parse\n        with: { txt: "{}" }\n      evaluator: { type: lua, run: "return true" }\n',
     );
-    expect(error.plainMessage).toContain('unknown key `txt` in `generator.with` of reflection.loop; did you mean `text`?');
+    expect(error.message).toContain('unknown key `txt` in `generator.with` of reflection.loop; did you mean `text`?');
     expect(error.location.line).toBe(7);
   });
 
   it('reflection.correct flat form accepts the parameters of its corrector_action and nothing else', () => {
     const base = 'nodes:\n  - name: c\n    uses: reflection.correct\n    with:\n      corrector_action: json.parse\n';
     expect(() => loadAgent(`${base}      text: "{}"\n`)).not.toThrow();
-    expect(loadFailure(`${base}      txet: "{}"\n`).plainMessage).toContain('did you mean `text`?');
+    expect(loadFailure(`${base}      txet: "{}"\n`).message).toContain('did you mean `text`?');
   });
 
   it('an evaluator is checked by its type: a schema evaluator has no prompt', () => {
     const error = loadFailure('nodes:\n  - name: e\n    uses: reflection.evaluate\n    with:\n      evaluator: { type: schema, schema: { type: object }, prompt: "judge" }\n');
     expect(error.code).toBe('INVALID_PARAMS');
-    expect(error.plainMessage).toContain('unknown key `prompt` in `evaluator` of reflection.evaluate');
+    expect(error.message).toContain('unknown key `prompt` in `evaluator` of reflection.evaluate');
   });
 
   it('a reason.react tool entry and a few-shot example are closed too', () => {
-    expect(loadFailure('nodes:\n  - name: r\n    uses: reason.react\n    with:\n      goal: g\n      tools: [{ name: math.calculate, teir: 1 }]\n').plainMessage).toContain('did you mean `tier`?');
-    expect(loadFailure('nodes:\n  - name: r\n    uses: reason.cot\n    with:\n      problem: p\n      few_shot_examples: [{ problem: a, anwser: b }]\n').plainMessage).toContain('did you mean `answer`?');
+    expect(loadFailure('nodes:\n  - name: r\n    uses: reason.react\n    with:\n      goal: g\n      tools: [{ name: math.calculate, teir: 1 }]\n').message).toContain('did you mean `tier`?');
+    expect(loadFailure('nodes:\n  - name: r\n    uses: reason.cot\n    with:\n      problem: p\n      few_shot_examples: [{ problem: a, anwser: b }]\n').message).toContain('did you mean `answer`?');
   });
 
   it('a literal value above a parameter ceiling is refused at load', () => {
     const error = loadFailure('nodes:\n  - name: r\n    uses: reflection.loop\n    with:\n      generator: { run: "return {}" }\n      evaluator: { type: lua, run: "return true" }\n      max_iterations: 101\n');
     expect(error.code).toBe('INVALID_PARAMS');
-    expect(error.plainMessage).toBe('`max_iterations` is 101, above its ceiling 100');
+    expect(error.message).toBe('`max_iterations` is 101, above its ceiling 100');
   });
 
   it('TEA settings that change behaviour are errors; logging ones are warnings', () => {
     const error = loadFailure('settings:\n  ltm: { backend: sqlite }\n  auto_trace: true\nnodes:\n  - name: a\n');
     expect(problemsOf(error, 'agent.yaml').map((problem) => problem.message)).toEqual(['`settings.ltm` (long-term memory) is not supported by tea-edge; use memory.store / memory.retrieve']);
     expect(loadAgent('settings:\n  auto_trace: true\nnodes:\n  - name: a\n').warnings[0]).toMatch(/auto_trace.*ignored/);
-    expect(loadFailure('settings:\n  llm: { default_model: llama3.2 }\nnodes:\n  - name: a\n').plainMessage).toContain('write `model`');
+    expect(loadFailure('settings:\n  llm: { default_model: llama3.2 }\nnodes:\n  - name: a\n').message).toContain('write `model`');
     // The same split inside action parameters: Azure deployments are refused, retry delays ignored.
     const llm = 'nodes:\n  - name: a\n    uses: llm.call\n    with: { prompt: hi, base_delay: 2 }\n';
     expect(loadAgent(llm).warnings).toEqual(["node 'a' base_delay: `base_delay` (retries back off exponentially with jitter) is ignored by tea-edge"]);
-    expect(loadFailure(llm.replace('base_delay: 2', 'deployment: gpt4')).plainMessage).toMatch(/^`deployment` \(Azure OpenAI\) is not supported by tea-edge/);
+    expect(loadFailure(llm.replace('base_delay: 2', 'deployment: gpt4')).message).toMatch(/^`deployment` \(Azure OpenAI\) is not supported by tea-edge/);
   });
 
   it('a dynamic_parallel node without a branch body is one problem naming what it needs', () => {
     const error = loadFailure('nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: "{{ state.xs }}"\n    item_var: x\n    fan_in: fan\n');
     expect(problemsOf(error, 'agent.yaml').map((problem) => problem.code)).toEqual(['INVALID_AGENT']);
-    expect(error.plainMessage).toContain('exactly one of `action:` or `steps:`');
+    expect(error.message).toContain('exactly one of `action:` or `steps:`');
   });
 });
 

@@ -6,6 +6,7 @@
 import { Miniflare } from 'miniflare';
 import path from 'node:path';
 import { COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from './miniflare-harness.js';
+import type { MockOpenAI } from '../support/mock-openai-server.js';
 
 export interface DurableWorkerOptions {
   bindings?: Record<string, string>;
@@ -94,4 +95,14 @@ export async function followWithDrops(open: (headers: Record<string, string>) =>
     if (!dropped) return { seen, reconnects };
     reconnects++;
   }
+}
+
+/** How many model requests since the `from`-th each node of the relay agent made (its name is in the prompt). */
+export function relayRequests(mock: MockOpenAI, from: number): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const request of mock.requests.slice(from)) {
+    const name = /relay node (\w+):/.exec(String(request.body?.messages?.[0]?.content ?? ''))?.[1];
+    if (name !== undefined) counts[name] = (counts[name] ?? 0) + 1;
+  }
+  return counts;
 }

@@ -1,13 +1,17 @@
 /**
  * The durable-run contract on Node (`tea-edge serve`, worker/local-runs.ts): background runs (202,
  * Location, polled to completion), cancel, 20 concurrent resumes with exactly one winner, an SSE
- * follower dropping 3 times and reconnecting with Last-Event-ID, and a foreground stream whose
- * client leaves without asking to cancel. Real HTTP; the model is the mock server, slowed down.
+ * follower dropping 3 times and reconnecting with Last-Event-ID (a short run and a 200-event run), a
+ * foreground stream whose client leaves without asking to cancel, and a run left by a dead process
+ * before its first node checkpoint closed as failed by the next server. Real HTTP; the model is the
+ * mock server, slowed down.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFsStores, safeName } from '../../adapters/fs/index.js';
 import { serve, type RunningServer } from '../../worker/node.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { followWithDrops, readSse, sseEvents } from './durable-harness.js';
@@ -112,4 +116,51 @@ describe('durable runs on Node (tea-edge serve)', () => {
     const records = await Promise.all(started.map((response) => waitForStatus(response.json.run_id, (status) => status !== 'running')));
     expect(records.filter((record) => record.status === 'completed')).toHaveLength(100);
   }, 60_000);
+
+  it('an SSE follower of a 200-event run that drops 3 times sees all of it once, in order', async () => {
+    const pieces = Array.from({ length: 200 }, (_, index) => `${String.fromCharCode(97 + (index % 26))}${index % 10}`);
+    const long = await startMockOpenAI({ replies: [pieces.join('')], chunkSize: 2, chunkDelayMs: 5 });
+    const other = await serve({ port: 0, agentsDir: path.join(import.meta.dirname, 'agents'), traceDir: path.join(directory, 'traces-200'), app: { llm: { overrides: { api_base: long.url, model: 'mock-model' } }, sseHeartbeatMs: 100 } });
+    try {
+      const response = await fetch(`${other.url}/agents/asker/runs`, { method: 'POST', headers: { ...json, prefer: 'respond-async' }, body: JSON.stringify({ input: { question: 'Two hundred?' } }) });
+      const runId = ((await response.json()) as { run_id: string }).run_id;
+      const { seen, reconnects } = await followWithDrops((headers) => fetch(`${other.url}/runs/${runId}/events`, { headers }), 3, 50);
+      expect(reconnects).toBe(3);
+      const text = await (await fetch(`${other.url}/runs/${runId}/events`)).text();
+      const stored = text.trim().split('\n').map((line) => JSON.parse(line));
+      expect(stored.filter((event) => event.type === 'answer_chunk')).toHaveLength(200);
+      expect(seen).toEqual(stored.map((event) => event.seq));
+    } finally {
+      await other.close();
+      await long.close();
+    }
+  }, 30_000);
+
+  it('a run left running by a dead process before its first node checkpoint is closed failed by the next server, saying why', async () => {
+    const traceDir = path.join(directory, 'traces-orphan');
+    const { traceStore } = createFsStores(traceDir);
+    const now = new Date().toISOString();
+    await traceStore.putRun({ run_id: 'orphan-1', agent: 'asker', status: 'running', created_at: now, updated_at: now });
+    await traceStore.appendEvents('orphan-1', [{ type: 'run_start', run_id: 'orphan-1', seq: 1, ts: now, data: { agent: 'asker', input: {} } }]);
+    await traceStore.flush('orphan-1');
+    // The lease of a process that is gone (no such pid on this machine).
+    const lease = path.join(traceDir, 'durable', safeName('orphan-1'), 'lease.1');
+    await mkdir(path.dirname(lease), { recursive: true });
+    await writeFile(lease, JSON.stringify({ run_id: 'orphan-1', host: hostname(), pid: 2 ** 22 + 7, instance: 'gone' }));
+    const next = await serve({ port: 0, agentsDir: path.join(import.meta.dirname, 'agents'), traceDir });
+    try {
+      let record: any;
+      for (let attempt = 0; attempt < 200 && record?.status !== 'failed'; attempt++) {
+        record = await (await fetch(`${next.url}/runs/orphan-1`)).json();
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(record).toMatchObject({ status: 'failed', stop_reason: 'error', error: { code: 'INTERNAL' } });
+      expect(record.error.message).toContain('before its first node checkpoint');
+      const text = await (await fetch(`${next.url}/runs/orphan-1/events`)).text();
+      expect(text.trim().split('\n').map((line) => JSON.parse(line).type)).toEqual(['run_start', 'done']);
+      expect(existsSync(path.dirname(lease))).toBe(false);
+    } finally {
+      await next.close();
+    }
+  }, 30_000);
 });

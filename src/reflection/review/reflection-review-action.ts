@@ -52,7 +52,7 @@ export const reflectionReviewAction: ActionDefinition<ReviewParams> = {
     try {
       readCriteria(settings, params.criteria, params);
     } catch (error) {
-      if (AgentError.isInstance(error)) throw compiler.error(error.message.replace(/^field '[^']*': /, ''), error.location.field);
+      if (AgentError.isInstance(error)) throw compiler.error(error.message, error.location.field);
       throw error;
     }
     return { values: compiler.template(params, 'with') };

@@ -26,7 +26,8 @@ export function tasksFromEvents(events: readonly AgentEvent[]): TaskExecution[] 
   const startedAt = new Map<TaskExecution, string>();
   for (const event of events) {
     const node = event.node;
-    if (node === undefined) continue;
+    // A sub-run's node events sit under the calling node (sub_run field): they are not its visits.
+    if (node === undefined || event.sub_run !== undefined) continue;
     const stack = open.get(node) ?? [];
     if (event.type === 'node_start') {
       const attempt = typeof event.data.attempt === 'number' ? event.data.attempt : 1;

@@ -1,0 +1,130 @@
+/**
+ * The ModelProvider seam and the shapes of OpenAI-compatible Chat Completions that cross it.
+ * Implementations: the HTTP client over fetch (src/llm/openai-client.ts), the scripted model
+ * (src/llm/scripted-model.ts) and replay (src/llm/replay.ts); each runs the shared conformance
+ * suite tests/conformance/model-provider-conformance.ts.
+ */
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  name?: string;
+}
+
+export interface ToolDefinition {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean } };
+
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** Where and how to reach a model: merged from settings.llm, the call and host overrides. */
+export interface LlmConnection {
+  /** `ollama` | `lmstudio` | `llamacpp` | `vllm` | `openai` | `scripted` | `openai-compatible`. */
+  provider?: string;
+  api_base?: string;
+  api_key?: string;
+  /** Per-attempt timeout in milliseconds (settings accept seconds as `timeout`; see llm docs). */
+  timeout_ms?: number;
+  max_retries?: number;
+  /** Scripted model responses/rules when provider is `scripted`. */
+  scripted?: unknown;
+  /** Responses of a scripted list already used (a resumed run continues after them). */
+  scripted_start?: number;
+}
+
+export interface LlmRequest {
+  messages: ChatMessage[];
+  model?: string;
+  temperature?: number;
+  max_tokens?: number;
+  response_format?: ResponseFormat;
+  tools?: ToolDefinition[];
+  tool_choice?: 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+  /** Sampling extras passed through to the server when given. */
+  top_p?: number;
+  stop?: string | string[];
+  seed?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
+}
+
+export interface LlmResponse {
+  content: string;
+  tool_calls?: ToolCall[];
+  usage: TokenUsage;
+  model: string;
+  finish_reason: string | null;
+}
+
+/** One piece of a streamed response. The last part is always `done` with the whole response. */
+export type LlmStreamPart =
+  | { type: 'delta'; content: string }
+  | { type: 'tool_call_delta'; index: number; name?: string; arguments?: string }
+  | { type: 'done'; response: LlmResponse };
+
+/** Per-call hooks a provider calls while it works (optional for providers without retries). */
+export interface LlmCallHooks {
+  /**
+   * Called before every retry (attempt 2, 3, …) with the reason; may throw (e.g. a budget) to stop
+   * retrying. The first attempt is not announced: the caller counts it before calling.
+   */
+  beforeRetry?(retry: { attempt: number; delay_ms: number; error: { code: string; message: string } }): void;
+}
+
+/** The model seam: everything the engine needs from a model, whatever answers it. */
+export interface ModelProvider {
+  /** One completion; rejects with an AgentError (LLM_* codes) after the allowed retries. */
+  generate(request: LlmRequest, signal?: AbortSignal, hooks?: LlmCallHooks): Promise<LlmResponse>;
+  /** A streamed completion; a cut or malformed stream rejects, never yields a partial `done`. */
+  stream(request: LlmRequest, signal?: AbortSignal, hooks?: LlmCallHooks): AsyncIterable<LlmStreamPart>;
+}
+
+/** Builds a provider for a connection; hosts may pass their own (e.g. with a shared fetch). */
+export type ModelProviderFactory = (connection: LlmConnection) => ModelProvider;
+
+/** @deprecated The old name of {@link ModelProvider}. */
+export type LlmProvider = ModelProvider;
+/** @deprecated The old name of {@link ModelProviderFactory}. */
+export type LlmProviderFactory = ModelProviderFactory;
+
+/** Everything an LLM call may carry: the request, the connection, and `stream`. */
+export type LlmCallParams = Partial<LlmRequest> &
+  LlmConnection & {
+    prompt?: string;
+    system?: string;
+    /** Seconds, as in TEA's settings.llm (converted to timeout_ms). */
+    timeout?: number;
+  };
+
+/** An embeddings call (llm.embed): the texts, an optional model, and the connection keys of a chat call. */
+export type EmbedCallParams = LlmConnection & {
+  input: string[];
+  model?: string;
+  /** Seconds, as in TEA's settings.llm (converted to timeout_ms). */
+  timeout?: number;
+};
+
+export interface LlmCallOptions {
+  /** Stream tokens as `answer_chunk` events. */
+  stream?: boolean;
+  /** Extra data put on the llm_request/llm_response events (e.g. `{purpose: 'judge'}`). */
+  label?: string;
+}

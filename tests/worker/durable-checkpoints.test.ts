@@ -1,0 +1,185 @@
+/**
+ * The engine's side of durable runs (RunDurability, continueFromNode), with the real engine and a
+ * host-registered side-effecting tool: a node checkpoint is saved before every node of the main
+ * flow; a run continued from the checkpoint of the node that was running re-runs that node with the
+ * same idempotency key, hands back the tool results recorded before the "death" instead of calling
+ * the tool again, and ends with the state of an undisturbed run. A failing checkpoint write fails
+ * the run with STORAGE_ERROR.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ActionContext } from '../../src/actions/types.js';
+import { createActionRegistry } from '../../src/builtins.js';
+import type { AgentEvent } from '../../src/events/event.js';
+import { runAgent } from '../../src/graph/run-agent.js';
+import { continueFromNode } from '../../src/graph/resume-run.js';
+import type { AgentRun, NodeCheckpoint, RunDurability } from '../../src/graph/run-types.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
+import { JOURNAL_AGENT as AGENT } from '../support/journal-agent.js';
+
+/** A host whose `test.post` counts its real calls, and whose `send` node can be made to hang (the host "dies" there). */
+function host() {
+  const posts: Array<{ key: string | undefined; n: unknown }> = [];
+  const nodeKeys: Array<string | undefined> = [];
+  let hang = true;
+  const registry = createActionRegistry();
+  registry.register({
+    name: 'test.post',
+    description: 'a side effect outside the run',
+    sideEffects: true,
+    run(params: { n: number }, context: ActionContext) {
+      posts.push({ key: context.idempotencyKey, n: params.n });
+      return { receipt: `r${posts.length}` };
+    },
+  });
+  registry.register({
+    name: 'test.send_twice',
+    description: 'posts twice, then waits (while the test wants it to)',
+    async run(_params: unknown, context: ActionContext) {
+      nodeKeys.push(context.idempotencyKey);
+      const first = (await context.callAction('test.post', { n: 1 })) as { receipt: string };
+      const second = (await context.callAction('test.post', { n: 2 })) as { receipt: string };
+      if (hang) await new Promise((_, reject) => context.signal.addEventListener('abort', () => reject(new Error('host died'))));
+      return { receipts: [first.receipt, second.receipt] };
+    },
+  });
+  const agent = loadAgent(AGENT, { file: 'journal.yaml', registry });
+  return { agent, posts, nodeKeys, release: () => (hang = false) };
+}
+
+/** An in-memory durable store (what the run coordinator keeps in SQLite). */
+function memoryDurability(failSave = false) {
+  const checkpoints: NodeCheckpoint[] = [];
+  const results = new Map<string, unknown>();
+  const durability: RunDurability = {
+    saveProgress(checkpoint) {
+      if (failSave) throw new Error('disk full');
+      checkpoints.push(structuredClone(checkpoint));
+    },
+    recordedResult: (key) => (results.has(key) ? { value: results.get(key) } : undefined),
+    recordResult: (key, value) => void results.set(key, value),
+  };
+  return { durability, checkpoints, results };
+}
+
+async function drain(run: AgentRun): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of run) events.push(event);
+  return events;
+}
+
+describe('node checkpoints and recorded tool results', () => {
+  it('a run continued at the node that was running re-runs it with the same key and does not call a recorded tool again', async () => {
+    const undisturbed = host();
+    undisturbed.release();
+    const reference = runAgent(undisturbed.agent, {}, { runId: 'run-ref', durability: memoryDurability().durability });
+    await drain(reference);
+
+    const { agent, posts, nodeKeys, release } = host();
+    const { durability, checkpoints, results } = memoryDurability();
+    const dying = runAgent(agent, {}, { runId: 'run-1', durability });
+    const dyingEvents = drain(dying);
+    // Both posts made and recorded, then the host "dies" in the middle of `send`.
+    for (let turn = 0; turn < 100 && posts.length < 2; turn++) await new Promise((resolve) => setTimeout(resolve, 5));
+    dying.cancel('host died');
+    const before = await dyingEvents;
+    expect(checkpoints.map((checkpoint) => checkpoint.node)).toEqual(['prepare', 'send']);
+    expect(posts.map((post) => post.key)).toEqual(['run-1:send:2:test.post#1', 'run-1:send:2:test.post#2']);
+    expect([...results.keys()]).toEqual(['run-1:send:2:test.post#1', 'run-1:send:2:test.post#2']);
+
+    const last = checkpoints.at(-1)!;
+    expect(last).toMatchObject({ run_id: 'run-1', agent: 'journal', node: 'send', state: { n: 1 }, usage: { steps: 1 } });
+    release();
+    const continued = continueFromNode(agent, last, before.at(-1)!.seq, { durability });
+    const after = await drain(continued);
+    const result = await continued.result;
+
+    expect(result.status).toBe('completed');
+    expect(result.state).toEqual((await reference.result).state);
+    expect(result.state).toMatchObject({ receipts: ['r1', 'r2'], finished: true });
+    // The tool was not called again; the node ran twice with one key.
+    expect(posts).toHaveLength(2);
+    expect(nodeKeys).toEqual(['run-1:send:2', 'run-1:send:2']);
+    const durable = after.filter((event) => event.type === 'log' && (event.data as { source: string }).source === 'durable');
+    expect(durable.map((event) => (event.data as { idempotency_key?: string }).idempotency_key)).toEqual([undefined, 'run-1:send:2:test.post#1', 'run-1:send:2:test.post#2']);
+    // Numbered on after the dead segment's last event.
+    expect(after[0]!.seq).toBe(before.at(-1)!.seq + 1);
+  });
+
+  it('each visit of a node in a loop gets its own key; on_error retries of one visit share it', async () => {
+    const registry = createActionRegistry();
+    const keys: Array<string | undefined> = [];
+    let calls = 0;
+    registry.register({
+      name: 'test.flaky',
+      description: 'fails its first call',
+      run(_params: unknown, context: ActionContext) {
+        keys.push(context.idempotencyKey);
+        if (++calls === 1) throw new Error('first call fails');
+        return { visits: calls };
+      },
+    });
+    const agent = loadAgent(
+      `
+name: looper
+nodes:
+  - name: work
+    uses: test.flaky
+    on_error: { mode: retry, max_retries: 1, backoff_ms: 1 }
+    goto:
+      - if: "{{ state.visits < 3 }}"
+        to: work
+      - to: __end__
+`,
+      { file: 'looper.yaml', registry },
+    );
+    const run = runAgent(agent, {}, { runId: 'loop-1' });
+    await drain(run);
+    expect((await run.result).status).toBe('completed');
+    expect(keys).toEqual(['loop-1:work:1', 'loop-1:work:1', 'loop-1:work:2']);
+  });
+
+  it('each dynamic_parallel item has its own key, the same in every run of the node', async () => {
+    const registry = createActionRegistry();
+    const keys: Array<string | undefined> = [];
+    registry.register({
+      name: 'test.key',
+      description: 'notes its key',
+      run(_params: unknown, context: ActionContext) {
+        keys.push(context.idempotencyKey);
+        return { ok: true };
+      },
+    });
+    const agent = loadAgent(
+      `
+name: fanout
+nodes:
+  - name: fan
+    type: dynamic_parallel
+    items: ["a", "b", "c"]
+    max_concurrency: 3
+    fan_in: done
+    action:
+      uses: test.key
+  - name: done
+    run: |
+      return { done = true }
+`,
+      { file: 'fanout.yaml', registry },
+    );
+    const run = runAgent(agent, {}, { runId: 'fan-1', durability: memoryDurability().durability });
+    await drain(run);
+    expect((await run.result).status).toBe('completed');
+    expect([...keys].sort()).toEqual(['fan-1:fan#item0:1', 'fan-1:fan#item1:1', 'fan-1:fan#item2:1']);
+  });
+
+  it('a checkpoint that cannot be saved fails the run with STORAGE_ERROR before the node runs', async () => {
+    const { agent, posts, release } = host();
+    release();
+    const run = runAgent(agent, {}, { durability: memoryDurability(true).durability });
+    await drain(run);
+    const result = await run.result;
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'STORAGE_ERROR' } });
+    expect(result.error!.message).toContain('disk full');
+    expect(posts).toHaveLength(0);
+  });
+});

@@ -1,0 +1,449 @@
+/**
+ * Durable runs on Deno (worker/deno.ts): the contract of the run coordinator on Cloudflare
+ * (worker/run-coordinator.ts) with what Deno offers, for any number of Deno processes sharing one
+ * Deno KV database. Deno KV keys under the prefix (beside the trace store's, deno-kv-trace-store.ts):
+ *
+ *   ['owner', run_id]            the lease: which process executes the run (deno-run-lease.ts)
+ *   ['start', run_id]            what the run was started with (agent, input, role), to start it
+ *                                again if it died before its first node
+ *   ['progress', run_id]         the node checkpoint saved before each node (RunDurability)
+ *   ['tool', run_id, key]        recorded results of side-effecting tool calls, by idempotency key
+ *   ['cancel', run_id]           a cancel asked in a process that does not execute the run
+ *   ['ev', run_id, seq, piece]   every event, written as it is emitted (deno-run-log.ts)
+ *
+ * Background runs go through the Deno KV queue (`kv.enqueue` / `kv.listenQueue`); the handler
+ * keeps the message until the run stops, which on Deno Deploy keeps the isolate alive. Every
+ * second (or third of a lease, if shorter) each process renews its leases, cancels its runs that
+ * have a cancel key, and takes over runs whose lease expired (a process that died) or was handed
+ * over (a process that stopped), from their last node checkpoint: the node that was running runs
+ * again, no node finished before it does. The same sweep runs at start-up.
+ */
+import { AgentError, toAgentError, type AgentErrorJson } from '../src/errors/agent-error.js';
+import type { CompiledAgent } from '../src/graph/compiled-agent.js';
+import { runAgent } from '../src/graph/run-agent.js';
+import { continueFromNode, findResumable, resumeAgent } from '../src/graph/resume-run.js';
+import type { AgentRun, ResumeInput, RunOptions, RunResult } from '../src/graph/run-types.js';
+import type { AgentEvent, DoneData, StopReason } from '../src/events/event.js';
+import type { CheckpointStore, RunRecord, TraceStore } from '../src/storage/trace-store.js';
+import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
+import { commit, getJson, guard, listKeys, setText } from '../adapters/deno-kv/deno-kv-texts.js';
+import type { AgentSource } from './agent-source.js';
+import { noCheckpointError, restartsFor, whyNotContinue, type ResumePoint } from './durable-continue.js';
+import { DenoRunLeases, type Lease, type LeaseEntry } from './deno-run-lease.js';
+import { DenoRunLog, type EventWriter } from './deno-run-log.js';
+import { driveRun, type ActiveRun } from './run-answer.js';
+
+/** The queue half of `Deno.Kv` (typed here: the build has no Deno types). */
+export interface DenoKvQueueLike extends DenoKvLike {
+  enqueue(value: unknown, options?: { delay?: number }): Promise<{ ok: boolean }>;
+  listenQueue(handler: (message: unknown) => Promise<void> | void): Promise<void>;
+}
+
+export interface DenoRunsSetup {
+  kv: DenoKvQueueLike;
+  agents: AgentSource;
+  /** The app's Deno KV stores (records, listing, pause checkpoints). */
+  traceStore: TraceStore;
+  checkpointStore: CheckpointStore;
+  /** The host's run options (model overrides, secrets, limits); every run gets them. */
+  runOptions?: Partial<RunOptions>;
+  prefix?: DenoKvKey;
+  maxValueBytes?: number;
+  expireInMs?: number;
+  /** Milliseconds a lease lasts without renewal (default 15 s): how soon a dead process's runs go on. */
+  leaseMs?: number;
+  /**
+   * Whether sweeps look for runs to take over (default true). Off, only the queue's watchdog
+   * messages continue the runs of a process that died (what the tests of that path turn off).
+   */
+  scan?: boolean;
+  /** Milliseconds between a follower's looks at a run executing in another process (default 250). */
+  pollMs?: number;
+}
+
+/** What a run was started with. */
+interface StartInfo {
+  agent: string;
+  input: Record<string, unknown>;
+  role?: string;
+  /** `resume`: the segment after a pause (it cannot be started again from the input). */
+  segment: 'start' | 'resume';
+}
+
+/** The node checkpoint a run goes on from, and how often it was continued from it already. */
+type Progress = Omit<ResumePoint, 'role'>;
+
+/** A run executing in this process. */
+export interface HostedRun extends ActiveRun {
+  runId: string;
+  lease: Lease;
+  writer: EventWriter;
+  /** When the lease is renewed next (epoch ms), and the renewal under way. */
+  renewAt: number;
+  renewal: Promise<void>;
+  /** Another process took the run over (this one missed renewing its lease): stop, write nothing. */
+  lost: boolean;
+}
+
+export class DenoRuns {
+  readonly process = crypto.randomUUID();
+  readonly log: DenoRunLog;
+  readonly leases: DenoRunLeases;
+  readonly leaseMs: number;
+  private readonly local = new Map<string, HostedRun>();
+  private readonly prefix: DenoKvKey;
+  private readonly maxValueBytes: number;
+  private readonly expireIn: number | undefined;
+  private sweeping = false;
+  private readonly scan: boolean;
+
+  constructor(private readonly setup: DenoRunsSetup) {
+    this.prefix = setup.prefix ?? ['tea'];
+    this.maxValueBytes = setup.maxValueBytes ?? 60_000;
+    this.expireIn = setup.expireInMs;
+    this.leaseMs = setup.leaseMs ?? 15_000;
+    this.scan = setup.scan ?? true;
+    this.log = new DenoRunLog(setup.kv, { prefix: this.prefix, maxValueBytes: this.maxValueBytes, expireIn: this.expireIn, pollMs: setup.pollMs ?? 250 });
+    this.leases = new DenoRunLeases(setup.kv, this.prefix, this.process, this.leaseMs);
+  }
+
+  /** The run executing here, if it is. */
+  hosted(runId: string): HostedRun | undefined {
+    return this.local.get(runId);
+  }
+
+  /** True while some process holds (or the queue has) the run. */
+  async running(runId: string): Promise<boolean> {
+    return this.local.has(runId) || (await this.leases.read(runId)) !== undefined;
+  }
+
+  /** The record of a run queued and not started yet (the engine writes the real one when it starts). */
+  async queuedRecord(runId: string): Promise<RunRecord | undefined> {
+    const lease = await this.leases.read(runId);
+    if (lease === undefined) return undefined;
+    const start = await getJson<StartInfo>(this.setup.kv, this.key('start', runId));
+    const now = new Date().toISOString();
+    return { run_id: runId, agent: start?.agent ?? 'unknown', status: 'running', created_at: now, updated_at: now, event_count: 0 };
+  }
+
+  /** Starts a run in this process now (a foreground request). */
+  async startHere(agent: CompiledAgent, input: Record<string, unknown>, role: string | undefined): Promise<HostedRun> {
+    const runId = crypto.randomUUID();
+    const start: StartInfo = { agent: agent.name, input, ...(role !== undefined ? { role } : {}), segment: 'start' };
+    const lease = await this.leases.takeFree(runId, (atomic) => this.setJson(atomic, this.key('start', runId), start));
+    if (lease === undefined) throw new AgentError('CONFLICT', `run '${runId}' already exists`);
+    return this.execute(runId, lease, 0, role, (options) => runAgent(agent, input, { ...options, runId }));
+  }
+
+  /** Queues a run for the background (`kv.enqueue`); a listener in this or another process runs it. */
+  async startInBackground(agent: CompiledAgent, input: Record<string, unknown>, role: string | undefined): Promise<string> {
+    const runId = crypto.randomUUID();
+    const start: StartInfo = { agent: agent.name, input, ...(role !== undefined ? { role } : {}), segment: 'start' };
+    // If the queue never delivers (the process died first), the sweep takes the run after the grace.
+    const lease = await this.leases.takeFree(runId, (atomic) => this.setJson(atomic, this.key('start', runId), start), this.leases.queued(this.leaseMs * 2));
+    if (lease === undefined) throw new AgentError('CONFLICT', `run '${runId}' already exists`);
+    try {
+      await guard('enqueue', () => this.setup.kv.enqueue({ tea_run: runId }));
+    } catch (error) {
+      // Refused to the client, so it must not run later either: the lease and start go again.
+      await this.leases.release(lease, [this.key('start', runId)]).catch(() => undefined);
+      throw error;
+    }
+    return runId;
+  }
+
+  /** Resumes a paused run here: exactly one of any number of concurrent resumes takes the lease. */
+  async resume(runId: string, resume: ResumeInput, role: string | undefined): Promise<{ hosted: HostedRun; after: number }> {
+    const conflict = () => new AgentError('CONFLICT', `run '${runId}' is already running`);
+    if (this.local.has(runId)) throw conflict();
+    const checkpoint = await findResumable(runId, this.setup);
+    const agent = await this.setup.agents.get(checkpoint.agent);
+    if (agent === undefined) throw new AgentError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
+    const started = await getJson<StartInfo>(this.setup.kv, this.key('start', runId));
+    const start: StartInfo = { agent: agent.name, input: started?.input ?? {}, ...(role !== undefined ? { role } : {}), segment: 'resume' };
+    const lease = await this.leases.takeFree(runId, (atomic) => this.setJson(atomic, this.key('start', runId), start));
+    if (lease === undefined) throw conflict();
+    // A resume that read this pause before another resume took it, ran and let go: not this pause any more.
+    const latest = await this.setup.checkpointStore.loadLatest(runId);
+    if (latest?.checkpoint_id !== checkpoint.checkpoint_id) {
+      await this.leases.release(lease);
+      throw new AgentError('CONFLICT', `run '${runId}' was resumed by another request`);
+    }
+    const after = await this.log.lastSeq(runId);
+    return { hosted: this.execute(runId, lease, after, role, (options) => resumeAgent(agent, runId, resume, options)), after };
+  }
+
+  /**
+   * Cancels a run wherever it executes: here at once; in another process through a cancel key it
+   * sees at its next renewal, waiting (up to two leases) for it to stop. Answers the run's result.
+   */
+  async cancel(runId: string, reason: string): Promise<{ hosted?: HostedRun; result: RunResult }> {
+    const hosted = this.local.get(runId);
+    if (hosted !== undefined) {
+      hosted.run.cancel(reason);
+      return { hosted, result: await hosted.finished };
+    }
+    // The key is written only while the lease read is still there (its release deletes the key in
+    // the same commit), so a cancel never outlives the segment it was meant for.
+    for (let marked = false; !marked; ) {
+      const lease = await this.leases.read(runId);
+      if (lease === undefined) {
+        const record = await this.setup.traceStore.getRun(runId);
+        if (record === undefined) throw new AgentError('NOT_FOUND', `no run '${runId}'`);
+        throw new AgentError('CONFLICT', `run '${runId}' is ${record.status}, not running; only a running run can be cancelled`);
+      }
+      marked = await commit(this.setup.kv.atomic().check({ key: this.leases.key(runId), versionstamp: lease.versionstamp }).set(this.key('cancel', runId), reason));
+    }
+    for (const deadline = Date.now() + this.leaseMs * 2 + 5000; Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if ((await this.leases.read(runId)) === undefined) break;
+    }
+    const done = (await this.log.eventsAfter(runId, 0)).filter((event) => event.type === 'done').at(-1) as AgentEvent<'done'> | undefined;
+    // (the `done` event is never cut down by the trace cap)
+    if (done === undefined || (await this.leases.read(runId)) !== undefined) throw new AgentError('TIMEOUT', `run '${runId}' did not stop within ${this.leaseMs * 2 + 5000} ms of being cancelled`);
+    const { status, stop_reason: stopReason, state, error } = done.data as DoneData;
+    return { result: { run_id: runId, status, stop_reason: stopReason, state, ...(error !== undefined ? { error: error as AgentErrorJson } : {}) } };
+  }
+
+  /**
+   * The queue's handler. `{tea_run}`: runs a queued run (or one whose process died) and holds the
+   * message until it stops. `{tea_run, watch: true}`: the watchdog every executing run keeps in the
+   * queue, delayed by two leases (the Deno KV counterpart of the run coordinator's alarm): while
+   * some process holds the run it is queued again; once the lease expired it continues the run.
+   * On Deno Deploy the queue wakes an isolate for it, where no timer of a stopped one would fire.
+   */
+  async onQueueMessage(message: unknown): Promise<void> {
+    const { tea_run: runId, watch } = (message ?? {}) as { tea_run?: unknown; watch?: unknown };
+    if (typeof runId !== 'string') return;
+    const here = this.local.get(runId);
+    if (here !== undefined) {
+      await (watch === true ? this.watch(runId) : here.finished);
+      return;
+    }
+    const entry = await this.leases.read(runId);
+    if (entry === undefined) return; // the run stopped
+    if (entry.value.process !== null && entry.value.until > Date.now()) {
+      // Held by a live process, which runs it; the watchdog goes on watching.
+      if (watch === true) await this.watch(runId);
+      return;
+    }
+    await (await this.takeOver(entry))?.finished;
+  }
+
+  /** Queues the run's watchdog message, due in two leases. */
+  private async watch(runId: string): Promise<void> {
+    await guard('enqueue', () => this.setup.kv.enqueue({ tea_run: runId, watch: true }, { delay: this.leaseMs * 2 }));
+  }
+
+  /** Milliseconds between sweeps: a third of a lease, at most a second (a hand-over is taken up that soon). */
+  get sweepMs(): number {
+    return Math.max(50, Math.min(1000, Math.floor(this.leaseMs / 3)));
+  }
+
+  /**
+   * One round of lease upkeep (every `sweepMs`, and at start-up): renews this process's leases
+   * that are a third through, cancels its runs that have a cancel key, and takes over runs whose
+   * lease expired or was handed over.
+   */
+  async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      for (const hosted of [...this.local.values()]) {
+        if (this.local.get(hosted.runId) !== hosted || Date.now() < hosted.renewAt) continue;
+        hosted.renewal = this.leases.renew(hosted.lease).then(
+          (renewed) => (renewed === undefined ? this.lose(hosted) : void ([hosted.lease, hosted.renewAt] = [renewed, Date.now() + this.leaseMs / 3])),
+          () => undefined, // Deno KV failing: tried again next sweep, while the lease lasts
+        );
+        await hosted.renewal;
+      }
+      for (const key of await listKeys(this.setup.kv, [...this.prefix, 'cancel'])) {
+        const runId = String(key[key.length - 1]);
+        const reason = (await this.setup.kv.get<string>(key)).value ?? 'cancelled';
+        this.local.get(runId)?.run.cancel(reason);
+      }
+      const now = Date.now();
+      if (!this.scan) return;
+      for (const entry of await this.leases.all()) {
+        if (entry.value.until < now && !this.local.has(entry.runId)) void this.takeOver(entry);
+      }
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  /**
+   * Before this process stops (SIGTERM, SIGINT): stops writing for its runs and marks their leases
+   * abandoned, so that another process (or this one restarted) continues them from their last node
+   * checkpoint at its next sweep instead of after a whole lease.
+   */
+  async handOver(): Promise<void> {
+    await Promise.all(
+      [...this.local.values()].map(async (hosted) => {
+        hosted.lost = true;
+        hosted.writer.fenced = true;
+        await hosted.writer.drain().catch(() => undefined);
+        await this.leases.expire(hosted.lease).catch(() => false);
+        hosted.run.cancel('the process is stopping; another process continues the run');
+      }),
+    );
+  }
+
+  /** Takes over a run whose lease expired (or a queued one) and continues it from where it stands. */
+  private async takeOver(entry: LeaseEntry): Promise<HostedRun | undefined> {
+    const lease = await this.leases.takeOver(entry);
+    if (lease === undefined) return undefined;
+    const { runId } = entry;
+    const record = await this.setup.traceStore.getRun(runId);
+    // Stopped before its process could let go: only the lease is left to clear.
+    if (record !== undefined && record.status !== 'running') {
+      await this.finish(runId, lease, record.status);
+      return undefined;
+    }
+    const start = await getJson<StartInfo>(this.setup.kv, this.key('start', runId));
+    const agent = start === undefined ? undefined : await this.setup.agents.get(start.agent);
+    if (start === undefined || agent === undefined) {
+      const missing = start === undefined ? 'what it was started with is not stored' : `agent '${start.agent}' is not served here`;
+      await this.closeAsFailed(runId, lease, record, new AgentError('NOT_FOUND', `run '${runId}' stopped with its process and cannot be continued: ${missing}`));
+      return undefined;
+    }
+    const progress = await getJson<Progress>(this.setup.kv, this.key('progress', runId));
+    const lastSeq = await this.log.lastSeq(runId);
+    if (progress !== undefined) {
+      const { checkpoint, restarts } = progress;
+      const refused = whyNotContinue({ checkpoint, restarts, role: start.role }, agent, Date.now(), 'process');
+      if (refused !== undefined) {
+        await this.closeAsFailed(runId, lease, record, refused.error, refused.stopReason);
+        return undefined;
+      }
+      const point: ResumePoint = { checkpoint, restarts: restarts + 1, role: start.role };
+      await this.putJson(this.key('progress', runId), { checkpoint, restarts: point.restarts } satisfies Progress);
+      return this.execute(runId, lease, lastSeq, start.role, (options) => continueFromNode(agent, checkpoint, lastSeq, options), point);
+    }
+    if (start.segment === 'resume') {
+      await this.closeAsFailed(runId, lease, record, noCheckpointError(runId, 'process'));
+      return undefined;
+    }
+    // Queued and never started, or died before its first node: started again from its input.
+    return this.execute(runId, lease, 0, start.role, (options) => runAgent(agent, start.input, { ...options, runId }));
+  }
+
+  /** Runs `begin`'s run here under `lease`; `continuedFrom`: the node checkpoint it goes on from after a death. */
+  private execute(runId: string, lease: Lease, lastSeq: number, role: string | undefined, begin: (options: RunOptions) => AgentRun, continuedFrom?: ResumePoint): HostedRun {
+    const writer = this.log.writer(runId, lastSeq);
+    const run = begin(this.optionsFor(runId, writer, role, continuedFrom));
+    const hosted: HostedRun = Object.assign(
+      driveRun(run, (event) => void writer.write([event]).catch(() => undefined)),
+      { runId, lease, writer, lost: false, renewAt: Date.now() + this.leaseMs / 3, renewal: Promise.resolve() },
+    );
+    hosted.finished = hosted.finished.then(async (result) => {
+      if (this.local.get(runId) === hosted) this.local.delete(runId);
+      // A renewal under way changes the lease's versionstamp: released after it, with the new one.
+      await hosted.renewal;
+      if (!hosted.lost) await this.finish(runId, hosted.lease, result.status).catch((error) => console.error(`run ${runId}: ${toAgentError(error).message}`));
+      this.log.wake(runId);
+      return result;
+    });
+    this.local.set(runId, hosted);
+    void this.watch(runId).catch(() => undefined); // the sweep still covers a run without one
+    return hosted;
+  }
+
+  /** The run's options here: its trace store writes through the log, and its node checkpoints go to KV. */
+  private optionsFor(runId: string, writer: EventWriter, role: string | undefined, continuedFrom: ResumePoint | undefined): RunOptions {
+    const { traceStore: base, checkpointStore } = this.setup;
+    const fenced = () => {
+      if (writer.fenced) throw new AgentError('CONFLICT', `run '${runId}' was taken over by another process`);
+    };
+    const traceStore: TraceStore = {
+      appendEvents: async (_id, events) => (writer.fenced ? undefined : writer.write(events)),
+      flush: async () => (writer.fenced ? undefined : writer.drain()),
+      async putRun(record) {
+        if (writer.fenced) return;
+        // A record never tells of events that are not stored yet (a finished run's `done`).
+        await writer.drain();
+        await base.putRun(record);
+      },
+      readEvents: (id) => this.log.eventsAfter(id, 0),
+      getRun: (id) => base.getRun(id),
+      listRuns: (options) => base.listRuns(options),
+      deleteRun: (id) => base.deleteRun(id),
+      applyRetention: (policy) => base.applyRetention(policy),
+      getInsights: (agent) => base.getInsights(agent),
+      putInsights: (agent, insights) => base.putInsights(agent, insights),
+    };
+    const checkpoints: CheckpointStore = {
+      save: async (checkpoint) => (fenced(), checkpointStore.save(checkpoint)),
+      loadLatest: (id) => checkpointStore.loadLatest(id),
+      delete: (id) => checkpointStore.delete(id),
+      claim: (id, checkpointId) => checkpointStore.claim(id, checkpointId),
+    };
+    return {
+      ...this.setup.runOptions,
+      traceStore,
+      checkpointStore: checkpoints,
+      ...(role !== undefined ? { role } : {}),
+      durability: {
+        saveProgress: async (checkpoint) => {
+          fenced();
+          // The continued run saves one at the same place first: it keeps the count (restartsFor).
+          await this.putJson(this.key('progress', runId), { checkpoint, restarts: restartsFor(checkpoint, continuedFrom) } satisfies Progress);
+        },
+        recordedResult: (key) => getJson<{ value: unknown }>(this.setup.kv, this.key('tool', runId, key)),
+        recordResult: (key, value) => this.putJson(this.key('tool', runId, key), { value }),
+      },
+    };
+  }
+
+  /** This process missed renewing a lease and another took the run: stop it, writing nothing more. */
+  private lose(hosted: HostedRun): void {
+    hosted.lost = true;
+    hosted.writer.fenced = true;
+    hosted.run.cancel(`run '${hosted.runId}' was taken over by another process (its lease here expired)`);
+  }
+
+  /** Clears what a stopped segment no longer needs, then lets go of its lease (a pause keeps its start). */
+  private async finish(runId: string, lease: Lease, status: RunRecord['status']): Promise<void> {
+    const keys = [this.key('progress', runId), ...(status === 'interrupted' ? [] : [this.key('start', runId)])];
+    const doomed = [...keys];
+    for (const key of keys) doomed.push(...(await listKeys(this.setup.kv, key)));
+    // Recorded tool results live for one segment, as in the run coordinator.
+    doomed.push(...(await listKeys(this.setup.kv, this.key('tool', runId))));
+    // Deleted before the lease goes: a run taken over later finds its record stopped and only lets go.
+    for (let index = 0; index < doomed.length; index += 400) {
+      const atomic = this.setup.kv.atomic();
+      for (const key of doomed.slice(index, index + 400)) atomic.delete(key);
+      await commit(atomic);
+    }
+    await this.leases.release(lease, [this.key('cancel', runId)]);
+  }
+
+  /** Records a run that cannot go on as failed (its `done` event and record), then lets go of it. */
+  private async closeAsFailed(runId: string, lease: Lease, record: RunRecord | undefined, reason: AgentError, stopReason: StopReason = 'error'): Promise<void> {
+    const error = reason.toJSON();
+    const seq = (await this.log.lastSeq(runId)) + 1;
+    const now = new Date().toISOString();
+    const done = { type: 'done', run_id: runId, seq, ts: now, data: { status: 'failed', stop_reason: stopReason, state: {}, error } } as AgentEvent;
+    await this.log.writer(runId, seq - 1).write([done]);
+    const start = await getJson<StartInfo>(this.setup.kv, this.key('start', runId));
+    await this.setup.traceStore.putRun({ run_id: runId, agent: record?.agent ?? start?.agent ?? 'unknown', status: 'failed', stop_reason: stopReason, created_at: record?.created_at ?? now, updated_at: now, error, event_count: seq });
+    await this.finish(runId, lease, 'failed');
+  }
+
+  private key(...parts: DenoKvKey): DenoKvKey {
+    return [...this.prefix, ...parts];
+  }
+
+  private setJson(atomic: DenoKvAtomic, key: DenoKvKey, value: unknown): void {
+    setText(atomic, key, JSON.stringify(value), this.maxValueBytes, this.expireIn);
+  }
+
+  /** Writes a JSON value (replacing an older one's pieces) in one commit. */
+  private async putJson(key: DenoKvKey, value: unknown): Promise<void> {
+    const stale = await listKeys(this.setup.kv, key);
+    const atomic = this.setup.kv.atomic();
+    for (const piece of stale) atomic.delete(piece);
+    this.setJson(atomic, key, value);
+    await commit(atomic);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Continuing a run whose host died mid-run, the same on every durable host (the run coordinator
+ * on Cloudflare, `tea-edge serve` on Node): whether the run's node checkpoint can be continued, and
+ * if not, the error that closes the run, saying why.
+ *
+ * Not continued: the run's max_duration_ms passed while its host was down (BUDGET_EXCEEDED), it was
+ * already continued MAX_RESTARTS times from the same checkpoint (a node that kills its host would
+ * loop forever), or the agent or node is not served any more (NOT_FOUND).
+ */
+import { AgentError } from '../src/errors/agent-error.js';
+import type { StopReason } from '../src/events/event.js';
+import type { CompiledAgent } from '../src/graph/compiled-agent.js';
+import type { NodeCheckpoint } from '../src/graph/run-types.js';
+
+/** Continuations from one node checkpoint before the run is given up. */
+export const MAX_RESTARTS = 3;
+
+/** The executing segment's node checkpoint, with what a host needs to continue it. */
+export interface ResumePoint {
+  checkpoint: NodeCheckpoint;
+  /** The role the run was started or resumed with (tool permissions hold after a restart). */
+  role: string | undefined;
+  /** How many times a host continued the run from this checkpoint. */
+  restarts: number;
+}
+
+export interface CannotContinue {
+  error: AgentError;
+  stopReason: StopReason;
+}
+
+/** Why the run cannot be continued from `point` (undefined: it can). `host` names the host in messages. */
+export function whyNotContinue(point: ResumePoint, agent: CompiledAgent | undefined, now: number, host: string): CannotContinue | undefined {
+  const { checkpoint } = point;
+  const runId = checkpoint.run_id;
+  if (checkpoint.deadline_at !== undefined && now >= checkpoint.deadline_at) {
+    const error = new AgentError('BUDGET_EXCEEDED', `run '${runId}' passed its max_duration_ms while its ${host} was down (at node '${checkpoint.node}')`, { node: checkpoint.node, details: { budget: 'max_duration_ms' } });
+    return { error, stopReason: 'max_duration_ms' };
+  }
+  if (point.restarts >= MAX_RESTARTS) {
+    const error = new AgentError('INTERNAL', `run '${runId}' was continued ${point.restarts} times at node '${checkpoint.node}' and its ${host} stopped each time; it is not continued again`, { node: checkpoint.node });
+    return { error, stopReason: 'error' };
+  }
+  if (agent === undefined || !agent.nodes.has(checkpoint.node)) {
+    const missing = agent === undefined ? `agent '${checkpoint.agent}' is not served any more` : `agent '${checkpoint.agent}' has no node '${checkpoint.node}' any more`;
+    return { error: new AgentError('NOT_FOUND', `run '${runId}' stopped when its ${host} was restarted and cannot be continued: ${missing}`), stopReason: 'error' };
+  }
+  return undefined;
+}
+
+/**
+ * The restart count a new node checkpoint carries: the count of the point the run was continued
+ * from while the run has not got past that node visit (the continued run saves a checkpoint at the
+ * same place first), else 0.
+ */
+export function restartsFor(checkpoint: NodeCheckpoint, continuedFrom: ResumePoint | undefined): number {
+  if (continuedFrom === undefined) return 0;
+  const from = continuedFrom.checkpoint;
+  return from.node === checkpoint.node && from.usage.steps === checkpoint.usage.steps ? continuedFrom.restarts : 0;
+}
+
+/** The error of a run that stopped with its host before its first node checkpoint. */
+export function noCheckpointError(runId: string, host: string): AgentError {
+  return new AgentError('INTERNAL', `run '${runId}' stopped when its ${host} was restarted, before its first node checkpoint; it cannot be continued`);
+}
