@@ -1,8 +1,9 @@
 /**
  * MCP tools at run time: a server is connected and its tools listed the first time a run needs
  * it, once per run; that listing is frozen for the rest of the run (a server that changes its
- * tool list mid-run changes nothing: no new tools, no new descriptions or schemas). Loaded with a
- * dynamic import only by agents that name `mcp.*` tools (a lazy chunk in split bundles).
+ * tool list mid-run changes nothing: no new tools, no new descriptions or schemas). Loaded, with
+ * src/reasoning/react/mcp-tool-table.ts, through a dynamic import only by agents that name `mcp.*`
+ * tools (a lazy chunk in split bundles).
  *
  * Server input is untrusted (docs/mcp.md "Untrusted input"): descriptions are cut to
  * MCP_LIMITS.maxDescriptionChars, schemas above maxSchemaBytes or that fail the untrusted-schema

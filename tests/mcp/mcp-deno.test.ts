@@ -3,7 +3,6 @@
  * an agent served by Deno calls an official-SDK MCP server on 127.0.0.1, and the official SDK
  * client calls Deno's `/mcp`.
  */
-import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,12 +12,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMcpTestServer, tool, type McpTestServer } from '../support/mcp-test-server.js';
 import { mcpUserAgent } from './mcp-agents.js';
-import { startDenoServer } from '../support/deno-server.js';
+import { startDenoServer, stopDenoServer, type DenoServer } from '../support/deno-server.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const directory = mkdtempSync(path.join(tmpdir(), 'tea-mcp-deno-'));
 let server: McpTestServer;
-let deno: ChildProcess | undefined;
+let deno: DenoServer | undefined;
 let base = '';
 
 beforeAll(async () => {
@@ -34,13 +33,12 @@ beforeAll(async () => {
   const { text } = (await bundleWorker({ root, entry: 'worker/deno.ts', agentsDir, minify: true })) as { text: string };
   const bundle = path.join(directory, 'deno-worker.js');
   writeFileSync(bundle, text);
-  const started = await startDenoServer(bundle, { KV_PATH: path.join(directory, 'traces.sqlite') });
-  deno = started.child;
-  base = started.url;
+  deno = await startDenoServer(bundle, { KV_PATH: path.join(directory, 'traces.sqlite') });
+  base = deno.url;
 }, 120_000);
 
 afterAll(async () => {
-  deno?.kill('SIGKILL');
+  if (deno !== undefined) await stopDenoServer(deno, 'SIGKILL');
   await server?.close();
   rmSync(directory, { recursive: true, force: true });
 });

@@ -12,7 +12,6 @@ import { textOf } from '../reasoning-trace.js';
 import { isPlainObject } from '../../util/plain-object.js';
 import { runReactLoop, type LoopEnd, type LoopState, type ReactConfig } from './react-loop.js';
 import { goalMessage, systemPrompt, type ToolMode } from './react-messages.js';
-import { withMcpTools } from './mcp-tool-table.js';
 import { buildToolTable, DEFAULT_ROLE, roleAllows, type ToolTable } from './tool-table.js';
 
 const TOOL_MODES = ['json', 'native', 'auto'];
@@ -94,7 +93,9 @@ async function runReact(prepared: PreparedReact, context: ActionContext): Promis
   let loop: LoopState | undefined;
   try {
     const params = renderParams(prepared.params, context);
-    const config = readConfig(params, await withMcpTools(prepared.table, context));
+    // MCP tools are described by their servers when the node starts (a lazy chunk, docs/mcp.md).
+    const table = prepared.table.tools.some((tool) => tool.mcp !== undefined) ? await (await import('./mcp-tool-table.js')).withMcpTools(prepared.table, context) : prepared.table;
+    const config = readConfig(params, table);
     if (typeof config === 'string') return { result: failureResult(config, trace) };
     const restored = restoreLoop(context);
     loop = restored ?? startLoop(config, params, context);

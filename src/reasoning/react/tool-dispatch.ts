@@ -13,7 +13,6 @@ import { textOf, truncateText } from '../reasoning-trace.js';
 import { isPlainObject } from '../../util/plain-object.js';
 import { parseJsonSafely } from '../../util/untrusted-json.js';
 import type { RequestedCall } from './react-decision.js';
-import { callMcpTableTool } from './mcp-tool-table.js';
 import { roleAllows, type ReactTool, type ToolTable } from './tool-table.js';
 
 /** Caps on what crosses the tool boundary. */
@@ -83,7 +82,7 @@ export async function executeCall(context: ActionContext, tool: ReactTool, args:
   state.toolCalls++;
   state.executedCallIds[callKey] = true;
   try {
-    const result = tool.mcp !== undefined ? await callMcpTableTool({ ...tool, mcp: tool.mcp }, args, context) : await context.callAction(tool.name, args);
+    const result = tool.mcp !== undefined ? await (await import('./mcp-tool-table.js')).callMcpTableTool({ ...tool, mcp: tool.mcp }, args, context) : await context.callAction(tool.name, args);
     return { status: 'ok', tool: tool.name, arguments: args, observation: truncateText(textOf(result ?? null), TOOL_LIMITS.maxObservationChars) };
   } catch (error) {
     // A tool that itself asks for confirmation fails with ACTION_FAILED (context.callAction):
