@@ -151,6 +151,33 @@ function sideEffectFreePlugin() {
   };
 }
 
+// Heavy modules only some agents need, each with a stand-in the worker gets when none of its agents
+// does (what the stand-in throws is typed). Loaded with a dynamic import by the engine, so the
+// library and the web demo already keep them in their own chunks; the worker is one file.
+const OPTIONAL_MODULES = [
+  { feature: 'mcp', module: 'src/mcp/mcp-tools.ts', absent: 'worker/mcp-tools-absent.ts', usedBy: (spec) => spec.settings?.mcp !== undefined },
+];
+
+/** The features of OPTIONAL_MODULES the prebuilt agents use. */
+export function usedFeatures(prebuilt) {
+  return OPTIONAL_MODULES.filter((entry) => prebuilt.some((agent) => entry.usedBy(agent.spec))).map((entry) => entry.feature);
+}
+
+/** Loads each optional module no agent uses as its stand-in. */
+function optionalModulesPlugin(root, features) {
+  const absent = new Map(OPTIONAL_MODULES.filter((entry) => !features.includes(entry.feature)).map((entry) => [path.join(root, entry.module), path.join(root, entry.absent)]));
+  return {
+    name: 'optional-modules',
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, async (args) => {
+        const standIn = absent.get(args.path);
+        if (standIn === undefined) return undefined;
+        return { contents: await readFile(standIn, 'utf8'), loader: 'ts', resolveDir: path.dirname(standIn) };
+      });
+    },
+  };
+}
+
 /** The languages a worker includes: its agents' and the extra ones asked for, each checked against the known list. */
 function chosenLanguages(agentLanguages, extra) {
   for (const language of extra) {
@@ -160,14 +187,16 @@ function chosenLanguages(agentLanguages, extra) {
 }
 
 /**
- * Bundles one worker entry with the given agents (checked first) and the script sandboxes their
- * code uses, plus the languages in `scripts` (for a host that registers more agents). Returns
- * the bundle text, the agent files and the languages included; writes it to `outfile` when given.
+ * Bundles one worker entry with the given agents (checked first), the script sandboxes their code
+ * uses plus the languages in `scripts` (for a host that registers more agents), and the optional
+ * modules they use. Returns the bundle text, the agent files, the languages and the optional
+ * features included; writes it to `outfile` when given.
  */
 export async function bundleWorker({ root, entry = 'worker/cloudflare.ts', agentsDir = 'examples', outfile, minify = true, scripts = [] }) {
   const sources = await readAgentSources(root, agentsDir);
   const { prebuilt, languages: agentLanguages } = await checkAgents(root, sources);
   const languages = chosenLanguages(agentLanguages, scripts);
+  const features = usedFeatures(prebuilt);
   const result = await esbuild.build(
     baseOptions({
       entryPoints: [path.join(root, entry)],
@@ -176,7 +205,7 @@ export async function bundleWorker({ root, entry = 'worker/cloudflare.ts', agent
       minify,
       write: false,
       outdir: path.join(root, 'dist/worker'),
-      plugins: [agentsPlugin(root, prebuilt, languages), sideEffectFreePlugin()],
+      plugins: [agentsPlugin(root, prebuilt, languages), sideEffectFreePlugin(), optionalModulesPlugin(root, features)],
     }),
   );
   const text = result.outputFiles.find((file) => file.path.endsWith('.js')).text;
@@ -185,7 +214,7 @@ export async function bundleWorker({ root, entry = 'worker/cloudflare.ts', agent
     await mkdir(path.dirname(outfile), { recursive: true });
     await import('node:fs/promises').then(({ writeFile }) => writeFile(outfile, text));
   }
-  return { text, agents: sources.map((source) => source.file), languages };
+  return { text, agents: sources.map((source) => source.file), languages, features };
 }
 
 export default async function build({ root, exists }) {

@@ -2,7 +2,8 @@
  * The worker pays only for the script languages its agents use (build/script-sandbox-modules.mjs):
  * a bundle whose agents have no Lua carries no fengari and still runs its agents in workerd; the
  * same agents built with Lua asked for carry it (so the check can fail); an agent with Lua given
- * to a Lua-less worker's sandboxes is refused at load with SCRIPT_ENGINE_NOT_LOADED.
+ * to a Lua-less worker's sandboxes is refused at load with SCRIPT_ENGINE_NOT_LOADED. The MCP
+ * client is left out the same way when no agent declares settings.mcp.
  */
 import type { Miniflare } from 'miniflare';
 import { readFile } from 'node:fs/promises';
@@ -18,7 +19,7 @@ const root = packageRoot();
 const LUA_VM = /fengari|luaopen_/;
 
 interface WorkerBuild {
-  bundleWorker(options: { root: string; agentsDir: string; scripts?: string[] }): Promise<{ text: string; languages: string[] }>;
+  bundleWorker(options: { root: string; agentsDir: string; scripts?: string[] }): Promise<{ text: string; languages: string[]; features: string[] }>;
   checkAgents(root: string, sources: Array<{ file: string; source: string }>): Promise<{ prebuilt: PrebuiltAgent[]; languages: string[] }>;
   default: unknown;
 }
@@ -27,7 +28,7 @@ async function workerBuild(): Promise<WorkerBuild> {
   return import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
 }
 
-let noLua: { text: string; languages: string[] };
+let noLua: { text: string; languages: string[]; features: string[] };
 let worker: Miniflare;
 
 beforeAll(async () => {
@@ -67,6 +68,18 @@ describe('worker script sandboxes chosen from the agents', () => {
     expect((await build.checkAgents(root, [evaluator])).languages).toEqual(['lua']);
     expect((await build.checkAgents(root, [{ file: 'plain.yaml', source: 'name: plain\nnodes:\n  - name: a\n' }])).languages).toEqual([]);
   }, 120_000);
+
+  it('leaves the MCP client out unless an agent declares settings.mcp', async () => {
+    const standIn = 'built without the MCP client';
+    expect(noLua.features).toEqual([]);
+    expect(noLua.text).toContain(standIn);
+    const withMcp = await (await workerBuild()).bundleWorker({ root, agentsDir: 'examples/mcp' });
+    expect(withMcp.features).toEqual(['mcp']);
+    expect(withMcp.text).not.toContain(standIn);
+    // Text of the client's listing check (src/mcp/mcp-tools.ts), in no other module.
+    expect(withMcp.text).toContain('does not offer');
+    expect(noLua.text).not.toContain('does not offer');
+  }, 180_000);
 
   it('refuses an unknown language asked for by name', async () => {
     const failure = await (await workerBuild()).bundleWorker({ root, agentsDir: 'tests/worker/agents-no-lua', scripts: ['cobol'] }).catch((error: Error) => error);
