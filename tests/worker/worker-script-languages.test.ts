@@ -9,6 +9,7 @@ import type { Miniflare } from 'miniflare';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors/agent-error.js';
 import { prebuiltAgentSource, type PrebuiltAgent } from '../../worker/prebuilt-agent-source.js';
@@ -44,6 +45,8 @@ describe('worker script sandboxes chosen from the agents', () => {
   it('a worker whose agents use no Lua has no Lua VM and still runs its agents', async () => {
     expect(noLua.languages).toEqual([]);
     expect(noLua.text).not.toMatch(LUA_VM);
+    // Issue 14's upload budget, which holds for a worker without Lua (gzip as wrangler counts it).
+    expect(gzipSync(noLua.text).length).toBeLessThanOrEqual(160 * 1024);
     const listed = await call(worker, 'GET', '/agents');
     expect(listed.json.map((agent: { name: string }) => agent.name)).toEqual(['echo', 'triage']);
     const run = await call(worker, 'POST', '/agents/triage/runs', { input: { ticket: 'I was charged twice' } });
