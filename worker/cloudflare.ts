@@ -13,7 +13,8 @@
  *                     resumable streams work, and KV is only the listing index
  *                     (worker/run-coordinator.ts, worker/durable-routes.ts); unbound, runs live in
  *                     their request and KV holds everything, as before.
- * Agents are the files bundled at build time. One app per `env` object is kept for the isolate's
+ * Agents are the files bundled at build time, and so are the script sandboxes their code uses and
+ * no others (no Lua VM when no agent has Lua). One app per `env` object is kept for the isolate's
  * life: it holds configuration and the in-isolate resume lock, never a run's data.
  */
 import agentFiles from 'virtual:tea-agents';
@@ -23,7 +24,7 @@ import { createApp } from './app.js';
 import { createR2FileStore, type R2BucketLike } from '../adapters/r2/r2-file-store.js';
 import { prebuiltAgentFiles } from './prebuilt-agent-files.js';
 import { prebuiltAgentSource } from './prebuilt-agent-source.js';
-import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
+import scriptSandboxes from 'virtual:tea-script-sandboxes';
 import { errorJsonResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { durableRoutes, durableTraceStore, type DurableObjectNamespaceLike } from './durable-routes.js';
@@ -60,12 +61,13 @@ function storesFor(env: CloudflareEnv) {
 let served: ReturnType<typeof prebuiltAgentSource> | undefined;
 
 /**
- * The agents bundled at build time, with every script sandbox: compiled once per isolate and
+ * The agents bundled at build time, with the script sandboxes they use (the build bundles only
+ * those: build/script-sandbox-modules.mjs): compiled once per isolate and
  * shared by the app and every run coordinator in it (a coordinator is built for each run; compiling
  * every agent for each one made the Durable Object path several times slower than the KV path).
  */
 function servedAgents() {
-  served ??= prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES);
+  served ??= prebuiltAgentSource(agentFiles, scriptSandboxes);
   return served;
 }
 

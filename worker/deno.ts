@@ -25,7 +25,7 @@ import { createApp } from './app.js';
 import { createDenoFileStore, type DenoFsLike } from '../adapters/deno-fs/deno-file-store.js';
 import { prebuiltAgentFiles } from './prebuilt-agent-files.js';
 import { prebuiltAgentSource } from './prebuilt-agent-source.js';
-import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
+import scriptSandboxes from 'virtual:tea-script-sandboxes';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { isLoopbackHostname, loopbackHosts } from './request-guard.js';
 
@@ -57,7 +57,7 @@ const hostname = variable('HOSTNAME') ?? '0.0.0.0';
 let listeningPort = Number(variable('PORT') ?? 8000);
 // Bound to loopback (local development), only loopback Host headers are answered (DNS rebinding).
 const allowedHosts = isLoopbackHostname(hostname) ? { allowedHosts: () => loopbackHosts(listeningPort) } : {};
-const agents = prebuiltAgentSource(agentFiles, ALL_SCRIPT_SANDBOXES);
+const agents = prebuiltAgentSource(agentFiles, scriptSandboxes);
 const filesDir = variable('FILES_DIR');
 const files = filesDir === undefined || filesDir === '' ? {} : { files: createDenoFileStore(deno as unknown as DenoFsLike, filesDir) };
 // The seams of issue 13, for foreground runs (the app) and background ones (the queue) alike.

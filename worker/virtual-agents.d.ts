@@ -8,3 +8,14 @@ declare module 'virtual:tea-agents' {
   const agents: ReadonlyArray<PrebuiltAgent>;
   export default agents;
 }
+
+/**
+ * The script sandboxes the bundled agents' code uses, chosen by the build from the languages their
+ * compilation needed (build/script-sandbox-modules.mjs): an agent in another language gets
+ * SCRIPT_ENGINE_NOT_LOADED when it loads.
+ */
+declare module 'virtual:tea-script-sandboxes' {
+  import type { ScriptSandboxes } from '../src/core/script-sandbox.js';
+  const sandboxes: ScriptSandboxes;
+  export default sandboxes;
+}

@@ -2,7 +2,9 @@
  * Picks the host's sandbox for a language (src/core/script-sandbox.ts). An engine started
  * without one refuses inline code with SCRIPT_ENGINE_NOT_LOADED (`details.language`), so a host
  * without the VM (the web demo's light engine) can tell from the code, not the message, that the
- * agent needs the full engine.
+ * agent needs the full engine. A worker bundle carries only the sandboxes of the languages its
+ * bundled agents use (build/script-sandbox-modules.mjs), so an agent a host adds later in another
+ * language is refused the same way, at load.
  */
 import type { ScriptLanguage, ScriptSandbox, ScriptSandboxes, ScriptSource } from '../core/script-sandbox.js';
 import { AgentError } from '../errors/agent-error.js';
@@ -10,7 +12,7 @@ import { AgentError } from '../errors/agent-error.js';
 export function sandboxFor(scripts: ScriptSandboxes, language: ScriptLanguage, where: ScriptSource = {}): ScriptSandbox {
   const sandbox = scripts[language];
   if (sandbox !== undefined) return sandbox;
-  throw new AgentError('SCRIPT_ENGINE_NOT_LOADED', `this engine has no ${language} sandbox: the host must pass one (loadAgent(text, { scripts: { ${language}: … } }))`, {
+  throw new AgentError('SCRIPT_ENGINE_NOT_LOADED', `this engine has no ${language} sandbox: the host must pass one (loadAgent(text, { scripts: { ${language}: … } }); a worker bundles only the languages its agents use, TEA_WORKER_SCRIPTS=${language} adds one)`, {
     ...(where.node !== undefined ? { node: where.node } : {}),
     ...(where.field !== undefined ? { field: where.field } : {}),
     details: { language },
