@@ -18,6 +18,7 @@ import { reasonCot } from './reasoning/reason-cot.js';
 import { reasonReact } from './reasoning/react/reason-react.js';
 import { reflectionActions } from './reflection/actions.js';
 import { webTools } from './tools/web-tools.js';
+import { prologQueryAction } from './prolog/prolog-query-action.js';
 
 export function builtinActions(): ActionDefinition[] {
   return [
@@ -33,6 +34,8 @@ export function builtinActions(): ActionDefinition[] {
     retryLoop as ActionDefinition,
     ...webTools(),
     ...agentActions(),
+    // Needs the host's Prolog sandbox (loaded on demand, src/prolog/load-prolog.ts).
+    prologQueryAction as ActionDefinition,
   ];
 }
 

@@ -19,7 +19,8 @@ import { createKvStores, type KVNamespaceLike } from '../adapters/workers-kv/ind
 import { AgentError } from '../src/errors/agent-error.js';
 import { createApp } from './app.js';
 import { prebuiltAgentSource } from './prebuilt-agent-source.js';
-import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
+// Lua, plus Prolog only when a bundled agent uses it (build/targets/30-worker.mjs decides).
+import ALL_SCRIPT_SANDBOXES from 'virtual:tea-scripts';
 import { errorResponse, toErrorResponse } from './error-status.js';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { durableRoutes, durableTraceStore, type DurableObjectNamespaceLike } from './durable-routes.js';

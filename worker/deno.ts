@@ -12,7 +12,8 @@ import agentFiles from 'virtual:tea-agents';
 import { createDenoKvStores, type DenoKvLike } from '../adapters/deno-kv/index.js';
 import { createApp } from './app.js';
 import { prebuiltAgentSource } from './prebuilt-agent-source.js';
-import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
+// Lua, plus Prolog only when a bundled agent uses it (build/targets/30-worker.mjs decides).
+import ALL_SCRIPT_SANDBOXES from 'virtual:tea-scripts';
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { isLoopbackHostname, loopbackHosts } from './request-guard.js';
 

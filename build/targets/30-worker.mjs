@@ -33,7 +33,7 @@ async function engineLoader(root) {
   await esbuild.build(
     baseOptions({
       stdin: {
-        contents: "export { readAgentSpec } from './src/spec/read-agent-spec.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { toAgentError } from './src/errors/agent-error.ts'; export { ALL_SCRIPT_SANDBOXES } from './src/lua/lua-script-sandbox.ts';",
+        contents: "export { readAgentSpec } from './src/spec/read-agent-spec.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { toAgentError } from './src/errors/agent-error.ts'; export { ALL_SCRIPT_SANDBOXES } from './src/lua/lua-script-sandbox.ts'; export { prologSandbox } from './src/prolog/prolog-script-sandbox.ts'; export { usesProlog } from './src/prolog/load-prolog.ts';",
         resolveDir: root,
         loader: 'ts',
       },
@@ -62,9 +62,10 @@ function prebuildAgent(engine, file, source) {
     positionOf: (agentPath) => (positions[JSON.stringify(agentPath)] = spec.positionOf(agentPath) ?? null) ?? undefined,
     contentLineOf: (agentPath) => (lines[JSON.stringify(agentPath)] = spec.contentLineOf(agentPath) ?? null) ?? undefined,
   };
-  const agent = engine.compileAgent(recording, { scripts: engine.ALL_SCRIPT_SANDBOXES });
+  const scripts = engine.usesProlog(source) ? { ...engine.ALL_SCRIPT_SANDBOXES, prolog: engine.prologSandbox } : engine.ALL_SCRIPT_SANDBOXES;
+  const agent = engine.compileAgent(recording, { scripts });
   const { positionOf, contentLineOf, ...data } = spec;
-  return { name: agent.name, prebuilt: { file, spec: JSON.parse(JSON.stringify(data)), positions, lines } };
+  return { name: agent.name, usesProlog: engine.usesProlog(source), prebuilt: { file, spec: JSON.parse(JSON.stringify(data)), positions, lines } };
 }
 
 /** Compiles every agent; throws one error listing every broken file and duplicate name. */
@@ -79,6 +80,7 @@ export async function checkAgents(root, sources) {
       if (names.has(agent.name)) problems.push(`${file}: agent name '${agent.name}' is also used by ${names.get(agent.name)}`);
       names.set(agent.name, file);
       prebuilt.push(agent.prebuilt);
+      if (agent.usesProlog) prebuilt.usesProlog = true;
     } catch (error) {
       const agentError = engine.toAgentError(error, 'INVALID_AGENT', { file });
       problems.push(`${agentError.code} ${agentError.message}`);
@@ -88,10 +90,23 @@ export async function checkAgents(root, sources) {
   return prebuilt;
 }
 
-function agentsPlugin(prebuilt) {
+/**
+ * `virtual:tea-scripts`: the Lua sandbox, plus the Prolog sandbox (tau-prolog, ~53 KB gzipped)
+ * only when a bundled agent uses Prolog, so a worker without Prolog agents carries none of it.
+ */
+function scriptsModule(root, withProlog) {
+  const lua = JSON.stringify(path.join(root, 'src/lua/lua-script-sandbox.ts'));
+  if (!withProlog) return `export { ALL_SCRIPT_SANDBOXES as default } from ${lua};`;
+  const prolog = JSON.stringify(path.join(root, 'src/prolog/prolog-script-sandbox.ts'));
+  return `import { ALL_SCRIPT_SANDBOXES } from ${lua}; import { prologSandbox } from ${prolog}; export default Object.freeze({ ...ALL_SCRIPT_SANDBOXES, prolog: prologSandbox });`;
+}
+
+function agentsPlugin(prebuilt, root) {
   return {
     name: 'tea-agents',
     setup(build) {
+      build.onResolve({ filter: /^virtual:tea-scripts$/ }, () => ({ path: 'tea-scripts', namespace: 'tea-scripts' }));
+      build.onLoad({ filter: /.*/, namespace: 'tea-scripts' }, () => ({ contents: scriptsModule(root, prebuilt.usesProlog === true), loader: 'js', resolveDir: root }));
       build.onResolve({ filter: /^virtual:tea-agents$/ }, () => ({ path: 'tea-agents', namespace: 'tea-agents' }));
       build.onLoad({ filter: /.*/, namespace: 'tea-agents' }, () => ({ contents: `export default ${JSON.stringify(prebuilt)};`, loader: 'js' }));
     },
@@ -113,7 +128,7 @@ export async function bundleWorker({ root, entry = 'worker/cloudflare.ts', agent
       minify,
       write: false,
       outdir: path.join(root, 'dist/worker'),
-      plugins: [agentsPlugin(prebuilt)],
+      plugins: [agentsPlugin(prebuilt, root)],
     }),
   );
   const text = result.outputFiles.find((file) => file.path.endsWith('.js')).text;
@@ -122,7 +137,7 @@ export async function bundleWorker({ root, entry = 'worker/cloudflare.ts', agent
     await mkdir(path.dirname(outfile), { recursive: true });
     await import('node:fs/promises').then(({ writeFile }) => writeFile(outfile, text));
   }
-  return { text, agents: sources.map((source) => source.file) };
+  return { text, agents: sources.map((source) => source.file), usesProlog: prebuilt.usesProlog === true };
 }
 
 export default async function build({ root, exists }) {

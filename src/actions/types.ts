@@ -7,7 +7,7 @@ import type { EventData, EventType } from '../events/event.js';
 import type { EmbedCallParams, LlmCallOptions, LlmCallParams, LlmResponse } from '../llm/types.js';
 import type { CompiledValue, TemplateScope } from '../templates/types.js';
 import type { AgentSettings } from '../core/agent-settings.js';
-import type { CompiledScript } from '../core/script-sandbox.js';
+import type { CompiledScript, ScriptLanguage } from '../core/script-sandbox.js';
 import type { CompiledSchema, JsonSchema } from '../core/json-schema.js';
 
 export type { CompiledSchema, JsonSchema, SchemaError } from '../core/json-schema.js';
@@ -21,6 +21,8 @@ export interface ActionCompiler {
   readonly node: string;
   template(value: unknown, field: string): CompiledValue;
   lua(code: string, field: string): CompiledScript;
+  /** Compiles inline code in `language` with the host's sandbox for it (SCRIPT_ENGINE_NOT_LOADED when it has none). */
+  script(language: ScriptLanguage, code: string, field: string): CompiledScript;
   schema(schema: unknown, field: string): CompiledSchema;
   /** Resolves an action name (aliases included) or throws UNKNOWN_ACTION with suggestions. */
   action(name: string, field: string): ActionDefinition;

@@ -153,6 +153,14 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
       });
       return lua === undefined ? undefined : { kind: 'lua', lua, label };
     }
+    case 'prolog': {
+      // Compiled like Lua: the body runs any CompiledScript (the compiled kind is named after the first language).
+      const prolog = attempt(at(path.concat('run'), node.name), () => {
+        const where = { node: node.name, field: 'run', file: spec.file, line: body.lineOffset };
+        return sandboxFor(context.scripts, 'prolog', where).compile(body.code, where);
+      });
+      return prolog === undefined ? undefined : { kind: 'lua', lua: prolog, label };
+    }
     case 'steps': {
       const steps = body.steps.map((step) => {
         const stepCompiler = createActionCompiler(spec, node, context.registry, context.schemas, step.path, context.scripts);
@@ -255,10 +263,13 @@ export function createActionCompiler(
       return rethrowAt(() => compileValue(value, { node: node.name, field }), locate(field));
     },
     lua(code, field) {
-      if (typeof code !== 'string') throw compiler.error(`\`${field}\` must be Lua code as a string`, field);
+      return compiler.script('lua', code, field);
+    },
+    script(language, code, field) {
+      if (typeof code !== 'string') throw compiler.error(`\`${field}\` must be ${language === 'lua' ? 'Lua' : 'Prolog'} code as a string`, field);
       const line = contentLine(spec, fieldPath(field));
       const where = { node: node.name, field, file: spec.file, ...(line !== undefined ? { line } : {}) };
-      return rethrowAt(() => sandboxFor(scripts, 'lua', where).compile(code, where), locate(field));
+      return rethrowAt(() => sandboxFor(scripts, language, where).compile(code, where), locate(field));
     },
     schema(schema, field) {
       return rethrowAt(() => compileSchema(schema, { where: { node: node.name, field }, registry: schemas }), locate(field), 'SCHEMA_INVALID');

@@ -17,6 +17,7 @@ import { AgentError } from '../errors/agent-error.js';
 import type { CompiledScript, ScriptRunOptions, ScriptSource } from '../core/script-sandbox.js';
 import { resolvePrologBudget, type PrologBudget } from './prolog-budget.js';
 import { createSession, PRELUDE_GOAL } from './prolog-session.js';
+import { fromTerm } from './json-terms.js';
 import { PrologAsyncGoal, PrologThrown, solveOnce, type SolveControl } from './solve.js';
 import { PrologBudgetExceeded, withCallMeter } from './tau-patches.js';
 import { termText } from './term-text.js';
@@ -34,6 +35,8 @@ export interface PrologOutcome {
   succeeded: boolean;
   /** The `return/2` values, by key. */
   returns: Record<string, unknown>;
+  /** The named variables of the last query or directive that succeeded, as JSON (prolog.query's answer). */
+  bindings: Record<string, unknown>;
 }
 
 export interface CompiledProlog extends CompiledScript {
@@ -160,11 +163,15 @@ class PrologChunk implements CompiledProlog {
     try {
       return withCallMeter({ budget, clauses: 0 }, () => {
         solveOnce(thread, PRELUDE_GOAL, control);
+        let bindings: Record<string, unknown> = {};
         for (const chunkTerm of readTerms(this.source, thread, this.where)) {
           line = chunkTerm.line;
-          if (solveOnce(thread, goalOf(chunkTerm.term), control) === null) return { succeeded: false, returns };
+          const goal = goalOf(chunkTerm.term);
+          const answer = solveOnce(thread, goal, control);
+          if (answer === null) return { succeeded: false, returns, bindings: {} };
+          if (goal.indicator !== 'assertz/1') bindings = namedBindings(goal, answer);
         }
-        return { succeeded: true, returns };
+        return { succeeded: true, returns, bindings };
       });
     } catch (error) {
       throw this.toAgentError(error, line);
@@ -187,6 +194,19 @@ class PrologChunk implements CompiledProlog {
     // A JavaScript exception inside tau (a host branch cut by the build, a tau bug): typed, never raw.
     return new AgentError('PROLOG_ERROR', `the Prolog engine failed: ${error instanceof Error ? error.message : String(error)}`, { ...location, cause: error });
   }
+}
+
+/** The values of the goal's named variables (not `_`-prefixed) in an answer's substitution. */
+function namedBindings(goal: TauTerm, substitution: any): Record<string, unknown> {
+  const bindings: Record<string, unknown> = {};
+  for (const name of goal.variables() as string[]) {
+    if (name.startsWith('_')) continue;
+    const value = substitution.links[name];
+    // Variables the answer leaves unbound (a findall template's) are not part of it.
+    if (value === undefined || pl.type.is_variable(value)) continue;
+    bindings[name] = fromTerm(value);
+  }
+  return bindings;
 }
 
 /** `state/2` answers the state's keys and, as TEA's evaluators do, the other globals (output, iteration). */

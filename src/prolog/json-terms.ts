@@ -64,7 +64,15 @@ export function fromTerm(term: TauTerm): unknown {
       return object;
     }
   }
-  return term.toString({ quoted: true });
+  return quotedText(term);
+}
+
+let printingSession: unknown;
+
+/** A term's quoted text with the standard operators (`a-b`, not `-(a,b)`). */
+export function quotedText(term: TauTerm): string {
+  printingSession ??= pl.create();
+  return term.toString({ quoted: true, session: printingSession });
 }
 
 function isKeyValue(term: TauTerm): boolean {

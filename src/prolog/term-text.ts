@@ -4,6 +4,7 @@
  */
 import { setWorkMeter, type TauTerm } from '#prolog-vm';
 import { capErrorText } from '../lua/error-text.js';
+import { quotedText } from './json-terms.js';
 
 /** Term nodes printed at most for one message. */
 const MAX_PRINT_WORK = 200_000;
@@ -14,7 +15,7 @@ export function termText(term: TauTerm): string {
     if (++work > MAX_PRINT_WORK) throw new RangeError('term too large to print');
   });
   try {
-    return capErrorText(term.toString({ quoted: true }));
+    return capErrorText(quotedText(term));
   } catch {
     return '(a term too large to print)';
   } finally {

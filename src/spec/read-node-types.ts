@@ -143,8 +143,11 @@ export function readRunMapping(run: Record<string, any>, path: Path, fail: Fail,
       if (typeof run.code !== 'string') fail('INVALID_AGENT', '`run: {type: lua}` needs `code:` (Lua code as a string)', at);
       if (run.value !== undefined || run.output_key !== undefined) fail('INVALID_AGENT', '`run: {type: lua}` has only `code:`', at);
       return { kind: 'lua', code: run.code, lineOffset: (contentLine(at.concat('code')) ?? 1) - 1 };
+    case 'prolog':
+      if (typeof run.code !== 'string') fail('INVALID_AGENT', '`run: {type: prolog}` needs `code:` (Prolog code as a string)', at);
+      return { kind: 'prolog', code: run.code, lineOffset: (contentLine(at.concat('code')) ?? 1) - 1 };
     default:
-      if (run.type === 'prolog' || run.type === 'python') return fail('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(run.type, `this \`run: {type: ${run.type}}\``), at.concat('type'));
+      if (run.type === 'python') return fail('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(run.type, `this \`run: {type: ${run.type}}\``), at.concat('type'));
       return fail('UNSUPPORTED_LANGUAGE', `\`run: {type: ${String(run.type)}}\` is not supported: tea-edge runs inline code in Lua (\`type: lua\`) or a template expression (\`type: expression\`)`, at.concat('type'));
   }
 }

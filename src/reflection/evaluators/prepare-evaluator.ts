@@ -73,8 +73,18 @@ function prepareJudge(spec: Record<string, unknown>, field: string, compiler: Ac
   return prepared;
 }
 
+/** `language: prolog`: `run`/`code` compiled by the host's Prolog sandbox. */
+function preparePrologEvaluator(spec: Record<string, unknown>, field: string, compiler: ActionCompiler): PreparedEvaluator {
+  const code = spec.run ?? spec.code;
+  if (typeof code !== 'string' || code.trim() === '') throw compiler.error('a Prolog evaluator needs `run:` (or `code:`) with Prolog code', at(field, 'run'));
+  const threshold = spec.threshold ?? 0.5;
+  if (typeof threshold !== 'number' || !Number.isFinite(threshold)) throw compiler.error('`threshold` must be a number', at(field, 'threshold'));
+  return { type: 'prolog', prolog: compiler.script('prolog', code, at(field, spec.run !== undefined ? 'run' : 'code')), threshold };
+}
+
 function prepareLua(spec: Record<string, unknown>, field: string, compiler: ActionCompiler): PreparedEvaluator {
   const language = spec.language ?? 'lua';
+  if (language === 'prolog') return preparePrologEvaluator(spec, field, compiler);
   if (language !== 'lua') {
     throw compiler.error(`evaluator language '${String(language)}' is not supported: write the evaluator in Lua (type: lua)`, at(field, 'language'), 'UNSUPPORTED_LANGUAGE');
   }
