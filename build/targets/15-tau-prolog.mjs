@@ -30,9 +30,14 @@ export function tick() { if (meter !== null) meter(); }
 const edits = [
   { description: 'Node detection is always false', from: "typeof process !== 'undefined' && !process.browser", to: 'false', count: 1 },
   { description: 'no host global object (only the js module, not bundled, reads it)', from: 'nodejs_flag ? global : window', to: '{}', count: 1 },
+  { description: 'a comparison with a new object is always true (tau bug, esbuild warns)', from: 'this.attrs[variable] !== {}', to: 'true', count: 1 },
   { description: 'no host modules', from: /\brequire\(/g, to: '__teaNoHost(', count: 4 },
   { description: 'no process object', from: /\bprocess\./g, to: '__teaNoHost("process").', count: 8 },
-  { description: 'walking a state\'s ancestors (every step) ticks the work meter', from: 'while(level.parent !== null && level.parent.goal.search(atom))', to: 'while(level.parent !== null && (__teaTick(), level.parent.goal.search(atom)))', count: 1 },
+  // Every step walked up its ancestors while they held the selected goal, to name the predicate
+  // it runs in (error context, module context): in a failure-driven loop that walk is as long as
+  // the loop so far, so steps got slower and slower. 16 hops find the clause in any non-pathological
+  // case; deeper, only the context named in an error message can differ.
+  { description: 'the ancestor walk of every step is capped and ticks the work meter', from: 'while(level.parent !== null && level.parent.goal.search(atom))', to: 'for(var __teaHops = 0; level.parent !== null && __teaHops < 16 && (__teaTick(), level.parent.goal.search(atom)); __teaHops++)', count: 1 },
   { description: 'cut\'s walk up to its clause ticks the work meter', from: 'while( parent_cut.parent !== null && parent_cut.parent.goal.search( atom ) ) {', to: 'while( parent_cut.parent !== null && parent_cut.parent.goal.search( atom ) ) { __teaTick();', count: 1 },
   { description: 'cut\'s scan of the choice points ticks the work meter', from: 'while( node !== null && node !== parent_cut.parent ) {', to: 'while( node !== null && node !== parent_cut.parent ) { __teaTick();', count: 1 },
   // assertz re-indexed every clause of the predicate per call (quadratic in an assert flood);

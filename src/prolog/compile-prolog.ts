@@ -26,7 +26,7 @@ const { Term } = pl.type;
 
 /** Run options: the ScriptSandbox's, with the Prolog budgets. */
 export interface PrologRunOptions extends Omit<ScriptRunOptions, 'budget'> {
-  budget?: PrologBudget & { instructions?: number };
+  budget?: PrologBudget;
 }
 
 /** What one call ended with, when it did not raise. */
@@ -70,7 +70,7 @@ export function compilePrologChunk(code: string, where: ScriptSource = {}): Comp
 }
 
 function loadControl(): SolveControl {
-  return { budget: resolvePrologBudget({ inferences: 1000 }), inferences: 0, check: () => {} };
+  return { budget: resolvePrologBudget({ instructions: 1000 }), inferences: 0, check: () => {} };
 }
 
 /** Every term of `code`, read with `thread`'s operators and flags; stops early when `each` returns false. */
@@ -148,8 +148,7 @@ class PrologChunk implements CompiledProlog {
   }
 
   solve(globals: Record<string, unknown>, options: PrologRunOptions = {}): PrologOutcome {
-    const { instructions, ...rest } = options.budget ?? {};
-    const budget = resolvePrologBudget({ ...(instructions !== undefined ? { inferences: instructions } : {}), ...rest });
+    const budget = resolvePrologBudget(options.budget);
     const check = () => {
       if (options.signal?.aborted) throw cancelled(options.signal);
       options.interrupt?.();

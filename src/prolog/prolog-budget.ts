@@ -7,8 +7,8 @@
 import { AgentError } from '../errors/agent-error.js';
 
 export interface PrologBudget {
-  /** Resolution steps per call (tau-prolog's inferences). */
-  inferences?: number;
+  /** Inferences (resolution steps) per call: the seam's `instructions`, the unit of work. */
+  instructions?: number;
   /** Term-traversal steps per call (unify, copy, compare, print): work done inside one built-in. */
   termWork?: number;
   /** Clauses a call may assert (program clauses included). */
@@ -24,8 +24,8 @@ export interface PrologBudget {
 }
 
 export const DEFAULT_PROLOG_BUDGET: Readonly<Required<PrologBudget>> = Object.freeze({
-  inferences: 100_000,
-  termWork: 2_000_000,
+  instructions: 100_000,
+  termWork: 20_000_000,
   clauses: 100_000,
   atomLength: 1024 * 1024,
   listLength: 1_000_000,
@@ -34,7 +34,7 @@ export const DEFAULT_PROLOG_BUDGET: Readonly<Required<PrologBudget>> = Object.fr
 });
 
 export const PROLOG_BUDGET_CEILINGS: Readonly<Required<PrologBudget>> = Object.freeze({
-  inferences: 100_000_000,
+  instructions: 100_000_000,
   termWork: 1_000_000_000,
   clauses: 1_000_000,
   atomLength: 16 * 1024 * 1024,

@@ -34,10 +34,14 @@ export function createSession(bridge: SessionBridge): { session: TauSession; thr
   for (const [key, value] of Object.entries(bridge.facts)) {
     thread.add_rule(new Rule(new Term('state', [new Term(key, []), toTerm(value)]), null), { context_module: 'user' });
   }
+  // state/2 exists even for an empty state: a missing key fails, it is not an unknown predicate.
+  session.modules.user.rules['state/2'] ??= [];
   session.modules.user.rules['return/2'] = (thread: TauThread, point: any, atom: TauTerm) => {
     const key = atom.args[0];
     if (pl.type.is_variable(key)) return thread.throw_error(pl.error.instantiation(atom.indicator));
     if (!pl.type.is_atom(key)) return thread.throw_error(pl.error.type('atom', key, atom.indicator));
+    // An unbound variable has no JSON form (SWI would hand back its internal name).
+    if (!atom.args[1].ground) return thread.throw_error(pl.error.instantiation(atom.indicator));
     bridge.returns[key.id] = fromTerm(atom.args[1]);
     thread.success(point);
   };

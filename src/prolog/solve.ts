@@ -52,7 +52,7 @@ export function solveOnce(thread: TauThread, goal: TauTerm, control: SolveContro
         continue;
       }
       if (stepFrameState(thread)) continue;
-      if (++control.inferences > control.budget.inferences) throw new PrologBudgetExceeded('inferences', control.budget.inferences);
+      if (++control.inferences > control.budget.instructions) throw new PrologBudgetExceeded('instructions', control.budget.instructions);
       if (control.inferences % CHECK_EVERY === 0) {
         control.check();
         if (points.length + goalDepth(head.goal, control.budget.stackDepth) > control.budget.stackDepth) throw new PrologBudgetExceeded('stackDepth', control.budget.stackDepth);
