@@ -23,7 +23,8 @@ export { pl, setWorkMeter };
 const workMeter = `
 let meter = null;
 export function setWorkMeter(fn) { meter = fn; }
-export function tick() { if (meter !== null) meter(); }
+export function tick() { if (meter !== null) meter(false); }
+export function alloc() { if (meter !== null) meter(true); }
 `;
 
 /** Each edit must match exactly `count` times, or the build fails (a tau upgrade moved code). */
@@ -33,28 +34,34 @@ const edits = [
   { description: 'a comparison with a new object is always true (tau bug, esbuild warns)', from: 'this.attrs[variable] !== {}', to: 'true', count: 1 },
   { description: 'no host modules', from: /\brequire\(/g, to: '__teaNoHost(', count: 4 },
   { description: 'no process object', from: /\bprocess\./g, to: '__teaNoHost("process").', count: 8 },
-  // Every step walked up its ancestors while they held the selected goal, to name the predicate
-  // it runs in (error context, module context): in a failure-driven loop that walk is as long as
-  // the loop so far, so steps got slower and slower. 16 hops find the clause in any non-pathological
-  // case; deeper, only the context named in an error message can differ.
-  { description: 'the ancestor walk of every step is capped and ticks the work meter', from: 'while(level.parent !== null && level.parent.goal.search(atom))', to: 'for(var __teaHops = 0; level.parent !== null && __teaHops < 16 && (__teaTick(), level.parent.goal.search(atom)); __teaHops++)', count: 1 },
+  // Every step walks up its ancestors while they hold the selected goal, to find the clause it
+  // runs in (its module context): after a long computation that walk is as long as it, so it is
+  // metered (not capped: the module context must stay right).
+  { description: 'the ancestor walk of every step ticks the work meter', from: 'while(level.parent !== null && level.parent.goal.search(atom))', to: 'while(level.parent !== null && (__teaTick(), level.parent.goal.search(atom)))', count: 1 },
   { description: 'cut\'s walk up to its clause ticks the work meter', from: 'while( parent_cut.parent !== null && parent_cut.parent.goal.search( atom ) ) {', to: 'while( parent_cut.parent !== null && parent_cut.parent.goal.search( atom ) ) { __teaTick();', count: 1 },
   { description: 'cut\'s scan of the choice points ticks the work meter', from: 'while( node !== null && node !== parent_cut.parent ) {', to: 'while( node !== null && node !== parent_cut.parent ) { __teaTick();', count: 1 },
   // assertz re-indexed every clause of the predicate per call (quadratic in an assert flood);
   // an appended clause needs only its own index entry, which is what the rebuild ends with.
   { description: 'assertz indexes only the new clause', from: /get_module\.rules\[head\.indicator\]\.push\(new Rule\(head, body, true\)\);(\s*)get_module\.update_indices_predicate\(head\.indicator\);/g, to: 'var __teaRule = new Rule(head, body, true); get_module.rules[head.indicator].push(__teaRule);$1get_module.add_index_predicate(__teaRule);', count: 1 },
   { description: 'a full re-index (asserta, retract) ticks the work meter per clause', from: /for\(var i = 0; i < this\.rules\[indicator\]\.length; i\+\+\) \{/g, to: 'for(var i = 0; i < this.rules[indicator].length; i++) { __teaTick();', count: 1 },
-  ...['apply = function( subs )', 'search = function( expr )', 'rename = function( thread )', 'clone = function()', 'toString = function( options, priority, from )', 'variables = function()', 'equals = function( obj )', 'compare = function( obj )'].map((signature) => ({
+  ...['search = function( expr )', 'toString = function( options, priority, from )', 'variables = function()', 'equals = function( obj )', 'compare = function( obj )'].map((signature) => ({
     description: `Term.prototype.${signature} ticks the work meter`,
     from: `Term.prototype.${signature} {`,
     to: `Term.prototype.${signature} { __teaTick();`,
+    count: 1,
+  })),
+  // These build a new term node per call: counted as allocations too (the memory budget).
+  ...['apply = function( subs )', 'rename = function( thread )', 'clone = function()'].map((signature) => ({
+    description: `Term.prototype.${signature} counts an allocation`,
+    from: `Term.prototype.${signature} {`,
+    to: `Term.prototype.${signature} { __teaAlloc();`,
     count: 1,
   })),
   { description: 'unify ticks the work meter per pair', from: /while\(left\.length > 0\) \{(\s*)var s = left\.pop\(\);/g, to: 'while(left.length > 0) { __teaTick();$1var s = left.pop();', count: 1 },
 ];
 // tau assigns these without declaring them (sloppy-mode globals); an ES module is strict.
 const undeclared = ['tau_file_system', 'tau_user_input', 'tau_user_output', 'tau_user_error', 'nodejs_file_system', 'nodejs_user_input', 'nodejs_user_output', 'nodejs_user_error'];
-const prelude = `var ${undeclared.join(', ')};\n` + "import { tick as __teaTick } from 'tea-work-meter';\n" + 'function __teaNoHost(name) { throw new Error("tau-prolog: no host access in the tea-edge sandbox (" + name + ")"); }\n';
+const prelude = `var ${undeclared.join(', ')};\n` + "import { tick as __teaTick, alloc as __teaAlloc } from 'tea-work-meter';\n" + 'function __teaNoHost(name) { throw new Error("tau-prolog: no host access in the tea-edge sandbox (" + name + ")"); }\n';
 
 function tauPlugin() {
   return {

@@ -70,7 +70,7 @@ export function compilePrologChunk(code: string, where: ScriptSource = {}): Comp
 }
 
 function loadControl(): SolveControl {
-  return { budget: resolvePrologBudget({ instructions: 1000 }), inferences: 0, check: () => {} };
+  return { budget: resolvePrologBudget({ instructions: 1000 }), inferences: 0, work: 0, cells: 0, check: () => {} };
 }
 
 /** Every term of `code`, read with `thread`'s operators and flags; stops early when `each` returns false. */
@@ -157,7 +157,7 @@ class PrologChunk implements CompiledProlog {
     const returns: Record<string, unknown> = {};
     const printer = createPrinter(budget.printBytes, options.onPrint);
     const { thread } = createSession({ facts: factsOf(globals), returns, print: printer.print });
-    const control: SolveControl = { budget, inferences: 0, check };
+    const control: SolveControl = { budget, inferences: 0, work: 0, cells: 0, check };
     let line: number | undefined;
     try {
       return withCallMeter({ budget, clauses: 0 }, () => {

@@ -9,8 +9,10 @@ import { AgentError } from '../errors/agent-error.js';
 export interface PrologBudget {
   /** Inferences (resolution steps) per call: the seam's `instructions`, the unit of work. */
   instructions?: number;
-  /** Term-traversal steps per call (unify, copy, compare, print): work done inside one built-in. */
+  /** Term-traversal steps per call (unify, compare, print, copy): work done inside one built-in. */
   termWork?: number;
+  /** Term nodes a call may build (copies, bindings applied): the memory budget of terms. */
+  termCells?: number;
   /** Clauses a call may assert (program clauses included). */
   clauses?: number;
   /** Characters of one atom a built-in may build. */
@@ -26,6 +28,8 @@ export interface PrologBudget {
 export const DEFAULT_PROLOG_BUDGET: Readonly<Required<PrologBudget>> = Object.freeze({
   instructions: 100_000,
   termWork: 20_000_000,
+  // ~100 bytes a node: about 100 MB, under a Workers isolate's 128 MB with the rest of a run.
+  termCells: 1_000_000,
   clauses: 100_000,
   atomLength: 1024 * 1024,
   listLength: 1_000_000,
@@ -36,6 +40,7 @@ export const DEFAULT_PROLOG_BUDGET: Readonly<Required<PrologBudget>> = Object.fr
 export const PROLOG_BUDGET_CEILINGS: Readonly<Required<PrologBudget>> = Object.freeze({
   instructions: 100_000_000,
   termWork: 1_000_000_000,
+  termCells: 50_000_000,
   clauses: 1_000_000,
   atomLength: 16 * 1024 * 1024,
   listLength: 10_000_000,

@@ -22,8 +22,10 @@ export class PrologAsyncGoal extends Error {}
 
 export interface SolveControl {
   readonly budget: Required<PrologBudget>;
-  /** Inferences spent so far in this call (all goals of a chunk share one budget). */
+  /** Inferences, term-traversal steps and term nodes built so far in this call (all goals of a chunk share the budgets). */
   inferences: number;
+  work: number;
+  cells: number;
   /** Called every CHECK_EVERY steps: signal and interrupt. */
   check(): void;
 }
@@ -35,10 +37,10 @@ const CHECK_EVERY = 512;
 export function solveOnce(thread: TauThread, goal: TauTerm, control: SolveControl): any | null {
   thread.points = [];
   thread.add_goal(goal);
-  let work = 0;
-  const { termWork } = control.budget;
-  setWorkMeter(() => {
-    if (++work > termWork) throw new PrologBudgetExceeded('termWork', termWork);
+  const { termWork, termCells } = control.budget;
+  setWorkMeter((allocates) => {
+    if (++control.work > termWork) throw new PrologBudgetExceeded('termWork', termWork);
+    if (allocates && ++control.cells > termCells) throw new PrologBudgetExceeded('termCells', termCells);
   });
   try {
     for (;;) {

@@ -32,5 +32,5 @@ declare module '#prolog-vm' {
     modules: Record<string, { rules: Record<string, TauBuiltin | unknown[]> }>;
   };
   /** Installs the function every term traversal calls (null: none). */
-  export function setWorkMeter(meter: (() => void) | null): void;
+  export function setWorkMeter(meter: ((allocates: boolean) => void) | null): void;
 }
