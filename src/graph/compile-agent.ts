@@ -142,6 +142,8 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
           return sandbox.compile(body.code, where);
         } catch (error) {
           const language = AgentError.isInstance(error) && error.code === sandbox.errorCodes.syntax ? foreignLanguageOf(body.code) : undefined;
+          // TEA auto-detects Prolog in a `run:` with no language: so does a host that has Prolog.
+          if (language === 'prolog' && context.scripts.prolog !== undefined) return context.scripts.prolog.compile(body.code, where);
           if (language !== undefined && AgentError.isInstance(error)) {
             throw new AgentError('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(language, 'this `run:`'), {
               node: node.name,

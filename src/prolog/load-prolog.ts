@@ -6,8 +6,11 @@
  */
 import type { ScriptSandbox, ScriptSandboxes } from '../core/script-sandbox.js';
 
-/** `language: prolog`, `type: prolog`, `prolog.query`, or a `run:` starting with `% prolog`. */
-const PROLOG_MARKERS = /\blanguage:\s*["']?prolog\b|\btype:\s*["']?prolog\b|\bprolog\.query\b|^\s*(?:run:\s*[|>]?[-+]?\s*\n\s*)?%\s*prolog\b/im;
+/**
+ * `language: prolog`, `type: prolog`, `prolog.query`, a `run:` starting with `% prolog`, and the
+ * signs TEA's auto-detection reads in a `run:` with no language (`:-`, `state(key, …`, `return(key, …`).
+ */
+const PROLOG_MARKERS = /\blanguage:\s*["']?prolog\b|\btype:\s*["']?prolog\b|\bprolog\.query\b|%\s*prolog\b|:-|\b(?:state|return)\(\s*[a-z]\w*\s*,/im;
 
 /** Whether an agent's text may contain Prolog. */
 export function usesProlog(agentText: string): boolean {
