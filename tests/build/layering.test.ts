@@ -28,7 +28,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['llm'],
   ['spec'],
   ['actions'],
-  ['tools'],
+  ['tools', 'prolog'],
   ['reasoning'],
   ['reflection'],
   ['builtins'],

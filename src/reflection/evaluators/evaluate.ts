@@ -7,7 +7,7 @@ import type { ActionContext, State } from '../../actions/types.js';
 import type { PreparedEvaluator, Verdict } from '../reflection-types.js';
 import { evaluateWithJudge } from './llm-evaluator.js';
 import { evaluateWithLua } from './lua-evaluator.js';
-import { evaluateWithProlog } from '../../prolog/prolog-evaluator.js';
+import { evaluateWithProlog } from './prolog-evaluator.js';
 import { evaluateWithSchema } from './schema-evaluator.js';
 
 export async function evaluate(evaluator: PreparedEvaluator, output: unknown, context: ActionContext, loopState: State, iteration: number): Promise<Verdict> {

@@ -6,13 +6,13 @@
  * invalid candidate; a Prolog error or spent budget is an invalid attempt of type
  * `evaluator_error`, as with Lua.
  */
-import type { ActionContext, State } from '../actions/types.js';
-import type { CompiledScript } from '../core/script-sandbox.js';
-import { describeFailure, isControlFlow } from '../reflection/control-flow.js';
-import type { PreparedEvaluator, Verdict } from '../reflection/reflection-types.js';
-import { luaBudgetOf, luaState } from '../reflection/run-step.js';
-import { normalizeVerdict } from '../reflection/evaluators/normalize-verdict.js';
-import type { CompiledProlog } from './compile-prolog.js';
+import type { ActionContext, State } from '../../actions/types.js';
+import type { CompiledScript } from '../../core/script-sandbox.js';
+import type { CompiledProlog } from '../../prolog/compile-prolog.js';
+import { describeFailure, isControlFlow } from '../control-flow.js';
+import type { PreparedEvaluator, Verdict } from '../reflection-types.js';
+import { luaBudgetOf, luaState } from '../run-step.js';
+import { normalizeVerdict } from './normalize-verdict.js';
 
 export function evaluateWithProlog(evaluator: PreparedEvaluator & { type: 'prolog' }, output: unknown, context: ActionContext, loopState: State, iteration: number): Verdict {
   const state = luaState(loopState, { output: output ?? null, reflection_output: output ?? null, iteration });
