@@ -41,11 +41,11 @@ export interface ScriptSandboxFixture {
    * The chunk's value in what `run` returns, when the language returns it inside an update
    * (Prolog's `return(result, V)` gives `{result: V}`); identity when absent.
    */
-  valueOf?: (result: unknown) => unknown;
+  resultValue?: (result: unknown) => unknown;
 }
 
-function valueOf(fixture: ScriptSandboxFixture, result: unknown): unknown {
-  return fixture.valueOf === undefined ? result : fixture.valueOf(result);
+function resultOf(fixture: ScriptSandboxFixture, result: unknown): unknown {
+  return fixture.resultValue === undefined ? result : fixture.resultValue(result);
 }
 
 export interface ScriptSandboxCheck {
@@ -101,10 +101,10 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
       const script = sandbox.compile(fixture.echo);
       equal(script.language, sandbox.language, 'compiled language');
       equal(script.source, fixture.echo, 'compiled source');
-      equal(valueOf(fixture, script.run({ input })), input, 'echo');
+      equal(resultOf(fixture, script.run({ input })), input, 'echo');
       const add = sandbox.compile(fixture.add);
-      equal(valueOf(fixture, add.run({ a: 2, b: 3 })), 5, 'first call');
-      equal(valueOf(fixture, add.run({ a: 40, b: 2 })), 42, 'second call of the same chunk');
+      equal(resultOf(fixture, add.run({ a: 2, b: 3 })), 5, 'first call');
+      equal(resultOf(fixture, add.run({ a: 40, b: 2 })), 42, 'second call of the same chunk');
     },
   },
   {
@@ -197,11 +197,11 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
     name: 'every call starts from a clean environment',
     run(sandbox, fixture) {
       const tamper = sandbox.compile(fixture.leakAndTamper);
-      equal(valueOf(fixture, tamper.run({})), null, 'first call sees no leaked global');
-      equal(valueOf(fixture, tamper.run({})), null, 'second call of the same chunk sees none either');
-      equal(valueOf(fixture, sandbox.compile(fixture.standardIntact).run({})), true, 'another chunk sees the standard function intact');
-      equal(valueOf(fixture, tamper.run({ leaked: 7 })), 7, 'a global passed in is seen');
-      equal(valueOf(fixture, tamper.run({})), null, 'and is gone on the next call');
+      equal(resultOf(fixture, tamper.run({})), null, 'first call sees no leaked global');
+      equal(resultOf(fixture, tamper.run({})), null, 'second call of the same chunk sees none either');
+      equal(resultOf(fixture, sandbox.compile(fixture.standardIntact).run({})), true, 'another chunk sees the standard function intact');
+      equal(resultOf(fixture, tamper.run({ leaked: 7 })), 7, 'a global passed in is seen');
+      equal(resultOf(fixture, tamper.run({})), null, 'and is gone on the next call');
     },
   },
   {

@@ -24,5 +24,5 @@ export const PROLOG_FIXTURE: ScriptSandboxFixture = {
   leakAndTamper: '( catch(leaked(X), _, fail) -> true ; state(leaked, X) -> true ; X = null ), return(result, X), assertz(leaked(1)), catch(assertz(atom_length(_, 0)), _, true).',
   standardIntact: '( atom_length(abc, 3) -> V = true ; V = false ), return(result, V).',
   hugeError: 'double(0, e) :- !.\ndouble(N, X) :- N1 is N - 1, double(N1, Y), atom_concat(Y, Y, X).\n:- double(20, X), throw(X).',
-  valueOf: (result) => (result as { result?: unknown }).result ?? null,
+  resultValue: (result) => (result as { result?: unknown }).result ?? null,
 };
