@@ -84,18 +84,13 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
 
   scope.addEventListener('message', (message) => {
     const request = message.data;
-    const loading = 'agentYaml' in request && typeof request.agentYaml === 'string' ? moreScripts?.(current, request.agentYaml) : undefined;
-    if (loading === undefined) return handle(request);
-    void loading.then(
-      (loaded) => {
-        current = loaded;
-        handle(request);
-      },
-      () => handle(request),
-    );
+    const loading = moreScripts && 'agentYaml' in request ? moreScripts(current, request.agentYaml) : undefined;
+    if (!loading) return handle(request);
+    // Keeps the loaded sandboxes for the next requests, then handles this one.
+    void loading.then((loaded) => handle(request, (current = loaded)), () => handle(request));
   });
 
-  const handle = (request: RequestMessage): void => {
+  const handle = (request: RequestMessage, _loaded?: ScriptSandboxes): void => {
     switch (request.type) {
       case 'validate':
         scope.postMessage({ type: 'validated', request_id: request.request_id, ...validate(request.agentYaml, load) });

@@ -1,5 +1,5 @@
 /**
- * prolog.query (TEA's WASM action): `facts` (clauses, optional; alias `rules`) are loaded, then
+ * prolog.query (TEA's WASM action): `facts` (clauses, optional) are loaded, then
  * `code` (the query; alias `query`) is solved once. The result is
  * `{ success, bindings: [{Var: value}], returns? }`: `success` false when the query has no
  * solution (not an error), `bindings` the query's named variables (one answer, as TEA), `returns`
@@ -17,32 +17,26 @@ interface PreparedQuery {
 function text(params: Record<string, unknown>, keys: readonly string[], compiler: ActionCompiler, required: boolean): { key: string; value: string } | undefined {
   const key = keys.find((name) => params[name] !== undefined);
   if (key === undefined) {
-    if (required) throw compiler.error(`prolog.query needs \`${keys[0]}\` (the Prolog query)`, keys[0]);
+    if (required) throw compiler.error(`prolog.query needs \`${keys[0]}\``, keys[0]);
     return undefined;
   }
   const value = params[key];
-  if (typeof value !== 'string') throw compiler.error(`\`${key}\` must be Prolog code as a string`, key);
-  if (value.includes('{{')) throw compiler.error(`\`${key}\` is Prolog, not a template: read the state with state(Key, Value)`, key);
+  if (typeof value !== 'string' || value.includes('{{')) throw compiler.error(`\`${key}\` must be Prolog text (no template: use state/2)`, key);
   return { key, value };
 }
 
 export const prologQueryAction: ActionDefinition<PreparedQuery> = {
   name: 'prolog.query',
-  description: 'Solves a Prolog query once over optional facts and rules, in the Prolog sandbox; returns {success, bindings, returns}.',
+  description: 'Solves a Prolog query (code) once over facts: {success, bindings, returns}.',
   parameters: {
     type: 'object',
-    properties: {
-      code: { type: 'string', description: 'the query (alias: query)' },
-      query: { type: 'string' },
-      facts: { type: 'string', description: 'clauses loaded first (alias: rules)' },
-      rules: { type: 'string' },
-    },
+    properties: { code: { type: 'string' }, query: { type: 'string' }, facts: { type: 'string' } },
     additionalProperties: false,
   },
   sideEffects: false,
   prepare(params, compiler) {
     const query = text(params, ['code', 'query'], compiler, true)!;
-    const facts = text(params, ['facts', 'rules'], compiler, false);
+    const facts = text(params, ['facts'], compiler, false);
     const clauses = facts === undefined ? '' : `${facts.value.trimEnd().replace(/([^.])$/, '$1.')}\n`;
     // The query runs as a directive: TEA's term reading would assert a bare `path(a, X)` as a fact.
     const source = `${clauses}:- ${query.value.trim().replace(/\.$/, '')}.`;

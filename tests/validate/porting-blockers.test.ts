@@ -55,7 +55,7 @@ describe('every porting blocker in one pass', () => {
     const [python] = problems('nodes:\n  - name: a\n    run: |\n      # just a comment\n      x = 1\n');
     expect(python!.message).toContain('tea-edge has no Python interpreter (it runs in browsers and edge workers, where there is none): rewrite it in Lua');
     const [prolog] = problems('nodes:\n  - name: a\n    run: "state(count, C), C2 is C + 1, return(count, C2)."\n');
-    expect(prolog!.message).toContain('loaded without the Prolog sandbox: load it with withPrologWhenUsed');
+    expect(prolog!.message).toContain('this engine has no Prolog sandbox (withPrologWhenUsed loads it)');
   });
 
   it('Lua that merely shares a sign with Python still loads', () => {
