@@ -47,6 +47,9 @@ function benchCompiler(): ActionCompiler {
     lua: () => {
       throw new Error('no lua');
     },
+    script: () => {
+      throw new Error('no scripts');
+    },
     schema: (schema, field) => compileSchema(schema, { where: { field } }),
     action: (name) => {
       const action = actions.get(name);

@@ -3,7 +3,10 @@
 // with every sandbox listed here, records which languages their code was compiled in, and bundles
 // only those sandboxes (through `virtual:tea-script-sandboxes`), so a worker whose agents have no
 // Lua carries no Lua VM. A new language (Prolog) adds one line here and nothing in the entries.
-export const SCRIPT_SANDBOX_MODULES = [{ language: 'lua', module: 'src/lua/lua-script-sandbox.ts', name: 'luaSandbox' }];
+export const SCRIPT_SANDBOX_MODULES = [
+  { language: 'lua', module: 'src/lua/lua-script-sandbox.ts', name: 'luaSandbox' },
+  { language: 'prolog', module: 'src/prolog/prolog-script-sandbox.ts', name: 'prologSandbox' },
+];
 
 /** The languages this list knows, for checking a language named by hand (TEA_WORKER_SCRIPTS). */
 export const SCRIPT_LANGUAGES = SCRIPT_SANDBOX_MODULES.map((entry) => entry.language);

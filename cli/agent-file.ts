@@ -5,6 +5,7 @@ import { AgentError } from '../src/errors/agent-error.js';
 import { formatProblem, problemsOf } from '../src/errors/load-problems.js';
 import { loadAgent } from '../src/graph/load-agent.js';
 import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
+import { withPrologWhenUsed } from '../src/prolog/load-prolog.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 
 export async function loadAgentFile(file: string): Promise<{ agent: CompiledAgent; source: string }> {
@@ -14,7 +15,8 @@ export async function loadAgentFile(file: string): Promise<{ agent: CompiledAgen
   } catch (error) {
     throw new AgentError('NOT_FOUND', `cannot read agent file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file });
   }
-  return { agent: loadAgent(source, { file: displayName(file), scripts: ALL_SCRIPT_SANDBOXES }), source };
+  const scripts = await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [source]);
+  return { agent: loadAgent(source, { file: displayName(file), scripts }), source };
 }
 
 /** The file as messages name it: relative to the working directory when inside it. */

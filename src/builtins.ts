@@ -19,6 +19,7 @@ import { reasonCot } from './reasoning/reason-cot.js';
 import { reasonReact } from './reasoning/react/reason-react.js';
 import { reflectionActions } from './reflection/actions.js';
 import { webTools } from './tools/web-tools.js';
+import { prologQueryAction } from './prolog/prolog-query-action.js';
 
 export function builtinActions(): ActionDefinition[] {
   return [
@@ -35,6 +36,8 @@ export function builtinActions(): ActionDefinition[] {
     ...webTools(),
     ...agentActions(),
     ...fileActions(),
+    // Needs the host's Prolog sandbox (loaded on demand, src/prolog/load-prolog.ts).
+    prologQueryAction as ActionDefinition,
   ];
 }
 

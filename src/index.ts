@@ -14,6 +14,8 @@ export type { FileStore } from './core/file-store.js';
 
 // Inline code: the ScriptSandbox seam and its Lua implementation (loadAgent above passes it)
 export { luaSandbox, ALL_SCRIPT_SANDBOXES } from './lua/lua-script-sandbox.js';
+// Prolog is loaded on demand (its own chunk): loadAgent(text, { scripts: await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [text]) })
+export { loadPrologSandbox, usesProlog, withPrologWhenUsed } from './prolog/load-prolog.js';
 export type { ScriptSandbox, ScriptSandboxes, ScriptLanguage, CompiledScript, ScriptBudget, ScriptRunOptions, ScriptSource, ScriptErrorCodes } from './core/script-sandbox.js';
 export type { AgentSpec, NodeSpec } from './spec/agent-spec.js';
 export { readAgentSpec } from './spec/read-agent-spec.js';

@@ -38,8 +38,11 @@ type AgentRunHandle = ReturnType<typeof runAgent>;
  * Wires the message handler; all state lives in this closure. An agent that needs a sandbox not
  * in `scripts` fails with SCRIPT_ENGINE_NOT_LOADED, which tells the page to use the Lua engine.
  */
-export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes): void {
-  const load = (agentYaml: string) => loadAgent(agentYaml, { file: AGENT_FILE, scripts });
+export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, moreScripts?: (scripts: ScriptSandboxes, agentYaml: string) => Promise<ScriptSandboxes> | undefined): void {
+  // `moreScripts` loads a sandbox an agent needs on first use (Prolog: its own chunk); until it
+  // has loaded, the requests that load agents wait for it.
+  let current = scripts;
+  const load = (agentYaml: string) => loadAgent(agentYaml, { file: AGENT_FILE, scripts: current });
   const runs = new Map<string, AgentRunHandle>();
   let stores: Stores | undefined;
   const openStores = (): Stores | undefined => {
@@ -87,6 +90,13 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes):
 
   scope.addEventListener('message', (message) => {
     const request = message.data;
+    const loading = moreScripts && 'agentYaml' in request ? moreScripts(current, request.agentYaml) : undefined;
+    if (!loading) return handle(request);
+    // Keeps the loaded sandboxes for the next requests, then handles this one.
+    void loading.then((loaded) => handle(request, (current = loaded)), () => handle(request));
+  });
+
+  const handle = (request: RequestMessage, _loaded?: ScriptSandboxes): void => {
     switch (request.type) {
       case 'validate':
         scope.postMessage({ type: 'validated', request_id: request.request_id, ...validate(request.agentYaml, load) });
@@ -122,7 +132,7 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes):
         void probe(request.model).then((outcome) => scope.postMessage({ type: 'probed', request_id: request.request_id, outcome }));
         break;
     }
-  });
+  };
   scope.postMessage({ type: 'ready' });
 }
 

@@ -123,7 +123,10 @@ async function writeWebDemo(root, outdir) {
   const worker = await esbuild.build(
     baseOptions({ ...common, entryPoints: { 'engine-worker': path.join(root, 'web-demo/engine-worker.ts') }, outdir, splitting: true, entryNames: '[name]', chunkNames: 'chunks/[name]-[hash]' }),
   );
-  const luaWorker = await esbuild.build(baseOptions({ ...common, entryPoints: { 'engine-worker-lua': path.join(root, 'web-demo/engine-worker-lua.ts') }, outdir }));
+  // Split: the Prolog engine is its own chunk, fetched by the full worker only for a Prolog agent.
+  const luaWorker = await esbuild.build(
+    baseOptions({ ...common, entryPoints: { 'engine-worker-lua': path.join(root, 'web-demo/engine-worker-lua.ts') }, outdir, splitting: true, entryNames: '[name]', chunkNames: 'chunks/[name]-[hash]' }),
+  );
   for (const file of STATIC_FILES) await copyFile(path.join(root, 'web-demo', file), path.join(outdir, file));
 
   const relative = (file) => path.relative(outdir, path.resolve(root, file)).split(path.sep).join('/');

@@ -1,5 +1,5 @@
-// Third-party notices: the bundles in dist/ embed code from these packages (fengari, patched at
-// build time, is embedded in every bundle that runs Lua; the others in the worker, engine and web
+// Third-party notices: the bundles in dist/ embed code from these packages (fengari and tau-prolog, patched at
+// build time, are embedded in the bundles that run Lua or Prolog; the others in the worker, engine and web
 // demo bundles). Their licenses ask that the notice travel with the code, so the build writes
 // dist/THIRD_PARTY_NOTICES.md (and a copy beside the web demo) from each package's own files.
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
@@ -8,6 +8,7 @@ import path from 'node:path';
 /** Packages whose code ends up inside a file under dist/. */
 const EMBEDDED = [
   'fengari',
+  'tau-prolog',
   'yaml',
   '@huggingface/jinja',
   '@cfworker/json-schema',

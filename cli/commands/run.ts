@@ -8,6 +8,7 @@ import path from 'node:path';
 import { toAgentError } from '../../src/errors/agent-error.js';
 import { loadAgent } from '../../src/graph/load-agent.js';
 import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';
+import { withPrologWhenUsed } from '../../src/prolog/load-prolog.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { pendingConfirmation, resumeAgent } from '../../src/graph/resume-run.js';
 import type { ResumeInput } from '../../src/graph/run-types.js';
@@ -75,7 +76,8 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
   }
   let agent;
   try {
-    agent = loadAgent(await readFile(memo.agent_file, 'utf8'), { file: path.relative(process.cwd(), memo.agent_file), scripts: ALL_SCRIPT_SANDBOXES });
+    const source = await readFile(memo.agent_file, 'utf8');
+    agent = loadAgent(source, { file: path.relative(process.cwd(), memo.agent_file), scripts: await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [source]) });
   } catch (error) {
     io.stderr(loadErrorLines(toAgentError(error, 'INVALID_AGENT'), memo.agent_file));
     return 2;

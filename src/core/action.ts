@@ -8,7 +8,7 @@ import type { EventData, EventType } from './events.js';
 import type { EmbedCallParams, LlmCallOptions, LlmCallParams, LlmResponse, TokenUsage } from './model-provider.js';
 import type { CompiledValue, TemplateScope } from './template-scope.js';
 import type { AgentSettings } from './agent-settings.js';
-import type { CompiledScript } from './script-sandbox.js';
+import type { CompiledScript, ScriptLanguage } from './script-sandbox.js';
 import type { CompiledSchema, JsonSchema } from './json-schema.js';
 import type { TraceStore } from './trace-store.js';
 import type { FileStore } from './file-store.js';
@@ -24,6 +24,8 @@ export interface ActionCompiler {
   readonly node: string;
   template(value: unknown, field: string): CompiledValue;
   lua(code: string, field: string): CompiledScript;
+  /** Compiles inline code in `language` with the host's sandbox for it (SCRIPT_ENGINE_NOT_LOADED when it has none). */
+  script(language: ScriptLanguage, code: string, field: string): CompiledScript;
   schema(schema: unknown, field: string): CompiledSchema;
   /** Resolves an action name (aliases included) or throws UNKNOWN_ACTION with suggestions. */
   action(name: string, field: string): ActionDefinition;

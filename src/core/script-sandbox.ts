@@ -22,7 +22,7 @@
  */
 
 /** The languages an agent's inline code can be written in; the key of `ScriptSandboxes`. */
-export type ScriptLanguage = 'lua';
+export type ScriptLanguage = 'lua' | 'prolog';
 
 /** Where a chunk comes from, for error locations. */
 export interface ScriptSource {

@@ -134,14 +134,18 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
       if (params === undefined || (typeof body.output === 'object' && output === undefined)) return undefined;
       return { kind: 'action', action, prepared: action.prepare !== undefined, params, label, ...(output !== undefined ? { output } : {}) };
     }
+    // Prolog compiles like Lua: the compiled body runs any CompiledScript (its kind is named after the first language).
+    case 'prolog':
     case 'lua': {
       const lua = attempt(at(path.concat('run'), node.name), () => {
         const where = { node: node.name, field: 'run', file: spec.file, line: body.lineOffset };
-        const sandbox = sandboxFor(context.scripts, 'lua', where);
+        const sandbox = sandboxFor(context.scripts, body.kind, where);
         try {
           return sandbox.compile(body.code, where);
         } catch (error) {
-          const language = AgentError.isInstance(error) && error.code === sandbox.errorCodes.syntax ? foreignLanguageOf(body.code) : undefined;
+          const language = body.kind === 'lua' && AgentError.isInstance(error) && error.code === sandbox.errorCodes.syntax ? foreignLanguageOf(body.code) : undefined;
+          // TEA auto-detects Prolog in a `run:` with no language: so does a host that has Prolog.
+          if (language === 'prolog' && context.scripts.prolog !== undefined) return context.scripts.prolog.compile(body.code, where);
           if (language !== undefined && AgentError.isInstance(error)) {
             throw new AgentError('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(language, 'this `run:`'), {
               node: node.name,
@@ -255,10 +259,13 @@ export function createActionCompiler(
       return rethrowAt(() => compileValue(value, { node: node.name, field }), locate(field));
     },
     lua(code, field) {
-      if (typeof code !== 'string') throw compiler.error(`\`${field}\` must be Lua code as a string`, field);
+      return compiler.script('lua', code, field);
+    },
+    script(language, code, field) {
+      if (typeof code !== 'string') throw compiler.error(`\`${field}\` must be ${language} code as a string`, field);
       const line = contentLine(spec, fieldPath(field));
       const where = { node: node.name, field, file: spec.file, ...(line !== undefined ? { line } : {}) };
-      return rethrowAt(() => sandboxFor(scripts, 'lua', where).compile(code, where), locate(field));
+      return rethrowAt(() => sandboxFor(scripts, language, where).compile(code, where), locate(field));
     },
     schema(schema, field) {
       return rethrowAt(() => compileSchema(schema, { where: { node: node.name, field }, registry: schemas }), locate(field), 'SCHEMA_INVALID');

@@ -35,7 +35,7 @@ export const reflectionEvaluateAction: ActionDefinition<EvaluateParams> = {
       examples: { type: 'array', items: { type: 'object' } },
       run: { type: 'string' },
       code: { type: 'string' },
-      language: { enum: ['lua'] },
+      language: { enum: ['lua', 'prolog'] },
       threshold: { type: 'number' },
       coerce: { type: 'boolean' },
       ...llmProperties(['model', 'temperature', 'max_tokens', 'api_base', 'provider']),

@@ -60,7 +60,9 @@ export type PreparedEvaluator =
       llm: CompiledValue;
       label: string;
     }
-  | { type: 'lua'; lua: CompiledScript; threshold: number };
+  | { type: 'lua'; lua: CompiledScript; threshold: number }
+  /** `custom` + `language: prolog`: the candidate passes when the rules hold (src/prolog/prolog-evaluator.ts). */
+  | { type: 'prolog'; prolog: CompiledScript; threshold: number };
 
 export type OnFailure = 'return_best' | 'return_last' | 'raise';
 

@@ -18,6 +18,8 @@ export interface OnErrorSpec {
 export type NodeBody =
   | { kind: 'action'; action: string; with: Record<string, unknown>; output?: string | Record<string, unknown> }
   | { kind: 'lua'; code: string; lineOffset: number }
+  /** Inline Prolog (src/prolog/): `language: prolog`, `run: {type: prolog}` or a first line `% prolog`, as in TEA. */
+  | { kind: 'prolog'; code: string; lineOffset: number }
   | { kind: 'steps'; steps: StepSpec[] }
   /** TEA's `run: {type: expression, value, output_key}`: the expression's native value under output_key. */
   | { kind: 'expression'; value: string | boolean | number; outputKey: string }

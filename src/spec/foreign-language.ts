@@ -6,7 +6,7 @@ export function foreignLanguageMessage(language: string, what: string): string {
     case 'python':
       return `${what} is Python; tea-edge has no Python interpreter (it runs in browsers and edge workers, where there is none): rewrite it in Lua (docs/porting-from-tea.md has the idioms)`;
     case 'prolog':
-      return `${what} is Prolog; tea-edge has no Prolog engine: rewrite the rules in Lua, or as goto rules and edge conditions`;
+      return `${what} is Prolog; this engine has no Prolog sandbox (withPrologWhenUsed loads it)`;
     default:
       return `${what} is in language '${language}'; tea-edge runs inline code in Lua only (write it in Lua)`;
   }

@@ -144,7 +144,7 @@ export function evaluatorShape(judgeKeys: readonly string[]): JsonSchema {
           type: { enum: ['lua', 'custom'] },
           run: { type: 'string' },
           code: { type: 'string' },
-          language: { enum: ['lua'] },
+          language: { enum: ['lua', 'prolog'] },
           threshold: { type: 'number', default: 0.5 },
         },
         additionalProperties: false,

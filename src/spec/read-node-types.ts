@@ -140,11 +140,12 @@ export function readRunMapping(run: Record<string, any>, path: Path, fail: Fail,
       if (run.code !== undefined) fail('INVALID_AGENT', '`code` is not a key of `run: {type: expression}` (write `value`)', at.concat('code'));
       return { kind: 'expression', value: run.value, outputKey: run.output_key ?? 'result' };
     case 'lua':
-      if (typeof run.code !== 'string') fail('INVALID_AGENT', '`run: {type: lua}` needs `code:` (Lua code as a string)', at);
-      if (run.value !== undefined || run.output_key !== undefined) fail('INVALID_AGENT', '`run: {type: lua}` has only `code:`', at);
-      return { kind: 'lua', code: run.code, lineOffset: (contentLine(at.concat('code')) ?? 1) - 1 };
+    case 'prolog':
+      if (typeof run.code !== 'string') fail('INVALID_AGENT', `\`run: {type: ${run.type}}\` needs \`code:\` (the code as a string)`, at);
+      if (run.value !== undefined || run.output_key !== undefined) fail('INVALID_AGENT', `\`run: {type: ${run.type}}\` has only \`code:\``, at);
+      return { kind: run.type, code: run.code, lineOffset: (contentLine(at.concat('code')) ?? 1) - 1 };
     default:
-      if (run.type === 'prolog' || run.type === 'python') return fail('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(run.type, `this \`run: {type: ${run.type}}\``), at.concat('type'));
+      if (run.type === 'python') return fail('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(run.type, `this \`run: {type: ${run.type}}\``), at.concat('type'));
       return fail('UNSUPPORTED_LANGUAGE', `\`run: {type: ${String(run.type)}}\` is not supported: tea-edge runs inline code in Lua (\`type: lua\`) or a template expression (\`type: expression\`)`, at.concat('type'));
   }
 }

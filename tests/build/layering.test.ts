@@ -28,7 +28,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['llm'],
   ['spec'],
   ['actions'],
-  ['tools'],
+  ['tools', 'prolog'],
   ['mcp'],
   ['reasoning'],
   ['reflection'],

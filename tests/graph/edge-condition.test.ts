@@ -115,9 +115,9 @@ describe('run: {type: expression}', () => {
     expect(result.state).toEqual({ items: [1, 2], has_items: true, result: 2, doubled: 4 });
   });
 
-  it('run: {type: prolog} is refused as an unsupported language', () => {
+  it('run: {type: prolog} needs the Prolog sandbox, which the main entry loads only on demand (issue 16)', () => {
     const error = loadError('nodes:\n  - name: a\n    run:\n      type: prolog\n      code: "x."\n');
-    expect(error.code).toBe('UNSUPPORTED_LANGUAGE');
+    expect(error.code).toBe('SCRIPT_ENGINE_NOT_LOADED');
     expect(error.location.line).toBe(4);
   });
 });

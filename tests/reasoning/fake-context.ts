@@ -101,6 +101,9 @@ export function createFakeCompiler(actions: ActionDefinition[] = [], settings: R
     lua: () => {
       throw new Error('lua not available in the fake compiler');
     },
+    script: () => {
+      throw new Error('no script sandbox in the fake compiler');
+    },
     schema: (schema): CompiledSchema => compileFakeSchema(schema as Record<string, unknown>),
     action(name, field) {
       const action = registry.get(name);

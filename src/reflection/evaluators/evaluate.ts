@@ -7,6 +7,7 @@ import type { ActionContext, State } from '../../actions/types.js';
 import type { PreparedEvaluator, Verdict } from '../reflection-types.js';
 import { evaluateWithJudge } from './llm-evaluator.js';
 import { evaluateWithLua } from './lua-evaluator.js';
+import { evaluateWithProlog } from './prolog-evaluator.js';
 import { evaluateWithSchema } from './schema-evaluator.js';
 
 export async function evaluate(evaluator: PreparedEvaluator, output: unknown, context: ActionContext, loopState: State, iteration: number): Promise<Verdict> {
@@ -17,5 +18,7 @@ export async function evaluate(evaluator: PreparedEvaluator, output: unknown, co
       return evaluateWithJudge(evaluator, output, context, loopState, iteration);
     case 'lua':
       return evaluateWithLua(evaluator, output, context, loopState, iteration);
+    case 'prolog':
+      return evaluateWithProlog(evaluator, output, context, loopState, iteration);
   }
 }

@@ -75,12 +75,15 @@ function prepareJudge(spec: Record<string, unknown>, field: string, compiler: Ac
 
 function prepareLua(spec: Record<string, unknown>, field: string, compiler: ActionCompiler): PreparedEvaluator {
   const language = spec.language ?? 'lua';
-  if (language !== 'lua') {
+  if (language !== 'lua' && language !== 'prolog') {
     throw compiler.error(`evaluator language '${String(language)}' is not supported: write the evaluator in Lua (type: lua)`, at(field, 'language'), 'UNSUPPORTED_LANGUAGE');
   }
   const code = spec.run ?? spec.code;
   if (typeof code !== 'string' || code.trim() === '') throw compiler.error('a Lua evaluator needs `run:` (or `code:`) with Lua code', at(field, 'run'));
   const threshold = spec.threshold ?? 0.5;
   if (typeof threshold !== 'number' || !Number.isFinite(threshold)) throw compiler.error('`threshold` must be a number', at(field, 'threshold'));
-  return { type: 'lua', lua: compileStepLua(code, at(field, spec.run !== undefined ? 'run' : 'code'), compiler), threshold };
+  const codeField = at(field, spec.run !== undefined ? 'run' : 'code');
+  // `language: prolog`: the host's Prolog sandbox compiles it; the candidate passes when the rules hold.
+  if (language === 'prolog') return { type: 'prolog', prolog: compiler.script('prolog', code, codeField), threshold };
+  return { type: 'lua', lua: compileStepLua(code, codeField, compiler), threshold };
 }

@@ -1,0 +1,243 @@
+/**
+ * compilePrologChunk: inline Prolog with TEA's semantics (docs/prolog.md#state-bridge), checked at
+ * agent load, run many times, each call in a clean session.
+ *
+ * The chunk is read term by term, as TEA's `tea_load_code/1` does: `:- Goal` runs Goal; a rule
+ * `Head :- Body` is asserted; a compound term whose name is not one of TEA's action predicates
+ * (`state`, `return`, `,`, `is`, `findall`, …) is asserted as a fact; anything else is a query,
+ * solved once. `state(Key, Value)` reads the state; `return(Key, Value)` sets the update.
+ *
+ * Outcomes: the chunk succeeds (every query had a solution), fails (a query had none; the run
+ * stops there and the update holds the `return/2` calls made before, as in TEA), or raises an
+ * error: PROLOG_ERROR for an uncaught Prolog exception (with the line of the term), PROLOG_BUDGET
+ * for a spent budget (`details.budget`), PROLOG_SYNTAX at load with the file line.
+ */
+import { pl, type TauTerm } from '#prolog-vm';
+import { AgentError } from '../errors/agent-error.js';
+import type { CompiledScript, ScriptRunOptions, ScriptSource } from '../core/script-sandbox.js';
+import { resolvePrologBudget, type PrologBudget } from './prolog-budget.js';
+import { createSession, PRELUDE_GOAL } from './prolog-session.js';
+import { fromTerm } from './json-terms.js';
+import { PrologAsyncGoal, PrologThrown, solveOnce, type SolveControl } from './solve.js';
+import { PrologBudgetExceeded, withCallMeter } from './tau-patches.js';
+import { termText } from './term-text.js';
+
+const { Term } = pl.type;
+
+/** Run options: the ScriptSandbox's, with the Prolog budgets. */
+export interface PrologRunOptions extends Omit<ScriptRunOptions, 'budget'> {
+  budget?: PrologBudget;
+}
+
+/** What one call ended with, when it did not raise. */
+export interface PrologOutcome {
+  /** false when a query had no solution. */
+  succeeded: boolean;
+  /** The `return/2` values, by key. */
+  returns: Record<string, unknown>;
+  /** The named variables of the last query or directive that succeeded, as JSON (prolog.query's answer). */
+  bindings: Record<string, unknown>;
+}
+
+export interface CompiledProlog extends CompiledScript {
+  /** Like `run`, but says whether the chunk succeeded or failed. */
+  solve(globals: Record<string, unknown>, options?: PrologRunOptions): PrologOutcome;
+}
+
+/** TEA's action predicates: a term with one of these names is called, never asserted as a fact. */
+const ACTION_PREDICATES = new Set([
+  'return', 'state', ',', ';', '->', '*->', '>', '<', '>=', '=<', '=:=', '=\\=', '=', '\\=', '==', '\\==',
+  '@<', '@>', '@=<', '@>=', '\\+', 'is', 'findall', 'bagof', 'setof', 'member', 'memberchk', 'append', 'length',
+  'nth0', 'nth1', 'msort', 'sort', 'reverse', 'last', 'sumlist', 'max_list', 'min_list', 'forall', 'aggregate_all',
+  'aggregate', 'call', 'once', 'succ', 'plus', 'abs', 'sign', 'max', 'min', 'write', 'writeln', 'print', 'format',
+  'atom', 'number', 'integer', 'float', 'compound', 'is_list', 'ground', 'atom_string', 'atom_codes', 'atom_chars',
+]);
+
+/** A term of the chunk and the chunk line it starts on (1-based). */
+interface ChunkTerm {
+  term: TauTerm;
+  line: number;
+}
+
+/** Compiles `code` now: a syntax error throws PROLOG_SYNTAX with the chunk and file line. */
+export function compilePrologChunk(code: string, where: ScriptSource = {}): CompiledProlog {
+  const { thread } = createSession({ facts: {}, returns: {}, print: () => {} });
+  for (const { term } of readTerms(code, thread, where)) {
+    // Operators a directive declares change how the following terms read: apply them here too.
+    if (term.indicator === ':-/1' && term.args[0].indicator === 'op/3') solveOnce(thread, term.args[0], loadControl());
+  }
+  return new PrologChunk(code, where);
+}
+
+function loadControl(): SolveControl {
+  return { budget: resolvePrologBudget({ instructions: 1000 }), inferences: 0, work: 0, cells: 0, check: () => {} };
+}
+
+/** Every term of `code`, read with `thread`'s operators and flags; stops early when `each` returns false. */
+function* readTerms(code: string, thread: any, where: ScriptSource): Generator<ChunkTerm> {
+  const text = /\.\s*(%[^\n]*)?\s*$/.test(code) ? code : `${code.trimEnd()}\n.`;
+  const tokenizer = new pl.parser.tokenizer(thread);
+  tokenizer.new_text(text);
+  const tokens = tokenizer.get_tokens(0);
+  if (tokens === null) throw syntaxError('the text cannot be split into Prolog tokens', undefined, where);
+  let index = 0;
+  while (index < tokens.length) {
+    const line = tokens[index].line + 1;
+    const expression = pl.parser.expression(thread, tokens, index, 1200, false);
+    if (expression.type === 0) throw syntaxFrom(expression.value, line, where);
+    const end = tokens[expression.len];
+    if (end === undefined || end.name !== 'atom' || end.raw !== '.') throw syntaxError('operator or `.` expected after a term', end === undefined ? line : end.line + 1, where);
+    yield { term: expression.value, line };
+    index = expression.len + 1;
+  }
+}
+
+function syntaxFrom(error: TauTerm, fallbackLine: number, where: ScriptSource): AgentError {
+  let line = fallbackLine;
+  let found = '';
+  for (let info = error.args?.[1]; pl.type.is_term(info) && info.indicator === './2'; info = info.args[1]) {
+    const item = info.args[0];
+    if (item.indicator === 'line/1' && pl.type.is_integer(item.args[0])) line = item.args[0].value;
+    if (item.indicator === 'found/1') found = ` near ${termText(item.args[0])}`;
+  }
+  const expected = error.args?.[0]?.args?.[0];
+  return syntaxError(`${expected !== undefined ? termText(expected) : 'syntax error'}${found}`, line, where);
+}
+
+function syntaxError(message: string, line: number | undefined, where: ScriptSource): AgentError {
+  return new AgentError('PROLOG_SYNTAX', `Prolog syntax error${line !== undefined ? ` on line ${line}` : ''}: ${message}`, {
+    ...locationOf(where, line),
+    details: line !== undefined ? { line } : {},
+  });
+}
+
+function locationOf(where: ScriptSource, line: number | undefined): { node?: string; field?: string; file?: string; line?: number } {
+  return {
+    ...(where.node !== undefined ? { node: where.node } : {}),
+    ...(where.field !== undefined ? { field: where.field } : {}),
+    ...(where.file !== undefined ? { file: where.file } : {}),
+    ...(line !== undefined && where.line !== undefined ? { line: where.line + line } : {}),
+  };
+}
+
+/**
+ * TEA's reading of a term: the goal that runs it. One widening: a term naming a built-in
+ * (`catch(G, E, R).`, `maplist(…).`) is called, where TEA would try to assert it and fail with a
+ * permission error, so no agent that runs in TEA reads differently here.
+ */
+function goalOf(term: TauTerm): TauTerm {
+  if (term.indicator === ':-/1') return term.args[0];
+  if (term.indicator === ':-/2') return new Term('assertz', [term]);
+  if (pl.type.is_term(term) && term.args.length > 0 && !ACTION_PREDICATES.has(term.id) && !isBuiltin(term.indicator)) return new Term('assertz', [term]);
+  return term;
+}
+
+function isBuiltin(indicator: string): boolean {
+  return Object.hasOwn(pl.modules.system!.rules, indicator) || Object.hasOwn(pl.modules.lists!.rules, indicator);
+}
+
+class PrologChunk implements CompiledProlog {
+  readonly language = 'prolog';
+  constructor(
+    readonly source: string,
+    private readonly where: ScriptSource,
+  ) {}
+
+  run(globals: Record<string, unknown>, options: PrologRunOptions = {}): unknown {
+    return this.solve(globals, options).returns;
+  }
+
+  solve(globals: Record<string, unknown>, options: PrologRunOptions = {}): PrologOutcome {
+    const budget = resolvePrologBudget(options.budget);
+    const check = () => {
+      if (options.signal?.aborted) throw cancelled(options.signal);
+      options.interrupt?.();
+    };
+    check();
+    const returns: Record<string, unknown> = {};
+    const printer = createPrinter(budget.printBytes, options.onPrint);
+    const { thread } = createSession({ facts: factsOf(globals), returns, print: printer.print });
+    const control: SolveControl = { budget, inferences: 0, work: 0, cells: 0, check };
+    let line: number | undefined;
+    try {
+      return withCallMeter({ budget, clauses: 0 }, () => {
+        solveOnce(thread, PRELUDE_GOAL, control);
+        let bindings: Record<string, unknown> = {};
+        for (const chunkTerm of readTerms(this.source, thread, this.where)) {
+          line = chunkTerm.line;
+          const goal = goalOf(chunkTerm.term);
+          const answer = solveOnce(thread, goal, control);
+          if (answer === null) return { succeeded: false, returns, bindings: {} };
+          if (goal.indicator !== 'assertz/1') bindings = namedBindings(goal, answer);
+        }
+        return { succeeded: true, returns, bindings };
+      });
+    } catch (error) {
+      throw this.toAgentError(error, line);
+    } finally {
+      printer.flush();
+    }
+  }
+
+  private toAgentError(error: unknown, line: number | undefined): unknown {
+    const location = locationOf(this.where, line);
+    if (error instanceof PrologBudgetExceeded) {
+      return new AgentError('PROLOG_BUDGET', `Prolog stopped: ${error.message}`, { ...location, details: { budget: error.budget, limit: error.limit, ...(line !== undefined ? { line } : {}) } });
+    }
+    if (error instanceof PrologThrown) {
+      const text = termText(error.term);
+      return new AgentError('PROLOG_ERROR', `uncaught Prolog exception${line !== undefined ? ` in the term on line ${line}` : ''}: ${text}`, { ...location, details: { error: text, ...(line !== undefined ? { line } : {}) } });
+    }
+    if (error instanceof PrologAsyncGoal) return new AgentError('PROLOG_ERROR', error.message, { ...location });
+    if (AgentError.isInstance(error)) return error;
+    // A JavaScript exception inside tau (a host branch cut by the build, a tau bug): typed, never raw.
+    return new AgentError('PROLOG_ERROR', `the Prolog engine failed: ${error instanceof Error ? error.message : String(error)}`, { ...location, cause: error });
+  }
+}
+
+/** The values of the goal's named variables (not `_`-prefixed) in an answer's substitution. */
+function namedBindings(goal: TauTerm, substitution: any): Record<string, unknown> {
+  const bindings: Record<string, unknown> = {};
+  for (const name of goal.variables() as string[]) {
+    if (name.startsWith('_')) continue;
+    const value = substitution.links[name];
+    // Variables the answer leaves unbound (a findall template's) are not part of it.
+    if (value === undefined || pl.type.is_variable(value)) continue;
+    bindings[name] = fromTerm(value);
+  }
+  return bindings;
+}
+
+/** `state/2` answers the state's keys and, as TEA's evaluators do, the other globals (output, iteration). */
+function factsOf(globals: Record<string, unknown>): Record<string, unknown> {
+  const { state, variables: _variables, ...others } = globals;
+  return { ...(typeof state === 'object' && state !== null ? (state as Record<string, unknown>) : {}), ...others };
+}
+
+function cancelled(signal: AbortSignal): unknown {
+  const reason = signal.reason;
+  if (reason instanceof Error && typeof (reason as { code?: unknown }).code === 'string') return reason;
+  return new AgentError('CANCELLED', 'the run was cancelled while Prolog ran');
+}
+
+/** Printed text → lines for `onPrint`, at most `limit` bytes (characters) in all. */
+function createPrinter(limit: number, onPrint: ((line: string) => void) | undefined) {
+  let pending = '';
+  let used = 0;
+  return {
+    print(text: string) {
+      if (onPrint === undefined || used >= limit) return;
+      const kept = text.slice(0, limit - used);
+      used += kept.length;
+      pending += kept;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) onPrint(line);
+    },
+    flush() {
+      if (onPrint !== undefined && pending !== '') onPrint(pending);
+      pending = '';
+    },
+  };
+}
+

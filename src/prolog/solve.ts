@@ -1,0 +1,81 @@
+/**
+ * The sandbox's own step loop over a tau thread. tau's `answer` reports through `setTimeout`
+ * and counts its limit where Prolog cannot see it; this loop does the same synchronously and
+ * adds the rest of the sandbox's checks, every one outside Prolog's reach (`catch/3` never sees
+ * them): the inference budget, the stack-depth budget, the term-work meter, the run's signal and
+ * the host's interrupt.
+ */
+import { pl, setWorkMeter, type TauTerm, type TauThread } from '#prolog-vm';
+import { PrologBudgetExceeded } from './tau-patches.js';
+import type { PrologBudget } from './prolog-budget.js';
+import { stepFrameState, unwindError } from './catch-frames.js';
+
+/** A Prolog exception no handler caught: `term` is the thrown term. */
+export class PrologThrown extends Error {
+  constructor(readonly term: TauTerm) {
+    super('uncaught Prolog exception');
+  }
+}
+
+/** A goal that needs tau's asynchronous machinery (none in the sandbox; kept as a guard). */
+export class PrologAsyncGoal extends Error {}
+
+export interface SolveControl {
+  readonly budget: Required<PrologBudget>;
+  /** Inferences, term-traversal steps and term nodes built so far in this call (all goals of a chunk share the budgets). */
+  inferences: number;
+  work: number;
+  cells: number;
+  /** Called every CHECK_EVERY steps: signal and interrupt. */
+  check(): void;
+}
+
+/** Steps between the checks that cost more than a counter. */
+const CHECK_EVERY = 512;
+
+/** Solves `goal` once. Returns the answer's substitution, or null when the goal fails. */
+export function solveOnce(thread: TauThread, goal: TauTerm, control: SolveControl): any | null {
+  thread.points = [];
+  thread.add_goal(goal);
+  const { termWork, termCells } = control.budget;
+  setWorkMeter((allocates) => {
+    if (++control.work > termWork) throw new PrologBudgetExceeded('termWork', termWork);
+    if (allocates && ++control.cells > termCells) throw new PrologBudgetExceeded('termCells', termCells);
+  });
+  try {
+    for (;;) {
+      const points = thread.points as any[];
+      if (points.length === 0) return null;
+      const head = points[points.length - 1];
+      if (head.goal === null) return points.pop().substitution;
+      if (pl.type.is_error_state(head)) {
+        const uncaught = unwindError(thread);
+        if (uncaught !== undefined) throw new PrologThrown(uncaught);
+        continue;
+      }
+      if (stepFrameState(thread)) continue;
+      if (++control.inferences > control.budget.instructions) throw new PrologBudgetExceeded('instructions', control.budget.instructions);
+      if (control.inferences % CHECK_EVERY === 0) {
+        control.check();
+        if (points.length + goalDepth(head.goal, control.budget.stackDepth) > control.budget.stackDepth) throw new PrologBudgetExceeded('stackDepth', control.budget.stackDepth);
+      }
+      if (thread.step() === true) throw new PrologAsyncGoal('asynchronous goals are not available in the sandbox');
+    }
+  } finally {
+    setWorkMeter(null);
+  }
+}
+
+/** Conjunctions pending in a state's goal (its continuation), counted up to `cap`. */
+function goalDepth(goal: TauTerm, cap: number): number {
+  let depth = 0;
+  const stack = [goal];
+  while (stack.length > 0 && depth <= cap) {
+    const term = stack.pop();
+    if (pl.type.is_term(term) && term.indicator === ',/2') {
+      depth++;
+      stack.push(term.args[0], term.args[1]);
+    }
+  }
+  return depth;
+}

@@ -1,0 +1,130 @@
+/**
+ * What the sandbox changes in tau-prolog's shared built-ins, once per module load: predicates that
+ * reach files, streams or the process are refused with a permission error, and built-ins that can
+ * build a large atom, list or database in one step check the running call's budget first. Budget
+ * checks throw `PrologBudgetExceeded`, a JavaScript exception that leaves tau's step loop: no
+ * Prolog handler runs after it. `currentCall` is the call being solved (calls are synchronous,
+ * so at most one runs at a time in a JavaScript realm).
+ */
+import { pl, type TauBuiltin, type TauTerm, type TauThread } from '#prolog-vm';
+import type { PrologBudget } from './prolog-budget.js';
+import { listItems } from './json-terms.js';
+import { catchBuiltin, catchExitBuiltin } from './catch-frames.js';
+
+const { Term, Num } = pl.type;
+
+/** A budget ran out; thrown through tau's loop, caught by the sandbox's driver. */
+export class PrologBudgetExceeded extends Error {
+  constructor(
+    readonly budget: keyof PrologBudget,
+    readonly limit: number,
+  ) {
+    super(`over the Prolog budget '${budget}' (${limit})`);
+  }
+}
+
+/** The counters of the call being solved. */
+export interface CallMeter {
+  readonly budget: Required<PrologBudget>;
+  clauses: number;
+}
+
+let currentCall: CallMeter | null = null;
+
+/** Runs `fn` with `meter` as the current call's meter. */
+export function withCallMeter<T>(meter: CallMeter, fn: () => T): T {
+  const previous = currentCall;
+  currentCall = meter;
+  try {
+    return fn();
+  } finally {
+    currentCall = previous;
+  }
+}
+
+function spend(budget: 'atomLength' | 'listLength' | 'clauses', amount: number): void {
+  if (currentCall === null) return;
+  const limit = currentCall.budget[budget];
+  if (amount > limit) throw new PrologBudgetExceeded(budget, limit);
+}
+
+function indicatorTerm(atom: TauTerm): TauTerm {
+  return new Term('/', [new Term(atom.id, []), new Num(atom.args.length, false)]);
+}
+
+/** Files, streams other than the call's output, the process, and user input (a browser prompt). */
+const DENIED = [
+  'open/3', 'open/4', 'close/1', 'close/2', 'consult/1', 'halt/0', 'halt/1', 'set_input/1', 'set_output/1',
+  'set_stream_position/2', 'read/1', 'read/2', 'read_term/2', 'read_term/3', 'get_char/1', 'get_char/2',
+  'get_code/1', 'get_code/2', 'get_byte/1', 'get_byte/2', 'peek_char/1', 'peek_char/2', 'peek_code/1',
+  'peek_code/2', 'peek_byte/1', 'peek_byte/2', 'at_end_of_stream/0', 'at_end_of_stream/1', 'char_conversion/2',
+  // These run their goal in a nested tau thread the sandbox does not drive (see catch-frames.ts).
+  'call_cleanup/2', 'setup_call_cleanup/3',
+];
+
+/** Libraries TEA pre-loads that tau provides (lists) or needs nothing for (apply: maplist, foldl… are in lists). */
+const PRELOADED_LIBRARIES = new Set(['lists', 'apply', 'aggregate']);
+
+const refuse: TauBuiltin = (thread, _point, atom) => {
+  thread.throw_error(pl.error.permission('access', 'private_procedure', indicatorTerm(atom), atom.indicator));
+};
+
+function atomicLength(term: TauTerm): number {
+  if (pl.type.is_atom(term)) return term.id.length;
+  if (pl.type.is_number(term)) return String(term.value).length;
+  return 0;
+}
+
+/** Wraps a built-in with a check that runs before it. */
+function guard(rules: Record<string, unknown>, indicator: string, check: (atom: TauTerm) => void): void {
+  const original = rules[indicator];
+  if (typeof original !== 'function') throw new Error(`tau-prolog: built-in ${indicator} not found (upgrade changed it)`);
+  rules[indicator] = ((thread: TauThread, point: unknown, atom: TauTerm) => {
+    check(atom);
+    return (original as TauBuiltin)(thread, point, atom);
+  }) as TauBuiltin;
+}
+
+let patched = false;
+
+/** Applies the sandbox's changes to tau's built-ins (idempotent). */
+export function patchTauBuiltins(): void {
+  if (patched) return;
+  patched = true;
+  const system = pl.modules.system!.rules as Record<string, unknown>;
+  const lists = pl.modules.lists!.rules as Record<string, unknown>;
+  for (const indicator of DENIED) system[indicator] = refuse;
+  system['catch/3'] = catchBuiltin;
+  system['$tea_catch_exit/1'] = catchExitBuiltin;
+  // A directive in tau, a goal here (TEA runs `:- Goal` as a goal): lists loads, the other
+  // libraries TEA pre-loads succeed, any other library is an existence error naming it.
+  system['use_module/1'] = ((thread: TauThread, point: any, atom: TauTerm) => {
+    const spec = atom.args[0];
+    const name = pl.type.is_term(spec) && spec.indicator === 'library/1' && pl.type.is_atom(spec.args[0]) ? spec.args[0].id : undefined;
+    if (name === 'lists') pl.directive['use_module/1']!(thread, atom, { context_module: 'user' });
+    if (name !== undefined && PRELOADED_LIBRARIES.has(name)) return thread.success(point);
+    thread.throw_error(pl.error.existence('library', spec, atom.indicator));
+  }) as TauBuiltin;
+  // SWI's `discontiguous/1` declaration: clauses may be anywhere in tau already.
+  system['discontiguous/1'] = ((thread: TauThread, point: any) => thread.success(point)) as TauBuiltin;
+  const countClause = () => {
+    if (currentCall === null) return;
+    currentCall.clauses++;
+    spend('clauses', currentCall.clauses);
+  };
+  guard(system, 'assertz/1', countClause);
+  guard(system, 'asserta/1', countClause);
+  guard(system, 'atom_concat/3', (atom) => spend('atomLength', atomicLength(atom.args[0]) + atomicLength(atom.args[1])));
+  const joined = (atom: TauTerm) => spend('atomLength', (listItems(atom.args[0]) ?? []).reduce((sum: number, item: TauTerm) => sum + atomicLength(item) + (atom.args.length === 3 ? atomicLength(atom.args[1]) : 0), 0));
+  guard(system, 'atomic_list_concat/2', joined);
+  guard(system, 'atomic_list_concat/3', joined);
+  for (const indicator of ['atom_codes/2', 'atom_chars/2', 'number_codes/2', 'number_chars/2']) {
+    guard(system, indicator, (atom) => spend('atomLength', listItems(atom.args[1])?.length ?? 0));
+  }
+  const listOf = (index: number) => (atom: TauTerm) => {
+    const size = atom.args[index];
+    if (pl.type.is_integer(size)) spend('listLength', size.value);
+  };
+  guard(lists, 'length/2', listOf(1));
+  guard(lists, 'replicate/3', listOf(0));
+}
