@@ -21,6 +21,7 @@ import { Hono } from 'hono';
 import { createApp, type AppOptions } from './app.js';
 import { loadAgent } from '../src/graph/load-agent.js';
 import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
+import { withPrologWhenUsed } from '../src/prolog/load-prolog.js';
 import { lazyAgentSource } from './prebuilt-agent-source.js';
 import { optionsFromVariables } from './host-config.js';
 import { localRunRoutes } from './local-runs.js';
@@ -81,7 +82,9 @@ function defaultWebDemoDir(): string | undefined {
  */
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const files = await readAgentFiles(path.resolve(options.agentsDir ?? 'examples'));
-  const agents = lazyAgentSource(() => files.map(({ file, source }) => ({ file, compile: () => loadAgent(source, { file, scripts: ALL_SCRIPT_SANDBOXES }) })));
+  // Prolog (its own chunk) is loaded only when one of the served agents uses it.
+  const scripts = await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, files.map(({ source }) => source));
+  const agents = lazyAgentSource(() => files.map(({ file, source }) => ({ file, compile: () => loadAgent(source, { file, scripts }) })));
   await agents.list(); // compile now: a broken agent fails the start, not a request
   const environment = process.env;
   const traceDir = path.resolve(options.traceDir ?? '.tea-traces');

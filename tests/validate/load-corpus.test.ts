@@ -11,6 +11,8 @@ import { createActionRegistry } from '../../src/builtins.js';
 import { AgentError } from '../../src/errors/agent-error.js';
 import { formatProblem, MAX_LOAD_PROBLEMS, problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
+import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';
+import { prologSandbox } from '../../src/prolog/prolog-script-sandbox.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { BUDGET_CEILINGS } from '../../src/graph/run-budget.js';
 import agentSchema from '../../src/spec/agent-schema.json';
@@ -71,7 +73,8 @@ describe('the misspelled-agent corpus (loadAgent)', () => {
     const failures: string[] = [];
     for (const file of files) {
       try {
-        loadAgent(readFileSync(path.join(ROOT, file), 'utf8'), { file });
+        // Every script language this package ships: the Prolog examples and corpus load too.
+        loadAgent(readFileSync(path.join(ROOT, file), 'utf8'), { file, scripts: { ...ALL_SCRIPT_SANDBOXES, prolog: prologSandbox } });
       } catch (error) {
         failures.push(...problemsOf(error as AgentError, file).map(formatProblem));
       }
