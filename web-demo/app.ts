@@ -3,10 +3,10 @@
  * machine (or the scripted demo model), watch it live, and find every run again in the history
  * kept in IndexedDB. The editor (CodeMirror) is loaded after the first paint, in its own chunk.
  */
-import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
 import type { AgentErrorJson } from '../src/errors/agent-error.js';
+import type { AgentEvent } from '../src/events/event.js';
 import { EngineClient } from './engine-client.js';
-import { createHistoryPanel } from './history-panel.js';
+import type { HistoryPanel } from './history-panel.js';
 import { scanLocalServers } from './local-detect.js';
 import { loadSettings, presetById, saveSettings, type ModelSettings } from './model-settings.js';
 import { DATABASE_NAME, type RunOutcome } from './protocol.js';
@@ -109,35 +109,36 @@ function start(): void {
   const editor = agentPanel;
   const validateNow = agentPanel.validateNow;
 
-  // History.
-  let stores: ReturnType<typeof createIndexedDbStores> | undefined;
-  try {
-    stores = createIndexedDbStores({ dbName: DATABASE_NAME });
-  } catch {
-    stores = undefined;
-  }
-  const history = createHistoryPanel({
-    root: byId('history-panel'),
-    traceStore: stores?.traceStore,
-    announce,
-    open: (runId, events, label) => {
-      summary = summarize(events);
-      const source = sourceOf(storage, runId);
-      if (source) {
-        graphPinnedTo = editor.getText();
-        void latestGraph(source).then(({ result, latest }) => latest && runView.setGraph(result.graph));
-      }
-      runView.show(summary, label);
-      // A paused run can be continued from history when its agent file is known.
-      const paused = summary.status === 'interrupted' && source !== undefined;
-      activeRunId = paused ? runId : undefined;
-      if (paused) activeSource = source;
-      showResume();
-      if (paused && summary.confirmation) openConfirmation();
-      byId('run-heading').focus();
-    },
+  // History (its module loads after the first paint).
+  type Stores = ReturnType<typeof import('../adapters/indexeddb/index.js').createIndexedDbStores>;
+  let stores: Stores | undefined;
+  const openRunFromHistory = (runId: string, events: AgentEvent[], label: string) => {
+    summary = summarize(events);
+    const source = sourceOf(storage, runId);
+    if (source) {
+      graphPinnedTo = editor.getText();
+      void latestGraph(source).then(({ result, latest }) => latest && runView.setGraph(result.graph));
+    }
+    runView.show(summary, label);
+    // A paused run can be continued from history when its agent file is known.
+    const paused = summary.status === 'interrupted' && source !== undefined;
+    activeRunId = paused ? runId : undefined;
+    if (paused) activeSource = source;
+    showResume();
+    if (paused && summary.confirmation) openConfirmation();
+    byId('run-heading').focus();
+  };
+  const historyReady: Promise<HistoryPanel> = import('./history-studio.js').then((module) => {
+    try {
+      stores = module.createIndexedDbStores({ dbName: DATABASE_NAME });
+    } catch {
+      stores = undefined;
+    }
+    const panel = module.createHistoryPanel({ root: byId('history-panel'), storage, announce, open: openRunFromHistory });
+    panel.setSource(stores ? module.tabHistory(stores.traceStore) : undefined);
+    return panel;
   });
-  void history.refresh();
+  const refreshHistory = () => historyReady.then((panel) => panel.refresh());
 
   // Running, cancelling, confirming.
   const runButton = byId<HTMLButtonElement>('run-button');
@@ -165,7 +166,7 @@ function start(): void {
     }
     setRunning(false);
     showResume();
-    await history.refresh();
+    await refreshHistory();
   };
   const recordTerminatedRun = async (outcome: RunOutcome) => {
     if (!stores || !summary) return;
