@@ -6,7 +6,8 @@
 import type { AgentErrorJson } from '../src/errors/agent-error.js';
 import type { AgentEvent } from '../src/events/event.js';
 import { EngineClient } from './engine-client.js';
-import type { HistoryPanel } from './history-panel.js';
+import type { HistoryPanel, HistorySource } from './history-panel.js';
+import type { RemoteBackend } from './backend.js';
 import { scanLocalServers } from './local-detect.js';
 import { loadSettings, presetById, saveSettings, type ModelSettings } from './model-settings.js';
 import { DATABASE_NAME, type RunOutcome } from './protocol.js';
@@ -34,15 +35,19 @@ function start(): void {
     announcer.textContent = message;
   };
   const runView = createRunView(byId('run-view'));
+  // Where runs go: this tab's engine workers, or a server (server mode sets it).
+  let remote: RemoteBackend | undefined;
+  const onRunEvent = (runId: string, event: AgentEvent) => {
+    if (runId !== activeRunId || !summary) return;
+    applyEvent(summary, event);
+    runView.show(summary);
+    if (event.type === 'confirmation_request') openConfirmation();
+  };
+  const lastSeq = () => summary?.events.at(-1)?.seq ?? 0;
   const client = new EngineClient({
     workerUrl: new URL('engine-worker.js', document.baseURI).href,
     luaWorkerUrl: new URL('engine-worker-lua.js', document.baseURI).href,
-    onEvent: (runId, event) => {
-      if (runId !== activeRunId || !summary) return;
-      applyEvent(summary, event);
-      runView.show(summary);
-      if (event.type === 'confirmation_request') openConfirmation();
-    },
+    onEvent: onRunEvent,
     onRestart: () => announce('The engine worker was restarted.'),
   });
 
@@ -120,14 +125,21 @@ function start(): void {
       void latestGraph(source).then(({ result, latest }) => latest && runView.setGraph(result.graph));
     }
     runView.show(summary, label);
-    // A paused run can be continued from history when its agent file is known.
-    const paused = summary.status === 'interrupted' && source !== undefined;
-    activeRunId = paused ? runId : undefined;
-    if (paused) activeSource = source;
+    // A paused run can be continued from history when its agent file is known (or on its server).
+    const paused = summary.status === 'interrupted' && (source !== undefined || remote !== undefined);
+    const live = remote !== undefined && summary.status === 'running';
+    activeRunId = paused || live ? runId : undefined;
+    if (paused && source !== undefined) activeSource = source;
     showResume();
     if (paused && summary.confirmation) openConfirmation();
     byId('run-heading').focus();
+    // A run still going on the server: follow it from where its stored events end.
+    if (live && remote) {
+      setRunning(true);
+      void remote.follow(runId, lastSeq(), onRunEvent).then(finish, remoteFailed);
+    }
   };
+  let tabSource: HistorySource | undefined;
   const historyReady: Promise<HistoryPanel> = import('./history-studio.js').then((module) => {
     try {
       stores = module.createIndexedDbStores({ dbName: DATABASE_NAME });
@@ -135,8 +147,36 @@ function start(): void {
       stores = undefined;
     }
     const panel = module.createHistoryPanel({ root: byId('history-panel'), storage, announce, open: openRunFromHistory });
-    panel.setSource(stores ? module.tabHistory(stores.traceStore) : undefined);
+    tabSource = stores ? module.tabHistory(stores.traceStore) : undefined;
+    panel.setSource(tabSource);
     return panel;
+  });
+  // Server mode (its module loads after the first paint).
+  void historyReady.then(async (panel) => {
+    const { startServerMode } = await import('./server-mode.js');
+    await startServerMode({
+      root: byId('backend'),
+      storage,
+      session,
+      announce,
+      setGraph: (graph) => {
+        graphPinnedTo = editor.getText();
+        runView.setGraph(graph);
+      },
+      useBackend: (backend, source) => {
+        const changed = (remote === undefined) !== (backend === undefined);
+        remote = backend;
+        document.body.dataset.backend = backend ? 'server' : 'tab';
+        if (backend) badge.textContent = 'Models of the server';
+        else showBadge();
+        panel.setSource(source ?? tabSource);
+        if (changed && !backend) {
+          graphPinnedTo = undefined;
+          void validateNow(editor.getText());
+        }
+      },
+    });
+    document.body.dataset.studio = 'ready';
   });
   const refreshHistory = () => historyReady.then((panel) => panel.refresh());
 
@@ -159,7 +199,7 @@ function start(): void {
         // The worker was terminated (or failed before any event): show the outcome as the end.
         endRun(summary, outcome);
         if (outcome.state) summary.final_state = outcome.state;
-        await recordTerminatedRun(outcome);
+        if (!remote) await recordTerminatedRun(outcome);
       }
       runView.show(summary);
       announce(outcomeSentence(summary));
@@ -177,6 +217,40 @@ function start(): void {
       .putRun({ run_id: outcome.run_id, agent: summary.agent || 'agent', status: outcome.status as 'cancelled', stop_reason: outcome.stop_reason ?? 'cancelled', created_at: existing?.created_at ?? now, updated_at: now, ...(outcome.error ? { error: outcome.error as AgentErrorJson } : {}) })
       .catch(() => undefined);
   };
+  /** A server request that failed (unreachable, refused): said on screen, the run view ends. */
+  const remoteFailed = (error: unknown) => {
+    const message = `The server did not run it: ${(error as Error).message}`;
+    byId('input-error').textContent = message;
+    announce(message);
+    if (summary && summary.status === 'running') {
+      endRun(summary, { status: 'failed', stop_reason: 'error', error: { code: (error as { code?: string }).code ?? 'SERVER_ERROR', message: (error as Error).message } });
+      runView.show(summary);
+    }
+    setRunning(false);
+    showResume();
+  };
+  const runRemote = async (backend: RemoteBackend, input: Record<string, unknown>) => {
+    graphPinnedTo = editor.getText();
+    activeRunId = undefined;
+    summary = emptySummary();
+    runView.clear();
+    setRunning(true);
+    announce('Run started on the server.');
+    try {
+      const outcome = await backend.run(
+        input,
+        (runId) => {
+          activeRunId = runId;
+          summary!.run_id = runId;
+          runView.show(summary!, backend.label);
+        },
+        onRunEvent,
+      );
+      await finish(outcome);
+    } catch (error) {
+      remoteFailed(error);
+    }
+  };
   const run = async () => {
     let input: Record<string, unknown>;
     try {
@@ -190,6 +264,7 @@ function start(): void {
       return;
     }
     byId('input-error').textContent = '';
+    if (remote) return runRemote(remote, input);
     activeSource = editor.getText();
     graphPinnedTo = undefined;
     activeRunId = crypto.randomUUID();
@@ -205,7 +280,8 @@ function start(): void {
   runButton.addEventListener('click', () => void run());
   cancelButton.addEventListener('click', () => {
     if (activeRunId) {
-      client.cancel(activeRunId);
+      if (remote) remote.cancel(activeRunId);
+      else client.cancel(activeRunId);
       announce('Cancelling…');
     }
   });
@@ -222,8 +298,15 @@ function start(): void {
     summary.stop_reason = undefined;
     runView.show(summary);
     setRunning(true);
-    await finish(await client.resume(activeSource, activeRunId, undefined, model));
+    await resumeRun(undefined);
   });
+
+  /** Continues the active run (paused by an interrupt, or waiting for a tool approval). */
+  async function resumeRun(approval: { approved: boolean } | undefined): Promise<void> {
+    if (!activeRunId) return;
+    if (!remote) return finish(await client.resume(activeSource, activeRunId, approval, model));
+    await remote.resume(activeRunId, approval, lastSeq(), onRunEvent).then(finish, remoteFailed);
+  }
 
   const dialog = byId<HTMLDialogElement>('confirm-dialog');
   function openConfirmation(): void {
@@ -240,7 +323,7 @@ function start(): void {
     summary.stop_reason = undefined;
     runView.show(summary);
     setRunning(true);
-    await finish(await client.resume(activeSource, activeRunId, { approved }, model));
+    await resumeRun({ approved });
   };
   byId('approve-button').addEventListener('click', () => void answer(true));
   byId('deny-button').addEventListener('click', () => void answer(false));

@@ -38,6 +38,7 @@ export function createRunView(root: HTMLElement): RunView {
   let pending: { summary: RunSummary; source: string | undefined } | undefined;
   let shown: RunSummary | undefined;
   let frame = 0;
+  const labels = new WeakMap<RunSummary, string>();
   let extra: ((summary: RunSummary) => ComponentChildren) | undefined;
 
   const render = () => {
@@ -70,7 +71,9 @@ export function createRunView(root: HTMLElement): RunView {
       if (svg && shown) highlightGraph(svg, marksOf(shown));
     },
     show(summary, source) {
-      pending = { summary, source };
+      // The label given when the run was first shown stays with it (later renders pass none).
+      if (source !== undefined) labels.set(summary, source);
+      pending = { summary, source: labels.get(summary) };
       if (frame === 0) frame = requestAnimationFrame(render);
     },
     setExtra(views) {

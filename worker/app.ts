@@ -4,6 +4,7 @@
  *
  *   GET  /health                 {ok, version}                      (never needs a token)
  *   GET  /agents                 [{name, description}]
+ *   GET  /agents/:name           {name, description, spec}           (the studio draws its graph)
  *   POST /agents/:name/runs      {input} → {run_id, status, stop_reason, state, error?, interrupt?}
  *                                or, with Accept: text/event-stream, the run's events as SSE
  *   POST /runs/:id/resume        {state_update?, approval?} → the same
@@ -176,6 +177,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.get('/health', (c) => c.json({ ok: true, version: options.version ?? PACKAGE_VERSION }));
 
   app.get('/agents', async (c) => c.json(await agents.list()));
+
+  app.get('/agents/:name', async (c) => {
+    const agent = await agents.get(c.req.param('name'));
+    if (agent === undefined) throw httpError('NOT_FOUND', `no agent '${c.req.param('name')}'`);
+    return c.json({ name: agent.name, description: agent.description ?? '', spec: agent.spec });
+  });
 
   app.post('/agents/:name/runs', async (c) => {
     const { agent, input } = await readRunStart(c, agents);
