@@ -334,6 +334,11 @@ function start(): void {
   if ('serviceWorker' in navigator && location.protocol !== 'file:') {
     void Promise.all([client.ready, agentPanel.editorLoaded]).then(() => navigator.serviceWorker.register('sw.js').catch(() => undefined));
   }
+  // The timeline and the per-action views: their own chunk, after the first paint.
+  void import('./studio-views.js').then((module) => {
+    runView.setExtra((shown, graph) => module.studioViews(shown, graph));
+    document.body.dataset.views = 'ready';
+  });
   document.body.dataset.ready = 'true';
   performance.mark('tea-ui-ready');
   void client.ready.then(() => {

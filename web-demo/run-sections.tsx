@@ -1,18 +1,17 @@
 /**
  * The sections of the run view under the graph, as Preact components: model calls, streamed
- * output, reflection attempts, ReAct steps, errors, the final state, the log and the raw events.
+ * output, reflection attempts, ReAct steps, errors, the final state and the log (the timeline,
+ * the per-action views and the raw events come from the lazy studio-views chunk).
  * The whole tree is re-rendered from the (mutated) summary once per animation frame; Preact
  * patches only the DOM that changed, so an open `<details>`, a scroll position or a selection
  * survives a streaming run.
  */
 import type { ComponentChildren } from 'preact';
-import { memo } from './memo.js';
-import type { AgentEvent } from '../src/events/event.js';
 import { formatJson } from './dom.js';
 import { ModelCalls } from './model-calls-view.js';
 import { withoutLocation, type RunSummary } from './run-summary.js';
 
-export function RunSections({ summary, extra }: { summary: RunSummary; extra?: ComponentChildren }) {
+export function RunSections({ summary, extra, tail }: { summary: RunSummary; extra?: ComponentChildren; tail?: ComponentChildren }) {
   const streams = summary.streams.filter((stream) => stream.text !== '');
   const last = streams[streams.length - 1];
   const calls = <ModelCalls summary={summary} />;
@@ -87,10 +86,7 @@ export function RunSections({ summary, extra }: { summary: RunSummary; extra?: C
           <pre>{summary.logs.join('\n')}</pre>
         </details>
       ) : null}
-      <details class="event-log" id="event-log">
-        <summary>{`Events (${summary.events.length})`}</summary>
-        <EventList events={summary.events} count={summary.events.length} />
-      </details>
+      {tail}
     </>
   );
 }
@@ -104,23 +100,3 @@ export function Section({ title, id, children }: { title: string; id: string; ch
   );
 }
 
-/**
- * The raw events, one line each. `count` is passed because the array is appended in place: the
- * list re-renders when it grew, and each row (memoised by its event) is created once.
- */
-const EventList = memo(function EventList({ events }: { events: AgentEvent[]; count: number }) {
-  return (
-    <ol class="events" id="event-list">
-      {events.map((event) => <EventRow key={event.seq} event={event} />)}
-    </ol>
-  );
-});
-
-const EventRow = memo(function EventRow({ event }: { event: AgentEvent }) {
-  return (
-    <li data-seq={event.seq}>
-      <code>{`#${event.seq}`}</code> <b>{event.type}</b>
-      {event.node ? <> <code>{event.node}</code></> : null} <span class="muted">{event.ts.slice(11, 23)}</span>
-    </li>
-  );
-});

@@ -13,6 +13,12 @@ import { failedCalls, type RunSummary } from './run-summary.js';
 import { RunSections } from './run-sections.js';
 import { outcomeHeadline } from './run-outcome.js';
 
+/** Views the lazy studio chunk adds: `main` after the model calls, `tail` at the end. */
+export interface ExtraViews {
+  main?: ComponentChildren;
+  tail?: ComponentChildren;
+}
+
 export interface RunView {
   /** Draws a new graph (or none). */
   setGraph(graph: AgentGraph | undefined): void;
@@ -20,7 +26,7 @@ export interface RunView {
   show(summary: RunSummary, source?: string): void;
   clear(): void;
   /** Views rendered after the model calls (the timeline and the per-action views). */
-  setExtra(views: (summary: RunSummary) => ComponentChildren): void;
+  setExtra(views: (summary: RunSummary, graph: AgentGraph | undefined) => ExtraViews): void;
   /** The summary on screen. */
   shown(): RunSummary | undefined;
 }
@@ -39,7 +45,8 @@ export function createRunView(root: HTMLElement): RunView {
   let shown: RunSummary | undefined;
   let frame = 0;
   const labels = new WeakMap<RunSummary, string>();
-  let extra: ((summary: RunSummary) => ComponentChildren) | undefined;
+  let extra: ((summary: RunSummary, graph: AgentGraph | undefined) => ExtraViews) | undefined;
+  let graphShown: AgentGraph | undefined;
 
   const render = () => {
     frame = 0;
@@ -60,12 +67,14 @@ export function createRunView(root: HTMLElement): RunView {
       replaceChildren(headline, outcomeHeadline(summary));
     }
     if (svg) highlightGraph(svg, marksOf(summary));
-    paint(<RunSections summary={summary} extra={extra?.(summary)} />, body);
+    const views = extra?.(summary, graphShown);
+    paint(<RunSections summary={summary} extra={views?.main} tail={views?.tail} />, body);
     performance.measure('tea-run-view-render', { start: started, detail: { events: summary.event_count } });
   };
 
   return {
     setGraph(graph) {
+      graphShown = graph;
       svg = graph ? renderGraph(graph) : undefined;
       replaceChildren(graphBox, svg ?? element('p', { class: 'muted' }, 'The graph appears when the agent file parses.'));
       if (svg && shown) highlightGraph(svg, marksOf(shown));
