@@ -7,6 +7,7 @@ import type { RunSummary } from './run-summary.js';
 import type { ExtraViews } from './run-view.js';
 import { TimelineView, type TimelineProps } from './timeline-view.js';
 import { EventLog } from './event-log.js';
+import { ActionViews } from './action-views.js';
 
 export interface StudioViewOptions {
   onRunFrom?: TimelineProps['onRunFrom'];
@@ -15,7 +16,12 @@ export interface StudioViewOptions {
 export function studioViews(summary: RunSummary, graph: AgentGraph | undefined, options: StudioViewOptions = {}): ExtraViews {
   const kinds = new Map((graph?.nodes ?? []).map((node) => [node.name, node.kind]));
   return {
-    main: <TimelineView key={summary.run_id} events={summary.events} kinds={kinds} running={summary.status === 'running'} onRunFrom={options.onRunFrom} />,
+    main: (
+      <>
+        <TimelineView key={summary.run_id} events={summary.events} kinds={kinds} running={summary.status === 'running'} onRunFrom={options.onRunFrom} />
+        <ActionViews summary={summary} />
+      </>
+    ),
     tail: <EventLog events={summary.events} />,
   };
 }

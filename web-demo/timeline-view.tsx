@@ -8,6 +8,11 @@ import { useState } from 'preact/hooks';
 import { formatJson } from './dom.js';
 import { diffState } from './diff.js';
 import { seconds } from './model-calls-view.js';
+
+/** A duration: milliseconds under a second (most nodes), else seconds. */
+function duration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : seconds(ms);
+}
 import { buildTimeline, type TimelineItem } from './timeline.js';
 import type { AgentEvent } from '../src/events/event.js';
 
@@ -31,7 +36,7 @@ export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProp
   return (
     <section class="run-section section-timeline" aria-labelledby="heading-timeline">
       <h3 id="heading-timeline">Timeline</h3>
-      <p class="note" id="timeline-summary">{`${seconds(timeline.total)} · ${nodes} node run${nodes === 1 ? '' : 's'} · ${calls} model call${calls === 1 ? '' : 's'} · ${timeline.tokens} tokens. Select an item for its details.`}</p>
+      <p class="note" id="timeline-summary">{`${duration(timeline.total)} · ${nodes} node run${nodes === 1 ? '' : 's'} · ${calls} model call${calls === 1 ? '' : 's'} · ${timeline.tokens} tokens. Select an item for its details.`}</p>
       <ol class="timeline" id="timeline">
         {timeline.items.map((item) => (
           <li key={item.id} class={`tl-row kind-${item.kind} status-${item.status} depth-${item.depth}`}>
@@ -53,7 +58,7 @@ export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProp
 }
 
 function figures(item: TimelineItem): string {
-  const parts = [item.end === undefined ? 'running' : seconds(item.end - item.start)];
+  const parts = [item.end === undefined ? 'running' : duration(item.end - item.start)];
   if (item.tokens) parts.push(`${item.tokens.total} tok`);
   if (item.retries > 0) parts.push(`${item.retries} retr${item.retries === 1 ? 'y' : 'ies'}`);
   if (item.status === 'failed') parts.push('failed');
