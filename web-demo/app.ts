@@ -301,6 +301,28 @@ function start(): void {
     await resumeRun(undefined);
   });
 
+  /**
+   * Time travel (in the tab): a new run continuing after `node` of the run on screen, from
+   * `state`; the agent is the one that run was made with.
+   */
+  async function runFrom(node: string, state: Record<string, unknown>): Promise<void> {
+    const parent = summary;
+    const source = parent ? sourceOf(storage, parent.run_id) : undefined;
+    if (!parent || source === undefined) {
+      announce('The agent file of this run is not known any more, so it cannot be run from a node.');
+      return;
+    }
+    activeSource = source;
+    activeRunId = crypto.randomUUID();
+    rememberSource(storage, activeRunId, source, parent.run_id);
+    summary = emptySummary(activeRunId, parent.agent);
+    runView.clear();
+    runView.show(summary, `from node ${node} of run ${parent.run_id.slice(0, 8)}`);
+    setRunning(true);
+    announce(`Run started from node ${node}.`);
+    await finish(await client.fork(source, activeRunId, parent.run_id, node, state, model));
+  }
+
   /** Continues the active run (paused by an interrupt, or waiting for a tool approval). */
   async function resumeRun(approval: { approved: boolean } | undefined): Promise<void> {
     if (!activeRunId) return;
@@ -336,7 +358,7 @@ function start(): void {
   }
   // The timeline and the per-action views: their own chunk, after the first paint.
   void import('./studio-views.js').then((module) => {
-    runView.setExtra((shown, graph) => module.studioViews(shown, graph));
+    runView.setExtra((shown, graph) => module.studioViews(shown, graph, shown.status === 'running' || remote ? {} : { onRunFrom: (node, state) => void runFrom(node, state) }));
     document.body.dataset.views = 'ready';
   });
   document.body.dataset.ready = 'true';

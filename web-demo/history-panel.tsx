@@ -13,6 +13,7 @@ import type { RunRecord } from '../src/storage/trace-store.js';
 import { upgradeEvent } from '../src/events/upgrade-event.js';
 import { parseNdjson, toNdjson } from './ndjson.js';
 import { recordFromEvents } from './run-record.js';
+import { parentOf } from './run-sources.js';
 
 /** Where runs are listed from. */
 export interface HistorySource {
@@ -61,6 +62,7 @@ export function createHistoryPanel(options: HistoryPanelOptions): HistoryPanel {
     render(
       <History
         source={source}
+        storage={options.storage}
         runs={runs}
         loaded={loaded}
         failure={failure}
@@ -170,6 +172,7 @@ export function download(blob: Blob, name: string): void {
 
 interface HistoryProps {
   source: HistorySource | undefined;
+  storage: Storage | undefined;
   runs: RunRecord[];
   loaded: boolean;
   failure: string | undefined;
@@ -259,10 +262,10 @@ function haystack(run: RunRecord): string {
   return [run.agent, run.run_id, run.status, run.stop_reason ?? '', run.error?.code ?? '', run.error?.node ?? ''].join(' ').toLowerCase();
 }
 
-function Row({ run, onOpen, onExport, onReport, onAskDelete }: HistoryProps & { run: RunRecord; onAskDelete: ((label: string) => void) | undefined }) {
+function Row({ run, onOpen, onExport, onReport, onAskDelete, storage }: HistoryProps & { run: RunRecord; onAskDelete: ((label: string) => void) | undefined }) {
   const when = new Date(run.created_at);
   const label = `${run.agent} · ${Number.isNaN(when.getTime()) ? run.created_at : when.toLocaleString()}`;
-  const parent = (run as RunRecord & { parent_run_id?: string }).parent_run_id;
+  const parent = (run as RunRecord & { parent_run_id?: string }).parent_run_id ?? parentOf(storage, run.run_id);
   return (
     <li class="history-row" data-run-id={run.run_id}>
       <span class={`badge status-${run.status}`}>{run.status}</span>

@@ -10,7 +10,7 @@ import { element, replaceChildren } from './dom.js';
 import { highlightGraph, renderGraph, type GraphMarks } from './graph-view.js';
 import type { AgentGraph } from './agent-graph.js';
 import { failedCalls, type RunSummary } from './run-summary.js';
-import { RunSections } from './run-sections.js';
+import type { RunSections as Sections } from './run-sections.js';
 import { outcomeHeadline } from './run-outcome.js';
 
 /** Views the lazy studio chunk adds: `main` after the model calls, `tail` at the end. */
@@ -44,6 +44,13 @@ export function createRunView(root: HTMLElement): RunView {
   let pending: { summary: RunSummary; source: string | undefined } | undefined;
   let shown: RunSummary | undefined;
   let frame = 0;
+  // The sections (model calls, output, attempts, state…) load after the first paint: a run is
+  // only shown once the user started or opened one. Until then a render shows the status line.
+  let RunSections: typeof Sections | undefined;
+  void import('./run-sections.js').then((module) => {
+    RunSections = module.RunSections;
+    if (shown) this_.show(shown);
+  });
   const labels = new WeakMap<RunSummary, string>();
   let extra: ((summary: RunSummary, graph: AgentGraph | undefined) => ExtraViews) | undefined;
   let graphShown: AgentGraph | undefined;
@@ -68,11 +75,11 @@ export function createRunView(root: HTMLElement): RunView {
     }
     if (svg) highlightGraph(svg, marksOf(summary));
     const views = extra?.(summary, graphShown);
-    paint(<RunSections summary={summary} extra={views?.main} tail={views?.tail} />, body);
+    if (RunSections) paint(<RunSections summary={summary} extra={views?.main} tail={views?.tail} />, body);
     performance.measure('tea-run-view-render', { start: started, detail: { events: summary.event_count } });
   };
 
-  return {
+  const this_: RunView = {
     setGraph(graph) {
       graphShown = graph;
       svg = graph ? renderGraph(graph) : undefined;
@@ -87,7 +94,7 @@ export function createRunView(root: HTMLElement): RunView {
     },
     setExtra(views) {
       extra = views;
-      if (shown) this.show(shown);
+      if (shown) this_.show(shown);
     },
     shown: () => shown,
     clear() {
@@ -100,6 +107,7 @@ export function createRunView(root: HTMLElement): RunView {
       if (svg) highlightGraph(svg, { visited: [] });
     },
   };
+  return this_;
 }
 
 function outcomeKey(summary: RunSummary): string {

@@ -23,7 +23,7 @@ export interface TimelineProps {
   kinds: ReadonlyMap<string, string>;
   running: boolean;
   /** "Run from here" for a completed node (time travel), when the back-end can. */
-  onRunFrom?: ((item: TimelineItem) => void) | undefined;
+  onRunFrom?: ((node: string, state: Record<string, unknown>) => void) | undefined;
 }
 
 export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProps) {
@@ -83,11 +83,7 @@ function ItemDetail({ item, onRunFrom }: { item: TimelineItem; onRunFrom: Timeli
         item.after ? (
           <>
             <StateDiff before={item.before} after={item.after} />
-            {onRunFrom ? (
-              <button type="button" id="run-from-here" onClick={() => onRunFrom(item)}>
-                Run from here…
-              </button>
-            ) : null}
+            {onRunFrom && item.node ? <RunFrom key={item.id} node={item.node} state={item.after} onRunFrom={onRunFrom} /> : null}
           </>
         ) : (
           <p class="muted">The node has not ended: no state after it yet.</p>
@@ -122,6 +118,45 @@ function ItemDetail({ item, onRunFrom }: { item: TimelineItem; onRunFrom: Timeli
           </div>
         </div>
       ) : null}
+    </div>
+  );
+}
+
+/**
+ * "Run from here": the state after the node in a JSON editor, then a new run that continues
+ * after the node from that state (linked to this run in the history).
+ */
+function RunFrom({ node, state, onRunFrom }: { node: string; state: Record<string, unknown>; onRunFrom: NonNullable<TimelineProps['onRunFrom']> }) {
+  const [open, setOpen] = useState(false);
+  const [text, setText] = useState(() => JSON.stringify(state, null, 2));
+  const [error, setError] = useState('');
+  if (!open) {
+    return (
+      <button type="button" id="run-from-here" onClick={() => setOpen(true)}>
+        Run from here…
+      </button>
+    );
+  }
+  const start = () => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (problem) {
+      return setError(`Not valid JSON: ${(problem as Error).message}`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return setError('The state must be a JSON object.');
+    setError('');
+    onRunFrom(node, parsed as Record<string, unknown>);
+  };
+  return (
+    <div class="run-from" id="run-from">
+      <label for="run-from-state">{`State after ${node} (edit it, then start a new run that continues after ${node})`}</label>
+      <textarea id="run-from-state" rows={Math.min(16, text.split('\n').length + 1)} spellcheck={false} value={text} onInput={(event) => setText(event.currentTarget.value)} />
+      <p class="bad-text" role="alert" id="run-from-error">{error}</p>
+      <div class="row">
+        <button type="button" class="primary" id="run-from-start" onClick={start}>Start run from here</button>
+        <button type="button" id="run-from-cancel" onClick={() => setOpen(false)}>Cancel</button>
+      </div>
     </div>
   );
 }
