@@ -2,11 +2,11 @@
 // with the scripted demo model: reflection candidates side by side with the diff between them,
 // chain-of-thought thinking and answer, self-correct rounds with what changed, the decompose
 // tree with each answer, and the streaming example's tokens arriving.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { chromiumAvailable, launchChromium } from './support/chromium.js';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { chromiumAvailable } from './support/chromium.js';
 import { openDemo, runAgentInPage, screenshot, startRun, waitForEnd } from './support/demo-page.js';
-import { serveDemo, type DemoServer } from './support/serve-demo.js';
+import { useDemoSuite } from './support/demo-suite.js';
 
 async function runExample(page: Page, file: string): Promise<void> {
   await page.selectOption('#example-select', file);
@@ -15,19 +15,10 @@ async function runExample(page: Page, file: string): Promise<void> {
 }
 
 describe.skipIf(!chromiumAvailable())('studio action views (Chromium)', () => {
-  let browser: Browser;
-  let server: DemoServer;
-
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([serveDemo(), launchChromium()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const suite = useDemoSuite();
 
   it('reflection: candidates side by side, the second as a diff of the first', async () => {
-    const { context, page } = await openDemo(browser, server.url);
+    const { context, page } = await openDemo(suite.browser, suite.server.url);
     await runExample(page, 'reflection-json-schema.yaml');
     const candidates = page.locator('#reflection-candidates .candidate');
     expect(await candidates.count()).toBe(2);
@@ -43,7 +34,7 @@ describe.skipIf(!chromiumAvailable())('studio action views (Chromium)', () => {
   });
 
   it('chain of thought, self-correct rounds and the decompose tree', async () => {
-    const { context, page } = await openDemo(browser, server.url);
+    const { context, page } = await openDemo(suite.browser, suite.server.url);
     await runExample(page, 'reason-cot-math.yaml');
     expect(await page.textContent('#cot-view .cot-thinking')).toContain('0.15 x 240');
     expect(await page.textContent('#cot-view .cot-answer')).toBe('36');
@@ -69,7 +60,7 @@ describe.skipIf(!chromiumAvailable())('studio action views (Chromium)', () => {
   });
 
   it('the streaming example shows its tokens while they arrive', async () => {
-    const { context, page } = await openDemo(browser, server.url);
+    const { context, page } = await openDemo(suite.browser, suite.server.url);
     await page.selectOption('#example-select', 'stream-story.yaml');
     await startRun(page);
     await page.waitForSelector('#stream-text');

@@ -2,26 +2,16 @@
 // completed node in the timeline, edit the state after it, and start a new run from there. The
 // new run skips the node (no model call), the next node sees the edited state, and the history
 // links the new run to its parent.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { chromiumAvailable, launchChromium } from './support/chromium.js';
+import { describe, expect, it } from 'vitest';
+import { chromiumAvailable } from './support/chromium.js';
 import { fixture, openDemo, runAgentInPage, screenshot, setAgent, waitForEnd } from './support/demo-page.js';
-import { serveDemo, type DemoServer } from './support/serve-demo.js';
+import { useDemoSuite } from './support/demo-suite.js';
 
 describe.skipIf(!chromiumAvailable())('studio time travel (Chromium)', () => {
-  let browser: Browser;
-  let server: DemoServer;
-
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([serveDemo(), launchChromium()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const suite = useDemoSuite();
 
   it('runs from a completed node with an edited state, linked to its parent', { timeout: 60_000 }, async () => {
-    const { context, page } = await openDemo(browser, server.url);
+    const { context, page } = await openDemo(suite.browser, suite.server.url);
     await setAgent(page, await fixture('two-steps.yaml'));
     expect(await runAgentInPage(page)).toBe('completed');
     expect(await page.textContent('#final-state')).toContain('Today: Darjeeling');
