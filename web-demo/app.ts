@@ -146,7 +146,16 @@ function start(): void {
     } catch {
       stores = undefined;
     }
-    const panel = module.createHistoryPanel({ root: byId('history-panel'), storage, announce, open: openRunFromHistory });
+    const panel = module.createHistoryPanel({
+      root: byId('history-panel'),
+      storage,
+      announce,
+      open: openRunFromHistory,
+      report: (record, events) => {
+        module.download(new Blob([module.runReport(record, events)], { type: 'text/html' }), `run-${record.run_id}.html`);
+        announce('Saved the run as an HTML report.');
+      },
+    });
     tabSource = stores ? module.tabHistory(stores.traceStore) : undefined;
     panel.setSource(tabSource);
     return panel;

@@ -14,6 +14,7 @@ import { upgradeEvent } from '../src/events/upgrade-event.js';
 import { parseNdjson, toNdjson } from './ndjson.js';
 import { recordFromEvents } from './run-record.js';
 import { parentOf } from './run-sources.js';
+import { CompareView, type ComparedRun } from './compare-view.js';
 
 /** Where runs are listed from. */
 export interface HistorySource {
@@ -78,6 +79,7 @@ export function createHistoryPanel(options: HistoryPanelOptions): HistoryPanel {
         onReport={options.report ? (run) => void reportRun(run) : undefined}
         onDelete={source?.remove ? (run, label) => void deleteRun(run, label) : undefined}
         onImport={(file) => void importFile(file)}
+        loadEvents={eventsOf}
       />,
       options.root,
     );
@@ -185,6 +187,7 @@ interface HistoryProps {
   onReport: ((run: RunRecord) => void) | undefined;
   onDelete: ((run: RunRecord, label: string) => void) | undefined;
   onImport(file: File): void;
+  loadEvents(run: RunRecord): Promise<AgentEvent[]>;
 }
 
 const STATUSES = ['completed', 'failed', 'interrupted', 'cancelled', 'running'];
@@ -193,6 +196,18 @@ function History(props: HistoryProps) {
   const [query, setQuery] = useState('');
   const [status, setStatus] = useState('');
   const [confirming, setConfirming] = useState<{ run: RunRecord; label: string } | undefined>();
+  // Compare: the two runs picked (the newest pick replaces the older), then their events.
+  const [picked, setPicked] = useState<RunRecord[]>([]);
+  const [compared, setCompared] = useState<[ComparedRun, ComparedRun] | undefined>();
+  const togglePick = (run: RunRecord) => {
+    setCompared(undefined);
+    setPicked((current) => (current.some((other) => other.run_id === run.run_id) ? current.filter((other) => other.run_id !== run.run_id) : [...current, run].slice(-2)));
+  };
+  const compare = async () => {
+    const [a, b] = picked as [RunRecord, RunRecord];
+    const [eventsA, eventsB] = await Promise.all([props.loadEvents(a), props.loadEvents(b)]);
+    setCompared([{ record: a, events: eventsA }, { record: b, events: eventsB }]);
+  };
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   const shown = props.runs.filter((run) => (status === '' || run.status === status) && words.every((word) => haystack(run).includes(word)));
   return (
@@ -242,8 +257,18 @@ function History(props: HistoryProps) {
         {props.failure ? <li class="bad-text">{props.failure}</li> : null}
         {!props.failure && props.loaded && props.runs.length === 0 ? <li class="muted">No runs yet.</li> : null}
         {!props.failure && props.runs.length > 0 && shown.length === 0 ? <li class="muted">No run matches.</li> : null}
-        {shown.map((run) => <Row key={run.run_id} run={run} {...props} onAskDelete={props.onDelete ? (label) => setConfirming({ run, label }) : undefined} />)}
+        {shown.map((run) => (
+          <Row key={run.run_id} run={run} {...props} picked={picked.some((other) => other.run_id === run.run_id)} onPick={() => togglePick(run)} onAskDelete={props.onDelete ? (label) => setConfirming({ run, label }) : undefined} />
+        ))}
       </ul>
+      {picked.length > 0 ? (
+        <div class="row compare-bar">
+          <span class="note">{picked.length === 2 ? 'Two runs picked.' : 'Pick one more run to compare.'}</span>
+          <button type="button" id="compare-button" class="primary" disabled={picked.length !== 2} onClick={() => void compare()}>Compare</button>
+          <button type="button" id="compare-clear" onClick={() => { setPicked([]); setCompared(undefined); }}>Clear</button>
+        </div>
+      ) : null}
+      {compared ? <CompareView a={compared[0]} b={compared[1]} onClose={() => setCompared(undefined)} /> : null}
       {confirming && props.onDelete ? (
         <ConfirmDelete
           label={confirming.label}
@@ -262,7 +287,7 @@ function haystack(run: RunRecord): string {
   return [run.agent, run.run_id, run.status, run.stop_reason ?? '', run.error?.code ?? '', run.error?.node ?? ''].join(' ').toLowerCase();
 }
 
-function Row({ run, onOpen, onExport, onReport, onAskDelete, storage }: HistoryProps & { run: RunRecord; onAskDelete: ((label: string) => void) | undefined }) {
+function Row({ run, onOpen, onExport, onReport, onAskDelete, storage, picked, onPick }: HistoryProps & { run: RunRecord; picked: boolean; onPick(): void; onAskDelete: ((label: string) => void) | undefined }) {
   const when = new Date(run.created_at);
   const label = `${run.agent} · ${Number.isNaN(when.getTime()) ? run.created_at : when.toLocaleString()}`;
   const parent = (run as RunRecord & { parent_run_id?: string }).parent_run_id ?? parentOf(storage, run.run_id);
@@ -278,6 +303,7 @@ function Row({ run, onOpen, onExport, onReport, onAskDelete, storage }: HistoryP
       <span class="history-actions">
         <button type="button" class="open-run" aria-label={`Open run ${label}`} onClick={() => onOpen(run, label)}>Open</button>
         <button type="button" class="export-run" aria-label={`Export run ${label} as NDJSON`} onClick={() => onExport(run)}>Export</button>
+        <button type="button" class="pick-run" aria-pressed={picked} aria-label={`Compare run ${label}`} onClick={onPick}>Compare</button>
         {onReport ? <button type="button" class="report-run" aria-label={`Save run ${label} as an HTML report`} onClick={() => onReport(run)}>Report</button> : null}
         {onAskDelete ? <button type="button" class="delete-run danger" aria-label={`Delete run ${label}`} onClick={() => onAskDelete(label)}>Delete</button> : null}
       </span>

@@ -5,3 +5,4 @@
 export { createIndexedDbStores } from '../adapters/indexeddb/index.js';
 export { createHistoryPanel, download } from './history-panel.js';
 export { tabHistory } from './tab-history.js';
+export { runReport } from './report.js';
