@@ -96,6 +96,7 @@ function start(): void {
   };
   const validations = new WeakMap<object, boolean>();
   const agentPanel = createAgentPanel({
+    storage,
     validate: (text) =>
       latestGraph(text).then(({ result, latest }) => {
         validations.set(result, latest);

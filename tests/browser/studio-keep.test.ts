@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable } from './support/chromium.js';
-import { fixture, openDemo, runAgentInPage, screenshot, SCREENSHOTS, setAgent } from './support/demo-page.js';
+import { fixture, openDemo, runAgentInPage, SCREENSHOTS, setAgent, waitReady } from './support/demo-page.js';
 import { useDemoSuite } from './support/demo-suite.js';
 
 describe.skipIf(!chromiumAvailable())('studio keep and compare (Chromium)', () => {
@@ -77,6 +77,31 @@ describe.skipIf(!chromiumAvailable())('studio keep and compare (Chromium)', () =
     await page.selectOption('#history-status', 'completed');
     expect(await page.locator('#history-list .history-row').count()).toBe(1);
     await page.locator('section.history').screenshot({ path: path.join(SCREENSHOTS, 'studio-history-filter.png') });
+    await context.close();
+  });
+
+  it('keeps the editor draft of each agent across a reload, and gives the shipped file back', async () => {
+    const { context, page } = await openDemo(suite.browser, suite.server.url);
+    const edited = (await fixture('scripted-hello.yaml')).replace('Say hello.', 'Say hello in Welsh.');
+    await setAgent(page, edited);
+    await page.waitForFunction(() => (document.querySelector('#draft-note')?.textContent ?? '').includes('Draft of browser-scripted-hello saved'));
+    await page.reload();
+    await waitReady(page);
+    expect(await page.textContent('.cm-content')).toContain('Say hello in Welsh.');
+    expect(await page.textContent('#draft-note')).toContain('Restored your draft of browser-scripted-hello');
+    await page.locator('section.agent').screenshot({ path: path.join(SCREENSHOTS, 'studio-draft-restored.png') });
+    // An example's draft comes back when the example is picked again, and can be discarded.
+    await page.selectOption('#example-select', 'stream-story.yaml');
+    await page.waitForFunction(() => (document.querySelector('.cm-content')?.textContent ?? '').includes('stream-story'));
+    const story = (await page.evaluate(() => [...document.querySelectorAll('.cm-content .cm-line')].map((line) => line.textContent).join('\n'))).replace('two-sentence', 'three-sentence');
+    await setAgent(page, story);
+    await page.waitForFunction(() => (document.querySelector('#draft-note')?.textContent ?? '').includes('Draft of stream-story saved'));
+    await page.selectOption('#example-select', 'reason-cot-math.yaml');
+    await page.selectOption('#example-select', 'stream-story.yaml');
+    await page.waitForFunction(() => (document.querySelector('.cm-content')?.textContent ?? '').includes('three-sentence'));
+    await page.click('#discard-draft');
+    await page.waitForFunction(() => !(document.querySelector('.cm-content')?.textContent ?? '').includes('three-sentence'));
+    expect(await page.textContent('.cm-content')).toContain('two-sentence');
     await context.close();
   });
 });
