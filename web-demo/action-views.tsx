@@ -44,7 +44,7 @@ export function ActionViews({ summary }: { summary: RunSummary }) {
             {streams.map((stream, index) => (
               <li key={index}>
                 <p class="note">{`Call ${index + 1}${stream.node ? ` in ${stream.node}` : ''} · ${stream.text.length} characters`}</p>
-                <pre class="stream">{stream.text}</pre>
+                <pre class="stream" tabindex={0}>{stream.text}</pre>
               </li>
             ))}
           </ol>
@@ -79,7 +79,7 @@ function Reflection({ at }: { at: Found }) {
                 <span class={`badge ${attempt.valid === true ? 'ok' : 'bad'}`}>{attempt.valid === true ? 'valid' : 'invalid'}</span>
                 {typeof attempt.score === 'number' ? ` score ${attempt.score.toFixed(2)}` : ''}
               </p>
-              {previous === undefined ? <pre class="candidate-output">{output}</pre> : <DiffView lines={diffLines(previous, output)} label={`Changes from attempt ${index}`} />}
+              {previous === undefined ? <pre class="candidate-output" tabindex={0}>{output}</pre> : <DiffView lines={diffLines(previous, output)} label={`Changes from attempt ${index}`} />}
               {errors.length > 0 ? <ul class="errors">{errors.map((error, at2) => <li key={at2}>{String(error.message ?? '')}</li>)}</ul> : null}
             </article>
           );
@@ -94,9 +94,9 @@ function ChainOfThought({ at }: { at: Found }) {
     <ActionSection id={`cot-${at.node}`} title={`Chain of thought in ${at.node}`}>
       <div class="cot" id="cot-view">
         <h4>Thinking{typeof at.value.thinking_format === 'string' ? ` (${at.value.thinking_format})` : ''}</h4>
-        <pre class="cot-thinking">{formatJson(at.value.thinking ?? '', 8000)}</pre>
+        <pre class="cot-thinking" tabindex={0}>{formatJson(at.value.thinking ?? '', 8000)}</pre>
         <h4>Answer</h4>
-        <pre class="cot-answer">{formatJson(at.value.answer ?? null, 4000)}</pre>
+        <pre class="cot-answer" tabindex={0}>{formatJson(at.value.answer ?? null, 4000)}</pre>
       </div>
     </ActionSection>
   );
@@ -117,7 +117,7 @@ function SelfCorrect({ at }: { at: Found }) {
               <h4>{`Round ${String(round.round ?? index)} · ${String(round.type ?? '')}`}{score !== undefined ? ` · score ${score.toFixed(2)}` : ''}</h4>
               {issues.length > 0 ? <p><b>Issues: </b>{issues.join('; ')}</p> : null}
               {list(round.suggestions).length > 0 ? <p><b>Suggestions: </b>{list(round.suggestions).join('; ')}</p> : null}
-              {before === undefined ? <pre>{output}</pre> : <DiffView lines={diffWords(typeof before === 'string' ? before : formatJson(before, 4000), output)} label={`What changed from round ${index - 1}`} inline />}
+              {before === undefined ? <pre tabindex={0}>{output}</pre> : <DiffView lines={diffWords(typeof before === 'string' ? before : formatJson(before, 4000), output)} label={`What changed from round ${index - 1}`} inline />}
             </li>
           );
         })}
@@ -192,7 +192,7 @@ function DiffView({ lines, label, inline = false }: { lines: DiffLine[]; label: 
   return (
     <div class="diff" role="group" aria-label={label}>
       <p class="note">{changed ? label : `${label}: none`}</p>
-      <pre class="diff-lines">
+      <pre class="diff-lines" tabindex={0}>
         {lines.map((line, index) => (
           <span key={index} class={`diff-line ${line.kind}`}>{`${line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '− ' : '  '}${line.text}\n`}</span>
         ))}

@@ -345,7 +345,10 @@ function start(): void {
     if (!summary?.confirmation) return;
     byId('confirm-tool').textContent = summary.confirmation.tool;
     byId('confirm-args').textContent = JSON.stringify(summary.confirmation.arguments ?? {}, null, 2);
-    if (!dialog.open) dialog.showModal();
+    if (dialog.open) return;
+    dialog.showModal();
+    // The safe choice has the focus: Enter on an unread dialog denies the tool.
+    byId('deny-button').focus();
   }
   const answer = async (approved: boolean) => {
     dialog.close();

@@ -20,7 +20,7 @@ export function EventLog({ events }: { events: AgentEvent[] }) {
  */
 const EventList = memo(function EventList({ events }: { events: AgentEvent[]; count: number }) {
   return (
-    <ol class="events" id="event-list">
+    <ol class="events" id="event-list" tabindex={0} aria-label="Events of the run">
       {events.map((event) => <EventRow key={event.seq} event={event} />)}
     </ol>
   );

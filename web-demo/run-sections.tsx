@@ -83,7 +83,7 @@ export function RunSections({ summary, extra, tail }: { summary: RunSummary; ext
       {summary.logs.length > 0 ? (
         <details class="logs" id="run-log">
           <summary>{`Log (${summary.logs.length})`}</summary>
-          <pre>{summary.logs.join('\n')}</pre>
+          <pre tabindex={0}>{summary.logs.join('\n')}</pre>
         </details>
       ) : null}
       {tail}

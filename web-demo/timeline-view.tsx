@@ -89,7 +89,7 @@ function ItemDetail({ item, onRunFrom }: { item: TimelineItem; onRunFrom: Timeli
           <p class="muted">The node has not ended: no state after it yet.</p>
         )
       ) : null}
-      {item.detail?.logs ? <pre class="tl-pre">{item.detail.logs.join('\n')}</pre> : null}
+      {item.detail?.logs ? <pre class="tl-pre" tabindex={0}>{item.detail.logs.join('\n')}</pre> : null}
       {item.kind === 'model' ? (
         item.request !== undefined || item.response !== undefined ? (
           <div class="payloads">
@@ -188,8 +188,8 @@ export function StateDiff({ before, after }: { before: Record<string, unknown> |
               <th scope="row">
                 <code>{change.key}</code> <span class="diff-kind">{change.kind}</span>
               </th>
-              <td><pre>{change.kind === 'added' ? '—' : formatJson(change.before, 2000)}</pre></td>
-              <td><pre>{change.kind === 'removed' ? '—' : formatJson(change.after, 2000)}</pre></td>
+              <td><pre tabindex={0}>{change.kind === 'added' ? '—' : formatJson(change.before, 2000)}</pre></td>
+              <td><pre tabindex={0}>{change.kind === 'removed' ? '—' : formatJson(change.after, 2000)}</pre></td>
             </tr>
           ))}
         </tbody>
