@@ -18,6 +18,9 @@ import type { AgentEvent } from '../src/events/event.js';
 
 const KIND_LABEL: Record<TimelineItem['kind'], string> = { node: 'node', lua: 'Lua', model: 'model', tool: 'tool' };
 
+/** Rows drawn at first: a long run's waterfall stays cheap to update while it streams. */
+const ROW_LIMIT = 200;
+
 export interface TimelineProps {
   events: readonly AgentEvent[];
   kinds: ReadonlyMap<string, string>;
@@ -28,6 +31,7 @@ export interface TimelineProps {
 
 export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProps) {
   const [selected, setSelected] = useState<string | undefined>();
+  const [all, setAll] = useState(false);
   const timeline = buildTimeline(events, kinds, running ? Date.now() : undefined);
   if (timeline.items.length === 0) return null;
   const chosen = timeline.items.find((item) => item.id === selected);
@@ -38,7 +42,7 @@ export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProp
       <h3 id="heading-timeline">Timeline</h3>
       <p class="note" id="timeline-summary">{`${duration(timeline.total)} · ${nodes} node run${nodes === 1 ? '' : 's'} · ${calls} model call${calls === 1 ? '' : 's'} · ${timeline.tokens} tokens. Select an item for its details.`}</p>
       <ol class="timeline" id="timeline">
-        {timeline.items.map((item) => (
+        {(all ? timeline.items : timeline.items.slice(0, ROW_LIMIT)).map((item) => (
           <li key={item.id} class={`tl-row kind-${item.kind} status-${item.status} depth-${item.depth}`}>
             <button type="button" class="tl-item" data-item={item.id} data-kind={item.kind} aria-pressed={item.id === selected} onClick={() => setSelected(item.id === selected ? undefined : item.id)}>
               <span class="tl-label">
@@ -52,6 +56,9 @@ export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProp
           </li>
         ))}
       </ol>
+      {!all && timeline.items.length > ROW_LIMIT ? (
+        <button type="button" id="timeline-all" onClick={() => setAll(true)}>{`Show all ${timeline.items.length} items (${ROW_LIMIT} shown)`}</button>
+      ) : null}
       {chosen ? <ItemDetail item={chosen} onRunFrom={onRunFrom} /> : null}
     </section>
   );
