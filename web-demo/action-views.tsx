@@ -194,7 +194,7 @@ function DiffView({ lines, label, inline = false }: { lines: DiffLine[]; label: 
       <p class="note">{changed ? label : `${label}: none`}</p>
       <pre class="diff-lines" tabindex={0}>
         {lines.map((line, index) => (
-          <span key={index} class={`diff-line ${line.kind}`}>{`${line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '− ' : '  '}${line.text}\n`}</span>
+          <span key={index} class={`diff-line ${line.kind}`}>{`${line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '− ' : '  '}${line.text}`}</span>
         ))}
       </pre>
     </div>
