@@ -52,6 +52,10 @@ describe.skipIf(!chromiumAvailable())('studio server mode (Chromium)', () => {
     expect(await page.textContent('#run-status')).toContain('server agent server-stream');
     await page.waitForSelector('#history-list .history-row');
     expect(await page.textContent('#history-source')).toContain(server.url);
+    // The timeline of a server run, the same as in the tab.
+    await page.waitForSelector('#timeline .tl-item[data-kind="model"]');
+    await page.locator('#timeline .tl-item[data-kind="node"]').first().click();
+    expect(await page.textContent('#state-diff')).toContain('reply');
     await screenshot(page, 'studio-server-run');
 
     await page.selectOption('#server-agent', 'server-review');
@@ -66,6 +70,15 @@ describe.skipIf(!chromiumAvailable())('studio server mode (Chromium)', () => {
     await page.locator('#history-list .history-row', { hasText: 'server-stream' }).locator('.open-run').click();
     await page.waitForFunction(() => (document.querySelector('#final-state')?.textContent ?? '').includes('Fujian'));
     await screenshot(page, 'studio-server-history');
+    // Compare two server runs.
+    const rows = page.locator('#history-list .history-row');
+    await rows.nth(0).locator('.pick-run').click();
+    await rows.nth(1).locator('.pick-run').click();
+    await page.click('#compare-button');
+    await page.waitForSelector('#compare-view');
+    expect(await page.textContent('#compare-view')).toContain('server-stream');
+    expect(await page.textContent('#compare-view')).toContain('server-review');
+    await screenshot(page, 'studio-server-compare');
 
     // One click back to the tab: the editor returns and runs in the tab.
     await page.click('#backend-tab');
