@@ -317,6 +317,25 @@ function start(): void {
    */
   async function runFrom(node: string, state: Record<string, unknown>): Promise<void> {
     const parent = summary;
+    if (parent && remote) {
+      const backend = remote;
+      summary = emptySummary('', parent.agent);
+      activeRunId = undefined;
+      runView.clear();
+      setRunning(true);
+      try {
+        const outcome = await backend.runFrom(parent.run_id, node, state, (runId) => {
+          activeRunId = runId;
+          summary!.run_id = runId;
+          rememberSource(storage, runId, '', parent.run_id);
+          runView.show(summary!, `from node ${node} of run ${parent.run_id.slice(0, 8)} on the server`);
+        }, onRunEvent);
+        await finish(outcome);
+      } catch (error) {
+        remoteFailed(error);
+      }
+      return;
+    }
     const source = parent ? sourceOf(storage, parent.run_id) : undefined;
     if (!parent || source === undefined) {
       announce('The agent file of this run is not known any more, so it cannot be run from a node.');
@@ -371,7 +390,7 @@ function start(): void {
   }
   // The timeline and the per-action views: their own chunk, after the first paint.
   void import('./studio-views.js').then((module) => {
-    runView.setExtra((shown, graph) => module.studioViews(shown, graph, shown.status === 'running' || remote ? {} : { onRunFrom: (node, state) => void runFrom(node, state) }));
+    runView.setExtra((shown, graph) => module.studioViews(shown, graph, shown.status === 'running' ? {} : { onRunFrom: (node, state) => void runFrom(node, state) }));
     document.body.dataset.views = 'ready';
   });
   document.body.dataset.ready = 'true';
