@@ -28,8 +28,9 @@ export interface AgentGraph {
   edges: GraphEdge[];
 }
 
-export const START = '__start__';
-export const END = '__end__';
+import { END, START } from './graph-names.js';
+
+export { END, START };
 
 /** Builds the graph of a parsed agent file; unknown shapes give an empty graph, never a throw. */
 export function agentGraph(spec: unknown): AgentGraph {

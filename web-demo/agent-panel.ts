@@ -7,11 +7,13 @@ import examples from 'virtual:examples';
 import { element } from './dom.js';
 import type { AgentProblem } from './protocol.js';
 import type { Validation } from './engine-client.js';
+import { agentNameOf, deleteDraft, lastDraft, loadDraft, saveDraft } from './drafts.js';
 
 export interface AgentPanelOptions {
   validate(text: string): Promise<Validation>;
   /** Called with each validation result (to draw the graph). */
   onValidated(result: Validation): void;
+  storage?: Storage | undefined;
 }
 
 export interface AgentPanel {
@@ -57,22 +59,56 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
     byId('agent-status').textContent = count === 0 ? 'The agent is valid.' : `${count} problem${count === 1 ? '' : 's'} found.`;
     return result.problems;
   };
+  // Drafts: every edit is saved (per agent name) after a pause; picking an example with a draft
+  // restores the draft and offers the example as shipped.
+  const draftNote = byId('draft-note');
+  let draftTimer = 0;
+  const showDraft = (text: string, restored: boolean) => {
+    const name = agentNameOf(text);
+    draftNote.hidden = !name;
+    if (!name) return;
+    draftNote.replaceChildren(
+      restored ? `Restored your draft of ${name}. ` : `Draft of ${name} saved in this browser. `,
+      element('button', { type: 'button', id: 'discard-draft', onclick: () => void discard(name) }, restored ? 'Use the file as shipped' : 'Discard the draft'),
+    );
+  };
+  const discard = async (name: string) => {
+    await deleteDraft(name);
+    const shipped = examples.find((entry) => agentNameOf(entry.source) === name);
+    draftNote.hidden = true;
+    if (shipped) {
+      exampleSelect.value = shipped.file;
+      editor.setText(shipped.source);
+      scheduleValidate();
+    }
+  };
   const noteEdit = (text: string) => {
     const chosen = examples.find((entry) => entry.file === exampleSelect.value);
     if (chosen && chosen.source !== text) exampleSelect.value = '';
+    clearTimeout(draftTimer);
+    draftTimer = window.setTimeout(() => {
+      const shipped = examples.find((entry) => entry.source === text);
+      if (shipped) return;
+      void saveDraft(text, options.storage).then(() => showDraft(text, false), () => undefined);
+    }, 500);
   };
   const scheduleValidate = () => {
     clearTimeout(validateTimer);
     validateTimer = window.setTimeout(() => void validateNow(editor.getText()), 300);
   };
-  const pickExample = (file: string) => {
+  const pickExample = async (file: string) => {
     const example = examples.find((entry) => entry.file === file);
     if (!example) return;
-    editor.setText(example.source);
+    const name = agentNameOf(example.source);
+    const draft = name ? await loadDraft(name) : undefined;
+    const text = draft && draft.text !== example.source ? draft.text : example.source;
+    editor.setText(text);
+    if (text !== example.source) showDraft(text, true);
+    else draftNote.hidden = true;
     inputArea.value = exampleInput(example.source);
     scheduleValidate();
   };
-  exampleSelect.addEventListener('change', () => pickExample(exampleSelect.value));
+  exampleSelect.addEventListener('change', () => void pickExample(exampleSelect.value));
   textArea.addEventListener('input', () => {
     noteEdit(textArea.value);
     scheduleValidate();
@@ -80,11 +116,24 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
   const preferred = examples.find((example) => example.file.startsWith('reflection')) ?? examples[0];
   if (preferred) {
     exampleSelect.value = preferred.file;
-    pickExample(preferred.file);
+    editor.setText(preferred.source);
+    inputArea.value = exampleInput(preferred.source);
   }
+  // The draft edited last comes back before the editor is shown (so nothing typed is replaced).
+  const restored = lastDraft(options.storage)
+    .then((draft) => {
+      if (!draft) return;
+      const shipped = examples.find((entry) => agentNameOf(entry.source) === draft.name);
+      exampleSelect.value = shipped && shipped.source === draft.text ? shipped.file : '';
+      editor.setText(draft.text);
+      showDraft(draft.text, true);
+    })
+    .catch(() => undefined)
+    .finally(scheduleValidate);
 
   // The editor is its own chunk, loaded after the first paint.
   const loadEditor = async () => {
+    await restored;
     const { createEditor } = await import('./editor.js');
     const host = byId('editor-host');
     editor = createEditor({ parent: host, text: textArea.value, label: 'Agent YAML', validate: validateNow, onChange: noteEdit });

@@ -3,11 +3,12 @@
  * machine (or the scripted demo model), watch it live, and find every run again in the history
  * kept in IndexedDB. The editor (CodeMirror) is loaded after the first paint, in its own chunk.
  */
-import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
 import type { AgentErrorJson } from '../src/errors/agent-error.js';
 import examples from 'virtual:examples';
+import type { AgentEvent } from '../src/events/event.js';
 import { EngineClient } from './engine-client.js';
-import { createHistoryPanel } from './history-panel.js';
+import type { HistoryPanel, HistorySource } from './history-panel.js';
+import type { RemoteBackend } from './backend.js';
 import { scanLocalServers } from './local-detect.js';
 import { loadSettings, presetById, saveSettings, type ModelSettings } from './model-settings.js';
 import { DATABASE_NAME, type RunOutcome } from './protocol.js';
@@ -35,15 +36,19 @@ function start(): void {
     announcer.textContent = message;
   };
   const runView = createRunView(byId('run-view'));
+  // Where runs go: this tab's engine workers, or a server (server mode sets it).
+  let remote: RemoteBackend | undefined;
+  const onRunEvent = (runId: string, event: AgentEvent) => {
+    if (runId !== activeRunId || !summary) return;
+    applyEvent(summary, event);
+    runView.show(summary);
+    if (event.type === 'confirmation_request') openConfirmation();
+  };
+  const lastSeq = () => summary?.events.at(-1)?.seq ?? 0;
   const client = new EngineClient({
     workerUrl: new URL('engine-worker.js', document.baseURI).href,
     luaWorkerUrl: new URL('engine-worker-lua.js', document.baseURI).href,
-    onEvent: (runId, event) => {
-      if (runId !== activeRunId || !summary) return;
-      applyEvent(summary, event);
-      runView.show(summary);
-      if (event.type === 'confirmation_request') openConfirmation();
-    },
+    onEvent: onRunEvent,
     onRestart: () => announce('The engine worker was restarted.'),
     // Agents run the other bundled examples as sub-runs (agent.* with {file: …}).
     agentFiles: Object.fromEntries(examples.map((example) => [example.file, example.source])),
@@ -94,6 +99,7 @@ function start(): void {
   };
   const validations = new WeakMap<object, boolean>();
   const agentPanel = createAgentPanel({
+    storage,
     validate: (text) =>
       latestGraph(text).then(({ result, latest }) => {
         validations.set(result, latest);
@@ -112,35 +118,80 @@ function start(): void {
   const editor = agentPanel;
   const validateNow = agentPanel.validateNow;
 
-  // History.
-  let stores: ReturnType<typeof createIndexedDbStores> | undefined;
-  try {
-    stores = createIndexedDbStores({ dbName: DATABASE_NAME });
-  } catch {
-    stores = undefined;
-  }
-  const history = createHistoryPanel({
-    root: byId('history-panel'),
-    traceStore: stores?.traceStore,
-    announce,
-    open: (runId, events, label) => {
-      summary = summarize(events);
-      const source = sourceOf(storage, runId);
-      if (source) {
-        graphPinnedTo = editor.getText();
-        void latestGraph(source).then(({ result, latest }) => latest && runView.setGraph(result.graph));
-      }
-      runView.show(summary, label);
-      // A paused run can be continued from history when its agent file is known.
-      const paused = summary.status === 'interrupted' && source !== undefined;
-      activeRunId = paused ? runId : undefined;
-      if (paused) activeSource = source;
-      showResume();
-      if (paused && summary.confirmation) openConfirmation();
-      byId('run-heading').focus();
-    },
+  // History (its module loads after the first paint).
+  type Stores = ReturnType<typeof import('../adapters/indexeddb/index.js').createIndexedDbStores>;
+  let stores: Stores | undefined;
+  const openRunFromHistory = (runId: string, events: AgentEvent[], label: string) => {
+    summary = summarize(events);
+    const source = sourceOf(storage, runId);
+    if (source) {
+      graphPinnedTo = editor.getText();
+      void latestGraph(source).then(({ result, latest }) => latest && runView.setGraph(result.graph));
+    }
+    runView.show(summary, label);
+    // A paused run can be continued from history when its agent file is known (or on its server).
+    const paused = summary.status === 'interrupted' && (source !== undefined || remote !== undefined);
+    const live = remote !== undefined && summary.status === 'running';
+    activeRunId = paused || live ? runId : undefined;
+    if (paused && source !== undefined) activeSource = source;
+    showResume();
+    if (paused && summary.confirmation) openConfirmation();
+    byId('run-heading').focus();
+    // A run still going on the server: follow it from where its stored events end.
+    if (live && remote) {
+      setRunning(true);
+      void remote.follow(runId, lastSeq(), onRunEvent).then(finish, remoteFailed);
+    }
+  };
+  let tabSource: HistorySource | undefined;
+  const historyReady: Promise<HistoryPanel> = import('./history-studio.js').then((module) => {
+    try {
+      stores = module.createIndexedDbStores({ dbName: DATABASE_NAME });
+    } catch {
+      stores = undefined;
+    }
+    const panel = module.createHistoryPanel({
+      root: byId('history-panel'),
+      storage,
+      announce,
+      open: openRunFromHistory,
+      report: (record, events) => {
+        module.download(new Blob([module.runReport(record, events)], { type: 'text/html' }), `run-${record.run_id}.html`);
+        announce('Saved the run as an HTML report.');
+      },
+    });
+    tabSource = stores ? module.tabHistory(stores.traceStore) : undefined;
+    panel.setSource(tabSource);
+    return panel;
   });
-  void history.refresh();
+  // Server mode (its module loads after the first paint).
+  void historyReady.then(async (panel) => {
+    const { startServerMode } = await import('./server-mode.js');
+    await startServerMode({
+      root: byId('backend'),
+      storage,
+      session,
+      announce,
+      setGraph: (graph) => {
+        graphPinnedTo = editor.getText();
+        runView.setGraph(graph);
+      },
+      useBackend: (backend, source) => {
+        const changed = (remote === undefined) !== (backend === undefined);
+        remote = backend;
+        document.body.dataset.backend = backend ? 'server' : 'tab';
+        if (backend) badge.textContent = 'Models of the server';
+        else showBadge();
+        panel.setSource(source ?? tabSource);
+        if (changed && !backend) {
+          graphPinnedTo = undefined;
+          void validateNow(editor.getText());
+        }
+      },
+    });
+    document.body.dataset.studio = 'ready';
+  });
+  const refreshHistory = () => historyReady.then((panel) => panel.refresh());
 
   // Running, cancelling, confirming.
   const runButton = byId<HTMLButtonElement>('run-button');
@@ -161,14 +212,14 @@ function start(): void {
         // The worker was terminated (or failed before any event): show the outcome as the end.
         endRun(summary, outcome);
         if (outcome.state) summary.final_state = outcome.state;
-        await recordTerminatedRun(outcome);
+        if (!remote) await recordTerminatedRun(outcome);
       }
       runView.show(summary);
       announce(outcomeSentence(summary));
     }
     setRunning(false);
     showResume();
-    await history.refresh();
+    await refreshHistory();
   };
   const recordTerminatedRun = async (outcome: RunOutcome) => {
     if (!stores || !summary) return;
@@ -178,6 +229,40 @@ function start(): void {
     await stores.traceStore
       .putRun({ run_id: outcome.run_id, agent: summary.agent || 'agent', status: outcome.status as 'cancelled', stop_reason: outcome.stop_reason ?? 'cancelled', created_at: existing?.created_at ?? now, updated_at: now, ...(outcome.error ? { error: outcome.error as AgentErrorJson } : {}) })
       .catch(() => undefined);
+  };
+  /** A server request that failed (unreachable, refused): said on screen, the run view ends. */
+  const remoteFailed = (error: unknown) => {
+    const message = `The server did not run it: ${(error as Error).message}`;
+    byId('input-error').textContent = message;
+    announce(message);
+    if (summary && summary.status === 'running') {
+      endRun(summary, { status: 'failed', stop_reason: 'error', error: { code: (error as { code?: string }).code ?? 'SERVER_ERROR', message: (error as Error).message } });
+      runView.show(summary);
+    }
+    setRunning(false);
+    showResume();
+  };
+  const runRemote = async (backend: RemoteBackend, input: Record<string, unknown>) => {
+    graphPinnedTo = editor.getText();
+    activeRunId = undefined;
+    summary = emptySummary();
+    runView.clear();
+    setRunning(true);
+    announce('Run started on the server.');
+    try {
+      const outcome = await backend.run(
+        input,
+        (runId) => {
+          activeRunId = runId;
+          summary!.run_id = runId;
+          runView.show(summary!, backend.label);
+        },
+        onRunEvent,
+      );
+      await finish(outcome);
+    } catch (error) {
+      remoteFailed(error);
+    }
   };
   const run = async () => {
     let input: Record<string, unknown>;
@@ -192,6 +277,7 @@ function start(): void {
       return;
     }
     byId('input-error').textContent = '';
+    if (remote) return runRemote(remote, input);
     activeSource = editor.getText();
     graphPinnedTo = undefined;
     activeRunId = crypto.randomUUID();
@@ -207,7 +293,8 @@ function start(): void {
   runButton.addEventListener('click', () => void run());
   cancelButton.addEventListener('click', () => {
     if (activeRunId) {
-      client.cancel(activeRunId);
+      if (remote) remote.cancel(activeRunId);
+      else client.cancel(activeRunId);
       announce('Cancelling…');
     }
   });
@@ -224,15 +311,66 @@ function start(): void {
     summary.stop_reason = undefined;
     runView.show(summary);
     setRunning(true);
-    await finish(await client.resume(activeSource, activeRunId, undefined, model));
+    await resumeRun(undefined);
   });
+
+  /**
+   * Time travel (in the tab): a new run continuing after `node` of the run on screen, from
+   * `state`; the agent is the one that run was made with.
+   */
+  async function runFrom(node: string, state: Record<string, unknown>): Promise<void> {
+    const parent = summary;
+    if (parent && remote) {
+      const backend = remote;
+      summary = emptySummary('', parent.agent);
+      activeRunId = undefined;
+      runView.clear();
+      setRunning(true);
+      try {
+        const outcome = await backend.runFrom(parent.run_id, node, state, (runId) => {
+          activeRunId = runId;
+          summary!.run_id = runId;
+          rememberSource(storage, runId, '', parent.run_id);
+          runView.show(summary!, `from node ${node} of run ${parent.run_id.slice(0, 8)} on the server`);
+        }, onRunEvent);
+        await finish(outcome);
+      } catch (error) {
+        remoteFailed(error);
+      }
+      return;
+    }
+    const source = parent ? sourceOf(storage, parent.run_id) : undefined;
+    if (!parent || source === undefined) {
+      announce('The agent file of this run is not known any more, so it cannot be run from a node.');
+      return;
+    }
+    activeSource = source;
+    activeRunId = crypto.randomUUID();
+    rememberSource(storage, activeRunId, source, parent.run_id);
+    summary = emptySummary(activeRunId, parent.agent);
+    runView.clear();
+    runView.show(summary, `from node ${node} of run ${parent.run_id.slice(0, 8)}`);
+    setRunning(true);
+    announce(`Run started from node ${node}.`);
+    await finish(await client.fork(source, activeRunId, parent.run_id, node, state, model));
+  }
+
+  /** Continues the active run (paused by an interrupt, or waiting for a tool approval). */
+  async function resumeRun(approval: { approved: boolean } | undefined): Promise<void> {
+    if (!activeRunId) return;
+    if (!remote) return finish(await client.resume(activeSource, activeRunId, approval, model));
+    await remote.resume(activeRunId, approval, lastSeq(), onRunEvent).then(finish, remoteFailed);
+  }
 
   const dialog = byId<HTMLDialogElement>('confirm-dialog');
   function openConfirmation(): void {
     if (!summary?.confirmation) return;
     byId('confirm-tool').textContent = summary.confirmation.tool;
     byId('confirm-args').textContent = JSON.stringify(summary.confirmation.arguments ?? {}, null, 2);
-    if (!dialog.open) dialog.showModal();
+    if (dialog.open) return;
+    dialog.showModal();
+    // The safe choice has the focus: Enter on an unread dialog denies the tool.
+    byId('deny-button').focus();
   }
   const answer = async (approved: boolean) => {
     dialog.close();
@@ -242,7 +380,7 @@ function start(): void {
     summary.stop_reason = undefined;
     runView.show(summary);
     setRunning(true);
-    await finish(await client.resume(activeSource, activeRunId, { approved }, model));
+    await resumeRun({ approved });
   };
   byId('approve-button').addEventListener('click', () => void answer(true));
   byId('deny-button').addEventListener('click', () => void answer(false));
@@ -253,6 +391,11 @@ function start(): void {
   if ('serviceWorker' in navigator && location.protocol !== 'file:') {
     void Promise.all([client.ready, agentPanel.editorLoaded]).then(() => navigator.serviceWorker.register('sw.js').catch(() => undefined));
   }
+  // The timeline and the per-action views: their own chunk, after the first paint.
+  void import('./studio-views.js').then((module) => {
+    runView.setExtra((shown, graph) => module.studioViews(shown, graph, shown.status === 'running' ? {} : { onRunFrom: (node, state) => void runFrom(node, state) }));
+    document.body.dataset.views = 'ready';
+  });
   document.body.dataset.ready = 'true';
   performance.mark('tea-ui-ready');
   void client.ready.then(() => {

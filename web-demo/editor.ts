@@ -42,7 +42,8 @@ export function createEditor(options: EditorOptions): AgentEditor {
       EditorView.updateListener.of((update) => {
         if (update.docChanged) options.onChange(update.state.doc.toString());
       }),
-      EditorView.contentAttributes.of({ 'aria-label': options.label }),
+      // tabindex: the editable content is the scroller's keyboard access (axe: scrollable-region-focusable).
+      EditorView.contentAttributes.of({ 'aria-label': options.label, tabindex: '0' }),
     ],
   });
   return {

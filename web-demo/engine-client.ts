@@ -85,6 +85,11 @@ export class EngineClient {
     return this.request(this.runEngineFor(agentYaml), message, 'run', runId) as Promise<RunOutcome>;
   }
 
+  /** Time travel: starts run `runId` after `node` of `parentRunId`, from `state`. */
+  fork(agentYaml: string, runId: string, parentRunId: string, node: string, state: Record<string, unknown>, model: ModelSettings): Promise<RunOutcome> {
+    return this.request(engineFor(agentYaml), { type: 'fork', agentYaml, run_id: runId, parent_run_id: parentRunId, node, state, model }, 'run', runId) as Promise<RunOutcome>;
+  }
+
   probe(model: ModelSettings): Promise<ProbeOutcome> {
     return this.request('light', { type: 'probe', model }, 'probe') as Promise<ProbeOutcome>;
   }

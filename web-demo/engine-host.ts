@@ -11,6 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import type { ScriptSandboxes } from '../src/core/script-sandbox.js';
 import { loadAgent } from '../src/graph/load-agent.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
+import { forkRun } from '../worker/fork-run.js';
 import { createProvider } from '../src/llm/create-provider.js';
 import { probeEndpoint } from '../src/llm/probe.js';
 import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
@@ -123,6 +124,19 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
           break;
         }
         void drive(request.request_id, request.run_id, run);
+        break;
+      }
+      case 'fork': {
+        const current = openStores();
+        const started = current
+          ? Promise.resolve()
+              .then(() => load(request.agentYaml))
+              .then((agent) => forkRun(agent, current, request).then(() => resumeAgent(agent, request.run_id, {}, runOptions(request.run_id, request.model))))
+          : Promise.reject(new Error('running from a node needs IndexedDB, which this browser window does not allow'));
+        started.then(
+          (run) => void drive(request.request_id, request.run_id, run),
+          (error: unknown) => scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } }),
+        );
         break;
       }
       case 'cancel':

@@ -4,7 +4,8 @@
  * `highlight` marks the current node and the visited ones without redrawing.
  */
 import { svgElement } from './dom.js';
-import { START, type AgentGraph, type GraphNode } from './agent-graph.js';
+import type { AgentGraph, GraphNode } from './agent-graph.js';
+import { START } from './graph-names.js';
 
 const NODE_WIDTH = 150;
 const NODE_HEIGHT = 34;

@@ -69,6 +69,8 @@ export type RequestMessage =
   | { type: 'run'; request_id: number; agentYaml: string; input: Record<string, unknown>; model: ModelSettings; run_id: string; agentFiles?: AgentFiles }
   | { type: 'resume'; request_id: number; agentYaml: string; run_id: string; approval?: { approved: boolean }; model: ModelSettings; agentFiles?: AgentFiles }
   | { type: 'cancel'; run_id: string }
+  /** Time travel: a new run `run_id` that continues after `node` of `parent_run_id` from `state`. */
+  | { type: 'fork'; request_id: number; agentYaml: string; run_id: string; parent_run_id: string; node: string; state: Record<string, unknown>; model: ModelSettings }
   | { type: 'probe'; request_id: number; model: ModelSettings };
 
 /** Worker → page. */

@@ -6,7 +6,7 @@
 const KEY = 'tea-edge.run-sources';
 const MAX_ENTRIES = 40;
 
-type Sources = { run_id: string; source: string }[];
+type Sources = { run_id: string; source: string; parent?: string }[];
 
 function read(storage: Storage | undefined): Sources {
   try {
@@ -17,10 +17,10 @@ function read(storage: Storage | undefined): Sources {
   }
 }
 
-/** Remembers the agent source of a run. */
-export function rememberSource(storage: Storage | undefined, runId: string, source: string): void {
+/** Remembers the agent source of a run (and the run it was started from, for time travel). */
+export function rememberSource(storage: Storage | undefined, runId: string, source: string, parent?: string): void {
   const entries = read(storage).filter((entry) => entry.run_id !== runId);
-  entries.push({ run_id: runId, source });
+  entries.push({ run_id: runId, source, ...(parent !== undefined ? { parent } : {}) });
   while (entries.length > MAX_ENTRIES) entries.shift();
   try {
     storage?.setItem(KEY, JSON.stringify(entries));
@@ -34,7 +34,13 @@ export function rememberSource(storage: Storage | undefined, runId: string, sour
   }
 }
 
+/** The run a run was started from ("run from here"), when remembered. */
+export function parentOf(storage: Storage | undefined, runId: string): string | undefined {
+  return read(storage).find((entry) => entry.run_id === runId)?.parent;
+}
+
 /** The agent source of a run, when remembered. */
 export function sourceOf(storage: Storage | undefined, runId: string): string | undefined {
-  return read(storage).find((entry) => entry.run_id === runId)?.source;
+  // A server run is remembered for its parent only (its source stays on the server): ''.
+  return read(storage).find((entry) => entry.run_id === runId)?.source || undefined;
 }

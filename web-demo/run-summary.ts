@@ -68,11 +68,13 @@ export interface RunSummary {
   llm_calls: number;
   final_state?: Record<string, unknown>;
   event_count: number;
+  /** Every event so far, in order (the timeline and the raw event list read them). */
+  events: AgentEvent[];
 }
 
 /** An empty summary for a run that has not sent events yet. */
 export function emptySummary(runId = '', agent = ''): RunSummary {
-  return { run_id: runId, agent, status: 'running', visited: [], calls: [], streams: [], attempts: [], steps: [], errors: [], logs: [], llm_calls: 0, event_count: 0 };
+  return { run_id: runId, agent, status: 'running', visited: [], calls: [], streams: [], attempts: [], steps: [], errors: [], logs: [], llm_calls: 0, event_count: 0, events: [] };
 }
 
 /**
@@ -83,6 +85,7 @@ export function emptySummary(runId = '', agent = ''): RunSummary {
  */
 export function applyEvent(summary: RunSummary, event: AgentEvent): RunSummary {
   summary.event_count++;
+  summary.events.push(event);
   if (summary.run_id === '') summary.run_id = event.run_id;
   const node = event.node;
   switch (event.type) {

@@ -7,7 +7,7 @@ import { parseNdjson, toNdjson } from './ndjson.js';
 import { defaultSettings, loadSettings, saveSettings, STORAGE_KEY, toOverrides } from './model-settings.js';
 import { summarize } from './run-summary.js';
 import { keysAt, parentPath } from './schema-completion.js';
-import { recordFromEvents } from './history-panel.js';
+import { recordFromEvents } from './run-record.js';
 import type { AgentEvent, EventData, EventType } from '../src/events/event.js';
 import { createDemoModel, DEMO_REPLY } from './demo-model.js';
 import { mayUseLua, needsScriptEngine } from './lua-marker.js';

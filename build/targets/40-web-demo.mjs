@@ -104,6 +104,9 @@ async function writeWebDemo(root, outdir) {
     mainFields: ['browser', 'module', 'main'],
     conditions: ['browser'],
     define: { 'process.env.NODE_ENV': '"production"' },
+    // The page's views are Preact components written in JSX (web-demo/*.tsx).
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
     plugins: [virtualModules(root)],
   };
   const page = await esbuild.build(

@@ -101,7 +101,14 @@ describe.skipIf(!chromiumAvailable())('web demo app (Chromium)', () => {
     expect(lines[0].type).toBe('run_start');
     expect(lines.at(-1).type).toBe('done');
 
+    // Delete asks first, with Cancel (the safe choice) focused; Cancel keeps the run.
     await page.locator('#history-list .delete-run').first().click();
+    await page.waitForSelector('#delete-dialog[open]');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('delete-cancel');
+    await page.click('#delete-cancel');
+    expect(await page.locator('#history-list .history-row').count()).toBe(2);
+    await page.locator('#history-list .delete-run').first().click();
+    await page.click('#delete-confirm');
     await page.waitForFunction(() => document.querySelectorAll('#history-list .history-row').length === 1);
     await page.setInputFiles('#import-file', exported);
     await page.waitForFunction(() => document.querySelectorAll('#history-list .history-row').length === 2);

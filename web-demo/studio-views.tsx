@@ -1,0 +1,27 @@
+/**
+ * The studio's views of a run beyond the basics, loaded after the first paint (their own chunk):
+ * the timeline, and a view per action. The run view renders them with every update.
+ */
+import type { AgentGraph } from './agent-graph.js';
+import type { RunSummary } from './run-summary.js';
+import type { ExtraViews } from './run-view.js';
+import { TimelineView, type TimelineProps } from './timeline-view.js';
+import { EventLog } from './event-log.js';
+import { ActionViews } from './action-views.js';
+
+export interface StudioViewOptions {
+  onRunFrom?: TimelineProps['onRunFrom'];
+}
+
+export function studioViews(summary: RunSummary, graph: AgentGraph | undefined, options: StudioViewOptions = {}): ExtraViews {
+  const kinds = new Map((graph?.nodes ?? []).map((node) => [node.name, node.kind]));
+  return {
+    main: (
+      <>
+        <TimelineView key={summary.run_id} events={summary.events} kinds={kinds} running={summary.status === 'running'} onRunFrom={options.onRunFrom} />
+        <ActionViews summary={summary} />
+      </>
+    ),
+    tail: <EventLog events={summary.events} />,
+  };
+}

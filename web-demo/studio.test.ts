@@ -1,0 +1,102 @@
+// The studio's pure parts in Node: the line and state diffs, the timeline built from events, the
+// action finder and the offline report's escaping.
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../src/events/event.js';
+import { diffLines, diffState } from './diff.js';
+import { buildTimeline } from './timeline.js';
+import { diffWords, findActions } from './action-views.js';
+import { runReport } from './report.js';
+import teaEdgeConditions from '../examples/tea-edge-conditions.yaml?raw';
+
+let seq = 0;
+function event(type: string, data: Record<string, unknown>, node?: string, ms = seq * 10): AgentEvent {
+  seq++;
+  return { type, run_id: 'r', seq, ts: new Date(Date.UTC(2026, 0, 1) + ms).toISOString(), ...(node ? { node } : {}), data } as AgentEvent;
+}
+
+describe('diffs', () => {
+  it('keeps common lines and marks the added and removed ones in order', () => {
+    expect(diffLines('a\nb\nc', 'a\nx\nc\nd')).toEqual([
+      { kind: 'same', text: 'a' },
+      { kind: 'removed', text: 'b' },
+      { kind: 'added', text: 'x' },
+      { kind: 'same', text: 'c' },
+      { kind: 'added', text: 'd' },
+    ]);
+    expect(diffLines('same', 'same')).toEqual([{ kind: 'same', text: 'same' }]);
+  });
+  it('diffs words, and states key by key', () => {
+    expect(diffWords('Tea is a drink.', 'Tea is a hot drink.').filter((part) => part.kind !== 'same').map((part) => part.text.trim()).filter(Boolean)).toEqual(['hot']);
+    expect(diffState({ a: 1, b: { x: 1 }, c: 3 }, { a: 1, b: { x: 2 }, d: 4 })).toEqual([
+      { key: 'a', kind: 'same', before: 1, after: 1 },
+      { key: 'b', kind: 'changed', before: { x: 1 }, after: { x: 2 } },
+      { key: 'c', kind: 'removed', before: 3 },
+      { key: 'd', kind: 'added', after: 4 },
+    ]);
+  });
+});
+
+describe('timeline', () => {
+  it('pairs nodes, calls and tools, counts retries and tokens, and keeps the state before and after each node', () => {
+    seq = 0;
+    const events = [
+      event('run_start', { agent: 'a', input: { topic: 'tea' } }),
+      event('node_start', {}, 'ask'),
+      event('llm_request', { model: 'm', provider: 'p', message_count: 1, stream: false, request: { messages: [] } }, 'ask'),
+      event('log', { source: 'model', message: 'retrying', attempt: 2, delay_ms: 10, error: { code: 'LLM_HTTP_503', message: 'x' } }, 'ask'),
+      event('llm_response', { model: 'm', duration_ms: 5, attempts: 2, usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }, finish_reason: 'stop', response: { content: 'hi' } }, 'ask'),
+      event('tool_start', { tool: 'math.calculate', arguments: { e: '1+1' }, call_id: 'c1', step: 1, tier: 1, autonomous: true }, 'ask'),
+      event('tool_result', { tool: 'math.calculate', call_id: 'c1', status: 'ok', observation: '2', step: 1 }, 'ask'),
+      event('node_end', { update: { answer: 'hi' }, duration_ms: 40 }, 'ask'),
+      event('node_start', {}, 'shape'),
+      event('node_end', { update: { shaped: true }, duration_ms: 1 }, 'shape'),
+      event('done', { status: 'completed', stop_reason: 'completed', state: {} }),
+    ];
+    const timeline = buildTimeline(events, new Map([['shape', 'lua']]));
+    expect(timeline.items.map((item) => `${item.kind}:${item.label}:${item.status}`)).toEqual(['node:ask:ok', 'model:m:ok', 'tool:math.calculate:ok', 'lua:shape:ok']);
+    const [ask, call, tool, shape] = timeline.items;
+    expect(call).toMatchObject({ retries: 1, attempts: 2, tokens: { prompt: 3, completion: 4, total: 7 }, request: { messages: [] }, response: { content: 'hi' } });
+    expect(tool?.detail).toEqual({ arguments: { e: '1+1' }, observation: '2' });
+    expect(ask).toMatchObject({ before: { topic: 'tea' }, after: { topic: 'tea', answer: 'hi' } });
+    expect(shape).toMatchObject({ before: { topic: 'tea', answer: 'hi' }, after: { topic: 'tea', answer: 'hi', shaped: true } });
+    expect(timeline.tokens).toBe(7);
+    expect(timeline.total).toBe(100);
+  });
+  it('marks what was still open when the run ended as failed', () => {
+    seq = 0;
+    const timeline = buildTimeline([event('run_start', { agent: 'a', input: {} }), event('node_start', {}, 'n'), event('llm_request', { model: 'm' }, 'n'), event('done', { status: 'cancelled', stop_reason: 'cancelled', state: {} })]);
+    expect(timeline.items.map((item) => item.status)).toEqual(['failed', 'failed']);
+  });
+});
+
+describe('action views and report', () => {
+  it('finds each action by the shape of its result', () => {
+    seq = 0;
+    const found = findActions([
+      event('node_end', { update: { card: { reflection_history: [] }, cot: { thinking: 't', answer: 1 }, w: { improvement_history: [] }, d: { sub_problems: [] }, plain: { x: 1 } }, duration_ms: 1 }, 'n'),
+    ]);
+    expect([found.reflection, found.cot, found.selfCorrect, found.decompose].map((list) => list.map((at) => at.key))).toEqual([['card'], ['cot'], ['w'], ['d']]);
+  });
+  it('escapes everything the report shows', () => {
+    seq = 0;
+    const html = runReport({ run_id: 'r', agent: '<img src=x onerror=alert(1)>', status: 'completed', created_at: 'now', updated_at: 'now' }, [event('run_start', { agent: 'a', input: {} }), event('done', { status: 'completed', stop_reason: 'completed', state: { text: '</pre><script>alert(1)</script>' } })]);
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&#60;img');
+  });
+});
+
+describe('server agent graph', () => {
+  it('draws a compiled spec from the server like the agent file', async () => {
+    const { parse } = await import('yaml');
+    const { loadAgent } = await import('../src/load-agent-with-scripts.js');
+    const { agentGraph } = await import('./agent-graph.js');
+    const { fileShape } = await import('./server-mode.js');
+    const source = teaEdgeConditions;
+    const compiled = JSON.parse(JSON.stringify(loadAgent(source, { file: 'x.yaml' }).spec)) as unknown;
+    const fromServer = agentGraph(fileShape(compiled));
+    const fromFile = agentGraph(parse(source));
+    expect(fromServer.nodes.map((node) => `${node.name}:${node.kind}`)).toEqual(fromFile.nodes.map((node) => `${node.name}:${node.kind}`));
+    expect(fromServer.edges.map((edge) => `${edge.from}>${edge.to}`).sort()).toEqual(fromFile.edges.map((edge) => `${edge.from}>${edge.to}`).sort());
+  });
+});

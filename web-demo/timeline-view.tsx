@@ -1,0 +1,207 @@
+/**
+ * The run's timeline as a waterfall: nodes, Lua nodes, model calls and tool calls, each a bar
+ * placed at its start with its duration, with tokens and retries beside it. Selecting an item
+ * shows its details: a node's state before and after as a diff, a model call's captured request
+ * and response (when payload capture is on), a tool's arguments and observation.
+ */
+import { useState } from 'preact/hooks';
+import { formatJson } from './dom.js';
+import { diffState } from './diff.js';
+import { seconds } from './model-calls-view.js';
+
+/** A duration: milliseconds under a second (most nodes), else seconds. */
+function duration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : seconds(ms);
+}
+import { buildTimeline, type TimelineItem } from './timeline.js';
+import type { AgentEvent } from '../src/events/event.js';
+
+const KIND_LABEL: Record<TimelineItem['kind'], string> = { node: 'node', lua: 'Lua', model: 'model', tool: 'tool' };
+
+/** Rows drawn at first: a long run's waterfall stays cheap to update while it streams. */
+const ROW_LIMIT = 200;
+
+export interface TimelineProps {
+  events: readonly AgentEvent[];
+  kinds: ReadonlyMap<string, string>;
+  running: boolean;
+  /** "Run from here" for a completed node (time travel), when the back-end can. */
+  onRunFrom?: ((node: string, state: Record<string, unknown>) => void) | undefined;
+}
+
+export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProps) {
+  const [selected, setSelected] = useState<string | undefined>();
+  const [all, setAll] = useState(false);
+  const timeline = buildTimeline(events, kinds, running ? Date.now() : undefined);
+  if (timeline.items.length === 0) return null;
+  const chosen = timeline.items.find((item) => item.id === selected);
+  const nodes = timeline.items.filter((item) => item.kind === 'node' || item.kind === 'lua').length;
+  const calls = timeline.items.filter((item) => item.kind === 'model').length;
+  return (
+    <section class="run-section section-timeline" aria-labelledby="heading-timeline">
+      <h3 id="heading-timeline">Timeline</h3>
+      <p class="note" id="timeline-summary">{`${duration(timeline.total)} · ${nodes} node run${nodes === 1 ? '' : 's'} · ${calls} model call${calls === 1 ? '' : 's'} · ${timeline.tokens} tokens. Select an item for its details.`}</p>
+      <ol class="timeline" id="timeline">
+        {(all ? timeline.items : timeline.items.slice(0, ROW_LIMIT)).map((item) => (
+          <li key={item.id} class={`tl-row kind-${item.kind} status-${item.status} depth-${item.depth}`}>
+            <button type="button" class="tl-item" data-item={item.id} data-kind={item.kind} aria-pressed={item.id === selected} onClick={() => setSelected(item.id === selected ? undefined : item.id)}>
+              <span class="tl-label">
+                <span class="tl-kind">{KIND_LABEL[item.kind]}</span> {item.label}
+              </span>
+              <span class="tl-track" aria-hidden="true">
+                <span class="tl-bar" style={{ left: `${(item.start / timeline.total) * 100}%`, width: `${(((item.end ?? timeline.total) - item.start) / timeline.total) * 100}%` }} />
+              </span>
+              <span class="tl-figures">{figures(item)}</span>
+            </button>
+          </li>
+        ))}
+      </ol>
+      {!all && timeline.items.length > ROW_LIMIT ? (
+        <button type="button" id="timeline-all" onClick={() => setAll(true)}>{`Show all ${timeline.items.length} items (${ROW_LIMIT} shown)`}</button>
+      ) : null}
+      {chosen ? <ItemDetail item={chosen} onRunFrom={onRunFrom} /> : null}
+    </section>
+  );
+}
+
+function figures(item: TimelineItem): string {
+  const parts = [item.end === undefined ? 'running' : duration(item.end - item.start)];
+  if (item.tokens) parts.push(`${item.tokens.total} tok`);
+  if (item.retries > 0) parts.push(`${item.retries} retr${item.retries === 1 ? 'y' : 'ies'}`);
+  if (item.status === 'failed') parts.push('failed');
+  return parts.join(' · ');
+}
+
+function ItemDetail({ item, onRunFrom }: { item: TimelineItem; onRunFrom: TimelineProps['onRunFrom'] }) {
+  const isNode = item.kind === 'node' || item.kind === 'lua';
+  return (
+    <div class="tl-detail" id="timeline-detail" role="region" aria-label={`Details of ${KIND_LABEL[item.kind]} ${item.label}`}>
+      <h4>
+        {`${KIND_LABEL[item.kind]} ${item.label}`}
+        {item.node && !isNode ? ` in ${item.node}` : ''}
+      </h4>
+      <p class="note">
+        {figures(item)}
+        {item.tokens ? ` (prompt ${item.tokens.prompt}, completion ${item.tokens.completion})` : ''}
+        {item.attempts !== undefined && item.attempts > 1 ? ` · ${item.attempts} attempts` : ''}
+      </p>
+      {item.error ? <p class="bad-text"><code>{item.error.code}</code> {item.error.message}</p> : null}
+      {isNode ? (
+        item.after ? (
+          <>
+            <StateDiff before={item.before} after={item.after} />
+            {onRunFrom && item.node ? <RunFrom key={item.id} node={item.node} state={item.after} onRunFrom={onRunFrom} /> : null}
+          </>
+        ) : (
+          <p class="muted">The node has not ended: no state after it yet.</p>
+        )
+      ) : null}
+      {item.detail?.logs ? <pre class="tl-pre" tabindex={0}>{item.detail.logs.join('\n')}</pre> : null}
+      {item.kind === 'model' ? (
+        item.request !== undefined || item.response !== undefined ? (
+          <div class="payloads">
+            <div>
+              <h5>Request</h5>
+              <pre class="tl-pre" id="timeline-request" tabindex={0}>{formatJson(item.request ?? null)}</pre>
+            </div>
+            <div>
+              <h5>Response</h5>
+              <pre class="tl-pre" id="timeline-response" tabindex={0}>{formatJson(item.response ?? null)}</pre>
+            </div>
+          </div>
+        ) : (
+          <p class="muted" id="timeline-no-payload">Payload capture is off for this run: set settings.trace.capture_payloads: true in the agent to keep each request and response.</p>
+        )
+      ) : null}
+      {item.kind === 'tool' ? (
+        <div class="payloads">
+          <div>
+            <h5>Arguments</h5>
+            <pre class="tl-pre" tabindex={0}>{formatJson(item.detail?.arguments ?? null)}</pre>
+          </div>
+          <div>
+            <h5>Observation</h5>
+            <pre class="tl-pre" tabindex={0}>{formatJson(item.detail?.observation ?? null)}</pre>
+          </div>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * "Run from here": the state after the node in a JSON editor, then a new run that continues
+ * after the node from that state (linked to this run in the history).
+ */
+function RunFrom({ node, state, onRunFrom }: { node: string; state: Record<string, unknown>; onRunFrom: NonNullable<TimelineProps['onRunFrom']> }) {
+  const [open, setOpen] = useState(false);
+  const [text, setText] = useState(() => JSON.stringify(state, null, 2));
+  const [error, setError] = useState('');
+  if (!open) {
+    return (
+      <button type="button" id="run-from-here" onClick={() => setOpen(true)}>
+        Run from here…
+      </button>
+    );
+  }
+  const start = () => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (problem) {
+      return setError(`Not valid JSON: ${(problem as Error).message}`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return setError('The state must be a JSON object.');
+    setError('');
+    onRunFrom(node, parsed as Record<string, unknown>);
+  };
+  return (
+    <div class="run-from" id="run-from">
+      <label for="run-from-state">{`State after ${node} (edit it, then start a new run that continues after ${node})`}</label>
+      <textarea id="run-from-state" rows={Math.min(16, text.split('\n').length + 1)} spellcheck={false} value={text} onInput={(event) => setText(event.currentTarget.value)} />
+      <p class="bad-text" role="alert" id="run-from-error">{error}</p>
+      <div class="row">
+        <button type="button" class="primary" id="run-from-start" onClick={start}>Start run from here</button>
+        <button type="button" id="run-from-cancel" onClick={() => setOpen(false)}>Cancel</button>
+      </div>
+    </div>
+  );
+}
+
+/** The state before and after a node, key by key: added, removed, changed, unchanged (folded). */
+export function StateDiff({ before, after }: { before: Record<string, unknown> | undefined; after: Record<string, unknown> | undefined }) {
+  const changes = diffState(before, after);
+  const same = changes.filter((change) => change.kind === 'same');
+  const moved = changes.filter((change) => change.kind !== 'same');
+  return (
+    <div class="state-diff" id="state-diff">
+      <table>
+        <caption class="visually-hidden">State before and after</caption>
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col">Before</th>
+            <th scope="col">After</th>
+          </tr>
+        </thead>
+        <tbody>
+          {moved.length === 0 ? (
+            <tr>
+              <td colSpan={3} class="muted">No key changed.</td>
+            </tr>
+          ) : null}
+          {moved.map((change) => (
+            <tr key={change.key} class={`diff-${change.kind}`}>
+              <th scope="row">
+                <code>{change.key}</code> <span class="diff-kind">{change.kind}</span>
+              </th>
+              <td><pre tabindex={0}>{change.kind === 'added' ? '—' : formatJson(change.before, 2000)}</pre></td>
+              <td><pre tabindex={0}>{change.kind === 'removed' ? '—' : formatJson(change.after, 2000)}</pre></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {same.length > 0 ? <p class="note">{`Unchanged: ${same.map((change) => change.key).join(', ')}`}</p> : null}
+    </div>
+  );
+}
