@@ -371,7 +371,13 @@ function start(): void {
   }
   // The timeline and the per-action views: their own chunk, after the first paint.
   void import('./studio-views.js').then((module) => {
-    runView.setExtra((shown, graph) => module.studioViews(shown, graph, shown.status === 'running' || remote ? {} : { onRunFrom: (node, state) => void runFrom(node, state) }));
+    const saveReport = (events: AgentEvent[]) =>
+      void import('./report-download.js').then((report) => announce(`Saved the run as ${report.saveRunReport(events)}.`));
+    runView.setExtra((shown, graph) => {
+      if (shown.status === 'running') return module.studioViews(shown, graph);
+      const onReport = () => saveReport(shown.events);
+      return module.studioViews(shown, graph, remote ? { onReport } : { onReport, onRunFrom: (node, state) => void runFrom(node, state) });
+    });
     document.body.dataset.views = 'ready';
   });
   document.body.dataset.ready = 'true';
