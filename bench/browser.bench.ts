@@ -2,8 +2,10 @@
  * Browser figures: the web demo's gzipped first-load JavaScript (engine worker + UI, editor
  * excluded) and the lazy editor chunk, read from dist/web-demo/build-report.json (the build
  * writes it), plus what the Chromium tests measured (time to interactive, IndexedDB events/s
- * for a 10,000-event run) from test-artifacts/bench-browser.json. Run the browser tests
- * (`npx vitest run tests/browser`) to refresh the Chromium figures.
+ * for a 10,000-event run, and the studio's run view: rendering a 1,000-event run and applying one
+ * streamed event to a run of 1,000+ events, from User Timing measures in
+ * tests/browser/studio-view.test.ts) from test-artifacts/bench-browser.json. Run the browser
+ * tests (`npx vitest run tests/browser`) to refresh the Chromium figures.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -97,7 +97,7 @@ function BackendSwitch({ host, initial, token: initialToken }: { host: ServerMod
     if (mode !== 'server' || !client || !chosen) return;
     host.useBackend(serverBackend(client, chosen), serverHistory(client));
     void client.agent(chosen).then(
-      (agent) => host.setGraph(agent.spec === undefined ? undefined : agentGraph(agent.spec)),
+      (agent) => host.setGraph(agent.spec === undefined ? undefined : agentGraph(fileShape(agent.spec))),
       () => host.setGraph(undefined),
     );
   }, [mode, client, chosen]);
@@ -190,4 +190,27 @@ function outcomeOf(runId: string, done: AgentEvent | undefined): RunOutcome {
 
 function serverHistory(client: ServerClient): HistorySource {
   return { label: `the server at ${client.base}`, list: () => client.runs(), readEvents: (runId) => client.events(runId) };
+}
+
+/**
+ * The server sends the compiled spec: node bodies as `{kind, action | code | steps}` and edges
+ * with a list of targets. The graph reads the file's shape (`uses`, `run`, `steps`, one `to`).
+ */
+export function fileShape(spec: unknown): unknown {
+  if (typeof spec !== 'object' || spec === null) return spec;
+  const root = spec as { nodes?: unknown; edges?: unknown };
+  const nodes = Array.isArray(root.nodes)
+    ? root.nodes.map((node: Record<string, unknown>) => {
+        const body = (node.body ?? {}) as { kind?: string; action?: string; code?: string; steps?: unknown };
+        const shaped: Record<string, unknown> = { ...node };
+        if (body.kind === 'action') shaped.uses = body.action;
+        else if (body.kind === 'lua') shaped.run = body.code ?? '';
+        else if (body.kind === 'steps') shaped.steps = body.steps;
+        return shaped;
+      })
+    : root.nodes;
+  const edges = Array.isArray(root.edges)
+    ? root.edges.flatMap((edge: Record<string, unknown>) => (Array.isArray(edge.to) ? edge.to.map((to) => ({ ...edge, to })) : [edge]))
+    : root.edges;
+  return { ...root, nodes, edges };
 }

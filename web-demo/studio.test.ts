@@ -86,3 +86,19 @@ describe('action views and report', () => {
     expect(html).toContain('&#60;img');
   });
 });
+
+describe('server agent graph', () => {
+  it('draws a compiled spec from the server like the agent file', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { parse } = await import('yaml');
+    const { loadAgent } = await import('../src/load-agent-with-scripts.js');
+    const { agentGraph } = await import('./agent-graph.js');
+    const { fileShape } = await import('./server-mode.js');
+    const source = readFileSync(new URL('../examples/tea-edge-conditions.yaml', import.meta.url), 'utf8');
+    const compiled = JSON.parse(JSON.stringify(loadAgent(source, { file: 'x.yaml' }).spec)) as unknown;
+    const fromServer = agentGraph(fileShape(compiled));
+    const fromFile = agentGraph(parse(source));
+    expect(fromServer.nodes.map((node) => `${node.name}:${node.kind}`)).toEqual(fromFile.nodes.map((node) => `${node.name}:${node.kind}`));
+    expect(fromServer.edges.map((edge) => `${edge.from}>${edge.to}`).sort()).toEqual(fromFile.edges.map((edge) => `${edge.from}>${edge.to}`).sort());
+  });
+});
