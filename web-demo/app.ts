@@ -317,6 +317,25 @@ function start(): void {
    */
   async function runFrom(node: string, state: Record<string, unknown>): Promise<void> {
     const parent = summary;
+    if (parent && remote) {
+      const backend = remote;
+      summary = emptySummary('', parent.agent);
+      activeRunId = undefined;
+      runView.clear();
+      setRunning(true);
+      try {
+        const outcome = await backend.runFrom(parent.run_id, node, state, (runId) => {
+          activeRunId = runId;
+          summary!.run_id = runId;
+          rememberSource(storage, runId, '', parent.run_id);
+          runView.show(summary!, `from node ${node} of run ${parent.run_id.slice(0, 8)} on the server`);
+        }, onRunEvent);
+        await finish(outcome);
+      } catch (error) {
+        remoteFailed(error);
+      }
+      return;
+    }
     const source = parent ? sourceOf(storage, parent.run_id) : undefined;
     if (!parent || source === undefined) {
       announce('The agent file of this run is not known any more, so it cannot be run from a node.');
@@ -373,11 +392,9 @@ function start(): void {
   void import('./studio-views.js').then((module) => {
     const saveReport = (events: AgentEvent[]) =>
       void import('./report-download.js').then((report) => announce(`Saved the run as ${report.saveRunReport(events)}.`));
-    runView.setExtra((shown, graph) => {
-      if (shown.status === 'running') return module.studioViews(shown, graph);
-      const onReport = () => saveReport(shown.events);
-      return module.studioViews(shown, graph, remote ? { onReport } : { onReport, onRunFrom: (node, state) => void runFrom(node, state) });
-    });
+    runView.setExtra((shown, graph) =>
+      module.studioViews(shown, graph, shown.status === 'running' ? {} : { onReport: () => saveReport(shown.events), onRunFrom: (node, state) => void runFrom(node, state) }),
+    );
     document.body.dataset.views = 'ready';
   });
   document.body.dataset.ready = 'true';

@@ -18,4 +18,6 @@ export interface RemoteBackend {
   /** Follows a run still going (opened from history) from the seq after `after`. */
   follow(runId: string, after: number, onEvent: EventSink): Promise<RunOutcome>;
   cancel(runId: string): void;
+  /** Time travel: a new run continuing after `node` of `parentRunId`, from `state`. */
+  runFrom(parentRunId: string, node: string, state: Record<string, unknown>, begin: (runId: string) => void, onEvent: EventSink): Promise<RunOutcome>;
 }

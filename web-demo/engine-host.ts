@@ -11,7 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import type { ScriptSandboxes } from '../src/core/script-sandbox.js';
 import { loadAgent } from '../src/graph/load-agent.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
-import { forkRun } from './fork-run.js';
+import { forkRun } from '../worker/fork-run.js';
 import { createProvider } from '../src/llm/create-provider.js';
 import { probeEndpoint } from '../src/llm/probe.js';
 import { createIndexedDbStores } from '../adapters/indexeddb/index.js';

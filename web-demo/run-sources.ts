@@ -41,5 +41,6 @@ export function parentOf(storage: Storage | undefined, runId: string): string | 
 
 /** The agent source of a run, when remembered. */
 export function sourceOf(storage: Storage | undefined, runId: string): string | undefined {
-  return read(storage).find((entry) => entry.run_id === runId)?.source;
+  // A server run is remembered for its parent only (its source stays on the server): ''.
+  return read(storage).find((entry) => entry.run_id === runId)?.source || undefined;
 }

@@ -80,6 +80,11 @@ export class ServerClient {
     await this.json(`runs/${encodeURIComponent(runId)}/resume`, { method: 'POST', body: update, async: true });
   }
 
+  /** A new run paused after `node` of run `parentId`, with `state` (resume it to run from there). */
+  async fork(parentId: string, node: string, state: Record<string, unknown>): Promise<string> {
+    return (await this.json<{ run_id: string }>(`runs/${encodeURIComponent(parentId)}/fork`, { method: 'POST', body: { node, state } })).run_id;
+  }
+
   async cancel(runId: string): Promise<void> {
     await this.json(`runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST', body: {} });
   }

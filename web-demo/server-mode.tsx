@@ -179,6 +179,12 @@ function serverBackend(client: ServerClient, agent: string): RemoteBackend {
     cancel(runId) {
       void client.cancel(runId).catch(() => undefined);
     },
+    async runFrom(parentRunId, node, state, begin, onEvent) {
+      const runId = await client.fork(parentRunId, node, state);
+      begin(runId);
+      await client.resume(runId, {});
+      return follow(runId, 0, onEvent);
+    },
   };
 }
 

@@ -6,6 +6,7 @@ import { diffLines, diffState } from './diff.js';
 import { buildTimeline } from './timeline.js';
 import { diffWords, findActions } from './action-views.js';
 import { runReport } from './report.js';
+import teaEdgeConditions from '../examples/tea-edge-conditions.yaml?raw';
 
 let seq = 0;
 function event(type: string, data: Record<string, unknown>, node?: string, ms = seq * 10): AgentEvent {
@@ -89,12 +90,11 @@ describe('action views and report', () => {
 
 describe('server agent graph', () => {
   it('draws a compiled spec from the server like the agent file', async () => {
-    const { readFileSync } = await import('node:fs');
     const { parse } = await import('yaml');
     const { loadAgent } = await import('../src/load-agent-with-scripts.js');
     const { agentGraph } = await import('./agent-graph.js');
     const { fileShape } = await import('./server-mode.js');
-    const source = readFileSync(new URL('../examples/tea-edge-conditions.yaml', import.meta.url), 'utf8');
+    const source = teaEdgeConditions;
     const compiled = JSON.parse(JSON.stringify(loadAgent(source, { file: 'x.yaml' }).spec)) as unknown;
     const fromServer = agentGraph(fileShape(compiled));
     const fromFile = agentGraph(parse(source));

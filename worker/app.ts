@@ -8,6 +8,8 @@
  *   POST /agents/:name/runs      {input} → {run_id, status, stop_reason, state, error?, interrupt?}
  *                                or, with Accept: text/event-stream, the run's events as SSE
  *   POST /runs/:id/resume        {state_update?, approval?} → the same
+ *   POST /runs/:id/fork          {node, state} → 201 {run_id}: a new interrupted run paused after
+ *                                that node of run :id with that state (resume it to run from there)
  *   GET  /runs                   ?agent=&limit=&cursor= → {runs, cursor?}
  *   GET  /runs/:id               the run record
  *   GET  /runs/:id/events        the stored events, NDJSON
@@ -38,6 +40,7 @@ import type { ResumeInput, RunOptions } from '../src/graph/run-types.js';
 import { reviewRun } from '../src/reflection/review/review-run.js';
 import type { CheckpointStore, TraceStore } from '../src/storage/trace-store.js';
 import { toAgentSource, type AgentSource } from './agent-source.js';
+import { forkRun } from './fork-run.js';
 import { roleOf } from './role-of.js';
 import { errorResponse, httpError, toErrorResponse } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
@@ -205,6 +208,20 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       resuming.delete(runId);
       throw error;
     }
+  });
+
+  // Time travel: a new run, paused after `node` of run :id with `state` (the studio's "run from here").
+  app.post('/runs/:id/fork', async (c) => {
+    const parentId = c.req.param('id');
+    const body = await readJsonBody(c.req.raw);
+    if (typeof body.node !== 'string' || !isPlainObject(body.state)) throw httpError('INVALID_PARAMS', 'fork needs {node: string, state: object}');
+    const parent = await traceStore.getRun(parentId);
+    if (parent === undefined) throw httpError('NOT_FOUND', `no run '${parentId}'`);
+    const agent = await agents.get(parent.agent);
+    if (agent === undefined) throw httpError('NOT_FOUND', `run '${parentId}' belongs to agent '${parent.agent}', which is not served here`);
+    const runId = crypto.randomUUID();
+    await forkRun(agent, { traceStore, checkpointStore }, { run_id: runId, parent_run_id: parentId, node: body.node, state: body.state as Record<string, unknown> });
+    return c.json({ run_id: runId, parent_run_id: parentId, node: body.node }, 201);
   });
 
   app.get('/runs', async (c) => {

@@ -81,6 +81,23 @@ describe('studio server client', () => {
     expect(rest[0]!.seq).toBe(last + 1);
     expect(rest.at(-1)?.data).toMatchObject({ status: 'completed' });
   });
+
+  it('starts a run from a completed node with an edited state (POST /runs/:id/fork, then resume)', async () => {
+    mock.setReplies(['Assam']);
+    const client = new ServerClient(server.url);
+    const parent = await client.start('server-stream', {});
+    await client.follow(parent, () => undefined);
+    const before = mock.chatRequests.length;
+    const child = await client.fork(parent, 'talk', { reply: { content: 'Edited by hand' } });
+    await client.resume(child, {});
+    const events: AgentEvent[] = [];
+    await client.follow(child, (event) => events.push(event));
+    expect(events.at(-1)?.data).toMatchObject({ status: 'completed', state: { reply: { content: 'Edited by hand' } } });
+    expect(events.some((event) => event.type === 'llm_request')).toBe(false);
+    expect(mock.chatRequests.length).toBe(before);
+    await expect(client.fork(parent, 'nope', {})).rejects.toMatchObject({ status: 400, code: 'INVALID_PARAMS' });
+    await expect(client.fork('no-such-run', 'talk', {})).rejects.toMatchObject({ status: 404 });
+  });
 });
 
 /** A body that ends (as if the connection dropped) after `count` SSE events. */

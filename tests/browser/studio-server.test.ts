@@ -57,6 +57,17 @@ describe.skipIf(!chromiumAvailable())('studio server mode (Chromium)', () => {
     await page.locator('#timeline .tl-item[data-kind="node"]').first().click();
     expect(await page.textContent('#state-diff')).toContain('reply');
     await screenshot(page, 'studio-server-run');
+    // Time travel on the server: run from after 'talk' with an edited reply (no model call).
+    await page.click('#run-from-here');
+    await page.fill('#run-from-state', JSON.stringify({ reply: { content: 'Edited on the server' } }));
+    const before = mock.chatRequests.length;
+    const parent = await page.getAttribute('#run-status', 'data-run-id');
+    await page.click('#run-from-start');
+    await page.waitForFunction((previous) => document.querySelector('#run-status')?.getAttribute('data-run-id') !== previous, parent);
+    await page.waitForSelector('#run-status[data-status="completed"]');
+    expect(await page.textContent('#final-state')).toContain('Edited on the server');
+    expect(await page.textContent('#run-status')).toContain('on the server');
+    expect(mock.chatRequests.length).toBe(before);
 
     await page.selectOption('#server-agent', 'server-review');
     await page.waitForSelector('svg.graph g.node[data-node="publish"]');
@@ -65,9 +76,9 @@ describe.skipIf(!chromiumAvailable())('studio server mode (Chromium)', () => {
     await page.waitForSelector('#run-status[data-status="completed"]');
     // The server's model answers both calls (its settings override the agent's); the publish node ran.
     expect(await page.textContent('#final-state')).toContain('"published"');
-    await page.waitForFunction(() => document.querySelectorAll('#history-list .history-row').length >= 2);
+    await page.waitForFunction(() => document.querySelectorAll('#history-list .history-row').length >= 3);
     // Open a server run from the history: rebuilt from the server's stored events.
-    await page.locator('#history-list .history-row', { hasText: 'server-stream' }).locator('.open-run').click();
+    await page.locator('#history-list .history-row', { hasText: 'server-stream' }).last().locator('.open-run').click();
     await page.waitForFunction(() => (document.querySelector('#final-state')?.textContent ?? '').includes('Fujian'));
     await screenshot(page, 'studio-server-history');
     // Compare two server runs.

@@ -1,12 +1,14 @@
 /**
- * Time travel in the tab: a new run that continues after a completed node of an earlier run, from
- * a state the user may have edited. The state after every node is in the earlier run's trace (its
- * node updates, in IndexedDB); this writes it as the new run's checkpoint (paused after that
- * node) with a run record naming its parent, so the engine's ordinary resume continues it. (The
- * engine rewrites the record when the run ends; the page keeps the link too, in run-sources.ts.)
+ * Time travel ("run from here"): a new run that continues after a completed node of an earlier
+ * run, from a state the user may have edited (the state after every node is in the earlier run's
+ * trace). This writes it as the new run's checkpoint, paused after that node, with a run record
+ * naming its parent, so the engine's ordinary resume continues it. Shared by the studio's tab
+ * engine (web-demo/engine-host.ts, IndexedDB) and the HTTP app (`POST /runs/:id/fork`). The
+ * engine rewrites the record when the run ends; the studio keeps the link too.
  */
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import type { CheckpointStore, RunRecord, TraceStore } from '../src/storage/trace-store.js';
+import { AgentError } from '../src/errors/agent-error.js';
 
 export interface ForkRequest {
   run_id: string;
@@ -19,7 +21,7 @@ export interface ForkRequest {
 export type ForkedRunRecord = RunRecord & { parent_run_id?: string; forked_after?: string };
 
 export async function forkRun(agent: CompiledAgent, stores: { traceStore: TraceStore; checkpointStore: CheckpointStore }, request: ForkRequest): Promise<void> {
-  if (!agent.nodes.has(request.node)) throw Object.assign(new Error(`node '${request.node}' is not in agent '${agent.name}' (was the agent edited since?)`), { code: 'NOT_FOUND' });
+  if (!agent.nodes.has(request.node)) throw new AgentError('INVALID_PARAMS', `node '${request.node}' is not in agent '${agent.name}' (was the agent edited since?)`);
   const now = new Date().toISOString();
   const record: ForkedRunRecord = { run_id: request.run_id, agent: agent.name, status: 'interrupted', stop_reason: 'interrupt', created_at: now, updated_at: now, parent_run_id: request.parent_run_id, forked_after: request.node };
   await stores.traceStore.putRun(record);
