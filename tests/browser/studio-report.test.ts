@@ -30,6 +30,8 @@ describe.skipIf(!chromiumAvailable())('studio HTML report and comparison link (C
     expect(await runAgentInPage(page)).toBe('completed');
     const runId = (await page.getAttribute('#run-status', 'data-run-id'))!;
 
+    await page.locator('#save-report').scrollIntoViewIfNeeded();
+    await screenshot(page, 'studio-run-save-report', false);
     const saved = page.waitForEvent('download');
     await page.click('#save-report');
     const download = await saved;
