@@ -55,6 +55,19 @@ describe('HTML report', () => {
     expect(policy).not.toContain('unsafe-eval');
   });
 
+  it('shows the first 200 steps and says how many more there are; the data keeps them all', () => {
+    const many: AgentEvent[] = [events[0]!];
+    for (let index = 0; index < 250; index++) {
+      many.push({ type: 'node_start', run_id: 'run-1', seq: many.length + 1, ts: ts(index * 2), node: 'loop', data: {} } as AgentEvent);
+      many.push({ type: 'node_end', run_id: 'run-1', seq: many.length + 1, ts: ts(index * 2 + 1), node: 'loop', data: { update: { i: index }, duration_ms: 1 } } as AgentEvent);
+    }
+    const long = runReport(record, many);
+    expect(long.match(/<li><details>/g)).toHaveLength(200);
+    expect(long).toContain('50 more steps');
+    const read = readReportData(long);
+    expect(read.ok && read.data.events).toHaveLength(many.length);
+  });
+
   it('refuses HTML that is not a report, and a report whose data is damaged', () => {
     expect(readReportData('<html><body>hi</body></html>')).toMatchObject({ ok: false });
     expect(readReportData(html.replace('{"record"', '{"record" oops'))).toMatchObject({ ok: false, error: expect.stringContaining('not JSON') });

@@ -97,18 +97,23 @@ ${reportDataBlock({ record, events: [...events] })}
 `;
 }
 
-/** Each completed node run: its update and the state after it. */
+const STEPS_SHOWN = 200;
+
+/** Each completed node run (the first 200): its update and the state after it. */
 function steps(items: readonly TimelineItem[]): string {
   const done = items.filter((item) => (item.kind === 'node' || item.kind === 'lua') && item.end !== undefined);
   if (done.length === 0) return '<p>No node completed.</p>';
+  // Each step carries a whole state: past a few hundred the file grows with steps × state size.
+  const more = done.length - STEPS_SHOWN;
   return `<ol class="steps">${done
+    .slice(0, STEPS_SHOWN)
     .map(
       (item) =>
         `<li><details><summary>${escape(item.label)} · ${Math.round(item.end! - item.start)} ms${item.status === 'failed' ? ' · <span class="failed">failed</span>' : ''}</summary>
 <p>Update</p><pre>${escape(JSON.stringify(item.update ?? {}, null, 2))}</pre>
 <p>State after</p><pre>${escape(JSON.stringify(item.after ?? {}, null, 2))}</pre></details></li>`,
     )
-    .join('\n')}</ol>`;
+    .join('\n')}</ol>${more > 0 ? `<p>${more} more steps: see every event below.</p>` : ''}`;
 }
 
 function base64(words: Uint32Array): string {
