@@ -105,6 +105,8 @@ describe.skipIf(!chromiumAvailable())('studio accessibility, more screens (axe-c
     await rows.first().locator('.delete-run').click();
     await page.waitForSelector('#delete-dialog[open]');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('delete-cancel');
+    // Opened by mouse, yet the focused safe choice is outlined (what Enter will do is visible).
+    expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).not.toBe('none');
     await screenshot(page, 'studio-delete-dialog', false);
     await page.keyboard.press('Enter');
     await page.waitForSelector('#delete-dialog', { state: 'detached' });
