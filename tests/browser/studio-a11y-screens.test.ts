@@ -2,7 +2,8 @@
 // point 8): axe-core finds no serious or critical violation on the page at 375 px, the editor
 // with every problem marked, the history with an import error and an empty filter, the "run from
 // here" state editor with its error, the delete dialog (Enter on it keeps the run), and, against a `tea-edge serve` started here, a server run
-// with its timeline and a comparison of two server runs. Every control reached with Tab shows a
+// with its timeline and a comparison of two server runs; the settings with a tested model server
+// and with nothing listening. Every control reached with Tab shows a
 // focus outline.
 import { mkdtempSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -115,6 +116,20 @@ describe.skipIf(!chromiumAvailable())('studio accessibility, more screens (axe-c
     const { reached, bare } = await focusWithoutOutline(page, 60);
     expect(reached).toBeGreaterThan(15);
     expect(bare).toEqual([]);
+    await context.close();
+  });
+
+  it('settings: a tested model server, and one with nothing listening', { timeout: 60_000 }, async () => {
+    const { context, page } = await openDemo(suite.browser, suite.server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
+    await page.click('#probe-button');
+    await page.waitForFunction(() => (document.querySelector('#probe-result')?.textContent ?? '').includes('mock-model'), undefined, { timeout: 20_000 });
+    await expectClean(page, 'settings with a tested server');
+    await page.locator('section.settings').screenshot({ path: path.join(ROOT, 'test-artifacts/screenshots/studio-a11y-settings.png') });
+    // Port 9 (discard) on the loopback: nothing listens there in the test machines.
+    await page.fill('#model-url', 'http://127.0.0.1:9/v1');
+    await page.click('#probe-button');
+    await page.waitForSelector('#probe-down', { timeout: 20_000 });
+    await expectClean(page, 'settings with nothing listening');
     await context.close();
   });
 
