@@ -1,7 +1,7 @@
 // Accessibility checked by a machine on the screens studio-a11y.test.ts does not reach (issue 15,
 // point 8): axe-core finds no serious or critical violation on the page at 375 px, the editor
 // with every problem marked, the history with an import error and an empty filter, the "run from
-// here" state editor with its error, the delete dialog (Enter on it keeps the run), and, against a `tea-edge serve` started here, a server run
+// here" state editor with its error, the delete and tool-approval dialogs (Enter on them keeps the run / denies), and, against a `tea-edge serve` started here, a server run
 // with its timeline and a comparison of two server runs; the settings with a tested model server
 // and with nothing listening. Every control reached with Tab shows a
 // focus outline.
@@ -112,6 +112,16 @@ describe.skipIf(!chromiumAvailable())('studio accessibility, more screens (axe-c
     await page.keyboard.press('Enter');
     await page.waitForSelector('#delete-dialog', { state: 'detached' });
     expect(await rows.count()).toBe(count);
+
+    // The tool-approval dialog opens on Deny: Enter straight away denies the call.
+    await setAgent(page, await fixture('react-confirm.yaml'));
+    expect(await runAgentInPage(page)).toBe('interrupted');
+    await page.waitForSelector('#confirm-dialog[open]');
+    expect(await page.evaluate(() => [document.activeElement?.id, getComputedStyle(document.activeElement!).outlineStyle])).toEqual(['deny-button', 'solid']);
+    await screenshot(page, 'studio-approval-dialog', false);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#run-status[data-status="completed"]');
+    expect(await page.textContent('#final-state')).toContain('it was not saved');
 
     const { reached, bare } = await focusWithoutOutline(page, 60);
     expect(reached).toBeGreaterThan(15);
