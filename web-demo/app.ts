@@ -393,7 +393,11 @@ function start(): void {
   }
   // The timeline and the per-action views: their own chunk, after the first paint.
   void import('./studio-views.js').then((module) => {
-    runView.setExtra((shown, graph) => module.studioViews(shown, graph, shown.status === 'running' ? {} : { onRunFrom: (node, state) => void runFrom(node, state) }));
+    const saveReport = (events: AgentEvent[]) =>
+      void import('./report-download.js').then((report) => announce(`Saved the run as ${report.saveRunReport(events)}.`));
+    runView.setExtra((shown, graph) =>
+      module.studioViews(shown, graph, shown.status === 'running' ? {} : { onReport: () => saveReport(shown.events), onRunFrom: (node, state) => void runFrom(node, state) }),
+    );
     document.body.dataset.views = 'ready';
   });
   document.body.dataset.ready = 'true';

@@ -19,7 +19,7 @@ const ROWS: [string, (figures: RunFigures) => number | string][] = [
   ['Tokens', (figures) => figures.tokens],
   ['Model calls', (figures) => figures.model_calls],
   ['Failed model calls', (figures) => figures.failed_calls],
-  ['Node runs', (figures) => figures.nodes],
+  ['Steps (node runs)', (figures) => figures.nodes],
   ['Models', (figures) => figures.models.join(', ') || '—'],
 ];
 

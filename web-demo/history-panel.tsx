@@ -11,10 +11,12 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AgentEvent } from '../src/events/event.js';
 import type { RunRecord } from '../src/storage/trace-store.js';
 import { upgradeEvent } from '../src/events/upgrade-event.js';
-import { parseNdjson, toNdjson } from './ndjson.js';
+import { toNdjson } from './ndjson.js';
+import { parseRunFile } from './run-file.js';
 import { recordFromEvents } from './run-record.js';
 import { parentOf } from './run-sources.js';
 import { CompareView, type ComparedRun } from './compare-view.js';
+import { compareIdsOf, showCompareInAddress } from './compare-link.js';
 
 /** Where runs are listed from. */
 export interface HistorySource {
@@ -125,7 +127,7 @@ export function createHistoryPanel(options: HistoryPanelOptions): HistoryPanel {
     await refresh();
   };
   const importFile = async (file: File) => {
-    const parsed = parseNdjson(await file.text());
+    const parsed = parseRunFile(await file.text());
     if (!parsed.ok) {
       importError = `Import of ${file.name} failed: ${parsed.error}`;
       options.announce(importError);
@@ -200,14 +202,31 @@ function History(props: HistoryProps) {
   const [picked, setPicked] = useState<RunRecord[]>([]);
   const [compared, setCompared] = useState<[ComparedRun, ComparedRun] | undefined>();
   const togglePick = (run: RunRecord) => {
-    setCompared(undefined);
+    closeCompare();
     setPicked((current) => (current.some((other) => other.run_id === run.run_id) ? current.filter((other) => other.run_id !== run.run_id) : [...current, run].slice(-2)));
   };
-  const compare = async () => {
-    const [a, b] = picked as [RunRecord, RunRecord];
+  const compare = async (pair = picked as [RunRecord, RunRecord]) => {
+    const [a, b] = pair;
     const [eventsA, eventsB] = await Promise.all([props.loadEvents(a), props.loadEvents(b)]);
     setCompared([{ record: a, events: eventsA }, { record: b, events: eventsB }]);
+    showCompareInAddress([a.run_id, b.run_id]);
   };
+  const closeCompare = () => {
+    setCompared(undefined);
+    showCompareInAddress(undefined);
+  };
+  // Opened with #compare=A,B (a bookmarked comparison): compared once both runs are listed.
+  const [linked, setLinked] = useState(() => compareIdsOf(location.hash));
+  useEffect(() => {
+    if (!linked || !props.loaded) return;
+    const pair = linked.map((id) => props.runs.find((run) => run.run_id === id));
+    if (pair.every((run) => run !== undefined)) {
+      setLinked(undefined);
+      setPicked(pair as RunRecord[]);
+      void compare(pair as [RunRecord, RunRecord]);
+    }
+    // Not listed (yet): kept, since the server's history may be the next source shown.
+  }, [linked, props.loaded, props.runs]);
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   const shown = props.runs.filter((run) => (status === '' || run.status === status) && words.every((word) => haystack(run).includes(word)));
   return (
@@ -215,11 +234,11 @@ function History(props: HistoryProps) {
       <p class="note" id="history-source">{props.source ? `Runs of ${props.source.label}.` : ''}</p>
       <div class="row">
         <button type="button" id="history-refresh" onClick={props.onRefresh}>Refresh</button>
-        <label for="import-file" class="button">Import NDJSON…</label>
+        <label for="import-file" class="button">Import NDJSON or report…</label>
         <input
           type="file"
           id="import-file"
-          accept=".ndjson,.jsonl,application/x-ndjson,application/json,text/plain"
+          accept=".ndjson,.jsonl,.html,application/x-ndjson,application/json,text/plain,text/html"
           class="visually-hidden"
           onChange={(event) => {
             const input = event.currentTarget;
@@ -265,10 +284,10 @@ function History(props: HistoryProps) {
         <div class="row compare-bar">
           <span class="note">{picked.length === 2 ? 'Two runs picked.' : 'Pick one more run to compare.'}</span>
           <button type="button" id="compare-button" class="primary" disabled={picked.length !== 2} onClick={() => void compare()}>Compare</button>
-          <button type="button" id="compare-clear" onClick={() => { setPicked([]); setCompared(undefined); }}>Clear</button>
+          <button type="button" id="compare-clear" onClick={() => { setPicked([]); closeCompare(); }}>Clear</button>
         </div>
       ) : null}
-      {compared ? <CompareView a={compared[0]} b={compared[1]} onClose={() => setCompared(undefined)} /> : null}
+      {compared ? <CompareView a={compared[0]} b={compared[1]} onClose={closeCompare} /> : null}
       {confirming && props.onDelete ? (
         <ConfirmDelete
           label={confirming.label}

@@ -1,20 +1,54 @@
 /**
- * A run as one self-contained HTML file: the outcome, the figures, the timeline, the errors, the
- * final state and every event, with its styles inline and no script, so it opens offline in any
- * browser with no server. Every value is escaped (model output and agent text are untrusted).
+ * A run as one self-contained HTML file: the outcome, the figures, the timeline, each step's
+ * state, the errors, the final state and every event, with its styles inline, so it opens offline
+ * in any browser with no server. Everything is rendered into the HTML itself (it reads the same
+ * with scripts off); every value is escaped (model output and agent text are untrusted).
+ *
+ * The record and events are also embedded as JSON (report-data.ts), so the report is a lossless
+ * export the studio imports back, and one small inline script offers them as NDJSON. A Content
+ * Security Policy allows that script alone (by its hash), inline styles and nothing else: no
+ * request can leave the page, and no script smuggled into the data could run.
  */
 import type { AgentEvent } from '../src/events/event.js';
 import type { RunRecord } from '../src/storage/trace-store.js';
 import { runFigures } from './run-figures.js';
 import { summarize } from './run-summary.js';
-import { buildTimeline } from './timeline.js';
+import { buildTimeline, type TimelineItem } from './timeline.js';
+import { reportDataBlock, REPORT_DATA_ID } from './report-data.js';
+import { sha256 } from '../src/util/sha256.js';
 
 const STYLE = `body{font:15px/1.45 system-ui,sans-serif;color:#1a1f29;max-width:1100px;margin:0 auto;padding:16px}
 h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:1.4em}code,pre{font:13px ui-monospace,Menlo,Consolas,monospace}
 pre{background:#f6f8fb;border:1px solid #c9d1dc;border-radius:6px;padding:8px;white-space:pre-wrap;word-break:break-word}
 table{border-collapse:collapse;width:100%}th,td{border:1px solid #c9d1dc;padding:3px 6px;text-align:left;vertical-align:top}
 .bar{height:10px;background:#1d6fb8;border-radius:3px;min-width:2px}.track{background:#eef2f7;position:relative;height:10px}
-.failed{color:#a3161b}.completed{color:#146c2e}`;
+.failed{color:#a3161b}.completed{color:#146c2e}summary{cursor:pointer}button{font:inherit;padding:4px 10px}
+:focus-visible{outline:3px solid #1d6fb8;outline-offset:2px}`;
+
+/**
+ * The report's only script: reads the embedded run data (JSON.parse, no eval) and offers the
+ * events as an NDJSON file. Written as plain ES2017 so any browser runs it.
+ */
+const SCRIPT = `(function () {
+  var block = document.getElementById('${REPORT_DATA_ID}');
+  var data = JSON.parse(block.textContent);
+  var button = document.getElementById('save-ndjson');
+  button.hidden = false;
+  button.addEventListener('click', function () {
+    var text = data.events.map(function (event) { return JSON.stringify(event); }).join('\\n') + '\\n';
+    var link = document.createElement('a');
+    link.href = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
+    link.download = 'run-' + data.record.run_id + '.ndjson';
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+  });
+  document.documentElement.setAttribute('data-report', 'ready');
+  document.documentElement.setAttribute('data-events', String(data.events.length));
+})();`;
+
+/** The policy: no network at all, inline styles, and the one script above. */
+const POLICY = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${base64(sha256(new TextEncoder().encode(SCRIPT)))}'; base-uri 'none'; form-action 'none'`;
 
 export function runReport(record: RunRecord, events: readonly AgentEvent[]): string {
   const summary = summarize([...events]);
@@ -30,6 +64,7 @@ export function runReport(record: RunRecord, events: readonly AgentEvent[]): str
   const errors = summary.errors.map((error) => `<li><code>${escape(error.code)}</code>${error.node ? ` in ${escape(error.node)}` : ''}: ${escape(error.message)}</li>`).join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${POLICY}">
 <title>Run ${escape(record.run_id)} of ${escape(record.agent)} · tea-edge report</title>
 <style>${STYLE}</style></head><body>
 <h1>${escape(record.agent)}: <span class="${escape(record.status)}">${escape(record.status)}</span></h1>
@@ -40,20 +75,51 @@ export function runReport(record: RunRecord, events: readonly AgentEvent[]): str
 <tr><th scope="row">Tokens</th><td>${figures.tokens}</td></tr>
 <tr><th scope="row">Model calls</th><td>${figures.model_calls}${figures.failed_calls ? ` (${figures.failed_calls} failed)` : ''}</td></tr>
 <tr><th scope="row">Models</th><td>${escape(figures.models.join(', ') || '—')}</td></tr>
-<tr><th scope="row">Node runs</th><td>${figures.nodes}</td></tr>
+<tr><th scope="row">Steps (node runs)</th><td>${figures.nodes}</td></tr>
 <tr><th scope="row">Events</th><td>${events.length}</td></tr>
 </tbody></table>
 <h2>Timeline</h2>
 <table><thead><tr><th scope="col">Kind</th><th scope="col">Item</th><th scope="col">When</th><th scope="col">Duration</th><th scope="col">Tokens</th><th scope="col">Retries</th></tr></thead><tbody>
 ${rows}
 </tbody></table>
+<h2>Steps</h2>
+${steps(timeline.items)}
 ${errors ? `<h2>Errors</h2><ul class="failed">${errors}</ul>` : ''}
 <h2>Final state</h2>
 <pre>${escape(JSON.stringify(summary.final_state ?? null, null, 2))}</pre>
+<h2>Events</h2>
+<p><button type="button" id="save-ndjson" hidden>Save the events as NDJSON</button></p>
 <details><summary>Every event (${events.length})</summary><pre>${escape(events.map((event) => JSON.stringify(event)).join('\n'))}</pre></details>
 <p><small>Written by the tea-edge studio on ${escape(new Date().toISOString())}.</small></p>
+${reportDataBlock({ record, events: [...events] })}
+<script>${SCRIPT}</script>
 </body></html>
 `;
+}
+
+const STEPS_SHOWN = 200;
+
+/** Each completed node run (the first 200): its update and the state after it. */
+function steps(items: readonly TimelineItem[]): string {
+  const done = items.filter((item) => (item.kind === 'node' || item.kind === 'lua') && item.end !== undefined);
+  if (done.length === 0) return '<p>No node completed.</p>';
+  // Each step carries a whole state: past a few hundred the file grows with steps × state size.
+  const more = done.length - STEPS_SHOWN;
+  return `<ol class="steps">${done
+    .slice(0, STEPS_SHOWN)
+    .map(
+      (item) =>
+        `<li><details><summary>${escape(item.label)} · ${Math.round(item.end! - item.start)} ms${item.status === 'failed' ? ' · <span class="failed">failed</span>' : ''}</summary>
+<p>Update</p><pre>${escape(JSON.stringify(item.update ?? {}, null, 2))}</pre>
+<p>State after</p><pre>${escape(JSON.stringify(item.after ?? {}, null, 2))}</pre></details></li>`,
+    )
+    .join('\n')}</ol>${more > 0 ? `<p>${more} more steps: see every event below.</p>` : ''}`;
+}
+
+function base64(words: Uint32Array): string {
+  let binary = '';
+  for (const word of words) binary += String.fromCharCode(word >>> 24, (word >>> 16) & 255, (word >>> 8) & 255, word & 255);
+  return btoa(binary);
 }
 
 function escape(text: string): string {

@@ -11,6 +11,8 @@ import { ActionViews } from './action-views.js';
 
 export interface StudioViewOptions {
   onRunFrom?: TimelineProps['onRunFrom'];
+  /** Saves the run as an offline HTML report (absent while it runs). */
+  onReport?: () => void;
 }
 
 export function studioViews(summary: RunSummary, graph: AgentGraph | undefined, options: StudioViewOptions = {}): ExtraViews {
@@ -18,6 +20,11 @@ export function studioViews(summary: RunSummary, graph: AgentGraph | undefined, 
   return {
     main: (
       <>
+        {options.onReport ? (
+          <p class="row report-row">
+            <button type="button" id="save-report" onClick={options.onReport}>Save as HTML report</button>
+          </p>
+        ) : null}
         <TimelineView key={summary.run_id} events={summary.events} kinds={kinds} running={summary.status === 'running'} onRunFrom={options.onRunFrom} />
         <ActionViews summary={summary} />
       </>
