@@ -167,6 +167,38 @@ describe('sanitizeEvent: size cap', () => {
     }
   });
 
+  it('utf8Length and jsonStringBytes count long strings exactly (the regex fast path and the loop agree)', () => {
+    const units = ['a', '"', '\\', '\n', '\u0001', '\u007f', 'é', '€', '🚀', '\ud800', '\udc00', ' '];
+    let seed = 11;
+    for (const length of [31, 32, 33, 64, 500, 5000]) {
+      const ascii = 'x'.repeat(length);
+      expect(utf8Length(ascii)).toBe(length);
+      expect(jsonStringBytes(ascii)).toBe(length);
+      for (const unit of units) {
+        // One wide unit anywhere (start, middle, end) must leave the fast path.
+        for (const at of [0, length >> 1, length - 1]) {
+          const text = ascii.slice(0, at) + unit + ascii.slice(at + 1);
+          expect(jsonStringBytes(text)).toBe(bytesOf(text) - 2);
+          if (!/[\ud800-\udfff]/.test(unit)) expect(utf8Length(text)).toBe(new TextEncoder().encode(text).length);
+        }
+      }
+      let mixed = '';
+      for (let index = 0; index < length; index++) {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        mixed += seed % 4 === 0 ? units[seed % units.length] : 'b';
+      }
+      expect(jsonStringBytes(mixed)).toBe(bytesOf(mixed) - 2);
+    }
+  });
+
+  it('a summary of a large state names its exact size (strings not listed when cutting cannot help)', () => {
+    const steps = Array.from({ length: 3000 }, (_, index) => ({ step: index, thought: `step ${index} é`, ok: true }));
+    const input = event({ state: { steps } });
+    const result = sanitizeEvent(input);
+    expect(dataOf(result).truncated).toBe(true);
+    expect(dataOf(result).original_bytes).toBe(bytesOf(sanitizeValue(input)));
+  });
+
   it('jsonPrefix starts exactly like JSON.stringify, for inert values of every shape', () => {
     const values: unknown[] = [
       { a: [1, -0, 1e21, 0.5, true, null, 'x"\\\n🚀\ud800'], b: {}, c: [], d: { e: { f: 'g' } } },

@@ -268,8 +268,16 @@ function copyFields(value: object, depth: number, context: CopyContext): Record<
   return result;
 }
 
+/** Strings longer than this are first scanned by a regex for units that take more than one byte. */
+const FAST_SCAN_LENGTH = 32;
+const NON_ASCII = /[^\x00-\x7f]/;
+/** A unit whose JSON form in UTF-8 is not one byte: controls, `"`, `\\`, and all of non-ASCII. */
+const JSON_WIDE_UNIT = /["\\\x00-\x1f\x80-\uffff]/;
+
 /** UTF-8 byte length of a string (lone surrogates count as the 3-byte replacement character). */
 export function utf8Length(text: string): number {
+  // A long ASCII text (most of a large event's JSON) is counted by the regex engine, not a loop.
+  if (text.length > FAST_SCAN_LENGTH && !NON_ASCII.test(text)) return text.length;
   let bytes = 0;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
@@ -289,6 +297,7 @@ export function utf8Length(text: string): number {
  * lone surrogates `\uXXXX` 6 bytes).
  */
 export function jsonStringBytes(text: string): number {
+  if (text.length > FAST_SCAN_LENGTH && !JSON_WIDE_UNIT.test(text)) return text.length;
   let bytes = 0;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
@@ -336,14 +345,20 @@ interface StringLeaf {
   cost: number;
 }
 
-function collectStrings(value: unknown, leaves: StringLeaf[]): void {
-  if (value === null || typeof value !== 'object') return;
+/** The summed cost of every string in `value`; each is also listed in `leaves` when given. */
+function collectStrings(value: unknown, leaves: StringLeaf[] | undefined): number {
+  if (value === null || typeof value !== 'object') return 0;
   const holder = value as Record<string, unknown>;
+  let sum = 0;
   for (const key of Object.keys(holder)) {
     const field = holder[key];
-    if (typeof field === 'string') leaves.push({ holder, key, text: field, cost: jsonStringBytes(field) });
-    else collectStrings(field, leaves);
+    if (typeof field === 'string') {
+      const cost = jsonStringBytes(field);
+      leaves?.push({ holder, key, text: field, cost });
+      sum += cost;
+    } else sum += collectStrings(field, leaves);
   }
+  return sum;
 }
 
 function truncationMarker(removedBytes: number): string {
@@ -357,9 +372,11 @@ function truncationMarker(removedBytes: number): string {
 function capEvent(event: AgentEvent, bytes: number, maxBytes: number): SanitizedEvent {
   // `event` is already this module's own copy, so strings are cut in place; each leaf keeps its
   // original text, so a second attempt with a lower target starts again from the originals.
+  // The strings are only listed when cutting them could help: a large state (thousands of
+  // strings in a skeleton already past the cap) goes straight to the summary.
+  const stringBytes = collectStrings(event.data, undefined);
   const leaves: StringLeaf[] = [];
-  collectStrings(event.data, leaves);
-  const stringBytes = leaves.reduce((sum, leaf) => sum + leaf.cost, 0);
+  if (bytes - stringBytes < maxBytes) collectStrings(event.data, leaves);
   let target = maxBytes;
   // When what is not string content already passes the cap, no cutting of strings can help.
   for (let attempt = 0; attempt < 4 && bytes - stringBytes < maxBytes; attempt++) {
