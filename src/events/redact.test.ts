@@ -57,6 +57,24 @@ describe('sanitizeEvent: redaction', () => {
     const result = sanitizeEvent(event({ log: 'sent Authorization: Bearer eyJhbGciOi.abc.def to host' }));
     expect(dataOf(result).log).toBe(`sent Authorization: Bearer ${REDACTED} to host`);
   });
+
+  it('masks the shortest credential text and keeps shorter look-alikes (the length shortcut is exact)', () => {
+    const result = sanitizeEvent(event({ shortest: 'Basic abcdefgh', shorter: 'Basic abcdefg', lower: 'basic abcdefghij' }));
+    expect(dataOf(result)).toEqual({ shortest: `Basic ${REDACTED}`, shorter: 'Basic abcdefg', lower: 'basic abcdefghij' });
+  });
+
+  it('sorts every key once: credentials redacted, prototype keys dropped, with or without extra key names', () => {
+    const data = JSON.parse('{"__proto__": 1, "constructor": 2, "prototype": 3, "api_key": "k", "a-p-i-k-e-y": "k", "token": "t", "type": "x", "keys": 1}');
+    for (const options of [{}, { redactKeys: ['token', 'a'] }]) {
+      const first = dataOf(sanitizeEvent(event(data), options));
+      const again = dataOf(sanitizeEvent(event(data), options));
+      const expected: Record<string, unknown> = { 'api_key': REDACTED, 'a-p-i-k-e-y': REDACTED, token: 't', type: 'x', keys: 1 };
+      if ('redactKeys' in options) expected.token = REDACTED;
+      expect(first).toEqual(expected);
+      expect(again).toEqual(expected);
+      expect(Object.keys(first)).toEqual(Object.keys(expected));
+    }
+  });
 });
 
 describe('sanitizeEvent: inert JSON', () => {

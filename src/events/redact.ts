@@ -30,6 +30,8 @@ export const DEFAULT_MAX_RUN_BYTES = 8 * 1024 * 1024;
 /** Key names whose values are credentials (compared lower-case with `-` and `_` removed). */
 const CREDENTIAL_KEYS: ReadonlySet<string> = new Set(['authorization', 'proxyauthorization', 'apikey', 'xapikey', 'xgoogapikey', 'cookie', 'setcookie']);
 const BEARER_PATTERN = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g;
+/** The shortest text BEARER_PATTERN can match (`Basic` + one space + 8 characters). */
+const MIN_CREDENTIAL_LENGTH = 14;
 const MIN_SECRET_LENGTH = 4;
 const NO_SECRETS: readonly string[] = [];
 
@@ -53,7 +55,7 @@ export interface SanitizedEvent {
 interface CopyContext {
   secrets: readonly string[];
   redactKeys: ReadonlySet<string>;
-  /** Shortest and longest redacted key, so most keys are rejected by length alone. */
+  /** Shortest and longest redacted or dropped key, so most keys are passed by length alone. */
   shortestKey: number;
   longestKey: number;
   maxDepth: number;
@@ -62,7 +64,7 @@ interface CopyContext {
   /** An upper bound of the copy's JSON size in bytes, kept while copying. */
   sizeBound: number;
   /** Keys already classified (redacted or not); kept across the events of one sanitiser. */
-  keyVerdicts: Map<string, boolean>;
+  keyVerdicts: Map<string, KeyVerdict>;
 }
 
 /** Classified keys remembered per sanitiser; past this, keys are classified each time. */
@@ -98,7 +100,8 @@ export function sanitizeEventWithSize(event: AgentEvent, options: SanitizeOption
 export function createEventSanitizer(options: SanitizeOptions = {}): (event: AgentEvent, exact?: boolean) => SanitizedEvent {
   const context = createContext(options);
   return (event, exact = true) => {
-    context.ancestors.length = 0;
+    // Copies pop what they push, so `ancestors` is empty unless a copy threw.
+    if (context.ancestors.length !== 0) context.ancestors.length = 0;
     context.sizeBound = 0;
     return sanitizeWith(event, options, exact, context);
   };
@@ -139,17 +142,34 @@ function createContext(options: SanitizeOptions): CopyContext {
   let longestKey = 0;
   for (const key of redactKeys) {
     shortestKey = Math.min(shortestKey, key.length);
+    longestKey = Math.max(longestKey, key.length + 4);
+  }
+  for (const key of FORBIDDEN_KEYS) {
+    shortestKey = Math.min(shortestKey, key.length);
     longestKey = Math.max(longestKey, key.length);
   }
-  return { secrets, redactKeys, shortestKey, longestKey: longestKey + 4, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, keyVerdicts: new Map() };
+  return { secrets, redactKeys, shortestKey, longestKey, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, keyVerdicts: new Map() };
 }
 
 /** True for a key whose value is a credential. */
 function isRedactedKey(key: string, context: CopyContext): boolean {
-  if (key.length < context.shortestKey || key.length > context.longestKey) return false;
-  const known = context.keyVerdicts.get(key);
-  if (known !== undefined) return known;
-  const verdict = context.redactKeys.has(normaliseKey(key));
+  return keyVerdict(key, context) === KeyVerdict.Redact;
+}
+
+const enum KeyVerdict {
+  Keep,
+  /** A credential name: its value becomes `[REDACTED]`. */
+  Redact,
+  /** `__proto__`, `constructor`, `prototype`: left out. */
+  Drop,
+}
+
+/** What happens to a key: one length check for most keys, one cached lookup for the rest. */
+function keyVerdict(key: string, context: CopyContext): KeyVerdict {
+  if (key.length < context.shortestKey || key.length > context.longestKey) return KeyVerdict.Keep;
+  let verdict = context.keyVerdicts.get(key);
+  if (verdict !== undefined) return verdict;
+  verdict = FORBIDDEN_KEYS.has(key) ? KeyVerdict.Drop : context.redactKeys.has(normaliseKey(key)) ? KeyVerdict.Redact : KeyVerdict.Keep;
   if (context.keyVerdicts.size < MAX_KEY_VERDICTS) context.keyVerdicts.set(key, verdict);
   return verdict;
 }
@@ -165,7 +185,10 @@ function redactString(text: string, context: CopyContext): string {
 export function redactText(text: string, secrets: readonly string[]): string {
   let result = text;
   for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-  if (result.includes('Bearer') || result.includes('Basic')) result = result.replace(BEARER_PATTERN, `$1 ${REDACTED}`);
+  // One scan for the letter both words start with (absent from ids, timestamps, most text) first.
+  if (result.length >= MIN_CREDENTIAL_LENGTH && result.includes('B') && (result.includes('Bearer') || result.includes('Basic'))) {
+    result = result.replace(BEARER_PATTERN, `$1 ${REDACTED}`);
+  }
   return result;
 }
 
@@ -248,9 +271,10 @@ function copyArray(value: unknown[], depth: number, context: CopyContext): unkno
 function copyFields(value: object, depth: number, context: CopyContext): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(key)) continue;
+    const verdict = keyVerdict(key, context);
+    if (verdict === KeyVerdict.Drop) continue;
     const field = (value as Record<string, unknown>)[key];
-    if (isRedactedKey(key, context)) {
+    if (verdict === KeyVerdict.Redact) {
       if (field !== undefined && field !== null) {
         result[key] = REDACTED;
         context.sizeBound += stringBound(key) + stringBound(REDACTED) + 2;
