@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from './event.js';
-import { createRunEventCap, jsonPrefix, jsonStringBytes, REDACTED, sanitizeEvent, sanitizeEventWithSize, sanitizeValue, utf8Length } from './redact.js';
+import { createEventMaker, createEventSanitizer, createRunEventCap, jsonPrefix, jsonStringBytes, REDACTED, sanitizeEvent, sanitizeEventWithSize, sanitizeValue, utf8Length } from './redact.js';
 
 /** An event with any data: the sanitiser and the cap do not look at what the fields mean. */
 function event(data: Record<string, unknown>, seq = 1, type: AgentEvent['type'] = 'log'): AgentEvent {
@@ -274,5 +274,55 @@ describe('createRunEventCap', () => {
     const stored = results.filter((item) => item !== undefined);
     expect(stored.filter((item) => item.type === 'log' && item.data.source === 'trace')).toHaveLength(1);
     expect(stored.length).toBeLessThan(5);
+  });
+});
+
+describe('createEventMaker', () => {
+  const TYPES = ['node_start', 'node_end', 'log', 'tool_start'];
+
+  function both(options: Parameters<typeof createEventMaker>[1], type: string, runId: string, ts: string, data: unknown, node: string | undefined) {
+    const made = createEventMaker(TYPES, options)(type as AgentEvent['type'], runId, 7, ts, data, node);
+    const event = { type, run_id: runId, seq: 7, ts, data } as AgentEvent;
+    if (node !== undefined) event.node = node;
+    const general = createEventSanitizer(options)(event, false);
+    return { made, general };
+  }
+
+  it('gives what the general sanitiser gives for the assembled event: fields, key order and size bound', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const datas: unknown[] = [
+      {},
+      { update: { candidate: 3 }, duration_ms: 0 },
+      { headers: { Authorization: 'Bearer abcdefghijkl' }, api_key: 'sk-secret-value', list: [1, 'Basic abcdefghij', null] },
+      JSON.parse('{"__proto__": 1, "ok": "sk-secret-value inside"}'),
+      { cyclic, when: new Date(0), nan: Number.NaN, big: 5n },
+      { toJSON: () => 'not an object' },
+      'text',
+      null,
+      undefined,
+      [1, 2],
+      { long: 'x'.repeat(70_000) },
+    ];
+    const optionsList = [{}, { secrets: ['sk-secret-value'] }, { secrets: ['node'] }, { secrets: ['2026'] }, { redactKeys: ['candidate'] }, { maxDepth: 1 }];
+    for (const options of optionsList) {
+      for (const data of datas) {
+        for (const node of [undefined, 'generate', 'Bearer abcdefghijkl', 'has sk-secret-value']) {
+          for (const [type, runId] of [['node_end', 'run-1'], ['custom_type', 'run sk-secret-value'], ['log', 'Basic abcdefghijklmn']]) {
+            const { made, general } = both(options, type!, runId!, '2026-01-01T00:00:00.000Z', data, node);
+            expect(made.event).toEqual(general.event);
+            expect(JSON.stringify(made.event)).toBe(JSON.stringify(general.event));
+            expect(made.bytes).toBe(general.bytes);
+          }
+        }
+      }
+    }
+  });
+
+  it('does not share data objects with the caller', () => {
+    const data = { update: { list: [1] } };
+    const { made } = both({}, 'node_end', 'run-1', '2026-01-01T00:00:00.000Z', data, 'n');
+    data.update.list.push(2);
+    expect(made.event.data).toEqual({ update: { list: [1] } });
   });
 });

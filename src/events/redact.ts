@@ -107,6 +107,62 @@ export function createEventSanitizer(options: SanitizeOptions = {}): (event: Age
   };
 }
 
+/** Makes a run's event from its parts, sanitised: what `createEventSanitizer` gives for the assembled event. */
+export type EventMaker = (type: EventType, runId: string, seq: number, ts: string, data: unknown, node: string | undefined) => SanitizedEvent;
+
+/** The envelope's key names, in the order events are made with. */
+const ENVELOPE_KEYS = ['type', 'run_id', 'seq', 'ts', 'data', 'node'];
+/** Envelope strings kept redacted per maker (run ids and node names repeat all run long). */
+const MAX_ENVELOPE_TEXTS = 256;
+
+/**
+ * The engine's event maker (one per run). An event's envelope is the engine's own: type names and
+ * key names that no secret occurs in (checked once here; else every event takes the general
+ * path), a number and three strings. So only the strings are redacted (`run_id` and `node` once
+ * each) and only `data` is walked; the result, its key order and its size bound are those of
+ * `createEventSanitizer(options)(event, exact)` (a test compares the two).
+ */
+export function createEventMaker(eventTypes: readonly string[], options: SanitizeOptions = {}, exact = false): EventMaker {
+  const sanitizeEvent = createEventSanitizer(options);
+  const context = createContext(options);
+  const general: EventMaker = (type, runId, seq, ts, data, node) => {
+    const event = { type, run_id: runId, seq, ts, data } as AgentEvent;
+    if (node !== undefined) event.node = node;
+    return sanitizeEvent(event, exact);
+  };
+  if (context.maxDepth <= 1 || context.secrets.some((secret) => [...ENVELOPE_KEYS, ...eventTypes].some((name) => name.includes(secret)))) return general;
+  const knownTypes = new Set(eventTypes);
+  const texts = new Map<string, string>();
+  const redacted = (text: string): string => {
+    let clean = texts.get(text);
+    if (clean === undefined) {
+      clean = redactString(text, context);
+      if (texts.size < MAX_ENVELOPE_TEXTS) texts.set(text, clean);
+    }
+    return clean;
+  };
+  // What the keys and the object add to the bound (see copyObject and copyFields).
+  const keyBound = (key: string) => stringBound(key) + 2;
+  const fixedBound = 2 + keyBound('type') + keyBound('run_id') + keyBound('seq') + 25 + keyBound('ts') + keyBound('data');
+  return (type, runId, seq, ts, data, node) => {
+    if (!isPlainObject(data) || !knownTypes.has(type)) return general(type, runId, seq, ts, data, node);
+    if (context.ancestors.length !== 0) context.ancestors.length = 0;
+    context.sizeBound = 0;
+    const copied = copyValue(data, 1, context);
+    if (!isPlainObject(copied)) return general(type, runId, seq, ts, data, node);
+    const cleanType = redacted(type) as EventType;
+    const cleanRunId = redacted(runId);
+    const cleanTs = redactString(ts, context);
+    context.sizeBound += fixedBound + stringBound(cleanType) + stringBound(cleanRunId) + stringBound(cleanTs);
+    const event = { type: cleanType, run_id: cleanRunId, seq: Number.isFinite(seq) ? seq : null, ts: cleanTs, data: copied } as AgentEvent;
+    if (node !== undefined) {
+      event.node = redacted(node);
+      context.sizeBound += keyBound('node') + stringBound(event.node);
+    }
+    return measured(event, options, exact, context);
+  };
+}
+
 function sanitize(event: AgentEvent, options: SanitizeOptions, measure: boolean): SanitizedEvent {
   return sanitizeWith(event, options, measure, createContext(options));
 }
@@ -114,6 +170,11 @@ function sanitize(event: AgentEvent, options: SanitizeOptions, measure: boolean)
 function sanitizeWith(event: AgentEvent, options: SanitizeOptions, measure: boolean, context: CopyContext): SanitizedEvent {
   const copy = copyValue(event, 0, context) as AgentEvent;
   if (!isPlainObject(copy.data)) copy.data = {};
+  return measured(copy, options, measure, context);
+}
+
+/** A sanitised copy with its size, cut to the cap when it is larger. */
+function measured(copy: AgentEvent, options: SanitizeOptions, measure: boolean, context: CopyContext): SanitizedEvent {
   const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   // Most events are far below the cap: the bound kept while copying proves it without serialising.
   if (!measure && context.sizeBound <= maxBytes) return { event: copy, bytes: context.sizeBound };
