@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from './event.js';
-import { createRunEventCap, jsonPrefix, jsonStringBytes, REDACTED, sanitizeEvent, sanitizeEventWithSize, sanitizeValue, utf8Length } from './redact.js';
+import { createEventMaker, createEventSanitizer, createRunEventCap, jsonPrefix, jsonStringBytes, REDACTED, sanitizeEvent, sanitizeEventWithSize, sanitizeValue, utf8Length } from './redact.js';
 
 /** An event with any data: the sanitiser and the cap do not look at what the fields mean. */
 function event(data: Record<string, unknown>, seq = 1, type: AgentEvent['type'] = 'log'): AgentEvent {
@@ -56,6 +56,24 @@ describe('sanitizeEvent: redaction', () => {
   it('masks bearer credentials written in text', () => {
     const result = sanitizeEvent(event({ log: 'sent Authorization: Bearer eyJhbGciOi.abc.def to host' }));
     expect(dataOf(result).log).toBe(`sent Authorization: Bearer ${REDACTED} to host`);
+  });
+
+  it('masks the shortest credential text and keeps shorter look-alikes (the length shortcut is exact)', () => {
+    const result = sanitizeEvent(event({ shortest: 'Basic abcdefgh', shorter: 'Basic abcdefg', lower: 'basic abcdefghij' }));
+    expect(dataOf(result)).toEqual({ shortest: `Basic ${REDACTED}`, shorter: 'Basic abcdefg', lower: 'basic abcdefghij' });
+  });
+
+  it('sorts every key once: credentials redacted, prototype keys dropped, with or without extra key names', () => {
+    const data = JSON.parse('{"__proto__": 1, "constructor": 2, "prototype": 3, "api_key": "k", "a-p-i-k-e-y": "k", "token": "t", "type": "x", "keys": 1}');
+    for (const options of [{}, { redactKeys: ['token', 'a'] }]) {
+      const first = dataOf(sanitizeEvent(event(data), options));
+      const again = dataOf(sanitizeEvent(event(data), options));
+      const expected: Record<string, unknown> = { 'api_key': REDACTED, 'a-p-i-k-e-y': REDACTED, token: 't', type: 'x', keys: 1 };
+      if ('redactKeys' in options) expected.token = REDACTED;
+      expect(first).toEqual(expected);
+      expect(again).toEqual(expected);
+      expect(Object.keys(first)).toEqual(Object.keys(expected));
+    }
   });
 });
 
@@ -167,6 +185,38 @@ describe('sanitizeEvent: size cap', () => {
     }
   });
 
+  it('utf8Length and jsonStringBytes count long strings exactly (the regex fast path and the loop agree)', () => {
+    const units = ['a', '"', '\\', '\n', '\u0001', '\u007f', 'é', '€', '🚀', '\ud800', '\udc00', ' '];
+    let seed = 11;
+    for (const length of [31, 32, 33, 64, 500, 5000]) {
+      const ascii = 'x'.repeat(length);
+      expect(utf8Length(ascii)).toBe(length);
+      expect(jsonStringBytes(ascii)).toBe(length);
+      for (const unit of units) {
+        // One wide unit anywhere (start, middle, end) must leave the fast path.
+        for (const at of [0, length >> 1, length - 1]) {
+          const text = ascii.slice(0, at) + unit + ascii.slice(at + 1);
+          expect(jsonStringBytes(text)).toBe(bytesOf(text) - 2);
+          if (!/[\ud800-\udfff]/.test(unit)) expect(utf8Length(text)).toBe(new TextEncoder().encode(text).length);
+        }
+      }
+      let mixed = '';
+      for (let index = 0; index < length; index++) {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        mixed += seed % 4 === 0 ? units[seed % units.length] : 'b';
+      }
+      expect(jsonStringBytes(mixed)).toBe(bytesOf(mixed) - 2);
+    }
+  });
+
+  it('a summary of a large state names its exact size (strings not listed when cutting cannot help)', () => {
+    const steps = Array.from({ length: 3000 }, (_, index) => ({ step: index, thought: `step ${index} é`, ok: true }));
+    const input = event({ state: { steps } });
+    const result = sanitizeEvent(input);
+    expect(dataOf(result).truncated).toBe(true);
+    expect(dataOf(result).original_bytes).toBe(bytesOf(sanitizeValue(input)));
+  });
+
   it('jsonPrefix starts exactly like JSON.stringify, for inert values of every shape', () => {
     const values: unknown[] = [
       { a: [1, -0, 1e21, 0.5, true, null, 'x"\\\n🚀\ud800'], b: {}, c: [], d: { e: { f: 'g' } } },
@@ -224,5 +274,55 @@ describe('createRunEventCap', () => {
     const stored = results.filter((item) => item !== undefined);
     expect(stored.filter((item) => item.type === 'log' && item.data.source === 'trace')).toHaveLength(1);
     expect(stored.length).toBeLessThan(5);
+  });
+});
+
+describe('createEventMaker', () => {
+  const TYPES = ['node_start', 'node_end', 'log', 'tool_start'];
+
+  function both(options: Parameters<typeof createEventMaker>[1], type: string, runId: string, ts: string, data: unknown, node: string | undefined) {
+    const made = createEventMaker(TYPES, options)(type as AgentEvent['type'], runId, 7, ts, data, node);
+    const event = { type, run_id: runId, seq: 7, ts, data } as AgentEvent;
+    if (node !== undefined) event.node = node;
+    const general = createEventSanitizer(options)(event, false);
+    return { made, general };
+  }
+
+  it('gives what the general sanitiser gives for the assembled event: fields, key order and size bound', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const datas: unknown[] = [
+      {},
+      { update: { candidate: 3 }, duration_ms: 0 },
+      { headers: { Authorization: 'Bearer abcdefghijkl' }, api_key: 'sk-secret-value', list: [1, 'Basic abcdefghij', null] },
+      JSON.parse('{"__proto__": 1, "ok": "sk-secret-value inside"}'),
+      { cyclic, when: new Date(0), nan: Number.NaN, big: 5n },
+      { toJSON: () => 'not an object' },
+      'text',
+      null,
+      undefined,
+      [1, 2],
+      { long: 'x'.repeat(70_000) },
+    ];
+    const optionsList = [{}, { secrets: ['sk-secret-value'] }, { secrets: ['node'] }, { secrets: ['2026'] }, { redactKeys: ['candidate'] }, { maxDepth: 1 }];
+    for (const options of optionsList) {
+      for (const data of datas) {
+        for (const node of [undefined, 'generate', 'Bearer abcdefghijkl', 'has sk-secret-value']) {
+          for (const [type, runId] of [['node_end', 'run-1'], ['custom_type', 'run sk-secret-value'], ['log', 'Basic abcdefghijklmn']]) {
+            const { made, general } = both(options, type!, runId!, '2026-01-01T00:00:00.000Z', data, node);
+            expect(made.event).toEqual(general.event);
+            expect(JSON.stringify(made.event)).toBe(JSON.stringify(general.event));
+            expect(made.bytes).toBe(general.bytes);
+          }
+        }
+      }
+    }
+  });
+
+  it('does not share data objects with the caller', () => {
+    const data = { update: { list: [1] } };
+    const { made } = both({}, 'node_end', 'run-1', '2026-01-01T00:00:00.000Z', data, 'n');
+    data.update.list.push(2);
+    expect(made.event.data).toEqual({ update: { list: [1] } });
   });
 });

@@ -30,6 +30,8 @@ export const DEFAULT_MAX_RUN_BYTES = 8 * 1024 * 1024;
 /** Key names whose values are credentials (compared lower-case with `-` and `_` removed). */
 const CREDENTIAL_KEYS: ReadonlySet<string> = new Set(['authorization', 'proxyauthorization', 'apikey', 'xapikey', 'xgoogapikey', 'cookie', 'setcookie']);
 const BEARER_PATTERN = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g;
+/** The shortest text BEARER_PATTERN can match (`Basic` + one space + 8 characters). */
+const MIN_CREDENTIAL_LENGTH = 14;
 const MIN_SECRET_LENGTH = 4;
 const NO_SECRETS: readonly string[] = [];
 
@@ -53,7 +55,7 @@ export interface SanitizedEvent {
 interface CopyContext {
   secrets: readonly string[];
   redactKeys: ReadonlySet<string>;
-  /** Shortest and longest redacted key, so most keys are rejected by length alone. */
+  /** Shortest and longest redacted or dropped key, so most keys are passed by length alone. */
   shortestKey: number;
   longestKey: number;
   maxDepth: number;
@@ -62,7 +64,7 @@ interface CopyContext {
   /** An upper bound of the copy's JSON size in bytes, kept while copying. */
   sizeBound: number;
   /** Keys already classified (redacted or not); kept across the events of one sanitiser. */
-  keyVerdicts: Map<string, boolean>;
+  keyVerdicts: Map<string, KeyVerdict>;
 }
 
 /** Classified keys remembered per sanitiser; past this, keys are classified each time. */
@@ -98,9 +100,66 @@ export function sanitizeEventWithSize(event: AgentEvent, options: SanitizeOption
 export function createEventSanitizer(options: SanitizeOptions = {}): (event: AgentEvent, exact?: boolean) => SanitizedEvent {
   const context = createContext(options);
   return (event, exact = true) => {
-    context.ancestors.length = 0;
+    // Copies pop what they push, so `ancestors` is empty unless a copy threw.
+    if (context.ancestors.length !== 0) context.ancestors.length = 0;
     context.sizeBound = 0;
     return sanitizeWith(event, options, exact, context);
+  };
+}
+
+/** Makes a run's event from its parts, sanitised: what `createEventSanitizer` gives for the assembled event. */
+export type EventMaker = (type: EventType, runId: string, seq: number, ts: string, data: unknown, node: string | undefined) => SanitizedEvent;
+
+/** The envelope's key names, in the order events are made with. */
+const ENVELOPE_KEYS = ['type', 'run_id', 'seq', 'ts', 'data', 'node'];
+/** Envelope strings kept redacted per maker (run ids and node names repeat all run long). */
+const MAX_ENVELOPE_TEXTS = 256;
+
+/**
+ * The engine's event maker (one per run). An event's envelope is the engine's own: type names and
+ * key names that no secret occurs in (checked once here; else every event takes the general
+ * path), a number and three strings. So only the strings are redacted (`run_id` and `node` once
+ * each) and only `data` is walked; the result, its key order and its size bound are those of
+ * `createEventSanitizer(options)(event, exact)` (a test compares the two).
+ */
+export function createEventMaker(eventTypes: readonly string[], options: SanitizeOptions = {}, exact = false): EventMaker {
+  const sanitizeEvent = createEventSanitizer(options);
+  const context = createContext(options);
+  const general: EventMaker = (type, runId, seq, ts, data, node) => {
+    const event = { type, run_id: runId, seq, ts, data } as AgentEvent;
+    if (node !== undefined) event.node = node;
+    return sanitizeEvent(event, exact);
+  };
+  if (context.maxDepth <= 1 || context.secrets.some((secret) => [...ENVELOPE_KEYS, ...eventTypes].some((name) => name.includes(secret)))) return general;
+  const knownTypes = new Set(eventTypes);
+  const texts = new Map<string, string>();
+  const redacted = (text: string): string => {
+    let clean = texts.get(text);
+    if (clean === undefined) {
+      clean = redactString(text, context);
+      if (texts.size < MAX_ENVELOPE_TEXTS) texts.set(text, clean);
+    }
+    return clean;
+  };
+  // What the keys and the object add to the bound (see copyObject and copyFields).
+  const keyBound = (key: string) => stringBound(key) + 2;
+  const fixedBound = 2 + keyBound('type') + keyBound('run_id') + keyBound('seq') + 25 + keyBound('ts') + keyBound('data');
+  return (type, runId, seq, ts, data, node) => {
+    if (!isPlainObject(data) || !knownTypes.has(type)) return general(type, runId, seq, ts, data, node);
+    if (context.ancestors.length !== 0) context.ancestors.length = 0;
+    context.sizeBound = 0;
+    const copied = copyValue(data, 1, context);
+    if (!isPlainObject(copied)) return general(type, runId, seq, ts, data, node);
+    const cleanType = redacted(type) as EventType;
+    const cleanRunId = redacted(runId);
+    const cleanTs = redactString(ts, context);
+    context.sizeBound += fixedBound + stringBound(cleanType) + stringBound(cleanRunId) + stringBound(cleanTs);
+    const event = { type: cleanType, run_id: cleanRunId, seq: Number.isFinite(seq) ? seq : null, ts: cleanTs, data: copied } as AgentEvent;
+    if (node !== undefined) {
+      event.node = redacted(node);
+      context.sizeBound += keyBound('node') + stringBound(event.node);
+    }
+    return measured(event, options, exact, context);
   };
 }
 
@@ -111,6 +170,11 @@ function sanitize(event: AgentEvent, options: SanitizeOptions, measure: boolean)
 function sanitizeWith(event: AgentEvent, options: SanitizeOptions, measure: boolean, context: CopyContext): SanitizedEvent {
   const copy = copyValue(event, 0, context) as AgentEvent;
   if (!isPlainObject(copy.data)) copy.data = {};
+  return measured(copy, options, measure, context);
+}
+
+/** A sanitised copy with its size, cut to the cap when it is larger. */
+function measured(copy: AgentEvent, options: SanitizeOptions, measure: boolean, context: CopyContext): SanitizedEvent {
   const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   // Most events are far below the cap: the bound kept while copying proves it without serialising.
   if (!measure && context.sizeBound <= maxBytes) return { event: copy, bytes: context.sizeBound };
@@ -139,17 +203,34 @@ function createContext(options: SanitizeOptions): CopyContext {
   let longestKey = 0;
   for (const key of redactKeys) {
     shortestKey = Math.min(shortestKey, key.length);
+    longestKey = Math.max(longestKey, key.length + 4);
+  }
+  for (const key of FORBIDDEN_KEYS) {
+    shortestKey = Math.min(shortestKey, key.length);
     longestKey = Math.max(longestKey, key.length);
   }
-  return { secrets, redactKeys, shortestKey, longestKey: longestKey + 4, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, keyVerdicts: new Map() };
+  return { secrets, redactKeys, shortestKey, longestKey, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, keyVerdicts: new Map() };
 }
 
 /** True for a key whose value is a credential. */
 function isRedactedKey(key: string, context: CopyContext): boolean {
-  if (key.length < context.shortestKey || key.length > context.longestKey) return false;
-  const known = context.keyVerdicts.get(key);
-  if (known !== undefined) return known;
-  const verdict = context.redactKeys.has(normaliseKey(key));
+  return keyVerdict(key, context) === KeyVerdict.Redact;
+}
+
+const enum KeyVerdict {
+  Keep,
+  /** A credential name: its value becomes `[REDACTED]`. */
+  Redact,
+  /** `__proto__`, `constructor`, `prototype`: left out. */
+  Drop,
+}
+
+/** What happens to a key: one length check for most keys, one cached lookup for the rest. */
+function keyVerdict(key: string, context: CopyContext): KeyVerdict {
+  if (key.length < context.shortestKey || key.length > context.longestKey) return KeyVerdict.Keep;
+  let verdict = context.keyVerdicts.get(key);
+  if (verdict !== undefined) return verdict;
+  verdict = FORBIDDEN_KEYS.has(key) ? KeyVerdict.Drop : context.redactKeys.has(normaliseKey(key)) ? KeyVerdict.Redact : KeyVerdict.Keep;
   if (context.keyVerdicts.size < MAX_KEY_VERDICTS) context.keyVerdicts.set(key, verdict);
   return verdict;
 }
@@ -165,7 +246,10 @@ function redactString(text: string, context: CopyContext): string {
 export function redactText(text: string, secrets: readonly string[]): string {
   let result = text;
   for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-  if (result.includes('Bearer') || result.includes('Basic')) result = result.replace(BEARER_PATTERN, `$1 ${REDACTED}`);
+  // One scan for the letter both words start with (absent from ids, timestamps, most text) first.
+  if (result.length >= MIN_CREDENTIAL_LENGTH && result.includes('B') && (result.includes('Bearer') || result.includes('Basic'))) {
+    result = result.replace(BEARER_PATTERN, `$1 ${REDACTED}`);
+  }
   return result;
 }
 
@@ -248,9 +332,10 @@ function copyArray(value: unknown[], depth: number, context: CopyContext): unkno
 function copyFields(value: object, depth: number, context: CopyContext): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(key)) continue;
+    const verdict = keyVerdict(key, context);
+    if (verdict === KeyVerdict.Drop) continue;
     const field = (value as Record<string, unknown>)[key];
-    if (isRedactedKey(key, context)) {
+    if (verdict === KeyVerdict.Redact) {
       if (field !== undefined && field !== null) {
         result[key] = REDACTED;
         context.sizeBound += stringBound(key) + stringBound(REDACTED) + 2;
@@ -268,8 +353,16 @@ function copyFields(value: object, depth: number, context: CopyContext): Record<
   return result;
 }
 
+/** Strings longer than this are first scanned by a regex for units that take more than one byte. */
+const FAST_SCAN_LENGTH = 32;
+const NON_ASCII = /[^\x00-\x7f]/;
+/** A unit whose JSON form in UTF-8 is not one byte: controls, `"`, `\\`, and all of non-ASCII. */
+const JSON_WIDE_UNIT = /["\\\x00-\x1f\x80-\uffff]/;
+
 /** UTF-8 byte length of a string (lone surrogates count as the 3-byte replacement character). */
 export function utf8Length(text: string): number {
+  // A long ASCII text (most of a large event's JSON) is counted by the regex engine, not a loop.
+  if (text.length > FAST_SCAN_LENGTH && !NON_ASCII.test(text)) return text.length;
   let bytes = 0;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
@@ -289,6 +382,7 @@ export function utf8Length(text: string): number {
  * lone surrogates `\uXXXX` 6 bytes).
  */
 export function jsonStringBytes(text: string): number {
+  if (text.length > FAST_SCAN_LENGTH && !JSON_WIDE_UNIT.test(text)) return text.length;
   let bytes = 0;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
@@ -336,14 +430,20 @@ interface StringLeaf {
   cost: number;
 }
 
-function collectStrings(value: unknown, leaves: StringLeaf[]): void {
-  if (value === null || typeof value !== 'object') return;
+/** The summed cost of every string in `value`; each is also listed in `leaves` when given. */
+function collectStrings(value: unknown, leaves: StringLeaf[] | undefined): number {
+  if (value === null || typeof value !== 'object') return 0;
   const holder = value as Record<string, unknown>;
+  let sum = 0;
   for (const key of Object.keys(holder)) {
     const field = holder[key];
-    if (typeof field === 'string') leaves.push({ holder, key, text: field, cost: jsonStringBytes(field) });
-    else collectStrings(field, leaves);
+    if (typeof field === 'string') {
+      const cost = jsonStringBytes(field);
+      leaves?.push({ holder, key, text: field, cost });
+      sum += cost;
+    } else sum += collectStrings(field, leaves);
   }
+  return sum;
 }
 
 function truncationMarker(removedBytes: number): string {
@@ -357,9 +457,11 @@ function truncationMarker(removedBytes: number): string {
 function capEvent(event: AgentEvent, bytes: number, maxBytes: number): SanitizedEvent {
   // `event` is already this module's own copy, so strings are cut in place; each leaf keeps its
   // original text, so a second attempt with a lower target starts again from the originals.
+  // The strings are only listed when cutting them could help: a large state (thousands of
+  // strings in a skeleton already past the cap) goes straight to the summary.
+  const stringBytes = collectStrings(event.data, undefined);
   const leaves: StringLeaf[] = [];
-  collectStrings(event.data, leaves);
-  const stringBytes = leaves.reduce((sum, leaf) => sum + leaf.cost, 0);
+  if (bytes - stringBytes < maxBytes) collectStrings(event.data, leaves);
   let target = maxBytes;
   // When what is not string content already passes the cap, no cutting of strings can help.
   for (let attempt = 0; attempt < 4 && bytes - stringBytes < maxBytes; attempt++) {

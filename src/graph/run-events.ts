@@ -8,13 +8,15 @@
  * formatted once per millisecond.
  */
 import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/event.js';
-import { createEventSanitizer, type SanitizedEvent } from '../events/redact.js';
+import { EVENT_TYPES } from '../events/event.js';
+import { createEventMaker, createEventSanitizer, type EventMaker, type SanitizedEvent } from '../events/redact.js';
 import { createEventChannel, type EventChannel } from './event-channel.js';
 import type { TraceWriter } from './trace-writer.js';
 
 export class RunEvents {
   readonly channel: EventChannel<AgentEvent> = createEventChannel();
-  private readonly sanitize: (event: AgentEvent, exact?: boolean) => SanitizedEvent;
+  private readonly makeSafe: EventMaker;
+  private readonly sanitizeWhole: ReturnType<typeof createEventSanitizer>;
   private stampMs = -1;
   private stampIso = '';
 
@@ -26,7 +28,9 @@ export class RunEvents {
     private readonly now: () => number,
     private readonly trace: TraceWriter,
   ) {
-    this.sanitize = createEventSanitizer({ secrets });
+    // Sizes are upper bounds kept while copying (exact only for events near the cap).
+    this.makeSafe = createEventMaker(EVENT_TYPES, { secrets }, false);
+    this.sanitizeWhole = createEventSanitizer({ secrets });
   }
 
   /** The seq of the last event made. */
@@ -43,12 +47,15 @@ export class RunEvents {
 
   /** A numbered, timestamped, sanitised event, not yet stored or published (the run's `done`). */
   make<T extends EventType>(type: T, data: EventData<T>, node?: string, subRun?: SubRunFrame[]): SanitizedEvent {
-    // TypeScript cannot relate a generic T to its member of the union: emit's signature checks the fields.
+    // The parts go to the maker separately: only `data` needs walking (events/redact.ts).
+    if (subRun === undefined || subRun.length === 0) return this.makeSafe(type, this.runId, ++this.seq, this.timestamp(), data, node);
+    // A sub-run's event (agent.* over an agent file) carries its frames: the general sanitiser
+    // walks the whole event, frames included. TypeScript cannot relate a generic T to its member
+    // of the union: emit's signature checks the fields.
     const event = { type, run_id: this.runId, seq: ++this.seq, ts: this.timestamp(), data } as AgentEvent;
     if (node !== undefined) event.node = node;
-    if (subRun !== undefined && subRun.length > 0) event.sub_run = subRun;
-    // The size is an upper bound kept while copying (exact only for events near the cap).
-    return this.sanitize(event, false);
+    event.sub_run = subRun;
+    return this.sanitizeWhole(event, false);
   }
 
   /** Publishes an event made with `make`, then ends the stream. */

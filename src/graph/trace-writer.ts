@@ -15,7 +15,7 @@ import type { RunResult } from './run-types.js';
 const PERSIST_BATCH = 64;
 
 export class TraceWriter {
-  private readonly pending: AgentEvent[] = [];
+  private pending: AgentEvent[] = [];
   private readonly cap = createRunEventCap();
   private failure: AgentError | undefined;
 
@@ -39,7 +39,8 @@ export class TraceWriter {
   /** Appends the buffered events; a failure is remembered and fails the run. */
   async persist(): Promise<void> {
     if (this.store === undefined || this.pending.length === 0 || this.failure !== undefined) return;
-    const batch = this.pending.splice(0, this.pending.length);
+    const batch = this.pending;
+    this.pending = [];
     await this.attempt(() => this.store!.appendEvents(this.runId, batch));
   }
 

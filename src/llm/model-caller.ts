@@ -74,13 +74,19 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
     return id;
   };
 
+  // A run usually calls one connection over and over: the last one is checked first, field by
+  // field, before the key is serialised for the map.
+  let last: { connection: LlmConnection; provider: ModelProvider } | undefined;
+
   function providerFor(connection: LlmConnection): ModelProvider {
+    if (last !== undefined && sameConnection(last.connection, connection)) return last.provider;
     const key = JSON.stringify([connection.provider, connection.api_base, connection.api_key, connection.timeout_ms, connection.max_retries, scriptKey(connection.scripted)]);
     let provider = providers.get(key);
     if (provider === undefined) {
       provider = connection.scripted === undefined || environment.scriptedCalls === undefined ? factory(connection) : countedScripted(connection, environment.scriptedCalls);
       providers.set(key, provider);
     }
+    last = { connection, provider };
     return provider;
   }
 
@@ -275,6 +281,18 @@ function redactError(error: AgentError, secrets: readonly string[]): AgentError 
   const cleanDetails = redactSecrets(detailsText, secrets);
   if (message === error.message && cleanDetails === detailsText) return error;
   return new AgentError(error.code, message, { details: JSON.parse(cleanDetails) as Record<string, unknown> });
+}
+
+/** Same provider key: equal fields, and the very same `scripted` value (else the map decides by content). */
+function sameConnection(left: LlmConnection, right: LlmConnection): boolean {
+  return (
+    left.provider === right.provider &&
+    left.api_base === right.api_base &&
+    left.api_key === right.api_key &&
+    left.timeout_ms === right.timeout_ms &&
+    left.max_retries === right.max_retries &&
+    left.scripted === right.scripted
+  );
 }
 
 /** FNV-1a, 32 bits, as hex: a short stable key for a script. */

@@ -29,7 +29,11 @@ export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, ov
   const layers = [normalizeLayer(settingsLlm ?? {}), normalizeLayer(params), normalizeLayer(overrides ?? {})];
   const merged: Layer = {};
   for (const layer of layers) for (const [key, value] of Object.entries(layer)) if (value !== undefined && value !== null) merged[key] = value;
-  const endpointLayer = [...layers].reverse().find((layer) => defined(layer.provider) || defined(layer.api_base));
+  let endpointLayer: Layer | undefined;
+  for (let index = layers.length - 1; index >= 0 && endpointLayer === undefined; index--) {
+    const layer = layers[index]!;
+    if (defined(layer.provider) || defined(layer.api_base)) endpointLayer = layer;
+  }
   const connection: LlmConnection = {};
   if (endpointLayer !== undefined) {
     if (defined(endpointLayer.provider)) connection.provider = String(endpointLayer.provider);
@@ -38,7 +42,8 @@ export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, ov
   const hostLayer = layers[2]!;
   // The host's key only goes where the host chose (host-key.ts); elsewhere the agent's own key, if any.
   const keyLayers = hostKeyMaySendTo(connection, hostLayer) ? layers : layers.slice(0, 2);
-  const apiKey = keyLayers.map((layer) => layer.api_key).filter((key) => defined(key) && key !== '').at(-1);
+  let apiKey: unknown;
+  for (const layer of keyLayers) if (defined(layer.api_key) && layer.api_key !== '') apiKey = layer.api_key;
   if (apiKey !== undefined) connection.api_key = String(apiKey);
   if (defined(merged.timeout_ms)) connection.timeout_ms = numberField(merged.timeout_ms, 'timeout', 1);
   if (defined(merged.max_retries)) connection.max_retries = integerField(merged.max_retries, 'max_retries', 0);
@@ -60,6 +65,8 @@ export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, ov
 
 /** Aliases and units of one layer: base_url → api_base, timeout (s) → timeout_ms. */
 function normalizeLayer(layer: Layer): Layer {
+  // Most layers use neither alias: they are read as they are (layers are only read), not copied.
+  if (!defined(layer.base_url) && !defined(layer.timeout)) return layer;
   const normalized: Layer = { ...layer };
   if (!defined(normalized.api_base) && defined(normalized.base_url)) normalized.api_base = normalized.base_url;
   delete normalized.base_url;

@@ -11,6 +11,11 @@ describe('memory store specifics', () => {
     cyclic.self = cyclic;
     await expect(traceStore.appendEvents('run', [makeEvent('run', 1, 'log', { cyclic })])).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
     await expect(traceStore.appendEvents('run', [makeEvent('run', 1, 'log', { big: 1n })])).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+    // The failure names the event; a batch with one bad event keeps none of it.
+    const batch = [makeEvent('run', 1), makeEvent('run', 2, 'log', { big: 2n }), makeEvent('run', 3)];
+    const error = await traceStore.appendEvents('run', batch).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'STORAGE_ERROR' });
+    expect((error as Error).message).toContain("event 2 of run 'run'");
     expect(await traceStore.readEvents('run')).toEqual([]);
   });
 

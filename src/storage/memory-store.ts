@@ -59,16 +59,18 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): MemoryStor
   const traceStore: TraceStore = {
     async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
       if (events.length === 0) return;
-      const serialised = events.map((event) => toStoredJson(event, `event ${event.seq} of run '${runId}'`));
+      // Every event is serialised before any is kept: a batch with a bad event keeps nothing.
+      const serialised = events.map((event) => serialiseEvent(event, runId));
       let stored = eventsByRun.get(runId);
       if (stored === undefined) {
         stored = [];
         eventsByRun.set(runId, stored);
       }
       let lastSeq = lastSeqByRun.get(runId) ?? -Infinity;
-      for (const [index, event] of events.entries()) {
-        if (!(event.seq > lastSeq)) unsortedRuns.add(runId);
-        lastSeq = Math.max(lastSeq, event.seq);
+      for (let index = 0; index < events.length; index++) {
+        const seq = events[index]!.seq;
+        if (!(seq > lastSeq)) unsortedRuns.add(runId);
+        lastSeq = Math.max(lastSeq, seq);
         stored.push(serialised[index]!);
       }
       lastSeqByRun.set(runId, lastSeq);
@@ -150,4 +152,18 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): MemoryStor
   };
 
   return { traceStore, checkpointStore };
+}
+
+/**
+ * An event's JSON. This runs for every event of every run, so the text naming the event is only
+ * built when the event cannot be stored (toStoredJson then throws the STORAGE_ERROR).
+ */
+function serialiseEvent(event: AgentEvent, runId: string): string {
+  try {
+    const text = JSON.stringify(event) as string | undefined;
+    if (text !== undefined) return text;
+  } catch {
+    // Reported below, with the event named.
+  }
+  return toStoredJson(event, `event ${event.seq} of run '${runId}'`);
 }

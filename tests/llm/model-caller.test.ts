@@ -76,6 +76,25 @@ describe('createModelCaller', () => {
     expect(scripted!.calls.at(-1)!.model).toBe('from-override');
   });
 
+  it('keeps one provider per connection for the run, whatever order the connections are called in', async () => {
+    const made: Array<{ connection: LlmConnection; model: ScriptedModel }> = [];
+    const { env } = environment(
+      { provider: 'ollama' },
+      {
+        providerFactory: (connection) => {
+          const model = createScriptedModel(['r1', 'r2', 'r3', 'r4']);
+          made.push({ connection, model });
+          return model;
+        },
+      },
+    );
+    const caller = createModelCaller(env);
+    const order = [{}, { api_key: 'key-b-123' }, {}, { timeout: 2 }, { api_key: 'key-b-123' }, {}, { timeout: 2 }];
+    for (const extra of order) await caller.call({ prompt: 'Hi', ...extra });
+    expect(made.map((entry) => entry.connection)).toEqual([{ provider: 'ollama' }, { provider: 'ollama', api_key: 'key-b-123' }, { provider: 'ollama', timeout_ms: 2000 }]);
+    expect(made.map((entry) => entry.model.calls.length)).toEqual([3, 2, 2]);
+  });
+
   it('defaults temperature to 0.7; messages win over prompt; base_url is an alias', async () => {
     let scripted: ScriptedModel | undefined;
     const seen: LlmConnection[] = [];
