@@ -13,7 +13,6 @@ import { loadAgent } from '../src/graph/load-agent.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
 import { forkRun } from '../worker/fork-run.js';
 import { createProvider } from '../src/llm/create-provider.js';
-import { probeEndpoint } from '../src/llm/probe.js';
 import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
 import { createOpfsFileStore, hasOpfs } from '../adapters/opfs/opfs-file-store.js';
 import { textAgentFileSource } from '../src/graph/agent-files.js';
@@ -22,7 +21,6 @@ import { agentGraph } from './agent-graph.js';
 import { createDemoModel } from './demo-model.js';
 import { toOverrides, type ModelSettings } from './model-settings.js';
 import { AGENT_FILE, problemsFromLoadError } from './load-problems.js';
-import { probeChat, reachable } from './probe-diagnosis.js';
 import { yamlPathLocator } from './yaml-locator.js';
 import { DATABASE_NAME, type AgentProblem, type ProbeOutcome, type RequestMessage, type ResponseMessage, type RunOutcome } from './protocol.js';
 
@@ -178,6 +176,8 @@ async function probe(model: ModelSettings): Promise<ProbeOutcome> {
   const overrides = toOverrides(model);
   if (!overrides.api_base) return { ok: false, models: [], capabilities: {}, advice: [], error: 'no server to probe' };
   const apiBase = overrides.api_base.replace(/\/+$/, '');
+  // The probe is loaded when the settings ask for it, not with the engine (first-load budget).
+  const [{ probeEndpoint }, { probeChat, reachable }] = await Promise.all([import('../src/llm/probe.js'), import('./probe-diagnosis.js')]);
   let outcome: ProbeOutcome;
   try {
     const report = await probeEndpoint({

@@ -1,7 +1,6 @@
 /** `math.calculate {expression}` → `{result}`: arithmetic without eval (math-expression.ts). */
 import { AgentError } from '../errors/agent-error.js';
 import type { ActionDefinition } from '../actions/types.js';
-import { evaluateMath } from './math-expression.js';
 
 /**
  * The `math.calculate` tool. A syntax error, division by zero or a non-finite result fails the
@@ -20,11 +19,13 @@ export function mathCalculate(): ActionDefinition<{ expression?: unknown }> {
       additionalProperties: false,
     },
     sideEffects: false,
-    run(params) {
+    async run(params) {
       const expression = typeof params.expression === 'number' ? String(params.expression) : params.expression;
       if (typeof expression !== 'string') {
         throw new AgentError('INVALID_PARAMS', 'math.calculate needs a string "expression"', { field: 'expression' });
       }
+      // Loaded at the first calculation: its own chunk where bundles split (the web demo's first load).
+      const { evaluateMath } = await import('./math-expression.js');
       const outcome = evaluateMath(expression);
       if (!outcome.ok) throw new AgentError('ACTION_FAILED', `cannot calculate '${expression.slice(0, 100)}': ${outcome.error}`, { field: 'expression' });
       return { result: outcome.value };

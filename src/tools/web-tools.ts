@@ -21,7 +21,6 @@ import { AgentError } from '../errors/agent-error.js';
 import type { ActionCompiler, ActionContext, ActionDefinition } from '../actions/types.js';
 import type { CompiledValue } from '../templates/types.js';
 import { fetchAllowed } from './http-get.js';
-import { htmlToReadable } from './html-to-text.js';
 
 const DEFAULT_MAX_CHARS = 20_000;
 const MAX_CHARS_CEILING = 200_000;
@@ -94,6 +93,8 @@ async function scrape(params: Record<string, unknown>, context: ActionContext): 
     return { success: false, url, status, error: `web.scrape reads HTML and text; the page is ${contentType || 'of no declared type'}` };
   }
   const body = fetched['body'] as string;
+  // Loaded when a page is read: its own chunk where bundles split (the web demo's first load).
+  const { htmlToReadable } = await import('./html-to-text.js');
   const page = isHtml
     ? htmlToReadable(body, { format: formats.includes('markdown') ? 'markdown' : 'text', baseUrl: url, onlyMainContent: onlyMain, maxChars, maxLinks: MAX_LINKS })
     : { content: body.slice(0, maxChars), title: undefined, description: undefined, links: [], truncated: body.length > maxChars };
