@@ -62,10 +62,14 @@ describe('timeline', () => {
     expect(timeline.tokens).toBe(7);
     expect(timeline.total).toBe(100);
   });
-  it('marks what was still open when the run ended as failed', () => {
-    seq = 0;
-    const timeline = buildTimeline([event('run_start', { agent: 'a', input: {} }), event('node_start', {}, 'n'), event('llm_request', { model: 'm' }, 'n'), event('done', { status: 'cancelled', stop_reason: 'cancelled', state: {} })]);
-    expect(timeline.items.map((item) => item.status)).toEqual(['failed', 'failed']);
+  it('marks what was still open when the run ended: failed when the run failed, stopped when it paused or was cancelled', () => {
+    const open = (status: string) => {
+      seq = 0;
+      return buildTimeline([event('run_start', { agent: 'a', input: {} }), event('node_start', {}, 'n'), event('llm_request', { model: 'm' }, 'n'), event('done', { status, stop_reason: status, state: {} })]);
+    };
+    expect(open('failed').items.map((item) => item.status)).toEqual(['failed', 'failed']);
+    expect(open('cancelled').items.map((item) => item.status)).toEqual(['stopped', 'stopped']);
+    expect(open('interrupted').items.map((item) => item.status)).toEqual(['stopped', 'stopped']);
   });
 });
 

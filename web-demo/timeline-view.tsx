@@ -69,6 +69,7 @@ function figures(item: TimelineItem): string {
   if (item.tokens) parts.push(`${item.tokens.total} tok`);
   if (item.retries > 0) parts.push(`${item.retries} retr${item.retries === 1 ? 'y' : 'ies'}`);
   if (item.status === 'failed') parts.push('failed');
+  if (item.status === 'stopped') parts.push('stopped with the run');
   return parts.join(' · ');
 }
 

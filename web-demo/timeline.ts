@@ -18,7 +18,8 @@ export interface TimelineItem {
   /** Absent while it runs. */
   end?: number;
   depth: number;
-  status: 'running' | 'ok' | 'failed';
+  /** `stopped`: still open when the run paused or was cancelled (not a failure). */
+  status: 'running' | 'ok' | 'failed' | 'stopped';
   tokens?: { prompt: number; completion: number; total: number };
   attempts?: number;
   retries: number;
@@ -143,11 +144,13 @@ export function buildTimeline(events: readonly AgentEvent[], kinds: ReadonlyMap<
         break;
       }
       case 'done': {
-        // What was still open when the run ended stopped there.
+        // What was still open when the run ended stopped there: failed only when the run failed
+        // (a run paused for an approval, or cancelled, left its node waiting, not broken).
+        const endedAs = isRecord(data) && data.status === 'failed' ? 'failed' : 'stopped';
         for (const item of items) {
           if (item.end !== undefined) continue;
           item.end = at(event);
-          item.status = 'failed';
+          item.status = endedAs;
         }
         break;
       }
