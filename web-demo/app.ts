@@ -22,6 +22,8 @@ import { rememberSource, sourceOf } from './run-sources.js';
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 /** Starts the app in the page built from index.html. */
+const TAB_TAGLINE = 'YAML agents running in this tab, traced in IndexedDB. Nothing is sent anywhere but the model server you choose.';
+
 function start(): void {
   const storage = safeStorage('localStorage');
   const session = safeStorage('sessionStorage');
@@ -180,6 +182,10 @@ function start(): void {
         const changed = (remote === undefined) !== (backend === undefined);
         remote = backend;
         document.body.dataset.backend = backend ? 'server' : 'tab';
+        // The header says where runs go: a promise the page must keep in both modes.
+        byId('tagline').textContent = backend
+          ? `YAML agents running on a tea-edge server (${backend.label}), traced there. Inputs go to that server; it uses its own model settings.`
+          : TAB_TAGLINE;
         if (backend) badge.textContent = 'Models of the server';
         else showBadge();
         panel.setSource(source ?? tabSource);

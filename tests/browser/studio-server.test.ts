@@ -50,6 +50,8 @@ describe.skipIf(!chromiumAvailable())('studio server mode (Chromium)', () => {
     expect(await page.textContent('#stream-text')).toContain('Fujian');
     expect(await page.textContent('#final-state')).toContain('Fujian');
     expect(await page.textContent('#run-status')).toContain('server agent server-stream');
+    // The header says where runs go, not the tab's promise that nothing leaves it.
+    expect(await page.textContent('#tagline')).toContain(`tea-edge server (server agent server-stream at ${server.url}`);
     await page.waitForSelector('#history-list .history-row');
     expect(await page.textContent('#history-source')).toContain(server.url);
     // The timeline of a server run, the same as in the tab.
