@@ -15,7 +15,7 @@ import { createSanitizer } from '../events/outbound.js';
 import { redactSecrets, redactValue } from './redact.js';
 import { resolveLlmCall } from './resolve-llm-call.js';
 import { isScriptedModel, SCRIPTED_MODEL_NAME } from './scripted-model.js';
-import { requestEmbeddings, scriptedEmbeddings, type EmbeddingsResponse } from './embeddings-client.js';
+import type { EmbeddingsResponse } from './embeddings-client.js';
 import { presetApiBase } from './presets.js';
 
 export interface ModelCallerEnvironment {
@@ -200,6 +200,8 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
         environment.budget.beforeLlmCall();
         attempts = 1;
         environment.emit('llm_request', { kind: 'embeddings', model: eventModel, provider: scripted ? SCRIPTED_MODEL_NAME : (connection.provider ?? 'openai-compatible'), input_count: input.length });
+        // The embeddings client loads on the first embedding: its own chunk where bundles split.
+        const { requestEmbeddings, scriptedEmbeddings } = await import('./embeddings-client.js');
         const response = scripted
           ? scriptedEmbeddings(input)
           : await requestEmbeddings({ ...connection, api_base: apiBase! }, model, input, environment.signal, (retry) => {

@@ -179,11 +179,7 @@ describe.skipIf(!chromiumAvailable())('web demo app (Chromium)', () => {
     const report = JSON.parse(await readFile(path.join(DIST, 'build-report.json'), 'utf8')) as Record<string, number>;
     await recordBench({ name: 'web demo first-load JS gzipped (engine worker + UI, no editor)', value: report.first_load_js_gzip_bytes!, unit: 'bytes', baseline_value: 200 * 1024, ratio: report.first_load_js_gzip_bytes! / (200 * 1024) });
     await recordBench({ name: 'web demo editor chunk gzipped (lazy)', value: report.editor_js_gzip_bytes!, unit: 'bytes' });
-    // Issue 15 asks for at most 200 KiB. After this round's merges (agent files, MCP, Prolog, the
-    // studio) the first load is about 203 KiB (207,691 B); the probe, web.scrape's HTML reader and
-    // the math parser already load on first use. The guard is 208 KiB until the engine worker
-    // loads more action code lazily (say so in the note; do not raise it without a reason).
-    expect(report.first_load_js_gzip_bytes).toBeLessThanOrEqual(208 * 1024);
+    expect(report.first_load_js_gzip_bytes).toBeLessThanOrEqual(200 * 1024);
     expect(report.editor_js_gzip_bytes).toBeGreaterThan(0);
     // No code generation from strings in anything the demo ships.
     for (const file of Object.keys(report.files_gzip_bytes as unknown as Record<string, number>).filter((name) => name.endsWith('.js'))) {

@@ -12,7 +12,6 @@ import type { ActionContext, ActionDefinition } from '../../actions/types.js';
 import { AgentError } from '../../errors/agent-error.js';
 import type { CompiledValue } from '../../templates/types.js';
 import { readCriteria } from './review-criteria.js';
-import { reviewRun } from './review-run.js';
 
 interface ReviewParams {
   values: CompiledValue;
@@ -74,6 +73,8 @@ export const reflectionReviewAction: ActionDefinition<ReviewParams> = {
     }
     const enableLlm = (values.enable_llm_reflection ?? settings.enable_llm_reflection) === true;
     const historyRuns = typeof values.history_runs === 'number' ? values.history_runs : undefined;
+    // The reviewer's code loads on the first review: its own chunk where bundles split (the web demo's first load).
+    const { reviewRun } = await import('./review-run.js');
     return reviewRun({
       traceStore: store,
       runId,
