@@ -29,13 +29,23 @@ export class DenoRunState {
     private readonly expireIn: number | undefined,
   ) {}
 
-  key(part: 'start' | 'progress' | 'tool' | 'cancel', runId: string, ...rest: string[]): DenoKvKey {
+  key(part: 'start' | 'progress' | 'tool' | 'cancel' | 'resumed', runId: string, ...rest: string[]): DenoKvKey {
     return [...this.prefix, part, runId, ...rest];
   }
 
   /** The prefix of every run's key of one kind. */
-  keysOf(part: 'start' | 'progress' | 'tool' | 'cancel'): DenoKvKey {
+  keysOf(part: 'start' | 'progress' | 'tool' | 'cancel' | 'resumed'): DenoKvKey {
     return [...this.prefix, part];
+  }
+
+  /**
+   * Adds a resume's claim of one pause to a commit: the commit fails when another resume claimed
+   * the same checkpoint, whatever the leases say (a lease that lapsed under load must not let a
+   * second resume of the same pause win).
+   */
+  claimPause(atomic: DenoKvAtomic, runId: string, checkpointId: string): void {
+    const key = this.key('resumed', runId, checkpointId);
+    atomic.check({ key, versionstamp: null }).set(key, true, this.expireIn !== undefined ? { expireIn: this.expireIn } : undefined);
   }
 
   /** Adds the write of a run's start to a commit (taking its lease, usually). */

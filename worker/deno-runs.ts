@@ -149,7 +149,11 @@ export class DenoRuns {
     if (agent === undefined) throw new AgentError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
     const started = await this.state.start(runId);
     const start: StartInfo = { agent: agent.name, input: started?.input ?? {}, ...(role !== undefined ? { role } : {}), segment: 'resume' };
-    const lease = await this.leases.takeFree(runId, (atomic) => this.state.setStart(atomic, runId, start));
+    // The lease and the claim of this pause in one commit: exactly one resume per pause.
+    const lease = await this.leases.takeFree(runId, (atomic) => {
+      this.state.setStart(atomic, runId, start);
+      this.state.claimPause(atomic, runId, checkpoint.checkpoint_id);
+    });
     if (lease === undefined) throw conflict();
     // A resume that read this pause before another resume took it, ran and let go: not this pause any more.
     const latest = await this.setup.checkpointStore.loadLatest(runId);

@@ -124,6 +124,18 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       },
     });
 
+    /**
+     * Everything stored or logged now, for a one-shot read (NDJSON). The trace store can be ahead of
+     * the live log (the run's last write to the log still in flight while its record already says
+     * `completed`), and the log ahead of the store: both are read and merged by seq.
+     */
+    const eventsNow = async (runId: string, after: number): Promise<AgentEvent[]> => {
+      const [stored, logged] = await Promise.all([traceStore.readEvents(runId), runLog(runId).eventsAfter(after)]);
+      const bySeq = new Map<number, AgentEvent>();
+      for (const event of [...logged, ...stored]) if (event.seq > after && !bySeq.has(event.seq)) bySeq.set(event.seq, event);
+      return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+    };
+
     /** More events may come: the run executes here, or its record says it is running (another process, or one to come). */
     const runIsLive = async (runId: string): Promise<boolean> => runs.has(runId) || (durable !== undefined && (await traceStore.getRun(runId).catch(() => undefined))?.status === 'running');
 
@@ -224,7 +236,7 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
         return followResponse(runLog(runId), { after, live: () => runIsLive(runId), untilDone: false, heartbeatMs, sanitizer });
       }
-      return ndjsonResponse(await runLog(runId).eventsAfter(after), sanitizer);
+      return ndjsonResponse(await eventsNow(runId, after), sanitizer);
     });
   };
 }
