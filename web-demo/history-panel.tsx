@@ -152,6 +152,9 @@ export function createHistoryPanel(options: HistoryPanelOptions): HistoryPanel {
   return {
     refresh,
     setSource(next) {
+      // The same source again (server mode starting in tab mode sets the tab's): keep the rows
+      // shown and read again, instead of blanking the list for a moment.
+      if (next === source) return void refresh();
       source = next;
       loaded = false;
       runs = [];
