@@ -135,6 +135,9 @@ export function createHistoryPanel(options: HistoryPanelOptions): HistoryPanel {
     }
     importError = undefined;
     const record = recordFromEvents(parsed.events);
+    // The imported run is shown first, then the list gains its row (one visible order, the same
+    // on every machine: a reader who sees the row also sees the run).
+    options.open(record.run_id, parsed.events, `imported from ${file.name}`, record);
     if (source?.store) {
       try {
         await source.store(record, parsed.events);
@@ -145,7 +148,6 @@ export function createHistoryPanel(options: HistoryPanelOptions): HistoryPanel {
         draw();
       }
     } else draw();
-    options.open(record.run_id, parsed.events, `imported from ${file.name}`, record);
   };
 
   draw();
