@@ -5,13 +5,13 @@
  */
 import * as esbuild from 'esbuild';
 import { Miniflare } from 'miniflare';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM build helper without types
 import { baseOptions } from '../../build/shared.mjs';
 import { CHROMIUM, runInChromiumPage } from '../support/chromium-page.js';
+import { runModuleInDeno } from '../support/deno-stdin.js';
 import { readPrologCorpus } from './corpus-agents.js';
 import { runPrologCorpus, type CorpusOutcome } from './prolog-corpus.js';
 
@@ -56,26 +56,9 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('Prolog corpus in Chro
   }, 240_000);
 });
 
-/** Runs a bundled module (read from stdin) in Deno, with no permissions; its stdout. */
-function runInDeno(source: string): Promise<string> {
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/deno'), ['run', '--quiet', '-'], {
-    cwd: ROOT,
-    env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
-  });
-  let output = '';
-  let errors = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-  child.stdin.end(source);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`deno exited ${code}: ${errors.slice(0, 2000)}`))));
-  });
-}
-
 describe.skipIf(!existsSync(path.join(ROOT, 'node_modules/.bin/deno')) && !process.env.CI)('Prolog corpus in Deno', () => {
   it('gives the same outcomes as Node', async () => {
-    const output = await runInDeno(await bundle('console.log(JSON.stringify(await runPrologCorpus(AGENTS)));'));
+    const output = await runModuleInDeno(await bundle('console.log(JSON.stringify(await runPrologCorpus(AGENTS)));'));
     expect(JSON.parse(output.trim().split('\n').pop()!)).toEqual(inNode);
   }, 240_000);
 });
