@@ -64,8 +64,10 @@ export function denoRunRoutes(runs: DenoRuns): NonNullable<AppOptions['routes']>
     });
 
     app.post('/runs/:id/resume', async (c) => {
+      // When the request came: a pause made after it is not the one it was sent to resume.
+      const askedAt = Date.now();
       const resume = readResumeInput(await readJsonBody(c.req.raw));
-      const { hosted, after } = await runs.resume(c.req.param('id'), resume, c.get('role'));
+      const { hosted, after } = await runs.resume(c.req.param('id'), resume, c.get('role'), askedAt);
       return answer(c, hosted, after);
     });
 
