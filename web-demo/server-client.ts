@@ -76,7 +76,7 @@ export class ServerClient {
   }
 
   /** Resumes an interrupted run in the background (approval for a tool, or a state update). */
-  async resume(runId: string, update: { approval?: { approved: boolean }; state_update?: Record<string, unknown> }): Promise<void> {
+  async resume(runId: string, update: { approval?: { approved: boolean }; state_update?: Record<string, unknown>; checkpoint_id?: string }): Promise<void> {
     await this.json(`runs/${encodeURIComponent(runId)}/resume`, { method: 'POST', body: update, async: true });
   }
 

@@ -156,10 +156,13 @@ function BackendSwitch({ host, initial, token: initialToken }: { host: ServerMod
 
 /** Runs one agent of a server: start in the background, follow over SSE. */
 function serverBackend(client: ServerClient, agent: string): RemoteBackend {
+  /** The checkpoint of each run's latest pause seen in its events. */
+  const pauses = new Map<string, string>();
   const follow = async (runId: string, after: number, onEvent: EventSink): Promise<RunOutcome> => {
     let done: AgentEvent | undefined;
     await client.follow(runId, (event) => {
       if (event.type === 'done') done = event;
+      if (event.type === 'interrupt') pauses.set(runId, String(event.data.checkpoint_id));
       onEvent(runId, event);
     }, { after });
     return outcomeOf(runId, done);
@@ -172,7 +175,9 @@ function serverBackend(client: ServerClient, agent: string): RemoteBackend {
       return follow(runId, 0, onEvent);
     },
     async resume(runId, approval, after, onEvent) {
-      await client.resume(runId, approval ? { approval } : {});
+      // Names the pause it answers: a second click, or another tab, cannot answer the next pause.
+      const checkpointId = pauses.get(runId);
+      await client.resume(runId, { ...(approval ? { approval } : {}), ...(checkpointId !== undefined ? { checkpoint_id: checkpointId } : {}) });
       return follow(runId, after, onEvent);
     },
     follow,

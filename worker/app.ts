@@ -209,8 +209,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.post('/runs/:id/resume', async (c) => {
     const runId = c.req.param('id');
-    const body = await readJsonBody(c.req.raw);
-    const resume = readResumeInput(body);
+    const resume = readResumeInput(await readJsonBody(c.req.raw, RESUME_KEYS));
     // Two resumes in this isolate: the second is refused at once (the store's claim covers others).
     if (resuming.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already being resumed`);
     resuming.add(runId);
@@ -227,7 +226,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   // Time travel: a new run, paused after `node` of run :id with `state` (the studio's "run from here").
   app.post('/runs/:id/fork', async (c) => {
     const parentId = c.req.param('id');
-    const body = await readJsonBody(c.req.raw);
+    const body = await readJsonBody(c.req.raw, ['node', 'state']);
     if (typeof body.node !== 'string' || !isPlainObject(body.state)) throw httpError('INVALID_PARAMS', 'fork needs {node: string, state: object}');
     const parent = await traceStore.getRun(parentId);
     if (parent === undefined) throw httpError('NOT_FOUND', `no run '${parentId}'`);
@@ -317,18 +316,26 @@ function redactJsonBodies(outbound: Sanitizer): MiddlewareHandler {
   };
 }
 
+/** The keys a resume request's body may have (readJsonBody refuses others). */
+export const RESUME_KEYS = ['state_update', 'approval', 'checkpoint_id'] as const;
+
+/** A resume request's body, read with `readJsonBody(request, RESUME_KEYS)`. */
 export function readResumeInput(body: Record<string, unknown>): ResumeInput {
   const resume: ResumeInput = {};
-  const { state_update: stateUpdate, approval } = body;
+  const { state_update: stateUpdate, approval, checkpoint_id: checkpointId } = body;
   if (stateUpdate !== undefined) {
-    if (!isPlainObject(stateUpdate)) throw httpError('INVALID_PARAMS', 'state_update must be a JSON object');
-    resume.state_update = stateUpdate as Record<string, unknown>;
+    if (!isPlainObject(stateUpdate)) throw httpError('INVALID_PARAMS', 'state_update must be a JSON object', { field: 'state_update' });
+    resume.state_update = stateUpdate;
   }
   if (approval !== undefined) {
     if (typeof approval === 'boolean') resume.approval = { approved: approval };
-    else if (typeof approval === 'object' && approval !== null && typeof (approval as { approved?: unknown }).approved === 'boolean') {
-      resume.approval = approval as ResumeInput['approval'] & object;
-    } else throw httpError('INVALID_PARAMS', 'approval must be true, false or {approved: boolean, ...}');
+    else if (isPlainObject(approval) && typeof approval.approved === 'boolean') {
+      resume.approval = { ...approval, approved: approval.approved };
+    } else throw httpError('INVALID_PARAMS', 'approval must be true, false or {approved: boolean, ...}', { field: 'approval' });
+  }
+  if (checkpointId !== undefined) {
+    if (typeof checkpointId !== 'string' || checkpointId === '') throw httpError('INVALID_PARAMS', 'checkpoint_id must be a non-empty string (the interrupt.checkpoint_id of the paused result)', { field: 'checkpoint_id' });
+    resume.checkpoint_id = checkpointId;
   }
   return resume;
 }

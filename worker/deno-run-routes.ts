@@ -15,7 +15,7 @@
  *   GET  /runs/:id            the record; a queued run not started yet is reported `running`.
  */
 import type { Context, Hono } from 'hono';
-import { readResumeInput, type AppEnv, type AppOptions, type RouteContext } from './app.js';
+import { readResumeInput, RESUME_KEYS, type AppEnv, type AppOptions, type RouteContext } from './app.js';
 import { httpError } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
 import { readRunStart } from './read-run-start.js';
@@ -64,15 +64,13 @@ export function denoRunRoutes(runs: DenoRuns): NonNullable<AppOptions['routes']>
     });
 
     app.post('/runs/:id/resume', async (c) => {
-      // When the request came: a pause made after it is not the one it was sent to resume.
-      const askedAt = Date.now();
-      const resume = readResumeInput(await readJsonBody(c.req.raw));
-      const { hosted, after } = await runs.resume(c.req.param('id'), resume, c.get('role'), askedAt);
+      const resume = readResumeInput(await readJsonBody(c.req.raw, RESUME_KEYS));
+      const { hosted, after } = await runs.resume(c.req.param('id'), resume, c.get('role'));
       return answer(c, hosted, after);
     });
 
     app.post('/runs/:id/cancel', async (c) => {
-      await readJsonBody(c.req.raw);
+      await readJsonBody(c.req.raw, []);
       const { hosted, result } = await runs.cancel(c.req.param('id'), 'cancelled by POST /runs/:id/cancel');
       return resultResponse(result, hosted ?? { run: undefined as never, finished: Promise.resolve(result), events: 1 }, sanitizer, 200);
     });

@@ -141,15 +141,12 @@ export class DenoRuns {
   }
 
   /** Resumes a paused run here: exactly one of any number of concurrent resumes takes the lease. */
-  async resume(runId: string, resume: ResumeInput, role: string | undefined, askedAt = Date.now()): Promise<{ hosted: HostedRun; after: number }> {
+  async resume(runId: string, resume: ResumeInput, role: string | undefined): Promise<{ hosted: HostedRun; after: number }> {
     const conflict = () => new AgentError('CONFLICT', `run '${runId}' is already running`);
     if (this.local.has(runId)) throw conflict();
-    const checkpoint = await findResumable(runId, this.setup);
-    // A request slower than another resume of the same pause must not resume the run's next pause
-    // (made after the request came): it was sent for the earlier one, which is taken.
-    if (Date.parse(checkpoint.created_at) > askedAt) {
-      throw new AgentError('CONFLICT', `run '${runId}' was resumed by another request and paused again after this request came; resume again to continue`);
-    }
+    // With `checkpoint_id`, a request slower than another resume of the same pause is refused
+    // here, not let to resume the run's next pause (ResumeInput.checkpoint_id).
+    const checkpoint = await findResumable(runId, this.setup, resume.checkpoint_id);
     const agent = await this.setup.agents.get(checkpoint.agent);
     if (agent === undefined) throw new AgentError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
     const started = await this.state.start(runId);

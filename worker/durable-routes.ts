@@ -21,7 +21,7 @@ import type { Context, Hono } from 'hono';
 import type { AgentEvent } from '../src/events/event.js';
 import type { RunRecord, TraceStore } from '../src/storage/trace-store.js';
 import type { AgentSource } from './agent-source.js';
-import { readResumeInput, type AppEnv, type AppOptions } from './app.js';
+import { readResumeInput, RESUME_KEYS, type AppEnv, type AppOptions } from './app.js';
 import { errorResponse, httpError } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
 import { readRunStart } from './read-run-start.js';
@@ -65,12 +65,12 @@ export function durableRoutes(namespace: DurableObjectNamespaceLike): NonNullabl
 
     app.post('/runs/:id/resume', async (c) => {
       const runId = c.req.param('id');
-      const resume = readResumeInput(await readJsonBody(c.req.raw));
+      const resume = readResumeInput(await readJsonBody(c.req.raw, RESUME_KEYS));
       return post(namespace, runId, '/resume', { ...forwardBody(c, runId), resume });
     });
 
     app.post('/runs/:id/cancel', async (c) => {
-      await readJsonBody(c.req.raw);
+      await readJsonBody(c.req.raw, []);
       return post(namespace, c.req.param('id'), '/cancel', {});
     });
     app.all('/runs/:id/cancel', (c) => {

@@ -8,7 +8,7 @@
  * the `done` event carries it.
  */
 import type { EventError } from '../src/core/events.js';
-import { AgentError, toAgentError, type ErrorCode } from '../src/errors/agent-error.js';
+import { AgentError, toAgentError, type AgentErrorOptions, type ErrorCode } from '../src/errors/agent-error.js';
 
 /** Codes the HTTP layer answers with, and their statuses. Anything else is a 500. */
 export const ERROR_STATUS: Readonly<Record<string, number>> = {
@@ -96,6 +96,6 @@ function bodyFields(error: ErrorFields): ErrorBody['error'] {
 }
 
 /** An AgentError for the HTTP layer (a shorthand that keeps call sites short). */
-export function httpError(code: ErrorCode, message: string): AgentError {
-  return new AgentError(code, message);
+export function httpError(code: ErrorCode, message: string, options?: AgentErrorOptions): AgentError {
+  return new AgentError(code, message, options);
 }

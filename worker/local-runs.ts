@@ -24,7 +24,7 @@ import { AgentError } from '../src/errors/agent-error.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
 import { continueFromNode } from '../src/graph/resume-run.js';
 import type { AgentRun, RunOptions } from '../src/graph/run-types.js';
-import { readResumeInput, type AppEnv, type RouteContext } from './app.js';
+import { readResumeInput, RESUME_KEYS, type AppEnv, type RouteContext } from './app.js';
 import { httpError } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
 import { readRunStart } from './read-run-start.js';
@@ -201,7 +201,7 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
 
     app.post('/runs/:id/resume', async (c) => {
       const runId = c.req.param('id');
-      const resume = readResumeInput(await readJsonBody(c.req.raw));
+      const resume = readResumeInput(await readJsonBody(c.req.raw, RESUME_KEYS));
       if (runs.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already running`);
       const checkpoint = await context.checkpointStore.loadLatest(runId);
       if (checkpoint === undefined) {
@@ -217,7 +217,7 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
     });
 
     app.post('/runs/:id/cancel', async (c) => {
-      await readJsonBody(c.req.raw);
+      await readJsonBody(c.req.raw, []);
       const runId = c.req.param('id');
       const local = runs.get(runId);
       if (local === undefined) {

@@ -14,8 +14,8 @@ export async function readRunStart(c: Context, agents: AgentSource): Promise<{ n
   const name = c.req.param('name') ?? '';
   const agent = await agents.get(name);
   if (agent === undefined) throw httpError('NOT_FOUND', `no agent '${name}'`);
-  const body = await readJsonBody(c.req.raw);
+  const body = await readJsonBody(c.req.raw, ['input']);
   const input = body.input ?? {};
   if (!isPlainObject(input)) throw httpError('INPUT_INVALID', 'input must be a JSON object');
-  return { name, agent, input: input as Record<string, unknown> };
+  return { name, agent, input };
 }

@@ -28,12 +28,18 @@ export type AgentLookup = (name: string) => CompiledAgent | undefined | Promise<
 /**
  * The run's latest checkpoint. Without one: NOT_FOUND when the run is unknown or its checkpoint
  * is gone (expired, or on an eventually consistent store not visible yet), CONFLICT when the run
- * is running or finished. A store that fails is STORAGE_ERROR.
+ * is running or finished. With `expected` (ResumeInput.checkpoint_id), CONFLICT when the latest
+ * is another pause. A store that fails is STORAGE_ERROR.
  */
-export async function findResumable(runId: string, stores: { checkpointStore: CheckpointStore; traceStore?: TraceStore | undefined }): Promise<Checkpoint> {
+export async function findResumable(runId: string, stores: { checkpointStore: CheckpointStore; traceStore?: TraceStore | undefined }, expected?: string): Promise<Checkpoint> {
   const checkpoint = await stores.checkpointStore.loadLatest(runId).catch((error) => {
     throw toAgentError(error, 'STORAGE_ERROR');
   });
+  if (checkpoint !== undefined && expected !== undefined && checkpoint.checkpoint_id !== expected) {
+    throw new AgentError('CONFLICT', `run '${runId}' is not paused at checkpoint '${expected}' any more (another resume continued it; it is now paused at '${checkpoint.checkpoint_id}')`, {
+      details: { checkpoint_id: expected, latest_checkpoint_id: checkpoint.checkpoint_id },
+    });
+  }
   if (checkpoint !== undefined) return checkpoint;
   const record = await stores.traceStore?.getRun(runId).catch((error) => {
     throw toAgentError(error, 'STORAGE_ERROR');
@@ -51,7 +57,7 @@ export async function findResumable(runId: string, stores: { checkpointStore: Ch
 export async function resumeRun(agents: AgentLookup, runId: string, resume: ResumeInput, options: RunOptions): Promise<AgentRun> {
   const checkpointStore = options.checkpointStore;
   if (checkpointStore === undefined) throw new AgentError('INVALID_PARAMS', 'resume needs the checkpoint store the run was started with');
-  const checkpoint = await findResumable(runId, { checkpointStore, traceStore: options.traceStore });
+  const checkpoint = await findResumable(runId, { checkpointStore, traceStore: options.traceStore }, resume.checkpoint_id);
   const agent = await agents(checkpoint.agent);
   if (agent === undefined) throw new AgentError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
   return continueRun(agent, runId, Promise.resolve(checkpoint), resume, { ...options, checkpointStore });
@@ -66,7 +72,7 @@ export function resumeAgent(agent: CompiledAgent, runId: string, resume: ResumeI
   if (checkpointStore === undefined) {
     return failedRun(runId, new AgentError('INVALID_PARAMS', 'resume needs the checkpoint store the run was started with'));
   }
-  const found = findResumable(runId, { checkpointStore, traceStore: options.traceStore }).then((checkpoint) => {
+  const found = findResumable(runId, { checkpointStore, traceStore: options.traceStore }, resume.checkpoint_id).then((checkpoint) => {
     if (checkpoint.agent !== agent.name) throw new AgentError('CONFLICT', `run '${runId}' belongs to agent '${checkpoint.agent}', not '${agent.name}'`);
     return checkpoint;
   });

@@ -101,6 +101,13 @@ export interface RunDurability {
 export interface ResumeInput {
   state_update?: Record<string, unknown>;
   approval?: { approved: boolean; [key: string]: unknown };
+  /**
+   * The pause this resume answers (`interrupt.checkpoint_id` of the result that paused). When
+   * given, the resume is CONFLICT unless that pause is the run's latest and unclaimed, so a
+   * request that arrives after another resume continued the run never resumes its next pause.
+   * Without it, a resume continues whichever pause is the latest.
+   */
+  checkpoint_id?: string;
 }
 
 export interface RunResult {

@@ -141,14 +141,21 @@ describe('resumes through Deno KV atomic checks', () => {
     const started = await post(left, '/agents/counter/runs', { input: { count: 1 } });
     expect(started.json).toMatchObject({ status: 'interrupted', stop_reason: 'interrupt_before' });
     const runId = started.json.run_id as string;
-    const results = await Promise.all(Array.from({ length: 20 }, (_, index) => post(index % 2 === 0 ? left : right, `/runs/${runId}/resume`, {})));
+    // Each names the pause it answers, so one that arrives after the winner paused again is refused too.
+    const pause = { checkpoint_id: started.json.interrupt.checkpoint_id as string };
+    const results = await Promise.all(Array.from({ length: 20 }, (_, index) => post(index % 2 === 0 ? left : right, `/runs/${runId}/resume`, pause)));
     const statuses = results.map((result) => result.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 409)).toHaveLength(19);
-    expect(results.find((result) => result.status === 200)!.json).toMatchObject({ status: 'interrupted', stop_reason: 'interrupt_after' });
+    const winner = results.find((result) => result.status === 200)!.json;
+    expect(winner).toMatchObject({ status: 'interrupted', stop_reason: 'interrupt_after' });
     const events = await storedEvents(right, runId);
     expect(events.filter((event) => event.type === 'node_start' && event.node === 'review')).toHaveLength(1);
-    const done = await post(right, `/runs/${runId}/resume`, {});
+    // A late answer to the first pause, sent after the run paused again: still refused.
+    const late = await post(left, `/runs/${runId}/resume`, pause);
+    expect(late.status).toBe(409);
+    expect(late.json.error.message).toContain(winner.interrupt.checkpoint_id);
+    const done = await post(right, `/runs/${runId}/resume`, { checkpoint_id: winner.interrupt.checkpoint_id });
     expect(done.json).toMatchObject({ status: 'completed', state: { total: 24 } });
     expect((await post(left, `/runs/${runId}/resume`, {})).status).toBe(409);
   }, 60_000);

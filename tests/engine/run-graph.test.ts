@@ -380,6 +380,20 @@ nodes:
     expect(codes.sort()).toEqual(['CONFLICT', 'interrupted']);
   });
 
+  it('a resume that names its pause is CONFLICT once that pause was answered, even though the run paused again', async () => {
+    const stores = createMemoryStores();
+    const first = await runYaml(agent, {}, stores);
+    const pause = first.result.interrupt!.checkpoint_id;
+    const second = await resumeYaml(agent, first.result.run_id, { checkpoint_id: pause }, stores);
+    expect(second.result.status).toBe('interrupted');
+    const late = await resumeYaml(agent, first.result.run_id, { checkpoint_id: pause }, stores);
+    expect(late.result.error).toMatchObject({ code: 'CONFLICT', details: { checkpoint_id: pause, latest_checkpoint_id: second.result.interrupt!.checkpoint_id } });
+    const stored = await stores.traceStore.readEvents(first.result.run_id);
+    expect(stored.filter((event) => event.type === 'done')).toHaveLength(2);
+    const next = await resumeYaml(agent, first.result.run_id, { checkpoint_id: second.result.interrupt!.checkpoint_id }, stores);
+    expect(next.result.status).not.toBe('failed');
+  });
+
   it('a trace store that refuses writes fails the run with STORAGE_ERROR', async () => {
     const stores = createMemoryStores();
     const failing = {

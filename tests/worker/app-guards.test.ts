@@ -69,6 +69,34 @@ describe('POST bodies must be application/json (no simple cross-site POST)', () 
   });
 });
 
+describe('a body key the route does not know is refused, naming the nearest one', () => {
+  it('start, resume and fork: 400 INVALID_PARAMS with the field, nothing runs, the paused run still resumes', async () => {
+    const { app, stores } = appWith();
+    const typo = await send(app, '/agents/counter/runs', { method: 'POST', headers: JSON_TYPE, body: '{"inputs":{"count":4}}' });
+    expect(typo.status).toBe(400);
+    expect(typo.json.error).toMatchObject({ code: 'INVALID_PARAMS', field: 'inputs' });
+    expect(typo.json.error.message).toContain('did you mean `input`?');
+    expect((await stores.traceStore.listRuns({})).runs).toHaveLength(0);
+
+    const paused = await send(app, '/agents/counter/runs', { method: 'POST', headers: JSON_TYPE, body: '{"input":{}}' });
+    const runId = paused.json.run_id as string;
+    const bodies: Array<[string, string, string]> = [
+      [`/runs/${runId}/resume`, '{"state_updates":{"count":9}}', 'did you mean `state_update`?'],
+      [`/runs/${runId}/resume`, '{"checkpointid":"x"}', 'did you mean `checkpoint_id`?'],
+      [`/runs/${runId}/resume`, '{"checkpoint_id":7}', 'checkpoint_id must be a non-empty string'],
+      [`/runs/${runId}/resume`, '{"approval":"yes"}', 'approval must be'],
+      [`/runs/${runId}/fork`, '{"node":"start","state":{},"extra":1}', 'known: node, state'],
+    ];
+    for (const [path, body, words] of bodies) {
+      const refused = await send(app, path, { method: 'POST', headers: JSON_TYPE, body });
+      expect({ path, body, status: refused.status, code: refused.json.error.code }).toEqual({ path, body, status: 400, code: 'INVALID_PARAMS' });
+      expect(refused.json.error.message).toContain(words);
+    }
+    const resumed = await send(app, `/runs/${runId}/resume`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ checkpoint_id: paused.json.interrupt.checkpoint_id }) });
+    expect(resumed.json).toMatchObject({ status: 'completed', state: { count: 1, reviewed: true } });
+  });
+});
+
 describe('Origin allow-list', () => {
   it('refuses foreign origins on every route, accepts its own origin and clients without Origin', async () => {
     const { app } = appWith();

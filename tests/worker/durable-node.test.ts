@@ -80,17 +80,25 @@ describe('durable runs on Node (tea-edge serve)', () => {
     expect(cancelled.json).toMatchObject({ status: 'cancelled', error: { code: 'CANCELLED' } });
     expect((await post(`/runs/${runId}/cancel`, {})).status).toBe(409);
     expect((await post('/runs/never-was/cancel', {})).status).toBe(404);
+    const withReason = await post(`/runs/${runId}/cancel`, { reason: 'bored' });
+    expect(withReason.status).toBe(400);
+    expect(withReason.json.error).toMatchObject({ code: 'INVALID_PARAMS', field: 'reason' });
     mock.setFault();
   }, 30_000);
 
   it('20 concurrent resumes of one pause: exactly one wins, 19 are 409', async () => {
     const started = await post('/agents/counter/runs', { input: { count: 1 } });
     const runId = started.json.run_id as string;
-    const results = await Promise.all(Array.from({ length: 20 }, () => post(`/runs/${runId}/resume`, {})));
+    // Each names the pause it answers, so one that arrives after the winner paused again is refused too.
+    const pause = { checkpoint_id: started.json.interrupt.checkpoint_id as string };
+    const results = await Promise.all(Array.from({ length: 20 }, () => post(`/runs/${runId}/resume`, pause)));
     expect(results.filter((result) => result.status === 200)).toHaveLength(1);
     expect(results.filter((result) => result.status === 409)).toHaveLength(19);
     const events = await storedEvents(runId);
     expect(events.filter((event) => event.type === 'node_start' && event.node === 'review')).toHaveLength(1);
+    const late = await post(`/runs/${runId}/resume`, pause);
+    expect(late.status).toBe(409);
+    expect(late.json.error.code).toBe('CONFLICT');
   }, 30_000);
 
   it('an SSE follower that drops 3 times and reconnects with Last-Event-ID sees every event once, in order', async () => {

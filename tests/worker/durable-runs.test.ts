@@ -107,14 +107,21 @@ describe('resumes on the run coordinator', () => {
     const started = await call(left, 'POST', '/agents/counter/runs', { input: { count: 1 } });
     expect(started.json).toMatchObject({ status: 'interrupted', stop_reason: 'interrupt_before' });
     const runId = started.json.run_id as string;
-    const results = await Promise.all(Array.from({ length: 20 }, (_, index) => call(index % 2 === 0 ? left : right, 'POST', `/runs/${runId}/resume`, {})));
+    // Each names the pause it answers, so one that arrives after the winner paused again is refused too.
+    const pause = { checkpoint_id: started.json.interrupt.checkpoint_id as string };
+    const results = await Promise.all(Array.from({ length: 20 }, (_, index) => call(index % 2 === 0 ? left : right, 'POST', `/runs/${runId}/resume`, pause)));
     const statuses = results.map((result) => result.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 409)).toHaveLength(19);
-    expect(results.find((result) => result.status === 200)!.json).toMatchObject({ status: 'interrupted', stop_reason: 'interrupt_after' });
+    const winner = results.find((result) => result.status === 200)!.json;
+    expect(winner).toMatchObject({ status: 'interrupted', stop_reason: 'interrupt_after' });
     const events = ndjson((await call(right, 'GET', `/runs/${runId}/events`)).text);
     expect(events.filter((event) => event.type === 'node_start' && event.node === 'review')).toHaveLength(1);
-    const finished = await call(right, 'POST', `/runs/${runId}/resume`, {});
+    // A late answer to the first pause, sent after the run paused again: still refused.
+    const late = await call(left, 'POST', `/runs/${runId}/resume`, pause);
+    expect(late.status).toBe(409);
+    expect(late.json.error.message).toContain(winner.interrupt.checkpoint_id);
+    const finished = await call(right, 'POST', `/runs/${runId}/resume`, { checkpoint_id: winner.interrupt.checkpoint_id });
     expect(finished.json).toMatchObject({ status: 'completed', state: { total: 24 } });
     expect((await call(left, 'POST', `/runs/${runId}/resume`, {})).status).toBe(409);
     await stop(left);

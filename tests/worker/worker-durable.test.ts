@@ -83,7 +83,8 @@ describe('durable runs across Miniflare instances sharing persisted KV', () => {
     const miniflare = await instance();
     const started = await call(miniflare, 'POST', '/agents/counter/runs', { input: {} });
     const runId = started.json.run_id as string;
-    const results = await Promise.all([call(miniflare, 'POST', `/runs/${runId}/resume`, {}), call(miniflare, 'POST', `/runs/${runId}/resume`, {})]);
+    const pause = { checkpoint_id: started.json.interrupt.checkpoint_id };
+    const results = await Promise.all([call(miniflare, 'POST', `/runs/${runId}/resume`, pause), call(miniflare, 'POST', `/runs/${runId}/resume`, pause)]);
     expect(results.map((result) => result.status).sort()).toEqual([200, 409]);
     expect(results.find((result) => result.status === 409)!.json.error.code).toBe('CONFLICT');
     await stop(miniflare);
@@ -94,7 +95,8 @@ describe('durable runs across Miniflare instances sharing persisted KV', () => {
     const right = await instance();
     const started = await call(left, 'POST', '/agents/counter/runs', { input: {} });
     const runId = started.json.run_id as string;
-    const results = await Promise.all([call(left, 'POST', `/runs/${runId}/resume`, {}), call(right, 'POST', `/runs/${runId}/resume`, {})]);
+    const pause = { checkpoint_id: started.json.interrupt.checkpoint_id };
+    const results = await Promise.all([call(left, 'POST', `/runs/${runId}/resume`, pause), call(right, 'POST', `/runs/${runId}/resume`, pause)]);
     // Exactly one resume runs. The other loses the claim (409); on a loaded machine the two
     // Miniflare instances' shared on-disk KV can also refuse its concurrent write, which the loser
     // reports as STORAGE_ERROR (503) — it still does not run.
