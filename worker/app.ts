@@ -48,6 +48,7 @@ import { readJsonBody } from './read-json-body.js';
 import { readRunStart } from './read-run-start.js';
 import { cursorOf } from './run-follow.js';
 import { isPlainObject } from '../src/util/plain-object.js';
+import { quoted, suggestionFor } from '../src/util/suggest.js';
 import { respondWithRun } from './respond-with-run.js';
 import { hostGuard, originGuard } from './request-guard.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
@@ -155,6 +156,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }
     await next();
   });
+  app.use('*', knownQueryOnly());
   app.use(
     '*',
     bodyLimit({
@@ -238,10 +240,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   app.get('/runs', async (c) => {
-    const limit = c.req.query('limit');
+    const limit = limitOf(c.req.query('limit'));
     const page = await traceStore.listRuns({
       ...(c.req.query('agent') !== undefined ? { agent: c.req.query('agent')! } : {}),
-      ...(limit !== undefined ? { limit: Math.max(1, Math.min(1000, Number(limit) || 50)) } : {}),
+      ...(limit !== undefined ? { limit } : {}),
       ...(c.req.query('cursor') !== undefined ? { cursor: c.req.query('cursor')! } : {}),
     });
     return c.json(page);
@@ -286,6 +288,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   return app;
 }
 
+/** `?limit=`: an integer from 1 to 1000 (400 otherwise, rather than a silent default). */
+function limitOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const limit = Number(text);
+  if (!/^\d+$/.test(text) || limit < 1 || limit > 1000) throw httpError('INVALID_PARAMS', `limit must be an integer from 1 to 1000, got ${JSON.stringify(text.slice(0, 40))}`, { field: 'limit' });
+  return limit;
+}
+
 /** Every route and its method (the 405 table). */
 const ROUTES: ReadonlyArray<readonly [string, 'GET' | 'POST']> = [
   ['/health', 'GET'],
@@ -297,6 +307,42 @@ const ROUTES: ReadonlyArray<readonly [string, 'GET' | 'POST']> = [
   ['/runs/:id/events', 'GET'],
   ['/runs/:id/review', 'GET'],
 ];
+
+/**
+ * The query parameters each API route understands (routes of every host: the durable ones add
+ * cancel). Any other parameter is 400 INVALID_PARAMS naming the nearest known one, as an unknown
+ * body key is: `?agnet=x` must not list every agent's runs. Paths not listed (static files of
+ * `serve`, /mcp) are not checked here.
+ */
+const QUERY_KEYS: ReadonlyArray<readonly [method: string, path: RegExp, keys: readonly string[]]> = [
+  ['GET', /^\/health$/, []],
+  ['GET', /^\/agents$/, []],
+  ['GET', /^\/agents\/[^/]+$/, []],
+  ['POST', /^\/agents\/[^/]+\/runs$/, ['cancel_on_disconnect']],
+  ['POST', /^\/runs\/[^/]+\/resume$/, ['cancel_on_disconnect']],
+  ['POST', /^\/runs\/[^/]+\/(cancel|fork)$/, []],
+  ['GET', /^\/runs$/, ['agent', 'limit', 'cursor']],
+  ['GET', /^\/runs\/[^/]+$/, []],
+  ['GET', /^\/runs\/[^/]+\/events$/, ['after']],
+  ['GET', /^\/runs\/[^/]+\/review$/, ['learn']],
+];
+
+/** Refuses a query parameter the requested API route does not understand (QUERY_KEYS). */
+function knownQueryOnly(): MiddlewareHandler {
+  return async (c, next) => {
+    const url = new URL(c.req.url);
+    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+    const keys = QUERY_KEYS.find(([routeMethod, path]) => routeMethod === method && path.test(url.pathname))?.[2];
+    if (keys !== undefined) {
+      for (const key of url.searchParams.keys()) {
+        if (keys.includes(key)) continue;
+        const known = keys.length === 0 ? '; this route takes none' : suggestionFor(key, keys);
+        throw httpError('INVALID_PARAMS', `${url.pathname} has no query parameter ${quoted(key)}${known}`, { field: key });
+      }
+    }
+    await next();
+  };
+}
 
 /**
  * Redacts the host's secrets from every JSON and NDJSON body (run results, records, stored events,

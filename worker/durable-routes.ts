@@ -24,6 +24,7 @@ import type { AgentSource } from './agent-source.js';
 import { readResumeInput, RESUME_KEYS, type AppEnv, type AppOptions } from './app.js';
 import { errorResponse, httpError } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
+import { cursorOf } from './run-follow.js';
 import { readRunStart } from './read-run-start.js';
 import { cancelOnDisconnectOf, respondModeOf } from './run-answer.js';
 
@@ -80,12 +81,10 @@ export function durableRoutes(namespace: DurableObjectNamespaceLike): NonNullabl
     });
 
     app.get('/runs/:id/events', async (c) => {
+      // The cursor (Last-Event-ID, else ?after=) is read and checked here and passed on as a seq.
+      const after = cursorOf(c.req.raw);
       const headers: Record<string, string> = { accept: c.req.header('accept') ?? 'application/x-ndjson' };
-      const lastEventId = c.req.header('last-event-id');
-      if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-      const after = c.req.query('after');
-      const query = after !== undefined ? `?after=${encodeURIComponent(after)}` : '';
-      return passOn(await coordinator(namespace, c.req.param('id')).fetch(`https://run-coordinator/events${query}`, { headers }));
+      return passOn(await coordinator(namespace, c.req.param('id')).fetch(`https://run-coordinator/events?after=${after}`, { headers }));
     });
   };
 }

@@ -8,6 +8,7 @@
  * A quiet run gets a comment line every `heartbeatMs`: workerd notices that a client has gone only
  * when it writes, and the write failing is what runs `onDisconnect`.
  */
+import { httpError } from './error-status.js';
 import type { AgentEvent } from '../src/events/event.js';
 import type { Sanitizer } from '../src/events/outbound.js';
 
@@ -87,10 +88,18 @@ export function ndjsonResponse(events: readonly AgentEvent[], sanitizer: Sanitiz
   return new Response(text, { headers: { 'content-type': 'application/x-ndjson; charset=utf-8' } });
 }
 
-/** The cursor a follower sends: `Last-Event-ID` first (a reconnecting EventSource), then `?after=`. */
+/**
+ * The cursor a follower sends: `Last-Event-ID` first (a reconnecting EventSource), then `?after=`.
+ * Anything but a seq (a non-negative integer) is INVALID_PARAMS, not read as 0: a client with a
+ * broken cursor would otherwise be sent the whole run again.
+ */
 export function cursorOf(request: Request): number {
   const url = new URL(request.url);
-  const raw = request.headers.get('last-event-id') ?? url.searchParams.get('after') ?? '0';
-  const seq = Number(raw);
-  return Number.isInteger(seq) && seq > 0 ? seq : 0;
+  const header = request.headers.get('last-event-id');
+  const raw = header ?? url.searchParams.get('after') ?? '0';
+  if (!/^\d{1,15}$/.test(raw.trim())) {
+    const field = header !== null ? 'Last-Event-ID' : 'after';
+    throw httpError('INVALID_PARAMS', `${field} must be an event seq (an integer ≥ 0), got ${JSON.stringify(raw.slice(0, 40))}`, { field });
+  }
+  return Number(raw.trim());
 }

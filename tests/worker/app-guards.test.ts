@@ -97,6 +97,33 @@ describe('a body key the route does not know is refused, naming the nearest one'
   });
 });
 
+describe('a query parameter the route does not know, or a malformed one, is refused', () => {
+  it('400 INVALID_PARAMS naming the nearest known parameter; known ones still work', async () => {
+    const { app } = appWith();
+    const paused = await send(app, '/agents/counter/runs', { method: 'POST', headers: JSON_TYPE, body: '{"input":{}}' });
+    const runId = paused.json.run_id as string;
+    const refused: Array<[string, RequestInit, string, string]> = [
+      ['/runs?agnet=counter', {}, 'agnet', 'did you mean `agent`?'],
+      ['/runs?limit=abc', {}, 'limit', 'limit must be an integer from 1 to 1000'],
+      ['/runs?limit=5000', {}, 'limit', 'limit must be an integer from 1 to 1000'],
+      ['/health?verbose=1', {}, 'verbose', 'this route takes none'],
+      [`/runs/${runId}/events?afterr=2`, {}, 'afterr', 'did you mean `after`?'],
+      [`/runs/${runId}/events?after=abc`, {}, 'after', 'after must be an event seq'],
+      [`/runs/${runId}/events?after=-1`, {}, 'after', 'after must be an event seq'],
+      [`/runs/${runId}/events`, { headers: { 'last-event-id': 'x1' } }, 'Last-Event-ID', 'Last-Event-ID must be an event seq'],
+      ['/agents/counter/runs?cancel_on_disconect=1', { method: 'POST', headers: JSON_TYPE, body: '{}' }, 'cancel_on_disconect', 'did you mean `cancel_on_disconnect`?'],
+    ];
+    for (const [path, init, field, words] of refused) {
+      const answer = await send(app, path, init);
+      expect({ path, status: answer.status, code: answer.json.error.code, field: answer.json.error.field }).toEqual({ path, status: 400, code: 'INVALID_PARAMS', field });
+      expect(answer.json.error.message).toContain(words);
+    }
+    expect((await send(app, '/runs?agent=counter&limit=1')).json.runs).toHaveLength(1);
+    const events = await app.request(`/runs/${runId}/events?after=2`);
+    expect((await events.text()).trim().split('\n').map((line) => JSON.parse(line).seq)[0]).toBe(3);
+  });
+});
+
 describe('Origin allow-list', () => {
   it('refuses foreign origins on every route, accepts its own origin and clients without Origin', async () => {
     const { app } = appWith();
