@@ -7,7 +7,7 @@
 // test-artifacts/screenshots/.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closedPort } from './support/closed-port.js';
+import { closedPort } from '../support/closed-port.js';
 import type { Browser, Page } from 'playwright-core';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { chromiumAvailable, launchChromium } from './support/chromium.js';

@@ -4,7 +4,7 @@
 // local server and names one that runs but refuses the page. The same in Chromium, with real
 // CORS, is in web-demo-outcomes.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closedPort } from './support/closed-port.js';
+import { closedPort } from '../support/closed-port.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { probeChat, reachable } from '../../web-demo/probe-diagnosis.js';
 import { scanLocalServers } from '../../web-demo/local-detect.js';

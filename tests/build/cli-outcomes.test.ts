@@ -5,7 +5,7 @@
  * model-call budget, and terminal-safe, capped output for hostile text.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { closedModelUrl } from '../support/closed-port.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,14 +26,6 @@ function agentFile(text: string): string {
 
 const llmAgent = (uses = 'llm.call', llm = 'max_retries: 1') =>
   agentFile(`name: ask-model\nsettings:\n  llm: { model: mock-model, ${llm} }\nnodes:\n  - name: ask\n    uses: ${uses}\n    with: { prompt: "Hello?" }\n    output: answer\n`);
-
-async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}/v1`;
-}
 
 /** Runs the agent with --stream and --trace-dir; returns the outcome, the done event and the stored record. */
 async function failingRun(file: string, baseUrl: string) {
@@ -61,7 +53,7 @@ describe('a failed model call fails the CLI run', () => {
   });
 
   it('nothing listening: exit 1, LLM_UNAVAILABLE node=ask, status failed in the record and done', { timeout: 30_000 }, async () => {
-    const { result, done, record } = await failingRun(llmAgent(), await closedPortUrl());
+    const { result, done, record } = await failingRun(llmAgent(), await closedModelUrl());
     expect(result.code).toBe(1);
     expectOneFailureLine(result.stderr, /^LLM_UNAVAILABLE /, 'ask');
     expect(done).toMatchObject({ type: 'done', data: { status: 'failed', stop_reason: 'error', error: { code: 'LLM_UNAVAILABLE', node: 'ask' } } });
@@ -101,7 +93,7 @@ describe('a failed resume', () => {
   it('exits 1 with the same one line and a failed record', { timeout: 30_000 }, async () => {
     const file = agentFile('name: paused\nconfig:\n  interrupt_before: [ask]\nsettings:\n  llm: { model: m, max_retries: 0 }\nnodes:\n  - { name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer }\n');
     const traceDir = mkdtempSync(path.join(tmpdir(), 'tea-outcome-resume-'));
-    const first = await cli(['run', file, '--llm-base-url', await closedPortUrl(), '--trace-dir', traceDir], CLEAN_ENV);
+    const first = await cli(['run', file, '--llm-base-url', await closedModelUrl(), '--trace-dir', traceDir], CLEAN_ENV);
     expect(first.code).toBe(3);
     const runId = JSON.parse(first.stdout).run_id;
     const resumed = await cli(['resume', runId, '--trace-dir', traceDir, '--stream'], CLEAN_ENV);

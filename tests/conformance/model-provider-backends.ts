@@ -3,8 +3,7 @@
  * OpenAI-compatible server is given replies and faults, the scripted model a script, replay a
  * recording made by the real client against the mock through the real ModelCaller.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closedModelUrl } from '../support/closed-port.js';
 import type { AgentEvent } from '../../src/events/event.js';
 import { createModelCaller } from '../../src/llm/model-caller.js';
 import type { LlmResponse, ModelProvider } from '../../src/llm/types.js';
@@ -57,14 +56,8 @@ export function armMock(server: MockOpenAI, deadUrl: string, scenario: Scenario)
   return { api_base: apiBase, max_retries: scenario.maxRetries, timeout_ms: CLIENT_TIMEOUT_MS };
 }
 
-/** A URL on 127.0.0.1 where nothing listens (a port that was just free). */
-export async function deadEndpoint(): Promise<string> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise((resolve) => probe.close(resolve));
-  return `http://127.0.0.1:${port}/v1`;
-}
+/** A model endpoint where nothing listens (tests/support/closed-port.ts). */
+export const deadEndpoint = closedModelUrl;
 
 /** The scripted model's script for a scenario: one entry per call. */
 export function scriptFor(scenario: Scenario): unknown[] {
