@@ -228,15 +228,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   // Time travel: a new run, paused after `node` of run :id with `state` (the studio's "run from here").
   app.post('/runs/:id/fork', async (c) => {
     const parentId = c.req.param('id');
-    const body = await readJsonBody(c.req.raw, ['node', 'state']);
-    if (typeof body.node !== 'string' || !isPlainObject(body.state)) throw httpError('INVALID_PARAMS', 'fork needs {node: string, state: object}');
+    const { node, state } = readForkBody(await readJsonBody(c.req.raw, FORK_KEYS));
     const parent = await traceStore.getRun(parentId);
     if (parent === undefined) throw httpError('NOT_FOUND', `no run '${parentId}'`);
     const agent = await agents.get(parent.agent);
     if (agent === undefined) throw httpError('NOT_FOUND', `run '${parentId}' belongs to agent '${parent.agent}', which is not served here`);
     const runId = crypto.randomUUID();
-    await forkRun(agent, { traceStore, checkpointStore }, { run_id: runId, parent_run_id: parentId, node: body.node, state: body.state as Record<string, unknown> });
-    return c.json({ run_id: runId, parent_run_id: parentId, node: body.node }, 201);
+    await forkRun(agent, { traceStore, checkpointStore }, { run_id: runId, parent_run_id: parentId, node, state });
+    return c.json({ run_id: runId, parent_run_id: parentId, node }, 201);
   });
 
   app.get('/runs', async (c) => {
@@ -360,6 +359,16 @@ function redactJsonBodies(outbound: Sanitizer): MiddlewareHandler {
     c.res = new Response(clean, { status, headers });
     c.res.headers.delete('content-length');
   };
+}
+
+/** The keys of a fork request's body (`POST /runs/:id/fork`). */
+export const FORK_KEYS = ['node', 'state'] as const;
+
+/** A fork request's body, read with `readJsonBody(request, FORK_KEYS)`. */
+export function readForkBody(body: Record<string, unknown>): { node: string; state: Record<string, unknown> } {
+  const { node, state } = body;
+  if (typeof node !== 'string' || !isPlainObject(state)) throw httpError('INVALID_PARAMS', 'fork needs {node: string, state: object}');
+  return { node, state };
 }
 
 /** The keys a resume request's body may have (readJsonBody refuses others). */

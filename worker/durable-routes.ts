@@ -10,6 +10,8 @@
  *                             cancels the run only with `?cancel_on_disconnect=1`.
  *   POST /runs/:id/resume     the same three ways; the object lets exactly one resume claim a pause.
  *   POST /runs/:id/cancel     stops a running run; answers its result (status `cancelled`).
+ *   POST /runs/:id/fork       time travel: a new run, in its own object, paused after `node` of run
+ *                             :id with `state` (resume it to run from there).
  *   GET  /runs/:id/events     NDJSON of the stored events after `?after=<seq>`; with
  *                             `Accept: text/event-stream`, the events after `Last-Event-ID` (or
  *                             `?after=`) and then the live ones until the run stops.
@@ -21,7 +23,7 @@ import type { Context, Hono } from 'hono';
 import type { AgentEvent } from '../src/events/event.js';
 import type { RunRecord, TraceStore } from '../src/storage/trace-store.js';
 import type { AgentSource } from './agent-source.js';
-import { readResumeInput, RESUME_KEYS, type AppEnv, type AppOptions } from './app.js';
+import { FORK_KEYS, readForkBody, readResumeInput, RESUME_KEYS, type AppEnv, type AppOptions } from './app.js';
 import { errorResponse, httpError } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
 import { cursorOf } from './run-follow.js';
@@ -57,7 +59,7 @@ async function post(namespace: DurableObjectNamespaceLike, runId: string, path: 
 }
 
 export function durableRoutes(namespace: DurableObjectNamespaceLike): NonNullable<AppOptions['routes']> {
-  return (app: Hono<AppEnv>, { agents }: { agents: AgentSource }) => {
+  return (app: Hono<AppEnv>, { agents, traceStore }: { agents: AgentSource; traceStore: TraceStore }) => {
     app.post('/agents/:name/runs', async (c) => {
       const { name, input } = await readRunStart(c, agents);
       const runId = crypto.randomUUID();
@@ -68,6 +70,18 @@ export function durableRoutes(namespace: DurableObjectNamespaceLike): NonNullabl
       const runId = c.req.param('id');
       const resume = readResumeInput(await readJsonBody(c.req.raw, RESUME_KEYS));
       return post(namespace, runId, '/resume', { ...forwardBody(c, runId), resume });
+    });
+
+    // Time travel: the new run lives in its own object, like any run (the app's route would write
+    // its checkpoint to KV, where no object looks).
+    app.post('/runs/:id/fork', async (c) => {
+      const parentId = c.req.param('id');
+      const { node, state } = readForkBody(await readJsonBody(c.req.raw, FORK_KEYS));
+      const parent = await traceStore.getRun(parentId);
+      if (parent === undefined) throw httpError('NOT_FOUND', `no run '${parentId}'`);
+      if ((await agents.get(parent.agent)) === undefined) throw httpError('NOT_FOUND', `run '${parentId}' belongs to agent '${parent.agent}', which is not served here`);
+      const runId = crypto.randomUUID();
+      return post(namespace, runId, '/fork', { run_id: runId, parent_run_id: parentId, agent: parent.agent, node, state });
     });
 
     app.post('/runs/:id/cancel', async (c) => {

@@ -8,6 +8,7 @@
  * Internal routes (called by the worker only, through the namespace stub):
  *   POST /start   {run_id, agent, input, role?, respond, cancel_on_disconnect?}
  *   POST /resume  {run_id, resume, role?, respond, cancel_on_disconnect?}
+ *   POST /fork    {run_id, parent_run_id, agent, node, state}: a new run paused after `node`
  *   POST /cancel  → the run's result once it stopped (200), 409 when it is not running
  *   GET  /events  ?after= / Last-Event-ID; `Accept: text/event-stream` follows live, else NDJSON
  *   GET  /record  the run record
@@ -42,6 +43,7 @@ import { errorJsonResponse, errorResponse, toErrorResponse } from './error-statu
 import { optionsFromVariables, type HostVariables } from './host-config.js';
 import { answerRun, driveRun, resultResponse, type ActiveRun, type RespondMode } from './run-answer.js';
 import { cursorOf, followResponse, ndjsonResponse } from './run-follow.js';
+import { forkRun, type ForkRequest } from './fork-run.js';
 import { noCheckpointError, recordAfterDone, restartsFor, whyNotContinue, type ResumePoint } from './durable-continue.js';
 
 /** The part of a Durable Object's state (`ctx`) the coordinator uses. */
@@ -110,6 +112,7 @@ export class RunCoordinatorBase {
       const { pathname } = new URL(request.url);
       if (request.method === 'POST' && pathname === '/start') return await this.start((await request.json()) as RunRequest & { agent: string; input: Record<string, unknown> });
       if (request.method === 'POST' && pathname === '/resume') return await this.resume((await request.json()) as RunRequest & { resume: ResumeInput });
+      if (request.method === 'POST' && pathname === '/fork') return await this.fork((await request.json()) as ForkRequest & { agent: string });
       if (request.method === 'POST' && pathname === '/cancel') return await this.cancel();
       if (request.method === 'GET' && pathname === '/events') return this.events(request);
       if (request.method === 'GET' && pathname === '/record') return this.recordResponse();
@@ -202,6 +205,15 @@ export class RunCoordinatorBase {
     if (agent === undefined) throw new AgentError('NOT_FOUND', `no agent '${body.agent}'`);
     const run = runAgent(agent, body.input, { ...this.optionsFor(body), runId: body.run_id });
     return this.answer(this.execute(run), body, 0);
+  }
+
+  /** Time travel: this object's run becomes a new run paused after `node` of its parent (fork-run.ts). */
+  private async fork(body: ForkRequest & { agent: string }): Promise<Response> {
+    if (this.active !== undefined || this.store.record() !== undefined) throw new AgentError('CONFLICT', `run '${body.run_id}' already exists`);
+    const agent = await this.setup.agents.get(body.agent);
+    if (agent === undefined) throw new AgentError('NOT_FOUND', `run '${body.parent_run_id}' belongs to agent '${body.agent}', which is not served here`);
+    await forkRun(agent, { traceStore: this.store, checkpointStore: this.store }, body);
+    return Response.json({ run_id: body.run_id, parent_run_id: body.parent_run_id, node: body.node }, { status: 201 });
   }
 
   private async resume(body: RunRequest & { resume: ResumeInput }): Promise<Response> {

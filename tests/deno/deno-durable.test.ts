@@ -161,6 +161,17 @@ describe('resumes through Deno KV atomic checks', () => {
   }, 60_000);
 });
 
+describe('time travel on Deno', () => {
+  it('POST /runs/:id/fork in one process makes a paused run that the other process resumes from the edited state', async () => {
+    const parent = await post(left, '/agents/counter/runs', { input: { count: 1 } });
+    const forked = await post(left, `/runs/${parent.json.run_id}/fork`, { node: 'review', state: { count: 20, steps: ['start', 'edited'] } });
+    expect(forked.status).toBe(201);
+    expect((await (await fetch(`${right.url}/runs/${forked.json.run_id}`)).json()) as object).toMatchObject({ status: 'interrupted', parent_run_id: parent.json.run_id, forked_after: 'review' });
+    const resumed = await post(right, `/runs/${forked.json.run_id}/resume`, {});
+    expect(resumed.json).toMatchObject({ run_id: forked.json.run_id, status: 'interrupted', stop_reason: 'interrupt_after', state: { total: 40, steps: ['start', 'edited', 'finish'] } });
+  }, 30_000);
+});
+
 describe('resumable event streams from Deno KV', () => {
   it('a resume answered as SSE streams its segment only, seq continuing, done last', async () => {
     const started = await post(left, '/agents/counter/runs', { input: { count: 1 } });

@@ -128,6 +128,26 @@ describe('resumes on the run coordinator', () => {
   }, 60_000);
 });
 
+describe('time travel on the run coordinator', () => {
+  it('POST /runs/:id/fork makes a new run in its own object, paused after the node with the edited state; resuming it runs from there', async () => {
+    const miniflare = await instance();
+    const parent = await call(miniflare, 'POST', '/agents/counter/runs', { input: { count: 1 } });
+    expect(parent.json).toMatchObject({ status: 'interrupted', stop_reason: 'interrupt_before' });
+    const forked = await call(miniflare, 'POST', `/runs/${parent.json.run_id}/fork`, { node: 'review', state: { count: 20, steps: ['start', 'edited'] } });
+    expect(forked.status).toBe(201);
+    const childId = forked.json.run_id as string;
+    expect(forked.json).toMatchObject({ parent_run_id: parent.json.run_id, node: 'review' });
+    expect((await call(miniflare, 'GET', `/runs/${childId}`)).json).toMatchObject({ status: 'interrupted', parent_run_id: parent.json.run_id, forked_after: 'review' });
+    const resumed = await call(miniflare, 'POST', `/runs/${childId}/resume`, {});
+    expect(resumed.json).toMatchObject({ run_id: childId, status: 'interrupted', stop_reason: 'interrupt_after', state: { total: 40, steps: ['start', 'edited', 'finish'] } });
+    // The parent is untouched, and still resumes on its own.
+    expect((await call(miniflare, 'POST', `/runs/${parent.json.run_id}/resume`, { checkpoint_id: parent.json.interrupt.checkpoint_id })).json).toMatchObject({ status: 'interrupted', state: { count: 12 } });
+    expect((await call(miniflare, 'POST', `/runs/${parent.json.run_id}/fork`, { node: 'nope', state: {} })).json.error.code).toBe('INVALID_PARAMS');
+    expect((await call(miniflare, 'POST', '/runs/never-was/fork', { node: 'review', state: {} })).status).toBe(404);
+    await stop(miniflare);
+  }, 60_000);
+});
+
 describe('what reaches the object', () => {
   it('a resume answered as SSE streams its segment only, seq continuing, done last', async () => {
     const miniflare = await instance();
