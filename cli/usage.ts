@@ -17,6 +17,8 @@ const RUN = `tea-edge run <agent.yaml> [options]
   --role <role>             caller role for tool permissions: viewer, user, operator, admin
   --env <NAME>              let templates read this environment variable as env.NAME (repeatable; also the
                             agent's settings.env list). No other variable is passed; the model key never is.
+  --secret <NAME>           give agents this environment variable as secrets.NAME (templates, MCP headers
+                            {secret: NAME}); it must be set, and it is redacted from all output (repeatable).
   --files <dir>             the folder file.read / file.write work in (paths never leave it); without it
                             they are refused. agent.* runs {file: x.yaml} agents from the agent's own folder.
 `;
@@ -26,7 +28,8 @@ const RESUME = `tea-edge resume <run-id> --trace-dir <dir> [options]
 
   --approve | --deny        answer a pending tool confirmation (required when one is pending)
   --state-update <json>     merge this JSON object into the state first
-  --stream, --llm-*, --max-llm-calls, --role, --env, --files   as for run (the API key is never stored: give it again)
+  --stream, --llm-*, --max-llm-calls, --role, --env, --secret, --files   as for run (the API key and secrets
+                            are never stored: give them again)
 `;
 
 const VALIDATE = `tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--strict] [--online]
@@ -37,7 +40,9 @@ const VALIDATE = `tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--str
 const SERVE = `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] [--trace-dir <dir>] [--files <dir>]
   Serves the HTTP API for the agents in <dir> (default: examples) and the web demo at /.
   Agents run other agent files of <dir> with agent.* ({file: x.yaml}); --files gives file.read /
-  file.write their folder (without it they are refused).
+  file.write their folder (without it they are refused). Environment: TEA_LLM_BASE_URL, TEA_LLM_MODEL,
+  TEA_LLM_API_KEY, TEA_API_TOKENS, TEA_CORS_ORIGINS, and TEA_AGENT_SECRETS (comma-separated names of
+  variables agents get as secrets.NAME, redacted from every answer).
 `;
 
 const PROBE = `tea-edge probe --llm-base-url <url> [--llm-model <name>] [--llm-api-key <key>] [--timeout <s>] [--json]
@@ -56,7 +61,7 @@ export const USAGE = `tea-edge — run YAML LLM agents (The Edge Agent format)
 
   tea-edge run <agent.yaml> [--input <json> | --input-file <path>] [--stream] [--trace-dir <dir>]
            [--llm-base-url <url>] [--llm-model <name>] [--llm-api-key <key>] [--max-llm-calls <n>]
-           [--record] [--replay <dir>/<run-id>] [--role <role>] [--env NAME ...] [--files <dir>]
+           [--record] [--replay <dir>/<run-id>] [--role <role>] [--env NAME ...] [--secret NAME ...] [--files <dir>]
   tea-edge resume <run-id> --trace-dir <dir> [--approve | --deny] [--state-update <json>]
   tea-edge validate <agent.yaml>
   tea-edge serve [--port 8787] [--agents <dir>] [--trace-dir <dir>] [--files <dir>]

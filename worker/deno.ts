@@ -49,7 +49,7 @@ const ttl = variable('TRACE_TTL_MS');
 const expireInMs = ttl === undefined ? undefined : Number(ttl);
 const stores = createDenoKvStores(kv, expireInMs === undefined ? {} : { expireInMs });
 const hostVariables: HostVariables = {};
-for (const name of ['API_TOKENS', 'CORS_ORIGINS', 'LLM_BASE_URL', 'LLM_MODEL', 'LLM_API_KEY', 'MAX_BODY_BYTES', 'SSE_HEARTBEAT_MS'] as const) {
+for (const name of ['API_TOKENS', 'CORS_ORIGINS', 'LLM_BASE_URL', 'LLM_MODEL', 'LLM_API_KEY', 'MAX_BODY_BYTES', 'SSE_HEARTBEAT_MS', 'AGENT_SECRETS'] as const) {
   const value = variable(name);
   if (value !== undefined) hostVariables[name] = value;
 }
@@ -62,7 +62,7 @@ const filesDir = variable('FILES_DIR');
 const files = filesDir === undefined || filesDir === '' ? {} : { files: createDenoFileStore(deno as unknown as DenoFsLike, filesDir) };
 // The seams of issue 13, for foreground runs (the app) and background ones (the queue) alike.
 const seams = { agentFiles: prebuiltAgentFiles(agentFiles, agents), ...files };
-const hostOptions = optionsFromVariables(hostVariables);
+const hostOptions = optionsFromVariables(hostVariables, variable);
 const positive = (name: string) => {
   const value = Number(variable(name));
   return Number.isInteger(value) && value > 0 ? value : undefined;
@@ -73,7 +73,7 @@ const runs = new DenoRuns({
   kv,
   agents,
   ...stores,
-  runOptions: { ...(hostOptions.llm !== undefined ? { llm: hostOptions.llm } : {}), ...seams },
+  runOptions: { ...(hostOptions.llm !== undefined ? { llm: hostOptions.llm } : {}), ...(hostOptions.secrets !== undefined ? { secrets: hostOptions.secrets } : {}), ...seams },
   ...(expireInMs !== undefined ? { expireInMs } : {}),
   ...(leaseMs !== undefined ? { leaseMs } : {}),
   ...(pollMs !== undefined ? { pollMs } : {}),

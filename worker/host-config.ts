@@ -4,6 +4,11 @@
  */
 import { AgentError } from '../src/errors/agent-error.js';
 import type { AppOptions } from './app.js';
+import { secretsFromNames } from '../src/spec/env-names.js';
+
+function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
 
 /** Plain-string settings a host passes in (all optional). */
 export interface HostVariables {
@@ -21,6 +26,12 @@ export interface HostVariables {
   MAX_BODY_BYTES?: string;
   /** Milliseconds between SSE keep-alive comments (default 5000). */
   SSE_HEARTBEAT_MS?: string;
+  /**
+   * Comma-separated names of other variables (Workers secrets, environment variables) that agents
+   * get as `secrets.NAME` (templates, MCP headers `{secret: NAME}`); each must be set, and none may
+   * be the model key. Their values are redacted from every answer, event and trace.
+   */
+  AGENT_SECRETS?: string;
 }
 
 /** Parses API_TOKENS; throws INVALID_PARAMS on a malformed value (a deployment mistake). */
@@ -47,9 +58,19 @@ export function parseTokens(text: string | undefined): Record<string, string> | 
   return tokens;
 }
 
-/** The app options a host's variables give (everything but agents and stores). */
-export function optionsFromVariables(variables: HostVariables): Partial<AppOptions> {
+/** `{secrets}` from a comma-separated list of variable names (`where`: the variable holding it), or {}. */
+export function agentSecrets(list: string | undefined, lookup: (name: string) => string | undefined, where: string): Pick<AppOptions, 'secrets'> {
+  const names = (list ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  return names.length > 0 ? { secrets: secretsFromNames(names, lookup, where) } : {};
+}
+
+/**
+ * The app options a host's variables give (everything but agents and stores). `lookup` reads the
+ * variables AGENT_SECRETS names (by default from `variables` itself: a Workers `env`).
+ */
+export function optionsFromVariables(variables: HostVariables, lookup: (name: string) => string | undefined = (name) => stringOf((variables as Record<string, unknown>)[name])): Partial<AppOptions> {
   const options: Partial<AppOptions> = {};
+  Object.assign(options, agentSecrets(variables.AGENT_SECRETS, lookup, 'AGENT_SECRETS'));
   const tokens = parseTokens(variables.API_TOKENS);
   if (tokens !== undefined) options.auth = { tokens };
   const origins = variables.CORS_ORIGINS?.trim();

@@ -23,7 +23,7 @@ import { loadAgent } from '../src/graph/load-agent.js';
 import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
 import { withPrologWhenUsed } from '../src/prolog/load-prolog.js';
 import { lazyAgentSource } from './prebuilt-agent-source.js';
-import { optionsFromVariables } from './host-config.js';
+import { agentSecrets, optionsFromVariables } from './host-config.js';
 import { localRunRoutes } from './local-runs.js';
 import { DEFAULT_LEASE_MS, DurableRunFiles } from './durable-fs.js';
 import { hostGuard, isLoopbackHostname, loopbackHosts } from './request-guard.js';
@@ -105,6 +105,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       ...(environment.TEA_LLM_MODEL !== undefined ? { LLM_MODEL: environment.TEA_LLM_MODEL } : {}),
       ...(environment.TEA_LLM_API_KEY !== undefined ? { LLM_API_KEY: environment.TEA_LLM_API_KEY } : {}),
     }),
+    // Named by TEA_AGENT_SECRETS (comma-separated); each must be set (worker/host-config.ts AGENT_SECRETS).
+    ...agentSecrets(environment.TEA_AGENT_SECRETS, (name) => environment[name], 'TEA_AGENT_SECRETS'),
     // Runs belong to the process: background runs, cancel, resumable streams, and runs of a process
     // that died continued from their node checkpoint (worker/local-runs.ts).
     routes: localRunRoutes(durable),

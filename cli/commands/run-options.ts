@@ -5,13 +5,14 @@ import { BUDGET_CEILINGS } from '../../src/graph/run-budget.js';
 import type { LlmOverrides, RunOptions } from '../../src/graph/run-types.js';
 import { ROLE_ORDER } from '../../src/reasoning/react/tool-table.js';
 import { integerFlag, stringFlag, UsageError, type ParsedArgs } from '../args.js';
-import { envNameRefusal } from '../../src/spec/env-names.js';
+import { envNameRefusal, secretsFromNames } from '../../src/spec/env-names.js';
+import { AgentError } from '../../src/errors/agent-error.js';
 import type { AgentSettings } from '../../src/core/agent-settings.js';
 import { filesFlag } from '../host-seams.js';
 
 export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['stream', 'approve', 'deny', 'record']);
-/** Flags given once per value: `--env NAME` (repeatable). */
-export const REPEATABLE_FLAGS: ReadonlySet<string> = new Set(['env']);
+/** Flags given once per value: `--env NAME`, `--secret NAME` (repeatable). */
+export const REPEATABLE_FLAGS: ReadonlySet<string> = new Set(['env', 'secret']);
 export const VALUE_FLAGS: ReadonlySet<string> = new Set([
   'input',
   'input-file',
@@ -118,4 +119,25 @@ export function parseJsonObject(text: string, where: string): Record<string, unk
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${where} must be a JSON object`);
   return value as Record<string, unknown>;
+}
+
+/**
+ * The secrets agents get (`secrets.NAME`, MCP headers `{secret: NAME}`): the environment variables
+ * named with `--secret NAME`, each set. A name also given as `--env` is refused: `env` values are
+ * not redacted, secrets are (from everything the CLI prints and stores). So is the model key, by
+ * name or by value.
+ */
+export function hostSecrets(args: ParsedArgs, modelKey: string | undefined): Record<string, string> {
+  const names = args.lists.get('secret') ?? [];
+  const both = names.find((name) => (args.lists.get('env') ?? []).includes(name));
+  if (both !== undefined) throw new UsageError(`--secret ${both} and --env ${both}: a secret is never also a plain env value`);
+  try {
+    const secrets = secretsFromNames(names, (name) => process.env[name], '--secret');
+    const copy = Object.keys(secrets).find((name) => modelKey !== undefined && modelKey !== '' && secrets[name] === modelKey);
+    if (copy !== undefined) throw new UsageError(`--secret ${copy}: it holds the model key in use, which agents never get`);
+    return secrets;
+  } catch (error) {
+    if (AgentError.isInstance(error)) throw new UsageError(error.message);
+    throw error;
+  }
 }

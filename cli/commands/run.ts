@@ -20,7 +20,7 @@ import { oneLine } from '../terminal-text.js';
 import { loadErrorLines } from './load-error-lines.js';
 import { loadReplay } from './replay.js';
 import { readRunMemo, writeRunMemo } from './run-memo.js';
-import { BOOLEAN_FLAGS, llmOverrides, parseJsonObject, readInput, REPEATABLE_FLAGS, runOptions, templateEnv, VALUE_FLAGS } from './run-options.js';
+import { BOOLEAN_FLAGS, hostSecrets, llmOverrides, parseJsonObject, readInput, REPEATABLE_FLAGS, runOptions, templateEnv, VALUE_FLAGS } from './run-options.js';
 import { report } from './run-report.js';
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
@@ -44,6 +44,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const overrides = llmOverrides(args);
   const options = { ...runOptions(args, overrides), ...agentFolderSeam(file) };
   options.env = templateEnv(args, loaded.agent.spec.settings, overrides.api_key);
+  const secrets = hostSecrets(args, overrides.api_key);
+  options.secrets = secrets;
   const replayTarget = stringFlag(args, 'replay');
   if (replayTarget !== undefined) {
     const replay = await loadReplay(replayTarget);
@@ -57,7 +59,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     await writeRunMemo(traceDir, options.runId, { agent_file: path.resolve(file), llm: overrides, record });
   }
   const run = runAgent(loaded.agent, input ?? {}, options);
-  return report(run, { stream: args.flags.has('stream'), ...(traceDir !== undefined ? { traceDir } : {}) }, redactingIo(io, [overrides.api_key]));
+  return report(run, { stream: args.flags.has('stream'), ...(traceDir !== undefined ? { traceDir } : {}) }, redactingIo(io, [overrides.api_key, ...Object.values(secrets)]));
 }
 
 export async function resumeCommand(argv: string[], io: CliIo): Promise<number> {
@@ -85,6 +87,8 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
   const overrides = llmOverrides(args, memo.llm);
   const options = { ...runOptions(args, overrides), ...agentFolderSeam(memo.agent_file) };
   options.env = templateEnv(args, agent.spec.settings, overrides.api_key);
+  const secrets = hostSecrets(args, overrides.api_key);
+  options.secrets = secrets;
   if (memo.record === true) options.capturePayloads = true;
   await requireAnswerToConfirmation(args, options.checkpointStore, runId);
   const stateUpdate = stringFlag(args, 'state-update');
@@ -92,7 +96,7 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
     ...(stateUpdate !== undefined ? { state_update: parseJsonObject(stateUpdate, '--state-update') } : {}),
     ...(args.flags.has('approve') ? { approval: { approved: true } } : args.flags.has('deny') ? { approval: { approved: false } } : {}),
   };
-  return report(resumeAgent(agent, runId, resume, options), { stream: args.flags.has('stream') }, redactingIo(io, [overrides.api_key]));
+  return report(resumeAgent(agent, runId, resume, options), { stream: args.flags.has('stream') }, redactingIo(io, [overrides.api_key, ...Object.values(secrets)]));
 }
 
 /** A run waiting for a tool confirmation is resumed with an answer, never by default. */

@@ -4,6 +4,7 @@
  * among them: naming it is refused (an error, not a silent drop, so the author learns at once why
  * `env.TEA_LLM_API_KEY` is empty; a key reaches the model through the host, not the agent).
  */
+import { AgentError } from '../errors/agent-error.js';
 
 /** The variables the hosts read the model key from (the CLI's and the workers'). */
 export const MODEL_KEY_VARIABLES: readonly string[] = ['TEA_LLM_API_KEY', 'LLM_API_KEY'];
@@ -18,4 +19,23 @@ export function envNameRefusal(name: string): string | undefined {
     return `${name} holds the host's model key, which templates never see; the host sends it to the model itself (--llm-api-key / TEA_LLM_API_KEY)`;
   }
   return undefined;
+}
+
+/**
+ * The secrets a host gives agents (`secrets.NAME` in templates, `{secret: NAME}` in MCP headers),
+ * from variables it names explicitly: the CLI's `--secret NAME`, a worker's `AGENT_SECRETS`
+ * list. Every name must be a variable name, not the model key's, and set: a secret named but
+ * missing is refused (where: the flag or variable that named it), never passed as empty. Hosts
+ * redact every value from what they print, store and answer.
+ */
+export function secretsFromNames(names: readonly string[], lookup: (name: string) => string | undefined, where: string): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  for (const name of names) {
+    const refusal = envNameRefusal(name);
+    if (refusal !== undefined) throw new AgentError('INVALID_PARAMS', `${where}: ${refusal.replace('templates never see', 'agents never get as a secret')}`, { field: where });
+    const value = lookup(name);
+    if (value === undefined || value === '') throw new AgentError('INVALID_PARAMS', `${where}: ${name} is not set, so there is no secret to give`, { field: where });
+    secrets[name] = value;
+  }
+  return secrets;
 }

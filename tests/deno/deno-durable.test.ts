@@ -172,6 +172,20 @@ describe('time travel on Deno', () => {
   }, 30_000);
 });
 
+describe('host secrets on Deno (AGENT_SECRETS)', () => {
+  it('a background run gets the named secret; the answer and the stored events carry it redacted', async () => {
+    const token = 'tok-deno-5c2e8f-secret';
+    const server = await startDeno('secrets.sqlite', { AGENT_SECRETS: 'SEARCH_TOKEN', SEARCH_TOKEN: token, OTHER: 'not-named' });
+    const started = await post(server, '/agents/secret-user/runs', {}, { prefer: 'respond-async' });
+    const record = await finished(server, started.json.run_id);
+    expect(record.status).toBe('completed');
+    const events = await storedEvents(server, started.json.run_id);
+    const done = events.find((event) => event.type === 'done');
+    expect(done.data.state.seen).toEqual({ header: 'Bearer [REDACTED]', other: true });
+    expect(JSON.stringify(events)).not.toContain(token);
+  }, 30_000);
+});
+
 describe('resumable event streams from Deno KV', () => {
   it('a resume answered as SSE streams its segment only, seq continuing, done last', async () => {
     const started = await post(left, '/agents/counter/runs', { input: { count: 1 } });

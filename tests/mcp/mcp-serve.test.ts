@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../worker/app.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
-import { startCli } from '../support/run-cli.js';
+import { startServe } from '../support/run-cli.js';
 
 const AGENTS_DIR = path.join(import.meta.dirname, 'agents');
 const agents = Object.fromEntries(
@@ -124,19 +124,10 @@ describe('/mcp on the app (official SDK client over HTTP)', () => {
 
 describe('/mcp on `tea-edge serve` (built CLI)', () => {
   it('the SDK client lists and calls the served agents', { timeout: 60_000 }, async () => {
-    const { child, outcome } = startCli(['serve', '--port', '0', '--agents', AGENTS_DIR, '--trace-dir', path.join(import.meta.dirname, '../../node_modules/.cache/tea-mcp-traces')]);
+    const { url: base, child, outcome } = await startServe(['--port', '0', '--agents', AGENTS_DIR, '--trace-dir', path.join(import.meta.dirname, '../../node_modules/.cache/tea-mcp-traces')]);
     cleanups.push(async () => {
       child.kill('SIGTERM');
       await outcome;
-    });
-    const base = await new Promise<string>((resolve, reject) => {
-      let text = '';
-      child.stderr?.on('data', (chunk: string) => {
-        text += chunk;
-        const match = /serving on (http:\/\/\S+?)\/? /.exec(text);
-        if (match !== null) resolve(match[1]!);
-      });
-      void outcome.then((result) => reject(new Error(`serve exited: ${result.stderr}`)));
     });
     const client = await connect(`${base}/mcp`);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('glossary');

@@ -30,3 +30,21 @@ export function startCli(args: string[], env: Record<string, string> = {}): { ch
   const outcome = new Promise<CliOutcome>((resolve) => child.on('close', (code, signal) => resolve({ code: code ?? (signal !== null ? 128 : 1), stdout, stderr })));
   return { child, outcome };
 }
+
+/**
+ * Starts `tea-edge serve <args>` (give `--port 0`) and resolves with its base URL (no trailing
+ * slash) once it says it is serving; rejects if it exits first.
+ */
+export async function startServe(args: string[], env: Record<string, string> = {}): Promise<{ url: string; child: import('node:child_process').ChildProcess; outcome: Promise<CliOutcome> }> {
+  const { child, outcome } = startCli(['serve', ...args], env);
+  const url = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stderr!.on('data', (chunk: string) => {
+      text += chunk;
+      const found = /serving on (http:\/\/\S+)/.exec(text)?.[1];
+      if (found !== undefined) resolve(found.replace(/\/$/, ''));
+    });
+    void outcome.then((result) => reject(new Error(`serve exited ${result.code}: ${result.stderr}`)));
+  });
+  return { url, child, outcome };
+}

@@ -128,6 +128,19 @@ describe('resumes on the run coordinator', () => {
   }, 60_000);
 });
 
+describe('host secrets on the run coordinator (AGENT_SECRETS)', () => {
+  it('the run gets the named secret; the answer and the object\'s events carry it redacted', async () => {
+    const token = 'tok-worker-9d3a1b-secret';
+    const miniflare = await instance({ AGENT_SECRETS: 'SEARCH_TOKEN', SEARCH_TOKEN: token, OTHER: 'not-named' });
+    const started = await call(miniflare, 'POST', '/agents/secret-user/runs', {});
+    expect(started.json).toMatchObject({ status: 'completed', state: { seen: { header: 'Bearer [REDACTED]', other: true } } });
+    const events = await call(miniflare, 'GET', `/runs/${started.json.run_id}/events`);
+    expect(events.text).toContain('[REDACTED]');
+    expect(started.text + events.text).not.toContain(token);
+    await stop(miniflare);
+  }, 60_000);
+});
+
 describe('time travel on the run coordinator', () => {
   it('POST /runs/:id/fork makes a new run in its own object, paused after the node with the edited state; resuming it runs from there', async () => {
     const miniflare = await instance();

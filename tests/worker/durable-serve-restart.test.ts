@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
-import { startCli } from '../support/run-cli.js';
+import { startServe } from '../support/run-cli.js';
 import { relayRequests } from './durable-harness.js';
 
 const ANSWER = 'The answer is forty-two, give or take a towel or two, really.';
@@ -23,21 +23,12 @@ const children: ChildProcess[] = [];
 
 /** Starts `tea-edge serve` on the shared trace directory; resolves with its URL once it listens. */
 async function startServer(): Promise<{ url: string; child: ChildProcess }> {
-  const { child, outcome } = startCli(['serve', '--port', '0', '--agents', 'tests/worker/agents', '--trace-dir', path.join(directory, 'traces')], {
+  const { url, child } = await startServe(['--port', '0', '--agents', 'tests/worker/agents', '--trace-dir', path.join(directory, 'traces')], {
     TEA_LLM_BASE_URL: mock.url,
     TEA_LLM_MODEL: 'mock-model',
     TEA_RUN_LEASE_MS: '1000',
   });
   children.push(child);
-  const url = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stderr!.on('data', (chunk: string) => {
-      text += chunk;
-      const found = /serving on (http:\/\/\S+)/.exec(text)?.[1];
-      if (found !== undefined) resolve(found);
-    });
-    void outcome.then((result) => reject(new Error(`serve exited ${result.code}: ${result.stderr}`)));
-  });
   return { url, child };
 }
 
