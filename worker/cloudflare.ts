@@ -26,7 +26,7 @@ import { prebuiltAgentFiles } from './prebuilt-agent-files.js';
 import { prebuiltAgentSource } from './prebuilt-agent-source.js';
 import scriptSandboxes from 'virtual:tea-script-sandboxes';
 import { errorJsonResponse, toErrorResponse } from './error-status.js';
-import { optionsFromVariables, type HostVariables } from './host-config.js';
+import { numberVariable, optionsFromVariables, type HostVariables } from './host-config.js';
 import { durableRoutes, durableTraceStore, type DurableObjectNamespaceLike } from './durable-routes.js';
 import { RunCoordinatorBase, type DurableObjectStateLike } from './run-coordinator.js';
 
@@ -54,7 +54,8 @@ export interface CloudflareContext {
 /** The KV stores of one environment. */
 function storesFor(env: CloudflareEnv) {
   if (env.TRACES === undefined) throw new AgentError('STORAGE_ERROR', 'the TRACES KV namespace binding is missing (see wrangler.toml)');
-  const ttl = env.TRACE_TTL_SECONDS === undefined ? undefined : Number(env.TRACE_TTL_SECONDS);
+  // Workers KV refuses an expiration under 60 seconds.
+  const ttl = numberVariable('TRACE_TTL_SECONDS', env.TRACE_TTL_SECONDS, { min: 60 });
   return createKvStores(env.TRACES, ttl === undefined ? {} : { expirationTtl: ttl });
 }
 
@@ -95,18 +96,18 @@ export function createCloudflareApp(env: CloudflareEnv) {
 /** The Durable Object class bound as RUNS: one per run, SQLite storage (wrangler.toml migration). */
 export class RunCoordinator extends RunCoordinatorBase {
   constructor(ctx: DurableObjectStateLike, env: CloudflareEnv) {
-    const ttl = env.TRACE_TTL_SECONDS === undefined ? undefined : Number(env.TRACE_TTL_SECONDS);
-    const watchdog = Number(env.RUN_WATCHDOG_MS);
+    const ttl = numberVariable('TRACE_TTL_SECONDS', env.TRACE_TTL_SECONDS, { min: 60 });
+    const watchdog = numberVariable('RUN_WATCHDOG_MS', env.RUN_WATCHDOG_MS, { min: 1 });
     const agents = servedAgents();
     const writes = { rows: 0, kv_puts: 0 };
     super(ctx, {
-      ...(Number.isInteger(watchdog) && watchdog > 0 ? { watchdogMs: watchdog } : {}),
+      ...(watchdog !== undefined ? { watchdogMs: watchdog } : {}),
       agents,
       seams: seamsFor(env, agents),
       variables: env,
       writes,
       ...(env.TRACES !== undefined ? { index: storesFor({ ...env, TRACES: countingPuts(env.TRACES, writes) }).traceStore } : {}),
-      ...(ttl !== undefined && ttl > 0 ? { retentionMs: ttl * 1000 } : {}),
+      ...(ttl !== undefined ? { retentionMs: ttl * 1000 } : {}),
     });
   }
 }
@@ -127,10 +128,10 @@ function countingPuts(kv: KVNamespaceLike, writes: { kv_puts: number }): KVNames
 /** The retention policy of MAX_RUNS / MAX_RUN_AGE_DAYS, or undefined when neither is set. */
 export function retentionOf(env: CloudflareEnv): { maxRuns?: number; maxAgeMs?: number } | undefined {
   const policy: { maxRuns?: number; maxAgeMs?: number } = {};
-  const maxRuns = Number(env.MAX_RUNS);
-  if (env.MAX_RUNS !== undefined && Number.isInteger(maxRuns) && maxRuns >= 0) policy.maxRuns = maxRuns;
-  const days = Number(env.MAX_RUN_AGE_DAYS);
-  if (env.MAX_RUN_AGE_DAYS !== undefined && days > 0) policy.maxAgeMs = days * 86_400_000;
+  const maxRuns = numberVariable('MAX_RUNS', env.MAX_RUNS, { min: 0 });
+  if (maxRuns !== undefined) policy.maxRuns = maxRuns;
+  const days = numberVariable('MAX_RUN_AGE_DAYS', env.MAX_RUN_AGE_DAYS, { min: 0.01, integer: false });
+  if (days !== undefined) policy.maxAgeMs = days * 86_400_000;
   return Object.keys(policy).length > 0 ? policy : undefined;
 }
 

@@ -26,7 +26,7 @@ import { createDenoFileStore, type DenoFsLike } from '../adapters/deno-fs/deno-f
 import { prebuiltAgentFiles } from './prebuilt-agent-files.js';
 import { prebuiltAgentSource } from './prebuilt-agent-source.js';
 import scriptSandboxes from 'virtual:tea-script-sandboxes';
-import { optionsFromVariables, type HostVariables } from './host-config.js';
+import { numberVariable, optionsFromVariables, type HostVariables } from './host-config.js';
 import { isLoopbackHostname, loopbackHosts } from './request-guard.js';
 
 /** The slice of the `Deno` namespace this entry uses (typed here: the build has no Deno types). */
@@ -45,8 +45,7 @@ const deno = (globalThis as unknown as { Deno: DenoLike }).Deno;
 const variable = (name: string) => deno.env.get(name);
 const kvPath = variable('KV_PATH');
 const kv = await deno.openKv(kvPath === undefined || kvPath === '' ? undefined : kvPath);
-const ttl = variable('TRACE_TTL_MS');
-const expireInMs = ttl === undefined ? undefined : Number(ttl);
+const expireInMs = numberVariable('TRACE_TTL_MS', variable('TRACE_TTL_MS'), { min: 1 });
 const stores = createDenoKvStores(kv, expireInMs === undefined ? {} : { expireInMs });
 const hostVariables: HostVariables = {};
 for (const name of ['API_TOKENS', 'CORS_ORIGINS', 'LLM_BASE_URL', 'LLM_MODEL', 'LLM_API_KEY', 'MAX_BODY_BYTES', 'SSE_HEARTBEAT_MS', 'AGENT_SECRETS'] as const) {
@@ -54,7 +53,7 @@ for (const name of ['API_TOKENS', 'CORS_ORIGINS', 'LLM_BASE_URL', 'LLM_MODEL', '
   if (value !== undefined) hostVariables[name] = value;
 }
 const hostname = variable('HOSTNAME') ?? '0.0.0.0';
-let listeningPort = Number(variable('PORT') ?? 8000);
+let listeningPort = numberVariable('PORT', variable('PORT'), { min: 0, max: 65_535 }) ?? 8000;
 // Bound to loopback (local development), only loopback Host headers are answered (DNS rebinding).
 const allowedHosts = isLoopbackHostname(hostname) ? { allowedHosts: () => loopbackHosts(listeningPort) } : {};
 const agents = prebuiltAgentSource(agentFiles, scriptSandboxes);
@@ -63,10 +62,7 @@ const files = filesDir === undefined || filesDir === '' ? {} : { files: createDe
 // The seams of issue 13, for foreground runs (the app) and background ones (the queue) alike.
 const seams = { agentFiles: prebuiltAgentFiles(agentFiles, agents), ...files };
 const hostOptions = optionsFromVariables(hostVariables, variable);
-const positive = (name: string) => {
-  const value = Number(variable(name));
-  return Number.isInteger(value) && value > 0 ? value : undefined;
-};
+const positive = (name: string) => numberVariable(name, variable(name), { min: 1 });
 const leaseMs = positive('RUN_LEASE_MS');
 const pollMs = positive('RUN_POLL_MS');
 const runs = new DenoRuns({

@@ -34,7 +34,24 @@ export interface HostVariables {
   AGENT_SECRETS?: string;
 }
 
-/** Parses API_TOKENS; throws INVALID_PARAMS on a malformed value (a deployment mistake). */
+/**
+ * The number a host variable holds (an integer unless `integer: false`, within `min`..`max`), or
+ * undefined when it is unset or empty. Anything else is HOST_CONFIG naming the variable: a typo in
+ * a deployment's configuration must not quietly fall back to a default.
+ */
+export function numberVariable(name: string, text: string | undefined, range: { min: number; max?: number; integer?: boolean }): number | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const value = Number(text.trim());
+  const integer = range.integer ?? true;
+  if (!Number.isFinite(value) || (integer && !Number.isInteger(value)) || value < range.min || (range.max !== undefined && value > range.max)) {
+    const kind = integer ? 'an integer' : 'a number';
+    const bounds = range.max !== undefined ? `from ${range.min} to ${range.max}` : `≥ ${range.min}`;
+    throw new AgentError('HOST_CONFIG', `${name} must be ${kind} ${bounds}, got ${JSON.stringify(text.slice(0, 40))}`, { field: name });
+  }
+  return value;
+}
+
+/** Parses API_TOKENS; throws HOST_CONFIG on a malformed value (a deployment mistake). */
 export function parseTokens(text: string | undefined): Record<string, string> | undefined {
   if (text === undefined || text.trim() === '') return undefined;
   if (text.trim().startsWith('{')) {
@@ -42,10 +59,10 @@ export function parseTokens(text: string | undefined): Record<string, string> | 
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new AgentError('INVALID_PARAMS', 'API_TOKENS is not valid JSON');
+      throw new AgentError('HOST_CONFIG', 'API_TOKENS is not valid JSON', { field: 'API_TOKENS' });
     }
     if (typeof parsed !== 'object' || parsed === null || Object.values(parsed).some((role) => typeof role !== 'string')) {
-      throw new AgentError('INVALID_PARAMS', 'API_TOKENS must map each token to a role name');
+      throw new AgentError('HOST_CONFIG', 'API_TOKENS must map each token to a role name', { field: 'API_TOKENS' });
     }
     return { ...(parsed as Record<string, string>) };
   }
@@ -84,9 +101,9 @@ export function optionsFromVariables(variables: HostVariables, lookup: (name: st
   // The key is an override only: redacted everywhere, sent only to the host's endpoint, and never
   // in `secrets`, where any agent's templates could read it and send it elsewhere.
   if (Object.keys(overrides).length > 0) options.llm = { overrides };
-  const maxBody = Number(variables.MAX_BODY_BYTES);
-  if (variables.MAX_BODY_BYTES !== undefined && Number.isInteger(maxBody) && maxBody > 0) options.limits = { maxBodyBytes: maxBody };
-  const heartbeat = Number(variables.SSE_HEARTBEAT_MS);
-  if (variables.SSE_HEARTBEAT_MS !== undefined && Number.isInteger(heartbeat) && heartbeat >= 0) options.sseHeartbeatMs = heartbeat;
+  const maxBody = numberVariable('MAX_BODY_BYTES', variables.MAX_BODY_BYTES, { min: 1 });
+  if (maxBody !== undefined) options.limits = { maxBodyBytes: maxBody };
+  const heartbeat = numberVariable('SSE_HEARTBEAT_MS', variables.SSE_HEARTBEAT_MS, { min: 0 });
+  if (heartbeat !== undefined) options.sseHeartbeatMs = heartbeat;
   return options;
 }

@@ -23,7 +23,7 @@ import { loadAgent } from '../src/graph/load-agent.js';
 import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
 import { withPrologWhenUsed } from '../src/prolog/load-prolog.js';
 import { lazyAgentSource } from './prebuilt-agent-source.js';
-import { agentSecrets, optionsFromVariables } from './host-config.js';
+import { agentSecrets, numberVariable, optionsFromVariables } from './host-config.js';
 import { localRunRoutes } from './local-runs.js';
 import { DEFAULT_LEASE_MS, DurableRunFiles } from './durable-fs.js';
 import { hostGuard, isLoopbackHostname, loopbackHosts } from './request-guard.js';
@@ -89,7 +89,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const environment = process.env;
   const traceDir = path.resolve(options.traceDir ?? '.tea-traces');
   const stores = createFsStores(traceDir);
-  const leaseMs = options.leaseMs ?? (Number(environment.TEA_RUN_LEASE_MS) > 0 ? Number(environment.TEA_RUN_LEASE_MS) : DEFAULT_LEASE_MS);
+  const leaseMs = options.leaseMs ?? numberVariable('TEA_RUN_LEASE_MS', environment.TEA_RUN_LEASE_MS, { min: 1 }) ?? DEFAULT_LEASE_MS;
   // Runs survive this process: leases, live logs, node checkpoints (worker/durable-fs.ts).
   const durable = new DurableRunFiles(traceDir, stores.traceStore, leaseMs);
   const app = createApp({

@@ -35,7 +35,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`${oneLine(`tea-edge serve: not allowed to listen on port ${port} of ${hostname}; choose a port above 1023 with --port <n>`)}\n`);
       return 1;
     }
-    if (AgentError.isInstance(error) && error.code === 'INVALID_PARAMS') {
+    if (AgentError.isInstance(error) && error.code === 'HOST_CONFIG') {
       // The host's configuration (TEA_* variables), not an agent file.
       io.stderr(`${oneLine(`tea-edge serve: ${error.message}`)}\n`);
       return 2;

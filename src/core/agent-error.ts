@@ -44,6 +44,8 @@ export const ERROR_CODES = [
   'STATE_INVALID',
   'ACTION_FAILED',
   'TIMEOUT',
+  // The host's own configuration (a worker variable, a serve environment variable) is invalid.
+  'HOST_CONFIG',
   'INTERNAL',
 ] as const;
 

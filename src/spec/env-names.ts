@@ -32,9 +32,9 @@ export function secretsFromNames(names: readonly string[], lookup: (name: string
   const secrets: Record<string, string> = {};
   for (const name of names) {
     const refusal = envNameRefusal(name);
-    if (refusal !== undefined) throw new AgentError('INVALID_PARAMS', `${where}: ${refusal.replace('templates never see', 'agents never get as a secret')}`, { field: where });
+    if (refusal !== undefined) throw new AgentError('HOST_CONFIG', `${where}: ${refusal.replace('templates never see', 'agents never get as a secret')}`, { field: where });
     const value = lookup(name);
-    if (value === undefined || value === '') throw new AgentError('INVALID_PARAMS', `${where}: ${name} is not set, so there is no secret to give`, { field: where });
+    if (value === undefined || value === '') throw new AgentError('HOST_CONFIG', `${where}: ${name} is not set, so there is no secret to give`, { field: where });
     secrets[name] = value;
   }
   return secrets;

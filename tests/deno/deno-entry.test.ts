@@ -84,3 +84,18 @@ describe('worker/deno.ts under the deno binary', () => {
     await stopDenoServer(deno);
   }, 120_000);
 });
+
+describe('worker/deno.ts refuses a configuration it cannot read', () => {
+  it('exits at start naming the variable (HOST_CONFIG), for numbers and for AGENT_SECRETS', async () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ KV_PATH: path.join(directory, 'bad-1.sqlite'), RUN_LEASE_MS: '15s' }, 'RUN_LEASE_MS must be an integer ≥ 1, got "15s"'],
+      [{ KV_PATH: path.join(directory, 'bad-2.sqlite'), MAX_BODY_BYTES: 'lots' }, 'MAX_BODY_BYTES must be an integer ≥ 1'],
+      [{ KV_PATH: path.join(directory, 'bad-3.sqlite'), AGENT_SECRETS: 'NOT_SET_ANYWHERE' }, 'NOT_SET_ANYWHERE is not set'],
+    ];
+    for (const [environment, words] of cases) {
+      const started = startDenoServer(bundle, environment);
+      await expect(started).rejects.toThrow(/deno exited with [1-9]/);
+      await expect(started).rejects.toThrow(words);
+    }
+  }, 60_000);
+});

@@ -116,11 +116,33 @@ describe('app: reviewer and tables', () => {
     expect(parseTokens('a:admin, b:viewer,c')).toEqual({ a: 'admin', b: 'viewer', c: 'user' });
     expect(parseTokens('{"x": "ops"}')).toEqual({ x: 'ops' });
     expect(parseTokens('')).toBeUndefined();
-    expect(() => parseTokens('{"x": 1}')).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS' }));
+    expect(() => parseTokens('{"x": 1}')).toThrow(expect.objectContaining({ code: 'HOST_CONFIG' }));
     expect(optionsFromVariables({ CORS_ORIGINS: 'https://a, https://b', LLM_BASE_URL: 'http://m/v1', LLM_API_KEY: 'k-123', MAX_BODY_BYTES: '10' })).toEqual({
       cors: { origins: ['https://a', 'https://b'] },
       llm: { overrides: { api_base: 'http://m/v1', api_key: 'k-123' } },
       limits: { maxBodyBytes: 10 },
     });
+  });
+
+  it('a host variable it cannot read is HOST_CONFIG naming it, never a silent default', () => {
+    const refused: Array<[Record<string, string>, string, string]> = [
+      [{ MAX_BODY_BYTES: '1mb' }, 'MAX_BODY_BYTES', 'must be an integer ≥ 1, got "1mb"'],
+      [{ MAX_BODY_BYTES: '0' }, 'MAX_BODY_BYTES', 'must be an integer ≥ 1'],
+      [{ SSE_HEARTBEAT_MS: '-5' }, 'SSE_HEARTBEAT_MS', 'must be an integer ≥ 0'],
+      [{ AGENT_SECRETS: 'NOT_SET' }, 'AGENT_SECRETS', 'NOT_SET is not set'],
+      [{ AGENT_SECRETS: 'LLM_API_KEY', LLM_API_KEY: 'k' }, 'AGENT_SECRETS', "LLM_API_KEY holds the host's model key"],
+    ];
+    for (const [variables, field, words] of refused) {
+      let thrown: unknown;
+      try {
+        optionsFromVariables(variables);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, field).toMatchObject({ code: 'HOST_CONFIG', location: { field } });
+      expect((thrown as Error).message).toContain(words);
+    }
+    expect(optionsFromVariables({ AGENT_SECRETS: ' A , B ', A: 'one', B: 'two', C: 'three' } as never)).toEqual({ secrets: { A: 'one', B: 'two' } });
+    expect(statusOf('HOST_CONFIG')).toBe(500);
   });
 });

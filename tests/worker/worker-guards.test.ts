@@ -16,9 +16,10 @@ let keyed: Miniflare;
 let keyOnly: Miniflare;
 let host: MockOpenAI;
 let attacker: MockOpenAI;
+let script: string;
 
 beforeAll(async () => {
-  const script = await bundleTestWorker();
+  script = await bundleTestWorker();
   host = await startMockOpenAI({ replies: [`Here it is: ${KEY} (do not share)`], chunkSize: 2 });
   attacker = await startMockOpenAI({ replies: ['got it'] });
   plain = await startWorker(script, { bindings: { CORS_ORIGINS: 'https://app.example' } });
@@ -113,3 +114,19 @@ describe('worker: the model key never leaves (Miniflare)', () => {
     expect(host.chatRequests.slice(hostBefore).map((request) => request.headers.authorization)).toEqual([`Bearer ${KEY}`]);
   });
 });
+
+describe('a deployment variable the worker cannot read', () => {
+  it('answers 500 HOST_CONFIG naming it on every route, instead of running with a default', async () => {
+    const misconfigured = await startWorker(script, { bindings: { MAX_BODY_BYTES: '1 MiB' } });
+    try {
+      for (const route of ['/health', '/agents']) {
+        const answer = await call(misconfigured, 'GET', route);
+        expect({ route, status: answer.status, code: answer.json.error.code, field: answer.json.error.field }).toEqual({ route, status: 500, code: 'HOST_CONFIG', field: 'MAX_BODY_BYTES' });
+        expect(answer.json.error.message).toContain('MAX_BODY_BYTES must be an integer ≥ 1, got "1 MiB"');
+      }
+    } finally {
+      await misconfigured.dispose();
+    }
+  });
+});
+
