@@ -326,6 +326,12 @@ const QUERY_KEYS: ReadonlyArray<readonly [method: string, path: RegExp, keys: re
   ['GET', /^\/runs\/[^/]+\/review$/, ['learn']],
 ];
 
+/** Parameters other APIs use for what this one asks another way. */
+const QUERY_HINTS: Readonly<Record<string, string>> = {
+  background: '; a background run is asked for with the header `Prefer: respond-async` (202 with the run id and a Location)',
+  stream: '; a stream is asked for with the header `Accept: text/event-stream`',
+};
+
 /** Refuses a query parameter the requested API route does not understand (QUERY_KEYS). */
 function knownQueryOnly(): MiddlewareHandler {
   return async (c, next) => {
@@ -335,7 +341,7 @@ function knownQueryOnly(): MiddlewareHandler {
     if (keys !== undefined) {
       for (const key of url.searchParams.keys()) {
         if (keys.includes(key)) continue;
-        const known = keys.length === 0 ? '; this route takes none' : suggestionFor(key, keys);
+        const known = (Object.hasOwn(QUERY_HINTS, key) ? QUERY_HINTS[key] : undefined) ?? (keys.length === 0 ? '; this route takes none' : suggestionFor(key, keys));
         throw httpError('INVALID_PARAMS', `${url.pathname} has no query parameter ${quoted(key)}${known}`, { field: key });
       }
     }

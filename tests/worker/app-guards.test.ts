@@ -107,10 +107,12 @@ describe('a query parameter the route does not know, or a malformed one, is refu
       ['/runs?limit=abc', {}, 'limit', 'limit must be an integer from 1 to 1000'],
       ['/runs?limit=5000', {}, 'limit', 'limit must be an integer from 1 to 1000'],
       ['/health?verbose=1', {}, 'verbose', 'this route takes none'],
+      ['/health?constructor=1', {}, 'constructor', 'this route takes none'],
       [`/runs/${runId}/events?afterr=2`, {}, 'afterr', 'did you mean `after`?'],
       [`/runs/${runId}/events?after=abc`, {}, 'after', 'after must be an event seq'],
       [`/runs/${runId}/events?after=-1`, {}, 'after', 'after must be an event seq'],
       [`/runs/${runId}/events`, { headers: { 'last-event-id': 'x1' } }, 'Last-Event-ID', 'Last-Event-ID must be an event seq'],
+      ['/agents/counter/runs?background=1', { method: 'POST', headers: JSON_TYPE, body: '{}' }, 'background', 'Prefer: respond-async'],
       ['/agents/counter/runs?cancel_on_disconect=1', { method: 'POST', headers: JSON_TYPE, body: '{}' }, 'cancel_on_disconect', 'did you mean `cancel_on_disconnect`?'],
     ];
     for (const [path, init, field, words] of refused) {
