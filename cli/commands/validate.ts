@@ -7,24 +7,52 @@
  * not follow, an ignored TEA key), with its line and column when the loader knows them.
  * `--online`: also contacts the agent's MCP servers (settings.mcp, docs/mcp.md) and reports, as
  * UNKNOWN_TOOL, every allow-listed tool a server does not offer or a server that cannot be listed.
+ * `--secret NAME` (repeatable) gives those servers' `{secret: NAME}` headers the environment
+ * variable NAME, as `run --secret` does; its value is redacted from the output.
  */
 import { toAgentError } from '../../src/errors/agent-error.js';
 import { formatProblem, problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
 import { agentFileProblems } from './validate-agent-files.js';
 import { UsageError } from '../args.js';
 import { displayName, formatLoadError, loadAgentFile } from '../agent-file.js';
-import type { CliIo } from '../io.js';
 import type { GraphWarning } from '../../src/spec/agent-spec.js';
 import { probeMcpServers } from '../../src/mcp/mcp-probe.js';
+import { redactingIo, type CliIo } from '../io.js';
+import { secretsFromNames } from '../../src/spec/env-names.js';
+import { AgentError } from '../../src/errors/agent-error.js';
 
-const USAGE = 'usage: tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--strict] [--online]';
+/** `--secret NAME` pairs out of the arguments, read from the environment (only with --online). */
+function takeSecrets(argv: readonly string[]): { argv: string[]; secrets: Record<string, string> } {
+  const rest: string[] = [];
+  const names: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    if (argv[index] !== '--secret') {
+      rest.push(argv[index]!);
+      continue;
+    }
+    const name = argv[++index];
+    if (name === undefined || name.startsWith('-')) throw new UsageError(`--secret needs a variable name\n${USAGE}`);
+    names.push(name);
+  }
+  if (names.length > 0 && !rest.includes('--online')) throw new UsageError('--secret is for --online (it gives MCP servers their secret headers)');
+  try {
+    return { argv: rest, secrets: secretsFromNames(names, (name) => process.env[name], '--secret') };
+  } catch (error) {
+    if (AgentError.isInstance(error)) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+const USAGE = 'usage: tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--strict] [--online [--secret NAME ...]]';
 const OPTIONS = ['--json', '--strict', '--online'];
 
-export async function validateCommand(argv: string[], io: CliIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(`${USAGE}\n  --json    print {ok, errors, warnings} as JSON on stdout\n  --strict  warnings are errors (exit 2)\n  --online  also list the agent's MCP servers: every allow-listed tool must exist\n`);
+export async function validateCommand(argvWithSecrets: string[], rawIo: CliIo): Promise<number> {
+  if (argvWithSecrets.includes('--help') || argvWithSecrets.includes('-h')) {
+    rawIo.stdout(`${USAGE}\n  --json    print {ok, errors, warnings} as JSON on stdout\n  --strict  warnings are errors (exit 2)\n  --online  also list the agent's MCP servers: every allow-listed tool must exist\n  --secret  with --online: give the servers' {secret: NAME} headers this environment variable\n`);
     return 0;
   }
+  const { argv, secrets } = takeSecrets(argvWithSecrets);
+  const io = redactingIo(rawIo, Object.values(secrets));
   const json = argv.includes('--json');
   const strict = argv.includes('--strict');
   const unknown = argv.find((argument) => argument.startsWith('-') && !OPTIONS.includes(argument));
@@ -44,7 +72,7 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
         continue;
       }
       if (argv.includes('--online') && agent.spec.settings.mcp !== undefined) {
-        const offline = (await probeMcpServers(agent.spec.settings)).map((problem): LoadProblem => ({ file: displayName(file), code: 'UNKNOWN_TOOL', message: problem.message, field: 'settings.mcp.servers' }));
+        const offline = (await probeMcpServers(agent.spec.settings, { secrets })).map((problem): LoadProblem => ({ file: displayName(file), code: 'UNKNOWN_TOOL', message: problem.message, field: 'settings.mcp.servers' }));
         errors.push(...offline);
         if (!json) for (const problem of offline) io.stderr(`${problem.file} ${problem.code} ${problem.message} (--online)\n`);
         if (offline.length > 0) continue;

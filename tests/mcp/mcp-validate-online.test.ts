@@ -50,4 +50,25 @@ describe('validate --online', () => {
     expect(unreachable.code).toBe(2);
     expect(unreachable.stderr).toMatch(/UNKNOWN_TOOL MCP server http:\/\/127\.0\.0\.1:9: request failed.*\(--online\)/);
   });
+
+  it('--secret gives a server its {secret} header from the environment; without it the listing is refused', { timeout: 60_000 }, async () => {
+    const guarded = await startMcpTestServer({ tools: [tool('lookup', 'Look up.')], call: () => ({ content: [] }), requireHeader: ['authorization', 'Bearer tok-validate-77'] });
+    try {
+      const text = mcpUserAgent(guarded.url, guarded.origin).replace('tools: [lookup] }', 'tools: [lookup], headers: { authorization: { secret: DOCS_TOKEN, prefix: "Bearer " } } }');
+      const file = agentFile('guarded.yaml', text);
+      const without = await runCli(['validate', '--online', file]);
+      expect(without.code).toBe(2);
+      expect(without.stderr).toContain('DOCS_TOKEN');
+      const withSecret = await runCli(['validate', '--online', '--secret', 'DOCS_TOKEN', file], { DOCS_TOKEN: 'tok-validate-77' });
+      expect(withSecret.stderr).toBe('');
+      expect(withSecret.code).toBe(0);
+      expect(guarded.headers.at(-1)?.authorization).toBe('Bearer tok-validate-77');
+      const unset = await runCli(['validate', '--online', '--secret', 'NOT_SET_HERE', file]);
+      expect(unset.code).toBe(2);
+      expect(unset.stderr).toContain('NOT_SET_HERE is not set');
+      expect((await runCli(['validate', '--secret', 'DOCS_TOKEN', file], { DOCS_TOKEN: 'x' })).stderr).toContain('--secret is for --online');
+    } finally {
+      await guarded.close();
+    }
+  });
 });
