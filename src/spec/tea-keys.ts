@@ -72,6 +72,10 @@ const NODE: Record<string, TeaKeyRule> = {
   strategy: notSupported('`strategy:` (matrix fan-out)', 'use a parallel edge with `fan_in`'),
   parallel_each: notSupported('`parallel_each:`', 'use a parallel edge with `fan_in`'),
   _render_items: ignored("`_render_items` (a hint for TEA's graph renderer)"),
+  // TEA's agent.* docs and some examples write these, but neither TEA runtime reads them (Python
+  // runs such a node as a pass-through): refused with what they meant, not silently dropped.
+  params: notSupported("`params:` (in TEA's docs, but neither TEA runtime reads it: the node would do nothing)", 'write `with:`'),
+  outputs: notSupported("`outputs:` (a map of state keys to templates; TEA's runtimes do not read it)", 'write `output: <key>` and shape the result in a `run: {type: expression}` node'),
 };
 
 const EDGE: Record<string, TeaKeyRule> = {
