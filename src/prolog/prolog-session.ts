@@ -7,6 +7,7 @@
 import { pl, type TauSession, type TauTerm, type TauThread } from '#prolog-vm';
 import { fromTerm, toTerm } from './json-terms.js';
 import { patchTauBuiltins } from './tau-patches.js';
+import { installSwiDeclarations } from './swi-declarations.js';
 
 const { Term, Stream, Rule } = pl.type as any;
 
@@ -31,6 +32,7 @@ export function createSession(bridge: SessionBridge): { session: TauSession; thr
   session.standard_error = output;
   session.current_output = output;
   session.flag.double_quotes = new Term('atom', []);
+  installSwiDeclarations(session);
   for (const [key, value] of Object.entries(bridge.facts)) {
     thread.add_rule(new Rule(new Term('state', [new Term(key, []), toTerm(value)]), null), { context_module: 'user' });
   }

@@ -39,7 +39,9 @@ export function looksLikePython(code: string): boolean {
 
 /** The TEA language `code` is written in when it is plainly not Lua, else undefined. */
 export function foreignLanguageOf(code: string): ForeignLanguage | undefined {
-  if (PROLOG_DECIDING.some((sign) => sign.test(code))) return 'prolog';
+  // Rules decide only outside quotes: a Python block may hold `":-"` in a string.
+  const unquoted = code.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/g, '""');
+  if (PROLOG_DECIDING.some((sign) => sign.test(unquoted))) return 'prolog';
   if (looksLikePython(code)) return 'python';
   if (PROLOG_SIGNS.some((sign) => sign.test(code))) return 'prolog';
   return undefined;
