@@ -21,8 +21,7 @@ import { fromTerm } from './json-terms.js';
 import { PrologAsyncGoal, PrologThrown, solveOnce, type SolveControl } from './solve.js';
 import { PrologBudgetExceeded, withCallMeter } from './tau-patches.js';
 import { termText } from './term-text.js';
-
-const { Term } = pl.type;
+import { goalOf, PrologSyntax, readChunkTerms, type ChunkTerm } from './tea-reading.js';
 
 /** Run options: the ScriptSandbox's, with the Prolog budgets. */
 export interface PrologRunOptions extends Omit<ScriptRunOptions, 'budget'> {
@@ -44,21 +43,6 @@ export interface CompiledProlog extends CompiledScript {
   solve(globals: Record<string, unknown>, options?: PrologRunOptions): PrologOutcome;
 }
 
-/** TEA's action predicates: a term with one of these names is called, never asserted as a fact. */
-const ACTION_PREDICATES = new Set([
-  'return', 'state', ',', ';', '->', '*->', '>', '<', '>=', '=<', '=:=', '=\\=', '=', '\\=', '==', '\\==',
-  '@<', '@>', '@=<', '@>=', '\\+', 'is', 'findall', 'bagof', 'setof', 'member', 'memberchk', 'append', 'length',
-  'nth0', 'nth1', 'msort', 'sort', 'reverse', 'last', 'sumlist', 'max_list', 'min_list', 'forall', 'aggregate_all',
-  'aggregate', 'call', 'once', 'succ', 'plus', 'abs', 'sign', 'max', 'min', 'write', 'writeln', 'print', 'format',
-  'atom', 'number', 'integer', 'float', 'compound', 'is_list', 'ground', 'atom_string', 'atom_codes', 'atom_chars',
-]);
-
-/** A term of the chunk and the chunk line it starts on (1-based). */
-interface ChunkTerm {
-  term: TauTerm;
-  line: number;
-}
-
 /** Compiles `code` now: a syntax error throws PROLOG_SYNTAX with the chunk and file line. */
 export function compilePrologChunk(code: string, where: ScriptSource = {}): CompiledProlog {
   const { thread } = createSession({ facts: {}, returns: {}, print: () => {} });
@@ -73,35 +57,14 @@ function loadControl(): SolveControl {
   return { budget: resolvePrologBudget({ instructions: 1000 }), inferences: 0, work: 0, cells: 0, check: () => {} };
 }
 
-/** Every term of `code`, read with `thread`'s operators and flags; stops early when `each` returns false. */
+/** Every term of `code`, read with `thread`'s operators and flags; a syntax error is PROLOG_SYNTAX with its line. */
 function* readTerms(code: string, thread: any, where: ScriptSource): Generator<ChunkTerm> {
-  const text = /\.\s*(%[^\n]*)?\s*$/.test(code) ? code : `${code.trimEnd()}\n.`;
-  const tokenizer = new pl.parser.tokenizer(thread);
-  tokenizer.new_text(text);
-  const tokens = tokenizer.get_tokens(0);
-  if (tokens === null) throw syntaxError('the text cannot be split into Prolog tokens', undefined, where);
-  let index = 0;
-  while (index < tokens.length) {
-    const line = tokens[index].line + 1;
-    const expression = pl.parser.expression(thread, tokens, index, 1200, false);
-    if (expression.type === 0) throw syntaxFrom(expression.value, line, where);
-    const end = tokens[expression.len];
-    if (end === undefined || end.name !== 'atom' || end.raw !== '.') throw syntaxError('operator or `.` expected after a term', end === undefined ? line : end.line + 1, where);
-    yield { term: expression.value, line };
-    index = expression.len + 1;
+  try {
+    yield* readChunkTerms(code, thread);
+  } catch (error) {
+    if (error instanceof PrologSyntax) throw syntaxError(error.message, error.line, where);
+    throw error;
   }
-}
-
-function syntaxFrom(error: TauTerm, fallbackLine: number, where: ScriptSource): AgentError {
-  let line = fallbackLine;
-  let found = '';
-  for (let info = error.args?.[1]; pl.type.is_term(info) && info.indicator === './2'; info = info.args[1]) {
-    const item = info.args[0];
-    if (item.indicator === 'line/1' && pl.type.is_integer(item.args[0])) line = item.args[0].value;
-    if (item.indicator === 'found/1') found = ` near ${termText(item.args[0])}`;
-  }
-  const expected = error.args?.[0]?.args?.[0];
-  return syntaxError(`${expected !== undefined ? termText(expected) : 'syntax error'}${found}`, line, where);
 }
 
 function syntaxError(message: string, line: number | undefined, where: ScriptSource): AgentError {
@@ -118,22 +81,6 @@ function locationOf(where: ScriptSource, line: number | undefined): { node?: str
     ...(where.file !== undefined ? { file: where.file } : {}),
     ...(line !== undefined && where.line !== undefined ? { line: where.line + line } : {}),
   };
-}
-
-/**
- * TEA's reading of a term: the goal that runs it. One widening: a term naming a built-in
- * (`catch(G, E, R).`, `maplist(…).`) is called, where TEA would try to assert it and fail with a
- * permission error, so no agent that runs in TEA reads differently here.
- */
-function goalOf(term: TauTerm): TauTerm {
-  if (term.indicator === ':-/1') return term.args[0];
-  if (term.indicator === ':-/2') return new Term('assertz', [term]);
-  if (pl.type.is_term(term) && term.args.length > 0 && !ACTION_PREDICATES.has(term.id) && !isBuiltin(term.indicator)) return new Term('assertz', [term]);
-  return term;
-}
-
-function isBuiltin(indicator: string): boolean {
-  return Object.hasOwn(pl.modules.system!.rules, indicator) || Object.hasOwn(pl.modules.lists!.rules, indicator);
 }
 
 class PrologChunk implements CompiledProlog {

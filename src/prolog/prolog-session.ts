@@ -8,6 +8,8 @@ import { pl, type TauSession, type TauTerm, type TauThread } from '#prolog-vm';
 import { fromTerm, toTerm } from './json-terms.js';
 import { patchTauBuiltins } from './tau-patches.js';
 import { installSwiDeclarations } from './swi-declarations.js';
+import { installTeaLoadCode } from './tea-load-code.js';
+import { defineHostPredicate } from './host-predicate.js';
 
 const { Term, Stream, Rule } = pl.type as any;
 
@@ -33,12 +35,13 @@ export function createSession(bridge: SessionBridge): { session: TauSession; thr
   session.current_output = output;
   session.flag.double_quotes = new Term('atom', []);
   installSwiDeclarations(session);
+  installTeaLoadCode(session);
   for (const [key, value] of Object.entries(bridge.facts)) {
     thread.add_rule(new Rule(new Term('state', [new Term(key, []), toTerm(value)]), null), { context_module: 'user' });
   }
   // state/2 exists even for an empty state: a missing key fails, it is not an unknown predicate.
   session.modules.user.rules['state/2'] ??= [];
-  session.modules.user.rules['return/2'] = (thread: TauThread, point: any, atom: TauTerm) => {
+  defineHostPredicate(session, 'return/2', (thread: TauThread, point: any, atom: TauTerm) => {
     const key = atom.args[0];
     if (pl.type.is_variable(key)) return thread.throw_error(pl.error.instantiation(atom.indicator));
     if (!pl.type.is_atom(key)) return thread.throw_error(pl.error.type('atom', key, atom.indicator));
@@ -46,7 +49,7 @@ export function createSession(bridge: SessionBridge): { session: TauSession; thr
     if (!atom.args[1].ground) return thread.throw_error(pl.error.instantiation(atom.indicator));
     bridge.returns[key.id] = fromTerm(atom.args[1]);
     thread.success(point);
-  };
+  });
   return { session, thread };
 }
 

@@ -14,23 +14,27 @@
  * budget, so it stays an unknown procedure (PROLOG_ERROR naming table/1).
  */
 import { pl, type TauSession, type TauTerm, type TauThread } from '#prolog-vm';
+import { defineHostPredicate } from './host-predicate.js';
 
 const DECLARATIONS = ['dynamic', 'discontiguous', 'multifile'] as const;
+const { Term } = pl.type;
 
 /** Adds the operators and predicates above to a fresh session. */
 export function installSwiDeclarations(session: TauSession): void {
   // tau keeps its operator table by priority: {1150: {meta_predicate: ['fx']}, ...}.
   const prefix: Record<string, string[]> = (session.__operators['1150'] ??= {});
   for (const name of DECLARATIONS) prefix[name] = ['fx'];
-  const rules: Record<string, unknown> = session.modules.user.rules;
   for (const name of DECLARATIONS) {
-    rules[`${name}/1`] = (thread: TauThread, point: unknown, atom: TauTerm) => {
+    defineHostPredicate(session, `${name}/1`, (thread: TauThread, point: unknown, atom: TauTerm) => {
       const indicators: string[] = [];
       const problem = collect(atom.args[0], indicators, atom.indicator);
       if (problem !== undefined) return thread.throw_error(problem);
+      // A built-in or a host predicate (return/2, tea_load_code/1) cannot become dynamic.
+      const fixed = indicators.find((key) => Object.hasOwn(pl.modules.system!.rules, key) || typeof session.modules.user.rules[key] === 'function');
+      if (fixed !== undefined) return thread.throw_error(pl.error.permission('modify', 'static_procedure', new Term(fixed, []), atom.indicator));
       if (name === 'dynamic') for (const key of indicators) declareDynamic(session, key);
       thread.success(point);
-    };
+    });
   }
 }
 
