@@ -132,7 +132,7 @@ export function buildTimeline(events: readonly AgentEvent[], kinds: ReadonlyMap<
         if (data.source === 'model') {
           const call = [...openCalls].reverse().find((candidate) => candidate.node === node);
           if (call) call.retries++;
-        } else if (data.source === 'lua' && node !== undefined) {
+        } else if ((data.source === 'lua' || data.source === 'prolog') && node !== undefined) {
           const item = openNodes.get(node)?.[0];
           if (item) item.detail = { ...item.detail, logs: [...(item.detail?.logs ?? []), text(data.message) ?? ''] };
         }

@@ -31,7 +31,7 @@ export function executeBody(host: BodyHost, body: CompiledBody, node: string, st
         { state, variables: host.agent.spec.variables },
         {
           ...(host.luaInstructions !== undefined ? { budget: { instructions: host.luaInstructions } } : {}),
-          onPrint: (line) => host.emit('log', { source: 'lua', message: line }, node),
+          onPrint: (line) => host.emit('log', { source: body.lua.language, message: line }, node),
           signal: host.signal,
           interrupt: () => host.checkDeadline(node),
         },

@@ -9,6 +9,8 @@ import { fromTerm, toTerm } from './json-terms.js';
 import { patchTauBuiltins } from './tau-patches.js';
 import { installSwiDeclarations } from './swi-declarations.js';
 import { installTeaLoadCode } from './tea-load-code.js';
+import { installSwiFormat } from './swi-format.js';
+import { installSwiText } from './swi-text.js';
 import { defineHostPredicate } from './host-predicate.js';
 
 const { Term, Stream, Rule } = pl.type as any;
@@ -36,6 +38,8 @@ export function createSession(bridge: SessionBridge): { session: TauSession; thr
   session.flag.double_quotes = new Term('atom', []);
   installSwiDeclarations(session);
   installTeaLoadCode(session);
+  installSwiFormat(session);
+  installSwiText(session);
   for (const [key, value] of Object.entries(bridge.facts)) {
     thread.add_rule(new Rule(new Term('state', [new Term(key, []), toTerm(value)]), null), { context_module: 'user' });
   }

@@ -42,7 +42,8 @@ export function withCallMeter<T>(meter: CallMeter, fn: () => T): T {
   }
 }
 
-function spend(budget: 'atomLength' | 'listLength' | 'clauses', amount: number): void {
+/** Throws PrologBudgetExceeded when `amount` is over the current call's `budget` (no call: nothing). */
+export function spend(budget: 'atomLength' | 'listLength' | 'clauses', amount: number): void {
   if (currentCall === null) return;
   const limit = currentCall.budget[budget];
   if (amount > limit) throw new PrologBudgetExceeded(budget, limit);

@@ -25,6 +25,7 @@ declare module '#prolog-vm' {
       type(expected: string, found: TauTerm, indicator: string): TauTerm;
       permission(operation: string, type: string, found: TauTerm, indicator: string): TauTerm;
       existence(type: string, object: TauTerm, indicator: string): TauTerm;
+      domain(domain: string, found: TauTerm, indicator: string): TauTerm;
     };
     parser: { tokenizer: new (thread: TauThread) => any; expression: (thread: TauThread, tokens: any[], start: number, priority: string | number, toplevel: boolean) => { type: number; value: TauTerm; len: number } };
     /** Directive handlers, e.g. `use_module/1`: (thread, directive term, options). */

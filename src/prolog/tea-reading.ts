@@ -17,7 +17,8 @@ const ACTION_PREDICATES = new Set([
   'aggregate', 'call', 'once', 'succ', 'plus', 'abs', 'sign', 'max', 'min', 'write', 'writeln', 'print', 'format',
   'atom', 'number', 'integer', 'float', 'compound', 'is_list', 'ground', 'atom_string', 'atom_codes', 'atom_chars',
   // Host predicates of every session (prolog-session.ts): called, never asserted over.
-  'tea_load_code', 'dynamic', 'discontiguous', 'multifile',
+  'tea_load_code', 'dynamic', 'discontiguous', 'multifile', 'term_to_atom', 'term_string', 'string_concat',
+  'string_length', 'string_chars', 'string_codes', 'string_lower', 'string_upper', 'number_string',
 ]);
 
 /** A term of the text and the line it starts on (1-based). */
