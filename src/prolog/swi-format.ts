@@ -17,6 +17,7 @@
 import { pl, type TauSession, type TauTerm, type TauThread } from '#prolog-vm';
 import { defineHostPredicate } from './host-predicate.js';
 import { spend } from './tau-patches.js';
+import { listItems, listTerm } from './json-terms.js';
 
 const { Term, Num, State } = pl.type as any;
 
@@ -45,7 +46,7 @@ function sinkGoal(sink: TauTerm | undefined, text: string): TauTerm | undefined 
   const written = new Term(text, []);
   if (sink === undefined) return new Term('write', [written]);
   if (pl.type.is_term(sink) && sink.args.length === 1) {
-    const codes = () => list([...text].map((char) => new Num(char.codePointAt(0)!, false)));
+    const codes = () => listTerm([...text].map((char) => new Num(char.codePointAt(0)!, false)));
     switch (sink.id) {
       case 'atom':
       case 'string':
@@ -53,17 +54,13 @@ function sinkGoal(sink: TauTerm | undefined, text: string): TauTerm | undefined 
       case 'codes':
         return new Term('=', [sink.args[0], codes()]);
       case 'chars':
-        return new Term('=', [sink.args[0], list([...text].map((char) => new Term(char, [])))]);
+        return new Term('=', [sink.args[0], listTerm([...text].map((char) => new Term(char, [])))]);
       default:
         return undefined;
     }
   }
   // A stream or its alias: write/2 checks it (only the call's output exists in the sandbox).
   return new Term('write', [sink, written]);
-}
-
-function list(items: TauTerm[]): TauTerm {
-  return items.reduceRight((rest: TauTerm, item: TauTerm) => new Term('.', [item, rest]), new Term('[]', []));
 }
 
 /** The format text: an atom, a code list or a char list. */
@@ -77,16 +74,6 @@ function textOf(term: TauTerm): string {
 /** The arguments: a list, or one non-list argument (as SWI takes it). */
 function argumentsOf(term: TauTerm): TauTerm[] {
   return listItems(term) ?? [term];
-}
-
-function listItems(term: TauTerm): TauTerm[] | undefined {
-  const items: TauTerm[] = [];
-  let pointer = term;
-  while (pl.type.is_term(pointer) && pointer.indicator === './2') {
-    items.push(pointer.args[0]);
-    pointer = pointer.args[1];
-  }
-  return pl.type.is_term(pointer) && pointer.indicator === '[]/0' ? items : undefined;
 }
 
 function formatText(thread: TauThread, format: string, args: TauTerm[]): string {
