@@ -11,6 +11,7 @@ import { installSwiDeclarations } from './swi-declarations.js';
 import { installTeaLoadCode } from './tea-load-code.js';
 import { installSwiFormat } from './swi-format.js';
 import { installSwiText } from './swi-text.js';
+import { installSwiDicts } from './swi-dicts.js';
 import { defineHostPredicate } from './host-predicate.js';
 
 const { Term, Stream, Rule } = pl.type as any;
@@ -40,6 +41,7 @@ export function createSession(bridge: SessionBridge): { session: TauSession; thr
   installTeaLoadCode(session);
   installSwiFormat(session);
   installSwiText(session);
+  installSwiDicts(session);
   for (const [key, value] of Object.entries(bridge.facts)) {
     thread.add_rule(new Rule(new Term('state', [new Term(key, []), toTerm(value)]), null), { context_module: 'user' });
   }

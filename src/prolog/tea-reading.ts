@@ -18,7 +18,8 @@ const ACTION_PREDICATES = new Set([
   'atom', 'number', 'integer', 'float', 'compound', 'is_list', 'ground', 'atom_string', 'atom_codes', 'atom_chars',
   // Host predicates of every session (prolog-session.ts): called, never asserted over.
   'tea_load_code', 'dynamic', 'discontiguous', 'multifile', 'term_to_atom', 'term_string', 'string_concat',
-  'string_length', 'string_chars', 'string_codes', 'string_lower', 'string_upper', 'number_string',
+  'string_length', 'string_chars', 'string_codes', 'string_lower', 'string_upper', 'number_string', 'is_dict',
+  'get_dict', 'dict_pairs',
 ]);
 
 /** A term of the text and the line it starts on (1-based). */
