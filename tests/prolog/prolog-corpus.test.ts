@@ -18,6 +18,10 @@ describe('Prolog corpus (Node)', () => {
         ratio: 0.5, nothing: null, summary: { count: 3, empty: [], nested: {} }, reachable: ['b', 'c', 'd'],
       },
     });
+    expect(byName['tea-swi-builtins']).toMatchObject({
+      status: 'completed',
+      state: { pairs: ['ann-cid'], why: 'cid is 7, grandchild of ann (12.50 m)', distance: 12.5, sensor: 'lidar', flagged: 'none' },
+    });
     expect(byName['tea-failing-goal']).toMatchObject({ status: 'completed', error: null, state: { checked: true } });
     expect(byName['tea-failing-goal']!.state).not.toHaveProperty('adult');
     expect(byName['tea-prolog-error']).toMatchObject({ status: 'failed', error: 'PROLOG_ERROR' });
