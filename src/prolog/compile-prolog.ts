@@ -18,7 +18,7 @@ import type { CompiledScript, ScriptRunOptions, ScriptSource } from '../core/scr
 import { resolvePrologBudget, type PrologBudget } from './prolog-budget.js';
 import { createSession, PRELUDE_GOAL } from './prolog-session.js';
 import { fromTerm } from './json-terms.js';
-import { PrologAsyncGoal, PrologThrown, solveOnce, type SolveControl } from './solve.js';
+import { holdCells, PrologAsyncGoal, PrologThrown, solveOnce, type SolveControl } from './solve.js';
 import { PrologBudgetExceeded, withCallMeter } from './tau-patches.js';
 import { termText } from './term-text.js';
 import { goalOf, PrologSyntax, readChunkTerms, type ChunkTerm } from './tea-reading.js';
@@ -54,7 +54,7 @@ export function compilePrologChunk(code: string, where: ScriptSource = {}): Comp
 }
 
 function loadControl(): SolveControl {
-  return { budget: resolvePrologBudget({ instructions: 1000 }), inferences: 0, work: 0, cells: 0, check: () => {} };
+  return { budget: resolvePrologBudget({ instructions: 1000 }), inferences: 0, work: 0, cells: 0, retained: 0, check: () => {} };
 }
 
 /** Every term of `code`, read with `thread`'s operators and flags; a syntax error is PROLOG_SYNTAX with its line. */
@@ -104,10 +104,10 @@ class PrologChunk implements CompiledProlog {
     const returns: Record<string, unknown> = {};
     const printer = createPrinter(budget.printBytes, options.onPrint);
     const { thread } = createSession({ facts: factsOf(globals), returns, print: printer.print });
-    const control: SolveControl = { budget, inferences: 0, work: 0, cells: 0, check };
+    const control: SolveControl = { budget, inferences: 0, work: 0, cells: 0, retained: 0, check };
     let line: number | undefined;
     try {
-      return withCallMeter({ budget, clauses: 0 }, () => {
+      return withCallMeter({ budget, clauses: 0, holdCells: (cells, retained) => holdCells(control, cells, retained) }, () => {
         solveOnce(thread, PRELUDE_GOAL, control);
         let bindings: Record<string, unknown> = {};
         for (const chunkTerm of readTerms(this.source, thread, this.where)) {

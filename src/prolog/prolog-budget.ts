@@ -28,8 +28,11 @@ export interface PrologBudget {
 export const DEFAULT_PROLOG_BUDGET: Readonly<Required<PrologBudget>> = Object.freeze({
   instructions: 100_000,
   termWork: 20_000_000,
-  // ~100 bytes a node: about 100 MB, under a Workers isolate's 128 MB with the rest of a run.
-  termCells: 1_000_000,
+  // tau keeps every state a call passes through (each holds its goal and bindings), so the cells
+  // a call builds stay alive until it ends: this counts live memory. Measured at 145-310 bytes a
+  // cell, states included (docs/prolog.md "Memory"): 200,000 cells stay under ~60 MB, which with
+  // the rest of a run fits a 96 MB heap and a Workers isolate's 128 MB.
+  termCells: 200_000,
   clauses: 100_000,
   atomLength: 1024 * 1024,
   listLength: 1_000_000,

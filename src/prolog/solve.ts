@@ -22,10 +22,17 @@ export class PrologAsyncGoal extends Error {}
 
 export interface SolveControl {
   readonly budget: Required<PrologBudget>;
-  /** Inferences, term-traversal steps and term nodes built so far in this call (all goals of a chunk share the budgets). */
+  /** Inferences and term-traversal steps so far in this call (all goals of a chunk share the budgets). */
   inferences: number;
   work: number;
+  /**
+   * Live memory, in term cells: `cells` built on the current branch (given back when the call
+   * backtracks past them: the states that held them are gone) and `retained` ones no
+   * backtracking frees (asserted clauses, findall's collected solutions). Their sum is held to
+   * `termCells`.
+   */
   cells: number;
+  retained: number;
   /** Called every CHECK_EVERY steps: signal and interrupt. */
   check(): void;
 }
@@ -40,13 +47,17 @@ export function solveOnce(thread: TauThread, goal: TauTerm, control: SolveContro
   const { termWork, termCells } = control.budget;
   setWorkMeter((allocates) => {
     if (++control.work > termWork) throw new PrologBudgetExceeded('termWork', termWork);
-    if (allocates && ++control.cells > termCells) throw new PrologBudgetExceeded('termCells', termCells);
+    if (allocates && ++control.cells + control.retained > termCells) throw new PrologBudgetExceeded('termCells', termCells);
   });
   try {
     for (;;) {
       const points = thread.points as any[];
+      markNewStates(points, control.cells);
       if (points.length === 0) return null;
       const head = points[points.length - 1];
+      // Backtracking to an older state: what was built after it belonged to the branches that
+      // failed, which tau no longer references (it keeps every state of the current branch).
+      if (head[CELLS_AT] < control.cells) control.cells = head[CELLS_AT];
       if (head.goal === null) return points.pop().substitution;
       if (pl.type.is_error_state(head)) {
         const uncaught = unwindError(thread);
@@ -64,6 +75,21 @@ export function solveOnce(thread: TauThread, goal: TauTerm, control: SolveContro
   } finally {
     setWorkMeter(null);
   }
+}
+
+/** The live cell count when a state was made (a property tau never reads). */
+const CELLS_AT = Symbol('tea cells at');
+
+/** Marks the states made since the last step (the unmarked ones on top) with the cell count now. */
+function markNewStates(points: any[], cells: number): void {
+  for (let index = points.length - 1; index >= 0 && points[index][CELLS_AT] === undefined; index--) points[index][CELLS_AT] = cells;
+}
+
+/** Adds cells a built-in holds (CallMeter.holdCells) to `control`; throws over `termCells`. */
+export function holdCells(control: SolveControl, cells: number, retained: boolean): void {
+  if (retained) control.retained += cells;
+  else control.cells += cells;
+  if (control.cells + control.retained > control.budget.termCells) throw new PrologBudgetExceeded('termCells', control.budget.termCells);
 }
 
 /** Conjunctions pending in a state's goal (its continuation), counted up to `cap`. */

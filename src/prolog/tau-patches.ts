@@ -27,6 +27,12 @@ export class PrologBudgetExceeded extends Error {
 export interface CallMeter {
   readonly budget: Required<PrologBudget>;
   clauses: number;
+  /**
+   * Cells a built-in keeps alive beyond backtracking (an asserted clause, a solution findall/3
+   * collects), or text it builds (an atom's characters, counted as cells): added to the call's
+   * live-memory count (solve.ts), which throws when it is over `termCells`.
+   */
+  holdCells?(cells: number, retained: boolean): void;
 }
 
 let currentCall: CallMeter | null = null;
@@ -70,6 +76,27 @@ const refuse: TauBuiltin = (thread, _point, atom) => {
   thread.throw_error(pl.error.permission('access', 'private_procedure', indicatorTerm(atom), atom.indicator));
 };
 
+/** Characters of text that cost as much memory as one term cell (UTF-16, ~150 bytes a cell). */
+const CHARS_PER_CELL = 64;
+
+/** A built-in is about to build an atom of `length` characters: one atom's cap, and its memory. */
+function buildsText(length: number): void {
+  spend('atomLength', length);
+  currentCall?.holdCells?.(Math.ceil(length / CHARS_PER_CELL), false);
+}
+
+/** Cells of `term` as a tree (shared subterms counted each time, as a copy builds them), up to `cap`. */
+function treeSize(term: TauTerm, cap: number): number {
+  let size = 0;
+  const stack = [term];
+  while (stack.length > 0 && size < cap) {
+    const item = stack.pop();
+    size += 1 + (pl.type.is_atom(item) ? Math.floor(item.id.length / CHARS_PER_CELL) : 0);
+    if (pl.type.is_term(item)) for (const arg of item.args) stack.push(arg);
+  }
+  return size;
+}
+
 function atomicLength(term: TauTerm): number {
   if (pl.type.is_atom(term)) return term.id.length;
   if (pl.type.is_number(term)) return String(term.value).length;
@@ -108,15 +135,18 @@ export function patchTauBuiltins(): void {
   }) as TauBuiltin;
   // SWI's `discontiguous/1` declaration: clauses may be anywhere in tau already.
   system['discontiguous/1'] = ((thread: TauThread, point: any) => thread.success(point)) as TauBuiltin;
-  const countClause = () => {
+  const countClause = (atom: TauTerm) => {
     if (currentCall === null) return;
     currentCall.clauses++;
     spend('clauses', currentCall.clauses);
+    currentCall.holdCells?.(treeSize(atom.args[0], currentCall.budget.termCells + 1), true);
   };
+  // findall/3, bagof/3, setof/3 and forall/2 collect solutions on a stack that backtracking keeps.
+  guard(system, '$push_global_stack/2', (atom) => currentCall?.holdCells?.(treeSize(atom.args[1], currentCall.budget.termCells + 1), true));
   guard(system, 'assertz/1', countClause);
   guard(system, 'asserta/1', countClause);
-  guard(system, 'atom_concat/3', (atom) => spend('atomLength', atomicLength(atom.args[0]) + atomicLength(atom.args[1])));
-  const joined = (atom: TauTerm) => spend('atomLength', (listItems(atom.args[0]) ?? []).reduce((sum: number, item: TauTerm) => sum + atomicLength(item) + (atom.args.length === 3 ? atomicLength(atom.args[1]) : 0), 0));
+  guard(system, 'atom_concat/3', (atom) => buildsText(atomicLength(atom.args[0]) + atomicLength(atom.args[1])));
+  const joined = (atom: TauTerm) => buildsText((listItems(atom.args[0]) ?? []).reduce((sum: number, item: TauTerm) => sum + atomicLength(item) + (atom.args.length === 3 ? atomicLength(atom.args[1]) : 0), 0));
   guard(system, 'atomic_list_concat/2', joined);
   guard(system, 'atomic_list_concat/3', joined);
   for (const indicator of ['atom_codes/2', 'atom_chars/2', 'number_codes/2', 'number_chars/2']) {

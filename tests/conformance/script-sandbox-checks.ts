@@ -82,7 +82,8 @@ function equal(actual: unknown, expected: unknown, what: string): void {
   check(canonical(actual) === canonical(expected), `${what}: expected ${canonical(expected)}, got ${canonical(actual)}`);
 }
 
-const SMALL_INSTRUCTIONS: ScriptBudget = { instructions: 200_000 };
+// Under every sandbox's default memory budget (a Prolog step keeps ~3 term cells alive: 200,000 cells).
+const SMALL_INSTRUCTIONS: ScriptBudget = { instructions: 50_000 };
 
 export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
   {
