@@ -13,7 +13,7 @@ import { pl, type TauSession, type TauTerm, type TauThread } from '#prolog-vm';
 import { defineHostPredicate } from './host-predicate.js';
 import { listItems, listTerm } from './json-terms.js';
 
-const { Term, State } = pl.type as any;
+const { Term, State } = pl.type;
 
 /** The Key=Value pairs of a dict, or undefined when `term` is not one. */
 function dictPairs(term: TauTerm): Array<[TauTerm, TauTerm]> | undefined {

@@ -19,7 +19,7 @@ import { defineHostPredicate } from './host-predicate.js';
 import { spend } from './tau-patches.js';
 import { listItems, listTerm } from './json-terms.js';
 
-const { Term, Num, State } = pl.type as any;
+const { Term, Num, State } = pl.type;
 
 class FormatProblem extends Error {}
 

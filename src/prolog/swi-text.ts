@@ -13,7 +13,7 @@ import { pl, type TauSession, type TauTerm, type TauThread } from '#prolog-vm';
 import { defineHostPredicate } from './host-predicate.js';
 import { PrologSyntax, readChunkTerms } from './tea-reading.js';
 
-const { Term, State } = pl.type as any;
+const { Term, State } = pl.type;
 
 /** SWI name → tau built-in, with the argument order tau wants. */
 const RENAMED: ReadonlyArray<[indicator: string, target: string, order: number[]]> = [

@@ -15,7 +15,7 @@ import { pl, type TauSession, type TauTerm, type TauThread } from '#prolog-vm';
 import { defineHostPredicate } from './host-predicate.js';
 import { goalOf, PrologSyntax, readChunkTerms } from './tea-reading.js';
 
-const { Term, Num, State } = pl.type as any;
+const { Term, Num, State } = pl.type;
 
 export function installTeaLoadCode(session: TauSession): void {
   // The goals of each tea_load_code call in this session (it lives as long as the call).
