@@ -76,141 +76,186 @@ function argumentsOf(term: TauTerm): TauTerm[] {
   return listItems(term) ?? [term];
 }
 
+/** The text being formatted: finished lines, the current one, and its column stops (~t ~| ~+). */
+class FormatWriter {
+  private out = '';
+  private line = '';
+  private segmentStart = 0;
+  private fills: Array<{ at: number; char: string }> = [];
+
+  /** Adds text to the line (held to the atomLength budget before it is built). */
+  text(text: string): void {
+    this.reserve(text.length);
+    this.line += text;
+  }
+
+  newlines(times: number): void {
+    this.reserve(times);
+    this.out += this.line + '\n'.repeat(times);
+    this.line = '';
+    this.segmentStart = 0;
+    this.fills = [];
+  }
+
+  /** ~t: where the next column stop puts its padding. */
+  fill(char: string): void {
+    this.fills.push({ at: this.line.length, char });
+  }
+
+  /** ~N| (an absolute column, default: here) or ~N+ (N past the last stop, default 8). */
+  columnStop(column: number): void {
+    const pad = column - this.line.length;
+    if (pad > 0) {
+      this.reserve(pad);
+      // No ~t: pad on the right (text left-aligned); else the fill goes where ~t stood.
+      const fill = this.fills.at(-1) ?? { at: this.line.length, char: ' ' };
+      this.line = this.line.slice(0, fill.at) + fill.char.repeat(pad) + this.line.slice(fill.at);
+    }
+    this.segmentStart = Math.max(column, this.line.length);
+    this.fills = [];
+  }
+
+  relativeStop(width: number | undefined): void {
+    this.columnStop(this.segmentStart + (width ?? 8));
+  }
+
+  result(): string {
+    return this.out + this.line;
+  }
+
+  private reserve(characters: number): void {
+    spend('atomLength', this.out.length + this.line.length + characters);
+  }
+}
+
+/** One `~` directive: its letter, its numeric argument (`~2f`, `~*c`), its fill character (`~`-t`). */
+interface Directive {
+  letter: string | undefined;
+  numeric: number | undefined;
+  fillChar: string | undefined;
+  /** Index of the directive letter in the format text. */
+  end: number;
+}
+
+function readDirective(format: string, tilde: number, next: () => TauTerm): Directive {
+  let cursor = tilde + 1;
+  let numeric: number | undefined;
+  let fillChar: string | undefined;
+  if (format[cursor] === '*') {
+    const count = next();
+    if (!pl.type.is_integer(count) || count.value < 0) throw new FormatProblem('~* needs a non-negative integer argument');
+    numeric = count.value;
+    cursor++;
+  } else if (format[cursor] === '`') {
+    fillChar = format[cursor + 1];
+    cursor += 2;
+  } else {
+    const digits = /^\d+/.exec(format.slice(cursor))?.[0];
+    if (digits !== undefined) {
+      numeric = Number(digits);
+      cursor += digits.length;
+    }
+  }
+  return { letter: format[cursor], numeric, fillChar, end: cursor };
+}
+
+/** The text of a directive that writes an argument (or `~`), or undefined for the others. */
+function argumentText(directive: Directive, next: () => TauTerm, write: (term: TauTerm, quoted: boolean) => string): string | undefined {
+  const { letter, numeric } = directive;
+  switch (letter) {
+    case 'w':
+      return write(next(), false);
+    case 'p':
+    case 'q':
+      return write(next(), true);
+    case 'a': {
+      const value = next();
+      if (!pl.type.is_atomic(value)) throw new FormatProblem('~a expects an atomic argument');
+      return write(value, false);
+    }
+    case 'd':
+    case 'D': {
+      const value = next();
+      if (!pl.type.is_integer(value)) throw new FormatProblem(`~${letter} expects an integer argument`);
+      return integerText(value.value, numeric ?? 0, letter === 'D');
+    }
+    case 'e':
+    case 'f':
+    case 'g': {
+      const value = next();
+      if (!pl.type.is_number(value)) throw new FormatProblem(`~${letter} expects a number`);
+      const digits = Math.min(numeric ?? 6, 100);
+      if (letter === 'e') return value.value.toExponential(digits);
+      return letter === 'f' ? value.value.toFixed(digits) : String(Number(value.value.toPrecision(Math.max(1, digits))));
+    }
+    case 's': {
+      const value = next();
+      return pl.type.is_atom(value) ? value.id : textOf(value);
+    }
+    case 'c': {
+      const value = next();
+      if (!pl.type.is_integer(value)) throw new FormatProblem('~c expects a character code');
+      // Held to the budget before the repeat is built.
+      spend('atomLength', numeric ?? 1);
+      return String.fromCodePoint(value.value).repeat(numeric ?? 1);
+    }
+    case 'r':
+    case 'R': {
+      const value = next();
+      if (!pl.type.is_integer(value) || numeric === undefined || numeric < 2 || numeric > 36) throw new FormatProblem(`~${letter} needs a radix from 2 to 36 and an integer`);
+      const digits = value.value.toString(numeric);
+      return letter === 'R' ? digits.toUpperCase() : digits;
+    }
+    case '~':
+      return '~';
+    default:
+      return undefined;
+  }
+}
+
 function formatText(thread: TauThread, format: string, args: TauTerm[]): string {
   const write = (term: TauTerm, quoted: boolean) => term.toString({ quoted, numbervars: true, session: thread.session });
   const next = (): TauTerm => {
     if (args.length === 0) throw new FormatProblem('not enough arguments');
     return args.shift();
   };
-  let line = '';
-  let out = '';
-  // Column handling: the text since the last column stop, and where ~t asked for fill.
-  let segmentStart = 0;
-  let fills: Array<{ at: number; char: string }> = [];
-  const emit = (text: string) => {
-    spend('atomLength', out.length + line.length + text.length);
-    line += text;
-  };
+  const writer = new FormatWriter();
   for (let index = 0; index < format.length; index++) {
     const char = format[index]!;
     if (char !== '~') {
-      if (char === '\n') {
-        out += `${line}\n`;
-        line = '';
-        segmentStart = 0;
-        fills = [];
-      } else emit(char);
+      if (char === '\n') writer.newlines(1);
+      else writer.text(char);
       continue;
     }
-    let numeric: number | undefined;
-    let fillChar: string | undefined;
-    let cursor = index + 1;
-    if (format[cursor] === '*') {
-      const count = next();
-      if (!pl.type.is_integer(count) || count.value < 0) throw new FormatProblem('~* needs a non-negative integer argument');
-      numeric = count.value;
-      cursor++;
-    } else if (format[cursor] === '`') {
-      fillChar = format[cursor + 1];
-      cursor += 2;
-    } else {
-      const digits = /^\d+/.exec(format.slice(cursor))?.[0];
-      if (digits !== undefined) {
-        numeric = Number(digits);
-        cursor += digits.length;
-      }
+    const directive = readDirective(format, index, next);
+    index = directive.end;
+    const text = argumentText(directive, next, write);
+    if (text !== undefined) {
+      writer.text(text);
+      continue;
     }
-    const directive = format[cursor];
-    index = cursor;
-    switch (directive) {
-      case 'w':
-        emit(write(next(), false));
-        break;
-      case 'p':
-      case 'q':
-        emit(write(next(), true));
-        break;
-      case 'a': {
-        const value = next();
-        if (!pl.type.is_atomic(value)) throw new FormatProblem('~a expects an atomic argument');
-        emit(write(value, false));
-        break;
-      }
-      case 'd':
-      case 'D': {
-        const value = next();
-        if (!pl.type.is_integer(value)) throw new FormatProblem(`~${directive} expects an integer argument`);
-        emit(integerText(value.value, numeric ?? 0, directive === 'D'));
-        break;
-      }
-      case 'e':
-      case 'f':
-      case 'g': {
-        const value = next();
-        if (!pl.type.is_number(value)) throw new FormatProblem(`~${directive} expects a number`);
-        const digits = Math.min(numeric ?? 6, 100);
-        emit(directive === 'e' ? value.value.toExponential(digits) : directive === 'f' ? value.value.toFixed(digits) : String(Number(value.value.toPrecision(Math.max(1, digits)))));
-        break;
-      }
-      case 's': {
-        const value = next();
-        emit(pl.type.is_atom(value) ? value.id : textOf(value));
-        break;
-      }
-      case 'c': {
-        const value = next();
-        if (!pl.type.is_integer(value)) throw new FormatProblem('~c expects a character code');
-        const times = numeric ?? 1;
-        spend('atomLength', out.length + line.length + times);
-        emit(String.fromCodePoint(value.value).repeat(times));
-        break;
-      }
-      case 'r':
-      case 'R': {
-        const value = next();
-        if (!pl.type.is_integer(value) || numeric === undefined || numeric < 2 || numeric > 36) throw new FormatProblem(`~${directive} needs a radix from 2 to 36 and an integer`);
-        const digits = value.value.toString(numeric);
-        emit(directive === 'R' ? digits.toUpperCase() : digits);
-        break;
-      }
-      case 'n': {
-        const times = numeric ?? 1;
-        spend('atomLength', out.length + line.length + times);
-        out += line + '\n'.repeat(times);
-        line = '';
-        segmentStart = 0;
-        fills = [];
-        break;
-      }
-      case '~':
-        emit('~');
+    switch (directive.letter) {
+      case 'n':
+        writer.newlines(directive.numeric ?? 1);
         break;
       case 'i':
         next();
         break;
       case 't':
-        fills.push({ at: line.length, char: fillChar ?? (numeric !== undefined ? String.fromCodePoint(numeric) : ' ') });
+        writer.fill(directive.fillChar ?? (directive.numeric !== undefined ? String.fromCodePoint(directive.numeric) : ' '));
         break;
       case '|':
-      case '+': {
-        const column = directive === '+' ? segmentStart + (numeric ?? 8) : (numeric ?? line.length);
-        const pad = column - line.length;
-        if (pad > 0) {
-          spend('atomLength', out.length + column);
-          // No ~t: pad on the right (text left-aligned); else the fill goes where ~t stood.
-          const fill = fills.at(-1) ?? { at: line.length, char: ' ' };
-          line = line.slice(0, fill.at) + fill.char.repeat(pad) + line.slice(fill.at);
-        }
-        segmentStart = Math.max(column, line.length);
-        fills = [];
+        writer.columnStop(directive.numeric ?? Number.NEGATIVE_INFINITY);
         break;
-      }
+      case '+':
+        writer.relativeStop(directive.numeric);
+        break;
       default:
-        throw new FormatProblem(directive === undefined ? 'truncated format directive' : `unknown directive ~${directive}`);
+        throw new FormatProblem(directive.letter === undefined ? 'truncated format directive' : `unknown directive ~${directive.letter}`);
     }
   }
   if (args.length > 0) throw new FormatProblem('too many arguments');
-  return out + line;
+  return writer.result();
 }
 
 function integerText(value: number, decimals: number, group: boolean): string {
