@@ -314,7 +314,7 @@ function haystack(run: RunRecord): string {
 function Row({ run, onOpen, onExport, onReport, onAskDelete, storage, picked, onPick }: HistoryProps & { run: RunRecord; picked: boolean; onPick(): void; onAskDelete: ((label: string) => void) | undefined }) {
   const when = new Date(run.created_at);
   const label = `${run.agent} · ${Number.isNaN(when.getTime()) ? run.created_at : when.toLocaleString()}`;
-  const parent = (run as RunRecord & { parent_run_id?: string }).parent_run_id ?? parentOf(storage, run.run_id);
+  const parent = run.parent_run_id ?? parentOf(storage, run.run_id);
   return (
     <li class="history-row" data-run-id={run.run_id}>
       <span class={`badge status-${run.status}`}>{run.status}</span>

@@ -7,7 +7,7 @@
  * engine rewrites the record when the run ends; the studio keeps the link too.
  */
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
-import type { CheckpointStore, RunRecord, TraceStore } from '../src/storage/trace-store.js';
+import type { CheckpointStore, RunLineage, RunRecord, TraceStore } from '../src/storage/trace-store.js';
 import { AgentError } from '../src/errors/agent-error.js';
 
 export interface ForkRequest {
@@ -17,13 +17,14 @@ export interface ForkRequest {
   state: Record<string, unknown>;
 }
 
-/** A run record with the run it was started from (kept by the IndexedDB store as written). */
-export type ForkedRunRecord = RunRecord & { parent_run_id?: string; forked_after?: string };
+/** A run record with the run it was started from (RunRecord's lineage fields, set). */
+export type ForkedRunRecord = RunRecord & RunLineage;
 
 export async function forkRun(agent: CompiledAgent, stores: { traceStore: TraceStore; checkpointStore: CheckpointStore }, request: ForkRequest): Promise<void> {
   if (!agent.nodes.has(request.node)) throw new AgentError('INVALID_PARAMS', `node '${request.node}' is not in agent '${agent.name}' (was the agent edited since?)`);
   const now = new Date().toISOString();
-  const record: ForkedRunRecord = { run_id: request.run_id, agent: agent.name, status: 'interrupted', stop_reason: 'interrupt', created_at: now, updated_at: now, parent_run_id: request.parent_run_id, forked_after: request.node };
+  const lineage: RunLineage = { parent_run_id: request.parent_run_id, forked_after: request.node };
+  const record: ForkedRunRecord = { run_id: request.run_id, agent: agent.name, status: 'interrupted', stop_reason: 'interrupt', created_at: now, updated_at: now, ...lineage };
   await stores.traceStore.putRun(record);
   await stores.checkpointStore.save({
     checkpoint_id: `fork-${request.run_id}`,
@@ -36,6 +37,7 @@ export async function forkRun(agent: CompiledAgent, stores: { traceStore: TraceS
     seq: 0,
     usage: { steps: 0, llm_calls: 0, tokens: 0 },
     memory: {},
+    lineage,
     created_at: now,
   });
 }

@@ -21,6 +21,15 @@ export interface RunRecord {
   error?: AgentErrorJson;
   /** Number of events stored for the run, when the store knows it. */
   event_count?: number;
+  /** Time travel: the run this one was started from, and the node it continued after. */
+  parent_run_id?: string;
+  forked_after?: string;
+}
+
+/** Where a run started from another's node (time travel): kept on its records and checkpoints. */
+export interface RunLineage {
+  parent_run_id: string;
+  forked_after: string;
 }
 
 export interface ListRunsOptions {
@@ -89,6 +98,8 @@ export interface Checkpoint {
   resume_data?: Record<string, unknown>;
   /** Model-side state to carry over (calls made per scripted script, so a list is not restarted). */
   model_state?: { scripted_calls?: Record<string, number> };
+  /** A run started from another's node carries the link through every pause. */
+  lineage?: RunLineage;
   created_at: string;
 }
 

@@ -10,6 +10,7 @@ import type { EventData } from '../events/event.js';
 import { toPlainJson } from '../util/safe-json.js';
 import type { BudgetUsage } from './run-budget.js';
 import type { NodeCheckpoint, RunDurability } from './run-types.js';
+import type { RunLineage } from '../storage/trace-store.js';
 
 /** Where the run stands before a node: what the node checkpoint is made of. */
 export interface RunPosition {
@@ -27,6 +28,7 @@ export interface RunPosition {
   remainingMs: number | undefined;
   now: number;
   runCreatedAt: string;
+  lineage: RunLineage | undefined;
 }
 
 export class DurableVisits {
@@ -102,6 +104,7 @@ function makeNodeCheckpoint(runId: string, position: RunPosition): NodeCheckpoin
     budget_started_at: position.budgetStartedAt,
     ...(position.remainingMs !== undefined ? { deadline_at: position.now + position.remainingMs } : {}),
     run_created_at: position.runCreatedAt,
+    ...(position.lineage !== undefined ? { lineage: position.lineage } : {}),
   };
 }
 

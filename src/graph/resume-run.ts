@@ -96,6 +96,7 @@ export function continueFromNode(agent: CompiledAgent, checkpoint: NodeCheckpoin
     createdAt: checkpoint.run_created_at,
     scriptedCalls: checkpoint.model_state.scripted_calls,
     budgetStartedAt: checkpoint.budget_started_at,
+    ...(checkpoint.lineage !== undefined ? { lineage: checkpoint.lineage } : {}),
   });
   return {
     runId: session.runId,
@@ -131,6 +132,7 @@ function continueRun(agent: CompiledAgent, runId: string, found: Promise<Checkpo
       memory: checkpoint.memory,
       createdAt: checkpoint.created_at,
       ...(checkpoint.model_state?.scripted_calls !== undefined ? { scriptedCalls: checkpoint.model_state.scripted_calls } : {}),
+      ...(checkpoint.lineage !== undefined ? { lineage: checkpoint.lineage } : {}),
     });
     return { session, checkpoint };
   });

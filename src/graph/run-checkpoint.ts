@@ -6,7 +6,7 @@
  */
 import type { State } from '../actions/types.js';
 import type { Sanitizer } from '../events/outbound.js';
-import type { Checkpoint, CheckpointStore, PendingInterrupt } from '../storage/trace-store.js';
+import type { Checkpoint, CheckpointStore, PendingInterrupt, RunLineage } from '../storage/trace-store.js';
 import { toPlainJson } from '../util/safe-json.js';
 import type { BudgetUsage } from './run-budget.js';
 import type { TraceWriter } from './trace-writer.js';
@@ -23,6 +23,7 @@ export interface PausedRun {
   memory: Map<string, unknown>;
   scriptedCalls: Map<string, number>;
   resumeData: Record<string, unknown> | undefined;
+  lineage: RunLineage | undefined;
   now: number;
 }
 
@@ -41,6 +42,7 @@ export function makeCheckpoint(run: PausedRun): Checkpoint {
     memory: Object.fromEntries(run.memory),
     model_state: { scripted_calls: Object.fromEntries(run.scriptedCalls) },
     ...(run.resumeData !== undefined ? { resume_data: toPlainJson(run.resumeData, 'resume data') as Record<string, unknown> } : {}),
+    ...(run.lineage !== undefined ? { lineage: run.lineage } : {}),
     created_at: new Date(run.now).toISOString(),
   };
 }

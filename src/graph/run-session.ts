@@ -23,7 +23,7 @@ import { AgentError, toAgentError } from '../errors/agent-error.js';
 import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/event.js';
 import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
-import type { PendingInterrupt } from '../storage/trace-store.js';
+import type { PendingInterrupt, RunLineage } from '../storage/trace-store.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
 import type { EventChannel } from './event-channel.js';
@@ -68,6 +68,8 @@ export interface RestoredRun {
   scriptedCalls?: Record<string, number>;
   /** When the duration budget started (a run continued after its host died). */
   budgetStartedAt?: number;
+  /** The run it was started from (time travel), kept on its records and later checkpoints. */
+  lineage?: RunLineage;
 }
 
 export class RunSession implements BodyHost {
@@ -85,6 +87,7 @@ export class RunSession implements BodyHost {
   private readonly modelCaller: ModelCaller;
   private readonly sanitizer: Sanitizer;
   private readonly createdAt: string;
+  private readonly lineage: RunLineage | undefined;
   private readonly scope: { variables: unknown; settings: unknown; secrets: Record<string, string>; env?: Record<string, string> };
   /** A failure found while building the session, reported when the run starts. */
   private readonly setupError: AgentError | undefined;
@@ -107,6 +110,7 @@ export class RunSession implements BodyHost {
     this.role = options.role;
     this.traceStore = options.traceStore;
     this.createdAt = restored?.createdAt ?? new Date(this.now()).toISOString();
+    this.lineage = restored?.lineage;
     this.scope = { variables: agent.spec.variables, settings: agent.spec.settings, secrets: options.secrets ?? {}, ...(options.env !== undefined ? { env: options.env } : {}) };
     this.budget = parent?.budget ?? new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now(), restored?.budgetStartedAt);
     this.luaInstructions = agent.spec.settings.lua?.instructions;
@@ -358,8 +362,8 @@ export class RunSession implements BodyHost {
    */
   private async saveProgress(node: string, skipInterruptBefore: boolean, resume: ResumeInfo | undefined): Promise<void> {
     await this.trace.persist();
-    const { agent, state, memory, scriptedCalls, createdAt: runCreatedAt } = this;
-    const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt };
+    const { agent, state, memory, scriptedCalls, createdAt: runCreatedAt, lineage } = this;
+    const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt, lineage };
     const budget = { seq: this.events.lastSeq, usage: this.budget.usage, budgetStartedAt: this.budget.started, remainingMs: this.budget.remainingMs(), now: this.now() };
     await this.durable.save({ ...position, ...budget }, (checkpoint) => this.sanitizer.value(checkpoint));
   }
@@ -387,6 +391,7 @@ export class RunSession implements BodyHost {
       memory: this.memory,
       scriptedCalls: this.scriptedCalls,
       resumeData,
+      lineage: this.lineage,
       now: this.now(),
     });
     this.emit('interrupt', { checkpoint_id: checkpoint.checkpoint_id, node: node.name, position, pending }, node.name);
@@ -430,6 +435,7 @@ export class RunSession implements BodyHost {
       updated_at: new Date(this.now()).toISOString(),
       ...(result?.error !== undefined ? { error: result.error } : {}),
       event_count: this.events.lastSeq,
+      ...this.lineage,
     });
   }
 }

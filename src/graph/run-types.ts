@@ -3,7 +3,7 @@ import type { AgentErrorJson } from '../errors/agent-error.js';
 import type { AgentEvent, RunStatus, StopReason } from '../events/event.js';
 import type { LlmProviderFactory } from '../llm/types.js';
 import type { LimitsSpec } from '../spec/agent-spec.js';
-import type { CheckpointStore, PendingInterrupt, TraceStore } from '../storage/trace-store.js';
+import type { CheckpointStore, PendingInterrupt, RunLineage, TraceStore } from '../storage/trace-store.js';
 import type { FileStore } from '../core/file-store.js';
 import type { AgentFileSource } from './agent-files.js';
 import type { ResumeInfo } from '../actions/types.js';
@@ -82,6 +82,8 @@ export interface NodeCheckpoint {
   deadline_at?: number;
   /** The run record's created_at. */
   run_created_at: string;
+  /** The run it was started from (time travel). */
+  lineage?: RunLineage;
 }
 
 /**

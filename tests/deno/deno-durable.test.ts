@@ -169,6 +169,9 @@ describe('time travel on Deno', () => {
     expect((await (await fetch(`${right.url}/runs/${forked.json.run_id}`)).json()) as object).toMatchObject({ status: 'interrupted', parent_run_id: parent.json.run_id, forked_after: 'review' });
     const resumed = await post(right, `/runs/${forked.json.run_id}/resume`, {});
     expect(resumed.json).toMatchObject({ run_id: forked.json.run_id, status: 'interrupted', stop_reason: 'interrupt_after', state: { total: 40, steps: ['start', 'edited', 'finish'] } });
+    // The link survives the run's own records and pauses: the history shows it to the end.
+    await post(left, `/runs/${forked.json.run_id}/resume`, {});
+    expect((await (await fetch(`${left.url}/runs/${forked.json.run_id}`)).json()) as object).toMatchObject({ status: 'completed', parent_run_id: parent.json.run_id, forked_after: 'review' });
   }, 30_000);
 });
 

@@ -516,3 +516,23 @@ nodes:
     expect(model.calls[0]!.model).toBe('tiny-model');
   });
 });
+
+describe('time travel lineage', () => {
+  it("a forked run's records and checkpoints keep its parent through every pause, to its end", async () => {
+    const { forkRun } = await import('../../worker/fork-run.js');
+    const stores = createMemoryStores();
+    const yaml = 'name: chain\nnodes:\n  - name: a\n    run: return { a = 1 }\n  - name: b\n    interrupt: before\n    run: return { b = 2 }\n  - name: c\n    run: return { c = 3 }\n';
+    const agent = (await import('../../src/load-agent-with-scripts.js')).loadAgent(yaml, { file: 'chain.yaml' });
+    await forkRun(agent, stores, { run_id: 'child', parent_run_id: 'parent', node: 'a', state: { a: 10 } });
+    const first = await resumeYaml(yaml, 'child', {}, stores);
+    expect(first.result).toMatchObject({ status: 'interrupted', stop_reason: 'interrupt_before' });
+    expect(await stores.checkpointStore.loadLatest('child')).toMatchObject({ lineage: { parent_run_id: 'parent', forked_after: 'a' } });
+    expect(await stores.traceStore.getRun('child')).toMatchObject({ status: 'interrupted', parent_run_id: 'parent', forked_after: 'a' });
+    const second = await resumeYaml(yaml, 'child', {}, stores);
+    expect(second.result).toMatchObject({ status: 'completed', state: { a: 10, b: 2, c: 3 } });
+    expect(await stores.traceStore.getRun('child')).toMatchObject({ status: 'completed', parent_run_id: 'parent', forked_after: 'a' });
+    // A run that was not forked has no lineage fields.
+    const plain = await runYaml(yaml, {}, stores);
+    expect(await stores.traceStore.getRun(plain.result.run_id)).not.toHaveProperty('parent_run_id');
+  });
+});

@@ -153,6 +153,8 @@ describe('time travel on the run coordinator', () => {
     expect((await call(miniflare, 'GET', `/runs/${childId}`)).json).toMatchObject({ status: 'interrupted', parent_run_id: parent.json.run_id, forked_after: 'review' });
     const resumed = await call(miniflare, 'POST', `/runs/${childId}/resume`, {});
     expect(resumed.json).toMatchObject({ run_id: childId, status: 'interrupted', stop_reason: 'interrupt_after', state: { total: 40, steps: ['start', 'edited', 'finish'] } });
+    await call(miniflare, 'POST', `/runs/${childId}/resume`, {});
+    expect((await call(miniflare, 'GET', `/runs/${childId}`)).json).toMatchObject({ status: 'completed', parent_run_id: parent.json.run_id, forked_after: 'review' });
     // The parent is untouched, and still resumes on its own.
     expect((await call(miniflare, 'POST', `/runs/${parent.json.run_id}/resume`, { checkpoint_id: parent.json.interrupt.checkpoint_id })).json).toMatchObject({ status: 'interrupted', state: { count: 12 } });
     expect((await call(miniflare, 'POST', `/runs/${parent.json.run_id}/fork`, { node: 'nope', state: {} })).json.error.code).toBe('INVALID_PARAMS');
