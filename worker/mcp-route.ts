@@ -192,8 +192,11 @@ export function toolResult(answer: Record<string, unknown>): Record<string, unkn
   const runId = String(body['run_id'] ?? '');
   const interrupted = body['status'] === 'interrupted';
   if (interrupted) body['resume'] = `POST /runs/${runId}/resume`;
-  const kind = isPlainObject(body['interrupt']) ? String(body['interrupt']['kind']) : 'interrupt';
-  const summary = interrupted ? `The run ${runId} is waiting for a human (${kind}); resume it with POST /runs/${runId}/resume.\n` : '';
+  const pause = isPlainObject(body['interrupt']) ? body['interrupt'] : {};
+  const kind = typeof pause['kind'] === 'string' ? pause['kind'] : 'interrupt';
+  // The pause's id, sent back in the resume body, keeps a retried resume from answering a later pause.
+  const withBody = typeof pause['checkpoint_id'] === 'string' ? ` with the body {"checkpoint_id": ${JSON.stringify(pause['checkpoint_id'])}}` : '';
+  const summary = interrupted ? `The run ${runId} is waiting for a human (${kind}); resume it with POST /runs/${runId}/resume${withBody}.\n` : '';
   return { content: [{ type: 'text', text: summary + JSON.stringify(body) }], structuredContent: body, isError: body['status'] !== 'completed' && !interrupted };
 }
 

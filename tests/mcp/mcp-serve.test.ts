@@ -95,8 +95,9 @@ describe('/mcp on the app (official SDK client over HTTP)', () => {
     expect(handle.status).toBe('interrupted');
     expect(handle.interrupt).toMatchObject({ kind: 'interrupt', node: 'publish' });
     expect(handle.resume).toBe(`POST /runs/${handle.run_id}/resume`);
-    expect((result.content as Array<{ text: string }>)[0]!.text).toContain('waiting for a human');
-    const resumed = await fetch(new URL(String(handle.resume).slice('POST '.length), url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const pause = (handle.interrupt as { checkpoint_id: string }).checkpoint_id;
+    expect((result.content as Array<{ text: string }>)[0]!.text).toContain(`waiting for a human (interrupt); resume it with POST /runs/${handle.run_id}/resume with the body {"checkpoint_id": "${pause}"}`);
+    const resumed = await fetch(new URL(String(handle.resume).slice('POST '.length), url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ checkpoint_id: pause }) });
     expect(await resumed.json()).toMatchObject({ status: 'completed', state: { draft: 'Hello Ada', published: true } });
   });
 
