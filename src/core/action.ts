@@ -115,6 +115,11 @@ export interface ActionContext {
   listActions(): Array<{ name: string; description: string; parameters?: JsonSchema; side_effects: boolean }>;
   /** Writes the run's buffered events to the trace store now (the reviewer reads the current run from it). */
   flushEvents(): Promise<void>;
+  /**
+   * Registers work to do when the run ends (ending an MCP session): run once, before the run's
+   * `done` event, whatever the outcome; a failure is ignored. Optional, as `embed`.
+   */
+  onRunEnd?(cleanup: () => Promise<void>): void;
   /** The run's trace store, when the host gave one (the reviewer reads past runs from it). */
   readonly traceStore: TraceStore | undefined;
   /** The host's file root for file.read / file.write (src/core/file-store.ts); undefined when it gave none. */

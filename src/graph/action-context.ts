@@ -33,6 +33,8 @@ export interface ContextHost {
   idempotencyKey(node: string): string;
   /** Runs a side-effecting tool call once per recorded result (RunDurability); `call` gets the call's key. */
   onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>): Promise<unknown>;
+  /** Work to do when the run ends (ActionContext.onRunEnd). */
+  onRunEnd(cleanup: () => Promise<void>): void;
 }
 
 export function createActionContext(host: ContextHost, node: string, state: State, resume?: ResumeInfo): ActionContext {
@@ -94,6 +96,10 @@ class NodeActionContext implements ActionContext {
   async flushEvents(): Promise<void> {
     await this.host.persistEvents();
     await this.host.traceStore?.flush(this.host.runId);
+  }
+
+  onRunEnd(cleanup: () => Promise<void>): void {
+    this.host.onRunEnd(cleanup);
   }
 
   callLlm(params: LlmCallParams, options?: LlmCallOptions): Promise<LlmResponse> {

@@ -118,6 +118,7 @@ function branchHost(host: BodyHost, injected: Record<string, unknown>, index: nu
     runAgentFile: (file, input, node) => host.runAgentFile(file, input, node),
     embed: (params, node) => host.embed(params, node),
     runNodeBody: (name, state) => host.runNodeBody(name, state),
+    onRunEnd: (cleanup) => host.onRunEnd(cleanup),
     persistEvents: () => host.persistEvents(),
     idempotencyKey: (node) => host.idempotencyKey(item(node)),
     onceRecorded: (node, tool, call) => host.onceRecorded(item(node), tool, call),

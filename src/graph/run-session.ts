@@ -95,6 +95,8 @@ export class RunSession implements BodyHost {
   private currentNode: string | undefined;
   /** Idempotency keys, recorded tool results and node checkpoints (durable hosts). */
   private readonly durable: DurableVisits;
+  /** Registered by actions (ActionContext.onRunEnd), run once when this run or sub-run ends. */
+  private readonly endHooks: Array<() => Promise<void>> = [];
   state: State = {};
 
   constructor(
@@ -226,7 +228,7 @@ export class RunSession implements BodyHost {
   private async runAsSubRun(input: State): Promise<State> {
     if (this.setupError !== undefined) throw this.setupError;
     this.state = initialState(this.agent, input);
-    const outcome = await this.loop({ node: this.agent.entry, skipInterruptBefore: false });
+    const outcome = await this.loop({ node: this.agent.entry, skipInterruptBefore: false }).finally(() => this.runEndHooks());
     if (outcome.status === 'interrupted') {
       throw new AgentError('ACTION_FAILED', `agent '${this.agent.name}' asked to pause at node '${outcome.pending.node}'; a sub-run cannot pause`, { node: outcome.pending.node });
     }
@@ -256,6 +258,15 @@ export class RunSession implements BodyHost {
   /** The node visit's idempotency key (durable-visits.ts). */
   idempotencyKey(node: string): string {
     return this.durable.idempotencyKey(node);
+  }
+
+  /** Work its actions asked to do when the run (or this sub-run) ends: MCP sessions to close. */
+  onRunEnd(cleanup: () => Promise<void>): void {
+    this.endHooks.push(cleanup);
+  }
+
+  private async runEndHooks(): Promise<void> {
+    await Promise.allSettled(this.endHooks.splice(0).map((cleanup) => cleanup()));
   }
 
   /** A side-effecting tool call, at most once per recorded result (durable-visits.ts). */
@@ -400,6 +411,7 @@ export class RunSession implements BodyHost {
 
   private async finish(outcome: Outcome): Promise<RunResult> {
     this.control.disarm();
+    await this.runEndHooks();
     const result: RunResult = { run_id: this.runId, status: outcome.status, stop_reason: stopReasonOf(outcome), state: this.state };
     if (outcome.status === 'failed' || outcome.status === 'cancelled') {
       result.error = capRunError(outcome.error.toJSON(), this.sanitizer.secrets);

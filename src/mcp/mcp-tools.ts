@@ -48,7 +48,7 @@ interface ServerHandle {
 }
 
 /** What the MCP tools need of an action context (a probe outside a run passes just these). */
-export type McpContext = Pick<ActionContext, 'memory' | 'settings' | 'signal' | 'scope'>;
+export type McpContext = Pick<ActionContext, 'memory' | 'settings' | 'signal' | 'scope' | 'onRunEnd'>;
 
 /** Connections of each run, keyed by the run's memory Map (one object per run). */
 const runs = new WeakMap<object, Map<string, Promise<ServerHandle>>>();
@@ -81,7 +81,7 @@ export async function callMcpTool(serverName: string, tool: string, args: Record
   return text;
 }
 
-/** Ends the run's MCP sessions (hosts may call this when a run ends; idle sessions also expire). */
+/** Ends the run's MCP sessions (at the run's end, through ActionContext.onRunEnd; a probe calls it itself). */
 export async function closeMcpSessions(context: Pick<ActionContext, 'memory'>): Promise<void> {
   const servers = runs.get(context.memory);
   if (servers === undefined) return;
@@ -94,6 +94,8 @@ function serverFor(serverName: string, context: McpContext): Promise<ServerHandl
   if (servers === undefined) {
     servers = new Map();
     runs.set(context.memory, servers);
+    // The run's sessions end with it (a DELETE per session that has an id), not by idling out.
+    context.onRunEnd?.(() => closeMcpSessions(context));
   }
   let pending = servers.get(serverName);
   if (pending === undefined) {

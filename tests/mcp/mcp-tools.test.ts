@@ -81,6 +81,20 @@ describe('MCP tools in reason.react (Node, official SDK server)', () => {
     }
   });
 
+  it('a server that hands out a session id has the session ended (DELETE) when the run ends, also a failed run', async () => {
+    const server = await serve(lookupServer({ sessions: true }));
+    const yaml = agentYaml({ url: server.url, allowOrigin: server.origin, scripted: [step('mcp.demo.lookup', { q: 'demitasse' }), finalStep('a small cup')] });
+    const { result } = await runYaml(yaml, { goal: 'What is a demitasse?' });
+    expect(result.status).toBe('completed');
+    expect(server.counts).toMatchObject({ 'tools/list': 1, 'tools/call': 1, DELETE: 1 });
+    expect(server.openSessions()).toBe(0);
+    // A run that fails after listing the server (its model script runs out) ends the session too.
+    const failing = agentYaml({ url: server.url, allowOrigin: server.origin, scripted: [step('mcp.demo.lookup', { q: 'cortado' })] });
+    expect((await runYaml(failing, { goal: 'What is a cortado?' })).result.status).toBe('failed');
+    expect(server.counts['DELETE']).toBe(2);
+    expect(server.openSessions()).toBe(0);
+  });
+
   it('sends header values from the host secrets, never from the agent file', async () => {
     const server = await serve(lookupServer({ requireHeader: ['authorization', 'Bearer s3cret-token'] }));
     const yaml = agentYaml({

@@ -1,6 +1,7 @@
 /**
  * A real MCP server for the tests, built with the official SDK (`Server` +
- * `StreamableHTTPServerTransport`, stateless: one server per request) on 127.0.0.1. Its tools are
+ * `StreamableHTTPServerTransport`, stateless: one server per request, or with `sessions`, one per
+ * session id the server hands out) on 127.0.0.1. Its tools are
  * given as raw MCP tool objects, so tests can hand out hostile listings (giant descriptions,
  * ReDoS patterns, lists that change between calls) and hostile results (huge, slow). It counts
  * the requests it answered by method.
@@ -28,6 +29,8 @@ export interface McpTestServerOptions {
   requireHeader?: [string, string];
   /** Answer CORS (any origin), for callers in a browser page. */
   cors?: boolean;
+  /** Stateful: hand out an `Mcp-Session-Id` on initialize and keep the session until a DELETE. */
+  sessions?: boolean;
 }
 
 export interface McpTestServer {
@@ -36,6 +39,8 @@ export interface McpTestServer {
   counts: Record<string, number>;
   /** Headers of every request received. */
   headers: Array<Record<string, string | string[] | undefined>>;
+  /** Sessions open now (with `sessions`). */
+  openSessions(): number;
   close(): Promise<void>;
 }
 
@@ -43,6 +48,7 @@ export async function startMcpTestServer(options: McpTestServerOptions): Promise
   const counts: Record<string, number> = {};
   const headers: McpTestServer['headers'] = [];
   let listings = 0;
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (options.cors === true) {
       response.setHeader('access-control-allow-origin', '*');
@@ -53,6 +59,13 @@ export async function startMcpTestServer(options: McpTestServerOptions): Promise
       }
     }
     headers.push({ ...request.headers });
+    if (request.method === 'DELETE') counts['DELETE'] = (counts['DELETE'] ?? 0) + 1;
+    const sessionId = request.headers['mcp-session-id'];
+    const open = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (options.sessions === true && open !== undefined) {
+      await open.handleRequest(request, response);
+      return;
+    }
     if (options.requireHeader !== undefined && request.headers[options.requireHeader[0]] !== options.requireHeader[1]) {
       response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return;
@@ -73,6 +86,19 @@ export async function startMcpTestServer(options: McpTestServerOptions): Promise
       };
       return options.call(call.params.name, (call.params.arguments ?? {}) as Record<string, unknown>, { notify, signal: extra.signal });
     });
+    if (options.sessions === true) {
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        enableJsonResponse: options.json === true,
+        onsessioninitialized: (id) => void sessions.set(id, transport),
+      });
+      transport.onclose = () => {
+        if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      };
+      await server.connect(transport);
+      await transport.handleRequest(request, response);
+      return;
+    }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: options.json === true });
     response.on('close', () => {
       void transport.close();
@@ -94,6 +120,7 @@ export async function startMcpTestServer(options: McpTestServerOptions): Promise
     origin,
     counts,
     headers,
+    openSessions: () => sessions.size,
     close: () =>
       new Promise<void>((resolve) => {
         http.closeAllConnections();
