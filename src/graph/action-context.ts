@@ -9,6 +9,7 @@ import type { TraceStore } from '../storage/trace-store.js';
 import type { TemplateScope } from '../templates/types.js';
 import { createActionCompiler } from './compile-agent.js';
 import type { CompiledAgent } from './compiled-agent.js';
+import { MODEL_CALL } from './durable-visits.js';
 
 /** What the run session shares with every context it builds. */
 export interface ContextHost {
@@ -32,7 +33,9 @@ export interface ContextHost {
   /** The node visit's idempotency key (`run_id:node:step`), stable when the node re-runs after a restart. */
   idempotencyKey(node: string): string;
   /** Runs a side-effecting tool call once per recorded result (RunDurability); `call` gets the call's key. */
-  onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>): Promise<unknown>;
+  onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>, replayed?: (value: unknown) => void): Promise<unknown>;
+  /** Counts a model call whose recorded response is handed back (budgets: llm calls, tokens). */
+  chargeRecordedModelCall(response: LlmResponse): void;
   /** Work to do when the run ends (ActionContext.onRunEnd). */
   onRunEnd(cleanup: () => Promise<void>): void;
 }
@@ -103,7 +106,11 @@ class NodeActionContext implements ActionContext {
   }
 
   callLlm(params: LlmCallParams, options?: LlmCallOptions): Promise<LlmResponse> {
-    return this.host.callLlm(params, options, this.node);
+    const { host, node } = this;
+    // With a durable host each response is recorded: a node run again after its host died gets
+    // the responses it already had, in order, instead of paying for them again (durable-visits.ts).
+    const call = () => host.callLlm(params, options, node);
+    return host.onceRecorded(node, MODEL_CALL, call, (recorded) => host.chargeRecordedModelCall(recorded as LlmResponse)) as Promise<LlmResponse>;
   }
 
   embed(params: EmbedCallParams) {

@@ -31,6 +31,9 @@ export interface RunPosition {
   lineage: RunLineage | undefined;
 }
 
+/** The `tool` name of model calls in recorded-result keys (`run:node:step:model#1`). */
+export const MODEL_CALL = 'model';
+
 export class DurableVisits {
   /** The step count of the main flow's current node visit. */
   private step = 0;
@@ -59,11 +62,12 @@ export class DurableVisits {
   }
 
   /**
-   * Runs a side-effecting tool call at most once per recorded result: with a durable host, a
-   * result recorded before the host died is handed back instead of calling the tool again. The
-   * call's key is the visit's key plus the tool and its call number in the visit.
+   * Runs a side-effecting tool call (or a model call, `tool` = MODEL_CALL) at most once per
+   * recorded result: with a durable host, a result recorded before the host died is handed back
+   * instead of calling again (`replayed` is told, to charge budgets). The call's key is the visit's
+   * key plus the tool and its call number in the visit.
    */
-  async onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>): Promise<unknown> {
+  async onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>, replayed?: (value: unknown) => void): Promise<unknown> {
     const visit = this.idempotencyKey(node);
     const count = (this.toolCalls.get(visit) ?? 0) + 1;
     this.toolCalls.set(visit, count);
@@ -72,7 +76,9 @@ export class DurableVisits {
     if (durability === undefined) return call(key);
     const recorded = await storageStep(() => durability.recordedResult(key));
     if (recorded !== undefined) {
-      this.log({ source: 'durable', message: `tool '${tool}' not called again: its result was recorded before the run's host restarted`, tool, idempotency_key: key }, node);
+      const what = tool === MODEL_CALL ? 'model call not made again: its response' : `tool '${tool}' not called again: its result`;
+      this.log({ source: 'durable', message: `${what} was recorded before the run's host restarted`, tool, idempotency_key: key }, node);
+      replayed?.(recorded.value);
       return recorded.value;
     }
     const value = await call(key);

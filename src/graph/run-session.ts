@@ -23,6 +23,7 @@ import { AgentError, toAgentError } from '../errors/agent-error.js';
 import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/event.js';
 import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
+import type { LlmResponse } from '../llm/types.js';
 import type { PendingInterrupt, RunLineage } from '../storage/trace-store.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
@@ -270,8 +271,14 @@ export class RunSession implements BodyHost {
   }
 
   /** A side-effecting tool call, at most once per recorded result (durable-visits.ts). */
-  onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>): Promise<unknown> {
-    return this.durable.onceRecorded(node, tool, call);
+  onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>, replayed?: (value: unknown) => void): Promise<unknown> {
+    return this.durable.onceRecorded(node, tool, call, replayed);
+  }
+
+  /** A recorded model response handed back counts as a model call for the budgets. */
+  chargeRecordedModelCall(response: LlmResponse): void {
+    this.budget.beforeLlmCall();
+    this.budget.afterLlmCall(response.usage);
   }
 
   /** Writes the buffered events to the trace store now (actions that read the current run). */

@@ -105,6 +105,54 @@ describe('node checkpoints and recorded tool results', () => {
     expect(after[0]!.seq).toBe(before.at(-1)!.seq + 1);
   });
 
+  it('a node run again after its host died gets the model responses it already had, in order, without asking the model again', async () => {
+    let asked = 0;
+    let hang = true;
+    const provider = {
+      generate: async () => ({ content: `answer ${++asked}`, usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }, model: 'm', finish_reason: 'stop' }),
+      stream: async function* () {
+        throw new Error('not streamed here');
+      },
+    };
+    const registry = createActionRegistry();
+    registry.register({
+      name: 'test.ask_twice',
+      description: 'asks the model twice, then waits (while the test wants it to)',
+      async run(_params: unknown, context: ActionContext) {
+        const first = await context.callLlm({ prompt: 'one' });
+        const second = await context.callLlm({ prompt: 'two' });
+        if (hang) await new Promise((_, reject) => context.signal.addEventListener('abort', () => reject(new Error('host died'))));
+        return { answers: [first.content, second.content] };
+      },
+    });
+    const agent = loadAgent(AGENT.replace('uses: test.send_twice', 'uses: test.ask_twice'), { file: 'journal.yaml', registry });
+    const llm = { providerFactory: () => provider as never };
+    const { durability, checkpoints, results } = memoryDurability();
+    const dying = runAgent(agent, {}, { runId: 'run-m', durability, llm });
+    const dyingEvents = drain(dying);
+    for (let turn = 0; turn < 100 && asked < 2; turn++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    dying.cancel('host died');
+    const before = await dyingEvents;
+    expect(asked).toBe(2);
+    expect([...results.keys()]).toEqual(['run-m:send:2:model#1', 'run-m:send:2:model#2']);
+
+    hang = false;
+    const continued = continueFromNode(agent, checkpoints.at(-1)!, before.at(-1)!.seq, { durability, llm });
+    const after = await drain(continued);
+    const result = await continued.result;
+    expect(result).toMatchObject({ status: 'completed', state: { answers: ['answer 1', 'answer 2'], finished: true } });
+    // Not asked again, and still counted: the run's usage has both calls.
+    expect(asked).toBe(2);
+    const durable = after.filter((event) => event.type === 'log' && (event.data as { source: string }).source === 'durable');
+    expect(durable.slice(1).map((event) => (event.data as { message: string }).message)).toEqual([
+      "model call not made again: its response was recorded before the run's host restarted",
+      "model call not made again: its response was recorded before the run's host restarted",
+    ]);
+    const done = after.find((event) => event.type === 'done')!;
+    expect(done.data).toMatchObject({ status: 'completed' });
+  });
+
   it('each visit of a node in a loop gets its own key; on_error retries of one visit share it', async () => {
     const registry = createActionRegistry();
     const keys: Array<string | undefined> = [];
