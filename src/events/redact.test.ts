@@ -217,6 +217,60 @@ describe('sanitizeEvent: size cap', () => {
     expect(dataOf(result).original_bytes).toBe(bytesOf(sanitizeValue(input)));
   });
 
+  it('a summary made from a copy stopped early is the one a whole copy gives: exact size, same preview, whole envelope', () => {
+    // Every kind of value the copy converts, inside a skeleton far past the cap: the copy stops
+    // early and the size is measured on the original, so the two must agree case by case.
+    const secret = 'sk-secret-value-42';
+    class Point {
+      constructor(readonly x: number) {}
+    }
+    const looped: Record<string, unknown> = { name: 'loop' };
+    looped.self = looped;
+    let deep: Record<string, unknown> = { leaf: 'bottom' };
+    for (let level = 0; level < 70; level++) deep = { level, deep };
+    const tricky = {
+      text: `a "quoted" \\ line\n with ${secret} and é 🚀 \ud800 and Bearer abcdefghijklmnop`,
+      [`key-${secret}`]: 1,
+      Authorization: 'Basic xyz',
+      api_key: null,
+      cookie: undefined,
+      __proto__key: 'kept',
+      numbers: [0, -0, 1.5, -2.25e-7, 1e21, 123456789012, Number.NaN, Number.POSITIVE_INFINITY],
+      misc: [undefined, () => 1, Symbol('s'), 10n, true, false, null],
+      header: ['x-api-key', 'abc'],
+      date: new Date(Date.UTC(2026, 0, 2)),
+      error: new Error(`failed with ${secret}`),
+      throwing: { toJSON: () => { throw new Error('no'); } },
+      converted: { toJSON: () => ({ as: 'json' }) },
+      undefinedJson: { toJSON: () => undefined },
+      instance: new Point(3),
+      looped,
+      deep,
+    };
+    Object.defineProperty(tricky, '__proto__', { value: { polluted: true }, enumerable: true });
+    const rows = Array.from({ length: 4000 }, (_, index) => ({ index, ok: index % 2 === 0, nothing: null }));
+    for (const data of [{ tricky, rows }, { rows, tricky }]) {
+      const input = { ...event(data), sub_run: [{ agent: 'child', file: 'child.yaml' }] } as AgentEvent;
+      const options = { secrets: [secret] };
+      const whole = sanitizeValue(input, options) as AgentEvent;
+      const fullJson = JSON.stringify(whole.data);
+      const result = sanitizeEventWithSize(input, options);
+      const summary = result.event.data as { truncated: boolean; original_bytes: number; preview: string };
+      expect(summary.truncated).toBe(true);
+      expect(summary.original_bytes).toBe(bytesOf(whole));
+      expect(jsonStringBytes(summary.preview)).toBeGreaterThan(1000);
+      expect(fullJson.startsWith(summary.preview)).toBe(true);
+      expect(Object.keys(result.event)).toEqual(['type', 'run_id', 'seq', 'ts', 'node', 'data', 'sub_run']);
+      expect(result.event.sub_run).toEqual([{ agent: 'child', file: 'child.yaml' }]);
+      expect(result.bytes).toBe(bytesOf(result.event));
+      expect(JSON.stringify(result.event)).not.toContain(secret);
+      // The engine's maker (data walked alone) gives the same.
+      const made = createEventMaker(['log'], options)('log', 'run-1', 1, '2026-01-01T00:00:00.000Z', data, 'n');
+      expect(made.event.data).toEqual({ ...summary, original_bytes: bytesOf(sanitizeValue(event(data), options)) });
+      expect(made.bytes).toBe(bytesOf(made.event));
+    }
+  });
+
   it('jsonPrefix starts exactly like JSON.stringify, for inert values of every shape', () => {
     const values: unknown[] = [
       { a: [1, -0, 1e21, 0.5, true, null, 'x"\\\n🚀\ud800'], b: {}, c: [], d: { e: { f: 'g' } } },

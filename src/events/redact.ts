@@ -21,6 +21,9 @@
 import type { AgentEvent, EventType } from './event.js';
 import { FORBIDDEN_KEYS } from '../util/forbidden-keys.js';
 import { isPlainObject } from '../util/plain-object.js';
+import { capEvent, jsonStringBytes, summarised, utf8Length, type SanitizedEvent } from './event-size.js';
+
+export { jsonPrefix, jsonStringBytes, utf8Length, type SanitizedEvent } from './event-size.js';
 
 export const REDACTED = '[REDACTED]';
 export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024;
@@ -46,12 +49,6 @@ export interface SanitizeOptions {
   maxDepth?: number;
 }
 
-/** A sanitized event and the UTF-8 size of its JSON. */
-export interface SanitizedEvent {
-  event: AgentEvent;
-  bytes: number;
-}
-
 interface CopyContext {
   secrets: readonly string[];
   redactKeys: ReadonlySet<string>;
@@ -63,6 +60,16 @@ interface CopyContext {
   ancestors: object[];
   /** An upper bound of the copy's JSON size in bytes, kept while copying. */
   sizeBound: number;
+  /**
+   * A lower bound of the bytes of the copy's JSON that are not string content (brackets, keys,
+   * quotes, numbers), counted for what is already in the copy.
+   */
+  floor: number;
+  /**
+   * When `floor` passes this, copying stops: the event is over the cap whatever its strings, so it
+   * will be summarised, and the copy made so far is all the summary's preview needs.
+   */
+  stopAt: number;
   /** Keys already classified (redacted or not); kept across the events of one sanitiser. */
   keyVerdicts: Map<string, KeyVerdict>;
 }
@@ -98,11 +105,9 @@ export function sanitizeEventWithSize(event: AgentEvent, options: SanitizeOption
  * verdicts are prepared once (the engine makes one per run; events are its hot path).
  */
 export function createEventSanitizer(options: SanitizeOptions = {}): (event: AgentEvent, exact?: boolean) => SanitizedEvent {
-  const context = createContext(options);
+  const context = createEventContext(options);
   return (event, exact = true) => {
-    // Copies pop what they push, so `ancestors` is empty unless a copy threw.
-    if (context.ancestors.length !== 0) context.ancestors.length = 0;
-    context.sizeBound = 0;
+    resetContext(context);
     return sanitizeWith(event, options, exact, context);
   };
 }
@@ -124,7 +129,7 @@ const MAX_ENVELOPE_TEXTS = 256;
  */
 export function createEventMaker(eventTypes: readonly string[], options: SanitizeOptions = {}, exact = false): EventMaker {
   const sanitizeEvent = createEventSanitizer(options);
-  const context = createContext(options);
+  const context = createEventContext(options);
   const general: EventMaker = (type, runId, seq, ts, data, node) => {
     const event = { type, run_id: runId, seq, ts, data } as AgentEvent;
     if (node !== undefined) event.node = node;
@@ -146,8 +151,7 @@ export function createEventMaker(eventTypes: readonly string[], options: Sanitiz
   const fixedBound = 2 + keyBound('type') + keyBound('run_id') + keyBound('seq') + 25 + keyBound('ts') + keyBound('data');
   return (type, runId, seq, ts, data, node) => {
     if (!isPlainObject(data) || !knownTypes.has(type)) return general(type, runId, seq, ts, data, node);
-    if (context.ancestors.length !== 0) context.ancestors.length = 0;
-    context.sizeBound = 0;
+    resetContext(context);
     const copied = copyValue(data, 1, context);
     if (!isPlainObject(copied)) return general(type, runId, seq, ts, data, node);
     const cleanType = redacted(type) as EventType;
@@ -159,18 +163,43 @@ export function createEventMaker(eventTypes: readonly string[], options: Sanitiz
       event.node = redacted(node);
       context.sizeBound += keyBound('node') + stringBound(event.node);
     }
+    if (context.floor > context.stopAt) {
+      const original = { type, run_id: runId, seq, ts, data } as AgentEvent;
+      if (node !== undefined) original.node = node;
+      return stoppedEarly(event, original, options, context);
+    }
     return measured(event, options, exact, context);
   };
 }
 
 function sanitize(event: AgentEvent, options: SanitizeOptions, measure: boolean): SanitizedEvent {
-  return sanitizeWith(event, options, measure, createContext(options));
+  return sanitizeWith(event, options, measure, createEventContext(options));
 }
 
 function sanitizeWith(event: AgentEvent, options: SanitizeOptions, measure: boolean, context: CopyContext): SanitizedEvent {
   const copy = copyValue(event, 0, context) as AgentEvent;
+  if (context.floor > context.stopAt) {
+    // The copy stopped inside `data` (or later): the envelope is copied again, whole, around it.
+    const stopAt = context.stopAt;
+    context.stopAt = Infinity;
+    const envelope = copyValue({ ...event, data: null }, 0, context) as AgentEvent;
+    context.stopAt = stopAt;
+    return stoppedEarly({ ...envelope, data: copy.data ?? {} } as AgentEvent, event, options, context);
+  }
   if (!isPlainObject(copy.data)) copy.data = {};
   return measured(copy, options, measure, context);
+}
+
+/**
+ * An event whose copy stopped early (`stopAt`): what is not string content already passes the
+ * cap, so no cutting of strings can make it fit and it becomes the summary. Its exact size is
+ * measured on the original without copying the rest (a large final state is not copied twice
+ * over to be thrown away); the preview comes from the prefix copy in `partial`.
+ */
+function stoppedEarly(partial: AgentEvent, original: AgentEvent, options: SanitizeOptions, context: CopyContext): SanitizedEvent {
+  if (context.ancestors.length !== 0) context.ancestors.length = 0;
+  const bytes = sanitizedBytes(original, 0, context) ?? 0;
+  return summarised(partial, partial.data, bytes, options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES);
 }
 
 /** A sanitised copy with its size, cut to the cap when it is larger. */
@@ -209,7 +238,29 @@ function createContext(options: SanitizeOptions): CopyContext {
     shortestKey = Math.min(shortestKey, key.length);
     longestKey = Math.max(longestKey, key.length);
   }
-  return { secrets, redactKeys, shortestKey, longestKey, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, keyVerdicts: new Map() };
+  return { secrets, redactKeys, shortestKey, longestKey, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, floor: 0, stopAt: Infinity, keyVerdicts: new Map() };
+}
+
+/**
+ * Below this cap, copies of events are never stopped early: a preview needs the copy to hold more
+ * than its own size plus one closing bracket per level (see `stopAt`).
+ */
+const MIN_EARLY_STOP_BYTES = 1024;
+
+/** A context for sanitising events: copies stop early once an event is sure to be summarised. */
+function createEventContext(options: SanitizeOptions): CopyContext {
+  const context = createContext(options);
+  const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  if (maxBytes >= MIN_EARLY_STOP_BYTES) context.stopAt = maxBytes;
+  return context;
+}
+
+/** Clears what one copy leaves in a reused context. */
+function resetContext(context: CopyContext): void {
+  // Copies pop what they push, so `ancestors` is empty unless a copy threw.
+  if (context.ancestors.length !== 0) context.ancestors.length = 0;
+  context.sizeBound = 0;
+  context.floor = 0;
 }
 
 /** True for a key whose value is a credential. */
@@ -263,22 +314,27 @@ function copyValue(value: unknown, depth: number, context: CopyContext): unknown
     case 'string': {
       const copied = redactString(value, context);
       context.sizeBound += stringBound(copied);
+      context.floor += 2;
       return copied;
     }
     case 'number':
       context.sizeBound += 25;
+      context.floor += 1;
       return Number.isFinite(value) ? value : null;
     case 'boolean':
       context.sizeBound += 6;
+      context.floor += 4;
       return value;
     case 'bigint': {
       const text = value.toString();
       context.sizeBound += stringBound(text);
+      context.floor += 2;
       return text;
     }
     case 'object':
       if (value === null) {
         context.sizeBound += 5;
+        context.floor += 4;
         return null;
       }
       return copyObject(value, depth, context);
@@ -292,6 +348,7 @@ function copyObject(value: object, depth: number, context: CopyContext): unknown
   if (depth >= context.maxDepth) return copyValue('[depth limit]', depth, context);
   context.ancestors.push(value);
   context.sizeBound += 2;
+  context.floor += 2;
   try {
     if (Array.isArray(value)) return copyArray(value, depth, context);
     const toJSON = 'toJSON' in value ? value.toJSON : undefined;
@@ -317,7 +374,12 @@ function copyArray(value: unknown[], depth: number, context: CopyContext): unkno
   const isHeaderPair = value.length === 2 && typeof value[0] === 'string' && isRedactedKey(value[0], context);
   const result = new Array<unknown>(value.length);
   for (let index = 0; index < value.length; index++) {
+    if (context.floor > context.stopAt) {
+      result.length = index;
+      break;
+    }
     context.sizeBound += 1;
+    if (index > 0) context.floor += 1;
     if (isHeaderPair && index === 1) {
       result[index] = copyValue(REDACTED, depth, context);
       continue;
@@ -332,6 +394,7 @@ function copyArray(value: unknown[], depth: number, context: CopyContext): unkno
 function copyFields(value: object, depth: number, context: CopyContext): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
+    if (context.floor > context.stopAt) break;
     const verdict = keyVerdict(key, context);
     if (verdict === KeyVerdict.Drop) continue;
     const field = (value as Record<string, unknown>)[key];
@@ -339,6 +402,7 @@ function copyFields(value: object, depth: number, context: CopyContext): Record<
       if (field !== undefined && field !== null) {
         result[key] = REDACTED;
         context.sizeBound += stringBound(key) + stringBound(REDACTED) + 2;
+        context.floor += key.length + 5;
       }
       continue;
     }
@@ -348,202 +412,104 @@ function copyFields(value: object, depth: number, context: CopyContext): Record<
       const name = context.secrets.length > 0 ? redactString(key, context) : key;
       result[name] = copied;
       context.sizeBound += stringBound(name) + 2;
+      context.floor += name.length + 3;
     }
   }
   return result;
 }
 
-/** Strings longer than this are first scanned by a regex for units that take more than one byte. */
-const FAST_SCAN_LENGTH = 32;
-const NON_ASCII = /[^\x00-\x7f]/;
-/** A unit whose JSON form in UTF-8 is not one byte: controls, `"`, `\\`, and all of non-ASCII. */
-const JSON_WIDE_UNIT = /["\\\x00-\x1f\x80-\uffff]/;
+/**
+ * The UTF-8 size of `JSON.stringify(copyValue(value, depth, context))`, without building the copy
+ * (a value too large to keep: its summary names its exact size). It follows copyValue case by
+ * case, and is undefined where the copy is (a test holds the two together).
+ */
+function sanitizedBytes(value: unknown, depth: number, context: CopyContext): number | undefined {
+  switch (typeof value) {
+    case 'string':
+      return jsonStringBytes(redactString(value, context)) + 2;
+    case 'number':
+      // A finite number's JSON is its ASCII string form; the others are `null`.
+      return Number.isFinite(value) ? String(value).length : 4;
+    case 'boolean':
+      return value ? 4 : 5;
+    case 'bigint':
+      return value.toString().length + 2;
+    case 'object':
+      return value === null ? 4 : objectBytes(value, depth, context);
+    default:
+      return undefined;
+  }
+}
 
-/** UTF-8 byte length of a string (lone surrogates count as the 3-byte replacement character). */
-export function utf8Length(text: string): number {
-  // A long ASCII text (most of a large event's JSON) is counted by the regex engine, not a loop.
-  if (text.length > FAST_SCAN_LENGTH && !NON_ASCII.test(text)) return text.length;
-  let bytes = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
-      bytes += 4;
-      index++;
-    } else bytes += 3;
+function objectBytes(value: object, depth: number, context: CopyContext): number | undefined {
+  if (context.ancestors.includes(value)) return sanitizedBytes('[circular]', depth, context);
+  if (depth >= context.maxDepth) return sanitizedBytes('[depth limit]', depth, context);
+  context.ancestors.push(value);
+  try {
+    if (Array.isArray(value)) return arrayBytes(value, depth, context);
+    const toJSON = 'toJSON' in value ? value.toJSON : undefined;
+    if (value instanceof Error && typeof toJSON !== 'function') {
+      return errorBytes(value, depth, context);
+    }
+    if (typeof toJSON === 'function') {
+      let converted: unknown;
+      try {
+        converted = toJSON.call(value);
+      } catch {
+        return sanitizedBytes('[unserialisable]', depth, context);
+      }
+      return converted === value ? fieldsBytes(value, depth, context) : sanitizedBytes(converted, depth + 1, context);
+    }
+    return fieldsBytes(value, depth, context);
+  } finally {
+    context.ancestors.pop();
+  }
+}
+
+function arrayBytes(value: unknown[], depth: number, context: CopyContext): number {
+  const isHeaderPair = value.length === 2 && typeof value[0] === 'string' && isRedactedKey(value[0], context);
+  let bytes = value.length > 0 ? value.length + 1 : 2;
+  for (let index = 0; index < value.length; index++) {
+    const item = isHeaderPair && index === 1 ? REDACTED : value[index];
+    bytes += sanitizedBytes(item, depth + 1, context) ?? 4;
   }
   return bytes;
 }
 
-/**
- * UTF-8 bytes of a string's JSON form, quotes excluded: `utf8Length(JSON.stringify(text)) - 2`,
- * counted without making the JSON (escapes: `\"` `\\` and `\n`-style 2 bytes, other controls and
- * lone surrogates `\uXXXX` 6 bytes).
- */
-export function jsonStringBytes(text: string): number {
-  if (text.length > FAST_SCAN_LENGTH && !JSON_WIDE_UNIT.test(text)) return text.length;
-  let bytes = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code >= 0x20 && code < 0x80) bytes += code === 0x22 || code === 0x5c ? 2 : 1;
-    else if (code < 0x20) bytes += code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d ? 2 : 6;
-    else if (code < 0x800) bytes += 2;
-    else if (code < 0xd800 || code > 0xdfff) bytes += 3;
-    else if (code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
-      bytes += 4;
-      index++;
-    } else bytes += 6;
+function fieldsBytes(value: object, depth: number, context: CopyContext): number {
+  let bytes = 2;
+  let count = 0;
+  for (const key of Object.keys(value)) {
+    const verdict = keyVerdict(key, context);
+    if (verdict === KeyVerdict.Drop) continue;
+    const field = (value as Record<string, unknown>)[key];
+    let size: number | undefined;
+    if (verdict === KeyVerdict.Redact) size = field !== undefined && field !== null ? REDACTED_BYTES : undefined;
+    else size = sanitizedBytes(field, depth + 1, context);
+    if (size === undefined) continue;
+    const name = verdict === KeyVerdict.Keep && context.secrets.length > 0 ? redactString(key, context) : key;
+    bytes += memberBytes(name, size, count++);
   }
   return bytes;
 }
 
-/** Bytes a UTF-16 unit takes inside a JSON string (escapes included), for units outside pairs. */
-function jsonUnitBytes(code: number): number {
-  if (code === 0x22 || code === 0x5c) return 2;
-  if (code < 0x20) return code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d ? 2 : 6;
-  if (code < 0x80) return 1;
-  if (code < 0x800) return 2;
-  return 3;
+/** `"name":value` and the comma before it, for the member at `index`. */
+function memberBytes(name: string, size: number, index: number): number {
+  return jsonStringBytes(name) + 3 + size + (index > 0 ? 1 : 0);
 }
 
-/** The longest prefix of `text` whose JSON form fits in `maxBytes`, never splitting a surrogate pair. */
-function sliceJson(text: string, maxBytes: number): string {
-  let bytes = 0;
-  let index = 0;
-  while (index < text.length) {
-    const code = text.charCodeAt(index);
-    const pair = code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00;
-    const size = pair ? 4 : jsonUnitBytes(code);
-    if (bytes + size > maxBytes) break;
-    bytes += size;
-    index += pair ? 2 : 1;
-  }
-  return text.slice(0, index);
+function errorBytes(error: Error, depth: number, context: CopyContext): number {
+  let bytes = 2;
+  let count = 0;
+  const name = sanitizedBytes(error.name, depth, context);
+  if (name !== undefined) bytes += memberBytes('name', name, count++);
+  const message = sanitizedBytes(error.message, depth, context);
+  if (message !== undefined) bytes += memberBytes('message', message, count++);
+  return bytes;
 }
 
-interface StringLeaf {
-  holder: Record<string, unknown> | unknown[];
-  key: string | number;
-  text: string;
-  /** UTF-8 bytes of the string's JSON form, quotes excluded. */
-  cost: number;
-}
-
-/** The summed cost of every string in `value`; each is also listed in `leaves` when given. */
-function collectStrings(value: unknown, leaves: StringLeaf[] | undefined): number {
-  if (value === null || typeof value !== 'object') return 0;
-  const holder = value as Record<string, unknown>;
-  let sum = 0;
-  for (const key of Object.keys(holder)) {
-    const field = holder[key];
-    if (typeof field === 'string') {
-      const cost = jsonStringBytes(field);
-      leaves?.push({ holder, key, text: field, cost });
-      sum += cost;
-    } else sum += collectStrings(field, leaves);
-  }
-  return sum;
-}
-
-function truncationMarker(removedBytes: number): string {
-  return `…[truncated ${removedBytes} bytes]`;
-}
-
-/**
- * Cuts the longest strings in `data` to a common length so the event fits; falls back to a
- * summary of `data` when the strings cannot make it fit.
- */
-function capEvent(event: AgentEvent, bytes: number, maxBytes: number): SanitizedEvent {
-  // `event` is already this module's own copy, so strings are cut in place; each leaf keeps its
-  // original text, so a second attempt with a lower target starts again from the originals.
-  // The strings are only listed when cutting them could help: a large state (thousands of
-  // strings in a skeleton already past the cap) goes straight to the summary.
-  const stringBytes = collectStrings(event.data, undefined);
-  const leaves: StringLeaf[] = [];
-  if (bytes - stringBytes < maxBytes) collectStrings(event.data, leaves);
-  let target = maxBytes;
-  // When what is not string content already passes the cap, no cutting of strings can help.
-  for (let attempt = 0; attempt < 4 && bytes - stringBytes < maxBytes; attempt++) {
-    const limit = commonLimit(leaves.map((leaf) => leaf.cost), target - (bytes - stringBytes));
-    if (limit === undefined) break;
-    // The event's JSON differs from the measured one only in the cut strings, so its exact size is
-    // `bytes` plus the change of each (no serialising per attempt).
-    let size = bytes;
-    for (const leaf of leaves) {
-      if (leaf.cost <= limit) {
-        (leaf.holder as Record<string, unknown>)[leaf.key] = leaf.text;
-        continue;
-      }
-      const kept = sliceJson(leaf.text, limit);
-      const cut = kept + truncationMarker(utf8Length(leaf.text) - utf8Length(kept));
-      (leaf.holder as Record<string, unknown>)[leaf.key] = cut;
-      size += jsonStringBytes(cut) - leaf.cost;
-    }
-    if (size <= maxBytes) return { event, bytes: size };
-    target -= size - maxBytes + 64;
-  }
-  for (const leaf of leaves) (leaf.holder as Record<string, unknown>)[leaf.key] = leaf.text;
-  const previewBytes = Math.max(0, Math.min(1024, maxBytes / 4));
-  // Each character takes at least one byte, so a prefix a little longer than the byte budget is
-  // enough (the two extra keep a surrogate pair at the edge whole).
-  const preview = sliceJson(jsonPrefix(event.data, previewBytes + 2), previewBytes);
-  const summary: AgentEvent = { ...event, data: { truncated: true, original_bytes: bytes, preview } };
-  return { event: summary, bytes: utf8Length(JSON.stringify(summary)) };
-}
-
-/**
- * The first `length` characters (or more) of `JSON.stringify(value)` for an inert JSON value (this
- * module's copies: plain objects, arrays, strings, finite numbers, booleans, null), without
- * serialising all of a large value.
- */
-export function jsonPrefix(value: unknown, length: number): string {
-  const parts: string[] = [];
-  let size = 0;
-  const write = (text: string): boolean => {
-    parts.push(text);
-    size += text.length;
-    return size < length;
-  };
-  const visit = (item: unknown): boolean => {
-    if (item === null || typeof item !== 'object') return write(JSON.stringify(item) ?? 'null');
-    if (Array.isArray(item)) {
-      if (!write('[')) return false;
-      for (let index = 0; index < item.length; index++) {
-        if (index > 0 && !write(',')) return false;
-        if (!visit(item[index] === undefined ? null : item[index])) return false;
-      }
-      return write(']');
-    }
-    if (!write('{')) return false;
-    let first = true;
-    for (const key of Object.keys(item)) {
-      const field = (item as Record<string, unknown>)[key];
-      if (field === undefined) continue;
-      if (!write(`${first ? '' : ','}${JSON.stringify(key)}:`)) return false;
-      first = false;
-      if (!visit(field)) return false;
-    }
-    return write('}');
-  };
-  visit(value);
-  return parts.join('');
-}
-
-/** The largest per-string length L so that Σ min(cost, L) plus a marker per cut string fits `budget`. */
-function commonLimit(costs: number[], budget: number): number | undefined {
-  const markerBytes = utf8Length(truncationMarker(10_000_000));
-  const sorted = [...costs].sort((left, right) => left - right);
-  let below = 0;
-  for (let index = 0; index < sorted.length; index++) {
-    const remaining = sorted.length - index;
-    const limit = Math.floor((budget - below - remaining * markerBytes) / remaining);
-    if (limit < 0) return undefined;
-    if (limit < sorted[index]!) return limit;
-    below += sorted[index]!;
-  }
-  return undefined;
-}
+/** `"[REDACTED]"`. */
+const REDACTED_BYTES = REDACTED.length + 2;
 
 export interface RunEventCapOptions {
   /** Events kept per run before truncation; default 10,000. */

@@ -10,6 +10,7 @@
 import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/event.js';
 import { EVENT_TYPES } from '../events/event.js';
 import { createEventMaker, createEventSanitizer, type EventMaker, type SanitizedEvent } from '../events/redact.js';
+import { sealJson } from '../util/frozen-json.js';
 import { createEventChannel, type EventChannel } from './event-channel.js';
 import type { TraceWriter } from './trace-writer.js';
 
@@ -45,8 +46,17 @@ export class RunEvents {
     this.channel.push(event);
   }
 
-  /** A numbered, timestamped, sanitised event, not yet stored or published (the run's `done`). */
+  /**
+   * A numbered, timestamped, sanitised event, not yet stored or published (the run's `done`). It is
+   * frozen: an event is a value, the same one for the trace and every reader of the run.
+   */
   make<T extends EventType>(type: T, data: EventData<T>, node?: string, subRun?: SubRunFrame[]): SanitizedEvent {
+    const made = this.makeUnfrozen(type, data, node, subRun);
+    sealJson(made.event);
+    return made;
+  }
+
+  private makeUnfrozen<T extends EventType>(type: T, data: EventData<T>, node?: string, subRun?: SubRunFrame[]): SanitizedEvent {
     // The parts go to the maker separately: only `data` needs walking (events/redact.ts).
     if (subRun === undefined || subRun.length === 0) return this.makeSafe(type, this.runId, ++this.seq, this.timestamp(), data, node);
     // A sub-run's event (agent.* over an agent file) carries its frames: the general sanitiser

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeTraceStore, makeEvent, makeRun } from '../../tests/conformance/storage-conformance.js';
 import { createMemoryStores } from './memory-store.js';
+import { isSealedJson, sealJson } from '../util/frozen-json.js';
 
 describeTraceStore('memory', async () => createMemoryStores());
 
@@ -17,6 +18,28 @@ describe('memory store specifics', () => {
     expect(error).toMatchObject({ code: 'STORAGE_ERROR' });
     expect((error as Error).message).toContain("event 2 of run 'run'");
     expect(await traceStore.readEvents('run')).toEqual([]);
+  });
+
+  it('keeps sealed events by reference and copies every other event both ways', async () => {
+    const { traceStore } = createMemoryStores();
+    const sealed = sealJson(makeEvent('run', 1, 'log', { nested: { list: [1, 'two'] } }));
+    const plain = makeEvent('run', 2, 'log', { nested: { list: [3] } });
+    // Frozen all the way down, but not sealed: a frozen shell is no promise about its insides.
+    const frozenOnly = Object.freeze(makeEvent('run', 3, 'log', { nested: { list: [4] } }));
+    await traceStore.appendEvents('run', [sealed, plain, frozenOnly]);
+    (plain.data as { nested: { list: unknown[] } }).nested.list.push('changed after append');
+    ((frozenOnly.data as { nested: { list: unknown[] } }).nested.list).push('changed after append');
+    const [first, second, third] = await traceStore.readEvents('run');
+    expect(first).toBe(sealed);
+    expect(isSealedJson(first)).toBe(true);
+    expect(() => ((first!.data as { nested: { list: unknown[] } }).nested.list).push(5)).toThrow(TypeError);
+    expect(second).not.toBe(plain);
+    expect(second!.data).toMatchObject({ nested: { list: [3] } });
+    expect(third!.data).toMatchObject({ nested: { list: [4] } });
+    expect(isSealedJson(second)).toBe(false);
+    // A copy of a sealed event (a spread) is not sealed: it can change, so it is copied.
+    const respread = { ...sealed, seq: 4 };
+    expect(isSealedJson(respread)).toBe(false);
   });
 
   it('reads events in seq order even when appended out of order', async () => {

@@ -4,13 +4,16 @@
  *
  * Guarantees: everything is consistent and immediate (`flush` has nothing to do); values are
  * copied as inert JSON on the way in and on the way out, so callers never share objects with the
- * store; a value JSON cannot hold is STORAGE_ERROR. Events are kept whole (cap them first with
+ * store, except events that are sealed JSON (util/frozen-json.ts: the engine seals the events it makes): those
+ * are kept and handed out as they are, since nobody can change them; a value JSON cannot hold is
+ * STORAGE_ERROR. Events are kept whole (cap them first with
  * `sanitizeEvent`); only the newest checkpoint of a run is kept; `claim` is atomic (one isolate,
  * no await between the check and the mark). Nothing survives the process. No module-level state:
  * each call to `createMemoryStores` owns its maps.
  */
 import type { AgentEvent } from '../events/event.js';
 import { fromStoredJson, toStoredJson } from './json-copy.js';
+import { isSealedJson } from '../util/frozen-json.js';
 import { listRunPage, runsToRetire } from './run-listing.js';
 import type {
   Checkpoint,
@@ -42,8 +45,8 @@ export interface MemoryStores {
  */
 export function createMemoryStores(options: MemoryStoreOptions = {}): MemoryStores {
   const now = options.now ?? (() => Date.now());
-  /** Events of each run, serialised, in append order. */
-  const eventsByRun = new Map<string, string[]>();
+  /** Events of each run in append order: serialised, or kept as they are when sealed JSON. */
+  const eventsByRun = new Map<string, StoredEvent[]>();
   /** Whether a run's events were appended out of seq order (then reads sort). */
   const unsortedRuns = new Set<string>();
   const lastSeqByRun = new Map<string, number>();
@@ -59,8 +62,8 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): MemoryStor
   const traceStore: TraceStore = {
     async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
       if (events.length === 0) return;
-      // Every event is serialised before any is kept: a batch with a bad event keeps nothing.
-      const serialised = events.map((event) => serialiseEvent(event, runId));
+      // Every event is checked or serialised before any is kept: a batch with a bad event keeps nothing.
+      const serialised = events.map((event) => (isSealedJson(event) ? event : serialiseEvent(event, runId)));
       let stored = eventsByRun.get(runId);
       if (stored === undefined) {
         stored = [];
@@ -82,7 +85,7 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): MemoryStor
 
     async readEvents(runId: string): Promise<AgentEvent[]> {
       const stored = eventsByRun.get(runId) ?? [];
-      const events = stored.map((text) => fromStoredJson<AgentEvent>(text, `an event of run '${runId}'`));
+      const events = stored.map((kept) => (typeof kept === 'string' ? fromStoredJson<AgentEvent>(kept, `an event of run '${runId}'`) : kept));
       if (unsortedRuns.has(runId)) events.sort((left, right) => left.seq - right.seq);
       return events;
     },
@@ -153,6 +156,9 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): MemoryStor
 
   return { traceStore, checkpointStore };
 }
+
+/** An event as kept: its JSON, or the event itself when it is sealed JSON. */
+type StoredEvent = string | AgentEvent;
 
 /**
  * An event's JSON. This runs for every event of every run, so the text naming the event is only

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
+import { isSealedJson } from '../../src/util/frozen-json.js';
 import { resumeYaml, runYaml } from './helpers.js';
 
 describe('graph execution', () => {
@@ -402,9 +403,38 @@ nodes:
         throw new Error('disk full');
       },
     };
-    const { result } = await runYaml('nodes:\n  - name: a\n', {}, { traceStore: failing, checkpointStore: stores.checkpointStore });
+    const { result, events } = await runYaml('nodes:\n  - name: a\n', {}, { traceStore: failing, checkpointStore: stores.checkpointStore });
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('STORAGE_ERROR');
+    // The last event a host sees says so too (a sealed copy of `done`; the result stays the caller's).
+    const done = events.at(-1)!;
+    expect(done.type).toBe('done');
+    expect(done.data).toMatchObject({ status: 'failed', error: { code: 'STORAGE_ERROR' } });
+    expect(isSealedJson(done)).toBe(true);
+    result.state.changed = true;
+    expect(done.data).not.toHaveProperty('state.changed');
+  });
+
+  it('events are sealed values: frozen all the way down, the same objects in the trace and the stream', async () => {
+    const stores = createMemoryStores();
+    const input = { nested: { list: [1, 2] } };
+    const { result, events } = await runYaml('nodes:\n  - name: a\n    run: |\n      return { out = { deep = { x = 1 } } }\n', input, stores);
+    expect(result.status).toBe('completed');
+    for (const event of events) {
+      expect(isSealedJson(event)).toBe(true);
+      expect(Object.isFrozen(event.data)).toBe(true);
+    }
+    const nodeEnd = events.find((event) => event.type === 'node_end')!;
+    expect(() => {
+      ((nodeEnd.data as unknown as { update: { out: { deep: Record<string, unknown> } } }).update.out.deep).x = 2;
+    }).toThrow(TypeError);
+    // The input and the state stay the caller's: the events hold copies.
+    input.nested.list.push(3);
+    result.state.extra = 1;
+    expect(events[0]!.data).toMatchObject({ input: { nested: { list: [1, 2] } } });
+    const stored = await stores.traceStore.readEvents(result.run_id);
+    expect(stored).toHaveLength(events.length);
+    stored.forEach((event, index) => expect(event).toBe(events[index]));
   });
 });
 
