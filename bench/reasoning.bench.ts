@@ -101,7 +101,9 @@ nodes:
 export async function reactThroughEngine(): Promise<Timing> {
   const agent = loadAgent(AGENT, { file: 'bench-react.yaml', registry: createActionRegistry([echo]) });
   let calls = 0;
+  // Like the HTTP client, the bench's model only reads each request during the call.
   const provider: LlmProvider = {
+    borrowsRequest: true,
     generate: async () => response(reply(calls++)),
     stream: async function* () {
       yield { type: 'done', response: response(reply(calls++)) };

@@ -95,6 +95,14 @@ export interface ModelProvider {
   generate(request: LlmRequest, signal?: AbortSignal, hooks?: LlmCallHooks): Promise<LlmResponse>;
   /** A streamed completion; a cut or malformed stream rejects, never yields a partial `done`. */
   stream(request: LlmRequest, signal?: AbortSignal, hooks?: LlmCallHooks): AsyncIterable<LlmStreamPart>;
+  /**
+   * True when the provider only borrows each request: it reads the request during the call (until
+   * the promise settles or the stream ends), changes nothing in it and keeps no reference to it
+   * afterwards. The engine then lends it the message list it keeps for the next call of the same
+   * history (a tool loop's, grown in place) instead of copying the whole history for every call.
+   * Absent or false, every request is the provider's own to keep.
+   */
+  readonly borrowsRequest?: boolean;
 }
 
 /** Builds a provider for a connection; hosts may pass their own (e.g. with a shared fetch). */

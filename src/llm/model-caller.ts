@@ -112,7 +112,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
   return {
     async call(params, options = {}) {
       const secrets = collectSecrets(environment, params);
-      const { connection, request } = resolveLlmCall(environment.settingsLlm, params as Record<string, unknown>, overrides);
+      const { connection, request, release } = resolveLlmCall(environment.settingsLlm, params as Record<string, unknown>, overrides, { lendMessages: true });
       let model = request.model ?? 'default';
       const label = options.label === undefined ? {} : { label: options.label };
       const stream = options.stream === true;
@@ -122,6 +122,11 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
 
       try {
         const provider = providerFor(connection);
+        // The history is lent only to a provider that borrows requests; any other gets its own copy.
+        if (provider.borrowsRequest !== true) {
+          request.messages = request.messages.slice();
+          release();
+        }
         const isScripted = isScriptedModel(provider);
         if (isScripted) model = SCRIPTED_MODEL_NAME;
         const requestEvent: LlmRequestData = {
@@ -175,6 +180,8 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           environment.emit('llm_response', { model, error: { code: typed.code, message: typed.message }, duration_ms: Date.now() - started, attempts, ...label });
         }
         throw typed;
+      } finally {
+        release();
       }
     },
 

@@ -93,6 +93,8 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
   }
 
   return {
+    // Each attempt serialises the request afresh and nothing of it is kept after the call.
+    borrowsRequest: true,
     async generate(request, signal, hooks) {
       return withRetries(signal, hooks, async () => {
         const attempt = createAttemptController(signal, timeoutMs);

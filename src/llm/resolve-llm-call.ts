@@ -16,6 +16,20 @@ import { isPlainObject } from '../util/plain-object.js';
 export interface ResolvedLlmCall {
   connection: LlmConnection;
   request: LlmRequest;
+  /**
+   * Ends the loan of `request.messages` (see `lendMessages`); does nothing when they were not lent.
+   * May be called more than once.
+   */
+  release: () => void;
+}
+
+export interface ResolveOptions {
+  /**
+   * Lend the call the message list kept for its history instead of a copy, until `release`: for
+   * a provider that only borrows requests (ModelProvider.borrowsRequest). Default false: the
+   * request's messages are a copy the caller owns.
+   */
+  lendMessages?: boolean;
 }
 
 export const DEFAULT_TEMPERATURE = 0.7;
@@ -25,7 +39,7 @@ type Layer = Record<string, unknown>;
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 
 /** Merges the layers; throws INVALID_PARAMS for a call that cannot be sent. */
-export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, overrides: Layer | undefined): ResolvedLlmCall {
+export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, overrides: Layer | undefined, options: ResolveOptions = {}): ResolvedLlmCall {
   const layers = [normalizeLayer(settingsLlm ?? {}), normalizeLayer(params), normalizeLayer(overrides ?? {})];
   const merged: Layer = {};
   for (const layer of layers) for (const [key, value] of Object.entries(layer)) if (value !== undefined && value !== null) merged[key] = value;
@@ -49,7 +63,8 @@ export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, ov
   if (defined(merged.max_retries)) connection.max_retries = integerField(merged.max_retries, 'max_retries', 0);
   if (defined(merged.scripted)) connection.scripted = merged.scripted;
 
-  const request: LlmRequest = { messages: buildMessages(merged) };
+  const messages = resolveMessages(merged, options.lendMessages === true);
+  const request: LlmRequest = { messages: messages.list };
   if (defined(merged.model) && merged.model !== '') request.model = String(merged.model);
   request.temperature = defined(merged.temperature) ? numberField(merged.temperature, 'temperature', 0) : DEFAULT_TEMPERATURE;
   if (defined(merged.max_tokens)) request.max_tokens = integerField(merged.max_tokens, 'max_tokens', 1);
@@ -60,7 +75,7 @@ export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, ov
     if (defined(merged[key])) request[key] = numberField(merged[key], key, Number.NEGATIVE_INFINITY);
   }
   if (defined(merged.stop)) request.stop = merged.stop as string | string[];
-  return { connection, request };
+  return { connection, request, release: messages.release };
 }
 
 /** Aliases and units of one layer: base_url → api_base, timeout (s) → timeout_ms. */
@@ -79,27 +94,45 @@ function normalizeLayer(layer: Layer): Layer {
 
 /** The messages of a call: `messages` as given (checked), else `[system?, user: prompt]`. */
 export function buildMessages(merged: Layer): ChatMessage[] {
+  return resolveMessages(merged, false).list;
+}
+
+const NOTHING_LENT = (): void => {};
+
+function resolveMessages(merged: Layer, lend: boolean): { list: ChatMessage[]; release: () => void } {
   if (defined(merged.messages)) {
     if (!Array.isArray(merged.messages) || merged.messages.length === 0) throw invalid('messages', 'expected a non-empty list of {role, content}');
-    return readMessageList(merged.messages);
+    const reading = readMessageList(merged.messages);
+    if (!lend) return { list: reading.messages.slice(), release: NOTHING_LENT };
+    reading.lent = true;
+    return { list: reading.messages, release: () => void (reading.lent = false) };
   }
   if (!defined(merged.prompt)) throw invalid('prompt', 'an LLM call needs `prompt` or `messages`');
   const messages: ChatMessage[] = [];
   if (defined(merged.system) && merged.system !== '') messages.push({ role: 'system', content: asText(merged.system) });
   messages.push({ role: 'user', content: asText(merged.prompt) });
-  return messages;
+  return { list: messages, release: NOTHING_LENT };
 }
 
 /**
  * A tool loop sends the same, growing history list on every call. The list's last reading is kept
  * (by list identity) and a message object at the same place is not read again: only new or
  * replaced messages are, so a long loop stays linear instead of re-reading its whole history.
+ * A reading lent to a call still running (`lent`) is left alone: a concurrent call of the same list
+ * reads it afresh.
  */
-const listReadings = new WeakMap<readonly unknown[], { sources: unknown[]; messages: ChatMessage[] }>();
+interface ListReading {
+  sources: unknown[];
+  messages: ChatMessage[];
+  lent: boolean;
+}
 
-function readMessageList(list: readonly unknown[]): ChatMessage[] {
+const listReadings = new WeakMap<readonly unknown[], ListReading>();
+
+function readMessageList(list: readonly unknown[]): ListReading {
   let reading = listReadings.get(list);
-  if (reading === undefined) listReadings.set(list, (reading = { sources: [], messages: [] }));
+  if (reading === undefined) listReadings.set(list, (reading = { sources: [], messages: [], lent: false }));
+  else if (reading.lent) reading = { sources: [], messages: [], lent: false };
   const { sources, messages } = reading;
   for (let index = 0; index < list.length; index++) {
     const value = list[index];
@@ -108,7 +141,7 @@ function readMessageList(list: readonly unknown[]): ChatMessage[] {
     sources[index] = value;
   }
   sources.length = messages.length = list.length;
-  return messages.slice();
+  return reading;
 }
 
 function readMessage(value: unknown, index: number): ChatMessage {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createModelCaller, type ModelCallerEnvironment } from '../../src/llm/model-caller.js';
 import { createProvider } from '../../src/llm/create-provider.js';
 import { createScriptedModel, type ScriptedModel } from '../../src/llm/scripted-model.js';
-import type { LlmConnection } from '../../src/llm/types.js';
+import type { ChatMessage, LlmConnection } from '../../src/llm/types.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 
 const CANARY = 'sk-canary-ZYXW-987654321';
@@ -46,6 +46,56 @@ async function caught(promise: Promise<unknown>): Promise<{ code: string; messag
 }
 
 describe('createModelCaller', () => {
+  it('lends a growing history to a provider that borrows requests, and copies it for any other', async () => {
+    const reply = { content: 'ok', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, model: 'm', finish_reason: 'stop' };
+    const seen: { messages: unknown[]; length: number }[] = [];
+    let release: (() => void) | undefined;
+    const borrower = {
+      borrowsRequest: true,
+      async generate(request: { messages: unknown[] }) {
+        seen.push({ messages: request.messages, length: request.messages.length });
+        // The second call waits, so a third call of the same history overlaps it.
+        if (seen.length === 2) await new Promise<void>((resolve) => (release = resolve));
+        return reply;
+      },
+      stream: async function* () {
+        yield { type: 'done' as const, response: reply };
+      },
+    };
+    const history: ChatMessage[] = [{ role: 'user', content: 'one' }];
+    const lending = createModelCaller(environment({}, { providerFactory: () => borrower }).env);
+    await lending.call({ messages: history });
+    history.push({ role: 'assistant', content: 'two' });
+    const second = lending.call({ messages: history });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // While the second call still runs, its list is lent: a concurrent call reads the history afresh.
+    history.push({ role: 'user', content: 'three' });
+    await lending.call({ messages: history });
+    expect(seen[1]!.messages).toHaveLength(2);
+    release!();
+    await second;
+    history.push({ role: 'assistant', content: 'four' });
+    await lending.call({ messages: history });
+    // Calls one, two and four got the one list kept for the history (grown in place); three its own.
+    expect(seen[1]!.messages).toBe(seen[0]!.messages);
+    expect(seen[3]!.messages).toBe(seen[0]!.messages);
+    expect(seen[2]!.messages).not.toBe(seen[0]!.messages);
+    expect(seen.map((entry) => entry.length)).toEqual([1, 2, 3, 4]);
+    expect(seen[2]!.messages).toEqual(history.slice(0, 3));
+
+    // A provider that does not say it borrows keeps what it got, unchanged by later calls.
+    const kept: unknown[][] = [];
+    const keeper = { ...borrower, borrowsRequest: undefined, generate: async (request: { messages: unknown[] }) => (kept.push(request.messages), reply) };
+    const copying = createModelCaller(environment({}, { providerFactory: () => keeper }).env);
+    const other: ChatMessage[] = [{ role: 'user', content: 'a' }];
+    await copying.call({ messages: other });
+    other.push({ role: 'assistant', content: 'b' });
+    await copying.call({ messages: other });
+    expect(kept[0]).toEqual([{ role: 'user', content: 'a' }]);
+    expect(kept[1]).toHaveLength(2);
+    expect(kept[1]).not.toBe(kept[0]);
+  });
+
   it('merges settings.llm ← call params ← overrides', async () => {
     const connections: LlmConnection[] = [];
     let scripted: ScriptedModel | undefined;
