@@ -10,7 +10,7 @@
 import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/event.js';
 import { EVENT_TYPES } from '../events/event.js';
 import { createEventMaker, createEventSanitizer, type EventMaker, type SanitizedEvent } from '../events/redact.js';
-import { sealJson } from '../util/frozen-json.js';
+import { freezeJson } from '../util/frozen-json.js';
 import { createEventChannel, type EventChannel } from './event-channel.js';
 import type { TraceWriter } from './trace-writer.js';
 
@@ -48,11 +48,12 @@ export class RunEvents {
 
   /**
    * A numbered, timestamped, sanitised event, not yet stored or published (the run's `done`). It is
-   * frozen: an event is a value, the same one for the trace and every reader of the run.
+   * frozen: an event is a value, the same one for the trace and every reader of the run (the
+   * trace writer seals each batch of them for the store).
    */
   make<T extends EventType>(type: T, data: EventData<T>, node?: string, subRun?: SubRunFrame[]): SanitizedEvent {
     const made = this.makeUnfrozen(type, data, node, subRun);
-    sealJson(made.event);
+    freezeJson(made.event);
     return made;
   }
 

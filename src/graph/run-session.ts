@@ -25,7 +25,7 @@ import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
 import type { LlmResponse } from '../llm/types.js';
 import type { PendingInterrupt, RunLineage } from '../storage/trace-store.js';
-import { sealJson } from '../util/frozen-json.js';
+import { freezeJson } from '../util/frozen-json.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
 import type { EventChannel } from './event-channel.js';
@@ -441,7 +441,7 @@ export class RunSession implements BodyHost {
     await this.trace.flush();
     // Events are frozen: a run that could not be stored ends with a copy of `done` that says so.
     // (The data is a copy: the result handed back to the caller stays the caller's to change.)
-    const last: AgentEvent = this.trace.failRunIfBroken(result) ? sealJson<AgentEvent<'done'>>({ ...(done.event as AgentEvent<'done'>), data: this.sanitizer.value(doneData(result)) }) : done.event;
+    const last: AgentEvent = this.trace.failRunIfBroken(result) ? freezeJson<AgentEvent<'done'>>({ ...(done.event as AgentEvent<'done'>), data: this.sanitizer.value(doneData(result)) }) : done.event;
     if (result.status !== 'interrupted') await this.checkpoints.discard(this.runId);
     this.events.close(last);
     return result;

@@ -8,6 +8,7 @@
 import { AgentError, toAgentError } from '../errors/agent-error.js';
 import type { AgentEvent } from '../events/event.js';
 import { createRunEventCap } from '../events/redact.js';
+import { freezeJson, sealFrozenList } from '../util/frozen-json.js';
 import type { RunRecord, TraceStore } from '../storage/trace-store.js';
 import type { RunResult } from './run-types.js';
 
@@ -24,11 +25,13 @@ export class TraceWriter {
     private readonly runId: string,
   ) {}
 
-  /** Buffers an event (already numbered and sanitised) within the trace cap. */
+  /** Buffers an event (already numbered, sanitised and frozen: RunEvents) within the trace cap. */
   keep(event: AgentEvent, bytes: number): void {
     if (this.store === undefined) return;
     const kept = this.cap.admit(event, bytes);
-    if (kept !== undefined) this.pending.push(kept);
+    if (kept === undefined) return;
+    // The cap's truncation notice is its own new event: frozen like the others.
+    this.pending.push(kept === event ? event : freezeJson(kept));
   }
 
   /** True when enough events wait for a batch write. */
@@ -39,7 +42,8 @@ export class TraceWriter {
   /** Appends the buffered events; a failure is remembered and fails the run. */
   async persist(): Promise<void> {
     if (this.store === undefined || this.pending.length === 0 || this.failure !== undefined) return;
-    const batch = this.pending;
+    // Every buffered event is frozen, so the batch is sealed: a store may keep it by reference.
+    const batch = sealFrozenList(this.pending) as AgentEvent[];
     this.pending = [];
     await this.attempt(() => this.store!.appendEvents(this.runId, batch));
   }

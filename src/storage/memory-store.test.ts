@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeTraceStore, makeEvent, makeRun } from '../../tests/conformance/storage-conformance.js';
 import { createMemoryStores } from './memory-store.js';
-import { isSealedJson, sealJson } from '../util/frozen-json.js';
+import { freezeJson, isSealedJson, sealFrozenList, sealJson } from '../util/frozen-json.js';
 
 describeTraceStore('memory', async () => createMemoryStores());
 
@@ -40,6 +40,12 @@ describe('memory store specifics', () => {
     // A copy of a sealed event (a spread) is not sealed: it can change, so it is copied.
     const respread = { ...sealed, seq: 4 };
     expect(isSealedJson(respread)).toBe(false);
+    // A sealed batch (the engine's: events frozen one by one, the list branded) is kept as it is.
+    const frozen = [freezeJson(makeEvent('batch', 1)), freezeJson(makeEvent('batch', 2))];
+    await traceStore.appendEvents('batch', sealFrozenList(frozen) as typeof frozen);
+    const read = await traceStore.readEvents('batch');
+    expect(read[0]).toBe(frozen[0]);
+    expect(read[1]).toBe(frozen[1]);
   });
 
   it('reads events in seq order even when appended out of order', async () => {

@@ -4,10 +4,10 @@
  *
  * Guarantees: everything is consistent and immediate (`flush` has nothing to do); values are
  * copied as inert JSON on the way in and on the way out, so callers never share objects with the
- * store, except events that are sealed JSON (util/frozen-json.ts: the engine seals the events it makes): those
- * are kept and handed out as they are, since nobody can change them; a value JSON cannot hold is
- * STORAGE_ERROR. Events are kept whole (cap them first with
- * `sanitizeEvent`); only the newest checkpoint of a run is kept; `claim` is atomic (one isolate,
+ * store, except events that are sealed JSON, alone or as a sealed batch (util/frozen-json.ts: the
+ * engine seals the batches of events it makes): those are kept and handed out as they are, since
+ * nobody can change them; a value JSON cannot hold is STORAGE_ERROR. Events are kept whole (cap
+ * them first with `sanitizeEvent`); only the newest checkpoint of a run is kept; `claim` is atomic (one isolate,
  * no await between the check and the mark). Nothing survives the process. No module-level state:
  * each call to `createMemoryStores` owns its maps.
  */
@@ -63,7 +63,8 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): MemoryStor
     async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
       if (events.length === 0) return;
       // Every event is checked or serialised before any is kept: a batch with a bad event keeps nothing.
-      const serialised = events.map((event) => (isSealedJson(event) ? event : serialiseEvent(event, runId)));
+      const sealedBatch = isSealedJson(events);
+      const serialised = events.map((event) => (sealedBatch || isSealedJson(event) ? event : serialiseEvent(event, runId)));
       let stored = eventsByRun.get(runId);
       if (stored === undefined) {
         stored = [];

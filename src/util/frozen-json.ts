@@ -1,28 +1,45 @@
 /**
  * Sealed JSON: an inert JSON value (plain objects, arrays, strings, finite numbers, booleans,
- * null) that this process built, deeply froze and registered, so nobody can change it. The engine
- * seals every event it makes (fresh copies from the sanitiser); a store may then keep a sealed
- * value by reference instead of serialising it, since sharing cannot leak a change either way.
+ * null) that this process built, deeply froze and branded, so nobody can change it. The engine
+ * freezes every event it makes (fresh copies from the sanitiser) and seals each batch it appends;
+ * a store may then keep a sealed value by reference instead of serialising it, since sharing
+ * cannot leak a change either way.
  *
- * The brand is what makes the check cheap (one property read, no walk) and strict: only
- * `sealJson` sets it (the symbol is not exported), and only on values it froze whole.
+ * The brand is what makes the check cheap (one property read, no walk) and strict: only this
+ * module sets it (the symbol is not exported), on values frozen whole. Branding costs more than
+ * freezing, so a list of values the engine froze one by one is branded once, as a list.
  */
 
-/** The brand `sealJson` sets (a module-private symbol: hidden from JSON, keys and spreads). */
+/** The brand (a module-private symbol: hidden from JSON, keys and spreads). */
 const SEALED: unique symbol = Symbol('sealed JSON');
 
 /**
- * Freezes an inert JSON value in place, all the way down, and registers it as sealed; returns it.
- * Only for values this process just built as inert JSON (a sanitiser's copy): the caller vouches
- * for the shape, and nothing else may hold a reference that expects to change it.
+ * Freezes an inert JSON value in place, all the way down; returns it. Only for values this
+ * process just built as inert JSON (a sanitiser's copy): the caller vouches for the shape, and
+ * nothing else may hold a reference that expects to change it.
  */
+export function freezeJson<T extends object>(value: T): T {
+  freezeDeep(value);
+  return value;
+}
+
+/** `freezeJson`, and the brand that says so: `isSealedJson(value)` is then true. */
 export function sealJson<T extends object>(value: T): T {
   Object.defineProperty(value, SEALED, { value: true });
   freezeDeep(value);
   return value;
 }
 
-/** True when `value` was sealed by `sealJson`: inert JSON that can never change. */
+/**
+ * Seals a list whose items were each frozen by `freezeJson` (the caller vouches for that): the list
+ * is frozen and branded, its items are not walked again.
+ */
+export function sealFrozenList<T extends object>(items: T[]): readonly T[] {
+  Object.defineProperty(items, SEALED, { value: true });
+  return Object.freeze(items);
+}
+
+/** True when `value` was sealed here: inert JSON that can never change, items and all. */
 export function isSealedJson(value: unknown): boolean {
   return typeof value === 'object' && value !== null && (value as { [SEALED]?: true })[SEALED] === true;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 import { isSealedJson } from '../../src/util/frozen-json.js';
+import type { AgentEvent } from '../../src/events/event.js';
 import { resumeYaml, runYaml } from './helpers.js';
 
 describe('graph execution', () => {
@@ -406,24 +407,29 @@ nodes:
     const { result, events } = await runYaml('nodes:\n  - name: a\n', {}, { traceStore: failing, checkpointStore: stores.checkpointStore });
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('STORAGE_ERROR');
-    // The last event a host sees says so too (a sealed copy of `done`; the result stays the caller's).
+    // The last event a host sees says so too (a frozen copy of `done`; the result stays the caller's).
     const done = events.at(-1)!;
     expect(done.type).toBe('done');
     expect(done.data).toMatchObject({ status: 'failed', error: { code: 'STORAGE_ERROR' } });
-    expect(isSealedJson(done)).toBe(true);
+    expect(Object.isFrozen(done.data)).toBe(true);
     result.state.changed = true;
     expect(done.data).not.toHaveProperty('state.changed');
   });
 
-  it('events are sealed values: frozen all the way down, the same objects in the trace and the stream', async () => {
+  it('events are frozen values, the same objects in the trace and the stream (batches are sealed for the store)', async () => {
     const stores = createMemoryStores();
     const input = { nested: { list: [1, 2] } };
     const { result, events } = await runYaml('nodes:\n  - name: a\n    run: |\n      return { out = { deep = { x = 1 } } }\n', input, stores);
     expect(result.status).toBe('completed');
     for (const event of events) {
-      expect(isSealedJson(event)).toBe(true);
+      expect(Object.isFrozen(event)).toBe(true);
       expect(Object.isFrozen(event.data)).toBe(true);
     }
+    const batches: unknown[][] = [];
+    const watching = { ...stores.traceStore, appendEvents: async (_runId: string, batch: AgentEvent[]) => void batches.push(batch) };
+    await runYaml('nodes:\n  - name: a\n', {}, { traceStore: watching });
+    expect(batches.length).toBeGreaterThan(0);
+    for (const batch of batches) expect(isSealedJson(batch)).toBe(true);
     const nodeEnd = events.find((event) => event.type === 'node_end')!;
     expect(() => {
       ((nodeEnd.data as unknown as { update: { out: { deep: Record<string, unknown> } } }).update.out.deep).x = 2;
