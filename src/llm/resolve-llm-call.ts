@@ -119,22 +119,29 @@ function resolveMessages(merged: Layer, lend: boolean): { list: ChatMessage[]; r
  * (by list identity) and a message object at the same place is not read again: only new or
  * replaced messages are, so a long loop stays linear instead of re-reading its whole history.
  * A reading lent to a call still running (`lent`) is left alone: a concurrent call of the same list
- * reads it afresh.
+ * reads it afresh. A tracked history (`trackMessageHistory`) is not even compared: its owner
+ * changes it only through `appendMessages` and `replaceMessage`, which keep the reading up to date.
  */
 interface ListReading {
   sources: unknown[];
   messages: ChatMessage[];
   lent: boolean;
+  tracked: boolean;
 }
 
 const listReadings = new WeakMap<readonly unknown[], ListReading>();
 
 function readMessageList(list: readonly unknown[]): ListReading {
   let reading = listReadings.get(list);
-  if (reading === undefined) listReadings.set(list, (reading = { sources: [], messages: [], lent: false }));
-  else if (reading.lent) reading = { sources: [], messages: [], lent: false };
+  if (reading === undefined) listReadings.set(list, (reading = { sources: [], messages: [], lent: false, tracked: false }));
+  else if (reading.lent) reading = { sources: [], messages: [], lent: false, tracked: false };
+  else if (reading.tracked && inStep(reading, list)) return reading;
   const { sources, messages } = reading;
-  for (let index = 0; index < list.length; index++) {
+  // The unchanged prefix first, in a loop that only compares (most of a long history).
+  const known = Math.min(sources.length, list.length);
+  let index = 0;
+  while (index < known && sources[index] === list[index]) index++;
+  for (; index < list.length; index++) {
     const value = list[index];
     if (index < sources.length && sources[index] === value) continue;
     messages[index] = readMessage(value, index); // throws before the cache records a bad message
@@ -142,6 +149,67 @@ function readMessageList(list: readonly unknown[]): ListReading {
   }
   sources.length = messages.length = list.length;
   return reading;
+}
+
+/**
+ * A tracked reading agrees with its list in length and last message: what a change made around
+ * `appendMessages` (a plain push) breaks. Then the list is compared in full, as an untracked one.
+ */
+function inStep(reading: ListReading, list: readonly unknown[]): boolean {
+  const length = list.length;
+  return reading.sources.length === length && (length === 0 || reading.sources[length - 1] === list[length - 1]);
+}
+
+/**
+ * Declares `history` a conversation its owner changes only through `appendMessages` and
+ * `replaceMessage` (a tool loop's). A model call then takes its reading as it is, with no
+ * comparison to the last one: a call costs the same at step 1,000 as at step 1. A change made
+ * around these functions is caught when it changes the length or the last message (the list is
+ * then compared in full); replacing a message in the middle directly is not: do not.
+ */
+export function trackMessageHistory(history: ChatMessage[]): void {
+  let reading = listReadings.get(history);
+  if (reading === undefined || reading.lent) listReadings.set(history, (reading = { sources: [], messages: [], lent: false, tracked: false }));
+  reading.tracked = true;
+}
+
+/** `history.push(...added)`, keeping a tracked history's reading up to date. */
+export function appendMessages(history: ChatMessage[], ...added: ChatMessage[]): void {
+  const start = history.length;
+  history.push(...added);
+  const reading = trackedReading(history, start);
+  if (reading === undefined) return;
+  for (let index = start; index < history.length; index++) updateReading(reading, history, index);
+}
+
+/** `history[index] = message`, keeping a tracked history's reading up to date. */
+export function replaceMessage(history: ChatMessage[], index: number, message: ChatMessage): void {
+  history[index] = message;
+  const reading = trackedReading(history, history.length);
+  if (reading !== undefined && index < reading.sources.length) updateReading(reading, history, index);
+}
+
+/** The reading of a tracked history that was in step before a change (`length` long), ready to change. */
+function trackedReading(history: ChatMessage[], length: number): ListReading | undefined {
+  const reading = listReadings.get(history);
+  if (reading === undefined || !reading.tracked || reading.sources.length !== length) return undefined;
+  if (reading.lent) {
+    // A running call holds the messages: the reading changes on copies, the call's stay as they were.
+    reading.sources = reading.sources.slice();
+    reading.messages = reading.messages.slice();
+  }
+  return reading;
+}
+
+function updateReading(reading: ListReading, history: ChatMessage[], index: number): void {
+  const value = history[index];
+  try {
+    reading.messages[index] = readMessage(value, index);
+    reading.sources[index] = value;
+  } catch {
+    // A bad message is reported by the call that sends it: the next reading compares in full.
+    reading.sources.length = reading.messages.length = Math.min(index, reading.sources.length);
+  }
 }
 
 function readMessage(value: unknown, index: number): ChatMessage {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createModelCaller, type ModelCallerEnvironment } from '../../src/llm/model-caller.js';
+import { appendMessages, replaceMessage, trackMessageHistory } from '../../src/llm/resolve-llm-call.js';
 import { createProvider } from '../../src/llm/create-provider.js';
 import { createScriptedModel, type ScriptedModel } from '../../src/llm/scripted-model.js';
 import type { ChatMessage, LlmConnection } from '../../src/llm/types.js';
@@ -46,6 +47,47 @@ async function caught(promise: Promise<unknown>): Promise<{ code: string; messag
 }
 
 describe('createModelCaller', () => {
+  it('a tracked history is sent as its owner changed it, a change made around the helpers is still seen, and a running call keeps what it was lent', async () => {
+    const reply = { content: 'ok', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, model: 'm', finish_reason: 'stop' };
+    const seen: { messages: readonly ChatMessage[]; copy: ChatMessage[] }[] = [];
+    let release: (() => void) | undefined;
+    const borrower = {
+      borrowsRequest: true,
+      async generate(request: { messages: ChatMessage[] }) {
+        seen.push({ messages: request.messages, copy: structuredClone(request.messages) });
+        if (seen.length === 4) await new Promise<void>((resolve) => (release = resolve));
+        return reply;
+      },
+      stream: async function* () {
+        yield { type: 'done' as const, response: reply };
+      },
+    };
+    const caller = createModelCaller(environment({}, { providerFactory: () => borrower }).env);
+    const history: ChatMessage[] = [{ role: 'system', content: 'sys' }, { role: 'user', content: 'goal' }];
+    trackMessageHistory(history);
+    await caller.call({ messages: history });
+    appendMessages(history, { role: 'assistant', content: 'a1' }, { role: 'user', content: 'o1' });
+    replaceMessage(history, 0, { role: 'system', content: 'sys 2' });
+    await caller.call({ messages: history });
+    expect(seen[1]!.copy).toEqual(history);
+    // A plain push (around the helpers) changes the length: the list is compared in full.
+    history.push({ role: 'assistant', content: 'pushed' });
+    await caller.call({ messages: history });
+    expect(seen[2]!.copy).toEqual(history);
+    // Appending while a call still runs: the running call's messages stay as they were lent.
+    const running = caller.call({ messages: history });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    appendMessages(history, { role: 'user', content: 'during' });
+    expect(seen[3]!.messages).toHaveLength(5);
+    release!();
+    await running;
+    await caller.call({ messages: history });
+    expect(seen[4]!.copy).toEqual(history);
+    // A bad message is refused by the call that sends it, with the place named.
+    appendMessages(history, { role: 'robot', content: 'x' } as unknown as ChatMessage);
+    await expect(caller.call({ messages: history })).rejects.toMatchObject({ code: 'INVALID_PARAMS', field: 'messages[6].role' });
+  });
+
   it('lends a growing history to a provider that borrows requests, and copies it for any other', async () => {
     const reply = { content: 'ok', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, model: 'm', finish_reason: 'stop' };
     const seen: { messages: unknown[]; length: number }[] = [];

@@ -21,6 +21,7 @@
 import type { ActionContext, LlmCallParams } from '../../actions/types.js';
 import type { AgentError } from '../../errors/agent-error.js';
 import type { ChatMessage } from '../../llm/types.js';
+import { appendMessages, replaceMessage } from '../../llm/resolve-llm-call.js';
 import { callModel } from '../action-support.js';
 import { textOf, type TraceEntry } from '../reasoning-trace.js';
 import { decideFromJson, decideFromNative, type ReactDecision, type RequestedCall } from './react-decision.js';
@@ -56,6 +57,7 @@ export interface ReactStep {
 /** Everything the loop knows; JSON, saved in resume_data at a confirmation pause. */
 export interface LoopState extends DispatchState {
   mode: ToolMode;
+  /** The conversation, tracked (llm/resolve-llm-call.ts): changed only by appendMessages and replaceMessage. */
   messages: ChatMessage[];
   steps: ReactStep[];
   trace: TraceEntry[];
@@ -112,7 +114,7 @@ async function runStep(config: ReactConfig, loop: LoopState, context: ActionCont
     }
     if (badToolCall) {
       record(loop, { step: loop.step, thought: '', action: null, action_input: null, observation: INVALID_TOOL_CALL_REPLY, type: 'parse_error', timestamp: 0, error: outcome.error });
-      loop.messages.push({ role: 'user', content: INVALID_TOOL_CALL_REPLY });
+      appendMessages(loop.messages, { role: 'user', content: INVALID_TOOL_CALL_REPLY });
       return { kind: 'continue' };
     }
     return { kind: 'error', error: outcome.error, code: outcome.code };
@@ -127,7 +129,7 @@ async function runStep(config: ReactConfig, loop: LoopState, context: ActionCont
   if (decision.kind === 'parse_error') {
     const reply = decision.raw === '' ? EMPTY_REPLY : INVALID_JSON_REPLY;
     record(loop, { step: loop.step, thought: '', action: null, action_input: null, observation: reply, type: 'parse_error', timestamp: 0, raw: decision.raw.slice(0, 500), error: decision.error });
-    loop.messages.push({ role: 'assistant', content: response.content }, { role: 'user', content: reply });
+    appendMessages(loop.messages, { role: 'assistant', content: response.content }, { role: 'user', content: reply });
     return { kind: 'continue' };
   }
   if (decision.thought !== '') context.emit('thinking', { step: loop.step, thought: decision.thought });
@@ -136,7 +138,7 @@ async function runStep(config: ReactConfig, loop: LoopState, context: ActionCont
     emitAnswer(context, loop.step, decision.answer);
     return { kind: 'final', answer: decision.answer, stopReason: 'final_answer' };
   }
-  loop.messages.push(loop.mode === 'json' ? { role: 'assistant', content: response.content } : assistantToolMessage(response.content ?? '', decision.calls));
+  appendMessages(loop.messages, loop.mode === 'json' ? { role: 'assistant', content: response.content } : assistantToolMessage(response.content ?? '', decision.calls));
   loop.pending = { calls: decision.calls, index: 0, thought: decision.thought, step: loop.step };
   return finishBatch(config, loop, context, undefined);
 }
@@ -165,7 +167,7 @@ async function finishBatch(config: ReactConfig, loop: LoopState, context: Action
     approval = undefined;
     context.emit('tool_result', { step: batch.step, tool: outcome.tool, call_id: call.id, status: outcome.status, observation: outcome.observation });
     record(loop, { step: batch.step, thought: batch.index === 0 ? batch.thought : '', action: outcome.tool, action_input: outcome.arguments, observation: outcome.observation, type: 'action', timestamp: 0, call_id: call.id, status: outcome.status });
-    loop.messages.push(native ? { role: 'tool', tool_call_id: call.id, content: outcome.observation } : { role: 'user', content: `Observation: ${outcome.observation}` });
+    appendMessages(loop.messages, native ? { role: 'tool', tool_call_id: call.id, content: outcome.observation } : { role: 'user', content: `Observation: ${outcome.observation}` });
   }
   loop.pending = undefined;
   if (loop.refusedAfterLimit >= 2) return limitReached(config, loop, context, 'max_tool_calls');
@@ -211,7 +213,7 @@ async function limitReached(config: ReactConfig, loop: LoopState, context: Actio
 
 function switchMode(config: ReactConfig, loop: LoopState, mode: 'json' | 'native', reason: string): void {
   loop.mode = mode;
-  loop.messages[0] = { role: 'system', content: systemPrompt(config.table, mode) };
+  replaceMessage(loop.messages, 0, { role: 'system', content: systemPrompt(config.table, mode) });
   loop.trace.push({ step: 'react_tool_mode', timestamp: Date.now() / 1000, mode, reason });
 }
 

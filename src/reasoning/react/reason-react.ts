@@ -10,6 +10,7 @@ import { messageOf } from '../../util/message-of.js';
 import { llmProperties } from '../../spec/parameter-shapes.js';
 import { textOf } from '../reasoning-trace.js';
 import { isPlainObject } from '../../util/plain-object.js';
+import { trackMessageHistory } from '../../llm/resolve-llm-call.js';
 import { runReactLoop, type LoopEnd, type LoopState, type ReactConfig } from './react-loop.js';
 import { goalMessage, systemPrompt, type ToolMode } from './react-messages.js';
 import { buildToolTable, DEFAULT_ROLE, roleAllows, type ToolTable } from './tool-table.js';
@@ -179,6 +180,7 @@ function startLoop(config: ReactConfig, params: Record<string, unknown>, context
     tool_mode: config.toolMode,
     model: reportedModel(context, params),
   });
+  trackMessageHistory(loop.messages);
   return loop;
 }
 
@@ -190,6 +192,7 @@ function restoreLoop(context: ActionContext): LoopState | undefined {
   if (!isPlainObject(loop.executedCallIds)) loop.executedCallIds = {};
   if (!isPlainObject(loop.callHistory)) loop.callHistory = {};
   if (!Array.isArray(loop.trace)) loop.trace = [];
+  trackMessageHistory(loop.messages);
   return loop;
 }
 
