@@ -231,8 +231,10 @@ export type EventDataMap = {
 export type EventData<T extends EventType> = EventDataMap[T];
 
 /**
- * What replaces `data` when an event is over the size cap and cutting its strings is not enough
- * (src/events/redact.ts): every field of the type is then missing.
+ * What stands for a value too large for an event (src/events/redact.ts). A field of `data` larger
+ * than the cap on its own (a `done`'s state, a `node_end`'s update) is replaced by it and the other
+ * fields are kept; when the data is over the cap without such a field and cutting its strings is
+ * not enough, `data` itself is replaced and every field of the type is then missing.
  */
 export type TruncatedEventData = { truncated: true; original_bytes: number; preview: string };
 

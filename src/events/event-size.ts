@@ -1,11 +1,11 @@
 /**
  * Sizes and cutting of an event's JSON: UTF-8 byte counts without serialising, the first bytes of
  * a large value's JSON, and the cap (docs/spec.md#7-storage-traces-and-checkpoints): an event
- * larger than the cap has its longest strings cut, each ending in `…[truncated N bytes]`, or when
- * strings are not what makes it large, its `data` summarised as `{truncated: true, original_bytes,
- * preview}`. The sanitiser (redact.ts) calls these on its own copies.
+ * larger than the cap has its too-large fields summarised as `{truncated: true, original_bytes,
+ * preview}`, then its longest strings cut, each ending in `…[truncated N bytes]`, then, when that is
+ * not enough, its whole `data` summarised. The sanitiser (redact.ts) calls these on its own copies.
  */
-import type { AgentEvent } from './event.js';
+import type { AgentEvent, TruncatedEventData } from './event.js';
 
 /** A sanitized event and the UTF-8 size of its JSON. */
 export interface SanitizedEvent {
@@ -111,10 +111,17 @@ function truncationMarker(removedBytes: number): string {
 }
 
 /**
- * Cuts the longest strings in `data` to a common length so the event fits; falls back to a
- * summary of `data` when the strings cannot make it fit.
+ * Fits an event over the cap (`bytes` of JSON): each field of `data` holding an object or a list
+ * whose skeleton alone (what is not string content) passes the cap becomes its summary (the other
+ * fields stay: a `done` keeps its status); then the longest strings are cut to a common length; when that cannot make it fit,
+ * `data` as a whole becomes the summary, naming `originalBytes` (the size before any of this).
  */
-export function capEvent(event: AgentEvent, bytes: number, maxBytes: number): SanitizedEvent {
+export function capEvent(event: AgentEvent, bytes: number, maxBytes: number, originalBytes = bytes): SanitizedEvent {
+  const fielded = summariseLargeFields(event, bytes, maxBytes);
+  if (fielded !== undefined) {
+    if (fielded.bytes <= maxBytes) return fielded;
+    ({ event, bytes } = fielded);
+  }
   // `event` is already this module's own copy, so strings are cut in place; each leaf keeps its
   // original text, so a second attempt with a lower target starts again from the originals.
   // The strings are only listed when cutting them could help: a large state (thousands of
@@ -144,7 +151,30 @@ export function capEvent(event: AgentEvent, bytes: number, maxBytes: number): Sa
     target -= size - maxBytes + 64;
   }
   for (const leaf of leaves) (leaf.holder as Record<string, unknown>)[leaf.key] = leaf.text;
-  return summarised(event, event.data, bytes, maxBytes);
+  return summarised(event, event.data, originalBytes, maxBytes);
+}
+
+/**
+ * `event` with the object or list fields of its data whose skeleton (what is not string content)
+ * is larger than the cap summarised; undefined when none is.
+ */
+function summariseLargeFields(event: AgentEvent, bytes: number, maxBytes: number): SanitizedEvent | undefined {
+  const data = event.data as Record<string, unknown>;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return undefined;
+  let result: Record<string, unknown> | undefined;
+  let size = bytes;
+  for (const key of Object.keys(data)) {
+    const field = data[key];
+    if (field === null || typeof field !== 'object') continue;
+    const fieldBytes = utf8Length(JSON.stringify(field));
+    // A field large because of its strings is cut like any string; only a skeleton past the cap
+    // (a state of thousands of steps) is summarised.
+    if (fieldBytes <= maxBytes || fieldBytes - collectStrings(field, undefined) <= maxBytes) continue;
+    const summary = truncatedSummary(field, fieldBytes, maxBytes);
+    size += utf8Length(JSON.stringify(summary)) - fieldBytes;
+    (result ??= { ...data })[key] = summary;
+  }
+  return result === undefined ? undefined : { event: { ...event, data: result } as AgentEvent, bytes: size };
 }
 
 /** The most a summary's preview shows of the data's JSON, for a cap of `maxBytes`. */
@@ -153,20 +183,26 @@ export function previewBytesFor(maxBytes: number): number {
 }
 
 /**
- * `event` with its data replaced by `{truncated: true, original_bytes: bytes, preview}`, the
- * preview being the first bytes of `data`'s JSON. `data` may be a prefix copy of the data (see
- * redact.ts: a copy stopped early), as long as its JSON starts like the whole data's for more than
- * `previewBytesFor(maxBytes) + 2` bytes.
+ * `event` with its data replaced by `{truncated: true, original_bytes: bytes, preview}`
+ * (`truncatedSummary`).
  */
 export function summarised(event: AgentEvent, data: unknown, bytes: number, maxBytes: number): SanitizedEvent {
-  const previewBytes = previewBytesFor(maxBytes);
-  // Each character takes at least one byte, so a prefix a little longer than the byte budget is
-  // enough (the two extra keep a surrogate pair at the edge whole).
-  const preview = sliceJson(jsonPrefix(data, previewBytes + 2), previewBytes);
-  const summary: AgentEvent = { ...event, data: { truncated: true, original_bytes: bytes, preview } };
+  const summary: AgentEvent = { ...event, data: truncatedSummary(data, bytes, maxBytes) };
   return { event: summary, bytes: utf8Length(JSON.stringify(summary)) };
 }
 
+/**
+ * What stands for a value too large to keep: `{truncated: true, original_bytes: bytes, preview}`,
+ * the preview being the first bytes of `value`'s JSON. `value` may be a prefix copy of the value
+ * (see redact.ts: a copy stopped early), as long as its JSON starts like the whole value's for more
+ * than `previewBytesFor(maxBytes) + 2` bytes.
+ */
+export function truncatedSummary(value: unknown, bytes: number, maxBytes: number): TruncatedEventData {
+  const previewBytes = previewBytesFor(maxBytes);
+  // Each character takes at least one byte, so a prefix a little longer than the byte budget is
+  // enough (the two extra keep a surrogate pair at the edge whole).
+  return { truncated: true, original_bytes: bytes, preview: sliceJson(jsonPrefix(value, previewBytes + 2), previewBytes) };
+}
 /**
  * The first `length` characters (or more) of `JSON.stringify(value)` for an inert JSON value (this
  * module's copies: plain objects, arrays, strings, finite numbers, booleans, null), without

@@ -209,12 +209,48 @@ describe('sanitizeEvent: size cap', () => {
     }
   });
 
-  it('a summary of a large state names its exact size (strings not listed when cutting cannot help)', () => {
+  it('a large state is summarised in its field, naming its exact size; the small fields stay (a done keeps its status)', () => {
     const steps = Array.from({ length: 3000 }, (_, index) => ({ step: index, thought: `step ${index} é`, ok: true }));
-    const input = event({ state: { steps } });
-    const result = sanitizeEvent(input);
-    expect(dataOf(result).truncated).toBe(true);
-    expect(dataOf(result).original_bytes).toBe(bytesOf(sanitizeValue(input)));
+    const input = event({ status: 'completed', stop_reason: 'completed', state: { steps } }, 9, 'done');
+    const result = sanitizeEventWithSize(input);
+    const data = dataOf(result.event);
+    expect(data.status).toBe('completed');
+    expect(data.stop_reason).toBe('completed');
+    expect(data.state).toMatchObject({ truncated: true, original_bytes: bytesOf(sanitizeValue({ steps })) });
+    expect(JSON.stringify(sanitizeValue({ steps })).startsWith((data.state as { preview: string }).preview)).toBe(true);
+    expect(result.bytes).toBe(bytesOf(result.event));
+    // The engine's maker gives the same.
+    const made = createEventMaker(['done'])('done', 'run-1', 9, '2026-01-01T00:00:00.000Z', input.data, 'n');
+    expect(made.event).toEqual(result.event);
+    expect(made.bytes).toBe(result.bytes);
+  });
+
+  it('a state of long numbers (past the cap though its lower bound is not) is summarised in its field too', () => {
+    const times = Array.from({ length: 6000 }, (_, index) => 1795841253.769 + index / 1000);
+    const input = event({ status: 'failed', stop_reason: 'error', state: { times } }, 3, 'done');
+    const { event: result, bytes } = sanitizeEventWithSize(input);
+    expect(dataOf(result)).toMatchObject({ status: 'failed', stop_reason: 'error', state: { truncated: true, original_bytes: bytesOf({ times }) } });
+    expect(bytes).toBe(bytesOf(result));
+  });
+
+  it('fields each under the cap but too large together: the data is summarised whole, naming the size it had', () => {
+    const half = () => Array.from({ length: 12_000 }, (_, index) => index % 10);
+    const input = event({ first: half(), second: half(), third: half() });
+    const result = sanitizeEventWithSize(input);
+    expect(dataOf(result.event)).toMatchObject({ truncated: true, original_bytes: bytesOf(sanitizeValue(input)) });
+    expect(result.bytes).toBeLessThanOrEqual(64 * 1024);
+  });
+
+  it('two large fields are summarised each, and the rest cut to the cap names the whole size', () => {
+    const first = Array.from({ length: 40_000 }, (_, index) => index % 10);
+    const second = first.map((value) => value + 1);
+    const input = event({ first, second, note: 'small' });
+    const result = sanitizeEventWithSize(input);
+    const data = dataOf(result.event) as Record<string, { original_bytes: number }>;
+    expect(data.first!.original_bytes).toBe(bytesOf(first));
+    expect(data.second!.original_bytes).toBe(bytesOf(second));
+    expect(data.note).toBe('small');
+    expect(result.bytes).toBe(bytesOf(result.event));
   });
 
   it('a summary made from a copy stopped early is the one a whole copy gives: exact size, same preview, whole envelope', () => {
@@ -253,21 +289,33 @@ describe('sanitizeEvent: size cap', () => {
       const input = { ...event(data), sub_run: [{ agent: 'child', file: 'child.yaml' }] } as AgentEvent;
       const options = { secrets: [secret] };
       const whole = sanitizeValue(input, options) as AgentEvent;
-      const fullJson = JSON.stringify(whole.data);
+      const wholeData = whole.data as Record<string, unknown>;
       const result = sanitizeEventWithSize(input, options);
-      const summary = result.event.data as { truncated: boolean; original_bytes: number; preview: string };
+      const kept = result.event.data as Record<string, unknown>;
+      // `tricky` is small: copied as a whole copy has it; `rows` alone passes the cap: summarised.
+      expect(kept.tricky).toEqual(wholeData.tricky);
+      const summary = kept.rows as { truncated: boolean; original_bytes: number; preview: string };
       expect(summary.truncated).toBe(true);
-      expect(summary.original_bytes).toBe(bytesOf(whole));
+      expect(summary.original_bytes).toBe(bytesOf(wholeData.rows));
       expect(jsonStringBytes(summary.preview)).toBeGreaterThan(1000);
-      expect(fullJson.startsWith(summary.preview)).toBe(true);
+      expect(JSON.stringify(wholeData.rows).startsWith(summary.preview)).toBe(true);
+      expect(Object.keys(kept)).toEqual(Object.keys(wholeData));
       expect(Object.keys(result.event)).toEqual(['type', 'run_id', 'seq', 'ts', 'node', 'data', 'sub_run']);
       expect(result.event.sub_run).toEqual([{ agent: 'child', file: 'child.yaml' }]);
       expect(result.bytes).toBe(bytesOf(result.event));
       expect(JSON.stringify(result.event)).not.toContain(secret);
       // The engine's maker (data walked alone) gives the same.
       const made = createEventMaker(['log'], options)('log', 'run-1', 1, '2026-01-01T00:00:00.000Z', data, 'n');
-      expect(made.event.data).toEqual({ ...summary, original_bytes: bytesOf(sanitizeValue(event(data), options)) });
+      expect(made.event.data).toEqual(kept);
       expect(made.bytes).toBe(bytesOf(made.event));
+
+      // The size of a whole summary is measured on the original too: every kind of value, exactly.
+      const alone = { ...input, data: { payload: data } } as unknown as AgentEvent;
+      const wholeSummary = sanitizeEventWithSize({ ...alone, data: { tricky, rows, more: rows.map((row) => ({ ...row })) } } as unknown as AgentEvent, options);
+      expect(dataOf(wholeSummary.event)).toMatchObject({ rows: { truncated: true }, more: { truncated: true } });
+      const nested = sanitizeEventWithSize(alone, options);
+      const nestedSummary = dataOf(nested.event).payload as { original_bytes: number };
+      expect(nestedSummary.original_bytes).toBe(bytesOf(((sanitizeValue(alone, options) as AgentEvent).data as Record<string, unknown>).payload));
     }
   });
 
@@ -297,12 +345,13 @@ describe('sanitizeEvent: size cap', () => {
     expect(result.bytes).toBeLessThanOrEqual(64 * 1024);
   });
 
-  it('summarises data whose size is not in its strings', () => {
+  it('summarises a field whose size is not in its strings', () => {
     const result = sanitizeEvent(event({ numbers: Array.from({ length: 40_000 }, (_, index) => index) }));
     expect(bytesOf(result)).toBeLessThanOrEqual(64 * 1024);
-    expect(dataOf(result).truncated).toBe(true);
-    expect(dataOf(result).original_bytes).toBeGreaterThan(64 * 1024);
-    expect(typeof dataOf(result).preview).toBe('string');
+    const numbers = dataOf(result).numbers as { truncated: boolean; original_bytes: number; preview: string };
+    expect(numbers.truncated).toBe(true);
+    expect(numbers.original_bytes).toBeGreaterThan(64 * 1024);
+    expect(numbers.preview.startsWith('[0,1,2,3')).toBe(true);
     expect(result.run_id).toBe('run-1');
   });
 });

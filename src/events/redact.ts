@@ -14,14 +14,15 @@
  * `"[circular]"`, nesting past `maxDepth` as `"[depth limit]"`, keys `__proto__`, `constructor` and
  * `prototype` dropped.
  *
- * Size: an event larger than `maxEventBytes` (UTF-8 of its JSON, default 64 KiB) has its longest
- * strings cut, each ending in `…[truncated N bytes]`; if strings are not what makes it large, its
- * `data` is replaced by `{truncated: true, original_bytes, preview}`. The result is always valid JSON.
+ * Size: an event larger than `maxEventBytes` (UTF-8 of its JSON, default 64 KiB) has each field of
+ * `data` too large on its own replaced by `{truncated: true, original_bytes, preview}` (the other
+ * fields kept), then its longest strings cut, each ending in `…[truncated N bytes]`; if that is not
+ * enough, `data` as a whole becomes the summary. The result is always valid JSON.
  */
 import type { AgentEvent, EventType } from './event.js';
 import { FORBIDDEN_KEYS } from '../util/forbidden-keys.js';
 import { isPlainObject } from '../util/plain-object.js';
-import { capEvent, jsonStringBytes, summarised, utf8Length, type SanitizedEvent } from './event-size.js';
+import { capEvent, jsonStringBytes, summarised, truncatedSummary, utf8Length, type SanitizedEvent } from './event-size.js';
 
 export { jsonPrefix, jsonStringBytes, utf8Length, type SanitizedEvent } from './event-size.js';
 
@@ -192,14 +193,58 @@ function sanitizeWith(event: AgentEvent, options: SanitizeOptions, measure: bool
 
 /**
  * An event whose copy stopped early (`stopAt`): what is not string content already passes the
- * cap, so no cutting of strings can make it fit and it becomes the summary. Its exact size is
- * measured on the original without copying the rest (a large final state is not copied twice
- * over to be thrown away); the preview comes from the prefix copy in `partial`.
+ * cap, so no cutting of strings can make it fit. The fields of `data` too large for any event on
+ * their own (a final state, a node's update) are each replaced by a summary, and the small ones
+ * kept: a `done` keeps its status and stop reason whatever the size of its state. When no single
+ * field is the cause, or the rest is still too large, the usual cap applies to what is left. Exact
+ * sizes are measured on the original without copying the rest (a large final state is not copied
+ * whole to be thrown away); previews come from the prefix copies.
  */
 function stoppedEarly(partial: AgentEvent, original: AgentEvent, options: SanitizeOptions, context: CopyContext): SanitizedEvent {
+  const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  const fields = isPlainObject(original.data) ? summariseLargeFields(original, original.data, context, maxBytes) : undefined;
+  if (fields !== undefined) {
+    const event = { ...partial, data: fields.data } as AgentEvent;
+    const bytes = utf8Length(JSON.stringify(event));
+    return bytes <= maxBytes ? { event, bytes } : capEvent(event, bytes, maxBytes, bytes + fields.grownBy);
+  }
   if (context.ancestors.length !== 0) context.ancestors.length = 0;
   const bytes = sanitizedBytes(original, 0, context) ?? 0;
-  return summarised(partial, partial.data, bytes, options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES);
+  return summarised(partial, partial.data, bytes, maxBytes);
+}
+
+/**
+ * `data` copied field by field, each field larger than the cap on its own (its copy stops early)
+ * replaced by its summary; undefined when no field is. `grownBy`: how many bytes more the whole
+ * data would take than this copy (what a summary of it all then reports).
+ */
+function summariseLargeFields(original: AgentEvent, data: Record<string, unknown>, context: CopyContext, maxBytes: number): { data: Record<string, unknown>; grownBy: number } | undefined {
+  // The event and its data are the ancestors of every field, as in a copy of the whole event.
+  context.ancestors.length = 0;
+  context.ancestors.push(original, data);
+  const result: Record<string, unknown> = {};
+  let grownBy = 0;
+  for (const key of Object.keys(data)) {
+    const verdict = keyVerdict(key, context);
+    if (verdict === KeyVerdict.Drop) continue;
+    const field = data[key];
+    if (verdict === KeyVerdict.Redact) {
+      if (field !== undefined && field !== null) result[key] = REDACTED;
+      continue;
+    }
+    context.floor = 0;
+    const copied = copyValue(field, 2, context);
+    if (copied === undefined) continue;
+    const name = context.secrets.length > 0 ? redactString(key, context) : key;
+    if (context.floor > context.stopAt) {
+      const bytes = sanitizedBytes(field, 2, context) ?? 0;
+      const summary = truncatedSummary(copied, bytes, maxBytes);
+      grownBy += bytes - utf8Length(JSON.stringify(summary));
+      result[name] = summary;
+    } else result[name] = copied;
+  }
+  context.ancestors.length = 0;
+  return grownBy !== 0 ? { data: result, grownBy } : undefined;
 }
 
 /** A sanitised copy with its size, cut to the cap when it is larger. */

@@ -416,6 +416,20 @@ nodes:
     expect(done.data).not.toHaveProperty('state.changed');
   });
 
+  it('a state too large for an event is summarised inside done and node_end: status, stop reason and duration stay', async () => {
+    const stores = createMemoryStores();
+    const { result, events } = await runYaml('nodes:\n  - name: grow\n    run: |\n      local t = {}\n      for i = 1, 6000 do t[i] = { i = i, ok = true } end\n      return { big = t }\n', {}, stores);
+    expect(result.status).toBe('completed');
+    expect((result.state.big as unknown[]).length).toBe(6000);
+    const stored = await stores.traceStore.readEvents(result.run_id);
+    for (const list of [events, stored]) {
+      const done = list.find((event) => event.type === 'done')!;
+      expect(done.data).toMatchObject({ status: 'completed', stop_reason: 'completed', state: { truncated: true, original_bytes: JSON.stringify(result.state).length } });
+      const nodeEnd = list.find((event) => event.type === 'node_end')!;
+      expect(nodeEnd.data).toMatchObject({ update: { truncated: true }, duration_ms: expect.any(Number) });
+    }
+  });
+
   it('events are frozen values, the same objects in the trace and the stream (batches are sealed for the store)', async () => {
     const stores = createMemoryStores();
     const input = { nested: { list: [1, 2] } };
