@@ -19,7 +19,7 @@
  * fields kept), then its longest strings cut, each ending in `…[truncated N bytes]`; if that is not
  * enough, `data` as a whole becomes the summary. The result is always valid JSON.
  */
-import type { AgentEvent, EventType } from './event.js';
+import type { AgentEvent, EventType, TruncatedEventData } from './event.js';
 import { FORBIDDEN_KEYS } from '../util/forbidden-keys.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { capEvent, jsonStringBytes, summarised, truncatedSummary, utf8Length, type SanitizedEvent } from './event-size.js';
@@ -71,6 +71,17 @@ interface CopyContext {
    * will be summarised, and the copy made so far is all the summary's preview needs.
    */
   stopAt: number;
+  /**
+   * The depth of the object whose fields each have their own `floor` (an event's data, at 1; -1
+   * in plain value copies): a field whose copy stops early is too large for any event on its own
+   * and is replaced by its summary there, the other fields kept.
+   */
+  fieldDepth: number;
+  /** The cap, for the summaries' previews. */
+  maxBytes: number;
+  /** Fields summarised by this copy, and how many bytes more the originals take than the summaries. */
+  summaries: number;
+  grownBy: number;
   /** Keys already classified (redacted or not); kept across the events of one sanitiser. */
   keyVerdicts: Map<string, KeyVerdict>;
 }
@@ -169,6 +180,7 @@ export function createEventMaker(eventTypes: readonly string[], options: Sanitiz
       if (node !== undefined) original.node = node;
       return stoppedEarly(event, original, options, context);
     }
+    if (context.summaries > 0) return withSummarisedFields(event, context);
     return measured(event, options, exact, context);
   };
 }
@@ -188,63 +200,31 @@ function sanitizeWith(event: AgentEvent, options: SanitizeOptions, measure: bool
     return stoppedEarly({ ...envelope, data: copy.data ?? {} } as AgentEvent, event, options, context);
   }
   if (!isPlainObject(copy.data)) copy.data = {};
+  if (context.summaries > 0) return withSummarisedFields(copy, context);
   return measured(copy, options, measure, context);
 }
 
 /**
- * An event whose copy stopped early (`stopAt`): what is not string content already passes the
- * cap, so no cutting of strings can make it fit. The fields of `data` too large for any event on
- * their own (a final state, a node's update) are each replaced by a summary, and the small ones
- * kept: a `done` keeps its status and stop reason whatever the size of its state. When no single
- * field is the cause, or the rest is still too large, the usual cap applies to what is left. Exact
- * sizes are measured on the original without copying the rest (a large final state is not copied
- * whole to be thrown away); previews come from the prefix copies.
+ * An event some fields of which were too large on their own and are summaries now: its exact
+ * size, cut further to the cap if the rest is still too large (a summary of it all then names the
+ * size the data had before).
  */
-function stoppedEarly(partial: AgentEvent, original: AgentEvent, options: SanitizeOptions, context: CopyContext): SanitizedEvent {
-  const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  const fields = isPlainObject(original.data) ? summariseLargeFields(original, original.data, context, maxBytes) : undefined;
-  if (fields !== undefined) {
-    const event = { ...partial, data: fields.data } as AgentEvent;
-    const bytes = utf8Length(JSON.stringify(event));
-    return bytes <= maxBytes ? { event, bytes } : capEvent(event, bytes, maxBytes, bytes + fields.grownBy);
-  }
-  if (context.ancestors.length !== 0) context.ancestors.length = 0;
-  const bytes = sanitizedBytes(original, 0, context) ?? 0;
-  return summarised(partial, partial.data, bytes, maxBytes);
+function withSummarisedFields(event: AgentEvent, context: CopyContext): SanitizedEvent {
+  const bytes = utf8Length(JSON.stringify(event));
+  return bytes <= context.maxBytes ? { event, bytes } : capEvent(event, bytes, context.maxBytes, bytes + context.grownBy);
 }
 
 /**
- * `data` copied field by field, each field larger than the cap on its own (its copy stops early)
- * replaced by its summary; undefined when no field is. `grownBy`: how many bytes more the whole
- * data would take than this copy (what a summary of it all then reports).
+ * An event whose copy stopped early (`stopAt`) with no single field to blame (a field too large
+ * on its own is summarised where it is, see `fieldDepth`): what is not string content already
+ * passes the cap, so no cutting of strings can make it fit and `data` becomes the summary. Its
+ * exact size is measured on the original without copying the rest; the preview comes from the
+ * prefix copy in `partial`.
  */
-function summariseLargeFields(original: AgentEvent, data: Record<string, unknown>, context: CopyContext, maxBytes: number): { data: Record<string, unknown>; grownBy: number } | undefined {
-  // The event and its data are the ancestors of every field, as in a copy of the whole event.
-  context.ancestors.length = 0;
-  context.ancestors.push(original, data);
-  const result: Record<string, unknown> = {};
-  let grownBy = 0;
-  for (const key of Object.keys(data)) {
-    const verdict = keyVerdict(key, context);
-    if (verdict === KeyVerdict.Drop) continue;
-    const field = data[key];
-    if (verdict === KeyVerdict.Redact) {
-      if (field !== undefined && field !== null) result[key] = REDACTED;
-      continue;
-    }
-    context.floor = 0;
-    const copied = copyValue(field, 2, context);
-    if (copied === undefined) continue;
-    const name = context.secrets.length > 0 ? redactString(key, context) : key;
-    if (context.floor > context.stopAt) {
-      const bytes = sanitizedBytes(field, 2, context) ?? 0;
-      const summary = truncatedSummary(copied, bytes, maxBytes);
-      grownBy += bytes - utf8Length(JSON.stringify(summary));
-      result[name] = summary;
-    } else result[name] = copied;
-  }
-  context.ancestors.length = 0;
-  return grownBy !== 0 ? { data: result, grownBy } : undefined;
+function stoppedEarly(partial: AgentEvent, original: AgentEvent, options: SanitizeOptions, context: CopyContext): SanitizedEvent {
+  if (context.ancestors.length !== 0) context.ancestors.length = 0;
+  const bytes = sanitizedBytes(original, 0, context) ?? 0;
+  return summarised(partial, partial.data, bytes, options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES);
 }
 
 /** A sanitised copy with its size, cut to the cap when it is larger. */
@@ -283,7 +263,8 @@ function createContext(options: SanitizeOptions): CopyContext {
     shortestKey = Math.min(shortestKey, key.length);
     longestKey = Math.max(longestKey, key.length);
   }
-  return { secrets, redactKeys, shortestKey, longestKey, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, floor: 0, stopAt: Infinity, keyVerdicts: new Map() };
+  const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  return { secrets, redactKeys, shortestKey, longestKey, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, floor: 0, stopAt: Infinity, fieldDepth: -1, maxBytes, summaries: 0, grownBy: 0, keyVerdicts: new Map() };
 }
 
 /**
@@ -295,8 +276,10 @@ const MIN_EARLY_STOP_BYTES = 1024;
 /** A context for sanitising events: copies stop early once an event is sure to be summarised. */
 function createEventContext(options: SanitizeOptions): CopyContext {
   const context = createContext(options);
-  const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  if (maxBytes >= MIN_EARLY_STOP_BYTES) context.stopAt = maxBytes;
+  if (context.maxBytes >= MIN_EARLY_STOP_BYTES) {
+    context.stopAt = context.maxBytes;
+    context.fieldDepth = 1;
+  }
   return context;
 }
 
@@ -306,6 +289,8 @@ function resetContext(context: CopyContext): void {
   if (context.ancestors.length !== 0) context.ancestors.length = 0;
   context.sizeBound = 0;
   context.floor = 0;
+  context.summaries = 0;
+  context.grownBy = 0;
 }
 
 /** True for a key whose value is a credential. */
@@ -438,6 +423,7 @@ function copyArray(value: unknown[], depth: number, context: CopyContext): unkno
 
 function copyFields(value: object, depth: number, context: CopyContext): Record<string, unknown> {
   const result: Record<string, unknown> = {};
+  const ownFloors = depth === context.fieldDepth;
   for (const key of Object.keys(value)) {
     if (context.floor > context.stopAt) break;
     const verdict = keyVerdict(key, context);
@@ -451,7 +437,16 @@ function copyFields(value: object, depth: number, context: CopyContext): Record<
       }
       continue;
     }
-    const copied = copyValue(field, depth + 1, context);
+    const floorBefore = context.floor;
+    if (ownFloors) context.floor = 0;
+    let copied = copyValue(field, depth + 1, context);
+    if (ownFloors) {
+      if (copied !== undefined && context.floor > context.stopAt) {
+        copied = summariseField(field, copied, depth + 1, context);
+        context.floor = 0;
+      }
+      context.floor += floorBefore;
+    }
     if (copied !== undefined) {
       // A secret used as a key name (`{[key]: 1}` built by an agent) must not leak either.
       const name = context.secrets.length > 0 ? redactString(key, context) : key;
@@ -461,6 +456,18 @@ function copyFields(value: object, depth: number, context: CopyContext): Record<
     }
   }
   return result;
+}
+
+/**
+ * The summary of a field too large for any event on its own (its copy, `partial`, stopped early):
+ * its exact size measured on the original, its preview from the prefix copy.
+ */
+function summariseField(field: unknown, partial: unknown, depth: number, context: CopyContext): TruncatedEventData {
+  const bytes = sanitizedBytes(field, depth, context) ?? 0;
+  const summary = truncatedSummary(partial, bytes, context.maxBytes);
+  context.summaries++;
+  context.grownBy += bytes - utf8Length(JSON.stringify(summary));
+  return summary;
 }
 
 /**
