@@ -84,6 +84,8 @@ interface CopyContext {
   grownBy: number;
   /** Keys already classified (redacted or not); kept across the events of one sanitiser. */
   keyVerdicts: Map<string, KeyVerdict>;
+  /** `"key":` sizes already counted by `sanitizedBytes` (the same few keys repeat thousands of times). */
+  keyBytes: Map<string, number>;
 }
 
 /** Classified keys remembered per sanitiser; past this, keys are classified each time. */
@@ -264,7 +266,7 @@ function createContext(options: SanitizeOptions): CopyContext {
     longestKey = Math.max(longestKey, key.length);
   }
   const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  return { secrets, redactKeys, shortestKey, longestKey, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, floor: 0, stopAt: Infinity, fieldDepth: -1, maxBytes, summaries: 0, grownBy: 0, keyVerdicts: new Map() };
+  return { secrets, redactKeys, shortestKey, longestKey, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, floor: 0, stopAt: Infinity, fieldDepth: -1, maxBytes, summaries: 0, grownBy: 0, keyVerdicts: new Map(), keyBytes: new Map() };
 }
 
 /**
@@ -540,23 +542,28 @@ function fieldsBytes(value: object, depth: number, context: CopyContext): number
     else size = sanitizedBytes(field, depth + 1, context);
     if (size === undefined) continue;
     const name = verdict === KeyVerdict.Keep && context.secrets.length > 0 ? redactString(key, context) : key;
-    bytes += memberBytes(name, size, count++);
+    bytes += memberBytes(name, size, count++, context);
   }
   return bytes;
 }
 
 /** `"name":value` and the comma before it, for the member at `index`. */
-function memberBytes(name: string, size: number, index: number): number {
-  return jsonStringBytes(name) + 3 + size + (index > 0 ? 1 : 0);
+function memberBytes(name: string, size: number, index: number, context: CopyContext): number {
+  let keyBytes = context.keyBytes.get(name);
+  if (keyBytes === undefined) {
+    keyBytes = jsonStringBytes(name) + 3;
+    if (context.keyBytes.size < MAX_KEY_VERDICTS) context.keyBytes.set(name, keyBytes);
+  }
+  return keyBytes + size + (index > 0 ? 1 : 0);
 }
 
 function errorBytes(error: Error, depth: number, context: CopyContext): number {
   let bytes = 2;
   let count = 0;
   const name = sanitizedBytes(error.name, depth, context);
-  if (name !== undefined) bytes += memberBytes('name', name, count++);
+  if (name !== undefined) bytes += memberBytes('name', name, count++, context);
   const message = sanitizedBytes(error.message, depth, context);
-  if (message !== undefined) bytes += memberBytes('message', message, count++);
+  if (message !== undefined) bytes += memberBytes('message', message, count++, context);
   return bytes;
 }
 

@@ -5,7 +5,7 @@
  */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** True for `__proto__`, `constructor` and `prototype`. */
+/** True for `__proto__`, `constructor` and `prototype` (most keys are passed by their length alone). */
 export function isForbiddenKey(key: string): boolean {
-  return FORBIDDEN_KEYS.has(key);
+  return (key.length === 9 || key.length === 11) && FORBIDDEN_KEYS.has(key);
 }

@@ -5,12 +5,32 @@ import { exponentialDelay } from './backoff.js';
 import { FORBIDDEN_KEYS, isForbiddenKey } from './forbidden-keys.js';
 import { messageOf } from './message-of.js';
 import { isPlainObject } from './plain-object.js';
+import { parseJsonSafely } from './untrusted-json.js';
 
 describe('the shared helpers', () => {
   it('isForbiddenKey names exactly the three prototype keys', () => {
     expect([...FORBIDDEN_KEYS].sort()).toEqual(['__proto__', 'constructor', 'prototype']);
     expect(['__proto__', 'constructor', 'prototype'].every(isForbiddenKey)).toBe(true);
     expect(['proto', 'Constructor', '__proto', 'toString', ''].some(isForbiddenKey)).toBe(false);
+  });
+
+  it('parseJsonSafely drops prototype keys however they are written, at any depth', () => {
+    const texts = [
+      '{"__proto__": {"polluted": 1}, "a": 1}',
+      '{"a": {"constructor": {"prototype": 2}, "b": [ {"prototype": 3} ]}}',
+      '{"\\u005f_proto__": {"polluted": 1}, "a": 1}',
+      '{"a": [{"\\u0063onstructor": 1, "c": 2}]}',
+      '{"pro\\u0074otype": 1, "ok": true}',
+    ];
+    for (const text of texts) {
+      const parsed = parseJsonSafely(text);
+      expect(parsed.ok).toBe(true);
+      const seen = JSON.stringify(parsed.ok ? parsed.value : null);
+      expect(seen).not.toMatch(/__proto__|constructor|prototype/);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    }
+    // Text with no such key is taken as parsed.
+    expect(parseJsonSafely('{"a": [1, {"b": "proto type"}]}')).toEqual({ ok: true, value: { a: [1, { b: 'proto type' }] } });
   });
 
   it('isPlainObject is true for objects only, not arrays or null', () => {

@@ -3,7 +3,7 @@
  * no prototype keys. Parsing untrusted JSON text lives in ./untrusted-json.ts.
  */
 import { AgentError } from '../errors/agent-error.js';
-import { FORBIDDEN_KEYS } from './forbidden-keys.js';
+import { isForbiddenKey } from './forbidden-keys.js';
 
 // Kept for callers that import it from here (src/graph); its home is ./plain-object.ts.
 export { isPlainObject } from './plain-object.js';
@@ -32,8 +32,8 @@ export function toPlainJson(value: unknown, where = 'value', maxDepth = 128): un
     }
     if (item instanceof Date) return item.toISOString();
     const result: Record<string, unknown> = {};
-    for (const key in item) {
-      if (!Object.hasOwn(item, key) || FORBIDDEN_KEYS.has(key)) continue;
+    for (const key of Object.keys(item)) {
+      if (isForbiddenKey(key)) continue;
       const entry = copy((item as Record<string, unknown>)[key], path, depth + 1);
       if (entry !== undefined) result[key] = entry;
     }
@@ -45,7 +45,7 @@ export function toPlainJson(value: unknown, where = 'value', maxDepth = 128): un
 /** Copies own enumerable properties of `update` onto `target`, skipping prototype keys. */
 export function mergeShallow(target: Record<string, unknown>, update: Record<string, unknown>): Record<string, unknown> {
   for (const key of Object.keys(update)) {
-    if (FORBIDDEN_KEYS.has(key)) continue;
+    if (isForbiddenKey(key)) continue;
     target[key] = update[key];
   }
   return target;

@@ -3,7 +3,7 @@
  * and drop the keys `__proto__`, `constructor` and `prototype` from every object afterwards, so a
  * parsed value can be merged or spread without touching any prototype.
  */
-import { FORBIDDEN_KEYS } from './forbidden-keys.js';
+import { isForbiddenKey } from './forbidden-keys.js';
 import { messageOf } from './message-of.js';
 
 /** Caps applied before a model's or tool's JSON is parsed. */
@@ -39,7 +39,13 @@ export function parseJsonSafely(text: string, limits: JsonLimits = DEFAULT_JSON_
   } catch (error) {
     return { ok: false, error: messageOf(error, 'invalid JSON') };
   }
-  return { ok: true, value: dropForbiddenKeys(value) };
+  // A forbidden key is in the text as it is, or written with \u escapes: otherwise there is none to drop.
+  return { ok: true, value: mayHoldForbiddenKey(text) ? dropForbiddenKeys(value) : value };
+}
+
+/** False when no key of the JSON `text` can be `__proto__`, `constructor` or `prototype`. */
+function mayHoldForbiddenKey(text: string): boolean {
+  return text.includes('\\u') || text.includes('__proto__') || text.includes('constructor') || text.includes('prototype');
 }
 
 /** The deepest bracket nesting outside strings (a linear scan; no parsing). */
@@ -71,7 +77,7 @@ export function dropForbiddenKeys<T>(value: T): T {
   } else if (typeof value === 'object' && value !== null) {
     const record = value as Record<string, unknown>;
     for (const key of Object.keys(record)) {
-      if (FORBIDDEN_KEYS.has(key)) delete record[key];
+      if (isForbiddenKey(key)) delete record[key];
       else dropForbiddenKeys(record[key]);
     }
   }
