@@ -86,6 +86,10 @@ interface CopyContext {
   keyVerdicts: Map<string, KeyVerdict>;
   /** `"key":` sizes already counted by `sanitizedBytes` (the same few keys repeat thousands of times). */
   keyBytes: Map<string, number>;
+  /** Exact sizes of large subtrees, for the caller to keep between events (`SizeMemo`). */
+  sizeMemo: SizeMemo | undefined;
+  /** Markers (`[circular]`, `[depth limit]`, `[unserialisable]`) counted so far: a subtree that made one depends on where it sits. */
+  markers: number;
 }
 
 /** Classified keys remembered per sanitiser; past this, keys are classified each time. */
@@ -127,7 +131,17 @@ export function createEventSanitizer(options: SanitizeOptions = {}): (event: Age
 }
 
 /** Makes a run's event from its parts, sanitised: what `createEventSanitizer` gives for the assembled event. */
-export type EventMaker = (type: EventType, runId: string, seq: number, ts: string, data: unknown, node: string | undefined) => SanitizedEvent;
+export type EventMaker = (type: EventType, runId: string, seq: number, ts: string, data: unknown, node: string | undefined, sizes?: SizeMemo) => SanitizedEvent;
+
+/**
+ * Exact sizes of large values measured for an event's summary, by object and depth, for the next
+ * events to reuse. Only for values nobody changes in between: the engine keeps one from a node's
+ * `node_end` to the run's `done` (the same final state), and drops it when anything else runs.
+ */
+export type SizeMemo = WeakMap<object, { bytes: number; depth: number }>;
+
+/** Subtrees at least this large are remembered in a SizeMemo. */
+const MEMO_MIN_BYTES = 16 * 1024;
 
 /** The envelope's key names, in the order events are made with. */
 const ENVELOPE_KEYS = ['type', 'run_id', 'seq', 'ts', 'data', 'node'];
@@ -163,9 +177,10 @@ export function createEventMaker(eventTypes: readonly string[], options: Sanitiz
   // What the keys and the object add to the bound (see copyObject and copyFields).
   const keyBound = (key: string) => stringBound(key) + 2;
   const fixedBound = 2 + keyBound('type') + keyBound('run_id') + keyBound('seq') + 25 + keyBound('ts') + keyBound('data');
-  return (type, runId, seq, ts, data, node) => {
+  return (type, runId, seq, ts, data, node, sizes) => {
     if (!isPlainObject(data) || !knownTypes.has(type)) return general(type, runId, seq, ts, data, node);
     resetContext(context);
+    context.sizeMemo = sizes;
     const copied = copyValue(data, 1, context);
     if (!isPlainObject(copied)) return general(type, runId, seq, ts, data, node);
     const cleanType = redacted(type) as EventType;
@@ -266,7 +281,7 @@ function createContext(options: SanitizeOptions): CopyContext {
     longestKey = Math.max(longestKey, key.length);
   }
   const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  return { secrets, redactKeys, shortestKey, longestKey, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, floor: 0, stopAt: Infinity, fieldDepth: -1, maxBytes, summaries: 0, grownBy: 0, keyVerdicts: new Map(), keyBytes: new Map() };
+  return { secrets, redactKeys, shortestKey, longestKey, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, floor: 0, stopAt: Infinity, fieldDepth: -1, maxBytes, summaries: 0, grownBy: 0, keyVerdicts: new Map(), keyBytes: new Map(), sizeMemo: undefined, markers: 0 };
 }
 
 /**
@@ -293,6 +308,7 @@ function resetContext(context: CopyContext): void {
   context.floor = 0;
   context.summaries = 0;
   context.grownBy = 0;
+  context.sizeMemo = undefined;
 }
 
 /** True for a key whose value is a credential. */
@@ -496,28 +512,44 @@ function sanitizedBytes(value: unknown, depth: number, context: CopyContext): nu
 }
 
 function objectBytes(value: object, depth: number, context: CopyContext): number | undefined {
-  if (context.ancestors.includes(value)) return sanitizedBytes('[circular]', depth, context);
-  if (depth >= context.maxDepth) return sanitizedBytes('[depth limit]', depth, context);
+  if (context.ancestors.includes(value)) return markerBytes('[circular]', depth, context);
+  if (depth >= context.maxDepth) return markerBytes('[depth limit]', depth, context);
+  const remembered = context.sizeMemo?.get(value);
+  if (remembered !== undefined && remembered.depth === depth) return remembered.bytes;
+  const markers = context.markers;
   context.ancestors.push(value);
   try {
-    if (Array.isArray(value)) return arrayBytes(value, depth, context);
-    const toJSON = 'toJSON' in value ? value.toJSON : undefined;
-    if (value instanceof Error && typeof toJSON !== 'function') {
-      return errorBytes(value, depth, context);
-    }
-    if (typeof toJSON === 'function') {
-      let converted: unknown;
-      try {
-        converted = toJSON.call(value);
-      } catch {
-        return sanitizedBytes('[unserialisable]', depth, context);
+    let bytes: number | undefined;
+    let plain = false;
+    if (Array.isArray(value)) {
+      bytes = arrayBytes(value, depth, context);
+      plain = true;
+    } else {
+      const toJSON = 'toJSON' in value ? value.toJSON : undefined;
+      if (value instanceof Error && typeof toJSON !== 'function') return errorBytes(value, depth, context);
+      if (typeof toJSON === 'function') {
+        let converted: unknown;
+        try {
+          converted = toJSON.call(value);
+        } catch {
+          return markerBytes('[unserialisable]', depth, context);
+        }
+        return converted === value ? fieldsBytes(value, depth, context) : sanitizedBytes(converted, depth + 1, context);
       }
-      return converted === value ? fieldsBytes(value, depth, context) : sanitizedBytes(converted, depth + 1, context);
+      bytes = fieldsBytes(value, depth, context);
+      plain = true;
     }
-    return fieldsBytes(value, depth, context);
+    // A plain subtree with no marker in it has the same size wherever it is at this depth.
+    if (plain && context.sizeMemo !== undefined && bytes >= MEMO_MIN_BYTES && context.markers === markers) context.sizeMemo.set(value, { bytes, depth });
+    return bytes;
   } finally {
     context.ancestors.pop();
   }
+}
+
+function markerBytes(marker: string, depth: number, context: CopyContext): number {
+  context.markers++;
+  return sanitizedBytes(marker, depth, context)!;
 }
 
 function arrayBytes(value: unknown[], depth: number, context: CopyContext): number {

@@ -9,7 +9,7 @@
  */
 import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/event.js';
 import { EVENT_TYPES } from '../events/event.js';
-import { createEventMaker, createEventSanitizer, type EventMaker, type SanitizedEvent } from '../events/redact.js';
+import { createEventMaker, createEventSanitizer, type EventMaker, type SanitizedEvent, type SizeMemo } from '../events/redact.js';
 import { freezeJson } from '../util/frozen-json.js';
 import { createEventChannel, type EventChannel } from './event-channel.js';
 import type { TraceWriter } from './trace-writer.js';
@@ -20,6 +20,12 @@ export class RunEvents {
   private readonly sanitizeWhole: ReturnType<typeof createEventSanitizer>;
   private stampMs = -1;
   private stampIso = '';
+  /**
+   * Sizes measured for a node_end's summary, for the run's done to reuse (its state holds the same
+   * values). Dropped at every node_start and whenever anything else may change the state
+   * (`forgetSizes`), so a size is only reused for a value nothing has touched since.
+   */
+  private sizes: SizeMemo = new WeakMap();
 
   constructor(
     private readonly runId: string,
@@ -57,9 +63,18 @@ export class RunEvents {
     return made;
   }
 
+  /** Drops the remembered sizes: code that may change the state ran (a node, a run-end hook). */
+  forgetSizes(): void {
+    this.sizes = new WeakMap();
+  }
+
   private makeUnfrozen<T extends EventType>(type: T, data: EventData<T>, node?: string, subRun?: SubRunFrame[]): SanitizedEvent {
+    if (type === 'node_start') this.forgetSizes();
     // The parts go to the maker separately: only `data` needs walking (events/redact.ts).
-    if (subRun === undefined || subRun.length === 0) return this.makeSafe(type, this.runId, ++this.seq, this.timestamp(), data, node);
+    if (subRun === undefined || subRun.length === 0) {
+      const sizes = type === 'node_end' || type === 'done' ? this.sizes : undefined;
+      return this.makeSafe(type, this.runId, ++this.seq, this.timestamp(), data, node, sizes);
+    }
     // A sub-run's event (agent.* over an agent file) carries its frames: the general sanitiser
     // walks the whole event, frames included. TypeScript cannot relate a generic T to its member
     // of the union: emit's signature checks the fields.

@@ -268,6 +268,9 @@ export class RunSession implements BodyHost {
   }
 
   private async runEndHooks(): Promise<void> {
+    if (this.endHooks.length === 0) return;
+    // A hook is code of its own: sizes remembered for done may no longer hold.
+    this.events.forgetSizes();
     await Promise.allSettled(this.endHooks.splice(0).map((cleanup) => cleanup()));
   }
 
@@ -434,7 +437,9 @@ export class RunSession implements BodyHost {
     Object.assign(result, this.sanitizer.value(result));
     await this.trace.persist();
     this.trace.failRunIfBroken(result);
-    const done = this.events.make('done', doneData(result));
+    // The maker sanitises the state like `result`'s, from the state itself: a size measured for the
+    // last node_end's update (the same values) is reused, not measured again.
+    const done = this.events.make('done', doneData({ ...result, state: this.state }));
     this.trace.keep(done.event, done.bytes);
     await this.trace.persist();
     await this.putRecord(result.status, result);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
+import { createActionRegistry, loadAgent, runAgent } from '../../src/index.js';
+import type { ActionContext } from '../../src/actions/types.js';
 import { isSealedJson } from '../../src/util/frozen-json.js';
 import type { AgentEvent } from '../../src/events/event.js';
 import { resumeYaml, runYaml } from './helpers.js';
@@ -427,6 +429,40 @@ nodes:
       expect(done.data).toMatchObject({ status: 'completed', stop_reason: 'completed', state: { truncated: true, original_bytes: JSON.stringify(result.state).length } });
       const nodeEnd = list.find((event) => event.type === 'node_end')!;
       expect(nodeEnd.data).toMatchObject({ update: { truncated: true }, duration_ms: expect.any(Number) });
+    }
+  });
+
+  it('a size measured for a node_end is not reused by done once a later node or a run-end hook changed the value in place', async () => {
+    // `state.big` is grown in place (the worst an action can do): done must name its final size.
+    const grow = (extra: number) => (context: ActionContext) => {
+      const big = context.state.big as unknown[];
+      for (let index = 0; index < extra; index++) big.push({ added: index });
+    };
+    const registry = createActionRegistry([
+      { name: 'test.grow_later', description: 'grows state.big in place', run: (_params, context) => (grow(3000)(context), {}) },
+      {
+        name: 'test.make_then_grow_at_end',
+        description: 'returns big, and grows it in place when the run ends',
+        run: (_params, context) => {
+          context.onRunEnd?.(async () => grow(2000)(context));
+          return { big: Array.from({ length: 6000 }, (_, index) => ({ index, ok: true })) };
+        },
+      },
+    ]);
+    const lua = 'local t = {}\n      for i = 1, 6000 do t[i] = { i = i, ok = true } end\n      return { big = t }';
+    const agents = [
+      `nodes:\n  - name: make\n    run: |\n      ${lua}\n  - name: later\n    uses: test.grow_later\n`,
+      'nodes:\n  - name: make\n    uses: test.make_then_grow_at_end\n',
+    ];
+    for (const yaml of agents) {
+      const run = runAgent(loadAgent(yaml, { file: 'test.yaml', registry }), {}, createMemoryStores());
+      const events: AgentEvent[] = [];
+      for await (const event of run) events.push(event);
+      const result = await run.result;
+      expect(result.status).toBe('completed');
+      const done = events.at(-1)!;
+      expect(done.type).toBe('done');
+      expect(done.data).toMatchObject({ status: 'completed', state: { truncated: true, original_bytes: JSON.stringify(result.state).length } });
     }
   });
 
