@@ -22,6 +22,40 @@ function cuttings(text: string): string[][] {
 }
 
 describe('createSanitizer: values and text', () => {
+  it('valueShared gives what value gives, sharing every part that needs no change', () => {
+    const sanitizer = createSanitizer([KEY]);
+    const clean = { steps: [{ step: 1, thought: 'fine', tags: ['a', 'b'] }], total: 2, nested: { deep: { list: [1, 2.5, true, null] } } };
+    expect(sanitizer.valueShared(clean)).toBe(clean);
+    const looped: Record<string, unknown> = { name: 'loop' };
+    looped.self = looped;
+    class Point {
+      constructor(readonly x: number) {}
+    }
+    const cases: Record<string, unknown>[] = [
+      { keep: clean, leak: `uses ${KEY}`, after: [1, 2] },
+      { keep: clean, list: [1, undefined, () => 2, Number.NaN, 'ok', `Bearer abcdefghijklmnop`] },
+      { keep: clean, Authorization: 'Basic x', cookie: null, api_key: undefined, [`k-${KEY}`]: 1, last: 'z' },
+      { keep: clean, point: new Point(3), when: new Date(Date.UTC(2026, 0, 1)), error: new Error(`failed ${KEY}`), big: 12n },
+      { keep: clean, looped, header: ['x-api-key', 'abc'], gone: undefined },
+      JSON.parse('{"keep": {"a": 1}, "__proto__": {"polluted": true}, "z": 1}') as Record<string, unknown>,
+    ];
+    for (const value of cases) {
+      const shared = sanitizer.valueShared(value);
+      expect(shared).not.toBe(value);
+      expect(shared).toStrictEqual(sanitizer.value(value));
+      expect(JSON.stringify(shared)).not.toContain(KEY);
+      // What needed nothing is the value's own, not a copy.
+      expect((shared as { keep: unknown }).keep).toBe(value.keep);
+    }
+    // Only the path to a change is copied: the untouched branches stay shared.
+    const mixed = { a: { x: [1, 2] }, b: { secret: `x ${KEY}` }, c: { y: 'fine' } };
+    const shared = sanitizer.valueShared(mixed);
+    expect(shared.a).toBe(mixed.a);
+    expect(shared.c).toBe(mixed.c);
+    expect(shared.b).not.toBe(mixed.b);
+    expect(mixed.b.secret).toContain(KEY);
+  });
+
   it('redacts a key copied anywhere in a value, also as a key name, and drops credential fields', () => {
     const outbound = createSanitizer([KEY, '', undefined, 'abc']);
     const copy = outbound.value({ state: { copy: KEY, list: [`x${KEY}y`], [KEY]: 1, nested: { api_key: 'other' } }, fine: 'abc' });

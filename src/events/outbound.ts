@@ -3,7 +3,8 @@
  * SSE, stdout and stderr. It applies the rule of redact.ts (known secret values, `Bearer`/`Basic`
  * credentials in text, credential-named keys) in three forms:
  *
- * - `value(v)`: a redacted, inert JSON copy of a value (a RunResult, a checkpoint);
+ * - `value(v)`: a redacted, inert JSON copy of a value (a checkpoint); `valueShared(v)` the same
+ *   without copying what needs no change (a finished run's result);
  * - `text(s)`: a string already serialised (an HTTP body, an SSE `data:` line, a terminal line),
  *   where a secret may also appear JSON-escaped;
  * - `stream()`: a redactor for one stream of text pieces (streamed `answer_chunk`s), which holds
@@ -35,6 +36,12 @@ export interface Sanitizer {
   readonly secrets: readonly string[];
   /** A redacted, inert JSON copy of `value`. */
   value<T>(value: T): T;
+  /**
+   * `value(v)` made by sharing what needs no change (a plain object or list that would be copied
+   * as it is stays `v`'s own; `v` itself when nothing changes). For a value its owner is done with:
+   * a finished run's result, whose state nothing will change any more.
+   */
+  valueShared<T>(value: T): T;
   /** `text` with every secret, its JSON-escaped form and text credentials replaced. */
   text(text: string): string;
   /** A redactor for one stream of text pieces. */
@@ -58,6 +65,7 @@ export function createSanitizer(secrets: ReadonlyArray<string | undefined | null
   return {
     secrets: kept,
     value: <T>(value: T) => sanitizeValue(value, { secrets: kept, maxDepth: STATE_DEPTH }) as T,
+    valueShared: <T>(value: T) => sanitizeValue(value, { secrets: kept, maxDepth: STATE_DEPTH }, true) as T,
     text: (text) => redactText(text, textForms),
     stream: () => createStreamRedactor(kept),
   };

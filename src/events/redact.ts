@@ -90,6 +90,11 @@ interface CopyContext {
   sizeMemo: SizeMemo | undefined;
   /** Markers (`[circular]`, `[depth limit]`, `[unserialisable]`) counted so far: a subtree that made one depends on where it sits. */
   markers: number;
+  /**
+   * Share what needs no change instead of copying it (`sanitizeValue(…, share)`): a plain object or
+   * list whose copy would equal it is returned as it is. Never with `stopAt` (a stopped copy is a prefix).
+   */
+  share: boolean;
 }
 
 /** Classified keys remembered per sanitiser; past this, keys are classified each time. */
@@ -254,9 +259,15 @@ function measured(copy: AgentEvent, options: SanitizeOptions, measure: boolean, 
   return capEvent(copy, bytes, maxBytes);
 }
 
-/** A redacted, inert copy of any value (for error details, state snapshots). */
-export function sanitizeValue(value: unknown, options: SanitizeOptions = {}): unknown {
-  return copyValue(value, 0, createContext(options));
+/**
+ * A redacted, inert copy of any value (for error details, state snapshots). With `share`, the
+ * parts that need no change are not copied but shared with `value` (the value itself when nothing
+ * changes): for a value its owner is done with, such as a finished run's result.
+ */
+export function sanitizeValue(value: unknown, options: SanitizeOptions = {}, share = false): unknown {
+  const context = createContext(options);
+  context.share = share;
+  return copyValue(value, 0, context);
 }
 
 function createContext(options: SanitizeOptions): CopyContext {
@@ -281,7 +292,7 @@ function createContext(options: SanitizeOptions): CopyContext {
     longestKey = Math.max(longestKey, key.length);
   }
   const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  return { secrets, redactKeys, shortestKey, longestKey, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, floor: 0, stopAt: Infinity, fieldDepth: -1, maxBytes, summaries: 0, grownBy: 0, keyVerdicts: new Map(), keyBytes: new Map(), sizeMemo: undefined, markers: 0 };
+  return { secrets, redactKeys, shortestKey, longestKey, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, floor: 0, stopAt: Infinity, fieldDepth: -1, maxBytes, summaries: 0, grownBy: 0, keyVerdicts: new Map(), keyBytes: new Map(), sizeMemo: undefined, markers: 0, share: false };
 }
 
 /**
@@ -420,34 +431,47 @@ function copyObject(value: object, depth: number, context: CopyContext): unknown
 
 function copyArray(value: unknown[], depth: number, context: CopyContext): unknown[] {
   const isHeaderPair = value.length === 2 && typeof value[0] === 'string' && isRedactedKey(value[0], context);
-  const result = new Array<unknown>(value.length);
+  // Sharing, the copy starts at the first item that changes (the items before are the same).
+  let result: unknown[] | undefined = context.share ? undefined : new Array<unknown>(value.length);
   for (let index = 0; index < value.length; index++) {
     if (context.floor > context.stopAt) {
-      result.length = index;
+      result!.length = index;
       break;
     }
     context.sizeBound += 1;
     if (index > 0) context.floor += 1;
-    if (isHeaderPair && index === 1) {
-      result[index] = copyValue(REDACTED, depth, context);
-      continue;
+    const item = value[index];
+    let copied = isHeaderPair && index === 1 ? copyValue(REDACTED, depth, context) : copyValue(item, depth + 1, context);
+    if (copied === undefined) {
+      context.sizeBound += 5;
+      copied = null;
     }
-    const copied = copyValue(value[index], depth + 1, context);
-    if (copied === undefined) context.sizeBound += 5;
-    result[index] = copied === undefined ? null : copied;
+    if (result === undefined) {
+      if (copied === item) continue;
+      result = value.slice(0, index);
+    }
+    result[index] = copied;
   }
-  return result;
+  return result ?? value;
 }
 
 function copyFields(value: object, depth: number, context: CopyContext): Record<string, unknown> {
-  const result: Record<string, unknown> = {};
+  const source = value as Record<string, unknown>;
+  // Sharing, a plain object's copy starts at the first field that changes (see sharedPrefix).
+  let result: Record<string, unknown> | undefined = context.share && isPlainPrototype(value) ? undefined : {};
   const ownFloors = depth === context.fieldDepth;
-  for (const key of Object.keys(value)) {
+  const keys = Object.keys(value);
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
     if (context.floor > context.stopAt) break;
     const verdict = keyVerdict(key, context);
-    if (verdict === KeyVerdict.Drop) continue;
-    const field = (value as Record<string, unknown>)[key];
+    if (verdict === KeyVerdict.Drop) {
+      result ??= sharedPrefix(source, keys, index);
+      continue;
+    }
+    const field = source[key];
     if (verdict === KeyVerdict.Redact) {
+      result ??= sharedPrefix(source, keys, index);
       if (field !== undefined && field !== null) {
         result[key] = REDACTED;
         context.sizeBound += stringBound(key) + stringBound(REDACTED) + 2;
@@ -465,15 +489,31 @@ function copyFields(value: object, depth: number, context: CopyContext): Record<
       }
       context.floor += floorBefore;
     }
+    // A secret used as a key name (`{[key]: 1}` built by an agent) must not leak either.
+    const name = copied !== undefined && context.secrets.length > 0 ? redactString(key, context) : key;
+    if (result === undefined) {
+      if (copied === field && copied !== undefined && name === key) continue;
+      result = sharedPrefix(source, keys, index);
+    }
     if (copied !== undefined) {
-      // A secret used as a key name (`{[key]: 1}` built by an agent) must not leak either.
-      const name = context.secrets.length > 0 ? redactString(key, context) : key;
       result[name] = copied;
       context.sizeBound += stringBound(name) + 2;
       context.floor += name.length + 3;
     }
   }
+  return result ?? source;
+}
+
+/** A new object with the first `count` fields of `source`: the ones a sharing copy found unchanged. */
+function sharedPrefix(source: Record<string, unknown>, keys: string[], count: number): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (let index = 0; index < count; index++) result[keys[index]!] = source[keys[index]!];
   return result;
+}
+
+function isPlainPrototype(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
 /**

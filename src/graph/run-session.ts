@@ -434,7 +434,8 @@ export class RunSession implements BodyHost {
       await this.checkpoints.save(outcome.checkpoint);
     }
     // What leaves the run (state, error, interrupt) goes through the one sanitiser, like its events.
-    Object.assign(result, this.sanitizer.value(result));
+    // The run is over: what needs no redaction is handed out as it is rather than copied.
+    Object.assign(result, this.sanitizer.valueShared(result));
     await this.trace.persist();
     this.trace.failRunIfBroken(result);
     // The maker sanitises the state like `result`'s, from the state itself: a size measured for the
