@@ -117,6 +117,12 @@ function start(): void {
     },
   });
   let graphPinnedTo: string | undefined;
+  // A run opened from history asks for its own agent's graph. The answer is drawn if that run is
+  // still the one shown (nothing opened or started since: each bumps this) and the editor's text
+  // has not changed; the editor re-validating the same text meanwhile neither replaces it nor
+  // makes it stale (it used to: the history's answer lost to a newer request and the graph kept
+  // whatever it showed before, at random after a reload).
+  let shownFromHistory = 0;
   const editor = agentPanel;
   const validateNow = agentPanel.validateNow;
 
@@ -126,9 +132,12 @@ function start(): void {
   const openRunFromHistory = (runId: string, events: AgentEvent[], label: string) => {
     summary = summarize(events);
     const source = sourceOf(storage, runId);
+    const opened = ++shownFromHistory;
     if (source) {
       graphPinnedTo = editor.getText();
-      void latestGraph(source).then(({ result, latest }) => latest && runView.setGraph(result.graph));
+      void client.validate(source).then((result) => {
+        if (opened === shownFromHistory && graphPinnedTo !== undefined && editor.getText() === graphPinnedTo) runView.setGraph(result.graph);
+      });
     }
     runView.show(summary, label);
     // A paused run can be continued from history when its agent file is known (or on its server).
@@ -176,6 +185,7 @@ function start(): void {
       announce,
       setGraph: (graph) => {
         graphPinnedTo = editor.getText();
+        shownFromHistory++;
         runView.setGraph(graph);
       },
       useBackend: (backend, source) => {
@@ -250,6 +260,7 @@ function start(): void {
   };
   const runRemote = async (backend: RemoteBackend, input: Record<string, unknown>) => {
     graphPinnedTo = editor.getText();
+    shownFromHistory++;
     activeRunId = undefined;
     summary = emptySummary();
     runView.clear();
@@ -286,6 +297,7 @@ function start(): void {
     if (remote) return runRemote(remote, input);
     activeSource = editor.getText();
     graphPinnedTo = undefined;
+    shownFromHistory++;
     activeRunId = crypto.randomUUID();
     rememberSource(storage, activeRunId, activeSource);
     summary = emptySummary(activeRunId);
