@@ -411,9 +411,7 @@ function copyObject(value: object, depth: number, context: CopyContext): unknown
   try {
     if (Array.isArray(value)) return copyArray(value, depth, context);
     const toJSON = 'toJSON' in value ? value.toJSON : undefined;
-    if (value instanceof Error && typeof toJSON !== 'function') {
-      return { name: copyValue(value.name, depth, context), message: copyValue(value.message, depth, context) };
-    }
+    if (value instanceof Error && typeof toJSON !== 'function') return copyFields(errorFields(value), depth, context);
     if (typeof toJSON === 'function') {
       let converted: unknown;
       try {
@@ -566,7 +564,7 @@ function objectBytes(value: object, depth: number, context: CopyContext): number
       plain = true;
     } else {
       const toJSON = 'toJSON' in value ? value.toJSON : undefined;
-      if (value instanceof Error && typeof toJSON !== 'function') return errorBytes(value, depth, context);
+      if (value instanceof Error && typeof toJSON !== 'function') return fieldsBytes(errorFields(value), depth, context);
       if (typeof toJSON === 'function') {
         let converted: unknown;
         try {
@@ -629,14 +627,9 @@ function memberBytes(name: string, size: number, index: number, context: CopyCon
   return keyBytes + size + (index > 0 ? 1 : 0);
 }
 
-function errorBytes(error: Error, depth: number, context: CopyContext): number {
-  let bytes = 2;
-  let count = 0;
-  const name = sanitizedBytes(error.name, depth, context);
-  if (name !== undefined) bytes += memberBytes('name', name, count++, context);
-  const message = sanitizedBytes(error.message, depth, context);
-  if (message !== undefined) bytes += memberBytes('message', message, count++, context);
-  return bytes;
+/** What is kept of an Error (one without toJSON): its name and message, as fields. */
+function errorFields(error: Error): Record<string, unknown> {
+  return { name: error.name, message: error.message };
 }
 
 /** `"[REDACTED]"`. */

@@ -72,3 +72,6 @@ export function orderSubProblems(list: unknown): Ordering {
   }
   return { ok: true, subProblems, notes };
 }
+
+/** Sub-problems one `reason.decompose` run may accept over all its levels (default and ceiling). */
+export const MAX_SUB_PROBLEMS_PER_RUN = 40;
