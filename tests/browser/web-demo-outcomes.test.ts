@@ -179,7 +179,8 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
     const port = await closedPort();
     const { context, page } = await openDemo(browser, server.url, { preset: 'ollama', api_base: `http://127.0.0.1:${port}/v1`, model: '' });
     await page.click('#probe-button');
-    await page.waitForSelector('#probe-down', { timeout: 20_000 });
+    // A hang guard, not a speed check: on a loaded 2-core CI machine this once took over 20 s.
+    await page.waitForSelector('#probe-down', { timeout: 60_000 });
     expect(await page.textContent('#probe-down')).toContain('Nothing is listening');
     expect(await page.textContent('#probe-result')).toContain('ollama serve');
     expect(await page.locator('#cors-error').count()).toBe(0);
@@ -255,7 +256,8 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
     const longBase = `http://127.0.0.1:${port}/${'very-long-path-segment-'.repeat(8)}v1`;
     const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: longBase, model: 'm' }, { width: 375, height: 800 });
     await page.click('#probe-button');
-    await page.waitForSelector('#probe-down', { timeout: 20_000 });
+    // A hang guard, not a speed check: on a loaded 2-core CI machine this once took over 20 s.
+    await page.waitForSelector('#probe-down', { timeout: 60_000 });
     await setAgent(page, await fixture('failing-call.yaml'));
     await startRun(page);
     expect(await waitForEnd(page)).toBe('failed');

@@ -14,7 +14,8 @@ import { ROOT, serveDemo, type DemoServer } from './support/serve-demo.js';
 const REFLECTION_EXAMPLE = 'reflection-json-schema.yaml';
 const hasReflectionExample = existsSync(path.join(ROOT, 'examples', REFLECTION_EXAMPLE));
 
-describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', () => {
+// Hang guards, not speed checks: a run in the page once took over 30 s on a loaded 2-core CI machine.
+describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', { timeout: 90_000 }, () => {
   let browser: Browser;
   let server: DemoServer;
   let mock: MockOpenAI;
@@ -193,7 +194,7 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', () => {
   it('tea-agent-files runs its sub-agents from the bundled examples', async () => {
     const { context, page } = await openDemo(browser, server.url);
     await page.selectOption('#example-select', 'tea-agent-files.yaml');
-    expect(await runAgentInPage(page)).toBe('completed');
+    expect(await runAgentInPage(page, 60_000)).toBe('completed');
     const state = await page.textContent('#final-state');
     expect(state).toContain('refunded within 3 days');
     expect(state).toContain('tea-agent-files-triage.yaml');
