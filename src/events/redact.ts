@@ -20,7 +20,7 @@
  * enough, `data` as a whole becomes the summary. The result is always valid JSON.
  */
 import type { AgentEvent, EventType, TruncatedEventData } from './event.js';
-import { isPlainObject } from '../util/plain-object.js';
+import { hasPlainPrototype, isPlainObject } from '../util/plain-object.js';
 import { createContext, createEventContext, DEFAULT_MAX_EVENT_BYTES, isRedactedKey, KeyVerdict, keyVerdict, REDACTED, redactString, resetContext, stringBound, type CopyContext, type SanitizeOptions, type SizeMemo } from './copy-context.js';
 import { capEvent, summarised, truncatedSummary, utf8Length, type SanitizedEvent } from './event-size.js';
 import { errorFields, sanitizedBytes } from './sanitized-size.js';
@@ -273,7 +273,7 @@ function copyArray(value: unknown[], depth: number, context: CopyContext): unkno
 function copyFields(value: object, depth: number, context: CopyContext): Record<string, unknown> {
   const source = value as Record<string, unknown>;
   // Sharing, a plain object's copy starts at the first field that changes (see sharedPrefix).
-  let result: Record<string, unknown> | undefined = context.share && isPlainPrototype(value) ? undefined : {};
+  let result: Record<string, unknown> | undefined = context.share && hasPlainPrototype(value) ? undefined : {};
   const ownFloors = depth === context.fieldDepth;
   const keys = Object.keys(value);
   for (let index = 0; index < keys.length; index++) {
@@ -324,11 +324,6 @@ function sharedPrefix(source: Record<string, unknown>, keys: string[], count: nu
   const result: Record<string, unknown> = {};
   for (let index = 0; index < count; index++) result[keys[index]!] = source[keys[index]!];
   return result;
-}
-
-function isPlainPrototype(value: object): boolean {
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }
 
 /**

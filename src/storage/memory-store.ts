@@ -4,8 +4,8 @@
  *
  * Guarantees: everything is consistent and immediate (`flush` has nothing to do); values are
  * copied as inert JSON on the way in and on the way out, so callers never share objects with the
- * store, except events that are sealed JSON, alone or as a sealed batch (util/frozen-json.ts: the
- * engine seals the batches of events it makes): those are kept and handed out as they are, since
+ * store, except the events of a sealed batch (util/frozen-json.ts: the engine seals the batches of
+ * events it makes): those are kept and handed out as they are, since
  * nobody can change them; a value JSON cannot hold is STORAGE_ERROR. Events are kept whole (cap
  * them first with `sanitizeEvent`); only the newest checkpoint of a run is kept; `claim` is atomic (one isolate,
  * no await between the check and the mark). Nothing survives the process. No module-level state:
@@ -45,7 +45,7 @@ export interface MemoryStores {
  */
 export function createMemoryStores(options: MemoryStoreOptions = {}): MemoryStores {
   const now = options.now ?? (() => Date.now());
-  /** Events of each run in append order: serialised, or kept as they are when sealed JSON. */
+  /** Events of each run in append order: serialised, or kept as they are from a sealed batch. */
   const eventsByRun = new Map<string, StoredEvent[]>();
   /** Whether a run's events were appended out of seq order (then reads sort). */
   const unsortedRuns = new Set<string>();
@@ -63,8 +63,7 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): MemoryStor
     async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
       if (events.length === 0) return;
       // Every event is checked or serialised before any is kept: a batch with a bad event keeps nothing.
-      const sealedBatch = isSealedJson(events);
-      const serialised = events.map((event) => (sealedBatch || isSealedJson(event) ? event : serialiseEvent(event, runId)));
+      const serialised = isSealedJson(events) ? events : events.map((event) => serialiseEvent(event, runId));
       let stored = eventsByRun.get(runId);
       if (stored === undefined) {
         stored = [];
@@ -158,7 +157,7 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): MemoryStor
   return { traceStore, checkpointStore };
 }
 
-/** An event as kept: its JSON, or the event itself when it is sealed JSON. */
+/** An event as kept: its JSON, or the event itself when its batch was sealed. */
 type StoredEvent = string | AgentEvent;
 
 /**

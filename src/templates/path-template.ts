@@ -6,6 +6,7 @@
  * root, a Date, a function) falls back to the interpreter.
  */
 import { AgentError } from '../errors/agent-error.js';
+import { hasPlainPrototype } from '../util/plain-object.js';
 import { isReadableKey, toNativeValue, toRuntimeValue } from './jinja-runtime.js';
 import { RenderBudget } from './render-budget.js';
 import type { TemplateLimits } from './types.js';
@@ -120,9 +121,7 @@ function readKey(value: unknown, key: string | number): unknown {
 }
 
 function isPlainObject(value: unknown): value is object {
-  if (typeof value !== 'object' || value === null) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
+  return typeof value === 'object' && value !== null && hasPlainPrototype(value);
 }
 
 function isPlainData(value: unknown): boolean {

@@ -23,13 +23,6 @@ export function freezeJson<T extends object>(value: T): T {
   return value;
 }
 
-/** `freezeJson`, and the brand that says so: `isSealedJson(value)` is then true. */
-export function sealJson<T extends object>(value: T): T {
-  Object.defineProperty(value, SEALED, { value: true });
-  freezeDeep(value);
-  return value;
-}
-
 /**
  * Seals a list whose items were each frozen by `freezeJson` (the caller vouches for that): the list
  * is frozen and branded, its items are not walked again.
@@ -39,7 +32,7 @@ export function sealFrozenList<T extends object>(items: T[]): readonly T[] {
   return Object.freeze(items);
 }
 
-/** True when `value` was sealed here: inert JSON that can never change, items and all. */
+/** True when `value` is a list sealed by `sealFrozenList`: inert JSON that can never change, items and all. */
 export function isSealedJson(value: unknown): boolean {
   return typeof value === 'object' && value !== null && (value as { [SEALED]?: true })[SEALED] === true;
 }
