@@ -54,7 +54,7 @@ const EXPLANATIONS: readonly { reason: ServerErrorReason; pattern: RegExp; expla
     reason: 'model_missing',
     pattern: /model[^.]*\b(not found|does not exist|not loaded|is not available)|no models? (is )?loaded|try pulling it|model_not_found|failed to load model|model is loading|loading model/i,
     explanation:
-      'the server does not have this model ready: check the name against `GET /v1/models`, then pull it (`ollama pull <model>`) ' +
+      'the server does not have this model ready (unknown name, not pulled, not loaded, or still loading): check the name against `GET /v1/models`, then pull it (`ollama pull <model>`) ' +
       'or load it (LM Studio: load it in the app or `lms load <model>`).',
   },
   {
