@@ -43,7 +43,7 @@ export function parseChatCompletion(body: string, requestedModel: string | undef
     model: typeof json.model === 'string' && json.model !== '' ? json.model : (requestedModel ?? 'unknown'),
     finish_reason: finishReason,
   };
-  const reasoning = joinReasoning(textField(message.reasoning_content), textField(message.reasoning), split.reasoning);
+  const reasoning = joinReasoning(reasoningField(message), split.reasoning);
   if (reasoning !== undefined) response.reasoning = reasoning;
   if (message.tool_calls !== undefined && message.tool_calls !== null) {
     if (!Array.isArray(message.tool_calls)) throw badResponse('tool_calls is not a list');
@@ -53,8 +53,17 @@ export function parseChatCompletion(body: string, requestedModel: string | undef
   return response;
 }
 
-function textField(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
+/**
+ * The thinking in a message or delta: `reasoning_content` (DeepSeek, llama.cpp, vLLM before 0.11,
+ * LM Studio, SGLang) or `reasoning` (Ollama, vLLM 0.11+). Servers in transition send both with the
+ * same text (mlx-vlm), so one is taken, never both.
+ */
+export function reasoningField(message: Record<string, unknown>): string | undefined {
+  for (const key of ['reasoning_content', 'reasoning']) {
+    const text = message[key];
+    if (typeof text === 'string' && text !== '') return text;
+  }
+  return undefined;
 }
 
 function readToolCall(call: unknown, index: number): ToolCall {
