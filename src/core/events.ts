@@ -133,6 +133,8 @@ export type LlmAnsweredData = LlmResponseCommon & {
   usage: TokenUsage;
   finish_reason: string | null;
   tool_call_count?: number;
+  /** The tool calls were read from the answer's text, written in this format (the server did not parse them). */
+  tool_calls_from_text?: string;
   truncated?: true;
   /** Only with payload capture. */
   response?: CapturedResponse;
