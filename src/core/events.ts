@@ -194,6 +194,8 @@ export type LogData = Exclusive<
   | { source: 'retry_loop'; message: string; retry: number; errors: number }
   | { source: 'sub_run'; message: string; agent: string; file: string; status: 'started' | 'completed' | 'failed' }
   | { source: 'durable'; message: string; resumed_at?: string; tool?: string; idempotency_key?: string }
+  /** The answer to a tool confirmation, when a paused run is resumed: which call, yes or no, and the resumer's role. */
+  | { source: 'approval'; message: string; tool: string; call_id: string; approved: boolean; role: string }
 >;
 
 /**
