@@ -2,7 +2,7 @@
  * Merges the three layers that shape a model call — the agent's `settings.llm` defaults, the
  * call's own parameters, then host/CLI/env overrides — into a connection and a request.
  *
- * Rules: `base_url` is an alias of `api_base`; `timeout` is in seconds (→ `timeout_ms`); the
+ * Rules: `base_url` is an alias of `api_base`; `timeout` and `first_token_timeout` are in seconds (→ `…_ms`); the
  * endpoint (`provider` + `api_base`) is taken as a pair from the highest layer that names either,
  * so `--llm-base-url` replaces a `provider: scripted` or a preset below it; the host's `api_key` is
  * only sent to the endpoint the host chose (host-key.ts); `messages` win over
@@ -60,6 +60,7 @@ export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, ov
   for (const layer of keyLayers) if (defined(layer.api_key) && layer.api_key !== '') apiKey = layer.api_key;
   if (apiKey !== undefined) connection.api_key = String(apiKey);
   if (defined(merged.timeout_ms)) connection.timeout_ms = numberField(merged.timeout_ms, 'timeout', 1);
+  if (defined(merged.first_token_timeout_ms)) connection.first_token_timeout_ms = numberField(merged.first_token_timeout_ms, 'first_token_timeout', 1);
   if (defined(merged.max_retries)) connection.max_retries = integerField(merged.max_retries, 'max_retries', 0);
   if (defined(merged.scripted)) connection.scripted = merged.scripted;
 
@@ -81,7 +82,7 @@ export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, ov
 /** Aliases and units of one layer: base_url → api_base, timeout (s) → timeout_ms. */
 function normalizeLayer(layer: Layer): Layer {
   // Most layers use neither alias: they are read as they are (layers are only read), not copied.
-  if (!defined(layer.base_url) && !defined(layer.timeout)) return layer;
+  if (!defined(layer.base_url) && !defined(layer.timeout) && !defined(layer.first_token_timeout)) return layer;
   const normalized: Layer = { ...layer };
   if (!defined(normalized.api_base) && defined(normalized.base_url)) normalized.api_base = normalized.base_url;
   delete normalized.base_url;
@@ -89,6 +90,10 @@ function normalizeLayer(layer: Layer): Layer {
     normalized.timeout_ms = numberField(normalized.timeout, 'timeout', 0) * 1000;
   }
   delete normalized.timeout;
+  if (!defined(normalized.first_token_timeout_ms) && defined(normalized.first_token_timeout)) {
+    normalized.first_token_timeout_ms = numberField(normalized.first_token_timeout, 'first_token_timeout', 0) * 1000;
+  }
+  delete normalized.first_token_timeout;
   return normalized;
 }
 

@@ -29,7 +29,7 @@ describe('AgentSettings', () => {
 });
 
 const LLM_KEYS: Required<Record<keyof NonNullable<AgentSettings['llm']>, true>> = {
-  provider: true, model: true, api_base: true, base_url: true, api_key: true, temperature: true, max_tokens: true, timeout: true, max_retries: true,
+  provider: true, model: true, api_base: true, base_url: true, api_key: true, temperature: true, max_tokens: true, timeout: true, first_token_timeout: true, max_retries: true,
   scripted: true, top_p: true, seed: true, stop: true, presence_penalty: true, frequency_penalty: true, response_format: true,
 };
 const LIMITS_KEYS: Required<Record<keyof NonNullable<AgentSettings['limits']>, true>> = { max_steps: true, max_llm_calls: true, max_tokens: true, max_duration_ms: true };
