@@ -91,6 +91,8 @@ export type CapturedRequest = {
 /** A response as payload capture records it. */
 export type CapturedResponse = {
   content: string;
+  /** The model's thinking (reasoning field or `<think>` blocks), when it gave any. */
+  reasoning?: string;
   finish_reason: string | null;
   usage: TokenUsage;
   tool_calls?: unknown;
@@ -135,6 +137,8 @@ export type LlmAnsweredData = LlmResponseCommon & {
   tool_call_count?: number;
   /** The tool calls were read from the answer's text, written in this format (the server did not parse them). */
   tool_calls_from_text?: string;
+  /** Characters of thinking the model gave (its text is in `response.reasoning` with payload capture). */
+  reasoning_chars?: number;
   truncated?: true;
   /** Only with payload capture. */
   response?: CapturedResponse;

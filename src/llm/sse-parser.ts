@@ -7,11 +7,17 @@
  * https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
  */
 
-/** One dispatched event: its `event:` name (default `message`), joined data and last `id:`. */
+/**
+ * One dispatched event: its `event:` name (default `message`), joined data and last `id:`.
+ * `error` holds a non-standard `error:` field, which llama.cpp's server (before PR 16486) used
+ * for a failure inside an HTTP 200 stream (tools/server/server.cpp, `server_sent_event(sink,
+ * "error", …)`); an event with only that field is dispatched too.
+ */
 export interface SseEvent {
   event: string;
   data: string;
   id?: string;
+  error?: string;
 }
 
 export interface SseParser {
@@ -42,14 +48,17 @@ export function createSseParser(): SseParser {
   let eventName = '';
   let lastId: string | undefined;
   let hasData = false;
+  let errorLines: string[] = [];
 
   function dispatch(events: SseEvent[]): void {
-    if (hasData) {
+    if (hasData || errorLines.length > 0) {
       const event: SseEvent = { event: eventName === '' ? 'message' : eventName, data: dataLines.join('\n') };
       if (lastId !== undefined) event.id = lastId;
+      if (errorLines.length > 0) event.error = errorLines.join('\n');
       events.push(event);
     }
     dataLines = [];
+    errorLines = [];
     hasData = false;
     eventName = '';
   }
@@ -69,10 +78,12 @@ export function createSseParser(): SseParser {
       hasData = true;
     } else if (field === 'event') {
       eventName = value;
+    } else if (field === 'error') {
+      errorLines.push(value);
     } else if (field === 'id') {
       if (!value.includes('\u0000')) lastId = value;
     }
-    // `retry:` and unknown fields are ignored: reconnection is not how model streams resume.
+    // `retry:` and other fields are ignored: reconnection is not how model streams resume.
   }
 
   function processText(text: string): SseEvent[] {
