@@ -24,7 +24,7 @@ import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/ev
 import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
 import type { LlmResponse } from '../llm/types.js';
-import type { PendingInterrupt, RunLineage } from '../storage/trace-store.js';
+import type { PendingInterrupt, RunLineage, RunRecord } from '../storage/trace-store.js';
 import { freezeJson } from '../util/frozen-json.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
@@ -300,9 +300,10 @@ export class RunSession implements BodyHost {
     });
   }
 
-  /** Continues a run from a checkpoint. */
-  resumeFrom(state: State, start: StartPoint): Promise<RunResult> {
+  /** Continues a run from a checkpoint (claimed): its record says `running` again while it runs. */
+  async resumeFrom(state: State, start: StartPoint): Promise<RunResult> {
     this.state = state;
+    await this.putRecord('running');
     return this.run(() => start);
   }
 
@@ -443,7 +444,7 @@ export class RunSession implements BodyHost {
     const done = this.events.make('done', doneData({ ...result, state: this.state }));
     this.trace.keep(done.event, done.bytes);
     await this.trace.persist();
-    await this.putRecord(result.status, result);
+    await this.putRecord(result.status, result, true);
     await this.trace.flush();
     // Events are frozen: a run that could not be stored ends with a copy of `done` that says so.
     // (The data is a copy: the result handed back to the caller stays the caller's to change.)
@@ -453,8 +454,10 @@ export class RunSession implements BodyHost {
     return result;
   }
 
-  private putRecord(status: RunResult['status'], result?: RunResult): Promise<void> {
-    return this.trace.putRecord({
+  /** Writes the run record; `final`: the record of the run's end, tried even after a storage failure. */
+  private putRecord(status: RunResult['status'], result?: RunResult, final = false): Promise<void> {
+    const write = final ? (record: RunRecord) => this.trace.putFinalRecord(record) : (record: RunRecord) => this.trace.putRecord(record);
+    return write({
       run_id: this.runId,
       agent: this.agent.name,
       status,
