@@ -36,6 +36,7 @@ export interface LimitsSettings {
   max_llm_calls?: number;
   max_tokens?: number;
   max_duration_ms?: number;
+  max_write_bytes?: number;
 }
 
 /** `settings.agents.<name>`: a TEA model persona (inherits settings.llm). */

@@ -45,7 +45,7 @@ export type RunStatus = 'running' | 'completed' | 'failed' | 'interrupted' | 'ca
 /**
  * Why a run ended: `completed` (reached __end__), `error`, `interrupt_before`, `interrupt_after`,
  * `confirmation`, `cancelled`, or a budget (`max_steps`, `max_llm_calls`, `max_tokens`,
- * `max_duration_ms`).
+ * `max_duration_ms`, `max_write_bytes`).
  */
 export type StopReason =
   | 'completed'
@@ -57,7 +57,8 @@ export type StopReason =
   | 'max_steps'
   | 'max_llm_calls'
   | 'max_tokens'
-  | 'max_duration_ms';
+  | 'max_duration_ms'
+  | 'max_write_bytes';
 
 /**
  * An error as events carry it: the JSON of an AgentError (text `message`, the place as `file`,

@@ -18,6 +18,7 @@
  * (run-model.ts), the starting state (run-input.ts). Resuming is resume-run.ts.
  */
 import { isPauseRequest } from '../actions/pause-request.js';
+import type { FileStore } from '../core/file-store.js';
 import type { PauseRequest, ResumeInfo, State, SubRunResult } from '../actions/types.js';
 import { AgentError, toAgentError } from '../errors/agent-error.js';
 import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/event.js';
@@ -32,6 +33,7 @@ import type { EventChannel } from './event-channel.js';
 import type { BodyHost } from './execute-body.js';
 import { nextNode } from './route.js';
 import { resolveLimits, RunBudget, type BudgetUsage } from './run-budget.js';
+import { writeBudgetedFiles } from './write-budgeted-files.js';
 import { Checkpointer, makeCheckpoint } from './run-checkpoint.js';
 import { RunControl } from './run-control.js';
 import { capRunError } from './run-error.js';
@@ -83,6 +85,8 @@ export class RunSession implements BodyHost {
   private readonly scriptedCalls: Map<string, number>;
   private readonly control: RunControl;
   private readonly budget: RunBudget;
+  /** The host's file root with writes charged to the budget (made on first use). */
+  private budgetedFiles: FileStore | undefined;
   private readonly events: RunEvents;
   private readonly trace: TraceWriter;
   private readonly checkpoints: Checkpointer;
@@ -141,8 +145,11 @@ export class RunSession implements BodyHost {
     });
   }
 
-  get files() {
-    return this.options.files;
+  get files(): FileStore | undefined {
+    const store = this.options.files;
+    if (store === undefined) return undefined;
+    this.budgetedFiles ??= writeBudgetedFiles(store, (bytes) => this.budget.chargeWrite(bytes, this.currentNode));
+    return this.budgetedFiles;
   }
 
   get channel(): EventChannel<AgentEvent> {

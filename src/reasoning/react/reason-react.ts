@@ -49,7 +49,7 @@ export function reasonReact(): ActionDefinition<PreparedReact> {
           },
         },
         max_steps: { type: 'integer', minimum: 0, maximum: MAX_STEPS_CAP },
-        max_tool_calls: { type: 'integer', minimum: 0 },
+        max_tool_calls: { type: 'integer', minimum: 0, maximum: MAX_STEPS_CAP * 8 },
         tool_mode: { enum: TOOL_MODES },
         on_limit: { enum: ON_LIMIT },
         ui_context: {},
