@@ -25,7 +25,7 @@ import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/ev
 import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
 import type { LlmResponse } from '../llm/types.js';
-import type { PendingInterrupt, RunLineage, RunRecord } from '../storage/trace-store.js';
+import type { PendingInterrupt, RunLineage, RunOwner, RunRecord } from '../storage/trace-store.js';
 import { freezeJson } from '../util/frozen-json.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
@@ -74,6 +74,8 @@ export interface RestoredRun {
   budgetStartedAt?: number;
   /** The run it was started from (time travel), kept on its records and later checkpoints. */
   lineage?: RunLineage;
+  /** Who started the run: kept, whoever resumes it. */
+  owner?: RunOwner;
 }
 
 export class RunSession implements BodyHost {
@@ -94,6 +96,8 @@ export class RunSession implements BodyHost {
   private readonly sanitizer: Sanitizer;
   private readonly createdAt: string;
   private readonly lineage: RunLineage | undefined;
+  /** Who started the run (RunOptions.owner, or the checkpoint's on a resume). */
+  private readonly owner: RunOwner | undefined;
   private readonly scope: { variables: unknown; settings: unknown; secrets: Record<string, string>; env?: Record<string, string> };
   /** A failure found while building the session, reported when the run starts. */
   private readonly setupError: AgentError | undefined;
@@ -119,6 +123,7 @@ export class RunSession implements BodyHost {
     this.traceStore = options.traceStore;
     this.createdAt = restored?.createdAt ?? new Date(this.now()).toISOString();
     this.lineage = restored?.lineage;
+    this.owner = restored?.owner ?? options.owner;
     this.scope = { variables: agent.spec.variables, settings: agent.spec.settings, secrets: options.secrets ?? {}, ...(options.env !== undefined ? { env: options.env } : {}) };
     this.budget = parent?.budget ?? new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now(), restored?.budgetStartedAt);
     this.luaInstructions = agent.spec.settings.lua?.instructions;
@@ -392,8 +397,8 @@ export class RunSession implements BodyHost {
    */
   private async saveProgress(node: string, skipInterruptBefore: boolean, resume: ResumeInfo | undefined): Promise<void> {
     await this.trace.persist();
-    const { agent, state, memory, scriptedCalls, createdAt: runCreatedAt, lineage } = this;
-    const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt, lineage };
+    const { agent, state, memory, scriptedCalls, createdAt: runCreatedAt, lineage, owner } = this;
+    const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt, lineage, owner };
     const budget = { seq: this.events.lastSeq, usage: this.budget.usage, budgetStartedAt: this.budget.started, remainingMs: this.budget.remainingMs(), now: this.now() };
     await this.durable.save({ ...position, ...budget }, (checkpoint) => this.sanitizer.value(checkpoint));
   }
@@ -422,6 +427,7 @@ export class RunSession implements BodyHost {
       scriptedCalls: this.scriptedCalls,
       resumeData,
       lineage: this.lineage,
+      owner: this.owner,
       now: this.now(),
     });
     this.emit('interrupt', { checkpoint_id: checkpoint.checkpoint_id, node: node.name, position, pending }, node.name);
@@ -474,6 +480,7 @@ export class RunSession implements BodyHost {
       ...(result?.error !== undefined ? { error: result.error } : {}),
       event_count: this.events.lastSeq,
       ...this.lineage,
+      ...(this.owner !== undefined ? { owner: this.owner } : {}),
     });
   }
 }
