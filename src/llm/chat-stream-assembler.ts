@@ -159,8 +159,9 @@ export function createChatStreamAssembler(requestedModel: string | undefined, op
         throw badResponse(`stream chunk ${chunkCount} is not valid JSON (malformed chunk)`, { chunk: chunkCount });
       }
       if (!isPlainObject(json)) throw badResponse(`stream chunk ${chunkCount} is not a JSON object`);
-      if (json.error !== undefined && json.error !== null) {
-        throw serverReportedError(serverErrorMessage(json) ?? JSON.stringify(json.error), 'in the middle of its stream', secrets);
+      // `{"error": …}` (llama.cpp, TGI, OpenAI) or vLLM's `{"object": "error", "message": …}`.
+      if ((json.error !== undefined && json.error !== null) || json.object === 'error') {
+        throw serverReportedError(serverErrorMessage(json) ?? JSON.stringify(json), 'in its stream', secrets);
       }
       if (typeof json.model === 'string' && json.model !== '') model = json.model;
       if (json.usage !== undefined && json.usage !== null) usage = json.usage;

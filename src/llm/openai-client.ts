@@ -23,7 +23,7 @@ import { checkDeclaredLength, DEFAULT_MAX_RESPONSE_BYTES, readCappedBody, tooLar
 import { DEFAULT_RETRY_TIMING, parseRetryAfter, retryDelay, type RetryTiming } from './retry.js';
 import { abortError, sleep } from '../util/abort.js';
 import { messageOf } from '../util/message-of.js';
-import { serverErrorMessageOfBody } from './server-error.js';
+import { serverErrorMessageOfBody, serverErrorMessageOfJson } from './server-error.js';
 import { createSseParser } from './sse-parser.js';
 
 /** The longest wait for a whole answer when none is configured (TEA's 300 s). */
@@ -195,6 +195,9 @@ async function* readEventStream(
         // llama.cpp's `error:` field, or an event named `error`: the server's failure, in its words.
         if (event.error !== undefined) throw serverReportedError(serverErrorMessageOfBody(event.error), 'in its stream', secrets);
         if (event.event === 'error') throw serverReportedError(serverErrorMessageOfBody(event.data), 'in its stream', secrets);
+        const strayMessage = event.stray === undefined ? undefined : serverErrorMessageOfJson(event.stray);
+        if (strayMessage !== undefined) throw serverReportedError(strayMessage, 'in its stream', secrets);
+        if (event.data === '' && (event.error !== undefined || event.stray !== undefined)) continue;
         if (event.event !== 'message') continue;
         const delta = assembler.accept(event.data);
         if (delta !== 'done') yield* partsOf(delta);

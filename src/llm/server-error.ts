@@ -85,16 +85,18 @@ export function serverErrorMessage(value: unknown): string | undefined {
 
 /** The error message in a raw body: its JSON error when it has one, else the text itself. */
 export function serverErrorMessageOfBody(body: string): string {
-  const trimmed = body.trim();
-  if (trimmed.startsWith('{')) {
-    try {
-      const message = serverErrorMessage(JSON.parse(trimmed));
-      if (message !== undefined) return message;
-    } catch {
-      // not JSON: quote the text as it is
-    }
+  return serverErrorMessageOfJson(body) ?? body.trim();
+}
+
+/** The error message of a text that is a JSON error object; undefined for anything else. */
+export function serverErrorMessageOfJson(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{')) return undefined;
+  try {
+    return serverErrorMessage(JSON.parse(trimmed));
+  } catch {
+    return undefined;
   }
-  return trimmed;
 }
 
 /** Quotes `message` (redacted, then cut) and explains it when it is recognised. */

@@ -18,6 +18,11 @@ export interface SseEvent {
   data: string;
   id?: string;
   error?: string;
+  /**
+   * Lines that are no field but a JSON object: Ollama writes its error as raw JSON into a stream
+   * that has already started (middleware/openai.go, `writeError`). Kept for the caller to read.
+   */
+  stray?: string;
 }
 
 export interface SseParser {
@@ -49,16 +54,19 @@ export function createSseParser(): SseParser {
   let lastId: string | undefined;
   let hasData = false;
   let errorLines: string[] = [];
+  let strayLines: string[] = [];
 
   function dispatch(events: SseEvent[]): void {
-    if (hasData || errorLines.length > 0) {
+    if (hasData || errorLines.length > 0 || strayLines.length > 0) {
       const event: SseEvent = { event: eventName === '' ? 'message' : eventName, data: dataLines.join('\n') };
       if (lastId !== undefined) event.id = lastId;
       if (errorLines.length > 0) event.error = errorLines.join('\n');
+      if (strayLines.length > 0) event.stray = strayLines.join('\n');
       events.push(event);
     }
     dataLines = [];
     errorLines = [];
+    strayLines = [];
     hasData = false;
     eventName = '';
   }
@@ -69,6 +77,10 @@ export function createSseParser(): SseParser {
       return;
     }
     if (line.charCodeAt(0) === 58 /* ':' comment */) return;
+    if (line.charCodeAt(0) === 123 /* '{' */) {
+      strayLines.push(line);
+      return;
+    }
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
