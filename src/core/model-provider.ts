@@ -80,6 +80,11 @@ export interface LlmResponse {
    */
   reasoning?: string;
   tool_calls?: ToolCall[];
+  /**
+   * Set when `tool_calls` were read from the answer's text (the server did not parse them): the
+   * form they were written in (`hermes`, `llama-python-tag`, `llama-function`, `mistral`, `json`).
+   */
+  tool_call_format?: string;
   usage: TokenUsage;
   model: string;
   finish_reason: string | null;
