@@ -61,7 +61,8 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
   const url = chatCompletionsUrl(connection.api_base);
   const displayUrl = withoutCredentials(url);
   const timeoutMs = connection.timeout_ms ?? DEFAULT_TIMEOUT_MS;
-  const firstTokenMs = connection.first_token_timeout_ms ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS;
+  // An explicit `timeout` also bounds the wait for the first byte unless first_token_timeout is given.
+  const firstTokenMs = connection.first_token_timeout_ms ?? connection.timeout_ms ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS;
   const streamIdleMs = connection.timeout_ms ?? DEFAULT_STREAM_IDLE_MS;
   const maxRetries = connection.max_retries ?? DEFAULT_MAX_RETRIES;
   const timing: RetryTiming = { ...DEFAULT_RETRY_TIMING, ...options.retryTiming };
