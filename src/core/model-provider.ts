@@ -41,8 +41,13 @@ export interface LlmConnection {
   provider?: string;
   api_base?: string;
   api_key?: string;
-  /** Per-attempt timeout in milliseconds (settings accept seconds as `timeout`; see llm docs). */
+  /**
+   * The longest silence of the server within an attempt, in milliseconds (settings accept seconds
+   * as `timeout`): for whole answers the wait for the answer, for streams the gap between bytes.
+   */
   timeout_ms?: number;
+  /** Streams: the longest wait for the first byte, in milliseconds (settings: `first_token_timeout`, seconds). */
+  first_token_timeout_ms?: number;
   max_retries?: number;
   /** Scripted model responses/rules when provider is `scripted`. */
   scripted?: unknown;
@@ -75,6 +80,11 @@ export interface LlmResponse {
    */
   reasoning?: string;
   tool_calls?: ToolCall[];
+  /**
+   * Set when `tool_calls` were read from the answer's text (the server did not parse them): the
+   * form they were written in (`hermes`, `llama-python-tag`, `llama-function`, `mistral`, `json`).
+   */
+  tool_call_format?: string;
   usage: TokenUsage;
   model: string;
   finish_reason: string | null;
@@ -131,6 +141,8 @@ export type LlmCallParams = Partial<LlmRequest> &
     system?: string;
     /** Seconds, as in TEA's settings.llm (converted to timeout_ms). */
     timeout?: number;
+    /** Seconds (converted to first_token_timeout_ms). */
+    first_token_timeout?: number;
   };
 
 /** An embeddings call (llm.embed): the texts, an optional model, and the connection keys of a chat call. */

@@ -80,7 +80,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
 
   function providerFor(connection: LlmConnection): ModelProvider {
     if (last !== undefined && sameConnection(last.connection, connection)) return last.provider;
-    const key = JSON.stringify([connection.provider, connection.api_base, connection.api_key, connection.timeout_ms, connection.max_retries, scriptKey(connection.scripted)]);
+    const key = JSON.stringify([connection.provider, connection.api_base, connection.api_key, connection.timeout_ms, connection.first_token_timeout_ms, connection.max_retries, scriptKey(connection.scripted)]);
     let provider = providers.get(key);
     if (provider === undefined) {
       provider = connection.scripted === undefined || environment.scriptedCalls === undefined ? factory(connection) : countedScripted(connection, environment.scriptedCalls);
@@ -168,6 +168,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           ...label,
         };
         if (response.tool_calls !== undefined) responseEvent.tool_call_count = response.tool_calls.length;
+        if (response.tool_call_format !== undefined) responseEvent.tool_calls_from_text = response.tool_call_format;
         if (response.reasoning !== undefined) responseEvent.reasoning_chars = response.reasoning.length;
         if (response.finish_reason === 'length') responseEvent.truncated = true;
         if (environment.capturePayloads) responseEvent.response = responsePayload(response, secrets);
@@ -301,6 +302,7 @@ function sameConnection(left: LlmConnection, right: LlmConnection): boolean {
     left.api_base === right.api_base &&
     left.api_key === right.api_key &&
     left.timeout_ms === right.timeout_ms &&
+    left.first_token_timeout_ms === right.first_token_timeout_ms &&
     left.max_retries === right.max_retries &&
     left.scripted === right.scripted
   );

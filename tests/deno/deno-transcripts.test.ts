@@ -1,15 +1,16 @@
 /**
  * The real-server transcripts in Deno: starts the transcript server in Node, spawns the `deno`
- * binary from node_modules on deno-transcripts.ts, and checks every case passed there.
+ * binary (tests/support/deno-binary.ts) on deno-transcripts.ts, and checks every case passed there.
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTranscriptServer, type TranscriptServer } from '../support/transcript-server.js';
+import { DENO_BINARY } from '../support/deno-binary.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const deno = path.join(root, 'node_modules/.bin/deno');
+const deno = DENO_BINARY;
 let server: TranscriptServer;
 
 beforeAll(async () => {
