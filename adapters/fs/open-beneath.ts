@@ -18,7 +18,7 @@
  * through the descriptor, once it is checked.
  */
 import { constants, type BigIntStats } from 'node:fs';
-import { lstat, mkdir, open, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
@@ -44,9 +44,23 @@ const FILE_FLAGS: Record<BeneathMode, number> = {
 const DESCRIPTOR_FOLDER = '/proc/self/fd';
 let descriptorPaths: Promise<boolean> | undefined;
 
-/** True where `/proc/self/fd/<n>/<name>` resolves relative to descriptor n (Linux). */
-function hasDescriptorPaths(): Promise<boolean> {
-  return (descriptorPaths ??= lstat(DESCRIPTOR_FOLDER).then(() => process.platform === 'linux', () => false));
+/** True where `/proc/self/fd/<n>/<name>` resolves relative to descriptor n (Linux), tried once on a real folder. */
+export function hasDescriptorPaths(folder: string): Promise<boolean> {
+  return (descriptorPaths ??= probeDescriptorPaths(folder));
+}
+
+async function probeDescriptorPaths(folder: string): Promise<boolean> {
+  if (process.platform !== 'linux') return false;
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(folder, FOLDER_FLAGS);
+    const [held, named] = await Promise.all([handle.stat({ bigint: true }), stat(`${DESCRIPTOR_FOLDER}/${handle.fd}/.`, { bigint: true })]);
+    return sameNode(held, named);
+  } catch {
+    return false;
+  } finally {
+    await handle?.close();
+  }
 }
 
 /**
@@ -55,7 +69,7 @@ function hasDescriptorPaths(): Promise<boolean> {
  * and the file created; it is not truncated. Throws BeneathRefusal, or the system's error.
  */
 export async function openBeneath(root: string, parts: readonly string[], mode: BeneathMode, options: { portable?: boolean } = {}): Promise<FileHandle | undefined> {
-  const handle = options.portable !== true && (await hasDescriptorPaths()) ? await openByDescriptors(root, parts, mode) : await openByNameChecked(root, parts, mode);
+  const handle = options.portable !== true && (await hasDescriptorPaths(root)) ? await openByDescriptors(root, parts, mode) : await openByNameChecked(root, parts, mode);
   if (handle === undefined) return undefined;
   try {
     const stats = await handle.stat({ bigint: true });

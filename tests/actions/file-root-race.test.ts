@@ -10,6 +10,7 @@ import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, sy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { hasDescriptorPaths } from '../../adapters/fs/open-beneath.js';
 import { createRootedFileStore } from '../../adapters/fs/rooted-file-store.js';
 import { AgentError } from '../../src/errors/agent-error.js';
 
@@ -77,6 +78,8 @@ describe.each([
   it(`a folder swapped for a link ${ROUNDS} times never lets a read or write out`, async () => {
     const current = (fixture = makeFixture());
     const store = createRootedFileStore(current.root, { portable });
+    // On Linux the default mode is the descriptor walk (the probe found /proc/self/fd working).
+    if (!portable) expect(await hasDescriptorPaths(current.root)).toBe(process.platform === 'linux');
     startSwapper(current);
     const reads: Record<string, number> = {};
     const writes: Record<string, number> = {};
