@@ -19,7 +19,7 @@ import { resolvePrologBudget, type PrologBudget } from './prolog-budget.js';
 import { createSession, PRELUDE_GOAL } from './prolog-session.js';
 import { fromTerm } from './json-terms.js';
 import { holdCells, PrologAsyncGoal, PrologThrown, solveOnce, type SolveControl } from './solve.js';
-import { PrologBudgetExceeded, withCallMeter } from './tau-patches.js';
+import { PrologBudgetExceeded, spendText, withCallMeter } from './tau-patches.js';
 import { termText } from './term-text.js';
 import { goalOf, PrologSyntax, readChunkTerms, type ChunkTerm } from './tea-reading.js';
 
@@ -136,10 +136,19 @@ class PrologChunk implements CompiledProlog {
       return new AgentError('PROLOG_ERROR', `uncaught Prolog exception${line !== undefined ? ` in the term on line ${line}` : ''}: ${text}`, { ...location, details: { error: text, ...(line !== undefined ? { line } : {}) } });
     }
     if (error instanceof PrologAsyncGoal) return new AgentError('PROLOG_ERROR', error.message, { ...location });
+    if (isStackOverflow(error)) {
+      // A term or list too deep for tau's recursive walks: a budget, whatever built it.
+      return new AgentError('PROLOG_BUDGET', 'Prolog stopped: a term too deep for the engine (the JavaScript stack ran out)', { ...location, details: { budget: 'stackDepth', engine_stack: true, ...(line !== undefined ? { line } : {}) } });
+    }
     if (AgentError.isInstance(error)) return error;
     // A JavaScript exception inside tau (a host branch cut by the build, a tau bug): typed, never raw.
     return new AgentError('PROLOG_ERROR', `the Prolog engine failed: ${error instanceof Error ? error.message : String(error)}`, { ...location, cause: error });
   }
+}
+
+/** V8's and JavaScriptCore's RangeError, SpiderMonkey's InternalError. */
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'RangeError' || error.name === 'InternalError') && /call stack|too much recursion/i.test(error.message);
 }
 
 /** The values of the goal's named variables (not `_`-prefixed) in an answer's substitution. */
@@ -173,6 +182,7 @@ function createPrinter(limit: number, onPrint: ((line: string) => void) | undefi
   let used = 0;
   return {
     print(text: string) {
+      spendText(text.length); // written text is work even past printBytes, where it is dropped
       if (onPrint === undefined || used >= limit) return;
       const kept = text.slice(0, limit - used);
       used += kept.length;

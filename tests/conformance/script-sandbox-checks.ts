@@ -38,6 +38,13 @@ export interface ScriptSandboxFixture {
   /** Raises an error whose text is about 1 MB. */
   hugeError: string;
   /**
+   * Text work (issue 24): `loop` reads a text of over 500,000 characters again and again forever;
+   * `toList` turns such a text into a list of its characters. Both must end with the budget
+   * error (`loopBudget` / `listBudget` in `details.budget`), never a runtime error or a stack
+   * overflow. Only Prolog gives them so far (the Lua sandbox was not attacked this way).
+   */
+  longText?: { loop: string; loopBudget: string; toList: string; listBudget: string };
+  /**
    * The chunk's value in what `run` returns, when the language returns it inside an update
    * (Prolog's `return(result, V)` gives `{result: V}`); identity when absent.
    */
@@ -80,6 +87,17 @@ function canonical(value: unknown): string {
 
 function equal(actual: unknown, expected: unknown, what: string): void {
   check(canonical(actual) === canonical(expected), `${what}: expected ${canonical(expected)}, got ${canonical(actual)}`);
+}
+
+/** Runs `code` with a large instruction budget and an interrupt that throws TIMEOUT on its third call. */
+function interruptedAtThirdCall(sandbox: ScriptSandbox, code: string, what: string): { error: ReturnType<typeof thrown>; calls: number } {
+  let calls = 0;
+  const interrupt = () => {
+    calls += 1;
+    if (calls === 3) throw new AgentError('TIMEOUT', 'host deadline');
+  };
+  const error = thrown(() => sandbox.compile(code).run({}, { budget: { instructions: 50_000_000 }, interrupt }), what);
+  return { error, calls };
 }
 
 // Under every sandbox's default memory budget (a Prolog step keeps ~3 term cells alive: 200,000 cells).
@@ -177,21 +195,26 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
     name: 'what interrupt throws ends the call, and the script cannot catch it',
     run(sandbox, fixture) {
       for (const code of [fixture.endlessLoop, fixture.catchingLoop]) {
-        let calls = 0;
-        const error = thrown(
-          () =>
-            sandbox.compile(code).run({}, {
-              budget: { instructions: 50_000_000 },
-              interrupt: () => {
-                calls += 1;
-                if (calls === 3) throw new AgentError('TIMEOUT', 'host deadline');
-              },
-            }),
-          'interrupted',
-        );
+        const { error, calls } = interruptedAtThirdCall(sandbox, code, 'interrupted');
         equal(error.code, 'TIMEOUT', 'code');
         equal(calls, 3, 'interrupt calls');
       }
+    },
+  },
+  {
+    name: 'text work is metered: a loop over a long text ends with the budget error, interrupt runs within its work',
+    run(sandbox, fixture) {
+      const text = fixture.longText;
+      if (text === undefined) return; // the fixture's comment says which languages give none
+      const loop = thrown(() => sandbox.compile(text.loop).run({}), 'text loop');
+      equal(loop.code, sandbox.errorCodes.budget, 'code of the text loop');
+      equal(loop.details?.budget, text.loopBudget, 'details.budget of the text loop');
+      const list = thrown(() => sandbox.compile(text.toList).run({}), 'text to list');
+      equal(list.code, sandbox.errorCodes.budget, 'code of the text to list');
+      equal(list.details?.budget, text.listBudget, 'details.budget of the text to list');
+      // Under the default work budget the loop ends long before 3 × 512 inferences: the interrupt
+      // gets there only if it is called as the work grows.
+      equal(interruptedAtThirdCall(sandbox, text.loop, 'interrupted text loop').error.code, 'TIMEOUT', 'code of the interrupted text loop');
     },
   },
   {

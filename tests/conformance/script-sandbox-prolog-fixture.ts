@@ -24,5 +24,12 @@ export const PROLOG_FIXTURE: ScriptSandboxFixture = {
   leakAndTamper: '( catch(leaked(X), _, fail) -> true ; state(leaked, X) -> true ; X = null ), return(result, X), assertz(leaked(1)), catch(assertz(atom_length(_, 0)), _, true).',
   standardIntact: '( atom_length(abc, 3) -> V = true ; V = false ), return(result, V).',
   hugeError: 'double(0, e) :- !.\ndouble(N, X) :- N1 is N - 1, double(N1, Y), atom_concat(Y, Y, X).\n:- double(20, X), throw(X).',
+  // A 524,288-character atom (doubled 19 times), read by atom_length/2 in a failure-driven loop.
+  longText: {
+    loop: 'double(0, a) :- !.\ndouble(N, X) :- N1 is N - 1, double(N1, Y), atom_concat(Y, Y, X).\n:- double(19, A), repeat, atom_length(A, _), fail.',
+    loopBudget: 'termWork',
+    toList: 'double(0, a) :- !.\ndouble(N, X) :- N1 is N - 1, double(N1, Y), atom_concat(Y, Y, X).\n:- double(19, A), atom_codes(A, Codes), length(Codes, N), return(result, N).',
+    listBudget: 'termCells',
+  },
   resultValue: (result) => (result as { result?: unknown }).result ?? null,
 };
