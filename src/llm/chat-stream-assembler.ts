@@ -9,6 +9,7 @@ import type { LlmResponse, ToolCall } from './types.js';
 import { badResponse } from './llm-errors.js';
 import { checkedToolCall, normalizeUsage } from './parse-chat-completion.js';
 import { isPlainObject } from '../util/plain-object.js';
+import { cutText } from '../util/cut-text.js';
 
 /** What one payload adds, for the consumer to forward as stream parts. */
 export interface ChunkDelta {
@@ -108,7 +109,7 @@ export function createChatStreamAssembler(requestedModel: string | undefined): C
       if (repeated && cannotRepeat(json)) throw badResponse(`stream chunk ${chunkCount} repeats the one before (duplicated chunk)`, { chunk: chunkCount });
       if (isPlainObject(json.error)) {
         const message = typeof json.error.message === 'string' ? json.error.message : 'unknown error';
-        throw badResponse(`the model server reported an error mid-stream: ${message.slice(0, 300)}`);
+        throw badResponse(`the model server reported an error mid-stream: ${cutText(message, 300)}`);
       }
       if (typeof json.model === 'string' && json.model !== '') model = json.model;
       if (json.usage !== undefined && json.usage !== null) usage = json.usage;

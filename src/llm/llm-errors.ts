@@ -5,6 +5,7 @@
  */
 import { AgentError } from '../errors/agent-error.js';
 import { redactSecrets } from './redact.js';
+import { cutText } from '../util/cut-text.js';
 
 /** How much of an error response body is quoted in the message. */
 const QUOTED_BODY_LIMIT = 300;
@@ -16,7 +17,7 @@ export function badResponse(message: string, details: Record<string, unknown> = 
 
 /** A non-2xx answer; 429 and 5xx are retryable. The body is quoted, redacted and shortened. */
 export function httpError(status: number, url: string, body: string, secrets: readonly string[]): AgentError {
-  const quoted = redactSecrets(body.trim(), secrets).slice(0, QUOTED_BODY_LIMIT);
+  const quoted = cutText(redactSecrets(body.trim(), secrets), QUOTED_BODY_LIMIT);
   const retryable = status === 429 || (status >= 500 && status <= 599);
   return new AgentError(
     `LLM_HTTP_${status}`,
