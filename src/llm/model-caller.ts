@@ -13,6 +13,7 @@ import { createProvider } from './create-provider.js';
 import { requestPayload, responsePayload } from './payload-capture.js';
 import { createSanitizer } from '../events/outbound.js';
 import { redactSecrets, redactValue } from './redact.js';
+import { redactInputs, redactRequest } from './redact-request.js';
 import { resolveLlmCall } from './resolve-llm-call.js';
 import { isScriptedModel, SCRIPTED_MODEL_NAME } from './scripted-model.js';
 import type { EmbeddingsResponse } from './embeddings-client.js';
@@ -127,17 +128,19 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           request.messages = request.messages.slice();
           release();
         }
+        // What leaves for the model passes the run's redaction: a secret a tool echoed stays here.
+        const sent = redactRequest(request, secrets);
         const isScripted = isScriptedModel(provider);
         if (isScripted) model = SCRIPTED_MODEL_NAME;
         const requestEvent: LlmRequestData = {
           model,
           provider: isScripted ? SCRIPTED_MODEL_NAME : (connection.provider ?? 'openai-compatible'),
-          message_count: request.messages.length,
+          message_count: sent.messages.length,
           stream,
           ...label,
         };
-        if (request.tools !== undefined) requestEvent.tool_count = request.tools.length;
-        if (environment.capturePayloads) requestEvent.request = requestPayload(request, secrets);
+        if (sent.tools !== undefined) requestEvent.tool_count = sent.tools.length;
+        if (environment.capturePayloads) requestEvent.request = requestPayload(sent, secrets);
         environment.budget.beforeLlmCall();
         attempts = 1;
         environment.emit('llm_request', requestEvent);
@@ -156,7 +159,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           },
         };
         const response = withoutSecrets(
-          stream ? await streamResponse(provider, request, environment, hooks, label, secrets) : await provider.generate(request, environment.signal, hooks),
+          stream ? await streamResponse(provider, sent, environment, hooks, label, secrets) : await provider.generate(sent, environment.signal, hooks),
           secrets,
         );
         const responseEvent: LlmAnsweredData = {
@@ -212,8 +215,8 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
         // The embeddings client loads on the first embedding: its own chunk where bundles split.
         const { requestEmbeddings, scriptedEmbeddings } = await import('./embeddings-client.js');
         const response = scripted
-          ? scriptedEmbeddings(input)
-          : await requestEmbeddings({ ...connection, api_base: apiBase! }, model, input, environment.signal, (retry) => {
+          ? scriptedEmbeddings(redactInputs(input, secrets))
+          : await requestEmbeddings({ ...connection, api_base: apiBase! }, model, redactInputs(input, secrets), environment.signal, (retry) => {
               attempts = retry.attempt;
               environment.emit('log', { source: 'model', message: `retrying embeddings call (attempt ${retry.attempt}) after ${retry.error.code}`, attempt: retry.attempt, delay_ms: retry.delay_ms, error: { code: retry.error.code, message: retry.error.message } });
               environment.budget.beforeLlmCall();

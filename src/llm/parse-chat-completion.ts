@@ -12,6 +12,7 @@ import { parseJsonSafely, type JsonLimits } from '../util/untrusted-json.js';
 import { badResponse, serverReportedError } from './llm-errors.js';
 import { serverErrorMessage } from './server-error.js';
 import { joinReasoning, splitThinking } from './think-tags.js';
+import { quoteText } from '../util/cut-text.js';
 
 /** A whole response body is already capped in bytes when read; this bounds its nesting too. */
 const RESPONSE_JSON_LIMITS: JsonLimits = { maxLength: 16 * 1024 * 1024, maxDepth: 64 };
@@ -104,6 +105,6 @@ export function normalizeUsage(value: unknown): TokenUsage {
 }
 
 function describeStart(body: string): string {
-  const start = body.trim().slice(0, 40);
-  return start === '' ? 'empty body' : `starts with ${JSON.stringify(start)}`;
+  const start = body.trim();
+  return start === '' ? 'empty body' : `starts with ${quoteText(start, 40)}`;
 }

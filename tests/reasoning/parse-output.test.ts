@@ -114,12 +114,12 @@ describe('parseModelOutput: failures', () => {
     if (!outcome.ok) expect(outcome.error).toBe('Empty response from LLM');
   });
 
-  it('the error carries the first 500 characters of the raw output, not more', () => {
+  it('the error carries at most 500 characters of the raw output, the cut marked', () => {
     const text = 'x'.repeat(2000);
     const outcome = parseModelOutput(text);
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) {
-      expect(outcome.error).toContain('x'.repeat(500));
+      expect(outcome.error).toContain(`${'x'.repeat(480)}…[+`);
       expect(outcome.error).not.toContain('x'.repeat(501));
     }
   });

@@ -28,6 +28,7 @@ import { decideFromJson, decideFromNative, type ReactDecision, type RequestedCal
 import { assistantToolMessage, EMPTY_REPLY, finalAnswerRequest, INVALID_JSON_REPLY, INVALID_TOOL_CALL_REPLY, systemPrompt, toolDefinitions, type ToolMode } from './react-messages.js';
 import { executeCall, preflightCall, type CallOutcome, type DispatchState } from './tool-dispatch.js';
 import { approverRole, type ToolTable } from './tool-table.js';
+import { cutText } from '../../util/cut-text.js';
 
 export interface ReactConfig {
   goal: string;
@@ -128,7 +129,7 @@ async function runStep(config: ReactConfig, loop: LoopState, context: ActionCont
 
   if (decision.kind === 'parse_error') {
     const reply = decision.raw === '' ? EMPTY_REPLY : INVALID_JSON_REPLY;
-    record(loop, { step: loop.step, thought: '', action: null, action_input: null, observation: reply, type: 'parse_error', timestamp: 0, raw: decision.raw.slice(0, 500), error: decision.error });
+    record(loop, { step: loop.step, thought: '', action: null, action_input: null, observation: reply, type: 'parse_error', timestamp: 0, raw: cutText(decision.raw, 500), error: decision.error });
     appendMessages(loop.messages, { role: 'assistant', content: response.content }, { role: 'user', content: reply });
     return { kind: 'continue' };
   }
