@@ -15,7 +15,7 @@
 import { createMemoryStores, loadAgent, luaSandbox, runAgent } from '../src/index.js';
 import { prologSandbox } from '../src/prolog/prolog-script-sandbox.js';
 import type { BenchResult } from './bench-result.js';
-import { timed } from './measure.js';
+import { stateFiller, timed } from './measure.js';
 
 /** The body of the loop's node for each kind; each adds 1 to `state.i`. */
 const KINDS: Record<string, { body: string; lengths: number[] }> = {
@@ -54,18 +54,6 @@ nodes:
 `;
 }
 
-/** An object of about `bytes` bytes of JSON: the untouched part of the state. */
-function filler(bytes: number): Record<string, unknown> {
-  const object: Record<string, unknown> = {};
-  let size = 2;
-  for (let index = 0; size < bytes; index++) {
-    const value = { text: `document ${index}: some words that a conversation would hold`, n: index };
-    object[`key${index}`] = value;
-    size += 70 + String(index).length * 2;
-  }
-  return object;
-}
-
 /** CPU milliseconds of one run of `loops` loops (the cheapest of `attempts` runs). */
 async function runCpu(agent: ReturnType<typeof loadAgent>, state: Record<string, unknown>, loops: number, attempts = 3): Promise<number> {
   let best = Number.POSITIVE_INFINITY;
@@ -82,7 +70,7 @@ async function runCpu(agent: ReturnType<typeof loadAgent>, state: Record<string,
 
 export async function run(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
-  const states = SIZES.map(([label, bytes]) => [label, { big: filler(bytes) }] as const);
+  const states = SIZES.map(([label, bytes]) => [label, { big: stateFiller(bytes) }] as const);
   for (const kind of Object.keys(KINDS)) {
     const agent = loadAgent(agentYaml(kind), { scripts: { lua: luaSandbox, prolog: prologSandbox } });
     const { lengths } = KINDS[kind]!;
