@@ -7,6 +7,16 @@ import { loadAgent } from '../src/graph/load-agent.js';
 import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
 import { withPrologWhenUsed } from '../src/prolog/load-prolog.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
+import type { ScriptSandbox, ScriptSandboxes } from '../src/core/script-sandbox.js';
+import { pythonSandboxIfInstalled } from './python/python-sandbox.js';
+
+let python: ScriptSandbox | undefined | null = null;
+
+/** `scripts` plus Python when the optional `pyodide` package is installed (one sandbox per CLI process; its interpreter starts on the first block). */
+export function withPythonWhenInstalled(scripts: ScriptSandboxes): ScriptSandboxes {
+  if (python === null) python = pythonSandboxIfInstalled();
+  return python === undefined ? scripts : Object.freeze({ ...scripts, python });
+}
 
 export async function loadAgentFile(file: string): Promise<{ agent: CompiledAgent; source: string }> {
   let source: string;
@@ -15,7 +25,7 @@ export async function loadAgentFile(file: string): Promise<{ agent: CompiledAgen
   } catch (error) {
     throw new AgentError('NOT_FOUND', `cannot read agent file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file });
   }
-  const scripts = await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [source]);
+  const scripts = withPythonWhenInstalled(await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [source]));
   return { agent: loadAgent(source, { file: displayName(file), scripts }), source };
 }
 

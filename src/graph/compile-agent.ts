@@ -135,8 +135,15 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
       return { kind: 'action', action, prepared: action.prepare !== undefined, params, label, ...(output !== undefined ? { output } : {}) };
     }
     // Prolog compiles like Lua: the compiled body runs any CompiledScript (its kind is named after the first language).
+    case 'python':
     case 'prolog':
     case 'lua': {
+      if (body.kind === 'python' && context.scripts.python === undefined) {
+        attempt(at(path.concat('language'), node.name), () => {
+          throw new AgentError('UNSUPPORTED_LANGUAGE', foreignLanguageMessage('python', 'this `run:` (language: python)'));
+        });
+        return undefined;
+      }
       const lua = attempt(at(path.concat('run'), node.name), () => {
         const where = { node: node.name, field: 'run', file: spec.file, line: body.lineOffset };
         const sandbox = sandboxFor(context.scripts, body.kind, where);
@@ -144,8 +151,9 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
           return sandbox.compile(body.code, where);
         } catch (error) {
           const language = body.kind === 'lua' && AgentError.isInstance(error) && error.code === sandbox.errorCodes.syntax ? foreignLanguageOf(body.code) : undefined;
-          // TEA auto-detects Prolog in a `run:` with no language: so does a host that has Prolog.
+          // TEA auto-detects Prolog in a `run:` with no language, and runs the rest as Python: so does a host that has them.
           if (language === 'prolog' && context.scripts.prolog !== undefined) return context.scripts.prolog.compile(body.code, where);
+          if (language === 'python' && context.scripts.python !== undefined) return context.scripts.python.compile(body.code, where);
           if (language !== undefined && AgentError.isInstance(error)) {
             throw new AgentError('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(language, 'this `run:`'), {
               node: node.name,
@@ -155,7 +163,13 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
           throw error;
         }
       });
-      return lua === undefined ? undefined : { kind: 'lua', lua, label };
+      if (lua === undefined) return undefined;
+      // TEA renders the text of a Python block as a template (with the state) before running it.
+      if (lua.language === 'python' && /\{\{|\{%/.test(body.code)) {
+        const codeTemplate = attempt(at(path.concat('run'), node.name), () => compiler.template(body.code, 'run'));
+        return codeTemplate === undefined ? undefined : { kind: 'lua', lua, label, codeTemplate };
+      }
+      return { kind: 'lua', lua, label };
     }
     case 'steps': {
       const steps = body.steps.map((step) => {

@@ -298,6 +298,7 @@ function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail
     const language = raw.language ?? (/^\s*%\s*prolog\b/i.test(raw.run) ? 'prolog' : 'lua');
     const firstRunLine = parsed.contentLineOf(path.concat('run')) ?? 1;
     if (language === 'prolog') return { kind: 'prolog', code: raw.run, lineOffset: firstRunLine - 1 };
+    if (language === 'python') return { kind: 'python', code: raw.run, lineOffset: firstRunLine - 1 };
     if (language !== 'lua') fail('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(String(language), `this \`run:\` (language: ${String(language)})`), path.concat('language'), node);
     const firstLine = parsed.contentLineOf(path.concat('run')) ?? 1;
     return { kind: 'lua', code: raw.run, lineOffset: firstLine - 1 };
