@@ -18,7 +18,8 @@ export function withPythonWhenInstalled(scripts: ScriptSandboxes): ScriptSandbox
   return python === undefined ? scripts : Object.freeze({ ...scripts, python });
 }
 
-export async function loadAgentFile(file: string): Promise<{ agent: CompiledAgent; source: string }> {
+/** Reads and loads an agent file; `hostProviders` are the providers this CLI serves besides the built-in ones (`shell` with --shell-provider). */
+export async function loadAgentFile(file: string, hostProviders: readonly string[] = []): Promise<{ agent: CompiledAgent; source: string }> {
   let source: string;
   try {
     source = await readFile(file, 'utf8');
@@ -26,7 +27,7 @@ export async function loadAgentFile(file: string): Promise<{ agent: CompiledAgen
     throw new AgentError('NOT_FOUND', `cannot read agent file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file });
   }
   const scripts = withPythonWhenInstalled(await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [source]));
-  return { agent: loadAgent(source, { file: displayName(file), scripts }), source };
+  return { agent: loadAgent(source, { file: displayName(file), scripts, hostProviders }), source };
 }
 
 /** The file as messages name it: relative to the working directory when inside it. */

@@ -20,7 +20,7 @@ import { oneLine } from '../terminal-text.js';
 import { loadErrorLines } from './load-error-lines.js';
 import { loadReplay } from './replay.js';
 import { readRunMemo, writeRunMemo } from './run-memo.js';
-import { BOOLEAN_FLAGS, hostSecrets, llmOverrides, parseJsonObject, readInput, REPEATABLE_FLAGS, runOptions, templateEnv, VALUE_FLAGS } from './run-options.js';
+import { BOOLEAN_FLAGS, hostSecrets, llmOverrides, parseJsonObject, readInput, REPEATABLE_FLAGS, runOptions, shellCommands, templateEnv, VALUE_FLAGS } from './run-options.js';
 import { report } from './run-report.js';
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
@@ -36,7 +36,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   let input = await readInput(args);
   let loaded;
   try {
-    loaded = await loadAgentFile(file);
+    loaded = await loadAgentFile(file, shellCommands(args).length > 0 ? ['shell'] : []);
   } catch (error) {
     io.stderr(loadErrorLines(toAgentError(error, 'INVALID_AGENT'), file));
     return 2;

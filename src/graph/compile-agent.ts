@@ -30,6 +30,8 @@ export interface CompileOptions {
    * left out fails with SCRIPT_ENGINE_NOT_LOADED. The library's main entry passes Lua by default.
    */
   scripts?: ScriptSandboxes;
+  /** Model providers the host serves besides the built-in ones (`['shell']` on a CLI started with --shell-provider). */
+  hostProviders?: readonly string[];
 }
 
 /** What compiling found: the agent when nothing failed, and every problem. */
@@ -63,7 +65,7 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
   };
   const at = (path: Path, node?: string): ErrorLocation => ({ file: spec.file, ...(node !== undefined ? { node } : {}), ...spec.positionOf(path) });
   const warnings: string[] = [...(spec.warnings ?? [])];
-  const context: CompileContext = { spec, registry, schemas: schemaRegistry, scripts, problems, warnings, attempt, at };
+  const context: CompileContext = { spec, registry, schemas: schemaRegistry, scripts, problems, warnings, attempt, at, hostProviders: options.hostProviders ?? [] };
 
   const nodes = new Map<string, CompiledNode>();
   const edgesFrom = new Map<string, AgentSpec['edges']>();
@@ -111,6 +113,7 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
 
 interface CompileContext {
   spec: AgentSpec;
+  hostProviders: readonly string[];
   registry: ActionRegistry;
   schemas: Record<string, Record<string, unknown>>;
   scripts: ScriptSandboxes;
@@ -229,6 +232,7 @@ function checkParams(action: ActionDefinition, params: Record<string, unknown>, 
     root: action.parameters,
     code: 'INVALID_PARAMS',
     checkBounds: true,
+    hostProviders: context.hostProviders,
     paramsOf: (name) => context.registry.get(name)?.parameters,
     locationOf: (at) => (at.length === path.length ? `action:${action.name}` : undefined),
     describe: (at) => (at.length === path.length ? `the parameters of ${action.name}` : `\`${dotted(at.slice(path.length))}\` of ${action.name}`),

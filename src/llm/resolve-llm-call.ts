@@ -62,6 +62,7 @@ export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, ov
   if (defined(merged.timeout_ms)) connection.timeout_ms = numberField(merged.timeout_ms, 'timeout', 1);
   if (defined(merged.max_retries)) connection.max_retries = integerField(merged.max_retries, 'max_retries', 0);
   if (defined(merged.scripted)) connection.scripted = merged.scripted;
+  if (defined(merged.shell_provider)) connection.shell_provider = String(merged.shell_provider);
 
   const messages = resolveMessages(merged, options.lendMessages === true);
   const request: LlmRequest = { messages: messages.list };

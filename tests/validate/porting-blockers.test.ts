@@ -33,7 +33,7 @@ describe('every porting blocker in one pass', () => {
   it('lists each Python, Prolog, unknown-action and shell-provider blocker with its line', () => {
     const found = summary(problems(readFileSync(FILE, 'utf8')));
     expect(found).toEqual([
-      '4 UNKNOWN_PROVIDER `provider: shell` (TEA\'s shell provider, which starts a local command such as a model CLI and pipes the prompt to it) is not supported: tea-edge runs agents in browsers and edge workers, which cannot start processes, and its CLI does not either so an agent behaves the same on every host',
+      '4 UNKNOWN_PROVIDER `provider: shell` (TEA\'s shell provider, which starts a local command such as a model CLI and pipes the prompt to it) is not served by this host: only the Node CLI runs it, when its host names the command (`tea-edge run --shell-provider NAME=COMMAND`), never the agent file alone',
       '7 UNSUPPORTED_LANGUAGE this `run:` (language: python) is Python',
       '13 UNSUPPORTED_LANGUAGE this `run:` is Python',
       '17 UNSUPPORTED_LANGUAGE this `run:` is Prolog',
@@ -45,7 +45,7 @@ describe('every porting blocker in one pass', () => {
       '36 UNSUPPORTED_LANGUAGE this `run:` is Python',
       '45 UNKNOWN_ACTION web.crawl',
       '48 SCRIPT_ENGINE_NOT_LOADED this engine has no prolog sandbox: the host must pass one (loadAgent(text, { scripts: { prolog: … } })',
-      '52 UNKNOWN_PROVIDER `provider: shell` (TEA\'s shell provider, which starts a local command such as a model CLI and pipes the prompt to it) is not supported: tea-edge runs agents in browsers and edge workers, which cannot start processes, and its CLI does not either so an agent behaves the same on every host',
+      '52 UNKNOWN_PROVIDER `provider: shell` (TEA\'s shell provider, which starts a local command such as a model CLI and pipes the prompt to it) is not served by this host: only the Node CLI runs it, when its host names the command (`tea-edge run --shell-provider NAME=COMMAND`), never the agent file alone',
       '55 INVALID_AGENT nodes[5].goto: Instance type "object" is invalid. Expected "string".',
       '57 UNSUPPORTED_LANGUAGE this `run:` is Python',
     ]);
