@@ -53,6 +53,8 @@ export interface LlmConnection {
   scripted?: unknown;
   /** Responses of a scripted list already used (a resumed run continues after them). */
   scripted_start?: number;
+  /** With `provider: shell` (TEA's shell provider): which of the host's commands answers. */
+  shell_provider?: string;
 }
 
 export interface LlmRequest {
