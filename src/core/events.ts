@@ -91,6 +91,8 @@ export type CapturedRequest = {
 /** A response as payload capture records it. */
 export type CapturedResponse = {
   content: string;
+  /** The model's thinking (reasoning field or `<think>` blocks), when it gave any. */
+  reasoning?: string;
   finish_reason: string | null;
   usage: TokenUsage;
   tool_calls?: unknown;
@@ -133,6 +135,8 @@ export type LlmAnsweredData = LlmResponseCommon & {
   usage: TokenUsage;
   finish_reason: string | null;
   tool_call_count?: number;
+  /** Characters of thinking the model gave (its text is in `response.reasoning` with payload capture). */
+  reasoning_chars?: number;
   truncated?: true;
   /** Only with payload capture. */
   response?: CapturedResponse;

@@ -67,16 +67,27 @@ export interface LlmRequest {
 }
 
 export interface LlmResponse {
+  /** The answer, without any `<think>…</think>` thinking (src/llm/think-tags.ts). */
   content: string;
+  /**
+   * The model's thinking, when it gave any: the server's `reasoning_content` / `reasoning` field
+   * and `<think>` blocks taken out of the content, joined by a blank line.
+   */
+  reasoning?: string;
   tool_calls?: ToolCall[];
   usage: TokenUsage;
   model: string;
   finish_reason: string | null;
 }
 
-/** One piece of a streamed response. The last part is always `done` with the whole response. */
+/**
+ * One piece of a streamed response. The last part is always `done` with the whole response.
+ * `tool_call_delta.index` identifies one call within the stream (in order of appearance).
+ */
 export type LlmStreamPart =
   | { type: 'delta'; content: string }
+  /** A piece of the model's thinking (a reasoning field or text inside `<think>` tags). */
+  | { type: 'reasoning_delta'; content: string }
   | { type: 'tool_call_delta'; index: number; name?: string; arguments?: string }
   | { type: 'done'; response: LlmResponse };
 

@@ -168,6 +168,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           ...label,
         };
         if (response.tool_calls !== undefined) responseEvent.tool_call_count = response.tool_calls.length;
+        if (response.reasoning !== undefined) responseEvent.reasoning_chars = response.reasoning.length;
         if (response.finish_reason === 'length') responseEvent.truncated = true;
         if (environment.capturePayloads) responseEvent.response = responsePayload(response, secrets);
         environment.emit('llm_response', responseEvent);
@@ -276,9 +277,10 @@ function collectSecrets(environment: ModelCallerEnvironment, params: LlmCallPara
 /** A model that echoes a key (it can read it from a prompt) must not carry it into state or output. */
 function withoutSecrets(response: LlmResponse, secrets: readonly string[]): LlmResponse {
   if (secrets.length === 0) return response;
-  const text = JSON.stringify([response.content, response.tool_calls ?? null]);
+  const text = JSON.stringify([response.content, response.reasoning ?? null, response.tool_calls ?? null]);
   if (!secrets.some((secret) => secret.length >= 4 && text.includes(secret))) return response;
   const clean: LlmResponse = { ...response, content: redactSecrets(response.content, secrets) };
+  if (response.reasoning !== undefined) clean.reasoning = redactSecrets(response.reasoning, secrets);
   if (response.tool_calls !== undefined) clean.tool_calls = redactValue(response.tool_calls, secrets) as ToolCall[];
   return clean;
 }

@@ -2,22 +2,25 @@
  * The OpenAI-compatible Chat Completions client over `fetch` (Ollama, LM Studio, llama.cpp server,
  * vLLM, OpenAI, any `/v1/chat/completions`). Portable: fetch, streams, TextDecoder, AbortSignal.
  *
- * Each attempt has its own timeout (for streams an idle timeout restarted by every chunk). 429, 5xx,
- * timeouts and connection failures are retried with backoff up to `max_retries`, honouring
- * `Retry-After`; a stream is retried only until its response headers arrive, so no part is ever
- * delivered twice. Bodies are size-capped; anything incomplete is LLM_BAD_RESPONSE.
+ * Each attempt has its own timeout (restarted by every chunk of body that arrives). Only what a
+ * retry can cure is retried, with backoff up to `max_retries`, honouring `Retry-After`: timeouts,
+ * no connection, 408/409/425/429 and 5xx but 501 and 505 (llm-errors.ts `isRetryableStatus`). A
+ * stream is retried only until its response headers arrive, so no part is ever delivered twice; a
+ * body over the size cap, a cut body and a bad answer are never retried. Errors quote the server's
+ * own message (server-error.ts); `<think>` thinking and reasoning fields become `reasoning`.
  */
 import { AgentError, isAbortError } from '../errors/agent-error.js';
 import type { LlmCallHooks, LlmConnection, ModelProvider, LlmRequest, LlmStreamPart } from './types.js';
 import { createAttemptController, type AttemptController } from './attempt-controller.js';
-import { createChatStreamAssembler } from './chat-stream-assembler.js';
+import { createChatStreamAssembler, type ChunkDelta } from './chat-stream-assembler.js';
 import { describeFetchFailure } from './fetch-failure.js';
-import { badResponse, httpError, isRetryable, timeoutError } from './llm-errors.js';
+import { badResponse, httpError, isRetryable, serverReportedError, timeoutError } from './llm-errors.js';
 import { parseChatCompletion } from './parse-chat-completion.js';
 import { checkDeclaredLength, DEFAULT_MAX_RESPONSE_BYTES, readCappedBody, tooLarge } from './read-capped-body.js';
 import { DEFAULT_RETRY_TIMING, parseRetryAfter, retryDelay, type RetryTiming } from './retry.js';
 import { abortError, sleep } from '../util/abort.js';
 import { messageOf } from '../util/message-of.js';
+import { serverErrorMessageOfBody, serverErrorMessageOfJson } from './server-error.js';
 import { createSseParser } from './sse-parser.js';
 
 /** Per-attempt timeout when none is configured (TEA's 300 s). */
@@ -100,10 +103,11 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
         const attempt = createAttemptController(signal, timeoutMs);
         try {
           const response = await post(request, false, attempt);
-          const body = await readCappedBody(response, maxBytes).catch((error: unknown) => {
+          // Bytes arriving restart the timer: a body being read to its cap is not a silent server.
+          const body = await readCappedBody(response, maxBytes, () => attempt.touch()).catch((error: unknown) => {
             throw AgentError.isInstance(error) ? error : classifyFailure(error, attempt, displayUrl, timeoutMs, true);
           });
-          return parseChatCompletion(body, request.model);
+          return parseChatCompletion(body, request.model, secrets);
         } finally {
           attempt.dispose();
         }
@@ -128,12 +132,13 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
           const body = await readCappedBody(response, maxBytes, () => current.touch()).catch((error: unknown) => {
             throw classifyFailure(error, current, displayUrl, timeoutMs, true);
           });
-          const whole = parseChatCompletion(body, request.model);
+          const whole = parseChatCompletion(body, request.model, secrets);
+          if (whole.reasoning !== undefined) yield { type: 'reasoning_delta', content: whole.reasoning };
           if (whole.content !== '') yield { type: 'delta', content: whole.content };
           yield { type: 'done', response: whole };
           return;
         }
-        yield* readEventStream(response, request.model, maxBytes, current, displayUrl, timeoutMs);
+        yield* readEventStream(response, request.model, maxBytes, current, displayUrl, timeoutMs, secrets);
       } finally {
         current.dispose();
       }
@@ -148,12 +153,13 @@ async function* readEventStream(
   attempt: AttemptController,
   displayUrl: string,
   timeoutMs: number,
+  secrets: readonly string[],
 ): AsyncGenerator<LlmStreamPart> {
   checkDeclaredLength(response, maxBytes);
   if (response.body === null) throw badResponse('the streamed response has no body');
   const reader = response.body.getReader();
   const parser = createSseParser();
-  const assembler = createChatStreamAssembler(requestedModel);
+  const assembler = createChatStreamAssembler(requestedModel, { secrets });
   let total = 0;
   let finishedReading = false;
   try {
@@ -173,21 +179,32 @@ async function* readEventStream(
       for (const event of events) {
         // Parts already received are not handed out once the call is cancelled or timed out.
         if (attempt.signal.aborted) throw classifyFailure(attempt.signal.reason, attempt, displayUrl, timeoutMs, true);
+        // llama.cpp's `error:` field, or an event named `error`: the server's failure, in its words.
+        if (event.error !== undefined) throw serverReportedError(serverErrorMessageOfBody(event.error), 'in its stream', secrets);
+        if (event.event === 'error') throw serverReportedError(serverErrorMessageOfBody(event.data), 'in its stream', secrets);
+        const strayMessage = event.stray === undefined ? undefined : serverErrorMessageOfJson(event.stray);
+        if (strayMessage !== undefined) throw serverReportedError(strayMessage, 'in its stream', secrets);
+        if (event.data === '' && (event.error !== undefined || event.stray !== undefined)) continue;
         if (event.event !== 'message') continue;
         const delta = assembler.accept(event.data);
-        if (delta === 'done') continue;
-        if (delta.content !== '') yield { type: 'delta', content: delta.content };
-        for (const toolDelta of delta.toolCalls) yield { type: 'tool_call_delta', ...toolDelta };
+        if (delta !== 'done') yield* partsOf(delta);
       }
       if (chunk.done) {
         finishedReading = true;
         break;
       }
     }
+    yield* partsOf(assembler.flush());
     yield { type: 'done', response: assembler.result() };
   } finally {
     if (!finishedReading) await reader.cancel().catch(() => undefined);
   }
+}
+
+function* partsOf(delta: ChunkDelta): Generator<LlmStreamPart> {
+  if (delta.reasoning !== '') yield { type: 'reasoning_delta', content: delta.reasoning };
+  if (delta.content !== '') yield { type: 'delta', content: delta.content };
+  for (const toolDelta of delta.toolCalls) yield { type: 'tool_call_delta', ...toolDelta };
 }
 
 /** Maps a thrown fetch/read error to CANCELLED, LLM_TIMEOUT, LLM_UNAVAILABLE or (mid-body) LLM_BAD_RESPONSE. */
