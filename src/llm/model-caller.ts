@@ -135,6 +135,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           message_count: request.messages.length,
           stream,
           ...label,
+          ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
         };
         if (request.tools !== undefined) requestEvent.tool_count = request.tools.length;
         if (environment.capturePayloads) requestEvent.request = requestPayload(request, secrets);
