@@ -114,6 +114,8 @@ export type LlmRequestData = Exclusive<
       message_count: number;
       stream: boolean;
       label?: string;
+      /** What the call is for within its action (`judge (attempt 2)`, `ReAct step 4`, `synthesis`…). */
+      purpose?: string;
       tool_count?: number;
       /** Only with payload capture. */
       request?: CapturedRequest;

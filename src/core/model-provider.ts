@@ -160,4 +160,10 @@ export interface LlmCallOptions {
   stream?: boolean;
   /** Extra data put on the llm_request/llm_response events (e.g. `{purpose: 'judge'}`). */
   label?: string;
+  /**
+   * What this call is for within its action, put on the llm_request event: `judge (attempt 2)`,
+   * `ReAct step 4`, `plan`, `sub-problem b`, `synthesis`… (the studio shows it instead of five
+   * identical rows of the action's label).
+   */
+  purpose?: string;
 }
