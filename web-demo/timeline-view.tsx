@@ -16,7 +16,7 @@ function duration(ms: number): string {
 import { buildTimeline, type TimelineItem } from './timeline.js';
 import type { AgentEvent } from '../src/events/event.js';
 
-const KIND_LABEL: Record<TimelineItem['kind'], string> = { node: 'node', lua: 'Lua', model: 'model', tool: 'tool' };
+const KIND_LABEL: Record<TimelineItem['kind'], string> = { node: 'node', lua: 'Lua', model: 'model', tool: 'tool', pause: 'pause' };
 
 /** Rows drawn at first: a long run's waterfall stays cheap to update while it streams. */
 const ROW_LIMIT = 200;
@@ -37,16 +37,18 @@ export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProp
   const chosen = timeline.items.find((item) => item.id === selected);
   const nodes = timeline.items.filter((item) => item.kind === 'node' || item.kind === 'lua').length;
   const calls = timeline.items.filter((item) => item.kind === 'model').length;
+  const streaming = timeline.items.filter((item) => item.streamed && item.end === undefined).length;
   return (
     <section class="run-section section-timeline" aria-labelledby="heading-timeline">
       <h3 id="heading-timeline">Timeline</h3>
-      <p class="note" id="timeline-summary">{`${duration(timeline.total)} · ${nodes} node run${nodes === 1 ? '' : 's'} · ${calls} model call${calls === 1 ? '' : 's'} · ${timeline.tokens} tokens. Select an item for its details.`}</p>
+      <p class="note" id="timeline-summary">{`${duration(timeline.total)} · ${nodes} node run${nodes === 1 ? '' : 's'} · ${calls} model call${calls === 1 ? '' : 's'} · ${timeline.tokens} tokens${streaming > 0 ? ` (${streaming} call${streaming === 1 ? '' : 's'} streaming: counted when ${streaming === 1 ? 'it ends' : 'they end'})` : ''}. Select an item for its details.`}</p>
       <ol class="timeline" id="timeline">
         {(all ? timeline.items : timeline.items.slice(0, ROW_LIMIT)).map((item) => (
           <li key={item.id} class={`tl-row kind-${item.kind} status-${item.status} depth-${item.depth}`}>
             <button type="button" class="tl-item" data-item={item.id} data-kind={item.kind} aria-pressed={item.id === selected} onClick={() => setSelected(item.id === selected ? undefined : item.id)}>
               <span class="tl-label">
                 <span class="tl-kind">{KIND_LABEL[item.kind]}</span> {item.label}
+                {item.resumed ? <span class="tl-resumed"> (resumed)</span> : null}
               </span>
               <span class="tl-track" aria-hidden="true">
                 <span class="tl-bar" style={{ left: `${(item.start / timeline.total) * 100}%`, width: `${(((item.end ?? timeline.total) - item.start) / timeline.total) * 100}%` }} />
@@ -65,13 +67,23 @@ export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProp
 }
 
 function figures(item: TimelineItem): string {
-  const parts = [item.end === undefined ? 'running' : duration(item.end - item.start)];
+  const parts = [item.end === undefined ? (item.kind === 'pause' ? 'waiting' : item.streamed ? 'streaming' : 'running') : duration(item.end - item.start)];
   if (item.tokens) parts.push(`${item.tokens.total} tok`);
+  else if (item.streamed) parts.push(`${item.streamed.chars} chars in ${item.streamed.chunks} chunk${item.streamed.chunks === 1 ? '' : 's'}`);
   if (item.retries > 0) parts.push(`${item.retries} retr${item.retries === 1 ? 'y' : 'ies'}`);
-  if (item.status === 'failed') parts.push('failed');
-  if (item.status === 'stopped') parts.push('stopped with the run');
-  return parts.join(' · ');
+  parts.push(STATUS_NOTE[item.status]);
+  return parts.filter(Boolean).join(' · ');
 }
+
+/** What each status adds to an item's figures (a running or finished item says nothing more). */
+const STATUS_NOTE: Record<TimelineItem['status'], string> = {
+  running: '',
+  ok: '',
+  failed: 'failed',
+  stopped: 'stopped with the run',
+  paused: 'paused',
+  cancelled: 'cancelled',
+};
 
 function ItemDetail({ item, onRunFrom }: { item: TimelineItem; onRunFrom: TimelineProps['onRunFrom'] }) {
   const isNode = item.kind === 'node' || item.kind === 'lua';
@@ -81,6 +93,7 @@ function ItemDetail({ item, onRunFrom }: { item: TimelineItem; onRunFrom: Timeli
         {`${KIND_LABEL[item.kind]} ${item.label}`}
         {item.node && !isNode ? ` in ${item.node}` : ''}
       </h4>
+      {item.pause ? <PauseNote item={item} /> : null}
       <p class="note">
         {figures(item)}
         {item.tokens ? ` (prompt ${item.tokens.prompt}, completion ${item.tokens.completion})` : ''}
@@ -128,6 +141,35 @@ function ItemDetail({ item, onRunFrom }: { item: TimelineItem; onRunFrom: Timeli
       ) : null}
     </div>
   );
+}
+
+/** A pause: what it waited for, since when, and the answer (who, when, yes or no). */
+function PauseNote({ item }: { item: TimelineItem }) {
+  const pause = item.pause!;
+  const what = pause.reason === 'approval' ? `The run waited for a person to approve ${pause.tool ?? 'a tool'}` : `The run stopped at an interrupt ${pause.position ?? 'before'} ${item.node ?? 'a node'}`;
+  return (
+    <div class="tl-pause" id="timeline-pause">
+      <p>{`${what}${pause.resumed_at ? `; it went on at ${clockTime(pause.resumed_at)}.` : '; it is still waiting.'}`}</p>
+      {pause.answer ? (
+        <p id="timeline-approval">
+          <strong class={pause.answer.approved ? 'ok-text' : 'bad-text'}>{pause.answer.approved ? 'Approved' : 'Denied'}</strong>
+          {` by role ${pause.answer.role} at ${clockTime(pause.answer.at)}.`}
+        </p>
+      ) : null}
+      {pause.reason === 'approval' ? (
+        <>
+          <h5>Arguments</h5>
+          <pre class="tl-pre" tabindex={0}>{formatJson(pause.arguments ?? null)}</pre>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+/** The time of day of an ISO timestamp, to the second (the run's own clock, in the local zone). */
+function clockTime(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
 /**

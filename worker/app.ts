@@ -39,10 +39,11 @@ import { resumeRun } from '../src/graph/resume-run.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import type { ResumeInput, RunOptions } from '../src/graph/run-types.js';
 import { reviewRun } from '../src/reflection/review/review-run.js';
-import type { CheckpointStore, TraceStore } from '../src/storage/trace-store.js';
+import type { CheckpointStore, RunOwner, TraceStore } from '../src/storage/trace-store.js';
 import { toAgentSource, type AgentSource } from './agent-source.js';
 import { forkRun } from './fork-run.js';
 import { roleOf } from './role-of.js';
+import { DEFAULT_ADMIN_ROLES, runAccessGuard } from './run-access.js';
 import { errorJsonResponse, errorResponse, httpError, toErrorResponse } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
 import { readRunStart } from './read-run-start.js';
@@ -66,8 +67,12 @@ export interface AppOptions {
   traceStore: TraceStore;
   checkpointStore: CheckpointStore;
   llm?: RunOptions['llm'];
-  /** Bearer tokens and the role each one grants; when present, every route but /health needs one. */
-  auth?: { tokens: Record<string, string> };
+  /**
+   * Bearer tokens and the role each one grants; when present, every route but /health needs one,
+   * and a run may be forked or resumed only with the token that started it or by one of
+   * `adminRoles` (default `admin`; worker/run-access.ts).
+   */
+  auth?: { tokens: Record<string, string>; adminRoles?: readonly string[] };
   /** Request body limit in bytes (default 1 MiB). */
   limits?: { maxBodyBytes?: number };
   /**
@@ -119,8 +124,8 @@ export interface RouteContext {
   heartbeatMs: number;
 }
 
-/** The app's per-request variables: the caller's role (from its token). */
-export type AppEnv = { Variables: { role: string | undefined } };
+/** The app's per-request variables: the caller's role and, as the owner of the runs it starts, its token's fingerprint. */
+export type AppEnv = { Variables: { role: string | undefined; owner: RunOwner | undefined } };
 
 export const PACKAGE_VERSION = VERSION;
 
@@ -152,10 +157,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.use('*', async (c, next) => {
     const path = new URL(c.req.url).pathname;
     if (tokens !== undefined && Object.keys(tokens).length > 0 && path !== '/health' && c.req.method !== 'OPTIONS') {
-      c.set('role', roleOf(c.req.header('authorization'), tokens));
+      const caller = roleOf(c.req.header('authorization'), tokens);
+      c.set('role', caller.role);
+      c.set('owner', caller);
     }
     await next();
   });
+  app.use('*', runAccessGuard({ traceStore, checkpointStore }, options.auth?.adminRoles ?? DEFAULT_ADMIN_ROLES));
   app.use('*', knownQueryOnly());
   app.use(
     '*',
@@ -178,6 +186,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const base: RunOptions = { ...hostRunOptions(), signal: c.req.raw.signal };
     const role = c.get('role');
     if (role !== undefined) base.role = role;
+    const owner = c.get('owner');
+    if (owner !== undefined) base.owner = owner;
     return base;
   };
   const wantsStream = (c: Context) => (c.req.header('accept') ?? '').includes('text/event-stream');
@@ -234,7 +244,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const agent = await agents.get(parent.agent);
     if (agent === undefined) throw httpError('NOT_FOUND', `run '${parentId}' belongs to agent '${parent.agent}', which is not served here`);
     const runId = crypto.randomUUID();
-    await forkRun(agent, { traceStore, checkpointStore }, { run_id: runId, parent_run_id: parentId, node, state });
+    const owner = c.get('owner');
+    await forkRun(agent, { traceStore, checkpointStore }, { run_id: runId, parent_run_id: parentId, node, state, ...(owner !== undefined ? { owner } : {}) });
     return c.json({ run_id: runId, parent_run_id: parentId, node }, 201);
   });
 

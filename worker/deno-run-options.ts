@@ -10,7 +10,7 @@ import type { RunOptions } from '../src/graph/run-types.js';
 import type { CheckpointStore, TraceStore } from '../src/storage/trace-store.js';
 import { restartsFor, type ResumePoint } from './durable-continue.js';
 import type { DenoRunLog, EventWriter } from './deno-run-log.js';
-import type { DenoRunState } from './deno-run-state.js';
+import type { DenoRunState, RunCaller } from './deno-run-state.js';
 
 export interface SegmentHost {
   traceStore: TraceStore;
@@ -22,7 +22,8 @@ export interface SegmentHost {
 }
 
 /** `continuedFrom`: the point a run continued after a death goes on from (its restart count carries on). */
-export function segmentOptions(host: SegmentHost, runId: string, writer: EventWriter, role: string | undefined, continuedFrom: ResumePoint | undefined): RunOptions {
+export function segmentOptions(host: SegmentHost, runId: string, writer: EventWriter, caller: RunCaller, continuedFrom: ResumePoint | undefined): RunOptions {
+  const { role, owner } = caller;
   const { traceStore: base, checkpointStore, log, state } = host;
   const fenced = () => {
     if (writer.fenced) throw new AgentError('CONFLICT', `run '${runId}' was taken over by another process`);
@@ -55,6 +56,7 @@ export function segmentOptions(host: SegmentHost, runId: string, writer: EventWr
     traceStore,
     checkpointStore: checkpoints,
     ...(role !== undefined ? { role } : {}),
+    ...(owner !== undefined ? { owner } : {}),
     durability: {
       saveProgress: async (checkpoint) => {
         fenced();

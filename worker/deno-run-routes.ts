@@ -20,6 +20,7 @@ import { httpError } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
 import { readRunStart } from './read-run-start.js';
 import type { DenoRuns, HostedRun } from './deno-runs.js';
+import type { RunCaller } from './deno-run-state.js';
 import { answerRun, cancelOnDisconnectOf, resultResponse, respondModeOf } from './run-answer.js';
 import { cursorOf, followResponse, ndjsonResponse } from './run-follow.js';
 
@@ -54,18 +55,18 @@ export function denoRunRoutes(runs: DenoRuns): NonNullable<AppOptions['routes']>
 
     app.post('/agents/:name/runs', async (c) => {
       const { agent, input } = await readRunStart(c, agents);
-      const role = c.get('role');
+      const caller = callerOf(c);
       if (respondModeOf(c.req.raw.headers) === 'async') {
-        const runId = await runs.startInBackground(agent, input, role);
+        const runId = await runs.startInBackground(agent, input, caller);
         const headers = { location: `/runs/${encodeURIComponent(runId)}`, 'preference-applied': 'respond-async' };
         return Response.json({ run_id: runId, status: 'running' }, { status: 202, headers });
       }
-      return answer(c, await runs.startHere(agent, input, role), 0);
+      return answer(c, await runs.startHere(agent, input, caller), 0);
     });
 
     app.post('/runs/:id/resume', async (c) => {
       const resume = readResumeInput(await readJsonBody(c.req.raw, RESUME_KEYS));
-      const { hosted, after } = await runs.resume(c.req.param('id'), resume, c.get('role'));
+      const { hosted, after } = await runs.resume(c.req.param('id'), resume, callerOf(c));
       return answer(c, hosted, after);
     });
 
@@ -94,4 +95,11 @@ export function denoRunRoutes(runs: DenoRuns): NonNullable<AppOptions['routes']>
       return queued === undefined ? next() : c.json(queued);
     });
   };
+}
+
+/** The request's caller: its role and, for the runs it starts, its owner (worker/run-access.ts). */
+function callerOf(c: Context<AppEnv>): RunCaller {
+  const role = c.get('role');
+  const owner = c.get('owner');
+  return { ...(role !== undefined ? { role } : {}), ...(owner !== undefined ? { owner } : {}) };
 }

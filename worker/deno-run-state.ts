@@ -8,12 +8,18 @@
 import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
 import { commit, getJson, listKeys, setText } from '../adapters/deno-kv/deno-kv-texts.js';
 import type { ResumePoint } from './durable-continue.js';
+import type { RunOwner } from '../src/storage/trace-store.js';
+
+/** The caller a segment runs for: its role (tool permissions) and, for a new run, its owner. */
+export type RunCaller = Pick<StartInfo, 'role' | 'owner'>;
 
 /** What a run was started with. */
 export interface StartInfo {
   agent: string;
   input: Record<string, unknown>;
   role?: string;
+  /** Who started it (RunRecord.owner); a resumed run keeps its checkpoint's. */
+  owner?: RunOwner;
   /** `resume`: the segment after a pause (it cannot be started again from the input). */
   segment: 'start' | 'resume';
 }

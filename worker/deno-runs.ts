@@ -32,7 +32,7 @@ import { noCheckpointError, recordAfterDone, whyNotContinue, type ResumePoint } 
 import { DenoRunLeases, type Lease, type LeaseEntry } from './deno-run-lease.js';
 import { DenoRunLog, type EventWriter } from './deno-run-log.js';
 import { segmentOptions } from './deno-run-options.js';
-import { DenoRunState, type StartInfo } from './deno-run-state.js';
+import { DenoRunState, type RunCaller, type StartInfo } from './deno-run-state.js';
 import { driveRun, type ActiveRun } from './run-answer.js';
 
 /** The queue half of `Deno.Kv` (typed here: the build has no Deno types). */
@@ -115,18 +115,18 @@ export class DenoRuns {
   }
 
   /** Starts a run in this process now (a foreground request). */
-  async startHere(agent: CompiledAgent, input: Record<string, unknown>, role: string | undefined): Promise<HostedRun> {
+  async startHere(agent: CompiledAgent, input: Record<string, unknown>, caller: RunCaller): Promise<HostedRun> {
     const runId = crypto.randomUUID();
-    const start: StartInfo = { agent: agent.name, input, ...(role !== undefined ? { role } : {}), segment: 'start' };
+    const start: StartInfo = { agent: agent.name, input, ...caller, segment: 'start' };
     const lease = await this.leases.takeFree(runId, (atomic) => this.state.setStart(atomic, runId, start));
     if (lease === undefined) throw new AgentError('CONFLICT', `run '${runId}' already exists`);
-    return this.execute(runId, lease, 0, role, (options) => runAgent(agent, input, { ...options, runId }));
+    return this.execute(runId, lease, 0, caller, (options) => runAgent(agent, input, { ...options, runId }));
   }
 
   /** Queues a run for the background (`kv.enqueue`); a listener in this or another process runs it. */
-  async startInBackground(agent: CompiledAgent, input: Record<string, unknown>, role: string | undefined): Promise<string> {
+  async startInBackground(agent: CompiledAgent, input: Record<string, unknown>, caller: RunCaller): Promise<string> {
     const runId = crypto.randomUUID();
-    const start: StartInfo = { agent: agent.name, input, ...(role !== undefined ? { role } : {}), segment: 'start' };
+    const start: StartInfo = { agent: agent.name, input, ...caller, segment: 'start' };
     // If the queue never delivers (the process died first), the sweep takes the run after the grace.
     const lease = await this.leases.takeFree(runId, (atomic) => this.state.setStart(atomic, runId, start), this.leases.queued(this.leaseMs * 2));
     if (lease === undefined) throw new AgentError('CONFLICT', `run '${runId}' already exists`);
@@ -141,7 +141,7 @@ export class DenoRuns {
   }
 
   /** Resumes a paused run here: exactly one of any number of concurrent resumes takes the lease. */
-  async resume(runId: string, resume: ResumeInput, role: string | undefined): Promise<{ hosted: HostedRun; after: number }> {
+  async resume(runId: string, resume: ResumeInput, caller: RunCaller): Promise<{ hosted: HostedRun; after: number }> {
     const conflict = () => new AgentError('CONFLICT', `run '${runId}' is already running`);
     if (this.local.has(runId)) throw conflict();
     // With `checkpoint_id`, a request slower than another resume of the same pause is refused
@@ -150,7 +150,7 @@ export class DenoRuns {
     const agent = await this.setup.agents.get(checkpoint.agent);
     if (agent === undefined) throw new AgentError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
     const started = await this.state.start(runId);
-    const start: StartInfo = { agent: agent.name, input: started?.input ?? {}, ...(role !== undefined ? { role } : {}), segment: 'resume' };
+    const start: StartInfo = { agent: agent.name, input: started?.input ?? {}, ...caller, segment: 'resume' };
     // The lease and the claim of this pause in one commit: exactly one resume per pause.
     const lease = await this.leases.takeFree(runId, (atomic) => {
       this.state.setStart(atomic, runId, start);
@@ -164,7 +164,7 @@ export class DenoRuns {
       throw new AgentError('CONFLICT', `run '${runId}' was resumed by another request`);
     }
     const after = await this.log.lastSeq(runId);
-    return { hosted: this.execute(runId, lease, after, role, (options) => resumeAgent(agent, runId, resume, options)), after };
+    return { hosted: this.execute(runId, lease, after, caller, (options) => resumeAgent(agent, runId, resume, options)), after };
   }
 
   /**
@@ -323,20 +323,20 @@ export class DenoRuns {
       // A run handed over by a process that stopped on purpose is not counted as a death.
       const point: ResumePoint = { checkpoint, restarts: entry.value.handedOver === true ? restarts : restarts + 1, role: start.role };
       await this.state.saveProgress(runId, { checkpoint, restarts: point.restarts });
-      return this.execute(runId, lease, lastSeq, start.role, (options) => continueFromNode(agent, checkpoint, lastSeq, options), point);
+      return this.execute(runId, lease, lastSeq, start, (options) => continueFromNode(agent, checkpoint, lastSeq, options), point);
     }
     if (start.segment === 'resume') {
       await this.closeAsFailed(runId, lease, record, noCheckpointError(runId, 'process'));
       return undefined;
     }
     // Queued and never started, or died before its first node: started again from its input.
-    return this.execute(runId, lease, 0, start.role, (options) => runAgent(agent, start.input, { ...options, runId }));
+    return this.execute(runId, lease, 0, start, (options) => runAgent(agent, start.input, { ...options, runId }));
   }
 
   /** Runs `begin`'s run here under `lease`; `continuedFrom`: the node checkpoint it goes on from after a death. */
-  private execute(runId: string, lease: Lease, lastSeq: number, role: string | undefined, begin: (options: RunOptions) => AgentRun, continuedFrom?: ResumePoint): HostedRun {
+  private execute(runId: string, lease: Lease, lastSeq: number, caller: RunCaller, begin: (options: RunOptions) => AgentRun, continuedFrom?: ResumePoint): HostedRun {
     const writer = this.log.writer(runId, lastSeq);
-    const run = begin(segmentOptions({ ...this.setup, log: this.log, state: this.state }, runId, writer, role, continuedFrom));
+    const run = begin(segmentOptions({ ...this.setup, log: this.log, state: this.state }, runId, writer, caller, continuedFrom));
     const hosted: HostedRun = Object.assign(
       driveRun(run, (event) => void writer.write([event]).catch(() => undefined)),
       { runId, lease, writer, lost: false, renewAt: Date.now() + this.leaseMs / 3, renewal: Promise.resolve() },

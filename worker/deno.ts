@@ -10,7 +10,7 @@
  * run's lease lasts unrenewed: how soon another process continues the runs of one that died,
  * default 15000), RUN_POLL_MS (how often a follower looks at a run executing in another process,
  * default 250), RUN_SCAN (`0`: no lease scans, only the queue's watchdog messages continue the
- * runs of a process that died; for tests), and the variables of host-config.ts (API_TOKENS, CORS_ORIGINS, LLM_BASE_URL,
+ * runs of a process that died; for tests), and the variables of host-config.ts (API_TOKENS, ADMIN_ROLES, CORS_ORIGINS, LLM_BASE_URL,
  * LLM_MODEL, LLM_API_KEY, MAX_BODY_BYTES, SSE_HEARTBEAT_MS).
  * Runs are durable (worker/deno-runs.ts): background runs through the Deno KV queue, resumable
  * event streams from Deno KV, and runs of a process that died continued by another (or by this
@@ -47,7 +47,7 @@ interface DenoLike {
 const deno = (globalThis as unknown as { Deno: DenoLike }).Deno;
 const variable = (name: string) => deno.env.get(name);
 const hostVariables: HostVariables = {};
-for (const name of ['API_TOKENS', 'CORS_ORIGINS', 'LLM_BASE_URL', 'LLM_MODEL', 'LLM_API_KEY', 'MAX_BODY_BYTES', 'SSE_HEARTBEAT_MS', 'AGENT_SECRETS'] as const) {
+for (const name of ['API_TOKENS', 'ADMIN_ROLES', 'CORS_ORIGINS', 'LLM_BASE_URL', 'LLM_MODEL', 'LLM_API_KEY', 'MAX_BODY_BYTES', 'SSE_HEARTBEAT_MS', 'AGENT_SECRETS'] as const) {
   const value = variable(name);
   if (value !== undefined) hostVariables[name] = value;
 }

@@ -46,7 +46,8 @@ function coordinator(namespace: DurableObjectNamespaceLike, runId: string) {
 
 function forwardBody(c: Context<AppEnv>, runId: string) {
   const role = c.get('role');
-  return { run_id: runId, respond: respondModeOf(c.req.raw.headers), cancel_on_disconnect: cancelOnDisconnectOf(c.req.url), ...(role !== undefined ? { role } : {}) };
+  const owner = c.get('owner');
+  return { run_id: runId, respond: respondModeOf(c.req.raw.headers), cancel_on_disconnect: cancelOnDisconnectOf(c.req.url), ...(role !== undefined ? { role } : {}), ...(owner !== undefined ? { owner } : {}) };
 }
 
 /** The object's answer with mutable headers (the app's CORS middleware adds to them). */
@@ -81,7 +82,8 @@ export function durableRoutes(namespace: DurableObjectNamespaceLike): NonNullabl
       if (parent === undefined) throw httpError('NOT_FOUND', `no run '${parentId}'`);
       if ((await agents.get(parent.agent)) === undefined) throw httpError('NOT_FOUND', `run '${parentId}' belongs to agent '${parent.agent}', which is not served here`);
       const runId = crypto.randomUUID();
-      return post(namespace, runId, '/fork', { run_id: runId, parent_run_id: parentId, agent: parent.agent, node, state });
+      const owner = c.get('owner');
+      return post(namespace, runId, '/fork', { run_id: runId, parent_run_id: parentId, agent: parent.agent, node, state, ...(owner !== undefined ? { owner } : {}) });
     });
 
     app.post('/runs/:id/cancel', async (c) => {

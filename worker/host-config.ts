@@ -14,6 +14,8 @@ function stringOf(value: unknown): string | undefined {
 export interface HostVariables {
   /** `token:role,token2:role2` or a JSON object `{"token": "role"}`; a token alone gets role `user`. */
   API_TOKENS?: string;
+  /** Comma-separated roles that may fork and resume any caller's run (default `admin`); others only their own. */
+  ADMIN_ROLES?: string;
   /**
    * Comma-separated origins allowed to call from a browser besides the app's own, or `*`: they get
    * CORS headers, and any other `Origin` is refused (403).
@@ -90,6 +92,8 @@ export function optionsFromVariables(variables: HostVariables, lookup: (name: st
   Object.assign(options, agentSecrets(variables.AGENT_SECRETS, lookup, 'AGENT_SECRETS'));
   const tokens = parseTokens(variables.API_TOKENS);
   if (tokens !== undefined) options.auth = { tokens };
+  const adminRoles = variables.ADMIN_ROLES?.split(',').map((role) => role.trim()).filter(Boolean);
+  if (options.auth !== undefined && adminRoles !== undefined) options.auth.adminRoles = adminRoles;
   const origins = variables.CORS_ORIGINS?.trim();
   if (origins !== undefined && origins !== '') {
     options.cors = { origins: origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()).filter(Boolean) };

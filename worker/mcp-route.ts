@@ -28,6 +28,8 @@ import { VERSION } from '../src/version.js';
 import type { AgentSource } from './agent-source.js';
 import type { AppEnv } from './app.js';
 import { errorResponse } from './error-status.js';
+import { readJsonValue } from './read-json-body.js';
+import { toAgentError } from '../src/errors/agent-error.js';
 
 /** Protocol revisions this server answers; the newest is offered when the client's is unknown. */
 const VERSIONS = ['2025-06-18', '2025-03-26', '2024-11-05'];
@@ -59,9 +61,13 @@ export function mountMcpRoute(app: Hono<AppEnv>, context: McpRouteContext): void
 async function answer(c: Context<AppEnv>, app: Hono<AppEnv>, context: McpRouteContext): Promise<Response> {
   let message: unknown;
   try {
-    message = JSON.parse(await c.req.text());
-  } catch {
-    return c.json(rpcError(null, PARSE_ERROR, 'the body is not JSON'), 400);
+    // The app's one body reader: JSON content type, and the depth cap before anything walks it.
+    message = await readJsonValue(c.req.raw);
+  } catch (error) {
+    const typed = toAgentError(error, 'INVALID_PARAMS');
+    if (typed.code === 'UNSUPPORTED_MEDIA_TYPE') throw typed;
+    const reason = typed.details?.['reason'];
+    return c.json(rpcError(null, PARSE_ERROR, reason === 'depth' ? typed.message : 'the body is not JSON'), 400);
   }
   if (!isPlainObject(message) || message['jsonrpc'] !== '2.0' || typeof message['method'] !== 'string') {
     return c.json(rpcError(null, INVALID_REQUEST, 'expected one JSON-RPC 2.0 request or notification (batches are not supported)'), 400);

@@ -103,6 +103,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const hostname = options.hostname ?? '127.0.0.1';
   const hostOptions = optionsFromVariables({
     ...(environment.TEA_API_TOKENS !== undefined ? { API_TOKENS: environment.TEA_API_TOKENS } : {}),
+    ...(environment.TEA_ADMIN_ROLES !== undefined ? { ADMIN_ROLES: environment.TEA_ADMIN_ROLES } : {}),
     ...(environment.TEA_CORS_ORIGINS !== undefined ? { CORS_ORIGINS: environment.TEA_CORS_ORIGINS } : {}),
     ...(environment.TEA_LLM_BASE_URL !== undefined ? { LLM_BASE_URL: environment.TEA_LLM_BASE_URL } : {}),
     ...(environment.TEA_LLM_MODEL !== undefined ? { LLM_MODEL: environment.TEA_LLM_MODEL } : {}),

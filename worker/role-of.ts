@@ -1,12 +1,15 @@
 /**
  * Bearer tokens mapped to roles. With tokens configured, a request needs
  * `Authorization: Bearer <token>` (else 401 UNAUTHORIZED); the token's role is handed to the
- * engine for tool permissions. Tokens are compared in constant time.
+ * engine for tool permissions, and the token's fingerprint with it is the owner of the runs it
+ * starts (worker/run-access.ts). Tokens are compared in constant time.
  */
+import type { RunOwner } from '../src/storage/trace-store.js';
 import { httpError } from './error-status.js';
+import { ownerOf } from './run-access.js';
 
-/** Resolves the role of an Authorization header, or throws UNAUTHORIZED. */
-export function roleOf(header: string | undefined, tokens: Readonly<Record<string, string>>): string {
+/** Resolves the caller of an Authorization header (its role, its token's fingerprint), or throws UNAUTHORIZED. */
+export function roleOf(header: string | undefined, tokens: Readonly<Record<string, string>>): RunOwner {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   if (match === null) throw httpError('UNAUTHORIZED', 'this route needs an Authorization: Bearer <token> header');
   let role: string | undefined;
@@ -14,7 +17,7 @@ export function roleOf(header: string | undefined, tokens: Readonly<Record<strin
     if (sameText(token, match[1]!)) role = tokenRole;
   }
   if (role === undefined) throw httpError('UNAUTHORIZED', 'the bearer token is not valid');
-  return role;
+  return ownerOf(match[1]!, role);
 }
 
 /** Compares two strings in time that depends only on their lengths. */

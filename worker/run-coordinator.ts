@@ -6,9 +6,9 @@
  * consistent (however many requests, in however many locations, exactly one claims a checkpoint).
  *
  * Internal routes (called by the worker only, through the namespace stub):
- *   POST /start   {run_id, agent, input, role?, respond, cancel_on_disconnect?}
- *   POST /resume  {run_id, resume, role?, respond, cancel_on_disconnect?}
- *   POST /fork    {run_id, parent_run_id, agent, node, state}: a new run paused after `node`
+ *   POST /start   {run_id, agent, input, role?, owner?, respond, cancel_on_disconnect?}
+ *   POST /resume  {run_id, resume, role?, owner?, respond, cancel_on_disconnect?}
+ *   POST /fork    {run_id, parent_run_id, agent, node, state, owner?}: a new run paused after `node`
  *   POST /cancel  → the run's result once it stopped (200), 409 when it is not running
  *   GET  /events  ?after= / Last-Event-ID; `Accept: text/event-stream` follows live, else NDJSON
  *   GET  /record  the run record
@@ -36,7 +36,7 @@ import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
 import { continueFromNode } from '../src/graph/resume-run.js';
 import { AgentError } from '../src/errors/agent-error.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
-import type { TraceStore } from '../src/storage/trace-store.js';
+import type { RunOwner, TraceStore } from '../src/storage/trace-store.js';
 import type { AgentSource } from './agent-source.js';
 import { DurableRunStore, type SqlStorageLike, type StorageWrites } from './durable-run-store.js';
 import { errorJsonResponse, errorResponse, toErrorResponse } from './error-status.js';
@@ -59,6 +59,8 @@ export interface DurableObjectStateLike {
 interface RunRequest {
   run_id: string;
   role?: string;
+  /** The caller (RunOwner): a new run's owner (a resumed run keeps its checkpoint's). */
+  owner?: RunOwner;
   respond: RespondMode;
   cancel_on_disconnect?: boolean;
 }
@@ -235,14 +237,14 @@ export class RunCoordinatorBase {
   }
 
   /** The run options of a segment executing here; `continuedFrom`: the point a dead object's run is continued from. */
-  private optionsFor(body: { role?: string }, continuedFrom?: ResumePoint): RunOptions {
+  private optionsFor(body: { role?: string; owner?: RunOwner }, continuedFrom?: ResumePoint): RunOptions {
     const store = this.store;
     const durability: RunDurability = {
       saveProgress: (checkpoint) => store.saveResumePoint(checkpoint, body.role, restartsFor(checkpoint, continuedFrom)),
       recordedResult: (key) => store.recordedResult(key),
       recordResult: (key, value) => store.recordResult(key, value),
     };
-    return { ...this.runOptions, traceStore: store, checkpointStore: store, durability, ...(body.role !== undefined ? { role: body.role } : {}) };
+    return { ...this.runOptions, traceStore: store, checkpointStore: store, durability, ...(body.role !== undefined ? { role: body.role } : {}), ...(body.owner !== undefined ? { owner: body.owner } : {}) };
   }
 
   /** Runs to the end inside this object, writing each event as it comes. */

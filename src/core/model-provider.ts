@@ -41,8 +41,13 @@ export interface LlmConnection {
   provider?: string;
   api_base?: string;
   api_key?: string;
-  /** Per-attempt timeout in milliseconds (settings accept seconds as `timeout`; see llm docs). */
+  /**
+   * The longest silence of the server within an attempt, in milliseconds (settings accept seconds
+   * as `timeout`): for whole answers the wait for the answer, for streams the gap between bytes.
+   */
   timeout_ms?: number;
+  /** Streams: the longest wait for the first byte, in milliseconds (settings: `first_token_timeout`, seconds). */
+  first_token_timeout_ms?: number;
   max_retries?: number;
   /** Scripted model responses/rules when provider is `scripted`. */
   scripted?: unknown;
@@ -67,16 +72,27 @@ export interface LlmRequest {
 }
 
 export interface LlmResponse {
+  /** The answer, without any `<think>…</think>` thinking (src/llm/think-tags.ts). */
   content: string;
+  /**
+   * The model's thinking, when it gave any: the server's `reasoning_content` / `reasoning` field
+   * and `<think>` blocks taken out of the content, joined by a blank line.
+   */
+  reasoning?: string;
   tool_calls?: ToolCall[];
   usage: TokenUsage;
   model: string;
   finish_reason: string | null;
 }
 
-/** One piece of a streamed response. The last part is always `done` with the whole response. */
+/**
+ * One piece of a streamed response. The last part is always `done` with the whole response.
+ * `tool_call_delta.index` identifies one call within the stream (in order of appearance).
+ */
 export type LlmStreamPart =
   | { type: 'delta'; content: string }
+  /** A piece of the model's thinking (a reasoning field or text inside `<think>` tags). */
+  | { type: 'reasoning_delta'; content: string }
   | { type: 'tool_call_delta'; index: number; name?: string; arguments?: string }
   | { type: 'done'; response: LlmResponse };
 
@@ -120,6 +136,8 @@ export type LlmCallParams = Partial<LlmRequest> &
     system?: string;
     /** Seconds, as in TEA's settings.llm (converted to timeout_ms). */
     timeout?: number;
+    /** Seconds (converted to first_token_timeout_ms). */
+    first_token_timeout?: number;
   };
 
 /** An embeddings call (llm.embed): the texts, an optional model, and the connection keys of a chat call. */

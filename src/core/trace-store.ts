@@ -24,6 +24,17 @@ export interface RunRecord {
   /** Time travel: the run this one was started from, and the node it continued after. */
   parent_run_id?: string;
   forked_after?: string;
+  /** Who started the run, on a host with bearer tokens: only they (or a role the host names) may fork or resume it. */
+  owner?: RunOwner;
+}
+
+/**
+ * The caller that started a run, from its bearer token: the token's role, and `caller`, a
+ * fingerprint of the token (the first 16 hex digits of its SHA-256; never the token itself).
+ */
+export interface RunOwner {
+  role: string;
+  caller: string;
 }
 
 /** Where a run started from another's node (time travel): kept on its records and checkpoints. */
@@ -92,7 +103,7 @@ export interface Checkpoint {
   /** Last event seq written before the pause; the resumed run continues from seq + 1. */
   seq: number;
   /** Budget counters spent so far (steps, llm_calls, tokens). */
-  usage: { steps: number; llm_calls: number; tokens: number };
+  usage: { steps: number; llm_calls: number; tokens: number; written_bytes?: number };
   /** Run-scoped memory (memory.store) and action-private resume data (e.g. a ReAct loop). */
   memory: Record<string, unknown>;
   resume_data?: Record<string, unknown>;
@@ -100,6 +111,8 @@ export interface Checkpoint {
   model_state?: { scripted_calls?: Record<string, number> };
   /** A run started from another's node carries the link through every pause. */
   lineage?: RunLineage;
+  /** Who started the run (RunRecord.owner), carried through every pause. */
+  owner?: RunOwner;
   created_at: string;
 }
 

@@ -10,7 +10,7 @@ import type { EventData } from '../events/event.js';
 import { toPlainJson } from '../util/safe-json.js';
 import type { BudgetUsage } from './run-budget.js';
 import type { NodeCheckpoint, RunDurability } from './run-types.js';
-import type { RunLineage } from '../storage/trace-store.js';
+import type { RunLineage, RunOwner } from '../storage/trace-store.js';
 
 /** Where the run stands before a node: what the node checkpoint is made of. */
 export interface RunPosition {
@@ -29,6 +29,7 @@ export interface RunPosition {
   now: number;
   runCreatedAt: string;
   lineage: RunLineage | undefined;
+  owner: RunOwner | undefined;
 }
 
 /** The `tool` name of model calls in recorded-result keys (`run:node:step:model#1`). */
@@ -111,6 +112,7 @@ function makeNodeCheckpoint(runId: string, position: RunPosition): NodeCheckpoin
     ...(position.remainingMs !== undefined ? { deadline_at: position.now + position.remainingMs } : {}),
     run_created_at: position.runCreatedAt,
     ...(position.lineage !== undefined ? { lineage: position.lineage } : {}),
+    ...(position.owner !== undefined ? { owner: position.owner } : {}),
   };
 }
 

@@ -97,6 +97,7 @@ export function continueFromNode(agent: CompiledAgent, checkpoint: NodeCheckpoin
     scriptedCalls: checkpoint.model_state.scripted_calls,
     budgetStartedAt: checkpoint.budget_started_at,
     ...(checkpoint.lineage !== undefined ? { lineage: checkpoint.lineage } : {}),
+    ...(checkpoint.owner !== undefined ? { owner: checkpoint.owner } : {}),
   });
   return {
     runId: session.runId,
@@ -133,6 +134,7 @@ function continueRun(agent: CompiledAgent, runId: string, found: Promise<Checkpo
       createdAt: checkpoint.created_at,
       ...(checkpoint.model_state?.scripted_calls !== undefined ? { scriptedCalls: checkpoint.model_state.scripted_calls } : {}),
       ...(checkpoint.lineage !== undefined ? { lineage: checkpoint.lineage } : {}),
+      ...(checkpoint.owner !== undefined ? { owner: checkpoint.owner } : {}),
     });
     return { session, checkpoint };
   });

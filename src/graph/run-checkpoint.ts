@@ -6,7 +6,7 @@
  */
 import type { State } from '../actions/types.js';
 import type { Sanitizer } from '../events/outbound.js';
-import type { Checkpoint, CheckpointStore, PendingInterrupt, RunLineage } from '../storage/trace-store.js';
+import type { Checkpoint, CheckpointStore, PendingInterrupt, RunLineage, RunOwner } from '../storage/trace-store.js';
 import { toPlainJson } from '../util/safe-json.js';
 import type { BudgetUsage } from './run-budget.js';
 import type { TraceWriter } from './trace-writer.js';
@@ -24,6 +24,7 @@ export interface PausedRun {
   scriptedCalls: Map<string, number>;
   resumeData: Record<string, unknown> | undefined;
   lineage: RunLineage | undefined;
+  owner: RunOwner | undefined;
   now: number;
 }
 
@@ -43,6 +44,7 @@ export function makeCheckpoint(run: PausedRun): Checkpoint {
     model_state: { scripted_calls: Object.fromEntries(run.scriptedCalls) },
     ...(run.resumeData !== undefined ? { resume_data: toPlainJson(run.resumeData, 'resume data') as Record<string, unknown> } : {}),
     ...(run.lineage !== undefined ? { lineage: run.lineage } : {}),
+    ...(run.owner !== undefined ? { owner: run.owner } : {}),
     created_at: new Date(run.now).toISOString(),
   };
 }

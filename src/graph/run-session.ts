@@ -18,13 +18,14 @@
  * (run-model.ts), the starting state (run-input.ts). Resuming is resume-run.ts.
  */
 import { isPauseRequest } from '../actions/pause-request.js';
+import type { FileStore } from '../core/file-store.js';
 import type { PauseRequest, ResumeInfo, State, SubRunResult } from '../actions/types.js';
 import { AgentError, toAgentError } from '../errors/agent-error.js';
 import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/event.js';
 import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
 import type { LlmResponse } from '../llm/types.js';
-import type { PendingInterrupt, RunLineage } from '../storage/trace-store.js';
+import type { PendingInterrupt, RunLineage, RunOwner, RunRecord } from '../storage/trace-store.js';
 import { freezeJson } from '../util/frozen-json.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
@@ -32,6 +33,7 @@ import type { EventChannel } from './event-channel.js';
 import type { BodyHost } from './execute-body.js';
 import { nextNode } from './route.js';
 import { resolveLimits, RunBudget, type BudgetUsage } from './run-budget.js';
+import { writeBudgetedFiles } from './write-budgeted-files.js';
 import { Checkpointer, makeCheckpoint } from './run-checkpoint.js';
 import { RunControl } from './run-control.js';
 import { capRunError } from './run-error.js';
@@ -72,6 +74,8 @@ export interface RestoredRun {
   budgetStartedAt?: number;
   /** The run it was started from (time travel), kept on its records and later checkpoints. */
   lineage?: RunLineage;
+  /** Who started the run: kept, whoever resumes it. */
+  owner?: RunOwner;
 }
 
 export class RunSession implements BodyHost {
@@ -83,6 +87,8 @@ export class RunSession implements BodyHost {
   private readonly scriptedCalls: Map<string, number>;
   private readonly control: RunControl;
   private readonly budget: RunBudget;
+  /** The host's file root with writes charged to the budget (made on first use). */
+  private budgetedFiles: FileStore | undefined;
   private readonly events: RunEvents;
   private readonly trace: TraceWriter;
   private readonly checkpoints: Checkpointer;
@@ -90,6 +96,8 @@ export class RunSession implements BodyHost {
   private readonly sanitizer: Sanitizer;
   private readonly createdAt: string;
   private readonly lineage: RunLineage | undefined;
+  /** Who started the run (RunOptions.owner, or the checkpoint's on a resume). */
+  private readonly owner: RunOwner | undefined;
   private readonly scope: { variables: unknown; settings: unknown; secrets: Record<string, string>; env?: Record<string, string> };
   /** A failure found while building the session, reported when the run starts. */
   private readonly setupError: AgentError | undefined;
@@ -115,6 +123,7 @@ export class RunSession implements BodyHost {
     this.traceStore = options.traceStore;
     this.createdAt = restored?.createdAt ?? new Date(this.now()).toISOString();
     this.lineage = restored?.lineage;
+    this.owner = restored?.owner ?? options.owner;
     this.scope = { variables: agent.spec.variables, settings: agent.spec.settings, secrets: options.secrets ?? {}, ...(options.env !== undefined ? { env: options.env } : {}) };
     this.budget = parent?.budget ?? new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now(), restored?.budgetStartedAt);
     this.luaInstructions = agent.spec.settings.lua?.instructions;
@@ -141,8 +150,11 @@ export class RunSession implements BodyHost {
     });
   }
 
-  get files() {
-    return this.options.files;
+  get files(): FileStore | undefined {
+    const store = this.options.files;
+    if (store === undefined) return undefined;
+    this.budgetedFiles ??= writeBudgetedFiles(store, (bytes) => this.budget.chargeWrite(bytes, this.currentNode));
+    return this.budgetedFiles;
   }
 
   get channel(): EventChannel<AgentEvent> {
@@ -300,9 +312,10 @@ export class RunSession implements BodyHost {
     });
   }
 
-  /** Continues a run from a checkpoint. */
-  resumeFrom(state: State, start: StartPoint): Promise<RunResult> {
+  /** Continues a run from a checkpoint (claimed): its record says `running` again while it runs. */
+  async resumeFrom(state: State, start: StartPoint): Promise<RunResult> {
     this.state = state;
+    await this.putRecord('running');
     return this.run(() => start);
   }
 
@@ -384,8 +397,8 @@ export class RunSession implements BodyHost {
    */
   private async saveProgress(node: string, skipInterruptBefore: boolean, resume: ResumeInfo | undefined): Promise<void> {
     await this.trace.persist();
-    const { agent, state, memory, scriptedCalls, createdAt: runCreatedAt, lineage } = this;
-    const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt, lineage };
+    const { agent, state, memory, scriptedCalls, createdAt: runCreatedAt, lineage, owner } = this;
+    const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt, lineage, owner };
     const budget = { seq: this.events.lastSeq, usage: this.budget.usage, budgetStartedAt: this.budget.started, remainingMs: this.budget.remainingMs(), now: this.now() };
     await this.durable.save({ ...position, ...budget }, (checkpoint) => this.sanitizer.value(checkpoint));
   }
@@ -414,6 +427,7 @@ export class RunSession implements BodyHost {
       scriptedCalls: this.scriptedCalls,
       resumeData,
       lineage: this.lineage,
+      owner: this.owner,
       now: this.now(),
     });
     this.emit('interrupt', { checkpoint_id: checkpoint.checkpoint_id, node: node.name, position, pending }, node.name);
@@ -443,7 +457,7 @@ export class RunSession implements BodyHost {
     const done = this.events.make('done', doneData({ ...result, state: this.state }));
     this.trace.keep(done.event, done.bytes);
     await this.trace.persist();
-    await this.putRecord(result.status, result);
+    await this.putRecord(result.status, result, true);
     await this.trace.flush();
     // Events are frozen: a run that could not be stored ends with a copy of `done` that says so.
     // (The data is a copy: the result handed back to the caller stays the caller's to change.)
@@ -453,8 +467,10 @@ export class RunSession implements BodyHost {
     return result;
   }
 
-  private putRecord(status: RunResult['status'], result?: RunResult): Promise<void> {
-    return this.trace.putRecord({
+  /** Writes the run record; `final`: the record of the run's end, tried even after a storage failure. */
+  private putRecord(status: RunResult['status'], result?: RunResult, final = false): Promise<void> {
+    const write = final ? (record: RunRecord) => this.trace.putFinalRecord(record) : (record: RunRecord) => this.trace.putRecord(record);
+    return write({
       run_id: this.runId,
       agent: this.agent.name,
       status,
@@ -464,6 +480,7 @@ export class RunSession implements BodyHost {
       ...(result?.error !== undefined ? { error: result.error } : {}),
       event_count: this.events.lastSeq,
       ...this.lineage,
+      ...(this.owner !== undefined ? { owner: this.owner } : {}),
     });
   }
 }

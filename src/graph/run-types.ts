@@ -3,7 +3,7 @@ import type { AgentErrorJson } from '../errors/agent-error.js';
 import type { AgentEvent, RunStatus, StopReason } from '../events/event.js';
 import type { LlmProviderFactory } from '../llm/types.js';
 import type { LimitsSpec } from '../spec/agent-spec.js';
-import type { CheckpointStore, PendingInterrupt, RunLineage, TraceStore } from '../storage/trace-store.js';
+import type { CheckpointStore, PendingInterrupt, RunLineage, RunOwner, TraceStore } from '../storage/trace-store.js';
 import type { FileStore } from '../core/file-store.js';
 import type { AgentFileSource } from './agent-files.js';
 import type { ResumeInfo } from '../actions/types.js';
@@ -25,6 +25,11 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** The caller's role, for tool permissions. */
   role?: string;
+  /**
+   * Who starts the run (a host with bearer tokens): kept on its record and checkpoints, so the host
+   * can let only them, or a role it names, fork or resume it. A resumed run keeps its checkpoint's.
+   */
+  owner?: RunOwner;
   /** Values templates see as `secrets` (and that are redacted from events and traces). */
   secrets?: Record<string, string>;
   /** An allow-listed environment object templates see as `env`. */
@@ -73,7 +78,7 @@ export interface NodeCheckpoint {
   state: Record<string, unknown>;
   /** The last event seq emitted before the node; a continued run numbers on from the log's last. */
   seq: number;
-  usage: { steps: number; llm_calls: number; tokens: number };
+  usage: { steps: number; llm_calls: number; tokens: number; written_bytes?: number };
   memory: Record<string, unknown>;
   model_state: { scripted_calls: Record<string, number> };
   /** When the segment's duration budget started (epoch ms): max_duration_ms spans a restart. */
@@ -84,6 +89,8 @@ export interface NodeCheckpoint {
   run_created_at: string;
   /** The run it was started from (time travel). */
   lineage?: RunLineage;
+  /** Who started the run (RunRecord.owner). */
+  owner?: RunOwner;
 }
 
 /**

@@ -2,8 +2,8 @@
  * OpenAI-compatible embeddings (`POST {api_base}/embeddings`, served by Ollama, LM Studio,
  * llama.cpp's server, vLLM and OpenAI), and the scripted model's offline embeddings.
  *
- * The HTTP path follows the chat client's rules: a per-attempt timeout, 429/5xx/timeouts/refused
- * connections retried with backoff up to `max_retries`, a capped body, and every failure typed as
+ * The HTTP path follows the chat client's rules: a per-attempt timeout, what a retry can cure (timeouts, refused
+ * connections, 408/409/425/429, 5xx but 501/505) retried up to `max_retries`, a capped body, every failure typed as
  * `LLM_HTTP_<status>`, `LLM_TIMEOUT`, `LLM_UNAVAILABLE` or `LLM_BAD_RESPONSE`.
  */
 import { AgentError, isAbortError } from '../errors/agent-error.js';
@@ -63,7 +63,7 @@ export async function requestEmbeddings(
         if (retryAfterMs !== undefined) error.details.retry_after_ms = retryAfterMs;
         throw error;
       }
-      const text = await readCappedBody(response, DEFAULT_MAX_RESPONSE_BYTES).catch((error: unknown) => {
+      const text = await readCappedBody(response, DEFAULT_MAX_RESPONSE_BYTES, () => controller.touch()).catch((error: unknown) => {
         if (AgentError.isInstance(error)) throw error;
         if (controller.timedOut) throw timeoutError(displayUrl, timeoutMs);
         throw badResponse(`the connection to ${displayUrl} broke while the embeddings were arriving`, { url: displayUrl, cut: true });

@@ -17,6 +17,7 @@ import { resolveLlmCall } from './resolve-llm-call.js';
 import { isScriptedModel, SCRIPTED_MODEL_NAME } from './scripted-model.js';
 import type { EmbeddingsResponse } from './embeddings-client.js';
 import { presetApiBase } from './presets.js';
+import { knownServer, nativeToolCallsAdvice, toolCallsFromText } from './text-tool-calls.js';
 
 export interface ModelCallerEnvironment {
   /** The agent's settings.llm. */
@@ -77,10 +78,31 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
   // A run usually calls one connection over and over: the last one is checked first, field by
   // field, before the key is serialised for the map.
   let last: { connection: LlmConnection; provider: ModelProvider } | undefined;
+  /** Numbers the calls whose tool calls were read from text, so their ids never repeat in a run. */
+  let textCallNumber = 0;
+
+  /** With tools offered and no native call, tool calls the model wrote as text become calls. */
+  function readTextToolCalls(response: LlmResponse, request: LlmRequest, connection: LlmConnection, event: { format?: string }): LlmResponse {
+    const tools = request.tools ?? [];
+    if (tools.length === 0 || (response.tool_calls?.length ?? 0) > 0) return response;
+    const found = toolCallsFromText(response.content, tools.map((tool) => tool.function.name), `text_call_${textCallNumber}`);
+    if (found === undefined) return response;
+    if (found.kind === 'unrecognised') {
+      const advice = nativeToolCallsAdvice(knownServer(connection.provider, connection.api_base));
+      throw new AgentError(
+        'LLM_BAD_RESPONSE',
+        `the model answered with a tool call written as text (${found.marker}) in a format tea-edge does not read, so no tool ran: the server did not parse it. To fix: ${advice}`,
+        { details: { reason: 'tool_calls_as_text', retryable: false } },
+      );
+    }
+    textCallNumber++;
+    event.format = found.format;
+    return { ...response, content: found.text, tool_calls: found.calls, finish_reason: 'tool_calls' };
+  }
 
   function providerFor(connection: LlmConnection): ModelProvider {
     if (last !== undefined && sameConnection(last.connection, connection)) return last.provider;
-    const key = JSON.stringify([connection.provider, connection.api_base, connection.api_key, connection.timeout_ms, connection.max_retries, scriptKey(connection.scripted)]);
+    const key = JSON.stringify([connection.provider, connection.api_base, connection.api_key, connection.timeout_ms, connection.first_token_timeout_ms, connection.max_retries, scriptKey(connection.scripted)]);
     let provider = providers.get(key);
     if (provider === undefined) {
       provider = connection.scripted === undefined || environment.scriptedCalls === undefined ? factory(connection) : countedScripted(connection, environment.scriptedCalls);
@@ -155,9 +177,15 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
             environment.budget.beforeLlmCall();
           },
         };
-        const response = withoutSecrets(
-          stream ? await streamResponse(provider, request, environment, hooks, label, secrets) : await provider.generate(request, environment.signal, hooks),
-          secrets,
+        const textCalls: { format?: string } = {};
+        const response = readTextToolCalls(
+          withoutSecrets(
+            stream ? await streamResponse(provider, request, environment, hooks, label, secrets) : await provider.generate(request, environment.signal, hooks),
+            secrets,
+          ),
+          request,
+          connection,
+          textCalls,
         );
         const responseEvent: LlmAnsweredData = {
           model: isScripted ? SCRIPTED_MODEL_NAME : response.model,
@@ -168,6 +196,8 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           ...label,
         };
         if (response.tool_calls !== undefined) responseEvent.tool_call_count = response.tool_calls.length;
+        if (textCalls.format !== undefined) responseEvent.tool_calls_from_text = textCalls.format;
+        if (response.reasoning !== undefined) responseEvent.reasoning_chars = response.reasoning.length;
         if (response.finish_reason === 'length') responseEvent.truncated = true;
         if (environment.capturePayloads) responseEvent.response = responsePayload(response, secrets);
         environment.emit('llm_response', responseEvent);
@@ -276,9 +306,10 @@ function collectSecrets(environment: ModelCallerEnvironment, params: LlmCallPara
 /** A model that echoes a key (it can read it from a prompt) must not carry it into state or output. */
 function withoutSecrets(response: LlmResponse, secrets: readonly string[]): LlmResponse {
   if (secrets.length === 0) return response;
-  const text = JSON.stringify([response.content, response.tool_calls ?? null]);
+  const text = JSON.stringify([response.content, response.reasoning ?? null, response.tool_calls ?? null]);
   if (!secrets.some((secret) => secret.length >= 4 && text.includes(secret))) return response;
   const clean: LlmResponse = { ...response, content: redactSecrets(response.content, secrets) };
+  if (response.reasoning !== undefined) clean.reasoning = redactSecrets(response.reasoning, secrets);
   if (response.tool_calls !== undefined) clean.tool_calls = redactValue(response.tool_calls, secrets) as ToolCall[];
   return clean;
 }
@@ -299,6 +330,7 @@ function sameConnection(left: LlmConnection, right: LlmConnection): boolean {
     left.api_base === right.api_base &&
     left.api_key === right.api_key &&
     left.timeout_ms === right.timeout_ms &&
+    left.first_token_timeout_ms === right.first_token_timeout_ms &&
     left.max_retries === right.max_retries &&
     left.scripted === right.scripted
   );

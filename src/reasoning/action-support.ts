@@ -17,7 +17,7 @@ import { messageOf } from '../util/message-of.js';
 export type CompiledParams = Record<string, CompiledValue>;
 
 /** Keys passed through to `context.callLlm` when given on the action. */
-export const LLM_KEYS = ['model', 'temperature', 'max_tokens', 'response_format', 'provider', 'api_base', 'base_url', 'api_key', 'timeout', 'max_retries', 'top_p', 'seed', 'stop', 'scripted'] as const;
+export const LLM_KEYS = ['model', 'temperature', 'max_tokens', 'response_format', 'provider', 'api_base', 'base_url', 'api_key', 'timeout', 'first_token_timeout', 'max_retries', 'top_p', 'seed', 'stop', 'scripted'] as const;
 
 /** Compiles every `with:` value as a template; `required` keys must be present. */
 export function compileParams(raw: Record<string, unknown>, compiler: ActionCompiler, required: readonly string[]): CompiledParams {

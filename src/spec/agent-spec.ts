@@ -96,6 +96,7 @@ export interface LimitsSpec {
   max_llm_calls?: number;
   max_tokens?: number;
   max_duration_ms?: number;
+  max_write_bytes?: number;
 }
 
 export interface AgentSpec {

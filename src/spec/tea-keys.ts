@@ -20,6 +20,13 @@ export interface TeaKeyRule {
 
 const notSupported = (what: string, instead: string): TeaKeyRule => ({ code: 'INVALID_AGENT', message: `${what} is not supported by tea-edge; ${instead}` });
 const ignored = (what: string): TeaKeyRule => ({ code: 'INVALID_AGENT', message: `${what} is ignored by tea-edge`, ignored: true });
+/**
+ * A key TEA's own Python runtime never reads where it is written (yaml_engine.py and yaml_nodes.py
+ * read a fixed set of keys; everything else is dropped without a word): TEA runs the file as if the
+ * key were not there, and so does tea-edge, with a warning saying what was meant. `validate
+ * --strict` makes it an error.
+ */
+const ignoredByTea = (what: string, instead: string): TeaKeyRule => ({ code: 'INVALID_AGENT', message: `${what} is ignored (TEA ignores it too; the run goes on without it): ${instead}`, ignored: true });
 
 const TRACING = 'TEA tracing setting; tea-edge records every run in its trace store (see settings.trace)';
 const LOCAL_BACKEND = 'use an OpenAI-compatible server (provider: ollama, lmstudio, llamacpp, vllm, openai, or api_base)';
@@ -32,6 +39,10 @@ const TOP: Record<string, TeaKeyRule> = {
   validation_constraints: notSupported("TEA's extraction validation", 'validate with `validate.schema` or a reflection evaluator'),
   semantic_probes: notSupported("TEA's extraction validation", 'validate with `validate.schema` or a reflection evaluator'),
   error_policy: notSupported('`error_policy`', 'set `on_error` on nodes'),
+  // TEA reads these only under `config:` (yaml_engine.py compile_config), never at the top level.
+  interrupt_before: ignoredByTea('a top-level `interrupt_before:`', 'write it under `config:` (`config: {interrupt_before: [node]}`) or `interrupt: before` on the node'),
+  interrupt_after: ignoredByTea('a top-level `interrupt_after:`', 'write it under `config:` (`config: {interrupt_after: [node]}`) or `interrupt: after` on the node'),
+  checkpoint: ignoredByTea('a top-level `checkpoint:`', 'a run pauses at `interrupt:` nodes and is resumed by id (`tea-edge resume <run id>`)'),
   endpoint: ignored('`endpoint` (HTTP metadata; `tea-edge serve` routes agents by name)'),
   observability: ignored(`\`observability\` (${TRACING})`),
   validation_logging: ignored('`validation_logging` (TEA logging)'),
@@ -63,8 +74,9 @@ const SETTINGS_LLM: Record<string, TeaKeyRule> = Object.fromEntries(
   ]),
 );
 SETTINGS_LLM.api_url = notSupported('`api_url` (Rust TEA)', 'write `api_base`');
-// TEA's reflection examples write it, and TEA silently ignores it: the model they meant is `model`.
-SETTINGS_LLM.default_model = notSupported('`default_model` (TEA ignores it too)', 'write `model`');
+// TEA's reflection examples write these, and TEA's Python reads only `model` and `provider`.
+SETTINGS_LLM.default_model = ignoredByTea('`settings.llm.default_model`', 'write `model`');
+SETTINGS_LLM.default_provider = ignoredByTea('`settings.llm.default_provider`', 'write `provider`');
 
 const NODE: Record<string, TeaKeyRule> = {
   retry: notSupported('a node `retry:` block', 'write `on_error: {mode: retry, max_retries: N, backoff_ms: M}`'),
@@ -72,10 +84,16 @@ const NODE: Record<string, TeaKeyRule> = {
   strategy: notSupported('`strategy:` (matrix fan-out)', 'use a parallel edge with `fan_in`'),
   parallel_each: notSupported('`parallel_each:`', 'use a parallel edge with `fan_in`'),
   _render_items: ignored("`_render_items` (a hint for TEA's graph renderer)"),
-  // TEA's agent.* docs and some examples write these, but neither TEA runtime reads them (Python
-  // runs such a node as a pass-through): refused with what they meant, not silently dropped.
-  params: notSupported("`params:` (in TEA's docs, but neither TEA runtime reads it: the node would do nothing)", 'write `with:`'),
-  outputs: notSupported("`outputs:` (a map of state keys to templates; TEA's runtimes do not read it)", 'write `output: <key>` and shape the result in a `run: {type: expression}` node'),
+  // TEA's docs and examples write these on nodes, but TEA's Python never reads them there
+  // (yaml_nodes.py create_run_function): the node runs without them, in TEA and here.
+  params: ignoredByTea('a node `params:`', 'action parameters go under `with:`'),
+  outputs: ignoredByTea('a node `outputs:`', 'write `output: <key>` and shape the result in a `run: {type: expression}` node'),
+  prompt: ignoredByTea('a node `prompt:`', 'an action\'s prompt goes under `with:`'),
+  inputs: ignoredByTea('a node `inputs:`', 'action parameters go under `with:`'),
+  next: ignoredByTea('a node `next:`', 'write `goto: <node>` (or an edge)'),
+  edges: ignoredByTea('a node `edges:` map', 'write `goto:` rules with `if:` on the node'),
+  interrupt_before: ignoredByTea('a node `interrupt_before:`', 'write `interrupt: before`'),
+  interrupt_after: ignoredByTea('a node `interrupt_after:`', 'write `interrupt: after`'),
 };
 
 const EDGE: Record<string, TeaKeyRule> = {

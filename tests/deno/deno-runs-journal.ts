@@ -54,7 +54,7 @@ describe('deno runs: recorded tool results', () => {
     const leaving = new DenoRuns(setup);
     const staying = new DenoRuns(setup);
 
-    const first = await leaving.startHere(agent, {}, undefined);
+    const first = await leaving.startHere(agent, {}, {});
     const runId = first.runId;
     for (let turn = 0; turn < 400 && posts.length < 2; turn++) await sleep(5);
     expect(posts).toHaveLength(2);
@@ -98,7 +98,7 @@ describe('deno runs: a node that takes its process down every time', () => {
     const stores = createDenoKvStores(kv);
     const setup = { kv, agents: toAgentSource({ journal: agent }), ...stores, leaseMs: 60_000 };
     let current = new DenoRuns(setup);
-    const runId = (await current.startHere(agent, {}, undefined)).runId;
+    const runId = (await current.startHere(agent, {}, {})).runId;
     // Two processes stopped on purpose first (a rolling restart): not deaths.
     for (let stop = 1; stop <= 2; stop++) {
       for (let turn = 0; turn < 400 && visits < stop; turn++) await sleep(5);
@@ -136,7 +136,7 @@ describe('deno runs: a process that died after the done event, before the final 
     const kv = await Deno.openKv(':memory:');
     const stores = createDenoKvStores(kv);
     const setup = { kv, agents: toAgentSource({ journal: agent }), ...stores, leaseMs: 60_000 };
-    const runId = (await (await new DenoRuns(setup).startHere(agent, {}, undefined)).finished).run_id;
+    const runId = (await (await new DenoRuns(setup).startHere(agent, {}, {})).finished).run_id;
     const events = await new DenoRuns(setup).log.eventsAfter(runId, 0);
     expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed' } });
     // As if the process died right after storing `done`: the record still running, its start and lease left.

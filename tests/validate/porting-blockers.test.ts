@@ -39,7 +39,6 @@ describe('every porting blocker in one pass', () => {
       '20 UNKNOWN_ACTION a2a.discover',
       // Prolog runs now (issue 16); the main entry's loadAgent has no Prolog sandbox unless given one.
       '22 SCRIPT_ENGINE_NOT_LOADED this engine has no prolog sandbox: the host must pass one (loadAgent(text, { scripts: { prolog: … } })',
-      '24 INVALID_AGENT `condition:` on a node without `type: while_loop` has no effect in TEA (the node always runs)',
       '25 UNSUPPORTED_LANGUAGE this `run:` is Python',
       '33 UNSUPPORTED_LANGUAGE this `run:` is Python',
       '36 UNSUPPORTED_LANGUAGE this `run:` is Python',
@@ -67,6 +66,6 @@ describe('every porting blocker in one pass', () => {
     const outcome = await runCli(['validate', '--json', FILE]);
     expect(outcome.code).toBe(2);
     const report = JSON.parse(outcome.stdout) as { errors: Array<{ code: string; line: number }> };
-    expect(report.errors.map((error) => error.line)).toEqual([4, 7, 13, 20, 24, 25, 33, 36, 45, 52, 55, 57]);
+    expect(report.errors.map((error) => error.line)).toEqual([4, 7, 13, 20, 25, 33, 36, 45, 52, 55, 57]);
   });
 });

@@ -121,10 +121,10 @@ async function runStep(config: ReactConfig, loop: LoopState, context: ActionCont
   }
   const response = outcome.response;
   if (loop.mode === 'auto') {
-    const looksJson = (response.tool_calls ?? []).length === 0 && decideFromJson(response.content, loop.step).kind === 'tools';
+    const looksJson = (response.tool_calls ?? []).length === 0 && decideFromJson(response.content, loop.step, response.reasoning).kind === 'tools';
     switchMode(config, loop, looksJson ? 'json' : 'native', looksJson ? 'the model answered in JSON' : 'native tool calls');
   }
-  const decision: ReactDecision = loop.mode === 'json' ? decideFromJson(response.content, loop.step) : decideFromNative(response, loop.step);
+  const decision: ReactDecision = loop.mode === 'json' ? decideFromJson(response.content, loop.step, response.reasoning) : decideFromNative(response, loop.step);
 
   if (decision.kind === 'parse_error') {
     const reply = decision.raw === '' ? EMPTY_REPLY : INVALID_JSON_REPLY;
@@ -196,7 +196,7 @@ async function limitReached(config: ReactConfig, loop: LoopState, context: Actio
     const request: LlmCallParams = loop.mode === 'json' ? config.llm : { ...config.llm, tools: toolDefinitions(config.table), tool_choice: 'none' };
     const outcome = await callModel(context, request, messages, 'reason.react', config.stream);
     if (outcome.ok) {
-      const decision = loop.mode === 'json' ? decideFromJson(outcome.response.content, loop.step + 1) : decideFromNative(outcome.response, loop.step + 1);
+      const decision = loop.mode === 'json' ? decideFromJson(outcome.response.content, loop.step + 1, outcome.response.reasoning) : decideFromNative(outcome.response, loop.step + 1);
       const text = outcome.response.content.trim();
       if (decision.kind === 'final' || (decision.kind === 'parse_error' && text !== '')) {
         answer = decision.kind === 'final' ? decision.answer : text;
