@@ -42,6 +42,7 @@ function takeShellProviders(argv: readonly string[]): { argv: string[]; shell: b
   }
   return { argv: rest, shell };
 }
+import { COMMAND_USAGE } from '../usage.js';
 
 /** `--secret NAME` pairs out of the arguments, read from the environment (only with --online). */
 function takeSecrets(argv: readonly string[]): { argv: string[]; secrets: Record<string, string> } {
@@ -65,12 +66,12 @@ function takeSecrets(argv: readonly string[]): { argv: string[]; secrets: Record
   }
 }
 
-const USAGE = 'usage: tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--strict] [--online [--secret NAME ...]] [--shell-provider NAME=COMMAND ...]';
+const USAGE = `usage: ${COMMAND_USAGE.validate!.split('\n')[0]}`;
 const OPTIONS = ['--json', '--strict', '--online'];
 
 export async function validateCommand(argvWithSecrets: string[], rawIo: CliIo): Promise<number> {
   if (argvWithSecrets.includes('--help') || argvWithSecrets.includes('-h')) {
-    rawIo.stdout(`${USAGE}\n  --json    print {ok, errors, warnings} as JSON on stdout\n  --strict  warnings are errors (exit 2)\n  --online  also list the agent's MCP servers: every allow-listed tool must exist\n  --secret  with --online: give the servers' {secret: NAME} headers this environment variable\n  --shell-provider NAME=COMMAND  check as a host that answers \`provider: shell\` with COMMAND (as tea-edge run --shell-provider)\n`);
+    rawIo.stdout(COMMAND_USAGE.validate!);
     return 0;
   }
   const { argv: withoutShell, shell } = takeShellProviders(argvWithSecrets);
