@@ -194,6 +194,21 @@ const fileEdits = {
     // A new table (two Maps) weighs about as much as four entries.
     { description: 'table creation count', find: '        this.id = L.l_G.id_counter++;', replace: (text) => `${text}\n        this.l_G = L.l_G;\n        ${hook('L.l_G', 'countTableSlots(L, 4)')}` },
     { description: 'table entry count', find: 'const add = function(t, hash, key, value) {', replace: (text) => `${text}\n    ${hook('t.l_G', 'countTableSlots(null, 1)')}` },
+    // Lazy tables (src/lua/lazy-table.ts): a table may hold `lazy`, the JavaScript value its
+    // entries still come from. A raw read of a missing key asks it for that one entry; a raw
+    // write tells it the key is settled; `next` and the length (`#`, rawlen, table library)
+    // have it convert the rest first, in the original order. No other code reads entries.
+    { description: 'lazy table field', find: '        this.flags = ~0;', replace: (text) => `${text}\n        this.lazy = void 0; /* tea-edge: entries still in JavaScript */` },
+    {
+      description: 'lazy table read',
+      find: '    let v = t.strong.get(hash);\n    return v ? v.value : lobject.luaO_nilobject;',
+      replace: () => '    let v = t.strong.get(hash);\n    if (v === undefined && t.lazy !== void 0) v = t.lazy.fetch(t, hash);\n    return v ? v.value : lobject.luaO_nilobject;',
+    },
+    { description: 'lazy table integer write', find: '    let hash = key; /* table_hash known result */', replace: (text) => `${text}\n    if (t.lazy !== void 0) t.lazy.write(t, hash, value.ttisnil());` },
+    { description: 'lazy table write', find: '    let hash = table_hash(L, key);\n    if (value.ttisnil()) { /* delete */', replace: (text) => text.replace('\n', '\n    if (t.lazy !== void 0) t.lazy.write(t, hash, value.ttisnil());\n') },
+    { description: 'lazy table length', find: 'const luaH_getn = function(t) {', replace: (text) => `${text}\n    if (t.lazy !== void 0) { const n = t.lazy.length(t); if (n >= 0) return n; }` },
+    { description: 'lazy table traversal', find: 'const luaH_next = function(L, table, keyI) {', replace: (text) => `${text}\n    if (table.lazy !== void 0) table.lazy.complete(table);` },
+    { description: 'lazy table entry insertion', find: 'module.exports.Table        = Table;', replace: (text) => `${text}\nmodule.exports.teaInsert = function(t, hash, key, value) { add(t, hash, key, value); return t.strong.get(hash); };` },
   ],
   'lobject.js': [
     // A closure weighs about as much as a table entry; closures chained through upvalues hold

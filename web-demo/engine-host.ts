@@ -189,7 +189,16 @@ async function probe(model: ModelSettings): Promise<ProbeOutcome> {
     outcome = {
       ok: report.cors_error === undefined && report.errors.models === undefined,
       models: report.models,
-      capabilities: { streams: report.streams, json_schema: report.json_schema, native_tools: report.native_tools, streamed_tools: report.streamed_tools },
+      capabilities: {
+        streams: report.streams,
+        json_schema: report.json_schema,
+        native_tools: report.native_tools,
+        streamed_tools: report.streamed_tools,
+        embeddings: report.embeddings,
+        tool_calls: report.tool_calls,
+        server: report.server.kind,
+        ...(report.server.context_size !== undefined ? { context_size: report.server.context_size } : {}),
+      },
       advice: report.advice,
     };
     if (report.cors_error !== undefined) {

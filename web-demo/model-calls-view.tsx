@@ -15,7 +15,8 @@ export function ModelCalls({ summary }: { summary: RunSummary }) {
     ['answered', countOf(summary.calls, 'answered')],
     ['failed', countOf(summary.calls, 'failed') + countOf(summary.calls, 'stopped')],
     ['cancelled', countOf(summary.calls, 'cancelled')],
-    ['waiting', countOf(summary.calls, 'waiting')],
+    ['streaming', summary.calls.filter((call) => call.state === 'waiting' && call.received !== undefined).length],
+    ['waiting', summary.calls.filter((call) => call.state === 'waiting' && call.received === undefined).length],
   ];
   const total = `${summary.calls.length} model call${summary.calls.length === 1 ? '' : 's'}`;
   return (
@@ -36,8 +37,9 @@ function CallItem({ call, number }: { call: ModelCallView; number: number }) {
     parts = (
       <>
         <span class="spinner" aria-hidden="true" />
-        {` Call ${number} to ${where}: running for `}
+        {` Call ${number} to ${where}: ${call.received !== undefined ? 'streaming' : 'running'} for `}
         <Elapsed since={call.started} />
+        {call.received !== undefined ? <span class="received">{` · ${call.received} characters received`}</span> : null}
         {retry ? (
           <>
             {' · attempt '}

@@ -53,8 +53,20 @@ export function probeReport(outcome: ProbeOutcome, settings: ModelSettings, orig
       ),
     );
   }
+  const facts = serverFacts(outcome.capabilities);
+  if (outcome.ok && facts !== '') lines.push(element('p', { class: 'server-facts' }, facts));
   if (outcome.ok) for (const advice of new Set(outcome.advice)) lines.push(element('p', { class: 'note' }, advice));
   return lines;
+}
+
+/** "Server: llama.cpp · context 4096 tokens · tool calls as text", from what the probe found. */
+function serverFacts(capabilities: Record<string, unknown>): string {
+  const parts: string[] = [];
+  const names: Record<string, string> = { ollama: 'Ollama', llamacpp: 'llama.cpp', vllm: 'vLLM', lmstudio: 'LM Studio' };
+  if (typeof capabilities.server === 'string' && capabilities.server !== 'unknown') parts.push(`Server: ${names[capabilities.server] ?? capabilities.server}`);
+  if (typeof capabilities.context_size === 'number') parts.push(`context ${capabilities.context_size} tokens`);
+  if (capabilities.tool_calls === 'text') parts.push('tool calls arrive as text (read by tea-edge)');
+  return parts.join(' · ');
 }
 
 function chatAdvice(status: number | undefined): string {

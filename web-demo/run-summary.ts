@@ -3,7 +3,7 @@
  * event at a time) and a past run rebuilt from IndexedDB or an imported NDJSON file, so both
  * look the same.
  */
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent, EventType } from '../src/events/event.js';
 
 export interface ReflectionAttemptView {
   iteration: number;
@@ -27,6 +27,7 @@ export interface ModelCallView {
   node?: string;
   label?: string;
   model?: string;
+  provider?: string;
   /** When the request was sent (event timestamp, ISO). */
   started: string;
   /** `cancelled`: the run was cancelled during the call; `stopped`: the run ended with no answer. */
@@ -34,6 +35,8 @@ export interface ModelCallView {
   duration_ms?: number;
   attempts?: number;
   error?: RunErrorView;
+  /** Characters of streamed answer received so far (a streaming call). */
+  received?: number;
   /** Each retry announced by the engine: when, after which error, and how long it waits. */
   retries: { attempt: number; delay_ms: number; code: string; at: string }[];
 }
@@ -87,106 +90,112 @@ export function applyEvent(summary: RunSummary, event: AgentEvent): RunSummary {
   summary.event_count++;
   summary.events.push(event);
   if (summary.run_id === '') summary.run_id = event.run_id;
-  const node = event.node;
-  switch (event.type) {
-    case 'run_start':
-      summary.agent = text(event.data.agent) ?? summary.agent;
-      summary.status = 'running';
-      break;
-    case 'node_start':
-      // A sub-run's nodes (agent files run by agent.*) are not visits of this graph's nodes.
-      if (node !== undefined && event.sub_run === undefined) {
-        summary.current_node = node;
-        summary.visited.push(node);
-      }
-      break;
-    case 'llm_request': {
-      const label = text(event.data.label);
-      const model = text(event.data.model);
-      summary.llm_calls++;
-      summary.streams.push({ ...(node !== undefined ? { node } : {}), text: '' });
-      summary.calls.push({ ...(node !== undefined ? { node } : {}), ...(label !== undefined ? { label } : {}), ...(model !== undefined ? { model } : {}), started: event.ts, state: 'waiting', retries: [] });
-      break;
-    }
-    case 'llm_response': {
-      const data = event.data;
-      const call = waitingCall(summary, node, text(data.label));
-      if (!call) break;
-      const error = errorView(data.error);
-      call.state = error === undefined ? 'answered' : error.code === 'CANCELLED' ? 'cancelled' : 'failed';
-      if (error) call.error = error;
-      const duration = number(data.duration_ms);
-      if (duration !== undefined) call.duration_ms = duration;
-      const attempts = number(data.attempts);
-      if (attempts !== undefined) call.attempts = attempts;
-      break;
-    }
-    case 'answer_chunk':
-      if (summary.streams.length === 0) summary.streams.push({ text: '' });
-      summary.streams[summary.streams.length - 1]!.text += text(event.data.content) ?? '';
-      break;
-    case 'reflection_attempt': {
-      const data = event.data;
-      summary.attempts.push({
-        iteration: number(data.iteration) ?? summary.attempts.length + 1,
-        score: number(data.score),
-        valid: typeof data.valid === 'boolean' ? data.valid : undefined,
-        errors: errorTexts(data.errors, number(data.error_count)),
-      });
-      break;
-    }
-    case 'thinking':
-      summary.steps.push({ step: number(event.data.step) ?? summary.steps.length + 1, thought: text(event.data.thought) ?? '' });
-      break;
-    case 'tool_start': {
-      const data = event.data;
-      const step = currentStep(summary, number(data.step));
-      step.tool = text(data.tool);
-      step.args = data.arguments;
-      if (typeof data.autonomous === 'boolean') step.autonomous = data.autonomous;
-      break;
-    }
-    case 'tool_result': {
-      const step = currentStep(summary, number(event.data.step));
-      step.tool ??= text(event.data.tool);
-      step.observation = event.data.observation;
-      break;
-    }
-    case 'answer':
-      currentStep(summary, number(event.data.step)).answer = event.data.answer;
-      break;
-    case 'confirmation_request':
-      summary.confirmation = { tool: text(event.data.tool) ?? 'tool', arguments: event.data.arguments, ...(node !== undefined ? { node } : {}) };
-      break;
-    case 'error': {
-      const error = errorView(event.data, node) ?? { code: 'ERROR', message: '' };
-      // The engine reports a node's error, then the same error again as the run's end (fatal).
-      if (!summary.errors.some((known) => sameError(known, error))) summary.errors.push(error);
-      if (event.data.fatal === true) summary.error = error;
-      break;
-    }
-    case 'log': {
-      const data = event.data;
-      summary.logs.push(text(data.message) ?? JSON.stringify(data));
-      // The model caller announces each retry with the attempt, the wait before it and the error.
-      if (data.source !== 'model') break;
-      const call = waitingCall(summary, node, text(data.label));
-      const attempt = number(data.attempt);
-      const delay = number(data.delay_ms);
-      if (call && attempt !== undefined && delay !== undefined) call.retries.push({ attempt, delay_ms: delay, code: errorView(data.error)?.code ?? 'ERROR', at: event.ts });
-      break;
-    }
-    case 'done': {
-      const data = event.data;
-      endRun(summary, { status: text(data.status) ?? summary.status, stop_reason: text(data.stop_reason), error: errorView(data.error) });
-      if (isRecord(data.state)) summary.final_state = data.state;
-      break;
-    }
-    default:
-      break;
-  }
+  (APPLY[event.type] as Apply<EventType>)(summary, event);
   return summary;
 }
+
+type Apply<T extends EventType> = (summary: RunSummary, event: AgentEvent<T>) => void;
+
+/** Events the summary does not fold (the timeline and the action views read them). */
+const nothing = (): void => undefined;
+
+/** One reducer per event type: a new event type does not compile until it has one here. */
+const APPLY: { [T in EventType]: Apply<T> } = {
+  run_start(summary, event) {
+    summary.agent = text(event.data.agent) ?? summary.agent;
+    summary.status = 'running';
+  },
+  node_start(summary, event) {
+    // A sub-run's nodes (agent files run by agent.*) are not visits of this graph's nodes.
+    if (event.node !== undefined && event.sub_run === undefined) {
+      summary.current_node = event.node;
+      summary.visited.push(event.node);
+    }
+  },
+  node_end: nothing,
+  llm_request(summary, event) {
+    const node = event.node;
+    const label = text(event.data.label);
+    const model = text(event.data.model);
+    const provider = text(event.data.provider);
+    summary.llm_calls++;
+    summary.streams.push({ ...(node !== undefined ? { node } : {}), text: '' });
+    summary.calls.push({ ...(node !== undefined ? { node } : {}), ...(label !== undefined ? { label } : {}), ...(model !== undefined ? { model } : {}), ...(provider !== undefined ? { provider } : {}), started: event.ts, state: 'waiting', retries: [] });
+  },
+  llm_response(summary, event) {
+    const data = event.data;
+    const call = waitingCall(summary, event.node, text(data.label));
+    if (!call) return;
+    const error = errorView(data.error);
+    call.state = error === undefined ? 'answered' : error.code === 'CANCELLED' ? 'cancelled' : 'failed';
+    if (error) call.error = error;
+    const duration = number(data.duration_ms);
+    if (duration !== undefined) call.duration_ms = duration;
+    const attempts = number(data.attempts);
+    if (attempts !== undefined) call.attempts = attempts;
+  },
+  answer_chunk(summary, event) {
+    const content = text(event.data.content) ?? '';
+    if (summary.streams.length === 0) summary.streams.push({ text: '' });
+    summary.streams[summary.streams.length - 1]!.text += content;
+    // A streaming call is not "waiting": it says how much has arrived.
+    const call = waitingCall(summary, event.node, text(event.data.label));
+    if (call) call.received = (call.received ?? 0) + content.length;
+  },
+  reflection_attempt(summary, event) {
+    const data = event.data;
+    summary.attempts.push({
+      iteration: number(data.iteration) ?? summary.attempts.length + 1,
+      score: number(data.score),
+      valid: typeof data.valid === 'boolean' ? data.valid : undefined,
+      errors: errorTexts(data.errors, number(data.error_count)),
+    });
+  },
+  thinking(summary, event) {
+    summary.steps.push({ step: number(event.data.step) ?? summary.steps.length + 1, thought: text(event.data.thought) ?? '' });
+  },
+  tool_start(summary, event) {
+    const data = event.data;
+    const step = currentStep(summary, number(data.step));
+    step.tool = text(data.tool);
+    step.args = data.arguments;
+    if (typeof data.autonomous === 'boolean') step.autonomous = data.autonomous;
+  },
+  tool_result(summary, event) {
+    const step = currentStep(summary, number(event.data.step));
+    step.tool ??= text(event.data.tool);
+    step.observation = event.data.observation;
+  },
+  answer(summary, event) {
+    currentStep(summary, number(event.data.step)).answer = event.data.answer;
+  },
+  confirmation_request(summary, event) {
+    summary.confirmation = { tool: text(event.data.tool) ?? 'tool', arguments: event.data.arguments, ...(event.node !== undefined ? { node: event.node } : {}) };
+  },
+  // The `done` that follows carries the pause (status interrupted).
+  interrupt: nothing,
+  error(summary, event) {
+    const error = errorView(event.data, event.node) ?? { code: 'ERROR', message: '' };
+    // The engine reports a node's error, then the same error again as the run's end (fatal).
+    if (!summary.errors.some((known) => sameError(known, error))) summary.errors.push(error);
+    if (event.data.fatal === true) summary.error = error;
+  },
+  log(summary, event) {
+    const data = event.data;
+    summary.logs.push(text(data.message) ?? JSON.stringify(data));
+    // The model caller announces each retry with the attempt, the wait before it and the error.
+    if (data.source !== 'model') return;
+    const call = waitingCall(summary, event.node, text(data.label));
+    const attempt = number(data.attempt);
+    const delay = number(data.delay_ms);
+    if (call && attempt !== undefined && delay !== undefined) call.retries.push({ attempt, delay_ms: delay, code: errorView(data.error)?.code ?? 'ERROR', at: event.ts });
+  },
+  done(summary, event) {
+    const data = event.data;
+    endRun(summary, { status: text(data.status) ?? summary.status, stop_reason: text(data.stop_reason), error: errorView(data.error) });
+    if (isRecord(data.state)) summary.final_state = data.state;
+  },
+};
 
 /**
  * Ends the run in the summary: status, stop reason, the error, and which node failed or was

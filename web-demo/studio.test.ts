@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../src/events/event.js';
 import { diffLines, diffState } from './diff.js';
-import { buildTimeline } from './timeline.js';
+import { buildTimeline, groupRounds } from './timeline.js';
 import { diffWords, findActions } from './action-views.js';
 import { runReport } from './report.js';
 import teaEdgeConditions from '../examples/tea-edge-conditions.yaml?raw';
@@ -62,14 +62,81 @@ describe('timeline', () => {
     expect(timeline.tokens).toBe(7);
     expect(timeline.total).toBe(100);
   });
-  it('marks what was still open when the run ended: failed when the run failed, stopped when it paused or was cancelled', () => {
+  it('marks what was still open when the run ended: failed when the run failed, cancelled, paused, never failed otherwise', () => {
     const open = (status: string) => {
       seq = 0;
       return buildTimeline([event('run_start', { agent: 'a', input: {} }), event('node_start', {}, 'n'), event('llm_request', { model: 'm' }, 'n'), event('done', { status, stop_reason: status, state: {} })]);
     };
     expect(open('failed').items.map((item) => item.status)).toEqual(['failed', 'failed']);
-    expect(open('cancelled').items.map((item) => item.status)).toEqual(['stopped', 'stopped']);
-    expect(open('interrupted').items.map((item) => item.status)).toEqual(['stopped', 'stopped']);
+    expect(open('cancelled').items.map((item) => item.status)).toEqual(['cancelled', 'cancelled']);
+    expect(open('interrupted').items.map((item) => item.status)).toEqual(['paused', 'paused']);
+    expect(open('completed').items.map((item) => item.status)).toEqual(['stopped', 'stopped']);
+  });
+  it('a call the cancellation stopped is cancelled, not failed; a streaming call counts what arrived', () => {
+    seq = 0;
+    const timeline = buildTimeline([
+      event('run_start', { agent: 'a', input: {} }),
+      event('node_start', {}, 'n'),
+      event('llm_request', { model: 'm', stream: true }, 'n'),
+      event('answer_chunk', { content: 'Hello' }, 'n'),
+      event('answer_chunk', { content: ' tea' }, 'n'),
+    ]);
+    expect(timeline.items[1]).toMatchObject({ status: 'running', streamed: { chunks: 2, chars: 9 } });
+    seq = 0;
+    const cancelled = buildTimeline([
+      event('run_start', { agent: 'a', input: {} }),
+      event('node_start', {}, 'n'),
+      event('llm_request', { model: 'm' }, 'n'),
+      event('llm_response', { model: 'm', duration_ms: 5, attempts: 1, error: { code: 'CANCELLED', message: 'cancelled' } }, 'n'),
+      event('done', { status: 'cancelled', stop_reason: 'cancelled', state: {} }),
+    ]);
+    expect(cancelled.items.map((item) => item.status)).toEqual(['cancelled', 'cancelled']);
+  });
+  it('a run paused for an approval: the first segment ends at the pause, the wait is its own item with the answer, the resumed segment completes', () => {
+    seq = 0;
+    const events = [
+      event('run_start', { agent: 'a', input: {} }),
+      event('node_start', {}, 'work'),
+      event('confirmation_request', { tool: 'memory.store', arguments: { key: 'total' }, call_id: 'c2' }, 'work'),
+      event('interrupt', { checkpoint_id: 'k', node: 'work', position: 'before', pending: { kind: 'tool_confirmation', node: 'work', tool: 'memory.store', arguments: { key: 'total' }, call_id: 'c2' } }, 'work'),
+      event('done', { status: 'interrupted', stop_reason: 'confirmation', state: {} }),
+      // The person answers 2 s later.
+      event('node_start', {}, 'work', 2040),
+      event('log', { source: 'approval', message: 'memory.store approved', tool: 'memory.store', call_id: 'c2', approved: true, role: 'operator' }, 'work', 2040),
+      event('tool_start', { tool: 'memory.store', arguments: { key: 'total' }, call_id: 'c2', step: 2, tier: 3, autonomous: false }, 'work', 2050),
+      event('tool_result', { tool: 'memory.store', call_id: 'c2', status: 'ok', observation: '{}', step: 2 }, 'work', 2060),
+      event('node_end', { update: { done: true }, duration_ms: 30 }, 'work', 2070),
+      event('done', { status: 'completed', stop_reason: 'completed', state: {} }, undefined, 2080),
+    ];
+    const items = buildTimeline(events).items;
+    expect(items.map((item) => `${item.kind}:${item.status}:${item.start}-${item.end}`)).toEqual(['node:paused:10-40', 'pause:ok:30-2040', 'node:ok:2040-2070', 'tool:ok:2050-2060']);
+    expect(items[2]!.resumed).toBe(true);
+    expect(items[1]!.pause).toMatchObject({ reason: 'approval', tool: 'memory.store', answer: { approved: true, role: 'operator' } });
+    expect(items[1]!.label).toBe('memory.store approved (role operator)');
+  });
+});
+
+describe('timeline rounds', () => {
+  it('starts a round where a node that already ran in it runs again; the resumed part of a node stays in its round', () => {
+    seq = 0;
+    const node = (name: string) => [event('node_start', {}, name), event('node_end', { update: {}, duration_ms: 1 }, name)];
+    const events = [event('run_start', { agent: 'a', input: {} }), ...node('plan'), ...node('act'), ...node('check'), ...node('act'), ...node('check'), ...node('act'), event('done', { status: 'completed', stop_reason: 'completed', state: {} })];
+    const rounds = groupRounds(buildTimeline(events).items);
+    expect(rounds.map((round) => round.items.map((item) => item.label).join(','))).toEqual(['plan,act,check', 'act,check', 'act']);
+    expect(rounds.map((round) => round.nodes)).toEqual([3, 2, 1]);
+    seq = 0;
+    const paused = groupRounds(
+      buildTimeline([
+        event('run_start', { agent: 'a', input: {} }),
+        event('node_start', {}, 'work'),
+        event('interrupt', { checkpoint_id: 'k', node: 'work', position: 'before', pending: { kind: 'interrupt', node: 'work', position: 'before' } }, 'work'),
+        event('done', { status: 'interrupted', stop_reason: 'interrupt_before', state: {} }),
+        event('node_start', {}, 'work'),
+        event('node_end', { update: {}, duration_ms: 1 }, 'work'),
+      ]).items,
+    );
+    expect(paused).toHaveLength(1);
+    expect(paused[0]!.nodes).toBe(1);
   });
 });
 

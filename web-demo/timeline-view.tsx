@@ -13,13 +13,14 @@ import { seconds } from './model-calls-view.js';
 function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : seconds(ms);
 }
-import { buildTimeline, type TimelineItem } from './timeline.js';
+import { buildTimeline, groupRounds, type TimelineItem, type TimelineRound } from './timeline.js';
+import { VirtualList } from './virtual-list.js';
 import type { AgentEvent } from '../src/events/event.js';
 
-const KIND_LABEL: Record<TimelineItem['kind'], string> = { node: 'node', lua: 'Lua', model: 'model', tool: 'tool' };
+const KIND_LABEL: Record<TimelineItem['kind'], string> = { node: 'node', lua: 'Lua', model: 'model', tool: 'tool', pause: 'pause' };
 
-/** Rows drawn at first: a long run's waterfall stays cheap to update while it streams. */
-const ROW_LIMIT = 200;
+/** The height of a timeline row, round headers included (styles.css gives them this height). */
+const ROW_PX = 29;
 
 export interface TimelineProps {
   events: readonly AgentEvent[];
@@ -29,49 +30,109 @@ export interface TimelineProps {
   onRunFrom?: ((node: string, state: Record<string, unknown>) => void) | undefined;
 }
 
+/** A row of the list: a round's header (when the run has several rounds) or an item. */
+type Row = { round: TimelineRound } | { item: TimelineItem };
+
 export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProps) {
   const [selected, setSelected] = useState<string | undefined>();
-  const [all, setAll] = useState(false);
+  const [folded, setFolded] = useState<ReadonlySet<number>>(new Set());
   const timeline = buildTimeline(events, kinds, running ? Date.now() : undefined);
   if (timeline.items.length === 0) return null;
   const chosen = timeline.items.find((item) => item.id === selected);
-  const nodes = timeline.items.filter((item) => item.kind === 'node' || item.kind === 'lua').length;
+  const nodes = timeline.items.filter((item) => (item.kind === 'node' || item.kind === 'lua') && !item.resumed).length;
   const calls = timeline.items.filter((item) => item.kind === 'model').length;
+  const streaming = timeline.items.filter((item) => item.streamed && item.end === undefined).length;
+  const rounds = groupRounds(timeline.items);
+  const grouped = rounds.length > 1;
+  const rows: Row[] = grouped ? rounds.flatMap((round) => [{ round }, ...(folded.has(round.number) ? [] : round.items.map((item) => ({ item })))]) : timeline.items.map((item) => ({ item }));
+  const fold = (number: number) => setFolded((before) => {
+    const next = new Set(before);
+    if (!next.delete(number)) next.add(number);
+    return next;
+  });
+  const allFolded = grouped && folded.size === rounds.length;
   return (
     <section class="run-section section-timeline" aria-labelledby="heading-timeline">
       <h3 id="heading-timeline">Timeline</h3>
-      <p class="note" id="timeline-summary">{`${duration(timeline.total)} · ${nodes} node run${nodes === 1 ? '' : 's'} · ${calls} model call${calls === 1 ? '' : 's'} · ${timeline.tokens} tokens. Select an item for its details.`}</p>
-      <ol class="timeline" id="timeline">
-        {(all ? timeline.items : timeline.items.slice(0, ROW_LIMIT)).map((item) => (
-          <li key={item.id} class={`tl-row kind-${item.kind} status-${item.status} depth-${item.depth}`}>
-            <button type="button" class="tl-item" data-item={item.id} data-kind={item.kind} aria-pressed={item.id === selected} onClick={() => setSelected(item.id === selected ? undefined : item.id)}>
-              <span class="tl-label">
-                <span class="tl-kind">{KIND_LABEL[item.kind]}</span> {item.label}
-              </span>
-              <span class="tl-track" aria-hidden="true">
-                <span class="tl-bar" style={{ left: `${(item.start / timeline.total) * 100}%`, width: `${(((item.end ?? timeline.total) - item.start) / timeline.total) * 100}%` }} />
-              </span>
-              <span class="tl-figures">{figures(item)}</span>
-            </button>
-          </li>
-        ))}
-      </ol>
-      {!all && timeline.items.length > ROW_LIMIT ? (
-        <button type="button" id="timeline-all" onClick={() => setAll(true)}>{`Show all ${timeline.items.length} items (${ROW_LIMIT} shown)`}</button>
-      ) : null}
+      <p class="note" id="timeline-summary">
+        {`${duration(timeline.total)} · ${grouped ? `${rounds.length} rounds · ` : ''}${nodes} node run${nodes === 1 ? '' : 's'} · ${calls} model call${calls === 1 ? '' : 's'} · ${timeline.tokens} tokens${streaming > 0 ? ` (${streaming} call${streaming === 1 ? '' : 's'} streaming: counted when ${streaming === 1 ? 'it ends' : 'they end'})` : ''}. Select an item for its details.`}
+        {grouped ? (
+          <>
+            {' '}
+            <button type="button" id="timeline-fold-all" onClick={() => setFolded(allFolded ? new Set() : new Set(rounds.map((round) => round.number)))}>{allFolded ? 'Unfold every round' : 'Fold every round'}</button>
+          </>
+        ) : null}
+      </p>
+      <VirtualList
+        id="timeline"
+        class="timeline"
+        label="Timeline of the run"
+        count={rows.length}
+        rowHeight={ROW_PX}
+        height={420}
+        row={(index) => {
+          const row = rows[index]!;
+          if ('round' in row) return <RoundRow key={`r${row.round.number}`} round={row.round} total={timeline.total} folded={folded.has(row.round.number)} onFold={fold} />;
+          const item = row.item;
+          return (
+            <li key={item.id} class={`tl-row kind-${item.kind} status-${item.status} depth-${item.depth}`}>
+              <button type="button" class="tl-item" data-item={item.id} data-kind={item.kind} aria-pressed={item.id === selected} onClick={() => setSelected(item.id === selected ? undefined : item.id)}>
+                <span class="tl-label">
+                  <span class="tl-kind">{KIND_LABEL[item.kind]}</span> {item.label}
+                  {item.resumed ? <span class="tl-resumed"> (resumed)</span> : null}
+                </span>
+                <span class="tl-track" aria-hidden="true">
+                  <span class="tl-bar" style={{ left: `${(item.start / timeline.total) * 100}%`, width: `${(((item.end ?? timeline.total) - item.start) / timeline.total) * 100}%` }} />
+                </span>
+                <span class="tl-figures">{figures(item)}</span>
+              </button>
+            </li>
+          );
+        }}
+      />
       {chosen ? <ItemDetail item={chosen} onRunFrom={onRunFrom} /> : null}
     </section>
   );
 }
 
-function figures(item: TimelineItem): string {
-  const parts = [item.end === undefined ? 'running' : duration(item.end - item.start)];
-  if (item.tokens) parts.push(`${item.tokens.total} tok`);
-  if (item.retries > 0) parts.push(`${item.retries} retr${item.retries === 1 ? 'y' : 'ies'}`);
-  if (item.status === 'failed') parts.push('failed');
-  if (item.status === 'stopped') parts.push('stopped with the run');
-  return parts.join(' · ');
+/** A round's header: its number and counts, its span on the track; folds its items. */
+function RoundRow({ round, total, folded, onFold }: { round: TimelineRound; total: number; folded: boolean; onFold: (number: number) => void }) {
+  const counts = [`${round.nodes} node run${round.nodes === 1 ? '' : 's'}`, `${round.calls} call${round.calls === 1 ? '' : 's'}`, ...(round.tokens > 0 ? [`${round.tokens} tok`] : [])].join(' · ');
+  return (
+    <li class="tl-row tl-round-row">
+      <button type="button" class="tl-item tl-round" data-round={round.number} aria-expanded={!folded} onClick={() => onFold(round.number)}>
+        <span class="tl-label">
+          <span class="tl-fold" aria-hidden="true">{folded ? '▸' : '▾'}</span>
+          {` Round ${round.number}`}
+          <span class="tl-round-counts">{` · ${counts}`}</span>
+        </span>
+        <span class="tl-track" aria-hidden="true">
+          <span class="tl-bar tl-round-bar" style={{ left: `${(round.start / total) * 100}%`, width: `${((round.end - round.start) / total) * 100}%` }} />
+        </span>
+        <span class="tl-figures">{duration(round.end - round.start)}</span>
+      </button>
+    </li>
+  );
 }
+
+function figures(item: TimelineItem): string {
+  const parts = [item.end === undefined ? (item.kind === 'pause' ? 'waiting' : item.streamed ? 'streaming' : 'running') : duration(item.end - item.start)];
+  if (item.tokens) parts.push(`${item.tokens.total} tok`);
+  else if (item.streamed) parts.push(`${item.streamed.chars} chars in ${item.streamed.chunks} chunk${item.streamed.chunks === 1 ? '' : 's'}`);
+  if (item.retries > 0) parts.push(`${item.retries} retr${item.retries === 1 ? 'y' : 'ies'}`);
+  parts.push(STATUS_NOTE[item.status]);
+  return parts.filter(Boolean).join(' · ');
+}
+
+/** What each status adds to an item's figures (a running or finished item says nothing more). */
+const STATUS_NOTE: Record<TimelineItem['status'], string> = {
+  running: '',
+  ok: '',
+  failed: 'failed',
+  stopped: 'stopped with the run',
+  paused: 'paused',
+  cancelled: 'cancelled',
+};
 
 function ItemDetail({ item, onRunFrom }: { item: TimelineItem; onRunFrom: TimelineProps['onRunFrom'] }) {
   const isNode = item.kind === 'node' || item.kind === 'lua';
@@ -81,6 +142,7 @@ function ItemDetail({ item, onRunFrom }: { item: TimelineItem; onRunFrom: Timeli
         {`${KIND_LABEL[item.kind]} ${item.label}`}
         {item.node && !isNode ? ` in ${item.node}` : ''}
       </h4>
+      {item.pause ? <PauseNote item={item} /> : null}
       <p class="note">
         {figures(item)}
         {item.tokens ? ` (prompt ${item.tokens.prompt}, completion ${item.tokens.completion})` : ''}
@@ -128,6 +190,35 @@ function ItemDetail({ item, onRunFrom }: { item: TimelineItem; onRunFrom: Timeli
       ) : null}
     </div>
   );
+}
+
+/** A pause: what it waited for, since when, and the answer (who, when, yes or no). */
+function PauseNote({ item }: { item: TimelineItem }) {
+  const pause = item.pause!;
+  const what = pause.reason === 'approval' ? `The run waited for a person to approve ${pause.tool ?? 'a tool'}` : `The run stopped at an interrupt ${pause.position ?? 'before'} ${item.node ?? 'a node'}`;
+  return (
+    <div class="tl-pause" id="timeline-pause">
+      <p>{`${what}${pause.resumed_at ? `; it went on at ${clockTime(pause.resumed_at)}.` : '; it is still waiting.'}`}</p>
+      {pause.answer ? (
+        <p id="timeline-approval">
+          <strong class={pause.answer.approved ? 'ok-text' : 'bad-text'}>{pause.answer.approved ? 'Approved' : 'Denied'}</strong>
+          {` by role ${pause.answer.role} at ${clockTime(pause.answer.at)}.`}
+        </p>
+      ) : null}
+      {pause.reason === 'approval' ? (
+        <>
+          <h5>Arguments</h5>
+          <pre class="tl-pre" tabindex={0}>{formatJson(pause.arguments ?? null)}</pre>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+/** The time of day of an ISO timestamp, to the second (the run's own clock, in the local zone). */
+function clockTime(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
 /**

@@ -12,20 +12,24 @@
  *   <dir>/durable/<run>/resume-point.json  the node checkpoint before the current node (atomic)
  *   <dir>/durable/<run>/tools/<key>.json   recorded results of side-effecting tool calls
  *
- * The directory goes when the segment ends. A process that starts (and every leaseMs after) looks
- * for directories whose lease is stale (its heartbeat older than leaseMs, or its process gone on
- * this machine), claims the next lease, copies the live log's events the trace store lacks into it,
- * and continues the run from its node checkpoint, or closes it as failed saying why
- * (worker/durable-continue.ts).
+ * The directory goes when the segment ends, and only by the process holding its newest lease,
+ * once the run's final record is written (local-runs.ts): recovery files are never deleted before
+ * what replaces them is durable, nor by a process that does not own them. A process that starts
+ * (and every leaseMs after) looks for directories whose lease is stale (its heartbeat older than
+ * leaseMs, or its process gone on this machine), claims the next lease, copies the live log's
+ * events the trace store lacks into it, and continues the run from its node checkpoint, or closes
+ * it as failed saying why (worker/durable-continue.ts). A directory it cannot read (a corrupt node
+ * checkpoint, an unreadable lease) is that run's problem only: the scan goes on with the others.
  */
-import { mkdir, open, readFile, stat, utimes } from 'node:fs/promises';
+import { mkdir, open, stat, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { AgentError, toAgentError } from '../src/errors/agent-error.js';
 import { fromStoredJson, toStoredJson } from '../src/storage/json-copy.js';
 import type { AgentEvent } from '../src/events/event.js';
 import type { NodeCheckpoint, RunDurability } from '../src/graph/run-types.js';
 import type { TraceStore } from '../src/storage/trace-store.js';
-import { appendText, listDirectory, readTextIfExists, removePath, storageError, writeAtomic } from '../adapters/fs/fs-files.js';
+import { appendText, describeFile, listDirectory, readTextIfExists, removePath, storageError, writeAtomic } from '../adapters/fs/fs-files.js';
 import { safeName } from '../adapters/fs/safe-name.js';
 import { restartsFor, type ResumePoint } from './durable-continue.js';
 
@@ -44,14 +48,19 @@ interface LeaseOwner {
 export interface OrphanRun {
   runId: string;
   point: ResumePoint | undefined;
+  /** Why its node checkpoint could not be read (the run is closed failed with it). */
+  unreadable?: AgentError;
 }
 
 export class DurableRunFiles {
   private readonly owner = { host: hostname(), pid: process.pid, instance: crypto.randomUUID() };
   /** Runs this process holds, with the number of its lease. */
   private readonly held = new Map<string, number>();
+  /** The first failed write to a run's live log: the run fails at its next node (saveProgress). */
+  private readonly liveFailures = new Map<string, AgentError>();
   private readonly heartbeat: ReturnType<typeof setInterval>;
   private scanner: ReturnType<typeof setInterval> | undefined;
+  private tick: (() => void) | undefined;
 
   constructor(
     private readonly directory: string,
@@ -68,9 +77,15 @@ export class DurableRunFiles {
     const tick = () => {
       running ??= scan().finally(() => (running = undefined));
     };
+    this.tick = tick;
     tick();
     this.scanner = setInterval(tick, this.leaseMs);
     this.scanner.unref?.();
+  }
+
+  /** Scans now rather than at the next tick (a request found a run whose process may be gone). */
+  scanSoon(): void {
+    this.tick?.();
   }
 
   close(): void {
@@ -96,6 +111,15 @@ export class DurableRunFiles {
     return true;
   }
 
+  /**
+   * True when the run has a segment's recovery files (a lease): it executes here or in another
+   * process, or its process died and a scan will continue it. Nothing may start a segment of it
+   * by another way.
+   */
+  async hasSegment(runId: string): Promise<boolean> {
+    return (await this.currentLease(runId)) !== undefined;
+  }
+
   private async currentLease(runId: string): Promise<number | undefined> {
     const numbers = (await listDirectory(this.runDirectory(runId))).map((name) => /^lease\.(\d+)$/.exec(name)?.[1]).filter((n) => n !== undefined).map(Number);
     return numbers.length === 0 ? undefined : Math.max(...numbers);
@@ -104,13 +128,14 @@ export class DurableRunFiles {
   /** A lease is stale when its heartbeat is older than leaseMs, or its process is gone from this machine. */
   private async isStale(runId: string, lease: number): Promise<boolean> {
     const file = path.join(this.runDirectory(runId), `lease.${lease}`);
-    const text = await readTextIfExists(file);
+    // Unreadable (EACCES) or torn by a crash while it was written: the heartbeat alone decides.
+    const text = await readTextIfExists(file).catch(() => '');
     if (text === undefined) return true;
     let owner: LeaseOwner | undefined;
     try {
       owner = JSON.parse(text) as LeaseOwner;
     } catch {
-      owner = undefined; // a lease torn by a crash while it was written
+      owner = undefined;
     }
     if (owner !== undefined && owner.host === this.owner.host && !processAlive(owner.pid)) return true;
     const touched = await stat(file).then((info) => info.mtimeMs, () => 0);
@@ -132,6 +157,9 @@ export class DurableRunFiles {
     const directory = this.runDirectory(runId);
     return {
       saveProgress: async (checkpoint: NodeCheckpoint) => {
+        // Followers were shown events the live log could not keep: after a crash they would be lost.
+        const liveFailure = this.liveFailures.get(runId);
+        if (liveFailure !== undefined) throw liveFailure;
         // The events before the node are in the trace store's buffer: written first.
         await this.traceStore.flush(runId);
         const point: ResumePoint = { checkpoint, role, restarts: restartsFor(checkpoint, continuedFrom) };
@@ -145,15 +173,44 @@ export class DurableRunFiles {
     };
   }
 
-  /** Appends events to the run's live log (the caller serialises calls per run). */
-  appendLive(runId: string, events: readonly AgentEvent[]): Promise<void> {
-    return appendText(path.join(this.runDirectory(runId), 'live.ndjson'), events.map((event) => JSON.stringify(event) + '\n').join(''));
+  /**
+   * Appends events to the run's live log (the caller serialises calls per run). A failure is
+   * remembered: the run fails with it before its next node (saveProgress).
+   */
+  async appendLive(runId: string, events: readonly AgentEvent[]): Promise<void> {
+    try {
+      await appendText(path.join(this.runDirectory(runId), 'live.ndjson'), events.map((event) => JSON.stringify(event) + '\n').join(''));
+    } catch (error) {
+      if (!this.liveFailures.has(runId)) this.liveFailures.set(runId, toAgentError(error, 'STORAGE_ERROR'));
+      throw error;
+    }
   }
 
-  /** The segment ended here: its files go, and the run is no longer held. */
+  /**
+   * The segment ended here and its end is recorded: its files go, and the run is no longer held.
+   * Only the holder of the newest lease removes them (a process that lost the run to another, or
+   * never held it, leaves them to their owner).
+   */
   async endSegment(runId: string): Promise<void> {
+    const lease = this.held.get(runId);
+    this.liveFailures.delete(runId);
+    if (lease === undefined) return;
+    if ((await this.currentLease(runId)) === lease) await removePath(this.runDirectory(runId));
     this.held.delete(runId);
-    await removePath(this.runDirectory(runId));
+  }
+
+  /**
+   * Lets a run go without removing its files: its lease is no longer renewed, so after leaseMs a
+   * scan (of this process or another) claims it again and continues or closes it.
+   */
+  release(runId: string): void {
+    this.held.delete(runId);
+    this.liveFailures.delete(runId);
+  }
+
+  /** True while this process holds the run's lease. */
+  holds(runId: string): boolean {
+    return this.held.has(runId);
   }
 
   /** Counts one continuation from the current checkpoint (kept in the resume point); returns the counted point. */
@@ -165,30 +222,44 @@ export class DurableRunFiles {
 
   // Recovery
 
-  /** Claims every run whose process died (stale lease) and returns them with their resume points. */
+  /**
+   * Claims every run whose process died (stale lease) and returns them with their resume points.
+   * A run whose directory cannot be read is skipped (tried again next scan), one whose node
+   * checkpoint is corrupt comes back `unreadable`: neither stops the scan for the others.
+   */
   async claimOrphans(): Promise<OrphanRun[]> {
     const found: OrphanRun[] = [];
     for (const name of await listDirectory(path.join(this.directory, 'durable'))) {
-      const runId = await this.runIdOf(name);
-      if (runId === undefined || !(await this.claim(runId))) continue;
-      const text = await readTextIfExists(path.join(this.runDirectory(runId), 'resume-point.json'));
-      found.push({ runId, point: text === undefined ? undefined : fromStoredJson<ResumePoint>(text, `node checkpoint of run '${runId}'`) });
+      const runId = await this.runIdOf(name).catch(() => undefined);
+      if (runId === undefined || !(await this.claim(runId).catch(() => false))) continue;
+      const pointFile = path.join(this.runDirectory(runId), 'resume-point.json');
+      try {
+        const text = await readTextIfExists(pointFile);
+        found.push({ runId, point: text === undefined ? undefined : fromStoredJson<ResumePoint>(text, describeFile(pointFile).what) });
+      } catch (error) {
+        found.push({ runId, point: undefined, unreadable: toAgentError(error, 'STORAGE_ERROR') });
+      }
     }
     return found;
   }
 
-  /** The run id of a run directory, read from any of its leases. */
+  /**
+   * The run id of a run directory: from any of its leases, else its node checkpoint, else its
+   * name when that is an id safeName keeps as it is (the ids serve makes): a lease torn or
+   * unreadable never hides a run from the scan.
+   */
   private async runIdOf(name: string): Promise<string | undefined> {
     const directory = path.join(this.directory, 'durable', name);
-    for (const file of await listDirectory(directory)) {
+    const files = await listDirectory(directory);
+    for (const file of files) {
       if (!file.startsWith('lease.')) continue;
-      try {
-        return (JSON.parse(await readFile(path.join(directory, file), 'utf8')) as LeaseOwner).run_id;
-      } catch {
-        continue;
-      }
+      const owner = await readJson<LeaseOwner>(path.join(directory, file));
+      if (typeof owner?.run_id === 'string' && safeName(owner.run_id) === name) return owner.run_id;
     }
-    return undefined;
+    const point = await readJson<ResumePoint>(path.join(directory, 'resume-point.json'));
+    const fromPoint = point?.checkpoint?.run_id;
+    if (typeof fromPoint === 'string' && safeName(fromPoint) === name) return fromPoint;
+    return safeName(name) === name && files.some((file) => file.startsWith('lease.')) ? name : undefined;
   }
 
   /** The live log's events (a line torn by a crash left out): the segment another process executes. */
@@ -208,17 +279,34 @@ export class DurableRunFiles {
 
   /**
    * Copies into the trace store the events of the live log it lacks (those the dead process had
-   * shown to followers but not yet stored), and returns the run's last event.
+   * shown to followers but not yet stored). Returns the run's last event, and the `done` that ended
+   * the dead segment if it got that far: a `done` in the trace store from before the segment (the
+   * pause a resumed segment continued) is not one.
    */
-  async recoverEvents(runId: string): Promise<AgentEvent | undefined> {
+  async recoverEvents(runId: string): Promise<{ last: AgentEvent | undefined; segmentDone: AgentEvent | undefined }> {
     const stored = await this.traceStore.readEvents(runId);
     const last = stored.at(-1)?.seq ?? 0;
-    const missing = (await this.liveEvents(runId)).filter((event) => event.seq > last);
+    const live = await this.liveEvents(runId);
+    const missing = live.filter((event) => event.seq > last);
     if (missing.length > 0) {
       await this.traceStore.appendEvents(runId, missing);
       await this.traceStore.flush(runId);
     }
-    return missing.at(-1) ?? stored.at(-1);
+    const final = missing.at(-1) ?? stored.at(-1);
+    // The segment's events start at its live log's first; a segment that logged nothing ended nothing.
+    const start = live[0]?.seq;
+    const segmentDone = final?.type === 'done' && start !== undefined && final.seq >= start ? final : undefined;
+    return { last: final, segmentDone };
+  }
+}
+
+/** A JSON file's value; undefined when it is missing, unreadable or not JSON. */
+async function readJson<T>(filePath: string): Promise<T | undefined> {
+  try {
+    const text = await readTextIfExists(filePath);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
+  } catch {
+    return undefined;
   }
 }
 

@@ -17,13 +17,21 @@
  * again, with the same idempotency key; recorded tool results are not fetched again), or closes
  * them as failed saying why (worker/durable-continue.ts). Claims are the checkpoint store's (a
  * pause) and the lease (a run whose process died): one process wins each.
+ *
+ * Nothing is left stuck (docs/execution-model.md "What durable runs promise"): a segment's files
+ * go only once its final record is written (`settle`; a run whose record cannot be written yet is
+ * held, answered from memory, and written again at every scan); a resume of a run that still has
+ * a segment's files (its process died, a scan will continue it) is refused and changes nothing; a
+ * run the scan cannot read is closed failed with the reason; a run recorded `running` with no
+ * recovery files at all (left by an older server) is closed failed at start.
  */
 import type { Context, Hono } from 'hono';
 import type { AgentEvent, StopReason } from '../src/events/event.js';
-import { AgentError } from '../src/errors/agent-error.js';
+import { AgentError, toAgentError } from '../src/errors/agent-error.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
 import { continueFromNode } from '../src/graph/resume-run.js';
-import type { AgentRun, RunOptions } from '../src/graph/run-types.js';
+import type { AgentRun, RunOptions, RunResult } from '../src/graph/run-types.js';
+import type { RunRecord } from '../src/storage/trace-store.js';
 import { readResumeInput, RESUME_KEYS, type AppEnv, type RouteContext } from './app.js';
 import { httpError } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
@@ -40,6 +48,12 @@ interface LocalRun extends ActiveRun {
   waiters: Set<() => void>;
 }
 
+/** A run that ended here whose final record could not be written yet (settle tries again). */
+interface Unsettled {
+  agent: string;
+  result: RunResult;
+}
+
 /** How messages name this host. */
 const HOST = 'server process';
 /** Milliseconds between reads of a run executed by another process, for its followers here. */
@@ -48,6 +62,7 @@ const OTHER_PROCESS_POLL_MS = 200;
 export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('./app.js').AppOptions['routes']> {
   return (app: Hono<AppEnv>, context: RouteContext) => {
     const runs = new Map<string, LocalRun>();
+    const unsettled = new Map<string, Unsettled>();
     const { agents, traceStore, sanitizer, heartbeatMs } = context;
 
     const optionsFor = (c: Context<AppEnv>): RunOptions => {
@@ -61,7 +76,27 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
     const durableOptions = (runId: string, options: RunOptions, continuedFrom?: ResumePoint): RunOptions =>
       durable === undefined ? options : { ...options, durability: durable.durability(runId, options.role, continuedFrom) };
 
-    const execute = (runId: string, run: AgentRun): LocalRun => {
+    /**
+     * Ends a segment that ran here: when its result says storage failed, the events the live log
+     * holds and the trace store lacks are copied over and the final record written from the result
+     * (the engine's own attempt failed); only then do the segment's files go. Until that succeeds
+     * the run stays held (no other process takes it over) and is answered from memory.
+     */
+    const settle = async (runId: string, agent: string, result: RunResult): Promise<void> => {
+      if (durable === undefined) return;
+      try {
+        if (result.error?.code === 'STORAGE_ERROR') {
+          await durable.recoverEvents(runId);
+          await traceStore.putRun(finalRecord(await traceStore.getRun(runId).catch(() => undefined), agent, result));
+        }
+        await durable.endSegment(runId);
+        unsettled.delete(runId);
+      } catch {
+        unsettled.set(runId, { agent, result });
+      }
+    };
+
+    const execute = (runId: string, agent: string, run: AgentRun): LocalRun => {
       const waiters = new Set<() => void>();
       const buffer: AgentEvent[] = [];
       const wake = () => {
@@ -79,8 +114,9 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       );
       local.finished = local.finished.then(async (result) => {
         await live?.idle();
-        // The session flushed the trace store before it ended: the segment's files can go.
-        await durable?.endSegment(runId).catch(() => undefined);
+        // A start or resume refused before it began leaves nothing to record: only its own lease goes.
+        if (local.events === 0) await durable?.endSegment(runId).catch(() => durable.release(runId));
+        else await settle(runId, agent, result);
         return result;
       });
       local.finished = local.finished.finally(() => {
@@ -160,34 +196,107 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       const now = new Date().toISOString();
       await traceStore.appendEvents(runId, [{ type: 'done', run_id: runId, seq, ts: now, data: { status: 'failed', stop_reason: stopReason, state: {}, error: json } }]);
       await traceStore.flush(runId);
-      if (record !== undefined) await traceStore.putRun({ ...record, status: 'failed', stop_reason: stopReason, error: json, updated_at: now, event_count: seq });
+      // No record yet (its process died before writing it, after a 202 named the run): one is made.
+      const base = record ?? (await recordFromStart(runId, now));
+      await traceStore.putRun({ ...base, status: 'failed', stop_reason: stopReason, error: json, updated_at: now, event_count: seq });
+      // A resumed segment that died leaves its pause's checkpoint claimed: the run ended, it goes too.
+      await context.checkpointStore.delete(runId);
       await durable?.endSegment(runId);
     };
 
-    /** Continues a run claimed from a dead process, or closes it saying why it cannot be. */
-    const continueOrphan = async ({ runId, point }: OrphanRun): Promise<void> => {
+    /** A record for a run that has none: its agent and start from its `run_start` event, if stored. */
+    const recordFromStart = async (runId: string, now: string): Promise<RunRecord> => {
+      const first = (await traceStore.readEvents(runId)).find((event) => event.type === 'run_start');
+      const agent = (first?.data as { agent?: unknown } | undefined)?.agent;
+      return { run_id: runId, agent: typeof agent === 'string' ? agent : 'unknown', status: 'running', created_at: first?.ts ?? now, updated_at: now };
+    };
+
+    /**
+     * Runs recorded `running` with no segment files and no process executing them (left by a server
+     * older than these rules, or whose files were removed by hand): claimed, read again (the owner
+     * may have just finished) and closed failed saying why. Once, when the server starts.
+     */
+    const closeStranded = async (): Promise<void> => {
       if (durable === undefined) return;
-      const last = await durable.recoverEvents(runId);
-      if (last?.type === 'done') {
+      let cursor: string | undefined;
+      do {
+        const page = await traceStore.listRuns({ limit: 1000, ...(cursor !== undefined ? { cursor } : {}) });
+        for (const listed of page.runs) {
+          const runId = listed.run_id;
+          if (listed.status !== 'running' || runs.has(runId) || (await durable.hasSegment(runId).catch(() => true))) continue;
+          if (!(await durable.claim(runId).catch(() => false))) continue;
+          try {
+            const record = await traceStore.getRun(runId);
+            if (record?.status !== 'running') {
+              await durable.endSegment(runId);
+              continue;
+            }
+            const last = (await traceStore.readEvents(runId)).at(-1);
+            const error = new AgentError('INTERNAL', `run '${runId}' was left running by a ${HOST} that stopped without its recovery files; it cannot be continued`);
+            await closeOrphan(runId, last?.seq ?? 0, error, 'error');
+          } catch {
+            durable.release(runId);
+          }
+        }
+        cursor = page.cursor;
+      } while (cursor !== undefined);
+    };
+
+    /** Continues a run claimed from a dead process, or closes it saying why it cannot be. */
+    /**
+     * Records a run whose trace cannot be read as failed with the reason (no `done` event: its event
+     * log is what is broken); GET /runs/:id/events answers STORAGE_ERROR for this run only.
+     */
+    const failUnreadable = async (runId: string, unreadable: unknown): Promise<void> => {
+      const cause = toAgentError(unreadable, 'STORAGE_ERROR');
+      const error = new AgentError('STORAGE_ERROR', `run '${runId}' stopped when its ${HOST} was restarted and cannot be continued: ${cause.message}`, { details: { ...cause.details } });
+      const record = await traceStore.getRun(runId).catch(() => undefined);
+      const now = new Date().toISOString();
+      await traceStore.putRun({ ...(record ?? { run_id: runId, agent: 'unknown', created_at: now }), status: 'failed', stop_reason: 'error', error: error.toJSON(), updated_at: now });
+      await durable?.endSegment(runId);
+    };
+
+    const continueOrphan = async ({ runId, point, unreadable }: OrphanRun): Promise<void> => {
+      if (durable === undefined) return;
+      let last: AgentEvent | undefined;
+      let segmentDone: AgentEvent | undefined;
+      try {
+        ({ last, segmentDone } = await durable.recoverEvents(runId));
+      } catch (error) {
+        // A file the system refuses (EACCES, EIO) may be readable later: the next scan tries again.
+        if (systemReason(error) !== undefined) throw error;
+        return failUnreadable(runId, error);
+      }
+      if (segmentDone !== undefined) {
         // Died between its `done` event and the clean-up: nothing to continue, perhaps a record to finish.
         const record = await traceStore.getRun(runId);
-        const finished = record === undefined ? undefined : recordAfterDone(record, last);
+        const finished = record === undefined ? undefined : recordAfterDone(record, segmentDone);
         if (finished !== undefined) await traceStore.putRun(finished);
         return durable.endSegment(runId);
       }
       const lastSeq = last?.seq ?? 0;
+      if (unreadable !== undefined) {
+        if (systemReason(unreadable) !== undefined) throw unreadable;
+        const error = new AgentError('STORAGE_ERROR', `run '${runId}' stopped when its ${HOST} was restarted and cannot be continued: ${unreadable.message}`, { details: { ...unreadable.details } });
+        return closeOrphan(runId, lastSeq, error, 'error');
+      }
       if (point === undefined) return closeOrphan(runId, lastSeq, noCheckpointError(runId, HOST), 'error');
       const agent = await agents.get(point.checkpoint.agent);
       const refused = whyNotContinue(point, agent, Date.now(), HOST);
       if (refused !== undefined) return closeOrphan(runId, lastSeq, refused.error, refused.stopReason);
       const counted = await durable.countRestart(runId, point);
       const options: RunOptions = { ...context.hostRunOptions(), ...(point.role !== undefined ? { role: point.role } : {}) };
-      execute(runId, continueFromNode(agent!, point.checkpoint, lastSeq, durableOptions(runId, options, counted)));
+      execute(runId, point.checkpoint.agent, continueFromNode(agent!, point.checkpoint, lastSeq, durableOptions(runId, options, counted)));
     };
 
     if (durable !== undefined) {
+      let started = false;
       const recover = async () => {
-        for (const orphan of await durable.claimOrphans().catch(() => [])) await continueOrphan(orphan).catch(() => undefined);
+        for (const [runId, { agent, result }] of unsettled) await settle(runId, agent, result);
+        // A run that cannot be continued or closed now (its files unwritable) is let go: the next scan tries again.
+        for (const orphan of await durable.claimOrphans().catch(() => [])) await continueOrphan(orphan).catch(() => durable.release(orphan.runId));
+        if (!started) await closeStranded().catch(() => undefined);
+        started = true;
       };
       durable.onScan(recover);
     }
@@ -196,13 +305,19 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       const { agent, input } = await readRunStart(c, agents);
       const runId = crypto.randomUUID();
       await claim(runId);
-      return answer(c, runId, execute(runId, runAgent(agent, input, durableOptions(runId, { ...optionsFor(c), runId }))));
+      return answer(c, runId, execute(runId, agent.name, runAgent(agent, input, durableOptions(runId, { ...optionsFor(c), runId }))));
     });
 
     app.post('/runs/:id/resume', async (c) => {
       const runId = c.req.param('id');
       const resume = readResumeInput(await readJsonBody(c.req.raw, RESUME_KEYS));
-      if (runs.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already running`);
+      if (runs.has(runId) || unsettled.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already running`);
+      // A segment's files: the run executes in another process, or its process died and a scan
+      // continues it. Refused here without touching them (a late or repeated resume).
+      if (durable !== undefined && (await durable.hasSegment(runId))) {
+        durable.scanSoon();
+        throw httpError('CONFLICT', `run '${runId}' is running (or being continued after its ${HOST} stopped); only an interrupted run can be resumed`);
+      }
       const checkpoint = await context.checkpointStore.loadLatest(runId);
       if (checkpoint === undefined) {
         const record = await traceStore.getRun(runId);
@@ -213,7 +328,20 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       if (agent === undefined) throw httpError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
       if (runs.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already running`);
       await claim(runId);
-      return answer(c, runId, execute(runId, resumeAgent(agent, runId, resume, durableOptions(runId, optionsFor(c)))));
+      return answer(c, runId, execute(runId, agent.name, resumeAgent(agent, runId, resume, durableOptions(runId, optionsFor(c)))));
+    });
+
+    // The record, as this process knows it better: `running` while a segment executes here (a
+    // resumed run before its record says so), the end of a run whose final record is not written yet.
+    app.get('/runs/:id', async (c) => {
+      const runId = c.req.param('id');
+      const pending = unsettled.get(runId);
+      if (pending !== undefined) return c.json(finalRecord(await traceStore.getRun(runId).catch(() => undefined), pending.agent, pending.result));
+      const record = await traceStore.getRun(runId);
+      if (record === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
+      if (!runs.has(runId) || record.status === 'running') return c.json(record);
+      const { stop_reason: _stop, error: _error, ...rest } = record;
+      return c.json({ ...rest, status: 'running' });
     });
 
     app.post('/runs/:id/cancel', async (c) => {
@@ -266,4 +394,17 @@ function liveLog(durable: DurableRunFiles, runId: string, show: (events: AgentEv
       while (writing !== undefined) await writing;
     },
   };
+}
+
+/** The record of a run's end, from its result (over the stored record, when there is one). */
+function finalRecord(record: RunRecord | undefined, agent: string, result: RunResult): RunRecord {
+  const now = new Date().toISOString();
+  const { error: _error, stop_reason: _stop, ...base } = record ?? { run_id: result.run_id, agent, status: result.status, created_at: now, updated_at: now };
+  return { ...base, status: result.status, stop_reason: result.stop_reason, ...(result.error !== undefined ? { error: result.error } : {}), updated_at: now };
+}
+
+/** The system's reason of a storage failure (ENOSPC, EACCES, …); undefined for a corrupt file. */
+function systemReason(error: unknown): string | undefined {
+  const reason = (error as { details?: { reason?: unknown } } | null)?.details?.reason;
+  return typeof reason === 'string' ? reason : undefined;
 }

@@ -13,12 +13,51 @@ function errorCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** Wraps a file-system failure as STORAGE_ERROR naming the operation and path. */
+/** What each file of a trace directory is, by its name (messages name the kind, not the path). */
+const FILE_KINDS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^record\.json$/, 'run record'],
+  [/^events\.ndjson$/, 'event log'],
+  [/^checkpoint\.json$/, 'checkpoint'],
+  [/^claims$/, 'checkpoint claims'],
+  [/^lease\.\d+$/, 'lease'],
+  [/^live\.ndjson$/, 'live event log'],
+  [/^resume-point\.json$/, 'node checkpoint'],
+  [/^tools$/, 'recorded tool results'],
+];
+
+/**
+ * A file of a trace directory as messages name it: its kind, its run and its path inside the
+ * directory (`the run record of run 'abc' (runs/abc/record.json)`), never the host's absolute path,
+ * which an HTTP answer must not carry.
+ */
+export function describeFile(filePath: string): { what: string; file: string } {
+  const parts = filePath.split(/[\\/]+/);
+  const top = Math.max(parts.lastIndexOf('runs'), parts.lastIndexOf('durable'), parts.lastIndexOf('insights'));
+  if (top < 0) return { what: 'a file', file: parts.at(-1) ?? '' };
+  const inside = parts.slice(top);
+  const file = inside.join('/');
+  if (inside[0] === 'insights') return { what: `the insights of agent file '${inside[1] ?? ''}'`, file };
+  const run = inside[1];
+  const name = inside[2];
+  if (run === undefined) return { what: `the ${inside[0]} directory`, file };
+  const kind = name === undefined ? 'directory' : (FILE_KINDS.find(([pattern]) => pattern.test(name))?.[1] ?? `file '${name}'`);
+  return { what: `the ${kind} of run '${run}'`, file };
+}
+
+/** The system's reason without the path Node appends to it (`ENOSPC: no space left on device`). */
+function reasonOf(error: unknown): string {
+  return messageOf(error).replace(/, \w+ '[^']*'(?: -> '[^']*')?$/, '');
+}
+
+/**
+ * Wraps a file-system failure as STORAGE_ERROR naming the operation, the kind of file and its run
+ * (describeFile), and the system's reason (`details.reason`: ENOSPC, EACCES, EROFS, …).
+ */
 export function storageError(operation: string, filePath: string, error: unknown): AgentError {
   if (AgentError.isInstance(error)) return error;
-  const reason = messageOf(error);
-  return new AgentError('STORAGE_ERROR', `trace directory: cannot ${operation} ${filePath}: ${reason}`, {
-    details: { path: filePath, ...(errorCode(error) !== undefined ? { reason: errorCode(error) } : {}) },
+  const { what, file } = describeFile(filePath);
+  return new AgentError('STORAGE_ERROR', `trace directory: cannot ${operation} ${what} (${file}): ${reasonOf(error)}`, {
+    details: { file, ...(errorCode(error) !== undefined ? { reason: errorCode(error) } : {}) },
     cause: error,
   });
 }

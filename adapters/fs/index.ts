@@ -35,7 +35,7 @@ import type {
   RunRecord,
   TraceStore,
 } from '../../src/storage/trace-store.js';
-import { appendText, createExclusive, listDirectory, readTextIfExists, removePath, writeAtomic } from './fs-files.js';
+import { appendText, createExclusive, describeFile, listDirectory, readTextIfExists, removePath, writeAtomic } from './fs-files.js';
 import { safeName } from './safe-name.js';
 
 export { safeName } from './safe-name.js';
@@ -98,14 +98,18 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
 
   async function readRecord(recordPath: string): Promise<RunRecord | undefined> {
     const text = await readTextIfExists(recordPath);
-    return text === undefined ? undefined : fromStoredJson<RunRecord>(text, recordPath);
+    return text === undefined ? undefined : fromStoredJson<RunRecord>(text, describeFile(recordPath).what);
   }
 
+  /**
+   * Every readable record. One that cannot be read or parsed is left out of the listing (its own
+   * `getRun` still answers STORAGE_ERROR naming it): one broken file never hides every run.
+   */
   async function readAllRecords(): Promise<RunRecord[]> {
     const names = await listDirectory(runsDirectory);
     const records: RunRecord[] = [];
     for (let start = 0; start < names.length; start += 64) {
-      const batch = names.slice(start, start + 64).map((name) => readRecord(path.join(runsDirectory, name, 'record.json')));
+      const batch = names.slice(start, start + 64).map((name) => readRecord(path.join(runsDirectory, name, 'record.json')).catch(() => undefined));
       for (const record of await Promise.all(batch)) if (record !== undefined) records.push(record);
     }
     return records;
@@ -137,7 +141,8 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
         const lines = text.split('\n');
         // The part after the last newline is empty, or a line torn by a crash: not an event.
         lines.pop();
-        const events = lines.filter((line) => line !== '').map((line) => fromStoredJson<AgentEvent>(line, eventsPath));
+        const what = describeFile(eventsPath).what;
+        const events = lines.filter((line) => line !== '').map((line) => fromStoredJson<AgentEvent>(line, what));
         return events.sort((left, right) => left.seq - right.seq);
       });
     },
@@ -169,7 +174,7 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
     async getInsights(agent: string): Promise<Insight[]> {
       const insightsPath = path.join(insightsDirectory, `${safeName(agent)}.json`);
       const text = await readTextIfExists(insightsPath);
-      return text === undefined ? [] : fromStoredJson<Insight[]>(text, insightsPath);
+      return text === undefined ? [] : fromStoredJson<Insight[]>(text, describeFile(insightsPath).what);
     },
 
     async putInsights(agent: string, insights: Insight[]): Promise<void> {
@@ -188,7 +193,7 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
       return serialised(runId, async () => {
         const checkpointPath = path.join(runDirectory(runId), 'checkpoint.json');
         const text = await readTextIfExists(checkpointPath);
-        return text === undefined ? undefined : fromStoredJson<Checkpoint>(text, checkpointPath);
+        return text === undefined ? undefined : fromStoredJson<Checkpoint>(text, describeFile(checkpointPath).what);
       });
     },
 
@@ -203,3 +208,4 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
 
   return { traceStore, checkpointStore };
 }
+

@@ -19,11 +19,50 @@ import { luaopen_string } from 'fengari/src/lstrlib.js';
 import { luaopen_table } from 'fengari/src/ltablib.js';
 import { luaopen_utf8 } from 'fengari/src/lutf8lib.js';
 import { to_luastring, to_jsstring } from 'fengari/src/fengaricore.js';
+import { constant_types } from 'fengari/src/defs.js';
+import { TValue } from 'fengari/src/lobject.js';
+import { luaH_new, teaInsert } from 'fengari/src/ltable.js';
+import { TString } from 'fengari/src/lstring.js';
 // Plain objects: esbuild's CommonJS namespaces read every member through a getter.
 const lua = Object.freeze({ ...luaModule });
 const lauxlib = Object.freeze({ ...lauxlibModule });
 const lualib = Object.freeze({ luaopen_base, luaopen_coroutine, luaopen_math, luaopen_os, luaopen_string, luaopen_table, luaopen_utf8 });
-export { lua, lauxlib, lualib, to_luastring, to_jsstring };
+// Building blocks of lazy tables (src/lua/lazy-table.ts): values made without the API stack,
+// from inside a table read. A string is copied and charged by the caller (not by the hook).
+const { LUA_TBOOLEAN, LUA_TNUMINT, LUA_TNUMFLT, LUA_TLNGSTR, LUA_TLIGHTUSERDATA, LUA_TTABLE } = constant_types;
+const lazyTables = Object.freeze({
+  boolean: (value) => new TValue(LUA_TBOOLEAN, value),
+  integer: (value) => new TValue(LUA_TNUMINT, value),
+  float: (value) => new TValue(LUA_TNUMFLT, value),
+  string: (L, bytes) => new TValue(LUA_TLNGSTR, new TString(L, bytes.slice())),
+  lightUserdata: (value) => new TValue(LUA_TLIGHTUSERDATA, value),
+  table: (L, lazy, metatable) => {
+    const table = luaH_new(L);
+    table.lazy = lazy;
+    table.metatable = metatable;
+    return new TValue(LUA_TTABLE, table);
+  },
+  push: (L, value) => {
+    L.stack[L.top++] = new TValue(value.type, value.value);
+  },
+  insert: teaInsert,
+  /** Moves \`entries\` (in this order) to the front of the table's traversal order. */
+  moveToFront: (table, entries) => {
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const entry = entries[index];
+      if (table.f === entry) continue;
+      if (entry.p) entry.p.n = entry.n;
+      if (entry.n) entry.n.p = entry.p;
+      if (table.l === entry) table.l = entry.p;
+      entry.p = void 0;
+      entry.n = table.f;
+      if (table.f) table.f.p = entry;
+      table.f = entry;
+      if (!table.l) table.l = entry;
+    }
+  },
+});
+export { lua, lauxlib, lualib, to_luastring, to_jsstring, lazyTables };
 `;
 
 export default async function build({ root }) {

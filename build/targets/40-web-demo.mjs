@@ -55,11 +55,16 @@ function virtualModules(root) {
 
 /** Output files reachable from `entry` through static imports (what the browser loads at once). */
 function staticClosure(metafile, entry) {
+  return reachableFrom(metafile, entry, (imported) => imported.kind === 'import-statement');
+}
+
+/** Output files reachable from `entry` through the imports `follow` accepts (all: dynamic ones too). */
+function reachableFrom(metafile, entry, follow = () => true) {
   const seen = new Set();
   const visit = (file) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const imported of metafile.outputs[file]?.imports ?? []) if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+    for (const imported of metafile.outputs[file]?.imports ?? []) if (!imported.external && follow(imported)) visit(imported.path);
   };
   visit(entry);
   return seen;
@@ -109,41 +114,45 @@ async function writeWebDemo(root, outdir) {
     jsxImportSource: 'preact',
     plugins: [virtualModules(root)],
   };
+  // The page, then both engine workers in one build, so a module the two workers share is one
+  // chunk under one name (built apart, each wrote it into chunks/ under its own hash). The page
+  // stays a build of its own: sharing chunks with the workers splits its first load into more,
+  // smaller files, which costs more than it saves. The light worker (loaded at start) is given no script sandbox, so it carries no Lua VM; the
+  // full one, loaded only for agents that use Lua or Prolog, is given the sandboxes. What agents
+  // load on demand (the MCP client, docs/mcp.md; the Prolog engine) stays out of the first load
+  // in lazy chunks: module workers import chunks like pages do.
   const page = await esbuild.build(
+    baseOptions({ ...common, entryPoints: { app: path.join(root, 'web-demo/app.ts') }, outdir, splitting: true, entryNames: '[name]', chunkNames: 'chunks/[name]-[hash]' }),
+  );
+  const workers = await esbuild.build(
     baseOptions({
       ...common,
-      entryPoints: { app: path.join(root, 'web-demo/app.ts') },
+      entryPoints: {
+        'engine-worker': path.join(root, 'web-demo/engine-worker.ts'),
+        'engine-worker-lua': path.join(root, 'web-demo/engine-worker-lua.ts'),
+      },
       outdir,
       splitting: true,
       entryNames: '[name]',
       chunkNames: 'chunks/[name]-[hash]',
     }),
   );
-  // Two engine workers: the light one (loaded at start) is given no script sandbox, so it
-  // carries no Lua VM; the full one, loaded only for agents that use Lua, is given the Lua sandbox.
-  // The light worker is split so that what agents load on demand (the MCP client, docs/mcp.md)
-  // stays out of the first load: module workers import chunks like pages do.
-  const worker = await esbuild.build(
-    baseOptions({ ...common, entryPoints: { 'engine-worker': path.join(root, 'web-demo/engine-worker.ts') }, outdir, splitting: true, entryNames: '[name]', chunkNames: 'chunks/[name]-[hash]' }),
-  );
-  // Split: the Prolog engine is its own chunk, fetched by the full worker only for a Prolog agent.
-  const luaWorker = await esbuild.build(
-    baseOptions({ ...common, entryPoints: { 'engine-worker-lua': path.join(root, 'web-demo/engine-worker-lua.ts') }, outdir, splitting: true, entryNames: '[name]', chunkNames: 'chunks/[name]-[hash]' }),
-  );
   for (const file of STATIC_FILES) await copyFile(path.join(root, 'web-demo', file), path.join(outdir, file));
 
   const relative = (file) => path.relative(outdir, path.resolve(root, file)).split(path.sep).join('/');
   const gzipped = async (file) => gzipSync(await readFile(path.join(outdir, file)), { level: 9 }).length;
-  const appEntry = Object.keys(page.metafile.outputs).find((file) => file.endsWith('/app.js'));
-  const firstLoadPage = [...staticClosure(page.metafile, appEntry)].map(relative);
-  const allPage = Object.keys(page.metafile.outputs).filter((file) => file.endsWith('.js')).map(relative);
+  const entryOutput = (metafile, name) => Object.keys(metafile.outputs).find((file) => file.endsWith(`/${name}.js`));
+  const closure = (metafile, name) => [...staticClosure(metafile, entryOutput(metafile, name))].map(relative);
+  const reachable = (metafile, name) => [...reachableFrom(metafile, entryOutput(metafile, name))].map(relative).filter((file) => file.endsWith('.js'));
+  const firstLoadPage = closure(page.metafile, 'app');
+  const allPage = reachable(page.metafile, 'app');
   const lazy = allPage.filter((file) => !firstLoadPage.includes(file));
-  const workerEntry = Object.keys(worker.metafile.outputs).find((file) => file.endsWith('/engine-worker.js'));
-  const workerFiles = [...staticClosure(worker.metafile, workerEntry)].map(relative);
-  const workerLazy = Object.keys(worker.metafile.outputs).filter((file) => file.endsWith('.js')).map(relative).filter((file) => !workerFiles.includes(file));
-  const luaWorkerFiles = Object.keys(luaWorker.metafile.outputs).filter((file) => file.endsWith('.js')).map(relative);
+  const workerFiles = closure(workers.metafile, 'engine-worker');
+  const workerLazy = reachable(workers.metafile, 'engine-worker').filter((file) => !workerFiles.includes(file));
+  const luaWorkerFiles = reachable(workers.metafile, 'engine-worker-lua');
+  const allFiles = [...new Set([...allPage, ...Object.keys(workers.metafile.outputs).filter((file) => file.endsWith('.js')).map(relative)])];
 
-  const shellFiles = [...STATIC_FILES, ...allPage, ...workerFiles, ...workerLazy, ...luaWorkerFiles, './'];
+  const shellFiles = [...STATIC_FILES, ...allFiles, './'];
   const contents = await Promise.all(shellFiles.filter((file) => file !== './').map((file) => readFile(path.join(outdir, file))));
   const version = createHash('sha256');
   for (const content of contents) version.update(content);
@@ -158,11 +167,12 @@ async function writeWebDemo(root, outdir) {
   );
 
   const sizes = {};
-  for (const file of [...STATIC_FILES, ...allPage, ...workerFiles, ...workerLazy, ...luaWorkerFiles]) sizes[file] = await gzipped(file);
+  for (const file of [...STATIC_FILES, ...allFiles]) sizes[file] = await gzipped(file);
+  const firstLoad = [...new Set([...firstLoadPage, ...workerFiles])];
   const sum = (files) => files.reduce((total, file) => total + (sizes[file] ?? 0), 0);
   const report = {
-    first_load_js_gzip_bytes: sum([...firstLoadPage, ...workerFiles]),
-    first_load_files: [...firstLoadPage, ...workerFiles],
+    first_load_js_gzip_bytes: sum(firstLoad),
+    first_load_files: firstLoad,
     ui_js_gzip_bytes: sum(firstLoadPage),
     engine_worker_js_gzip_bytes: sum(workerFiles),
     engine_worker_lazy_js_gzip_bytes: sum(workerLazy),

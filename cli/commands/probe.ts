@@ -46,7 +46,13 @@ export function formatReport(report: ProbeReport): string {
     ['json_schema honoured', mark(report.json_schema)],
     ['native tool calls', mark(report.native_tools)],
     ['streamed tool calls', mark(report.streamed_tools)],
+    ['tool calls arrive as', report.tool_calls === null ? 'not tested' : report.tool_calls === 'text' ? `text (${report.tool_call_format ?? '?'}; tea-edge reads it)` : report.tool_calls],
+    ['embeddings', mark(report.embeddings)],
+    ['thinking arrives as', report.reasoning === null ? 'not tested' : report.reasoning === 'think_tags' ? '<think> tags in the answer (taken out)' : report.reasoning === 'field' ? 'a separate field' : 'none'],
+    ['server', `${report.server.kind}${report.server.version !== undefined ? ` ${report.server.version}` : ''}`],
+    ['context size', report.server.context_size === undefined ? 'not reported' : `${report.server.context_size} tokens (${report.server.context_source ?? ''})`],
   ];
+  if (report.server.capabilities !== undefined) rows.push(['model capabilities', report.server.capabilities.join(', ')]);
   const width = Math.max(...rows.map(([name]) => name.length));
   const lines = rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`);
   for (const [check, error] of Object.entries(report.errors)) lines.push(`  ${check}: ${error}`);

@@ -28,6 +28,7 @@ import { collect, consensus, first, mapLimited, vote } from './agent-aggregation
 import { rootedPathRefusal } from '../util/rooted-path.js';
 import type { ActionCompiler, ActionContext, ActionDefinition, LlmCallParams, State } from './types.js';
 import { isPlainObject } from '../util/plain-object.js';
+import { MODEL_TIMEOUT_SECONDS_CEILING } from '../core/setting-ceilings.js';
 import { quoteText } from '../util/cut-text.js';
 
 /** An agent as `settings.agents.<name>` declares it. */
@@ -209,7 +210,7 @@ function renderAll(compiled: Compiled, context: ActionContext, skip: readonly st
   return Object.fromEntries(Object.entries(compiled).filter(([key]) => !skip.includes(key)).map(([key, value]) => [key, value.render(scope)]));
 }
 
-const TIMEOUT = { type: 'number', exclusiveMinimum: 0, description: 'seconds per attempt (overrides the agent\'s)' } as const;
+const TIMEOUT = { type: 'number', exclusiveMinimum: 0, maximum: MODEL_TIMEOUT_SECONDS_CEILING, description: 'seconds per attempt (overrides the agent\'s)' } as const;
 /** A persona name, or `{file: <agent file>}` for a sub-run. */
 const AGENT = {
   oneOf: [

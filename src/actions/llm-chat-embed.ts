@@ -15,6 +15,7 @@ import { AgentError } from '../errors/agent-error.js';
 import type { ActionDefinition, EmbedCallParams, LlmCallParams } from './types.js';
 import { llmResult } from '../llm/llm-result.js';
 import { rejectUnknownKeys } from './closed-params.js';
+import { MODEL_MAX_TOKENS_CEILING, MODEL_RETRIES_CEILING, MODEL_TIMEOUT_SECONDS_CEILING } from '../core/setting-ceilings.js';
 
 /** TEA's default for llm.chat (llm_local_actions.py passes max_tokens=100 to llm.call). */
 const CHAT_DEFAULT_MAX_TOKENS = 100;
@@ -27,8 +28,8 @@ const CONNECTION_PROPERTIES = {
   provider: { type: 'string' },
   api_base: { type: 'string' },
   api_key: { type: 'string' },
-  timeout: { type: 'number', description: 'seconds per attempt' },
-  max_retries: { type: 'integer', minimum: 0 },
+  timeout: { type: 'number', exclusiveMinimum: 0, maximum: MODEL_TIMEOUT_SECONDS_CEILING, description: 'seconds per attempt' },
+  max_retries: { type: 'integer', minimum: 0, maximum: MODEL_RETRIES_CEILING },
 } as const;
 
 const llmChat: ActionDefinition<Record<string, unknown>> = {
@@ -39,7 +40,7 @@ const llmChat: ActionDefinition<Record<string, unknown>> = {
     required: ['messages'],
     properties: {
       messages: { type: 'array', minItems: 1, items: { type: 'object' }, description: 'chat messages {role, content}' },
-      max_tokens: { type: 'integer', minimum: 1, default: CHAT_DEFAULT_MAX_TOKENS },
+      max_tokens: { type: 'integer', minimum: 1, maximum: MODEL_MAX_TOKENS_CEILING, default: CHAT_DEFAULT_MAX_TOKENS },
       temperature: { type: 'number', default: 0.7 },
       stop: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
       response_format: {},

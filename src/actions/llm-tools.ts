@@ -21,6 +21,7 @@ import { isInfrastructureFailure } from '../llm/llm-errors.js';
 import { llmResult } from '../llm/llm-result.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { llmProperties, MODEL_CALL_KEYS, TOOL_ENTRY_SHAPE } from '../spec/parameter-shapes.js';
+import { TOOL_ROUNDS_CEILING } from '../core/setting-ceilings.js';
 import { cutText } from '../util/cut-text.js';
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 10;
@@ -50,7 +51,7 @@ export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
     required: ['tools'],
     properties: {
       tools: { type: 'array', description: 'action names, {name, description, parameters, action}, or OpenAI tool definitions', items: TOOL_ENTRY_SHAPE },
-      max_tool_rounds: { type: 'integer', minimum: 1, default: DEFAULT_MAX_TOOL_ROUNDS },
+      max_tool_rounds: { type: 'integer', minimum: 1, maximum: TOOL_ROUNDS_CEILING, default: DEFAULT_MAX_TOOL_ROUNDS },
       prompt: { type: 'string' },
       system: { type: 'string' },
       messages: { type: 'array' },
@@ -151,7 +152,7 @@ function teaParameters(parameters: Record<string, unknown>): Record<string, unkn
 
 function checkRounds(value: unknown, fail: (message: string) => AgentError): number {
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number) || number < 1) throw fail('max_tool_rounds must be an integer ≥ 1');
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < 1 || number > TOOL_ROUNDS_CEILING) throw fail(`max_tool_rounds must be an integer from 1 to ${TOOL_ROUNDS_CEILING} (its ceiling)`);
   return number;
 }
 

@@ -14,8 +14,10 @@ export interface LlmSettings {
   api_key?: string;
   temperature?: number;
   max_tokens?: number;
-  /** Seconds per attempt. */
+  /** Seconds: the longest silence of the server within an attempt. */
   timeout?: number;
+  /** Seconds: for streams, the longest wait for the first byte of the answer. */
+  first_token_timeout?: number;
   max_retries?: number;
   /** Scripted model responses or rules (the scripted provider). */
   scripted?: unknown[] | Record<string, unknown>;
@@ -34,6 +36,7 @@ export interface LimitsSettings {
   max_llm_calls?: number;
   max_tokens?: number;
   max_duration_ms?: number;
+  max_write_bytes?: number;
 }
 
 /** `settings.agents.<name>`: a TEA model persona (inherits settings.llm). */

@@ -45,7 +45,7 @@ export type RunStatus = 'running' | 'completed' | 'failed' | 'interrupted' | 'ca
 /**
  * Why a run ended: `completed` (reached __end__), `error`, `interrupt_before`, `interrupt_after`,
  * `confirmation`, `cancelled`, or a budget (`max_steps`, `max_llm_calls`, `max_tokens`,
- * `max_duration_ms`).
+ * `max_duration_ms`, `max_write_bytes`).
  */
 export type StopReason =
   | 'completed'
@@ -57,7 +57,8 @@ export type StopReason =
   | 'max_steps'
   | 'max_llm_calls'
   | 'max_tokens'
-  | 'max_duration_ms';
+  | 'max_duration_ms'
+  | 'max_write_bytes';
 
 /**
  * An error as events carry it: the JSON of an AgentError (text `message`, the place as `file`,
@@ -91,6 +92,8 @@ export type CapturedRequest = {
 /** A response as payload capture records it. */
 export type CapturedResponse = {
   content: string;
+  /** The model's thinking (reasoning field or `<think>` blocks), when it gave any. */
+  reasoning?: string;
   finish_reason: string | null;
   usage: TokenUsage;
   tool_calls?: unknown;
@@ -111,6 +114,8 @@ export type LlmRequestData = Exclusive<
       message_count: number;
       stream: boolean;
       label?: string;
+      /** What the call is for within its action (`judge (attempt 2)`, `ReAct step 4`, `synthesis`…). */
+      purpose?: string;
       tool_count?: number;
       /** Only with payload capture. */
       request?: CapturedRequest;
@@ -133,6 +138,10 @@ export type LlmAnsweredData = LlmResponseCommon & {
   usage: TokenUsage;
   finish_reason: string | null;
   tool_call_count?: number;
+  /** The tool calls were read from the answer's text, written in this format (the server did not parse them). */
+  tool_calls_from_text?: string;
+  /** Characters of thinking the model gave (its text is in `response.reasoning` with payload capture). */
+  reasoning_chars?: number;
   truncated?: true;
   /** Only with payload capture. */
   response?: CapturedResponse;
@@ -183,8 +192,8 @@ export type InterruptData = { checkpoint_id: string; node: string; position: 'be
 
 /** A log line; `source` says who wrote it. */
 export type LogData = Exclusive<
-  /** A line an inline script printed (Lua `print`, Prolog `write`/`format`). */
-  | { source: 'lua' | 'prolog'; message: string }
+  /** A line an inline script printed (Lua `print`, Prolog `write`/`format`, Python `print`). */
+  | { source: 'lua' | 'prolog' | 'python'; message: string }
   | { source: 'model'; message: string; attempt: number; delay_ms: number; error: { code: string; message: string }; label?: string }
   | { source: 'trace'; level: 'warn'; message: string; truncated: true; dropped_from_seq: number; max_events: number; max_bytes: number }
   | { source: 'while_loop'; message: string; iterations_completed: number; exit_reason: 'max_iterations_reached' | 'condition_false' }
@@ -192,6 +201,8 @@ export type LogData = Exclusive<
   | { source: 'retry_loop'; message: string; retry: number; errors: number }
   | { source: 'sub_run'; message: string; agent: string; file: string; status: 'started' | 'completed' | 'failed' }
   | { source: 'durable'; message: string; resumed_at?: string; tool?: string; idempotency_key?: string }
+  /** The answer to a tool confirmation, when a paused run is resumed: which call, yes or no, and the resumer's role. */
+  | { source: 'approval'; message: string; tool: string; call_id: string; approved: boolean; role: string }
 >;
 
 /**

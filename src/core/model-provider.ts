@@ -41,13 +41,20 @@ export interface LlmConnection {
   provider?: string;
   api_base?: string;
   api_key?: string;
-  /** Per-attempt timeout in milliseconds (settings accept seconds as `timeout`; see llm docs). */
+  /**
+   * The longest silence of the server within an attempt, in milliseconds (settings accept seconds
+   * as `timeout`): for whole answers the wait for the answer, for streams the gap between bytes.
+   */
   timeout_ms?: number;
+  /** Streams: the longest wait for the first byte, in milliseconds (settings: `first_token_timeout`, seconds). */
+  first_token_timeout_ms?: number;
   max_retries?: number;
   /** Scripted model responses/rules when provider is `scripted`. */
   scripted?: unknown;
   /** Responses of a scripted list already used (a resumed run continues after them). */
   scripted_start?: number;
+  /** With `provider: shell` (TEA's shell provider): which of the host's commands answers. */
+  shell_provider?: string;
 }
 
 export interface LlmRequest {
@@ -67,16 +74,32 @@ export interface LlmRequest {
 }
 
 export interface LlmResponse {
+  /** The answer, without any `<think>…</think>` thinking (src/llm/think-tags.ts). */
   content: string;
+  /**
+   * The model's thinking, when it gave any: the server's `reasoning_content` / `reasoning` field
+   * and `<think>` blocks taken out of the content, joined by a blank line.
+   */
+  reasoning?: string;
   tool_calls?: ToolCall[];
+  /**
+   * Set when `tool_calls` were read from the answer's text (the server did not parse them): the
+   * form they were written in (`hermes`, `llama-python-tag`, `llama-function`, `mistral`, `json`).
+   */
+  tool_call_format?: string;
   usage: TokenUsage;
   model: string;
   finish_reason: string | null;
 }
 
-/** One piece of a streamed response. The last part is always `done` with the whole response. */
+/**
+ * One piece of a streamed response. The last part is always `done` with the whole response.
+ * `tool_call_delta.index` identifies one call within the stream (in order of appearance).
+ */
 export type LlmStreamPart =
   | { type: 'delta'; content: string }
+  /** A piece of the model's thinking (a reasoning field or text inside `<think>` tags). */
+  | { type: 'reasoning_delta'; content: string }
   | { type: 'tool_call_delta'; index: number; name?: string; arguments?: string }
   | { type: 'done'; response: LlmResponse };
 
@@ -120,6 +143,8 @@ export type LlmCallParams = Partial<LlmRequest> &
     system?: string;
     /** Seconds, as in TEA's settings.llm (converted to timeout_ms). */
     timeout?: number;
+    /** Seconds (converted to first_token_timeout_ms). */
+    first_token_timeout?: number;
   };
 
 /** An embeddings call (llm.embed): the texts, an optional model, and the connection keys of a chat call. */
@@ -135,4 +160,10 @@ export interface LlmCallOptions {
   stream?: boolean;
   /** Extra data put on the llm_request/llm_response events (e.g. `{purpose: 'judge'}`). */
   label?: string;
+  /**
+   * What this call is for within its action, put on the llm_request event: `judge (attempt 2)`,
+   * `ReAct step 4`, `plan`, `sub-problem b`, `synthesis`… (the studio shows it instead of five
+   * identical rows of the action's label).
+   */
+  purpose?: string;
 }

@@ -103,7 +103,7 @@ export interface Checkpoint {
   /** Last event seq written before the pause; the resumed run continues from seq + 1. */
   seq: number;
   /** Budget counters spent so far (steps, llm_calls, tokens). */
-  usage: { steps: number; llm_calls: number; tokens: number };
+  usage: { steps: number; llm_calls: number; tokens: number; written_bytes?: number };
   /** Run-scoped memory (memory.store) and action-private resume data (e.g. a ReAct loop). */
   memory: Record<string, unknown>;
   resume_data?: Record<string, unknown>;

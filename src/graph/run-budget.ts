@@ -1,6 +1,6 @@
 /**
- * The run budget (settings.limits, see docs/execution-model.md): node visits, model calls, tokens
- * and duration. Counters are plain numbers in one run's context; exceeding one throws
+ * The run budget (settings.limits, see docs/execution-model.md): node visits, model calls, tokens,
+ * duration and bytes written. Counters are plain numbers in one run's context; exceeding one throws
  * BUDGET_EXCEEDED with the budget's name in `details.budget`, which becomes the run's stop reason.
  *
  * Defaults and host ceilings live here and nowhere else (docs/security.md lists them):
@@ -10,6 +10,7 @@
  *   max_llm_calls     100       10000      (a looping agent on a paid API stops at 100 calls)
  *   max_tokens        none      100000000
  *   max_duration_ms   none      86400000   (enforced by a timer that aborts the run's signal)
+ *   max_write_bytes   16 MiB    256 MiB    (file.write content, charged before the write)
  */
 import { AgentError } from '../errors/agent-error.js';
 import type { TokenUsage } from '../llm/types.js';
@@ -19,14 +20,20 @@ export interface BudgetUsage {
   steps: number;
   llm_calls: number;
   tokens: number;
+  /** Bytes the run's writes handed to the file root (absent in checkpoints older than the budget). */
+  written_bytes?: number;
 }
 
-export type BudgetName = 'max_steps' | 'max_llm_calls' | 'max_tokens' | 'max_duration_ms';
+export type BudgetName = 'max_steps' | 'max_llm_calls' | 'max_tokens' | 'max_duration_ms' | 'max_write_bytes';
 
-export const BUDGET_NAMES: readonly BudgetName[] = ['max_steps', 'max_llm_calls', 'max_tokens', 'max_duration_ms'];
+export const BUDGET_NAMES: readonly BudgetName[] = ['max_steps', 'max_llm_calls', 'max_tokens', 'max_duration_ms', 'max_write_bytes'];
 
 /** What a run gets when neither the agent nor the host sets a budget. */
-export const BUDGET_DEFAULTS: Readonly<{ max_steps: number; max_llm_calls: number }> = Object.freeze({ max_steps: 1000, max_llm_calls: 100 });
+export const BUDGET_DEFAULTS: Readonly<{ max_steps: number; max_llm_calls: number; max_write_bytes: number }> = Object.freeze({
+  max_steps: 1000,
+  max_llm_calls: 100,
+  max_write_bytes: 16 * 1024 * 1024,
+});
 
 /** The largest value an agent, a host option or a CLI flag may set. */
 export const BUDGET_CEILINGS: Readonly<Record<BudgetName, number>> = Object.freeze({
@@ -34,9 +41,10 @@ export const BUDGET_CEILINGS: Readonly<Record<BudgetName, number>> = Object.free
   max_llm_calls: 10_000,
   max_tokens: 100_000_000,
   max_duration_ms: 86_400_000,
+  max_write_bytes: 256 * 1024 * 1024,
 });
 
-export type Limits = LimitsSpec & { max_llm_calls: number };
+export type Limits = LimitsSpec & { max_llm_calls: number; max_write_bytes: number };
 
 /**
  * The limits a run runs under. Each budget is, in order of precedence: the operator's override
@@ -106,6 +114,20 @@ export class RunBudget {
     }
     this.checkDuration();
     this.usage.llm_calls++;
+  }
+
+  /**
+   * Counts `bytes` about to be written by `node`; refuses them (BUDGET_EXCEEDED, budget
+   * max_write_bytes) when they would take the run past its budget, so nothing of a refused write
+   * reaches the file root. A write that then fails still counts: the budget bounds what was tried.
+   */
+  chargeWrite(bytes: number, node?: string): void {
+    const written = this.usage.written_bytes ?? 0;
+    const limit = this.limits.max_write_bytes;
+    if (written + bytes > limit) {
+      throw exceeded('max_write_bytes', `writing ${bytes} more bytes would take the run past its max_write_bytes of ${limit} (${written} written so far)`, node);
+    }
+    this.usage.written_bytes = written + bytes;
   }
 
   afterLlmCall(usage: TokenUsage): void {

@@ -18,13 +18,14 @@
  * (run-model.ts), the starting state (run-input.ts). Resuming is resume-run.ts.
  */
 import { isPauseRequest } from '../actions/pause-request.js';
+import type { FileStore } from '../core/file-store.js';
 import type { PauseRequest, ResumeInfo, State, SubRunResult } from '../actions/types.js';
 import { AgentError, toAgentError } from '../errors/agent-error.js';
 import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/event.js';
 import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
 import type { LlmResponse } from '../llm/types.js';
-import type { PendingInterrupt, RunLineage, RunOwner } from '../storage/trace-store.js';
+import type { PendingInterrupt, RunLineage, RunOwner, RunRecord } from '../storage/trace-store.js';
 import { freezeJson } from '../util/frozen-json.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
@@ -32,6 +33,7 @@ import type { EventChannel } from './event-channel.js';
 import type { BodyHost } from './execute-body.js';
 import { nextNode } from './route.js';
 import { resolveLimits, RunBudget, type BudgetUsage } from './run-budget.js';
+import { writeBudgetedFiles } from './write-budgeted-files.js';
 import { Checkpointer, makeCheckpoint } from './run-checkpoint.js';
 import { RunControl } from './run-control.js';
 import { capRunError } from './run-error.js';
@@ -85,6 +87,8 @@ export class RunSession implements BodyHost {
   private readonly scriptedCalls: Map<string, number>;
   private readonly control: RunControl;
   private readonly budget: RunBudget;
+  /** The host's file root with writes charged to the budget (made on first use). */
+  private budgetedFiles: FileStore | undefined;
   private readonly events: RunEvents;
   private readonly trace: TraceWriter;
   private readonly checkpoints: Checkpointer;
@@ -146,8 +150,11 @@ export class RunSession implements BodyHost {
     });
   }
 
-  get files() {
-    return this.options.files;
+  get files(): FileStore | undefined {
+    const store = this.options.files;
+    if (store === undefined) return undefined;
+    this.budgetedFiles ??= writeBudgetedFiles(store, (bytes) => this.budget.chargeWrite(bytes, this.currentNode));
+    return this.budgetedFiles;
   }
 
   get channel(): EventChannel<AgentEvent> {
@@ -305,9 +312,10 @@ export class RunSession implements BodyHost {
     });
   }
 
-  /** Continues a run from a checkpoint. */
-  resumeFrom(state: State, start: StartPoint): Promise<RunResult> {
+  /** Continues a run from a checkpoint (claimed): its record says `running` again while it runs. */
+  async resumeFrom(state: State, start: StartPoint): Promise<RunResult> {
     this.state = state;
+    await this.putRecord('running');
     return this.run(() => start);
   }
 
@@ -392,7 +400,14 @@ export class RunSession implements BodyHost {
     const { agent, state, memory, scriptedCalls, createdAt: runCreatedAt, lineage, owner } = this;
     const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt, lineage, owner };
     const budget = { seq: this.events.lastSeq, usage: this.budget.usage, budgetStartedAt: this.budget.started, remainingMs: this.budget.remainingMs(), now: this.now() };
-    await this.durable.save({ ...position, ...budget }, (checkpoint) => this.sanitizer.value(checkpoint));
+    try {
+      await this.durable.save({ ...position, ...budget }, (checkpoint) => this.sanitizer.value(checkpoint));
+    } catch (error) {
+      // The host's store failed (its flush of these events, or the checkpoint): like a failed trace
+      // write, no more events are written, so the host's own log can fill the trace without a hole.
+      this.trace.noteFailure(error);
+      throw error;
+    }
   }
 
   private pauseForConfirmation(node: CompiledNode, pause: PauseRequest): Outcome {
@@ -449,7 +464,7 @@ export class RunSession implements BodyHost {
     const done = this.events.make('done', doneData({ ...result, state: this.state }));
     this.trace.keep(done.event, done.bytes);
     await this.trace.persist();
-    await this.putRecord(result.status, result);
+    await this.putRecord(result.status, result, true);
     await this.trace.flush();
     // Events are frozen: a run that could not be stored ends with a copy of `done` that says so.
     // (The data is a copy: the result handed back to the caller stays the caller's to change.)
@@ -459,8 +474,10 @@ export class RunSession implements BodyHost {
     return result;
   }
 
-  private putRecord(status: RunResult['status'], result?: RunResult): Promise<void> {
-    return this.trace.putRecord({
+  /** Writes the run record; `final`: the record of the run's end, tried even after a storage failure. */
+  private putRecord(status: RunResult['status'], result?: RunResult, final = false): Promise<void> {
+    const write = final ? (record: RunRecord) => this.trace.putFinalRecord(record) : (record: RunRecord) => this.trace.putRecord(record);
+    return write({
       run_id: this.runId,
       agent: this.agent.name,
       status,

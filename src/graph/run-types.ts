@@ -78,7 +78,7 @@ export interface NodeCheckpoint {
   state: Record<string, unknown>;
   /** The last event seq emitted before the node; a continued run numbers on from the log's last. */
   seq: number;
-  usage: { steps: number; llm_calls: number; tokens: number };
+  usage: { steps: number; llm_calls: number; tokens: number; written_bytes?: number };
   memory: Record<string, unknown>;
   model_state: { scripted_calls: Record<string, number> };
   /** When the segment's duration budget started (epoch ms): max_duration_ms spans a restart. */

@@ -2,8 +2,9 @@
  * The run's side of the trace store: events are buffered within the per-run trace cap (10,000
  * events / 8 MiB, see src/events/redact.ts) and appended in batches; the run record is written at
  * the start and the end. The storage-failure policy lives here: the first failure is remembered,
- * nothing more is written, and the run that could not be stored never reports success
- * (`failRunIfBroken`).
+ * no more events are written (a trace with a hole is worse than a short one), the run that could
+ * not be stored never reports success (`failRunIfBroken`), and its final record is still tried
+ * once (`putFinalRecord`): a record left `running` would say the run goes on when it has ended.
  */
 import { AgentError, toAgentError } from '../errors/agent-error.js';
 import type { AgentEvent } from '../events/event.js';
@@ -50,6 +51,20 @@ export class TraceWriter {
 
   async putRecord(record: RunRecord): Promise<void> {
     await this.attempt(() => this.store!.putRun(record));
+  }
+
+  /**
+   * The record of the run's end, tried even after an earlier failure (a full disk may have room for
+   * one small file again; a batch that failed does not make the record wrong). A failure here is
+   * remembered like any other, so the host learns the record is not durable from the result.
+   */
+  async putFinalRecord(record: RunRecord): Promise<void> {
+    if (this.store === undefined) return;
+    try {
+      await this.store.putRun(record);
+    } catch (error) {
+      this.failure ??= toAgentError(error, 'STORAGE_ERROR');
+    }
   }
 
   /** Asks the store to make what it has durable (stores that buffer writes). */

@@ -4,26 +4,40 @@
  * carry an API key: response bodies quoted in them pass through `redactSecrets` first.
  */
 import { AgentError } from '../errors/agent-error.js';
-import { redactSecrets } from './redact.js';
-import { cutText } from '../util/cut-text.js';
-
-/** How much of an error response body is quoted in the message. */
-const QUOTED_BODY_LIMIT = 300;
+import { describeServerError, serverErrorMessageOfBody, serverErrorSentence } from './server-error.js';
 
 /** A response that cannot be used: malformed JSON, no choices, a cut stream, a half tool call… */
 export function badResponse(message: string, details: Record<string, unknown> = {}): AgentError {
   return new AgentError('LLM_BAD_RESPONSE', message, { details: { retryable: false, ...details } });
 }
 
-/** A non-2xx answer; 429 and 5xx are retryable. The body is quoted, redacted and shortened. */
+/**
+ * Statuses a retry can cure: a request timeout, a conflict or "too early", rate limiting, and
+ * server errors except 501 (Not Implemented: llama.cpp's "start it with --embeddings") and 505
+ * (HTTP version): those answer the same every time.
+ */
+export function isRetryableStatus(status: number): boolean {
+  if (status === 408 || status === 409 || status === 425 || status === 429) return true;
+  return status >= 500 && status <= 599 && status !== 501 && status !== 505;
+}
+
+/** A non-2xx answer, quoting the server's own message (redacted, capped) and explaining it when recognised. */
 export function httpError(status: number, url: string, body: string, secrets: readonly string[]): AgentError {
-  const quoted = cutText(redactSecrets(body.trim(), secrets), QUOTED_BODY_LIMIT);
-  const retryable = status === 429 || (status >= 500 && status <= 599);
-  return new AgentError(
-    `LLM_HTTP_${status}`,
-    `the model server at ${url} answered HTTP ${status}${quoted === '' ? '' : `: ${quoted}`}`,
-    { details: { status, url, retryable } },
-  );
+  const report = describeServerError(serverErrorMessageOfBody(body), secrets);
+  const details: Record<string, unknown> = { status, url, retryable: isRetryableStatus(status) };
+  if (report.reason !== undefined) details.reason = report.reason;
+  return new AgentError(`LLM_HTTP_${status}`, `the model server at ${url} answered HTTP ${status}${serverErrorSentence(report)}`, { details });
+}
+
+/**
+ * An error the server reported inside a 200 answer (a stream's `error` payload or field, a body
+ * that is only `{"error": …}`): LLM_BAD_RESPONSE with the server's message, not retried.
+ */
+export function serverReportedError(message: string, where: string, secrets: readonly string[]): AgentError {
+  const report = describeServerError(message, secrets);
+  const details: Record<string, unknown> = { server_error: true };
+  if (report.reason !== undefined) details.reason = report.reason;
+  return badResponse(`the model server reported an error ${where}${serverErrorSentence(report)}`, details);
 }
 
 /** No answer within the per-attempt timeout. */
@@ -65,7 +79,7 @@ export function isInfrastructureFailure(error: unknown): boolean {
   return INFRASTRUCTURE_CODES.has(error.code) || error.code.startsWith('LLM_HTTP_');
 }
 
-/** True when the error is one a retry may cure (429, 5xx, timeout, connection). */
+/** True when the error is one a retry may cure (see isRetryableStatus; timeouts; no connection). */
 export function isRetryable(error: unknown): boolean {
   return AgentError.isInstance(error) && error.details.retryable === true;
 }

@@ -1,4 +1,7 @@
-/** The result shape of the llm.* actions (docs/spec.md#42-llmcall-llmstream): `{content, usage, model, finish_reason}` (+ `tool_calls`). */
+/**
+ * The result shape of the llm.* actions (docs/spec.md#42-llmcall-llmstream): `{content, usage,
+ * model, finish_reason}`, plus `tool_calls` and `reasoning` (the model's thinking) when present.
+ */
 import type { LlmResponse } from './types.js';
 
 export function llmResult(response: LlmResponse): Record<string, unknown> {
@@ -9,5 +12,6 @@ export function llmResult(response: LlmResponse): Record<string, unknown> {
     finish_reason: response.finish_reason,
   };
   if (response.tool_calls !== undefined) result.tool_calls = response.tool_calls;
+  if (response.reasoning !== undefined) result.reasoning = response.reasoning;
   return result;
 }

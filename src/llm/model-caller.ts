@@ -81,7 +81,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
 
   function providerFor(connection: LlmConnection): ModelProvider {
     if (last !== undefined && sameConnection(last.connection, connection)) return last.provider;
-    const key = JSON.stringify([connection.provider, connection.api_base, connection.api_key, connection.timeout_ms, connection.max_retries, scriptKey(connection.scripted)]);
+    const key = JSON.stringify([connection.provider, connection.api_base, connection.api_key, connection.timeout_ms, connection.first_token_timeout_ms, connection.max_retries, scriptKey(connection.scripted)]);
     let provider = providers.get(key);
     if (provider === undefined) {
       provider = connection.scripted === undefined || environment.scriptedCalls === undefined ? factory(connection) : countedScripted(connection, environment.scriptedCalls);
@@ -138,6 +138,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           message_count: sent.messages.length,
           stream,
           ...label,
+          ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
         };
         if (sent.tools !== undefined) requestEvent.tool_count = sent.tools.length;
         if (environment.capturePayloads) requestEvent.request = requestPayload(sent, secrets);
@@ -171,6 +172,8 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           ...label,
         };
         if (response.tool_calls !== undefined) responseEvent.tool_call_count = response.tool_calls.length;
+        if (response.tool_call_format !== undefined) responseEvent.tool_calls_from_text = response.tool_call_format;
+        if (response.reasoning !== undefined) responseEvent.reasoning_chars = response.reasoning.length;
         if (response.finish_reason === 'length') responseEvent.truncated = true;
         if (environment.capturePayloads) responseEvent.response = responsePayload(response, secrets);
         environment.emit('llm_response', responseEvent);
@@ -279,9 +282,10 @@ function collectSecrets(environment: ModelCallerEnvironment, params: LlmCallPara
 /** A model that echoes a key (it can read it from a prompt) must not carry it into state or output. */
 function withoutSecrets(response: LlmResponse, secrets: readonly string[]): LlmResponse {
   if (secrets.length === 0) return response;
-  const text = JSON.stringify([response.content, response.tool_calls ?? null]);
+  const text = JSON.stringify([response.content, response.reasoning ?? null, response.tool_calls ?? null]);
   if (!secrets.some((secret) => secret.length >= 4 && text.includes(secret))) return response;
   const clean: LlmResponse = { ...response, content: redactSecrets(response.content, secrets) };
+  if (response.reasoning !== undefined) clean.reasoning = redactSecrets(response.reasoning, secrets);
   if (response.tool_calls !== undefined) clean.tool_calls = redactValue(response.tool_calls, secrets) as ToolCall[];
   return clean;
 }
@@ -302,6 +306,7 @@ function sameConnection(left: LlmConnection, right: LlmConnection): boolean {
     left.api_base === right.api_base &&
     left.api_key === right.api_key &&
     left.timeout_ms === right.timeout_ms &&
+    left.first_token_timeout_ms === right.first_token_timeout_ms &&
     left.max_retries === right.max_retries &&
     left.scripted === right.scripted
   );

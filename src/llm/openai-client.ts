@@ -2,26 +2,39 @@
  * The OpenAI-compatible Chat Completions client over `fetch` (Ollama, LM Studio, llama.cpp server,
  * vLLM, OpenAI, any `/v1/chat/completions`). Portable: fetch, streams, TextDecoder, AbortSignal.
  *
- * Each attempt has its own timeout (for streams an idle timeout restarted by every chunk). 429, 5xx,
- * timeouts and connection failures are retried with backoff up to `max_retries`, honouring
- * `Retry-After`; a stream is retried only until its response headers arrive, so no part is ever
- * delivered twice. Bodies are size-capped; anything incomplete is LLM_BAD_RESPONSE.
+ * Each attempt's timer measures the server's silence: a whole answer gets `timeout` (300 s); a
+ * stream gets `first_token_timeout` (120 s) for its first byte, then `timeout` (60 s) between
+ * bytes, so a hung server frees the run in minutes while a slow CPU model may start; bytes arriving
+ * restart it. Only what a retry can cure is retried, with backoff up to `max_retries`, honouring
+ * `Retry-After`: timeouts (once), no connection, 408/409/425/429 and 5xx but 501 and 505
+ * (llm-errors.ts `isRetryableStatus`). A stream is retried only until its response headers
+ * arrive, so no part is ever delivered twice; a body over the size cap, a cut body and a bad
+ * answer are never retried. Errors quote the server's own message (server-error.ts); `<think>`
+ * thinking and reasoning fields become `reasoning`.
  */
 import { AgentError, isAbortError } from '../errors/agent-error.js';
-import type { LlmCallHooks, LlmConnection, ModelProvider, LlmRequest, LlmStreamPart } from './types.js';
+import type { LlmCallHooks, LlmConnection, ModelProvider, LlmRequest, LlmResponse, LlmStreamPart } from './types.js';
 import { createAttemptController, type AttemptController } from './attempt-controller.js';
-import { createChatStreamAssembler } from './chat-stream-assembler.js';
+import { createChatStreamAssembler, type ChunkDelta } from './chat-stream-assembler.js';
 import { describeFetchFailure } from './fetch-failure.js';
-import { badResponse, httpError, isRetryable, timeoutError } from './llm-errors.js';
+import { badResponse, httpError, isRetryable, serverReportedError, timeoutError } from './llm-errors.js';
 import { parseChatCompletion } from './parse-chat-completion.js';
 import { checkDeclaredLength, DEFAULT_MAX_RESPONSE_BYTES, readCappedBody, tooLarge } from './read-capped-body.js';
 import { DEFAULT_RETRY_TIMING, parseRetryAfter, retryDelay, type RetryTiming } from './retry.js';
 import { abortError, sleep } from '../util/abort.js';
 import { messageOf } from '../util/message-of.js';
+import { serverErrorMessageOfBody, serverErrorMessageOfJson } from './server-error.js';
 import { createSseParser } from './sse-parser.js';
+import { knownServer, nativeToolCallsAdvice, toolCallsFromText } from './text-tool-calls.js';
 
-/** Per-attempt timeout when none is configured (TEA's 300 s). */
+/** The longest wait for a whole answer when none is configured (TEA's 300 s). */
 export const DEFAULT_TIMEOUT_MS = 300_000;
+/** Streams: the longest wait for the first byte (model loading, a long prompt read on a CPU). */
+export const DEFAULT_FIRST_TOKEN_TIMEOUT_MS = 120_000;
+/** Streams: the longest silence between bytes once the answer has started. */
+export const DEFAULT_STREAM_IDLE_MS = 60_000;
+/** Timed-out attempts retried at most this often: two silences in a row mean a stuck server. */
+const MAX_TIMEOUT_RETRIES = 1;
 /** Retries after the first attempt when none is configured. */
 export const DEFAULT_MAX_RETRIES = 2;
 /** How much of an error body is read to quote it. */
@@ -48,6 +61,9 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
   const url = chatCompletionsUrl(connection.api_base);
   const displayUrl = withoutCredentials(url);
   const timeoutMs = connection.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  // An explicit `timeout` also bounds the wait for the first byte unless first_token_timeout is given.
+  const firstTokenMs = connection.first_token_timeout_ms ?? connection.timeout_ms ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS;
+  const streamIdleMs = connection.timeout_ms ?? DEFAULT_STREAM_IDLE_MS;
   const maxRetries = connection.max_retries ?? DEFAULT_MAX_RETRIES;
   const timing: RetryTiming = { ...DEFAULT_RETRY_TIMING, ...options.retryTiming };
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -65,7 +81,7 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
         signal: attempt.signal,
       });
     } catch (error) {
-      throw classifyFailure(error, attempt, displayUrl, timeoutMs);
+      throw classifyFailure(error, attempt, displayUrl);
     }
     if (response.ok) return response;
     const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
@@ -77,6 +93,7 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
 
   /** Runs `attemptOnce` until it succeeds, fails for good, or retries run out. */
   async function withRetries<T>(signal: AbortSignal | undefined, hooks: LlmCallHooks | undefined, attemptOnce: () => Promise<T>): Promise<T> {
+    let timeouts = 0;
     for (let attempt = 1; ; attempt++) {
       try {
         return await attemptOnce();
@@ -84,12 +101,35 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
         if (signal?.aborted) throw abortError(signal);
         if (!isRetryable(error) || attempt > maxRetries) throw error;
         const typed = error as AgentError;
+        if (typed.code === 'LLM_TIMEOUT' && ++timeouts > MAX_TIMEOUT_RETRIES) throw error;
         const retryAfter = typeof typed.details.retry_after_ms === 'number' ? typed.details.retry_after_ms : undefined;
         const delay = retryDelay(attempt, retryAfter, timing, options.random);
         hooks?.beforeRetry?.({ attempt: attempt + 1, delay_ms: delay, error: { code: typed.code, message: typed.message } });
         await sleep(delay, signal);
       }
     }
+  }
+
+  const server = knownServer(connection.provider, connection.api_base);
+  /** Numbers the answers whose tool calls were read from text, so their ids never repeat on this connection. */
+  let textCallNumber = 0;
+
+  /** With tools offered and no native call, tool calls the model wrote as text become the answer's calls. */
+  function withTextToolCalls(response: LlmResponse, request: LlmRequest): LlmResponse {
+    const tools = request.tools ?? [];
+    if (tools.length === 0 || (response.tool_calls?.length ?? 0) > 0) return response;
+    const offered = new Map(tools.map((tool) => [tool.function.name, tool.function.parameters ?? {}]));
+    const found = toolCallsFromText(response.content, offered, `text_call_${textCallNumber}`);
+    if (found === undefined) return response;
+    if (found.kind === 'unrecognised') {
+      throw new AgentError(
+        'LLM_BAD_RESPONSE',
+        `the model answered with a tool call written as text (${found.marker}) in a form tea-edge does not read, so no tool ran: the server did not parse it. To fix: ${nativeToolCallsAdvice(server)}`,
+        { details: { reason: 'tool_calls_as_text', retryable: false } },
+      );
+    }
+    textCallNumber++;
+    return { ...response, content: found.text, tool_calls: found.calls, tool_call_format: found.format, finish_reason: 'tool_calls' };
   }
 
   return {
@@ -100,10 +140,11 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
         const attempt = createAttemptController(signal, timeoutMs);
         try {
           const response = await post(request, false, attempt);
-          const body = await readCappedBody(response, maxBytes).catch((error: unknown) => {
-            throw AgentError.isInstance(error) ? error : classifyFailure(error, attempt, displayUrl, timeoutMs, true);
+          // Bytes arriving restart the timer: a body being read to its cap is not a silent server.
+          const body = await readCappedBody(response, maxBytes, () => attempt.touch()).catch((error: unknown) => {
+            throw AgentError.isInstance(error) ? error : classifyFailure(error, attempt, displayUrl, true);
           });
-          return parseChatCompletion(body, request.model);
+          return withTextToolCalls(parseChatCompletion(body, request.model, secrets), request);
         } finally {
           attempt.dispose();
         }
@@ -114,7 +155,7 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
       let attempt: AttemptController | undefined;
       const response = await withRetries(signal, hooks, async () => {
         attempt?.dispose();
-        attempt = createAttemptController(signal, timeoutMs);
+        attempt = createAttemptController(signal, firstTokenMs);
         return post(request, true, attempt);
       }).catch((error: unknown) => {
         attempt?.dispose();
@@ -125,15 +166,18 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
         const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
         if (contentType.includes('json') && !contentType.includes('event-stream')) {
           // Some servers ignore `stream: true` and answer with one JSON body: accept it whole.
-          const body = await readCappedBody(response, maxBytes, () => current.touch()).catch((error: unknown) => {
-            throw classifyFailure(error, current, displayUrl, timeoutMs, true);
+          const body = await readCappedBody(response, maxBytes, () => current.touch(streamIdleMs)).catch((error: unknown) => {
+            throw classifyFailure(error, current, displayUrl, true);
           });
-          const whole = parseChatCompletion(body, request.model);
+          const whole = parseChatCompletion(body, request.model, secrets);
+          if (whole.reasoning !== undefined) yield { type: 'reasoning_delta', content: whole.reasoning };
           if (whole.content !== '') yield { type: 'delta', content: whole.content };
-          yield { type: 'done', response: whole };
+          yield { type: 'done', response: withTextToolCalls(whole, request) };
           return;
         }
-        yield* readEventStream(response, request.model, maxBytes, current, displayUrl, timeoutMs);
+        for await (const part of readEventStream(response, request.model, maxBytes, current, displayUrl, streamIdleMs, secrets)) {
+          yield part.type === 'done' ? { type: 'done', response: withTextToolCalls(part.response, request) } : part;
+        }
       } finally {
         current.dispose();
       }
@@ -147,13 +191,14 @@ async function* readEventStream(
   maxBytes: number,
   attempt: AttemptController,
   displayUrl: string,
-  timeoutMs: number,
+  idleMs: number,
+  secrets: readonly string[],
 ): AsyncGenerator<LlmStreamPart> {
   checkDeclaredLength(response, maxBytes);
   if (response.body === null) throw badResponse('the streamed response has no body');
   const reader = response.body.getReader();
   const parser = createSseParser();
-  const assembler = createChatStreamAssembler(requestedModel);
+  const assembler = createChatStreamAssembler(requestedModel, { secrets });
   let total = 0;
   let finishedReading = false;
   try {
@@ -162,38 +207,49 @@ async function* readEventStream(
       try {
         chunk = await reader.read();
       } catch (error) {
-        throw classifyFailure(error, attempt, displayUrl, timeoutMs, true);
+        throw classifyFailure(error, attempt, displayUrl, true);
       }
       const events = chunk.done ? parser.finish() : parser.push(chunk.value);
       if (!chunk.done) {
-        attempt.touch();
+        attempt.touch(idleMs);
         total += chunk.value.byteLength;
         if (total > maxBytes) throw tooLarge(maxBytes);
       }
       for (const event of events) {
         // Parts already received are not handed out once the call is cancelled or timed out.
-        if (attempt.signal.aborted) throw classifyFailure(attempt.signal.reason, attempt, displayUrl, timeoutMs, true);
+        if (attempt.signal.aborted) throw classifyFailure(attempt.signal.reason, attempt, displayUrl, true);
+        // llama.cpp's `error:` field, or an event named `error`: the server's failure, in its words.
+        if (event.error !== undefined) throw serverReportedError(serverErrorMessageOfBody(event.error), 'in its stream', secrets);
+        if (event.event === 'error') throw serverReportedError(serverErrorMessageOfBody(event.data), 'in its stream', secrets);
+        const strayMessage = event.stray === undefined ? undefined : serverErrorMessageOfJson(event.stray);
+        if (strayMessage !== undefined) throw serverReportedError(strayMessage, 'in its stream', secrets);
+        if (event.data === '' && (event.error !== undefined || event.stray !== undefined)) continue;
         if (event.event !== 'message') continue;
         const delta = assembler.accept(event.data);
-        if (delta === 'done') continue;
-        if (delta.content !== '') yield { type: 'delta', content: delta.content };
-        for (const toolDelta of delta.toolCalls) yield { type: 'tool_call_delta', ...toolDelta };
+        if (delta !== 'done') yield* partsOf(delta);
       }
       if (chunk.done) {
         finishedReading = true;
         break;
       }
     }
+    yield* partsOf(assembler.flush());
     yield { type: 'done', response: assembler.result() };
   } finally {
     if (!finishedReading) await reader.cancel().catch(() => undefined);
   }
 }
 
+function* partsOf(delta: ChunkDelta): Generator<LlmStreamPart> {
+  if (delta.reasoning !== '') yield { type: 'reasoning_delta', content: delta.reasoning };
+  if (delta.content !== '') yield { type: 'delta', content: delta.content };
+  for (const toolDelta of delta.toolCalls) yield { type: 'tool_call_delta', ...toolDelta };
+}
+
 /** Maps a thrown fetch/read error to CANCELLED, LLM_TIMEOUT, LLM_UNAVAILABLE or (mid-body) LLM_BAD_RESPONSE. */
-function classifyFailure(error: unknown, attempt: AttemptController, url: string, timeoutMs: number, midBody = false): AgentError {
+function classifyFailure(error: unknown, attempt: AttemptController, url: string, midBody = false): AgentError {
   if (AgentError.isInstance(error)) return error;
-  if (attempt.timedOut) return timeoutError(url, timeoutMs);
+  if (attempt.timedOut) return timeoutError(url, attempt.waitedMs);
   if (attempt.signal.aborted || isAbortError(error)) return new AgentError('CANCELLED', 'the run was cancelled');
   if (midBody) {
     return new AgentError('LLM_BAD_RESPONSE', `the connection to ${url} broke while the response was arriving (${messageOf(error)})`, {

@@ -1,25 +1,31 @@
 /**
  * Turns a non-streamed Chat Completions body into an `LlmResponse`, refusing anything that is not
- * a whole answer: malformed JSON, no `choices`, a message without content or tool calls, a tool
- * call without a name or with arguments that are not JSON. `finish_reason: "length"` with empty
- * content is still a response (the caller marks it as truncated).
+ * a whole answer: malformed JSON, a body that is only the server's error (quoted, server-error.ts),
+ * no `choices`, a message without content or tool calls, a tool call without a name or with
+ * arguments that are not JSON. `finish_reason: "length"` with empty content is still a response
+ * (the caller marks it as truncated). `<think>` thinking is taken out of the content and kept, with
+ * a `reasoning_content` / `reasoning` field, as `reasoning`.
  */
 import type { LlmResponse, TokenUsage, ToolCall } from './types.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { parseJsonSafely, type JsonLimits } from '../util/untrusted-json.js';
-import { badResponse } from './llm-errors.js';
+import { badResponse, serverReportedError } from './llm-errors.js';
+import { serverErrorMessage } from './server-error.js';
+import { joinReasoning, splitThinking } from './think-tags.js';
 import { quoteText } from '../util/cut-text.js';
 
 /** A whole response body is already capped in bytes when read; this bounds its nesting too. */
 const RESPONSE_JSON_LIMITS: JsonLimits = { maxLength: 16 * 1024 * 1024, maxDepth: 64 };
 
 /** Parses and checks a response body. Throws LLM_BAD_RESPONSE. */
-export function parseChatCompletion(body: string, requestedModel: string | undefined): LlmResponse {
+export function parseChatCompletion(body: string, requestedModel: string | undefined, secrets: readonly string[] = []): LlmResponse {
   const parsed = parseJsonSafely(body, RESPONSE_JSON_LIMITS);
   if (!parsed.ok) throw badResponse(`the model server sent a body that is not usable JSON: ${parsed.error} (${describeStart(body)})`);
   const json = parsed.value;
   if (!isPlainObject(json)) throw badResponse('the model server sent a JSON value that is not an object');
   const choices = json.choices;
+  const serverMessage = Array.isArray(choices) && choices.length > 0 ? undefined : serverErrorMessage(json);
+  if (serverMessage !== undefined) throw serverReportedError(serverMessage, 'in place of an answer', secrets);
   if (!Array.isArray(choices) || choices.length === 0) {
     throw badResponse('the model server answered with no choices', { has_error: json.error !== undefined });
   }
@@ -31,18 +37,34 @@ export function parseChatCompletion(body: string, requestedModel: string | undef
     throw badResponse('the message content is not a string');
   }
   const finishReason = typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
+  const split = splitThinking(content ?? '');
   const response: LlmResponse = {
-    content: content ?? '',
+    content: split.answer,
     usage: normalizeUsage(json.usage),
     model: typeof json.model === 'string' && json.model !== '' ? json.model : (requestedModel ?? 'unknown'),
     finish_reason: finishReason,
   };
+  const reasoning = joinReasoning(reasoningField(message), split.reasoning);
+  if (reasoning !== undefined) response.reasoning = reasoning;
   if (message.tool_calls !== undefined && message.tool_calls !== null) {
     if (!Array.isArray(message.tool_calls)) throw badResponse('tool_calls is not a list');
     const toolCalls = message.tool_calls.map((call, index) => readToolCall(call, index));
     if (toolCalls.length > 0) response.tool_calls = toolCalls;
   }
   return response;
+}
+
+/**
+ * The thinking in a message or delta: `reasoning_content` (DeepSeek, llama.cpp, vLLM before 0.11,
+ * LM Studio, SGLang) or `reasoning` (Ollama, vLLM 0.11+). Servers in transition send both with the
+ * same text (mlx-vlm), so one is taken, never both.
+ */
+export function reasoningField(message: Record<string, unknown>): string | undefined {
+  for (const key of ['reasoning_content', 'reasoning']) {
+    const text = message[key];
+    if (typeof text === 'string' && text !== '') return text;
+  }
+  return undefined;
 }
 
 function readToolCall(call: unknown, index: number): ToolCall {

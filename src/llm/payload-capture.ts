@@ -1,6 +1,6 @@
 /**
  * What `llm_request` / `llm_response` events carry when payload capture is on: the request
- * (messages, model, sampling, response format, tools) and the response (content, tool calls),
+ * (messages, model, sampling, response format, tools) and the response (content, reasoning, tool calls),
  * redacted and capped, so a trace can be read and replayed without holding secrets or megabytes.
  */
 import type { CapturedRequest, CapturedResponse } from '../core/events.js';
@@ -29,6 +29,7 @@ export function requestPayload(request: LlmRequest, secrets: readonly string[]):
 export function responsePayload(response: LlmResponse, secrets: readonly string[]): CapturedResponse {
   const payload: CapturedResponse = { content: capText(response.content, secrets), finish_reason: response.finish_reason, usage: response.usage };
   if (response.tool_calls !== undefined) payload.tool_calls = redactValue(response.tool_calls, secrets);
+  if (response.reasoning !== undefined) payload.reasoning = capText(response.reasoning, secrets);
   return payload;
 }
 

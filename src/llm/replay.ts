@@ -118,6 +118,7 @@ export function createReplayProvider(events: AgentEvent[], options: ReplayOption
     async *stream(request, signal): AsyncGenerator<LlmStreamPart> {
       throwIfAborted(signal);
       const response = answer(request);
+      if (response.reasoning !== undefined) yield { type: 'reasoning_delta', content: response.reasoning };
       for (const piece of splitContent(response.content, undefined)) {
         yield { type: 'delta', content: piece };
         throwIfAborted(signal);
@@ -170,6 +171,7 @@ function toResponse(data: Record<string, unknown>, model: unknown): LlmResponse 
     finish_reason: typeof data.finish_reason === 'string' ? data.finish_reason : null,
   };
   if (Array.isArray(data.tool_calls) && data.tool_calls.length > 0) response.tool_calls = data.tool_calls as ToolCall[];
+  if (typeof data.reasoning === 'string' && data.reasoning !== '') response.reasoning = data.reasoning;
   return response;
 }
 

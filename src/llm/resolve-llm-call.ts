@@ -2,7 +2,7 @@
  * Merges the three layers that shape a model call — the agent's `settings.llm` defaults, the
  * call's own parameters, then host/CLI/env overrides — into a connection and a request.
  *
- * Rules: `base_url` is an alias of `api_base`; `timeout` is in seconds (→ `timeout_ms`); the
+ * Rules: `base_url` is an alias of `api_base`; `timeout` and `first_token_timeout` are in seconds (→ `…_ms`); the
  * endpoint (`provider` + `api_base`) is taken as a pair from the highest layer that names either,
  * so `--llm-base-url` replaces a `provider: scripted` or a preset below it; the host's `api_key` is
  * only sent to the endpoint the host chose (host-key.ts); `messages` win over
@@ -12,6 +12,7 @@ import { AgentError } from '../errors/agent-error.js';
 import { hostKeyMaySendTo } from './host-key.js';
 import type { ChatMessage, LlmConnection, LlmRequest, ResponseFormat, ToolDefinition } from './types.js';
 import { isPlainObject } from '../util/plain-object.js';
+import { MODEL_MAX_TOKENS_CEILING, MODEL_RETRIES_CEILING, MODEL_TIMEOUT_SECONDS_CEILING } from '../core/setting-ceilings.js';
 
 export interface ResolvedLlmCall {
   connection: LlmConnection;
@@ -59,15 +60,17 @@ export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, ov
   let apiKey: unknown;
   for (const layer of keyLayers) if (defined(layer.api_key) && layer.api_key !== '') apiKey = layer.api_key;
   if (apiKey !== undefined) connection.api_key = String(apiKey);
-  if (defined(merged.timeout_ms)) connection.timeout_ms = numberField(merged.timeout_ms, 'timeout', 1);
-  if (defined(merged.max_retries)) connection.max_retries = integerField(merged.max_retries, 'max_retries', 0);
+  if (defined(merged.timeout_ms)) connection.timeout_ms = numberField(merged.timeout_ms, 'timeout', 1, MODEL_TIMEOUT_SECONDS_CEILING * 1000);
+  if (defined(merged.first_token_timeout_ms)) connection.first_token_timeout_ms = numberField(merged.first_token_timeout_ms, 'first_token_timeout', 1, MODEL_TIMEOUT_SECONDS_CEILING * 1000);
+  if (defined(merged.max_retries)) connection.max_retries = integerField(merged.max_retries, 'max_retries', 0, MODEL_RETRIES_CEILING);
   if (defined(merged.scripted)) connection.scripted = merged.scripted;
+  if (defined(merged.shell_provider)) connection.shell_provider = String(merged.shell_provider);
 
   const messages = resolveMessages(merged, options.lendMessages === true);
   const request: LlmRequest = { messages: messages.list };
   if (defined(merged.model) && merged.model !== '') request.model = String(merged.model);
   request.temperature = defined(merged.temperature) ? numberField(merged.temperature, 'temperature', 0) : DEFAULT_TEMPERATURE;
-  if (defined(merged.max_tokens)) request.max_tokens = integerField(merged.max_tokens, 'max_tokens', 1);
+  if (defined(merged.max_tokens)) request.max_tokens = integerField(merged.max_tokens, 'max_tokens', 1, MODEL_MAX_TOKENS_CEILING);
   if (defined(merged.response_format)) request.response_format = responseFormat(merged.response_format);
   if (defined(merged.tools)) request.tools = merged.tools as ToolDefinition[];
   if (defined(merged.tool_choice)) request.tool_choice = merged.tool_choice as LlmRequest['tool_choice'];
@@ -81,14 +84,18 @@ export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, ov
 /** Aliases and units of one layer: base_url → api_base, timeout (s) → timeout_ms. */
 function normalizeLayer(layer: Layer): Layer {
   // Most layers use neither alias: they are read as they are (layers are only read), not copied.
-  if (!defined(layer.base_url) && !defined(layer.timeout)) return layer;
+  if (!defined(layer.base_url) && !defined(layer.timeout) && !defined(layer.first_token_timeout)) return layer;
   const normalized: Layer = { ...layer };
   if (!defined(normalized.api_base) && defined(normalized.base_url)) normalized.api_base = normalized.base_url;
   delete normalized.base_url;
   if (!defined(normalized.timeout_ms) && defined(normalized.timeout)) {
-    normalized.timeout_ms = numberField(normalized.timeout, 'timeout', 0) * 1000;
+    normalized.timeout_ms = numberField(normalized.timeout, 'timeout', 0, MODEL_TIMEOUT_SECONDS_CEILING) * 1000;
   }
   delete normalized.timeout;
+  if (!defined(normalized.first_token_timeout_ms) && defined(normalized.first_token_timeout)) {
+    normalized.first_token_timeout_ms = numberField(normalized.first_token_timeout, 'first_token_timeout', 0, MODEL_TIMEOUT_SECONDS_CEILING) * 1000;
+  }
+  delete normalized.first_token_timeout;
   return normalized;
 }
 
@@ -253,14 +260,16 @@ function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-function numberField(value: unknown, field: string, minimum: number): number {
+/** A number from `minimum` up to `ceiling` (docs/security.md, "Ceilings"); templated values arrive as text. */
+function numberField(value: unknown, field: string, minimum: number, ceiling = Number.POSITIVE_INFINITY): number {
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isFinite(number) || number < minimum) throw invalid(field, `expected a number${minimum > Number.NEGATIVE_INFINITY ? ` ≥ ${minimum}` : ''}`);
+  if (number > ceiling) throw invalid(field, `${number} is above its ceiling ${ceiling}`);
   return number;
 }
 
-function integerField(value: unknown, field: string, minimum: number): number {
-  const number = numberField(value, field, minimum);
+function integerField(value: unknown, field: string, minimum: number, ceiling = Number.POSITIVE_INFINITY): number {
+  const number = numberField(value, field, minimum, ceiling);
   if (!Number.isInteger(number)) throw invalid(field, 'expected an integer');
   return number;
 }

@@ -8,6 +8,7 @@ import { AgentError } from '../errors/agent-error.js';
 import type { ModelProvider, LlmRequest, LlmResponse, LlmStreamPart, TokenUsage } from './types.js';
 import { readScript, type ScriptedInput, type ScriptedResponse, type ScriptedScript } from './scripted-script.js';
 import { sleep, throwIfAborted } from '../util/abort.js';
+import { splitThinking } from './think-tags.js';
 import { quoteText } from '../util/cut-text.js';
 
 export const SCRIPTED_MODEL_NAME = 'scripted';
@@ -67,12 +68,15 @@ export function createScriptedModel(input: ScriptedInput, options: { startAt?: n
     if (scripted.error !== undefined) {
       throw new AgentError(scripted.error.code as `LLM_HTTP_${number}`, scripted.error.message, { details: { scripted: true, retryable: false } });
     }
+    // A scripted reasoning model's `<think>` is taken out as a server's would be (think-tags.ts).
+    const split = splitThinking(scripted.content);
     const response: LlmResponse = {
-      content: scripted.content,
+      content: split.answer,
       usage: usageFor(request, scripted),
       model: SCRIPTED_MODEL_NAME,
       finish_reason: scripted.finish_reason,
     };
+    if (split.reasoning !== undefined) response.reasoning = split.reasoning;
     if (scripted.tool_calls !== undefined && scripted.tool_calls.length > 0) {
       response.tool_calls = scripted.tool_calls.map((call) => ({ ...call, function: { ...call.function } }));
     }
@@ -89,6 +93,7 @@ export function createScriptedModel(input: ScriptedInput, options: { startAt?: n
     },
     async *stream(request, signal): AsyncGenerator<LlmStreamPart> {
       const { scripted, response } = await answer(request, signal);
+      if (response.reasoning !== undefined) yield { type: 'reasoning_delta', content: response.reasoning };
       for (const piece of splitContent(response.content, scripted.stream_chunks)) {
         throwIfAborted(signal);
         yield { type: 'delta', content: piece };

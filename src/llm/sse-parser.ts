@@ -7,11 +7,22 @@
  * https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
  */
 
-/** One dispatched event: its `event:` name (default `message`), joined data and last `id:`. */
+/**
+ * One dispatched event: its `event:` name (default `message`), joined data and last `id:`.
+ * `error` holds a non-standard `error:` field, which llama.cpp's server (before PR 16486) used
+ * for a failure inside an HTTP 200 stream (tools/server/server.cpp, `server_sent_event(sink,
+ * "error", …)`); an event with only that field is dispatched too.
+ */
 export interface SseEvent {
   event: string;
   data: string;
   id?: string;
+  error?: string;
+  /**
+   * Lines that are no field but a JSON object: Ollama writes its error as raw JSON into a stream
+   * that has already started (middleware/openai.go, `writeError`). Kept for the caller to read.
+   */
+  stray?: string;
 }
 
 export interface SseParser {
@@ -42,14 +53,20 @@ export function createSseParser(): SseParser {
   let eventName = '';
   let lastId: string | undefined;
   let hasData = false;
+  let errorLines: string[] = [];
+  let strayLines: string[] = [];
 
   function dispatch(events: SseEvent[]): void {
-    if (hasData) {
+    if (hasData || errorLines.length > 0 || strayLines.length > 0) {
       const event: SseEvent = { event: eventName === '' ? 'message' : eventName, data: dataLines.join('\n') };
       if (lastId !== undefined) event.id = lastId;
+      if (errorLines.length > 0) event.error = errorLines.join('\n');
+      if (strayLines.length > 0) event.stray = strayLines.join('\n');
       events.push(event);
     }
     dataLines = [];
+    errorLines = [];
+    strayLines = [];
     hasData = false;
     eventName = '';
   }
@@ -60,6 +77,10 @@ export function createSseParser(): SseParser {
       return;
     }
     if (line.charCodeAt(0) === 58 /* ':' comment */) return;
+    if (line.charCodeAt(0) === 123 /* '{' */) {
+      strayLines.push(line);
+      return;
+    }
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
@@ -69,10 +90,12 @@ export function createSseParser(): SseParser {
       hasData = true;
     } else if (field === 'event') {
       eventName = value;
+    } else if (field === 'error') {
+      errorLines.push(value);
     } else if (field === 'id') {
       if (!value.includes('\u0000')) lastId = value;
     }
-    // `retry:` and unknown fields are ignored: reconnection is not how model streams resume.
+    // `retry:` and other fields are ignored: reconnection is not how model streams resume.
   }
 
   function processText(text: string): SseEvent[] {

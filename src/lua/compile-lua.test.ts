@@ -107,8 +107,11 @@ describe('compileLua: errors', () => {
     expect(chunk.run({ state: { fail: 0, n: 4 } })).toBe(4);
   });
 
-  it('refuses globals that are not JSON', () => {
-    expect(captureError(() => runLua('return 1', { state: { f: () => 1 } })).code).toBe('LUA_ERROR');
+  it('refuses globals that are not JSON when the script reaches them (globals are converted as read)', () => {
+    expect(captureError(() => runLua('return state.f', { state: { f: () => 1 } })).code).toBe('LUA_ERROR');
+    expect(captureError(() => runLua('for _ in pairs(state) do end', { state: { f: () => 1 } })).code).toBe('LUA_ERROR');
+    expect(captureError(() => runLua('return pcall(json.encode, state)', { state: { f: () => 1 } })).code).toBe('LUA_ERROR');
+    expect(runLua('return state.n', { state: { n: 1, f: () => 1 } })).toBe(1);
   });
 });
 

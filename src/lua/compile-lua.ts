@@ -23,6 +23,7 @@ import { LuaBudgetExceeded, resolveBudget } from './budget-meter.js';
 import { LuaConversionError, typeName } from './json-bridge.js';
 import { capErrorText, decodeErrorText } from './error-text.js';
 import { CHUNK_NAME, LuaSandbox } from './lua-sandbox.js';
+import { LazyConversionError } from './lazy-table.js';
 
 /** Where the chunk comes from. */
 export interface LuaSourceLocation {
@@ -209,7 +210,7 @@ class SandboxedChunk implements CompiledLua {
     if (error instanceof RangeError && /call stack/i.test(error.message)) {
       return this.error('LUA_BUDGET', 'Lua stack budget exceeded (JavaScript call stack)', undefined, { budget: 'stack' });
     }
-    if (error instanceof LuaConversionError) return this.error('LUA_ERROR', `cannot pass the globals to Lua: ${error.message}`, undefined);
+    if (error instanceof LuaConversionError || error instanceof LazyConversionError) return this.error('LUA_ERROR', `cannot pass the globals to Lua: ${error.message}`, undefined);
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return this.error('LUA_ERROR', `internal error in the Lua VM: ${message}`, undefined);
   }

@@ -10,6 +10,7 @@ export interface FengariBudgetHooks {
   checkString(state: LuaState, length: number): void;
   countString(state: LuaState, length: number): void;
   countTableSlots(state: LuaState | null, count: number): void;
+  countConversion(state: LuaState | null, bytes: number, outputSoFar?: number): void;
   resizeStack(state: LuaState, from: number, to: number): void;
   countPatternSteps(state: LuaState, count: number): void;
   chargeInstructions(state: LuaState, count: number): void;
@@ -126,3 +127,43 @@ export const lualib: {
 
 export function to_luastring(value: string, cache?: boolean): LuaString;
 export function to_jsstring(value: LuaString, from?: number, to?: number, replacementCharacter?: boolean): string;
+
+/** A VM value (fengari's TValue), opaque to src/lua. */
+export interface VmValue {
+  readonly type: number;
+}
+
+/** One entry of a fengari table (its traversal order is a linked list of them). */
+export interface VmEntry {
+  value: VmValue;
+}
+
+/** The part of a fengari table lazy tables use. */
+export interface VmTable {
+  lazy: VmLazyHooks | undefined;
+  readonly strong: Map<string | number, VmEntry>;
+}
+
+/** What the patched `ltable.js` calls on a table's `lazy` field (src/lua/lazy-table.ts). */
+export interface VmLazyHooks {
+  fetch(table: VmTable, hash: string | number): VmEntry | undefined;
+  write(table: VmTable, hash: string | number, isNil: boolean): void;
+  length(table: VmTable): number;
+  complete(table: VmTable): void;
+}
+
+/** Values and entries made without the API stack (build/targets/10-fengari.mjs). */
+export const lazyTables: {
+  boolean(value: boolean): VmValue;
+  integer(value: number): VmValue;
+  float(value: number): VmValue;
+  /** A string of a copy of `bytes`; not charged by the VM's hook (the caller charges it). */
+  string(state: LuaState, bytes: LuaString): VmValue;
+  lightUserdata(value: object): VmValue;
+  table(state: LuaState, lazy: VmLazyHooks, metatable: VmTable | null): VmValue;
+  /** Pushes `value` on the stack of `state`. */
+  push(state: LuaState, value: VmValue): void;
+  /** Adds an entry (at the end of the traversal order) and returns it. */
+  insert(table: VmTable, hash: string | number, key: VmValue, value: VmValue): VmEntry;
+  moveToFront(table: VmTable, entries: VmEntry[]): void;
+};

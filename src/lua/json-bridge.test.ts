@@ -60,7 +60,8 @@ describe('JSON ↔ Lua', () => {
   it('refuses input nested deeper than the cap', () => {
     let deep: unknown = 1;
     for (let level = 0; level < 150; level += 1) deep = [deep];
-    expect(luaError('return 1', { state: deep }).code).toBe('LUA_ERROR');
+    expect(luaError('local t = state for i = 1, 150 do t = t[1] end return 1', { state: deep }).code).toBe('LUA_ERROR');
+    expect(luaError('return json.encode(state)', { state: deep }).code).toBe('LUA_ERROR');
   });
 
   it('decodes invalid UTF-8 with replacement characters', () => {

@@ -80,7 +80,12 @@ export class JsonBridge {
   }
 
   pushString(state: LuaState, value: string): void {
-    if (value.length > MAX_CACHED_LENGTH) return lua.lua_pushstring(state, this.encoder.encode(value));
+    lua.lua_pushstring(state, this.bytesOf(value));
+  }
+
+  /** The UTF-8 bytes of `value` (lone surrogates as U+FFFD). Shared: never modify them. */
+  bytesOf(value: string): Uint8Array {
+    if (value.length > MAX_CACHED_LENGTH) return this.encoder.encode(value);
     // Short strings (keys, labels) repeat from call to call: keep their bytes. fengari's own
     // encoder is faster than TextEncoder for them, except for lone surrogates (→ U+FFFD).
     let bytes = this.shortStrings.get(value);
@@ -89,7 +94,7 @@ export class JsonBridge {
       if (this.shortStrings.size >= MAX_CACHED_STRINGS) this.shortStrings.clear();
       this.shortStrings.set(value, bytes);
     }
-    lua.lua_pushstring(state, bytes);
+    return bytes;
   }
 
   /** Decodes a Lua string (bytes) as UTF-8, replacing invalid sequences with U+FFFD. */

@@ -21,8 +21,9 @@
  * plain Lua: `pairs(_G)` lists only the call's own globals, a base function assigned nil still
  * resolves, and `setmetatable(_G, ...)` is refused (the metatable is protected).
  */
-import type { LuaCFunction, LuaState } from '#lua-vm';
-import { lauxlib, lua, lualib } from '#lua-vm';
+import type { LuaCFunction, LuaState, VmTable } from '#lua-vm';
+import { lauxlib, lazyTables, lua, lualib } from '#lua-vm';
+import { toVmValue, type LazyContext } from './lazy-table.js';
 import { BudgetMeter } from './budget-meter.js';
 import { JsonBridge } from './json-bridge.js';
 import { createCallContext, createJsonFunctions, createLoad, createPrint, createRandom, createRandomSeed } from './sandbox-functions.js';
@@ -49,6 +50,7 @@ export class LuaSandbox {
   private stringMetatableRef = 0;
   private emptyRef = 0;
   private prepared = false;
+  private lazy: LazyContext | null = null;
 
   /** A bare VM: enough to compile a chunk. The libraries are set up on the first call. */
   constructor() {
@@ -163,13 +165,30 @@ export class LuaSandbox {
     this.bridge.pushString(state, '_G');
     lua.lua_pushvalue(state, environment);
     lua.lua_rawset(state, environment);
+    // Objects and arrays enter as lazy tables: converted as the script reads them.
     for (const name of Object.keys(globals)) {
       this.bridge.pushString(state, name);
-      this.bridge.push(state, globals[name], name);
+      const value = globals[name];
+      if (typeof value === 'object' && value !== null) {
+        lua.lua_checkstack(state, 1);
+        lazyTables.push(state, toVmValue(this.lazyContext(), value, name));
+      } else {
+        this.bridge.push(state, value, name);
+      }
       lua.lua_rawset(state, environment);
     }
     lua.lua_pushvalue(state, environment);
     lua.lua_rawseti(state, lua.LUA_REGISTRYINDEX, lua.LUA_RIDX_GLOBALS);
+  }
+
+  private lazyContext(): LazyContext {
+    if (this.lazy !== null) return this.lazy;
+    const bridge = this.bridge;
+    bridge.pushArrayMetatable(this.state);
+    const arrayMetatable = lua.lua_topointer(this.state, -1) as VmTable;
+    lua.lua_pop(this.state, 1);
+    this.lazy = { state: this.state, nullSentinel: bridge.nullSentinel, arrayMetatable, bytesOf: (text) => bridge.bytesOf(text), decode: (bytes) => bridge.toText(bytes) };
+    return this.lazy;
   }
 
   /** `__newindex` of a call's global table: assigning a library name (even nil) settles it. */

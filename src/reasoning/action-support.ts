@@ -17,7 +17,7 @@ import { messageOf } from '../util/message-of.js';
 export type CompiledParams = Record<string, CompiledValue>;
 
 /** Keys passed through to `context.callLlm` when given on the action. */
-export const LLM_KEYS = ['model', 'temperature', 'max_tokens', 'response_format', 'provider', 'api_base', 'base_url', 'api_key', 'timeout', 'max_retries', 'top_p', 'seed', 'stop', 'scripted'] as const;
+export const LLM_KEYS = ['model', 'temperature', 'max_tokens', 'response_format', 'provider', 'api_base', 'base_url', 'api_key', 'timeout', 'first_token_timeout', 'max_retries', 'top_p', 'seed', 'stop', 'scripted'] as const;
 
 /** Compiles every `with:` value as a template; `required` keys must be present. */
 export function compileParams(raw: Record<string, unknown>, compiler: ActionCompiler, required: readonly string[]): CompiledParams {
@@ -76,12 +76,13 @@ export async function callModel(
   context: ActionContext,
   options: LlmCallParams,
   messages: ChatMessage[],
-  label: string,
+  label: string | { label: string; purpose: string },
   stream = false,
   recoverable?: (error: AgentError) => boolean,
 ): Promise<ModelOutcome> {
   try {
-    const response = await context.callLlm({ ...options, messages }, stream ? { label, stream } : { label });
+    const call = typeof label === 'string' ? { label } : label;
+    const response = await context.callLlm({ ...options, messages }, stream ? { ...call, stream } : call);
     return { ok: true, response };
   } catch (error) {
     const agentError = AgentError.isInstance(error) ? error : undefined;

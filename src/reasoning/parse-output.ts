@@ -2,11 +2,13 @@
  * The shared output parser of the reasoning actions (docs/spec.md#61-output-parsing-shared). A model's text is tried, in
  * order, as: the whole text as JSON → each fenced block (```json or bare ```) → a
  * `<thinking>…</thinking>` block followed by an answer → the first balanced `{…}` that parses
- * (outermost first, strictly then repaired, then nested ones) → light repair (json-repair.ts). `<think>…</think>` blocks of reasoning models are set aside first.
+ * (outermost first, strictly then repaired, then nested ones) → light repair (json-repair.ts). `<think>…</think>` blocks of reasoning models are set aside first, by the model client's own rule
+ * (src/llm/think-tags.ts), so an answer parses the same whichever path it came by.
  * Failures are values: `{ok: false, error}`, the error carrying the first 500 raw characters.
  */
 import { balancedObjects, repairJson } from './json-repair.js';
 import { DEFAULT_JSON_LIMITS, parseJsonSafely, type JsonLimits } from '../util/untrusted-json.js';
+import { splitThinking } from '../llm/think-tags.js';
 import { cutText } from '../util/cut-text.js';
 
 /** Which rule of the chain produced the value. */
@@ -29,7 +31,7 @@ export function parseModelOutput(text: string, limits: JsonLimits = DEFAULT_JSON
   if (raw.length > limits.maxLength) {
     return { ok: false, error: `Response too large to parse (${raw.length} characters; limit ${limits.maxLength})`, raw: cutText(raw, RAW_PREVIEW_LENGTH) };
   }
-  const { visible, thinking: reasoningText } = setAsideThinkBlocks(raw);
+  const { answer: visible, reasoning: reasoningText } = splitThinking(raw);
   const outcome = parseVisible(visible, limits) ?? (visible !== raw ? parseVisible(raw, limits) : undefined);
   if (outcome !== undefined) {
     if (outcome.ok && outcome.thinking === undefined && reasoningText !== undefined) outcome.thinking = reasoningText;
@@ -129,31 +131,6 @@ export function fencedBlocks(text: string): string[] {
     open = text.indexOf('```', close + 3);
   }
   return blocks;
-}
-
-/** Removes `<think>…</think>` (reasoning models) and returns the rest plus the thoughts. */
-function setAsideThinkBlocks(text: string): { visible: string; thinking?: string } {
-  if (!/<think>/i.test(text) && !/<\/think>/i.test(text)) return { visible: text };
-  const thoughts: string[] = [];
-  const lower = text.toLowerCase();
-  const kept: string[] = [];
-  let from = 0;
-  for (let block = taggedBlock(text, lower, '<think>', '</think>', 0); block !== undefined; block = taggedBlock(text, lower, '<think>', '</think>', from)) {
-    kept.push(text.slice(from, block.start));
-    thoughts.push(block.inner.trim());
-    from = block.end;
-  }
-  kept.push(text.slice(from));
-  let visible = kept.join('');
-  // Some servers strip the opening tag: everything before a lone `</think>` is thinking.
-  const closing = visible.search(/<\/think>/i);
-  if (closing >= 0) {
-    thoughts.push(visible.slice(0, closing).trim());
-    visible = visible.slice(closing + '</think>'.length);
-  }
-  const result: { visible: string; thinking?: string } = { visible };
-  if (thoughts.length > 0) result.thinking = thoughts.join('\n\n');
-  return result;
 }
 
 /** The first `open…close` block at or after `from` (case-insensitive via `lower`), by indexOf: linear. */

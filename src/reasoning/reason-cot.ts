@@ -82,7 +82,7 @@ async function runCot(params: Record<string, unknown>, context: ActionContext): 
     const outcome = await callModel(context, llmOptions(params), [
       { role: 'system', content: system },
       { role: 'user', content: `Problem: ${problem}` },
-    ], 'reason.cot', params['stream'] === true);
+    ], { label: 'reason.cot', purpose: 'chain of thought' }, params['stream'] === true);
     if (!outcome.ok) {
       trace.add('error', { error: outcome.error });
       return failureResult(outcome.error, trace.entries);
@@ -92,7 +92,7 @@ async function runCot(params: Record<string, unknown>, context: ActionContext): 
       trace.add('error', { error: parsed.error });
       return failureResult(`Chain-of-thought reasoning failed: ${parsed.error}`, trace.entries);
     }
-    const { thinking, answer } = thinkingAndAnswer(parsed.value, parsed.thinking);
+    const { thinking, answer } = thinkingAndAnswer(parsed.value, parsed.thinking ?? outcome.response.reasoning);
     trace.add('cot_response', { thinking, answer, parse_method: parsed.method, usage: outcome.response.usage });
     return {
       thinking,

@@ -29,10 +29,10 @@ describe('AgentSettings', () => {
 });
 
 const LLM_KEYS: Required<Record<keyof NonNullable<AgentSettings['llm']>, true>> = {
-  provider: true, model: true, api_base: true, base_url: true, api_key: true, temperature: true, max_tokens: true, timeout: true, max_retries: true,
+  provider: true, model: true, api_base: true, base_url: true, api_key: true, temperature: true, max_tokens: true, timeout: true, first_token_timeout: true, max_retries: true,
   scripted: true, top_p: true, seed: true, stop: true, presence_penalty: true, frequency_penalty: true, response_format: true,
 };
-const LIMITS_KEYS: Required<Record<keyof NonNullable<AgentSettings['limits']>, true>> = { max_steps: true, max_llm_calls: true, max_tokens: true, max_duration_ms: true };
+const LIMITS_KEYS: Required<Record<keyof NonNullable<AgentSettings['limits']>, true>> = { max_steps: true, max_llm_calls: true, max_tokens: true, max_duration_ms: true, max_write_bytes: true };
 const REFLECTION_KEYS: Required<Record<keyof NonNullable<AgentSettings['reflection']>, true>> = {
   min_success_rate: true, max_execution_time_multiplier: true, require_all_tasks_complete: true, check_output_quality: true, enable_llm_reflection: true, learn_from_episode: true,
 };

@@ -11,6 +11,7 @@
  * - `x-tea-provider: true`: a literal value must be a known provider preset.
  */
 import type { JsonSchema } from '../core/json-schema.js';
+import { MODEL_MAX_TOKENS_CEILING, MODEL_RETRIES_CEILING, MODEL_TIMEOUT_SECONDS_CEILING } from '../core/setting-ceilings.js';
 
 export const ACTION_PARAMS_KEYWORD = 'x-tea-action-params';
 export const PROVIDER_KEYWORD = 'x-tea-provider';
@@ -26,14 +27,15 @@ export const PROVIDER_PARAMETER: JsonSchema = {
 const LLM_PROPERTY_SCHEMAS: Record<string, JsonSchema> = {
   model: { type: 'string' },
   temperature: { type: 'number', minimum: 0, default: 0.7 },
-  max_tokens: { type: 'integer', minimum: 1 },
+  max_tokens: { type: 'integer', minimum: 1, maximum: MODEL_MAX_TOKENS_CEILING },
   response_format: { description: 'json_object, or {type: json_schema, json_schema: {name, schema}}' },
   provider: PROVIDER_PARAMETER,
   api_base: { type: 'string' },
   base_url: { type: 'string', description: 'alias of api_base' },
   api_key: { type: 'string' },
-  timeout: { type: 'number', exclusiveMinimum: 0, description: 'seconds per attempt' },
-  max_retries: { type: 'integer', minimum: 0 },
+  timeout: { type: 'number', exclusiveMinimum: 0, maximum: MODEL_TIMEOUT_SECONDS_CEILING, description: 'seconds: the longest silence of the server within an attempt (default 300; streams 60 after the first byte)' },
+  first_token_timeout: { type: 'number', exclusiveMinimum: 0, maximum: MODEL_TIMEOUT_SECONDS_CEILING, description: 'seconds: for streams, the longest wait for the first byte of the answer (default: `timeout` when set, else 120)' },
+  max_retries: { type: 'integer', minimum: 0, maximum: MODEL_RETRIES_CEILING },
   top_p: { type: 'number' },
   seed: { type: 'integer' },
   stop: { type: ['string', 'array'] },

@@ -17,7 +17,7 @@ import { checkClosedShape, dotted, type Path } from './closed-shape.js';
 import { findNonFinite } from './finite-numbers.js';
 import { parseYaml, type ParsedYaml, type YamlLimits } from './parse-yaml.js';
 import type { KeyLocation } from './tea-keys.js';
-import { readRunMapping, readTypedBody, type Fail as TypedFail } from './read-node-types.js';
+import { readRunMapping, readTypedBody, type Fail as TypedFail, type Warn } from './read-node-types.js';
 import { editDistance } from '../util/edit-distance.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { envNameRefusal } from './env-names.js';
@@ -27,6 +27,8 @@ export interface ReadAgentOptions {
   /** File name used in messages and as the default agent name. */
   file?: string;
   limits?: YamlLimits;
+  /** Model providers the host serves besides the built-in ones (`['shell']` on a CLI started with --shell-provider). */
+  hostProviders?: readonly string[];
 }
 
 /** What reading found: the spec (when its shape allows building one) and every problem. */
@@ -68,7 +70,14 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
     report('INVALID_AGENT', 'an agent file must be a YAML mapping with a `nodes:` list', []);
     return { problems, warnings: [] };
   }
-  const warnings = checkShape(raw, report);
+  const warnings: string[] = [];
+  // A warning names its node and line: `validate` prints it, `--strict` makes it an error.
+  const warn: Warn = (message, path) => {
+    const line = parsed.keyPositionOf(path)?.line;
+    const node = nodeNameAt(raw, path);
+    warnings.push(`${node !== undefined ? `node '${node}': ` : ''}${message}${line !== undefined ? ` (line ${line})` : ''}`);
+  };
+  checkShape(raw, report, warn, options.hostProviders ?? []);
   for (const { path, text } of findNonFinite(raw)) {
     report('INVALID_AGENT', `\`${dotted(path)}\` is ${text}: numbers in an agent file must be finite`, path, nodeNameAt(raw, path));
   }
@@ -78,7 +87,7 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
   // them, so the file's other blockers (Python and Prolog blocks, unknown actions) are listed too.
   const document = withoutRoutes(raw, checked);
 
-  const nodes: NodeSpec[] = (document.nodes as Array<Record<string, any>>).map((node, index) => readNode(node, index, parsed, file, problems));
+  const nodes: NodeSpec[] = (document.nodes as Array<Record<string, any>>).map((node, index) => readNode(node, index, parsed, file, problems, warn));
   const byName = new Map<string, NodeSpec>();
   for (const node of nodes) {
     if (byName.has(node.name)) report('INVALID_AGENT', `duplicate node name '${node.name}'`, node.path.concat('name'), node.name);
@@ -179,20 +188,19 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
 
 type Report = (code: ErrorCode, message: string, path: Path, node?: string, atKey?: boolean) => void;
 
-/** Unknown keys, TEA-only keys and unknown providers in the whole file; returns the warnings. */
-function checkShape(document: Record<string, any>, report: Report): string[] {
+/** Unknown keys, TEA-only keys and unknown providers in the whole file; keys accepted with a warning go to `warn`. */
+function checkShape(document: Record<string, any>, report: Report, warn: Warn, hostProviders: readonly string[]): void {
   const issues = checkClosedShape(document, agentSchema, [], {
     root: agentSchema,
+    hostProviders,
     code: 'INVALID_AGENT',
     locationOf: keyLocation,
     describe: (path) => describePath(document, path),
   });
-  const warnings: string[] = [];
   for (const issue of issues) {
-    if (issue.warning === true) warnings.push(issue.message);
+    if (issue.warning === true) warn(issue.message, issue.path);
     else report(issue.code, issue.message, issue.path, nodeNameAt(document, issue.path), issue.atKey);
   }
-  return warnings;
 }
 
 function keyLocation(path: Path): KeyLocation | undefined {
@@ -228,7 +236,7 @@ type Fail = (code: ErrorCode, message: string, path: Path, node?: string) => nev
 type Note = (error: unknown) => void;
 
 /** Reads one node; a body that cannot be read is reported and replaced by a pass-through. */
-function readNode(raw: Record<string, any>, index: number, parsed: ParsedYaml, file: string, problems: LoadProblem[]): NodeSpec {
+function readNode(raw: Record<string, any>, index: number, parsed: ParsedYaml, file: string, problems: LoadProblem[], warn: Warn): NodeSpec {
   const path: Path = ['nodes', index];
   const name = raw.name as string;
   const fail: Fail = (code, message, failPath, node) => {
@@ -240,7 +248,7 @@ function readNode(raw: Record<string, any>, index: number, parsed: ParsedYaml, f
   const note: Note = (error) => problems.push(problemOf(toAgentError(error, 'INVALID_AGENT', { file, node: name }), file));
   let body: NodeBody;
   try {
-    body = readBody(raw, path, name, fail, parsed, note);
+    body = readBody(raw, path, name, fail, parsed, note, warn);
   } catch (error) {
     note(error);
     body = { kind: 'pass' };
@@ -267,9 +275,9 @@ function readOnError(raw: Record<string, any>): OnErrorSpec {
   return { mode: value ?? 'raise', maxRetries: raw.max_retries ?? 2, backoffMs: 100 };
 }
 
-function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail, parsed: ParsedYaml, note: Note): NodeBody {
+function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail, parsed: ParsedYaml, note: Note, warn: Warn): NodeBody {
   const failHere: TypedFail = (code, message, failPath) => fail(code, message, failPath, node);
-  const typed = readTypedBody(raw, path, failHere, (item, itemPath) => readBody(item, itemPath, node, fail, parsed, note), note);
+  const typed = readTypedBody(raw, path, failHere, (item, itemPath) => readBody(item, itemPath, node, fail, parsed, note, warn), note, warn);
   if (typed !== undefined) return typed;
   if (raw.script !== undefined && raw.run === undefined) raw = { ...raw, run: raw.script };
   if (raw.output_key !== undefined && raw.output === undefined) raw = { ...raw, output: raw.output_key };
@@ -293,6 +301,7 @@ function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail
     const language = raw.language ?? (/^\s*%\s*prolog\b/i.test(raw.run) ? 'prolog' : 'lua');
     const firstRunLine = parsed.contentLineOf(path.concat('run')) ?? 1;
     if (language === 'prolog') return { kind: 'prolog', code: raw.run, lineOffset: firstRunLine - 1 };
+    if (language === 'python') return { kind: 'python', code: raw.run, lineOffset: firstRunLine - 1 };
     if (language !== 'lua') fail('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(String(language), `this \`run:\` (language: ${String(language)})`), path.concat('language'), node);
     const firstLine = parsed.contentLineOf(path.concat('run')) ?? 1;
     return { kind: 'lua', code: raw.run, lineOffset: firstLine - 1 };
@@ -303,7 +312,7 @@ function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail
       const name = typeof step?.name === 'string' ? step.name : `step ${stepIndex + 1}`;
       try {
         if (typeof step !== 'object' || step === null || Array.isArray(step)) return fail('INVALID_AGENT', 'each step must be a mapping', stepPath, node);
-        const body = readBody(step, stepPath, node, fail, parsed, note);
+        const body = readBody(step, stepPath, node, fail, parsed, note, warn);
         if (body.kind === 'steps') fail('INVALID_AGENT', 'steps cannot nest steps', stepPath, node);
         return { name, body, path: stepPath };
       } catch (error) {

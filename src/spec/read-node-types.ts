@@ -16,6 +16,8 @@ export type Fail = (code: 'INVALID_AGENT' | 'UNSUPPORTED_NODE_TYPE' | 'UNSUPPORT
 export type ReadPlain = (raw: Record<string, any>, path: Path) => NodeBody;
 /** Records a problem and lets reading go on (so one node reports every blocker it has). */
 export type Note = (error: unknown) => void;
+/** Records a warning at a path: the file loads (`validate --strict` makes it an error). */
+export type Warn = (message: string, path: Path) => void;
 
 const WHILE_KEYS = ['condition', 'max_iterations', 'body'] as const;
 const PARALLEL_KEYS = ['items', 'item_var', 'index_var', 'subgraph', 'input', 'max_concurrency', 'fail_fast'] as const;
@@ -23,13 +25,13 @@ const PARALLEL_KEYS = ['items', 'item_var', 'index_var', 'subgraph', 'input', 'm
 const PLAIN_BODY_KEYS = ['uses', 'run', 'script', 'with', 'output_key', 'language'] as const;
 
 /** A node's body when it has `type:`, or keys only a typed node has; undefined for a plain node. */
-export function readTypedBody(raw: Record<string, any>, path: Path, fail: Fail, readPlain: ReadPlain, note: Note = rethrow): NodeBody | undefined {
+export function readTypedBody(raw: Record<string, any>, path: Path, fail: Fail, readPlain: ReadPlain, note: Note = rethrow, warn: Warn = () => {}): NodeBody | undefined {
   const type = raw.type;
   if (type === undefined) {
     if (raw.condition !== undefined) {
-      // TEA's examples write it to skip a node, but only while_loop reads it: TEA runs the node anyway.
-      // Noted, not thrown: the body is read too, so its own blockers are reported with it.
-      keepGoing(note, () => fail('INVALID_AGENT', '`condition:` on a node without `type: while_loop` has no effect in TEA (the node always runs); to run a node only when something holds, route to it with goto rules (`goto: [{if: <expr>, to: <node>}, {to: <other>}]`) or an edge `condition:`', path.concat('condition')));
+      // TEA's examples write it to skip a node, but only while_loop reads it (yaml_nodes.py):
+      // TEA runs the node anyway, and so does tea-edge, saying so.
+      warn('`condition:` on a node without `type: while_loop` is ignored (TEA ignores it too: the node always runs); to run a node only when something holds, route to it with goto rules (`goto: [{if: <expr>, to: <node>}, {to: <other>}]`) or an edge `condition:`', path.concat('condition'));
     }
     for (const key of [...WHILE_KEYS.filter((key) => key !== 'condition'), ...PARALLEL_KEYS]) {
       if (raw[key] !== undefined) fail('INVALID_AGENT', `\`${key}\` belongs to a node with \`type: ${(WHILE_KEYS as readonly string[]).includes(key) ? 'while_loop' : 'dynamic_parallel'}\``, path.concat(key));
@@ -54,13 +56,6 @@ const rethrow: Note = (error) => {
   throw error;
 };
 
-function keepGoing(note: Note, check: () => void): void {
-  try {
-    check();
-  } catch (error) {
-    note(error);
-  }
-}
 
 /** Reads the items of a body list; an item that cannot be read is noted and runs as a pass-through. */
 function readSteps(items: Array<Record<string, any>>, path: Path, fail: Fail, readPlain: ReadPlain, note: Note, what: string): StepSpec[] {

@@ -20,6 +20,7 @@
 import type { ActionCompiler, ActionContext, ActionDefinition } from '../actions/types.js';
 import type { CompiledValue } from '../templates/types.js';
 import { DEFAULT_MAX_CHARS, FORMATS, MAX_CHARS_CEILING, MAX_QUERY_CHARS, MAX_RESULTS, readSearchProvider } from './web-tools-settings.js';
+import { HTTP_TIMEOUT_MS_CEILING } from '../core/setting-ceilings.js';
 
 /** The fetching and reading code loads on the first call: its own chunk where bundles split (the web demo's first load). */
 const running = () => import('./web-tools-run.js');
@@ -48,7 +49,7 @@ export const webScrape: ActionDefinition<CompiledValue> = {
       url: { type: 'string', maxLength: 2048, description: 'Absolute http(s) URL' },
       formats: { type: 'array', items: { enum: [...FORMATS] }, description: 'default ["markdown"]' },
       only_main_content: { type: 'boolean', default: true, description: 'keep <main>/<article>; drop nav, aside, footer, forms' },
-      timeout: { type: 'integer', minimum: 1, description: 'milliseconds; never above settings.http.timeout_ms' },
+      timeout: { type: 'integer', minimum: 1, maximum: HTTP_TIMEOUT_MS_CEILING, description: 'milliseconds; never above settings.http.timeout_ms' },
       max_chars: { type: 'integer', minimum: 100, maximum: MAX_CHARS_CEILING, default: DEFAULT_MAX_CHARS },
     },
     additionalProperties: false,

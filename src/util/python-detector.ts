@@ -17,7 +17,8 @@ const PYTHON_SIGNS = [
   /^[ \t]*#(?:[ \t!]|$)/m,
 ];
 
-const PROLOG_DECIDING = [/^\s*%\s*prolog/i, /:-/, /\?-/];
+// `:-` followed by a number is a Python slice (`pred[8:-1]`), never a Prolog rule.
+const PROLOG_DECIDING = [/^\s*%\s*prolog/i, /:-(?!\s*\d)/, /\?-(?!\s*\d)/];
 const PROLOG_SIGNS = [
   /\bstate\s*\(\s*\w+\s*,/,
   /\breturn\s*\(\s*\w+\s*,/,
@@ -39,8 +40,12 @@ export function looksLikePython(code: string): boolean {
 
 /** The TEA language `code` is written in when it is plainly not Lua, else undefined. */
 export function foreignLanguageOf(code: string): ForeignLanguage | undefined {
-  // Rules decide only outside quotes: a Python block may hold `":-"` in a string.
-  const unquoted = code.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/g, '""');
+  // Rules decide only outside quotes and Python comments: a Python block may hold Prolog text in
+  // a string (often a triple-quoted one it hands to a Prolog action) or `:-` in a comment.
+  const unquoted = code
+    .replace(/"""[\s\S]*?"""|'''[\s\S]*?'''/g, '""')
+    .replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/g, '""')
+    .replace(/(^|[ \t])#(?=[ \t]|$).*$/gm, '$1');
   if (PROLOG_DECIDING.some((sign) => sign.test(unquoted))) return 'prolog';
   if (looksLikePython(code)) return 'python';
   if (PROLOG_SIGNS.some((sign) => sign.test(code))) return 'prolog';

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM build helper without types
 import { baseOptions } from '../../build/shared.mjs';
 import { CHROMIUM, runInChromiumPage } from '../support/chromium-page.js';
+import { DENO_BINARY } from '../support/deno-binary.js';
 import { runModuleInDeno } from '../support/deno-stdin.js';
 import { SCRIPT_SANDBOX_CHECKS } from './script-sandbox-checks.js';
 
@@ -64,7 +65,7 @@ import { ${fixture.name} as fixture } from './${fixture.module}';
     });
   });
 
-  describe.skipIf(!existsSync(path.join(ROOT, 'node_modules/.bin/deno')) && !process.env.CI)(`ScriptSandbox conformance: ${language} (Deno)`, () => {
+  describe.skipIf(!existsSync(DENO_BINARY) && !process.env.CI)(`ScriptSandbox conformance: ${language} (Deno)`, () => {
     it('passes every check', async () => {
       const flags = ['--sloppy-imports', '--import-map', 'tests/deno/import-map.json'];
       const output = await runModuleInDeno(`${imports}console.log(JSON.stringify(runScriptSandboxChecks(sandbox, fixture)));`, flags);

@@ -1,6 +1,6 @@
 /**
  * worker/deno.ts for real: the bundle (with the test agents) served by the `deno` binary from
- * node_modules on a random port over a Deno KV file; a run paused in one Deno process is resumed
+ * .cache/deno/ on a random port over a Deno KV file; a run paused in one Deno process is resumed
  * by a second process sharing the KV file, and ends with the uninterrupted final state.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * The Deno KV stores, tested for real: spawns the `deno` binary from node_modules on
+ * The Deno KV stores, tested for real: spawns the `deno` binary of .cache/deno/ on
  * deno-kv-conformance.ts, which runs the shared storage conformance suite inside Deno over
  * `Deno.openKv(':memory:')`, and checks every case passed.
  */
@@ -7,9 +7,10 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { DENO_BINARY } from '../support/deno-binary.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const deno = path.join(root, 'node_modules/.bin/deno');
+const deno = DENO_BINARY;
 
 interface Outcome {
   shimFails: boolean;

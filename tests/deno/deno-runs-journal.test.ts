@@ -10,6 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { DENO_BINARY } from '../support/deno-binary.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -21,7 +22,7 @@ describe('durable runs on Deno: recorded tool results and restart counts', () =>
       const { text } = (await bundleWorker({ root, entry: 'tests/deno/deno-runs-journal.ts', agentsDir: 'tests/worker/agents', minify: false })) as { text: string };
       const script = path.join(directory, 'journal.js');
       await writeFile(script, text);
-      const { stdout } = await promisify(execFile)(path.join(root, 'node_modules/.bin/deno'), ['run', '--quiet', '--unstable-kv', script], {
+      const { stdout } = await promisify(execFile)(DENO_BINARY, ['run', '--quiet', '--unstable-kv', script], {
         cwd: directory,
         timeout: 60_000,
         env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },

@@ -10,12 +10,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DENO_BINARY } from '../support/deno-binary.js';
 // @ts-expect-error plain ESM build helper without types
 import { baseOptions } from '../../build/shared.mjs';
 import { exampleAgents, nodeOutcomes } from '../actions/seam-node-outcomes.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const deno = path.join(root, 'node_modules/.bin/deno');
+const deno = DENO_BINARY;
 
 describe('seam scenarios in Deno (file system, permissions)', () => {
   let directory: string;

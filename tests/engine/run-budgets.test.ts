@@ -93,7 +93,7 @@ describe('max_llm_calls', () => {
   });
 
   it('resolveLimits caps every value at its ceiling and ignores non-finite numbers', () => {
-    expect(resolveLimits({ max_steps: 10 ** 9, max_llm_calls: Infinity }, {}, { max_tokens: 1e300 })).toEqual({ max_steps: 100_000, max_llm_calls: 100, max_tokens: 100_000_000 });
+    expect(resolveLimits({ max_steps: 10 ** 9, max_llm_calls: Infinity }, {}, { max_tokens: 1e300 })).toEqual({ max_steps: 100_000, max_llm_calls: 100, max_tokens: 100_000_000, max_write_bytes: 16 * 1024 * 1024 });
   });
 });
 

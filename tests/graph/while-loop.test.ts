@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadError, runYaml } from '../engine/helpers.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 
 /** TEA's parity example (docs/shared/yaml-reference/nodes.md, examples/while-loop-parity-test.yaml). */
 const PARITY = `name: while-loop-parity-test
@@ -114,10 +115,10 @@ describe('type: while_loop', () => {
     expect(error.location.line).toBe(8);
   });
 
-  it('a node-level condition: (TEA ignores it; its examples write it) is refused, saying how to route instead', () => {
-    const error = loadError('nodes:\n  - name: a\n    condition: "true"\n    run: return {}\n');
-    expect(error.message).toContain('`condition:` on a node without `type: while_loop` has no effect in TEA');
-    expect(error.location.line).toBe(3);
+  it('a node-level condition: (TEA ignores it; its examples write it) loads with a warning saying how to route instead', () => {
+    const agent = loadAgent('nodes:\n  - name: a\n    condition: "true"\n    run: return {}\n', { file: 'test.yaml' });
+    expect(agent.warnings).toHaveLength(1);
+    expect(agent.warnings[0]).toMatch(/^node 'a': `condition:` on a node without `type: while_loop` is ignored \(TEA ignores it too.*goto rules.*\(line 3\)$/);
   });
 
   it('an unknown node type is UNSUPPORTED_NODE_TYPE naming the types tea-edge runs', () => {

@@ -42,7 +42,6 @@ describe('model faults in a run', () => {
     { fault: { type: 'empty_choices' }, code: 'LLM_BAD_RESPONSE', requests: 1 },
     { fault: { type: 'not_json' }, code: 'LLM_BAD_RESPONSE', requests: 1 },
     { fault: { type: 'cut', afterChunks: 2 }, code: 'LLM_BAD_RESPONSE', requests: 1, stream: true },
-    { fault: { type: 'duplicate_chunk', at: 2 }, code: 'LLM_BAD_RESPONSE', requests: 1, stream: true },
     { fault: { type: 'malformed_chunk', at: 2 }, code: 'LLM_BAD_RESPONSE', requests: 1, stream: true },
   ];
   for (const testCase of faults) {

@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM build helper without types
 import { baseOptions } from '../../build/shared.mjs';
 import { CHROMIUM, runInChromiumPage } from '../support/chromium-page.js';
+import { DENO_BINARY } from '../support/deno-binary.js';
 import { runModuleInDeno } from '../support/deno-stdin.js';
 import { readPrologCorpus } from './corpus-agents.js';
 import { runPrologCorpus, type CorpusOutcome } from './prolog-corpus.js';
@@ -56,7 +57,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('Prolog corpus in Chro
   }, 240_000);
 });
 
-describe.skipIf(!existsSync(path.join(ROOT, 'node_modules/.bin/deno')) && !process.env.CI)('Prolog corpus in Deno', () => {
+describe.skipIf(!existsSync(DENO_BINARY) && !process.env.CI)('Prolog corpus in Deno', () => {
   it('gives the same outcomes as Node', async () => {
     const output = await runModuleInDeno(await bundle('console.log(JSON.stringify(await runPrologCorpus(AGENTS)));'));
     expect(JSON.parse(output.trim().split('\n').pop()!)).toEqual(inNode);

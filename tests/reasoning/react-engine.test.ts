@@ -99,6 +99,10 @@ describe('reason.react in the engine', () => {
     expect(observations.at(-1)).toBe('Goal achieved.');
     expect(react['final_answer']).toBe('mail handled');
     expect(resumedEvents.filter((event) => event.type === 'tool_start').map((event) => event.data['tool'])).toEqual(['mail.send', 'memory.retrieve']);
+    // The answer itself is an event: which call, approved, and the resumer's role.
+    const answer = resumedEvents.find((event) => event.type === 'log' && event.data['source'] === 'approval');
+    expect(answer?.data).toMatchObject({ tool: 'mail.send', approved: true, role: 'operator' });
+    expect(resumedEvents.indexOf(answer!)).toBeLessThan(resumedEvents.findIndex((event) => event.type === 'tool_start'));
 
     // The same checkpoint cannot be resumed twice, so the mail cannot be sent twice.
     const again = resumeAgent(agent, result.run_id, { approval: { approved: true } }, options);
@@ -112,10 +116,11 @@ describe('reason.react in the engine', () => {
     const options: RunOptions = { ...stores, role: 'operator' };
     const { agent, mail, result } = await startAndPause(options);
     const resumed = resumeAgent(agent, result.run_id, { approval: { approved: false } }, options);
-    await drain(resumed);
+    const resumedEvents = await drain(resumed);
     const final = await resumed.result;
     expect(final.status).toBe('completed');
     expect(mail.sent).toHaveLength(0);
+    expect(resumedEvents.find((event) => event.type === 'log' && event.data['source'] === 'approval')?.data).toMatchObject({ tool: 'mail.send', approved: false });
     const steps = (final.state['react'] as Record<string, unknown>)['steps'] as Array<Record<string, unknown>>;
     expect(steps[1]!['observation']).toBe('Denied by user');
   });

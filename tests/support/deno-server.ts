@@ -1,15 +1,14 @@
 /**
  * The Deno entry (worker/deno.ts) for real: bundled with test agents and served by the `deno`
- * binary from node_modules on 127.0.0.1 at a random port, over a Deno KV file. Several servers
+ * binary of .cache/deno/ on 127.0.0.1 at a random port, over a Deno KV file. Several servers
  * given the same KV file share runs, like several Deno processes (or one restarted) in production.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { bundleTestWorker, packageRoot } from '../worker/miniflare-harness.js';
-
-const root = packageRoot();
+import { bundleTestWorker } from '../worker/miniflare-harness.js';
+import { DENO_BINARY } from './deno-binary.js';
 
 /** Bundles worker/deno.ts with the agents of tests/worker/agents into `directory`; returns its path. */
 export async function bundleDenoServer(directory: string): Promise<string> {
@@ -28,7 +27,7 @@ export interface DenoServer {
 /** Starts a Deno server; resolves with its base URL once it prints its listening line. */
 /** `write`: Deno's write permission flag (`--allow-write=DIR` to confine writes to one folder). */
 export function startDenoServer(bundle: string, environment: Record<string, string>, write = '--allow-write'): Promise<DenoServer> {
-  const binary = path.join(root, 'node_modules/.bin/deno');
+  const binary = DENO_BINARY;
   if (!existsSync(binary)) return Promise.reject(new Error(`no deno binary at ${binary}: run node build/ensure-deno.mjs`));
   const child = spawn(binary, ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', write, '--unstable-kv', bundle], {
     cwd: path.dirname(bundle),

@@ -1,12 +1,13 @@
-/** Runs a module given as source text (read from stdin, paths relative to the repository) in the `deno` binary of node_modules. */
+/** Runs a module given as source text (read from stdin, paths relative to the repository) in the `deno` binary of .cache/deno/. */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { DENO_BINARY } from './deno-binary.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** The module's stdout; rejects with its stderr when it exits non-zero. `flags` go before `-` (e.g. an import map). */
 export function runModuleInDeno(source: string, flags: readonly string[] = []): Promise<string> {
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/deno'), ['run', '--quiet', ...flags, '-'], {
+  const child = spawn(DENO_BINARY, ['run', '--quiet', ...flags, '-'], {
     cwd: ROOT,
     env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
   });

@@ -36,14 +36,6 @@ export const MISTAKES: MistakeCase[] = [
   { file: 'tool-entry-key.yaml', what: 'a misspelled key of a tool entry', problems: [{ code: 'INVALID_PARAMS', line: 9, column: 11, says: 'did you mean `description`?', node: 'tools', field: 'tools[0].descripton' }] },
   { file: 'non-finite-limit.yaml', what: 'a non-finite budget', problems: [{ code: 'INVALID_AGENT', line: 4, column: 16, says: '`settings.limits.max_steps` is .inf', field: 'settings.limits.max_steps' }] },
   { file: 'limit-ceiling.yaml', what: 'a budget above its host ceiling', problems: [{ code: 'INVALID_AGENT', line: 4, column: 20, says: 'settings.limits.max_llm_calls: 50000 is above the ceiling 10000' }] },
-  {
-    file: 'tea-params-outputs.yaml',
-    what: "TEA's documented params:/outputs:, which its runtimes do not read",
-    problems: [
-      { code: 'INVALID_AGENT', line: 6, column: 5, says: "`params:` (in TEA's docs, but neither TEA runtime reads it: the node would do nothing) is not supported by tea-edge; write `with:`", node: 'review' },
-      { code: 'INVALID_AGENT', line: 9, column: 5, says: 'write `output: <key>`', node: 'review' },
-    ],
-  },
   { file: 'tea-unsupported-key.yaml', what: 'a TEA key that changes behaviour and tea-edge does not implement', problems: [{ code: 'INVALID_AGENT', line: 7, column: 5, says: 'a node `retry:` block is not supported by tea-edge; write `on_error: {mode: retry', node: 'ask' }] },
   { file: 'top-level-setings.yaml', what: 'a misspelled top-level key', problems: [{ code: 'INVALID_AGENT', line: 2, column: 1, says: 'unknown key `setings` in the agent file (top level); did you mean `settings`?', field: 'setings' }] },
   {

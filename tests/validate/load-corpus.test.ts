@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createPythonSandbox } from '../../cli/python/python-sandbox.js';
 import { createActionRegistry } from '../../src/builtins.js';
 import { AgentError } from '../../src/errors/agent-error.js';
 import { formatProblem, MAX_LOAD_PROBLEMS, problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
@@ -73,8 +74,9 @@ describe('the misspelled-agent corpus (loadAgent)', () => {
     const failures: string[] = [];
     for (const file of files) {
       try {
-        // Every script language this package ships: the Prolog examples and corpus load too.
-        loadAgent(readFileSync(path.join(ROOT, file), 'utf8'), { file, scripts: { ...ALL_SCRIPT_SANDBOXES, prolog: prologSandbox } });
+        // Every script language this package ships: the Prolog and Python examples and corpus load too
+        // (the Python sandbox starts its interpreter on the first block, never at load).
+        loadAgent(readFileSync(path.join(ROOT, file), 'utf8'), { file, scripts: { ...ALL_SCRIPT_SANDBOXES, prolog: prologSandbox, python: createPythonSandbox({ pyodideDir: 'not-started-at-load' }) } });
       } catch (error) {
         failures.push(...problemsOf(error as AgentError, file).map(formatProblem));
       }
@@ -151,7 +153,21 @@ describe('closed shapes', () => {
     const error = loadFailure('settings:\n  ltm: { backend: sqlite }\n  auto_trace: true\nnodes:\n  - name: a\n');
     expect(problemsOf(error, 'agent.yaml').map((problem) => problem.message)).toEqual(['`settings.ltm` (long-term memory) is not supported by tea-edge; use memory.store / memory.retrieve']);
     expect(loadAgent('settings:\n  auto_trace: true\nnodes:\n  - name: a\n').warnings[0]).toMatch(/auto_trace.*ignored/);
-    expect(loadFailure('settings:\n  llm: { default_model: llama3.2 }\nnodes:\n  - name: a\n').message).toContain('write `model`');
+    // Keys TEA's Python never reads where they are written: warnings saying what was meant.
+    expect(loadAgent('settings:\n  llm: { default_model: llama3.2 }\nnodes:\n  - name: a\n').warnings).toEqual(['`settings.llm.default_model` is ignored (TEA ignores it too; the run goes on without it): write `model` (line 2)']);
+    const misplaced = loadAgent('interrupt_before: [a]\nnodes:\n  - name: a\n    uses: llm.call\n    params: { prompt: hi }\n    with: { prompt: hi }\n    next: a\n');
+    expect(misplaced.warnings).toEqual([
+      'a top-level `interrupt_before:` is ignored (TEA ignores it too; the run goes on without it): write it under `config:` (`config: {interrupt_before: [node]}`) or `interrupt: before` on the node (line 1)',
+      "node 'a': a node `params:` is ignored (TEA ignores it too; the run goes on without it): action parameters go under `with:` (line 5)",
+      "node 'a': a node `next:` is ignored (TEA ignores it too; the run goes on without it): write `goto: <node>` (or an edge) (line 7)",
+    ]);
+    // TEA's agent.* docs write params:/outputs: on nodes; both runtimes read neither.
+    expect(loadAgent(readFileSync(path.join(AGENTS_DIR, 'tea-params-outputs.yaml'), 'utf8')).warnings).toEqual([
+      "node 'review': a node `params:` is ignored (TEA ignores it too; the run goes on without it): action parameters go under `with:` (line 6)",
+      "node 'review': a node `outputs:` is ignored (TEA ignores it too; the run goes on without it): write `output: <key>` and shape the result in a `run: {type: expression}` node (line 9)",
+    ]);
+    // A key TEA knows nowhere stays an error naming the nearest known one.
+    expect(loadFailure('nodes:\n  - name: a\n    uses: llm.call\n    wiht: { prompt: hi }\n').message).toContain('did you mean `with`?');
     // The same split inside action parameters: Azure deployments are refused, retry delays ignored.
     const llm = 'nodes:\n  - name: a\n    uses: llm.call\n    with: { prompt: hi, base_delay: 2 }\n';
     expect(loadAgent(llm).warnings).toEqual(["node 'a' base_delay: `base_delay` (retries back off exponentially with jitter) is ignored by tea-edge"]);

@@ -32,8 +32,8 @@ export type ReactDecision =
 /** Largest number of tool calls taken from one response; the rest are ignored (and said so). */
 export const MAX_CALLS_PER_RESPONSE = 8;
 
-/** Reads a JSON-mode response. */
-export function decideFromJson(content: string, step: number): ReactDecision {
+/** Reads a JSON-mode response; `reasoning` (the response's thinking) is the thought when the JSON gives none. */
+export function decideFromJson(content: string, step: number, reasoning?: string): ReactDecision {
   const parsed = parseModelOutput(content);
   let value: unknown = parsed.ok ? parsed.value : undefined;
   // JSON found inside prose may be only the `Action Input:` of the classic text form.
@@ -43,7 +43,7 @@ export function decideFromJson(content: string, step: number): ReactDecision {
     const error = parsed.ok ? `Expected a JSON object with "action", got ${cutText(textOf(value), 100)}` : parsed.error;
     return { kind: 'parse_error', error, raw: cutText(content, 2000) };
   }
-  return decideFromObject(value, parsed.ok ? parsed.thinking : undefined, step);
+  return decideFromObject(value, (parsed.ok ? parsed.thinking : undefined) ?? reasoning, step);
 }
 
 /** Reads a `{thought, action, action_input}` object (also used for native replies written as JSON). */
@@ -63,12 +63,12 @@ export function decideFromObject(value: Record<string, unknown>, thinking: strin
 /** Reads a native tool-calling response. */
 export function decideFromNative(response: LlmResponse, step: number): ReactDecision {
   const calls = response.tool_calls ?? [];
-  const thought = response.content ?? '';
+  const content = response.content ?? '';
   if (calls.length === 0) {
-    const text = thought.trim();
+    const text = content.trim();
     if (text === '') return { kind: 'parse_error', error: 'Empty response from LLM', raw: '' };
     const parsed = parseModelOutput(text);
-    if (parsed.ok && isPlainObject(parsed.value) && typeof parsed.value['action'] === 'string') return decideFromObject(parsed.value, parsed.thinking, step);
+    if (parsed.ok && isPlainObject(parsed.value) && typeof parsed.value['action'] === 'string') return decideFromObject(parsed.value, parsed.thinking ?? response.reasoning, step);
     return { kind: 'final', thought: '', answer: text };
   }
   const seen = new Set<string>();
@@ -79,6 +79,8 @@ export function decideFromNative(response: LlmResponse, step: number): ReactDeci
     seen.add(id);
     return { id, key: `call_${step}_${index + 1}`, name: call.function?.name, arguments: call.function?.arguments ?? '{}', argumentsAreText: true };
   });
+  // With tool calls, the text beside them is the thought; a reasoning model's thinking when there is none.
+  const thought = content.trim() === '' && response.reasoning !== undefined ? response.reasoning : content;
   const final = requested.find((call) => call.name === 'final_answer');
   if (final !== undefined) {
     const parsed = typeof final.arguments === 'string' ? parseJsonSafely(final.arguments) : { ok: true as const, value: final.arguments };

@@ -49,7 +49,7 @@ export function reasonReact(): ActionDefinition<PreparedReact> {
           },
         },
         max_steps: { type: 'integer', minimum: 0, maximum: MAX_STEPS_CAP },
-        max_tool_calls: { type: 'integer', minimum: 0 },
+        max_tool_calls: { type: 'integer', minimum: 0, maximum: MAX_STEPS_CAP * 8 },
         tool_mode: { enum: TOOL_MODES },
         on_limit: { enum: ON_LIMIT },
         ui_context: {},
@@ -126,8 +126,14 @@ async function runReact(prepared: PreparedReact, context: ActionContext): Promis
 function decideApproval(loop: LoopState, context: ActionContext): boolean | undefined {
   const approved = context.resume?.approval?.approved === true;
   const required = loop.pending?.approver?.role;
-  if (!approved || required === undefined || roleAllows(context.role, required)) return approved;
   const role = context.role ?? DEFAULT_ROLE;
+  if (!approved || required === undefined || roleAllows(context.role, required)) {
+    // Who answered, and what: the pause and its answer are part of the run's story (the studio shows them).
+    const call = loop.pending?.calls[loop.pending.index];
+    const tool = typeof call?.name === 'string' ? call.name : 'tool';
+    context.emit('log', { source: 'approval', message: `${tool} ${approved ? 'approved' : 'denied'} by role '${role}'`, tool, call_id: call?.id ?? '', approved, role });
+    return approved;
+  }
   loop.trace.push({ step: 'react_approval_refused', timestamp: Date.now() / 1000, role, required_role: required });
   context.emit('error', { code: 'FORBIDDEN', message: `approval refused: role '${role}' cannot approve a call that needs role '${required}'` });
   return undefined;
