@@ -21,7 +21,7 @@
 import { AgentError, toAgentError, type AgentErrorJson } from '../src/errors/agent-error.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import { runAgent } from '../src/graph/run-agent.js';
-import { continueFromNode, findResumable, resumeAgent } from '../src/graph/resume-run.js';
+import { checkStateUpdate, continueFromNode, findResumable, resumeAgent } from '../src/graph/resume-run.js';
 import type { AgentRun, ResumeInput, RunOptions, RunResult } from '../src/graph/run-types.js';
 import type { AgentEvent, DoneData, StopReason } from '../src/events/event.js';
 import type { CheckpointStore, RunRecord, TraceStore } from '../src/storage/trace-store.js';
@@ -149,6 +149,7 @@ export class DenoRuns {
     const checkpoint = await findResumable(runId, this.setup, resume.checkpoint_id);
     const agent = await this.setup.agents.get(checkpoint.agent);
     if (agent === undefined) throw new AgentError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
+    checkStateUpdate(agent, checkpoint, resume);
     const started = await this.state.start(runId);
     const start: StartInfo = { agent: agent.name, input: started?.input ?? {}, ...caller, segment: 'resume' };
     // The lease and the claim of this pause in one commit: exactly one resume per pause.

@@ -39,7 +39,12 @@ export function runAccessGuard(stores: { traceStore: TraceStore; checkpointStore
     const caller = c.get('owner');
     const match = c.req.method === 'POST' ? GUARDED.exec(new URL(c.req.url).pathname) : null;
     if (caller === undefined || match === null) return next();
-    const runId = decodeURIComponent(match[1]!);
+    let runId: string;
+    try {
+      runId = decodeURIComponent(match[1]!);
+    } catch {
+      throw httpError('NOT_FOUND', 'no run with that id (the path is not valid percent-encoding)');
+    }
     const owner = await recordedOwner(stores, runId);
     if (owner === 'unknown') return next(); // the route answers 404
     if (!mayTakeOver(owner, caller, adminRoles)) {

@@ -17,6 +17,7 @@ import { AgentError, toAgentError } from '../errors/agent-error.js';
 import type { AgentEvent } from '../events/event.js';
 import type { Checkpoint, CheckpointStore, TraceStore } from '../storage/trace-store.js';
 import { mergeShallow } from '../util/safe-json.js';
+import { forkedState } from './run-input.js';
 import type { CompiledAgent } from './compiled-agent.js';
 import { nextNode } from './route.js';
 import { RunSession } from './run-session.js';
@@ -107,6 +108,16 @@ export function continueFromNode(agent: CompiledAgent, checkpoint: NodeCheckpoin
   };
 }
 
+/**
+ * Refuses (INPUT_INVALID, STATE_INVALID) a `state_update` that makes the paused state one a fork
+ * could not carry (`forkedState`: input_schema, the state depth cap). Called before the pause is
+ * claimed, so a refused resume leaves the run paused; hosts that claim pauses themselves call it
+ * before their claim.
+ */
+export function checkStateUpdate(agent: CompiledAgent, checkpoint: Checkpoint, resume: ResumeInput): void {
+  if (resume.state_update !== undefined) forkedState(agent, mergeShallow({ ...checkpoint.state }, resume.state_update));
+}
+
 /** The pending tool confirmation of an interrupted run, if that is what it waits for. */
 export async function pendingConfirmation(runId: string, checkpointStore: CheckpointStore): Promise<{ tool: string; node: string } | undefined> {
   const checkpoint = await checkpointStore.loadLatest(runId).catch(() => undefined);
@@ -123,6 +134,7 @@ function continueRun(agent: CompiledAgent, runId: string, found: Promise<Checkpo
     if (checkpoint.position === 'after' && node.route.kind === 'parallel') {
       throw new AgentError('INVALID_AGENT', 'resuming after a fan-out node is not supported', { node: node.name });
     }
+    checkStateUpdate(agent, checkpoint, resume);
     if (!(await options.checkpointStore.claim(runId, checkpoint.checkpoint_id))) {
       throw new AgentError('CONFLICT', `run '${runId}' is already being resumed`);
     }

@@ -2,7 +2,8 @@
  * The state a fresh run starts from: `initial_state ⊕ input`, after checking the input is a JSON
  * object (INPUT_INVALID) that matches the agent's `input_schema` (INPUT_INVALID, with the
  * schema errors in `details.errors`). A forked run's state (time travel: a state the caller
- * wrote, continuing after a node) is held to the same schema: `forkedState`.
+ * wrote, continuing after a node), and a resumed run's state after its `state_update`, are held
+ * to the same schema: `forkedState`.
  */
 import type { State } from '../actions/types.js';
 import { AgentError } from '../errors/agent-error.js';

@@ -12,6 +12,7 @@ import { redactSecrets } from './redact.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { serverFacts, type ServerFacts } from './server-facts.js';
 import { nativeToolCallsAdvice, type KnownServer } from './text-tool-calls.js';
+import { cutText } from '../util/cut-text.js';
 
 export interface ProbeOptions {
   api_base: string;
@@ -205,7 +206,7 @@ async function checkEmbeddings(apiBase: string, model: string | undefined, optio
     throw describeFetchFailure(error, url);
   }
   const text = await response.text().catch(() => '');
-  if (!response.ok) throw new AgentError(`LLM_HTTP_${response.status}`, `POST ${url} answered HTTP ${response.status}${text === '' ? '' : `: ${text.slice(0, 200)}`}`);
+  if (!response.ok) throw new AgentError(`LLM_HTTP_${response.status}`, `POST ${url} answered HTTP ${response.status}${text === '' ? '' : `: ${cutText(text, 200)}`}`);
   try {
     const json: unknown = JSON.parse(text);
     return isPlainObject(json) && Array.isArray(json['data']) && json['data'].length > 0;

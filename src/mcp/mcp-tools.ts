@@ -185,7 +185,7 @@ async function readListing(session: McpSession, server: McpServerSettings, url: 
 function checkTool(entry: Record<string, unknown>, serverName: string, url: URL): ListedMcpTool {
   const name = entry['name'] as string;
   const rawDescription = typeof entry['description'] === 'string' ? entry['description'] : '';
-  const description = rawDescription.length > MCP_LIMITS.maxDescriptionChars ? `${rawDescription.slice(0, MCP_LIMITS.maxDescriptionChars)}…` : rawDescription;
+  const description = cutText(rawDescription, MCP_LIMITS.maxDescriptionChars);
   const inputSchema = entry['inputSchema'] ?? { type: 'object' };
   const size = JSON.stringify(inputSchema)?.length ?? 0;
   if (size > MCP_LIMITS.maxSchemaBytes) throw mcpError(url, `tool '${name}': its input schema has ${size} characters (limit ${MCP_LIMITS.maxSchemaBytes})`, { limit: 'schema' });

@@ -62,6 +62,12 @@ export async function attackForkAndResume(send: Send): Promise<void> {
   expect((await send('POST', `/runs/${forkId}/resume`, '{}', VIEWER)).status).toBe(403);
   expect((await send('POST', `/runs/${forkId}/resume`, '{}', ADMIN)).json).toMatchObject({ status: 'completed', state: { paid: 60 } });
 
+  // Nor resume it with a state_update the schema refuses: 400, and the run stays paused.
+  const badUpdate = await send('POST', `/runs/${runId}/resume`, JSON.stringify({ state_update: { amount: 5000 } }), ADMIN);
+  expect({ status: badUpdate.status, code: badUpdate.json.error?.code }).toEqual({ status: 400, code: 'INPUT_INVALID' });
+  expect((await send('GET', `/runs/${runId}`, undefined, ADMIN)).json.status).toBe('interrupted');
+  expect((await send('POST', `/runs/${runId}/resume`, '{}', ADMIN)).json).toMatchObject({ status: 'completed', state: { paid: 40 } });
+
   // A viewer's own run: another viewer token (same role) is refused; the owner and an admin are not.
   const own = await send('POST', '/agents/payout/runs', JSON.stringify({ input: { amount: 7 } }), VIEWER);
   expect(own.json.status).toBe('interrupted');

@@ -97,3 +97,18 @@ describe('serve (Node, file stores, runs in the process)', () => {
     await attackQuotedSecret(send, 'viewer-token-5678');
   }, 60_000);
 });
+
+describe('the access check on odd run ids', () => {
+  it('a malformed percent-encoding or an unknown run is 404, not 500', async () => {
+    const app = createApp({ agents: { payout }, ...createMemoryStores(), auth: { tokens: TOKENS } });
+    const cases: Array<[string, string]> = [
+      ['/runs/%E0%A4%A/resume', '{}'],
+      ['/runs/never-was/resume', '{}'],
+      ['/runs/never-was/fork', '{"node":"guard","state":{"amount":1}}'],
+    ];
+    for (const [route, body] of cases) {
+      const answer = await app.request(route, { method: 'POST', headers: { authorization: 'Bearer viewer-token-5678', 'content-type': 'application/json' }, body });
+      expect({ route, status: answer.status }).toEqual({ route, status: 404 });
+    }
+  });
+});

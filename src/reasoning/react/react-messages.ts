@@ -6,6 +6,7 @@ import { textOf } from '../reasoning-trace.js';
 import { parseJsonSafely } from '../../util/untrusted-json.js';
 import type { RequestedCall } from './react-decision.js';
 import type { ToolTable } from './tool-table.js';
+import { cutText } from '../../util/cut-text.js';
 
 export type ToolMode = 'json' | 'native' | 'auto';
 
@@ -13,7 +14,7 @@ export type ToolMode = 'json' | 'native' | 'auto';
 export function systemPrompt(table: ToolTable, mode: ToolMode): string {
   const tools = table.tools.map((tool) => ({
     name: mode === 'native' ? tool.wireName : tool.name,
-    description: tool.description.replace(/\s+/g, ' ').slice(0, 500),
+    description: cutText(tool.description.replace(/\s+/g, ' '), 500),
     parameters: JSON.stringify(tool.parameters),
   }));
   const text = renderReactPrompt({ tools, mode: mode === 'native' ? 'native' : 'json' });
@@ -32,7 +33,7 @@ export function toolDefinitions(table: ToolTable): ToolDefinition[] {
   return [
     ...table.tools.map((tool) => ({
       type: 'function' as const,
-      function: { name: tool.wireName, description: tool.description.slice(0, 1000), parameters: tool.parameters },
+      function: { name: tool.wireName, description: cutText(tool.description, 1000), parameters: tool.parameters },
     })),
     {
       type: 'function' as const,
