@@ -4,7 +4,6 @@
  * kept in IndexedDB. The editor (CodeMirror) is loaded after the first paint, in its own chunk.
  */
 import type { AgentErrorJson } from '../src/errors/agent-error.js';
-import examples from 'virtual:examples';
 import type { AgentEvent } from '../src/events/event.js';
 import { EngineClient } from './engine-client.js';
 import type { HistoryPanel, HistorySource } from './history-panel.js';
@@ -47,13 +46,15 @@ function start(): void {
     if (event.type === 'confirmation_request') openConfirmation();
   };
   const lastSeq = () => summary?.events.at(-1)?.seq ?? 0;
+  // Agents run the other bundled examples as sub-runs (agent.* with {file: …}): filled when the
+  // examples' chunk has loaded.
+  const agentFiles: Record<string, string> = {};
   const client = new EngineClient({
     workerUrl: new URL('engine-worker.js', document.baseURI).href,
     luaWorkerUrl: new URL('engine-worker-lua.js', document.baseURI).href,
     onEvent: onRunEvent,
     onRestart: () => announce('The engine worker was restarted.'),
-    // Agents run the other bundled examples as sub-runs (agent.* with {file: …}).
-    agentFiles: Object.fromEntries(examples.map((example) => [example.file, example.source])),
+    agentFiles,
   });
 
   // Model settings and the header badge.
@@ -123,6 +124,9 @@ function start(): void {
       graphPinnedTo = undefined;
       runView.setGraph(result.graph);
     },
+  });
+  void agentPanel.examples.then((examples) => {
+    for (const example of examples) agentFiles[example.file] = example.source;
   });
   let graphPinnedTo: string | undefined;
   // Problems of the editor's agent (the latest validation): a run in the tab cannot start with any.

@@ -19,6 +19,7 @@ import { chromiumAvailable } from './support/chromium.js';
 import { DIST, ROOT } from './support/serve-demo.js';
 import { fixture, openDemo, screenshot, SCREENSHOTS, setAgent, startRun, waitForEnd } from './support/demo-page.js';
 import { useDemoSuite } from './support/demo-suite.js';
+import { seriousViolations } from './support/axe.js';
 
 const NARROW = { width: 375, height: 800 };
 
@@ -73,6 +74,7 @@ describe.skipIf(!chromiumAvailable())('studio: true across pauses and streams (C
     expect(detail).toContain('"value": 42');
     await page.locator('#timeline-detail').scrollIntoViewIfNeeded();
     await shot(page, `studio-approval-timeline-${name}`, 'section.section-timeline');
+    expect(await seriousViolations(page)).toEqual([]);
     await context.close();
   });
 
@@ -230,6 +232,7 @@ describe.skipIf(!chromiumAvailable())('studio: server mode keeps its runs and it
     expect(await page.textContent('#model-badge')).toBe('Models of the server');
     expect(probed).toEqual([]);
     await shot(page, `studio-server-model-down-${name}`, '#run-view');
+    expect(await seriousViolations(page)).toEqual([]);
 
     // Back in the tab, the tab's settings are shown, probed, and offered for the tab's runs.
     await page.click('#backend-tab');
