@@ -13,7 +13,10 @@ import { seriousViolations } from './support/axe.js';
 
 async function shot(page: Page, name: string, part: string): Promise<void> {
   await page.locator(part).first().scrollIntoViewIfNeeded();
-  if ((page.viewportSize()?.width ?? 1280) >= 1000) return screenshot(page, name, false);
+  if ((page.viewportSize()?.width ?? 1280) >= 1000) {
+    await page.locator(part).first().screenshot({ path: `${SCREENSHOTS}/${name}-part.png` });
+    return screenshot(page, name, false);
+  }
   await page.locator(part).first().screenshot({ path: `${SCREENSHOTS}/${name}.png` });
 }
 

@@ -88,6 +88,7 @@ describe.skipIf(!chromiumAvailable())('studio: long runs (Chromium)', () => {
     await page.waitForSelector('#timeline-detail');
     await page.locator('section.section-timeline').scrollIntoViewIfNeeded();
     await screenshot(page, `studio-long-run-${count}`, false);
+    await page.locator('section.section-timeline').screenshot({ path: `${SCREENSHOTS}/studio-long-run-${count}-part.png` });
     if (count === 1000) expect(await seriousViolations(page)).toEqual([]);
     await context.close();
   }, 300_000);

@@ -25,7 +25,11 @@ const NARROW = { width: 375, height: 800 };
 
 /** The page at 1280 px; at 375 px only the part under test (a whole narrow page is too tall to read). */
 async function shot(page: Page, name: string, part: string): Promise<void> {
-  if ((page.viewportSize()?.width ?? 1280) >= 1000) return screenshot(page, name);
+  // The part alone too (the README's pictures).
+  if ((page.viewportSize()?.width ?? 1280) >= 1000) {
+    await page.locator(part).first().screenshot({ path: `${SCREENSHOTS}/${name}-part.png` });
+    return screenshot(page, name);
+  }
   await screenshot(page, `${name}-top`, false);
   await page.locator(part).first().screenshot({ path: `${SCREENSHOTS}/${name}.png` });
 }
