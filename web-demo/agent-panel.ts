@@ -6,7 +6,7 @@
 import { element } from './dom.js';
 import type { AgentProblem } from './protocol.js';
 import type { Validation } from './engine-client.js';
-import { agentNameOf, deleteDraft, lastDraft, loadDraft, saveDraft } from './drafts.js';
+import { agentNameOf, deleteDraft, lastDraft, loadDraft, markLastAgent, saveDraft } from './drafts.js';
 
 export interface AgentPanelOptions {
   validate(text: string): Promise<Validation>;
@@ -32,6 +32,9 @@ export interface Example {
 }
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+/** Where the example picked last is remembered. */
+const EXAMPLE_KEY = 'tea-edge.example';
 
 /** Wires the panel in index.html. */
 export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
@@ -123,16 +126,25 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
     inputArea.value = exampleInput(example.source);
     scheduleValidate();
   };
-  exampleSelect.addEventListener('change', () => void pickExample(exampleSelect.value));
+  exampleSelect.addEventListener('change', () => {
+    const chosen = examples.find((example) => example.file === exampleSelect.value);
+    if (chosen) {
+      options.storage?.setItem(EXAMPLE_KEY, chosen.file);
+      const name = agentNameOf(chosen.source);
+      if (name) markLastAgent(options.storage, name);
+    }
+    void pickExample(exampleSelect.value);
+  });
   textArea.addEventListener('input', () => {
     noteEdit(textArea.value);
     scheduleValidate();
   });
   const showExamples = () => {
     for (const example of examples) exampleSelect.appendChild(element('option', { value: example.file }, example.file));
-    const preferred = examples.find((example) => example.file.startsWith('reflection')) ?? examples[0];
-    // Nothing typed meanwhile is replaced.
-    if (preferred && editor.getText() === '') {
+    // The example picked last comes back; at the first visit, a reflection example.
+    const picked = options.storage?.getItem(EXAMPLE_KEY);
+    const preferred = examples.find((example) => example.file === picked) ?? examples.find((example) => example.file.startsWith('reflection')) ?? examples[0];
+    if (preferred) {
       exampleSelect.value = preferred.file;
       editor.setText(preferred.source);
       inputArea.value = exampleInput(preferred.source);

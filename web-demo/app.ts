@@ -396,6 +396,14 @@ function start(): void {
     );
     document.body.dataset.views = 'ready';
   });
+  // Offline, the tab's engine and the scripted model still run; a server and model servers do not.
+  const offlineChip = byId('offline-chip');
+  const showOnline = () => {
+    offlineChip.hidden = navigator.onLine;
+  };
+  window.addEventListener('online', showOnline);
+  window.addEventListener('offline', showOnline);
+  showOnline();
   document.body.dataset.ready = 'true';
   performance.mark('tea-ui-ready');
   void client.ready.then(() => {
