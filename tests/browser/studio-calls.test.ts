@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { chromiumAvailable } from './support/chromium.js';
-import { fixture, openDemo, runAgentInPage, screenshot, SCREENSHOTS, setAgent } from './support/demo-page.js';
+import { fixture, openDemo, runAgentInPage, screenshot, SCREENSHOTS, setAgent, WIDE_AND_NARROW } from './support/demo-page.js';
 import { useDemoSuite } from './support/demo-suite.js';
 import { seriousViolations } from './support/axe.js';
 
@@ -23,10 +23,7 @@ async function shot(page: Page, name: string, part: string): Promise<void> {
 describe.skipIf(!chromiumAvailable())('studio: model calls and the reflection judge (Chromium)', () => {
   const suite = useDemoSuite();
 
-  it.each([
-    ['wide', undefined],
-    ['narrow', { width: 375, height: 800 }],
-  ] as const)('labels each call, opens it as a chat with the reasoning apart, and shows the judge per attempt (%s)', async (name, viewport) => {
+  it.each(WIDE_AND_NARROW)('labels each call, opens it as a chat with the reasoning apart, and shows the judge per attempt (%s)', async (name, viewport) => {
     const { context, page } = await openDemo(suite.browser, suite.server.url, { preset: 'scripted' }, viewport);
     await setAgent(page, await fixture('reflection-think.yaml'));
     expect(await runAgentInPage(page)).toBe('completed');

@@ -3,17 +3,14 @@
 // offline chip while the browser is offline. Screens at 1280 and 375 px.
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable } from './support/chromium.js';
-import { fixture, openDemo, runAgentInPage, screenshot, setAgent, waitReady } from './support/demo-page.js';
+import { fixture, openDemo, runAgentInPage, screenshot, setAgent, waitReady, WIDE_AND_NARROW } from './support/demo-page.js';
 import { useDemoSuite } from './support/demo-suite.js';
 import { seriousViolations } from './support/axe.js';
 
 describe.skipIf(!chromiumAvailable())('studio: history rows, the remembered example, offline (Chromium)', () => {
   const suite = useDemoSuite();
 
-  it.each([
-    ['wide', undefined],
-    ['narrow', { width: 375, height: 800 }],
-  ] as const)('says the duration and the status once, remembers the example, shows offline (%s)', async (name, viewport) => {
+  it.each(WIDE_AND_NARROW)('says the duration and the status once, remembers the example, shows offline (%s)', async (name, viewport) => {
     const { context, page } = await openDemo(suite.browser, suite.server.url, { preset: 'scripted' }, viewport);
     // An older draft of another agent.
     await setAgent(page, (await fixture('scripted-hello.yaml')).replace('Say hello.', 'Say hello twice.'));
