@@ -29,8 +29,7 @@ export function findActions(events: readonly AgentEvent[]): { reflection: Found[
   return found;
 }
 
-export function ActionViews({ summary }: { summary: RunSummary }) {
-  const found = findActions(summary.events);
+export function ActionViews({ summary, found }: { summary: RunSummary; found: ReturnType<typeof findActions> }) {
   const streams = summary.streams.filter((stream) => stream.text !== '');
   return (
     <>
@@ -63,24 +62,49 @@ function ActionSection({ id, title, children }: { id: string; title: string; chi
   );
 }
 
+/**
+ * A reflection loop, one article per attempt: which step wrote the candidate (generator or
+ * corrector), the judge's verdict and score, its feedback and suggestions, the errors, and the
+ * candidate as a word diff of the one before. (While the loop runs, run-sections.tsx shows the
+ * verdicts as they come; this view replaces that section once the node has ended.)
+ */
 function Reflection({ at }: { at: Found }) {
   const history = (at.value.reflection_history as unknown[]).filter(isRecord);
   return (
-    <ActionSection id={`reflection-${at.node}`} title={`Reflection in ${at.node}: ${history.length} candidate${history.length === 1 ? '' : 's'}`}>
+    <ActionSection id={`reflection-${at.node}`} title={`Reflection in ${at.node}: ${history.length} attempt${history.length === 1 ? '' : 's'}`}>
       <div class="candidates" id="reflection-candidates">
         {history.map((attempt, index) => {
-          const output = formatJson(attempt.output ?? null, 4000);
-          const previous = index > 0 ? formatJson(history[index - 1]!.output ?? null, 4000) : undefined;
-          const errors = Array.isArray(attempt.errors) ? attempt.errors.filter(isRecord) : [];
+          const output = typeof attempt.output === 'string' ? attempt.output : formatJson(attempt.output ?? null, 4000);
+          const before = index > 0 ? history[index - 1]!.output : undefined;
+          // The judge's reason comes back both as its feedback and as an error: said once.
+          const errors = (Array.isArray(attempt.errors) ? attempt.errors.filter(isRecord) : []).filter((error) => error.message !== attempt.feedback);
+          const suggestions = list(attempt.suggestions);
+          const number = String(attempt.iteration ?? index + 1);
           return (
-            <article key={index} class={`candidate ${attempt.valid === true ? 'valid' : 'invalid'}`} aria-label={`Candidate ${String(attempt.iteration ?? index + 1)}`}>
-              <h4>{`Attempt ${String(attempt.iteration ?? index + 1)}`}{typeof attempt.source === 'string' ? ` · ${attempt.source}` : ''}</h4>
-              <p>
-                <span class={`badge ${attempt.valid === true ? 'ok' : 'bad'}`}>{attempt.valid === true ? 'valid' : 'invalid'}</span>
+            <article key={index} class={`candidate ${attempt.valid === true ? 'valid' : 'invalid'}`} aria-label={`Attempt ${number}`}>
+              <h4>{`Attempt ${number}`}{typeof attempt.source === 'string' ? ` · ${attempt.source}` : ''}</h4>
+              <p class="verdict">
+                <b>Judge: </b>
+                <span class={`badge ${attempt.valid === true ? 'ok' : 'bad'}`}>{attempt.valid === true ? 'passed' : 'failed'}</span>
                 {typeof attempt.score === 'number' ? ` score ${attempt.score.toFixed(2)}` : ''}
               </p>
-              {previous === undefined ? <pre class="candidate-output" tabindex={0}>{output}</pre> : <DiffView lines={diffLines(previous, output)} label={`Changes from attempt ${index}`} />}
-              {errors.length > 0 ? <ul class="errors">{errors.map((error, at2) => <li key={at2}>{String(error.message ?? '')}</li>)}</ul> : null}
+              {typeof attempt.feedback === 'string' && attempt.feedback !== '' ? <p class="judge-feedback"><b>Feedback: </b>{attempt.feedback}</p> : null}
+              {suggestions.length > 0 ? (
+                <div class="judge-suggestions">
+                  <b>Suggestions:</b>
+                  <ul>{suggestions.map((suggestion, at2) => <li key={at2}>{suggestion}</li>)}</ul>
+                </div>
+              ) : null}
+              {errors.length > 0 ? <ul class="errors">{errors.map((error, at2) => <li key={at2}>{`${typeof error.path === 'string' && error.path !== '' ? `${error.path}: ` : ''}${String(error.message ?? '')}`}</li>)}</ul> : null}
+              <h5>{before === undefined ? 'Candidate' : `Candidate (changes from attempt ${index})`}</h5>
+              {before === undefined ? (
+                <pre class="candidate-output" tabindex={0}>{output}</pre>
+              ) : typeof attempt.output === 'string' && typeof before === 'string' ? (
+                // Text reads best as a word diff; structured candidates (JSON) line by line.
+                <DiffView lines={diffWords(before, output)} label={`Changes from attempt ${index}`} inline />
+              ) : (
+                <DiffView lines={diffLines(formatJson(before ?? null, 4000), output)} label={`Changes from attempt ${index}`} />
+              )}
             </article>
           );
         })}
@@ -182,11 +206,13 @@ function DiffView({ lines, label, inline = false }: { lines: DiffLine[]; label: 
   const changed = lines.some((line) => line.kind !== 'same');
   if (inline) {
     return (
-      <p class="diff inline-diff" aria-label={label}>
-        {lines.map((line, index) =>
-          line.kind === 'same' ? line.text : line.kind === 'added' ? <ins key={index} class="diff-line added">{line.text}</ins> : <del key={index} class="diff-line removed">{line.text}</del>,
-        )}
-      </p>
+      <div class="diff" role="group" aria-label={label}>
+        <p class="inline-diff">
+          {lines.map((line, index) =>
+            line.kind === 'same' ? line.text : line.kind === 'added' ? <ins key={index} class="diff-line added">{line.text}</ins> : <del key={index} class="diff-line removed">{line.text}</del>,
+          )}
+        </p>
+      </div>
     );
   }
   return (

@@ -3,11 +3,10 @@
  * editor arrives, then the editor), validation through the engine worker with the problems
  * listed under the editor, and the run input.
  */
-import examples from 'virtual:examples';
 import { element } from './dom.js';
 import type { AgentProblem } from './protocol.js';
 import type { Validation } from './engine-client.js';
-import { agentNameOf, deleteDraft, lastDraft, loadDraft, saveDraft } from './drafts.js';
+import { agentNameOf, deleteDraft, lastDraft, loadDraft, markLastAgent, saveDraft } from './drafts.js';
 
 export interface AgentPanelOptions {
   validate(text: string): Promise<Validation>;
@@ -23,15 +22,29 @@ export interface AgentPanel {
   validateNow(text: string): Promise<AgentProblem[]>;
   /** Resolves once the editor replaced the text area (or failed to load). */
   editorLoaded: Promise<void>;
+  /** The bundled examples (their own chunk, loaded after the first paint: ~10 KB gzipped). */
+  examples: Promise<Example[]>;
+}
+
+export interface Example {
+  file: string;
+  source: string;
 }
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+/** Where the example picked last is remembered. */
+const EXAMPLE_KEY = 'tea-edge.example';
 
 /** Wires the panel in index.html. */
 export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
   const exampleSelect = byId<HTMLSelectElement>('example-select');
   exampleSelect.appendChild(element('option', { value: '' }, '(your own agent)'));
-  for (const example of examples) exampleSelect.appendChild(element('option', { value: example.file }, example.file));
+  let examples: Example[] = [];
+  const examplesLoaded = import('virtual:examples').then(
+    (module) => (examples = module.default),
+    () => [],
+  );
   const textArea = byId<HTMLTextAreaElement>('agent-source');
   const inputArea = byId<HTMLTextAreaElement>('run-input');
   const problemsList = byId('problems');
@@ -113,19 +126,34 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
     inputArea.value = exampleInput(example.source);
     scheduleValidate();
   };
-  exampleSelect.addEventListener('change', () => void pickExample(exampleSelect.value));
+  exampleSelect.addEventListener('change', () => {
+    const chosen = examples.find((example) => example.file === exampleSelect.value);
+    if (chosen) {
+      options.storage?.setItem(EXAMPLE_KEY, chosen.file);
+      const name = agentNameOf(chosen.source);
+      if (name) markLastAgent(options.storage, name);
+    }
+    void pickExample(exampleSelect.value);
+  });
   textArea.addEventListener('input', () => {
     noteEdit(textArea.value);
     scheduleValidate();
   });
-  const preferred = examples.find((example) => example.file.startsWith('reflection')) ?? examples[0];
-  if (preferred) {
-    exampleSelect.value = preferred.file;
-    editor.setText(preferred.source);
-    inputArea.value = exampleInput(preferred.source);
-  }
+  const showExamples = () => {
+    for (const example of examples) exampleSelect.appendChild(element('option', { value: example.file }, example.file));
+    // The example picked last comes back; at the first visit, a reflection example.
+    const picked = options.storage?.getItem(EXAMPLE_KEY);
+    const preferred = examples.find((example) => example.file === picked) ?? examples.find((example) => example.file.startsWith('reflection')) ?? examples[0];
+    if (preferred) {
+      exampleSelect.value = preferred.file;
+      editor.setText(preferred.source);
+      inputArea.value = exampleInput(preferred.source);
+    }
+  };
   // The draft edited last comes back before the editor is shown (so nothing typed is replaced).
-  const restored = lastDraft(options.storage)
+  const restored = examplesLoaded
+    .then(showExamples)
+    .then(() => lastDraft(options.storage))
     .then((draft) => {
       if (!draft) return;
       const shipped = examples.find((entry) => agentNameOf(entry.source) === draft.name);
@@ -158,7 +186,7 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
     ),
   );
 
-  return { getText: () => editor.getText(), setText: (text) => editor.setText(text), validateNow, editorLoaded };
+  return { getText: () => editor.getText(), setText: (text) => editor.setText(text), validateNow, editorLoaded, examples: examplesLoaded };
 }
 
 /** An example's suggested input: a `# input: {...}` comment line, else `{}`. */

@@ -4,18 +4,16 @@
  * kept in IndexedDB. The editor (CodeMirror) is loaded after the first paint, in its own chunk.
  */
 import type { AgentErrorJson } from '../src/errors/agent-error.js';
-import examples from 'virtual:examples';
 import type { AgentEvent } from '../src/events/event.js';
 import { EngineClient } from './engine-client.js';
 import type { HistoryPanel, HistorySource } from './history-panel.js';
 import type { RemoteBackend } from './backend.js';
-import { scanLocalServers } from './local-detect.js';
-import { loadSettings, presetById, saveSettings, type ModelSettings } from './model-settings.js';
+import { createModelPanel } from './model-panel.js';
+import { createConfirmDialog } from './confirm-dialog.js';
 import { DATABASE_NAME, type RunOutcome } from './protocol.js';
 import { createRunView } from './run-view.js';
 import { applyEvent, emptySummary, endRun, summarize, type RunSummary } from './run-summary.js';
 import { outcomeSentence } from './run-outcome.js';
-import { createSettingsPanel } from './settings-panel.js';
 import { createAgentPanel } from './agent-panel.js';
 import { rememberSource, sourceOf } from './run-sources.js';
 
@@ -27,8 +25,6 @@ const TAB_TAGLINE = 'YAML agents running in this tab, traced in IndexedDB. Nothi
 function start(): void {
   const storage = safeStorage('localStorage');
   const session = safeStorage('sessionStorage');
-  const loaded = loadSettings(storage, session);
-  let model: ModelSettings = loaded.settings;
   let summary: RunSummary | undefined;
   let activeRunId: string | undefined;
   let activeSource = '';
@@ -47,53 +43,19 @@ function start(): void {
     if (event.type === 'confirmation_request') openConfirmation();
   };
   const lastSeq = () => summary?.events.at(-1)?.seq ?? 0;
+  // Agents run the other bundled examples as sub-runs (agent.* with {file: …}): filled when the
+  // examples' chunk has loaded.
+  const agentFiles: Record<string, string> = {};
   const client = new EngineClient({
     workerUrl: new URL('engine-worker.js', document.baseURI).href,
     luaWorkerUrl: new URL('engine-worker-lua.js', document.baseURI).href,
     onEvent: onRunEvent,
     onRestart: () => announce('The engine worker was restarted.'),
-    // Agents run the other bundled examples as sub-runs (agent.* with {file: …}).
-    agentFiles: Object.fromEntries(examples.map((example) => [example.file, example.source])),
+    agentFiles,
   });
 
-  // Model settings and the header badge.
-  const badge = byId('model-badge');
-  // In server mode the server's model settings decide: the tab's never show there.
-  const showBadge = () => {
-    badge.textContent = remote ? 'Models of the server' : model.preset === 'scripted' ? 'Scripted demo model' : `${presetById(model.preset).label}${model.model ? ` · ${model.model}` : ''}`;
-    badge.dataset.preset = remote ? 'server' : model.preset;
-  };
-  const settingsPanel = createSettingsPanel({
-    root: byId('settings-panel'),
-    settings: model,
-    onChange: (next) => {
-      model = next;
-      saveSettings(storage, model, session);
-      showBadge();
-    },
-    probe: (settings) => client.probe(settings),
-  });
-  showBadge();
-  // Looks for a model server on this machine once the page knows it runs agents in the tab (a
-  // page in server mode probes nothing: the server's settings are used).
-  let scanned = loaded.saved;
-  const scanOnce = () => {
-    if (scanned) return;
-    scanned = true;
-    settingsPanel.showProbe(undefined, 'Looking for a model server on this machine…');
-    void scanLocalServers().then(({ found, refusing }) => {
-      if (found) {
-        model = { ...found.settings, key_storage: model.key_storage ?? 'session' };
-        settingsPanel.set(model);
-        showBadge();
-        void client.probe(model).then((outcome) => settingsPanel.showProbe(outcome, `Found ${found.label} at ${model.api_base}.`));
-      } else if (refusing.length > 0) {
-        settingsPanel.showStartupRefusal(refusing);
-      } else {
-        settingsPanel.showProbe(undefined, 'Nothing answered on localhost (Ollama :11434, LM Studio :1234, llama.cpp :8080): no model server is listening there, so the scripted demo model is selected. Start one, pick it above and press Test connection.');
-      }
-    });
-  };
+  // The tab's model settings, the header badge and the search for a local model server.
+  const modelPanel = createModelPanel({ storage, session, client, remote: () => remote !== undefined });
 
   // The agent: examples, the plain text area until the editor arrives, validation.
   const inputArea = byId<HTMLTextAreaElement>('run-input');
@@ -123,6 +85,9 @@ function start(): void {
       graphPinnedTo = undefined;
       runView.setGraph(result.graph);
     },
+  });
+  void agentPanel.examples.then((examples) => {
+    for (const example of examples) agentFiles[example.file] = example.source;
   });
   let graphPinnedTo: string | undefined;
   // Problems of the editor's agent (the latest validation): a run in the tab cannot start with any.
@@ -206,8 +171,8 @@ function start(): void {
         byId('tagline').textContent = backend
           ? `YAML agents running on a tea-edge server (${backend.label}), traced there. Inputs go to that server; it uses its own model settings.`
           : TAB_TAGLINE;
-        showBadge();
-        if (!backend) scanOnce();
+        modelPanel.showBadge();
+        if (!backend) modelPanel.scanOnce();
         panel.setSource(source ?? tabSource);
         updateRunButton();
         if (changed && !backend) {
@@ -326,10 +291,10 @@ function start(): void {
     rememberSource(storage, activeRunId, activeSource);
     summary = emptySummary(activeRunId);
     runView.clear();
-    runView.show(summary, model.preset === 'scripted' ? 'scripted demo model' : `${presetById(model.preset).label} ${model.model}`);
+    runView.show(summary, modelPanel.runLabel());
     setRunning(true);
     announce('Run started.');
-    await finish(await client.run(activeSource, input, model, activeRunId));
+    await finish(await client.run(activeSource, input, modelPanel.settings(), activeRunId));
   };
   runButton.addEventListener('click', () => void run());
   cancelButton.addEventListener('click', () => {
@@ -393,28 +358,21 @@ function start(): void {
     runView.show(summary, `from node ${node} of run ${parent.run_id.slice(0, 8)}`);
     setRunning(true);
     announce(`Run started from node ${node}.`);
-    await finish(await client.fork(source, activeRunId, parent.run_id, node, state, model));
+    await finish(await client.fork(source, activeRunId, parent.run_id, node, state, modelPanel.settings()));
   }
 
   /** Continues the active run (paused by an interrupt, or waiting for a tool approval). */
   async function resumeRun(approval: { approved: boolean } | undefined): Promise<void> {
     if (!activeRunId) return;
-    if (!remote) return finish(await client.resume(activeSource, activeRunId, approval, model));
+    if (!remote) return finish(await client.resume(activeSource, activeRunId, approval, modelPanel.settings()));
     await remote.resume(activeRunId, approval, lastSeq(), onRunEvent).then(finish, remoteFailed);
   }
 
-  const dialog = byId<HTMLDialogElement>('confirm-dialog');
+  const dialog = createConfirmDialog((approved) => void answer(approved));
   function openConfirmation(): void {
-    if (!summary?.confirmation) return;
-    byId('confirm-tool').textContent = summary.confirmation.tool;
-    byId('confirm-args').textContent = JSON.stringify(summary.confirmation.arguments ?? {}, null, 2);
-    if (dialog.open) return;
-    dialog.showModal();
-    // The safe choice has the focus: Enter on an unread dialog denies the tool.
-    byId('deny-button').focus();
+    if (summary?.confirmation) dialog.open(summary.confirmation);
   }
   const answer = async (approved: boolean) => {
-    dialog.close();
     if (!activeRunId || !summary) return;
     summary.confirmation = undefined;
     summary.status = 'running';
@@ -423,9 +381,6 @@ function start(): void {
     setRunning(true);
     await resumeRun({ approved });
   };
-  byId('approve-button').addEventListener('click', () => void answer(true));
-  byId('deny-button').addEventListener('click', () => void answer(false));
-  dialog.addEventListener('cancel', (event) => event.preventDefault());
 
   // The service worker caches the whole shell (both engines, the editor); registering it only once
   // the page is up keeps that download from slowing the first visit.
@@ -441,6 +396,14 @@ function start(): void {
     );
     document.body.dataset.views = 'ready';
   });
+  // Offline, the tab's engine and the scripted model still run; a server and model servers do not.
+  const offlineChip = byId('offline-chip');
+  const showOnline = () => {
+    offlineChip.hidden = navigator.onLine;
+  };
+  window.addEventListener('online', showOnline);
+  window.addEventListener('offline', showOnline);
+  showOnline();
   document.body.dataset.ready = 'true';
   performance.mark('tea-ui-ready');
   void client.ready.then(() => {

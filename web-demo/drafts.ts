@@ -56,6 +56,14 @@ export function deleteDraft(name: string): Promise<void> {
 }
 
 /** The draft edited last, if any. */
+/**
+ * Marks `name` as the agent worked on last (an example was picked): the next visit restores its
+ * draft when there is one, and otherwise keeps the picked example instead of an older draft.
+ */
+export function markLastAgent(storage: Storage | undefined, name: string): void {
+  storage?.setItem(LAST_KEY, name);
+}
+
 export async function lastDraft(storage: Storage | undefined): Promise<Draft | undefined> {
   const name = storage?.getItem(LAST_KEY);
   return name ? loadDraft(name) : undefined;

@@ -60,6 +60,8 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
     const overrides = toOverrides(model);
     return {
       runId,
+      // A run in the tab keeps every model request and response: the studio shows each call.
+      capturePayloads: true,
       ...files,
       agentFiles: textAgentFileSource("the web demo's examples", async (file) => agentFiles[file]),
       llm: {

@@ -147,6 +147,9 @@ export function createHistoryPanel(options: HistoryPanelOptions): HistoryPanel {
     // on every machine: a reader who sees the row also sees the run).
     options.open(record.run_id, parsed.events, `imported from ${file.name}`, record);
     if (source?.store) {
+      // Stored after the run is drawn: copying a long run into IndexedDB is a task of its own,
+      // not part of the one that shows it.
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
       try {
         await source.store(record, parsed.events);
         await refresh();
@@ -315,6 +318,13 @@ function History(props: HistoryProps) {
   );
 }
 
+/** How long the run took, from its record's first and last write (absent while it runs). */
+function took(run: RunRecord): string {
+  const ms = Date.parse(run.updated_at) - Date.parse(run.created_at);
+  if (run.status === 'running' || !Number.isFinite(ms) || ms < 0) return '';
+  return ` · ${ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`}`;
+}
+
 function haystack(run: RunRecord): string {
   return [run.agent, run.run_id, run.status, run.stop_reason ?? '', run.error?.code ?? '', run.error?.node ?? ''].join(' ').toLowerCase();
 }
@@ -328,7 +338,9 @@ function Row({ run, onOpen, onExport, onReport, onAskDelete, storage, picked, on
       <span class={`badge status-${run.status}`}>{run.status}</span>
       <span class="history-label">
         {label}
-        {run.stop_reason ? ` · ${run.stop_reason}` : ''}
+        {took(run)}
+        {/* The status is the badge: the stop reason only when it says more (a budget, an interrupt). */}
+        {run.stop_reason && run.stop_reason !== run.status && !(run.status === 'failed' && run.stop_reason === 'error') ? ` · ${run.stop_reason}` : ''}
         {run.error ? <span class="bad-text history-error">{` · ${run.error.code}${run.error.node ? ` in ${run.error.node}` : ''}`}</span> : ''}
         {parent ? <span class="muted history-parent">{` · from run ${parent.slice(0, 8)}`}</span> : ''}
       </span>

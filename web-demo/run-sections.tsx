@@ -11,7 +11,7 @@ import { formatJson } from './dom.js';
 import { ModelCalls } from './model-calls-view.js';
 import type { RunSummary } from './run-summary.js';
 
-export function RunSections({ summary, extra, tail }: { summary: RunSummary; extra?: ComponentChildren; tail?: ComponentChildren }) {
+export function RunSections({ summary, extra, tail, hideAttempts = false }: { summary: RunSummary; extra?: ComponentChildren; tail?: ComponentChildren; hideAttempts?: boolean }) {
   const streams = summary.streams.filter((stream) => stream.text !== '');
   const last = streams[streams.length - 1];
   const calls = <ModelCalls summary={summary} />;
@@ -27,7 +27,7 @@ export function RunSections({ summary, extra, tail }: { summary: RunSummary; ext
           </pre>
         </Section>
       ) : null}
-      {summary.attempts.length > 0 ? (
+      {summary.attempts.length > 0 && !hideAttempts ? (
         <Section title="Reflection attempts" id="attempts">
           <div class="attempts" id="attempts">
             {summary.attempts.map((attempt, index) => (

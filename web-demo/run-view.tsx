@@ -17,6 +17,8 @@ import { modelsOf, outcomeHeadline } from './run-outcome.js';
 export interface ExtraViews {
   main?: ComponentChildren;
   tail?: ComponentChildren;
+  /** The extra views show the reflection attempts: the live list is left out. */
+  coversAttempts?: boolean;
 }
 
 export interface RunView {
@@ -75,7 +77,7 @@ export function createRunView(root: HTMLElement): RunView {
     }
     if (svg) highlightGraph(svg, marksOf(summary));
     const views = extra?.(summary, graphShown);
-    if (RunSections) paint(<RunSections summary={summary} extra={views?.main} tail={views?.tail} />, body);
+    if (RunSections) paint(<RunSections summary={summary} extra={views?.main} tail={views?.tail} hideAttempts={views?.coversAttempts === true} />, body);
     performance.measure('tea-run-view-render', { start: started, detail: { events: summary.event_count } });
   };
 

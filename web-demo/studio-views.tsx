@@ -7,7 +7,7 @@ import type { RunSummary } from './run-summary.js';
 import type { ExtraViews } from './run-view.js';
 import { TimelineView, type TimelineProps } from './timeline-view.js';
 import { EventLog } from './event-log.js';
-import { ActionViews } from './action-views.js';
+import { ActionViews, findActions } from './action-views.js';
 
 export interface StudioViewOptions {
   onRunFrom?: TimelineProps['onRunFrom'];
@@ -17,7 +17,10 @@ export interface StudioViewOptions {
 
 export function studioViews(summary: RunSummary, graph: AgentGraph | undefined, options: StudioViewOptions = {}): ExtraViews {
   const kinds = new Map((graph?.nodes ?? []).map((node) => [node.name, node.kind]));
+  const found = findActions(summary.events);
   return {
+    // The reflection view (verdicts, feedback, candidates) replaces the live attempts list.
+    coversAttempts: found.reflection.length > 0,
     main: (
       <>
         {options.onReport ? (
@@ -26,7 +29,7 @@ export function studioViews(summary: RunSummary, graph: AgentGraph | undefined, 
           </p>
         ) : null}
         <TimelineView key={summary.run_id} events={summary.events} kinds={kinds} running={summary.status === 'running'} onRunFrom={options.onRunFrom} />
-        <ActionViews summary={summary} />
+        <ActionViews summary={summary} found={found} />
       </>
     ),
     tail: <EventLog events={summary.events} />,

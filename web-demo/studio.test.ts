@@ -116,6 +116,26 @@ describe('timeline', () => {
   });
 });
 
+describe('model call purposes', () => {
+  it('takes the engine purpose, and names a reflection step\'s unlabelled calls from the attempt that follows', () => {
+    seq = 0;
+    const items = buildTimeline([
+      event('run_start', { agent: 'a', input: {} }),
+      event('node_start', {}, 'write'),
+      event('llm_request', { model: 'm', provider: 'p', message_count: 1, stream: false }, 'write'),
+      event('llm_response', { model: 'm', duration_ms: 1, attempts: 1, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, finish_reason: 'stop', reasoning_chars: 12 }, 'write'),
+      event('llm_request', { model: 'm', provider: 'p', message_count: 2, stream: false, label: 'judge', purpose: 'judge (attempt 1)' }, 'write'),
+      event('llm_response', { model: 'm', duration_ms: 1, attempts: 1, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, finish_reason: 'stop' }, 'write'),
+      event('reflection_attempt', { iteration: 1, max_iterations: 3, score: 0.4, valid: false, error_count: 0, errors: [], source: 'generator' }, 'write'),
+      event('llm_request', { model: 'm', provider: 'p', message_count: 1, stream: false }, 'write'),
+      event('llm_response', { model: 'm', duration_ms: 1, attempts: 1, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, finish_reason: 'stop' }, 'write'),
+      event('reflection_attempt', { iteration: 2, max_iterations: 3, score: 0.9, valid: true, error_count: 0, errors: [], source: 'corrector' }, 'write'),
+    ]).items.filter((item) => item.kind === 'model');
+    expect(items.map((item) => item.label)).toEqual(['generator (attempt 1) · m', 'judge (attempt 1) · m', 'corrector (attempt 2) · m']);
+    expect(items[0]!.reasoningChars).toBe(12);
+  });
+});
+
 describe('timeline rounds', () => {
   it('starts a round where a node that already ran in it runs again; the resumed part of a node stays in its round', () => {
     seq = 0;

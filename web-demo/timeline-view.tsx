@@ -15,6 +15,7 @@ function duration(ms: number): string {
 }
 import { buildTimeline, groupRounds, type TimelineItem, type TimelineRound } from './timeline.js';
 import { VirtualList } from './virtual-list.js';
+import { ModelCallDetail } from './model-call-detail.js';
 import type { AgentEvent } from '../src/events/event.js';
 
 const KIND_LABEL: Record<TimelineItem['kind'], string> = { node: 'node', lua: 'Lua', model: 'model', tool: 'tool', pause: 'pause' };
@@ -160,22 +161,7 @@ function ItemDetail({ item, onRunFrom }: { item: TimelineItem; onRunFrom: Timeli
         )
       ) : null}
       {item.detail?.logs ? <pre class="tl-pre" tabindex={0}>{item.detail.logs.join('\n')}</pre> : null}
-      {item.kind === 'model' ? (
-        item.request !== undefined || item.response !== undefined ? (
-          <div class="payloads">
-            <div>
-              <h5>Request</h5>
-              <pre class="tl-pre" id="timeline-request" tabindex={0}>{formatJson(item.request ?? null)}</pre>
-            </div>
-            <div>
-              <h5>Response</h5>
-              <pre class="tl-pre" id="timeline-response" tabindex={0}>{formatJson(item.response ?? null)}</pre>
-            </div>
-          </div>
-        ) : (
-          <p class="muted" id="timeline-no-payload">Payload capture is off for this run: set settings.trace.capture_payloads: true in the agent to keep each request and response.</p>
-        )
-      ) : null}
+      {item.kind === 'model' ? <ModelCallDetail item={item} duration={duration} /> : null}
       {item.kind === 'tool' ? (
         <div class="payloads">
           <div>

@@ -41,6 +41,13 @@ export interface TimelineItem {
   response?: unknown;
   /** A streamed model call: the chunks received so far and their length. */
   streamed?: { chunks: number; chars: number };
+  /** A model call: what it was for within its action (the engine's `purpose`, or a reflection step's). */
+  purpose?: string;
+  model?: string;
+  /** A streamed model call: ms from the request to the first chunk. */
+  firstChunk?: number;
+  /** Characters of thinking the model gave (its text is in the response with payload capture). */
+  reasoningChars?: number;
   error?: { code: string; message: string };
   detail?: { arguments?: unknown; observation?: unknown; logs?: string[] };
   /** A pause: what it waited for and, once the run went on, the answer. */
@@ -84,6 +91,8 @@ interface Builder {
   lastPause?: TimelineItem | undefined;
   /** Set by `done` of a paused run: the next node start continues it. */
   resuming: boolean;
+  /** Calls with neither purpose nor label since a node's last reflection attempt (its generator or corrector). */
+  unnamedCalls: Map<string, TimelineItem[]>;
 }
 
 type Reducer<T extends EventType> = (builder: Builder, event: AgentEvent<T>) => void;
@@ -121,19 +130,22 @@ const REDUCERS: { [T in EventType]: Reducer<T> } = {
     const data = event.data;
     const model = text(data.model) ?? 'model';
     const label = text(data.label);
-    builder.openCalls.push(
-      push(builder, {
-        id: `m${event.seq}`,
-        kind: 'model',
-        label: label ? `${model} (${label})` : model,
-        ...(event.node !== undefined ? { node: event.node } : {}),
-        start: at(builder, event),
-        depth: 1,
-        status: 'running',
-        retries: 0,
-        ...(data.request !== undefined ? { request: data.request } : {}),
-      }),
-    );
+    const purpose = text(data.purpose);
+    const call = push(builder, {
+      id: `m${event.seq}`,
+      kind: 'model',
+      label: purpose ? `${purpose} · ${model}` : label ? `${model} (${label})` : model,
+      ...(purpose ? { purpose } : {}),
+      model,
+      ...(event.node !== undefined ? { node: event.node } : {}),
+      start: at(builder, event),
+      depth: 1,
+      status: 'running',
+      retries: 0,
+      ...(data.request !== undefined ? { request: data.request } : {}),
+    });
+    builder.openCalls.push(call);
+    if (!purpose && !label && event.node !== undefined) builder.unnamedCalls.set(event.node, [...(builder.unnamedCalls.get(event.node) ?? []), call]);
   },
   llm_response(builder, event) {
     const call = takeLast(builder.openCalls, (candidate) => candidate.node === event.node);
@@ -152,15 +164,28 @@ const REDUCERS: { [T in EventType]: Reducer<T> } = {
       builder.tokens += call.tokens.total;
     }
     if (data.response !== undefined) call.response = data.response;
+    if (typeof data.reasoning_chars === 'number' && data.reasoning_chars > 0) call.reasoningChars = data.reasoning_chars;
   },
   answer_chunk(builder, event) {
     const call = findLast(builder.openCalls, (candidate) => candidate.node === event.node);
     if (!call) return;
+    call.firstChunk ??= at(builder, event) - call.start;
     const streamed = (call.streamed ??= { chunks: 0, chars: 0 });
     streamed.chunks++;
     streamed.chars += text(event.data.content)?.length ?? 0;
   },
-  reflection_attempt: nothing,
+  reflection_attempt(builder, event) {
+    // The loop's generator and corrector are actions of their own: their calls carry no purpose,
+    // and the attempt that follows them says which step they were.
+    const node = event.node;
+    if (node === undefined) return;
+    const source = event.data.source === 'corrector' ? 'corrector' : 'generator';
+    for (const call of builder.unnamedCalls.get(node) ?? []) {
+      call.purpose = `${source} (attempt ${num(event.data.iteration)})`;
+      call.label = `${call.purpose} · ${call.model ?? 'model'}`;
+    }
+    builder.unnamedCalls.delete(node);
+  },
   thinking: nothing,
   tool_start(builder, event) {
     const data = event.data;
@@ -240,6 +265,7 @@ export function buildTimeline(events: readonly AgentEvent[], kinds: ReadonlyMap<
     openTools: new Map(),
     tokens: 0,
     resuming: false,
+    unnamedCalls: new Map(),
   };
   for (const event of events) {
     // The first event after a paused run's `done` is its resume: the wait ends there.

@@ -12,6 +12,7 @@ import { openDemo, screenshot, SCREENSHOTS } from './support/demo-page.js';
 import { useDemoSuite } from './support/demo-suite.js';
 import { recordBench } from './support/bench-record.js';
 import { syntheticRun } from './support/synthetic-run.js';
+import { seriousViolations } from './support/axe.js';
 
 /** Starts collecting long tasks (over 50 ms) in the page. */
 function watchLongTasks(page: Page): Promise<void> {
@@ -87,6 +88,8 @@ describe.skipIf(!chromiumAvailable())('studio: long runs (Chromium)', () => {
     await page.waitForSelector('#timeline-detail');
     await page.locator('section.section-timeline').scrollIntoViewIfNeeded();
     await screenshot(page, `studio-long-run-${count}`, false);
+    await page.locator('section.section-timeline').screenshot({ path: `${SCREENSHOTS}/studio-long-run-${count}-part.png` });
+    if (count === 1000) expect(await seriousViolations(page)).toEqual([]);
     await context.close();
   }, 300_000);
 

@@ -17,14 +17,18 @@ import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.
 import { serve, type RunningServer } from '../../worker/node.js';
 import { chromiumAvailable } from './support/chromium.js';
 import { DIST, ROOT } from './support/serve-demo.js';
-import { fixture, openDemo, screenshot, SCREENSHOTS, setAgent, startRun, waitForEnd } from './support/demo-page.js';
+import { fixture, openDemo, screenshot, SCREENSHOTS, setAgent, startRun, waitForEnd, WIDE_AND_NARROW } from './support/demo-page.js';
 import { useDemoSuite } from './support/demo-suite.js';
+import { seriousViolations } from './support/axe.js';
 
-const NARROW = { width: 375, height: 800 };
 
 /** The page at 1280 px; at 375 px only the part under test (a whole narrow page is too tall to read). */
 async function shot(page: Page, name: string, part: string): Promise<void> {
-  if ((page.viewportSize()?.width ?? 1280) >= 1000) return screenshot(page, name);
+  // The part alone too (the README's pictures).
+  if ((page.viewportSize()?.width ?? 1280) >= 1000) {
+    await page.locator(part).first().screenshot({ path: `${SCREENSHOTS}/${name}-part.png` });
+    return screenshot(page, name);
+  }
   await screenshot(page, `${name}-top`, false);
   await page.locator(part).first().screenshot({ path: `${SCREENSHOTS}/${name}.png` });
 }
@@ -39,10 +43,7 @@ function rows(page: Page): Promise<string[]> {
 describe.skipIf(!chromiumAvailable())('studio: true across pauses and streams (Chromium)', () => {
   const suite = useDemoSuite();
 
-  it.each([
-    ['wide', undefined],
-    ['narrow', NARROW],
-  ] as const)('after a tool approval the timeline shows the pause, the answer and the resumed node (%s)', async (name, viewport) => {
+  it.each(WIDE_AND_NARROW)('after a tool approval the timeline shows the pause, the answer and the resumed node (%s)', async (name, viewport) => {
     const { context, page } = await openDemo(suite.browser, suite.server.url, { preset: 'scripted' }, viewport);
     await setAgent(page, await fixture('react-confirm.yaml'));
     await startRun(page);
@@ -73,13 +74,11 @@ describe.skipIf(!chromiumAvailable())('studio: true across pauses and streams (C
     expect(detail).toContain('"value": 42');
     await page.locator('#timeline-detail').scrollIntoViewIfNeeded();
     await shot(page, `studio-approval-timeline-${name}`, 'section.section-timeline');
+    expect(await seriousViolations(page)).toEqual([]);
     await context.close();
   });
 
-  it.each([
-    ['wide', undefined],
-    ['narrow', NARROW],
-  ] as const)('a streaming call shows what arrived; cancelled, it is cancelled and not failed (%s)', async (name, viewport) => {
+  it.each(WIDE_AND_NARROW)('a streaming call shows what arrived; cancelled, it is cancelled and not failed (%s)', async (name, viewport) => {
     const mock = await startMockOpenAI({ models: ['mock-model'], replies: ['Sencha is a steamed green tea from Japan with a grassy, sweet taste. '.repeat(6)], chunkSize: 6, chunkDelayMs: 120 });
     try {
       const { context, page } = await openDemo(suite.browser, suite.server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' }, viewport);
@@ -110,10 +109,7 @@ describe.skipIf(!chromiumAvailable())('studio: true across pauses and streams (C
     }
   });
 
-  it.each([
-    ['wide', undefined],
-    ['narrow', NARROW],
-  ] as const)('an unknown key under with: is flagged and Run stays off; Ctrl+Enter right after typing records no run (%s)', async (name, viewport) => {
+  it.each(WIDE_AND_NARROW)('an unknown key under with: is flagged and Run stays off; Ctrl+Enter right after typing records no run (%s)', async (name, viewport) => {
     const { context, page } = await openDemo(suite.browser, suite.server.url, { preset: 'scripted' }, viewport);
     const good = await fixture('scripted-hello.yaml');
     await setAgent(page, good);
@@ -163,10 +159,7 @@ describe.skipIf(!chromiumAvailable())('studio: server mode keeps its runs and it
     await mock?.close();
   });
 
-  it.each([
-    ['wide', undefined],
-    ['narrow', NARROW],
-  ] as const)('switching to the tab right after load shows the tab\'s runs and the editor\'s graph, whatever answers late (%s)', async (name, viewport) => {
+  it.each(WIDE_AND_NARROW)('switching to the tab right after load shows the tab\'s runs and the editor\'s graph, whatever answers late (%s)', async (name, viewport) => {
     const context = await suite.browser.newContext({ viewport: viewport ?? { width: 1280, height: 900 } });
     await context.addInitScript(() => localStorage.setItem('tea-edge.model-settings', JSON.stringify({ preset: 'scripted', api_base: '', model: '', api_key: '' })));
     const page = await context.newPage();
@@ -201,10 +194,7 @@ describe.skipIf(!chromiumAvailable())('studio: server mode keeps its runs and it
     await context.close();
   });
 
-  it.each([
-    ['wide', undefined],
-    ['narrow', NARROW],
-  ] as const)('a server run that could not reach its model points to the server\'s settings, not the tab\'s; nothing probes localhost (%s)', async (name, viewport) => {
+  it.each(WIDE_AND_NARROW)('a server run that could not reach its model points to the server\'s settings, not the tab\'s; nothing probes localhost (%s)', async (name, viewport) => {
     const context = await suite.browser.newContext({ viewport: viewport ?? { width: 1280, height: 900 } });
     const page = await context.newPage();
     const probed: string[] = [];
@@ -230,6 +220,7 @@ describe.skipIf(!chromiumAvailable())('studio: server mode keeps its runs and it
     expect(await page.textContent('#model-badge')).toBe('Models of the server');
     expect(probed).toEqual([]);
     await shot(page, `studio-server-model-down-${name}`, '#run-view');
+    expect(await seriousViolations(page)).toEqual([]);
 
     // Back in the tab, the tab's settings are shown, probed, and offered for the tab's runs.
     await page.click('#backend-tab');

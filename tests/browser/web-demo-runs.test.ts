@@ -33,8 +33,10 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', { timeout: 90_
     const { context, page } = await openDemo(browser, server.url);
     await page.selectOption('#example-select', REFLECTION_EXAMPLE);
     expect(await runAgentInPage(page)).toBe('completed');
-    expect(await page.locator('#attempts .attempt').count()).toBeGreaterThanOrEqual(1);
-    expect(await page.locator('#attempts .attempt.valid').count()).toBeGreaterThanOrEqual(1);
+    // Once the loop ended, its view (verdicts, feedback, candidates) replaces the live attempts.
+    expect(await page.locator('#reflection-candidates .candidate').count()).toBeGreaterThanOrEqual(1);
+    expect(await page.locator('#reflection-candidates .candidate.valid').count()).toBeGreaterThanOrEqual(1);
+    expect(await page.locator('#attempts').count()).toBe(0);
     expect(await page.textContent('#final-state')).toContain('reflection');
     expect(await page.locator('svg.graph g.node.visited').count()).toBeGreaterThanOrEqual(1);
     await screenshot(page, 'reflection-scripted');
@@ -57,7 +59,7 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', { timeout: 90_
     // Tokens arrive while the run is still going.
     await page.waitForSelector('#stream-text');
     expect(await waitForEnd(page)).toBe('completed');
-    const attempts = page.locator('#attempts .attempt');
+    const attempts = page.locator('#reflection-candidates .candidate');
     expect(await attempts.count()).toBe(2);
     expect(await attempts.nth(0).getAttribute('class')).toContain('invalid');
     expect(await attempts.nth(0).textContent()).toContain('origin');

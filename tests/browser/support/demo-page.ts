@@ -9,6 +9,12 @@ import { ROOT } from './serve-demo.js';
 
 export const SCREENSHOTS = path.join(ROOT, 'test-artifacts/screenshots');
 
+/** The two widths each studio screen is checked and saved at: the default 1280 px, and 375 px. */
+export const WIDE_AND_NARROW = [
+  ['wide', undefined],
+  ['narrow', { width: 375, height: 800 }],
+] as const;
+
 export interface ModelSettingsInput {
   preset: 'scripted' | 'ollama' | 'lmstudio' | 'llamacpp' | 'custom';
   api_base?: string;
