@@ -19,6 +19,7 @@ import { compileCondition, compileValue } from '../templates/index.js';
 import type { CompiledAgent, CompiledBody, CompiledCondition, CompiledNode, CompiledRoute } from './compiled-agent.js';
 import { foreignLanguageMessage } from '../spec/foreign-language.js';
 import { foreignLanguageOf } from '../util/python-detector.js';
+import { pythonHostAccess } from '../util/python-host-access.js';
 import { sandboxFor } from './script-sandboxes.js';
 
 export interface CompileOptions {
@@ -167,6 +168,10 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
         }
       });
       if (lua === undefined) return undefined;
+      if (lua.language === 'python') {
+        const line = context.spec.contentLineOf(path.concat('run'));
+        for (const what of pythonHostAccess(body.code)) context.warnings.push(`node '${node.name}': this Python block ${what}${line !== undefined ? ` (line ${line})` : ''}`);
+      }
       // TEA renders the text of a Python block as a template (with the state) before running it.
       if (lua.language === 'python' && /\{\{|\{%/.test(body.code)) {
         const codeTemplate = attempt(at(path.concat('run'), node.name), () => compiler.template(body.code, 'run'));
