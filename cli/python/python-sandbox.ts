@@ -110,7 +110,9 @@ export function createPythonSandbox(options: PythonSandboxOptions): ScriptSandbo
         source: code,
         run(globals, runOptions = {}) {
           const text = typeof globals['code'] === 'string' ? globals['code'] : code;
-          return call(text, JSON.stringify({ state: globals['state'] ?? {}, variables: globals['variables'] ?? {} }), where, runOptions);
+          // `wrapper: 'reflection'`: TEA's reflection generator/corrector form instead of a node's.
+          const payload = { state: globals['state'] ?? {}, variables: globals['variables'] ?? {}, ...(globals['wrapper'] === 'reflection' ? { wrapper: 'reflection' } : {}) };
+          return call(text, JSON.stringify(payload), where, runOptions);
         },
       };
     },

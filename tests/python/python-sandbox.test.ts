@@ -59,6 +59,41 @@ describe.skipIf(pyodideDir === undefined)('Python blocks with TEA semantics (Nod
     expect(events.filter((event) => event.type === 'log' && event.data.source === 'python').map((event) => (event.data as { message: string }).message)).toEqual(logs);
   });
 
+  it("a reflection.loop generator and corrector in Python run as TEA's (result = …; TEA examples/reflection/reflection-loop-example.yaml)", { timeout: LONG }, async () => {
+    // The generator and corrector are TEA's, copied as they are; the evaluator, settings and node shortened.
+    const yaml = `name: tea-reflection-python
+initial_state: { topic: edge computing }
+nodes:
+  - name: generate_article
+    uses: reflection.loop
+    with:
+      generator:
+        run: |
+          topic = state.get("topic", "technology")
+          iteration = state.get("reflection_iteration", 1)
+          if iteration == 1:
+            result = {"title": f"Understanding {topic.title()}", "body": f"An article about {topic}."}
+          else:
+            result = {"title": f"Understanding {topic.title()}", "summary": f"This article explores the key aspects of {topic}.", "body": f"A comprehensive analysis of {topic}.", "tags": [topic, "research", "analysis"]}
+      evaluator:
+        type: schema
+        schema: { type: object, required: [title, summary, body] }
+      corrector:
+        run: |
+          errors = state.get("reflection_errors", [])
+          error_messages = [e.get("message", str(e)) for e in errors]
+          result = {"correction_feedback": f"Fix these issues: {'; '.join(error_messages)}", "needs_summary": any("summary" in str(e) for e in errors)}
+      max_iterations: 3
+    output: article
+`;
+    const agent = loadAgent(yaml, { file: 'tea-reflection-python.yaml', scripts: { ...ALL_SCRIPT_SANDBOXES, python: sandbox! } });
+    const run = runAgent(agent, {});
+    for await (const _event of run);
+    const result = await run.result;
+    expect(result.error).toBeUndefined();
+    expect(result.state.article).toMatchObject({ valid: true, iterations: 2, output: { title: 'Understanding Edge Computing', tags: ['edge computing', 'research', 'analysis'] } });
+  });
+
   it('a block without return: its locals not starting with _ are the update', { timeout: LONG }, async () => {
     expect(await run('import re\nwords = re.findall(r"\\w+", state["text"])\ncount = len(words)\n_scratch = 1\n', { text: 'a b c' })).toEqual({ words: ['a', 'b', 'c'], count: 3 });
   });
