@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { CompiledScript, ScriptRunOptions, ScriptSandbox, ScriptSource } from '../../src/core/script-sandbox.js';
 import { AgentError } from '../../src/errors/agent-error.js';
+import { pythonHostAccess } from './python-host-access.js';
 
 export interface PythonSandboxOptions {
   /** The folder of the `pyodide` package (pyodide.mjs, pyodide.asm.wasm, python_stdlib.zip). */
@@ -118,6 +119,9 @@ export function createPythonSandbox(options: PythonSandboxOptions): ScriptSandbo
     },
     budgetFromSettings() {
       return undefined;
+    },
+    warningsOf(code) {
+      return pythonHostAccess(code).map((what) => `this Python block ${what}`);
     },
     close() {
       child?.kill();

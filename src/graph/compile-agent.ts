@@ -19,7 +19,6 @@ import { compileCondition, compileValue } from '../templates/index.js';
 import type { CompiledAgent, CompiledBody, CompiledCondition, CompiledNode, CompiledRoute } from './compiled-agent.js';
 import { foreignLanguageMessage } from '../spec/foreign-language.js';
 import { foreignLanguageOf } from '../util/python-detector.js';
-import { pythonHostAccess } from '../util/python-host-access.js';
 import { sandboxFor } from './script-sandboxes.js';
 
 export interface CompileOptions {
@@ -168,9 +167,10 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
         }
       });
       if (lua === undefined) return undefined;
-      if (lua.language === 'python') {
+      const warnings = context.scripts[lua.language]?.warningsOf?.(body.code) ?? [];
+      if (warnings.length > 0) {
         const line = context.spec.contentLineOf(path.concat('run'));
-        for (const what of pythonHostAccess(body.code)) context.warnings.push(`node '${node.name}': this Python block ${what}${line !== undefined ? ` (line ${line})` : ''}`);
+        for (const warning of warnings) context.warnings.push(`node '${node.name}': ${warning}${line !== undefined ? ` (line ${line})` : ''}`);
       }
       // TEA renders the text of a Python block as a template (with the state) before running it.
       if (lua.language === 'python' && /\{\{|\{%/.test(body.code)) {
