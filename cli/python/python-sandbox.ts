@@ -99,7 +99,19 @@ export function createPythonSandbox(options: PythonSandboxOptions): ScriptSandbo
     const answered = new Promise<Answer>((resolve) => waiting.set(id, resolve));
     hold(host, true);
     host.stdin!.write(JSON.stringify({ id, code, payload, timeout_ms: timeoutMs }) + '\n');
-    return answered.then((answer) => settle(answer, where, runOptions, resultBytes, timeoutMs));
+    const settled = answered.then((answer) => settle(answer, where, runOptions, resultBytes, timeoutMs));
+    const signal = runOptions.signal;
+    if (signal === undefined) return settled;
+    // The run cancelled or past its deadline: the block is interrupted (its interpreter then
+    // discarded) and the call ends now with the run's reason.
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        host.stdin!.write(JSON.stringify({ cancel: id }) + '\n');
+        reject(cancelled(signal, where));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      settled.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   };
 
   return {

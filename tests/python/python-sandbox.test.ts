@@ -158,6 +158,18 @@ nodes:
     expect(await run('return {"after": 1}')).toEqual({ after: 1 });
   });
 
+  it("the run's deadline interrupts a Python block (the run's signal): the run ends with its budget error, the next block runs", { timeout: LONG }, async () => {
+    const yaml = 'name: deadline\nsettings:\n  limits: { max_duration_ms: 1000 }\nnodes:\n  - name: spin\n    language: python\n    run: |\n      while True:\n          pass\n';
+    const agent = loadAgent(yaml, { file: 'deadline.yaml', scripts: { ...ALL_SCRIPT_SANDBOXES, python: sandbox! } });
+    await run('return {}'); // a started interpreter: the deadline falls inside the loop, not the start
+    const agentRun = runAgent(agent, {});
+    for await (const _event of agentRun);
+    const result = await agentRun.result;
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatchObject({ code: 'BUDGET_EXCEEDED', node: 'spin' });
+    expect(await run('return {"after": 3}')).toEqual({ after: 3 });
+  });
+
   it('a loop that swallows the interrupt is ended with its interpreter: PYTHON_BUDGET time', { timeout: LONG }, async () => {
     const error = await failure('while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass');
     expect(error.code).toBe('PYTHON_BUDGET');
