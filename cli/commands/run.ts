@@ -79,7 +79,8 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
   let agent;
   try {
     const source = await readFile(memo.agent_file, 'utf8');
-    agent = loadAgent(source, { file: path.relative(process.cwd(), memo.agent_file), scripts: withPythonWhenInstalled(await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [source])) });
+    const hostProviders = shellCommands(args).length > 0 ? ['shell'] : [];
+    agent = loadAgent(source, { file: path.relative(process.cwd(), memo.agent_file), scripts: withPythonWhenInstalled(await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [source])), hostProviders });
   } catch (error) {
     io.stderr(loadErrorLines(toAgentError(error, 'INVALID_AGENT'), memo.agent_file));
     return 2;

@@ -3,6 +3,8 @@
  * `--disallow-code-generation-from-strings`). It holds one interpreter thread (python-worker.ts)
  * and reads calls as JSON lines on stdin: `{id, code, payload, timeout_ms}`; it answers JSON
  * lines on stdout: `{id, answer, printed, print_cut, memory_bytes}` or `{id, budget, message}`.
+ * `{cancel: id}` (the run was cancelled or hit its deadline) interrupts that call like a timeout,
+ * or drops it when it has not started.
  * A block past its time is interrupted (KeyboardInterrupt through a SharedArrayBuffer); one that
  * swallows the interrupt is ended with its thread after a grace period. A thread that hit a
  * budget or grew past the memory cap is discarded and the next call gets a new one.
@@ -29,6 +31,9 @@ interface Interpreter {
 }
 
 let current: Interpreter | undefined;
+/** Calls cancelled before they started, and the way to interrupt the one running. */
+const cancelled = new Set<number>();
+let interruptRunning: { id: number; interrupt: () => void } | undefined;
 
 function startInterpreter(): Interpreter {
   const buffer = new SharedArrayBuffer(4);
@@ -57,6 +62,7 @@ function write(message: object): void {
 }
 
 async function handle(call: Call): Promise<void> {
+  if (cancelled.delete(call.id)) return write({ id: call.id, fatal: 'cancelled' });
   const interpreter = (current ??= startInterpreter());
   let startupMs: number;
   try {
@@ -73,13 +79,17 @@ async function handle(call: Call): Promise<void> {
     const onMessage = (message: object) => finish({ answer: message });
     const onError = (error: Error) => finish(/memory/i.test(error.message) ? { budget: 'memory' } : { fatal: error.message });
     const onExit = () => finish({ fatal: 'the Python thread ended' });
-    const timer = setTimeout(() => {
+    const interrupt = () => {
+      if (interrupted) return;
       interrupted = true;
       Atomics.store(interpreter.interrupt, 0, 2); // SIGINT: Python raises KeyboardInterrupt
       killer = setTimeout(() => finish({ budget: 'time' }), GRACE_MS);
-    }, call.timeout_ms);
+    };
+    const timer = setTimeout(interrupt, call.timeout_ms);
+    interruptRunning = { id: call.id, interrupt };
     let killer: ReturnType<typeof setTimeout> | undefined;
     function finish(result: { answer?: object; budget?: string; fatal?: string }) {
+      interruptRunning = undefined;
       clearTimeout(timer);
       if (killer !== undefined) clearTimeout(killer);
       interpreter.worker.off('message', onMessage).off('error', onError).off('exit', onExit);
@@ -107,8 +117,13 @@ async function handle(call: Call): Promise<void> {
 // Calls run one at a time, in order: one interpreter, one block.
 let queue = Promise.resolve();
 createInterface({ input: process.stdin }).on('line', (line) => {
-  const call = JSON.parse(line) as Call;
-  queue = queue.then(() => handle(call));
+  const message = JSON.parse(line) as Call | { cancel: number };
+  if ('cancel' in message) {
+    if (interruptRunning?.id === message.cancel) interruptRunning.interrupt();
+    else cancelled.add(message.cancel);
+    return;
+  }
+  queue = queue.then(() => handle(message));
 });
 process.stdin.on('end', () => {
   void queue.then(() => process.exit(0));

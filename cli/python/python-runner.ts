@@ -24,9 +24,34 @@ def _tea_json_default(value):
         return value.isoformat()
     raise TypeError(f"a value of type {type(value).__name__} is not JSON")
 
+def _tea_reflection_step(code, state):
+    # TEA's reflection.loop generator/corrector (reflection_actions.py _execute_inline_code): the
+    # code runs at the top level; its answer is ` + "`result`" + String.raw`, else an ` + "`output`" + String.raw` it changed.
+    import json, re
+    namespace = {'state': state, 'output': state.get('output'), 'reflection_output': state.get('reflection_output'),
+                 'reflection_errors': state.get('reflection_errors', []), 'reflection_iteration': state.get('reflection_iteration', 0),
+                 'json': json, 're': re}
+    exec(compile(code, '<run>', 'exec'), namespace)
+    if 'result' in namespace:
+        return namespace['result']
+    if 'output' in namespace and namespace['output'] != state.get('output'):
+        return namespace['output']
+    return None
+
 def __tea_run(code, payload):
     import json
     data = json.loads(payload)
+    if data.get('wrapper') == 'reflection':
+        try:
+            return _json.dumps({'ok': True, 'result': _tea_reflection_step(code, data['state'])}, default=_tea_json_default, allow_nan=False)
+        except SyntaxError as error:
+            return _json.dumps({'ok': False, 'kind': 'syntax', 'message': f"{type(error).__name__}: {error.msg}", 'line': error.lineno})
+        except KeyboardInterrupt:
+            return _json.dumps({'ok': False, 'kind': 'interrupted', 'message': 'the block ran past its time limit'})
+        except MemoryError:
+            return _json.dumps({'ok': False, 'kind': 'memory', 'message': 'the block ran out of memory'})
+        except BaseException as error:
+            return _json.dumps({'ok': False, 'kind': 'error', 'message': f"{type(error).__name__}: {error}"[:4000]})
     scope = {'state': data['state'], 'variables': data['variables'], 'json': json, 'requests': None, 'datetime': None, 'actions': {}}
     if 'datetime' in code:
         import datetime

@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { CompiledScript, ScriptRunOptions, ScriptSandbox, ScriptSource } from '../../src/core/script-sandbox.js';
 import { AgentError } from '../../src/errors/agent-error.js';
+import { pythonHostAccess } from './python-host-access.js';
 
 export interface PythonSandboxOptions {
   /** The folder of the `pyodide` package (pyodide.mjs, pyodide.asm.wasm, python_stdlib.zip). */
@@ -98,7 +99,19 @@ export function createPythonSandbox(options: PythonSandboxOptions): ScriptSandbo
     const answered = new Promise<Answer>((resolve) => waiting.set(id, resolve));
     hold(host, true);
     host.stdin!.write(JSON.stringify({ id, code, payload, timeout_ms: timeoutMs }) + '\n');
-    return answered.then((answer) => settle(answer, where, runOptions, resultBytes, timeoutMs));
+    const settled = answered.then((answer) => settle(answer, where, runOptions, resultBytes, timeoutMs));
+    const signal = runOptions.signal;
+    if (signal === undefined) return settled;
+    // The run cancelled or past its deadline: the block is interrupted (its interpreter then
+    // discarded) and the call ends now with the run's reason.
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        host.stdin!.write(JSON.stringify({ cancel: id }) + '\n');
+        reject(cancelled(signal, where));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      settled.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   };
 
   return {
@@ -110,12 +123,17 @@ export function createPythonSandbox(options: PythonSandboxOptions): ScriptSandbo
         source: code,
         run(globals, runOptions = {}) {
           const text = typeof globals['code'] === 'string' ? globals['code'] : code;
-          return call(text, JSON.stringify({ state: globals['state'] ?? {}, variables: globals['variables'] ?? {} }), where, runOptions);
+          // `wrapper: 'reflection'`: TEA's reflection generator/corrector form instead of a node's.
+          const payload = { state: globals['state'] ?? {}, variables: globals['variables'] ?? {}, ...(globals['wrapper'] === 'reflection' ? { wrapper: 'reflection' } : {}) };
+          return call(text, JSON.stringify(payload), where, runOptions);
         },
       };
     },
     budgetFromSettings() {
       return undefined;
+    },
+    warningsOf(code) {
+      return pythonHostAccess(code).map((what) => `this Python block ${what}`);
     },
     close() {
       child?.kill();

@@ -85,6 +85,8 @@ export interface ScriptSandbox {
    * INVALID_AGENT error naming the field for a budget it would refuse; returns the budget set.
    */
   budgetFromSettings(settings: unknown, where?: { file?: string }): ScriptBudget | undefined;
+  /** Optional: what `validate` should warn about in a chunk that compiles (Python: host files, processes, imports the sandbox lacks). */
+  warningsOf?(code: string): string[];
 }
 
 /** The sandboxes a host gives the engine, by language. A language left out cannot be used. */

@@ -167,6 +167,11 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
         }
       });
       if (lua === undefined) return undefined;
+      const warnings = context.scripts[lua.language]?.warningsOf?.(body.code) ?? [];
+      if (warnings.length > 0) {
+        const line = context.spec.contentLineOf(path.concat('run'));
+        for (const warning of warnings) context.warnings.push(`node '${node.name}': ${warning}${line !== undefined ? ` (line ${line})` : ''}`);
+      }
       // TEA renders the text of a Python block as a template (with the state) before running it.
       if (lua.language === 'python' && /\{\{|\{%/.test(body.code)) {
         const codeTemplate = attempt(at(path.concat('run'), node.name), () => compiler.template(body.code, 'run'));

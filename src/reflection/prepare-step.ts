@@ -24,7 +24,7 @@ export function prepareStep(raw: unknown, field: string, compiler: ActionCompile
       throw compiler.error(`\`${field}.language\` '${String(step.language)}' is not supported: write the code in Lua`, `${field}.language`, 'UNSUPPORTED_LANGUAGE');
     }
     if (step.action !== undefined || step.uses !== undefined) throw compiler.error(`\`${field}\` has both \`run:\` and an action; use one`, field);
-    const lua = compileStepLua(code, `${field}.${step.run !== undefined ? 'run' : 'code'}`, compiler);
+    const lua = compileStepLua(code, `${field}.${step.run !== undefined ? 'run' : 'code'}`, compiler, true);
     return returns === undefined ? { kind: 'lua', lua } : { kind: 'lua', lua, returns };
   }
   const name = step.action ?? step.uses;

@@ -14,6 +14,10 @@ import { isPlainObject } from '../util/plain-object.js';
 
 export async function runStep(step: PreparedStep, context: ActionContext, loopState: State, iteration: number, field: string, onRendered?: (params: Record<string, unknown>) => void): Promise<unknown> {
   const output = loopState.reflection_output;
+  if (step.kind === 'lua' && step.lua.language === 'python') {
+    // TEA's Python generator/corrector form (a promise: Python runs in another thread or process).
+    return step.lua.run({ state: loopState, variables: context.variables, wrapper: 'reflection' }, { signal: context.signal, onPrint: (message) => context.emit('log', { source: 'python', message }) });
+  }
   if (step.kind === 'lua') {
     const budget = luaBudgetOf(context);
     return step.lua.run({ state: luaState(loopState), variables: context.variables, output: output ?? null, iteration }, { signal: context.signal, ...(budget === undefined ? {} : { budget }) });

@@ -59,6 +59,41 @@ describe.skipIf(pyodideDir === undefined)('Python blocks with TEA semantics (Nod
     expect(events.filter((event) => event.type === 'log' && event.data.source === 'python').map((event) => (event.data as { message: string }).message)).toEqual(logs);
   });
 
+  it("a reflection.loop generator and corrector in Python run as TEA's (result = …; TEA examples/reflection/reflection-loop-example.yaml)", { timeout: LONG }, async () => {
+    // The generator and corrector are TEA's, copied as they are; the evaluator, settings and node shortened.
+    const yaml = `name: tea-reflection-python
+initial_state: { topic: edge computing }
+nodes:
+  - name: generate_article
+    uses: reflection.loop
+    with:
+      generator:
+        run: |
+          topic = state.get("topic", "technology")
+          iteration = state.get("reflection_iteration", 1)
+          if iteration == 1:
+            result = {"title": f"Understanding {topic.title()}", "body": f"An article about {topic}."}
+          else:
+            result = {"title": f"Understanding {topic.title()}", "summary": f"This article explores the key aspects of {topic}.", "body": f"A comprehensive analysis of {topic}.", "tags": [topic, "research", "analysis"]}
+      evaluator:
+        type: schema
+        schema: { type: object, required: [title, summary, body] }
+      corrector:
+        run: |
+          errors = state.get("reflection_errors", [])
+          error_messages = [e.get("message", str(e)) for e in errors]
+          result = {"correction_feedback": f"Fix these issues: {'; '.join(error_messages)}", "needs_summary": any("summary" in str(e) for e in errors)}
+      max_iterations: 3
+    output: article
+`;
+    const agent = loadAgent(yaml, { file: 'tea-reflection-python.yaml', scripts: { ...ALL_SCRIPT_SANDBOXES, python: sandbox! } });
+    const run = runAgent(agent, {});
+    for await (const _event of run);
+    const result = await run.result;
+    expect(result.error).toBeUndefined();
+    expect(result.state.article).toMatchObject({ valid: true, iterations: 2, output: { title: 'Understanding Edge Computing', tags: ['edge computing', 'research', 'analysis'] } });
+  });
+
   it('a block without return: its locals not starting with _ are the update', { timeout: LONG }, async () => {
     expect(await run('import re\nwords = re.findall(r"\\w+", state["text"])\ncount = len(words)\n_scratch = 1\n', { text: 'a b c' })).toEqual({ words: ['a', 'b', 'c'], count: 3 });
   });
@@ -121,6 +156,18 @@ describe.skipIf(pyodideDir === undefined)('Python blocks with TEA semantics (Nod
     expect(error.code).toBe('PYTHON_BUDGET');
     expect(error.details).toMatchObject({ budget: 'time', limit: 3000 });
     expect(await run('return {"after": 1}')).toEqual({ after: 1 });
+  });
+
+  it("the run's deadline interrupts a Python block (the run's signal): the run ends with its budget error, the next block runs", { timeout: LONG }, async () => {
+    const yaml = 'name: deadline\nsettings:\n  limits: { max_duration_ms: 1000 }\nnodes:\n  - name: spin\n    language: python\n    run: |\n      while True:\n          pass\n';
+    const agent = loadAgent(yaml, { file: 'deadline.yaml', scripts: { ...ALL_SCRIPT_SANDBOXES, python: sandbox! } });
+    await run('return {}'); // a started interpreter: the deadline falls inside the loop, not the start
+    const agentRun = runAgent(agent, {});
+    for await (const _event of agentRun);
+    const result = await agentRun.result;
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatchObject({ code: 'BUDGET_EXCEEDED', node: 'spin' });
+    expect(await run('return {"after": 3}')).toEqual({ after: 3 });
   });
 
   it('a loop that swallows the interrupt is ended with its interpreter: PYTHON_BUDGET time', { timeout: LONG }, async () => {

@@ -174,6 +174,15 @@ describe('closed shapes', () => {
     expect(loadFailure(llm.replace('base_delay: 2', 'deployment: gpt4')).message).toMatch(/^`deployment` \(Azure OpenAI\) is not supported by tea-edge/);
   });
 
+  it('a Python block that reads host files or imports beyond the standard library loads with a warning saying so', () => {
+    const python = createPythonSandbox({ pyodideDir: 'not-started-at-load' });
+    const agent = loadAgent('nodes:\n  - name: read\n    language: python\n    run: |\n      import yaml\n      data = yaml.safe_load(open("config.yaml"))\n', { scripts: { ...ALL_SCRIPT_SANDBOXES, python } });
+    expect(agent.warnings).toEqual([
+      "node 'read': this Python block reads or writes host files (the sandbox has an empty in-memory file system) (line 5)",
+      "node 'read': this Python block imports `yaml`, beyond the standard library (not in the sandbox) (line 5)",
+    ]);
+  });
+
   it('a dynamic_parallel node without a branch body is one problem naming what it needs', () => {
     const error = loadFailure('nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: "{{ state.xs }}"\n    item_var: x\n    fan_in: fan\n');
     expect(problemsOf(error, 'agent.yaml').map((problem) => problem.code)).toEqual(['INVALID_AGENT']);
