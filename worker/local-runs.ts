@@ -22,8 +22,9 @@
  * go only once its final record is written (`settle`; a run whose record cannot be written yet is
  * held, answered from memory, and written again at every scan); a resume of a run that still has
  * a segment's files (its process died, a scan will continue it) is refused and changes nothing; a
- * run the scan cannot read is closed failed with the reason; a run recorded `running` with no
- * recovery files at all (left by an older server) is closed failed at start.
+ * run the scan cannot read is closed failed with the reason. (A run recorded `running` with no
+ * segment files, from `tea-edge run --trace-dir` or an older server, is left as it is: its owner
+ * cannot be told from here.)
  */
 import type { Context, Hono } from 'hono';
 import type { AgentEvent, StopReason } from '../src/events/event.js';
@@ -212,38 +213,6 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
     };
 
     /**
-     * Runs recorded `running` with no segment files and no process executing them (left by a server
-     * older than these rules, or whose files were removed by hand): claimed, read again (the owner
-     * may have just finished) and closed failed saying why. Once, when the server starts.
-     */
-    const closeStranded = async (): Promise<void> => {
-      if (durable === undefined) return;
-      let cursor: string | undefined;
-      do {
-        const page = await traceStore.listRuns({ limit: 1000, ...(cursor !== undefined ? { cursor } : {}) });
-        for (const listed of page.runs) {
-          const runId = listed.run_id;
-          if (listed.status !== 'running' || runs.has(runId) || (await durable.hasSegment(runId).catch(() => true))) continue;
-          if (!(await durable.claim(runId).catch(() => false))) continue;
-          try {
-            const record = await traceStore.getRun(runId);
-            if (record?.status !== 'running') {
-              await durable.endSegment(runId);
-              continue;
-            }
-            const last = (await traceStore.readEvents(runId)).at(-1);
-            const error = new AgentError('INTERNAL', `run '${runId}' was left running by a ${HOST} that stopped without its recovery files; it cannot be continued`);
-            await closeOrphan(runId, last?.seq ?? 0, error, 'error');
-          } catch {
-            durable.release(runId);
-          }
-        }
-        cursor = page.cursor;
-      } while (cursor !== undefined);
-    };
-
-    /** Continues a run claimed from a dead process, or closes it saying why it cannot be. */
-    /**
      * Records a run whose trace cannot be read as failed with the reason (no `done` event: its event
      * log is what is broken); GET /runs/:id/events answers STORAGE_ERROR for this run only.
      */
@@ -290,13 +259,10 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
     };
 
     if (durable !== undefined) {
-      let started = false;
       const recover = async () => {
         for (const [runId, { agent, result }] of unsettled) await settle(runId, agent, result);
         // A run that cannot be continued or closed now (its files unwritable) is let go: the next scan tries again.
         for (const orphan of await durable.claimOrphans().catch(() => [])) await continueOrphan(orphan).catch(() => durable.release(orphan.runId));
-        if (!started) await closeStranded().catch(() => undefined);
-        started = true;
       };
       durable.onScan(recover);
     }
