@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serve, type RunningServer } from '../../worker/node.js';
+import { forEachSseEvent } from './durable-harness.js';
 import { faults, instances, type Errno } from './fs-faults.js';
 
 vi.mock('node:fs/promises', async (importOriginal) => (await import('./fs-faults.js')).wrapFs(await importOriginal()));
@@ -102,23 +103,10 @@ async function start(traceDir: string, leaseMs = LEASE_MS, prepare?: (name: stri
       const types: string[] = [];
       const closed = instances.run(name, async () => {
         const response = await server.app.fetch(new Request(`${server.url}/runs/${runId}/events`, { headers: { accept: 'text/event-stream' } }));
-        const reader = response.body!.getReader();
-        const decoder = new TextDecoder();
-        let text = '';
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) return;
-          text += decoder.decode(value, { stream: true });
-          const end = text.lastIndexOf('\n\n');
-          if (end < 0) continue;
-          for (const block of text.slice(0, end).split('\n\n')) {
-            const id = block.split('\n').find((line) => line.startsWith('id: '));
-            const type = block.split('\n').find((line) => line.startsWith('event: '));
-            if (id !== undefined) ids.push(Number(id.slice(4)));
-            if (id !== undefined && type !== undefined) types.push(type.slice(7));
-          }
-          text = text.slice(end + 2);
-        }
+        await forEachSseEvent(response.body, (id, type) => {
+          ids.push(id);
+          if (type !== undefined) types.push(type);
+        });
       });
       return { ids, types, closed };
     },

@@ -106,3 +106,23 @@ export function relayRequests(mock: MockOpenAI, from: number): Record<string, nu
   }
   return counts;
 }
+
+/** Reads an SSE body to its end, handing each event's id and type to `onEvent` as it arrives. */
+export async function forEachSseEvent(body: unknown, onEvent: (id: number, type: string | undefined) => void): Promise<void> {
+  const reader = (body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    text += decoder.decode(value, { stream: true });
+    const end = text.lastIndexOf('\n\n');
+    if (end < 0) continue;
+    for (const block of text.slice(0, end).split('\n\n')) {
+      const lines = block.split('\n');
+      const id = lines.find((line) => line.startsWith('id: '));
+      if (id !== undefined) onEvent(Number(id.slice(4)), lines.find((line) => line.startsWith('event: '))?.slice(7));
+    }
+    text = text.slice(end + 2);
+  }
+}
