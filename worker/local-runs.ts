@@ -42,6 +42,7 @@ import { waitForWake } from './durable-run-store.js';
 import { cursorOf, followResponse, ndjsonResponse, type EventLog } from './run-follow.js';
 import { noCheckpointError, recordAfterDone, whyNotContinue, type ResumePoint } from './durable-continue.js';
 import type { DurableRunFiles, OrphanRun } from './durable-fs.js';
+import { overloadedResponse, type Release, type RunSlots } from './run-slots.js';
 
 interface LocalRun extends ActiveRun {
   /** Every event of this segment, from its first, once it is in the live log. */
@@ -60,7 +61,7 @@ const HOST = 'server process';
 /** Milliseconds between reads of a run executed by another process, for its followers here. */
 const OTHER_PROCESS_POLL_MS = 200;
 
-export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('./app.js').AppOptions['routes']> {
+export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots): NonNullable<import('./app.js').AppOptions['routes']> {
   return (app: Hono<AppEnv>, context: RouteContext) => {
     const runs = new Map<string, LocalRun>();
     const unsettled = new Map<string, Unsettled>();
@@ -97,7 +98,29 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       }
     };
 
-    const execute = (runId: string, agent: string, run: AgentRun): LocalRun => {
+    /**
+     * A slot for a start or resume (RunSlots: waits in line, or OVERLOADED), released when `answer`
+     * fails to start the run; `execute` takes it over and gives it back when the run has ended.
+     */
+    const withSlot = async (answer: (release: Release) => Promise<Response>): Promise<Response> => {
+      let release: Release = () => undefined;
+      if (slots !== undefined) {
+        try {
+          release = await slots.acquire();
+        } catch (error) {
+          if (AgentError.isInstance(error) && error.code === 'OVERLOADED') return overloadedResponse(error);
+          throw error;
+        }
+      }
+      try {
+        return await answer(release);
+      } catch (error) {
+        release();
+        throw error;
+      }
+    };
+
+    const execute = (runId: string, agent: string, run: AgentRun, release: Release = slots?.take() ?? (() => undefined)): LocalRun => {
       const waiters = new Set<() => void>();
       const buffer: AgentEvent[] = [];
       const wake = () => {
@@ -122,6 +145,7 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       });
       local.finished = local.finished.finally(() => {
         if (runs.get(runId) === local) runs.delete(runId);
+        release();
         wake();
       });
       runs.set(runId, local);
@@ -269,9 +293,11 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
 
     app.post('/agents/:name/runs', async (c) => {
       const { agent, input } = await readRunStart(c, agents);
-      const runId = crypto.randomUUID();
-      await claim(runId);
-      return answer(c, runId, execute(runId, agent.name, runAgent(agent, input, durableOptions(runId, { ...optionsFor(c), runId }))));
+      return withSlot(async (release) => {
+        const runId = crypto.randomUUID();
+        await claim(runId);
+        return answer(c, runId, execute(runId, agent.name, runAgent(agent, input, durableOptions(runId, { ...optionsFor(c), runId })), release));
+      });
     });
 
     app.post('/runs/:id/resume', async (c) => {
@@ -292,9 +318,11 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       }
       const agent = await agents.get(checkpoint.agent);
       if (agent === undefined) throw httpError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
-      if (runs.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already running`);
-      await claim(runId);
-      return answer(c, runId, execute(runId, agent.name, resumeAgent(agent, runId, resume, durableOptions(runId, optionsFor(c)))));
+      return withSlot(async (release) => {
+        if (runs.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already running`);
+        await claim(runId);
+        return answer(c, runId, execute(runId, agent.name, resumeAgent(agent, runId, resume, durableOptions(runId, optionsFor(c))), release));
+      });
     });
 
     // The record, as this process knows it better: `running` while a segment executes here (a

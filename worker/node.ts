@@ -12,6 +12,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFsStores } from '../adapters/fs/index.js';
@@ -26,6 +27,7 @@ import { lazyAgentSource } from './prebuilt-agent-source.js';
 import { agentSecrets, numberVariable, optionsFromVariables } from './host-config.js';
 import { localRunRoutes } from './local-runs.js';
 import { DEFAULT_LEASE_MS, DurableRunFiles } from './durable-fs.js';
+import { DEFAULT_RUN_QUEUE, defaultMaxConcurrentRuns, RunSlots } from './run-slots.js';
 import { hostGuard, isLoopbackHostname, loopbackHosts } from './request-guard.js';
 
 export interface ServeOptions {
@@ -47,6 +49,14 @@ export interface ServeOptions {
    * machine continues the runs of a process that is gone at once.
    */
   leaseMs?: number;
+  /**
+   * Runs executed at once (default 4 per processor, or TEA_MAX_CONCURRENT_RUNS); a start or resume
+   * beyond it waits in a line (TEA_RUN_QUEUE), and beyond that is refused 503 OVERLOADED with
+   * Retry-After (worker/run-slots.ts).
+   */
+  maxConcurrentRuns?: number;
+  /** Starts and resumes that may wait for a slot (default 256, or TEA_RUN_QUEUE). */
+  runQueue?: number;
   /** Extra app options (auth, cors, limits, llm); environment variables as in host-config.ts fill the rest. */
   app?: Partial<AppOptions>;
 }
@@ -92,6 +102,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const leaseMs = options.leaseMs ?? numberVariable('TEA_RUN_LEASE_MS', environment.TEA_RUN_LEASE_MS, { min: 1 }) ?? DEFAULT_LEASE_MS;
   // Runs survive this process: leases, live logs, node checkpoints (worker/durable-fs.ts).
   const durable = new DurableRunFiles(traceDir, stores.traceStore, leaseMs);
+  const maxRuns = options.maxConcurrentRuns ?? numberVariable('TEA_MAX_CONCURRENT_RUNS', environment.TEA_MAX_CONCURRENT_RUNS, { min: 1 }) ?? defaultMaxConcurrentRuns(availableParallelism());
+  const slots = new RunSlots(maxRuns, options.runQueue ?? numberVariable('TEA_RUN_QUEUE', environment.TEA_RUN_QUEUE, { min: 0 }) ?? DEFAULT_RUN_QUEUE);
   const app = createApp({
     agents,
     ...stores,
@@ -109,7 +121,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     ...agentSecrets(environment.TEA_AGENT_SECRETS, (name) => environment[name], 'TEA_AGENT_SECRETS'),
     // Runs belong to the process: background runs, cancel, resumable streams, and runs of a process
     // that died continued from their node checkpoint (worker/local-runs.ts).
-    routes: localRunRoutes(durable),
+    routes: localRunRoutes(durable, slots),
     ...options.app,
   });
   // The Host check first (for static files too), then static files (public, like the page

@@ -126,3 +126,20 @@ export async function forEachSseEvent(body: unknown, onEvent: (id: number, type:
     text = text.slice(end + 2);
   }
 }
+
+/** JSON calls to a served app: `post` (status, headers, body) and `waitForStatus` (polls GET /runs/:id). */
+export function runClient(baseUrl: () => string) {
+  const post = async (route: string, body: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${baseUrl()}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    return { status: response.status, headers: response.headers, json: (await response.json()) as any };
+  };
+  const waitForStatus = async (runId: string, wanted: (status: string) => boolean): Promise<any> => {
+    for (let attempt = 0; attempt < 400; attempt++) {
+      const record = (await (await fetch(`${baseUrl()}/runs/${runId}`)).json()) as any;
+      if (wanted(record.status)) return record;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`run ${runId} never reached the wanted status`);
+  };
+  return { post, waitForStatus };
+}
