@@ -44,7 +44,8 @@ const SERVE = `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] 
   TEA_LLM_API_KEY, TEA_API_TOKENS, TEA_CORS_ORIGINS, and TEA_AGENT_SECRETS (comma-separated names of
   variables agents get as secrets.NAME, redacted from every answer); TEA_MAX_CONCURRENT_RUNS (runs at
   once, default 4 per processor) and TEA_RUN_QUEUE (starts waiting beyond it, default 256; then
-  503 OVERLOADED with Retry-After); TEA_RUN_LEASE_MS (default 10000).
+  503 OVERLOADED with Retry-After); TEA_RUN_LEASE_MS (default 10000); TEA_RETAIN_RUNS and
+  TEA_RETAIN_DAYS (history kept: default 10000 runs, 30 days; 0 turns a limit off).
 `;
 
 const PROBE = `tea-edge probe --llm-base-url <url> [--llm-model <name>] [--llm-api-key <key>] [--timeout <s>] [--json]

@@ -32,7 +32,7 @@ import { AgentError, toAgentError } from '../src/errors/agent-error.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
 import { continueFromNode } from '../src/graph/resume-run.js';
 import type { AgentRun, RunOptions, RunResult } from '../src/graph/run-types.js';
-import type { RunRecord } from '../src/storage/trace-store.js';
+import type { RetentionPolicy, RunRecord } from '../src/storage/trace-store.js';
 import { readResumeInput, RESUME_KEYS, type AppEnv, type RouteContext } from './app.js';
 import { httpError } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
@@ -61,7 +61,14 @@ const HOST = 'server process';
 /** Milliseconds between reads of a run executed by another process, for its followers here. */
 const OTHER_PROCESS_POLL_MS = 200;
 
-export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots): NonNullable<import('./app.js').AppOptions['routes']> {
+/** Milliseconds between two applications of serve's retention policy (and once at start). */
+const RETENTION_EVERY_MS = 10 * 60_000;
+
+/**
+ * `durable`: the files that make runs survive the process; `slots`: how many run at once;
+ * `retention`: the history kept (applied at start and every RETENTION_EVERY_MS; never a running run).
+ */
+export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, retention?: RetentionPolicy): NonNullable<import('./app.js').AppOptions['routes']> {
   return (app: Hono<AppEnv>, context: RouteContext) => {
     const runs = new Map<string, LocalRun>();
     const unsettled = new Map<string, Unsettled>();
@@ -283,7 +290,12 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots): Non
     };
 
     if (durable !== undefined) {
+      let retainedAt = -Infinity;
       const recover = async () => {
+        if (retention !== undefined && Date.now() - retainedAt >= RETENTION_EVERY_MS) {
+          retainedAt = Date.now();
+          await traceStore.applyRetention(retention).catch(() => 0);
+        }
         for (const [runId, { agent, result }] of unsettled) await settle(runId, agent, result);
         // A run that cannot be continued or closed now (its files unwritable) is let go: the next scan tries again.
         for (const orphan of await durable.claimOrphans().catch(() => [])) await continueOrphan(orphan).catch(() => durable.release(orphan.runId));

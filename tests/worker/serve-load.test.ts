@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunSlots } from '../../worker/run-slots.js';
+import { createFsStores } from '../../adapters/fs/index.js';
 import { serve, type RunningServer } from '../../worker/node.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { runClient } from './durable-harness.js';
@@ -117,4 +118,30 @@ describe('serve under load', () => {
     expect(cancelled.json).toMatchObject({ status: 'cancelled', error: { code: 'CANCELLED' } });
     expect(cancelled.json.state.n).toBeLessThan(1000);
   }, 60_000);
+});
+
+describe('serve keeps a bounded history', () => {
+  it('applies its retention at start: the newest runs kept, older ones and those past the age removed, a running run never', async () => {
+    const traceDir = path.join(directory, 'retained');
+    const { traceStore } = createFsStores(traceDir);
+    const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+    for (let index = 0; index < 5; index++) {
+      await traceStore.putRun({ run_id: `done-${index}`, agent: 'asker', status: 'completed', stop_reason: 'completed', created_at: at(50 - index), updated_at: at(50 - index) });
+    }
+    await traceStore.putRun({ run_id: 'ancient', agent: 'asker', status: 'failed', stop_reason: 'error', created_at: at(60 * 24 * 40), updated_at: at(60 * 24 * 40) });
+    await traceStore.putRun({ run_id: 'still-running', agent: 'asker', status: 'running', created_at: at(60 * 24 * 50), updated_at: at(60 * 24 * 50) });
+    const retaining = await serve({ port: 0, agentsDir: path.join(directory, 'agents'), traceDir, retention: { maxRuns: 3, maxAgeMs: 30 * 86_400_000 } });
+    try {
+      let ids: string[] = [];
+      for (let attempt = 0; attempt < 200; attempt++) {
+        ids = ((await (await fetch(`${retaining.url}/runs`)).json()) as any).runs.map((run: any) => run.run_id);
+        if (!ids.includes('ancient')) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      // The newest three kept; a run that says it is running is never removed, whatever its age.
+      expect(ids).toEqual(['done-4', 'done-3', 'done-2', 'still-running']);
+    } finally {
+      await retaining.close();
+    }
+  }, 30_000);
 });
