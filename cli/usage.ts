@@ -52,7 +52,10 @@ const SERVE = `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] 
   Agents run other agent files of <dir> with agent.* ({file: x.yaml}); --files gives file.read /
   file.write their folder (without it they are refused). Environment: TEA_LLM_BASE_URL, TEA_LLM_MODEL,
   TEA_LLM_API_KEY, TEA_API_TOKENS, TEA_CORS_ORIGINS, and TEA_AGENT_SECRETS (comma-separated names of
-  variables agents get as secrets.NAME, redacted from every answer).
+  variables agents get as secrets.NAME, redacted from every answer); TEA_MAX_CONCURRENT_RUNS (runs at
+  once, default 4 per processor) and TEA_RUN_QUEUE (starts waiting beyond it, default 256; then
+  503 OVERLOADED with Retry-After); TEA_RUN_LEASE_MS (default 10000); TEA_RETAIN_RUNS and
+  TEA_RETAIN_DAYS (history kept: default 10000 runs, 30 days; 0 turns a limit off).
 
   --host <address>          the interface to listen on (default 127.0.0.1, this machine only). Another
                             address (0.0.0.0, a LAN address) needs TEA_API_TOKENS, or --allow-no-auth

@@ -81,6 +81,13 @@ export class DenoRuns {
   readonly leases: DenoRunLeases;
   readonly leaseMs: number;
   private readonly local = new Map<string, HostedRun>();
+  /**
+   * Runs this process is taking over (lease claimed, not yet executing): a later sweep or queue
+   * message must not take one again. Under load the steps between the lease and `local` can
+   * outlast the lease itself; the run was then taken over a second time by this very process and
+   * continued twice (its `log` "continued" event twice: the deno-durable restart test's finding).
+   */
+  private readonly taking = new Set<string>();
   private readonly state: DenoRunState;
   private sweeping = false;
   private readonly scan: boolean;
@@ -286,6 +293,18 @@ export class DenoRuns {
 
   /** Takes over a run whose lease expired (or a queued one) and continues it from where it stands. */
   private async takeOver(entry: LeaseEntry): Promise<HostedRun | undefined> {
+    const { runId } = entry;
+    if (this.taking.has(runId) || this.local.has(runId)) return undefined;
+    this.taking.add(runId);
+    try {
+      return await this.continueTaken(entry, Date.now());
+    } finally {
+      this.taking.delete(runId);
+    }
+  }
+
+  /** takeOver's work once no other take-over of the run is under way here (`claimedAt`: before the lease commit). */
+  private async continueTaken(entry: LeaseEntry, claimedAt: number): Promise<HostedRun | undefined> {
     const lease = await this.leases.takeOver(entry);
     if (lease === undefined) return undefined;
     const { runId } = entry;
@@ -324,23 +343,24 @@ export class DenoRuns {
       // A run handed over by a process that stopped on purpose is not counted as a death.
       const point: ResumePoint = { checkpoint, restarts: entry.value.handedOver === true ? restarts : restarts + 1, role: start.role };
       await this.state.saveProgress(runId, { checkpoint, restarts: point.restarts });
-      return this.execute(runId, lease, lastSeq, start, (options) => continueFromNode(agent, checkpoint, lastSeq, options), point);
+      return this.execute(runId, lease, lastSeq, start, (options) => continueFromNode(agent, checkpoint, lastSeq, options), point, claimedAt);
     }
     if (start.segment === 'resume') {
       await this.closeAsFailed(runId, lease, record, noCheckpointError(runId, 'process'));
       return undefined;
     }
     // Queued and never started, or died before its first node: started again from its input.
-    return this.execute(runId, lease, 0, start, (options) => runAgent(agent, start.input, { ...options, runId }));
+    return this.execute(runId, lease, 0, start, (options) => runAgent(agent, start.input, { ...options, runId }), undefined, claimedAt);
   }
 
   /** Runs `begin`'s run here under `lease`; `continuedFrom`: the node checkpoint it goes on from after a death. */
-  private execute(runId: string, lease: Lease, lastSeq: number, caller: RunCaller, begin: (options: RunOptions) => AgentRun, continuedFrom?: ResumePoint): HostedRun {
+  private execute(runId: string, lease: Lease, lastSeq: number, caller: RunCaller, begin: (options: RunOptions) => AgentRun, continuedFrom?: ResumePoint, leasedAt = Date.now()): HostedRun {
     const writer = this.log.writer(runId, lastSeq);
     const run = begin(segmentOptions({ ...this.setup, log: this.log, state: this.state }, runId, writer, caller, continuedFrom));
     const hosted: HostedRun = Object.assign(
       driveRun(run, (event) => void writer.write([event]).catch(() => undefined)),
-      { runId, lease, writer, lost: false, renewAt: Date.now() + this.leaseMs / 3, renewal: Promise.resolve() },
+      // Renewed a third through the lease counted from when it was taken, not from now.
+      { runId, lease, writer, lost: false, renewAt: leasedAt + this.leaseMs / 3, renewal: Promise.resolve() },
     );
     hosted.finished = hosted.finished.then(async (result) => {
       if (this.local.get(runId) === hosted) this.local.delete(runId);

@@ -39,6 +39,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   LLM_UNAVAILABLE: 502,
   LLM_BAD_RESPONSE: 502,
   STORAGE_ERROR: 503,
+  OVERLOADED: 503,
   LLM_TIMEOUT: 504,
 };
 

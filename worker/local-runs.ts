@@ -22,8 +22,9 @@
  * go only once its final record is written (`settle`; a run whose record cannot be written yet is
  * held, answered from memory, and written again at every scan); a resume of a run that still has
  * a segment's files (its process died, a scan will continue it) is refused and changes nothing; a
- * run the scan cannot read is closed failed with the reason; a run recorded `running` with no
- * recovery files at all (left by an older server) is closed failed at start.
+ * run the scan cannot read is closed failed with the reason. (A run recorded `running` with no
+ * segment files, from `tea-edge run --trace-dir` or an older server, is left as it is: its owner
+ * cannot be told from here.)
  */
 import type { Context, Hono } from 'hono';
 import type { AgentEvent, StopReason } from '../src/events/event.js';
@@ -31,7 +32,7 @@ import { AgentError, toAgentError } from '../src/errors/agent-error.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
 import { continueFromNode } from '../src/graph/resume-run.js';
 import type { AgentRun, RunOptions, RunResult } from '../src/graph/run-types.js';
-import type { RunRecord } from '../src/storage/trace-store.js';
+import type { RetentionPolicy, RunRecord } from '../src/storage/trace-store.js';
 import { readResumeInput, RESUME_KEYS, type AppEnv, type RouteContext } from './app.js';
 import { httpError } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
@@ -41,6 +42,7 @@ import { waitForWake } from './durable-run-store.js';
 import { cursorOf, followResponse, ndjsonResponse, type EventLog } from './run-follow.js';
 import { noCheckpointError, recordAfterDone, whyNotContinue, type ResumePoint } from './durable-continue.js';
 import type { DurableRunFiles, OrphanRun } from './durable-fs.js';
+import { overloadedResponse, type Release, type RunSlots } from './run-slots.js';
 
 interface LocalRun extends ActiveRun {
   /** Every event of this segment, from its first, once it is in the live log. */
@@ -59,7 +61,14 @@ const HOST = 'server process';
 /** Milliseconds between reads of a run executed by another process, for its followers here. */
 const OTHER_PROCESS_POLL_MS = 200;
 
-export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('./app.js').AppOptions['routes']> {
+/** Milliseconds between two applications of serve's retention policy (and once at start). */
+const RETENTION_EVERY_MS = 10 * 60_000;
+
+/**
+ * `durable`: the files that make runs survive the process; `slots`: how many run at once;
+ * `retention`: the history kept (applied at start and every RETENTION_EVERY_MS; never a running run).
+ */
+export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, retention?: RetentionPolicy): NonNullable<import('./app.js').AppOptions['routes']> {
   return (app: Hono<AppEnv>, context: RouteContext) => {
     const runs = new Map<string, LocalRun>();
     const unsettled = new Map<string, Unsettled>();
@@ -96,7 +105,29 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       }
     };
 
-    const execute = (runId: string, agent: string, run: AgentRun): LocalRun => {
+    /**
+     * A slot for a start or resume (RunSlots: waits in line, or OVERLOADED), released when `answer`
+     * fails to start the run; `execute` takes it over and gives it back when the run has ended.
+     */
+    const withSlot = async (answer: (release: Release) => Promise<Response>): Promise<Response> => {
+      let release: Release = () => undefined;
+      if (slots !== undefined) {
+        try {
+          release = await slots.acquire();
+        } catch (error) {
+          if (AgentError.isInstance(error) && error.code === 'OVERLOADED') return overloadedResponse(error);
+          throw error;
+        }
+      }
+      try {
+        return await answer(release);
+      } catch (error) {
+        release();
+        throw error;
+      }
+    };
+
+    const execute = (runId: string, agent: string, run: AgentRun, release: Release = slots?.take() ?? (() => undefined)): LocalRun => {
       const waiters = new Set<() => void>();
       const buffer: AgentEvent[] = [];
       const wake = () => {
@@ -121,6 +152,7 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       });
       local.finished = local.finished.finally(() => {
         if (runs.get(runId) === local) runs.delete(runId);
+        release();
         wake();
       });
       runs.set(runId, local);
@@ -212,38 +244,6 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
     };
 
     /**
-     * Runs recorded `running` with no segment files and no process executing them (left by a server
-     * older than these rules, or whose files were removed by hand): claimed, read again (the owner
-     * may have just finished) and closed failed saying why. Once, when the server starts.
-     */
-    const closeStranded = async (): Promise<void> => {
-      if (durable === undefined) return;
-      let cursor: string | undefined;
-      do {
-        const page = await traceStore.listRuns({ limit: 1000, ...(cursor !== undefined ? { cursor } : {}) });
-        for (const listed of page.runs) {
-          const runId = listed.run_id;
-          if (listed.status !== 'running' || runs.has(runId) || (await durable.hasSegment(runId).catch(() => true))) continue;
-          if (!(await durable.claim(runId).catch(() => false))) continue;
-          try {
-            const record = await traceStore.getRun(runId);
-            if (record?.status !== 'running') {
-              await durable.endSegment(runId);
-              continue;
-            }
-            const last = (await traceStore.readEvents(runId)).at(-1);
-            const error = new AgentError('INTERNAL', `run '${runId}' was left running by a ${HOST} that stopped without its recovery files; it cannot be continued`);
-            await closeOrphan(runId, last?.seq ?? 0, error, 'error');
-          } catch {
-            durable.release(runId);
-          }
-        }
-        cursor = page.cursor;
-      } while (cursor !== undefined);
-    };
-
-    /** Continues a run claimed from a dead process, or closes it saying why it cannot be. */
-    /**
      * Records a run whose trace cannot be read as failed with the reason (no `done` event: its event
      * log is what is broken); GET /runs/:id/events answers STORAGE_ERROR for this run only.
      */
@@ -290,22 +290,26 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
     };
 
     if (durable !== undefined) {
-      let started = false;
+      let retainedAt = -Infinity;
       const recover = async () => {
+        if (retention !== undefined && Date.now() - retainedAt >= RETENTION_EVERY_MS) {
+          retainedAt = Date.now();
+          await traceStore.applyRetention(retention).catch(() => 0);
+        }
         for (const [runId, { agent, result }] of unsettled) await settle(runId, agent, result);
         // A run that cannot be continued or closed now (its files unwritable) is let go: the next scan tries again.
         for (const orphan of await durable.claimOrphans().catch(() => [])) await continueOrphan(orphan).catch(() => durable.release(orphan.runId));
-        if (!started) await closeStranded().catch(() => undefined);
-        started = true;
       };
       durable.onScan(recover);
     }
 
     app.post('/agents/:name/runs', async (c) => {
       const { agent, input } = await readRunStart(c, agents);
-      const runId = crypto.randomUUID();
-      await claim(runId);
-      return answer(c, runId, execute(runId, agent.name, runAgent(agent, input, durableOptions(runId, { ...optionsFor(c), runId }))));
+      return withSlot(async (release) => {
+        const runId = crypto.randomUUID();
+        await claim(runId);
+        return answer(c, runId, execute(runId, agent.name, runAgent(agent, input, durableOptions(runId, { ...optionsFor(c), runId })), release));
+      });
     });
 
     app.post('/runs/:id/resume', async (c) => {
@@ -326,9 +330,11 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       }
       const agent = await agents.get(checkpoint.agent);
       if (agent === undefined) throw httpError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
-      if (runs.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already running`);
-      await claim(runId);
-      return answer(c, runId, execute(runId, agent.name, resumeAgent(agent, runId, resume, durableOptions(runId, optionsFor(c)))));
+      return withSlot(async (release) => {
+        if (runs.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already running`);
+        await claim(runId);
+        return answer(c, runId, execute(runId, agent.name, resumeAgent(agent, runId, resume, durableOptions(runId, optionsFor(c))), release));
+      });
     });
 
     // The record, as this process knows it better: `running` while a segment executes here (a

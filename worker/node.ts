@@ -12,6 +12,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFsStores } from '../adapters/fs/index.js';
@@ -26,6 +27,8 @@ import { lazyAgentSource } from './prebuilt-agent-source.js';
 import { agentSecrets, numberVariable, optionsFromVariables } from './host-config.js';
 import { localRunRoutes } from './local-runs.js';
 import { DEFAULT_LEASE_MS, DurableRunFiles } from './durable-fs.js';
+import { DEFAULT_RUN_QUEUE, defaultMaxConcurrentRuns, RunSlots } from './run-slots.js';
+import type { RetentionPolicy } from '../src/storage/trace-store.js';
 import { hostGuard, isLoopbackHostname, loopbackHosts } from './request-guard.js';
 import { checkOpenApi } from './open-api-guard.js';
 
@@ -48,6 +51,20 @@ export interface ServeOptions {
    * machine continues the runs of a process that is gone at once.
    */
   leaseMs?: number;
+  /**
+   * Runs executed at once (default 4 per processor, or TEA_MAX_CONCURRENT_RUNS); a start or resume
+   * beyond it waits in a line (TEA_RUN_QUEUE), and beyond that is refused 503 OVERLOADED with
+   * Retry-After (worker/run-slots.ts).
+   */
+  maxConcurrentRuns?: number;
+  /** Starts and resumes that may wait for a slot (default 256, or TEA_RUN_QUEUE). */
+  runQueue?: number;
+  /**
+   * The history kept in the trace directory: at most `maxRuns` runs (default 10000, or
+   * TEA_RETAIN_RUNS) and none older than `maxAgeMs` (default 30 days, or TEA_RETAIN_DAYS); applied
+   * at start and every 10 minutes; a running run is never removed. `false`: keep everything.
+   */
+  retention?: RetentionPolicy | false;
   /** Extra app options (auth, cors, limits, llm); environment variables as in host-config.ts fill the rest. */
   app?: Partial<AppOptions>;
   /**
@@ -116,6 +133,9 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     tokensName: 'TEA_API_TOKENS',
     allowName: '--allow-no-auth',
   });
+  const maxRuns = options.maxConcurrentRuns ?? numberVariable('TEA_MAX_CONCURRENT_RUNS', environment.TEA_MAX_CONCURRENT_RUNS, { min: 1 }) ?? defaultMaxConcurrentRuns(availableParallelism());
+  const retention = options.retention === false ? undefined : (options.retention ?? retentionFromVariables(environment));
+  const slots = new RunSlots(maxRuns, options.runQueue ?? numberVariable('TEA_RUN_QUEUE', environment.TEA_RUN_QUEUE, { min: 0 }) ?? DEFAULT_RUN_QUEUE);
   const app = createApp({
     agents,
     ...stores,
@@ -127,7 +147,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     ...agentSecrets(environment.TEA_AGENT_SECRETS, (name) => environment[name], 'TEA_AGENT_SECRETS'),
     // Runs belong to the process: background runs, cancel, resumable streams, and runs of a process
     // that died continued from their node checkpoint (worker/local-runs.ts).
-    routes: localRunRoutes(durable),
+    routes: localRunRoutes(durable, slots, retention),
     ...options.app,
   });
   // The Host check first (for static files too), then static files (public, like the page
@@ -158,4 +178,19 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     });
     server.once('error', reject);
   });
+}
+
+/** Runs kept by default (TEA_RETAIN_RUNS), and their age in days (TEA_RETAIN_DAYS). */
+export const DEFAULT_RETAIN_RUNS = 10_000;
+export const DEFAULT_RETAIN_DAYS = 30;
+
+/** serve's retention policy from its environment (TEA_RETAIN_RUNS, TEA_RETAIN_DAYS; 0: no limit of that kind). */
+function retentionFromVariables(environment: NodeJS.ProcessEnv): RetentionPolicy | undefined {
+  const runs = numberVariable('TEA_RETAIN_RUNS', environment.TEA_RETAIN_RUNS, { min: 0 }) ?? DEFAULT_RETAIN_RUNS;
+  const days = numberVariable('TEA_RETAIN_DAYS', environment.TEA_RETAIN_DAYS, { min: 0, integer: false }) ?? DEFAULT_RETAIN_DAYS;
+  const policy: RetentionPolicy = {
+    ...(runs > 0 ? { maxRuns: runs } : {}),
+    ...(days > 0 ? { maxAgeMs: days * 86_400_000 } : {}),
+  };
+  return policy.maxRuns === undefined && policy.maxAgeMs === undefined ? undefined : policy;
 }

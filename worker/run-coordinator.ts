@@ -31,12 +31,12 @@
  * kills its object would otherwise loop forever).
  */
 import type { AgentRun, ResumeInput, RunDurability, RunOptions } from '../src/graph/run-types.js';
-import type { StopReason } from '../src/events/event.js';
+import type { DoneData, StopReason } from '../src/events/event.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
 import { continueFromNode } from '../src/graph/resume-run.js';
 import { AgentError } from '../src/errors/agent-error.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
-import type { RunOwner, TraceStore } from '../src/storage/trace-store.js';
+import type { RunOwner, RunRecord, TraceStore } from '../src/storage/trace-store.js';
 import type { AgentSource } from './agent-source.js';
 import { DurableRunStore, type SqlStorageLike, type StorageWrites } from './durable-run-store.js';
 import { errorJsonResponse, errorResponse, toErrorResponse } from './error-status.js';
@@ -157,7 +157,7 @@ export class RunCoordinatorBase {
     const record = this.store.record();
     if (record === undefined) return;
     const point = this.store.resumePoint();
-    if (this.store.lastEventType() === 'done') {
+    if (this.segmentEnded(record, point)) {
       // Died between its `done` event and the clean-up: nothing to continue, perhaps a record to finish.
       if (point !== undefined) this.store.endSegment();
       const finished = recordAfterDone(record, this.store.eventsAfter(this.store.lastSeq() - 1)[0]!);
@@ -179,6 +179,20 @@ export class RunCoordinatorBase {
     const counted = { ...point, restarts: point.restarts + 1 };
     const run = continueFromNode(agent!, point.checkpoint, this.store.lastSeq(), this.optionsFor(point.role !== undefined ? { role: point.role } : {}, counted));
     this.execute(run);
+  }
+
+  /**
+   * True when the last event is the `done` of the segment that was executing: after its node
+   * checkpoint (a resumed segment's first checkpoint comes after the `done` of the pause it
+   * continues, which is not its end), or, with no checkpoint, not a pause's `done` under a record
+   * a resume had set running (that segment died before its first checkpoint).
+   */
+  private segmentEnded(record: RunRecord, point: ResumePoint | undefined): boolean {
+    if (this.store.lastEventType() !== 'done') return false;
+    const last = this.store.eventsAfter(this.store.lastSeq() - 1)[0];
+    if (last === undefined) return false;
+    if (point !== undefined) return last.seq > point.checkpoint.seq;
+    return !(record.status === 'running' && (last.data as DoneData).status === 'interrupted');
   }
 
   /** Records a run whose object died, and that cannot be continued, as failed with a `done` event saying why. */

@@ -17,9 +17,10 @@
  * most the unflushed buffer); `readEvents` flushes the run first; a torn last line of `events.ndjson` (a crash mid
  * append) is ignored on read; record and checkpoint files are never half-written; `claim` is
  * atomic across processes (`open(..., 'wx')`). Listing reads every record (fine for a CLI's
- * thousands of runs, not for millions). Deleting a run removes its whole directory, checkpoint
+ * thousands of runs, not for millions) and leaves out one it cannot read or parse. Deleting a run removes its whole directory, checkpoint
  * included: a deleted run cannot be resumed. Events are kept whole (cap them first with
- * `sanitizeEvent`). Every file-system failure is STORAGE_ERROR with the path and the reason.
+ * `sanitizeEvent`). Every file-system failure is STORAGE_ERROR naming the kind of file, its run and
+ * its path inside the directory (never the host's), with the system's reason (fs-files.ts).
  */
 import path from 'node:path';
 import type { AgentEvent } from '../../src/events/event.js';

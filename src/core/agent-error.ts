@@ -47,6 +47,8 @@ export const ERROR_CODES = [
   'STATE_INVALID',
   'ACTION_FAILED',
   'TIMEOUT',
+  // The server runs as many runs as it may and its waiting line is full: try again (503, Retry-After).
+  'OVERLOADED',
   // The host's own configuration (a worker variable, a serve environment variable) is invalid.
   'HOST_CONFIG',
   'INTERNAL',

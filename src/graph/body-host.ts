@@ -13,6 +13,8 @@ export interface BodyHost extends ContextHost {
   now(): number;
   /** Throws when the run's duration budget is spent: Lua is synchronous, so no timer can cut it. */
   checkDeadline(node: string): void;
+  /** Lets the host's event loop run when the run has worked a while without waiting (host-yield.ts). */
+  breathe(): Promise<void>;
 }
 
 /** A body's state update, or the PauseRequest its action returned. */

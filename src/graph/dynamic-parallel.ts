@@ -126,5 +126,6 @@ function branchHost(host: BodyHost, injected: Record<string, unknown>, index: nu
     stepBudget: (node) => host.stepBudget(node),
     checkDeadline: (node) => host.checkDeadline(node),
     now: () => host.now(),
+    breathe: () => host.breathe(),
   };
 }

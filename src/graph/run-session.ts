@@ -26,6 +26,7 @@ import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
 import type { LlmResponse } from '../llm/types.js';
 import type { PendingInterrupt, RunLineage, RunOwner, RunRecord } from '../storage/trace-store.js';
+import { hostYield } from './host-yield.js';
 import { freezeJson } from '../util/frozen-json.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledAgent, CompiledNode } from './compiled-agent.js';
@@ -174,6 +175,9 @@ export class RunSession implements BodyHost {
   checkDeadline(node: string): void {
     this.budget.checkDuration(node);
   }
+
+  /** Lets the host's event loop run when the run has worked a while without waiting (host-yield.ts). */
+  readonly breathe = hostYield();
 
   cancel(reason?: string): void {
     this.control.cancel(reason);
@@ -351,6 +355,7 @@ export class RunSession implements BodyHost {
     while (current !== END) {
       const node = this.agent.nodes.get(current);
       if (node === undefined) throw new AgentError('NO_ROUTE', `node '${current}' does not exist`);
+      await this.breathe();
       if (this.control.signal.aborted) throw toAgentError(this.control.abortError(), 'CANCELLED', { node: current });
       if (this.durable.durability !== undefined) await this.saveProgress(current, skipBefore, resume);
       this.control.activeNode = current;

@@ -48,6 +48,8 @@ export async function runWhileLoop(host: BodyHost, loop: CompiledWhileLoop, node
       mergeShallow(update, bodyUpdate);
     }
     iteration++;
+    // Iterations within every budget can still be many: the host gets its turn between them.
+    await host.breathe();
   }
   const exitReason: ExitReason = iteration >= loop.maxIterations ? 'max_iterations_reached' : 'condition_false';
   host.emit('log', { source: 'while_loop', message: `while_loop '${node}' ended after ${iteration} iteration(s): ${exitReason}`, iterations_completed: iteration, exit_reason: exitReason }, node);

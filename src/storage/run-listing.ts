@@ -78,7 +78,8 @@ export function listRunPage(records: Iterable<RunRecord>, options: ListRunsOptio
 /**
  * The run ids a retention policy removes: everything past the newest `maxRuns`, and every run
  * whose `updated_at` is older than `maxAgeMs` before `now`. A run with an unreadable
- * `updated_at` is kept (never delete on a guess).
+ * `updated_at` is kept (never delete on a guess), and so is a run recorded `running`: its host
+ * may be writing it, or about to continue it after a restart.
  */
 export function runsToRetire(records: Iterable<RunRecord>, policy: RetentionPolicy, now: number = Date.now()): string[] {
   const sorted = [...records].sort(compareRunsNewestFirst);
@@ -94,5 +95,6 @@ export function runsToRetire(records: Iterable<RunRecord>, policy: RetentionPoli
       if (!Number.isNaN(updated) && updated < oldestKept) retired.add(record.run_id);
     }
   }
+  for (const record of sorted) if (record.status === 'running') retired.delete(record.run_id);
   return [...retired];
 }

@@ -106,3 +106,40 @@ export function relayRequests(mock: MockOpenAI, from: number): Record<string, nu
   }
   return counts;
 }
+
+/** Reads an SSE body to its end, handing each event's id and type to `onEvent` as it arrives. */
+export async function forEachSseEvent(body: unknown, onEvent: (id: number, type: string | undefined) => void): Promise<void> {
+  const reader = (body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    text += decoder.decode(value, { stream: true });
+    const end = text.lastIndexOf('\n\n');
+    if (end < 0) continue;
+    for (const block of text.slice(0, end).split('\n\n')) {
+      const lines = block.split('\n');
+      const id = lines.find((line) => line.startsWith('id: '));
+      if (id !== undefined) onEvent(Number(id.slice(4)), lines.find((line) => line.startsWith('event: '))?.slice(7));
+    }
+    text = text.slice(end + 2);
+  }
+}
+
+/** JSON calls to a served app: `post` (status, headers, body) and `waitForStatus` (polls GET /runs/:id). */
+export function runClient(baseUrl: () => string) {
+  const post = async (route: string, body: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${baseUrl()}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    return { status: response.status, headers: response.headers, json: (await response.json()) as any };
+  };
+  const waitForStatus = async (runId: string, wanted: (status: string) => boolean): Promise<any> => {
+    for (let attempt = 0; attempt < 400; attempt++) {
+      const record = (await (await fetch(`${baseUrl()}/runs/${runId}`)).json()) as any;
+      if (wanted(record.status)) return record;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`run ${runId} never reached the wanted status`);
+  };
+  return { post, waitForStatus };
+}

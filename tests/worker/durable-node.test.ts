@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFsStores, safeName } from '../../adapters/fs/index.js';
 import { serve, type RunningServer } from '../../worker/node.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
-import { followWithDrops, readSse, sseEvents } from './durable-harness.js';
+import { followWithDrops, readSse, runClient, sseEvents } from './durable-harness.js';
 
 let directory: string;
 let server: RunningServer;
@@ -39,19 +39,7 @@ afterAll(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-async function post(route: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${server.url}${route}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
-  return { status: response.status, headers: response.headers, json: (await response.json()) as any };
-}
-
-async function waitForStatus(runId: string, wanted: (status: string) => boolean): Promise<any> {
-  for (let attempt = 0; attempt < 400; attempt++) {
-    const record = (await (await fetch(`${server.url}/runs/${runId}`)).json()) as any;
-    if (wanted(record.status)) return record;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`run ${runId} never reached the wanted status`);
-}
+const { post, waitForStatus } = runClient(() => server.url);
 
 async function storedEvents(runId: string, after = 0): Promise<any[]> {
   const text = await (await fetch(`${server.url}/runs/${runId}/events?after=${after}`)).text();

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { startServe } from '../support/run-cli.js';
-import { relayRequests } from './durable-harness.js';
+import { forEachSseEvent, relayRequests } from './durable-harness.js';
 
 const ANSWER = 'The answer is forty-two, give or take a towel or two, really.';
 let mock: MockOpenAI;
@@ -48,21 +48,7 @@ async function follow(url: string, runId: string, seen: number[]): Promise<void>
   if (seen.length > 0) headers['last-event-id'] = String(seen.at(-1));
   try {
     const response = await fetch(`${url}/runs/${runId}/events`, { headers });
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      text += decoder.decode(value, { stream: true });
-      const end = text.lastIndexOf('\n\n');
-      if (end < 0) continue;
-      for (const block of text.slice(0, end).split('\n\n')) {
-        const id = block.split('\n').find((line) => line.startsWith('id: '));
-        if (id !== undefined) seen.push(Number(id.slice(4)));
-      }
-      text = text.slice(end + 2);
-    }
+    await forEachSseEvent(response.body, (id) => seen.push(id));
   } catch {
     // The server was killed under the follower.
   }
