@@ -5,6 +5,7 @@
  */
 import { parseArgs as parseNodeArgs } from 'node:util';
 import { editDistance } from '../src/util/edit-distance.js';
+import { quoteText } from '../src/util/cut-text.js';
 
 export interface ParsedArgs {
   positionals: string[];
@@ -83,7 +84,7 @@ export function integerFlag(args: ParsedArgs, name: string, minimum: number, max
   if (text === undefined) return undefined;
   const value = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < minimum || value > maximum) {
-    throw new UsageError(`--${name} must be a whole number from ${minimum} to ${maximum}, got ${JSON.stringify(text.slice(0, 40))}`);
+    throw new UsageError(`--${name} must be a whole number from ${minimum} to ${maximum}, got ${quoteText(text, 40)}`);
   }
   return value;
 }

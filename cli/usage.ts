@@ -21,6 +21,10 @@ const RUN = `tea-edge run <agent.yaml> [options]
                             {secret: NAME}); it must be set, and it is redacted from all output (repeatable).
   --files <dir>             the folder file.read / file.write work in (paths never leave it); without it
                             they are refused. agent.* runs {file: x.yaml} agents from the agent's own folder.
+  --shell-provider <NAME=COMMAND [ARG...]>
+                            answer TEA's \`provider: shell\` (with \`shell_provider: NAME\`) by running COMMAND:
+                            {prompt} in an argument is the conversation, else it goes to stdin (repeatable).
+                            Only the host names commands; an agent's settings.shell_providers is not read.
 `;
 
 const RESUME = `tea-edge resume <run-id> --trace-dir <dir> [options]
@@ -32,13 +36,15 @@ const RESUME = `tea-edge resume <run-id> --trace-dir <dir> [options]
                             are never stored: give them again)
 `;
 
-const VALIDATE = `tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--strict] [--online [--secret NAME ...]]
+const VALIDATE = `tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--strict] [--online [--secret NAME ...]] [--shell-provider NAME=COMMAND ...]
   Checks agent files without running them: "ok", or every problem as file:line:column CODE message.
 
   --json                    print {ok, errors, warnings} as JSON on stdout
   --strict                  warnings (unrouted nodes, ignored keys) are errors (exit 2)
   --online                  also list the agent's MCP servers: every allow-listed tool must exist
   --secret <NAME>           with --online: give the servers' {secret: NAME} headers this environment variable
+  --shell-provider <NAME=COMMAND>
+                            check as a host that answers \`provider: shell\` with COMMAND (as tea-edge run --shell-provider)
 `;
 
 const SERVE = `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] [--trace-dir <dir>] [--files <dir>] [--allow-no-auth]
@@ -59,7 +65,8 @@ const PROBE = `tea-edge probe --llm-base-url <url> [--llm-model <name>] [--llm-a
 
 const BENCH = `tea-edge bench [suite ...] [--json]
   Runs the benchmarks (all, or the suites whose name contains a given word: engine, reasoning,
-  reflection, llm, lua, templates, storage, worker, bundles, browser) and prints their figures.
+  reflection, llm, lua, prolog, templates, storage, scale, worker, bundles, browser) and prints
+  their figures. \`scale\`: CPU per step of each node kind with a 1 KB, 100 KB and 1 MB state.
   --json prints one JSON object per figure: {suite, name, value, unit, baseline_value?, ratio?}.
 `;
 

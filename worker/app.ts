@@ -55,6 +55,7 @@ import { hostGuard, originGuard } from './request-guard.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
 import { VERSION } from '../src/version.js';
 import { mountMcpRoute } from './mcp-route.js';
+import { quoteText } from '../src/util/cut-text.js';
 
 /** Reviews a finished run from the trace store (the Reflector, docs/spec.md#54-run-review-the-reflector-seed-002). */
 export type RunReviewer = (runId: string, context: { traceStore: TraceStore; agent?: CompiledAgent; learn: boolean }) => Promise<unknown>;
@@ -302,7 +303,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 function limitOf(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const limit = Number(text);
-  if (!/^\d+$/.test(text) || limit < 1 || limit > 1000) throw httpError('INVALID_PARAMS', `limit must be an integer from 1 to 1000, got ${JSON.stringify(text.slice(0, 40))}`, { field: 'limit' });
+  if (!/^\d+$/.test(text) || limit < 1 || limit > 1000) throw httpError('INVALID_PARAMS', `limit must be an integer from 1 to 1000, got ${quoteText(text, 40)}`, { field: 'limit' });
   return limit;
 }
 

@@ -279,17 +279,24 @@ export class DurableRunFiles {
 
   /**
    * Copies into the trace store the events of the live log it lacks (those the dead process had
-   * shown to followers but not yet stored), and returns the run's last event.
+   * shown to followers but not yet stored). Returns the run's last event, and the `done` that ended
+   * the dead segment if it got that far: a `done` in the trace store from before the segment (the
+   * pause a resumed segment continued) is not one.
    */
-  async recoverEvents(runId: string): Promise<AgentEvent | undefined> {
+  async recoverEvents(runId: string): Promise<{ last: AgentEvent | undefined; segmentDone: AgentEvent | undefined }> {
     const stored = await this.traceStore.readEvents(runId);
     const last = stored.at(-1)?.seq ?? 0;
-    const missing = (await this.liveEvents(runId)).filter((event) => event.seq > last);
+    const live = await this.liveEvents(runId);
+    const missing = live.filter((event) => event.seq > last);
     if (missing.length > 0) {
       await this.traceStore.appendEvents(runId, missing);
       await this.traceStore.flush(runId);
     }
-    return missing.at(-1) ?? stored.at(-1);
+    const final = missing.at(-1) ?? stored.at(-1);
+    // The segment's events start at its live log's first; a segment that logged nothing ended nothing.
+    const start = live[0]?.seq;
+    const segmentDone = final?.type === 'done' && start !== undefined && final.seq >= start ? final : undefined;
+    return { last: final, segmentDone };
   }
 }
 

@@ -5,6 +5,7 @@
 import { AgentError } from '../src/errors/agent-error.js';
 import type { AppOptions } from './app.js';
 import { secretsFromNames } from '../src/spec/env-names.js';
+import { quoteText } from '../src/util/cut-text.js';
 
 function stringOf(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
@@ -48,7 +49,7 @@ export function numberVariable(name: string, text: string | undefined, range: { 
   if (!Number.isFinite(value) || (integer && !Number.isInteger(value)) || value < range.min || (range.max !== undefined && value > range.max)) {
     const kind = integer ? 'an integer' : 'a number';
     const bounds = range.max !== undefined ? `from ${range.min} to ${range.max}` : `≥ ${range.min}`;
-    throw new AgentError('HOST_CONFIG', `${name} must be ${kind} ${bounds}, got ${JSON.stringify(text.slice(0, 40))}`, { field: name });
+    throw new AgentError('HOST_CONFIG', `${name} must be ${kind} ${bounds}, got ${quoteText(text, 40)}`, { field: name });
   }
   return value;
 }

@@ -196,8 +196,19 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
       const now = new Date().toISOString();
       await traceStore.appendEvents(runId, [{ type: 'done', run_id: runId, seq, ts: now, data: { status: 'failed', stop_reason: stopReason, state: {}, error: json } }]);
       await traceStore.flush(runId);
-      if (record !== undefined) await traceStore.putRun({ ...record, status: 'failed', stop_reason: stopReason, error: json, updated_at: now, event_count: seq });
+      // No record yet (its process died before writing it, after a 202 named the run): one is made.
+      const base = record ?? (await recordFromStart(runId, now));
+      await traceStore.putRun({ ...base, status: 'failed', stop_reason: stopReason, error: json, updated_at: now, event_count: seq });
+      // A resumed segment that died leaves its pause's checkpoint claimed: the run ended, it goes too.
+      await context.checkpointStore.delete(runId);
       await durable?.endSegment(runId);
+    };
+
+    /** A record for a run that has none: its agent and start from its `run_start` event, if stored. */
+    const recordFromStart = async (runId: string, now: string): Promise<RunRecord> => {
+      const first = (await traceStore.readEvents(runId)).find((event) => event.type === 'run_start');
+      const agent = (first?.data as { agent?: unknown } | undefined)?.agent;
+      return { run_id: runId, agent: typeof agent === 'string' ? agent : 'unknown', status: 'running', created_at: first?.ts ?? now, updated_at: now };
     };
 
     /**
@@ -248,17 +259,18 @@ export function localRunRoutes(durable?: DurableRunFiles): NonNullable<import('.
     const continueOrphan = async ({ runId, point, unreadable }: OrphanRun): Promise<void> => {
       if (durable === undefined) return;
       let last: AgentEvent | undefined;
+      let segmentDone: AgentEvent | undefined;
       try {
-        last = await durable.recoverEvents(runId);
+        ({ last, segmentDone } = await durable.recoverEvents(runId));
       } catch (error) {
         // A file the system refuses (EACCES, EIO) may be readable later: the next scan tries again.
         if (systemReason(error) !== undefined) throw error;
         return failUnreadable(runId, error);
       }
-      if (last?.type === 'done') {
+      if (segmentDone !== undefined) {
         // Died between its `done` event and the clean-up: nothing to continue, perhaps a record to finish.
         const record = await traceStore.getRun(runId);
-        const finished = record === undefined ? undefined : recordAfterDone(record, last);
+        const finished = record === undefined ? undefined : recordAfterDone(record, segmentDone);
         if (finished !== undefined) await traceStore.putRun(finished);
         return durable.endSegment(runId);
       }

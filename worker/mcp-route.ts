@@ -30,6 +30,7 @@ import type { AppEnv } from './app.js';
 import { errorResponse } from './error-status.js';
 import { readJsonValue } from './read-json-body.js';
 import { toAgentError } from '../src/errors/agent-error.js';
+import { cutText, quoteText } from '../src/util/cut-text.js';
 
 /** Protocol revisions this server answers; the newest is offered when the client's is unknown. */
 const VERSIONS = ['2025-06-18', '2025-03-26', '2024-11-05'];
@@ -87,7 +88,7 @@ async function answer(c: Context<AppEnv>, app: Hono<AppEnv>, context: McpRouteCo
     case 'tools/call':
       return callTool(c, app, context, id, params);
     default:
-      return c.json(rpcError(id, METHOD_NOT_FOUND, `method '${String(message['method']).slice(0, 100)}' is not supported`));
+      return c.json(rpcError(id, METHOD_NOT_FOUND, `method ${quoteText(String(message['method']), 100)} is not supported`));
   }
 }
 
@@ -126,7 +127,7 @@ async function listTools(agents: AgentSource): Promise<Array<Record<string, unkn
 async function callTool(c: Context<AppEnv>, app: Hono<AppEnv>, context: McpRouteContext, id: RpcId, params: Record<string, unknown>): Promise<Response> {
   const name = params['name'];
   const agent = typeof name === 'string' ? await context.agents.get(name) : undefined;
-  if (agent === undefined || typeof name !== 'string') return c.json(rpcError(id, INVALID_PARAMS, `no tool (agent) named ${JSON.stringify(name).slice(0, 100)}`));
+  if (agent === undefined || typeof name !== 'string') return c.json(rpcError(id, INVALID_PARAMS, `no tool (agent) named ${cutText(JSON.stringify(name) ?? 'nothing', 100)}`));
   const input = params['arguments'] ?? {};
   if (!isPlainObject(input)) return c.json(rpcError(id, INVALID_PARAMS, 'arguments must be a JSON object'));
   const meta = isPlainObject(params['_meta']) ? params['_meta'] : {};

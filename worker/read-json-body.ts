@@ -15,6 +15,7 @@ import { httpError } from './error-status.js';
 import { isPlainObject } from '../src/util/plain-object.js';
 import { quoted, suggestionFor } from '../src/util/suggest.js';
 import { nestingDepth } from '../src/util/untrusted-json.js';
+import { quoteText } from '../src/util/cut-text.js';
 
 /**
  * Deepest nesting of a request body. A run's state is refused deeper than 128 levels (with the
@@ -35,7 +36,7 @@ export function isJsonContentType(header: string | undefined | null): boolean {
 export async function readJsonValue(request: Request): Promise<unknown> {
   const type = request.headers.get('content-type');
   if (!isJsonContentType(type)) {
-    throw httpError('UNSUPPORTED_MEDIA_TYPE', `the request body must be sent as Content-Type: application/json (got ${JSON.stringify((type ?? 'none').slice(0, 100))})`);
+    throw httpError('UNSUPPORTED_MEDIA_TYPE', `the request body must be sent as Content-Type: application/json (got ${quoteText(type ?? 'none', 100)})`);
   }
   const text = await request.text();
   if (text.trim() === '') return undefined;

@@ -14,6 +14,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { errorResponse } from './error-status.js';
+import { quoteText } from '../src/util/cut-text.js';
 
 /** The host names a loopback server answers to. */
 const LOOPBACK_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
@@ -39,7 +40,7 @@ export function hostGuard(hosts: () => readonly string[]): MiddlewareHandler {
     const header = c.req.header('host');
     const urlHost = new URL(c.req.url).host.toLowerCase();
     if ((header !== undefined && !allowed.includes(header.trim().toLowerCase())) || !allowed.includes(urlHost)) {
-      return errorResponse('FORBIDDEN', `this server only answers to ${allowed.join(', ')}; Host ${JSON.stringify((header ?? urlHost).slice(0, 100))} is refused (DNS rebinding)`);
+      return errorResponse('FORBIDDEN', `this server only answers to ${allowed.join(', ')}; Host ${quoteText(header ?? urlHost, 100)} is refused (DNS rebinding)`);
     }
     await next();
     return undefined;
@@ -57,7 +58,7 @@ export function originGuard(origins: readonly string[] | '*'): MiddlewareHandler
       const own = new URL(c.req.url).origin;
       if (origin !== undefined) {
         if (origin !== own && !origins.includes(origin)) {
-          return errorResponse('FORBIDDEN', `requests from origin ${JSON.stringify(origin.slice(0, 200))} are not allowed (configure CORS_ORIGINS / TEA_CORS_ORIGINS)`);
+          return errorResponse('FORBIDDEN', `requests from origin ${quoteText(origin, 200)} are not allowed (configure CORS_ORIGINS / TEA_CORS_ORIGINS)`);
         }
       } else {
         const site = c.req.header('sec-fetch-site');

@@ -11,6 +11,7 @@
 import { httpError } from './error-status.js';
 import type { AgentEvent } from '../src/events/event.js';
 import type { Sanitizer } from '../src/events/outbound.js';
+import { quoteText } from '../src/util/cut-text.js';
 
 /** Where a follower reads a run's events: the object's SQLite, or a process's store and live buffer. */
 export interface EventLog {
@@ -99,7 +100,7 @@ export function cursorOf(request: Request): number {
   const raw = header ?? url.searchParams.get('after') ?? '0';
   if (!/^\d{1,15}$/.test(raw.trim())) {
     const field = header !== null ? 'Last-Event-ID' : 'after';
-    throw httpError('INVALID_PARAMS', `${field} must be an event seq (an integer ≥ 0), got ${JSON.stringify(raw.slice(0, 40))}`, { field });
+    throw httpError('INVALID_PARAMS', `${field} must be an event seq (an integer ≥ 0), got ${quoteText(raw, 40)}`, { field });
   }
   return Number(raw.trim());
 }

@@ -48,6 +48,7 @@ export function formatReport(report: ProbeReport): string {
     ['streamed tool calls', mark(report.streamed_tools)],
     ['tool calls arrive as', report.tool_calls === null ? 'not tested' : report.tool_calls === 'text' ? `text (${report.tool_call_format ?? '?'}; tea-edge reads it)` : report.tool_calls],
     ['embeddings', mark(report.embeddings)],
+    ['thinking arrives as', report.reasoning === null ? 'not tested' : report.reasoning === 'think_tags' ? '<think> tags in the answer (taken out)' : report.reasoning === 'field' ? 'a separate field' : 'none'],
     ['server', `${report.server.kind}${report.server.version !== undefined ? ` ${report.server.version}` : ''}`],
     ['context size', report.server.context_size === undefined ? 'not reported' : `${report.server.context_size} tokens (${report.server.context_source ?? ''})`],
   ];

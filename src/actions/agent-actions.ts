@@ -29,6 +29,7 @@ import { rootedPathRefusal } from '../util/rooted-path.js';
 import type { ActionCompiler, ActionContext, ActionDefinition, LlmCallParams, State } from './types.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { MODEL_TIMEOUT_SECONDS_CEILING } from '../core/setting-ceilings.js';
+import { quoteText } from '../util/cut-text.js';
 
 /** An agent as `settings.agents.<name>` declares it. */
 interface AgentPersona {
@@ -140,8 +141,8 @@ function checkFile(value: object, compiler: ActionCompiler, field: string): void
   if (typeof file !== 'string') throw compiler.error(`\`file\` of an agent must be a path (text)`, field);
   if (file.includes('{{')) return;
   const refusal = rootedPathRefusal(file);
-  if (refusal !== undefined) throw compiler.error(`agent file ${JSON.stringify(file.slice(0, 80))} is refused: ${refusal}`, field);
-  if (!/\.ya?ml$/.test(file)) throw compiler.error(`agent file '${file}' must be a .yaml or .yml file`, field);
+  if (refusal !== undefined) throw compiler.error(`agent file ${quoteText(file, 80)} is refused: ${refusal}`, field);
+  if (!/\.ya?ml$/.test(file)) throw compiler.error(`agent file ${quoteText(file, 80)} must be a .yaml or .yml file`, field);
 }
 
 /** One agent's answer to `task`: a persona's model call, or an agent file's sub-run. */

@@ -18,6 +18,7 @@ import { normalizeRootedPath, rootedPathRefusal } from '../util/rooted-path.js';
 import type { FileStore } from '../core/file-store.js';
 import type { CompiledValue } from '../templates/types.js';
 import type { ActionCompiler, ActionContext, ActionDefinition } from './types.js';
+import { quoteText } from '../util/cut-text.js';
 
 /** Bytes `file.read` returns unless `max_bytes` says less; and the most it may say. */
 export const DEFAULT_READ_BYTES = 1024 * 1024;
@@ -34,7 +35,7 @@ function prepare(params: Record<string, unknown>, compiler: ActionCompiler): Com
   const path = params['path'];
   if (typeof path === 'string' && !path.includes('{{') && !path.includes('{%')) {
     const refusal = rootedPathRefusal(path);
-    if (refusal !== undefined) throw compiler.error(`\`path\` ${JSON.stringify(path.slice(0, 80))} is refused: ${refusal}`, 'path');
+    if (refusal !== undefined) throw compiler.error(`\`path\` ${quoteText(path, 80)} is refused: ${refusal}`, 'path');
   }
   return Object.fromEntries(Object.entries(params).map(([key, value]) => [key, compiler.template(value, key)]));
 }

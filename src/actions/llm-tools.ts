@@ -22,6 +22,7 @@ import { llmResult } from '../llm/llm-result.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { llmProperties, MODEL_CALL_KEYS, TOOL_ENTRY_SHAPE } from '../spec/parameter-shapes.js';
 import { TOOL_ROUNDS_CEILING } from '../core/setting-ceilings.js';
+import { cutText } from '../util/cut-text.js';
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 10;
 /** Longest tool result fed back to the model. */
@@ -248,5 +249,5 @@ function toolResultText(result: unknown): string {
   } catch {
     text = JSON.stringify({ error: 'the tool result cannot be serialised as JSON' });
   }
-  return text.length <= TOOL_RESULT_LIMIT ? text : `${text.slice(0, TOOL_RESULT_LIMIT)}…[truncated]`;
+  return cutText(text, TOOL_RESULT_LIMIT);
 }

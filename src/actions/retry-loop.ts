@@ -25,6 +25,7 @@ import { isInfrastructureFailure } from '../llm/llm-errors.js';
 import { sleep } from '../llm/retry.js';
 import type { CompiledValue } from '../templates/types.js';
 import type { ActionContext, ActionDefinition, State } from './types.js';
+import { cutText } from '../util/cut-text.js';
 
 const MAX_RETRIES_CAP = 100;
 const MAX_DELAY_SECONDS = 60;
@@ -121,7 +122,7 @@ async function validateOnce(prepared: Prepared, context: ActionContext, working:
     const args = prepared.validateArgs.render(context.scope({ state: working }));
     const result = await context.callAction(prepared.validate, args as Record<string, unknown>, { state: working });
     if (typeof result !== 'object' || result === null || Array.isArray(result)) {
-      return { valid: false, errors: [{ message: `${prepared.validate} returned ${JSON.stringify(result)?.slice(0, 100)}, not {valid, errors}`, type: 'validation_error' }] };
+      return { valid: false, errors: [{ message: `${prepared.validate} returned ${cutText(JSON.stringify(result) ?? 'undefined', 100)}, not {valid, errors}`, type: 'validation_error' }] };
     }
     return result as Record<string, unknown>;
   } catch (error) {

@@ -7,7 +7,8 @@
  *
  * Paths reaching a store are already normal rooted paths (`a/b.txt`, see src/util/rooted-path.ts):
  * no `..`, no absolute path, no backslash, no NUL, no `%`. Stores check again where their medium
- * can still escape (symbolic links on a disk). Failures are AgentErrors: NOT_FOUND (no such
+ * can still escape (symbolic and hard links on a disk, and the disk changing between a check and
+ * an open: docs/security.md, "The file root"). Failures are AgentErrors: NOT_FOUND (no such
  * file), INPUT_TOO_LARGE, STORAGE_ERROR (the medium failed).
  */
 export interface FileStore {

@@ -53,6 +53,8 @@ export interface LlmConnection {
   scripted?: unknown;
   /** Responses of a scripted list already used (a resumed run continues after them). */
   scripted_start?: number;
+  /** With `provider: shell` (TEA's shell provider): which of the host's commands answers. */
+  shell_provider?: string;
 }
 
 export interface LlmRequest {
@@ -80,6 +82,11 @@ export interface LlmResponse {
    */
   reasoning?: string;
   tool_calls?: ToolCall[];
+  /**
+   * Set when `tool_calls` were read from the answer's text (the server did not parse them): the
+   * form they were written in (`hermes`, `llama-python-tag`, `llama-function`, `mistral`, `json`).
+   */
+  tool_call_format?: string;
   usage: TokenUsage;
   model: string;
   finish_reason: string | null;
@@ -153,4 +160,10 @@ export interface LlmCallOptions {
   stream?: boolean;
   /** Extra data put on the llm_request/llm_response events (e.g. `{purpose: 'judge'}`). */
   label?: string;
+  /**
+   * What this call is for within its action, put on the llm_request event: `judge (attempt 2)`,
+   * `ReAct step 4`, `plan`, `sub-problem b`, `synthesis`… (the studio shows it instead of five
+   * identical rows of the action's label).
+   */
+  purpose?: string;
 }

@@ -4,6 +4,7 @@
  * secret or a `Bearer`/`Basic` credential in text is redacted, the size bounds kept while copying.
  */
 import { FORBIDDEN_KEYS } from '../util/forbidden-keys.js';
+import { CUT_MARK_PATTERN, CUT_MARK_START } from '../util/cut-mark.js';
 
 export const REDACTED = '[REDACTED]';
 export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024;
@@ -91,9 +92,11 @@ export type SizeMemo = WeakMap<object, { bytes: number; depth: number }>;
 export function createContext(options: SanitizeOptions): CopyContext {
   let secrets = NO_SECRETS;
   if (options.secrets !== undefined && options.secrets.length > 0) {
-    secrets = [...new Set(options.secrets)]
-      .filter((secret) => typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH)
-      .sort((left, right) => right.length - left.length);
+    // A secret with quotes, backslashes or control characters is also looked for JSON-escaped, as
+    // a message quoting a value (src/util/cut-text.ts quoteText) holds it.
+    secrets = [...new Set(options.secrets.filter((secret) => typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH).flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))].sort(
+      (left, right) => right.length - left.length,
+    );
   }
   let redactKeys = CREDENTIAL_KEYS;
   if (options.redactKeys !== undefined && options.redactKeys.length > 0) {
@@ -178,7 +181,35 @@ export function redactText(text: string, secrets: readonly string[]): string {
   if (result.length >= MIN_CREDENTIAL_LENGTH && result.includes('B') && (result.includes('Bearer') || result.includes('Basic'))) {
     result = result.replace(BEARER_PATTERN, `$1 ${REDACTED}`);
   }
+  if (result.includes(CUT_MARK_START)) result = redactBeforeCuts(result, secrets);
   return result;
+}
+
+/** A `Bearer`/`Basic` credential of any length ending the text (a cut may leave fewer than 8 characters). */
+const CREDENTIAL_END = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]*$/;
+
+/**
+ * The text with the start of any secret (or its JSON-escaped form, as in a quoted value) that ends
+ * just before a cut mark (src/util/cut-text.ts) redacted: a cut must not leave part of a key.
+ */
+function redactBeforeCuts(text: string, secrets: readonly string[]): string {
+  const forms = secrets.length === 0 ? secrets : [...new Set(secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))];
+  const longest = forms.reduce((length, form) => Math.max(length, form.length), 0);
+  let result = '';
+  let from = 0;
+  for (const match of text.matchAll(CUT_MARK_PATTERN)) {
+    result += withoutSecretStart(text.slice(from, match.index), forms, longest) + match[0];
+    from = match.index + match[0].length;
+  }
+  return result + text.slice(from);
+}
+
+function withoutSecretStart(segment: string, forms: readonly string[], longest: number): string {
+  for (let start = Math.max(0, segment.length - longest + 1); start < segment.length; start++) {
+    const ending = segment.slice(start);
+    if (forms.some((form) => form.length > ending.length && form.startsWith(ending))) return segment.slice(0, start) + REDACTED;
+  }
+  return segment.replace(CREDENTIAL_END, `$1 ${REDACTED}`);
 }
 
 /** A string's JSON size is at most 6 bytes per UTF-16 unit (`\u00XX` escapes) plus quotes. */

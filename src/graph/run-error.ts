@@ -5,15 +5,16 @@
  */
 import type { AgentErrorJson } from '../errors/agent-error.js';
 import { sanitizeData } from '../events/redact.js';
+import { createSanitizer } from '../events/outbound.js';
+import { cutText } from '../util/cut-text.js';
 
 export const MAX_ERROR_MESSAGE = 4000;
 const MAX_DETAILS_BYTES = 12 * 1024;
 
 export function capRunError(error: AgentErrorJson, secrets: readonly string[]): AgentErrorJson {
   const { details, ...core } = error;
-  if (core.message.length > MAX_ERROR_MESSAGE) {
-    core.message = `${core.message.slice(0, MAX_ERROR_MESSAGE)}…[truncated ${core.message.length - MAX_ERROR_MESSAGE} characters]`;
-  }
+  // Redacted before it is cut (cutText): a cut must not leave the start of a secret.
+  core.message = cutText(core.message, MAX_ERROR_MESSAGE, createSanitizer(secrets).secrets);
   // The event sanitiser redacts, makes inert and cuts the longest strings to a byte cap; the
   // error is rebuilt from its texts (the code is one of ours, line and column are numbers).
   const cleaned = clean(core, secrets, MAX_ERROR_MESSAGE * 4);

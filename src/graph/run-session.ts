@@ -400,7 +400,14 @@ export class RunSession implements BodyHost {
     const { agent, state, memory, scriptedCalls, createdAt: runCreatedAt, lineage, owner } = this;
     const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt, lineage, owner };
     const budget = { seq: this.events.lastSeq, usage: this.budget.usage, budgetStartedAt: this.budget.started, remainingMs: this.budget.remainingMs(), now: this.now() };
-    await this.durable.save({ ...position, ...budget }, (checkpoint) => this.sanitizer.value(checkpoint));
+    try {
+      await this.durable.save({ ...position, ...budget }, (checkpoint) => this.sanitizer.value(checkpoint));
+    } catch (error) {
+      // The host's store failed (its flush of these events, or the checkpoint): like a failed trace
+      // write, no more events are written, so the host's own log can fill the trace without a hole.
+      this.trace.noteFailure(error);
+      throw error;
+    }
   }
 
   private pauseForConfirmation(node: CompiledNode, pause: PauseRequest): Outcome {

@@ -12,7 +12,7 @@
  */
 import type { LlmResponse, ToolCall } from './types.js';
 import { badResponse, serverReportedError } from './llm-errors.js';
-import { checkedToolCall, normalizeUsage } from './parse-chat-completion.js';
+import { checkedToolCall, normalizeUsage, reasoningField } from './parse-chat-completion.js';
 import { serverErrorMessage } from './server-error.js';
 import { createThinkTagSplitter, joinReasoning } from './think-tags.js';
 import { isPlainObject } from '../util/plain-object.js';
@@ -131,13 +131,10 @@ export function createChatStreamAssembler(requestedModel: string | undefined, op
     } else if (delta.content !== undefined && delta.content !== null && typeof delta.content !== 'string') {
       throw badResponse(`stream chunk ${chunkCount} has content that is not a string`);
     }
-    // vLLM, llama.cpp and DeepSeek send `reasoning_content`; Ollama and newer vLLM `reasoning`.
-    for (const key of ['reasoning_content', 'reasoning'] as const) {
-      const text = delta[key];
-      if (typeof text === 'string' && text !== '') {
-        fieldReasoning.push(text);
-        delivered.reasoning += text;
-      }
+    const text = reasoningField(delta);
+    if (text !== undefined) {
+      fieldReasoning.push(text);
+      delivered.reasoning += text;
     }
   }
 

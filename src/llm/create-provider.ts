@@ -9,6 +9,7 @@ import { createOpenAiClient, type OpenAiClientOptions } from './openai-client.js
 import { PROVIDER_NAMES, presetApiBase } from './presets.js';
 import { createScriptedModel } from './scripted-model.js';
 import { quoted, suggestionFor } from '../util/suggest.js';
+import { cutText, quoteText } from '../util/cut-text.js';
 
 /**
  * Chooses and builds the provider for a connection. Throws UNKNOWN_PROVIDER for an unknown provider
@@ -31,7 +32,7 @@ export function createProvider(connection: LlmConnection, options: OpenAiClientO
     // A literal provider is checked at load; this catches one rendered from a template.
     throw new AgentError('UNKNOWN_PROVIDER', `unknown LLM provider ${quoted(String(connection.provider))}${suggestionFor(provider, PROVIDER_NAMES)} (any other OpenAI-compatible server: give api_base)`, {
       field: 'provider',
-      details: { provider: String(connection.provider).slice(0, 100), known: PROVIDER_NAMES },
+      details: { provider: cutText(String(connection.provider), 100), known: PROVIDER_NAMES },
     });
   }
   const apiBase = connection.api_base ?? (provider === undefined ? undefined : presetApiBase(provider));
@@ -45,7 +46,7 @@ export function createProvider(connection: LlmConnection, options: OpenAiClientO
   }
   // A path (`/llm/v1`) is allowed for pages that reach their model through a same-origin proxy.
   if (!/^https?:\/\//i.test(apiBase) && !/^\/(?!\/)/.test(apiBase)) {
-    throw new AgentError('INVALID_PARAMS', `api_base must be an http(s) URL or an absolute path, got ${JSON.stringify(apiBase.slice(0, 100))}`, { field: 'api_base' });
+    throw new AgentError('INVALID_PARAMS', `api_base must be an http(s) URL or an absolute path, got ${quoteText(apiBase, 100)}`, { field: 'api_base' });
   }
   return createOpenAiClient({ ...connection, api_base: apiBase }, options);
 }

@@ -9,7 +9,8 @@
 import { AgentError, isAbortError } from '../errors/agent-error.js';
 import { createAttemptController } from './attempt-controller.js';
 import { describeFetchFailure } from './fetch-failure.js';
-import { badResponse, httpError, isRetryable, timeoutError } from './llm-errors.js';
+import { badResponse, httpError, isRetryable, serverReportedError, timeoutError } from './llm-errors.js';
+import { serverErrorMessage } from './server-error.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './openai-client.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, readCappedBody } from './read-capped-body.js';
 import { DEFAULT_RETRY_TIMING, parseRetryAfter, retryDelay, sleep } from './retry.js';
@@ -68,7 +69,7 @@ export async function requestEmbeddings(
         if (controller.timedOut) throw timeoutError(displayUrl, timeoutMs);
         throw badResponse(`the connection to ${displayUrl} broke while the embeddings were arriving`, { url: displayUrl, cut: true });
       });
-      return parseEmbeddings(text, input.length, model, displayUrl);
+      return parseEmbeddings(text, input.length, model, displayUrl, secrets);
     } catch (error) {
       if (signal.aborted) throw AgentError.isInstance(signal.reason) ? signal.reason : new AgentError('CANCELLED', 'the run was cancelled');
       if (!isRetryable(error) || attempt > maxRetries) throw error;
@@ -90,7 +91,7 @@ export function embeddingsUrl(apiBase: string): string {
 }
 
 /** Reads `{data: [{embedding, index}], model, usage}`; anything else is LLM_BAD_RESPONSE. */
-function parseEmbeddings(text: string, expected: number, requestedModel: string | undefined, url: string): EmbeddingsResponse {
+function parseEmbeddings(text: string, expected: number, requestedModel: string | undefined, url: string, secrets: readonly string[]): EmbeddingsResponse {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -98,6 +99,9 @@ function parseEmbeddings(text: string, expected: number, requestedModel: string 
     throw badResponse(`the embeddings answer from ${url} is not JSON`, { url });
   }
   const data = (parsed as { data?: unknown })?.data;
+  // A 200 that is only the server's error (LM Studio on a wrong path): its words, not "no vectors".
+  const serverMessage = data === undefined ? serverErrorMessage(parsed) : undefined;
+  if (serverMessage !== undefined) throw serverReportedError(serverMessage, `in place of embeddings at ${url}`, secrets);
   if (!Array.isArray(data) || data.length !== expected) {
     throw badResponse(`the embeddings answer from ${url} has ${Array.isArray(data) ? data.length : 'no'} vectors for ${expected} inputs`, { url });
   }

@@ -21,6 +21,9 @@ export { probeEndpoint, type ProbeOptions, type ProbeReport } from './probe.js';
 
 // Building blocks
 export { createSseParser, type SseEvent, type SseParser } from './sse-parser.js';
+export { createThinkTagSplitter, splitThinking, type ThinkTagSplitter, type ThinkingSplit } from './think-tags.js';
+export { describeServerError, serverErrorMessage, type ServerErrorReason, type ServerErrorReport } from './server-error.js';
+export { isRetryableStatus } from './llm-errors.js';
 export { parseRetryAfter, retryDelay, DEFAULT_RETRY_TIMING, type RetryTiming } from './retry.js';
 export { redactSecrets, redactValue, REDACTED } from './redact.js';
 export { DEFAULT_MAX_RESPONSE_BYTES } from './read-capped-body.js';

@@ -13,11 +13,11 @@ import { createProvider } from './create-provider.js';
 import { requestPayload, responsePayload } from './payload-capture.js';
 import { createSanitizer } from '../events/outbound.js';
 import { redactSecrets, redactValue } from './redact.js';
+import { redactInputs, redactRequest } from './redact-request.js';
 import { resolveLlmCall } from './resolve-llm-call.js';
 import { isScriptedModel, SCRIPTED_MODEL_NAME } from './scripted-model.js';
 import type { EmbeddingsResponse } from './embeddings-client.js';
 import { presetApiBase } from './presets.js';
-import { knownServer, nativeToolCallsAdvice, toolCallsFromText } from './text-tool-calls.js';
 
 export interface ModelCallerEnvironment {
   /** The agent's settings.llm. */
@@ -78,27 +78,6 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
   // A run usually calls one connection over and over: the last one is checked first, field by
   // field, before the key is serialised for the map.
   let last: { connection: LlmConnection; provider: ModelProvider } | undefined;
-  /** Numbers the calls whose tool calls were read from text, so their ids never repeat in a run. */
-  let textCallNumber = 0;
-
-  /** With tools offered and no native call, tool calls the model wrote as text become calls. */
-  function readTextToolCalls(response: LlmResponse, request: LlmRequest, connection: LlmConnection, event: { format?: string }): LlmResponse {
-    const tools = request.tools ?? [];
-    if (tools.length === 0 || (response.tool_calls?.length ?? 0) > 0) return response;
-    const found = toolCallsFromText(response.content, tools.map((tool) => tool.function.name), `text_call_${textCallNumber}`);
-    if (found === undefined) return response;
-    if (found.kind === 'unrecognised') {
-      const advice = nativeToolCallsAdvice(knownServer(connection.provider, connection.api_base));
-      throw new AgentError(
-        'LLM_BAD_RESPONSE',
-        `the model answered with a tool call written as text (${found.marker}) in a format tea-edge does not read, so no tool ran: the server did not parse it. To fix: ${advice}`,
-        { details: { reason: 'tool_calls_as_text', retryable: false } },
-      );
-    }
-    textCallNumber++;
-    event.format = found.format;
-    return { ...response, content: found.text, tool_calls: found.calls, finish_reason: 'tool_calls' };
-  }
 
   function providerFor(connection: LlmConnection): ModelProvider {
     if (last !== undefined && sameConnection(last.connection, connection)) return last.provider;
@@ -149,17 +128,20 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           request.messages = request.messages.slice();
           release();
         }
+        // What leaves for the model passes the run's redaction: a secret a tool echoed stays here.
+        const sent = redactRequest(request, secrets);
         const isScripted = isScriptedModel(provider);
         if (isScripted) model = SCRIPTED_MODEL_NAME;
         const requestEvent: LlmRequestData = {
           model,
           provider: isScripted ? SCRIPTED_MODEL_NAME : (connection.provider ?? 'openai-compatible'),
-          message_count: request.messages.length,
+          message_count: sent.messages.length,
           stream,
           ...label,
+          ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
         };
-        if (request.tools !== undefined) requestEvent.tool_count = request.tools.length;
-        if (environment.capturePayloads) requestEvent.request = requestPayload(request, secrets);
+        if (sent.tools !== undefined) requestEvent.tool_count = sent.tools.length;
+        if (environment.capturePayloads) requestEvent.request = requestPayload(sent, secrets);
         environment.budget.beforeLlmCall();
         attempts = 1;
         environment.emit('llm_request', requestEvent);
@@ -177,15 +159,9 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
             environment.budget.beforeLlmCall();
           },
         };
-        const textCalls: { format?: string } = {};
-        const response = readTextToolCalls(
-          withoutSecrets(
-            stream ? await streamResponse(provider, request, environment, hooks, label, secrets) : await provider.generate(request, environment.signal, hooks),
-            secrets,
-          ),
-          request,
-          connection,
-          textCalls,
+        const response = withoutSecrets(
+          stream ? await streamResponse(provider, sent, environment, hooks, label, secrets) : await provider.generate(sent, environment.signal, hooks),
+          secrets,
         );
         const responseEvent: LlmAnsweredData = {
           model: isScripted ? SCRIPTED_MODEL_NAME : response.model,
@@ -196,7 +172,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           ...label,
         };
         if (response.tool_calls !== undefined) responseEvent.tool_call_count = response.tool_calls.length;
-        if (textCalls.format !== undefined) responseEvent.tool_calls_from_text = textCalls.format;
+        if (response.tool_call_format !== undefined) responseEvent.tool_calls_from_text = response.tool_call_format;
         if (response.reasoning !== undefined) responseEvent.reasoning_chars = response.reasoning.length;
         if (response.finish_reason === 'length') responseEvent.truncated = true;
         if (environment.capturePayloads) responseEvent.response = responsePayload(response, secrets);
@@ -240,8 +216,8 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
         // The embeddings client loads on the first embedding: its own chunk where bundles split.
         const { requestEmbeddings, scriptedEmbeddings } = await import('./embeddings-client.js');
         const response = scripted
-          ? scriptedEmbeddings(input)
-          : await requestEmbeddings({ ...connection, api_base: apiBase! }, model, input, environment.signal, (retry) => {
+          ? scriptedEmbeddings(redactInputs(input, secrets))
+          : await requestEmbeddings({ ...connection, api_base: apiBase! }, model, redactInputs(input, secrets), environment.signal, (retry) => {
               attempts = retry.attempt;
               environment.emit('log', { source: 'model', message: `retrying embeddings call (attempt ${retry.attempt}) after ${retry.error.code}`, attempt: retry.attempt, delay_ms: retry.delay_ms, error: { code: retry.error.code, message: retry.error.message } });
               environment.budget.beforeLlmCall();

@@ -13,7 +13,7 @@
  * thinking and reasoning fields become `reasoning`.
  */
 import { AgentError, isAbortError } from '../errors/agent-error.js';
-import type { LlmCallHooks, LlmConnection, ModelProvider, LlmRequest, LlmStreamPart } from './types.js';
+import type { LlmCallHooks, LlmConnection, ModelProvider, LlmRequest, LlmResponse, LlmStreamPart } from './types.js';
 import { createAttemptController, type AttemptController } from './attempt-controller.js';
 import { createChatStreamAssembler, type ChunkDelta } from './chat-stream-assembler.js';
 import { describeFetchFailure } from './fetch-failure.js';
@@ -25,6 +25,7 @@ import { abortError, sleep } from '../util/abort.js';
 import { messageOf } from '../util/message-of.js';
 import { serverErrorMessageOfBody, serverErrorMessageOfJson } from './server-error.js';
 import { createSseParser } from './sse-parser.js';
+import { knownServer, nativeToolCallsAdvice, toolCallsFromText } from './text-tool-calls.js';
 
 /** The longest wait for a whole answer when none is configured (TEA's 300 s). */
 export const DEFAULT_TIMEOUT_MS = 300_000;
@@ -60,7 +61,8 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
   const url = chatCompletionsUrl(connection.api_base);
   const displayUrl = withoutCredentials(url);
   const timeoutMs = connection.timeout_ms ?? DEFAULT_TIMEOUT_MS;
-  const firstTokenMs = connection.first_token_timeout_ms ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS;
+  // An explicit `timeout` also bounds the wait for the first byte unless first_token_timeout is given.
+  const firstTokenMs = connection.first_token_timeout_ms ?? connection.timeout_ms ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS;
   const streamIdleMs = connection.timeout_ms ?? DEFAULT_STREAM_IDLE_MS;
   const maxRetries = connection.max_retries ?? DEFAULT_MAX_RETRIES;
   const timing: RetryTiming = { ...DEFAULT_RETRY_TIMING, ...options.retryTiming };
@@ -108,6 +110,28 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
     }
   }
 
+  const server = knownServer(connection.provider, connection.api_base);
+  /** Numbers the answers whose tool calls were read from text, so their ids never repeat on this connection. */
+  let textCallNumber = 0;
+
+  /** With tools offered and no native call, tool calls the model wrote as text become the answer's calls. */
+  function withTextToolCalls(response: LlmResponse, request: LlmRequest): LlmResponse {
+    const tools = request.tools ?? [];
+    if (tools.length === 0 || (response.tool_calls?.length ?? 0) > 0) return response;
+    const offered = new Map(tools.map((tool) => [tool.function.name, tool.function.parameters ?? {}]));
+    const found = toolCallsFromText(response.content, offered, `text_call_${textCallNumber}`);
+    if (found === undefined) return response;
+    if (found.kind === 'unrecognised') {
+      throw new AgentError(
+        'LLM_BAD_RESPONSE',
+        `the model answered with a tool call written as text (${found.marker}) in a form tea-edge does not read, so no tool ran: the server did not parse it. To fix: ${nativeToolCallsAdvice(server)}`,
+        { details: { reason: 'tool_calls_as_text', retryable: false } },
+      );
+    }
+    textCallNumber++;
+    return { ...response, content: found.text, tool_calls: found.calls, tool_call_format: found.format, finish_reason: 'tool_calls' };
+  }
+
   return {
     // Each attempt serialises the request afresh and nothing of it is kept after the call.
     borrowsRequest: true,
@@ -120,7 +144,7 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
           const body = await readCappedBody(response, maxBytes, () => attempt.touch()).catch((error: unknown) => {
             throw AgentError.isInstance(error) ? error : classifyFailure(error, attempt, displayUrl, true);
           });
-          return parseChatCompletion(body, request.model, secrets);
+          return withTextToolCalls(parseChatCompletion(body, request.model, secrets), request);
         } finally {
           attempt.dispose();
         }
@@ -148,10 +172,12 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
           const whole = parseChatCompletion(body, request.model, secrets);
           if (whole.reasoning !== undefined) yield { type: 'reasoning_delta', content: whole.reasoning };
           if (whole.content !== '') yield { type: 'delta', content: whole.content };
-          yield { type: 'done', response: whole };
+          yield { type: 'done', response: withTextToolCalls(whole, request) };
           return;
         }
-        yield* readEventStream(response, request.model, maxBytes, current, displayUrl, streamIdleMs, secrets);
+        for await (const part of readEventStream(response, request.model, maxBytes, current, displayUrl, streamIdleMs, secrets)) {
+          yield part.type === 'done' ? { type: 'done', response: withTextToolCalls(part.response, request) } : part;
+        }
       } finally {
         current.dispose();
       }

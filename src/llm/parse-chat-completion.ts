@@ -12,6 +12,7 @@ import { parseJsonSafely, type JsonLimits } from '../util/untrusted-json.js';
 import { badResponse, serverReportedError } from './llm-errors.js';
 import { serverErrorMessage } from './server-error.js';
 import { joinReasoning, splitThinking } from './think-tags.js';
+import { quoteText } from '../util/cut-text.js';
 
 /** A whole response body is already capped in bytes when read; this bounds its nesting too. */
 const RESPONSE_JSON_LIMITS: JsonLimits = { maxLength: 16 * 1024 * 1024, maxDepth: 64 };
@@ -43,7 +44,7 @@ export function parseChatCompletion(body: string, requestedModel: string | undef
     model: typeof json.model === 'string' && json.model !== '' ? json.model : (requestedModel ?? 'unknown'),
     finish_reason: finishReason,
   };
-  const reasoning = joinReasoning(textField(message.reasoning_content), textField(message.reasoning), split.reasoning);
+  const reasoning = joinReasoning(reasoningField(message), split.reasoning);
   if (reasoning !== undefined) response.reasoning = reasoning;
   if (message.tool_calls !== undefined && message.tool_calls !== null) {
     if (!Array.isArray(message.tool_calls)) throw badResponse('tool_calls is not a list');
@@ -53,8 +54,17 @@ export function parseChatCompletion(body: string, requestedModel: string | undef
   return response;
 }
 
-function textField(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
+/**
+ * The thinking in a message or delta: `reasoning_content` (DeepSeek, llama.cpp, vLLM before 0.11,
+ * LM Studio, SGLang) or `reasoning` (Ollama, vLLM 0.11+). Servers in transition send both with the
+ * same text (mlx-vlm), so one is taken, never both.
+ */
+export function reasoningField(message: Record<string, unknown>): string | undefined {
+  for (const key of ['reasoning_content', 'reasoning']) {
+    const text = message[key];
+    if (typeof text === 'string' && text !== '') return text;
+  }
+  return undefined;
 }
 
 function readToolCall(call: unknown, index: number): ToolCall {
@@ -95,6 +105,6 @@ export function normalizeUsage(value: unknown): TokenUsage {
 }
 
 function describeStart(body: string): string {
-  const start = body.trim().slice(0, 40);
-  return start === '' ? 'empty body' : `starts with ${JSON.stringify(start)}`;
+  const start = body.trim();
+  return start === '' ? 'empty body' : `starts with ${quoteText(start, 40)}`;
 }

@@ -11,7 +11,7 @@ import { describeFetchFailure } from './fetch-failure.js';
 import { redactSecrets } from './redact.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { serverFacts, type ServerFacts } from './server-facts.js';
-import { nativeToolCallsAdvice, toolCallsFromText, type KnownServer } from './text-tool-calls.js';
+import { nativeToolCallsAdvice, type KnownServer } from './text-tool-calls.js';
 
 export interface ProbeOptions {
   api_base: string;
@@ -39,6 +39,11 @@ export interface ProbeReport {
    */
   tool_calls: 'native' | 'text' | 'none' | null;
   tool_call_format?: string;
+  /**
+   * How the model's thinking arrives: in a separate `reasoning`/`reasoning_content` field, as
+   * `<think>` tags inside the answer (tea-edge takes them out either way), or not at all.
+   */
+  reasoning: 'field' | 'think_tags' | 'none' | null;
   /** Whether `/embeddings` answers for the model (llm.embed); null when not tested. */
   embeddings: boolean | null;
   /** Which server this is and what it says about itself (context size, capabilities). */
@@ -83,6 +88,7 @@ export async function probeEndpoint(options: ProbeOptions): Promise<ProbeReport>
     native_tools: null,
     streamed_tools: null,
     tool_calls: null,
+    reasoning: null,
     embeddings: null,
     server: { kind: 'unknown' },
     errors: {},
@@ -114,9 +120,12 @@ export async function probeEndpoint(options: ProbeOptions): Promise<ProbeReport>
   }
 
   let lastContentType = '';
+  let lastBody: Promise<string> = Promise.resolve('');
   const recordingFetch: typeof fetch = async (input, init) => {
     const response = await fetchFunction(input, init);
     lastContentType = response.headers.get('content-type') ?? '';
+    // The raw bytes tell a reasoning field from <think> tags (the client hands out both as `reasoning`).
+    lastBody = response.clone().text().catch(() => '');
     return response;
   };
   const client = createOpenAiClient(
@@ -133,6 +142,7 @@ export async function probeEndpoint(options: ProbeOptions): Promise<ProbeReport>
   try {
     const response = await streamWhole(client, base('Reply with the single word: ok', { max_tokens: 16 }));
     report.streams = lastContentType.includes('text/event-stream') && response.finish_reason !== null;
+    report.reasoning = reasoningSource(await lastBody, response);
   } catch (error) {
     report.streams = false;
     record('streams', error);
@@ -151,18 +161,23 @@ export async function probeEndpoint(options: ProbeOptions): Promise<ProbeReport>
   }
   const toolRequest = base('What is the weather in Paris? Use the get_weather tool.', { tools: [WEATHER_TOOL], tool_choice: 'auto', max_tokens: 128 });
   try {
+    // The client reads tool calls a server left as text; `tool_call_format` says it did.
     const response = await client.generate(toolRequest);
-    report.native_tools = calledWeather(response);
-    const text = report.native_tools ? undefined : toolCallsFromText(response.content, [WEATHER_TOOL.function.name]);
-    report.tool_calls = report.native_tools ? 'native' : text?.kind === 'calls' ? 'text' : 'none';
-    if (text?.kind === 'calls') report.tool_call_format = text.format;
-    else if (text?.kind === 'unrecognised') report.tool_call_format = `unreadable (${text.marker})`;
+    const called = calledWeather(response);
+    report.native_tools = called && response.tool_call_format === undefined;
+    report.tool_calls = !called ? 'none' : report.native_tools ? 'native' : 'text';
+    if (response.tool_call_format !== undefined) report.tool_call_format = response.tool_call_format;
   } catch (error) {
     report.native_tools = false;
-    record('native_tools', error);
+    const typed = record('native_tools', error);
+    if (typed.details.reason === 'tool_calls_as_text') {
+      report.tool_calls = 'text';
+      report.tool_call_format = 'unreadable';
+    }
   }
   try {
-    report.streamed_tools = calledWeather(await streamWhole(client, toolRequest)) && lastContentType.includes('text/event-stream');
+    const response = await streamWhole(client, toolRequest);
+    report.streamed_tools = calledWeather(response) && response.tool_call_format === undefined && lastContentType.includes('text/event-stream');
   } catch (error) {
     report.streamed_tools = false;
     record('streamed_tools', error);
@@ -230,6 +245,12 @@ async function streamWhole(client: ModelProvider, request: LlmRequest): Promise<
   throw new AgentError('LLM_BAD_RESPONSE', 'the stream ended without a response');
 }
 
+function reasoningSource(raw: string, response: LlmResponse): 'field' | 'think_tags' | 'none' {
+  if (response.reasoning === undefined) return 'none';
+  // The client's reasoning comes from a field or from tags; a field shows in the raw bytes whole.
+  return /"reasoning(?:_content)?"\s*:\s*"[^"]/.test(raw) ? 'field' : 'think_tags';
+}
+
 function matchesAnswerSchema(content: string): boolean {
   try {
     const value: unknown = JSON.parse(content.trim());
@@ -263,9 +284,19 @@ function adviceFor(report: ProbeReport): string[] {
     advice.push(`No tool calls: ${nativeToolCallsAdvice(server)}; or use reason.react with tool_mode: json (the default) instead of llm.tools or tool_mode: native.`);
   } else if (report.streamed_tools === false) advice.push('Tool calls work but not when streamed: keep llm.tools unstreamed (the default).');
   if (report.embeddings === false) advice.push(embeddingsAdvice(server));
+  if (report.reasoning === 'think_tags') advice.push(thinkTagsAdvice(server));
   advice.push(...serverAdvice(report.server));
   if (advice.length === 0) advice.push('Everything tested works: streaming, json_schema, native and streamed tool calls, embeddings.');
   return advice;
+}
+
+function thinkTagsAdvice(server: KnownServer | undefined): string {
+  const fix =
+    server === 'llamacpp' ? 'start llama-server with --reasoning-format deepseek'
+    : server === 'vllm' ? 'start vLLM with --reasoning-parser <deepseek_r1|qwen3>'
+    : server === 'ollama' ? 'update Ollama (0.9 or later sends thinking apart)'
+    : 'turn on the server\'s reasoning parser';
+  return `The model's thinking arrives as <think> tags inside the answer: tea-edge takes it out (kept as \`reasoning\`), but the tags count against max_tokens and a cut answer may hold only thinking; to have the server send it apart, ${fix}.`;
 }
 
 function embeddingsAdvice(server: KnownServer | undefined): string {

@@ -12,6 +12,7 @@ import { normalizeUsage } from './parse-chat-completion.js';
 import { REDACTED } from './redact.js';
 import { splitContent } from './scripted-model.js';
 import { throwIfAborted } from '../util/abort.js';
+import { quoteText } from '../util/cut-text.js';
 
 /** One recorded model call: what was asked and what came back (or the error). */
 export interface RecordedCall {
@@ -176,5 +177,5 @@ function toResponse(data: Record<string, unknown>, model: unknown): LlmResponse 
 
 function preview(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+  return quoteText(text, 120);
 }

@@ -9,6 +9,7 @@ import type { ModelProvider, LlmRequest, LlmResponse, LlmStreamPart, TokenUsage 
 import { readScript, type ScriptedInput, type ScriptedResponse, type ScriptedScript } from './scripted-script.js';
 import { sleep, throwIfAborted } from '../util/abort.js';
 import { splitThinking } from './think-tags.js';
+import { quoteText } from '../util/cut-text.js';
 
 export const SCRIPTED_MODEL_NAME = 'scripted';
 
@@ -55,7 +56,7 @@ export function createScriptedModel(input: ScriptedInput, options: { startAt?: n
     const text = lastUserMessage(request);
     for (const rule of script.rules) if (rule.matches(text)) return rule.response;
     if (script.fallback !== undefined) return script.fallback;
-    throw new AgentError('LLM_BAD_RESPONSE', `scripted model has no rule matching call ${callNumber} (last user message ${JSON.stringify(text.slice(0, 80))})`, {
+    throw new AgentError('LLM_BAD_RESPONSE', `scripted model has no rule matching call ${callNumber} (last user message ${quoteText(text, 80)})`, {
       details: { scripted: true, call: callNumber, retryable: false, rules: script.rules.map((rule) => rule.description) },
     });
   }

@@ -11,6 +11,7 @@ import { AgentError } from '../errors/agent-error.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { compileSafePattern, PatternProblem, PatternStepsExceeded, type SafePattern } from '../schema/safe-pattern.js';
 import type { TokenUsage, ToolCall } from './types.js';
+import { quoteText } from '../util/cut-text.js';
 
 /** One scripted answer, normalised. */
 export interface ScriptedResponse {
@@ -83,7 +84,7 @@ function readRule(value: unknown, field: string): ScriptedRule {
       pattern = compileSafePattern(match.regex, { ignoreCase: flagText.includes('i'), multiline: flagText.includes('m'), dotAll: flagText.includes('s') }, MAX_REGEX_LENGTH);
     } catch (error) {
       if (!(error instanceof PatternProblem)) throw error;
-      throw invalid(`${field}.match.regex`, `regular expression ${JSON.stringify(match.regex.slice(0, 80))} cannot be used: ${error.message}`);
+      throw invalid(`${field}.match.regex`, `regular expression ${quoteText(match.regex, 80)} cannot be used: ${error.message}`);
     }
     const matches = (text: string): boolean => {
       try {

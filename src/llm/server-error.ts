@@ -8,7 +8,7 @@
  * missing) a sentence in plain words says what to change.
  */
 import { isPlainObject } from '../util/plain-object.js';
-import { redactSecrets } from './redact.js';
+import { cutText } from '../util/cut-text.js';
 
 /** How much of the server's message is quoted. */
 export const QUOTED_MESSAGE_LIMIT = 300;
@@ -54,7 +54,7 @@ const EXPLANATIONS: readonly { reason: ServerErrorReason; pattern: RegExp; expla
     reason: 'model_missing',
     pattern: /model[^.]*\b(not found|does not exist|not loaded|is not available)|no models? (is )?loaded|try pulling it|model_not_found|failed to load model|model is loading|loading model/i,
     explanation:
-      'the server does not have this model ready: check the name against `GET /v1/models`, then pull it (`ollama pull <model>`) ' +
+      'the server does not have this model ready (unknown name, not pulled, not loaded, or still loading): check the name against `GET /v1/models`, then pull it (`ollama pull <model>`) ' +
       'or load it (LM Studio: load it in the app or `lms load <model>`).',
   },
   {
@@ -101,8 +101,8 @@ export function serverErrorMessageOfJson(text: string): string | undefined {
 
 /** Quotes `message` (redacted, then cut) and explains it when it is recognised. */
 export function describeServerError(message: string, secrets: readonly string[]): ServerErrorReport {
-  const redacted = redactSecrets(message.trim(), secrets);
-  const quoted = redacted.length > QUOTED_MESSAGE_LIMIT ? `${redacted.slice(0, QUOTED_MESSAGE_LIMIT)}…` : redacted;
+  // Redacted, then cut; a secret's start left before the cut mark is redacted too (util/cut-text.ts).
+  const quoted = cutText(message.trim(), QUOTED_MESSAGE_LIMIT, secrets);
   const report: ServerErrorReport = { quoted };
   const known = EXPLANATIONS.find((entry) => entry.pattern.test(message));
   if (known !== undefined) {

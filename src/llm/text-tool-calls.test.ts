@@ -22,6 +22,18 @@ describe('tool calls written as text', () => {
     expect(calls('<tool_call>\n{"name": "get_weather", "arguments": "{\\"city\\": \\"Oslo\\"}"}').calls).toEqual([call('get_weather', { city: 'Oslo' })]);
   });
 
+  it('reads Qwen3-Coder XML calls, with values typed by the tool\'s own parameter schema', () => {
+    const offered = new Map([['get_weather', { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } } }], ['calc_add', {}]]);
+    const found = toolCallsFromText('<tool_call>\n<function=get_weather>\n<parameter=city>\n1984\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>', offered);
+    expect(found).toMatchObject({ kind: 'calls', format: 'qwen3-xml', text: '', calls: [{ function: call('get_weather', { city: '1984', days: 3 }) }] });
+    expect(calls('<tool_call>\n<function=calc_add>\n<parameter=a>\n2\n</parameter>\n<parameter=note>\ntwo words\n</parameter>\n</function>\n</tool_call>').calls).toEqual([call('calc_add', { a: 2, note: 'two words' })]);
+  });
+
+  it('reads LM Studio [TOOL_REQUEST] blocks it left unparsed', () => {
+    expect(calls('[TOOL_REQUEST]\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n[END_TOOL_REQUEST]')).toEqual({ format: 'lmstudio', text: '', calls: [call('get_weather', { city: 'Oslo' })] });
+    expect(toolCallsFromText('[TOOL_REQUEST]{"name": "get_weather", "arguments": {"city": [END_TOOL_REQUEST]', TOOLS)).toEqual({ kind: 'unrecognised', marker: '[TOOL_REQUEST]' });
+  });
+
   it('reads Llama 3.1 <|python_tag|> calls joined by ";" and Llama 3.2 bare JSON calls', () => {
     expect(calls('<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}; {"name": "calc_add", "parameters": {"a": 1, "b": 2}}<|eom_id|>')).toEqual({
       format: 'llama-python-tag',

@@ -5,6 +5,11 @@
  * reply carries no native `tool_calls`, the common formats are read as calls:
  *
  * - `hermes`: `<tool_call>{"name": …, "arguments": {…}}</tool_call>`, repeated (Hermes, Qwen 2.5/3);
+ * - `qwen3-xml`: `<tool_call><function=name><parameter=key>value</parameter>…</function></tool_call>`
+ *   (Qwen3-Coder, Qwen3.5); a value is JSON when it reads as JSON and the tool does not declare the
+ *   parameter a string, else text;
+ * - `lmstudio`: `[TOOL_REQUEST]{"name": …, "arguments": {…}}[END_TOOL_REQUEST]` (LM Studio's own
+ *   prompt for models without native tool use, left in the answer when LM Studio did not parse it);
  * - `llama-python-tag`: `<|python_tag|>{"name": …, "parameters": {…}}`, several joined by `;` (Llama 3.1);
  * - `llama-function`: `<function=name>{…}</function>` (Llama 3.1's custom-tool form);
  * - `mistral`: `[TOOL_CALLS][{"name": …, "arguments": {…}}]` (v3 tokenizers) or
@@ -20,7 +25,10 @@ import type { ToolCall } from './types.js';
 import { parseJsonSafely } from '../util/untrusted-json.js';
 import { isPlainObject } from '../util/plain-object.js';
 
-export type TextToolFormat = 'hermes' | 'llama-python-tag' | 'llama-function' | 'mistral' | 'json';
+export type TextToolFormat = 'hermes' | 'qwen3-xml' | 'lmstudio' | 'llama-python-tag' | 'llama-function' | 'mistral' | 'json';
+
+/** The offered tools, by name, with the JSON types their parameters declare (for `qwen3-xml` values). */
+export type OfferedTools = readonly string[] | ReadonlyMap<string, Record<string, unknown>>;
 
 export type TextToolCalls =
   | { kind: 'calls'; format: TextToolFormat; calls: ToolCall[]; /** The reply without the markup. */ text: string }
@@ -28,7 +36,7 @@ export type TextToolCalls =
 
 /** Markers of tool-call formats, known and unknown: their presence means the text meant a call. */
 const CALL_MARKERS = [
-  '<tool_call>', '<|python_tag|>', '[TOOL_CALLS]', '<function=',
+  '<tool_call>', '<|python_tag|>', '[TOOL_CALLS]', '<function=', '[TOOL_REQUEST]',
   '<|tool_call_start|>', '<|tool_calls_section_begin|>', '<｜tool▁calls▁begin｜>', '<|tool▁calls▁begin|>',
   '<tool_calls>', '<function_call>', 'functools[', '<|action_start|>', '✿FUNCTION✿', '<|plugin|>',
 ];
@@ -40,9 +48,11 @@ const CALL_MARKERS = [
  * toolCallsFromText('<tool_call>{"name":"get_weather","arguments":{"city":"Paris"}}</tool_call>', ['get_weather']);
  * // → { kind: 'calls', format: 'hermes', calls: [{ id: 'text_call_0', type: 'function', … }], text: '' }
  */
-export function toolCallsFromText(content: string, toolNames: readonly string[], idPrefix = 'text_call'): TextToolCalls | undefined {
+export function toolCallsFromText(content: string, offered: OfferedTools, idPrefix = 'text_call'): TextToolCalls | undefined {
   if (content.trim() === '') return undefined;
-  const found = hermes(content) ?? pythonTag(content) ?? llamaFunction(content) ?? mistral(content) ?? bareJson(content, toolNames);
+  const toolNames = Array.isArray(offered) ? (offered as readonly string[]) : [...(offered as ReadonlyMap<string, unknown>).keys()];
+  const schemas = Array.isArray(offered) ? new Map<string, Record<string, unknown>>() : (offered as ReadonlyMap<string, Record<string, unknown>>);
+  const found = qwenXml(content, schemas) ?? hermes(content) ?? lmStudio(content) ?? pythonTag(content) ?? llamaFunction(content) ?? mistral(content) ?? bareJson(content, toolNames);
   if (found !== undefined) return { kind: 'calls', format: found.format, text: found.text, calls: found.calls.map((call, index) => toolCall(`${idPrefix}_${index}`, call)) };
   const marker = CALL_MARKERS.find((candidate) => content.includes(candidate));
   if (marker !== undefined) return { kind: 'unrecognised', marker };
@@ -62,6 +72,47 @@ function hermes(content: string): Found | undefined {
     calls.push(call);
   }
   return result('hermes', calls, content.replace(pattern, ''));
+}
+
+function qwenXml(content: string, schemas: ReadonlyMap<string, Record<string, unknown>>): Found | undefined {
+  if (!content.includes('<tool_call>') || !content.includes('<function=')) return undefined;
+  const pattern = /<tool_call>\s*<function=([A-Za-z0-9_.-]{1,64})>([\s\S]*?)<\/function>\s*(?:<\/tool_call>|$)/g;
+  const calls: Parsed[] = [];
+  for (const match of content.matchAll(pattern)) {
+    const name = match[1]!;
+    const declared = parameterTypes(schemas.get(name));
+    const args: Record<string, unknown> = {};
+    const body = match[2]!;
+    const parameter = /<parameter=([A-Za-z0-9_.-]{1,64})>\n?([\s\S]*?)\n?<\/parameter>/g;
+    for (const item of body.matchAll(parameter)) {
+      const key = item[1]!;
+      const text = item[2]!;
+      if (key === '__proto__' || key === 'constructor' || key === 'prototype') continue;
+      const value = declared.get(key) === 'string' ? undefined : parseJson(text);
+      args[key] = value === undefined ? text : value;
+    }
+    if (body.replace(parameter, '').trim() !== '') return undefined;
+    calls.push({ name, args });
+  }
+  return result('qwen3-xml', calls, content.replace(pattern, ''));
+}
+
+function parameterTypes(schema: Record<string, unknown> | undefined): Map<string, unknown> {
+  const properties = schema !== undefined && isPlainObject(schema['properties']) ? schema['properties'] : {};
+  return new Map(Object.entries(properties).map(([key, value]) => [key, isPlainObject(value) ? value['type'] : undefined]));
+}
+
+function lmStudio(content: string): Found | undefined {
+  if (!content.includes('[TOOL_REQUEST]')) return undefined;
+  const pattern = /\[TOOL_REQUEST\]([\s\S]*?)\[END_TOOL_REQUEST\]/g;
+  const calls: Parsed[] = [];
+  for (const match of content.matchAll(pattern)) {
+    const call = callObject(parseJson(match[1]!));
+    if (call === undefined) return undefined;
+    calls.push(call);
+  }
+  const rest = content.replace(pattern, '');
+  return rest.includes('[TOOL_REQUEST]') ? undefined : result('lmstudio', calls, rest);
 }
 
 function pythonTag(content: string): Found | undefined {

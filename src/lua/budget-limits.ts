@@ -7,6 +7,7 @@
 import { AgentError } from '../errors/agent-error.js';
 import type { LuaBudget } from './types.js';
 import { isPlainObject } from '../util/plain-object.js';
+import { quoteText } from '../util/cut-text.js';
 
 /** The defaults of docs/spec.md#3-inline-lua, plus the cap on `print` output. */
 export const DEFAULT_LUA_BUDGET: Readonly<Required<LuaBudget>> = Object.freeze({
@@ -47,7 +48,7 @@ function problemWith(key: keyof LuaBudget, value: unknown): string | undefined {
 
 function describe(value: unknown): string {
   if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return `the string "${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  if (typeof value === 'string') return `the string ${quoteText(value, 40)}`;
   return value === null ? 'null' : typeof value;
 }
 

@@ -3,6 +3,7 @@
  * a script controls that text (`error(("x"):rep(1e6))`, a 1 MiB table key in a conversion path),
  * and it goes into run records, traces and terminals. Long text is cut with a note saying so.
  */
+import { cutText } from '../util/cut-text.js';
 
 /**
  * Longest error message, in characters: with its location prefix and the note it stays under the
@@ -16,20 +17,13 @@ const MAX_PATH_KEY = 48;
 /** `text`, cut to `max` characters with a note of how long it was. */
 export function capErrorText(text: string, max = MAX_ERROR_TEXT): string {
   if (text.length <= max) return text;
-  return `${cutAt(text, max)}… [cut: ${text.length} characters in all]`;
+  return `${cutText(text, max)} [cut: ${text.length} characters in all]`;
 }
 
 /** Decodes no more of a Lua string than `capErrorText` would keep (a character is at most 4 bytes), then caps it. */
 export function decodeErrorText(bytes: Uint8Array, decode: (bytes: Uint8Array) => string, max = MAX_ERROR_TEXT): string {
   if (bytes.length <= max * 4) return capErrorText(decode(bytes), max);
-  return `${cutAt(decode(bytes.subarray(0, max * 4)), max)}… [cut: ${bytes.length} bytes in all]`;
-}
-
-/** The first `max` characters of `text`, never half of a surrogate pair. */
-function cutAt(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const last = text.charCodeAt(max - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+  return `${cutText(decode(bytes.subarray(0, max * 4)), max)} [cut: ${bytes.length} bytes in all]`;
 }
 
 /** `$`, `$.key`, `$[0]`: a conversion path, each key and the whole shortened (its middle elided). */

@@ -58,7 +58,7 @@ describe('connectMcp', () => {
 
   it('refuses an unknown protocol version, a redirect, an HTTP error and a JSON-RPC error, naming the origin only', async () => {
     const version = scriptedFetch((body) => json(initialized(body, '1999-01-01')));
-    expect((await failure(connectMcp(options(version.fetchFn)))).message).toContain("protocol version '1999-01-01'");
+    expect((await failure(connectMcp(options(version.fetchFn)))).message).toContain('protocol version "1999-01-01"');
     const redirect = scriptedFetch(() => new Response(null, { status: 307, headers: { location: 'http://elsewhere.test/' } }));
     expect((await failure(connectMcp(options(redirect.fetchFn, { url: new URL('http://mcp.test/mcp?key=secret') })))).message).toMatch(/^MCP server http:\/\/mcp\.test: the server answered a redirect/);
     const status = scriptedFetch(() => new Response('no', { status: 500 }));

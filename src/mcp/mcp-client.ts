@@ -15,6 +15,7 @@ import { createSseParser } from '../llm/sse-parser.js';
 import { messageOf } from '../util/message-of.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { parseJsonSafely } from '../util/untrusted-json.js';
+import { cutText, quoteText } from '../util/cut-text.js';
 
 /** The protocol revision this client speaks first (servers may answer an older one). */
 export const MCP_PROTOCOL_VERSION = '2025-06-18';
@@ -54,7 +55,7 @@ export async function connectMcp(options: McpClientOptions): Promise<McpSession>
     clientInfo: { name: 'tea-edge', version: '1' },
   });
   const version = typeof init['protocolVersion'] === 'string' ? init['protocolVersion'] : '';
-  if (!KNOWN_VERSIONS.has(version)) throw mcpError(options.url, `the server speaks protocol version '${version.slice(0, 40)}', which tea-edge does not know`);
+  if (!KNOWN_VERSIONS.has(version)) throw mcpError(options.url, `the server speaks protocol version ${quoteText(version, 40)}, which tea-edge does not know`);
   state.protocolVersion = version;
   await notify(state, 'notifications/initialized');
   return {
@@ -234,8 +235,8 @@ function readJsonAnswer(text: string, id: number, options: McpClientOptions): Re
 function resultOf(message: Record<string, unknown>, method: string, url: URL): Record<string, unknown> {
   const error = message['error'];
   if (isPlainObject(error)) {
-    const text = typeof error['message'] === 'string' ? error['message'].slice(0, 500) : 'no message';
-    throw mcpError(url, `${method} failed: ${text} (JSON-RPC error ${String(error['code']).slice(0, 20)})`, { rpc_code: error['code'] });
+    const text = typeof error['message'] === 'string' ? cutText(error['message'], 500) : 'no message';
+    throw mcpError(url, `${method} failed: ${text} (JSON-RPC error ${cutText(String(error['code']), 20)})`, { rpc_code: error['code'] });
   }
   const result = message['result'];
   if (!isPlainObject(result)) throw mcpError(url, `${method}: the response has no result object`);

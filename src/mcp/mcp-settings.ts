@@ -15,6 +15,7 @@
  * naming one of the host's secrets (never written in the agent file).
  */
 import { isPlainObject } from '../util/plain-object.js';
+import { quoteText } from '../util/cut-text.js';
 
 const SERVER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 const TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
@@ -71,7 +72,7 @@ function readHeaderValues(headers: unknown, field: string): { headers: Record<st
   if (headers === undefined) return { headers: result };
   if (!isPlainObject(headers)) return { error: 'headers must map header names to a string or {secret, prefix?}', field };
   for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name)) return { error: `'${name.slice(0, 64)}' is not a header name`, field };
+    if (!HEADER_NAME.test(name)) return { error: `${quoteText(name, 64)} is not a header name`, field };
     const lower = name.toLowerCase();
     if (['host', 'content-type', 'content-length', 'accept', 'mcp-session-id', 'mcp-protocol-version'].includes(lower)) return { error: `header '${name}' is set by tea-edge`, field: `${field}.${name}` };
     if (typeof value === 'string') result[lower] = { text: value };

@@ -20,6 +20,7 @@ import { checkUrl } from '../tools/url-policy.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { connectMcp, mcpError, type McpSession } from './mcp-client.js';
 import { readMcpServers, type McpServerSettings } from './mcp-settings.js';
+import { cutText } from '../util/cut-text.js';
 
 /** Caps on what an MCP server can hand the run. */
 export const MCP_LIMITS = {
@@ -77,7 +78,7 @@ export async function callMcpTool(serverName: string, tool: string, args: Record
   if (!handle.tools.has(tool)) throw new AgentError('ACTION_FAILED', `MCP tool '${tool}' was not in server '${serverName}''s listing for this run`, { details: { mcp_server: serverName } });
   const result = await handle.session.request('tools/call', { name: tool, arguments: args });
   const text = resultText(result);
-  if (result['isError'] === true) throw new AgentError('ACTION_FAILED', `MCP tool '${tool}' reported an error: ${text.slice(0, 2000)}`, { details: { mcp_server: serverName } });
+  if (result['isError'] === true) throw new AgentError('ACTION_FAILED', `MCP tool '${tool}' reported an error: ${cutText(text, 2000)}`, { details: { mcp_server: serverName } });
   return text;
 }
 
@@ -203,7 +204,7 @@ function resultText(result: Record<string, unknown>): string {
   const content = Array.isArray(result['content']) ? result['content'] : [];
   const texts = content
     .filter((part): part is Record<string, unknown> => isPlainObject(part))
-    .map((part) => (part['type'] === 'text' && typeof part['text'] === 'string' ? part['text'] : `[${String(part['type']).slice(0, 20)} content omitted]`));
+    .map((part) => (part['type'] === 'text' && typeof part['text'] === 'string' ? part['text'] : `[${cutText(String(part['type']), 20)} content omitted]`));
   const text = texts.length > 0 ? texts.join('\n') : result['structuredContent'] !== undefined ? JSON.stringify(result['structuredContent']) : '';
-  return text.length > MCP_LIMITS.maxResultChars ? `${text.slice(0, MCP_LIMITS.maxResultChars)}…` : text;
+  return cutText(text, MCP_LIMITS.maxResultChars);
 }

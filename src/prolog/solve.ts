@@ -2,11 +2,13 @@
  * The sandbox's own step loop over a tau thread. tau's `answer` reports through `setTimeout`
  * and counts its limit where Prolog cannot see it; this loop does the same synchronously and
  * adds the rest of the sandbox's checks, every one outside Prolog's reach (`catch/3` never sees
- * them): the inference budget, the stack-depth budget, the term-work meter, the run's signal and
- * the host's interrupt.
+ * them): the inference budget, the stack-depth budget, the term-work meter (term traversals and
+ * the characters text built-ins read or build), the run's signal and the host's interrupt. The
+ * signal and the interrupt are checked every CHECK_EVERY inferences and every CHECK_WORK_EVERY
+ * units of work, so one inference that does a lot of work cannot hold the event loop past them.
  */
 import { pl, setWorkMeter, type TauTerm, type TauThread } from '#prolog-vm';
-import { PrologBudgetExceeded } from './tau-patches.js';
+import { PrologBudgetExceeded, setTextMeter } from './tau-patches.js';
 import type { PrologBudget } from './prolog-budget.js';
 import { stepFrameState, unwindError } from './catch-frames.js';
 
@@ -33,12 +35,14 @@ export interface SolveControl {
    */
   cells: number;
   retained: number;
-  /** Called every CHECK_EVERY steps: signal and interrupt. */
+  /** Called every CHECK_EVERY steps and CHECK_WORK_EVERY units of work: signal and interrupt. */
   check(): void;
 }
 
 /** Steps between the checks that cost more than a counter. */
 const CHECK_EVERY = 512;
+/** Units of term and text work between the same checks (a power of two: a mask tests it). */
+const CHECK_WORK_EVERY = 4096;
 
 /** Solves `goal` once. Returns the answer's substitution, or null when the goal fails. */
 export function solveOnce(thread: TauThread, goal: TauTerm, control: SolveControl): any | null {
@@ -48,6 +52,13 @@ export function solveOnce(thread: TauThread, goal: TauTerm, control: SolveContro
   setWorkMeter((allocates) => {
     if (++control.work > termWork) throw new PrologBudgetExceeded('termWork', termWork);
     if (allocates && ++control.cells + control.retained > termCells) throw new PrologBudgetExceeded('termCells', termCells);
+    if ((control.work & (CHECK_WORK_EVERY - 1)) === 0) control.check();
+  });
+  setTextMeter((units) => {
+    const before = control.work;
+    control.work += units;
+    if (control.work > termWork) throw new PrologBudgetExceeded('termWork', termWork);
+    if (Math.floor(control.work / CHECK_WORK_EVERY) !== Math.floor(before / CHECK_WORK_EVERY)) control.check();
   });
   try {
     for (;;) {
@@ -74,6 +85,7 @@ export function solveOnce(thread: TauThread, goal: TauTerm, control: SolveContro
     }
   } finally {
     setWorkMeter(null);
+    setTextMeter(null);
   }
 }
 

@@ -16,7 +16,7 @@
  */
 import { pl, type TauSession, type TauTerm, type TauThread } from '#prolog-vm';
 import { defineHostPredicate } from './host-predicate.js';
-import { spend } from './tau-patches.js';
+import { spend, spendText } from './tau-patches.js';
 import { listItems, listTerm } from './json-terms.js';
 
 const { Term, Num, State } = pl.type;
@@ -83,7 +83,7 @@ class FormatWriter {
   private segmentStart = 0;
   private fills: Array<{ at: number; char: string }> = [];
 
-  /** Adds text to the line (held to the atomLength budget before it is built). */
+  /** Adds text to the line (held to the atomLength budget and charged to the work meter before it is built). */
   text(text: string): void {
     this.reserve(text.length);
     this.line += text;
@@ -107,6 +107,7 @@ class FormatWriter {
     const pad = column - this.line.length;
     if (pad > 0) {
       this.reserve(pad);
+      spendText(this.line.length); // the line is copied around the padding
       // No ~t: pad on the right (text left-aligned); else the fill goes where ~t stood.
       const fill = this.fills.at(-1) ?? { at: this.line.length, char: ' ' };
       this.line = this.line.slice(0, fill.at) + fill.char.repeat(pad) + this.line.slice(fill.at);
@@ -124,6 +125,7 @@ class FormatWriter {
   }
 
   private reserve(characters: number): void {
+    spendText(characters);
     spend('atomLength', this.out.length + this.line.length + characters);
   }
 }

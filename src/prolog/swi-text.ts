@@ -11,6 +11,7 @@
  */
 import { pl, type TauSession, type TauTerm, type TauThread } from '#prolog-vm';
 import { defineHostPredicate } from './host-predicate.js';
+import { buildsText, spendText } from './tau-patches.js';
 import { PrologSyntax, readChunkTerms } from './tea-reading.js';
 
 const { Term, State } = pl.type;
@@ -46,6 +47,7 @@ export function installSwiText(session: TauSession): void {
   defineHostPredicate(session, 'number_string/2', (thread, point, atom) => {
     const [number, text] = atom.args;
     if (!pl.type.is_variable(text)) {
+      if (pl.type.is_atom(text)) spendText(text.id.length);
       const source = pl.type.is_atom(text) ? text.id.trim() : undefined;
       if (source === undefined) return thread.throw_error(pl.error.type('atom', text, atom.indicator));
       // A Prolog number's syntax (no hex, no Infinity): anything else is a syntax error, as in SWI.
@@ -59,10 +61,15 @@ export function installSwiText(session: TauSession): void {
 
   const termText = (thread: TauThread, point: any, atom: TauTerm, term: TauTerm, text: TauTerm) => {
     if (!pl.type.is_variable(term)) {
-      return continueWith(thread, point, new Term('=', [text, new Term(term.toString({ quoted: true, session: thread.session }), [])]));
+      // Written first (each node ticks the work meter), then its characters are charged and held.
+      const written = term.toString({ quoted: true, session: thread.session }) as string;
+      spendText(written.length);
+      buildsText(written.length);
+      return continueWith(thread, point, new Term('=', [text, new Term(written, [])]));
     }
     if (pl.type.is_variable(text)) return thread.throw_error(pl.error.instantiation(atom.indicator));
     if (!pl.type.is_atom(text)) return thread.throw_error(pl.error.type('atom', text, atom.indicator));
+    spendText(text.id.length); // parsing reads every character
     let read: TauTerm | undefined;
     try {
       for (const chunkTerm of readChunkTerms(`${text.id} .`, thread)) {

@@ -1,7 +1,9 @@
 /**
  * What the sandbox changes in tau-prolog's shared built-ins, once per module load: predicates that
- * reach files, streams or the process are refused with a permission error, and built-ins that can
- * build a large atom, list or database in one step check the running call's budget first. Budget
+ * reach files, streams or the process are refused with a permission error, built-ins that can
+ * build a large atom, list or database in one step check the running call's budget first, and
+ * every built-in that reads or builds text charges its characters to the work meter before it
+ * runs (spendText), holding the lists and choice points it makes to the cell budget. Budget
  * checks throw `PrologBudgetExceeded`, a JavaScript exception that leaves tau's step loop: no
  * Prolog handler runs after it. `currentCall` is the call being solved (calls are synchronous,
  * so at most one runs at a time in a JavaScript realm).
@@ -36,6 +38,22 @@ export interface CallMeter {
 }
 
 let currentCall: CallMeter | null = null;
+
+/**
+ * The running call's meter of text work (solve.ts sets it with the term-work meter): `units` are
+ * characters read, scanned or built, and comparisons a built-in makes; it throws over `termWork`
+ * and checks the signal and deadline as the work grows.
+ */
+let textMeter: ((units: number) => void) | null = null;
+
+export function setTextMeter(meter: ((units: number) => void) | null): void {
+  textMeter = meter;
+}
+
+/** Charges `units` of text work to the running call (no call: nothing). */
+export function spendText(units: number): void {
+  if (units > 0) textMeter?.(units);
+}
 
 /** Runs `fn` with `meter` as the current call's meter. */
 export function withCallMeter<T>(meter: CallMeter, fn: () => T): T {
@@ -80,9 +98,95 @@ const refuse: TauBuiltin = (thread, _point, atom) => {
 const CHARS_PER_CELL = 64;
 
 /** A built-in is about to build an atom of `length` characters: one atom's cap, and its memory. */
-function buildsText(length: number): void {
+export function buildsText(length: number): void {
   spend('atomLength', length);
   currentCall?.holdCells?.(Math.ceil(length / CHARS_PER_CELL), false);
+}
+
+/** A built-in is about to build a list of `length` characters or codes: two cells an element. */
+function buildsList(length: number): void {
+  spend('listLength', length);
+  currentCall?.holdCells?.(2 * length, false);
+}
+
+/**
+ * What one (start, length) pair of sub_atom/5 costs in characters' work: tau walks the pairs with
+ * `for…in` over arrays of indexes, measured at about 20 times a character of atom_length/2.
+ */
+const PAIR_COST = 20;
+
+/** Cells a choice point and the goal it holds cost, at least. */
+const CELLS_PER_STATE = 4;
+
+/** A built-in is about to push `count` choice points, each a solution to try on backtracking. */
+function pushesStates(count: number): void {
+  currentCall?.holdCells?.(count * CELLS_PER_STATE, false);
+}
+
+/** Elements of a proper or partial list (what a list → text built-in walks). */
+function listLength(term: TauTerm): number {
+  let length = 0;
+  for (let pointer = term; pl.type.is_term(pointer) && pointer.indicator === './2'; pointer = pointer.args[1]) length++;
+  return length;
+}
+
+/**
+ * The text built-ins: each charges the characters it scans or builds before it runs, and holds
+ * the list or the choice points it makes. tau's sub_atom/5 loops over every (start, length) pair
+ * an unbound argument allows and checks each solution against the whole atom, so that is what it
+ * costs; atom_concat/3 with the whole atom alone bound makes one choice point a split.
+ */
+function guardText(system: Record<string, unknown>): void {
+  guard(system, 'atom_length/2', (atom) => spendText(atomicLength(atom.args[0])));
+  guard(system, 'atom_concat/3', (atom) => {
+    const [start, end, whole] = atom.args;
+    spendText(atomicLength(start) + atomicLength(end) + atomicLength(whole));
+    if (pl.type.is_variable(start) && pl.type.is_variable(end) && pl.type.is_atom(whole)) pushesStates(whole.id.length + 1);
+    buildsText(atomicLength(start) + atomicLength(end));
+  });
+  guard(system, 'atomic_concat/3', (atom) => {
+    spendText(atomicLength(atom.args[0]) + atomicLength(atom.args[1]));
+    buildsText(atomicLength(atom.args[0]) + atomicLength(atom.args[1]));
+  });
+  guard(system, 'sub_atom/5', (atom) => {
+    const [text, before, length, after] = atom.args;
+    if (!pl.type.is_atom(text)) return;
+    const size = text.id.length;
+    const choices = (term: TauTerm) => (pl.type.is_variable(term) ? size + 1 : 1);
+    const pairs = choices(before) * choices(length);
+    const solutions = pl.type.is_variable(after) ? pairs : Math.min(choices(before), choices(length));
+    // An index array per unbound argument, every pair, and each solution checked against the whole atom.
+    const arrays = [before, length, after].filter((term) => pl.type.is_variable(term)).length * (size + 1);
+    spendText(arrays + pairs * PAIR_COST + solutions * size);
+    pushesStates(solutions);
+  });
+  for (const indicator of ['atom_codes/2', 'atom_chars/2', 'number_codes/2', 'number_chars/2']) {
+    guard(system, indicator, (atom) => {
+      const [text, list] = atom.args;
+      if (pl.type.is_atom(text) || pl.type.is_number(text)) {
+        const length = atomicLength(text);
+        spendText(length);
+        buildsList(length);
+      } else {
+        const length = listLength(list);
+        spendText(length);
+        buildsText(length);
+      }
+    });
+  }
+  for (const indicator of ['upcase_atom/2', 'downcase_atom/2']) {
+    guard(system, indicator, (atom) => {
+      spendText(atomicLength(atom.args[0]));
+      buildsText(atomicLength(atom.args[0]));
+    });
+  }
+  const joined = (atom: TauTerm) => {
+    const length = (listItems(atom.args[0]) ?? []).reduce((sum: number, item: TauTerm) => sum + atomicLength(item) + (atom.args.length === 3 ? atomicLength(atom.args[1]) : 0), 0);
+    spendText(length);
+    buildsText(length);
+  };
+  guard(system, 'atomic_list_concat/2', joined);
+  guard(system, 'atomic_list_concat/3', joined);
 }
 
 /** Cells of `term` as a tree (shared subterms counted each time, as a copy builds them), up to `cap`. */
@@ -145,13 +249,7 @@ export function patchTauBuiltins(): void {
   guard(system, '$push_global_stack/2', (atom) => currentCall?.holdCells?.(treeSize(atom.args[1], currentCall.budget.termCells + 1), true));
   guard(system, 'assertz/1', countClause);
   guard(system, 'asserta/1', countClause);
-  guard(system, 'atom_concat/3', (atom) => buildsText(atomicLength(atom.args[0]) + atomicLength(atom.args[1])));
-  const joined = (atom: TauTerm) => buildsText((listItems(atom.args[0]) ?? []).reduce((sum: number, item: TauTerm) => sum + atomicLength(item) + (atom.args.length === 3 ? atomicLength(atom.args[1]) : 0), 0));
-  guard(system, 'atomic_list_concat/2', joined);
-  guard(system, 'atomic_list_concat/3', joined);
-  for (const indicator of ['atom_codes/2', 'atom_chars/2', 'number_codes/2', 'number_chars/2']) {
-    guard(system, indicator, (atom) => spend('atomLength', listItems(atom.args[1])?.length ?? 0));
-  }
+  guardText(system);
   const listOf = (index: number) => (atom: TauTerm) => {
     const size = atom.args[index];
     if (pl.type.is_integer(size)) spend('listLength', size.value);

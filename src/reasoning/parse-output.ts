@@ -9,6 +9,7 @@
 import { balancedObjects, repairJson } from './json-repair.js';
 import { DEFAULT_JSON_LIMITS, parseJsonSafely, type JsonLimits } from '../util/untrusted-json.js';
 import { splitThinking } from '../llm/think-tags.js';
+import { cutText } from '../util/cut-text.js';
 
 /** Which rule of the chain produced the value. */
 export type ParseMethod = 'json' | 'fence' | 'thinking' | 'balanced' | 'repair';
@@ -28,7 +29,7 @@ export function parseModelOutput(text: string, limits: JsonLimits = DEFAULT_JSON
   const raw = typeof text === 'string' ? text : '';
   if (raw.trim() === '') return { ok: false, error: 'Empty response from LLM', raw };
   if (raw.length > limits.maxLength) {
-    return { ok: false, error: `Response too large to parse (${raw.length} characters; limit ${limits.maxLength})`, raw: raw.slice(0, RAW_PREVIEW_LENGTH) };
+    return { ok: false, error: `Response too large to parse (${raw.length} characters; limit ${limits.maxLength})`, raw: cutText(raw, RAW_PREVIEW_LENGTH) };
   }
   const { answer: visible, reasoning: reasoningText } = splitThinking(raw);
   const outcome = parseVisible(visible, limits) ?? (visible !== raw ? parseVisible(raw, limits) : undefined);
@@ -38,8 +39,8 @@ export function parseModelOutput(text: string, limits: JsonLimits = DEFAULT_JSON
   }
   return {
     ok: false,
-    error: `Could not parse JSON from response. Raw output: ${raw.slice(0, RAW_PREVIEW_LENGTH)}`,
-    raw: raw.slice(0, RAW_PREVIEW_LENGTH),
+    error: `Could not parse JSON from response. Raw output: ${cutText(raw, RAW_PREVIEW_LENGTH)}`,
+    raw: cutText(raw, RAW_PREVIEW_LENGTH),
   };
 }
 

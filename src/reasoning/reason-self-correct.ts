@@ -12,6 +12,7 @@ import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
 import { createReasoningTrace, nowSeconds, textOf, truncateText } from './reasoning-trace.js';
 import { isPlainObject } from '../util/plain-object.js';
+import { cutText } from '../util/cut-text.js';
 
 const DEFAULT_CRITIC_PROMPT = 'Identify any issues with correctness, clarity, completeness, and style.';
 const MAX_ROUNDS = 20;
@@ -66,7 +67,7 @@ async function runSelfCorrect(params: Record<string, unknown>, context: ActionCo
     const generated = await callModel(context, llmOptions(params, params['generator_model']), [
       { role: 'system', content: renderGeneratePrompt({}) },
       { role: 'user', content: `Task: ${task}` },
-    ], 'reason.self_correct');
+    ], { label: 'reason.self_correct', purpose: 'generator' });
     if (!generated.ok) {
       trace.add('error', { error: generated.error });
       return failureResult(generated.error, trace.entries);
@@ -92,7 +93,7 @@ async function runSelfCorrect(params: Record<string, unknown>, context: ActionCo
       const critique = await callModel(context, llmOptions(params, params['critic_model']), [
         { role: 'system', content: renderCriticPrompt({ criticPrompt: criticPromptText(renderCritic(current, round, task)) }) },
         { role: 'user', content: `Task: ${task}\n\nCurrent output:\n${textOf(current)}` },
-      ], 'reason.self_correct');
+      ], { label: 'reason.self_correct', purpose: `critic and corrector (round ${round})` });
       if (!critique.ok) {
         trace.add(`critique_round_${round}_error`, { error: critique.error });
         skipped.push({ round, error: critique.error });
@@ -101,7 +102,7 @@ async function runSelfCorrect(params: Record<string, unknown>, context: ActionCo
       const review = parseModelOutput(critique.response.content);
       if (!review.ok || !isPlainObject(review.value)) {
         const error = review.ok ? 'the critique is not a JSON object' : review.error;
-        trace.add(`critique_round_${round}_parse_error`, { error, raw_content: critique.response.content.slice(0, 200) });
+        trace.add(`critique_round_${round}_parse_error`, { error, raw_content: cutText(critique.response.content, 200) });
         skipped.push({ round, error });
         continue;
       }

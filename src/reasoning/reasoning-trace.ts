@@ -3,6 +3,7 @@
  * (timestamp in epoch seconds, as TEA's float), JSON-serialisable, capped in length so a long loop
  * cannot grow it without bound.
  */
+import { cutText } from '../util/cut-text.js';
 
 export interface TraceEntry {
   step: string | number;
@@ -46,10 +47,9 @@ export function nowSeconds(): number {
   return Date.now() / 1000;
 }
 
-/** Shortens a value's text form for a trace or an observation, with a marker saying how much was cut. */
+/** Shortens a value's text form for a trace or an observation, with the cut mark saying how much was cut. */
 export function truncateText(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  return `${text.slice(0, limit)}… [truncated ${text.length - limit} characters]`;
+  return cutText(text, limit);
 }
 
 /** A compact text form of any value: strings as they are, the rest as JSON. */

@@ -7,6 +7,7 @@
 import { canonicalKey } from './canonical-json.js';
 import { checkSchemaKeywords, type KeywordProblem } from './check-schema-keywords.js';
 import { compileSafePattern, PatternProblem, type SafePattern } from './safe-pattern.js';
+import { cutText } from '../util/cut-text.js';
 
 export interface PreparedKeywords {
   pattern?: SafePattern;
@@ -77,5 +78,5 @@ export function prepareKeywords(nodes: SchemaNode[], maxPatternLength: number): 
 }
 
 function clip(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return cutText(text, 80);
 }

@@ -25,6 +25,7 @@ import type { PreparedSchemas } from './prepare-keywords.js';
 import { PatternStepsExceeded, type SafePattern } from './safe-pattern.js';
 import { checkFormat, isKnownFormat, MAX_FORMAT_LENGTH, type FormatPatterns } from './string-formats.js';
 import { codePointLength, hasType, isMultipleOf, typeName } from './value-checks.js';
+import { cutText } from '../util/cut-text.js';
 
 /**
  * Matcher steps per unit of validation work (a step is one NFA state visited or tested, about
@@ -447,7 +448,7 @@ class Validation {
     out.count += 1;
     if (!out.detailed) return false;
     if (out.errors.length < out.limit) {
-      const capped = message.length > this.budget.maxMessageChars ? `${message.slice(0, this.budget.maxMessageChars - 1)}…` : message;
+      const capped = cutText(message, this.budget.maxMessageChars);
       out.errors.push({ pointer: pointerOf(path), keyword, message: capped });
     }
     return false;
@@ -477,15 +478,15 @@ export function pointerOf(path: Path | undefined): string {
   const tokens: string[] = [];
   for (let step = path; step !== undefined; step = step.parent) {
     const text = String(step.token);
-    const clipped = text.length > MAX_TOKEN_CHARS ? `${text.slice(0, MAX_TOKEN_CHARS)}…` : text;
+    const clipped = cutText(text, MAX_TOKEN_CHARS);
     tokens.push(clipped.replace(/~/g, '~0').replace(/\//g, '~1'));
   }
   const pointer = tokens.length === 0 ? '' : `/${tokens.reverse().join('/')}`;
-  return pointer.length > MAX_POINTER_CHARS ? `${pointer.slice(0, MAX_POINTER_CHARS - 1)}…` : pointer;
+  return cutText(pointer, MAX_POINTER_CHARS);
 }
 
 function clip(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return cutText(text, 80);
 }
 
 /** Work units for hashing a text (`enum`, `const`, `uniqueItems` keys): 1 per 64 characters. */

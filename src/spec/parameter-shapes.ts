@@ -34,7 +34,7 @@ const LLM_PROPERTY_SCHEMAS: Record<string, JsonSchema> = {
   base_url: { type: 'string', description: 'alias of api_base' },
   api_key: { type: 'string' },
   timeout: { type: 'number', exclusiveMinimum: 0, maximum: MODEL_TIMEOUT_SECONDS_CEILING, description: 'seconds: the longest silence of the server within an attempt (default 300; streams 60 after the first byte)' },
-  first_token_timeout: { type: 'number', exclusiveMinimum: 0, maximum: MODEL_TIMEOUT_SECONDS_CEILING, description: 'seconds: for streams, the longest wait for the first byte of the answer (default 120)' },
+  first_token_timeout: { type: 'number', exclusiveMinimum: 0, maximum: MODEL_TIMEOUT_SECONDS_CEILING, description: 'seconds: for streams, the longest wait for the first byte of the answer (default: `timeout` when set, else 120)' },
   max_retries: { type: 'integer', minimum: 0, maximum: MODEL_RETRIES_CEILING },
   top_p: { type: 'number' },
   seed: { type: 'integer' },

@@ -10,6 +10,7 @@ import { LIBRARY_FILTERS, TEMPLATE_FILTERS } from './template-filters.js';
 import { LIBRARY_TESTS, TEMPLATE_TESTS } from './template-tests.js';
 import { ARGUMENT_TESTS } from './argument-tests.js';
 import { attachTestArguments, liftTestArguments } from './test-arguments.js';
+import { cutText } from '../util/cut-text.js';
 
 type Program = ReturnType<typeof parse>;
 
@@ -187,7 +188,7 @@ function findBrokenExpression(source: string): string | undefined {
 
 /** A short form of a text for messages. */
 export function snippet(text: string): string {
-  return text.length > SNIPPET_LENGTH ? text.slice(0, SNIPPET_LENGTH) + '…' : text;
+  return cutText(text, SNIPPET_LENGTH);
 }
 
 /** The source form of a node, e.g. `{{ state.x | upper }}`, for error messages. */

@@ -12,6 +12,7 @@ import { readAttributePath } from './read-member.js';
 import { pythonReplace, truncateText } from './text-helpers.js';
 import { argument, itemsOf, numberArgument, stringArgument } from './filter-inputs.js';
 import type { TemplateFilter } from './filter-types.js';
+import { quoteText } from '../util/cut-text.js';
 
 function textFilter(transform: (text: string) => string): TemplateFilter {
   return (operand, _args, _keywords, context) => builtString(transform(toText(operand, context.budget)), context.budget);
@@ -90,7 +91,7 @@ const indentFilter: TemplateFilter = (operand, args, keywords, context) => {
   const { budget } = context;
   const width = argument(args, keywords, 0, 'width') ?? makeInteger(4);
   if (!isString(width) && !(isNumber(width) && Number.isInteger(width.value) && width.value >= 0)) {
-    throw new AgentError('TEMPLATE_ERROR', `indent: width must be a whole number of spaces or a string, got ${toText(width, budget).slice(0, 50)}`);
+    throw new AgentError('TEMPLATE_ERROR', `indent: width must be a whole number of spaces or a string, got ${quoteText(toText(width, budget), 50)}`);
   }
   const first = argument(args, keywords, 1, 'first')?.__bool__().value ?? false;
   const blank = argument(args, keywords, 2, 'blank')?.__bool__().value ?? false;

@@ -1,5 +1,6 @@
 /** Python/Jinja text and number semantics used by the filters (`int`, `float`, `replace`, ...). */
 import { AgentError } from '../errors/agent-error.js';
+import { quoteText } from '../util/cut-text.js';
 
 const DIGITS_BY_BASE: Readonly<Record<number, RegExp>> = {
   2: /^[+-]?(0b)?[01]+$/i,
@@ -121,7 +122,7 @@ export function percentFormat(template: string, args: readonly FormatArgument[],
 function convert(match: string, argument: FormatArgument, flags: string, precision: string | undefined, conversion: string): string {
   if (conversion === 's' || conversion === 'r') return precision === undefined ? argument.text : argument.text.slice(0, Number(precision));
   const number = argument.number;
-  if (number === undefined) throw new AgentError('TEMPLATE_ERROR', `format: %${conversion} needs a number, got '${argument.text.slice(0, 50)}'`);
+  if (number === undefined) throw new AgentError('TEMPLATE_ERROR', `format: %${conversion} needs a number, got ${quoteText(argument.text, 50)}`);
   const digits = precision === undefined ? 6 : Number(precision);
   if (digits > MAX_NUMBER_PRECISION) {
     throw new AgentError('TEMPLATE_ERROR', `format: precision ${precision} in '${match}' is too large (at most ${MAX_NUMBER_PRECISION} digits)`, {

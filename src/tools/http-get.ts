@@ -10,6 +10,7 @@ import type { ActionContext, ActionDefinition } from '../actions/types.js';
 import { checkUrl } from './url-policy.js';
 import { messageOf } from '../util/message-of.js';
 import { isPlainObject } from '../util/plain-object.js';
+import { cutText } from '../util/cut-text.js';
 
 const MAX_REDIRECTS = 3;
 const DEFAULT_MAX_BYTES = 256 * 1024;
@@ -81,7 +82,7 @@ export async function fetchAllowed(url: unknown, context: ActionContext, options
     for (let redirects = 0; ; redirects++) {
       const decision = checkUrl(current, settings.allow);
       if (!decision.allowed) {
-        throw new AgentError('FORBIDDEN', `${tool} denied: ${decision.reason}`, { field: 'url', details: { url: current.slice(0, 500) } });
+        throw new AgentError('FORBIDDEN', `${tool} denied: ${decision.reason}`, { field: 'url', details: { url: cutText(current, 500) } });
       }
       firstOrigin ??= decision.url.origin;
       // A tool's own headers (web.search's key) never follow a redirect to another origin.

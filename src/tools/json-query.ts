@@ -8,6 +8,7 @@ import { AgentError } from '../errors/agent-error.js';
 import type { ActionDefinition } from '../actions/types.js';
 import { isForbiddenKey } from '../util/forbidden-keys.js';
 import { parseJsonSafely } from '../util/untrusted-json.js';
+import { quoteText } from '../util/cut-text.js';
 
 type Segment = string | number;
 
@@ -25,7 +26,7 @@ export function parseJsonPath(path: string): Segment[] | { error: string } {
     } else if ((match = /^\[\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*\]/.exec(rest)) !== null) {
       segments.push((match[1] ?? match[2]!).replace(/\\(.)/g, '$1'));
     } else {
-      return { error: `malformed path near '${rest.slice(0, 20)}'` };
+      return { error: `malformed path near ${quoteText(rest, 20)}` };
     }
     rest = rest.slice(match[0].length);
   }

@@ -1,6 +1,7 @@
 /** `math.calculate {expression}` → `{result}`: arithmetic without eval (math-expression.ts). */
 import { AgentError } from '../errors/agent-error.js';
 import type { ActionDefinition } from '../actions/types.js';
+import { quoteText } from '../util/cut-text.js';
 
 /**
  * The `math.calculate` tool. A syntax error, division by zero or a non-finite result fails the
@@ -27,7 +28,7 @@ export function mathCalculate(): ActionDefinition<{ expression?: unknown }> {
       // Loaded at the first calculation: its own chunk where bundles split (the web demo's first load).
       const { evaluateMath } = await import('./math-expression.js');
       const outcome = evaluateMath(expression);
-      if (!outcome.ok) throw new AgentError('ACTION_FAILED', `cannot calculate '${expression.slice(0, 100)}': ${outcome.error}`, { field: 'expression' });
+      if (!outcome.ok) throw new AgentError('ACTION_FAILED', `cannot calculate ${quoteText(expression, 100)}: ${outcome.error}`, { field: 'expression' });
       return { result: outcome.value };
     },
   };

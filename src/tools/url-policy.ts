@@ -5,6 +5,7 @@
  * listed. Hosts are compared after WHATWG URL normalisation, so decimal, hex and octal IPv4 forms
  * (`2130706433`, `0x7f.1`) and IPv6 forms (`[::ffff:127.0.0.1]`) are seen as the addresses they are.
  */
+import { quoteText } from '../util/cut-text.js';
 
 export type UrlDecision = { allowed: true; url: URL } | { allowed: false; reason: string };
 
@@ -18,7 +19,7 @@ export function checkUrl(url: string, allow: readonly string[]): UrlDecision {
   try {
     parsed = new URL(url);
   } catch {
-    return { allowed: false, reason: `not a valid absolute URL: ${url.slice(0, 200)}` };
+    return { allowed: false, reason: `not a valid absolute URL: ${quoteText(url, 200)}` };
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     return { allowed: false, reason: `scheme '${parsed.protocol}' is not allowed (only http and https)` };

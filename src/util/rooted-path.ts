@@ -7,6 +7,7 @@
  * (`s3://`, `file:`). A leading `./` and repeated `/` are tidied, as TEA's examples write them.
  */
 import { AgentError } from '../errors/agent-error.js';
+import { cutText, quoteText } from './cut-text.js';
 
 /** Longest path accepted (characters) and deepest nesting: roomy for real files, small for hostile ones. */
 export const MAX_PATH_LENGTH = 512;
@@ -37,7 +38,7 @@ export function rootedPathRefusal(path: string): string | undefined {
 export function normalizeRootedPath(path: unknown, field: string): string {
   if (typeof path !== 'string') throw new AgentError('INVALID_PARAMS', `\`${field}\` must be a path (text)`, { field });
   const refusal = rootedPathRefusal(path);
-  if (refusal !== undefined) throw new AgentError('INVALID_PARAMS', `\`${field}\` ${JSON.stringify(path.slice(0, 80))} is refused: ${refusal}`, { field, details: { path: path.slice(0, MAX_PATH_LENGTH) } });
+  if (refusal !== undefined) throw new AgentError('INVALID_PARAMS', `\`${field}\` ${quoteText(path, 80)} is refused: ${refusal}`, { field, details: { path: cutText(path, MAX_PATH_LENGTH) } });
   return path
     .split('/')
     .filter((segment) => segment !== '' && segment !== '.')

@@ -1,5 +1,6 @@
 /** "Did you mean" for misspelled names: the closest candidate within a small edit distance. */
 import { editDistance } from './edit-distance.js';
+import { cutText } from './cut-text.js';
 
 /**
  * The candidate closest to `word`, when it is close enough to be a likely typo: the same word in
@@ -27,5 +28,5 @@ export function suggestionFor(word: string, candidates: readonly string[]): stri
 
 /** A name for a message: backquoted, and cut at 80 characters (a key may be any length). */
 export function quoted(name: string): string {
-  return `\`${name.length > 80 ? `${name.slice(0, 80)}…` : name}\``;
+  return `\`${cutText(name, 80)}\``;
 }

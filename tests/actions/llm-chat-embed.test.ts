@@ -142,6 +142,18 @@ nodes:
     expect(server.embeddingRequests).toHaveLength(1);
   });
 
+  it('a 200 that is only the server\'s error (LM Studio, wrong path) quotes it and says api_base must end in /v1', async () => {
+    server.setEmbeddingsFault({ type: 'status', status: 200, body: JSON.stringify({ error: 'Unexpected endpoint or method. (POST /embeddings)' }) });
+    const { result } = await runYaml(`
+settings: { llm: { api_base: "${server.url}", max_retries: 2 } }
+nodes:
+  - { name: e, uses: llm.embed, with: { text: x } }
+`);
+    expect(result.error).toMatchObject({ code: 'LLM_BAD_RESPONSE', details: { reason: 'wrong_endpoint' } });
+    expect(result.error?.message).toContain('Unexpected endpoint or method. (POST /embeddings)');
+    expect(server.embeddingRequests).toHaveLength(1);
+  });
+
   it('a body that is not embeddings is LLM_BAD_RESPONSE; a server that is not there is LLM_UNAVAILABLE', async () => {
     server.setEmbeddingsFault({ type: 'not_json' });
     const bad = await runYaml(`

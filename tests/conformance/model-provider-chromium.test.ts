@@ -10,9 +10,11 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { chromiumAvailable, launchChromium } from '../browser/support/chromium.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
+import { loadTranscripts, startTranscriptServer, type TranscriptServer } from '../support/transcript-server.js';
 import { serveScriptPage, type ScriptPage } from '../support/serve-script-page.js';
 import { armMock, deadEndpoint } from './model-provider-backends.js';
 import { describeModelProvider } from './model-provider-conformance.js';
+import { describeTranscripts } from './model-provider-transcripts.js';
 import { remoteProvider, type RemoteTransport } from './support/remote-provider.js';
 import type { RemoteLine } from './support/remote-runner.js';
 
@@ -40,6 +42,7 @@ let page: Page;
 let site: ScriptPage;
 let server: MockOpenAI;
 let deadUrl: string;
+let transcriptServer: TranscriptServer;
 
 const transport: RemoteTransport = {
   async *open(call) {
@@ -67,7 +70,7 @@ const transport: RemoteTransport = {
 describe.skipIf(!chromiumAvailable())('in Chromium', () => {
   beforeAll(async () => {
     site = await serveScriptPage(PAGE_SCRIPT, HERE);
-    [server, browser, deadUrl] = await Promise.all([startMockOpenAI({ chunkSize: 3 }), launchChromium(), deadEndpoint()]);
+    [server, browser, deadUrl, transcriptServer] = await Promise.all([startMockOpenAI({ chunkSize: 3 }), launchChromium(), deadEndpoint(), startTranscriptServer()]);
     page = await browser.newPage();
     await page.exposeFunction('emitLine', (id: string, line: RemoteLine | null) => {
       const channel = channels.get(id);
@@ -83,10 +86,17 @@ describe.skipIf(!chromiumAvailable())('in Chromium', () => {
     await browser?.close();
     await server?.close();
     await site?.close();
+    await transcriptServer?.close();
   });
 
   describeModelProvider('OpenAI-compatible client (Chromium)', async (scenario) => {
     const provider = remoteProvider(transport, armMock(server, deadUrl, scenario));
     return { provider, attempts: () => server.chatRequests.length };
   }, { features: ['retries', 'abortInFlight'] });
+
+  describeTranscripts('OpenAI-compatible client (Chromium)', loadTranscripts(), async (named, cut) => {
+    const apiBase = transcriptServer.apiBase(named.name, cut);
+    const provider = remoteProvider(transport, { api_base: apiBase, max_retries: named.transcript.request.max_retries ?? 2, timeout_ms: 10_000 });
+    return { provider, attempts: () => transcriptServer.attempts(apiBase) };
+  });
 });

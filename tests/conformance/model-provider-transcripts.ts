@@ -1,6 +1,6 @@
 /**
  * The real-server part of the ModelProvider conformance suite: transcripts of what Ollama,
- * llama.cpp, vLLM, LM Studio, TGI, LocalAI and SGLang send (tests/conformance/transcripts/, one
+ * llama.cpp, vLLM, LM Studio, TGI, LocalAI, SGLang and mlx-vlm send (tests/conformance/transcripts/, one
  * JSON file each, format in its README.md) are served byte for byte over HTTP on 127.0.0.1 by
  * tests/support/transcript-server.ts, with their chunking, and the real client must come out with
  * the expected answer, reasoning and tool calls, or the expected typed error quoting the server.

@@ -10,8 +10,10 @@ import * as esbuild from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll } from 'vitest';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
+import { loadTranscripts, startTranscriptServer, type TranscriptServer } from '../support/transcript-server.js';
 import { armMock, deadEndpoint } from './model-provider-backends.js';
 import { describeModelProvider } from './model-provider-conformance.js';
+import { describeTranscripts } from './model-provider-transcripts.js';
 import { ndjson, remoteProvider, type RemoteTransport } from './support/remote-provider.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -43,6 +45,7 @@ export default {
 let miniflare: Miniflare;
 let server: MockOpenAI;
 let deadUrl: string;
+let transcriptServer: TranscriptServer;
 
 const transport: RemoteTransport = {
   async *open(call) {
@@ -58,6 +61,7 @@ const transport: RemoteTransport = {
 beforeAll(async () => {
   server = await startMockOpenAI({ chunkSize: 3 });
   deadUrl = await deadEndpoint();
+  transcriptServer = await startTranscriptServer();
   const bundle = await esbuild.build({ stdin: { contents: WORKER, resolveDir: HERE, loader: 'js' }, bundle: true, format: 'esm', platform: 'neutral', write: false, logLevel: 'warning' });
   miniflare = new Miniflare({ modules: true, script: bundle.outputFiles[0]!.text, compatibilityDate: '2026-05-01' });
   await miniflare.ready;
@@ -65,9 +69,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await miniflare?.dispose();
   await server?.close();
+  await transcriptServer?.close();
 });
 
 describeModelProvider('OpenAI-compatible client (workerd)', async (scenario) => {
   const provider = remoteProvider(transport, armMock(server, deadUrl, scenario));
   return { provider, attempts: () => server.chatRequests.length };
 }, { features: ['retries', 'abortInFlight'] });
+
+describeTranscripts('OpenAI-compatible client (workerd)', loadTranscripts(), async (named, cut) => {
+  const apiBase = transcriptServer.apiBase(named.name, cut);
+  const provider = remoteProvider(transport, { api_base: apiBase, max_retries: named.transcript.request.max_retries ?? 2, timeout_ms: 10_000 });
+  return { provider, attempts: () => transcriptServer.attempts(apiBase) };
+});

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { bundleDenoServer, startDenoServer, stopDenoServer, type DenoServer } from '../support/deno-server.js';
 import { jsonOrUndefined } from '../worker/miniflare-harness.js';
 import { API_TOKENS, attackDeepBodies, attackForkAndResume, type Send } from '../worker/run-access-attack.js';
+import { attackQuotedSecret, QUOTED_SECRET } from '../worker/quoted-secret-attack.js';
 
 let directory: string;
 let server: DenoServer;
@@ -17,7 +18,7 @@ let server: DenoServer;
 beforeAll(async () => {
   directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-deno-access-'));
   const bundle = await bundleDenoServer(directory);
-  server = await startDenoServer(bundle, { KV_PATH: path.join(directory, 'kv.sqlite'), API_TOKENS });
+  server = await startDenoServer(bundle, { KV_PATH: path.join(directory, 'kv.sqlite'), API_TOKENS, AGENT_SECRETS: 'SEARCH_TOKEN', SEARCH_TOKEN: QUOTED_SECRET });
 }, 120_000);
 
 afterAll(async () => {
@@ -27,12 +28,14 @@ afterAll(async () => {
 
 const send: Send = async (method, route, body, token) => {
   const response = await fetch(`${server.url}${route}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body } : {}) });
-  return { status: response.status, json: jsonOrUndefined(await response.text()) };
+  const text = await response.text();
+  return { status: response.status, json: jsonOrUndefined(text), text };
 };
 
 describe('Deno host', () => {
-  it('a viewer cannot fork or resume an admin\'s run; forked state is held to input_schema; deep bodies are 400', async () => {
+  it('a viewer cannot fork or resume an admin\'s run; forked state is held to input_schema; deep bodies are 400; a cut quote shows no part of a secret', async () => {
     await attackForkAndResume(send);
     await attackDeepBodies(send);
-  }, 60_000);
+    await attackQuotedSecret(send, 'viewer-token-5678');
+  }, 90_000);
 });

@@ -82,6 +82,25 @@ nodes:
     expect(chunks.map((event) => event.data.content).join('')).toBe('Tea is a drink made from leaves.');
   });
 
+  it('a reasoning model\'s <think> stays out of the answer, the chunks and state, and is kept as reasoning in the result and the trace', async () => {
+    server.setReplies(['<think>\nThey want tea facts.\n</think>\n\nTea is a drink made from leaves.']);
+    const { result, events } = await run(`
+name: thinker
+settings: { llm: { api_base: "${server.url}", model: mock-model }, trace: { capture_payloads: true } }
+nodes:
+  - { name: s, uses: llm.stream, with: { prompt: "About tea" }, output: streamed }
+  - { name: c, uses: llm.call, with: { prompt: "About tea" }, output: whole }
+`);
+    expect(result.status).toBe('completed');
+    for (const key of ['streamed', 'whole']) {
+      expect(result.state[key]).toMatchObject({ content: 'Tea is a drink made from leaves.', reasoning: 'They want tea facts.' });
+    }
+    expect(events.filter((event) => event.type === 'answer_chunk').map((event) => event.data.content).join('')).toBe('Tea is a drink made from leaves.');
+    const answered = events.filter((event) => event.type === 'llm_response');
+    expect(answered.map((event) => event.data.reasoning_chars)).toEqual(['They want tea facts.'.length, 'They want tea facts.'.length]);
+    expect(answered[0]!.data.response).toMatchObject({ content: 'Tea is a drink made from leaves.', reasoning: 'They want tea facts.' });
+  });
+
   it('overrides from the host win over the agent endpoint', async () => {
     server.setReplies(['from the mock']);
     const { result } = await run(`

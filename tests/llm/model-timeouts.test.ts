@@ -19,8 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function streamed(client: ReturnType<typeof createOpenAiClient>): Promise<LlmResponse> {
-  for await (const part of client.stream(request)) if (part.type === 'done') return part.response;
+async function streamed(client: ReturnType<typeof createOpenAiClient>, retries: unknown[] = []): Promise<LlmResponse> {
+  for await (const part of client.stream(request, undefined, { beforeRetry: (retry) => void retries.push(retry) })) if (part.type === 'done') return part.response;
   throw new Error('no done');
 }
 const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure'); }, (error: unknown) => error as { code: string; message: string });
@@ -28,6 +28,15 @@ const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Er
 describe('model timeouts', () => {
   it('defaults: 300 s for a whole answer, 120 s to a stream\'s first byte, 60 s between its bytes', () => {
     expect([DEFAULT_TIMEOUT_MS, DEFAULT_FIRST_TOKEN_TIMEOUT_MS, DEFAULT_STREAM_IDLE_MS]).toEqual([300_000, 120_000, 60_000]);
+  });
+
+  it('an explicit timeout also bounds a stream\'s first byte when first_token_timeout is not given', async () => {
+    server.setFault({ type: 'delay', ms: 3_000 });
+    const client = createOpenAiClient({ api_base: server.url, timeout_ms: 250, max_retries: 0 }, { retryTiming: fast });
+    const error = await failure(streamed(client));
+    server.setFault();
+    expect(error.code).toBe('LLM_TIMEOUT');
+    expect(error.message).toContain('250 ms');
   });
 
   it('a stream that starts later than `timeout` but within `first_token_timeout` is answered', async () => {
@@ -41,22 +50,25 @@ describe('model timeouts', () => {
   it('a stream silent past `first_token_timeout` is LLM_TIMEOUT after one retry, not max_retries', async () => {
     server.requests.length = 0;
     server.setFault({ type: 'delay', ms: 3_000 });
-    const client = createOpenAiClient({ api_base: server.url, timeout_ms: 5_000, first_token_timeout_ms: 150, max_retries: 5 }, { retryTiming: fast });
-    const error = await failure(streamed(client));
+    const client = createOpenAiClient({ api_base: server.url, timeout_ms: 5_000, first_token_timeout_ms: 300, max_retries: 5 }, { retryTiming: fast });
+    // Attempts are counted by the client (a loaded server may not have read an aborted request yet).
+    const retries: unknown[] = [];
+    const error = await failure(streamed(client, retries));
     server.setFault();
     expect(error.code).toBe('LLM_TIMEOUT');
-    expect(error.message).toContain('150 ms');
-    expect(server.chatRequests).toHaveLength(2);
+    expect(error.message).toContain('300 ms');
+    expect(retries).toHaveLength(1);
   });
 
   it('a whole answer silent past `timeout` is retried once, then LLM_TIMEOUT', async () => {
     server.requests.length = 0;
     server.setFault({ type: 'delay', ms: 3_000 });
-    const client = createOpenAiClient({ api_base: server.url, timeout_ms: 150, max_retries: 4 }, { retryTiming: fast });
-    const error = await failure(client.generate(request));
+    const client = createOpenAiClient({ api_base: server.url, timeout_ms: 300, max_retries: 4 }, { retryTiming: fast });
+    const retries: unknown[] = [];
+    const error = await failure(client.generate(request, undefined, { beforeRetry: (retry) => void retries.push(retry) }));
     server.setFault();
     expect(error.code).toBe('LLM_TIMEOUT');
-    expect(server.chatRequests).toHaveLength(2);
+    expect(retries).toHaveLength(1);
   });
 
   it('settings take seconds: timeout and first_token_timeout reach the connection in milliseconds', () => {

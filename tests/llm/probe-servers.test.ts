@@ -121,6 +121,17 @@ describe('the probe names the server and its context', () => {
     expect(output).toMatch(/context size\s+not reported/);
   });
 
+  it('tells thinking in <think> tags from a reasoning field, and says which server flag sends it apart', async () => {
+    mock.setReplies(['<think>The user wants ok.</think>ok', '{"answer": "yes"}', 'It is sunny.']);
+    const tags = await probeEndpoint({ api_base: await front(SERVERS.llamacpp!) });
+    expect(tags.reasoning).toBe('think_tags');
+    expect(tags.advice.join('\n')).toContain('--reasoning-format deepseek');
+    mock.setReplies(['ok', '{"answer": "yes"}', 'It is sunny.']);
+    const none = await probeEndpoint({ api_base: await front(SERVERS.vllm!) });
+    expect(none.reasoning).toBe('none');
+    expect(none.advice.join('\n')).not.toContain('<think>');
+  });
+
   it('a server that is down gets no advice about the agent', async () => {
     const gone = await startMockOpenAI();
     const url = gone.url;

@@ -5,17 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseModelOutput } from '../../src/reasoning/parse-output.js';
-
-/** Mulberry32: a tiny seeded PRNG, so failures reproduce. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = Math.imul(state ^ (state >>> 15), 1 | state);
-    value ^= value + Math.imul(value ^ (value >>> 7), 61 | value);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as random } from '../support/seeded-random.js';
 
 const WORDS = ['alpha', 'beta', 'answer', 'thought', 'tea', 'café', 'naïve', 'x y z', 'line\nbreak', 'tab\there', 'brace {', 'close }', 'colon: yes'];
 

@@ -114,12 +114,12 @@ describe('parseModelOutput: failures', () => {
     if (!outcome.ok) expect(outcome.error).toBe('Empty response from LLM');
   });
 
-  it('the error carries the first 500 characters of the raw output, not more', () => {
+  it('the error carries at most 500 characters of the raw output, the cut marked', () => {
     const text = 'x'.repeat(2000);
     const outcome = parseModelOutput(text);
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) {
-      expect(outcome.error).toContain('x'.repeat(500));
+      expect(outcome.error).toContain(`${'x'.repeat(480)}…[+`);
       expect(outcome.error).not.toContain('x'.repeat(501));
     }
   });
@@ -172,5 +172,13 @@ describe('pathological model output stays linear (completes; would time out if q
   it('text forms of ReAct with many newlines are parsed without backtracking blow-up', async () => {
     const { decideFromJson } = await import('../../src/reasoning/react/react-decision.js');
     expect(decideFromJson('a' + '\n \t'.repeat(100_000) + 'b', 1).kind).toBe('parse_error');
+  });
+
+  it("ReAct takes a reasoning model's thinking (the response's reasoning) as the thought when the JSON gives none", async () => {
+    const { decideFromJson, decideFromNative } = await import('../../src/reasoning/react/react-decision.js');
+    expect(decideFromJson('{"action": "final_answer", "action_input": "36"}', 1, 'I computed 0.15 x 240.')).toMatchObject({ kind: 'final', thought: 'I computed 0.15 x 240.' });
+    expect(decideFromJson('{"thought": "own", "action": "final_answer", "action_input": "36"}', 1, 'ignored')).toMatchObject({ thought: 'own' });
+    const native = decideFromNative({ content: '', reasoning: 'Look it up.', usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, model: 'm', finish_reason: 'tool_calls', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'web_search', arguments: '{}' } }] }, 1);
+    expect(native).toMatchObject({ kind: 'tools', thought: 'Look it up.' });
   });
 });

@@ -4,7 +4,8 @@
  * with just an `api_base`: `/t/<server>/<case>/<cut>/<run>/v1` (cut `0`: the transcript's own
  * writes; `<run>` keeps the attempt count of each test apart). The n-th request of a run gets the
  * transcript's n-th response (the last one repeats). `GET /transcripts` lists the cases (for the
- * Deno runner), `GET /attempts/<key>` says how many requests a run made.
+ * Deno runner), `GET /attempts/<key>` says how many requests a run made. CORS is allowed, for the
+ * Chromium runner's page on another origin.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -48,6 +49,12 @@ export async function startTranscriptServer(transcripts: NamedTranscript[] = loa
 
   async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
+    // Browsers call from another origin (the Chromium runner), as the web demo calls a local model.
+    response.setHeader('access-control-allow-origin', '*');
+    if (request.method === 'OPTIONS') {
+      response.writeHead(204, { 'access-control-allow-methods': 'GET, POST', 'access-control-allow-headers': 'content-type, authorization', 'access-control-max-age': '600' }).end();
+      return;
+    }
     if (request.method === 'GET' && url.pathname === '/transcripts') {
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(transcripts));
       return;

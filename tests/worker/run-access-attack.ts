@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 export const TOKENS = { 'admin-token-1234': 'admin', 'viewer-token-5678': 'viewer', 'viewer-token-other': 'viewer' };
 export const API_TOKENS = Object.entries(TOKENS).map(([token, role]) => `${token}:${role}`).join(',');
 
-export type Send = (method: string, path: string, body: string | undefined, token: string) => Promise<{ status: number; json: any }>;
+export type Send = (method: string, path: string, body: string | undefined, token: string) => Promise<{ status: number; json: any; text: string }>;
 
 const ADMIN = 'admin-token-1234';
 const VIEWER = 'viewer-token-5678';

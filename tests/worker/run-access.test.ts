@@ -1,7 +1,8 @@
 /**
  * Fork and resume access, forked-state validation and the body depth cap (issue 24 causes 7, 8)
  * on Node: the app answering in the request (memory stores), and `serve` over real HTTP (file
- * stores, runs in the process). The Worker's Durable Objects: run-access-workerd.test.ts.
+ * stores, runs in the process), where a viewer also tries to read a host secret through a cut
+ * quote (cause 3). The Worker's Durable Objects: run-access-workerd.test.ts.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,13 +16,15 @@ import { createApp } from '../../worker/app.js';
 import { serve, type RunningServer } from '../../worker/node.js';
 import { jsonOrUndefined } from './miniflare-harness.js';
 import { attackDeepBodies, attackForkAndResume, TOKENS, type Send } from './run-access-attack.js';
+import { attackQuotedSecret, QUOTED_SECRET } from './quoted-secret-attack.js';
 
 const payout = loadAgent(readFileSync(path.join(import.meta.dirname, 'agents/payout.yaml'), 'utf8'), { file: 'payout.yaml' });
 
 function sender(fetcher: (path: string, init: RequestInit) => Promise<Response>): Send {
   return async (method, route, body, token) => {
     const response = await fetcher(route, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body } : {}) });
-    return { status: response.status, json: jsonOrUndefined(await response.text()) };
+    const text = await response.text();
+    return { status: response.status, json: jsonOrUndefined(text), text };
   };
 }
 
@@ -74,7 +77,7 @@ describe('serve (Node, file stores, runs in the process)', () => {
   let server: RunningServer;
   beforeAll(async () => {
     directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-access-'));
-    server = await serve({ port: 0, agentsDir: path.join(import.meta.dirname, 'agents'), traceDir: path.join(directory, 'traces'), app: { auth: { tokens: TOKENS } } });
+    server = await serve({ port: 0, agentsDir: path.join(import.meta.dirname, 'agents'), traceDir: path.join(directory, 'traces'), app: { auth: { tokens: TOKENS }, secrets: { SEARCH_TOKEN: QUOTED_SECRET } } });
   });
   afterAll(async () => {
     await server?.close();
@@ -89,4 +92,8 @@ describe('serve (Node, file stores, runs in the process)', () => {
   it('bodies nested past the cap are 400 on start, fork and /mcp', async () => {
     await attackDeepBodies(send);
   });
+
+  it('a viewer choosing where a quoted value is cut reads no part of a host secret', async () => {
+    await attackQuotedSecret(send, 'viewer-token-5678');
+  }, 60_000);
 });

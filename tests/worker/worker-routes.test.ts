@@ -33,7 +33,7 @@ describe('worker routes (Miniflare)', () => {
   it('GET /agents lists the bundled agents with descriptions', async () => {
     const response = await call(open, 'GET', '/agents');
     expect(response.status).toBe(200);
-    expect(response.json.map((agent: { name: string }) => agent.name)).toEqual(['approver', 'asker', 'counter', 'counter-straight', 'deadline', 'fetcher', 'greeter', 'looper', 'payout', 'quick', 'relay', 'secret-user']);
+    expect(response.json.map((agent: { name: string }) => agent.name)).toEqual(['approver', 'asker', 'counter', 'counter-straight', 'deadline', 'fetcher', 'greeter', 'looper', 'payout', 'quick', 'quoter', 'relay', 'secret-user']);
     expect(response.json[2].description).toContain('Counts in Lua');
   });
 

@@ -10,6 +10,7 @@ import { textOf } from '../reasoning-trace.js';
 import { isForbiddenKey } from '../../util/forbidden-keys.js';
 import { isPlainObject } from '../../util/plain-object.js';
 import { parseJsonSafely } from '../../util/untrusted-json.js';
+import { cutText } from '../../util/cut-text.js';
 
 /** One tool call the model asked for; `arguments` is raw (a JSON string in native mode). */
 export interface RequestedCall {
@@ -39,8 +40,8 @@ export function decideFromJson(content: string, step: number, reasoning?: string
   const embedded = !parsed.ok || parsed.method === 'balanced' || parsed.method === 'repair' || parsed.method === 'thinking';
   if (!(isPlainObject(value) && 'action' in value) && embedded) value = parseReactText(content) ?? value;
   if (!isPlainObject(value)) {
-    const error = parsed.ok ? `Expected a JSON object with "action", got ${textOf(value).slice(0, 100)}` : parsed.error;
-    return { kind: 'parse_error', error, raw: content.slice(0, 2000) };
+    const error = parsed.ok ? `Expected a JSON object with "action", got ${cutText(textOf(value), 100)}` : parsed.error;
+    return { kind: 'parse_error', error, raw: cutText(content, 2000) };
   }
   return decideFromObject(value, (parsed.ok ? parsed.thinking : undefined) ?? reasoning, step);
 }

@@ -28,6 +28,7 @@ import { decideFromJson, decideFromNative, type ReactDecision, type RequestedCal
 import { assistantToolMessage, EMPTY_REPLY, finalAnswerRequest, INVALID_JSON_REPLY, INVALID_TOOL_CALL_REPLY, systemPrompt, toolDefinitions, type ToolMode } from './react-messages.js';
 import { executeCall, preflightCall, type CallOutcome, type DispatchState } from './tool-dispatch.js';
 import { approverRole, type ToolTable } from './tool-table.js';
+import { cutText } from '../../util/cut-text.js';
 
 export interface ReactConfig {
   goal: string;
@@ -101,7 +102,7 @@ async function runStep(config: ReactConfig, loop: LoopState, context: ActionCont
   loop.step++;
   const native = loop.mode !== 'json';
   const request: LlmCallParams = native ? { ...config.llm, tools: toolDefinitions(config.table), tool_choice: 'auto' } : config.llm;
-  const outcome = await callModel(context, request, loop.messages, 'reason.react', config.stream, loop.mode === 'auto' ? refusesTools : undefined);
+  const outcome = await callModel(context, request, loop.messages, { label: 'reason.react', purpose: `ReAct step ${loop.step}` }, config.stream, loop.mode === 'auto' ? refusesTools : undefined);
   if (!outcome.ok) {
     // Infrastructure failures were rethrown by callModel; what is left is a refusal of the tool
     // definitions (auto mode) or a tool call the model wrote badly (content).
@@ -128,7 +129,7 @@ async function runStep(config: ReactConfig, loop: LoopState, context: ActionCont
 
   if (decision.kind === 'parse_error') {
     const reply = decision.raw === '' ? EMPTY_REPLY : INVALID_JSON_REPLY;
-    record(loop, { step: loop.step, thought: '', action: null, action_input: null, observation: reply, type: 'parse_error', timestamp: 0, raw: decision.raw.slice(0, 500), error: decision.error });
+    record(loop, { step: loop.step, thought: '', action: null, action_input: null, observation: reply, type: 'parse_error', timestamp: 0, raw: cutText(decision.raw, 500), error: decision.error });
     appendMessages(loop.messages, { role: 'assistant', content: response.content }, { role: 'user', content: reply });
     return { kind: 'continue' };
   }
@@ -194,7 +195,7 @@ async function limitReached(config: ReactConfig, loop: LoopState, context: Actio
     const messages: ChatMessage[] = [...loop.messages, { role: 'user', content: finalAnswerRequest() }];
     // Tools stay declared (the history holds tool calls) but the model may not call them.
     const request: LlmCallParams = loop.mode === 'json' ? config.llm : { ...config.llm, tools: toolDefinitions(config.table), tool_choice: 'none' };
-    const outcome = await callModel(context, request, messages, 'reason.react', config.stream);
+    const outcome = await callModel(context, request, messages, { label: 'reason.react', purpose: 'ReAct final answer (limit reached)' }, config.stream);
     if (outcome.ok) {
       const decision = loop.mode === 'json' ? decideFromJson(outcome.response.content, loop.step + 1, outcome.response.reasoning) : decideFromNative(outcome.response, loop.step + 1);
       const text = outcome.response.content.trim();

@@ -14,6 +14,7 @@ import { isPlainObject } from '../../util/plain-object.js';
 import { parseJsonSafely } from '../../util/untrusted-json.js';
 import type { RequestedCall } from './react-decision.js';
 import { roleAllows, type ReactTool, type ToolTable } from './tool-table.js';
+import { cutText } from '../../util/cut-text.js';
 
 /** Caps on what crosses the tool boundary. */
 export const TOOL_LIMITS = { maxArgumentChars: 16 * 1024, maxObservationChars: 8000 } as const;
@@ -43,7 +44,7 @@ export type Preflight = { ready: true; tool: ReactTool; args: Record<string, unk
 
 /** Every check short of approval and execution. */
 export function preflightCall(call: RequestedCall, table: ToolTable, native: boolean, state: DispatchState, role: string | undefined): Preflight {
-  const shownName = typeof call.name === 'string' ? call.name.slice(0, 80) : textOf(call.name).slice(0, 80);
+  const shownName = cutText(typeof call.name === 'string' ? call.name : textOf(call.name), 80);
   // Exact lookups only. Native mode also takes the dotted name (a JSON action in the content).
   const tool = typeof call.name === 'string' ? (native ? (table.byWireName.get(call.name) ?? table.byName.get(call.name)) : table.byName.get(call.name)) : undefined;
   const refuse = (status: CallStatus, observation: string, args: unknown = call.arguments): Preflight => ({
@@ -68,7 +69,7 @@ export function preflightCall(call: RequestedCall, table: ToolTable, native: boo
   const signature = `${tool.name} ${canonicalJson(args)}`;
   const earlier = state.callHistory[signature];
   if (earlier !== undefined) {
-    return refuse('repeated', `Repeated call: ${tool.name} was already called with these arguments at step ${earlier[0]} and returned: ${earlier[1].slice(0, 500)}. Do not repeat it; use that result or give the final answer.`, args);
+    return refuse('repeated', `Repeated call: ${tool.name} was already called with these arguments at step ${earlier[0]} and returned: ${cutText(earlier[1], 500)}. Do not repeat it; use that result or give the final answer.`, args);
   }
   if (state.toolCalls >= state.maxToolCalls) {
     state.refusedAfterLimit++;
@@ -116,7 +117,7 @@ function readArguments(call: RequestedCall, tool: ReactTool): Record<string, unk
   // A bare value for a tool with one required parameter: {"action_input": "2 + 2"} → {expression: "2 + 2"}.
   const required = Array.isArray(tool.parameters['required']) ? (tool.parameters['required'] as unknown[]) : [];
   if (required.length === 1 && typeof required[0] === 'string' && (typeof value === 'string' || typeof value === 'number')) return { [required[0]]: value };
-  return `expected a JSON object, got ${textOf(value).slice(0, 100)}`;
+  return `expected a JSON object, got ${cutText(textOf(value), 100)}`;
 }
 
 /** JSON with object keys sorted, so equal arguments give equal signatures. */
