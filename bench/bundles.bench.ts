@@ -1,11 +1,13 @@
 /**
  * Bundle sizes of the engine for browsers and workers, minified and gzipped (level 9): the whole
  * engine (src/engine-bundle.ts), and the same with the Lua VM swapped for an empty module, to show
- * what Lua costs. Targets: ≤ 60 KB without Lua, ≤ 130 KB with Lua.
+ * what Lua costs. Targets: ≤ 60 KB without Lua, ≤ 130 KB with Lua. And what a library user's
+ * browser bundle weighs per use, built from the packed tarball (bench/package-bundles.ts).
  */
 import * as esbuild from 'esbuild';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { measurePackageBundles } from './package-bundles.js';
 // @ts-expect-error plain ESM build helper without types
 import { baseOptions } from '../build/shared.mjs';
 
@@ -22,7 +24,7 @@ async function gzippedSize(withoutLua: boolean, runOnly = false): Promise<{ raw:
               contents:
                 'const handler = { get: (_, key) => (key === Symbol.toPrimitive ? () => 0 : stub), apply() { throw new Error("Lua left out of this size-measuring build"); } };' +
                 'const stub = new Proxy(function () {}, handler);' +
-                'export const lua = stub, lauxlib = stub, lualib = stub, to_luastring = stub, to_jsstring = stub; export default stub;',
+                'export const lua = stub, lauxlib = stub, lualib = stub, lazyTables = stub, to_luastring = stub, to_jsstring = stub; export default stub;',
               loader: 'js',
             }));
           },
@@ -59,7 +61,9 @@ export async function run() {
   const withoutLua = await gzippedSize(true);
   const runOnlyWithoutLua = await gzippedSize(true, true);
   const runOnlyWithLua = await gzippedSize(false, true);
+  const packageBundles = await measurePackageBundles(ROOT);
   return [
+    ...packageBundles,
     { name: 'bundle: engine for browser/worker without Lua (min+gzip)', value: withoutLua.gzip / 1024, unit: 'KiB', baseline_value: 60, ratio: withoutLua.gzip / 1024 / 60 },
     { name: 'bundle: engine for browser/worker with Lua (min+gzip)', value: withLua.gzip / 1024, unit: 'KiB', baseline_value: 130, ratio: withLua.gzip / 1024 / 130 },
     { name: 'bundle: engine with Lua, minified, not gzipped', value: withLua.raw / 1024, unit: 'KiB' },

@@ -12,7 +12,7 @@ const STAMP = 'dist/.build-stamp.json';
 
 /** Folders whose every file is a build input (build/generated is an output). */
 const INPUT_FOLDERS = ['src', 'adapters', 'worker', 'cli', 'web-demo', 'bench', 'build', 'examples', 'bin', 'testing'];
-const INPUT_FILES = ['package.json', 'package-lock.json', 'node_modules/.package-lock.json', 'tsconfig.json', 'tsconfig.base.json', 'tsconfig.types.json', 'tsconfig.types-node.json', 'wrangler.toml'];
+const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.base.json', 'tsconfig.types.json', 'tsconfig.types-node.json', 'wrangler.toml'];
 const SKIPPED = new Set(['build/generated', 'node_modules', '.git']);
 /** The environment variables build/targets/ read. */
 const INPUT_VARIABLES = ['TEA_WORKER_AGENTS', 'TEA_WORKER_SCRIPTS', 'TEA_WEB_DEMO_DEBUG'];

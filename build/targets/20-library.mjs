@@ -1,7 +1,7 @@
 // The library: src/index.ts and the public subpaths, dependencies kept external; the CLI bundled
 // whole for Node; the engine bundled for browsers/workers (minified) for size reports.
 import * as esbuild from 'esbuild';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { baseOptions } from '../shared.mjs';
 
@@ -15,20 +15,37 @@ const libraryEntries = [
   ['worker/app.ts', 'worker/app'],
 ];
 
+/** The modules of src/ the public entries reach (from esbuild's metafile of the same build, not written). */
+async function reachedModules(options) {
+  const { metafile } = await esbuild.build({ ...options, write: false, metafile: true, logLevel: 'silent' });
+  return Object.keys(metafile.inputs).filter((input) => /^src\/.*\.ts$/.test(input) && !input.endsWith('.d.ts'));
+}
+
 export default async function build({ root, exists }) {
   const entryPoints = {};
   for (const [source, out] of libraryEntries) if (exists(source)) entryPoints[out] = path.join(root, source);
-  await esbuild.build(
-    baseOptions({
-      entryPoints,
-      outdir: path.join(root, 'dist'),
-      platform: 'neutral',
-      mainFields: ['module', 'main'],
-      packages: 'external',
-      splitting: true,
-      chunkNames: 'chunks/[name]-[hash]',
-    }),
-  );
+  // Each module of src/ is an entry too (dist/modules/, not exported), so the chunks follow module
+  // boundaries: the package.json "sideEffects" list names no src/ module, so a user's bundler
+  // drops every module their imports do not reach (importing runAgent does not bring the YAML
+  // parser or the Lua VM). One chunk holding many modules could only be kept or dropped whole.
+  const options = baseOptions({
+    entryPoints,
+    absWorkingDir: root,
+    outdir: path.join(root, 'dist'),
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    packages: 'external',
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+  });
+  const publicSources = new Set(Object.values(entryPoints));
+  for (const source of await reachedModules(options)) {
+    if (!publicSources.has(path.join(root, source))) entryPoints[`modules/${source.replace(/\.ts$/, '')}`] = path.join(root, source);
+  }
+  // Built afresh: chunks of an earlier build (other hashes) would ship in the tarball.
+  await rm(path.join(root, 'dist/chunks'), { recursive: true, force: true });
+  await rm(path.join(root, 'dist/modules'), { recursive: true, force: true });
+  await esbuild.build({ ...options, entryPoints });
   if (exists('cli/main.ts')) {
     await esbuild.build(
       baseOptions({

@@ -100,4 +100,11 @@ describe('the documentation', () => {
       expect(markdown, file).not.toMatch(/\/tmp\/plcand|scratch directory|shared (2-core )?build machine/i);
     }
   });
+
+  it('never tells anyone to run tea-edge through a bare npx (it would fetch the registry\'s package)', async () => {
+    const { stdout } = await promisify(execFile)('git', ['ls-files', '*.md'], { cwd: ROOT });
+    const files = stdout.split('\n').filter((file) => file !== '' && !file.startsWith('node_modules/'));
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) expect(text(file), file).not.toMatch(/\bnpx (?!--no-install\b)(?:-\S+ )*tea-edge\b/);
+  });
 });
