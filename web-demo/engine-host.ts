@@ -198,6 +198,7 @@ async function probe(model: ModelSettings): Promise<ProbeOutcome> {
         streamed_tools: report.streamed_tools,
         embeddings: report.embeddings,
         tool_calls: report.tool_calls,
+        reasoning: report.reasoning,
         server: report.server.kind,
         ...(report.server.context_size !== undefined ? { context_size: report.server.context_size } : {}),
       },

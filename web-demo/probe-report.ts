@@ -66,6 +66,8 @@ function serverFacts(capabilities: Record<string, unknown>): string {
   if (typeof capabilities.server === 'string' && capabilities.server !== 'unknown') parts.push(`Server: ${names[capabilities.server] ?? capabilities.server}`);
   if (typeof capabilities.context_size === 'number') parts.push(`context ${capabilities.context_size} tokens`);
   if (capabilities.tool_calls === 'text') parts.push('tool calls arrive as text (read by tea-edge)');
+  if (capabilities.reasoning === 'think_tags') parts.push('thinking arrives as <think> tags (taken out of answers)');
+  else if (capabilities.reasoning === 'field') parts.push('thinking arrives apart from the answer');
   return parts.join(' · ');
 }
 

@@ -130,9 +130,13 @@ describe.skipIf(!chromiumAvailable())('studio accessibility, more screens (axe-c
   });
 
   it('settings: a tested model server, and one with nothing listening', { timeout: 60_000 }, async () => {
+    // A server that leaves tool calls as text: Test connection says so, with what to set.
+    mock.setReplies(['ok', '{"answer": "yes"}', '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>']);
     const { context, page } = await openDemo(suite.browser, suite.server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
     await page.click('#probe-button');
     await page.waitForFunction(() => (document.querySelector('#probe-result')?.textContent ?? '').includes('mock-model'), undefined, { timeout: 20_000 });
+    expect(await page.textContent('#probe-result .server-facts')).toContain('tool calls arrive as text');
+    expect(await page.textContent('#probe-result')).toContain('--tool-call-parser');
     await expectClean(page, 'settings with a tested server');
     await page.locator('section.settings').screenshot({ path: path.join(ROOT, 'test-artifacts/screenshots/studio-a11y-settings.png') });
     // Port 9 (discard) on the loopback: nothing listens there in the test machines.
