@@ -5,7 +5,7 @@
  * its location as fields; its message is text only. `formatProblem` is the one printed form.
  */
 import { AgentError, type ErrorCode } from './agent-error.js';
-import { cutText } from '../util/cut-text.js';
+import { cutWithMark } from './cut-mark.js';
 
 /** One load error, as listed in `details.errors` and printed by `validate`. */
 export interface LoadProblem {
@@ -42,7 +42,7 @@ const MAX_PRINTED_MESSAGE = 2000;
  */
 export function formatProblem(problem: LoadProblem): string {
   const place = [problem.file, problem.line, problem.line !== undefined ? problem.column : undefined].filter((part) => part !== undefined).join(':');
-  const message = cutText(problem.message, MAX_PRINTED_MESSAGE);
+  const message = cutWithMark(problem.message, MAX_PRINTED_MESSAGE);
   return escapeControl(`${place} ${problem.code} ${message}`);
 }
 

@@ -14,10 +14,10 @@
  * throw new AgentError('INVALID_PARAMS', `path ${quoteText(path, 80)} is refused`);
  * // path "/files/ab…[+112 chars]" is refused
  */
-import { redactText } from '../events/copy-context.js';
-import { cutMark } from './cut-mark.js';
+import { redactText } from './redact-text.js';
+import { cutWithMark } from '../errors/cut-mark.js';
 
-export { CUT_MARK_PATTERN, cutMark } from './cut-mark.js';
+export { CUT_MARK_PATTERN, cutMark } from '../errors/cut-mark.js';
 
 /**
  * `text` when it has at most `max` characters, else its start and the cut mark, `max` characters
@@ -27,11 +27,7 @@ export { CUT_MARK_PATTERN, cutMark } from './cut-mark.js';
 export function cutText(text: string, max: number, secrets?: readonly string[]): string {
   const clean = secrets === undefined ? text : redactText(text, secrets);
   if (clean.length <= max) return clean;
-  // The mark's length depends on the count it names, which depends on what is kept.
-  let keep = Math.max(0, max - cutMark(clean.length).length);
-  const last = clean.charCodeAt(keep - 1);
-  if (keep > 0 && last >= 0xd800 && last <= 0xdbff) keep--;
-  const cut = clean.slice(0, keep) + cutMark(clean.length - keep);
+  const cut = cutWithMark(clean, max);
   // Redacted again: the start of a secret the cut left before the mark goes too.
   return secrets === undefined ? cut : redactText(cut, secrets);
 }
