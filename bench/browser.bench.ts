@@ -4,7 +4,8 @@
  * writes it), plus what the Chromium tests measured (time to interactive, IndexedDB events/s
  * for a 10,000-event run, and the studio's run view: rendering a 1,000-event run and applying one
  * streamed event to a run of 1,000+ events, from User Timing measures in
- * tests/browser/studio-view.test.ts) from test-artifacts/bench-browser.json. Run the browser
+ * tests/browser/studio-view.test.ts; the longest main-thread task opening a 1,000- and a
+ * 10,000-event run, from tests/browser/studio-long-run.test.ts) from test-artifacts/bench-browser.json. Run the browser
  * tests (`npx vitest run tests/browser`) to refresh the Chromium figures.
  */
 import { readFile } from 'node:fs/promises';

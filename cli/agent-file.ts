@@ -7,16 +7,27 @@ import { loadAgent } from '../src/graph/load-agent.js';
 import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
 import { withPrologWhenUsed } from '../src/prolog/load-prolog.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
+import type { ScriptSandbox, ScriptSandboxes } from '../src/core/script-sandbox.js';
+import { pythonSandboxIfInstalled } from './python/python-sandbox.js';
 
-export async function loadAgentFile(file: string): Promise<{ agent: CompiledAgent; source: string }> {
+let python: ScriptSandbox | undefined | null = null;
+
+/** `scripts` plus Python when the optional `pyodide` package is installed (one sandbox per CLI process; its interpreter starts on the first block). */
+export function withPythonWhenInstalled(scripts: ScriptSandboxes): ScriptSandboxes {
+  if (python === null) python = pythonSandboxIfInstalled();
+  return python === undefined ? scripts : Object.freeze({ ...scripts, python });
+}
+
+/** Reads and loads an agent file; `hostProviders` are the providers this CLI serves besides the built-in ones (`shell` with --shell-provider). */
+export async function loadAgentFile(file: string, hostProviders: readonly string[] = []): Promise<{ agent: CompiledAgent; source: string }> {
   let source: string;
   try {
     source = await readFile(file, 'utf8');
   } catch (error) {
     throw new AgentError('NOT_FOUND', `cannot read agent file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file });
   }
-  const scripts = await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [source]);
-  return { agent: loadAgent(source, { file: displayName(file), scripts }), source };
+  const scripts = withPythonWhenInstalled(await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [source]));
+  return { agent: loadAgent(source, { file: displayName(file), scripts, hostProviders }), source };
 }
 
 /** The file as messages name it: relative to the working directory when inside it. */

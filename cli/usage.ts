@@ -21,6 +21,10 @@ const RUN = `tea-edge run <agent.yaml> [options]
                             {secret: NAME}); it must be set, and it is redacted from all output (repeatable).
   --files <dir>             the folder file.read / file.write work in (paths never leave it); without it
                             they are refused. agent.* runs {file: x.yaml} agents from the agent's own folder.
+  --shell-provider <NAME=COMMAND [ARG...]>
+                            answer TEA's \`provider: shell\` (with \`shell_provider: NAME\`) by running COMMAND:
+                            {prompt} in an argument is the conversation, else it goes to stdin (repeatable).
+                            Only the host names commands; an agent's settings.shell_providers is not read.
 `;
 
 const RESUME = `tea-edge resume <run-id> --trace-dir <dir> [options]
@@ -32,17 +36,27 @@ const RESUME = `tea-edge resume <run-id> --trace-dir <dir> [options]
                             are never stored: give them again)
 `;
 
-const VALIDATE = `tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--strict] [--online]
+const VALIDATE = `tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--strict] [--online [--secret NAME ...]] [--shell-provider NAME=COMMAND ...]
   Checks agent files without running them: "ok", or every problem as file:line:column CODE message.
-  --online also lists the agent's MCP servers: every allow-listed tool must exist.
+
+  --json                    print {ok, errors, warnings} as JSON on stdout
+  --strict                  warnings (unrouted nodes, ignored keys) are errors (exit 2)
+  --online                  also list the agent's MCP servers: every allow-listed tool must exist
+  --secret <NAME>           with --online: give the servers' {secret: NAME} headers this environment variable
+  --shell-provider <NAME=COMMAND>
+                            check as a host that answers \`provider: shell\` with COMMAND (as tea-edge run --shell-provider)
 `;
 
-const SERVE = `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] [--trace-dir <dir>] [--files <dir>]
-  Serves the HTTP API for the agents in <dir> (default: examples) and the web demo at /.
+const SERVE = `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] [--trace-dir <dir>] [--files <dir>] [--allow-no-auth]
+  Serves the HTTP API for the agents in <dir> (default: examples) and the studio (the web demo) at /.
   Agents run other agent files of <dir> with agent.* ({file: x.yaml}); --files gives file.read /
   file.write their folder (without it they are refused). Environment: TEA_LLM_BASE_URL, TEA_LLM_MODEL,
   TEA_LLM_API_KEY, TEA_API_TOKENS, TEA_CORS_ORIGINS, and TEA_AGENT_SECRETS (comma-separated names of
   variables agents get as secrets.NAME, redacted from every answer).
+
+  --host <address>          the interface to listen on (default 127.0.0.1, this machine only). Another
+                            address (0.0.0.0, a LAN address) needs TEA_API_TOKENS, or --allow-no-auth
+  --allow-no-auth           serve an open API (no tokens) on an address other machines reach, on purpose
 `;
 
 const PROBE = `tea-edge probe --llm-base-url <url> [--llm-model <name>] [--llm-api-key <key>] [--timeout <s>] [--json]
@@ -51,23 +65,19 @@ const PROBE = `tea-edge probe --llm-base-url <url> [--llm-model <name>] [--llm-a
 
 const BENCH = `tea-edge bench [suite ...] [--json]
   Runs the benchmarks (all, or the suites whose name contains a given word: engine, reasoning,
-  reflection, llm, lua, templates, storage, worker, bundles, browser) and prints their figures.
+  reflection, llm, lua, prolog, templates, storage, scale, worker, bundles, browser) and prints
+  their figures. \`scale\`: CPU per step of each node kind with a 1 KB, 100 KB and 1 MB state.
   --json prints one JSON object per figure: {suite, name, value, unit, baseline_value?, ratio?}.
 `;
 
 export const COMMAND_USAGE: Readonly<Record<string, string>> = { run: RUN, resume: RESUME, validate: VALIDATE, serve: SERVE, probe: PROBE, bench: BENCH };
 
+/** The overview: each command's synopsis (the first line of its own help), so the two never differ. */
 export const USAGE = `tea-edge — run YAML LLM agents (The Edge Agent format)
 
-  tea-edge run <agent.yaml> [--input <json> | --input-file <path>] [--stream] [--trace-dir <dir>]
-           [--llm-base-url <url>] [--llm-model <name>] [--llm-api-key <key>] [--max-llm-calls <n>]
-           [--record] [--replay <dir>/<run-id>] [--role <role>] [--env NAME ...] [--secret NAME ...] [--files <dir>]
-  tea-edge resume <run-id> --trace-dir <dir> [--approve | --deny] [--state-update <json>]
-  tea-edge validate <agent.yaml>
-  tea-edge serve [--port 8787] [--agents <dir>] [--trace-dir <dir>] [--files <dir>]
-  tea-edge probe --llm-base-url <url> [--llm-model <name>] [--llm-api-key <key>]
-  tea-edge bench [suite ...] [--json]
-  tea-edge <command> --help
+${Object.values(COMMAND_USAGE)
+  .map((usage) => `  ${usage.split('\n')[0]}\n`)
+  .join('')}  tea-edge <command> --help     the command's options
 
 Exit codes: 0 completed · 1 run failed (one line on stderr: CODE node=… message (run …, stop reason …))
             · 2 invalid agent or usage · 3 interrupted, waiting for resume · 130 cancelled with Ctrl-C.

@@ -38,8 +38,13 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
   let editor: { getText(): string; setText(text: string): void } = { getText: () => textArea.value, setText: (text) => (textArea.value = text) };
   let validateTimer = 0;
 
+  let latest = 0;
   const validateNow = async (text: string) => {
+    const mine = ++latest;
     const result = await options.validate(text);
+    // Answers can come back out of order (the Lua engine starts later than the light one): an
+    // older text's answer must not replace the problems of the text in the editor now.
+    if (mine !== latest) return result.problems;
     options.onValidated(result);
     problemsList.replaceChildren(
       ...result.problems.map((problem) =>
@@ -56,7 +61,7 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
       ),
     );
     const count = result.problems.length;
-    byId('agent-status').textContent = count === 0 ? 'The agent is valid.' : `${count} problem${count === 1 ? '' : 's'} found.`;
+    byId('agent-status').textContent = count === 0 ? 'The agent is valid.' : `${count} problem${count === 1 ? '' : 's'} found: Run is off until ${count === 1 ? 'it is' : 'they are'} fixed.`;
     return result.problems;
   };
   // Drafts: every edit is saved (per agent name) after a pause; picking an example with a draft

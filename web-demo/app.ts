@@ -58,9 +58,10 @@ function start(): void {
 
   // Model settings and the header badge.
   const badge = byId('model-badge');
+  // In server mode the server's model settings decide: the tab's never show there.
   const showBadge = () => {
-    badge.textContent = model.preset === 'scripted' ? 'Scripted demo model' : `${presetById(model.preset).label}${model.model ? ` · ${model.model}` : ''}`;
-    badge.dataset.preset = model.preset;
+    badge.textContent = remote ? 'Models of the server' : model.preset === 'scripted' ? 'Scripted demo model' : `${presetById(model.preset).label}${model.model ? ` · ${model.model}` : ''}`;
+    badge.dataset.preset = remote ? 'server' : model.preset;
   };
   const settingsPanel = createSettingsPanel({
     root: byId('settings-panel'),
@@ -73,7 +74,12 @@ function start(): void {
     probe: (settings) => client.probe(settings),
   });
   showBadge();
-  if (!loaded.saved) {
+  // Looks for a model server on this machine once the page knows it runs agents in the tab (a
+  // page in server mode probes nothing: the server's settings are used).
+  let scanned = loaded.saved;
+  const scanOnce = () => {
+    if (scanned) return;
+    scanned = true;
     settingsPanel.showProbe(undefined, 'Looking for a model server on this machine…');
     void scanLocalServers().then(({ found, refusing }) => {
       if (found) {
@@ -87,7 +93,7 @@ function start(): void {
         settingsPanel.showProbe(undefined, 'Nothing answered on localhost (Ollama :11434, LM Studio :1234, llama.cpp :8080): no model server is listening there, so the scripted demo model is selected. Start one, pick it above and press Test connection.');
       }
     });
-  }
+  };
 
   // The agent: examples, the plain text area until the editor arrives, validation.
   const inputArea = byId<HTMLTextAreaElement>('run-input');
@@ -109,6 +115,8 @@ function start(): void {
       }),
     onValidated: (result) => {
       if (validations.get(result) === false) return;
+      agentProblems = result.problems.length;
+      updateRunButton();
       // A run opened from history keeps its graph until the editor's text changes (the editor
       // re-validating the same text, e.g. when it finishes loading, is not a change).
       if (graphPinnedTo !== undefined && editor.getText() === graphPinnedTo) return;
@@ -117,6 +125,8 @@ function start(): void {
     },
   });
   let graphPinnedTo: string | undefined;
+  // Problems of the editor's agent (the latest validation): a run in the tab cannot start with any.
+  let agentProblems = 0;
   // A run opened from history asks for its own agent's graph. The answer is drawn if that run is
   // still the one shown (nothing opened or started since: each bumps this) and the editor's text
   // has not changed; the editor re-validating the same text meanwhile neither replaces it nor
@@ -196,9 +206,10 @@ function start(): void {
         byId('tagline').textContent = backend
           ? `YAML agents running on a tea-edge server (${backend.label}), traced there. Inputs go to that server; it uses its own model settings.`
           : TAB_TAGLINE;
-        if (backend) badge.textContent = 'Models of the server';
-        else showBadge();
+        showBadge();
+        if (!backend) scanOnce();
         panel.setSource(source ?? tabSource);
+        updateRunButton();
         if (changed && !backend) {
           graphPinnedTo = undefined;
           void validateNow(editor.getText());
@@ -213,10 +224,16 @@ function start(): void {
   const runButton = byId<HTMLButtonElement>('run-button');
   const cancelButton = byId<HTMLButtonElement>('cancel-button');
   const resumeButton = byId<HTMLButtonElement>('resume-button');
-  const setRunning = (running: boolean) => {
-    runButton.disabled = running;
-    cancelButton.disabled = !running;
-    if (running) resumeButton.hidden = true;
+  let running = false;
+  /** Run is off while a run goes, and in the tab while the agent has load problems. */
+  const updateRunButton = () => {
+    runButton.disabled = running || (!remote && agentProblems > 0);
+  };
+  const setRunning = (value: boolean) => {
+    running = value;
+    updateRunButton();
+    cancelButton.disabled = !value;
+    if (value) resumeButton.hidden = true;
   };
   /** Shows "Resume" for a run paused by an interrupt (tool confirmations use the dialog). */
   function showResume(): void {
@@ -295,6 +312,13 @@ function start(): void {
     }
     byId('input-error').textContent = '';
     if (remote) return runRemote(remote, input);
+    // The latest validation may be older than the text (Ctrl+Enter right after typing): the text
+    // about to run is checked first, and a run with known load problems is not started.
+    const problems = await validateNow(editor.getText());
+    if (problems.length > 0) {
+      announce(`The agent has ${problems.length} problem${problems.length === 1 ? '' : 's'}: fix ${problems.length === 1 ? 'it' : 'them'} to run.`);
+      return;
+    }
     activeSource = editor.getText();
     graphPinnedTo = undefined;
     shownFromHistory++;
@@ -305,7 +329,6 @@ function start(): void {
     runView.show(summary, model.preset === 'scripted' ? 'scripted demo model' : `${presetById(model.preset).label} ${model.model}`);
     setRunning(true);
     announce('Run started.');
-    void validateNow(activeSource);
     await finish(await client.run(activeSource, input, model, activeRunId));
   };
   runButton.addEventListener('click', () => void run());

@@ -4,6 +4,7 @@
  */
 import type { AgentEvent } from '../src/events/event.js';
 import { memo } from './memo.js';
+import { VirtualList } from './virtual-list.js';
 
 export function EventLog({ events }: { events: AgentEvent[] }) {
   return (
@@ -15,16 +16,16 @@ export function EventLog({ events }: { events: AgentEvent[] }) {
 }
 
 /**
- * The raw events, one line each. `count` is passed because the array is appended in place: the
- * list re-renders when it grew, and each row (memoised by its event) is created once.
+ * The raw events, one line each (windowed past a few hundred: a long run's 10,000 rows are not
+ * all drawn). `count` is passed because the array is appended in place: the list re-renders when
+ * it grew, and each row (memoised by its event) is created once.
  */
 const EventList = memo(function EventList({ events }: { events: AgentEvent[]; count: number }) {
-  return (
-    <ol class="events" id="event-list" tabindex={0} aria-label="Events of the run">
-      {events.map((event) => <EventRow key={event.seq} event={event} />)}
-    </ol>
-  );
+  return <VirtualList id="event-list" class="events" label="Events of the run" count={events.length} rowHeight={EVENT_ROW_PX} height={320} row={(index) => <EventRow key={events[index]!.seq} event={events[index]!} />} />;
 });
+
+/** The height of an event row (styles.css gives `.events li` this height). */
+const EVENT_ROW_PX = 21;
 
 const EventRow = memo(function EventRow({ event }: { event: AgentEvent }) {
   return (

@@ -93,19 +93,27 @@ export function createHistoryPanel(options: HistoryPanelOptions): HistoryPanel {
       loaded = true;
       return draw();
     }
+    // The list answers late (a slow server): when the source was switched meanwhile, the answer
+    // is another source's runs and is dropped, never drawn under the new source's name.
+    const reading = source;
+    let listed: RunRecord[];
     try {
-      runs = await source.list();
+      listed = await reading.list();
+      if (reading !== source) return;
       failure = undefined;
       // The size setting: the oldest runs beyond it are deleted (where the source can delete).
       const limit = limitOf();
-      if (source.remove && runs.length > limit) {
-        for (const old of runs.slice(limit)) await source.remove(old.run_id).catch(() => undefined);
-        runs = runs.slice(0, limit);
+      if (reading.remove && listed.length > limit) {
+        for (const old of listed.slice(limit)) await reading.remove(old.run_id).catch(() => undefined);
+        listed = listed.slice(0, limit);
       }
     } catch (error) {
+      if (reading !== source) return;
       failure = `Could not read the run history: ${(error as Error).message}`;
-      runs = [];
+      listed = [];
     }
+    if (reading !== source) return;
+    runs = listed;
     loaded = true;
     draw();
   };

@@ -29,14 +29,7 @@ export function outcomeHeadline(summary: RunSummary): HTMLElement | null {
       ),
       message ? element('p', { class: 'outcome-message' }, message) : null,
       summary.stop_reason && summary.stop_reason !== 'error' ? element('p', { class: 'outcome-detail' }, `Stopped by the ${summary.stop_reason} budget.`) : null,
-      error?.code === 'LLM_UNAVAILABLE'
-        ? element(
-            'p',
-            { class: 'outcome-detail' },
-            element('button', { type: 'button', id: 'outcome-probe', onclick: () => document.getElementById('probe-button')?.click() }, 'Test connection'),
-            ' tells whether the server is not running or refuses this page (CORS).',
-          )
-        : null,
+      error?.code === 'LLM_UNAVAILABLE' ? unavailableAdvice(summary) : null,
       callsNote(summary),
     );
   }
@@ -66,6 +59,31 @@ export function outcomeSentence(summary: RunSummary): string {
   const failed = failedCalls(summary).length;
   const suffix = summary.stop_reason && summary.stop_reason !== summary.status ? ` (${summary.stop_reason})` : '';
   return `Run ${summary.status}${suffix}${failed > 0 ? `, ${failed} model call${failed === 1 ? '' : 's'} failed` : ''}.`;
+}
+
+/**
+ * What to do when the model server was unavailable. A run in the tab used the tab's settings:
+ * Test connection probes them and shows the result where the button is. A run on a tea-edge
+ * server used the server's settings, which this page cannot test: it says where they are.
+ */
+function unavailableAdvice(summary: RunSummary): HTMLElement {
+  if (document.body.dataset.backend === 'server') {
+    const models = modelsOf(summary);
+    return element('p', { class: 'outcome-detail', id: 'outcome-server-model' }, `The tea-edge server could not reach its model server${models ? ` (${models})` : ''}. The server's own model settings are used (its --llm-* flags, TEA_LLM_* variables or the agent's settings.llm): run tea-edge probe with them on the server to see what fails.`);
+  }
+  // The test runs in the settings panel, which shows its result: the page goes there.
+  const test = () => {
+    document.getElementById('probe-button')?.click();
+    const heading = document.getElementById('settings-heading');
+    heading?.scrollIntoView({ block: 'start' });
+    heading?.focus();
+  };
+  return element('p', { class: 'outcome-detail' }, element('button', { type: 'button', id: 'outcome-probe', onclick: test }, 'Test connection'), " of this tab's model server (its result is shown in Model settings) tells whether it is not running or refuses this page (CORS).");
+}
+
+/** The models a run called, as `model (provider)`, comma separated; '' when it called none. */
+export function modelsOf(summary: RunSummary): string {
+  return [...new Set(summary.calls.map((call) => (call.provider ? `${call.model ?? 'model'} (${call.provider})` : call.model ?? '')).filter(Boolean))].join(', ');
 }
 
 function callsNote(summary: RunSummary): HTMLElement | null {

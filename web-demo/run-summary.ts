@@ -27,6 +27,7 @@ export interface ModelCallView {
   node?: string;
   label?: string;
   model?: string;
+  provider?: string;
   /** When the request was sent (event timestamp, ISO). */
   started: string;
   /** `cancelled`: the run was cancelled during the call; `stopped`: the run ended with no answer. */
@@ -116,9 +117,10 @@ const APPLY: { [T in EventType]: Apply<T> } = {
     const node = event.node;
     const label = text(event.data.label);
     const model = text(event.data.model);
+    const provider = text(event.data.provider);
     summary.llm_calls++;
     summary.streams.push({ ...(node !== undefined ? { node } : {}), text: '' });
-    summary.calls.push({ ...(node !== undefined ? { node } : {}), ...(label !== undefined ? { label } : {}), ...(model !== undefined ? { model } : {}), started: event.ts, state: 'waiting', retries: [] });
+    summary.calls.push({ ...(node !== undefined ? { node } : {}), ...(label !== undefined ? { label } : {}), ...(model !== undefined ? { model } : {}), ...(provider !== undefined ? { provider } : {}), started: event.ts, state: 'waiting', retries: [] });
   },
   llm_response(summary, event) {
     const data = event.data;

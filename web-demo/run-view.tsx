@@ -11,7 +11,7 @@ import { highlightGraph, renderGraph, type GraphMarks } from './graph-view.js';
 import type { AgentGraph } from './agent-graph.js';
 import { failedCalls, type RunSummary } from './run-summary.js';
 import type { RunSections as Sections } from './run-sections.js';
-import { outcomeHeadline } from './run-outcome.js';
+import { modelsOf, outcomeHeadline } from './run-outcome.js';
 
 /** Views the lazy studio chunk adds: `main` after the model calls, `tail` at the end. */
 export interface ExtraViews {
@@ -127,6 +127,8 @@ function marksOf(summary: RunSummary): GraphMarks {
 
 function StatusLine({ summary, source }: { summary: RunSummary; source: string | undefined }) {
   const troubled = summary.status !== 'running' && summary.status !== 'failed' && failedCalls(summary).length > 0;
+  // Which model answered is read from the run's own calls: the settings may have changed since.
+  const models = modelsOf(summary);
   return (
     <>
       <strong class={`badge status-${summary.status}${troubled ? ' with-failures' : ''}`}>{summary.status}</strong>
@@ -135,6 +137,7 @@ function StatusLine({ summary, source }: { summary: RunSummary; source: string |
       {summary.stop_reason ? <>{' · stop reason: '}<code id="stop-reason">{summary.stop_reason}</code></> : null}
       {` · ${summary.event_count} event${summary.event_count === 1 ? '' : 's'} · ${summary.llm_calls} model call${summary.llm_calls === 1 ? '' : 's'}`}
       {source ? ` · ${source}` : null}
+      {models ? <>{' · model '}<span id="run-models">{models}</span></> : null}
     </>
   );
 }

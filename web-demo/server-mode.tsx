@@ -7,7 +7,7 @@
  * that server; "In this tab" is one click away and remembered.
  */
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AgentEvent } from '../src/events/event.js';
 import { agentGraph, type AgentGraph } from './agent-graph.js';
 import type { EventSink, RemoteBackend } from './backend.js';
@@ -64,17 +64,23 @@ function BackendSwitch({ host, initial, token: initialToken }: { host: ServerMod
   const [agents, setAgents] = useState<ServerAgent[]>([]);
   const [chosen, setChosen] = useState('');
   const [client, setClient] = useState<ServerClient | undefined>();
+  // Each connection attempt and each switch bumps this: an answer that arrives after the user
+  // switched to the tab (or connected elsewhere) is dropped, so it cannot switch the page back.
+  const attempt = useRef(0);
 
   const connect = async (target: string, bearer: string) => {
+    const mine = ++attempt.current;
     const next = new ServerClient(target, bearer);
     setStatus({ ok: true, text: `Connecting to ${target}…` });
     const version = await next.health(AbortSignal.timeout(5000));
+    if (mine !== attempt.current) return;
     if (version === undefined) {
       setStatus({ ok: false, text: `No tea-edge server answered at ${target} (GET /health). Is it running, and does it allow this page's origin (cors.origins)?` });
       return;
     }
     try {
       const list = await next.agents();
+      if (mine !== attempt.current) return;
       setAgents(list);
       setClient(next);
       setChosen(list[0]?.name ?? '');
@@ -83,6 +89,7 @@ function BackendSwitch({ host, initial, token: initialToken }: { host: ServerMod
       if (bearer) host.session?.setItem(TOKEN_KEY, bearer);
       host.announce(`Connected to the server at ${target}.`);
     } catch (error) {
+      if (mine !== attempt.current) return;
       setStatus({ ok: false, text: `The server at ${target} refused the agent list: ${(error as Error).message}` });
     }
   };
@@ -96,15 +103,22 @@ function BackendSwitch({ host, initial, token: initialToken }: { host: ServerMod
   useEffect(() => {
     if (mode !== 'server' || !client || !chosen) return;
     host.useBackend(serverBackend(client, chosen), serverHistory(client));
+    // The agent's spec may answer after a switch to the tab or to another agent: then it is
+    // not this page's agent any more and is not drawn.
+    let current = true;
     void client.agent(chosen).then(
-      (agent) => host.setGraph(agent.spec === undefined ? undefined : agentGraph(fileShape(agent.spec))),
-      () => host.setGraph(undefined),
+      (agent) => current && host.setGraph(agent.spec === undefined ? undefined : agentGraph(fileShape(agent.spec))),
+      () => current && host.setGraph(undefined),
     );
+    return () => {
+      current = false;
+    };
   }, [mode, client, chosen]);
 
   const switchTo = (next: 'tab' | 'server') => {
     setMode(next);
     if (next === 'tab') {
+      attempt.current++;
       host.storage?.setItem(MODE_KEY, JSON.stringify({ mode: 'tab', url } satisfies Saved));
       host.useBackend(undefined, undefined);
       host.announce('Agents now run in this tab.');

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../src/events/event.js';
 import { diffLines, diffState } from './diff.js';
-import { buildTimeline } from './timeline.js';
+import { buildTimeline, groupRounds } from './timeline.js';
 import { diffWords, findActions } from './action-views.js';
 import { runReport } from './report.js';
 import teaEdgeConditions from '../examples/tea-edge-conditions.yaml?raw';
@@ -113,6 +113,30 @@ describe('timeline', () => {
     expect(items[2]!.resumed).toBe(true);
     expect(items[1]!.pause).toMatchObject({ reason: 'approval', tool: 'memory.store', answer: { approved: true, role: 'operator' } });
     expect(items[1]!.label).toBe('memory.store approved (role operator)');
+  });
+});
+
+describe('timeline rounds', () => {
+  it('starts a round where a node that already ran in it runs again; the resumed part of a node stays in its round', () => {
+    seq = 0;
+    const node = (name: string) => [event('node_start', {}, name), event('node_end', { update: {}, duration_ms: 1 }, name)];
+    const events = [event('run_start', { agent: 'a', input: {} }), ...node('plan'), ...node('act'), ...node('check'), ...node('act'), ...node('check'), ...node('act'), event('done', { status: 'completed', stop_reason: 'completed', state: {} })];
+    const rounds = groupRounds(buildTimeline(events).items);
+    expect(rounds.map((round) => round.items.map((item) => item.label).join(','))).toEqual(['plan,act,check', 'act,check', 'act']);
+    expect(rounds.map((round) => round.nodes)).toEqual([3, 2, 1]);
+    seq = 0;
+    const paused = groupRounds(
+      buildTimeline([
+        event('run_start', { agent: 'a', input: {} }),
+        event('node_start', {}, 'work'),
+        event('interrupt', { checkpoint_id: 'k', node: 'work', position: 'before', pending: { kind: 'interrupt', node: 'work', position: 'before' } }, 'work'),
+        event('done', { status: 'interrupted', stop_reason: 'interrupt_before', state: {} }),
+        event('node_start', {}, 'work'),
+        event('node_end', { update: {}, duration_ms: 1 }, 'work'),
+      ]).items,
+    );
+    expect(paused).toHaveLength(1);
+    expect(paused[0]!.nodes).toBe(1);
   });
 });
 

@@ -13,13 +13,14 @@ import { seconds } from './model-calls-view.js';
 function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : seconds(ms);
 }
-import { buildTimeline, type TimelineItem } from './timeline.js';
+import { buildTimeline, groupRounds, type TimelineItem, type TimelineRound } from './timeline.js';
+import { VirtualList } from './virtual-list.js';
 import type { AgentEvent } from '../src/events/event.js';
 
 const KIND_LABEL: Record<TimelineItem['kind'], string> = { node: 'node', lua: 'Lua', model: 'model', tool: 'tool', pause: 'pause' };
 
-/** Rows drawn at first: a long run's waterfall stays cheap to update while it streams. */
-const ROW_LIMIT = 200;
+/** The height of a timeline row, round headers included (styles.css gives them this height). */
+const ROW_PX = 29;
 
 export interface TimelineProps {
   events: readonly AgentEvent[];
@@ -29,40 +30,88 @@ export interface TimelineProps {
   onRunFrom?: ((node: string, state: Record<string, unknown>) => void) | undefined;
 }
 
+/** A row of the list: a round's header (when the run has several rounds) or an item. */
+type Row = { round: TimelineRound } | { item: TimelineItem };
+
 export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProps) {
   const [selected, setSelected] = useState<string | undefined>();
-  const [all, setAll] = useState(false);
+  const [folded, setFolded] = useState<ReadonlySet<number>>(new Set());
   const timeline = buildTimeline(events, kinds, running ? Date.now() : undefined);
   if (timeline.items.length === 0) return null;
   const chosen = timeline.items.find((item) => item.id === selected);
-  const nodes = timeline.items.filter((item) => item.kind === 'node' || item.kind === 'lua').length;
+  const nodes = timeline.items.filter((item) => (item.kind === 'node' || item.kind === 'lua') && !item.resumed).length;
   const calls = timeline.items.filter((item) => item.kind === 'model').length;
   const streaming = timeline.items.filter((item) => item.streamed && item.end === undefined).length;
+  const rounds = groupRounds(timeline.items);
+  const grouped = rounds.length > 1;
+  const rows: Row[] = grouped ? rounds.flatMap((round) => [{ round }, ...(folded.has(round.number) ? [] : round.items.map((item) => ({ item })))]) : timeline.items.map((item) => ({ item }));
+  const fold = (number: number) => setFolded((before) => {
+    const next = new Set(before);
+    if (!next.delete(number)) next.add(number);
+    return next;
+  });
+  const allFolded = grouped && folded.size === rounds.length;
   return (
     <section class="run-section section-timeline" aria-labelledby="heading-timeline">
       <h3 id="heading-timeline">Timeline</h3>
-      <p class="note" id="timeline-summary">{`${duration(timeline.total)} · ${nodes} node run${nodes === 1 ? '' : 's'} · ${calls} model call${calls === 1 ? '' : 's'} · ${timeline.tokens} tokens${streaming > 0 ? ` (${streaming} call${streaming === 1 ? '' : 's'} streaming: counted when ${streaming === 1 ? 'it ends' : 'they end'})` : ''}. Select an item for its details.`}</p>
-      <ol class="timeline" id="timeline">
-        {(all ? timeline.items : timeline.items.slice(0, ROW_LIMIT)).map((item) => (
-          <li key={item.id} class={`tl-row kind-${item.kind} status-${item.status} depth-${item.depth}`}>
-            <button type="button" class="tl-item" data-item={item.id} data-kind={item.kind} aria-pressed={item.id === selected} onClick={() => setSelected(item.id === selected ? undefined : item.id)}>
-              <span class="tl-label">
-                <span class="tl-kind">{KIND_LABEL[item.kind]}</span> {item.label}
-                {item.resumed ? <span class="tl-resumed"> (resumed)</span> : null}
-              </span>
-              <span class="tl-track" aria-hidden="true">
-                <span class="tl-bar" style={{ left: `${(item.start / timeline.total) * 100}%`, width: `${(((item.end ?? timeline.total) - item.start) / timeline.total) * 100}%` }} />
-              </span>
-              <span class="tl-figures">{figures(item)}</span>
-            </button>
-          </li>
-        ))}
-      </ol>
-      {!all && timeline.items.length > ROW_LIMIT ? (
-        <button type="button" id="timeline-all" onClick={() => setAll(true)}>{`Show all ${timeline.items.length} items (${ROW_LIMIT} shown)`}</button>
-      ) : null}
+      <p class="note" id="timeline-summary">
+        {`${duration(timeline.total)} · ${grouped ? `${rounds.length} rounds · ` : ''}${nodes} node run${nodes === 1 ? '' : 's'} · ${calls} model call${calls === 1 ? '' : 's'} · ${timeline.tokens} tokens${streaming > 0 ? ` (${streaming} call${streaming === 1 ? '' : 's'} streaming: counted when ${streaming === 1 ? 'it ends' : 'they end'})` : ''}. Select an item for its details.`}
+        {grouped ? (
+          <>
+            {' '}
+            <button type="button" id="timeline-fold-all" onClick={() => setFolded(allFolded ? new Set() : new Set(rounds.map((round) => round.number)))}>{allFolded ? 'Unfold every round' : 'Fold every round'}</button>
+          </>
+        ) : null}
+      </p>
+      <VirtualList
+        id="timeline"
+        class="timeline"
+        label="Timeline of the run"
+        count={rows.length}
+        rowHeight={ROW_PX}
+        height={420}
+        row={(index) => {
+          const row = rows[index]!;
+          if ('round' in row) return <RoundRow key={`r${row.round.number}`} round={row.round} total={timeline.total} folded={folded.has(row.round.number)} onFold={fold} />;
+          const item = row.item;
+          return (
+            <li key={item.id} class={`tl-row kind-${item.kind} status-${item.status} depth-${item.depth}`}>
+              <button type="button" class="tl-item" data-item={item.id} data-kind={item.kind} aria-pressed={item.id === selected} onClick={() => setSelected(item.id === selected ? undefined : item.id)}>
+                <span class="tl-label">
+                  <span class="tl-kind">{KIND_LABEL[item.kind]}</span> {item.label}
+                  {item.resumed ? <span class="tl-resumed"> (resumed)</span> : null}
+                </span>
+                <span class="tl-track" aria-hidden="true">
+                  <span class="tl-bar" style={{ left: `${(item.start / timeline.total) * 100}%`, width: `${(((item.end ?? timeline.total) - item.start) / timeline.total) * 100}%` }} />
+                </span>
+                <span class="tl-figures">{figures(item)}</span>
+              </button>
+            </li>
+          );
+        }}
+      />
       {chosen ? <ItemDetail item={chosen} onRunFrom={onRunFrom} /> : null}
     </section>
+  );
+}
+
+/** A round's header: its number and counts, its span on the track; folds its items. */
+function RoundRow({ round, total, folded, onFold }: { round: TimelineRound; total: number; folded: boolean; onFold: (number: number) => void }) {
+  const counts = [`${round.nodes} node run${round.nodes === 1 ? '' : 's'}`, `${round.calls} call${round.calls === 1 ? '' : 's'}`, ...(round.tokens > 0 ? [`${round.tokens} tok`] : [])].join(' · ');
+  return (
+    <li class="tl-row tl-round-row">
+      <button type="button" class="tl-item tl-round" data-round={round.number} aria-expanded={!folded} onClick={() => onFold(round.number)}>
+        <span class="tl-label">
+          <span class="tl-fold" aria-hidden="true">{folded ? '▸' : '▾'}</span>
+          {` Round ${round.number}`}
+          <span class="tl-round-counts">{` · ${counts}`}</span>
+        </span>
+        <span class="tl-track" aria-hidden="true">
+          <span class="tl-bar tl-round-bar" style={{ left: `${(round.start / total) * 100}%`, width: `${((round.end - round.start) / total) * 100}%` }} />
+        </span>
+        <span class="tl-figures">{duration(round.end - round.start)}</span>
+      </button>
+    </li>
   );
 }
 

@@ -252,6 +252,47 @@ export function buildTimeline(events: readonly AgentEvent[], kinds: ReadonlyMap<
   return { items: builder.items, total, tokens: builder.tokens };
 }
 
+/** One round of a run: from a node run to the next run of a node that already ran in it. */
+export interface TimelineRound {
+  /** 1, 2, 3… */
+  number: number;
+  items: TimelineItem[];
+  start: number;
+  end: number;
+  nodes: number;
+  calls: number;
+  tokens: number;
+}
+
+/**
+ * Groups the items by round: a round ends where a node that already ran in it runs again (a loop
+ * back, a reflection's next attempt, a retry), so a long loop reads as its iterations. The items
+ * a node run contains (its calls and tools) and pauses stay in the round they happened in.
+ */
+export function groupRounds(items: readonly TimelineItem[]): TimelineRound[] {
+  const rounds: TimelineRound[] = [];
+  let ran = new Set<string>();
+  let current: TimelineRound | undefined;
+  for (const item of items) {
+    const isNode = item.kind === 'node' || item.kind === 'lua';
+    // The resumed part of a paused node continues its round.
+    if (!current || (isNode && item.node !== undefined && ran.has(item.node) && !item.resumed)) {
+      current = { number: rounds.length + 1, items: [], start: item.start, end: item.start, nodes: 0, calls: 0, tokens: 0 };
+      rounds.push(current);
+      ran = new Set();
+    }
+    current.items.push(item);
+    current.end = Math.max(current.end, item.end ?? item.start);
+    if (isNode) {
+      if (item.node !== undefined) ran.add(item.node);
+      if (!item.resumed) current.nodes++;
+    }
+    if (item.kind === 'model') current.calls++;
+    current.tokens += item.tokens?.total ?? 0;
+  }
+  return rounds;
+}
+
 function endPause(builder: Builder, item: TimelineItem, event: AgentEvent): void {
   item.end = at(builder, event);
   item.status = 'ok';

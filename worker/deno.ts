@@ -2,8 +2,10 @@
  * The Deno entry (Deno Deploy, or `deno run`): the same app over Deno KV. Bundled with the agents
  * to dist/worker/deno.js by build/targets/30-worker.mjs; run it with
  *   deno run --allow-net --allow-env --unstable-kv dist/worker/deno.js
- * Environment: PORT (default 8000), HOSTNAME (default 0.0.0.0; a loopback name turns on the
- * loopback Host check), KV_PATH (a database file; unset:
+ * Environment: PORT (default 8000), HOSTNAME (default 127.0.0.1, this machine only, with the
+ * loopback Host check; another address needs API_TOKENS, or ALLOW_NO_AUTH=1 for an open API on
+ * purpose: worker/open-api-guard.ts. On Deno Deploy, DENO_DEPLOYMENT_ID set, the deployment is
+ * public whatever HOSTNAME says, so the same rule holds there), KV_PATH (a database file; unset:
  * Deno Deploy's KV, or Deno's default local database), TRACE_TTL_MS, RUN_LEASE_MS (how long a
  * run's lease lasts unrenewed: how soon another process continues the runs of one that died,
  * default 15000), RUN_POLL_MS (how often a follower looks at a run executing in another process,
@@ -28,6 +30,7 @@ import { prebuiltAgentSource } from './prebuilt-agent-source.js';
 import scriptSandboxes from 'virtual:tea-script-sandboxes';
 import { numberVariable, optionsFromVariables, type HostVariables } from './host-config.js';
 import { isLoopbackHostname, loopbackHosts } from './request-guard.js';
+import { checkOpenApi } from './open-api-guard.js';
 
 /** The slice of the `Deno` namespace this entry uses (typed here: the build has no Deno types). */
 interface DenoLike {
@@ -43,25 +46,33 @@ interface DenoLike {
 
 const deno = (globalThis as unknown as { Deno: DenoLike }).Deno;
 const variable = (name: string) => deno.env.get(name);
-const kvPath = variable('KV_PATH');
-const kv = await deno.openKv(kvPath === undefined || kvPath === '' ? undefined : kvPath);
-const expireInMs = numberVariable('TRACE_TTL_MS', variable('TRACE_TTL_MS'), { min: 1 });
-const stores = createDenoKvStores(kv, expireInMs === undefined ? {} : { expireInMs });
 const hostVariables: HostVariables = {};
 for (const name of ['API_TOKENS', 'ADMIN_ROLES', 'CORS_ORIGINS', 'LLM_BASE_URL', 'LLM_MODEL', 'LLM_API_KEY', 'MAX_BODY_BYTES', 'SSE_HEARTBEAT_MS', 'AGENT_SECRETS'] as const) {
   const value = variable(name);
   if (value !== undefined) hostVariables[name] = value;
 }
-const hostname = variable('HOSTNAME') ?? '0.0.0.0';
+const deployed = variable('DENO_DEPLOYMENT_ID') !== undefined;
+const hostname = variable('HOSTNAME') || (deployed ? '0.0.0.0' : '127.0.0.1');
 let listeningPort = numberVariable('PORT', variable('PORT'), { min: 0, max: 65_535 }) ?? 8000;
+const hostOptions = optionsFromVariables(hostVariables, variable);
+try {
+  const warning = checkOpenApi({ hostname, public: deployed, hasTokens: hostOptions.auth !== undefined, allowNoAuth: variable('ALLOW_NO_AUTH') === '1', tokensName: 'API_TOKENS', allowName: 'ALLOW_NO_AUTH=1' });
+  if (warning !== undefined) console.error(warning);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  deno.exit(2);
+}
+const kvPath = variable('KV_PATH');
+const kv = await deno.openKv(kvPath === undefined || kvPath === '' ? undefined : kvPath);
+const expireInMs = numberVariable('TRACE_TTL_MS', variable('TRACE_TTL_MS'), { min: 1 });
+const stores = createDenoKvStores(kv, expireInMs === undefined ? {} : { expireInMs });
 // Bound to loopback (local development), only loopback Host headers are answered (DNS rebinding).
-const allowedHosts = isLoopbackHostname(hostname) ? { allowedHosts: () => loopbackHosts(listeningPort) } : {};
+const allowedHosts = !deployed && isLoopbackHostname(hostname) ? { allowedHosts: () => loopbackHosts(listeningPort) } : {};
 const agents = prebuiltAgentSource(agentFiles, scriptSandboxes);
 const filesDir = variable('FILES_DIR');
 const files = filesDir === undefined || filesDir === '' ? {} : { files: createDenoFileStore(deno as unknown as DenoFsLike, filesDir) };
-// The seams of issue 13, for foreground runs (the app) and background ones (the queue) alike.
+// The seams for foreground runs (the app) and background ones (the queue) alike.
 const seams = { agentFiles: prebuiltAgentFiles(agentFiles, agents), ...files };
-const hostOptions = optionsFromVariables(hostVariables, variable);
 const positive = (name: string) => numberVariable(name, variable(name), { min: 1 });
 const leaseMs = positive('RUN_LEASE_MS');
 const pollMs = positive('RUN_POLL_MS');

@@ -27,6 +27,7 @@ import { agentSecrets, numberVariable, optionsFromVariables } from './host-confi
 import { localRunRoutes } from './local-runs.js';
 import { DEFAULT_LEASE_MS, DurableRunFiles } from './durable-fs.js';
 import { hostGuard, isLoopbackHostname, loopbackHosts } from './request-guard.js';
+import { checkOpenApi } from './open-api-guard.js';
 
 export interface ServeOptions {
   /** Port (0 picks a free one; default 8787). */
@@ -49,10 +50,17 @@ export interface ServeOptions {
   leaseMs?: number;
   /** Extra app options (auth, cors, limits, llm); environment variables as in host-config.ts fill the rest. */
   app?: Partial<AppOptions>;
+  /**
+   * Serve with no API tokens on an interface other machines reach (`serve --allow-no-auth`).
+   * Without it, such a start is refused with HOST_CONFIG (worker/open-api-guard.ts).
+   */
+  allowNoAuth?: boolean;
 }
 
 export interface RunningServer {
   url: string;
+  /** Set when the API is open beyond this machine by permission (allowNoAuth): say it to the operator. */
+  warning?: string;
   port: number;
   app: Hono;
   close(): Promise<void>;
@@ -92,20 +100,29 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const leaseMs = options.leaseMs ?? numberVariable('TEA_RUN_LEASE_MS', environment.TEA_RUN_LEASE_MS, { min: 1 }) ?? DEFAULT_LEASE_MS;
   // Runs survive this process: leases, live logs, node checkpoints (worker/durable-fs.ts).
   const durable = new DurableRunFiles(traceDir, stores.traceStore, leaseMs);
+  const hostname = options.hostname ?? '127.0.0.1';
+  const hostOptions = optionsFromVariables({
+    ...(environment.TEA_API_TOKENS !== undefined ? { API_TOKENS: environment.TEA_API_TOKENS } : {}),
+    ...(environment.TEA_ADMIN_ROLES !== undefined ? { ADMIN_ROLES: environment.TEA_ADMIN_ROLES } : {}),
+    ...(environment.TEA_CORS_ORIGINS !== undefined ? { CORS_ORIGINS: environment.TEA_CORS_ORIGINS } : {}),
+    ...(environment.TEA_LLM_BASE_URL !== undefined ? { LLM_BASE_URL: environment.TEA_LLM_BASE_URL } : {}),
+    ...(environment.TEA_LLM_MODEL !== undefined ? { LLM_MODEL: environment.TEA_LLM_MODEL } : {}),
+    ...(environment.TEA_LLM_API_KEY !== undefined ? { LLM_API_KEY: environment.TEA_LLM_API_KEY } : {}),
+  });
+  const warning = checkOpenApi({
+    hostname,
+    hasTokens: (options.app?.auth ?? hostOptions.auth) !== undefined,
+    allowNoAuth: options.allowNoAuth === true,
+    tokensName: 'TEA_API_TOKENS',
+    allowName: '--allow-no-auth',
+  });
   const app = createApp({
     agents,
     ...stores,
     // Agents run the other agent files of the same folder as sub-runs (agent.* with {file: …}).
     agentFiles: fileStoreAgentSource(createRootedFileStore(path.resolve(options.agentsDir ?? 'examples'))),
     ...(options.filesDir !== undefined ? { files: createRootedFileStore(options.filesDir) } : {}),
-    ...optionsFromVariables({
-      ...(environment.TEA_API_TOKENS !== undefined ? { API_TOKENS: environment.TEA_API_TOKENS } : {}),
-      ...(environment.TEA_ADMIN_ROLES !== undefined ? { ADMIN_ROLES: environment.TEA_ADMIN_ROLES } : {}),
-      ...(environment.TEA_CORS_ORIGINS !== undefined ? { CORS_ORIGINS: environment.TEA_CORS_ORIGINS } : {}),
-      ...(environment.TEA_LLM_BASE_URL !== undefined ? { LLM_BASE_URL: environment.TEA_LLM_BASE_URL } : {}),
-      ...(environment.TEA_LLM_MODEL !== undefined ? { LLM_MODEL: environment.TEA_LLM_MODEL } : {}),
-      ...(environment.TEA_LLM_API_KEY !== undefined ? { LLM_API_KEY: environment.TEA_LLM_API_KEY } : {}),
-    }),
+    ...hostOptions,
     // Named by TEA_AGENT_SECRETS (comma-separated); each must be set (worker/host-config.ts AGENT_SECRETS).
     ...agentSecrets(environment.TEA_AGENT_SECRETS, (name) => environment[name], 'TEA_AGENT_SECRETS'),
     // Runs belong to the process: background runs, cancel, resumable streams, and runs of a process
@@ -116,7 +133,6 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   // The Host check first (for static files too), then static files (public, like the page
   // itself), then the API with its Origin check, auth and limits.
   const site = new Hono();
-  const hostname = options.hostname ?? '127.0.0.1';
   let listeningPort = options.port ?? 8787;
   if (isLoopbackHostname(hostname)) site.use('*', hostGuard(() => loopbackHosts(listeningPort)));
   const webDemoDir = options.webDemoDir ?? defaultWebDemoDir();
@@ -130,6 +146,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       resolve({
         url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${info.port}`,
         port: info.port,
+        ...(warning !== undefined ? { warning } : {}),
         app: site,
         close: () =>
           new Promise<void>((done) => {

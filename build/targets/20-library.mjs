@@ -32,7 +32,8 @@ export default async function build({ root, exists }) {
   if (exists('cli/main.ts')) {
     await esbuild.build(
       baseOptions({
-        entryPoints: { cli: path.join(root, 'cli/main.ts') },
+        // The Python sandbox's process and thread are files of their own (python-sandbox.ts starts them).
+        entryPoints: { cli: path.join(root, 'cli/main.ts'), 'python-process': path.join(root, 'cli/python/python-process.ts'), 'python-worker': path.join(root, 'cli/python/python-worker.ts') },
         outdir: path.join(root, 'dist'),
         platform: 'node',
         banner: { js: "import { createRequire as __teaCreateRequire } from 'node:module'; const require = __teaCreateRequire(import.meta.url);" },

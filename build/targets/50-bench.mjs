@@ -8,7 +8,7 @@ import { baseOptions } from '../shared.mjs';
 export default async function build({ root, exists }) {
   if (!exists('bench')) return;
   const files = (await readdir(path.join(root, 'bench'))).filter((file) => file.endsWith('.bench.ts')).sort();
-  const order = ['engine', 'lua', 'prolog', 'templates', 'llm', 'reflection', 'reasoning', 'storage', 'bundles', 'worker', 'browser'];
+  const order = ['engine', 'lua', 'prolog', 'templates', 'llm', 'reflection', 'reasoning', 'storage', 'scale', 'bundles', 'worker', 'browser'];
   files.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   function rank(file) {
     const index = order.indexOf(file.replace(/\.bench\.ts$/, ''));

@@ -9,10 +9,11 @@ import { envNameRefusal, secretsFromNames } from '../../src/spec/env-names.js';
 import { AgentError } from '../../src/errors/agent-error.js';
 import type { AgentSettings } from '../../src/core/agent-settings.js';
 import { filesFlag } from '../host-seams.js';
+import { parseShellProvider, withShellProviders, type ShellCommand } from '../shell-model.js';
 
 export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['stream', 'approve', 'deny', 'record']);
-/** Flags given once per value: `--env NAME`, `--secret NAME` (repeatable). */
-export const REPEATABLE_FLAGS: ReadonlySet<string> = new Set(['env', 'secret']);
+/** Flags given once per value: `--env NAME`, `--secret NAME`, `--shell-provider NAME=COMMAND` (repeatable). */
+export const REPEATABLE_FLAGS: ReadonlySet<string> = new Set(['env', 'secret', 'shell-provider']);
 export const VALUE_FLAGS: ReadonlySet<string> = new Set([
   'input',
   'input-file',
@@ -55,6 +56,8 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 export function runOptions(args: ParsedArgs, overrides: LlmOverrides): RunOptions {
   const options: RunOptions = { llm: { overrides } };
+  const shell = shellCommands(args);
+  if (shell.length > 0) options.llm = { overrides, providerFactory: withShellProviders(shell) };
   const role = stringFlag(args, 'role');
   if (role !== undefined) {
     if (!(ROLE_ORDER as readonly string[]).includes(role)) throw new UsageError(`unknown role '${role}' (roles: ${ROLE_ORDER.join(', ')})`);
@@ -67,6 +70,17 @@ export function runOptions(args: ParsedArgs, overrides: LlmOverrides): RunOption
   const files = filesFlag(stringFlag(args, 'files'));
   if (files !== undefined) options.files = files;
   return options;
+}
+
+/** The commands `--shell-provider NAME=COMMAND [ARG...]` names (TEA's `provider: shell`, cli/shell-model.ts). */
+export function shellCommands(args: ParsedArgs): ShellCommand[] {
+  return (args.lists.get('shell-provider') ?? []).map((text) => {
+    try {
+      return parseShellProvider(text);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  });
 }
 
 /**

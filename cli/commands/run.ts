@@ -13,14 +13,14 @@ import { runAgent } from '../../src/graph/run-agent.js';
 import { pendingConfirmation, resumeAgent } from '../../src/graph/resume-run.js';
 import type { ResumeInput } from '../../src/graph/run-types.js';
 import { parseArgs, stringFlag, UsageError, type ParsedArgs } from '../args.js';
-import { loadAgentFile } from '../agent-file.js';
+import { loadAgentFile, withPythonWhenInstalled } from '../agent-file.js';
 import { agentFolderSeam } from '../host-seams.js';
 import { redactingIo, type CliIo } from '../io.js';
 import { oneLine } from '../terminal-text.js';
 import { loadErrorLines } from './load-error-lines.js';
 import { loadReplay } from './replay.js';
 import { readRunMemo, writeRunMemo } from './run-memo.js';
-import { BOOLEAN_FLAGS, hostSecrets, llmOverrides, parseJsonObject, readInput, REPEATABLE_FLAGS, runOptions, templateEnv, VALUE_FLAGS } from './run-options.js';
+import { BOOLEAN_FLAGS, hostSecrets, llmOverrides, parseJsonObject, readInput, REPEATABLE_FLAGS, runOptions, shellCommands, templateEnv, VALUE_FLAGS } from './run-options.js';
 import { report } from './run-report.js';
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
@@ -36,7 +36,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   let input = await readInput(args);
   let loaded;
   try {
-    loaded = await loadAgentFile(file);
+    loaded = await loadAgentFile(file, shellCommands(args).length > 0 ? ['shell'] : []);
   } catch (error) {
     io.stderr(loadErrorLines(toAgentError(error, 'INVALID_AGENT'), file));
     return 2;
@@ -79,7 +79,7 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
   let agent;
   try {
     const source = await readFile(memo.agent_file, 'utf8');
-    agent = loadAgent(source, { file: path.relative(process.cwd(), memo.agent_file), scripts: await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [source]) });
+    agent = loadAgent(source, { file: path.relative(process.cwd(), memo.agent_file), scripts: withPythonWhenInstalled(await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [source])) });
   } catch (error) {
     io.stderr(loadErrorLines(toAgentError(error, 'INVALID_AGENT'), memo.agent_file));
     return 2;

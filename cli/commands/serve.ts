@@ -1,7 +1,9 @@
 /**
- * `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] [--trace-dir <dir>]`: the
- * worker's Hono app on Node, plus the web demo. A missing agents folder is a usage error (exit 2);
- * a port already in use says so and suggests --port (exit 1).
+ * `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] [--trace-dir <dir>]
+ * [--files <dir>] [--allow-no-auth]`: the worker's Hono app on Node, plus the web demo. A missing
+ * agents folder is a usage error (exit 2); a port already in use says so and suggests --port
+ * (exit 1); a host other machines reach with no TEA_API_TOKENS is refused (exit 2) unless
+ * --allow-no-auth says the open API is meant.
  */
 import { stat } from 'node:fs/promises';
 import { parseArgs, stringFlag, UsageError } from '../args.js';
@@ -11,7 +13,7 @@ import { oneLine } from '../terminal-text.js';
 import { loadErrorLines } from './load-error-lines.js';
 
 export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, new Set(), new Set(['port', 'agents', 'trace-dir', 'host', 'files']));
+  const args = parseArgs(argv, new Set(['allow-no-auth']), new Set(['port', 'agents', 'trace-dir', 'host', 'files']));
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}' (tea-edge serve --help)`);
   const portText = stringFlag(args, 'port') ?? process.env.PORT ?? '8787';
   const port = Number(portText);
@@ -24,7 +26,14 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const { serve } = await import('../../worker/node.js');
   let server;
   try {
-    server = await serve({ port, hostname, agentsDir, traceDir: stringFlag(args, 'trace-dir') ?? '.tea-traces', ...(filesDir !== undefined ? { filesDir } : {}) });
+    server = await serve({
+      port,
+      hostname,
+      agentsDir,
+      traceDir: stringFlag(args, 'trace-dir') ?? '.tea-traces',
+      allowNoAuth: args.flags.get('allow-no-auth') === true,
+      ...(filesDir !== undefined ? { filesDir } : {}),
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {
@@ -46,7 +55,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     }
     throw error;
   }
-  io.stderr(`tea-edge serving on ${server.url} (web demo at /, API at /agents)\n`);
+  if (server.warning !== undefined) io.stderr(`${oneLine(`tea-edge serve: ${server.warning}`)}\n`);
+  io.stderr(`tea-edge serving on ${server.url} (the studio at /, the API at /agents)\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

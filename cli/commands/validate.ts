@@ -20,6 +20,29 @@ import { probeMcpServers } from '../../src/mcp/mcp-probe.js';
 import { redactingIo, type CliIo } from '../io.js';
 import { secretsFromNames } from '../../src/spec/env-names.js';
 import { AgentError } from '../../src/errors/agent-error.js';
+import { parseShellProvider } from '../shell-model.js';
+
+/** `--shell-provider NAME=COMMAND` pairs out of the arguments: the agents may then use `provider: shell`. */
+function takeShellProviders(argv: readonly string[]): { argv: string[]; shell: boolean } {
+  const rest: string[] = [];
+  let shell = false;
+  for (let index = 0; index < argv.length; index++) {
+    if (argv[index] !== '--shell-provider') {
+      rest.push(argv[index]!);
+      continue;
+    }
+    const value = argv[++index];
+    if (value === undefined) throw new UsageError(`--shell-provider needs NAME=COMMAND\n${USAGE}`);
+    try {
+      parseShellProvider(value);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    shell = true;
+  }
+  return { argv: rest, shell };
+}
+import { COMMAND_USAGE } from '../usage.js';
 
 /** `--secret NAME` pairs out of the arguments, read from the environment (only with --online). */
 function takeSecrets(argv: readonly string[]): { argv: string[]; secrets: Record<string, string> } {
@@ -43,15 +66,16 @@ function takeSecrets(argv: readonly string[]): { argv: string[]; secrets: Record
   }
 }
 
-const USAGE = 'usage: tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--strict] [--online [--secret NAME ...]]';
+const USAGE = `usage: ${COMMAND_USAGE.validate!.split('\n')[0]}`;
 const OPTIONS = ['--json', '--strict', '--online'];
 
 export async function validateCommand(argvWithSecrets: string[], rawIo: CliIo): Promise<number> {
   if (argvWithSecrets.includes('--help') || argvWithSecrets.includes('-h')) {
-    rawIo.stdout(`${USAGE}\n  --json    print {ok, errors, warnings} as JSON on stdout\n  --strict  warnings are errors (exit 2)\n  --online  also list the agent's MCP servers: every allow-listed tool must exist\n  --secret  with --online: give the servers' {secret: NAME} headers this environment variable\n`);
+    rawIo.stdout(COMMAND_USAGE.validate!);
     return 0;
   }
-  const { argv, secrets } = takeSecrets(argvWithSecrets);
+  const { argv: withoutShell, shell } = takeShellProviders(argvWithSecrets);
+  const { argv, secrets } = takeSecrets(withoutShell);
   const io = redactingIo(rawIo, Object.values(secrets));
   const json = argv.includes('--json');
   const strict = argv.includes('--strict');
@@ -63,7 +87,7 @@ export async function validateCommand(argvWithSecrets: string[], rawIo: CliIo): 
   const warnings: Array<{ file: string; message: string }> = [];
   for (const file of files) {
     try {
-      const { agent } = await loadAgentFile(file);
+      const { agent } = await loadAgentFile(file, shell ? ['shell'] : []);
       // Agent files it runs as sub-runs are checked too (a missing or broken one is an error here).
       const subRunProblems = await agentFileProblems(agent, file);
       if (subRunProblems.length > 0) {

@@ -114,6 +114,8 @@ export type LlmRequestData = Exclusive<
       message_count: number;
       stream: boolean;
       label?: string;
+      /** What the call is for within its action (`judge (attempt 2)`, `ReAct step 4`, `synthesis`…). */
+      purpose?: string;
       tool_count?: number;
       /** Only with payload capture. */
       request?: CapturedRequest;
@@ -190,8 +192,8 @@ export type InterruptData = { checkpoint_id: string; node: string; position: 'be
 
 /** A log line; `source` says who wrote it. */
 export type LogData = Exclusive<
-  /** A line an inline script printed (Lua `print`, Prolog `write`/`format`). */
-  | { source: 'lua' | 'prolog'; message: string }
+  /** A line an inline script printed (Lua `print`, Prolog `write`/`format`, Python `print`). */
+  | { source: 'lua' | 'prolog' | 'python'; message: string }
   | { source: 'model'; message: string; attempt: number; delay_ms: number; error: { code: string; message: string }; label?: string }
   | { source: 'trace'; level: 'warn'; message: string; truncated: true; dropped_from_seq: number; max_events: number; max_bytes: number }
   | { source: 'while_loop'; message: string; iterations_completed: number; exit_reason: 'max_iterations_reached' | 'condition_false' }

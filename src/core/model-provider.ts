@@ -53,6 +53,8 @@ export interface LlmConnection {
   scripted?: unknown;
   /** Responses of a scripted list already used (a resumed run continues after them). */
   scripted_start?: number;
+  /** With `provider: shell` (TEA's shell provider): which of the host's commands answers. */
+  shell_provider?: string;
 }
 
 export interface LlmRequest {
@@ -158,4 +160,10 @@ export interface LlmCallOptions {
   stream?: boolean;
   /** Extra data put on the llm_request/llm_response events (e.g. `{purpose: 'judge'}`). */
   label?: string;
+  /**
+   * What this call is for within its action, put on the llm_request event: `judge (attempt 2)`,
+   * `ReAct step 4`, `plan`, `sub-problem b`, `synthesis`… (the studio shows it instead of five
+   * identical rows of the action's label).
+   */
+  purpose?: string;
 }

@@ -22,7 +22,7 @@
  */
 
 /** The languages an agent's inline code can be written in; the key of `ScriptSandboxes`. */
-export type ScriptLanguage = 'lua' | 'prolog';
+export type ScriptLanguage = 'lua' | 'prolog' | 'python';
 
 /** Where a chunk comes from, for error locations. */
 export interface ScriptSource {
@@ -60,7 +60,11 @@ export interface ScriptRunOptions {
 export interface CompiledScript {
   readonly language: ScriptLanguage;
   readonly source: string;
-  /** Runs the chunk with `globals` (JSON) and returns its result as JSON. Throws coded errors only. */
+  /**
+   * Runs the chunk with `globals` (JSON) and returns its result as JSON. Throws coded errors only.
+   * Lua and Prolog answer synchronously; Python, which runs in another thread or process, answers
+   * with a promise (its failures are rejections with codes).
+   */
   run(globals: Record<string, unknown>, options?: ScriptRunOptions): unknown;
 }
 

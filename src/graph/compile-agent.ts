@@ -30,6 +30,8 @@ export interface CompileOptions {
    * left out fails with SCRIPT_ENGINE_NOT_LOADED. The library's main entry passes Lua by default.
    */
   scripts?: ScriptSandboxes;
+  /** Model providers the host serves besides the built-in ones (`['shell']` on a CLI started with --shell-provider). */
+  hostProviders?: readonly string[];
 }
 
 /** What compiling found: the agent when nothing failed, and every problem. */
@@ -63,7 +65,7 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
   };
   const at = (path: Path, node?: string): ErrorLocation => ({ file: spec.file, ...(node !== undefined ? { node } : {}), ...spec.positionOf(path) });
   const warnings: string[] = [...(spec.warnings ?? [])];
-  const context: CompileContext = { spec, registry, schemas: schemaRegistry, scripts, problems, warnings, attempt, at };
+  const context: CompileContext = { spec, registry, schemas: schemaRegistry, scripts, problems, warnings, attempt, at, hostProviders: options.hostProviders ?? [] };
 
   const nodes = new Map<string, CompiledNode>();
   const edgesFrom = new Map<string, AgentSpec['edges']>();
@@ -111,6 +113,7 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
 
 interface CompileContext {
   spec: AgentSpec;
+  hostProviders: readonly string[];
   registry: ActionRegistry;
   schemas: Record<string, Record<string, unknown>>;
   scripts: ScriptSandboxes;
@@ -135,8 +138,15 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
       return { kind: 'action', action, prepared: action.prepare !== undefined, params, label, ...(output !== undefined ? { output } : {}) };
     }
     // Prolog compiles like Lua: the compiled body runs any CompiledScript (its kind is named after the first language).
+    case 'python':
     case 'prolog':
     case 'lua': {
+      if (body.kind === 'python' && context.scripts.python === undefined) {
+        attempt(at(path.concat('language'), node.name), () => {
+          throw new AgentError('UNSUPPORTED_LANGUAGE', foreignLanguageMessage('python', 'this `run:` (language: python)'));
+        });
+        return undefined;
+      }
       const lua = attempt(at(path.concat('run'), node.name), () => {
         const where = { node: node.name, field: 'run', file: spec.file, line: body.lineOffset };
         const sandbox = sandboxFor(context.scripts, body.kind, where);
@@ -144,8 +154,9 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
           return sandbox.compile(body.code, where);
         } catch (error) {
           const language = body.kind === 'lua' && AgentError.isInstance(error) && error.code === sandbox.errorCodes.syntax ? foreignLanguageOf(body.code) : undefined;
-          // TEA auto-detects Prolog in a `run:` with no language: so does a host that has Prolog.
+          // TEA auto-detects Prolog in a `run:` with no language, and runs the rest as Python: so does a host that has them.
           if (language === 'prolog' && context.scripts.prolog !== undefined) return context.scripts.prolog.compile(body.code, where);
+          if (language === 'python' && context.scripts.python !== undefined) return context.scripts.python.compile(body.code, where);
           if (language !== undefined && AgentError.isInstance(error)) {
             throw new AgentError('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(language, 'this `run:`'), {
               node: node.name,
@@ -155,7 +166,13 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
           throw error;
         }
       });
-      return lua === undefined ? undefined : { kind: 'lua', lua, label };
+      if (lua === undefined) return undefined;
+      // TEA renders the text of a Python block as a template (with the state) before running it.
+      if (lua.language === 'python' && /\{\{|\{%/.test(body.code)) {
+        const codeTemplate = attempt(at(path.concat('run'), node.name), () => compiler.template(body.code, 'run'));
+        return codeTemplate === undefined ? undefined : { kind: 'lua', lua, label, codeTemplate };
+      }
+      return { kind: 'lua', lua, label };
     }
     case 'steps': {
       const steps = body.steps.map((step) => {
@@ -215,6 +232,7 @@ function checkParams(action: ActionDefinition, params: Record<string, unknown>, 
     root: action.parameters,
     code: 'INVALID_PARAMS',
     checkBounds: true,
+    hostProviders: context.hostProviders,
     paramsOf: (name) => context.registry.get(name)?.parameters,
     locationOf: (at) => (at.length === path.length ? `action:${action.name}` : undefined),
     describe: (at) => (at.length === path.length ? `the parameters of ${action.name}` : `\`${dotted(at.slice(path.length))}\` of ${action.name}`),

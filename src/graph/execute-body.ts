@@ -27,8 +27,10 @@ export function executeBody(host: BodyHost, body: CompiledBody, node: string, st
     case 'pass':
       return {};
     case 'lua': {
+      const globals: Record<string, unknown> = { state, variables: host.agent.spec.variables };
+      if (body.codeTemplate !== undefined) globals['code'] = String(body.codeTemplate.render(host.baseScope(state)));
       const result = body.lua.run(
-        { state, variables: host.agent.spec.variables },
+        globals,
         {
           ...(host.luaInstructions !== undefined ? { budget: { instructions: host.luaInstructions } } : {}),
           onPrint: (line) => host.emit('log', { source: body.lua.language, message: line }, node),
@@ -36,6 +38,7 @@ export function executeBody(host: BodyHost, body: CompiledBody, node: string, st
           interrupt: () => host.checkDeadline(node),
         },
       );
+      if (isThenable(result)) return Promise.resolve(result).then((value) => (value === null || value === undefined ? {} : toUpdate(value, undefined, node)));
       if (result === null || result === undefined) return {};
       return toUpdate(result, undefined, node);
     }

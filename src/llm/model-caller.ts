@@ -138,6 +138,7 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           message_count: sent.messages.length,
           stream,
           ...label,
+          ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
         };
         if (sent.tools !== undefined) requestEvent.tool_count = sent.tools.length;
         if (environment.capturePayloads) requestEvent.request = requestPayload(sent, secrets);

@@ -64,6 +64,7 @@ export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, ov
   if (defined(merged.first_token_timeout_ms)) connection.first_token_timeout_ms = numberField(merged.first_token_timeout_ms, 'first_token_timeout', 1, MODEL_TIMEOUT_SECONDS_CEILING * 1000);
   if (defined(merged.max_retries)) connection.max_retries = integerField(merged.max_retries, 'max_retries', 0, MODEL_RETRIES_CEILING);
   if (defined(merged.scripted)) connection.scripted = merged.scripted;
+  if (defined(merged.shell_provider)) connection.shell_provider = String(merged.shell_provider);
 
   const messages = resolveMessages(merged, options.lendMessages === true);
   const request: LlmRequest = { messages: messages.list };

@@ -21,7 +21,8 @@ import { fromTerm } from './json-terms.js';
 import { holdCells, PrologAsyncGoal, PrologThrown, solveOnce, type SolveControl } from './solve.js';
 import { PrologBudgetExceeded, spendText, withCallMeter } from './tau-patches.js';
 import { termText } from './term-text.js';
-import { goalOf, PrologSyntax, readChunkTerms, type ChunkTerm } from './tea-reading.js';
+import { chunkTokens, goalOf, PrologSyntax, readingState, readTermAt, type ChunkTerm } from './tea-reading.js';
+import { StateFacts } from './state-facts.js';
 
 /** Run options: the ScriptSandbox's, with the Prolog budgets. */
 export interface PrologRunOptions extends Omit<ScriptRunOptions, 'budget'> {
@@ -43,24 +44,48 @@ export interface CompiledProlog extends CompiledScript {
   solve(globals: Record<string, unknown>, options?: PrologRunOptions): PrologOutcome;
 }
 
+/**
+ * What a call needs of the text, read once: its tokens, and the terms as they read in a fresh
+ * session, up to the first that only reads after an operator the chunk declares. A call uses a
+ * copy of each of these terms as long as its session reads as a fresh one (no `op/3`,
+ * `set_prolog_flag/2` on a reading flag so far), and reads the rest from the tokens itself.
+ */
+interface ReadText {
+  tokens: unknown[];
+  terms: ChunkTerm[];
+  /** readingState of a fresh session. */
+  fresh: string;
+}
+
 /** Compiles `code` now: a syntax error throws PROLOG_SYNTAX with the chunk and file line. */
 export function compilePrologChunk(code: string, where: ScriptSource = {}): CompiledProlog {
-  const { thread } = createSession({ facts: {}, returns: {}, print: () => {} });
-  for (const { term } of readTerms(code, thread, where)) {
+  const { session, thread } = createSession({ facts: StateFacts.fromGlobals({}), returns: {}, print: () => {} });
+  const fresh = readingState(session);
+  const tokens = syntaxChecked(() => chunkTokens(code, thread), where);
+  const terms: ChunkTerm[] = [];
+  let reading = fresh;
+  for (let index = 0; index < tokens.length; ) {
+    const chunkTerm = syntaxChecked(() => readTermAt(tokens as any[], index, thread), where);
+    if (reading === fresh) terms.push(chunkTerm);
+    const term = chunkTerm.term;
     // Operators a directive declares change how the following terms read: apply them here too.
-    if (term.indicator === ':-/1' && term.args[0].indicator === 'op/3') solveOnce(thread, term.args[0], loadControl());
+    if (term.indicator === ':-/1' && term.args[0].indicator === 'op/3') {
+      solveOnce(thread, term.args[0], loadControl());
+      reading = readingState(session);
+    }
+    index = chunkTerm.next;
   }
-  return new PrologChunk(code, where);
+  return new PrologChunk(code, where, { tokens, terms, fresh });
 }
 
 function loadControl(): SolveControl {
   return { budget: resolvePrologBudget({ instructions: 1000 }), inferences: 0, work: 0, cells: 0, retained: 0, check: () => {} };
 }
 
-/** Every term of `code`, read with `thread`'s operators and flags; a syntax error is PROLOG_SYNTAX with its line. */
-function* readTerms(code: string, thread: any, where: ScriptSource): Generator<ChunkTerm> {
+/** `read()`, with a syntax error as PROLOG_SYNTAX with its line. */
+function syntaxChecked<T>(read: () => T, where: ScriptSource): T {
   try {
-    yield* readChunkTerms(code, thread);
+    return read();
   } catch (error) {
     if (error instanceof PrologSyntax) throw syntaxError(error.message, error.line, where);
     throw error;
@@ -88,6 +113,7 @@ class PrologChunk implements CompiledProlog {
   constructor(
     readonly source: string,
     private readonly where: ScriptSource,
+    private readonly text: ReadText,
   ) {}
 
   run(globals: Record<string, unknown>, options: PrologRunOptions = {}): unknown {
@@ -103,21 +129,31 @@ class PrologChunk implements CompiledProlog {
     check();
     const returns: Record<string, unknown> = {};
     const printer = createPrinter(budget.printBytes, options.onPrint);
-    const { thread } = createSession({ facts: factsOf(globals), returns, print: printer.print });
     const control: SolveControl = { budget, inferences: 0, work: 0, cells: 0, retained: 0, check };
+    const facts = StateFacts.fromGlobals(globals, (cells) => holdCells(control, cells, true));
+    const { session, thread } = createSession({ facts, returns, print: printer.print });
+    const { tokens, terms, fresh } = this.text;
     let line: number | undefined;
     try {
       return withCallMeter({ budget, clauses: 0, holdCells: (cells, retained) => holdCells(control, cells, retained) }, () => {
         solveOnce(thread, PRELUDE_GOAL, control);
-        let bindings: Record<string, unknown> = {};
-        for (const chunkTerm of readTerms(this.source, thread, this.where)) {
+        let answered: { goal: TauTerm; answer: unknown } | undefined;
+        // Terms read at compile while the session reads as a fresh one; from the tokens after.
+        let readsFresh = true;
+        for (let index = 0, position = 0; index < tokens.length; position++) {
+          const cached = readsFresh && position < terms.length ? terms[position]! : undefined;
+          // A copy: tau marks the goals it runs (meta-predicate arguments, context module).
+          const chunkTerm = cached !== undefined ? { ...cached, term: cached.term.clone() } : syntaxChecked(() => readTermAt(tokens as any[], index, thread), this.where);
           line = chunkTerm.line;
           const goal = goalOf(chunkTerm.term);
           const answer = solveOnce(thread, goal, control);
           if (answer === null) return { succeeded: false, returns, bindings: {} };
-          if (goal.indicator !== 'assertz/1') bindings = namedBindings(goal, answer);
+          index = chunkTerm.next;
+          if (goal.indicator === 'assertz/1') continue;
+          answered = { goal, answer };
+          if (readsFresh && index < tokens.length) readsFresh = readingState(session) === fresh;
         }
-        return { succeeded: true, returns, bindings };
+        return { succeeded: true, returns, bindings: answered === undefined ? {} : namedBindings(answered.goal, answered.answer) };
       });
     } catch (error) {
       throw this.toAgentError(error, line);
@@ -162,12 +198,6 @@ function namedBindings(goal: TauTerm, substitution: any): Record<string, unknown
     bindings[name] = fromTerm(value);
   }
   return bindings;
-}
-
-/** `state/2` answers the state's keys and, as TEA's evaluators do, the other globals (output, iteration). */
-function factsOf(globals: Record<string, unknown>): Record<string, unknown> {
-  const { state, variables: _variables, ...others } = globals;
-  return { ...(typeof state === 'object' && state !== null ? (state as Record<string, unknown>) : {}), ...others };
 }
 
 function cancelled(signal: AbortSignal): unknown {

@@ -22,10 +22,11 @@ const ACTION_PREDICATES = new Set([
   'get_dict', 'dict_pairs',
 ]);
 
-/** A term of the text and the line it starts on (1-based). */
+/** A term of the text, the line it starts on (1-based) and the index of the token after its `.`. */
 export interface ChunkTerm {
   term: TauTerm;
   line: number;
+  next: number;
 }
 
 /** A syntax error in the text: what was expected, and the line (1-based) when known. */
@@ -40,21 +41,40 @@ export class PrologSyntax extends Error {
 
 /** Every term of `code`, read with `thread`'s operators and flags; throws PrologSyntax. */
 export function* readChunkTerms(code: string, thread: TauThread): Generator<ChunkTerm> {
+  const tokens = chunkTokens(code, thread);
+  for (let index = 0; index < tokens.length; ) {
+    const chunkTerm = readTermAt(tokens, index, thread);
+    yield chunkTerm;
+    index = chunkTerm.next;
+  }
+}
+
+/** The tokens of `code` (a final `.` added when missing); throws PrologSyntax. */
+export function chunkTokens(code: string, thread: TauThread): unknown[] {
   const text = /\.\s*(%[^\n]*)?\s*$/.test(code) ? code : `${code.trimEnd()}\n.`;
   const tokenizer = new pl.parser.tokenizer(thread);
   tokenizer.new_text(text);
   const tokens = tokenizer.get_tokens(0);
   if (tokens === null) throw new PrologSyntax('the text cannot be split into Prolog tokens', undefined);
-  let index = 0;
-  while (index < tokens.length) {
-    const line = tokens[index].line + 1;
-    const expression = pl.parser.expression(thread, tokens, index, 1200, false);
-    if (expression.type === 0) throw syntaxFrom(expression.value, line);
-    const end = tokens[expression.len];
-    if (end === undefined || end.name !== 'atom' || end.raw !== '.') throw new PrologSyntax('operator or `.` expected after a term', end === undefined ? line : end.line + 1);
-    yield { term: expression.value, line };
-    index = expression.len + 1;
-  }
+  return tokens;
+}
+
+/** The term starting at token `index`, read with `thread`'s operators and flags; throws PrologSyntax. */
+export function readTermAt(tokens: any[], index: number, thread: TauThread): ChunkTerm {
+  const line = tokens[index].line + 1;
+  const expression = pl.parser.expression(thread, tokens, index, 1200, false);
+  if (expression.type === 0) throw syntaxFrom(expression.value, line);
+  const end = tokens[expression.len];
+  if (end === undefined || end.name !== 'atom' || end.raw !== '.') throw new PrologSyntax('operator or `.` expected after a term', end === undefined ? line : end.line + 1);
+  return { term: expression.value, line, next: expression.len + 1 };
+}
+
+/**
+ * What reading depends on in a session: its operators, the `double_quotes` and `char_conversion`
+ * flags and the conversion table. Equal texts: a term reads the same in both sessions.
+ */
+export function readingState(session: any): string {
+  return `${JSON.stringify(session.__operators)}|${session.flag.double_quotes.id}|${session.flag.char_conversion.id}|${JSON.stringify(session.__char_conversion)}`;
 }
 
 function syntaxFrom(error: TauTerm, fallbackLine: number): PrologSyntax {

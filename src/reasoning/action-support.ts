@@ -76,12 +76,13 @@ export async function callModel(
   context: ActionContext,
   options: LlmCallParams,
   messages: ChatMessage[],
-  label: string,
+  label: string | { label: string; purpose: string },
   stream = false,
   recoverable?: (error: AgentError) => boolean,
 ): Promise<ModelOutcome> {
   try {
-    const response = await context.callLlm({ ...options, messages }, stream ? { label, stream } : { label });
+    const call = typeof label === 'string' ? { label } : label;
+    const response = await context.callLlm({ ...options, messages }, stream ? { ...call, stream } : call);
     return { ok: true, response };
   } catch (error) {
     const agentError = AgentError.isInstance(error) ? error : undefined;

@@ -66,7 +66,7 @@ async function solveLevel(run: DecomposeRun, problem: string, depth: number): Pr
   const decomposition = await callModel(run.context, options, [
     { role: 'system', content: renderDecomposePrompt({}) },
     { role: 'user', content: `Problem: ${problem}` },
-  ], 'reason.decompose');
+  ], { label: 'reason.decompose', purpose: depth === 0 ? 'plan' : `plan (depth ${depth})` });
   if (!decomposition.ok) return { ok: false, error: decomposition.error, partial: {} };
   const parsed = parseModelOutput(decomposition.response.content);
   if (!parsed.ok || !isPlainObject(parsed.value)) {
@@ -86,7 +86,7 @@ async function solveLevel(run: DecomposeRun, problem: string, depth: number): Pr
   const synthesis = await callModel(run.context, options, [
     { role: 'system', content: renderSynthesisPrompt({ instruction }) },
     { role: 'user', content: `Problem: ${problem}\n\nSub-answers:\n${JSON.stringify(subAnswers, null, 2)}` },
-  ], 'reason.decompose');
+  ], { label: 'reason.decompose', purpose: depth === 0 ? 'synthesis' : `synthesis (depth ${depth})` });
   const sub_problems = ordered.subProblems.map((subProblem) => subProblem.source);
   if (!synthesis.ok) return { ok: false, error: synthesis.error, partial: { sub_problems, sub_answers: subAnswers } };
   const combined = parseModelOutput(synthesis.response.content);
@@ -170,7 +170,7 @@ async function solveOne(run: DecomposeRun, problem: string, subProblem: SubProbl
   const outcome = await callModel(run.context, llmOptions(run.params), [
     { role: 'system', content: renderSubProblemPrompt({}) },
     { role: 'user', content: `Main problem: ${problem}\n\nSub-problem: ${subProblem.description}${context}` },
-  ], 'reason.decompose');
+  ], { label: 'reason.decompose', purpose: `sub-problem ${subProblem.key}` });
   if (!outcome.ok) {
     run.trace.add(`sub_problem_${subProblem.key}`, { depth, description: subProblem.description, error: outcome.error });
     return { ...base, error: outcome.error, answer: null };

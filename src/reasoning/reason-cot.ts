@@ -82,7 +82,7 @@ async function runCot(params: Record<string, unknown>, context: ActionContext): 
     const outcome = await callModel(context, llmOptions(params), [
       { role: 'system', content: system },
       { role: 'user', content: `Problem: ${problem}` },
-    ], 'reason.cot', params['stream'] === true);
+    ], { label: 'reason.cot', purpose: 'chain of thought' }, params['stream'] === true);
     if (!outcome.ok) {
       trace.add('error', { error: outcome.error });
       return failureResult(outcome.error, trace.entries);

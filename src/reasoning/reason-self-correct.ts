@@ -67,7 +67,7 @@ async function runSelfCorrect(params: Record<string, unknown>, context: ActionCo
     const generated = await callModel(context, llmOptions(params, params['generator_model']), [
       { role: 'system', content: renderGeneratePrompt({}) },
       { role: 'user', content: `Task: ${task}` },
-    ], 'reason.self_correct');
+    ], { label: 'reason.self_correct', purpose: 'generator' });
     if (!generated.ok) {
       trace.add('error', { error: generated.error });
       return failureResult(generated.error, trace.entries);
@@ -93,7 +93,7 @@ async function runSelfCorrect(params: Record<string, unknown>, context: ActionCo
       const critique = await callModel(context, llmOptions(params, params['critic_model']), [
         { role: 'system', content: renderCriticPrompt({ criticPrompt: criticPromptText(renderCritic(current, round, task)) }) },
         { role: 'user', content: `Task: ${task}\n\nCurrent output:\n${textOf(current)}` },
-      ], 'reason.self_correct');
+      ], { label: 'reason.self_correct', purpose: `critic and corrector (round ${round})` });
       if (!critique.ok) {
         trace.add(`critique_round_${round}_error`, { error: critique.error });
         skipped.push({ round, error: critique.error });

@@ -20,6 +20,8 @@ export type NodeBody =
   | { kind: 'lua'; code: string; lineOffset: number }
   /** Inline Prolog (src/prolog/): `language: prolog`, `run: {type: prolog}` or a first line `% prolog`, as in TEA. */
   | { kind: 'prolog'; code: string; lineOffset: number }
+  /** Inline Python (TEA's default language): `language: python`, or a `run:` that is plainly Python. Runs only where the host gives a Python sandbox. */
+  | { kind: 'python'; code: string; lineOffset: number }
   | { kind: 'steps'; steps: StepSpec[] }
   /** TEA's `run: {type: expression, value, output_key}`: the expression's native value under output_key. */
   | { kind: 'expression'; value: string | boolean | number; outputKey: string }

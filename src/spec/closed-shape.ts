@@ -14,7 +14,7 @@ import type { ErrorCode } from '../errors/agent-error.js';
 import { PROVIDER_NAMES } from '../llm/presets.js';
 import { quoted, suggestionFor } from '../util/suggest.js';
 import { ACTION_PARAMS_KEYWORD, PROVIDER_KEYWORD } from './parameter-shapes.js';
-import { teaKeyRule, teaProviderRefusal, type KeyLocation } from './tea-keys.js';
+import { shellKeyRule, teaKeyRule, teaProviderRefusal, type KeyLocation } from './tea-keys.js';
 
 export type Path = Array<string | number>;
 
@@ -46,6 +46,11 @@ export interface ShapeOptions {
   describe(path: Path): string;
   /** Hold literal numbers to minimum/maximum. */
   checkBounds?: boolean;
+  /**
+   * Model providers the host serves besides the built-in ones (the Node CLI: `shell` when started
+   * with `--shell-provider`). With `shell`, TEA's `shell_provider` keys are accepted too.
+   */
+  hostProviders?: readonly string[];
 }
 
 /**
@@ -66,7 +71,7 @@ function walk(value: unknown, raw: JsonSchema | undefined, path: Path, options: 
   if (raw === undefined || depth > MAX_DEPTH || issues.length >= MAX_ISSUES) return;
   const schema = chooseBranch(value, resolve(raw, options.root), options.root);
   if (schema === undefined) return;
-  if (schema[PROVIDER_KEYWORD] === true) checkProvider(value, path, issues);
+  if (schema[PROVIDER_KEYWORD] === true) checkProvider(value, path, issues, options.hostProviders ?? []);
   if (options.checkBounds === true && typeof value === 'number' && Number.isFinite(value)) checkBounds(value, schema, path, options, issues);
   if (Array.isArray(value)) {
     const items = schema.items;
@@ -81,7 +86,11 @@ function walk(value: unknown, raw: JsonSchema | undefined, path: Path, options: 
   const covered = new Set<string>();
   for (const key of Object.keys(value)) {
     if (has(properties, key) || location === undefined) continue;
-    const rule = teaKeyRule(location, key, value[key]);
+    const rule = (options.hostProviders ?? []).includes('shell') ? shellKeyRule(location, key, value[key]) : teaKeyRule(location, key, value[key]);
+    if (rule === 'accepted') {
+      covered.add(key);
+      continue;
+    }
     if (rule === undefined) continue;
     rules.set(key, rule);
     for (const sibling of rule.covers ?? []) covered.add(sibling);
@@ -176,10 +185,10 @@ function fitsType(value: unknown, schema: JsonSchema): boolean {
   return actual === 'string' || types.includes(actual) || (actual === 'number' && types.includes('integer'));
 }
 
-function checkProvider(value: unknown, path: Path, issues: ShapeIssue[]): void {
+function checkProvider(value: unknown, path: Path, issues: ShapeIssue[], hostProviders: readonly string[]): void {
   if (typeof value !== 'string' || /\{\{|\{%/.test(value)) return;
   const name = value.trim().toLowerCase();
-  if (name === '' || PROVIDER_NAMES.includes(name)) return;
+  if (name === '' || PROVIDER_NAMES.includes(name) || hostProviders.includes(name)) return;
   const refusal = teaProviderRefusal(name);
   if (refusal !== undefined) {
     issues.push({ code: 'UNKNOWN_PROVIDER', message: refusal, path, atKey: false });

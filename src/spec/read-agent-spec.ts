@@ -27,6 +27,8 @@ export interface ReadAgentOptions {
   /** File name used in messages and as the default agent name. */
   file?: string;
   limits?: YamlLimits;
+  /** Model providers the host serves besides the built-in ones (`['shell']` on a CLI started with --shell-provider). */
+  hostProviders?: readonly string[];
 }
 
 /** What reading found: the spec (when its shape allows building one) and every problem. */
@@ -75,7 +77,7 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
     const node = nodeNameAt(raw, path);
     warnings.push(`${node !== undefined ? `node '${node}': ` : ''}${message}${line !== undefined ? ` (line ${line})` : ''}`);
   };
-  checkShape(raw, report, warn);
+  checkShape(raw, report, warn, options.hostProviders ?? []);
   for (const { path, text } of findNonFinite(raw)) {
     report('INVALID_AGENT', `\`${dotted(path)}\` is ${text}: numbers in an agent file must be finite`, path, nodeNameAt(raw, path));
   }
@@ -187,9 +189,10 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
 type Report = (code: ErrorCode, message: string, path: Path, node?: string, atKey?: boolean) => void;
 
 /** Unknown keys, TEA-only keys and unknown providers in the whole file; keys accepted with a warning go to `warn`. */
-function checkShape(document: Record<string, any>, report: Report, warn: Warn): void {
+function checkShape(document: Record<string, any>, report: Report, warn: Warn, hostProviders: readonly string[]): void {
   const issues = checkClosedShape(document, agentSchema, [], {
     root: agentSchema,
+    hostProviders,
     code: 'INVALID_AGENT',
     locationOf: keyLocation,
     describe: (path) => describePath(document, path),
@@ -298,6 +301,7 @@ function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail
     const language = raw.language ?? (/^\s*%\s*prolog\b/i.test(raw.run) ? 'prolog' : 'lua');
     const firstRunLine = parsed.contentLineOf(path.concat('run')) ?? 1;
     if (language === 'prolog') return { kind: 'prolog', code: raw.run, lineOffset: firstRunLine - 1 };
+    if (language === 'python') return { kind: 'python', code: raw.run, lineOffset: firstRunLine - 1 };
     if (language !== 'lua') fail('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(String(language), `this \`run:\` (language: ${String(language)})`), path.concat('language'), node);
     const firstLine = parsed.contentLineOf(path.concat('run')) ?? 1;
     return { kind: 'lua', code: raw.run, lineOffset: firstLine - 1 };

@@ -30,6 +30,7 @@ const ignoredByTea = (what: string, instead: string): TeaKeyRule => ({ code: 'IN
 
 const TRACING = 'TEA tracing setting; tea-edge records every run in its trace store (see settings.trace)';
 const LOCAL_BACKEND = 'use an OpenAI-compatible server (provider: ollama, lmstudio, llamacpp, vllm, openai, or api_base)';
+const SHELL_BACKEND = 'TEA\'s shell provider runs only on the Node CLI whose host names the command (`tea-edge run --shell-provider NAME=COMMAND`); elsewhere use an OpenAI-compatible server (provider: ollama, lmstudio, llamacpp, vllm, openai, or api_base)';
 
 const TOP: Record<string, TeaKeyRule> = {
   data: notSupported("TEA's `data:` block", 'put reusable values under `variables:`'),
@@ -57,7 +58,7 @@ const SETTINGS: Record<string, TeaKeyRule> = {
   memory_infrastructure: notSupported('`settings.memory_infrastructure`', 'the host chooses the storage adapter'),
   auth: notSupported('`settings.auth`', '`tea-edge serve` handles authentication'),
   rate_limiters: notSupported('`settings.rate_limiters`', 'use `settings.limits` budgets'),
-  shell_providers: notSupported('`settings.shell_providers`', LOCAL_BACKEND),
+  shell_providers: notSupported('`settings.shell_providers`', SHELL_BACKEND),
   graph: notSupported('`settings.graph`', 'remove it'),
   error_handling: notSupported('`settings.error_handling`', 'set `on_error` on nodes'),
   auto_trace: ignored(`\`settings.auto_trace\` (${TRACING})`),
@@ -68,11 +69,12 @@ const SETTINGS: Record<string, TeaKeyRule> = {
 };
 
 const SETTINGS_LLM: Record<string, TeaKeyRule> = Object.fromEntries(
-  ['deployment', 'shell_provider', 'backend', 'n_gpu_layers', 'n_ctx', 'n_threads', 'model_path', 'chat_format', 'shell_providers'].map((key) => [
+  ['deployment', 'backend', 'n_gpu_layers', 'n_ctx', 'n_threads', 'model_path', 'chat_format', 'shell_providers'].map((key) => [
     key,
     notSupported(`\`${key}\` (Azure, shell and in-process model backends)`, LOCAL_BACKEND),
   ]),
 );
+SETTINGS_LLM.shell_provider = notSupported('`shell_provider`', SHELL_BACKEND);
 SETTINGS_LLM.api_url = notSupported('`api_url` (Rust TEA)', 'write `api_base`');
 // TEA's reflection examples write these, and TEA's Python reads only `model` and `provider`.
 SETTINGS_LLM.default_model = ignoredByTea('`settings.llm.default_model`', 'write `model`');
@@ -110,7 +112,7 @@ const CONFIG: Record<string, TeaKeyRule> = {
 
 const LLM_CALL: Record<string, TeaKeyRule> = {
   deployment: notSupported('`deployment` (Azure OpenAI)', LOCAL_BACKEND),
-  shell_provider: notSupported('`shell_provider`', LOCAL_BACKEND),
+  shell_provider: notSupported('`shell_provider`', SHELL_BACKEND),
   base_delay: ignored('`base_delay` (retries back off exponentially with jitter)'),
   max_delay: ignored('`max_delay` (retries back off exponentially with jitter)'),
   opik_trace: ignored(`\`opik_trace\` (${TRACING})`),
@@ -139,6 +141,17 @@ export function teaKeyRule(location: KeyLocation, key: string, value: unknown): 
   return rules !== undefined && Object.prototype.hasOwnProperty.call(rules, key) ? rules[key] : undefined;
 }
 
+/**
+ * The rule for a key on a host that serves `provider: shell` (the Node CLI with `--shell-provider`):
+ * `shell_provider` names one of the host's commands and is read; `settings.shell_providers` (the
+ * commands an agent would start) is not: only the host names commands.
+ */
+export function shellKeyRule(location: KeyLocation, key: string, value: unknown): TeaKeyRule | 'accepted' | undefined {
+  if (key === 'shell_provider' && (location === 'settings.llm' || location === 'action:llm.call' || location === 'action:llm.stream')) return 'accepted';
+  if (key === 'shell_providers' && location === 'settings') return ignored("`settings.shell_providers` (an agent file never names the commands a host starts: the host's --shell-provider does)");
+  return teaKeyRule(location, key, value);
+}
+
 /** Node types tea-edge runs (src/graph/while-loop.ts, src/graph/dynamic-parallel.ts). */
 export const NODE_TYPES: readonly string[] = ['while_loop', 'dynamic_parallel'];
 
@@ -154,10 +167,10 @@ export function unsupportedNodeType(value: unknown): TeaKeyRule {
 /**
  * TEA's model providers that tea-edge does not offer, each with why. `shell` runs a local command
  * (claude, gemini, qwen…) and pipes the prompt to it: browsers and edge workers cannot start
- * processes, and the Node CLI does not either, so an agent means the same on every host.
+ * processes; the Node CLI serves it only when its host names the command (hostProviders).
  */
 const TEA_PROVIDERS: Readonly<Record<string, string>> = {
-  shell: "`provider: shell` (TEA's shell provider, which starts a local command such as a model CLI and pipes the prompt to it) is not supported: tea-edge runs agents in browsers and edge workers, which cannot start processes, and its CLI does not either so an agent behaves the same on every host; serve the model over an OpenAI-compatible API (ollama, llama.cpp, LM Studio, vLLM) and set `provider` and `api_base`",
+  shell: "`provider: shell` (TEA's shell provider, which starts a local command such as a model CLI and pipes the prompt to it) is not served by this host: only the Node CLI runs it, when its host names the command (`tea-edge run --shell-provider NAME=COMMAND`), never the agent file alone; browsers, edge workers and Deno cannot start processes; or serve the model over an OpenAI-compatible API (ollama, llama.cpp, LM Studio, vLLM) and set `provider` and `api_base`",
   local: "`provider: local` (TEA's in-process llama.cpp backend) is not supported: tea-edge does not load model files itself; serve the model over an OpenAI-compatible API (llama.cpp's server, ollama, LM Studio) and set `provider` and `api_base`",
   azure: '`provider: azure` (Azure OpenAI deployments) is not supported by tea-edge; use an OpenAI-compatible endpoint (`provider: openai-compatible` with `api_base`)',
   azure_openai: '`provider: azure_openai` (Azure OpenAI deployments) is not supported by tea-edge; use an OpenAI-compatible endpoint (`provider: openai-compatible` with `api_base`)',

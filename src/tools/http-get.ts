@@ -91,7 +91,7 @@ export async function fetchAllowed(url: unknown, context: ActionContext, options
       try {
         response = await fetch(decision.url.href, { method: 'GET', redirect: 'manual', signal: controller.signal, headers: { accept: '*/*', ...extra } });
       } catch (error) {
-        throw requestFailure(error, context, controller, settings.timeoutMs, '', tool);
+        throw requestFailure(error, context, controller, settings.timeoutMs, '', tool, decision.url.href);
       }
       if (response.type === 'opaqueredirect') {
         throw new AgentError('ACTION_FAILED', `${tool}: the server redirected, and this runtime cannot follow redirects manually`);
@@ -109,7 +109,7 @@ export async function fetchAllowed(url: unknown, context: ActionContext, options
       } catch (error) {
         // The timeout also covers the body: a server that stalls mid-body is a tool error the
         // model can react to, not a cancelled run (only the run's own signal cancels).
-        throw requestFailure(error, context, controller, settings.timeoutMs, 'while reading the body', tool);
+        throw requestFailure(error, context, controller, settings.timeoutMs, 'while reading the body', tool, decision.url.href);
       }
       const { text, truncated } = body;
       return { status: response.status, body: text, content_type: response.headers.get('content-type'), truncated, url: decision.url.href };
@@ -122,13 +122,19 @@ export async function fetchAllowed(url: unknown, context: ActionContext, options
 
 /**
  * The typed error for a failed request or body read: CANCELLED only when the run itself was
- * cancelled (or ran out of time); the tool's own timeout and network failures are ACTION_FAILED.
+ * cancelled (or ran out of time); the tool's own timeout and network failures are ACTION_FAILED,
+ * naming the URL and the cause (an unknown host, a refused connection: what `fetch` keeps in
+ * `cause`, its own message being only "fetch failed").
  */
-function requestFailure(error: unknown, context: ActionContext, controller: AbortController, timeoutMs: number, phase = '', tool = 'http.get'): AgentError {
+function requestFailure(error: unknown, context: ActionContext, controller: AbortController, timeoutMs: number, phase: string, tool: string, url: string): AgentError {
   if (context.signal.aborted) return new AgentError('CANCELLED', 'the run was cancelled');
   const where = phase === '' ? '' : ` ${phase}`;
-  if (controller.signal.aborted) return new AgentError('ACTION_FAILED', `${tool} timed out after ${timeoutMs} ms${where}`, { details: { timeout_ms: timeoutMs } });
-  return new AgentError('ACTION_FAILED', `${tool} failed${where}: ${messageOf(error)}`);
+  const shown = url.slice(0, 500);
+  if (controller.signal.aborted) return new AgentError('ACTION_FAILED', `${tool} ${shown} timed out after ${timeoutMs} ms${where}`, { field: 'url', details: { url: shown, timeout_ms: timeoutMs } });
+  const cause = error instanceof Error ? (error as { cause?: unknown }).cause : undefined;
+  const causeText = cause instanceof Error || (typeof cause === 'object' && cause !== null && typeof (cause as { message?: unknown }).message === 'string') ? (cause as { message: string }).message : undefined;
+  const reason = causeText !== undefined && causeText !== '' ? `${messageOf(error)}: ${causeText}` : messageOf(error);
+  return new AgentError('ACTION_FAILED', `${tool} could not fetch ${shown}${where}: ${reason}`, { field: 'url', details: { url: shown } });
 }
 
 /** Reads at most `maxBytes` of the body, then cancels the rest. */

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadError, runYaml } from '../engine/helpers.js';
 import { startWebFixture, type WebFixture } from '../support/web-fixture-server.js';
+import { closedPort } from '../support/closed-port.js';
 
 let site: WebFixture;
 let keyed: WebFixture;
@@ -29,6 +30,14 @@ nodes:
 `;
 
 describe('web.scrape', () => {
+  it('a site that cannot be reached fails the node naming the URL and the cause', async () => {
+    const down = `http://127.0.0.1:${await closedPort()}`;
+    const { result } = await runYaml(scrapeAgent(`{ url: "${down}/page.html" }`, down));
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatchObject({ code: 'ACTION_FAILED', node: 'scrape', field: 'url', details: { url: `${down}/page.html` } });
+    expect(result.error!.message).toMatch(new RegExp(`^web\\.scrape could not fetch ${down.replace(/\./g, '\\.')}/page\\.html: fetch failed: connect ECONNREFUSED`));
+  });
+
   it('returns Markdown, links and metadata of an allowed page', async () => {
     const { result } = await runYaml(scrapeAgent('{ url: "{{ state.url }}", formats: [markdown, links] }'), { url: `${site.origin}/article.html` });
     expect(result.status).toBe('completed');

@@ -37,6 +37,8 @@ export interface ScriptSandboxFixture {
   standardIntact: string;
   /** Raises an error whose text is about 1 MB. */
   hugeError: string;
+  /** Scripts over the global `state` (LAZY_VIEW_STATE): what the sandbox converts as the script reads it. */
+  stateReads: StateReadsFixture;
   /**
    * Text work (issue 24): `loop` reads a text of over 500,000 characters again and again forever;
    * `toList` turns such a text into a list of its characters. Both must end with the budget
@@ -49,6 +51,42 @@ export interface ScriptSandboxFixture {
    * (Prolog's `return(result, V)` gives `{result: V}`); identity when absent.
    */
   resultValue?: (result: unknown) => unknown;
+}
+
+/**
+ * A sandbox may convert `state` as the script reads it (Lua's lazy tables, Prolog's state/2):
+ * these scripts show it behaves as if all of it had been converted first, and that budgets are
+ * charged for what is read. Each returns its value as `echo` does.
+ */
+export interface StateReadsFixture {
+  /** Reads `state.mid` first, then returns the keys of `state` in the order the language enumerates them. */
+  keys: string;
+  /** Reads the second item of `state.list`, then returns how many items it has. */
+  length: string;
+  /** Reads `state.mid.inner.leaf` twice (through nested values) and returns both: `[leaf, leaf]`. */
+  twice: string;
+  /** Changes `x` of the value read from `state.mid` to 99 as far as the script can, then returns `{seen: <x it now sees>, alpha: state.alpha}`. */
+  mutation: string;
+  /** Returns `state.small`. */
+  readSmall: string;
+  /** Reads all of `state.big` (3,000 numbers: what the language converts when it is read whole) and returns its first item. */
+  readBig: string;
+  /** A budget `readBig` exceeds (naming `readBudgetName`) while `readSmall` fits it. */
+  readBudget: ScriptBudget;
+  readBudgetName: string;
+}
+
+/** The state the lazy-view checks pass. */
+export function lazyViewState(): Record<string, unknown> {
+  return {
+    zeta: 1,
+    alpha: 'a',
+    mid: { x: 1, inner: { leaf: 'deep' }, y: [1, 2] },
+    list: [10, 20, 30, 40],
+    small: 5,
+    big: Array.from({ length: 3_000 }, (_, index) => index),
+    last: null,
+  };
 }
 
 function resultOf(fixture: ScriptSandboxFixture, result: unknown): unknown {
@@ -245,6 +283,39 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
       equal(error.code, sandbox.errorCodes.runtime, 'code');
       check(error.message.length <= 4096, `message of ${error.message.length} characters`);
       check(/cut/.test(error.message), 'says that it was cut');
+    },
+  },
+  {
+    name: 'state read lazily: key order, length, nested values read twice',
+    run(sandbox, fixture) {
+      const state = lazyViewState();
+      const reads = fixture.stateReads;
+      check(JSON.stringify(resultOf(fixture, sandbox.compile(reads.keys).run({ state }))) === JSON.stringify(Object.keys(state)), 'keys in the order of the value');
+      equal(resultOf(fixture, sandbox.compile(reads.length).run({ state })), 4, 'length of state.list');
+      equal(resultOf(fixture, sandbox.compile(reads.twice).run({ state })), ['deep', 'deep'], 'a nested value read twice');
+      equal(state, lazyViewState(), 'the host state is unchanged');
+    },
+  },
+  {
+    name: 'state read lazily: a changed value stays in the call, the host state is never written',
+    run(sandbox, fixture) {
+      const state = lazyViewState();
+      const script = sandbox.compile(fixture.stateReads.mutation);
+      equal(resultOf(fixture, script.run({ state })), { seen: 99, alpha: 'a' }, 'first call');
+      equal(resultOf(fixture, script.run({ state })), { seen: 99, alpha: 'a' }, 'second call starts from the state again');
+      equal(state, lazyViewState(), 'the host state is unchanged');
+    },
+  },
+  {
+    name: 'state read lazily: budgets are charged for what is read, and only that',
+    run(sandbox, fixture) {
+      const state = lazyViewState();
+      const reads = fixture.stateReads;
+      equal(resultOf(fixture, sandbox.compile(reads.readSmall).run({ state }, { budget: reads.readBudget })), 5, 'a small read fits the budget');
+      equal(resultOf(fixture, sandbox.compile(reads.readBig).run({ state })), 0, 'the big read under the default budget');
+      const error = thrown(() => sandbox.compile(reads.readBig).run({ state }, { budget: reads.readBudget }), 'big read');
+      equal(error.code, sandbox.errorCodes.budget, 'code');
+      equal(error.details?.budget, reads.readBudgetName, 'details.budget');
     },
   },
 ];

@@ -21,4 +21,15 @@ export const LUA_FIXTURE: ScriptSandboxFixture = {
   leakAndTamper: 'local seen = leaked if seen == nil then seen = json.null end leaked = 1 string.upper = function() return "evil" end return seen',
   standardIntact: 'return ("a"):upper() == "A" and string.upper("b") == "B"',
   hugeError: 'error(("e"):rep(1e6))',
+  stateReads: {
+    keys: 'local _ = state.mid local keys = {} for k in pairs(state) do keys[#keys + 1] = k end return keys',
+    length: 'local _ = state.list[2] return #state.list',
+    twice: 'return { state.mid.inner.leaf, state.mid.inner.leaf }',
+    mutation: 'local mid = state.mid mid.x = 99 return { seen = state.mid.x, alpha = state.alpha }',
+    readSmall: 'return state.small',
+    readBig: 'for _ in ipairs(state.big) do end return state.big[1]',
+    // Each item read is a table entry (one slot).
+    readBudget: { tableSlots: 1_000 } as LuaBudget,
+    readBudgetName: 'table_growth',
+  },
 };

@@ -31,5 +31,17 @@ export const PROLOG_FIXTURE: ScriptSandboxFixture = {
     toList: 'double(0, a) :- !.\ndouble(N, X) :- N1 is N - 1, double(N1, Y), atom_concat(Y, Y, X).\n:- double(19, A), atom_codes(A, Codes), length(Codes, N), return(result, N).',
     listBudget: 'termCells',
   },
+  stateReads: {
+    keys: 'state(mid, _), findall(K, state(K, _), Keys), return(result, Keys).',
+    length: 'state(list, L), nth1(2, L, _), length(L, N), return(result, N).',
+    twice: 'state(mid, json(M)), member(inner=json(I), M), member(leaf=A, I), state(mid, json(M2)), member(inner=json(I2), M2), member(leaf=B, I2), return(result, [A, B]).',
+    // Terms do not change: the script's changed copy is a new term.
+    mutation: 'state(mid, json(M)), select(x=_, M, Rest), Changed = [x=99|Rest], member(x=Seen, Changed), state(alpha, A), return(result, json([seen=Seen, alpha=A])).',
+    readSmall: 'state(small, S), return(result, S).',
+    readBig: 'state(big, [First | _]), return(result, First).',
+    // The list of 3,000 numbers is 6,001 term cells.
+    readBudget: { termCells: 3_000 } as PrologBudget,
+    readBudgetName: 'termCells',
+  },
   resultValue: (result) => (result as { result?: unknown }).result ?? null,
 };

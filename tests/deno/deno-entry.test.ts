@@ -44,6 +44,19 @@ async function post(url: string, body: unknown) {
 }
 
 describe('worker/deno.ts under the deno binary', () => {
+  it('listens on 127.0.0.1 when HOSTNAME is not set, and refuses 0.0.0.0 without API_TOKENS unless ALLOW_NO_AUTH=1', async () => {
+    const kvPath = path.join(directory, 'listen.sqlite');
+    const local = await startDeno({ KV_PATH: kvPath, HOSTNAME: '', API_TOKENS: '' });
+    expect(local.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await stopDenoServer(local);
+    await expect(startDeno({ KV_PATH: kvPath, HOSTNAME: '0.0.0.0', API_TOKENS: '' })).rejects.toThrow(
+      /deno exited with 2: refusing to serve the API on 0\.0\.0\.0.*Set API_TOKENS, listen on 127\.0\.0\.1, or allow an open API with ALLOW_NO_AUTH=1/,
+    );
+    const open = await startDeno({ KV_PATH: kvPath, HOSTNAME: '0.0.0.0', API_TOKENS: '', ALLOW_NO_AUTH: '1' });
+    expect(open.output()).toMatch(/warning: serving the API on 0\.0\.0\.0, .*\(ALLOW_NO_AUTH=1\)/);
+    await stopDenoServer(open);
+  });
+
   it('serves /health and runs agents; a run paused in one process is finished by another sharing the KV file', async () => {
     const kvPath = path.join(directory, 'traces.sqlite');
     const first = await startDeno({ KV_PATH: kvPath });

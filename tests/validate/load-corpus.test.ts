@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createPythonSandbox } from '../../cli/python/python-sandbox.js';
 import { createActionRegistry } from '../../src/builtins.js';
 import { AgentError } from '../../src/errors/agent-error.js';
 import { formatProblem, MAX_LOAD_PROBLEMS, problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
@@ -73,8 +74,9 @@ describe('the misspelled-agent corpus (loadAgent)', () => {
     const failures: string[] = [];
     for (const file of files) {
       try {
-        // Every script language this package ships: the Prolog examples and corpus load too.
-        loadAgent(readFileSync(path.join(ROOT, file), 'utf8'), { file, scripts: { ...ALL_SCRIPT_SANDBOXES, prolog: prologSandbox } });
+        // Every script language this package ships: the Prolog and Python examples and corpus load too
+        // (the Python sandbox starts its interpreter on the first block, never at load).
+        loadAgent(readFileSync(path.join(ROOT, file), 'utf8'), { file, scripts: { ...ALL_SCRIPT_SANDBOXES, prolog: prologSandbox, python: createPythonSandbox({ pyodideDir: 'not-started-at-load' }) } });
       } catch (error) {
         failures.push(...problemsOf(error as AgentError, file).map(formatProblem));
       }

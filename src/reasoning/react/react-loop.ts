@@ -102,7 +102,7 @@ async function runStep(config: ReactConfig, loop: LoopState, context: ActionCont
   loop.step++;
   const native = loop.mode !== 'json';
   const request: LlmCallParams = native ? { ...config.llm, tools: toolDefinitions(config.table), tool_choice: 'auto' } : config.llm;
-  const outcome = await callModel(context, request, loop.messages, 'reason.react', config.stream, loop.mode === 'auto' ? refusesTools : undefined);
+  const outcome = await callModel(context, request, loop.messages, { label: 'reason.react', purpose: `ReAct step ${loop.step}` }, config.stream, loop.mode === 'auto' ? refusesTools : undefined);
   if (!outcome.ok) {
     // Infrastructure failures were rethrown by callModel; what is left is a refusal of the tool
     // definitions (auto mode) or a tool call the model wrote badly (content).
@@ -195,7 +195,7 @@ async function limitReached(config: ReactConfig, loop: LoopState, context: Actio
     const messages: ChatMessage[] = [...loop.messages, { role: 'user', content: finalAnswerRequest() }];
     // Tools stay declared (the history holds tool calls) but the model may not call them.
     const request: LlmCallParams = loop.mode === 'json' ? config.llm : { ...config.llm, tools: toolDefinitions(config.table), tool_choice: 'none' };
-    const outcome = await callModel(context, request, messages, 'reason.react', config.stream);
+    const outcome = await callModel(context, request, messages, { label: 'reason.react', purpose: 'ReAct final answer (limit reached)' }, config.stream);
     if (outcome.ok) {
       const decision = loop.mode === 'json' ? decideFromJson(outcome.response.content, loop.step + 1, outcome.response.reasoning) : decideFromNative(outcome.response, loop.step + 1);
       const text = outcome.response.content.trim();

@@ -43,7 +43,7 @@ export async function evaluateWithJudge(evaluator: PreparedEvaluator & { type: '
   const overrides = evaluator.llm.render(scope) as Record<string, unknown>;
   let content: string;
   try {
-    const response = await context.callLlm({ ...overrides, messages }, { label: evaluator.label });
+    const response = await context.callLlm({ ...overrides, messages }, { label: evaluator.label, purpose: `judge (attempt ${iteration})` });
     content = response.content ?? '';
   } catch (error) {
     if (isControlFlow(error, context.signal)) throw error;

@@ -1,0 +1,132 @@
+/**
+ * The Node Python sandbox (cli/python/) against TEA's wrapper semantics and hostile blocks. One
+ * sandbox (one interpreter process) for the whole file: Pyodide starts in seconds of CPU, so the
+ * cases share it; the budget cases that discard an interpreter run last. Needs `dist/` (the
+ * process and thread files) and the optional `pyodide` package; skipped without it.
+ */
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPythonSandbox, findPyodide } from '../../cli/python/python-sandbox.js';
+import { AgentError } from '../../src/errors/agent-error.js';
+import { readFileSync } from 'node:fs';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
+import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';
+import { runAgent } from '../../src/graph/run-agent.js';
+import type { AgentEvent } from '../../src/events/event.js';
+
+const pyodideDir = findPyodide();
+const processScript = path.join(import.meta.dirname, '../../dist/python-process.js');
+const sandbox = pyodideDir === undefined ? undefined : createPythonSandbox({ pyodideDir, processScript, timeoutMs: 3000, printBytes: 4096, resultBytes: 64 * 1024 });
+afterAll(() => sandbox?.close());
+
+const LONG = 240_000;
+
+async function run(code: string, state: Record<string, unknown> = {}, printed: string[] = []): Promise<unknown> {
+  return sandbox!.compile(code, { node: 'n', line: 10 }).run({ state, variables: { greeting: 'hi' } }, { onPrint: (line) => printed.push(line) });
+}
+
+async function failure(code: string): Promise<AgentError> {
+  try {
+    await run(code);
+  } catch (error) {
+    if (AgentError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected the block to fail');
+}
+
+describe.skipIf(pyodideDir === undefined)('Python blocks with TEA semantics (Node, Pyodide)', () => {
+  it('a block with return: its value is the update; state, variables, json and datetime are there; print is a log line', { timeout: LONG }, async () => {
+    const printed: string[] = [];
+    // TEA examples/yaml_agent_example.yaml, node `process` (shape kept).
+    const code = 'items = state.get("items", [])\nprint("got", len(items))\nreturn {"total": sum(items), "hello": variables["greeting"], "doubled": json.loads(json.dumps([i * 2 for i in items])), "year_ok": datetime.date(2024, 1, 2).year == 2024}';
+    expect(await run(code, { items: [1, 2, 3] }, printed)).toEqual({ total: 6, hello: 'hi', doubled: [2, 4, 6], year_ok: true });
+    expect(printed).toEqual(['got 3']);
+  });
+
+  it.each([
+    ['tea-python-word-stats', { word_count: 14, top_words: ['the', 'edge', 'agents'], report: '14 words\nmost used: the, edge, agents\nA sentence about agents running at the edge.' }, ['14 words']],
+    ['tea-python-triage', { urgency: 6, flags: ['asap', 'cannot', 'down'], priority: 'high', answer: 'We are on it: an engineer is looking at your server now.' }, []],
+  ])('examples/python/%s runs on its scripted model', { timeout: LONG }, async (name, expected, logs) => {
+    const agent = loadAgent(readFileSync(new URL(`../../examples/python/${name}.yaml`, import.meta.url), 'utf8'), { file: `${name}.yaml`, scripts: { ...ALL_SCRIPT_SANDBOXES, python: sandbox! } });
+    expect(agent.warnings).toEqual([]);
+    const run = runAgent(agent, {});
+    const events: AgentEvent[] = [];
+    for await (const event of run) events.push(event);
+    const result = await run.result;
+    expect(result.error).toBeUndefined();
+    expect(result.state).toMatchObject(expected);
+    expect(events.filter((event) => event.type === 'log' && event.data.source === 'python').map((event) => (event.data as { message: string }).message)).toEqual(logs);
+  });
+
+  it('a block without return: its locals not starting with _ are the update', { timeout: LONG }, async () => {
+    expect(await run('import re\nwords = re.findall(r"\\w+", state["text"])\ncount = len(words)\n_scratch = 1\n', { text: 'a b c' })).toEqual({ words: ['a', 'b', 'c'], count: 3 });
+  });
+
+  it('each call starts clean: nothing one block defines is seen by the next', { timeout: LONG }, async () => {
+    await run('import builtins\nbuiltins.leak = 1\nglobal_leak = 2\n');
+    expect(await run('return {"seen": "global_leak" in globals()}')).toEqual({ seen: false });
+  });
+
+  it('errors are typed, with the file line', { timeout: LONG }, async () => {
+    const error = await failure('x = 1\nreturn {"y": x / 0}');
+    expect(error.code).toBe('PYTHON_ERROR');
+    expect(error.message).toContain('ZeroDivisionError');
+    expect(error.location.line).toBe(12);
+    expect((await failure('return {"a": }')).code).toBe('PYTHON_SYNTAX');
+  });
+
+  it.each([
+    ['os.system', 'import os\nreturn {"r": os.system("echo PWNED > /tmp/tea-edge-pwned")}', { r: -1 }],
+    ['open a host file', 'try:\n    open("/etc/passwd").read()\n    return {"r": "read"}\nexcept OSError as e:\n    return {"r": type(e).__name__}', { r: 'FileNotFoundError' }],
+    ['list the root', 'import os\nreturn {"r": "etc" in os.listdir("/")}', { r: false }],
+    ['the environment', 'import os\nreturn {"r": [k for k in os.environ if k in ("HOME_REAL", "PATH_REAL", "TEA_EDGE_PYODIDE_DIR", "CI", "USER_SECRET")]}', { r: [] }],
+  ])('hostile: %s reaches nothing of the host', { timeout: LONG }, async (_what, code, expected) => {
+    expect(await run(code)).toEqual(expected);
+  });
+
+  it.each([
+    ['subprocess', 'import subprocess\nsubprocess.run(["ls"])', /OSError|not support/],
+    ['import js', 'import js\nreturn {"p": str(js.process)}', /ModuleNotFoundError/],
+    ['pyodide.ffi to JavaScript', 'import pyodide.code\npyodide.code.run_js("1")', /EvalError|ModuleNotFoundError|ImportError|Error/],
+    ['a socket', 'import socket\ns = socket.socket()\ns.connect(("127.0.0.1", 22))', /OSError|unreachable/],
+    ['the recursion bomb', 'def f(n):\n    return f(n + 1)\nreturn {"r": f(0)}', /RecursionError/],
+  ])('hostile: %s fails as a Python error', { timeout: LONG }, async (_what, code, says) => {
+    const error = await failure(code);
+    expect(error.code).toBe('PYTHON_ERROR');
+    expect(error.message).toMatch(says);
+  });
+
+  it('a huge print keeps the first bytes and says the rest was dropped', { timeout: LONG }, async () => {
+    const printed: string[] = [];
+    await run('for i in range(20000):\n    print("x" * 100)\nreturn {}', {}, printed);
+    expect(printed.join('\n').length).toBeLessThanOrEqual(4096);
+    expect(printed.at(-1)).toBe('[print output past the limit was dropped]');
+  });
+
+  it('a huge return is PYTHON_BUDGET result_bytes', { timeout: LONG }, async () => {
+    const error = await failure('return {"x": "a" * (1024 * 1024)}');
+    expect(error.code).toBe('PYTHON_BUDGET');
+    expect(error.details['budget']).toBe('result_bytes');
+  });
+
+  it('a memory bomb is PYTHON_BUDGET memory', { timeout: LONG }, async () => {
+    const error = await failure('x = [1] * (2 ** 31 - 1)\nreturn {}');
+    expect(error.code).toBe('PYTHON_BUDGET');
+    expect(error.details['budget']).toBe('memory');
+  });
+
+  it('an infinite loop is interrupted: PYTHON_BUDGET time, and the next block runs', { timeout: LONG }, async () => {
+    const error = await failure('while True:\n    pass');
+    expect(error.code).toBe('PYTHON_BUDGET');
+    expect(error.details).toMatchObject({ budget: 'time', limit: 3000 });
+    expect(await run('return {"after": 1}')).toEqual({ after: 1 });
+  });
+
+  it('a loop that swallows the interrupt is ended with its interpreter: PYTHON_BUDGET time', { timeout: LONG }, async () => {
+    const error = await failure('while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass');
+    expect(error.code).toBe('PYTHON_BUDGET');
+    expect(error.details['budget']).toBe('time');
+    expect(await run('return {"after": 2}')).toEqual({ after: 2 });
+  });
+});
