@@ -9,6 +9,7 @@ import type { AgentEvent } from '../src/events/event.js';
 import { formatJson } from './dom.js';
 import { diffLines, type DiffLine } from './diff.js';
 import type { RunSummary } from './run-summary.js';
+import { isPlainObject } from '../src/util/plain-object.js';
 
 type Found = { node: string; key: string; value: Record<string, unknown> };
 
@@ -16,9 +17,9 @@ type Found = { node: string; key: string; value: Record<string, unknown> };
 export function findActions(events: readonly AgentEvent[]): { reflection: Found[]; cot: Found[]; selfCorrect: Found[]; decompose: Found[] } {
   const found = { reflection: [] as Found[], cot: [] as Found[], selfCorrect: [] as Found[], decompose: [] as Found[] };
   for (const event of events) {
-    if (event.type !== 'node_end' || !isRecord(event.data.update)) continue;
+    if (event.type !== 'node_end' || !isPlainObject(event.data.update)) continue;
     for (const [key, value] of Object.entries(event.data.update)) {
-      if (!isRecord(value)) continue;
+      if (!isPlainObject(value)) continue;
       const at = { node: event.node ?? '', key, value };
       if (Array.isArray(value.reflection_history)) found.reflection.push(at);
       else if (Array.isArray(value.improvement_history)) found.selfCorrect.push(at);
@@ -64,14 +65,14 @@ function ActionSection({ id, title, children }: { id: string; title: string; chi
 }
 
 function Reflection({ at }: { at: Found }) {
-  const history = (at.value.reflection_history as unknown[]).filter(isRecord);
+  const history = (at.value.reflection_history as unknown[]).filter(isPlainObject);
   return (
     <ActionSection id={`reflection-${at.node}`} title={`Reflection in ${at.node}: ${history.length} candidate${history.length === 1 ? '' : 's'}`}>
       <div class="candidates" id="reflection-candidates">
         {history.map((attempt, index) => {
           const output = formatJson(attempt.output ?? null, 4000);
           const previous = index > 0 ? formatJson(history[index - 1]!.output ?? null, 4000) : undefined;
-          const errors = Array.isArray(attempt.errors) ? attempt.errors.filter(isRecord) : [];
+          const errors = Array.isArray(attempt.errors) ? attempt.errors.filter(isPlainObject) : [];
           return (
             <article key={index} class={`candidate ${attempt.valid === true ? 'valid' : 'invalid'}`} aria-label={`Candidate ${String(attempt.iteration ?? index + 1)}`}>
               <h4>{`Attempt ${String(attempt.iteration ?? index + 1)}`}{typeof attempt.source === 'string' ? ` · ${attempt.source}` : ''}</h4>
@@ -103,7 +104,7 @@ function ChainOfThought({ at }: { at: Found }) {
 }
 
 function SelfCorrect({ at }: { at: Found }) {
-  const rounds = (at.value.improvement_history as unknown[]).filter(isRecord);
+  const rounds = (at.value.improvement_history as unknown[]).filter(isPlainObject);
   return (
     <ActionSection id={`self-correct-${at.node}`} title={`Self-correct in ${at.node}: ${rounds.length} round${rounds.length === 1 ? '' : 's'}`}>
       <ol class="rounds" id="self-correct-rounds">
@@ -127,8 +128,8 @@ function SelfCorrect({ at }: { at: Found }) {
 }
 
 function Decompose({ at }: { at: Found }) {
-  const problems = (at.value.sub_problems as unknown[]).filter(isRecord);
-  const answers = Array.isArray(at.value.sub_answers) ? at.value.sub_answers.filter(isRecord) : [];
+  const problems = (at.value.sub_problems as unknown[]).filter(isPlainObject);
+  const answers = Array.isArray(at.value.sub_answers) ? at.value.sub_answers.filter(isPlainObject) : [];
   const depth = new Map<unknown, number>();
   const depthOf = (problem: Record<string, unknown>, seen = new Set<unknown>()): number => {
     if (depth.has(problem.id)) return depth.get(problem.id)!;
@@ -209,8 +210,4 @@ export function diffWords(before: string, after: string): DiffLine[] {
 
 function list(value: unknown): string[] {
   return Array.isArray(value) ? value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))) : [];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
