@@ -6,6 +6,7 @@
 import { parseArgs as parseNodeArgs } from 'node:util';
 import { editDistance } from '../src/util/edit-distance.js';
 import { quoteText } from '../src/util/cut-text.js';
+import { messageOf } from '../src/util/message-of.js';
 
 export interface ParsedArgs {
   positionals: string[];
@@ -44,7 +45,7 @@ export function parseArgs(
 
 /** Node's parse errors, shortened to what the user typed wrong. */
 function usageMessage(error: unknown, known: readonly string[]): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   const unknown = /Unknown option '([^']+)'/.exec(message);
   if (unknown !== null) return `unknown option ${unknown[1]}${suggestion(unknown[1]!.replace(/^-+/, ''), known)}`;
   const missing = /Option '(--[\w-]+)[^']*' argument missing/.exec(message);

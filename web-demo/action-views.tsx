@@ -9,6 +9,7 @@ import type { AgentEvent } from '../src/events/event.js';
 import { formatJson } from './dom.js';
 import { diffLines, type DiffLine } from './diff.js';
 import type { RunSummary } from './run-summary.js';
+import { isPlainObject } from '../src/util/plain-object.js';
 
 type Found = { node: string; key: string; value: Record<string, unknown> };
 
@@ -16,9 +17,9 @@ type Found = { node: string; key: string; value: Record<string, unknown> };
 export function findActions(events: readonly AgentEvent[]): { reflection: Found[]; cot: Found[]; selfCorrect: Found[]; decompose: Found[] } {
   const found = { reflection: [] as Found[], cot: [] as Found[], selfCorrect: [] as Found[], decompose: [] as Found[] };
   for (const event of events) {
-    if (event.type !== 'node_end' || !isRecord(event.data.update)) continue;
+    if (event.type !== 'node_end' || !isPlainObject(event.data.update)) continue;
     for (const [key, value] of Object.entries(event.data.update)) {
-      if (!isRecord(value)) continue;
+      if (!isPlainObject(value)) continue;
       const at = { node: event.node ?? '', key, value };
       if (Array.isArray(value.reflection_history)) found.reflection.push(at);
       else if (Array.isArray(value.improvement_history)) found.selfCorrect.push(at);
@@ -69,7 +70,7 @@ function ActionSection({ id, title, children }: { id: string; title: string; chi
  * verdicts as they come; this view replaces that section once the node has ended.)
  */
 function Reflection({ at }: { at: Found }) {
-  const history = (at.value.reflection_history as unknown[]).filter(isRecord);
+  const history = (at.value.reflection_history as unknown[]).filter(isPlainObject);
   return (
     <ActionSection id={`reflection-${at.node}`} title={`Reflection in ${at.node}: ${history.length} attempt${history.length === 1 ? '' : 's'}`}>
       <div class="candidates" id="reflection-candidates">
@@ -77,7 +78,7 @@ function Reflection({ at }: { at: Found }) {
           const output = typeof attempt.output === 'string' ? attempt.output : formatJson(attempt.output ?? null, 4000);
           const before = index > 0 ? history[index - 1]!.output : undefined;
           // The judge's reason comes back both as its feedback and as an error: said once.
-          const errors = (Array.isArray(attempt.errors) ? attempt.errors.filter(isRecord) : []).filter((error) => error.message !== attempt.feedback);
+          const errors = (Array.isArray(attempt.errors) ? attempt.errors.filter(isPlainObject) : []).filter((error) => error.message !== attempt.feedback);
           const suggestions = list(attempt.suggestions);
           const number = String(attempt.iteration ?? index + 1);
           return (
@@ -127,7 +128,7 @@ function ChainOfThought({ at }: { at: Found }) {
 }
 
 function SelfCorrect({ at }: { at: Found }) {
-  const rounds = (at.value.improvement_history as unknown[]).filter(isRecord);
+  const rounds = (at.value.improvement_history as unknown[]).filter(isPlainObject);
   return (
     <ActionSection id={`self-correct-${at.node}`} title={`Self-correct in ${at.node}: ${rounds.length} round${rounds.length === 1 ? '' : 's'}`}>
       <ol class="rounds" id="self-correct-rounds">
@@ -151,8 +152,8 @@ function SelfCorrect({ at }: { at: Found }) {
 }
 
 function Decompose({ at }: { at: Found }) {
-  const problems = (at.value.sub_problems as unknown[]).filter(isRecord);
-  const answers = Array.isArray(at.value.sub_answers) ? at.value.sub_answers.filter(isRecord) : [];
+  const problems = (at.value.sub_problems as unknown[]).filter(isPlainObject);
+  const answers = Array.isArray(at.value.sub_answers) ? at.value.sub_answers.filter(isPlainObject) : [];
   const depth = new Map<unknown, number>();
   const depthOf = (problem: Record<string, unknown>, seen = new Set<unknown>()): number => {
     if (depth.has(problem.id)) return depth.get(problem.id)!;
@@ -235,8 +236,4 @@ export function diffWords(before: string, after: string): DiffLine[] {
 
 function list(value: unknown): string[] {
   return Array.isArray(value) ? value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))) : [];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

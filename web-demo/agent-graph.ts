@@ -28,16 +28,17 @@ export interface AgentGraph {
   edges: GraphEdge[];
 }
 
-import { END, START } from './graph-names.js';
+import { END, START } from '../src/spec/agent-spec.js';
+import { isPlainObject } from '../src/util/plain-object.js';
 
 export { END, START };
 
 /** Builds the graph of a parsed agent file; unknown shapes give an empty graph, never a throw. */
 export function agentGraph(spec: unknown): AgentGraph {
-  const root = isRecord(spec) ? spec : {};
-  const rawNodes = Array.isArray(root.nodes) ? root.nodes.filter(isRecord) : [];
+  const root = isPlainObject(spec) ? spec : {};
+  const rawNodes = Array.isArray(root.nodes) ? root.nodes.filter(isPlainObject) : [];
   const names = rawNodes.map((node, index) => (typeof node.name === 'string' ? node.name : `node ${index + 1}`));
-  const legacyEdges = Array.isArray(root.edges) ? root.edges.filter(isRecord) : [];
+  const legacyEdges = Array.isArray(root.edges) ? root.edges.filter(isPlainObject) : [];
   const nodes: GraphNode[] = [
     { name: START, kind: 'start' },
     ...rawNodes.map((node, index) => describeNode(names[index]!, node)),
@@ -58,7 +59,7 @@ export function agentGraph(spec: unknown): AgentGraph {
       return;
     }
     if (Array.isArray(goto)) {
-      for (const rule of goto.filter(isRecord)) {
+      for (const rule of goto.filter(isPlainObject)) {
         if (typeof rule.to !== 'string') continue;
         const condition = typeof rule.if === 'string' ? rule.if : undefined;
         edges.push(condition === undefined ? { from: name, to: rule.to } : { from: name, to: rule.to, label: condition });
@@ -98,7 +99,7 @@ const CONDITION_LIMIT = 24;
  * value}`), shortened, then the `when` result that takes the edge (default true), as `cond ⇒ when`.
  */
 function conditionLabel(edge: Record<string, unknown>): { label: string; detail?: string } | undefined {
-  const raw = isRecord(edge.condition) ? edge.condition.value : edge.condition;
+  const raw = isPlainObject(edge.condition) ? edge.condition.value : edge.condition;
   if (typeof raw !== 'string' && typeof raw !== 'boolean') return undefined;
   const when = typeof edge.when === 'boolean' ? edge.when : true;
   const whole = String(raw).replace(/\s+/g, ' ').trim();
@@ -117,7 +118,7 @@ function withoutShadowedEdges(edges: GraphEdge[]): GraphEdge[] {
 function describeNode(name: string, node: Record<string, unknown>): GraphNode {
   const kind = nodeKind(node);
   if (kind === 'while_loop') {
-    const body = Array.isArray(node.body) ? node.body.filter(isRecord) : [];
+    const body = Array.isArray(node.body) ? node.body.filter(isPlainObject) : [];
     return { name, kind, loopBody: body.map((step, index) => (typeof step.name === 'string' ? step.name : `step ${index + 1}`)) };
   }
   if (kind === 'dynamic_parallel') return { name, kind, fansOutOver: typeof node.items === 'string' ? node.items : 'items' };
@@ -131,8 +132,4 @@ function nodeKind(node: Record<string, unknown>): string {
   if (typeof node.run === 'string') return 'lua';
   if (Array.isArray(node.steps)) return 'steps';
   return 'pass';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,7 +5,7 @@
  */
 import { svgElement } from './dom.js';
 import type { AgentGraph, GraphNode } from './agent-graph.js';
-import { START } from './graph-names.js';
+import { START } from '../src/spec/agent-spec.js';
 
 const NODE_WIDTH = 150;
 const NODE_HEIGHT = 34;

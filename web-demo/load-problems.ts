@@ -7,6 +7,7 @@
  * without a usable list gives one problem at the error's own place.
  */
 import type { AgentProblem } from './protocol.js';
+import { isPlainObject } from '../src/util/plain-object.js';
 
 /** The file name the demo loads its agent under; problems in other files have no place here. */
 export const AGENT_FILE = 'agent.yaml';
@@ -34,8 +35,8 @@ export function problemsFromLoadError(error: unknown, locate?: PathLocator): Age
 
 /** The thrown error as one problem: its message (text only) at its location's place. */
 function topProblem(error: unknown): AgentProblem {
-  const value = isRecord(error) ? error : {};
-  const location = isRecord(value.location) ? value.location : {};
+  const value = isPlainObject(error) ? error : {};
+  const location = isPlainObject(value.location) ? value.location : {};
   const problem: AgentProblem = {
     code: text(value.code) ?? 'INVALID_AGENT',
     message: text(value.message) ?? String(error),
@@ -46,13 +47,13 @@ function topProblem(error: unknown): AgentProblem {
 }
 
 function listedErrors(error: unknown): unknown[] {
-  if (!isRecord(error) || !isRecord(error.details)) return [];
+  if (!isPlainObject(error) || !isPlainObject(error.details)) return [];
   const list = error.details.errors;
   return Array.isArray(list) ? list.slice(0, MAX_PROBLEMS * 4) : [];
 }
 
 function entryProblem(entry: unknown, fallbackCode: string, locate: PathLocator | undefined): AgentProblem | undefined {
-  if (!isRecord(entry)) return undefined;
+  if (!isPlainObject(entry)) return undefined;
   const message = text(entry.message);
   if (message === undefined || message === '') return undefined;
   const problem: AgentProblem = { code: text(entry.code) ?? fallbackCode, message };
@@ -117,8 +118,4 @@ function text(value: unknown): string | undefined {
 
 function positive(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,6 +4,7 @@
  * look the same.
  */
 import type { AgentEvent, EventType } from '../src/events/event.js';
+import { isPlainObject } from '../src/util/plain-object.js';
 
 export interface ReflectionAttemptView {
   iteration: number;
@@ -193,7 +194,7 @@ const APPLY: { [T in EventType]: Apply<T> } = {
   done(summary, event) {
     const data = event.data;
     endRun(summary, { status: text(data.status) ?? summary.status, stop_reason: text(data.stop_reason), error: errorView(data.error) });
-    if (isRecord(data.state)) summary.final_state = data.state;
+    if (isPlainObject(data.state)) summary.final_state = data.state;
   },
 };
 
@@ -239,7 +240,7 @@ function waitingCall(summary: RunSummary, node: string | undefined, label: strin
 }
 
 function errorView(value: unknown, eventNode?: string): RunErrorView | undefined {
-  if (!isRecord(value)) return undefined;
+  if (!isPlainObject(value)) return undefined;
   const code = text(value.code);
   const message = text(value.message);
   if (code === undefined && message === undefined) return undefined;
@@ -265,7 +266,7 @@ function currentStep(summary: RunSummary, stepNumber: number | undefined): React
 function errorTexts(errors: unknown, count: number | undefined): string[] {
   const listed = Array.isArray(errors)
     ? errors.map((error) => {
-        if (!isRecord(error)) return String(error);
+        if (!isPlainObject(error)) return String(error);
         const path = text(error.path);
         const message = text(error.message) ?? JSON.stringify(error);
         return path ? `${path}: ${message}` : message;
@@ -281,8 +282,4 @@ function text(value: unknown): string | undefined {
 
 function number(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

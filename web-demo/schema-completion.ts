@@ -3,6 +3,7 @@
  * the line being typed (by indentation) and offers the property names the schema allows there.
  * Pure functions over text, so they are tested in Node.
  */
+import { isPlainObject } from '../src/util/plain-object.js';
 
 export type JsonSchemaNode = Record<string, unknown>;
 
@@ -73,10 +74,10 @@ function collectProperties(root: JsonSchemaNode, schema: JsonSchemaNode): Record
   const resolved = deref(root, schema) ?? {};
   const result: Record<string, JsonSchemaNode> = {};
   const own = resolved.properties;
-  if (isRecord(own)) for (const [key, value] of Object.entries(own)) if (isRecord(value)) result[key] = value;
+  if (isPlainObject(own)) for (const [key, value] of Object.entries(own)) if (isPlainObject(value)) result[key] = value;
   for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
     const parts = resolved[keyword];
-    if (Array.isArray(parts)) for (const part of parts) if (isRecord(part)) Object.assign(result, collectProperties(root, part), { ...result });
+    if (Array.isArray(parts)) for (const part of parts) if (isPlainObject(part)) Object.assign(result, collectProperties(root, part), { ...result });
   }
   return result;
 }
@@ -84,12 +85,12 @@ function collectProperties(root: JsonSchemaNode, schema: JsonSchemaNode): Record
 function firstWith(root: JsonSchemaNode, schema: JsonSchemaNode, keyword: string): JsonSchemaNode | undefined {
   const resolved = deref(root, schema);
   if (!resolved) return undefined;
-  if (isRecord(resolved[keyword])) return resolved[keyword] as JsonSchemaNode;
+  if (isPlainObject(resolved[keyword])) return resolved[keyword] as JsonSchemaNode;
   for (const combiner of ['anyOf', 'oneOf', 'allOf']) {
     const parts = resolved[combiner];
     if (!Array.isArray(parts)) continue;
     for (const part of parts) {
-      const found = isRecord(part) ? firstWith(root, part, keyword) : undefined;
+      const found = isPlainObject(part) ? firstWith(root, part, keyword) : undefined;
       if (found) return found;
     }
   }
@@ -101,10 +102,6 @@ function deref(root: JsonSchemaNode, schema: JsonSchemaNode | undefined, depth =
   const reference = schema.$ref;
   if (typeof reference !== 'string' || !reference.startsWith('#/')) return schema;
   let target: unknown = root;
-  for (const part of reference.slice(2).split('/')) target = isRecord(target) ? target[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
-  return isRecord(target) ? deref(root, target, depth + 1) : undefined;
-}
-
-function isRecord(value: unknown): value is JsonSchemaNode {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  for (const part of reference.slice(2).split('/')) target = isPlainObject(target) ? target[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  return isPlainObject(target) ? deref(root, target, depth + 1) : undefined;
 }

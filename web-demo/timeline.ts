@@ -9,6 +9,7 @@
  * does not compile until it has one here, even when it adds nothing to the timeline.
  */
 import type { AgentEvent, EventType } from '../src/events/event.js';
+import { isPlainObject } from '../src/util/plain-object.js';
 
 export type TimelineKind = 'node' | 'lua' | 'model' | 'tool' | 'pause';
 
@@ -102,7 +103,7 @@ const nothing = (): void => undefined;
 
 const REDUCERS: { [T in EventType]: Reducer<T> } = {
   run_start(builder, event) {
-    if (isRecord(event.data.input)) builder.state = { ...event.data.input };
+    if (isPlainObject(event.data.input)) builder.state = { ...event.data.input };
   },
   node_start(builder, event) {
     const node = event.node;
@@ -117,7 +118,7 @@ const REDUCERS: { [T in EventType]: Reducer<T> } = {
   node_end(builder, event) {
     const node = event.node;
     const item = node === undefined ? undefined : builder.openNodes.get(node)?.shift();
-    const update = isRecord(event.data.update) ? event.data.update : {};
+    const update = isPlainObject(event.data.update) ? event.data.update : {};
     builder.state = { ...builder.state, ...update };
     if (!item) return;
     item.end = at(builder, event);
@@ -152,13 +153,13 @@ const REDUCERS: { [T in EventType]: Reducer<T> } = {
     if (!call) return;
     const data = event.data;
     call.end = at(builder, event);
-    if (isRecord(data.error)) {
+    if (isPlainObject(data.error)) {
       call.error = { code: String(data.error.code), message: String(data.error.message) };
       // A call the run's cancellation stopped did not fail.
       call.status = call.error.code === 'CANCELLED' ? 'cancelled' : 'failed';
     } else call.status = 'ok';
     if (typeof data.attempts === 'number') call.attempts = data.attempts;
-    if (isRecord(data.usage)) {
+    if (isPlainObject(data.usage)) {
       const usage = data.usage;
       call.tokens = { prompt: num(usage.prompt_tokens), completion: num(usage.completion_tokens), total: num(usage.total_tokens) };
       builder.tokens += call.tokens.total;
@@ -205,7 +206,7 @@ const REDUCERS: { [T in EventType]: Reducer<T> } = {
   // The interrupt that follows says where the run waits; this says for what.
   confirmation_request: nothing,
   interrupt(builder, event) {
-    const pending: Record<string, unknown> = isRecord(event.data.pending) ? event.data.pending : {};
+    const pending: Record<string, unknown> = isPlainObject(event.data.pending) ? event.data.pending : {};
     const approval = pending.kind === 'tool_confirmation';
     const tool = text(pending.tool);
     const position = event.data.position === 'after' ? 'after' : 'before';
@@ -356,6 +357,3 @@ function num(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -31,6 +31,7 @@ import scriptSandboxes from 'virtual:tea-script-sandboxes';
 import { numberVariable, optionsFromVariables, type HostVariables } from './host-config.js';
 import { isLoopbackHostname, loopbackHosts } from './request-guard.js';
 import { checkOpenApi } from './open-api-guard.js';
+import { messageOf } from '../src/util/message-of.js';
 
 /** The slice of the `Deno` namespace this entry uses (typed here: the build has no Deno types). */
 interface DenoLike {
@@ -59,7 +60,7 @@ try {
   const warning = checkOpenApi({ hostname, public: deployed, hasTokens: hostOptions.auth !== undefined, allowNoAuth: variable('ALLOW_NO_AUTH') === '1', tokensName: 'API_TOKENS', allowName: 'ALLOW_NO_AUTH=1' });
   if (warning !== undefined) console.error(warning);
 } catch (error) {
-  console.error(error instanceof Error ? error.message : String(error));
+  console.error(messageOf(error));
   deno.exit(2);
 }
 const kvPath = variable('KV_PATH');
@@ -91,7 +92,7 @@ const app = createApp({ agents, ...seams, ...stores, ...hostOptions, ...allowedH
 // Background runs arrive through the queue; the sweep renews leases and continues the runs of
 // processes that died. It runs once now (the start-up scan), then every `sweepMs`.
 void kv.listenQueue((message) => runs.onQueueMessage(message));
-const sweep = () => void runs.sweep().catch((error: unknown) => console.error(`run sweep: ${error instanceof Error ? error.message : String(error)}`));
+const sweep = () => void runs.sweep().catch((error: unknown) => console.error(`run sweep: ${messageOf(error)}`));
 sweep();
 setInterval(sweep, runs.sweepMs);
 // Stopping: the runs executing here are handed over (their leases marked abandoned) before exiting.

@@ -29,7 +29,7 @@ import { fromStoredJson, toStoredJson } from '../src/storage/json-copy.js';
 import type { AgentEvent } from '../src/events/event.js';
 import type { NodeCheckpoint, RunDurability } from '../src/graph/run-types.js';
 import type { TraceStore } from '../src/storage/trace-store.js';
-import { appendText, describeFile, listDirectory, readTextIfExists, removePath, storageError, writeAtomic } from '../adapters/fs/fs-files.js';
+import { appendText, describeFile, listDirectory, readTextIfExists, removePath, traceFileFailure, writeAtomic } from '../adapters/fs/fs-files.js';
 import { safeName } from '../adapters/fs/safe-name.js';
 import { restartsFor, type ResumePoint } from './durable-continue.js';
 
@@ -323,7 +323,7 @@ async function createWith(filePath: string, text: string): Promise<boolean> {
     return true;
   } catch (error) {
     if ((error as { code?: string }).code === 'EEXIST') return false;
-    throw storageError('create', filePath, error);
+    throw traceFileFailure('create', filePath, error);
   }
 }
 

@@ -6,10 +6,7 @@ import { AgentError } from '../src/errors/agent-error.js';
 import type { AppOptions } from './app.js';
 import { secretsFromNames } from '../src/spec/env-names.js';
 import { quoteText } from '../src/util/cut-text.js';
-
-function stringOf(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
+import { stringOf } from '../src/util/text-of.js';
 
 /** Plain-string settings a host passes in (all optional). */
 export interface HostVariables {

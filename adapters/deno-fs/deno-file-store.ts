@@ -9,7 +9,7 @@
 import { AgentError } from '../../src/errors/agent-error.js';
 import type { FileStore } from '../../src/core/file-store.js';
 import { rootedPathRefusal } from '../../src/util/rooted-path.js';
-import { messageOf } from '../../src/util/message-of.js';
+import { storageError } from '../../src/storage/storage-error.js';
 
 /** The slice of `Deno` used. */
 export interface DenoFsLike {
@@ -38,7 +38,7 @@ export function createDenoFileStore(deno: DenoFsLike, directory: string): FileSt
     if (kind(error) === 'PermissionDenied' || kind(error) === 'NotCapable') {
       return new AgentError('FORBIDDEN', `Deno denied ${operation} of '${file}': give the permission for the files folder (--allow-read=${directory} --allow-write=${directory})`, { field: 'path', details: { path: file } });
     }
-    return new AgentError('STORAGE_ERROR', `cannot ${operation} '${file}' in ${description}: ${messageOf(error)}`, { details: { path: file } });
+    return storageError(error, `cannot ${operation} '${file}' in ${description}`, { path: file });
   };
   const target = (file: string) => {
     const refusal = rootedPathRefusal(file);

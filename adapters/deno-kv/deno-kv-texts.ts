@@ -7,6 +7,7 @@ import { AgentError } from '../../src/errors/agent-error.js';
 import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from './deno-kv-like.js';
 import { splitUtf8 } from '../../src/storage/split-utf8.js';
 import { messageOf } from '../../src/util/message-of.js';
+import { storageError } from '../../src/storage/storage-error.js';
 
 /** What is stored at the main key: the whole text, or how many pieces follow. */
 type Stored = { text: string } | { pieces: number };
@@ -42,7 +43,7 @@ export async function getJson<T>(kv: DenoKvLike, key: DenoKvKey): Promise<T | un
   try {
     return JSON.parse(text) as T;
   } catch (error) {
-    throw storageError('parse', error);
+    throw kvFailure('parse', error);
   }
 }
 
@@ -92,12 +93,11 @@ export async function guard<T>(operation: string, work: () => Promise<T>): Promi
   try {
     return await work();
   } catch (error) {
-    throw storageError(operation, error);
+    throw kvFailure(operation, error);
   }
 }
 
-function storageError(operation: string, error: unknown): AgentError {
-  if (AgentError.isInstance(error)) return error;
+function kvFailure(operation: string, error: unknown): AgentError {
   const reason = messageOf(error);
-  return new AgentError('STORAGE_ERROR', `Deno KV ${operation} failed: ${reason}`, { details: { backend: 'deno-kv', operation, reason }, cause: error });
+  return storageError(error, `Deno KV ${operation} failed`, { backend: 'deno-kv', operation, reason }, reason);
 }

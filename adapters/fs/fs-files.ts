@@ -7,6 +7,7 @@ import { appendFile, mkdir, open, readdir, readFile, rename, rm, unlink, writeFi
 import path from 'node:path';
 import { AgentError } from '../../src/errors/agent-error.js';
 import { messageOf } from '../../src/util/message-of.js';
+import { storageError } from '../../src/storage/storage-error.js';
 
 function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -53,13 +54,9 @@ function reasonOf(error: unknown): string {
  * Wraps a file-system failure as STORAGE_ERROR naming the operation, the kind of file and its run
  * (describeFile), and the system's reason (`details.reason`: ENOSPC, EACCES, EROFS, …).
  */
-export function storageError(operation: string, filePath: string, error: unknown): AgentError {
-  if (AgentError.isInstance(error)) return error;
+export function traceFileFailure(operation: string, filePath: string, error: unknown): AgentError {
   const { what, file } = describeFile(filePath);
-  return new AgentError('STORAGE_ERROR', `trace directory: cannot ${operation} ${what} (${file}): ${reasonOf(error)}`, {
-    details: { file, ...(errorCode(error) !== undefined ? { reason: errorCode(error) } : {}) },
-    cause: error,
-  });
+  return storageError(error, `trace directory: cannot ${operation} ${what} (${file})`, { file, ...(errorCode(error) !== undefined ? { reason: errorCode(error) } : {}) }, reasonOf(error));
 }
 
 /** The file's text, or undefined when it does not exist. */
@@ -69,7 +66,7 @@ export async function readTextIfExists(filePath: string): Promise<string | undef
   } catch (error) {
     // ENOTDIR: a stray file where a run directory would be (e.g. .DS_Store) holds no record.
     if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined;
-    throw storageError('read', filePath, error);
+    throw traceFileFailure('read', filePath, error);
   }
 }
 
@@ -82,7 +79,7 @@ export async function writeAtomic(filePath: string, text: string): Promise<void>
     await rename(temporary, filePath);
   } catch (error) {
     await unlink(temporary).catch(() => undefined);
-    throw storageError('write', filePath, error);
+    throw traceFileFailure('write', filePath, error);
   }
 }
 
@@ -92,7 +89,7 @@ export async function appendText(filePath: string, text: string): Promise<void> 
     await mkdir(path.dirname(filePath), { recursive: true });
     await appendFile(filePath, text, 'utf8');
   } catch (error) {
-    throw storageError('append to', filePath, error);
+    throw traceFileFailure('append to', filePath, error);
   }
 }
 
@@ -105,7 +102,7 @@ export async function createExclusive(filePath: string): Promise<boolean> {
     return true;
   } catch (error) {
     if (errorCode(error) === 'EEXIST') return false;
-    throw storageError('create', filePath, error);
+    throw traceFileFailure('create', filePath, error);
   }
 }
 
@@ -114,7 +111,7 @@ export async function removePath(filePath: string): Promise<void> {
   try {
     await rm(filePath, { recursive: true, force: true });
   } catch (error) {
-    throw storageError('remove', filePath, error);
+    throw traceFileFailure('remove', filePath, error);
   }
 }
 
@@ -124,6 +121,6 @@ export async function listDirectory(directory: string): Promise<string[]> {
     return await readdir(directory);
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return [];
-    throw storageError('list', directory, error);
+    throw traceFileFailure('list', directory, error);
   }
 }

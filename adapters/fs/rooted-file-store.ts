@@ -12,8 +12,8 @@ import path from 'node:path';
 import { AgentError } from '../../src/errors/agent-error.js';
 import type { FileStore } from '../../src/core/file-store.js';
 import { rootedPathRefusal } from '../../src/util/rooted-path.js';
-import { messageOf } from '../../src/util/message-of.js';
 import { BeneathRefusal, openBeneath } from './open-beneath.js';
+import { storageError } from '../../src/storage/storage-error.js';
 
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -36,7 +36,7 @@ export function createRootedFileStore(directory: string, options: RootedFileStor
   const failure = (operation: string, file: string, error: unknown): AgentError => {
     if (AgentError.isInstance(error)) return error;
     if (error instanceof BeneathRefusal) return refusal(file, error);
-    return new AgentError('STORAGE_ERROR', `cannot ${operation} '${file}' in ${description}: ${messageOf(error)}`, { details: { path: file, ...(codeOf(error) !== undefined ? { reason: codeOf(error) } : {}) } });
+    return storageError(error, `cannot ${operation} '${file}' in ${description}`, { path: file, ...(codeOf(error) !== undefined ? { reason: codeOf(error) } : {}) });
   };
   const refusal = (file: string, error: BeneathRefusal): AgentError => {
     const details = { path: file, reason: error.reason };

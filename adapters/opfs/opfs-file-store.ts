@@ -6,7 +6,7 @@
  */
 import { AgentError } from '../../src/errors/agent-error.js';
 import type { FileStore } from '../../src/core/file-store.js';
-import { messageOf } from '../../src/util/message-of.js';
+import { storageError } from '../../src/storage/storage-error.js';
 
 /** The slice of FileSystemDirectoryHandle used (declared so the adapter needs no DOM lib). */
 interface DirectoryHandleLike {
@@ -57,7 +57,7 @@ export function createOpfsFileStore(options: OpfsFileStoreOptions = {}): FileSto
   const failure = (operation: string, file: string, error: unknown): AgentError => {
     if (AgentError.isInstance(error)) return error;
     if (name(error) === 'TypeMismatchError') return new AgentError('INVALID_PARAMS', `'${file}' in ${description} is a folder where a file was expected, or the other way round`, { field: 'path', details: { path: file } });
-    return new AgentError('STORAGE_ERROR', `cannot ${operation} '${file}' in ${description}: ${messageOf(error)}`, { details: { path: file } });
+    return storageError(error, `cannot ${operation} '${file}' in ${description}`, { path: file });
   };
 
   return {

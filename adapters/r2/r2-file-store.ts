@@ -5,9 +5,8 @@
  * and no folder or link exists. Reads fetch at most `maxBytes + 1` bytes (a range request for a
  * larger object). Declares the slice of the binding it uses, so it compiles without Workers types.
  */
-import { AgentError } from '../../src/errors/agent-error.js';
 import type { FileStore } from '../../src/core/file-store.js';
-import { messageOf } from '../../src/util/message-of.js';
+import { storageError } from '../../src/storage/storage-error.js';
 
 export interface R2ObjectBodyLike {
   readonly size: number;
@@ -30,8 +29,7 @@ export interface R2FileStoreOptions {
 export function createR2FileStore(bucket: R2BucketLike, options: R2FileStoreOptions = {}): FileStore {
   const prefix = options.prefix ?? '';
   const description = `R2 bucket ${options.name ?? 'FILES'}`;
-  const failure = (operation: string, file: string, error: unknown) =>
-    AgentError.isInstance(error) ? error : new AgentError('STORAGE_ERROR', `cannot ${operation} '${file}' in ${description}: ${messageOf(error)}`, { details: { path: file } });
+  const failure = (operation: string, file: string, error: unknown) => storageError(error, `cannot ${operation} '${file}' in ${description}`, { path: file });
   return {
     description,
     async read(file, maxBytes) {

@@ -11,7 +11,7 @@
  */
 import type { Checkpoint, CheckpointStore } from '../../src/storage/trace-store.js';
 import { keyPart, runKeys } from './kv-keys.js';
-import { storageError, type KvWriter } from './kv-writer.js';
+import { kvFailure, type KvWriter } from './kv-writer.js';
 import type { KVNamespaceLike } from './kv-namespace-like.js';
 import { sleep } from '../../src/util/abort.js';
 
@@ -62,7 +62,7 @@ export class KvCheckpointStore implements CheckpointStore {
         const options = this.#options.expirationTtl === undefined ? {} : { expirationTtl: this.#options.expirationTtl };
         await this.#namespace.put(key, token, options);
       } catch (error) {
-        throw storageError('put', key, error);
+        throw kvFailure('put', key, error);
       }
       await sleep(this.#options.claimSettleMs);
       return (await this.#writer.get(key)) === token;

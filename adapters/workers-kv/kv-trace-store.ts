@@ -8,7 +8,7 @@ import type { AgentEvent } from '../../src/events/event.js';
 import type { Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../../src/storage/trace-store.js';
 import { orderEvents, parseEvents, splitEvents } from './event-pieces.js';
 import { eventPieceKey, indexKeys, keyPart, parseEventPieceKey, runKeys, timeFromInverted } from './kv-keys.js';
-import { storageError, type KvWriter } from './kv-writer.js';
+import { kvFailure, type KvWriter } from './kv-writer.js';
 
 /** The stored value of `run:<run>`: the record plus the batches written so far. */
 interface StoredRun {
@@ -85,7 +85,7 @@ export class KvTraceStore implements TraceStore {
         try {
           return parseEvents(texts.join(''));
         } catch (error) {
-          throw storageError('parse', names[0]!, error);
+          throw kvFailure('parse', names[0]!, error);
         }
       }),
     );

@@ -9,6 +9,7 @@ import type { KVNamespaceLike, KvListResult, KvPutOptions } from './kv-namespace
 import { sleep } from '../../src/util/abort.js';
 import { exponentialDelay } from '../../src/util/backoff.js';
 import { messageOf } from '../../src/util/message-of.js';
+import { storageError } from '../../src/storage/storage-error.js';
 
 export interface KvWriterOptions {
   /** Minimum milliseconds between two writes of the same key (default 1000, KV's limit). */
@@ -56,7 +57,7 @@ export class KvWriter {
       } catch (error) {
         if (previous === undefined) this.#lastWrite.delete(key);
         else this.#lastWrite.set(key, previous);
-        if (attempt >= this.#options.retries || !isRetryable(error)) throw storageError('put', key, error);
+        if (attempt >= this.#options.retries || !isRetryable(error)) throw kvFailure('put', key, error);
         attempt += 1;
         const delay = exponentialDelay(attempt, this.#options.retryDelayMs);
         await sleep(delay + Math.floor(Math.random() * Math.max(1, delay / 4)));
@@ -75,7 +76,7 @@ export class KvWriter {
     try {
       return await this.#namespace.get(key);
     } catch (error) {
-      throw storageError('get', key, error);
+      throw kvFailure('get', key, error);
     }
   }
 
@@ -85,7 +86,7 @@ export class KvWriter {
     try {
       return JSON.parse(text) as T;
     } catch (error) {
-      throw storageError('parse', key, error);
+      throw kvFailure('parse', key, error);
     }
   }
 
@@ -94,7 +95,7 @@ export class KvWriter {
       await this.#namespace.delete(key);
       this.#lastWrite.delete(key);
     } catch (error) {
-      throw storageError('delete', key, error);
+      throw kvFailure('delete', key, error);
     }
   }
 
@@ -105,7 +106,7 @@ export class KvWriter {
       if (cursor !== undefined) options.cursor = cursor;
       return await this.#namespace.list(options);
     } catch (error) {
-      throw storageError('list', prefix, error);
+      throw kvFailure('list', prefix, error);
     }
   }
 
@@ -130,11 +131,7 @@ function isRetryable(error: unknown): boolean {
 }
 
 /** A STORAGE_ERROR naming the KV operation and key, with the back-end's reason. */
-export function storageError(operation: string, key: string, error: unknown): AgentError {
-  if (AgentError.isInstance(error)) return error;
+export function kvFailure(operation: string, key: string, error: unknown): AgentError {
   const reason = messageOf(error);
-  return new AgentError('STORAGE_ERROR', `Workers KV ${operation} of '${key}' failed: ${reason}`, {
-    details: { backend: 'workers-kv', operation, key, reason },
-    cause: error,
-  });
+  return storageError(error, `Workers KV ${operation} of '${key}' failed`, { backend: 'workers-kv', operation, key, reason }, reason);
 }

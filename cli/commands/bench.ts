@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { BenchResult } from '../../bench/bench-result.js';
 import { parseArgs, UsageError } from '../args.js';
 import type { CliIo } from '../io.js';
+import { messageOf } from '../../src/util/message-of.js';
 
 interface Suite {
   name: string;
@@ -34,7 +35,7 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
       results = await suite.run();
     } catch (error) {
       failed = true;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       if (json) io.stdout(JSON.stringify({ suite: suite.name, error: message }) + '\n');
       io.stderr(`bench ${suite.name} failed: ${message}\n`);
       continue;

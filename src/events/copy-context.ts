@@ -1,5 +1,5 @@
 /**
- * The state one sanitising copy works with (redact.ts copies, sanitized-size.ts measures) and the
+ * The state one sanitising walk works with (sanitize-walk.ts; redact.ts copies, sanitized-size.ts measures) and the
  * rules both apply to every key and string: which keys are credentials or prototype keys, how a
  * secret or a `Bearer`/`Basic` credential in text is redacted, the size bounds kept while copying.
  */

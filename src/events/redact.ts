@@ -21,9 +21,10 @@
  */
 import type { AgentEvent, EventType, TruncatedEventData } from './event.js';
 import { hasPlainPrototype, isPlainObject } from '../util/plain-object.js';
-import { createContext, createEventContext, DEFAULT_MAX_EVENT_BYTES, isRedactedKey, KeyVerdict, keyVerdict, REDACTED, redactString, resetContext, stringBound, type CopyContext, type SanitizeOptions, type SizeMemo } from './copy-context.js';
+import { createContext, createEventContext, DEFAULT_MAX_EVENT_BYTES, redactString, resetContext, stringBound, type CopyContext, type SanitizeOptions, type SizeMemo } from './copy-context.js';
 import { capEvent, summarised, truncatedSummary, utf8Length, type SanitizedEvent } from './event-size.js';
-import { errorFields, sanitizedBytes } from './sanitized-size.js';
+import { sanitizedBytes } from './sanitized-size.js';
+import { walkValue, type WalkConsumer } from './sanitize-walk.js';
 
 export { DEFAULT_MAX_EVENT_BYTES, REDACTED, redactText, type SanitizeOptions, type SizeMemo } from './copy-context.js';
 export { jsonPrefix, jsonStringBytes, utf8Length, type SanitizedEvent } from './event-size.js';
@@ -94,7 +95,7 @@ export function createEventMaker(eventTypes: readonly string[], options: Sanitiz
     }
     return clean;
   };
-  // What the keys and the object add to the bound (see copyObject and copyFields).
+  // What the keys and the object add to the bound (see COPY's startFields and field).
   const keyBound = (key: string) => stringBound(key) + 2;
   const fixedBound = 2 + keyBound('type') + keyBound('run_id') + keyBound('seq') + 25 + keyBound('ts') + keyBound('data');
   return (type, runId, seq, ts, data, node, sizes) => {
@@ -185,144 +186,86 @@ export function sanitizeValue(value: unknown, options: SanitizeOptions = {}, sha
   return copyValue(value, 0, context);
 }
 
+/** A sanitised copy of `value` at `depth` (0 for a whole event), kept within the bounds in `context`. */
 function copyValue(value: unknown, depth: number, context: CopyContext): unknown {
-  switch (typeof value) {
-    case 'string': {
-      const copied = redactString(value, context);
-      context.sizeBound += stringBound(copied);
-      context.floor += 2;
-      return copied;
-    }
-    case 'number':
-      context.sizeBound += 25;
-      context.floor += 1;
-      return Number.isFinite(value) ? value : null;
-    case 'boolean':
-      context.sizeBound += 6;
-      context.floor += 4;
-      return value;
-    case 'bigint': {
-      const text = value.toString();
-      context.sizeBound += stringBound(text);
-      context.floor += 2;
-      return text;
-    }
-    case 'object':
-      if (value === null) {
-        context.sizeBound += 5;
-        context.floor += 4;
-        return null;
-      }
-      return copyObject(value, depth, context);
-    default:
-      return undefined;
-  }
+  return walkValue(value, depth, context, COPY);
 }
 
-function copyObject(value: object, depth: number, context: CopyContext): unknown {
-  if (context.ancestors.includes(value)) return copyValue('[circular]', depth, context);
-  if (depth >= context.maxDepth) return copyValue('[depth limit]', depth, context);
-  context.ancestors.push(value);
-  context.sizeBound += 2;
-  context.floor += 2;
-  try {
-    if (Array.isArray(value)) return copyArray(value, depth, context);
-    const toJSON = 'toJSON' in value ? value.toJSON : undefined;
-    if (value instanceof Error && typeof toJSON !== 'function') return copyFields(errorFields(value), depth, context);
-    if (typeof toJSON === 'function') {
-      let converted: unknown;
-      try {
-        converted = toJSON.call(value);
-      } catch {
-        return copyValue('[unserialisable]', depth, context);
-      }
-      return converted === value ? copyFields(value, depth, context) : copyValue(converted, depth + 1, context);
-    }
-    return copyFields(value, depth, context);
-  } finally {
-    context.ancestors.pop();
-  }
-}
+/** While sharing (`context.share`), undefined until the first part that changes. */
+type Copying = unknown[] | Record<string, unknown> | undefined;
 
-function copyArray(value: unknown[], depth: number, context: CopyContext): unknown[] {
-  const isHeaderPair = value.length === 2 && typeof value[0] === 'string' && isRedactedKey(value[0], context);
-  // Sharing, the copy starts at the first item that changes (the items before are the same).
-  let result: unknown[] | undefined = context.share ? undefined : new Array<unknown>(value.length);
-  for (let index = 0; index < value.length; index++) {
-    if (context.floor > context.stopAt) {
-      result!.length = index;
-      break;
-    }
+/**
+ * Builds the copy, keeping `sizeBound` (an upper bound of its JSON size: a string's at most 6
+ * bytes per unit, a number's 25) and `floor` (a lower bound of what is not string content).
+ */
+const COPY: WalkConsumer<unknown, Copying> = {
+  stops: true,
+  string(text, context) {
+    context.sizeBound += stringBound(text);
+    context.floor += 2;
+    return text;
+  },
+  number(value, context) {
+    context.sizeBound += 25;
+    context.floor += 1;
+    return value;
+  },
+  literal(value, context) {
+    context.sizeBound += 6;
+    context.floor += 4;
+    return value;
+  },
+  recall: () => undefined,
+  remember: () => undefined,
+  startArray(source, context) {
+    context.sizeBound += 2;
+    context.floor += 2;
+    // Sharing, the copy starts at the first item that changes (the items before are the same).
+    return context.share ? undefined : new Array<unknown>(source.length);
+  },
+  item(copying, index, copied, original, source, context) {
     context.sizeBound += 1;
     if (index > 0) context.floor += 1;
-    const item = value[index];
-    let copied = isHeaderPair && index === 1 ? copyValue(REDACTED, depth, context) : copyValue(item, depth + 1, context);
-    if (copied === undefined) {
-      context.sizeBound += 5;
-      copied = null;
-    }
+    let result = copying as unknown[] | undefined;
     if (result === undefined) {
-      if (copied === item) continue;
-      result = value.slice(0, index);
+      if (copied === original) return undefined;
+      result = source.slice(0, index);
     }
     result[index] = copied;
-  }
-  return result ?? value;
-}
-
-function copyFields(value: object, depth: number, context: CopyContext): Record<string, unknown> {
-  const source = value as Record<string, unknown>;
-  // Sharing, a plain object's copy starts at the first field that changes (see sharedPrefix).
-  let result: Record<string, unknown> | undefined = context.share && hasPlainPrototype(value) ? undefined : {};
-  const ownFloors = depth === context.fieldDepth;
-  const keys = Object.keys(value);
-  for (let index = 0; index < keys.length; index++) {
-    const key = keys[index]!;
-    if (context.floor > context.stopAt) break;
-    const verdict = keyVerdict(key, context);
-    if (verdict === KeyVerdict.Drop) {
-      result ??= sharedPrefix(source, keys, index);
-      continue;
-    }
-    const field = source[key];
-    if (verdict === KeyVerdict.Redact) {
-      result ??= sharedPrefix(source, keys, index);
-      if (field !== undefined && field !== null) {
-        result[key] = REDACTED;
-        context.sizeBound += stringBound(key) + stringBound(REDACTED) + 2;
-        context.floor += key.length + 5;
-      }
-      continue;
-    }
-    const floorBefore = context.floor;
-    if (ownFloors) context.floor = 0;
-    let copied = copyValue(field, depth + 1, context);
-    if (ownFloors) {
-      if (copied !== undefined && context.floor > context.stopAt) {
-        copied = summariseField(field, copied, depth + 1, context);
-        context.floor = 0;
-      }
-      context.floor += floorBefore;
-    }
-    // A secret used as a key name (`{[key]: 1}` built by an agent) must not leak either.
-    const name = copied !== undefined && context.secrets.length > 0 ? redactString(key, context) : key;
+    return result;
+  },
+  endArray(copying, count, source) {
+    const result = copying as unknown[] | undefined;
+    if (result === undefined) return source;
+    if (result.length > count) result.length = count;
+    return result;
+  },
+  startFields(source, context) {
+    context.sizeBound += 2;
+    context.floor += 2;
+    // Sharing, a plain object's copy starts at the first field that changes (see sharedPrefix).
+    return context.share && hasPlainPrototype(source) ? undefined : {};
+  },
+  field(copying, keys, index, name, copied, original, source, context) {
+    context.sizeBound += stringBound(name) + 2;
+    context.floor += name.length + 3;
+    let result = copying as Record<string, unknown> | undefined;
     if (result === undefined) {
-      if (copied === field && copied !== undefined && name === key) continue;
+      if (copied === original && name === keys[index]) return undefined;
       result = sharedPrefix(source, keys, index);
     }
-    if (copied !== undefined) {
-      result[name] = copied;
-      context.sizeBound += stringBound(name) + 2;
-      context.floor += name.length + 3;
-    }
-  }
-  return result ?? source;
-}
+    result[name] = copied;
+    return result;
+  },
+  omit: (copying, keys, index, source) => copying ?? sharedPrefix(source, keys, index),
+  endFields: (copying, source) => copying ?? source,
+  tooLarge: summariseField,
+};
 
 /** A new object with the first `count` fields of `source`: the ones a sharing copy found unchanged. */
-function sharedPrefix(source: Record<string, unknown>, keys: string[], count: number): Record<string, unknown> {
+function sharedPrefix(source: object, keys: readonly string[], count: number): Record<string, unknown> {
   const result: Record<string, unknown> = {};
-  for (let index = 0; index < count; index++) result[keys[index]!] = source[keys[index]!];
+  for (let index = 0; index < count; index++) result[keys[index]!] = (source as Record<string, unknown>)[keys[index]!];
   return result;
 }
 

@@ -12,7 +12,7 @@ import { AgentError, toAgentError, type ErrorCode, type ErrorLocation } from '..
 import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
 import type { ScriptSandboxes } from '../core/script-sandbox.js';
 import { compileSchema } from '../schema/compile-schema.js';
-import type { AgentSpec, NodeBody, NodeSpec } from '../spec/agent-spec.js';
+import { END, START, type AgentSpec, type NodeBody, type NodeSpec } from '../spec/agent-spec.js';
 import { checkClosedShape, dotted, type Path } from '../spec/closed-shape.js';
 import { findNonFinite } from '../spec/finite-numbers.js';
 import { compileCondition, compileValue } from '../templates/index.js';
@@ -39,8 +39,6 @@ export interface InspectedAgent {
   agent?: CompiledAgent;
   problems: LoadProblem[];
 }
-
-const END = '__end__';
 
 /** Compiles a spec; throws one AgentError listing every problem (`details.errors`). */
 export function compileAgent(spec: AgentSpec, options: CompileOptions = {}): CompiledAgent {
@@ -90,7 +88,7 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
     spec.inputSchema !== undefined
       ? attempt(at(['input_schema']), () => compileSchema(spec.inputSchema, { where: { field: 'input_schema' }, registry: schemaRegistry }))
       : undefined;
-  const entry = edgesFrom.get('__start__')?.[0]?.to[0] ?? spec.nodes[0]!.name;
+  const entry = edgesFrom.get(START)?.[0]?.to[0] ?? spec.nodes[0]!.name;
   const { scripted, ...llmSettings } = spec.settings.llm ?? {};
   const settingsLlm = attempt(at(['settings', 'llm']), () => compileValue(llmSettings, { field: 'settings.llm' }));
   // Each sandbox checks its own settings (`settings.lua`); a language not loaded is not checked.

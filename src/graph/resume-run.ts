@@ -22,6 +22,7 @@ import type { CompiledAgent } from './compiled-agent.js';
 import { nextNode } from './route.js';
 import { RunSession } from './run-session.js';
 import type { AgentRun, NodeCheckpoint, ResumeInput, RunOptions, RunResult } from './run-types.js';
+import { END } from '../spec/agent-spec.js';
 
 /** Resolves an agent by name (a host's table of served agents). */
 export type AgentLookup = (name: string) => CompiledAgent | undefined | Promise<CompiledAgent | undefined>;
@@ -184,7 +185,7 @@ function continueFrom(session: RunSession, checkpoint: Checkpoint, resume: Resum
       return session.failBeforeStart(state, error);
     }
     if (typeof next !== 'string') return session.failBeforeStart(state, new AgentError('INVALID_AGENT', 'resuming after a fan-out node is not supported', { node: node.name }));
-    return session.resumeFrom(state, { node: next, skipInterruptBefore: next === '__end__' });
+    return session.resumeFrom(state, { node: next, skipInterruptBefore: next === END });
   }
   let resumeInfo: ResumeInfo | undefined;
   if (checkpoint.pending.kind === 'tool_confirmation') {

@@ -7,6 +7,7 @@ import type { AgentErrorJson } from '../errors/agent-error.js';
 import { sanitizeData } from '../events/redact.js';
 import { createSanitizer } from '../events/outbound.js';
 import { cutText } from '../util/cut-text.js';
+import { stringOf } from '../util/text-of.js';
 
 export const MAX_ERROR_MESSAGE = 4000;
 const MAX_DETAILS_BYTES = 12 * 1024;
@@ -18,9 +19,9 @@ export function capRunError(error: AgentErrorJson, secrets: readonly string[]): 
   // The event sanitiser redacts, makes inert and cuts the longest strings to a byte cap; the
   // error is rebuilt from its texts (the code is one of ours, line and column are numbers).
   const cleaned = clean(core, secrets, MAX_ERROR_MESSAGE * 4);
-  const capped: AgentErrorJson = { code: core.code, message: textOf(cleaned['message']) ?? 'the error message was removed (too large)' };
+  const capped: AgentErrorJson = { code: core.code, message: stringOf(cleaned['message']) ?? 'the error message was removed (too large)' };
   for (const key of TEXT_PLACES) {
-    const text = textOf(cleaned[key]);
+    const text = stringOf(cleaned[key]);
     if (text !== undefined) capped[key] = text;
   }
   if (core.line !== undefined) capped.line = core.line;
@@ -33,10 +34,6 @@ export function capRunError(error: AgentErrorJson, secrets: readonly string[]): 
 }
 
 const TEXT_PLACES = ['file', 'node', 'field'] as const;
-
-function textOf(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
 
 function clean(data: Record<string, unknown>, secrets: readonly string[], maxEventBytes: number): Record<string, unknown> {
   return sanitizeData(data, { secrets, maxEventBytes });

@@ -11,6 +11,7 @@ import type { PauseRequest, State } from '../actions/types.js';
 import { AgentError, toAgentError } from '../errors/agent-error.js';
 import type { CompiledNode } from './compiled-agent.js';
 import { nextNode, type ParallelRoute } from './route.js';
+import { END } from '../spec/agent-spec.js';
 
 export interface ParallelHost {
   readonly agent: { nodes: ReadonlyMap<string, CompiledNode> };
@@ -61,7 +62,7 @@ export async function runParallel(host: ParallelHost, route: ParallelRoute, stat
     let branchState = structuredClone(state);
     try {
       let current = branch;
-      while (current !== route.fanIn && current !== '__end__') {
+      while (current !== route.fanIn && current !== END) {
         if (failed && route.failFast) throw new AgentError('CANCELLED', 'another branch failed (fail_fast)');
         if (host.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
         const node = host.agent.nodes.get(current);

@@ -51,8 +51,8 @@ import { TraceWriter } from './trace-writer.js';
 import { noAgentSource } from './agent-files.js';
 import { loadSubAgent, resolveSubRunFile, subRunFailure, type SubRunLink } from './sub-run.js';
 import { DurableVisits } from './durable-visits.js';
+import { END } from '../spec/agent-spec.js';
 
-const END = '__end__';
 /** The `env` of a run whose host passed none (frozen: templates only read it). */
 const EMPTY_ENV: Readonly<Record<string, string>> = Object.freeze({});
 

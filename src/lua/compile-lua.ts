@@ -24,6 +24,7 @@ import { LuaConversionError, typeName } from './json-bridge.js';
 import { capErrorText, decodeErrorText } from './error-text.js';
 import { CHUNK_NAME, LuaSandbox } from './lua-sandbox.js';
 import { LazyConversionError } from './lazy-table.js';
+import { messageOf } from '../util/message-of.js';
 
 /** Where the chunk comes from. */
 export interface LuaSourceLocation {
@@ -97,7 +98,7 @@ class SandboxedChunk implements CompiledLua {
       sandbox = new LuaSandbox();
       status = lauxlib.luaL_loadbufferx(sandbox.state, this.bytes, this.bytes.length, CHUNK_NAME, 't');
     } catch (error) {
-      throw this.error('LUA_SYNTAX', `cannot compile the Lua code: ${error instanceof Error ? error.message : String(error)}`, undefined);
+      throw this.error('LUA_SYNTAX', `cannot compile the Lua code: ${messageOf(error)}`, undefined);
     }
     const state = sandbox.state;
     if (status !== lua.LUA_OK) {

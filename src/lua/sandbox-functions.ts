@@ -9,6 +9,7 @@ import { lauxlib, lua } from '#lua-vm';
 import type { BudgetMeter } from './budget-meter.js';
 import { JsonBridge, LuaConversionError } from './json-bridge.js';
 import { capErrorText } from './error-text.js';
+import { messageOf } from '../util/message-of.js';
 
 /** Where one call's `print` output and random generator live; reset before every call. */
 export interface CallContext {
@@ -147,7 +148,7 @@ export function createJsonFunctions(bridge: JsonBridge): Record<'encode' | 'deco
       try {
         value = JSON.parse(text);
       } catch (error) {
-        return lauxlib.luaL_error(state, capErrorText(`json.decode: ${error instanceof Error ? error.message : 'invalid JSON'}`));
+        return lauxlib.luaL_error(state, capErrorText(`json.decode: ${messageOf(error, 'invalid JSON')}`));
       }
       try {
         bridge.push(state, value);

@@ -23,6 +23,7 @@ import { PrologBudgetExceeded, spendText, withCallMeter } from './tau-patches.js
 import { termText } from './term-text.js';
 import { chunkTokens, goalOf, PrologSyntax, readingState, readTermAt, type ChunkTerm } from './tea-reading.js';
 import { StateFacts } from './state-facts.js';
+import { messageOf } from '../util/message-of.js';
 
 /** Run options: the ScriptSandbox's, with the Prolog budgets. */
 export interface PrologRunOptions extends Omit<ScriptRunOptions, 'budget'> {
@@ -178,7 +179,7 @@ class PrologChunk implements CompiledProlog {
     }
     if (AgentError.isInstance(error)) return error;
     // A JavaScript exception inside tau (a host branch cut by the build, a tau bug): typed, never raw.
-    return new AgentError('PROLOG_ERROR', `the Prolog engine failed: ${error instanceof Error ? error.message : String(error)}`, { ...location, cause: error });
+    return new AgentError('PROLOG_ERROR', `the Prolog engine failed: ${messageOf(error)}`, { ...location, cause: error });
   }
 }
 

@@ -27,7 +27,7 @@ export function installSwiFormat(session: TauSession): void {
   const run = (thread: TauThread, point: any, atom: TauTerm, sink: TauTerm | undefined, formatTerm: TauTerm, argsTerm: TauTerm) => {
     let text: string;
     try {
-      text = formatText(thread, textOf(formatTerm), argumentsOf(argsTerm));
+      text = formatText(thread, termText(formatTerm), argumentsOf(argsTerm));
     } catch (error) {
       if (!(error instanceof FormatProblem)) throw error;
       return thread.throw_error(new Term('error', [new Term('format', [new Term(error.message, [])]), new Term('/', [new Term('format', []), new Num(atom.args.length, false)])]));
@@ -64,7 +64,7 @@ function sinkGoal(sink: TauTerm | undefined, text: string): TauTerm | undefined 
 }
 
 /** The format text: an atom, a code list or a char list. */
-function textOf(term: TauTerm): string {
+function termText(term: TauTerm): string {
   if (pl.type.is_atom(term)) return term.id;
   const items = listItems(term);
   if (items === undefined) throw new FormatProblem('format text must be an atom, codes or chars');
@@ -192,7 +192,7 @@ function argumentText(directive: Directive, next: () => TauTerm, write: (term: T
     }
     case 's': {
       const value = next();
-      return pl.type.is_atom(value) ? value.id : textOf(value);
+      return pl.type.is_atom(value) ? value.id : termText(value);
     }
     case 'c': {
       const value = next();

@@ -10,7 +10,8 @@ import renderSynthesisPrompt from '../prompts/decompose-synthesis.eta';
 import { callModel, failureResult, integerParam, llmOptions, reportedModel, rethrowControl } from './action-support.js';
 import { messageOf } from '../util/message-of.js';
 import { parseModelOutput } from './parse-output.js';
-import { createReasoningTrace, textOf, truncateText, type ReasoningTrace } from './reasoning-trace.js';
+import { createReasoningTrace, truncateText, type ReasoningTrace } from './reasoning-trace.js';
+import { textOf } from '../util/text-of.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { MAX_SUB_PROBLEMS, MAX_SUB_PROBLEMS_PER_RUN, orderSubProblems, type SubProblem } from './sub-problems.js';
 

@@ -8,7 +8,8 @@ import { callModel, compileParams, failureResult, LLM_KEYS, llmOptions, renderPa
 import { messageOf } from '../util/message-of.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
-import { createReasoningTrace, textOf } from './reasoning-trace.js';
+import { createReasoningTrace } from './reasoning-trace.js';
+import { textOf } from '../util/text-of.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { DEFAULT_THINKING_FORMAT, THINKING_FORMATS, thinkingFormatInstructions } from './thinking-formats.js';
 

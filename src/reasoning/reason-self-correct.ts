@@ -10,7 +10,8 @@ import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerPar
 import { messageOf } from '../util/message-of.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
-import { createReasoningTrace, nowSeconds, textOf, truncateText } from './reasoning-trace.js';
+import { createReasoningTrace, nowSeconds, truncateText } from './reasoning-trace.js';
+import { textOf } from '../util/text-of.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { cutText } from '../util/cut-text.js';
 

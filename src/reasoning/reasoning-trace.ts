@@ -52,12 +52,3 @@ export function truncateText(text: string, limit: number): string {
   return cutText(text, limit);
 }
 
-/** A compact text form of any value: strings as they are, the rest as JSON. */
-export function textOf(value: unknown): string {
-  if (typeof value === 'string') return value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}

@@ -3,7 +3,7 @@
  * ids default to the position (1, 2, …), duplicates and cycles are errors, dependencies on ids
  * that do not exist are dropped with a note. At most 20 sub-problems are kept.
  */
-import { textOf } from './reasoning-trace.js';
+import { textOf } from '../util/text-of.js';
 import { isPlainObject } from '../util/plain-object.js';
 
 export const MAX_SUB_PROBLEMS = 20;

@@ -9,6 +9,7 @@
  */
 import { AgentError } from '../errors/agent-error.js';
 import { isInfrastructureFailure } from '../llm/llm-errors.js';
+import { messageOf } from '../util/message-of.js';
 
 /** True for an infrastructure failure, or any error after the run was aborted. */
 export function isControlFlow(error: unknown, signal?: AbortSignal): boolean {
@@ -19,6 +20,5 @@ export function isControlFlow(error: unknown, signal?: AbortSignal): boolean {
 /** A one-line description of a failure, without stack or location prefix noise. */
 export function describeFailure(error: unknown): string {
   if (AgentError.isInstance(error)) return `${error.message} (${error.code})`;
-  if (error instanceof Error) return error.message;
-  return String(error);
+  return messageOf(error);
 }

@@ -3,6 +3,11 @@ import type { AgentSettings } from '../core/agent-settings.js';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { SourcePosition } from './parse-yaml.js';
 
+/** The graph's implicit first node: edges from it name the entry. */
+export const START = '__start__';
+/** The graph's implicit last node: going to it ends the run. */
+export const END = '__end__';
+
 export interface GotoRule {
   if?: string | boolean;
   to: string;

@@ -15,6 +15,7 @@ import { PROVIDER_NAMES } from '../llm/presets.js';
 import { quoted, suggestionFor } from '../util/suggest.js';
 import { ACTION_PARAMS_KEYWORD, PROVIDER_KEYWORD } from './parameter-shapes.js';
 import { shellKeyRule, teaKeyRule, teaProviderRefusal, type KeyLocation } from './tea-keys.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export type Path = Array<string | number>;
 
@@ -78,8 +79,8 @@ function walk(value: unknown, raw: JsonSchema | undefined, path: Path, options: 
     if (isSchema(items)) value.forEach((item, index) => walk(item, items, path.concat(index), options, issues, depth + 1));
     return;
   }
-  if (!isRecord(value)) return;
-  const properties = isRecord(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
+  if (!isPlainObject(value)) return;
+  const properties = isPlainObject(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
   const stepAction = actionOfStep(value, schema, options);
   const location = options.locationOf?.(path);
   const rules = new Map<string, ReturnType<typeof teaKeyRule>>();
@@ -141,7 +142,7 @@ function actionOfStep(value: Record<string, unknown>, schema: JsonSchema, option
   const parameters = options.paramsOf(name);
   if (parameters === undefined) return undefined; // unknown actions are reported by the compiler
   const resolved = resolve(parameters, options.root);
-  const properties = isRecord(resolved.properties) ? (resolved.properties as Record<string, JsonSchema>) : {};
+  const properties = isPlainObject(resolved.properties) ? (resolved.properties as Record<string, JsonSchema>) : {};
   return { name, schema: parameters, properties, open: resolved.additionalProperties !== false && resolved[ACTION_PARAMS_KEYWORD] === undefined };
 }
 
@@ -152,7 +153,7 @@ function chooseBranch(value: unknown, schema: JsonSchema, root: JsonSchema): Jso
   const resolved = branches.filter(isSchema).map((branch) => resolve(branch, root));
   const fitting = resolved.filter((branch) => fitsType(value, branch));
   if (fitting.length <= 1) return fitting[0];
-  if (!isRecord(value)) return fitting[0];
+  if (!isPlainObject(value)) return fitting[0];
   const byType = discriminate(value, fitting);
   if (byType !== undefined) return byType;
   const satisfied = fitting.filter((branch) => requiredOf(branch).every((key) => value[key] !== undefined));
@@ -164,7 +165,7 @@ function chooseBranch(value: unknown, schema: JsonSchema, root: JsonSchema): Jso
 /** The branch whose `type` property admits `value.type` (the branch with a default when absent). */
 function discriminate(value: Record<string, unknown>, branches: JsonSchema[]): JsonSchema | undefined {
   const allowed = branches.map((branch) => {
-    const property = isRecord(branch.properties) ? (branch.properties as Record<string, JsonSchema>).type : undefined;
+    const property = isPlainObject(branch.properties) ? (branch.properties as Record<string, JsonSchema>).type : undefined;
     if (property === undefined) return undefined;
     if ('const' in property) return [property.const];
     return Array.isArray(property.enum) ? property.enum : undefined;
@@ -212,7 +213,7 @@ function checkBounds(value: number, schema: JsonSchema, path: Path, options: Sha
 }
 
 function matchingPattern(schema: JsonSchema, key: string): JsonSchema | undefined {
-  if (!isRecord(schema.patternProperties)) return undefined;
+  if (!isPlainObject(schema.patternProperties)) return undefined;
   for (const [source, sub] of Object.entries(schema.patternProperties)) {
     // Patterns here come from our own or the host's parameter schemas, never from agents.
     let pattern: RegExp;
@@ -230,7 +231,7 @@ function resolve(schema: JsonSchema, root: JsonSchema): JsonSchema {
   let current = schema;
   for (let hops = 0; typeof current.$ref === 'string' && current.$ref.startsWith('#/') && hops < 16; hops++) {
     let target: unknown = root;
-    for (const part of current.$ref.slice(2).split('/')) target = isRecord(target) ? target[part] : undefined;
+    for (const part of current.$ref.slice(2).split('/')) target = isPlainObject(target) ? target[part] : undefined;
     if (!isSchema(target)) break;
     current = target;
   }
@@ -245,10 +246,7 @@ function has(record: Record<string, unknown>, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(record, key);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isSchema(value: unknown): value is JsonSchema {
-  return isRecord(value);
+  return isPlainObject(value);
 }

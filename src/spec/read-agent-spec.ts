@@ -12,7 +12,7 @@ import { Validator } from '@cfworker/json-schema';
 import { AgentError, toAgentError, type ErrorCode } from '../errors/agent-error.js';
 import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
 import agentSchema from './agent-schema.json';
-import type { AgentSpec, EdgeSpec, GotoRule, GraphWarning, NodeBody, NodeSpec, OnErrorSpec, StepSpec } from './agent-spec.js';
+import { END, START, type AgentSpec, type EdgeSpec, type GotoRule, type GraphWarning, type NodeBody, type NodeSpec, type OnErrorSpec, type StepSpec } from './agent-spec.js';
 import { checkClosedShape, dotted, type Path } from './closed-shape.js';
 import { findNonFinite } from './finite-numbers.js';
 import { parseYaml, type ParsedYaml, type YamlLimits } from './parse-yaml.js';
@@ -38,9 +38,6 @@ export interface InspectedAgentSpec {
   /** Keys accepted but ignored (TEA keys with no effect here), as messages. */
   warnings: string[];
 }
-
-const END = '__end__';
-const START = '__start__';
 
 /** Reads and checks an agent file; throws one AgentError listing every problem. */
 export function readAgentSpec(source: string, options: ReadAgentOptions = {}): AgentSpec {

@@ -26,6 +26,7 @@ import { BREAK_SIGNAL, CONTINUE_SIGNAL } from './template-loop.js';
 import { toText } from './text-writer.js';
 import { type CompiledTemplate, type TemplateLimits, type TemplateLocation, type TemplateOptions, type TemplateScope, TEMPLATE_CLOCK } from './types.js';
 import { pythonUtcIso } from './python-time.js';
+import { messageOf } from '../util/message-of.js';
 
 /**
  * Parses `source` once. Syntax errors, unknown filters and unknown tests throw `TEMPLATE_ERROR`
@@ -177,7 +178,7 @@ function locate(error: unknown, where: TemplateLocation, source: string, express
     return new AgentError(error.code, message, { ...where, details: { expression: shown, ...error.details }, cause: error });
   }
   const reason =
-    error === BREAK_SIGNAL || error === CONTINUE_SIGNAL ? 'break or continue outside a loop' : error instanceof Error ? error.message : String(error);
+    error === BREAK_SIGNAL || error === CONTINUE_SIGNAL ? 'break or continue outside a loop' : messageOf(error);
   // The engine's own stack or string length running out is a size problem, not a bug in the text.
   const code = error instanceof RangeError ? 'TEMPLATE_LIMIT' : 'TEMPLATE_ERROR';
   return new AgentError(code, `${reason} in ${shown}`, { ...where, details: { expression: shown, reason }, cause: error });

@@ -11,6 +11,7 @@ import { LIBRARY_TESTS, TEMPLATE_TESTS } from './template-tests.js';
 import { ARGUMENT_TESTS } from './argument-tests.js';
 import { attachTestArguments, liftTestArguments } from './test-arguments.js';
 import { cutText } from '../util/cut-text.js';
+import { messageOf } from '../util/message-of.js';
 
 type Program = ReturnType<typeof parse>;
 
@@ -167,7 +168,7 @@ function parseOrThrow(tokens: ReturnType<typeof tokenize>, source: string): Prog
 }
 
 function syntaxError(error: unknown, source: string): AgentError {
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = messageOf(error);
   const expression = findBrokenExpression(source) ?? snippet(source);
   return new AgentError('TEMPLATE_ERROR', `template syntax error: ${reason} in ${expression}`, {
     details: { expression, reason },

@@ -6,7 +6,7 @@
  */
 import type { LlmResponse } from '../../llm/types.js';
 import { parseModelOutput } from '../parse-output.js';
-import { textOf } from '../reasoning-trace.js';
+import { textOf } from '../../util/text-of.js';
 import { isForbiddenKey } from '../../util/forbidden-keys.js';
 import { isPlainObject } from '../../util/plain-object.js';
 import { parseJsonSafely } from '../../util/untrusted-json.js';

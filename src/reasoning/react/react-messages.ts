@@ -2,7 +2,7 @@
 import type { ChatMessage, ToolDefinition } from '../../llm/types.js';
 import renderReactPrompt from '../../prompts/react.eta';
 import renderFinalPrompt from '../../prompts/react-final.eta';
-import { textOf } from '../reasoning-trace.js';
+import { textOf } from '../../util/text-of.js';
 import { parseJsonSafely } from '../../util/untrusted-json.js';
 import type { RequestedCall } from './react-decision.js';
 import type { ToolTable } from './tool-table.js';

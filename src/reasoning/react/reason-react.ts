@@ -8,7 +8,7 @@ import type { ActionContext, ActionDefinition } from '../../actions/types.js';
 import { checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from '../action-support.js';
 import { messageOf } from '../../util/message-of.js';
 import { llmProperties } from '../../spec/parameter-shapes.js';
-import { textOf } from '../reasoning-trace.js';
+import { textOf } from '../../util/text-of.js';
 import { isPlainObject } from '../../util/plain-object.js';
 import { trackMessageHistory } from '../../llm/resolve-llm-call.js';
 import { runReactLoop, type LoopEnd, type LoopState, type ReactConfig } from './react-loop.js';

@@ -18,13 +18,14 @@ import renderJudge from '../../prompts/judge.eta';
 import { describeFailure, isControlFlow } from '../control-flow.js';
 import type { PreparedEvaluator, Verdict } from '../reflection-types.js';
 import { parseJudgeReply } from './parse-judge-reply.js';
+import { textOf } from '../../util/text-of.js';
 
 const DEFAULT_CRITERIA = 'Evaluate whether this output is valid, correct and complete.';
 const MAX_OUTPUT_CHARS = 20_000;
 const MAX_TASK_CHARS = 4_000;
 
 export async function evaluateWithJudge(evaluator: PreparedEvaluator & { type: 'llm' }, output: unknown, context: ActionContext, loopState: State, iteration: number): Promise<Verdict> {
-  const outputText = textOf(output);
+  const outputText = promptText(output);
   const scope = context.scope({ state: loopState, output, output_to_evaluate: outputText, iteration });
   let userMessage: string;
   try {
@@ -37,7 +38,7 @@ export async function evaluateWithJudge(evaluator: PreparedEvaluator & { type: '
   const examples = evaluator.examples.render(scope);
   for (const example of Array.isArray(examples) ? examples : []) {
     const pair = example as { input?: unknown; output?: unknown };
-    messages.push({ role: 'user', content: textOf(pair.input) }, { role: 'assistant', content: textOf(pair.output) });
+    messages.push({ role: 'user', content: promptText(pair.input) }, { role: 'assistant', content: promptText(pair.output) });
   }
   messages.push({ role: 'user', content: userMessage });
   const overrides = evaluator.llm.render(scope) as Record<string, unknown>;
@@ -67,8 +68,8 @@ function taskOf(loopState: State): string | undefined {
 }
 
 /** Text for a prompt: strings as they are, anything else as indented JSON (capped). */
-export function textOf(value: unknown): string {
-  const text = typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value, null, 2) ?? String(value);
+function promptText(value: unknown): string {
+  const text = value === undefined ? '' : textOf(value, 2);
   return text.length > MAX_OUTPUT_CHARS ? `${text.slice(0, MAX_OUTPUT_CHARS)}\n[... truncated ${text.length - MAX_OUTPUT_CHARS} characters]` : text;
 }
 
