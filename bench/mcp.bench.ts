@@ -18,8 +18,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createActionRegistry, createMemoryStores, loadAgent, runAgent } from '../src/index.js';
-import type { ActionDefinition } from '../src/actions/types.js';
-import type { LlmProvider, LlmResponse } from '../src/llm/types.js';
+import type { ActionDefinition } from '../src/core/action.js';
+import type { LlmProvider, LlmResponse } from '../src/core/model-provider.js';
 // @ts-expect-error plain ESM build helper without types
 import { baseOptions } from '../build/shared.mjs';
 import type { BenchResult } from './bench-result.js';

@@ -7,10 +7,10 @@
  * - CoT parse throughput: a typical fenced chain-of-thought reply with prose around it.
  */
 import { createActionRegistry, createMemoryStores, loadAgent, runAgent } from '../src/index.js';
-import type { ActionCompiler, ActionContext, ActionDefinition } from '../src/actions/types.js';
+import type { ActionCompiler, ActionContext, ActionDefinition } from '../src/core/action.js';
 import type { RunResult } from '../src/graph/run-types.js';
-import type { LlmProvider, LlmResponse } from '../src/llm/types.js';
-import { AgentError } from '../src/errors/agent-error.js';
+import type { LlmProvider, LlmResponse } from '../src/core/model-provider.js';
+import { AgentError } from '../src/core/agent-error.js';
 import { compileSchema } from '../src/schema/compile-schema.js';
 import { reasonReact } from '../src/reasoning/react/reason-react.js';
 import { parseModelOutput } from '../src/reasoning/parse-output.js';

@@ -9,8 +9,8 @@
  *   collected), valid and invalid instances.
  */
 import { createMemoryStores, loadAgent, runAgent } from '../src/index.js';
-import type { ActionContext } from '../src/actions/types.js';
-import type { LlmProvider, LlmResponse } from '../src/llm/types.js';
+import type { ActionContext } from '../src/core/action.js';
+import type { LlmProvider, LlmResponse } from '../src/core/model-provider.js';
 import { reflectionLoop } from '../src/reflection/reflection-loop.js';
 import { compileSchema } from '../src/schema/compile-schema.js';
 import type { BenchResult } from './bench-result.js';

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createFsStores } from '../adapters/fs/index.js';
 import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import { createMemoryStores } from '../src/storage/memory-store.js';
-import type { TraceStore } from '../src/storage/trace-store.js';
+import type { TraceStore } from '../src/core/trace-store.js';
 import type { BenchResult } from './bench-result.js';
 
 

@@ -1,7 +1,7 @@
 /** Reading an agent file for the CLI, with errors printed as file:line:column CODE message. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AgentError } from '../src/errors/agent-error.js';
+import { AgentError } from '../src/core/agent-error.js';
 import { formatProblem, problemsOf } from '../src/errors/load-problems.js';
 import { loadAgent } from '../src/graph/load-agent.js';
 import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';

@@ -10,7 +10,7 @@
  * killed, LLM_TIMEOUT. Browsers, Workers and Deno have no such provider: it is refused at load.
  */
 import { spawn } from 'node:child_process';
-import { AgentError } from '../src/errors/agent-error.js';
+import { AgentError } from '../src/core/agent-error.js';
 import type { ChatMessage, LlmConnection, LlmRequest, LlmResponse, LlmStreamPart, ModelProvider, ModelProviderFactory } from '../src/core/model-provider.js';
 import { createProvider } from '../src/llm/create-provider.js';
 

@@ -13,7 +13,7 @@ import { llmChatEmbedActions } from './actions/llm-chat-embed.js';
 import { createRegistry, type ActionRegistry } from './actions/registry.js';
 import { retryLoop } from './actions/retry-loop.js';
 import { stateActions } from './actions/state-actions.js';
-import type { ActionDefinition } from './actions/types.js';
+import type { ActionDefinition } from './core/action.js';
 import { reasoningActions } from './reasoning/actions.js';
 import { reasonCot } from './reasoning/reason-cot.js';
 import { reasonReact } from './reasoning/react/reason-react.js';

@@ -21,12 +21,12 @@ export type { AgentSpec, NodeSpec } from './spec/agent-spec.js';
 export { readAgentSpec } from './spec/read-agent-spec.js';
 
 // Errors and events
-export { AgentError, ERROR_CODES, formatAgentError, toAgentError } from './errors/agent-error.js';
-export type { ErrorCode, ErrorLocation, AgentErrorJson } from './errors/agent-error.js';
+export { AgentError, ERROR_CODES, formatAgentError, toAgentError } from './core/agent-error.js';
+export type { ErrorCode, ErrorLocation, AgentErrorJson } from './core/agent-error.js';
 export { formatProblem, problemsOf, MAX_LOAD_PROBLEMS } from './errors/load-problems.js';
 export type { LoadProblem } from './errors/load-problems.js';
-export { EVENT_TYPES, isTruncatedData } from './events/event.js';
-export type { AgentEvent, EventData, EventDataMap, EventError, EventOf, EventType, RunStatus, StopReason, SubRunFrame } from './events/event.js';
+export { EVENT_TYPES, isTruncatedData } from './core/events.js';
+export type { AgentEvent, EventData, EventDataMap, EventError, EventOf, EventType, RunStatus, StopReason, SubRunFrame } from './core/events.js';
 export { upgradeEvent } from './events/upgrade-event.js';
 export { sanitizeEvent } from './events/redact.js';
 

@@ -5,7 +5,7 @@
  * sub-problem tree with each answer, and every streamed model output. (ReAct steps and the live
  * reflection verdicts are in run-sections.tsx.)
  */
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import { formatJson } from './dom.js';
 import { diffLines, type DiffLine } from './diff.js';
 import type { RunSummary } from './run-summary.js';

@@ -3,8 +3,8 @@
  * machine (or the scripted demo model), watch it live, and find every run again in the history
  * kept in IndexedDB. The editor (CodeMirror) is loaded after the first paint, in its own chunk.
  */
-import type { AgentErrorJson } from '../src/errors/agent-error.js';
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentErrorJson } from '../src/core/agent-error.js';
+import type { AgentEvent } from '../src/core/events.js';
 import { EngineClient } from './engine-client.js';
 import type { HistoryPanel, HistorySource } from './history-panel.js';
 import type { RemoteBackend } from './backend.js';

@@ -3,7 +3,7 @@
  * one run view and one flow: it asks the back-end to start, resume, follow or cancel, and gets
  * the run's events and its outcome, the same as from the engine worker.
  */
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import type { RunOutcome } from './protocol.js';
 
 export type EventSink = (runId: string, event: AgentEvent) => void;

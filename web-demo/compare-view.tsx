@@ -3,8 +3,8 @@
  * outcome, the figures (time, tokens, model calls, models) with the difference, and the final
  * states key by key.
  */
-import type { AgentEvent } from '../src/events/event.js';
-import type { RunRecord } from '../src/storage/trace-store.js';
+import type { AgentEvent } from '../src/core/events.js';
+import type { RunRecord } from '../src/core/trace-store.js';
 import { runFigures, type RunFigures } from './run-figures.js';
 import { summarize } from './run-summary.js';
 import { StateDiff } from './timeline-view.js';

@@ -2,7 +2,7 @@
  * The stand-in answer of the scripted demo model for an agent that has no scripted responses of
  * its own: one clearly labelled reply telling the user what to do, instead of a failed run.
  */
-import type { LlmProvider, LlmResponse, LlmStreamPart } from '../src/llm/types.js';
+import type { LlmProvider, LlmResponse, LlmStreamPart } from '../src/core/model-provider.js';
 
 export const DEMO_REPLY =
   '[scripted demo model] This agent has no scripted answers (settings.llm.scripted), so the demo model can only say this. ' +

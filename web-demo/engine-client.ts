@@ -6,7 +6,7 @@
  * period (a script spinning in a loop), its worker is terminated and a fresh one started, and
  * the run is reported as cancelled.
  */
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import type { ModelSettings } from './model-settings.js';
 import type { AgentProblem, ProbeOutcome, RequestMessage, ResponseMessage, RunOutcome } from './protocol.js';
 import type { AgentGraph } from './agent-graph.js';

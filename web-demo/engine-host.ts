@@ -16,7 +16,7 @@ import { createProvider } from '../src/llm/create-provider.js';
 import { createIndexedDbStores } from '../adapters/indexeddb/index.js';
 import { createOpfsFileStore, hasOpfs } from '../adapters/opfs/opfs-file-store.js';
 import { textAgentFileSource } from '../src/graph/agent-files.js';
-import type { LlmConnection } from '../src/llm/types.js';
+import type { LlmConnection } from '../src/core/model-provider.js';
 import { agentGraph } from './agent-graph.js';
 import { createDemoModel } from './demo-model.js';
 import { toOverrides, type ModelSettings } from './model-settings.js';

@@ -2,7 +2,7 @@
  * The raw events of a run in a <details> (closed at first; it stays as the user leaves it while
  * the run streams).
  */
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import { memo } from './memo.js';
 import { VirtualList } from './virtual-list.js';
 

@@ -8,8 +8,8 @@
  */
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { AgentEvent } from '../src/events/event.js';
-import type { RunRecord } from '../src/storage/trace-store.js';
+import type { AgentEvent } from '../src/core/events.js';
+import type { RunRecord } from '../src/core/trace-store.js';
 import { upgradeEvent } from '../src/events/upgrade-event.js';
 import { toNdjson } from './ndjson.js';
 import { parseRunFile } from './run-file.js';

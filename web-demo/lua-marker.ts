@@ -3,7 +3,7 @@
  * one. The page guesses from the text first (`mayUseLua`); when a guess is wrong the light
  * engine's load error has the code below, and the page retries on the full engine.
  */
-import type { ErrorCode } from '../src/errors/agent-error.js';
+import type { ErrorCode } from '../src/core/agent-error.js';
 
 /** The error code of an agent with inline code loaded by an engine without that sandbox. */
 export const SCRIPT_ENGINE_NOT_LOADED: ErrorCode = 'SCRIPT_ENGINE_NOT_LOADED';

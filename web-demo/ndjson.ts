@@ -2,7 +2,7 @@
  * Export and import of a run's events as NDJSON (one JSON event per line), the format of
  * `GET /runs/:id/events` and `tea-edge run --stream`.
  */
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import { upgradeEvent } from '../src/events/upgrade-event.js';
 
 /** One event per line, newline-terminated. */

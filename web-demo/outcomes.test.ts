@@ -5,8 +5,8 @@
 // the browser side is tests/browser/web-demo-outcomes.test.ts.
 import { describe, expect, it } from 'vitest';
 import { Text } from '@codemirror/state';
-import type { AgentEvent, EventData, EventType } from '../src/events/event.js';
-import { AgentError } from '../src/errors/agent-error.js';
+import type { AgentEvent, EventData, EventType } from '../src/core/events.js';
+import { AgentError } from '../src/core/agent-error.js';
 import { emptySummary, endRun, failedCalls, summarize } from './run-summary.js';
 import { outcomeSentence } from './run-outcome.js';
 import { MAX_PROBLEMS, problemsFromLoadError } from './load-problems.js';

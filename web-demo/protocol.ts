@@ -3,7 +3,7 @@
  * message is plain structured-clone data. The page owns the worker: when a run does not stop on
  * `cancel` (a runaway script), the page terminates the worker and starts a new one.
  */
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import type { ModelSettings } from './model-settings.js';
 import type { AgentGraph } from './agent-graph.js';
 

@@ -8,8 +8,8 @@
  * the HTML parser reads it, and U+2028/U+2029 are escaped too so the text is also a valid script
  * literal. JSON.parse reads the escapes back to the same strings.
  */
-import type { AgentEvent } from '../src/events/event.js';
-import type { RunRecord } from '../src/storage/trace-store.js';
+import type { AgentEvent } from '../src/core/events.js';
+import type { RunRecord } from '../src/core/trace-store.js';
 
 export const REPORT_DATA_ID = 'tea-run-data';
 const OPENING = `<script type="application/json" id="${REPORT_DATA_ID}">`;

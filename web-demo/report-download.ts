@@ -2,7 +2,7 @@
  * "Save as HTML report" from the run view: the run on screen written as one self-contained HTML
  * file (report.ts) and downloaded. Its own lazy chunk: nothing of it loads until the button is used.
  */
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import { download } from './history-panel.js';
 import { runReport } from './report.js';
 import { recordFromEvents } from './run-record.js';

@@ -2,8 +2,8 @@
 // block or add markup, the data reads back to the same events, and the Content Security Policy
 // names the hash of the one inline script the report carries.
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../src/events/event.js';
-import type { RunRecord } from '../src/storage/trace-store.js';
+import type { AgentEvent } from '../src/core/events.js';
+import type { RunRecord } from '../src/core/trace-store.js';
 import { runReport } from './report.js';
 import { escapeJsonForHtml, isReport, readReportData } from './report-data.js';
 

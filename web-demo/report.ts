@@ -9,8 +9,8 @@
  * Security Policy allows that script alone (by its hash), inline styles and nothing else: no
  * request can leave the page, and no script smuggled into the data could run.
  */
-import type { AgentEvent } from '../src/events/event.js';
-import type { RunRecord } from '../src/storage/trace-store.js';
+import type { AgentEvent } from '../src/core/events.js';
+import type { RunRecord } from '../src/core/trace-store.js';
 import { runFigures } from './run-figures.js';
 import { summarize } from './run-summary.js';
 import { buildTimeline, type TimelineItem } from './timeline.js';

@@ -1,5 +1,5 @@
 /** The figures of a run, for the report and the comparison: time, tokens, model calls, models. */
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import { buildTimeline } from './timeline.js';
 
 export interface RunFigures {

@@ -1,6 +1,6 @@
 /** The run record of an imported run, rebuilt from its events. */
-import type { AgentEvent } from '../src/events/event.js';
-import type { RunRecord } from '../src/storage/trace-store.js';
+import type { AgentEvent } from '../src/core/events.js';
+import type { RunRecord } from '../src/core/trace-store.js';
 
 type RunErrorCode = NonNullable<RunRecord['error']>['code'];
 

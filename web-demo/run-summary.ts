@@ -3,7 +3,7 @@
  * event at a time) and a past run rebuilt from IndexedDB or an imported NDJSON file, so both
  * look the same.
  */
-import type { AgentEvent, EventType } from '../src/events/event.js';
+import type { AgentEvent, EventType } from '../src/core/events.js';
 import { isPlainObject } from '../src/util/plain-object.js';
 
 export interface ReflectionAttemptView {

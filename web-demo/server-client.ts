@@ -5,8 +5,8 @@
  * reconnection from the last seq seen (`Last-Event-ID`), cancel, and read the run history.
  * Browser `fetch` only (EventSource cannot send a bearer token), so it runs in Node tests too.
  */
-import type { AgentEvent } from '../src/events/event.js';
-import type { RunRecord } from '../src/storage/trace-store.js';
+import type { AgentEvent } from '../src/core/events.js';
+import type { RunRecord } from '../src/core/trace-store.js';
 
 export interface ServerAgent {
   name: string;

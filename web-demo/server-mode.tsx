@@ -8,7 +8,7 @@
  */
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import { agentGraph, type AgentGraph } from './agent-graph.js';
 import type { EventSink, RemoteBackend } from './backend.js';
 import type { HistorySource } from './history-panel.js';

@@ -1,7 +1,7 @@
 // The studio's pure parts in Node: the line and state diffs, the timeline built from events, the
 // action finder and the offline report's escaping.
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import { diffLines, diffState } from './diff.js';
 import { buildTimeline, groupRounds } from './timeline.js';
 import { diffWords, findActions } from './action-views.js';

@@ -1,5 +1,5 @@
 /** The history of runs made in this tab: the IndexedDB trace store as a history source. */
-import type { TraceStore } from '../src/storage/trace-store.js';
+import type { TraceStore } from '../src/core/trace-store.js';
 import type { HistorySource } from './history-panel.js';
 
 export function tabHistory(store: TraceStore): HistorySource {

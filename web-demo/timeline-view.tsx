@@ -16,7 +16,7 @@ function duration(ms: number): string {
 import { buildTimeline, groupRounds, type TimelineItem, type TimelineRound } from './timeline.js';
 import { VirtualList } from './virtual-list.js';
 import { ModelCallDetail } from './model-call-detail.js';
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 
 const KIND_LABEL: Record<TimelineItem['kind'], string> = { node: 'node', lua: 'Lua', model: 'model', tool: 'tool', pause: 'pause' };
 

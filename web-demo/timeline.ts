@@ -8,7 +8,7 @@
  * One reducer per event type (`REDUCERS`, a mapped type over every event type): a new event type
  * does not compile until it has one here, even when it adds nothing to the timeline.
  */
-import type { AgentEvent, EventType } from '../src/events/event.js';
+import type { AgentEvent, EventType } from '../src/core/events.js';
 import { isPlainObject } from '../src/util/plain-object.js';
 
 export type TimelineKind = 'node' | 'lua' | 'model' | 'tool' | 'pause';

@@ -8,7 +8,7 @@ import { defaultSettings, loadSettings, saveSettings, STORAGE_KEY, toOverrides }
 import { summarize } from './run-summary.js';
 import { keysAt, parentPath } from './schema-completion.js';
 import { recordFromEvents } from './run-record.js';
-import type { AgentEvent, EventData, EventType } from '../src/events/event.js';
+import type { AgentEvent, EventData, EventType } from '../src/core/events.js';
 import { createDemoModel, DEMO_REPLY } from './demo-model.js';
 import { mayUseLua, needsScriptEngine } from './lua-marker.js';
 import { loadAgent } from '../src/graph/load-agent.js';

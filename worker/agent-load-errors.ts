@@ -5,7 +5,7 @@
  * `{code, message, file, line?, column?, node?, field?}` with the message free of its location.
  */
 import type { EventError } from '../src/core/events.js';
-import { AgentError } from '../src/errors/agent-error.js';
+import { AgentError } from '../src/core/agent-error.js';
 
 export const MAX_LOAD_ERRORS = 50;
 const LOCATION_KEYS = ['file', 'line', 'column', 'node', 'field'] as const;

@@ -39,7 +39,7 @@ import { resumeRun } from '../src/graph/resume-run.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import type { ResumeInput, RunOptions } from '../src/graph/run-types.js';
 import { reviewRun } from '../src/reflection/review/review-run.js';
-import type { CheckpointStore, RunOwner, TraceStore } from '../src/storage/trace-store.js';
+import type { CheckpointStore, RunOwner, TraceStore } from '../src/core/trace-store.js';
 import { toAgentSource, type AgentSource } from './agent-source.js';
 import { forkRun } from './fork-run.js';
 import { roleOf } from './role-of.js';

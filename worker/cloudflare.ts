@@ -19,7 +19,7 @@
  */
 import agentFiles from 'virtual:tea-agents';
 import { createKvStores, type KVNamespaceLike } from '../adapters/workers-kv/index.js';
-import { AgentError } from '../src/errors/agent-error.js';
+import { AgentError } from '../src/core/agent-error.js';
 import { createApp } from './app.js';
 import { createR2FileStore, type R2BucketLike } from '../adapters/r2/r2-file-store.js';
 import { prebuiltAgentFiles } from './prebuilt-agent-files.js';

@@ -10,7 +10,7 @@
  * see another process's writes to a local database file: measured with deno 2.9.6, the watcher
  * got the first value and nothing after in 4 s of writes from a second process).
  */
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
 import { commit, splitText } from '../adapters/deno-kv/deno-kv-texts.js';
 import { eventsPrefix, lastEventSeq, readEventsAfter } from '../adapters/deno-kv/deno-kv-events.js';

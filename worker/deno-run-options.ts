@@ -5,9 +5,9 @@
  * over Deno KV. Once the writer is fenced (another process took the run over, or this one handed
  * it over) nothing more is written for the run: the writes are dropped, checkpoints refused.
  */
-import { AgentError } from '../src/errors/agent-error.js';
+import { AgentError } from '../src/core/agent-error.js';
 import type { RunOptions } from '../src/graph/run-types.js';
-import type { CheckpointStore, TraceStore } from '../src/storage/trace-store.js';
+import type { CheckpointStore, TraceStore } from '../src/core/trace-store.js';
 import { restartsFor, type ResumePoint } from './durable-continue.js';
 import type { DenoRunLog, EventWriter } from './deno-run-log.js';
 import type { DenoRunState, RunCaller } from './deno-run-state.js';

@@ -8,7 +8,7 @@
 import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
 import { commit, getJson, listKeys, setText } from '../adapters/deno-kv/deno-kv-texts.js';
 import type { ResumePoint } from './durable-continue.js';
-import type { RunOwner } from '../src/storage/trace-store.js';
+import type { RunOwner } from '../src/core/trace-store.js';
 
 /** The caller a segment runs for: its role (tool permissions) and, for a new run, its owner. */
 export type RunCaller = Pick<StartInfo, 'role' | 'owner'>;

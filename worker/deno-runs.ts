@@ -18,13 +18,13 @@
  * over (a process that stopped), from their last node checkpoint: the node that was running runs
  * again, no node finished before it does. The same sweep runs at start-up.
  */
-import { AgentError, toAgentError, type AgentErrorJson } from '../src/errors/agent-error.js';
+import { AgentError, toAgentError, type AgentErrorJson } from '../src/core/agent-error.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import { runAgent } from '../src/graph/run-agent.js';
 import { checkStateUpdate, continueFromNode, findResumable, resumeAgent } from '../src/graph/resume-run.js';
 import type { AgentRun, ResumeInput, RunOptions, RunResult } from '../src/graph/run-types.js';
-import type { AgentEvent, DoneData, StopReason } from '../src/events/event.js';
-import type { CheckpointStore, RunRecord, TraceStore } from '../src/storage/trace-store.js';
+import type { AgentEvent, DoneData, StopReason } from '../src/core/events.js';
+import type { CheckpointStore, RunRecord, TraceStore } from '../src/core/trace-store.js';
 import type { DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
 import { commit, guard, listKeys } from '../adapters/deno-kv/deno-kv-texts.js';
 import type { AgentSource } from './agent-source.js';

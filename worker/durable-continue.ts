@@ -7,9 +7,9 @@
  * already continued MAX_RESTARTS times from the same checkpoint (a node that kills its host would
  * loop forever), or the agent or node is not served any more (NOT_FOUND).
  */
-import { AgentError } from '../src/errors/agent-error.js';
-import type { AgentEvent, DoneData, StopReason } from '../src/events/event.js';
-import type { RunRecord } from '../src/storage/trace-store.js';
+import { AgentError } from '../src/core/agent-error.js';
+import type { AgentEvent, DoneData, StopReason } from '../src/core/events.js';
+import type { RunRecord } from '../src/core/trace-store.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import type { NodeCheckpoint } from '../src/graph/run-types.js';
 

@@ -24,11 +24,11 @@
 import { mkdir, open, stat, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { AgentError, toAgentError } from '../src/errors/agent-error.js';
+import { AgentError, toAgentError } from '../src/core/agent-error.js';
 import { fromStoredJson, toStoredJson } from '../src/storage/json-copy.js';
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import type { NodeCheckpoint, RunDurability } from '../src/graph/run-types.js';
-import type { TraceStore } from '../src/storage/trace-store.js';
+import type { TraceStore } from '../src/core/trace-store.js';
 import { appendText, describeFile, listDirectory, readTextIfExists, removePath, traceFileFailure, writeAtomic } from '../adapters/fs/fs-files.js';
 import { safeName } from '../adapters/fs/safe-name.js';
 import { restartsFor, type ResumePoint } from './durable-continue.js';

@@ -20,8 +20,8 @@
  * events, and Workers KV for what spans runs (the listing, insights, retention).
  */
 import type { Context, Hono } from 'hono';
-import type { AgentEvent } from '../src/events/event.js';
-import type { RunRecord, TraceStore } from '../src/storage/trace-store.js';
+import type { AgentEvent } from '../src/core/events.js';
+import type { RunRecord, TraceStore } from '../src/core/trace-store.js';
 import type { AgentSource } from './agent-source.js';
 import { FORK_KEYS, readForkBody, readResumeInput, RESUME_KEYS, type AppEnv, type AppOptions } from './app.js';
 import { errorResponse, httpError } from './error-status.js';

@@ -23,11 +23,11 @@
  * (Workers KV), which also receives every record this store writes. A failing index never fails the
  * run: the object holds the truth, KV only lists it (worker/README.md "Which store holds what").
  */
-import type { AgentEvent } from '../src/events/event.js';
-import { AgentError } from '../src/errors/agent-error.js';
+import type { AgentEvent } from '../src/core/events.js';
+import { AgentError } from '../src/core/agent-error.js';
 import type { NodeCheckpoint } from '../src/graph/run-types.js';
 import type { ResumePoint } from './durable-continue.js';
-import type { Checkpoint, CheckpointStore, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../src/storage/trace-store.js';
+import type { Checkpoint, CheckpointStore, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../src/core/trace-store.js';
 
 /** Storage writes of one object: SQLite rows written, and puts to the KV index (counted by the host's KV binding wrapper). */
 export interface StorageWrites {

@@ -8,7 +8,7 @@
  * the `done` event carries it.
  */
 import type { EventError } from '../src/core/events.js';
-import { AgentError, toAgentError, type AgentErrorOptions, type ErrorCode } from '../src/errors/agent-error.js';
+import { AgentError, toAgentError, type AgentErrorOptions, type ErrorCode } from '../src/core/agent-error.js';
 
 /** Codes the HTTP layer answers with, and their statuses. Anything else is a 500. */
 export const ERROR_STATUS: Readonly<Record<string, number>> = {

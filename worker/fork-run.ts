@@ -14,8 +14,8 @@
  * (worker/run-access.ts); the new run's owner is the caller that forked it.
  */
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
-import type { CheckpointStore, RunLineage, RunOwner, RunRecord, TraceStore } from '../src/storage/trace-store.js';
-import { AgentError } from '../src/errors/agent-error.js';
+import type { CheckpointStore, RunLineage, RunOwner, RunRecord, TraceStore } from '../src/core/trace-store.js';
+import { AgentError } from '../src/core/agent-error.js';
 import { forkedState } from '../src/graph/run-input.js';
 
 export interface ForkRequest {

@@ -2,7 +2,7 @@
  * Reading a host's configuration strings (Workers vars and secrets, Deno environment variables)
  * into app options: API tokens, CORS origins, model endpoint overrides, numbers.
  */
-import { AgentError } from '../src/errors/agent-error.js';
+import { AgentError } from '../src/core/agent-error.js';
 import type { AppOptions } from './app.js';
 import { secretsFromNames } from '../src/spec/env-names.js';
 import { quoteText } from '../src/util/cut-text.js';

@@ -27,12 +27,12 @@
  * cannot be told from here.)
  */
 import type { Context, Hono } from 'hono';
-import type { AgentEvent, StopReason } from '../src/events/event.js';
-import { AgentError, toAgentError } from '../src/errors/agent-error.js';
+import type { AgentEvent, StopReason } from '../src/core/events.js';
+import { AgentError, toAgentError } from '../src/core/agent-error.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
 import { continueFromNode } from '../src/graph/resume-run.js';
 import type { AgentRun, RunOptions, RunResult } from '../src/graph/run-types.js';
-import type { RetentionPolicy, RunRecord } from '../src/storage/trace-store.js';
+import type { RetentionPolicy, RunRecord } from '../src/core/trace-store.js';
 import { readResumeInput, RESUME_KEYS, type AppEnv, type RouteContext } from './app.js';
 import { httpError } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';

@@ -20,7 +20,7 @@
  */
 import type { Context, ExecutionContext, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import { createSseParser } from '../src/llm/sse-parser.js';
 import type { Sanitizer } from '../src/events/outbound.js';
 import { isPlainObject } from '../src/util/plain-object.js';
@@ -29,7 +29,7 @@ import type { AgentSource } from './agent-source.js';
 import type { AppEnv } from './app.js';
 import { errorResponse } from './error-status.js';
 import { readJsonValue } from './read-json-body.js';
-import { toAgentError } from '../src/errors/agent-error.js';
+import { toAgentError } from '../src/core/agent-error.js';
 import { cutText, quoteText } from '../src/util/cut-text.js';
 
 /** Protocol revisions this server answers; the newest is offered when the client's is unknown. */

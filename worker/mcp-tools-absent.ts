@@ -4,7 +4,7 @@
  * (about 7 KB gzip), and an MCP tool of an agent a host adds later is refused when its node
  * starts, with a typed error instead of a missing module.
  */
-import { AgentError } from '../src/errors/agent-error.js';
+import { AgentError } from '../src/core/agent-error.js';
 
 function absent(server: string): AgentError {
   return new AgentError('FORBIDDEN', `this worker was built without the MCP client (none of its bundled agents declares settings.mcp), so MCP server '${server}' cannot be used`, {

@@ -28,7 +28,7 @@ import { agentSecrets, numberVariable, optionsFromVariables } from './host-confi
 import { localRunRoutes } from './local-runs.js';
 import { DEFAULT_LEASE_MS, DurableRunFiles } from './durable-fs.js';
 import { DEFAULT_RUN_QUEUE, defaultMaxConcurrentRuns, RunSlots } from './run-slots.js';
-import type { RetentionPolicy } from '../src/storage/trace-store.js';
+import type { RetentionPolicy } from '../src/core/trace-store.js';
 import { hostGuard, isLoopbackHostname, loopbackHosts } from './request-guard.js';
 import { checkOpenApi } from './open-api-guard.js';
 

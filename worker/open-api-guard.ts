@@ -4,7 +4,7 @@
  * refused (HOST_CONFIG) unless the host allows an open API explicitly (`tea-edge serve
  * --allow-no-auth`, `ALLOW_NO_AUTH=1` on Deno); then it is still said once, as a warning.
  */
-import { AgentError } from '../src/errors/agent-error.js';
+import { AgentError } from '../src/core/agent-error.js';
 import { isLoopbackHostname } from './request-guard.js';
 
 export interface OpenApiCheck {

@@ -4,7 +4,7 @@
  * parser. The build already compiled each one, so a failure here would mean the bundle and the
  * engine disagree: it surfaces as INVALID_AGENT on requests instead of crashing the isolate.
  */
-import { toAgentError, type AgentError } from '../src/errors/agent-error.js';
+import { toAgentError, type AgentError } from '../src/core/agent-error.js';
 import { combineLoadErrors } from './agent-load-errors.js';
 import type { ScriptSandboxes } from '../src/core/script-sandbox.js';
 import { compileAgent } from '../src/graph/compile-agent.js';

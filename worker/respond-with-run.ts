@@ -16,7 +16,7 @@
  */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import type { AgentRun, RunResult } from '../src/graph/run-types.js';
 import type { Sanitizer } from '../src/events/outbound.js';
 import { errorJsonResponse, statusOfRun } from './error-status.js';

@@ -4,7 +4,7 @@
  * engine for tool permissions, and the token's fingerprint with it is the owner of the runs it
  * starts (worker/run-access.ts). Tokens are compared in constant time.
  */
-import type { RunOwner } from '../src/storage/trace-store.js';
+import type { RunOwner } from '../src/core/trace-store.js';
 import { httpError } from './error-status.js';
 import { ownerOf } from './run-access.js';
 

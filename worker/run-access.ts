@@ -12,7 +12,7 @@
  * latest checkpoint) from the app's stores.
  */
 import type { MiddlewareHandler } from 'hono';
-import type { CheckpointStore, RunOwner, TraceStore } from '../src/storage/trace-store.js';
+import type { CheckpointStore, RunOwner, TraceStore } from '../src/core/trace-store.js';
 import { sha256Hex } from '../src/util/sha256.js';
 import type { AppEnv } from './app.js';
 import { httpError } from './error-status.js';

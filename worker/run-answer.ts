@@ -5,9 +5,9 @@
  * segment's events, followed from the run's log). A start or resume that never began (a lost claim,
  * an unknown run) is answered as a request error, never as a 202 or a run result.
  */
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import type { Sanitizer } from '../src/events/outbound.js';
-import { toAgentError } from '../src/errors/agent-error.js';
+import { toAgentError } from '../src/core/agent-error.js';
 import type { AgentRun, RunResult } from '../src/graph/run-types.js';
 import { errorJsonResponse, statusOfRun } from './error-status.js';
 import { resultBody } from './respond-with-run.js';

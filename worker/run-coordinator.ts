@@ -31,12 +31,12 @@
  * kills its object would otherwise loop forever).
  */
 import type { AgentRun, ResumeInput, RunDurability, RunOptions } from '../src/graph/run-types.js';
-import type { DoneData, StopReason } from '../src/events/event.js';
+import type { DoneData, StopReason } from '../src/core/events.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
 import { continueFromNode } from '../src/graph/resume-run.js';
-import { AgentError } from '../src/errors/agent-error.js';
+import { AgentError } from '../src/core/agent-error.js';
 import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
-import type { RunOwner, RunRecord, TraceStore } from '../src/storage/trace-store.js';
+import type { RunOwner, RunRecord, TraceStore } from '../src/core/trace-store.js';
 import type { AgentSource } from './agent-source.js';
 import { DurableRunStore, type SqlStorageLike, type StorageWrites } from './durable-run-store.js';
 import { errorJsonResponse, errorResponse, toErrorResponse } from './error-status.js';

@@ -9,7 +9,7 @@
  * when it writes, and the write failing is what runs `onDisconnect`.
  */
 import { httpError } from './error-status.js';
-import type { AgentEvent } from '../src/events/event.js';
+import type { AgentEvent } from '../src/core/events.js';
 import type { Sanitizer } from '../src/events/outbound.js';
 import { quoteText } from '../src/util/cut-text.js';
 

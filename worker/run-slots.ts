@@ -5,7 +5,7 @@
  * little instead of making every run (and `/health`) slow. Runs a server continues after another
  * process died are not refused: they were accepted before, and take a slot over the limit.
  */
-import { AgentError } from '../src/errors/agent-error.js';
+import { AgentError } from '../src/core/agent-error.js';
 import { errorJsonResponse } from './error-status.js';
 
 /**

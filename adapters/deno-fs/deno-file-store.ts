@@ -6,7 +6,7 @@
  * file (or of its nearest existing folder) must stay inside the root's real path, so a symbolic
  * link cannot lead out. Declares the slice of the `Deno` namespace it uses.
  */
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import type { FileStore } from '../../src/core/file-store.js';
 import { rootedPathRefusal } from '../../src/util/rooted-path.js';
 import { storageError } from '../../src/storage/storage-error.js';

@@ -3,7 +3,7 @@
  * stored as numbered pieces under `[...key, i]` with a small header at `key`, all in one atomic
  * commit. Every failure becomes STORAGE_ERROR naming the operation.
  */
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from './deno-kv-like.js';
 import { splitUtf8 } from '../../src/storage/split-utf8.js';
 import { messageOf } from '../../src/util/message-of.js';

@@ -23,7 +23,7 @@
  * its path inside the directory (never the host's), with the system's reason (fs-files.ts).
  */
 import path from 'node:path';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import { fromStoredJson, toStoredJson } from '../../src/storage/json-copy.js';
 import { listRunPage, runsToRetire } from '../../src/storage/run-listing.js';
 import type {
@@ -35,7 +35,7 @@ import type {
   RunPage,
   RunRecord,
   TraceStore,
-} from '../../src/storage/trace-store.js';
+} from '../../src/core/trace-store.js';
 import { appendText, createExclusive, describeFile, listDirectory, readTextIfExists, removePath, writeAtomic } from './fs-files.js';
 import { safeName } from './safe-name.js';
 

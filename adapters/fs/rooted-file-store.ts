@@ -9,7 +9,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import type { FileStore } from '../../src/core/file-store.js';
 import { rootedPathRefusal } from '../../src/util/rooted-path.js';
 import { BeneathRefusal, openBeneath } from './open-beneath.js';

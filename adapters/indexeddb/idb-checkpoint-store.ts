@@ -5,7 +5,7 @@
  * time, so exactly one caller wins, across tabs too.
  */
 import { fromStoredJson, toStoredJson } from '../../src/storage/json-copy.js';
-import type { Checkpoint, CheckpointStore } from '../../src/storage/trace-store.js';
+import type { Checkpoint, CheckpointStore } from '../../src/core/trace-store.js';
 import type { TraceConnection } from './idb-connection.js';
 import { idbStorageError } from './idb-errors.js';
 

@@ -4,11 +4,11 @@
  * and `by_updated`. Every transaction is opened after the work it needs is collected and holds
  * only IndexedDB requests, never an `await` of anything else.
  */
-import type { AgentEvent } from '../../src/events/event.js';
-import { AgentError } from '../../src/errors/agent-error.js';
+import type { AgentEvent } from '../../src/core/events.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import { fromStoredJson, inertCopy, toStoredJson } from '../../src/storage/json-copy.js';
 import { decodeCursor, encodeCursor, pageSize } from '../../src/storage/run-listing.js';
-import type { Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../../src/storage/trace-store.js';
+import type { Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../../src/core/trace-store.js';
 import type { TraceConnection } from './idb-connection.js';
 import { idbStorageError } from './idb-errors.js';
 import type { EventChunk, StoredRun } from './schema.js';

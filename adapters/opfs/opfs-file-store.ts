@@ -4,7 +4,7 @@
  * as normal rooted paths; each segment is a name looked up in its folder handle, so `..`, links
  * and absolute paths have no meaning here. Files are private to the page's origin.
  */
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import type { FileStore } from '../../src/core/file-store.js';
 import { storageError } from '../../src/storage/storage-error.js';
 

@@ -9,7 +9,7 @@
  * propagation delay (up to about 60 s) can both win; the HTTP app adds an in-isolate lock, and a
  * deployment that needs a hard guarantee across the world should put claims in a Durable Object.
  */
-import type { Checkpoint, CheckpointStore } from '../../src/storage/trace-store.js';
+import type { Checkpoint, CheckpointStore } from '../../src/core/trace-store.js';
 import { keyPart, runKeys } from './kv-keys.js';
 import { kvFailure, type KvWriter } from './kv-writer.js';
 import type { KVNamespaceLike } from './kv-namespace-like.js';

@@ -38,7 +38,7 @@ async function engineLoader(root) {
     baseOptions({
       stdin: {
         contents: [
-          "export { readAgentSpec } from './src/spec/read-agent-spec.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { formatAgentError, toAgentError } from './src/errors/agent-error.ts';",
+          "export { readAgentSpec } from './src/spec/read-agent-spec.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { formatAgentError, toAgentError } from './src/core/agent-error.ts';",
           sandboxesModuleSource(root, SCRIPT_LANGUAGES, 'SCRIPT_SANDBOXES'),
         ].join('\n'),
         resolveDir: root,

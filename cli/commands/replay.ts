@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { createFsStores } from '../../adapters/fs/index.js';
-import { formatAgentError, toAgentError } from '../../src/errors/agent-error.js';
+import { formatAgentError, toAgentError } from '../../src/core/agent-error.js';
 import type { RunOptions } from '../../src/graph/run-types.js';
 import { createReplayProvider } from '../../src/llm/replay.js';
 import { isPlainObject } from '../../src/util/safe-json.js';

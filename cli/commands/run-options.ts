@@ -6,7 +6,7 @@ import type { LlmOverrides, RunOptions } from '../../src/graph/run-types.js';
 import { ROLE_ORDER } from '../../src/reasoning/react/tool-table.js';
 import { integerFlag, stringFlag, UsageError, type ParsedArgs } from '../args.js';
 import { envNameRefusal, secretsFromNames } from '../../src/spec/env-names.js';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import type { AgentSettings } from '../../src/core/agent-settings.js';
 import { filesFlag } from '../host-seams.js';
 import { parseShellProvider, withShellProviders, type ShellCommand } from '../shell-model.js';

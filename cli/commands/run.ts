@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { toAgentError } from '../../src/errors/agent-error.js';
+import { toAgentError } from '../../src/core/agent-error.js';
 import { loadAgent } from '../../src/graph/load-agent.js';
 import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';
 import { withPrologWhenUsed } from '../../src/prolog/load-prolog.js';

@@ -6,7 +6,7 @@
  * a broken one adds its own problems. Templated references are left to run time.
  */
 import path from 'node:path';
-import { toAgentError } from '../../src/errors/agent-error.js';
+import { toAgentError } from '../../src/core/agent-error.js';
 import { problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
 import type { CompiledAgent } from '../../src/graph/compiled-agent.js';
 import type { NodeBody } from '../../src/spec/agent-spec.js';

@@ -10,7 +10,7 @@
  * `--secret NAME` (repeatable) gives those servers' `{secret: NAME}` headers the environment
  * variable NAME, as `run --secret` does; its value is redacted from the output.
  */
-import { toAgentError } from '../../src/errors/agent-error.js';
+import { toAgentError } from '../../src/core/agent-error.js';
 import { formatProblem, problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
 import { agentFileProblems } from './validate-agent-files.js';
 import { UsageError } from '../args.js';
@@ -19,7 +19,7 @@ import type { GraphWarning } from '../../src/spec/agent-spec.js';
 import { probeMcpServers } from '../../src/mcp/mcp-probe.js';
 import { redactingIo, type CliIo } from '../io.js';
 import { secretsFromNames } from '../../src/spec/env-names.js';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import { parseShellProvider } from '../shell-model.js';
 
 /** `--shell-provider NAME=COMMAND` pairs out of the arguments: the agents may then use `provider: shell`. */

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { CompiledScript, ScriptRunOptions, ScriptSandbox, ScriptSource } from '../../src/core/script-sandbox.js';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import { pythonHostAccess } from './python-host-access.js';
 
 export interface PythonSandboxOptions {

@@ -22,11 +22,11 @@
  * with a `sub_run` field, and its answer is its final state's `response` (the whole final state
  * is in `state`). A plain name is always a persona, so the two never collide.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import type { CompiledValue } from '../templates/types.js';
 import { collect, consensus, first, mapLimited, vote } from './agent-aggregation.js';
 import { rootedPathRefusal } from '../util/rooted-path.js';
-import type { ActionCompiler, ActionContext, ActionDefinition, LlmCallParams, State } from './types.js';
+import type { ActionCompiler, ActionContext, ActionDefinition, LlmCallParams, State } from '../core/action.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { MODEL_TIMEOUT_SECONDS_CEILING } from '../core/setting-ceilings.js';
 import { quoteText } from '../util/cut-text.js';

@@ -3,8 +3,8 @@
  * does not declare is INVALID_PARAMS naming the keys it does (a misspelt `max_token` must not be
  * silently dropped). Loaders that check `with:` against the schema at load refuse it earlier.
  */
-import { AgentError } from '../errors/agent-error.js';
-import type { JsonSchema } from './types.js';
+import { AgentError } from '../core/agent-error.js';
+import type { JsonSchema } from '../core/action.js';
 
 export function rejectUnknownKeys(params: Record<string, unknown>, schema: JsonSchema, action: string): void {
   const declared = Object.keys((schema['properties'] ?? {}) as Record<string, unknown>);

@@ -1,7 +1,7 @@
 /** Built-in actions of the engine itself: validate.schema, json.parse, tools.list. */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { DEFAULT_JSON_LIMITS, parseJsonSafely } from '../util/untrusted-json.js';
-import type { ActionDefinition, CompiledSchema } from './types.js';
+import type { ActionDefinition, CompiledSchema } from '../core/action.js';
 import type { CompiledValue } from '../templates/types.js';
 
 interface ValidateParams {

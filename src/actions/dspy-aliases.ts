@@ -9,7 +9,7 @@
  * first input field is read as reason.cot's `problem`, so those examples reach the prompt instead
  * of being dropped.
  */
-import type { ActionCompiler, ActionDefinition, JsonSchema } from './types.js';
+import type { ActionCompiler, ActionDefinition, JsonSchema } from '../core/action.js';
 import { isPlainObject } from '../util/plain-object.js';
 
 const DSPY_ONLY: Record<string, JsonSchema> = {

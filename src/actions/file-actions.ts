@@ -13,11 +13,11 @@
  * (s3://, gs://, memory://) are refused, the host's root is the only place; text is UTF-8 only.
  * A `content` that is not text is written as JSON.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { normalizeRootedPath, rootedPathRefusal } from '../util/rooted-path.js';
 import type { FileStore } from '../core/file-store.js';
 import type { CompiledValue } from '../templates/types.js';
-import type { ActionCompiler, ActionContext, ActionDefinition } from './types.js';
+import type { ActionCompiler, ActionContext, ActionDefinition } from '../core/action.js';
 import { quoteText } from '../util/cut-text.js';
 
 /** Bytes `file.read` returns unless `max_bytes` says less; and the most it may say. */

@@ -4,7 +4,7 @@
  * defaults and overrides, counts the budget and emits events; `llm.stream` (or `stream: true`)
  * streams tokens as `answer_chunk` events. `output:` handling is the engine's.
  */
-import type { ActionDefinition, ActionContext, LlmCallParams } from './types.js';
+import type { ActionDefinition, ActionContext, LlmCallParams } from '../core/action.js';
 import { llmResult } from '../llm/llm-result.js';
 import { llmProperties, MODEL_CALL_KEYS } from '../spec/parameter-shapes.js';
 import { llmToolsAction } from './llm-tools.js';

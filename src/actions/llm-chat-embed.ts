@@ -11,8 +11,8 @@
  * scripted model, computes deterministic offline vectors. Returns TEA's {embedding, dimensions,
  * model} for one text, plus `embeddings` (all vectors, in order) for a list.
  */
-import { AgentError } from '../errors/agent-error.js';
-import type { ActionDefinition, EmbedCallParams, LlmCallParams } from './types.js';
+import { AgentError } from '../core/agent-error.js';
+import type { ActionDefinition, EmbedCallParams, LlmCallParams } from '../core/action.js';
 import { llmResult } from '../llm/llm-result.js';
 import { rejectUnknownKeys } from './closed-params.js';
 import { MODEL_MAX_TOKENS_CEILING, MODEL_RETRIES_CEILING, MODEL_TIMEOUT_SECONDS_CEILING } from '../core/setting-ceilings.js';

@@ -10,10 +10,10 @@
  * dots as underscores, since OpenAI tool names allow only `[A-Za-z0-9_-]`.
  */
 import type { ToolCallStatus } from '../core/events.js';
-import { AgentError } from '../errors/agent-error.js';
-import type { ActionCompiler, ActionContext, ActionDefinition } from './types.js';
+import { AgentError } from '../core/agent-error.js';
+import type { ActionCompiler, ActionContext, ActionDefinition } from '../core/action.js';
 import type { CompiledValue } from '../templates/types.js';
-import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from '../llm/types.js';
+import type { ChatMessage, TokenUsage, ToolCall, ToolDefinition } from '../core/model-provider.js';
 import { parseJsonSafely } from '../util/untrusted-json.js';
 import { whyNotATool } from './not-a-tool.js';
 import { buildMessages } from '../llm/resolve-llm-call.js';

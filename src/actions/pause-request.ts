@@ -7,7 +7,7 @@
  * Only this module makes one, and it remembers what it made: a model's JSON or a tool result that
  * looks like a pause request is plain data, never a pause.
  */
-import type { ConfirmationRequest, PauseRequest } from './types.js';
+import type { ConfirmationRequest, PauseRequest } from '../core/action.js';
 
 const made = new WeakSet<object>();
 

@@ -4,10 +4,10 @@
  * `<ns>.<name>`. Hosts add their own actions with `register` or `createActionRegistry(extra)`
  * (src/builtins.ts, which adds the built-in actions; this module does not know them).
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { editDistance } from '../util/edit-distance.js';
 import { teaUnsupportedReason } from './tea-unsupported.js';
-import type { ActionDefinition } from './types.js';
+import type { ActionDefinition } from '../core/action.js';
 
 const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 

@@ -20,11 +20,11 @@
  * Infrastructure failures (model server down, budget, cancellation, storage) are never turned
  * into validation errors: they end the node with their own code.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { isInfrastructureFailure } from '../llm/llm-errors.js';
 import { sleep } from '../llm/retry.js';
 import type { CompiledValue } from '../templates/types.js';
-import type { ActionContext, ActionDefinition, State } from './types.js';
+import type { ActionContext, ActionDefinition, State } from '../core/action.js';
 import { cutText } from '../util/cut-text.js';
 
 const MAX_RETRIES_CAP = 100;

@@ -4,8 +4,8 @@
  * result; without `value`, the `with:` mapping is). Neither ends the run: in TEA they only
  * produce an update, and the graph goes on to the next node.
  */
-import { AgentError } from '../errors/agent-error.js';
-import type { ActionDefinition, JsonSchema } from './types.js';
+import { AgentError } from '../core/agent-error.js';
+import type { ActionDefinition, JsonSchema } from '../core/action.js';
 
 /** A state key a `with:` mapping may name: an identifier, never a prototype name. */
 const STATE_KEY = '^(?!__proto__$|constructor$|prototype$)[A-Za-z_][A-Za-z0-9_]{0,127}$';

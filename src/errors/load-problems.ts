@@ -4,7 +4,7 @@
  * `details.errors`: every problem in file order, capped at MAX_LOAD_PROBLEMS. Each problem keeps
  * its location as fields; its message is text only. `formatProblem` is the one printed form.
  */
-import { AgentError, type ErrorCode } from './agent-error.js';
+import { AgentError, type ErrorCode } from '../core/agent-error.js';
 import { cutWithMark } from './cut-mark.js';
 
 /** One load error, as listed in `details.errors` and printed by `validate`. */

@@ -5,7 +5,7 @@
  * preview}`, then its longest strings cut, each ending in `…[truncated N bytes]`, then, when that is
  * not enough, its whole `data` summarised. The sanitiser (redact.ts) calls these on its own copies.
  */
-import type { AgentEvent, TruncatedEventData } from './event.js';
+import type { AgentEvent, TruncatedEventData } from '../core/events.js';
 
 /** A sanitized event and the UTF-8 size of its JSON. */
 export interface SanitizedEvent {

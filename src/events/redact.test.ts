@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent } from './event.js';
+import type { AgentEvent } from '../core/events.js';
 import { createEventMaker, createEventSanitizer, createRunEventCap, jsonPrefix, jsonStringBytes, REDACTED, sanitizeEvent, sanitizeEventWithSize, sanitizeValue, utf8Length } from './redact.js';
 
 /** An event with any data: the sanitiser and the cap do not look at what the fields mean. */

@@ -19,7 +19,7 @@
  * fields kept), then its longest strings cut, each ending in `…[truncated N bytes]`; if that is not
  * enough, `data` as a whole becomes the summary. The result is always valid JSON.
  */
-import type { AgentEvent, EventType, TruncatedEventData } from './event.js';
+import type { AgentEvent, EventType, TruncatedEventData } from '../core/events.js';
 import { hasPlainPrototype, isPlainObject } from '../util/plain-object.js';
 import { createContext, createEventContext, DEFAULT_MAX_EVENT_BYTES, redactString, resetContext, stringBound, type CopyContext, type SanitizeOptions, type SizeMemo } from './copy-context.js';
 import { capEvent, summarised, truncatedSummary, utf8Length, type SanitizedEvent } from './event-size.js';

@@ -2,7 +2,7 @@
  * The per-run trace cap (docs/spec.md#7-storage-traces-and-checkpoints): after so many events or
  * bytes, a run's trace keeps one `log` notice saying it was truncated, then only `error` and `done`.
  */
-import type { AgentEvent, EventType } from './event.js';
+import type { AgentEvent, EventType } from '../core/events.js';
 import { utf8Length } from './event-size.js';
 
 export const DEFAULT_MAX_RUN_EVENTS = 10_000;

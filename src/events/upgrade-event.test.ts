@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent } from './event.js';
+import type { AgentEvent } from '../core/events.js';
 import { upgradeEvent } from './upgrade-event.js';
 
 /** An event as an older version stored it (old field names, so not of today's type). */

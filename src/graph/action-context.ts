@@ -1,11 +1,11 @@
 /** Builds the ActionContext a node's action runs with (see src/actions/types.ts). */
 import { isPauseRequest, pauseRequest } from '../actions/pause-request.js';
-import type { ActionContext, ActionDefinition, ConfirmationRequest, EmbedCallParams, LlmCallOptions, LlmCallParams, PauseRequest, ResumeInfo, State, SubRunResult } from '../actions/types.js';
+import type { ActionContext, ActionDefinition, ConfirmationRequest, EmbedCallParams, LlmCallOptions, LlmCallParams, PauseRequest, ResumeInfo, State, SubRunResult } from '../core/action.js';
 import type { FileStore } from '../core/file-store.js';
-import { AgentError } from '../errors/agent-error.js';
-import type { EventData, EventType } from '../events/event.js';
-import type { LlmResponse } from '../llm/types.js';
-import type { TraceStore } from '../storage/trace-store.js';
+import { AgentError } from '../core/agent-error.js';
+import type { EventData, EventType } from '../core/events.js';
+import type { LlmResponse } from '../core/model-provider.js';
+import type { TraceStore } from '../core/trace-store.js';
 import type { TemplateScope } from '../templates/types.js';
 import { createActionCompiler } from './compile-agent.js';
 import type { CompiledAgent } from './compiled-agent.js';

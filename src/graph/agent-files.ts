@@ -7,7 +7,7 @@
  * never leaving the root: src/util/rooted-path.ts), so a source only ever sees a normal rooted
  * path such as `triage.yaml` or `team/review.yaml`.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import type { FileStore } from '../core/file-store.js';
 import type { ScriptSandboxes } from '../core/script-sandbox.js';
 import type { CompiledAgent } from './compiled-agent.js';

@@ -3,7 +3,7 @@
  * host). Its own module so the body runners (execute-body.ts, while-loop.ts, dynamic-parallel.ts)
  * can share it without importing each other.
  */
-import type { PauseRequest } from '../actions/types.js';
+import type { PauseRequest } from '../core/action.js';
 import type { ContextHost } from './action-context.js';
 
 export interface BodyHost extends ContextHost {

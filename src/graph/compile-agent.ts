@@ -5,10 +5,10 @@
  * lets actions validate their parameters (`prepare`), and builds each node's route. Problems are
  * collected across nodes (each node part stops at its first) and thrown together.
  */
-import type { ActionCompiler, ActionDefinition } from '../actions/types.js';
+import type { ActionCompiler, ActionDefinition } from '../core/action.js';
 import type { ActionRegistry } from '../actions/registry.js';
 import { createActionRegistry } from '../builtins.js';
-import { AgentError, toAgentError, type ErrorCode, type ErrorLocation } from '../errors/agent-error.js';
+import { AgentError, toAgentError, type ErrorCode, type ErrorLocation } from '../core/agent-error.js';
 import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
 import type { ScriptSandboxes } from '../core/script-sandbox.js';
 import { compileSchema } from '../schema/compile-schema.js';

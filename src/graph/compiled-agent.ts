@@ -1,5 +1,5 @@
 /** The compiled form of an agent: everything parsed, resolved and checked once, run many times. */
-import type { ActionDefinition, CompiledSchema } from '../actions/types.js';
+import type { ActionDefinition, CompiledSchema } from '../core/action.js';
 import type { ActionRegistry } from '../actions/registry.js';
 import type { CompiledScript, ScriptSandboxes } from '../core/script-sandbox.js';
 import type { AgentSpec, NodeSpec } from '../spec/agent-spec.js';

@@ -4,13 +4,13 @@
  * once per recorded result, and the node checkpoint saved before each node of the main flow.
  * Without durability only the keys exist (actions may still send them).
  */
-import type { ResumeInfo, State } from '../actions/types.js';
-import { toAgentError } from '../errors/agent-error.js';
-import type { EventData } from '../events/event.js';
+import type { ResumeInfo, State } from '../core/action.js';
+import { toAgentError } from '../core/agent-error.js';
+import type { EventData } from '../core/events.js';
 import { toPlainJson } from '../util/safe-json.js';
 import type { BudgetUsage } from './run-budget.js';
 import type { NodeCheckpoint, RunDurability } from './run-types.js';
-import type { RunLineage, RunOwner } from '../storage/trace-store.js';
+import type { RunLineage, RunOwner } from '../core/trace-store.js';
 
 /** Where the run stands before a node: what the node checkpoint is made of. */
 export interface RunPosition {

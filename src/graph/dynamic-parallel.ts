@@ -16,8 +16,8 @@
  * and `output: key` stores the results under `key` as well (TEA's docs and examples read it there;
  * Python writes only `parallel_results`).
  */
-import type { State } from '../actions/types.js';
-import { AgentError, toAgentError } from '../errors/agent-error.js';
+import type { State } from '../core/action.js';
+import { AgentError, toAgentError } from '../core/agent-error.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledBody, CompiledDynamicParallel } from './compiled-agent.js';
 import { isPauseRequest } from '../actions/pause-request.js';

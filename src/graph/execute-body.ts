@@ -6,8 +6,8 @@
  * of an update, and the run loop pauses (later sub-steps do not run).
  */
 import { isPauseRequest } from '../actions/pause-request.js';
-import type { ActionContext, ResumeInfo, State } from '../actions/types.js';
-import { AgentError } from '../errors/agent-error.js';
+import type { ActionContext, ResumeInfo, State } from '../core/action.js';
+import { AgentError } from '../core/agent-error.js';
 import type { CompiledValue } from '../templates/types.js';
 import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
 import { createActionContext } from './action-context.js';

@@ -3,7 +3,7 @@
  * of the file is reported at once: one AgentError (the first problem's code, message and place)
  * with `details.errors`, all problems in file order, capped (src/errors/load-problems.ts).
  */
-import { toAgentError } from '../errors/agent-error.js';
+import { toAgentError } from '../core/agent-error.js';
 import { loadFailure } from '../errors/load-problems.js';
 import { inspectAgentSpec, type ReadAgentOptions } from '../spec/read-agent-spec.js';
 import { inspectCompile, type CompileOptions } from './compile-agent.js';

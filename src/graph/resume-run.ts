@@ -12,10 +12,10 @@
  * tool confirmation (no answer is a denial). The checkpoint is claimed first, so two resumers never
  * both continue one pause; a claim lost is CONFLICT.
  */
-import type { ResumeInfo } from '../actions/types.js';
-import { AgentError, toAgentError } from '../errors/agent-error.js';
-import type { AgentEvent } from '../events/event.js';
-import type { Checkpoint, CheckpointStore, TraceStore } from '../storage/trace-store.js';
+import type { ResumeInfo } from '../core/action.js';
+import { AgentError, toAgentError } from '../core/agent-error.js';
+import type { AgentEvent } from '../core/events.js';
+import type { Checkpoint, CheckpointStore, TraceStore } from '../core/trace-store.js';
 import { mergeShallow } from '../util/safe-json.js';
 import { forkedState } from './run-input.js';
 import type { CompiledAgent } from './compiled-agent.js';

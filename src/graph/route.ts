@@ -3,7 +3,7 @@
  * are tried in list order; the first truthy one wins; a rule without a condition always matches.
  * No match is NO_ROUTE naming the node and every expression tried with its value.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import type { TemplateScope } from '../templates/types.js';
 import type { CompiledNode, CompiledRoute } from './compiled-agent.js';
 

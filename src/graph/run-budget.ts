@@ -12,8 +12,8 @@
  *   max_duration_ms   none      86400000   (enforced by a timer that aborts the run's signal)
  *   max_write_bytes   16 MiB    256 MiB    (file.write content, charged before the write)
  */
-import { AgentError } from '../errors/agent-error.js';
-import type { TokenUsage } from '../llm/types.js';
+import { AgentError } from '../core/agent-error.js';
+import type { TokenUsage } from '../core/model-provider.js';
 import type { LimitsSpec } from '../spec/agent-spec.js';
 
 export interface BudgetUsage {

@@ -4,9 +4,9 @@
  * saved through the run's one sanitiser; and the clean-up when a run ends without a pause.
  * A failed save is a storage failure of the run (trace-writer.ts decides what that means).
  */
-import type { State } from '../actions/types.js';
+import type { State } from '../core/action.js';
 import type { Sanitizer } from '../events/outbound.js';
-import type { Checkpoint, CheckpointStore, PendingInterrupt, RunLineage, RunOwner } from '../storage/trace-store.js';
+import type { Checkpoint, CheckpointStore, PendingInterrupt, RunLineage, RunOwner } from '../core/trace-store.js';
 import { toPlainJson } from '../util/safe-json.js';
 import type { BudgetUsage } from './run-budget.js';
 import type { TraceWriter } from './trace-writer.js';

@@ -3,7 +3,7 @@
  * max_duration_ms deadline. Both abort one signal, which every model call, tool call, Lua call and
  * retry sleep of the run listens to; `abortError` says why it was aborted.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { durationExceeded, type RunBudget } from './run-budget.js';
 
 export class RunControl {

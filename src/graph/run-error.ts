@@ -3,7 +3,7 @@
  * MAX_ERROR_MESSAGE characters and the details to MAX_DETAILS_BYTES. A Lua error of a megabyte
  * must not go whole into the run record, the `done` event or a terminal.
  */
-import type { AgentErrorJson } from '../errors/agent-error.js';
+import type { AgentErrorJson } from '../core/agent-error.js';
 import { sanitizeData } from '../events/redact.js';
 import { createSanitizer } from '../events/outbound.js';
 import { cutText } from '../util/cut-text.js';

@@ -7,8 +7,8 @@
  * This is the engine's hot path: one sanitiser is prepared per run, and the timestamp string is
  * formatted once per millisecond.
  */
-import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/event.js';
-import { EVENT_TYPES } from '../events/event.js';
+import type { AgentEvent, EventData, EventType, SubRunFrame } from '../core/events.js';
+import { EVENT_TYPES } from '../core/events.js';
 import { createEventMaker, createEventSanitizer, type EventMaker, type SanitizedEvent, type SizeMemo } from '../events/redact.js';
 import { freezeJson } from '../util/frozen-json.js';
 import { createEventChannel, type EventChannel } from './event-channel.js';

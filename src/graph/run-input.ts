@@ -5,8 +5,8 @@
  * wrote, continuing after a node), and a resumed run's state after its `state_update`, are held
  * to the same schema: `forkedState`.
  */
-import type { State } from '../actions/types.js';
-import { AgentError } from '../errors/agent-error.js';
+import type { State } from '../core/action.js';
+import { AgentError } from '../core/agent-error.js';
 import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
 import type { CompiledAgent } from './compiled-agent.js';
 

@@ -4,7 +4,7 @@
  * the secret values every output of the run must not show are collected (the host's `secrets`,
  * the rendered `api_key`, the host's key override; 4 characters or more).
  */
-import { toAgentError, type AgentError } from '../errors/agent-error.js';
+import { toAgentError, type AgentError } from '../core/agent-error.js';
 import type { TemplateScope } from '../templates/types.js';
 import type { CompiledAgent } from './compiled-agent.js';
 import type { RunOptions } from './run-types.js';

@@ -6,9 +6,9 @@
  * swallowed. A node whose action asks for a confirmation returns the PauseRequest (no node_end).
  */
 import { isPauseRequest } from '../actions/pause-request.js';
-import type { PauseRequest, ResumeInfo, State } from '../actions/types.js';
-import { AgentError, toAgentError } from '../errors/agent-error.js';
-import type { EventData, EventType } from '../events/event.js';
+import type { PauseRequest, ResumeInfo, State } from '../core/action.js';
+import { AgentError, toAgentError } from '../core/agent-error.js';
+import type { EventData, EventType } from '../core/events.js';
 import { sleep } from '../llm/retry.js';
 import type { CompiledNode } from './compiled-agent.js';
 import { executeBody, type BodyHost } from './execute-body.js';

@@ -2,9 +2,9 @@
  * How a run ended (Outcome), and what follows from it: the stop reason and the `done` event's data.
  * Every run ends with exactly one `done` event and a RunResult with a status and a stop reason.
  */
-import { toAgentError, type AgentError } from '../errors/agent-error.js';
-import type { DoneData, StopReason } from '../events/event.js';
-import type { Checkpoint, PendingInterrupt } from '../storage/trace-store.js';
+import { toAgentError, type AgentError } from '../core/agent-error.js';
+import type { DoneData, StopReason } from '../core/events.js';
+import type { Checkpoint, PendingInterrupt } from '../core/trace-store.js';
 import { budgetOf } from './run-budget.js';
 import type { RunResult } from './run-types.js';
 

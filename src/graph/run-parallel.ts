@@ -7,8 +7,8 @@
  */
 import type { AgentSettings } from '../core/agent-settings.js';
 import { isPauseRequest } from '../actions/pause-request.js';
-import type { PauseRequest, State } from '../actions/types.js';
-import { AgentError, toAgentError } from '../errors/agent-error.js';
+import type { PauseRequest, State } from '../core/action.js';
+import { AgentError, toAgentError } from '../core/agent-error.js';
 import type { CompiledNode } from './compiled-agent.js';
 import { nextNode, type ParallelRoute } from './route.js';
 import { END } from '../spec/agent-spec.js';

@@ -19,13 +19,13 @@
  */
 import { isPauseRequest } from '../actions/pause-request.js';
 import type { FileStore } from '../core/file-store.js';
-import type { PauseRequest, ResumeInfo, State, SubRunResult } from '../actions/types.js';
-import { AgentError, toAgentError } from '../errors/agent-error.js';
-import type { AgentEvent, EventData, EventType, SubRunFrame } from '../events/event.js';
+import type { PauseRequest, ResumeInfo, State, SubRunResult } from '../core/action.js';
+import { AgentError, toAgentError } from '../core/agent-error.js';
+import type { AgentEvent, EventData, EventType, SubRunFrame } from '../core/events.js';
 import { createSanitizer, type Sanitizer } from '../events/outbound.js';
 import { createModelCaller, type ModelCaller } from '../llm/model-caller.js';
-import type { LlmResponse } from '../llm/types.js';
-import type { PendingInterrupt, RunLineage, RunOwner, RunRecord } from '../storage/trace-store.js';
+import type { LlmResponse } from '../core/model-provider.js';
+import type { PendingInterrupt, RunLineage, RunOwner, RunRecord } from '../core/trace-store.js';
 import { hostYield } from './host-yield.js';
 import { freezeJson } from '../util/frozen-json.js';
 import { mergeShallow } from '../util/safe-json.js';

@@ -1,12 +1,12 @@
 /** Options and results of a run (the engine's public run API). */
-import type { AgentErrorJson } from '../errors/agent-error.js';
-import type { AgentEvent, RunStatus, StopReason } from '../events/event.js';
-import type { LlmProviderFactory } from '../llm/types.js';
+import type { AgentErrorJson } from '../core/agent-error.js';
+import type { AgentEvent, RunStatus, StopReason } from '../core/events.js';
+import type { LlmProviderFactory } from '../core/model-provider.js';
 import type { LimitsSpec } from '../spec/agent-spec.js';
-import type { CheckpointStore, PendingInterrupt, RunLineage, RunOwner, TraceStore } from '../storage/trace-store.js';
+import type { CheckpointStore, PendingInterrupt, RunLineage, RunOwner, TraceStore } from '../core/trace-store.js';
 import type { FileStore } from '../core/file-store.js';
 import type { AgentFileSource } from './agent-files.js';
-import type { ResumeInfo } from '../actions/types.js';
+import type { ResumeInfo } from '../core/action.js';
 
 export interface LlmOverrides {
   api_base?: string;

@@ -7,7 +7,7 @@
  * language is refused the same way, at load.
  */
 import type { ScriptLanguage, ScriptSandbox, ScriptSandboxes, ScriptSource } from '../core/script-sandbox.js';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 
 export function sandboxFor(scripts: ScriptSandboxes, language: ScriptLanguage, where: ScriptSource = {}): ScriptSandbox {
   const sandbox = scripts[language];

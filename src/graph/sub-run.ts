@@ -12,8 +12,8 @@
  * and a tool confirmation asked inside one fails it. Its failure keeps the child's error code (a
  * budget stays BUDGET_EXCEEDED, an unreachable model LLM_UNAVAILABLE) and names both agents.
  */
-import { AgentError, toAgentError } from '../errors/agent-error.js';
-import type { EventData, EventType, SubRunFrame } from '../events/event.js';
+import { AgentError, toAgentError } from '../core/agent-error.js';
+import type { EventData, EventType, SubRunFrame } from '../core/events.js';
 import { joinRooted, normalizeRootedPath, rootedDirname } from '../util/rooted-path.js';
 import type { AgentFileSource } from './agent-files.js';
 import type { CompiledAgent } from './compiled-agent.js';

@@ -6,11 +6,11 @@
  * not be stored never reports success (`failRunIfBroken`), and its final record is still tried
  * once (`putFinalRecord`): a record left `running` would say the run goes on when it has ended.
  */
-import { AgentError, toAgentError } from '../errors/agent-error.js';
-import type { AgentEvent } from '../events/event.js';
+import { AgentError, toAgentError } from '../core/agent-error.js';
+import type { AgentEvent } from '../core/events.js';
 import { createRunEventCap } from '../events/redact.js';
 import { freezeJson, sealFrozenList } from '../util/frozen-json.js';
-import type { RunRecord, TraceStore } from '../storage/trace-store.js';
+import type { RunRecord, TraceStore } from '../core/trace-store.js';
 import type { RunResult } from './run-types.js';
 
 /** Buffered events are appended in batches of at least this many (and at the end). */

@@ -16,8 +16,8 @@
  * Every body node run counts one step against max_steps. A body error ends the loop and the node,
  * naming the body node and the iteration (TEA: "Error in while_loop 'X' body node 'Y' at iteration i").
  */
-import type { State } from '../actions/types.js';
-import { AgentError, toAgentError } from '../errors/agent-error.js';
+import type { State } from '../core/action.js';
+import { AgentError, toAgentError } from '../core/agent-error.js';
 import { mergeShallow } from '../util/safe-json.js';
 import type { CompiledBody, CompiledWhileLoop } from './compiled-agent.js';
 import { isPauseRequest } from '../actions/pause-request.js';

@@ -10,7 +10,7 @@
  * the stream (its message quoted, server-error.ts), and at the end a stream that never finished
  * or a tool call that is not complete.
  */
-import type { LlmResponse, ToolCall } from './types.js';
+import type { LlmResponse, ToolCall } from '../core/model-provider.js';
 import { badResponse, serverReportedError } from './llm-errors.js';
 import { checkedToolCall, normalizeUsage, reasoningField } from './parse-chat-completion.js';
 import { serverErrorMessage } from './server-error.js';

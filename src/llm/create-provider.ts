@@ -3,8 +3,8 @@
  * a script and no endpoint), else the OpenAI-compatible client at `api_base` or at the preset of
  * the named provider.
  */
-import { AgentError } from '../errors/agent-error.js';
-import type { LlmConnection, ModelProvider } from './types.js';
+import { AgentError } from '../core/agent-error.js';
+import type { LlmConnection, ModelProvider } from '../core/model-provider.js';
 import { createOpenAiClient, type OpenAiClientOptions } from './openai-client.js';
 import { PROVIDER_NAMES, presetApiBase } from './presets.js';
 import { createScriptedModel } from './scripted-model.js';

@@ -6,7 +6,7 @@
  * connections, 408/409/425/429, 5xx but 501/505) retried up to `max_retries`, a capped body, every failure typed as
  * `LLM_HTTP_<status>`, `LLM_TIMEOUT`, `LLM_UNAVAILABLE` or `LLM_BAD_RESPONSE`.
  */
-import { AgentError, isAbortError } from '../errors/agent-error.js';
+import { AgentError, isAbortError } from '../core/agent-error.js';
 import { createAttemptController } from './attempt-controller.js';
 import { describeFetchFailure } from './fetch-failure.js';
 import { badResponse, httpError, isRetryable, serverReportedError, timeoutError } from './llm-errors.js';
@@ -14,7 +14,7 @@ import { serverErrorMessage } from './server-error.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './openai-client.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, readCappedBody } from './read-capped-body.js';
 import { DEFAULT_RETRY_TIMING, parseRetryAfter, retryDelay, sleep } from './retry.js';
-import type { LlmConnection, TokenUsage } from './types.js';
+import type { LlmConnection, TokenUsage } from '../core/model-provider.js';
 
 export interface EmbeddingsResponse {
   /** One vector per input text, in input order. */

@@ -3,7 +3,7 @@
  * a browser page or web worker calling another origin, a probable CORS refusal (the browser only
  * says "Failed to fetch"). The CORS message carries the fix for Ollama and LM Studio.
  */
-import type { AgentError } from '../errors/agent-error.js';
+import type { AgentError } from '../core/agent-error.js';
 import { unavailableError } from './llm-errors.js';
 import { messageOf } from '../util/message-of.js';
 

@@ -10,7 +10,7 @@
  * Everywhere else the call goes out with the agent's own `api_key` if it has one, else with none.
  */
 import { PROVIDER_PRESETS, presetApiBase } from './presets.js';
-import type { LlmConnection } from './types.js';
+import type { LlmConnection } from '../core/model-provider.js';
 
 /** Stands for "the page's own origin": an api_base given as an absolute path (`/llm/v1`). */
 const SAME_ORIGIN = 'same-origin';

@@ -43,4 +43,4 @@ export type {
   TokenUsage,
   ToolCall,
   ToolDefinition,
-} from './types.js';
+} from '../core/model-provider.js';

@@ -3,7 +3,7 @@
  * `LLM_UNAVAILABLE`, `LLM_BAD_RESPONSE`. Messages name the endpoint (without credentials) and never
  * carry an API key: response bodies quoted in them pass through `redactSecrets` first.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { describeServerError, serverErrorMessageOfBody, serverErrorSentence } from './server-error.js';
 
 /** A response that cannot be used: malformed JSON, no choices, a cut stream, a half tool call… */

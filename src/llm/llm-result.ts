@@ -2,7 +2,7 @@
  * The result shape of the llm.* actions (docs/spec.md#42-llmcall-llmstream): `{content, usage,
  * model, finish_reason}`, plus `tool_calls` and `reasoning` (the model's thinking) when present.
  */
-import type { LlmResponse } from './types.js';
+import type { LlmResponse } from '../core/model-provider.js';
 
 export function llmResult(response: LlmResponse): Record<string, unknown> {
   const result: Record<string, unknown> = {

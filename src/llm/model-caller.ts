@@ -5,10 +5,10 @@
  * `llm_response` events (message text only with payload capture, always redacted), and returns the
  * final response. The engine creates one per run.
  */
-import { AgentError, toAgentError } from '../errors/agent-error.js';
+import { AgentError, toAgentError } from '../core/agent-error.js';
 import type { EmitEvent, LlmAnsweredData, LlmRequestData } from '../core/events.js';
-import type { EmbedCallParams, LlmCallOptions, LlmCallParams } from './types.js';
-import type { LlmCallHooks, LlmConnection, ModelProvider, ModelProviderFactory, LlmRequest, LlmResponse, TokenUsage, ToolCall } from './types.js';
+import type { EmbedCallParams, LlmCallOptions, LlmCallParams } from '../core/model-provider.js';
+import type { LlmCallHooks, LlmConnection, ModelProvider, ModelProviderFactory, LlmRequest, LlmResponse, TokenUsage, ToolCall } from '../core/model-provider.js';
 import { createProvider } from './create-provider.js';
 import { requestPayload, responsePayload } from './payload-capture.js';
 import { createSanitizer } from '../events/outbound.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatCompletionsUrl, createOpenAiClient, requestBody } from './openai-client.js';
-import type { LlmStreamPart } from './types.js';
+import type { LlmStreamPart } from '../core/model-provider.js';
 
 const sse = 'data: {"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}\n\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
 

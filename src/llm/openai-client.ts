@@ -12,8 +12,8 @@
  * answer are never retried. Errors quote the server's own message (server-error.ts); `<think>`
  * thinking and reasoning fields become `reasoning`.
  */
-import { AgentError, isAbortError } from '../errors/agent-error.js';
-import type { LlmCallHooks, LlmConnection, ModelProvider, LlmRequest, LlmResponse, LlmStreamPart } from './types.js';
+import { AgentError, isAbortError } from '../core/agent-error.js';
+import type { LlmCallHooks, LlmConnection, ModelProvider, LlmRequest, LlmResponse, LlmStreamPart } from '../core/model-provider.js';
 import { createAttemptController, type AttemptController } from './attempt-controller.js';
 import { createChatStreamAssembler, type ChunkDelta } from './chat-stream-assembler.js';
 import { describeFetchFailure } from './fetch-failure.js';

@@ -6,7 +6,7 @@
  * (the caller marks it as truncated). `<think>` thinking is taken out of the content and kept, with
  * a `reasoning_content` / `reasoning` field, as `reasoning`.
  */
-import type { LlmResponse, TokenUsage, ToolCall } from './types.js';
+import type { LlmResponse, TokenUsage, ToolCall } from '../core/model-provider.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { parseJsonSafely, type JsonLimits } from '../util/untrusted-json.js';
 import { badResponse, serverReportedError } from './llm-errors.js';

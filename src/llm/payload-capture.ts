@@ -4,7 +4,7 @@
  * redacted and capped, so a trace can be read and replayed without holding secrets or megabytes.
  */
 import type { CapturedRequest, CapturedResponse } from '../core/events.js';
-import type { LlmRequest, LlmResponse } from './types.js';
+import type { LlmRequest, LlmResponse } from '../core/model-provider.js';
 import { redactSecrets, redactValue } from './redact.js';
 
 /** Longest text kept per message or response content; longer text is cut with a marker. */

@@ -4,8 +4,8 @@
  * native tool calls, and streams tool calls — with advice for writing agents against it. Used by
  * `tea-edge probe` and by the web demo (where a CORS refusal is the most common finding).
  */
-import { AgentError, toAgentError } from '../errors/agent-error.js';
-import type { ModelProvider, LlmRequest, LlmResponse, ToolDefinition } from './types.js';
+import { AgentError, toAgentError } from '../core/agent-error.js';
+import type { ModelProvider, LlmRequest, LlmResponse, ToolDefinition } from '../core/model-provider.js';
 import { createOpenAiClient } from './openai-client.js';
 import { describeFetchFailure } from './fetch-failure.js';
 import { redactSecrets } from './redact.js';

@@ -11,7 +11,7 @@
  * redaction is copied, and the list is copied only then.
  */
 import { createSanitizer } from '../events/outbound.js';
-import type { ChatMessage, LlmRequest } from './types.js';
+import type { ChatMessage, LlmRequest } from '../core/model-provider.js';
 
 /** `request` with every secret in its strings replaced; `request` itself when nothing changes. */
 export function redactRequest(request: LlmRequest, secrets: readonly string[]): LlmRequest {

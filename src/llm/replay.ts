@@ -5,9 +5,9 @@
  * differs is an LLM_BAD_RESPONSE whose details say which call and which field, so a real run on a
  * local model becomes a deterministic regression test (`tea-edge run --replay <trace-dir>/<run-id>`).
  */
-import { AgentError } from '../errors/agent-error.js';
-import type { AgentEvent } from '../events/event.js';
-import type { ModelProvider, LlmRequest, LlmResponse, LlmStreamPart, ToolCall } from './types.js';
+import { AgentError } from '../core/agent-error.js';
+import type { AgentEvent } from '../core/events.js';
+import type { ModelProvider, LlmRequest, LlmResponse, LlmStreamPart, ToolCall } from '../core/model-provider.js';
 import { normalizeUsage } from './parse-chat-completion.js';
 import { REDACTED } from './redact.js';
 import { splitContent } from './scripted-model.js';

@@ -8,9 +8,9 @@
  * only sent to the endpoint the host chose (host-key.ts); `messages` win over
  * `prompt` (+ `system`); `temperature` defaults to 0.7.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { hostKeyMaySendTo } from './host-key.js';
-import type { ChatMessage, LlmConnection, LlmRequest, ResponseFormat, ToolDefinition } from './types.js';
+import type { ChatMessage, LlmConnection, LlmRequest, ResponseFormat, ToolDefinition } from '../core/model-provider.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { MODEL_MAX_TOKENS_CEILING, MODEL_RETRIES_CEILING, MODEL_TIMEOUT_SECONDS_CEILING } from '../core/setting-ceilings.js';
 

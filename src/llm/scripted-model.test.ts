@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createScriptedModel } from './scripted-model.js';
-import type { LlmRequest, LlmStreamPart } from './types.js';
+import type { LlmRequest, LlmStreamPart } from '../core/model-provider.js';
 
 const ask = (content: string): LlmRequest => ({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content }] });
 

@@ -4,8 +4,8 @@
  * list, or by the first rule matching the last user message; runs out → LLM_BAD_RESPONSE naming
  * the call. Every answer is labelled `model: "scripted"`, and every request is recorded in `calls`.
  */
-import { AgentError } from '../errors/agent-error.js';
-import type { ModelProvider, LlmRequest, LlmResponse, LlmStreamPart, TokenUsage } from './types.js';
+import { AgentError } from '../core/agent-error.js';
+import type { ModelProvider, LlmRequest, LlmResponse, LlmStreamPart, TokenUsage } from '../core/model-provider.js';
 import { readScript, type ScriptedInput, type ScriptedResponse, type ScriptedScript } from './scripted-script.js';
 import { sleep, throwIfAborted } from '../util/abort.js';
 import { splitThinking } from './think-tags.js';

@@ -7,10 +7,10 @@
  * - `{rules: [{match: "substring" | {regex, flags?}, response}], default?: response}`
  * - `[{match, response}, …, {default: response}]` (every item a rule)
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { compileSafePattern, PatternProblem, PatternStepsExceeded, type SafePattern } from '../schema/safe-pattern.js';
-import type { TokenUsage, ToolCall } from './types.js';
+import type { TokenUsage, ToolCall } from '../core/model-provider.js';
 import { quoteText } from '../util/cut-text.js';
 
 /** One scripted answer, normalised. */

@@ -21,7 +21,7 @@
  * offered tool in another syntax (`get_weather(city="Paris")`), is `unrecognised`: the caller fails
  * with advice on turning on the server's own tool parsing. Prose that merely names a tool is an answer.
  */
-import type { ToolCall } from './types.js';
+import type { ToolCall } from '../core/model-provider.js';
 import { parseJsonSafely } from '../util/untrusted-json.js';
 import { isPlainObject } from '../util/plain-object.js';
 

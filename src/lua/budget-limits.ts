@@ -4,7 +4,7 @@
  * (`luaBudgetFromSettings`, INVALID_AGENT naming the field) and any budget handed to a call
  * (`resolveBudget`, INVALID_PARAMS), so no agent can buy itself an endless or unbounded call.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import type { LuaBudget } from './types.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { quoteText } from '../util/cut-text.js';

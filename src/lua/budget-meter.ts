@@ -10,7 +10,7 @@
  * slice the meter checks the run's AbortSignal and the host's `interrupt` callback (e.g. the run's
  * duration budget), and stops the call the same uncatchable way when either says so.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import type { FengariBudgetHooks, LuaState } from '#lua-vm';
 import { lua } from '#lua-vm';
 import type { LuaBudget } from './types.js';

@@ -16,7 +16,7 @@
  *   const evaluator = compileLua('return { valid = #output > 3, score = 1 }', { node: 'judge', field: 'run' });
  *   evaluator.run({ state: {}, output: 'hello' }); // → { valid: true, score: 1 }
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import type { CompiledLua, LuaBudget, LuaRunOptions } from './types.js';
 import { lua, lauxlib } from '#lua-vm';
 import { LuaBudgetExceeded, resolveBudget } from './budget-meter.js';

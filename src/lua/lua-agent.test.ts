@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../graph/run-agent.js';
 import { loadAgent } from '../load-agent-with-scripts.js';
-import type { AgentEvent } from '../events/event.js';
+import type { AgentEvent } from '../core/events.js';
 import { captureError } from './lua-test-helpers.js';
 
 async function runLoaded(agent: ReturnType<typeof loadAgent>, input: Record<string, unknown> = {}) {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadAgent } from '../load-agent-with-scripts.js';
 import { runAgent } from '../graph/run-agent.js';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { MAX_ERROR_TEXT } from './error-text.js';
 
 const HEAP_GROWTH_LIMIT = 300 * 1024 * 1024;

@@ -3,7 +3,7 @@
 // the host's interrupt callback (its duration budget) ends a running call in a way no pcall,
 // xpcall or coroutine can catch.
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { LUA_BUDGET_CEILINGS, luaBudgetFromSettings, resolveBudget } from './budget-limits.js';
 import { compileLua } from './compile-lua.js';
 import { captureError, luaError } from './lua-test-helpers.js';

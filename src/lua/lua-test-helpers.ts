@@ -1,5 +1,5 @@
 /** Helpers for the Lua tests: run a chunk once, or capture the AgentError it throws. */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { compileLua } from './compile-lua.js';
 import type { LuaRunOptions, LuaSourceLocation } from './compile-lua.js';
 

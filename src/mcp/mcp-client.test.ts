@@ -1,6 +1,6 @@
 /** The MCP client against scripted `fetch` answers: JSON and SSE answers, sessions, refusals. */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { connectMcp, type McpClientOptions } from './mcp-client.js';
 
 type Answer = (body: Record<string, unknown>, headers: Headers) => Response;

@@ -10,7 +10,7 @@
  * are never followed (a server cannot move us to another origin).
  * https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { createSseParser } from '../llm/sse-parser.js';
 import { messageOf } from '../util/message-of.js';
 import { isPlainObject } from '../util/plain-object.js';

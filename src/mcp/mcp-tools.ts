@@ -12,8 +12,8 @@
  * observations. The network follows `http.get`'s policy: the server's exact origin must be in
  * `settings.http.allow` (which is also what lets a loopback or private address through).
  */
-import type { ActionContext, CompiledSchema, JsonSchema } from '../actions/types.js';
-import { AgentError } from '../errors/agent-error.js';
+import type { ActionContext, CompiledSchema, JsonSchema } from '../core/action.js';
+import { AgentError } from '../core/agent-error.js';
 import { compileSchema } from '../schema/compile-schema.js';
 import { readHttpSettings } from '../tools/http-get.js';
 import { checkUrl } from '../tools/url-policy.js';

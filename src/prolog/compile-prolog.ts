@@ -13,7 +13,7 @@
  * for a spent budget (`details.budget`), PROLOG_SYNTAX at load with the file line.
  */
 import { pl, type TauTerm } from '#prolog-vm';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import type { CompiledScript, ScriptRunOptions, ScriptSource } from '../core/script-sandbox.js';
 import { resolvePrologBudget, type PrologBudget } from './prolog-budget.js';
 import { createSession, PRELUDE_GOAL } from './prolog-session.js';

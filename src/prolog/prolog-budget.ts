@@ -4,7 +4,7 @@
  * handler (`catch/3`) can catch one. A value that is not a positive finite number under its
  * ceiling is refused: INVALID_AGENT at load (`settings.prolog.<key>`), INVALID_PARAMS per call.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 
 export interface PrologBudget {
   /** Inferences (resolution steps) per call: the seam's `instructions`, the unit of work. */

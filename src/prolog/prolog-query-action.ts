@@ -7,7 +7,7 @@
  * reads the state with `state/2`: `code` is not a template, so state text never becomes Prolog
  * source (no injection).
  */
-import type { ActionCompiler, ActionDefinition } from '../actions/types.js';
+import type { ActionCompiler, ActionDefinition } from '../core/action.js';
 import type { CompiledProlog } from './compile-prolog.js';
 
 interface PreparedQuery {

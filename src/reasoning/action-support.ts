@@ -5,10 +5,10 @@
  * and infrastructure failures — model server down, HTTP error, timeout, broken stream, replay
  * mismatch, storage, cancellation, an exhausted run budget — propagate and end the node).
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { isInfrastructureFailure } from '../llm/llm-errors.js';
-import type { ActionCompiler, ActionContext, LlmCallParams } from '../actions/types.js';
-import type { ChatMessage, LlmResponse } from '../llm/types.js';
+import type { ActionCompiler, ActionContext, LlmCallParams } from '../core/action.js';
+import type { ChatMessage, LlmResponse } from '../core/model-provider.js';
 import type { CompiledValue } from '../templates/types.js';
 import type { TraceEntry } from './reasoning-trace.js';
 import { messageOf } from '../util/message-of.js';

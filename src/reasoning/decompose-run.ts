@@ -3,7 +3,7 @@
  * load): plans, solves and synthesises. Its own module, loaded on the first run, so pages and
  * workers that never decompose do not load it at start.
  */
-import type { ActionContext } from '../actions/types.js';
+import type { ActionContext } from '../core/action.js';
 import renderDecomposePrompt from '../prompts/decompose.eta';
 import renderSubProblemPrompt from '../prompts/decompose-sub-problem.eta';
 import renderSynthesisPrompt from '../prompts/decompose-synthesis.eta';

@@ -2,7 +2,7 @@
  * `reason.cot` (docs/spec.md#62-reasoncot): one model call with chain-of-thought prompting, answering
  * `{thinking, answer}`. The prompt is `src/prompts/cot.eta` (compiled at build time).
  */
-import type { ActionDefinition, ActionContext } from '../actions/types.js';
+import type { ActionDefinition, ActionContext } from '../core/action.js';
 import renderCotPrompt from '../prompts/cot.eta';
 import { callModel, compileParams, failureResult, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from './action-support.js';
 import { messageOf } from '../util/message-of.js';

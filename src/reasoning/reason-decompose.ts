@@ -12,7 +12,7 @@
  * `sub_problem_cap_reached` in the trace). A run therefore makes at most 2 + 2 × the cap model
  * calls (a plan and a synthesis per level, one call per leaf).
  */
-import type { ActionDefinition } from '../actions/types.js';
+import type { ActionDefinition } from '../core/action.js';
 import { checkIntegerAtLoad, compileParams, LLM_KEYS, renderParams, type CompiledParams } from './action-support.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 

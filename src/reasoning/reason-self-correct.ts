@@ -3,7 +3,7 @@
  * A round whose critique fails or cannot be parsed is recorded (trace + `skipped_rounds`) and
  * skipped; `rounds_completed` counts only the rounds that completed. Outputs may be any JSON.
  */
-import type { ActionContext, ActionDefinition } from '../actions/types.js';
+import type { ActionContext, ActionDefinition } from '../core/action.js';
 import renderGeneratePrompt from '../prompts/self-correct-generate.eta';
 import renderCriticPrompt from '../prompts/self-correct-critic.eta';
 import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, type CompiledParams } from './action-support.js';

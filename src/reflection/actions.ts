@@ -3,7 +3,7 @@
  * `reflection.correct` and `reflection.review`. TEA's `actions.reflection_*` spellings resolve to
  * them through the registry.
  */
-import type { ActionDefinition } from '../actions/types.js';
+import type { ActionDefinition } from '../core/action.js';
 import { reflectionCorrectAction } from './reflection-correct-action.js';
 import { reflectionEvaluateAction } from './reflection-evaluate-action.js';
 import { reflectionLoopAction } from './reflection-loop-action.js';

@@ -3,8 +3,8 @@
  * Code that fails to compile and is plainly Python (TEA's default language for custom
  * evaluators) is refused with UNSUPPORTED_LANGUAGE telling the author to write Lua, as for nodes.
  */
-import type { ActionCompiler } from '../actions/types.js';
-import { AgentError } from '../errors/agent-error.js';
+import type { ActionCompiler } from '../core/action.js';
+import { AgentError } from '../core/agent-error.js';
 import { looksLikePython } from '../util/python-detector.js';
 import type { CompiledScript } from '../core/script-sandbox.js';
 

@@ -7,7 +7,7 @@
  * that is down is never an "invalid attempt": the node ends with the typed error and its
  * `on_error` decides.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { isInfrastructureFailure } from '../llm/llm-errors.js';
 import { messageOf } from '../util/message-of.js';
 

@@ -3,7 +3,7 @@
  * (`{action: llm.call, prompt: ...}`, `uses:` accepted as an alias, parameters flat or under
  * `with:`) or Lua (`{run: ...}`), with an optional `returns: candidate | state`.
  */
-import type { ActionCompiler } from '../actions/types.js';
+import type { ActionCompiler } from '../core/action.js';
 import { compileStepLua } from './compile-step-lua.js';
 import type { PreparedStep, StepReturns } from './reflection-types.js';
 import { isPlainObject } from '../util/plain-object.js';

@@ -8,7 +8,7 @@
  * specified"}`. A failing corrector: `success: false` with the error text (run-level control flow
  * such as cancellation still propagates).
  */
-import type { ActionDefinition } from '../actions/types.js';
+import type { ActionDefinition } from '../core/action.js';
 import type { CompiledValue } from '../templates/types.js';
 import { describeFailure, isControlFlow } from './control-flow.js';
 import { extractCandidate } from './extract-candidate.js';

@@ -5,7 +5,7 @@
  * `state.output`. An LLM result (`{content, usage}`) or JSON text is read like a loop candidate.
  * Returns the verdict plus `success: true`. Parameter errors fail at load (INVALID_PARAMS).
  */
-import type { ActionDefinition } from '../actions/types.js';
+import type { ActionDefinition } from '../core/action.js';
 import type { CompiledValue } from '../templates/types.js';
 import { evaluate } from './evaluators/evaluate.js';
 import { JUDGE_LLM_KEYS, prepareEvaluator } from './evaluators/prepare-evaluator.js';

@@ -3,7 +3,7 @@
  * so a bad `max_iterations`, `on_failure`, evaluator type, template, Lua chunk or schema fails
  * the agent before any run starts. See reflection-loop.ts for the algorithm.
  */
-import type { ActionCompiler, ActionDefinition } from '../actions/types.js';
+import type { ActionCompiler, ActionDefinition } from '../core/action.js';
 import { JUDGE_LLM_KEYS, prepareEvaluator } from './evaluators/prepare-evaluator.js';
 import { actionStep, evaluatorShape, REFLECTION_ITERATIONS_CEILING } from '../spec/parameter-shapes.js';
 import { prepareStep } from './prepare-step.js';

@@ -23,9 +23,9 @@
  * With `continueFromState`, the loop picks up `state.reflection_history` left by an earlier loop
  * node (e.g. across an interrupt and resume) and counts those attempts against the cap.
  */
-import type { ActionContext, State } from '../actions/types.js';
+import type { ActionContext, State } from '../core/action.js';
 import type { ReflectionAttemptData } from '../core/events.js';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { mergeShallow } from '../util/safe-json.js';
 import { describeFailure, isControlFlow } from './control-flow.js';
 import { evaluate } from './evaluators/evaluate.js';

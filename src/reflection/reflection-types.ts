@@ -2,7 +2,7 @@
  * The shapes shared by the reflection actions: prepared (load-time) generator, corrector and
  * evaluator specs, the evaluator verdict, and one attempt of the loop (docs/spec.md#5-reflection-seeds-000-001-002).
  */
-import type { CompiledSchema } from '../actions/types.js';
+import type { CompiledSchema } from '../core/action.js';
 import type { CompiledScript } from '../core/script-sandbox.js';
 import type { CompiledValue } from '../templates/types.js';
 

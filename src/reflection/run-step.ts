@@ -6,8 +6,8 @@
  * events apply). A Lua step runs with globals `state`, `variables`, `output`, `iteration`
  * (its `state.reflection_history` holds the latest 10 attempts).
  */
-import type { ActionContext, State } from '../actions/types.js';
-import { AgentError } from '../errors/agent-error.js';
+import type { ActionContext, State } from '../core/action.js';
+import { AgentError } from '../core/agent-error.js';
 import type { ScriptBudget } from '../core/script-sandbox.js';
 import type { PreparedStep } from './reflection-types.js';
 import { isPlainObject } from '../util/plain-object.js';

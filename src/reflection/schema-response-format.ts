@@ -7,7 +7,7 @@
  * cannot see the agent's `schemas:`. Checked at load. Use it only with servers that support it
  * (`tea-edge probe` tells).
  */
-import type { ActionCompiler } from '../actions/types.js';
+import type { ActionCompiler } from '../core/action.js';
 import { isPlainObject } from '../util/plain-object.js';
 
 export function withSchemaResponseFormat(step: unknown, evaluator: unknown, field: string, compiler: ActionCompiler): unknown {

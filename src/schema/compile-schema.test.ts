@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { compileSchema } from './compile-schema.js';
 import { scoreFromErrors } from './score-from-errors.js';
 import { schemaSuggestions } from './schema-suggestions.js';

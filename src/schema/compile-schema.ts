@@ -25,7 +25,7 @@
  */
 import { dereference, type Schema } from '@cfworker/json-schema';
 import type { CompiledSchema, JsonSchema, SchemaError } from '../core/json-schema.js';
-import { AgentError, type ErrorLocation } from '../errors/agent-error.js';
+import { AgentError, type ErrorLocation } from '../core/agent-error.js';
 import { checkSchemaGraph, locationOf, referenceOf, schemaNodes, type SchemaLookup } from './check-schema-graph.js';
 import { coerceInstance } from './coerce-instance.js';
 import { copyJson } from './copy-json.js';

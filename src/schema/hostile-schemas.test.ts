@@ -4,7 +4,7 @@
  * to generous vitest timeouts (they take milliseconds; a backtracking engine took minutes).
  */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { compileSchema } from './compile-schema.js';
 
 const where = { node: 'check', field: 'input_schema' };

@@ -10,7 +10,7 @@
  * numbers are held to `minimum`/`maximum` when `checkBounds` is set.
  */
 import type { JsonSchema } from '../core/json-schema.js';
-import type { ErrorCode } from '../errors/agent-error.js';
+import type { ErrorCode } from '../core/agent-error.js';
 import { PROVIDER_NAMES } from '../llm/presets.js';
 import { quoted, suggestionFor } from '../util/suggest.js';
 import { ACTION_PARAMS_KEYWORD, PROVIDER_KEYWORD } from './parameter-shapes.js';

@@ -4,7 +4,7 @@
  * among them: naming it is refused (an error, not a silent drop, so the author learns at once why
  * `env.TEA_LLM_API_KEY` is empty; a key reaches the model through the host, not the agent).
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 
 /** The variables the hosts read the model key from (the CLI's and the workers'). */
 export const MODEL_KEY_VARIABLES: readonly string[] = ['TEA_LLM_API_KEY', 'LLM_API_KEY'];

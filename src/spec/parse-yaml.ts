@@ -5,7 +5,7 @@
  * file, line and column, with code INVALID_AGENT (INPUT_TOO_LARGE for the size cap).
  */
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 
 export interface YamlLimits {
   /** Largest agent file in bytes (default 256 KiB). */

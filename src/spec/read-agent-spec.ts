@@ -9,7 +9,7 @@
  */
 import type { AgentSettings } from '../core/agent-settings.js';
 import { Validator } from '@cfworker/json-schema';
-import { AgentError, toAgentError, type ErrorCode } from '../errors/agent-error.js';
+import { AgentError, toAgentError, type ErrorCode } from '../core/agent-error.js';
 import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
 import agentSchema from './agent-schema.json';
 import { END, START, type AgentSpec, type EdgeSpec, type GotoRule, type GraphWarning, type NodeBody, type NodeSpec, type OnErrorSpec, type StepSpec } from './agent-spec.js';

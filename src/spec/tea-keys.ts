@@ -4,7 +4,7 @@
  * a warning (it changes nothing in the run). Everything else unknown is an unknown key.
  * Source: /work/shared/reference/tea-behaviour.md §1.1, §1.2, §1.5, §1.10, §3.1.
  */
-import type { ErrorCode } from '../errors/agent-error.js';
+import type { ErrorCode } from '../core/agent-error.js';
 
 /** Where a key sits: an agent-file object, or the parameters of an action. */
 export type KeyLocation = 'top' | 'settings' | 'settings.llm' | 'node' | 'edge' | 'config' | `action:${string}`;

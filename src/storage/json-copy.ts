@@ -3,7 +3,7 @@
  * strings, finite numbers, booleans and null (JSON semantics: `undefined` dropped, Dates as ISO
  * strings, class instances as their enumerable fields), so nothing stored is shared with the caller.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { messageOf } from '../util/message-of.js';
 
 /** Serialises a value for storage; a value JSON cannot hold (a cycle, a BigInt) is STORAGE_ERROR. */

@@ -11,7 +11,7 @@
  * no await between the check and the mark). Nothing survives the process. No module-level state:
  * each call to `createMemoryStores` owns its maps.
  */
-import type { AgentEvent } from '../events/event.js';
+import type { AgentEvent } from '../core/events.js';
 import { fromStoredJson, toStoredJson } from './json-copy.js';
 import { isSealedJson } from '../util/frozen-json.js';
 import { listRunPage, runsToRetire } from './run-listing.js';
@@ -24,7 +24,7 @@ import type {
   RunPage,
   RunRecord,
   TraceStore,
-} from './trace-store.js';
+} from '../core/trace-store.js';
 
 export interface MemoryStoreOptions {
   /** The clock used for age-based retention (milliseconds since the epoch). */

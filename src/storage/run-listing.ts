@@ -4,8 +4,8 @@
  * the opaque cursor, and retention selection. A cursor names the last run of a page, so a page
  * starts strictly after it: deleting or adding runs between pages never repeats a run.
  */
-import { AgentError } from '../errors/agent-error.js';
-import type { ListRunsOptions, RetentionPolicy, RunPage, RunRecord } from './trace-store.js';
+import { AgentError } from '../core/agent-error.js';
+import type { ListRunsOptions, RetentionPolicy, RunPage, RunRecord } from '../core/trace-store.js';
 
 /** Default and largest page size of `listRuns`. */
 export const DEFAULT_PAGE_SIZE = 50;

@@ -1,8 +1,8 @@
 /** Templates seen through the engine: `with:` values, `goto` rules, edge `when`, load and run errors. */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { createActionRegistry } from '../builtins.js';
-import type { ActionDefinition } from '../actions/types.js';
+import type { ActionDefinition } from '../core/action.js';
 // Through the public entry, which stays stable while the engine's files move.
 import { loadAgent, runAgent } from '../index.js';
 import type { RunOptions } from '../graph/run-types.js';

@@ -5,7 +5,7 @@
  * interpreter evaluates it here. Semantics are Python's, as in TEA's Jinja2; a comparison Python
  * refuses (a text with a number) is a TEMPLATE_ERROR.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { type RuntimeValue, isArray, isBoolean, isMapping, isNull, isNumber, isString, isUndefined } from './jinja-runtime.js';
 import type { RenderBudget } from './render-budget.js';
 import { contains } from './template-operators.js';

@@ -2,7 +2,7 @@
  * Jinja's list filters that the library lacks: `sum`, `min`, `max`, `select`, `reject`, and
  * `wordcount`. Registered into the filter table by `template-filters.ts`.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import {
   type RuntimeValue,
   isArray,

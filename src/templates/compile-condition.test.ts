@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { compileCondition, isTruthy } from './index.js';
 
 const where = { node: 'evaluate', field: 'goto[0].if' };

@@ -3,7 +3,7 @@
  * (`state.score > 0.8`) or a template string (`"{{ state.done }}"`); the result is the native
  * value and its truthiness by `isTruthy`.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { compileTemplate } from './compile-template.js';
 import { hasTemplateSyntax } from './compile-value.js';
 import { isTruthy } from './is-truthy.js';

@@ -4,7 +4,7 @@
  * renders to the expression's native value; anything else renders to a string.
  */
 import { Environment } from '@huggingface/jinja';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import {
   type RuntimeValue,
   LazyRecordMap,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { compileValue, hasTemplateSyntax } from './index.js';
 
 const where = { node: 'call', field: 'with' };

@@ -3,7 +3,7 @@
  * mapping) with every templated string compiled once. Objects and lists are walked; rendering
  * builds a fresh structure each time, so two renders never share objects.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { compileTemplate } from './compile-template.js';
 import { BLOCKED_KEYS, copyData } from './jinja-runtime.js';
 import type { CompiledValue, TemplateLocation, TemplateOptions, TemplateScope } from './types.js';

@@ -1,5 +1,5 @@
 /** Reading a filter's operand and arguments the way Jinja does (missing values as empty). */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { type RuntimeValue, isArray, isMapping, isNull, isNumber, isString, isUndefined, makeString } from './jinja-runtime.js';
 import { type RenderBudget, UNITS_PER_MADE_VALUE } from './render-budget.js';
 import { toText } from './text-writer.js';

@@ -5,7 +5,7 @@
  * text goes to models, not HTML). Written into a TextWriter, so a value whose JSON would pass the
  * size cap fails at the cap rather than after being built whole.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { type RuntimeValue, isArray, isMapping } from './jinja-runtime.js';
 import type { RenderBudget } from './render-budget.js';
 import { TextWriter } from './text-writer.js';

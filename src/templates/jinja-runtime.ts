@@ -8,7 +8,7 @@
  * are visible and `__proto__`/`constructor`/`prototype` never are.
  */
 import { Environment, type Interpreter } from '@huggingface/jinja';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 
 /** Any value the interpreter produces (IntegerValue, StringValue, ObjectValue, ...). */
 export type RuntimeValue = ReturnType<Interpreter['evaluate']>;

@@ -5,7 +5,7 @@
  * (a differential test holds the two together). Anything unusual at render time (a missing scope
  * root, a Date, a function) falls back to the interpreter.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { hasPlainPrototype } from '../util/plain-object.js';
 import { isReadableKey, toNativeValue, toRuntimeValue } from './jinja-runtime.js';
 import { RenderBudget } from './render-budget.js';

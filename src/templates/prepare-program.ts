@@ -4,7 +4,7 @@
  * (which nodes print, which member reads are calls, which are loop sources, literal values).
  */
 import { Template, parse, tokenize } from '@huggingface/jinja';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { type RuntimeValue, type TemplateNode, makeFloat, makeInteger, makeString } from './jinja-runtime.js';
 import { LIBRARY_FILTERS, TEMPLATE_FILTERS } from './template-filters.js';
 import { LIBRARY_TESTS, TEMPLATE_TESTS } from './template-tests.js';

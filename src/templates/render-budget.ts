@@ -2,7 +2,7 @@
  * Counted caps on one render (docs/spec.md#2-templates "Limits"): output size, loop iterations, `range()` sizes,
  * evaluation steps and call depth. Nothing is timed; a bomb fails after a bounded amount of work.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import type { TemplateLimits } from './types.js';
 
 /** The defaults: 1 MiB of output, 100,000 loop iterations, 1,000,000 steps, 64 nested calls, 16 Mi work units. */

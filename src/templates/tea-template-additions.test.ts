@@ -1,7 +1,7 @@
 /** TEA template features from issue 13: `now()`, the `sha256` filter, tests that take an argument. */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { compileTemplate } from './compile-template.js';
 import { pythonUtcIso } from './python-time.js';
 import { TEMPLATE_CLOCK, type TemplateScope } from './types.js';

@@ -3,7 +3,7 @@
  * operand type the way Jinja does (`upper` on a number works), treat a missing value as empty,
  * and count the strings and lists they build against the render budget.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { COLLECTION_FILTERS } from './collection-filters.js';
 import { TEXT_FILTERS } from './text-filters.js';
 import { argument, itemsOf, numberArgument, stringArgument } from './filter-inputs.js';

@@ -6,7 +6,7 @@
  * the generous test timeout only proves that it ends.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { compileTemplate } from './index.js';
 import { toRuntimeValue } from './jinja-runtime.js';
 import { TextWriter } from './text-writer.js';

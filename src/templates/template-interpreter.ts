@@ -7,7 +7,7 @@
  * create one per render.
  */
 import { Interpreter, type Environment } from '@huggingface/jinja';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import {
   type RuntimeValue,
   type TemplateNode,

@@ -6,7 +6,7 @@
  * the body reads it; here `loop` is built lazily.
  */
 import type { Environment } from '@huggingface/jinja';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import {
   type RuntimeValue,
   type TemplateNode,

@@ -3,7 +3,7 @@
  * and lists they would build are checked against the size cap, and charged as work, before they
  * are built; `in` charges the scan.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import {
   type RuntimeValue,
   isArray,

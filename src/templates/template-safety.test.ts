@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { compileTemplate, DEFAULT_TEMPLATE_LIMITS, resolveTemplateLimits } from './index.js';
 import type { TemplateOptions } from './types.js';
 

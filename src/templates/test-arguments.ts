@@ -8,7 +8,7 @@
  * (`.name`, `[key]`, `(call)`), never `and`, `or` or `else`.
  */
 import { parse, tokenize } from '@huggingface/jinja';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { ARGUMENT_TESTS } from './argument-tests.js';
 import type { TemplateNode } from './jinja-runtime.js';
 

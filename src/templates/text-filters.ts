@@ -3,7 +3,7 @@
  * `indent`. Each result is checked against the size cap, and charged as work, before it is used;
  * `join` and `indent` check the size before building at all.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { type RuntimeValue, isNumber, isString, makeInteger, makeString } from './jinja-runtime.js';
 import type { RenderBudget } from './render-budget.js';
 import { TextWriter, toText } from './text-writer.js';

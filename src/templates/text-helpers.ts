@@ -1,5 +1,5 @@
 /** Python/Jinja text and number semantics used by the filters (`int`, `float`, `replace`, ...). */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { quoteText } from '../util/cut-text.js';
 
 const DIGITS_BY_BASE: Readonly<Record<number, RegExp>> = {

@@ -5,7 +5,7 @@
  * piece by piece into a writer that stops at its cap. The text is the library's (lists and
  * objects as JSON with `", "` and `": "`), so output does not change.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { type RuntimeValue, isArray, isMapping } from './jinja-runtime.js';
 import { type RenderBudget, limitError } from './render-budget.js';
 

@@ -10,15 +10,15 @@
  * });
  * expect(state.answer).toBe(4);
  */
-import type { ActionDefinition } from '../actions/types.js';
+import type { ActionDefinition } from '../core/action.js';
 import { createActionRegistry } from '../builtins.js';
-import type { AgentEvent } from '../events/event.js';
+import type { AgentEvent } from '../core/events.js';
 import { runAgent } from '../graph/run-agent.js';
 import { loadAgent } from '../load-agent-with-scripts.js';
 import type { RunOptions, RunResult } from '../graph/run-types.js';
 import { createScriptedModel, type ScriptedModel } from '../llm/scripted-model.js';
 import type { ScriptedInput } from '../llm/scripted-script.js';
-import type { LlmRequest } from '../llm/types.js';
+import type { LlmRequest } from '../core/model-provider.js';
 
 export interface RunAgentWithScriptOptions {
   /** The run input (default `{}`). */

@@ -1,5 +1,5 @@
 /** The built-in tools usable by any agent on any runtime (docs/spec.md#63-reasonreact). */
-import type { ActionDefinition } from '../actions/types.js';
+import type { ActionDefinition } from '../core/action.js';
 import { httpGet } from './http-get.js';
 import { jsonQuery } from './json-query.js';
 import { mathCalculate } from './math-calculate.js';

@@ -5,8 +5,8 @@
  * cap (`settings.http.max_bytes`, default 256 KiB) and the request has a timeout
  * (`settings.http.timeout_ms`, default 10 s). No cookies, no credentials, GET only.
  */
-import { AgentError } from '../errors/agent-error.js';
-import type { ActionContext, ActionDefinition } from '../actions/types.js';
+import { AgentError } from '../core/agent-error.js';
+import type { ActionContext, ActionDefinition } from '../core/action.js';
 import { checkUrl } from './url-policy.js';
 import { messageOf } from '../util/message-of.js';
 import { isPlainObject } from '../util/plain-object.js';

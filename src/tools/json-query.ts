@@ -4,8 +4,8 @@
  * keys `__proto__`, `constructor` and `prototype` are refused, so no prototype is reachable.
  * A path that leads nowhere gives `{result: null, found: false}`.
  */
-import { AgentError } from '../errors/agent-error.js';
-import type { ActionDefinition } from '../actions/types.js';
+import { AgentError } from '../core/agent-error.js';
+import type { ActionDefinition } from '../core/action.js';
 import { isForbiddenKey } from '../util/forbidden-keys.js';
 import { parseJsonSafely } from '../util/untrusted-json.js';
 import { quoteText } from '../util/cut-text.js';

@@ -1,6 +1,6 @@
 /** `math.calculate {expression}` → `{result}`: arithmetic without eval (math-expression.ts). */
-import { AgentError } from '../errors/agent-error.js';
-import type { ActionDefinition } from '../actions/types.js';
+import { AgentError } from '../core/agent-error.js';
+import type { ActionDefinition } from '../core/action.js';
 import { quoteText } from '../util/cut-text.js';
 
 /**

@@ -3,8 +3,8 @@
  * run's memory (`context.memory`, a Map the engine saves with checkpoints, so it survives an
  * interrupt and resume). Keys and values are capped; values must be JSON.
  */
-import { AgentError } from '../errors/agent-error.js';
-import type { ActionDefinition } from '../actions/types.js';
+import { AgentError } from '../core/agent-error.js';
+import type { ActionDefinition } from '../core/action.js';
 
 /** Caps on run memory. */
 export const MEMORY_LIMITS = { maxKeyLength: 256, maxValueBytes: 64 * 1024, maxEntries: 1000 } as const;

@@ -1,6 +1,6 @@
 /** What web.scrape and web.search do when called (their definitions are in web-tools.ts, loaded with the engine). */
-import { AgentError } from '../errors/agent-error.js';
-import type { ActionContext } from '../actions/types.js';
+import { AgentError } from '../core/agent-error.js';
+import type { ActionContext } from '../core/action.js';
 import { fetchAllowed } from './http-get.js';
 import { htmlToReadable } from './html-to-text.js';
 import { DEFAULT_MAX_CHARS, FORMATS, MAX_CHARS_CEILING, MAX_LINKS, MAX_QUERY_CHARS, MAX_RESULTS, readSearchProvider } from './web-tools-settings.js';

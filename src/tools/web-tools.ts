@@ -17,7 +17,7 @@
  * using the tool can react to it); a refused URL is FORBIDDEN; a network failure or timeout is
  * ACTION_FAILED.
  */
-import type { ActionCompiler, ActionContext, ActionDefinition } from '../actions/types.js';
+import type { ActionCompiler, ActionContext, ActionDefinition } from '../core/action.js';
 import type { CompiledValue } from '../templates/types.js';
 import { DEFAULT_MAX_CHARS, FORMATS, MAX_CHARS_CEILING, MAX_QUERY_CHARS, MAX_RESULTS, readSearchProvider } from './web-tools-settings.js';
 import { HTTP_TIMEOUT_MS_CEILING } from '../core/setting-ceilings.js';

@@ -3,7 +3,7 @@
  * AgentError reason (a run's duration budget aborts with BUDGET_EXCEEDED) rejects with that
  * error; any other abort is CANCELLED.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 
 /** The error an aborted signal stands for. */
 export function abortError(signal: AbortSignal): AgentError {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { abortError, sleep, throwIfAborted } from './abort.js';
 import { exponentialDelay } from './backoff.js';
 import { FORBIDDEN_KEYS, isForbiddenKey } from './forbidden-keys.js';

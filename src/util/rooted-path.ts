@@ -6,7 +6,7 @@
  * control characters, URL encoding (`%2e%2e`, so no host decodes a second time) and URL schemes
  * (`s3://`, `file:`). A leading `./` and repeated `/` are tidied, as TEA's examples write them.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { cutText, quoteText } from './cut-text.js';
 
 /** Longest path accepted (characters) and deepest nesting: roomy for real files, small for hostile ones. */

@@ -2,7 +2,7 @@
  * JSON helpers for values the engine keeps (state updates): plain JSON copies, shallow merges,
  * no prototype keys. Parsing untrusted JSON text lives in ./untrusted-json.ts.
  */
-import { AgentError } from '../errors/agent-error.js';
+import { AgentError } from '../core/agent-error.js';
 import { isForbiddenKey } from './forbidden-keys.js';
 
 // Kept for callers that import it from here (src/graph); its home is ./plain-object.ts.

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRootedFileStore } from '../../adapters/fs/rooted-file-store.js';
 import { MAX_WRITE_BYTES } from '../../src/actions/file-actions.js';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import { loadError, runYaml } from '../engine/helpers.js';
 
 const COPY = `

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hasDescriptorPaths } from '../../adapters/fs/open-beneath.js';
 import { createRootedFileStore } from '../../adapters/fs/rooted-file-store.js';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 
 /** Swaps `dir` for a link to `outside` and back until killed; repairs a `dir` a writer made meanwhile. */
 const SWAPPER = `

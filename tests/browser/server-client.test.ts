@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { serve, type RunningServer } from '../../worker/node.js';
 import { ServerClient } from '../../web-demo/server-client.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFsStores } from '../../adapters/fs/index.js';
 import { loadErrorLines } from '../../cli/commands/load-error-lines.js';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import { startMockOpenAI, type MockFault } from '../support/mock-openai-server.js';
 import { runCli as cli } from '../support/run-cli.js';
 

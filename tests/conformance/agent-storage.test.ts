@@ -12,10 +12,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFsStores } from '../../adapters/fs/index.js';
 import { createIndexedDbStores } from '../../adapters/indexeddb/index.js';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import { loadAgent, resumeAgent, runAgent } from '../../src/index.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
-import type { CheckpointStore, TraceStore } from '../../src/storage/trace-store.js';
+import type { CheckpointStore, TraceStore } from '../../src/core/trace-store.js';
 
 interface Backend {
   name: string;

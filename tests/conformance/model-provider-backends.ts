@@ -4,9 +4,9 @@
  * recording made by the real client against the mock through the real ModelCaller.
  */
 import { closedModelUrl } from '../support/closed-port.js';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import { createModelCaller } from '../../src/llm/model-caller.js';
-import type { LlmResponse, ModelProvider } from '../../src/llm/types.js';
+import type { LlmResponse, ModelProvider } from '../../src/core/model-provider.js';
 import type { MockFault, MockOpenAI, MockReply } from '../support/mock-openai-server.js';
 import { FAULT_CODES, isFault, type ConformanceFault, type ConformanceReply, type Scenario } from './model-provider-conformance.js';
 

@@ -13,8 +13,8 @@
  * }, { features: ['abortInFlight'] });
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors/agent-error.js';
-import type { LlmCallHooks, LlmRequest, LlmResponse, LlmStreamPart, ModelProvider } from '../../src/llm/types.js';
+import { AgentError } from '../../src/core/agent-error.js';
+import type { LlmCallHooks, LlmRequest, LlmResponse, LlmStreamPart, ModelProvider } from '../../src/core/model-provider.js';
 
 /** What the back end answers for one call. */
 export interface ConformanceReply {

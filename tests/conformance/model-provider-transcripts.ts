@@ -9,8 +9,8 @@
  * Chromium and Deno (through tests/deno/vitest-shim.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors/agent-error.js';
-import type { LlmRequest, LlmResponse, LlmStreamPart, ModelProvider, ToolDefinition } from '../../src/llm/types.js';
+import { AgentError } from '../../src/core/agent-error.js';
+import type { LlmRequest, LlmResponse, LlmStreamPart, ModelProvider, ToolDefinition } from '../../src/core/model-provider.js';
 
 /** One write of a streamed body: text, or text cut in two inside the first occurrence of a character. */
 export type TranscriptWrite = string | { text: string; cut_inside: string };

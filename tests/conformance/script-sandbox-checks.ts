@@ -5,7 +5,7 @@
  * fixture: the few scripts the checks need, written in that language.
  */
 import type { ScriptBudget, ScriptSandbox } from '../../src/core/script-sandbox.js';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 
 /** The scripts a language provides for the checks. Each is a chunk whose result is its return value. */
 export interface ScriptSandboxFixture {

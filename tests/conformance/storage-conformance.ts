@@ -7,8 +7,8 @@
  * describeTraceStore('fs', async () => { const dir = await mkdtemp(...); return { ...createFsStores(dir), cleanup: () => rm(dir, { recursive: true }) }; });
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentEvent, EventType } from '../../src/events/event.js';
-import type { Checkpoint, CheckpointStore, RunRecord, TraceStore } from '../../src/storage/trace-store.js';
+import type { AgentEvent, EventType } from '../../src/core/events.js';
+import type { Checkpoint, CheckpointStore, RunRecord, TraceStore } from '../../src/core/trace-store.js';
 
 export interface StorePair {
   traceStore: TraceStore;

@@ -9,7 +9,7 @@
  */
 import { createDenoKvStores } from '../../adapters/deno-kv/index.js';
 import { listKeys } from '../../adapters/deno-kv/deno-kv-texts.js';
-import type { ActionContext } from '../../src/actions/types.js';
+import type { ActionContext } from '../../src/core/action.js';
 import { createActionRegistry } from '../../src/builtins.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { JOURNAL_AGENT as AGENT } from '../support/journal-agent.js';

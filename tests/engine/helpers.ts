@@ -2,8 +2,8 @@
 import { runAgent, resumeAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import type { RunOptions, RunResult, ResumeInput } from '../../src/graph/run-types.js';
-import type { AgentEvent } from '../../src/events/event.js';
-import { AgentError } from '../../src/errors/agent-error.js';
+import type { AgentEvent } from '../../src/core/events.js';
+import { AgentError } from '../../src/core/agent-error.js';
 
 export async function runYaml(yaml: string, input: Record<string, unknown> = {}, options: RunOptions = {}): Promise<{ result: RunResult; events: AgentEvent[] }> {
   const agent = loadAgent(yaml, { file: 'test.yaml' });

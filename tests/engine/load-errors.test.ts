@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgentError } from '../../src/errors/agent-error.js';
+import { formatAgentError } from '../../src/core/agent-error.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { loadError } from './helpers.js';
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 
 const spinning = (limits: string, lua = 'instructions: 100000000') =>
   `name: spin\nsettings:\n  lua: { ${lua} }\n  limits: { ${limits} }\nnodes:\n  - name: spin\n    run: |\n      local n = 0\n      while true do n = n + 1 end\n`;

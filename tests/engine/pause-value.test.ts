@@ -4,11 +4,11 @@
  * look-alike object is data, and an action called by another action cannot pause the run.
  */
 import { describe, expect, it } from 'vitest';
-import type { ActionDefinition } from '../../src/actions/types.js';
+import type { ActionDefinition } from '../../src/core/action.js';
 import { createActionRegistry } from '../../src/builtins.js';
 import { loadAgent } from '../../src/graph/load-agent.js';
 import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 
 /** Asks once; on resume answers with the approval it was given. */

@@ -3,7 +3,7 @@
  * be resumed, resumeRun picks the run's own agent, and a store that fails is STORAGE_ERROR.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { findResumable, resumeRun } from '../../src/graph/resume-run.js';
 import { runAgent } from '../../src/graph/run-agent.js';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import type { RunOptions } from '../../src/graph/run-types.js';
 import { BUDGET_DEFAULTS, resolveLimits } from '../../src/graph/run-budget.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 import { createActionRegistry, loadAgent, runAgent } from '../../src/index.js';
-import type { ActionContext } from '../../src/actions/types.js';
+import type { ActionContext } from '../../src/core/action.js';
 import { isSealedJson } from '../../src/util/frozen-json.js';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import { resumeYaml, runYaml } from './helpers.js';
 
 describe('graph execution', () => {

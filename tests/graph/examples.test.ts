@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { runAgent } from '../../src/graph/run-agent.js';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { AgentEvent } from '../../src/core/events.js';
 
 async function runExample(name: string, input: Record<string, unknown> = {}) {
   const agent = loadAgent(readFileSync(new URL(`../../examples/${name}.yaml`, import.meta.url), 'utf8'), { file: `${name}.yaml` });

@@ -3,7 +3,7 @@ import { createModelCaller, type ModelCallerEnvironment } from '../../src/llm/mo
 import { appendMessages, replaceMessage, trackMessageHistory } from '../../src/llm/resolve-llm-call.js';
 import { createProvider } from '../../src/llm/create-provider.js';
 import { createScriptedModel, type ScriptedModel } from '../../src/llm/scripted-model.js';
-import type { ChatMessage, LlmConnection } from '../../src/llm/types.js';
+import type { ChatMessage, LlmConnection } from '../../src/core/model-provider.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 
 const CANARY = 'sk-canary-ZYXW-987654321';

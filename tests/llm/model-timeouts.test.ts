@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiClient, DEFAULT_FIRST_TOKEN_TIMEOUT_MS, DEFAULT_STREAM_IDLE_MS, DEFAULT_TIMEOUT_MS } from '../../src/llm/openai-client.js';
 import { resolveLlmCall } from '../../src/llm/resolve-llm-call.js';
-import type { LlmResponse } from '../../src/llm/types.js';
+import type { LlmResponse } from '../../src/core/model-provider.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 
 const fast = { baseDelayMs: 1, maxDelayMs: 2, retryAfterCapMs: 5 };

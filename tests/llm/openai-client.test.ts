@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAiClient } from '../../src/llm/openai-client.js';
-import type { LlmRequest, LlmResponse, LlmStreamPart } from '../../src/llm/types.js';
+import type { LlmRequest, LlmResponse, LlmStreamPart } from '../../src/core/model-provider.js';
 import { startMockOpenAI, type MockOpenAI, type MockReply } from '../support/mock-openai-server.js';
 
 const CANARY = 'sk-canary-0123456789abcdef';

@@ -10,7 +10,7 @@ import { runYaml } from '../engine/helpers.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { startMcpTestServer, tool, type McpTestServer } from '../support/mcp-test-server.js';
 import { redactRequest } from '../../src/llm/redact-request.js';
-import type { LlmRequest } from '../../src/llm/types.js';
+import type { LlmRequest } from '../../src/core/model-provider.js';
 
 const SECRET = 'tool-echoed-secret-7f3a9c';
 const MODEL_KEY = 'sk-host-model-key-0b1c2d3e';

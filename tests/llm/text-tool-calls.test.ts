@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { createActionRegistry } from '../../src/builtins.js';
-import type { ActionDefinition } from '../../src/actions/types.js';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { ActionDefinition } from '../../src/core/action.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 
 let server: MockOpenAI;

@@ -4,7 +4,7 @@
  * candidate passes when the rules hold), and `tea-edge run` on an example.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import { loadAgent } from '../../src/graph/load-agent.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';

@@ -8,7 +8,7 @@
  * (tests/conformance/script-sandbox-checks.ts, `longText`).
  */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import { PROLOG_BUDGET_CEILINGS, type PrologBudget } from '../../src/prolog/prolog-budget.js';
 import { compilePrologChunk } from '../../src/prolog/compile-prolog.js';
 

@@ -5,7 +5,7 @@
  * double_quotes) reads its later terms as before, call after call.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import { compilePrologChunk } from '../../src/prolog/compile-prolog.js';
 
 const STATE = { i: 1, j: 'text', m: { a: 1, b: [1, 2] }, output: 'shadowed', u: undefined };

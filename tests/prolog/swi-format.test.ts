@@ -4,7 +4,7 @@
  * and printed output as a `log` event whose source is `prolog`.
  */
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import { loadAgent } from '../../src/graph/load-agent.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';

@@ -7,12 +7,12 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPythonSandbox, findPyodide } from '../../cli/python/python-sandbox.js';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import { readFileSync } from 'node:fs';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';
 import { runAgent } from '../../src/graph/run-agent.js';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { AgentEvent } from '../../src/core/events.js';
 
 const pyodideDir = findPyodide();
 const processScript = path.join(import.meta.dirname, '../../dist/python-process.js');

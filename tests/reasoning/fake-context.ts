@@ -4,9 +4,9 @@
  * that returns a PauseRequest value (as the engine's does).
  */
 import { Validator } from '@cfworker/json-schema';
-import { AgentError, type ErrorCode } from '../../src/errors/agent-error.js';
-import type { ActionCompiler, ActionContext, ActionDefinition, CompiledSchema, LlmCallParams, ResumeInfo } from '../../src/actions/types.js';
-import type { LlmResponse } from '../../src/llm/types.js';
+import { AgentError, type ErrorCode } from '../../src/core/agent-error.js';
+import type { ActionCompiler, ActionContext, ActionDefinition, CompiledSchema, LlmCallParams, ResumeInfo } from '../../src/core/action.js';
+import type { LlmResponse } from '../../src/core/model-provider.js';
 import type { CompiledValue } from '../../src/templates/types.js';
 import { reasoningActions } from '../../src/reasoning/actions.js';
 import { isPauseRequest, pauseRequest } from '../../src/actions/pause-request.js';

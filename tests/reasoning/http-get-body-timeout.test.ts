@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpGet } from '../../src/tools/http-get.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import { createFakeContext } from './fake-context.js';
 
 let server: Server;

@@ -7,7 +7,7 @@
 import { expect, it } from 'vitest';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import type { RunResult } from '../../src/graph/run-types.js';
 import { startMockOpenAI, type MockFault, type MockOpenAI } from '../support/mock-openai-server.js';
 

@@ -1,6 +1,6 @@
 /** isInfrastructureFailure: which failures end a node (docs/execution-model.md, "Two kinds of failure"). */
 import { describe, expect, it } from 'vitest';
-import { AgentError, type ErrorCode } from '../../src/errors/agent-error.js';
+import { AgentError, type ErrorCode } from '../../src/core/agent-error.js';
 import { isInfrastructureFailure } from '../../src/llm/llm-errors.js';
 
 const error = (code: ErrorCode, details: Record<string, unknown> = {}) => new AgentError(code, 'x', { details });

@@ -3,7 +3,7 @@
  * scripted model then tries every trick. Zero of them may execute; spies count executions.
  */
 import { describe, expect, it } from 'vitest';
-import type { ActionDefinition } from '../../src/actions/types.js';
+import type { ActionDefinition } from '../../src/core/action.js';
 import { isPauseRequest } from '../../src/actions/pause-request.js';
 import { createFakeContext, runAction } from './fake-context.js';
 

@@ -3,8 +3,8 @@
  * reference/tea-behaviour.md §6.4 that apply to tea-edge.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors/agent-error.js';
-import type { ActionDefinition } from '../../src/actions/types.js';
+import { AgentError } from '../../src/core/agent-error.js';
+import type { ActionDefinition } from '../../src/core/action.js';
 import { reasoningActions } from '../../src/reasoning/actions.js';
 import { isValidToolName } from '../../src/reasoning/react/tool-table.js';
 import { systemPrompt } from '../../src/reasoning/react/react-messages.js';

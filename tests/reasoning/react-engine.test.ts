@@ -8,8 +8,8 @@ import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { createActionRegistry } from '../../src/builtins.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
-import type { ActionDefinition } from '../../src/actions/types.js';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { ActionDefinition } from '../../src/core/action.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import type { AgentRun, RunOptions } from '../../src/graph/run-types.js';
 
 const AGENT = `

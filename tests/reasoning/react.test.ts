@@ -1,9 +1,9 @@
 /** reason.react: seed 003's assertions, limits, tool safety, tool modes, and pause/resume (fake context). */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors/agent-error.js';
-import type { ActionDefinition } from '../../src/actions/types.js';
+import { AgentError } from '../../src/core/agent-error.js';
+import type { ActionDefinition } from '../../src/core/action.js';
 import { isPauseRequest } from '../../src/actions/pause-request.js';
-import type { ConfirmationRequest } from '../../src/actions/types.js';
+import type { ConfirmationRequest } from '../../src/core/action.js';
 import { createFakeContext, runAction, type FakeOptions } from './fake-context.js';
 
 const json = (value: unknown) => JSON.stringify(value);

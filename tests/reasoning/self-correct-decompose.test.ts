@@ -1,7 +1,7 @@
 /** reason.self_correct and reason.decompose beyond TEA's rows: honesty about rounds, concurrency, cycles, recursion. */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors/agent-error.js';
-import type { LlmCallParams } from '../../src/actions/types.js';
+import { AgentError } from '../../src/core/agent-error.js';
+import type { LlmCallParams } from '../../src/core/action.js';
 import { createFakeContext, runAction } from './fake-context.js';
 import { orderSubProblems } from '../../src/reasoning/sub-problems.js';
 

@@ -7,8 +7,8 @@
  * `{success: false}` result, so the node's `on_error` decides; content failures stay results.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors/agent-error.js';
-import type { ActionDefinition } from '../../src/actions/types.js';
+import { AgentError } from '../../src/core/agent-error.js';
+import type { ActionDefinition } from '../../src/core/action.js';
 import { reasoningActions } from '../../src/reasoning/actions.js';
 import { createActionRegistry } from '../../src/builtins.js';
 import { createFakeContext, runAction } from './fake-context.js';

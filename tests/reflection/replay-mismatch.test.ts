@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import type { RunOptions } from '../../src/graph/run-types.js';
 import { createReplayProvider } from '../../src/llm/replay.js';
 

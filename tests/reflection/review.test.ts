@@ -4,8 +4,8 @@
  * across stored runs, LLM suggestions, learned insights, and the reflection.review action.
  */
 import { describe, expect, it } from 'vitest';
-import type { ActionDefinition } from '../../src/actions/types.js';
-import { AgentError } from '../../src/errors/agent-error.js';
+import type { ActionDefinition } from '../../src/core/action.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import { reviewRun } from '../../src/reflection/review/review-run.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 import { load, loadError, run } from './support.js';

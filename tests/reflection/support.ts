@@ -3,14 +3,14 @@
  * recording scripted model, collect events, and read a failed load's error.
  */
 import { createActionRegistry } from '../../src/builtins.js';
-import type { ActionDefinition } from '../../src/actions/types.js';
-import { AgentError } from '../../src/errors/agent-error.js';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { ActionDefinition } from '../../src/core/action.js';
+import { AgentError } from '../../src/core/agent-error.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import type { ResumeInput, RunOptions, RunResult } from '../../src/graph/run-types.js';
 import { createScriptedModel } from '../../src/llm/scripted-model.js';
-import type { LlmConnection, LlmRequest } from '../../src/llm/types.js';
+import type { LlmConnection, LlmRequest } from '../../src/core/model-provider.js';
 
 export interface RecordedCall {
   request: LlmRequest;

@@ -4,7 +4,7 @@
  * description) from its JSON Schema. `tests/build/action-reference.test.ts` checks the file is
  * current; `TEA_WRITE_DOCS=1 npx vitest run tests/build/action-reference.test.ts` rewrites it.
  */
-import type { ActionDefinition } from '../../src/actions/types.js';
+import type { ActionDefinition } from '../../src/core/action.js';
 
 type Schema = Record<string, unknown>;
 

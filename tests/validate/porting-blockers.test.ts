@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import { problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { runCli } from '../support/run-cli.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createKvStores, type KVNamespaceLike } from '../../adapters/workers-kv/index.js';
-import type { ActionDefinition } from '../../src/actions/types.js';
+import type { ActionDefinition } from '../../src/core/action.js';
 import { createActionRegistry } from '../../src/builtins.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';

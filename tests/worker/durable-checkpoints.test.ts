@@ -7,9 +7,9 @@
  * the run with STORAGE_ERROR.
  */
 import { describe, expect, it } from 'vitest';
-import type { ActionContext } from '../../src/actions/types.js';
+import type { ActionContext } from '../../src/core/action.js';
 import { createActionRegistry } from '../../src/builtins.js';
-import type { AgentEvent } from '../../src/events/event.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { continueFromNode } from '../../src/graph/resume-run.js';
 import type { AgentRun, NodeCheckpoint, RunDurability } from '../../src/graph/run-types.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
-import type { CheckpointStore } from '../../src/storage/trace-store.js';
+import type { CheckpointStore } from '../../src/core/trace-store.js';
 import { createApp } from '../../worker/app.js';
 import { serve, type RunningServer } from '../../worker/node.js';
 import { jsonOrUndefined } from './miniflare-harness.js';

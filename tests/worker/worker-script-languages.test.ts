@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors/agent-error.js';
+import { AgentError } from '../../src/core/agent-error.js';
 import { prebuiltAgentSource, type PrebuiltAgent } from '../../worker/prebuilt-agent-source.js';
 import { call, packageRoot, startWorker } from './miniflare-harness.js';
 

@@ -5,7 +5,7 @@
  * and left unchanged. reason-react.ts and tool-dispatch.ts import this module dynamically, only
  * for tables with MCP tools, so it and the MCP client form a lazy chunk.
  */
-import type { ActionContext } from '../../actions/types.js';
+import type { ActionContext } from '../../core/action.js';
 import { callMcpTool, listMcpTools } from '../../mcp/mcp-tools.js';
 import type { ReactTool, ToolTable } from './tool-table.js';
 

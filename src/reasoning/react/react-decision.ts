@@ -4,7 +4,7 @@
  * the classic `Thought: / Action: / Action Input:` text form); native mode reads OpenAI
  * `tool_calls`, and a reply without tool calls is the final answer (seed 003).
  */
-import type { LlmResponse } from '../../llm/types.js';
+import type { LlmResponse } from '../../core/model-provider.js';
 import { parseModelOutput } from '../parse-output.js';
 import { textOf } from '../../util/text-of.js';
 import { isForbiddenKey } from '../../util/forbidden-keys.js';

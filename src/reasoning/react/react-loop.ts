@@ -18,9 +18,9 @@
  * The loop state is plain JSON so a confirmation pause can carry it in resume_data; the ids of
  * executed calls travel with it, so a resumed run never executes a call twice.
  */
-import type { ActionContext, LlmCallParams } from '../../actions/types.js';
-import type { AgentError } from '../../errors/agent-error.js';
-import type { ChatMessage } from '../../llm/types.js';
+import type { ActionContext, LlmCallParams } from '../../core/action.js';
+import type { AgentError } from '../../core/agent-error.js';
+import type { ChatMessage } from '../../core/model-provider.js';
 import { appendMessages, replaceMessage } from '../../llm/resolve-llm-call.js';
 import { callModel } from '../action-support.js';
 import { type TraceEntry } from '../reasoning-trace.js';

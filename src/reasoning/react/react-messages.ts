@@ -1,5 +1,5 @@
 /** Prompt and message building for the ReAct loop (prompts in src/prompts/react*.eta). */
-import type { ChatMessage, ToolDefinition } from '../../llm/types.js';
+import type { ChatMessage, ToolDefinition } from '../../core/model-provider.js';
 import renderReactPrompt from '../../prompts/react.eta';
 import renderFinalPrompt from '../../prompts/react-final.eta';
 import { textOf } from '../../util/text-of.js';

@@ -4,7 +4,7 @@
  * its end into the result, or pauses the run for a tier-3 tool (outside any try/catch, so the
  * engine's pause signal is never swallowed).
  */
-import type { ActionContext, ActionDefinition } from '../../actions/types.js';
+import type { ActionContext, ActionDefinition } from '../../core/action.js';
 import { checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from '../action-support.js';
 import { messageOf } from '../../util/message-of.js';
 import { llmProperties } from '../../spec/parameter-shapes.js';

@@ -6,7 +6,7 @@
  * tier-3 tool must be approved. Only then does the tool run. Every refusal is an observation.
  */
 import type { ToolCallStatus } from '../../core/events.js';
-import type { ActionContext } from '../../actions/types.js';
+import type { ActionContext } from '../../core/action.js';
 import { rethrowControl } from '../action-support.js';
 import { messageOf } from '../../util/message-of.js';
 import { truncateText } from '../reasoning-trace.js';

@@ -4,8 +4,8 @@
  * `constructor`, `__proto__`, `toString`, names differing only in case or whitespace, path-like
  * names and anything outside the identifier pattern are simply absent, so nothing runs.
  */
-import type { ActionCompiler, CompiledSchema, JsonSchema } from '../../actions/types.js';
-import { AgentError } from '../../errors/agent-error.js';
+import type { ActionCompiler, CompiledSchema, JsonSchema } from '../../core/action.js';
+import { AgentError } from '../../core/agent-error.js';
 import { whyNotATool } from '../../actions/not-a-tool.js';
 import { isPlainObject } from '../../util/plain-object.js';
 import { checkMcpToolName, MCP_TOOL_PREFIX } from '../../mcp/mcp-tool-name.js';

@@ -3,7 +3,7 @@
  * throw for a bad candidate or a broken script; only run-level control flow (cancellation,
  * budget, confirmation pause) propagates.
  */
-import type { ActionContext, State } from '../../actions/types.js';
+import type { ActionContext, State } from '../../core/action.js';
 import type { PreparedEvaluator, Verdict } from '../reflection-types.js';
 import { evaluateWithJudge } from './llm-evaluator.js';
 import { evaluateWithLua } from './lua-evaluator.js';

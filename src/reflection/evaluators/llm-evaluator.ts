@@ -11,8 +11,8 @@
  * A failed call (server down, HTTP error, timeout, broken stream) is infrastructure and ends the
  * node; only a reply that does not parse or rejects the output is an invalid verdict.
  */
-import type { ActionContext, State } from '../../actions/types.js';
-import type { ChatMessage } from '../../llm/types.js';
+import type { ActionContext, State } from '../../core/action.js';
+import type { ChatMessage } from '../../core/model-provider.js';
 import renderJudgeSystem from '../../prompts/judge-system.eta';
 import renderJudge from '../../prompts/judge.eta';
 import { describeFailure, isControlFlow } from '../control-flow.js';

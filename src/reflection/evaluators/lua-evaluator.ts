@@ -4,7 +4,7 @@
  * `iteration` and `variables` (the history holds the latest 10 attempts), in the Lua sandbox (no io, os beyond time, require, debug). A
  * script error or budget overrun is an invalid attempt of type `evaluator_error`.
  */
-import type { ActionContext, State } from '../../actions/types.js';
+import type { ActionContext, State } from '../../core/action.js';
 import { describeFailure, isControlFlow } from '../control-flow.js';
 import type { PreparedEvaluator, Verdict } from '../reflection-types.js';
 import { luaBudgetOf, luaState } from '../run-step.js';

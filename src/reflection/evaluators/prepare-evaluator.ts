@@ -10,7 +10,7 @@
  *   `code`), optional `threshold` (0.5) for numeric results.
  * Anything else is INVALID_PARAMS (or UNSUPPORTED_LANGUAGE for Python/Prolog) at load.
  */
-import type { ActionCompiler } from '../../actions/types.js';
+import type { ActionCompiler } from '../../core/action.js';
 import { compileStepLua } from '../compile-step-lua.js';
 import type { PreparedEvaluator } from '../reflection-types.js';
 import { templateShowsOutput } from './template-references.js';

@@ -6,7 +6,7 @@
  * invalid candidate; a Prolog error or spent budget is an invalid attempt of type
  * `evaluator_error`, as with Lua.
  */
-import type { ActionContext, State } from '../../actions/types.js';
+import type { ActionContext, State } from '../../core/action.js';
 import type { CompiledScript } from '../../core/script-sandbox.js';
 import type { CompiledProlog } from '../../prolog/compile-prolog.js';
 import { describeFailure, isControlFlow } from '../control-flow.js';

@@ -3,7 +3,7 @@
  * (`max(0, 1 − 0.2 n)`) so `return_best` prefers the attempt with fewer errors; suggestions as in
  * TEA. A value too large to validate is an invalid attempt, not an aborted loop.
  */
-import { AgentError } from '../../errors/agent-error.js';
+import { AgentError } from '../../core/agent-error.js';
 import { schemaSuggestions } from '../../schema/schema-suggestions.js';
 import { scoreFromErrors } from '../../schema/score-from-errors.js';
 import type { PreparedEvaluator, Verdict } from '../reflection-types.js';

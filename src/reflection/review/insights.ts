@@ -3,7 +3,7 @@
  * in the trace store under the agent, merged with what is there (same insight → occurrences
  * added, last_seen updated), newest kept up to a cap. Later reviews return them.
  */
-import type { Insight, TraceStore } from '../../storage/trace-store.js';
+import type { Insight, TraceStore } from '../../core/trace-store.js';
 import type { FailurePattern } from './failure-patterns.js';
 import type { TaskEvaluation } from './evaluate-task.js';
 

@@ -7,9 +7,9 @@
  * Reviewing the current run sees the events already written to the store: when the context
  * offers `flushEvents()`, pending events are written first.
  */
-import type { AgentEvent } from '../../events/event.js';
-import type { ActionContext, ActionDefinition } from '../../actions/types.js';
-import { AgentError } from '../../errors/agent-error.js';
+import type { AgentEvent } from '../../core/events.js';
+import type { ActionContext, ActionDefinition } from '../../core/action.js';
+import { AgentError } from '../../core/agent-error.js';
 import type { CompiledValue } from '../../templates/types.js';
 import { readCriteria } from './review-criteria.js';
 

@@ -3,7 +3,7 @@
  * `settings.reflection` and the call, the call winning. Unknown keys are ignored; a wrong type
  * is INVALID_PARAMS naming the key.
  */
-import { AgentError } from '../../errors/agent-error.js';
+import { AgentError } from '../../core/agent-error.js';
 
 export interface ReviewCriteria {
   /** Minimum fraction of node executions that must succeed (0.8). */

@@ -9,11 +9,11 @@
  * const review = await reviewRun({ traceStore, runId, criteria: { min_success_rate: 0.9 } });
  * review.plan.success; review.tasks[0].should_replan; review.failure_patterns;
  */
-import { AgentError } from '../../errors/agent-error.js';
-import type { AgentEvent } from '../../events/event.js';
+import { AgentError } from '../../core/agent-error.js';
+import type { AgentEvent } from '../../core/events.js';
 import renderReviewPrompt from '../../prompts/judge-review.eta';
 import { parseModelOutput } from '../../reasoning/parse-output.js';
-import type { Insight, RunRecord, TraceStore } from '../../storage/trace-store.js';
+import type { Insight, RunRecord, TraceStore } from '../../core/trace-store.js';
 import { isControlFlow } from '../control-flow.js';
 import { evaluateTask, type TaskEvaluation } from './evaluate-task.js';
 import { historyPatterns, runPatterns, type FailurePattern } from './failure-patterns.js';

@@ -3,7 +3,7 @@
  * `limit`), reduced to per-node durations (for slow-node detection) and failures (for cross-run
  * patterns). Runs created after the reviewed run are left out, so a review is reproducible.
  */
-import type { RunRecord, TraceStore } from '../../storage/trace-store.js';
+import type { RunRecord, TraceStore } from '../../core/trace-store.js';
 import type { PastRun } from './failure-patterns.js';
 import { tasksFromEvents, type TaskExecution } from './task-executions.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../../events/event.js';
+import type { AgentEvent } from '../../core/events.js';
 import { categorizeError } from './error-category.js';
 import { tasksFromEvents } from './task-executions.js';
 

@@ -4,7 +4,7 @@
  * ends at `node_end` (success, unless the update holds a graceful `__error__`) or at an `error`
  * event for that node with no later `node_end` (failure). A visit with neither is incomplete.
  */
-import type { AgentEvent } from '../../events/event.js';
+import type { AgentEvent } from '../../core/events.js';
 
 export interface TaskExecution {
   /** `<node>#<n>`: the n-th visit of the node in the run. */

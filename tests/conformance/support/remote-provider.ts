@@ -9,8 +9,8 @@
  * travel ahead of the consumer, so an abort between two parts reaches the far side after it may
  * have sent the rest (the abort of a call in flight is checked there instead).
  */
-import { AgentError, type ErrorCode } from '../../../src/errors/agent-error.js';
-import type { LlmConnection, LlmStreamPart, ModelProvider } from '../../../src/llm/types.js';
+import { AgentError, type ErrorCode } from '../../../src/core/agent-error.js';
+import type { LlmConnection, LlmStreamPart, ModelProvider } from '../../../src/core/model-provider.js';
 import type { RemoteCall, RemoteLine } from './remote-runner.js';
 
 export interface RemoteTransport {

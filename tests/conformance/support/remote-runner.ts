@@ -4,9 +4,9 @@
  * call as lines: stream parts, retries announced by the client, the result or the error. Nothing
  * here is a stand-in: the client, its fetch, timers, streams and AbortSignal are the runtime's own.
  */
-import { AgentError } from '../../../src/errors/agent-error.js';
+import { AgentError } from '../../../src/core/agent-error.js';
 import { createOpenAiClient } from '../../../src/llm/openai-client.js';
-import type { LlmCallHooks, LlmConnection, LlmRequest, LlmResponse, LlmStreamPart } from '../../../src/llm/types.js';
+import type { LlmCallHooks, LlmConnection, LlmRequest, LlmResponse, LlmStreamPart } from '../../../src/core/model-provider.js';
 
 export interface RemoteCall {
   id: string;
