@@ -35,6 +35,13 @@ async function failure(code: string): Promise<AgentError> {
   throw new Error('expected the block to fail');
 }
 
+describe('the optional pyodide package', () => {
+  // `npm ci` installs optional dependencies: in CI a missing package is a failure, not a skip.
+  it.runIf(process.env.CI === 'true')('is installed and found from the package in CI', () => {
+    expect(pyodideDir).toBeDefined();
+  });
+});
+
 describe.skipIf(pyodideDir === undefined)('Python blocks with TEA semantics (Node, Pyodide)', () => {
   it('a block with return: its value is the update; state, variables, json and datetime are there; print is a log line', { timeout: LONG }, async () => {
     const printed: string[] = [];
