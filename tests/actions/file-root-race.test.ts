@@ -5,7 +5,7 @@
  * be read or written: each read gives the inside text, NOT_FOUND or FORBIDDEN, and the outside
  * folder keeps exactly its files and their text.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,19 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hasDescriptorPaths } from '../../adapters/fs/open-beneath.js';
 import { createRootedFileStore } from '../../adapters/fs/rooted-file-store.js';
 import { AgentError } from '../../src/core/agent-error.js';
-
-/** Swaps `dir` for a link to `outside` and back until killed; repairs a `dir` a writer made meanwhile. */
-const SWAPPER = `
-const fs = require('node:fs');
-const [dir, real, outside] = process.argv.slice(1);
-const quiet = (fn) => { try { fn(); } catch {} };
-for (;;) {
-  quiet(() => fs.renameSync(dir, real));
-  quiet(() => fs.symlinkSync(outside, dir));
-  quiet(() => { if (fs.lstatSync(dir).isSymbolicLink()) fs.unlinkSync(dir); else fs.rmSync(dir, { recursive: true, force: true }); });
-  quiet(() => fs.renameSync(real, dir));
-}
-`;
+import { startFolderSwapper } from '../support/folder-swapper.js';
 
 const ROUNDS = 600;
 
@@ -59,7 +47,7 @@ function makeFixture(): Fixture {
 }
 
 function startSwapper(current: Fixture): ChildProcess {
-  const child = spawn(process.execPath, ['-e', SWAPPER, path.join(current.root, 'dir'), path.join(current.root, 'dir.real'), current.outside], { stdio: 'ignore' });
+  const child = startFolderSwapper(path.join(current.root, 'dir'), path.join(current.root, 'dir.real'), current.outside);
   current.swapper = child;
   return child;
 }
