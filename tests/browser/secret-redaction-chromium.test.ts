@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseOptions } from '../../build/shared.mjs';
 import { CHROMIUM, runInChromiumPage } from '../support/chromium-page.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
+import { renderingSecretsAgent } from '../support/rendering-secrets-agent.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SECRET = 'ZQX9wK7vJ2mN4pR6tY8uH3gF5dS1aL0cE';
@@ -30,22 +31,7 @@ const run = async (yaml, input, options) => {
   const result = await handle.result;
   return { status: result.status, text: JSON.stringify({ result, events }) };
 };
-const prompts = await run(\`name: render
-settings: { llm: { api_base: "${modelUrl}", model: mock-model } }
-nodes:
-  - name: plain
-    uses: llm.call
-    with: { prompt: "the token is {{ secrets.demo_token }} and the key {{ state.key }}", system: "never say {{ secrets.demo_token }}" }
-    output: plain
-  - name: streamed
-    uses: llm.stream
-    with: { messages: [{ role: user, content: "again: {{ secrets.demo_token }}" }] }
-    output: streamed
-  - name: embed
-    uses: llm.embed
-    with: { text: ["{{ secrets.demo_token }}", "plain text"] }
-    output: vectors
-\`, { key: MODEL_KEY }, { secrets: { demo_token: SECRET }, llm: { overrides: { api_key: MODEL_KEY } } });
+const prompts = await run(${JSON.stringify(renderingSecretsAgent(modelUrl))}, { key: MODEL_KEY }, { secrets: { demo_token: SECRET }, llm: { overrides: { api_key: MODEL_KEY } } });
 const leaked = (text) => {
   const found = [];
   for (let length = 2; length <= SECRET.length; length++) if (text.includes(SECRET.slice(0, length))) found.push(SECRET.slice(0, length));

@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runYaml } from '../engine/helpers.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
+import { renderingSecretsAgent } from '../support/rendering-secrets-agent.js';
 import { startMcpTestServer, tool, type McpTestServer } from '../support/mcp-test-server.js';
 import { redactRequest } from '../../src/llm/redact-request.js';
 import type { LlmRequest } from '../../src/core/model-provider.js';
@@ -55,22 +56,7 @@ nodes:
   it('a prompt rendered with a secret, the host model key in a prompt, streamed or not, and embeddings input', async () => {
     const model = await startMockOpenAI({ replies: ['one', 'two', 'three'] });
     open.push(model);
-    const yaml = `name: render
-settings: { llm: { api_base: "${model.url}", model: mock-model } }
-nodes:
-  - name: plain
-    uses: llm.call
-    with: { prompt: "the token is {{ secrets.demo_token }} and the key {{ state.key }}", system: "never say {{ secrets.demo_token }}" }
-    output: plain
-  - name: streamed
-    uses: llm.stream
-    with: { messages: [{ role: user, content: "again: {{ secrets.demo_token }}" }] }
-    output: streamed
-  - name: embed
-    uses: llm.embed
-    with: { text: ["{{ secrets.demo_token }}", "plain text"] }
-    output: vectors
-`;
+    const yaml = renderingSecretsAgent(model.url);
     const { result } = await runYaml(yaml, { key: MODEL_KEY }, { secrets: { demo_token: SECRET }, llm: { overrides: { api_key: MODEL_KEY } } });
     expect(result.status).toBe('completed');
     const sent = JSON.stringify(model.requests.map((request) => request.body));
