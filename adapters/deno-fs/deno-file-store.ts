@@ -93,7 +93,17 @@ export function createDenoFileStore(deno: DenoFsLike, directory: string): FileSt
 
   /** Walks `parts` from the root without following a link, opens the file (never truncating) and checks it is what the path names. */
   const openChecked = async (parts: readonly string[], mode: 'read' | 'write'): Promise<Opened | undefined> => {
-    let at = await (realRoot ??= deno.realPath(root));
+    let at: string;
+    try {
+      // Not kept when it fails: a files folder made later is found then.
+      at = await (realRoot ??= deno.realPath(root).catch((error: unknown) => {
+        realRoot = undefined;
+        throw error;
+      }));
+    } catch (error) {
+      if (kind(error) === 'NotFound' && mode === 'read') return undefined;
+      throw error;
+    }
     const folders: Array<{ at: string; info: DenoFileInfo }> = [];
     for (const part of parts.slice(0, -1)) {
       at = `${at}${separator}${part}`;
