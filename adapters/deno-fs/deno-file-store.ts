@@ -126,13 +126,6 @@ export function createDenoFileStore(deno: DenoFsLike, directory: string): FileSt
     if (before === undefined && mode === 'read') return undefined;
     if (before?.isSymlink === true) throw new DenoRefusal('link');
     if (before !== undefined && !before.isFile) throw new DenoRefusal('not-a-file');
-    let handle: DenoFileLike;
-    try {
-      handle = await deno.open(name, mode === 'read' ? { read: true } : { write: true, create: true, truncate: false });
-    } catch (error) {
-      if (kind(error) === 'NotFound' && mode === 'read') return undefined;
-      throw error;
-    }
     const foldersUnchanged = async () => {
       for (const folder of folders) {
         const again = await lstatOrUndefined(folder.at);
@@ -140,6 +133,15 @@ export function createDenoFileStore(deno: DenoFsLike, directory: string): FileSt
       }
       return true;
     };
+    // A file made by this open is made by name: the folders are checked just before it, which narrows (not closes) the window for making it outside.
+    if (before === undefined && !(await foldersUnchanged())) throw new DenoRefusal('moved');
+    let handle: DenoFileLike;
+    try {
+      handle = await deno.open(name, mode === 'read' ? { read: true } : { write: true, create: true, truncate: false });
+    } catch (error) {
+      if (kind(error) === 'NotFound' && mode === 'read') return undefined;
+      throw error;
+    }
     try {
       const opened = await handle.stat();
       if (!opened.isFile) throw new DenoRefusal('not-a-file');
