@@ -37,6 +37,8 @@ export async function requestEmbeddings(
   input: string[],
   signal: AbortSignal,
   onRetry?: (retry: { attempt: number; delay_ms: number; error: AgentError }) => void,
+  /** The fetch to use (default: globalThis.fetch, looked up at call time; the probe passes its own). */
+  fetchFunction?: typeof fetch,
 ): Promise<EmbeddingsResponse> {
   const url = embeddingsUrl(connection.api_base);
   const displayUrl = url.replace(/\/\/[^@/]*@/, '//');
@@ -52,7 +54,7 @@ export async function requestEmbeddings(
     try {
       let response: Response;
       try {
-        response = await fetch(url, { method: 'POST', headers, body, signal: controller.signal });
+        response = await (fetchFunction ?? globalThis.fetch)(url, { method: 'POST', headers, body, signal: controller.signal });
       } catch (error) {
         if (controller.timedOut) throw timeoutError(displayUrl, timeoutMs);
         if (signal.aborted || isAbortError(error)) throw new AgentError('CANCELLED', 'the run was cancelled');

@@ -11,8 +11,8 @@ import { describeFetchFailure } from './fetch-failure.js';
 import { redactSecrets } from './redact.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { serverFacts, type ServerFacts } from './server-facts.js';
+import { requestEmbeddings } from './embeddings-client.js';
 import { nativeToolCallsAdvice, type KnownServer } from './text-tool-calls.js';
-import { cutText } from '../util/cut-text.js';
 
 export interface ProbeOptions {
   api_base: string;
@@ -191,28 +191,11 @@ export async function probeEndpoint(options: ProbeOptions): Promise<ProbeReport>
   return report;
 }
 
-/** One small `/embeddings` request; false with the reason recorded when the server refuses it. */
+/** One small `/embeddings` request through the embeddings client (so a refusal is quoted and explained as in llm.embed). */
 async function checkEmbeddings(apiBase: string, model: string | undefined, options: ProbeOptions, fetchFunction: typeof fetch): Promise<boolean> {
-  const url = `${apiBase}/embeddings`;
-  let response: Response;
-  try {
-    response = await fetchFunction(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(options.api_key !== undefined && options.api_key !== '' ? { authorization: `Bearer ${options.api_key}` } : {}) },
-      body: JSON.stringify({ input: ['ok'], ...(model !== undefined ? { model } : {}) }),
-      signal: AbortSignal.timeout(options.timeout_ms ?? 60_000),
-    });
-  } catch (error) {
-    throw describeFetchFailure(error, url);
-  }
-  const text = await response.text().catch(() => '');
-  if (!response.ok) throw new AgentError(`LLM_HTTP_${response.status}`, `POST ${url} answered HTTP ${response.status}${text === '' ? '' : `: ${cutText(text, 200)}`}`);
-  try {
-    const json: unknown = JSON.parse(text);
-    return isPlainObject(json) && Array.isArray(json['data']) && json['data'].length > 0;
-  } catch {
-    return false;
-  }
+  const connection = { api_base: apiBase, max_retries: 0, timeout_ms: options.timeout_ms ?? 60_000, ...(options.api_key !== undefined ? { api_key: options.api_key } : {}) };
+  const response = await requestEmbeddings(connection, model, ['ok'], new AbortController().signal, undefined, fetchFunction);
+  return response.embeddings.length === 1;
 }
 
 async function listModels(apiBase: string, apiKey: string | undefined, fetchFunction: typeof fetch, timeoutMs: number): Promise<unknown> {

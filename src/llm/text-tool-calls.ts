@@ -24,6 +24,7 @@
 import type { ToolCall } from '../core/model-provider.js';
 import { parseJsonSafely } from '../util/untrusted-json.js';
 import { isPlainObject } from '../util/plain-object.js';
+import { PROVIDER_PRESETS } from './presets.js';
 
 export type TextToolFormat = 'hermes' | 'qwen3-xml' | 'lmstudio' | 'llama-python-tag' | 'llama-function' | 'mistral' | 'json';
 
@@ -235,7 +236,9 @@ function unfence(text: string): string {
 /** The local servers whose tool-call switches are known, by provider name or default port. */
 export type KnownServer = 'ollama' | 'llamacpp' | 'vllm' | 'lmstudio';
 
-const SERVER_PORTS: Record<string, KnownServer> = { '11434': 'ollama', '8080': 'llamacpp', '8000': 'vllm', '1234': 'lmstudio' };
+const KNOWN_SERVERS: readonly KnownServer[] = ['ollama', 'llamacpp', 'vllm', 'lmstudio'];
+/** The default port of each known server, from its preset `api_base`. */
+const SERVER_PORTS: ReadonlyMap<string, KnownServer> = new Map(KNOWN_SERVERS.map((server) => [new URL(PROVIDER_PRESETS[server]!).port, server]));
 
 /** Which server `provider` / `api_base` most likely name; undefined when nothing says. */
 export function knownServer(provider: string | undefined, apiBase: string | undefined): KnownServer | undefined {
@@ -244,7 +247,7 @@ export function knownServer(provider: string | undefined, apiBase: string | unde
   if (name === 'llamacpp' || name === 'llamaserver') return 'llamacpp';
   if (apiBase === undefined) return undefined;
   try {
-    return SERVER_PORTS[new URL(apiBase).port];
+    return SERVER_PORTS.get(new URL(apiBase).port);
   } catch {
     return undefined;
   }

@@ -6,6 +6,7 @@ import type { ActionDefinition } from '../../src/core/action.js';
 import type { AgentEvent } from '../../src/core/events.js';
 import type { RunOptions } from '../../src/graph/run-types.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
+import { calcAddAction } from '../support/calc-add-action.js';
 
 let server: MockOpenAI;
 beforeAll(async () => {
@@ -13,15 +14,9 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const addAction: ActionDefinition = {
-  name: 'calc.add',
-  description: 'Adds two numbers.',
-  parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-  run: (params: { a: number; b: number }) => ({ sum: params.a + params.b }),
-};
 
 async function run(yaml: string, input: Record<string, unknown> = {}, options: RunOptions = {}) {
-  const agent = loadAgent(yaml, { file: 'agent.yaml', registry: createActionRegistry([addAction]) });
+  const agent = loadAgent(yaml, { file: 'agent.yaml', registry: createActionRegistry([calcAddAction]) });
   const started = runAgent(agent, input, options);
   const events: AgentEvent[] = [];
   for await (const event of started) events.push(event);
@@ -186,7 +181,7 @@ nodes:
 name: bad
 nodes:
   - { name: t, uses: llm.tools, with: { prompt: x, tools: [calc.add], max_tool_rounds: 0 } }
-`, { registry: createActionRegistry([addAction]) })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS' }));
+`, { registry: createActionRegistry([calcAddAction]) })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS' }));
   });
 
   it('every call counts in max_llm_calls', async () => {

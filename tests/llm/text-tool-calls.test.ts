@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { createActionRegistry } from '../../src/builtins.js';
-import type { ActionDefinition } from '../../src/core/action.js';
 import type { AgentEvent } from '../../src/core/events.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
+import { calcAddAction } from '../support/calc-add-action.js';
 
 let server: MockOpenAI;
 beforeAll(async () => {
@@ -18,12 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const addAction: ActionDefinition = {
-  name: 'calc.add',
-  description: 'Adds two numbers.',
-  parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-  run: (params: { a: number; b: number }) => ({ sum: params.a + params.b }),
-};
 
 async function runTools(replies: string[], stream: boolean, provider = 'vllm') {
   server.setReplies(replies);
@@ -34,7 +28,7 @@ settings:
   llm: { provider: ${provider}, api_base: "${server.url}", model: m, max_retries: 0 }
 nodes:
   - { name: t, uses: llm.tools, with: { prompt: "What is 2 + 3?", tools: [calc.add], stream: ${stream} }, output: out }
-`, { file: 'agent.yaml', registry: createActionRegistry([addAction]) });
+`, { file: 'agent.yaml', registry: createActionRegistry([calcAddAction]) });
   const started = runAgent(agent, {});
   const events: AgentEvent[] = [];
   for await (const event of started) events.push(event);
