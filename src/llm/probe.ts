@@ -114,6 +114,11 @@ export async function probeEndpoint(options: ProbeOptions): Promise<ProbeReport>
     report.advice.push(report.cors_error);
     return report;
   }
+  if (report.errors.models?.startsWith('LLM_UNAVAILABLE') === true) {
+    // Nothing answered: every capability stays untested (null), and there is no agent advice to give.
+    report.advice = adviceFor(report);
+    return report;
+  }
   report.model = options.model ?? report.models[0];
   if (report.errors.models === undefined) {
     const headers: Record<string, string> = options.api_key !== undefined && options.api_key !== '' ? { authorization: `Bearer ${options.api_key}` } : {};
@@ -252,9 +257,8 @@ function adviceFor(report: ProbeReport): string[] {
   const advice: string[] = [];
   const server = report.server.kind === 'unknown' ? undefined : report.server.kind;
   if (report.errors.models !== undefined) {
-    const down = Object.values(report.errors).every((error) => error.startsWith('LLM_UNAVAILABLE'));
     // Nothing answered: what the agent should use is unknown, so there is nothing to advise about it.
-    if (down) return [`The server at ${report.api_base} did not answer (${report.errors.models}). Start it, or check the address and port.`];
+    if (report.errors.models.startsWith('LLM_UNAVAILABLE')) return [`The server at ${report.api_base} did not answer (${report.errors.models}). Start it, or check the address and port.`];
     advice.push(`Listing models failed (${report.errors.models}); check that api_base ends with /v1 and the server is running.`);
   } else if (report.models.length === 0) advice.push('The server lists no models; set settings.llm.model (or --llm-model) explicitly.');
   if (report.model === undefined) advice.push('No model chosen: pass --llm-model (settings.llm.model).');
@@ -269,7 +273,7 @@ function adviceFor(report: ProbeReport): string[] {
   } else if (report.streamed_tools === false) advice.push('Tool calls work but not when streamed: keep llm.tools unstreamed (the default).');
   if (report.embeddings === false) advice.push(embeddingsAdvice(server));
   if (report.reasoning === 'think_tags') advice.push(thinkTagsAdvice(server));
-  advice.push(...serverAdvice(report.server));
+  advice.push(...serverAdvice(report.server, report.tool_calls !== null && report.tool_calls !== 'native'));
   if (advice.length === 0) advice.push('Everything tested works: streaming, json_schema, native and streamed tool calls, embeddings.');
   return advice;
 }
@@ -291,7 +295,7 @@ function embeddingsAdvice(server: KnownServer | undefined): string {
 }
 
 /** What the server says about itself that an agent author must act on. */
-function serverAdvice(facts: ServerFacts): string[] {
+function serverAdvice(facts: ServerFacts, toolsTested?: boolean): string[] {
   const advice: string[] = [];
   const size = facts.context_size;
   if (facts.kind === 'ollama') {
@@ -303,7 +307,8 @@ function serverAdvice(facts: ServerFacts): string[] {
     }
   }
   if (facts.kind === 'llamacpp') {
-    if (facts.template_supports_tools === false) advice.push('The chat template llama-server loaded does not handle tools: start it with --jinja and a tool-capable --chat-template-file.');
+    // Said once: when tool calls were tested, the tool-call advice above already names --jinja.
+    if (facts.template_supports_tools === false && toolsTested !== true) advice.push('The chat template llama-server loaded does not handle tools: start it with --jinja and a tool-capable --chat-template-file.');
     if (size !== undefined && size <= 8192) advice.push(`llama-server gives each slot ${size} tokens of context: raise -c (it is divided by --parallel) for long prompts.`);
   }
   if (facts.kind === 'vllm' && size !== undefined && size <= 8192) advice.push(`vLLM serves ${size} tokens of context (max_model_len): raise --max-model-len if memory allows.`);
