@@ -68,7 +68,8 @@ function serverFacts(capabilities: Record<string, unknown>): string {
   if (capabilities.tool_calls === 'text') parts.push('tool calls arrive as text (read by tea-edge)');
   if (capabilities.reasoning === 'think_tags') parts.push('thinking arrives as <think> tags (taken out of answers)');
   else if (capabilities.reasoning === 'field') parts.push('thinking arrives apart from the answer');
-  return parts.join(' · ');
+  const line = parts.join(' · ');
+  return line.charAt(0).toUpperCase() + line.slice(1);
 }
 
 function chatAdvice(status: number | undefined): string {
