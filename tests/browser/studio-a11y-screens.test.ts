@@ -135,7 +135,7 @@ describe.skipIf(!chromiumAvailable())('studio accessibility, more screens (axe-c
     const { context, page } = await openDemo(suite.browser, suite.server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
     await page.click('#probe-button');
     await page.waitForFunction(() => (document.querySelector('#probe-result')?.textContent ?? '').includes('mock-model'), undefined, { timeout: 20_000 });
-    expect(await page.textContent('#probe-result .server-facts')).toContain('tool calls arrive as text');
+    expect(await page.textContent('#probe-result .server-facts')).toContain('Tool calls arrive as text');
     expect(await page.textContent('#probe-result')).toContain('--tool-call-parser');
     await expectClean(page, 'settings with a tested server');
     await page.locator('section.settings').screenshot({ path: path.join(ROOT, 'test-artifacts/screenshots/studio-a11y-settings.png') });
