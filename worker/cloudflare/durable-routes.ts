@@ -1,6 +1,6 @@
 /**
  * The worker's side of Durable Object runs (Cloudflare, when the RUNS binding is present): routes
- * that hand each run to its coordinator object (worker/run-coordinator.ts), named by the run id,
+ * that hand each run to its coordinator object (worker/cloudflare/run-coordinator.ts), named by the run id,
  * after the app's guards (Origin, Host, tokens, body limit) ran. They take over:
  *
  *   POST /agents/:name/runs   starts the run in a new object. `Prefer: respond-async` answers 202
@@ -20,15 +20,15 @@
  * events, and Workers KV for what spans runs (the listing, insights, retention).
  */
 import type { Context, Hono } from 'hono';
-import type { AgentEvent } from '../src/core/events.js';
-import type { RunRecord, TraceStore } from '../src/core/trace-store.js';
-import type { AgentSource } from './agent-source.js';
-import { FORK_KEYS, readForkBody, readResumeInput, RESUME_KEYS, type AppEnv, type AppOptions } from './app.js';
-import { errorResponse, httpError } from './error-status.js';
-import { readJsonBody } from './read-json-body.js';
-import { cursorOf } from './run-follow.js';
-import { readRunStart } from './read-run-start.js';
-import { cancelOnDisconnectOf, respondModeOf } from './run-answer.js';
+import type { AgentEvent } from '../../src/core/events.js';
+import type { RunRecord, TraceStore } from '../../src/core/trace-store.js';
+import type { AgentSource } from '../agent-source.js';
+import { FORK_KEYS, readForkBody, readResumeInput, RESUME_KEYS, type AppEnv, type AppOptions } from '../app.js';
+import { errorResponse, httpError } from '../error-status.js';
+import { readJsonBody } from '../read-json-body.js';
+import { cursorOf } from '../run-follow.js';
+import { readRunStart } from '../read-run-start.js';
+import { cancelOnDisconnectOf, respondModeOf } from '../run-answer.js';
 
 /** The part of a Durable Object namespace binding the worker uses. */
 export interface DurableObjectNamespaceLike {

@@ -1,7 +1,7 @@
 /**
- * The HTTP side of durable runs on Deno (worker/deno-runs.ts), the same contract as the run
- * coordinator's routes on Cloudflare (worker/durable-routes.ts) and the process's on Node
- * (worker/local-runs.ts):
+ * The HTTP side of durable runs on Deno (worker/deno/deno-runs.ts), the same contract as the run
+ * coordinator's routes on Cloudflare (worker/cloudflare/durable-routes.ts) and the process's on Node
+ * (worker/node/local-runs.ts):
  *
  *   POST /agents/:name/runs   `Prefer: respond-async`: 202 `{run_id, status: "running"}` with
  *                             `Location: /runs/:id`, the run queued with `kv.enqueue`;
@@ -15,14 +15,14 @@
  *   GET  /runs/:id            the record; a queued run not started yet is reported `running`.
  */
 import type { Context, Hono } from 'hono';
-import { readResumeInput, RESUME_KEYS, type AppEnv, type AppOptions, type RouteContext } from './app.js';
-import { httpError } from './error-status.js';
-import { readJsonBody } from './read-json-body.js';
-import { readRunStart } from './read-run-start.js';
+import { readResumeInput, RESUME_KEYS, type AppEnv, type AppOptions, type RouteContext } from '../app.js';
+import { httpError } from '../error-status.js';
+import { readJsonBody } from '../read-json-body.js';
+import { readRunStart } from '../read-run-start.js';
 import type { DenoRuns, HostedRun } from './deno-runs.js';
 import type { RunCaller } from './deno-run-state.js';
-import { answerRun, cancelOnDisconnectOf, resultResponse, respondModeOf } from './run-answer.js';
-import { cursorOf, followResponse, ndjsonResponse } from './run-follow.js';
+import { answerRun, cancelOnDisconnectOf, resultResponse, respondModeOf } from '../run-answer.js';
+import { cursorOf, followResponse, ndjsonResponse } from '../run-follow.js';
 
 /** Longer than any run id this host makes (UUIDs): such an id is answered 404 before reaching KV. */
 const MAX_RUN_ID = 200;

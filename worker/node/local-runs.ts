@@ -1,6 +1,6 @@
 /**
  * Background runs and resumable streams in one long-lived process (`tea-edge serve` on Node): the
- * same contract as the Durable Object runs on Cloudflare (worker/durable-routes.ts), with the
+ * same contract as the Durable Object runs on Cloudflare (worker/cloudflare/durable-routes.ts), with the
  * process as the coordinator. A run executes in the process, not in its request: it goes on when
  * the client leaves (unless `?cancel_on_disconnect=1`); `Prefer: respond-async` answers 202 with
  * `Location`; `POST /runs/:id/cancel` stops it; `GET /runs/:id/events` follows it over SSE from
@@ -10,7 +10,7 @@
  * segment's from an in-memory buffer that holds each of its events from the first (the store only
  * gets them in batches). The union by seq has no gap and, read through a cursor, nothing twice.
  *
- * Surviving the process (with `durable`, worker/durable-fs.ts): a run executes under a lease file
+ * Surviving the process (with `durable`, worker/node/durable-fs.ts): a run executes under a lease file
  * of this process; each event reaches the buffer (and so followers) once it is in the run's live
  * log on disk; a node checkpoint is saved before every node. A server that starts finds the runs
  * whose process died and continues them from their checkpoint (the node that was running runs
@@ -27,22 +27,22 @@
  * cannot be told from here.)
  */
 import type { Context, Hono } from 'hono';
-import type { AgentEvent, StopReason } from '../src/core/events.js';
-import { AgentError, toAgentError } from '../src/core/agent-error.js';
-import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
-import { continueFromNode } from '../src/graph/resume-run.js';
-import type { AgentRun, RunOptions, RunResult } from '../src/graph/run-types.js';
-import type { RetentionPolicy, RunRecord } from '../src/core/trace-store.js';
-import { readResumeInput, RESUME_KEYS, type AppEnv, type RouteContext } from './app.js';
-import { httpError } from './error-status.js';
-import { readJsonBody } from './read-json-body.js';
-import { readRunStart } from './read-run-start.js';
-import { answerRun, cancelOnDisconnectOf, driveRun, resultResponse, respondModeOf, type ActiveRun } from './run-answer.js';
-import { waitForWake } from './durable-run-store.js';
-import { cursorOf, followResponse, ndjsonResponse, type EventLog } from './run-follow.js';
-import { noCheckpointError, recordAfterDone, whyNotContinue, type ResumePoint } from './durable-continue.js';
+import type { AgentEvent, StopReason } from '../../src/core/events.js';
+import { AgentError, toAgentError } from '../../src/core/agent-error.js';
+import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
+import { continueFromNode } from '../../src/graph/resume-run.js';
+import type { AgentRun, RunOptions, RunResult } from '../../src/graph/run-types.js';
+import type { RetentionPolicy, RunRecord } from '../../src/core/trace-store.js';
+import { readResumeInput, RESUME_KEYS, type AppEnv, type RouteContext } from '../app.js';
+import { httpError } from '../error-status.js';
+import { readJsonBody } from '../read-json-body.js';
+import { readRunStart } from '../read-run-start.js';
+import { answerRun, cancelOnDisconnectOf, driveRun, resultResponse, respondModeOf, type ActiveRun } from '../run-answer.js';
+import { waitForWake } from '../durable-run-store.js';
+import { cursorOf, followResponse, ndjsonResponse, type EventLog } from '../run-follow.js';
+import { noCheckpointError, recordAfterDone, whyNotContinue, type ResumePoint } from '../durable-continue.js';
 import type { DurableRunFiles, OrphanRun } from './durable-fs.js';
-import { overloadedResponse, type Release, type RunSlots } from './run-slots.js';
+import { overloadedResponse, type Release, type RunSlots } from '../run-slots.js';
 
 interface LocalRun extends ActiveRun {
   /** Every event of this segment, from its first, once it is in the live log. */
@@ -68,7 +68,7 @@ const RETENTION_EVERY_MS = 10 * 60_000;
  * `durable`: the files that make runs survive the process; `slots`: how many run at once;
  * `retention`: the history kept (applied at start and every RETENTION_EVERY_MS; never a running run).
  */
-export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, retention?: RetentionPolicy): NonNullable<import('./app.js').AppOptions['routes']> {
+export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, retention?: RetentionPolicy): NonNullable<import('../app.js').AppOptions['routes']> {
   return (app: Hono<AppEnv>, context: RouteContext) => {
     const runs = new Map<string, LocalRun>();
     const unsettled = new Map<string, Unsettled>();
