@@ -143,6 +143,8 @@ export function createHistoryPanel(options: HistoryPanelOptions): HistoryPanel {
     }
     importError = undefined;
     const record = recordFromEvents(parsed.events);
+    // Reading the file and drawing the run are tasks of their own (a long run's two halves).
+    await new Promise((resolve) => setTimeout(resolve, 0));
     // The imported run is shown first, then the list gains its row (one visible order, the same
     // on every machine: a reader who sees the row also sees the run).
     options.open(record.run_id, parsed.events, `imported from ${file.name}`, record);
