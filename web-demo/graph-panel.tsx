@@ -40,7 +40,7 @@ function NodePanel({ name, kind, summary, nav, server, running }: { name: string
     ? 'No run is shown.'
     : runs > 0
       ? `It ran ${runs === 1 ? 'once' : `${runs} times`}${calls > 0 ? ` with ${calls} model call${calls === 1 ? '' : 's'}` : ''}: its runs are marked in the timeline, the last one selected with its state.`
-      : summary.status === 'running'
+      : summary.status === 'running' || summary.status === 'interrupted'
         ? 'It has not run yet.'
         : 'It did not run in this run.';
   return (
@@ -99,7 +99,10 @@ function PauseEditor({ node, position, state, onContinue }: { node: string; posi
         <code>{node}</code>
       </h3>
       <label for="pause-state">{`The state ${position === 'before' ? `${node} will start from` : `after ${node}`} (edit it, then continue)`}</label>
-      <textarea id="pause-state" rows={Math.min(14, text.split('\n').length + 1)} spellcheck={false} value={text} disabled={!onContinue} onInput={(event) => setText(event.currentTarget.value)} />
+      <textarea id="pause-state" rows={Math.min(14, text.split('\n').length + 1)} spellcheck={false} value={text} disabled={!onContinue} onInput={(event) => {
+          setText(event.currentTarget.value);
+          setError('');
+        }} />
       <p class="bad-text" role="alert" id="pause-state-error">{error}</p>
       {onContinue ? (
         <button type="button" class="primary" id="pause-continue" onClick={go}>Continue with this state</button>

@@ -90,13 +90,13 @@ export function renderGraph(graph: AgentGraph): SVGElement {
     svg.appendChild(
       svgElement(
         'g',
-        { class: `node${terminal ? ' terminal' : ''}${node.loopBody ? ' loop' : ''}${node.fansOutOver ? ' fan-out' : ''}`, 'data-node': node.name, ...(terminal ? {} : { role: 'button', tabindex: '0', 'aria-pressed': 'false', 'aria-label': nodeTitle(node) }) },
+        { class: `node${terminal ? ' terminal' : ''}${node.loopBody ? ' loop' : ''}${node.fansOutOver ? ' fan-out' : ''}`, 'data-node': node.name, ...(terminal ? {} : { role: 'button', tabindex: '0', 'aria-pressed': 'false' }) },
         svgElement('rect', { x: String(at.x), y: String(at.y), width: String(NODE_WIDTH), height: String(NODE_HEIGHT), rx: '8' }),
         svgElement('text', { x: String(at.x + NODE_WIDTH / 2), y: String(at.y + (terminal ? 21 : 15)), class: 'node-name' }, shorten(node.name, 20)),
         terminal ? null : svgElement('text', { x: String(at.x + NODE_WIDTH / 2), y: String(at.y + 28), class: 'node-kind' }, shorten(kindLine(node), 24)),
         svgElement('title', {}, nodeTitle(node)),
-        // How often it ran (set by highlightGraph), top right.
-        terminal ? null : svgElement('text', { x: String(at.x + NODE_WIDTH - 6), y: String(at.y + 12), class: 'node-count' }, ''),
+        // How often it ran, or where the run waits (set by highlightGraph): just above its top right corner.
+        terminal ? null : svgElement('text', { x: String(at.x + NODE_WIDTH - 2), y: String(at.y - 4), class: 'node-count' }, ''),
       ),
     );
   }
@@ -137,7 +137,7 @@ export interface GraphMarks {
 
 const STATES = ['current', 'visited', 'failed', 'cancelled', 'not-run'] as const;
 
-/** Marks the nodes of a drawn graph (classes only, no redraw); each node's name for assistive technology says its state. */
+/** Marks the nodes of a drawn graph (classes only, no redraw); each node's title (its accessible name) says its state. */
 export function highlightGraph(svg: Element, marks: GraphMarks): void {
   const runs = new Map<string, number>();
   for (const name of marks.visited) runs.set(name, (runs.get(name) ?? 0) + 1);
@@ -158,7 +158,7 @@ export function highlightGraph(svg: Element, marks: GraphMarks): void {
     group.classList.toggle('break-before', before);
     group.classList.toggle('break-after', after);
     const countText = group.querySelector('.node-count');
-    if (countText) countText.textContent = paused ? `⏸ ${paused}` : count > 1 ? `×${count}` : '';
+    if (countText) countText.textContent = paused ? `paused ${paused}` : count > 1 ? `×${count}` : '';
     const title = group.querySelector('title');
     const base = title?.textContent?.replace(/ — .*$/, '') ?? name;
     const said = [
@@ -167,10 +167,8 @@ export function highlightGraph(svg: Element, marks: GraphMarks): void {
       before || after ? `the next run pauses ${[before ? 'before' : '', after ? 'after' : ''].filter(Boolean).join(' and ')} it` : '',
     ].filter(Boolean);
     if (title) title.textContent = `${base}${said.length > 0 ? ` — ${said.join('; ')}` : ''}`;
-    if (!terminal) {
-      group.setAttribute('aria-label', title?.textContent ?? name);
-      group.setAttribute('aria-pressed', String(marks.selected === name));
-    }
+    // The title is the node's accessible name (no aria-label: the name must hold the text shown).
+    if (!terminal) group.setAttribute('aria-pressed', String(marks.selected === name));
   }
 }
 

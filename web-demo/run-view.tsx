@@ -190,7 +190,8 @@ function marksOf(summary: RunSummary | undefined): GraphMarks {
     cancelled: summary.status === 'cancelled' ? summary.cancelled_node : undefined,
     // A run that failed, or whose model calls failed along the way, is drawn without green.
     runFailed: summary.status === 'failed' || failedCalls(summary).length > 0,
-    ended: summary.status !== 'running',
+    // A paused run may still reach a node: only a run that ended says a node did not run.
+    ended: summary.status !== 'running' && summary.status !== 'interrupted',
     paused: summary.status === 'interrupted' ? summary.pause : undefined,
   };
 }
