@@ -163,9 +163,15 @@ function start(): void {
         shownFromHistory++;
         runView.setGraph(graph);
       },
+      setInput: (json, problems) => {
+        inputArea.value = json;
+        formProblems = problems;
+        byId('input-error').textContent = '';
+      },
       useBackend: (backend, source) => {
         const changed = (remote === undefined) !== (backend === undefined);
         remote = backend;
+        if (!backend) formProblems = 0;
         document.body.dataset.backend = backend ? 'server' : 'tab';
         // The header says where runs go: a promise the page must keep in both modes.
         byId('tagline').textContent = backend
@@ -187,6 +193,8 @@ function start(): void {
 
   // Running, cancelling, confirming.
   const runButton = byId<HTMLButtonElement>('run-button');
+  // Problems of the server agent's input form (server mode): such an input is not sent.
+  let formProblems = 0;
   const cancelButton = byId<HTMLButtonElement>('cancel-button');
   const resumeButton = byId<HTMLButtonElement>('resume-button');
   let running = false;
@@ -273,6 +281,12 @@ function start(): void {
       announce(`Input is not valid: ${(error as Error).message}`);
       byId('input-error').textContent = `Input is not valid JSON: ${(error as Error).message}`;
       inputArea.focus();
+      return;
+    }
+    if (remote && formProblems > 0) {
+      const message = `The input has ${formProblems} problem${formProblems === 1 ? '' : 's'} (shown at the form's fields): fix ${formProblems === 1 ? 'it' : 'them'} to run.`;
+      byId('input-error').textContent = message;
+      announce(message);
       return;
     }
     byId('input-error').textContent = '';
