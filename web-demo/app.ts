@@ -5,6 +5,8 @@
  */
 import type { AgentErrorJson } from '../src/core/agent-error.js';
 import type { AgentEvent } from '../src/core/events.js';
+import type { RunRecord } from '../src/core/trace-store.js';
+import type { AgentGraph } from './agent-graph.js';
 import { EngineClient } from './engine-client.js';
 import type { HistoryPanel, HistorySource } from './history-panel.js';
 import type { RemoteBackend } from './backend.js';
@@ -141,10 +143,7 @@ function start(): void {
       storage,
       announce,
       open: openRunFromHistory,
-      report: (record, events) => {
-        module.download(new Blob([module.runReport(record, events)], { type: 'text/html' }), `run-${record.run_id}.html`);
-        announce('Saved the run as an HTML report.');
-      },
+      report: (record, events) => void graphOfRun(record.run_id).then((graph) => saveReport(events, graph, record)),
     });
     tabSource = stores ? module.tabHistory(stores.traceStore) : undefined;
     panel.setSource(tabSource);
@@ -190,6 +189,16 @@ function start(): void {
     document.body.dataset.studio = 'ready';
   });
   const refreshHistory = () => historyReady.then((panel) => panel.refresh());
+  /** Saves a run as one offline HTML report with the studio's views of it (its own lazy chunk). */
+  const saveReport = async (events: AgentEvent[], graph: AgentGraph | undefined, record?: RunRecord) => {
+    const report = await import('./report-download.js');
+    announce(`Saved the run as ${report.saveRunReport(events, graph, record)}.`);
+  };
+  /** The graph of a run's agent, when its file is known (runs of this tab). */
+  const graphOfRun = async (runId: string) => {
+    const source = sourceOf(storage, runId);
+    return source === undefined ? undefined : (await client.validate(source)).graph;
+  };
 
   // Running, cancelling, confirming.
   const runButton = byId<HTMLButtonElement>('run-button');
@@ -403,10 +412,8 @@ function start(): void {
   }
   // The timeline and the per-action views: their own chunk, after the first paint.
   void import('./studio-views.js').then((module) => {
-    const saveReport = (events: AgentEvent[]) =>
-      void import('./report-download.js').then((report) => announce(`Saved the run as ${report.saveRunReport(events)}.`));
     runView.setExtra((shown, graph) =>
-      module.studioViews(shown, graph, shown.status === 'running' ? {} : { onReport: () => saveReport(shown.events), onRunFrom: (node, state) => void runFrom(node, state) }),
+      module.studioViews(shown, graph, shown.status === 'running' ? {} : { onReport: () => void saveReport(shown.events, graph), onRunFrom: (node, state) => void runFrom(node, state) }),
     );
     document.body.dataset.views = 'ready';
   });

@@ -116,7 +116,8 @@ function outcomeKey(summary: RunSummary): string {
   return JSON.stringify([summary.run_id, summary.status, summary.error, summary.failed_node, summary.cancelled_node, failedCalls(summary).length, summary.calls.length, summary.stop_reason]);
 }
 
-function marksOf(summary: RunSummary): GraphMarks {
+/** What the graph marks for a run: where it is, where it went, where it failed or stopped. */
+export function marksOf(summary: RunSummary): GraphMarks {
   return {
     current: summary.current_node,
     visited: summary.visited,
