@@ -15,6 +15,7 @@ import { chromiumAvailable } from './support/chromium.js';
 import { fixture, openDemo, runAgentInPage, screenshot, setAgent, WIDE_AND_NARROW } from './support/demo-page.js';
 import { useDemoSuite } from './support/demo-suite.js';
 import { seriousViolations } from './support/axe.js';
+import { openReportOffline } from './support/offline-report.js';
 
 describe.skipIf(!chromiumAvailable())('studio HTML report with the studio views (Chromium)', () => {
   const suite = useDemoSuite();
@@ -23,23 +24,6 @@ describe.skipIf(!chromiumAvailable())('studio HTML report with the studio views 
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'tea-report-views-')), download.suggestedFilename());
     await download.saveAs(file);
     return file;
-  };
-
-  /** Opens a report offline from disk; returns the page, the requests made and the policy violations. */
-  const openOffline = async (file: string, viewport: { width: number; height: number }) => {
-    const context = await suite.browser.newContext({ offline: true, viewport });
-    const requests: string[] = [];
-    context.on('request', (request) => requests.push(request.url()));
-    await context.route(/^https?:/, (route) => route.abort());
-    await context.addInitScript(() => {
-      const seen: string[] = [];
-      (window as unknown as { __violations: string[] }).__violations = seen;
-      document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
-    });
-    const page = await context.newPage();
-    await page.goto(pathToFileURL(file).href);
-    await page.waitForSelector('html[data-report="ready"]');
-    return { context, page, requests, violations: () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations) };
   };
 
   /** The studio's markup of the graph's nodes and the reflection view, to compare with the report's. */
@@ -69,7 +53,7 @@ describe.skipIf(!chromiumAvailable())('studio HTML report with the studio views 
     for (const file of [viewFile, historyFile]) {
       const html = await readFile(file, 'utf8');
       expect(html).toContain('<style>'); // the studio's stylesheet travels inside
-      const report = await openOffline(file, { width: 1280, height: 900 });
+      const report = await openReportOffline(suite.browser, file);
       const view = report.page.locator('#studio-views');
       // The graph, drawn by the studio's graph view with the run's marks: the same nodes, same classes.
       const nodes = await view.locator('svg.graph g.node').evaluateAll((items) => items.map((node) => `${node.getAttribute('data-node')} ${node.getAttribute('class')}`));
@@ -99,7 +83,7 @@ describe.skipIf(!chromiumAvailable())('studio HTML report with the studio views 
 
     // At both widths: pictures, and axe (in a context that lets its script in).
     for (const [width, viewport] of WIDE_AND_NARROW) {
-      const report = await openOffline(viewFile, viewport ?? { width: 1280, height: 900 });
+      const report = await openReportOffline(suite.browser, viewFile, viewport ?? { width: 1280, height: 900 });
       // Nothing makes the page scroll sideways (a wide table scrolls in its own box).
       expect(await report.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual((viewport ?? { width: 1280 }).width);
       await screenshot(report.page, `studio-report-views-${width}`);
