@@ -192,7 +192,8 @@ function start(): void {
   /** Saves a run as one offline HTML report with the studio's views of it (its own lazy chunk). */
   const saveReport = async (events: AgentEvent[], graph: AgentGraph | undefined, record?: RunRecord) => {
     const report = await import('./report-download.js');
-    announce(`Saved the run as ${report.saveRunReport(events, graph, record)}.`);
+    const drawn = graph ? { svg: runView.drawGraph(graph, summarize(events)), kinds: new Map(graph.nodes.map((node) => [node.name, node.kind])) } : undefined;
+    announce(`Saved the run as ${report.saveRunReport(events, drawn, record)}.`);
   };
   /** The graph of a run's agent, when its file is known (runs of this tab). */
   const graphOfRun = async (runId: string) => {

@@ -5,15 +5,14 @@
  */
 import type { AgentEvent } from '../src/core/events.js';
 import type { RunRecord } from '../src/core/trace-store.js';
-import type { AgentGraph } from './agent-graph.js';
 import { download } from './history-panel.js';
 import { runReport } from './report.js';
 import { studioSnapshot } from './report-views.js';
 import { recordFromEvents } from './run-record.js';
 import { summarize } from './run-summary.js';
 
-/** Downloads the report of a run given its events (and its agent's graph, when known); returns the file name. */
-export function saveRunReport(events: AgentEvent[], graph: AgentGraph | undefined, record: RunRecord = recordFromEvents(events)): string {
+/** Downloads the report of a run given its events (and its agent's graph drawn with its marks, when known); returns the file name. */
+export function saveRunReport(events: AgentEvent[], graph: Parameters<typeof studioSnapshot>[1], record: RunRecord = recordFromEvents(events)): string {
   const name = `run-${record.run_id}.html`;
   download(new Blob([runReport(record, events, studioSnapshot(summarize(events), graph))], { type: 'text/html' }), name);
   return name;

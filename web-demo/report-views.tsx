@@ -1,19 +1,16 @@
 /**
  * The studio's views of a run, as static HTML for the offline report (report.ts): the graph with
- * the run's marks (graph-view.ts), the run sections with the per-action views (run-sections.tsx,
+ * the run's marks (graph-view.ts, drawn by the run view), the run sections with the per-action views (run-sections.tsx,
  * action-views.tsx) and every model call's detail (model-call-detail.tsx). They are rendered by
  * the studio's own components into a detached element, so the report shows what the studio shows
  * and cannot drift from it, and carried with the studio's own stylesheet. Needs a document (the
  * report is written in the page); the HTML serialiser escapes every text and attribute.
  */
 import { render } from 'preact';
-import type { AgentGraph } from './agent-graph.js';
-import { highlightGraph, renderGraph } from './graph-view.js';
 import { ActionViews, findActions } from './action-views.js';
 import { ModelCallDetail } from './model-call-detail.js';
 import { RunSections, Section } from './run-sections.js';
 import type { RunSummary } from './run-summary.js';
-import { marksOf } from './run-view.js';
 import { buildTimeline, type TimelineItem } from './timeline.js';
 import { duration } from './timeline-view.js';
 
@@ -26,9 +23,13 @@ export interface StudioSnapshot {
 /** Model calls shown in full in a report: past this many, the rest are counted (each embeds its messages). */
 export const REPORT_CALLS_SHOWN = 100;
 
-export function studioSnapshot(summary: RunSummary, graph: AgentGraph | undefined): StudioSnapshot {
+/**
+ * `graph` is the run's agent graph drawn with its marks by the run view (run-view.tsx `drawGraph`:
+ * the page's own drawing, passed in so this chunk does not split the first load's modules).
+ */
+export function studioSnapshot(summary: RunSummary, graph: { svg: SVGElement; kinds: ReadonlyMap<string, string> } | undefined): StudioSnapshot {
   const box = document.createElement('div');
-  const kinds = new Map((graph?.nodes ?? []).map((node) => [node.name, node.kind]));
+  const kinds = graph?.kinds ?? new Map<string, string>();
   const calls = buildTimeline(summary.events, kinds).items.filter((item) => item.kind === 'model');
   const found = findActions(summary.events);
   render(
@@ -43,11 +44,7 @@ export function studioSnapshot(summary: RunSummary, graph: AgentGraph | undefine
     </>,
     box,
   );
-  if (graph) {
-    const svg = renderGraph(graph);
-    highlightGraph(svg, marksOf(summary));
-    box.querySelector('#graph')!.append(svg);
-  }
+  if (graph) box.querySelector('#graph')!.append(graph.svg);
   const html = box.innerHTML;
   render(null, box);
   return { html, css: studioCss() };

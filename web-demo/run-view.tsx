@@ -31,6 +31,8 @@ export interface RunView {
   setExtra(views: (summary: RunSummary, graph: AgentGraph | undefined) => ExtraViews): void;
   /** The summary on screen. */
   shown(): RunSummary | undefined;
+  /** A graph drawn with a run's marks, apart from the page (for the HTML report). */
+  drawGraph(graph: AgentGraph, summary: RunSummary): SVGElement;
 }
 
 /** Builds the run view inside `root`. */
@@ -99,6 +101,11 @@ export function createRunView(root: HTMLElement): RunView {
       if (shown) this_.show(shown);
     },
     shown: () => shown,
+    drawGraph(graph, summary) {
+      const drawn = renderGraph(graph);
+      highlightGraph(drawn, marksOf(summary));
+      return drawn;
+    },
     clear() {
       pending = undefined;
       shown = undefined;
@@ -116,8 +123,7 @@ function outcomeKey(summary: RunSummary): string {
   return JSON.stringify([summary.run_id, summary.status, summary.error, summary.failed_node, summary.cancelled_node, failedCalls(summary).length, summary.calls.length, summary.stop_reason]);
 }
 
-/** What the graph marks for a run: where it is, where it went, where it failed or stopped. */
-export function marksOf(summary: RunSummary): GraphMarks {
+function marksOf(summary: RunSummary): GraphMarks {
   return {
     current: summary.current_node,
     visited: summary.visited,
