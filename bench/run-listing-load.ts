@@ -5,7 +5,6 @@
  * directory answers the first page, a page of one agent, and the page after a cursor, each asked
  * in turn. Reported: median and slowest of each, and the time to the first answer after the start.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,16 +12,12 @@ import { performance } from 'node:perf_hooks';
 import { createFsStores } from '../adapters/fs/index.js';
 import type { RunRecord } from '../src/core/trace-store.js';
 import type { BenchResult } from './bench-result.js';
+import { percentile, startServe } from './serve-load.js';
 
 const RUNS = 10_000;
 const ASKS = 15;
 /** Records written at once while the directory is filled. */
 const WRITE_BATCH = 200;
-
-function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
-}
 
 /** Writes `RUNS` finished runs' records through the file store of `traceDir`. */
 async function fillRuns(traceDir: string): Promise<void> {
@@ -37,24 +32,6 @@ async function fillRuns(traceDir: string): Promise<void> {
     }
     await Promise.all(batch);
   }
-}
-
-/** Starts `tea-edge serve --port 0` on `traceDir`; resolves with its URL once it says it listens. */
-async function startServe(root: string, traceDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(root, 'bin/tea-edge.js'), 'serve', '--port', '0', '--agents', path.join(root, 'tests/worker/agents'), '--trace-dir', traceDir], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = /serving on (http:\/\/\S+)/.exec(text);
-      if (match !== null) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`tea-edge serve exited (${code}) before listening: ${text}`)));
-  });
-  child.stderr!.resume();
-  return { url, child };
 }
 
 /** Milliseconds of one GET, checking that it answered a page of `expected` runs. */

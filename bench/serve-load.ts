@@ -16,14 +16,14 @@ import type { BenchResult } from './bench-result.js';
 const LOAD_MS = 5_000;
 const HEALTH_EVERY_MS = 50;
 
-function percentile(values: number[], fraction: number): number {
+export function percentile(values: number[], fraction: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((left, right) => left - right);
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
 }
 
 /** Starts `tea-edge serve --port 0` and resolves with its URL once it says it listens. */
-async function startServe(root: string, traceDir: string): Promise<{ url: string; child: ChildProcess }> {
+export async function startServe(root: string, traceDir: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, [path.join(root, 'bin/tea-edge.js'), 'serve', '--port', '0', '--agents', path.join(root, 'tests/worker/agents'), '--trace-dir', traceDir], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
