@@ -123,6 +123,7 @@ export class RunSession implements BodyHost {
     private readonly parent?: SubRunLink,
   ) {
     this.runId = restored?.runId ?? options.runId ?? crypto.randomUUID();
+    this.breathe = options.breathe ?? hostYield();
     this.memory = new Map(Object.entries(restored?.memory ?? {}));
     this.scriptedCalls = new Map(Object.entries(restored?.scriptedCalls ?? {}));
     this.role = options.role;
@@ -182,8 +183,11 @@ export class RunSession implements BodyHost {
     this.budget.checkDuration(node);
   }
 
-  /** Lets the host's event loop run when the run has worked a while without waiting (host-yield.ts). */
-  readonly breathe = hostYield();
+  /**
+   * Lets the host's event loop run when the run has worked a while without waiting (host-yield.ts):
+   * the host's, shared by all its runs (RunOptions.breathe), else this run's own.
+   */
+  readonly breathe: () => Promise<void>;
 
   cancel(reason?: string): void {
     this.control.cancel(reason);
