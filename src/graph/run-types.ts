@@ -6,7 +6,7 @@ import type { LimitsSpec } from '../spec/agent-spec.js';
 import type { CheckpointStore, PendingInterrupt, RunOwner, TraceStore } from '../core/trace-store.js';
 import type { FileStore } from '../core/file-store.js';
 import type { AgentFileSource } from './agent-files.js';
-import type { NodeCheckpoint } from './node-checkpoint.js';
+import type { CheckpointWrite } from './node-checkpoint.js';
 
 export interface LlmOverrides {
   api_base?: string;
@@ -69,8 +69,13 @@ export type { NodeCheckpoint } from './node-checkpoint.js';
  * through `callAction` (a tool) whose result was recorded is not run again when its node re-runs.
  */
 export interface RunDurability {
-  /** Saves the checkpoint before a node; the events before it were appended to the trace store first. A failure fails the run (STORAGE_ERROR). */
-  saveProgress(checkpoint: NodeCheckpoint): Promise<void> | void;
+  /**
+   * Saves the checkpoint before a node; the events before it were appended to the trace store
+   * first. A failure fails the run (STORAGE_ERROR). The first write of a segment is a whole
+   * checkpoint (a base: it replaces what the host kept); the next are patches holding what changed,
+   * to keep after it, until the next base (checkpoint-codec.ts; `decodeCheckpoint` reads them back).
+   */
+  saveProgress(write: CheckpointWrite): Promise<void> | void;
   /** The recorded result of a tool call, by its idempotency key (undefined: none recorded). */
   recordedResult(key: string): Promise<{ value: unknown } | undefined> | { value: unknown } | undefined;
   /** Records a tool call's result before the run goes on. */
