@@ -254,7 +254,7 @@ export class DurableRunFiles {
     for (const name of (await listDirectory(path.join(directory, 'patches'))).filter((file) => /^\d+\.json$/.test(file))) {
       const file = path.join(directory, 'patches', name);
       const patchText = await readTextIfExists(file);
-      if (patchText !== undefined) patches.push(fromStoredJson<StoredWrite>(patchText, describeFile(file).what));
+      if (patchText !== undefined) patches.push(fromStoredJson<StoredWrite>(patchText, `the node checkpoint patch 'patches/${name}' of run '${runId}'`));
     }
     return { ...readStoredPoint(stored ?? { restarts: 0 }, patches, what), role: typeof stored?.role === 'string' ? stored.role : undefined };
   }
