@@ -4,7 +4,7 @@
  * entry importing from `tea-edge` per use. Reported per use, gzip level 9, in KB: what the entry
  * loads at start (its static imports), and every file of the bundle (lazy chunks too). KB = 1000 bytes.
  *
- * Uses and targets (KB gzip, minified; issue 28's four rows, docs/architecture.md "What to import"):
+ * Uses and targets (KB gzip, minified; docs/architecture.md, "What to import"):
  *   run: compiled agents that use llm.call and templates: `tea-edge/engine`'s compileAgent (a spec
  *     checked at build time, as the worker ships them), runAgent, stores, createProvider, and the
  *     llm.* actions (`tea-edge/actions/llm`); no YAML parser, no agent-schema checks (≤ 100);
