@@ -477,7 +477,14 @@ function isStructural(path: Path): boolean {
 function schemaProblemText(keyword: string, message: string, value: unknown, pointer: string): string {
   const ceiling = keyword === 'maximum' ? /is greater than (?:or equal to )?(\S+)\.$/.exec(message)?.[1] : undefined;
   if (ceiling !== undefined) return `${String(value)} is above the ceiling ${ceiling}`;
-  return pointer === '' ? message : message.split(`${pointer} `).join('');
+  const text = pointer === '' ? message : message.split(`${pointer} `).join('');
+  // Branches that all failed on the value's type (`goto: {to: b}`): one sentence naming every type allowed.
+  const reasons = /^Value (?:must match exactly one of the \d+ schemas; it matches none|does not match any of the \d+ allowed schemas): (.*)$/.exec(text)?.[1]?.split('; ');
+  const types = reasons?.map((reason) => /^Instance type ("[^"]+") is invalid\. Expected (.+)\.$/.exec(reason));
+  if (types !== undefined && types.length > 1 && types.every((match) => match !== null && match[1] === types[0]![1])) {
+    return `Instance type ${types[0]![1]} is invalid. Expected ${types.map((match) => match![2]).join(' or ')}.`;
+  }
+  return text;
 }
 
 function valueAt(document: unknown, path: Path): unknown {

@@ -46,7 +46,7 @@ describe('every porting blocker in one pass', () => {
       '45 UNKNOWN_ACTION web.crawl',
       '48 SCRIPT_ENGINE_NOT_LOADED this engine has no prolog sandbox: the host must pass one (import { loadPrologSandbox } from \'tea-edge/prolog\', then loadAgent(text, { scripts: { prolog: await loadPrologSandbox() } }))',
       '52 UNKNOWN_PROVIDER `provider: shell` (TEA\'s shell provider, which starts a local command such as a model CLI and pipes the prompt to it) is not served by this host: only the Node CLI runs it, when its host names the command (`tea-edge run --shell-provider NAME=COMMAND`), never the agent file alone',
-      '55 INVALID_AGENT nodes[5].goto: Value must match exactly one of the 2 schemas',
+      '55 INVALID_AGENT nodes[5].goto: Instance type "object" is invalid. Expected "string" or "array".',
       '57 UNSUPPORTED_LANGUAGE this `run:` is Python',
     ]);
   });
