@@ -9,7 +9,7 @@
  *   imported fails at load with the import that adds it.
  */
 import { execFile } from 'node:child_process';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,4 +101,39 @@ describe('the opt-in entries of the installed package', () => {
     // The sets together are every built-in action, as the main entry has them.
     expect(outcome.sets).toBe(outcome.mainEntry);
   }, 120_000);
+});
+
+const CONSUMER = `
+import { loadAgent, compileAgent, runAgent, createRegistry, type CompiledAgent, type ActionDefinition } from 'tea-edge/engine';
+import { llmActions } from 'tea-edge/actions/llm';
+import { coreActions } from 'tea-edge/actions/core';
+import { toolActions } from 'tea-edge/actions/tools';
+import { reasoningActions } from 'tea-edge/reasoning';
+import { reflectionActions, reviewRun, type Review } from 'tea-edge/reflection';
+import { prologActions, loadPrologSandbox } from 'tea-edge/prolog';
+import { luaSandbox } from 'tea-edge/lua';
+import * as everything from 'tea-edge';
+
+const actions: ActionDefinition[] = [...coreActions(), ...llmActions(), ...toolActions(), ...reasoningActions(), ...reflectionActions(), ...prologActions()];
+const agent: CompiledAgent = loadAgent('nodes: []', { registry: createRegistry(actions), scripts: { lua: luaSandbox, prolog: await loadPrologSandbox() } });
+const again: CompiledAgent = everything.loadAgent('nodes: []');
+export const uses = [agent, again, compileAgent, runAgent, reviewRun as (options: Parameters<typeof reviewRun>[0]) => Promise<Review>];
+`;
+
+describe('a TypeScript user of the installed package', () => {
+  for (const resolution of ['nodenext', 'node16', 'bundler'] as const) {
+    it(`type-checks every entry under moduleResolution ${resolution}`, async () => {
+      const folder = path.join(directory, `ts-${resolution}`);
+      await mkdir(folder, { recursive: true });
+      await writeFile(path.join(folder, 'consumer.ts'), CONSUMER);
+      await writeFile(path.join(folder, 'package.json'), '{"type": "module"}');
+      await symlink(path.join(directory, 'node_modules'), path.join(folder, 'node_modules'), 'dir');
+      const module = resolution === 'bundler' ? 'esnext' : resolution;
+      const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+      const compilerOptions = { noEmit: true, strict: true, skipLibCheck: false, target: 'es2022', lib: ['es2022', 'dom'], types: [], module, moduleResolution: resolution };
+      await writeFile(path.join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }));
+      const outcome = await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: folder }).then(() => '', (error: { stdout?: string }) => error.stdout ?? String(error));
+      expect(outcome).toBe('');
+    }, 120_000);
+  }
 });
