@@ -67,7 +67,9 @@ export async function latencies(mock: MockOpenAI, written: number[], runs: numbe
     const runId = await start();
     const arrivals = await followChunks(() => follow(runId));
     if (arrivals.length !== written.length) throw new Error(`durable bench: ${arrivals.length} chunks followed, ${written.length} written`);
-    arrivals.forEach((arrival, chunk) => all.push(arrival - written[chunk]!));
+    arrivals.forEach((arrival, chunk) => {
+      all.push(arrival - written[chunk]!);
+    });
   }
   mock.setFault();
   return all;

@@ -58,23 +58,23 @@ export function runReport(record: RunRecord, events: readonly AgentEvent[]): str
     .map((item) => {
       const left = (item.start / timeline.total) * 100;
       const width = (((item.end ?? timeline.total) - item.start) / timeline.total) * 100;
-      return `<tr><td>${escape(item.kind)}</td><td>${escape(item.label)}</td><td><div class="track"><div class="bar" style="margin-left:${left.toFixed(2)}%;width:${width.toFixed(2)}%"></div></div></td><td>${item.end === undefined ? 'running' : `${Math.round(item.end - item.start)} ms`}</td><td>${item.tokens?.total ?? ''}</td><td>${item.retries || ''}</td></tr>`;
+      return `<tr><td>${escapeHtml(item.kind)}</td><td>${escapeHtml(item.label)}</td><td><div class="track"><div class="bar" style="margin-left:${left.toFixed(2)}%;width:${width.toFixed(2)}%"></div></div></td><td>${item.end === undefined ? 'running' : `${Math.round(item.end - item.start)} ms`}</td><td>${item.tokens?.total ?? ''}</td><td>${item.retries || ''}</td></tr>`;
     })
     .join('\n');
-  const errors = summary.errors.map((error) => `<li><code>${escape(error.code)}</code>${error.node ? ` in ${escape(error.node)}` : ''}: ${escape(error.message)}</li>`).join('\n');
+  const errors = summary.errors.map((error) => `<li><code>${escapeHtml(error.code)}</code>${error.node ? ` in ${escapeHtml(error.node)}` : ''}: ${escapeHtml(error.message)}</li>`).join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${POLICY}">
-<title>Run ${escape(record.run_id)} of ${escape(record.agent)} · tea-edge report</title>
+<title>Run ${escapeHtml(record.run_id)} of ${escapeHtml(record.agent)} · tea-edge report</title>
 <style>${STYLE}</style></head><body>
-<h1>${escape(record.agent)}: <span class="${escape(record.status)}">${escape(record.status)}</span></h1>
-<p>Run <code>${escape(record.run_id)}</code> · started ${escape(record.created_at)}${record.stop_reason ? ` · stop reason <code>${escape(record.stop_reason)}</code>` : ''}</p>
+<h1>${escapeHtml(record.agent)}: <span class="${escapeHtml(record.status)}">${escapeHtml(record.status)}</span></h1>
+<p>Run <code>${escapeHtml(record.run_id)}</code> · started ${escapeHtml(record.created_at)}${record.stop_reason ? ` · stop reason <code>${escapeHtml(record.stop_reason)}</code>` : ''}</p>
 <h2>Figures</h2>
 <table><tbody>
 <tr><th scope="row">Time</th><td>${figures.duration_ms} ms</td></tr>
 <tr><th scope="row">Tokens</th><td>${figures.tokens}</td></tr>
 <tr><th scope="row">Model calls</th><td>${figures.model_calls}${figures.failed_calls ? ` (${figures.failed_calls} failed)` : ''}</td></tr>
-<tr><th scope="row">Models</th><td>${escape(figures.models.join(', ') || '—')}</td></tr>
+<tr><th scope="row">Models</th><td>${escapeHtml(figures.models.join(', ') || '—')}</td></tr>
 <tr><th scope="row">Steps (node runs)</th><td>${figures.nodes}</td></tr>
 <tr><th scope="row">Events</th><td>${events.length}</td></tr>
 </tbody></table>
@@ -86,11 +86,11 @@ ${rows}
 ${steps(timeline.items)}
 ${errors ? `<h2>Errors</h2><ul class="failed">${errors}</ul>` : ''}
 <h2>Final state</h2>
-<pre>${escape(JSON.stringify(summary.final_state ?? null, null, 2))}</pre>
+<pre>${escapeHtml(JSON.stringify(summary.final_state ?? null, null, 2))}</pre>
 <h2>Events</h2>
 <p><button type="button" id="save-ndjson" hidden>Save the events as NDJSON</button></p>
-<details><summary>Every event (${events.length})</summary><pre>${escape(events.map((event) => JSON.stringify(event)).join('\n'))}</pre></details>
-<p><small>Written by the tea-edge studio on ${escape(new Date().toISOString())}.</small></p>
+<details><summary>Every event (${events.length})</summary><pre>${escapeHtml(events.map((event) => JSON.stringify(event)).join('\n'))}</pre></details>
+<p><small>Written by the tea-edge studio on ${escapeHtml(new Date().toISOString())}.</small></p>
 ${reportDataBlock({ record, events: [...events] })}
 <script>${SCRIPT}</script>
 </body></html>
@@ -109,9 +109,9 @@ function steps(items: readonly TimelineItem[]): string {
     .slice(0, STEPS_SHOWN)
     .map(
       (item) =>
-        `<li><details><summary>${escape(item.label)} · ${Math.round(item.end! - item.start)} ms${item.status === 'failed' ? ' · <span class="failed">failed</span>' : ''}</summary>
-<p>Update</p><pre>${escape(JSON.stringify(item.update ?? {}, null, 2))}</pre>
-<p>State after</p><pre>${escape(JSON.stringify(item.after ?? {}, null, 2))}</pre></details></li>`,
+        `<li><details><summary>${escapeHtml(item.label)} · ${Math.round(item.end! - item.start)} ms${item.status === 'failed' ? ' · <span class="failed">failed</span>' : ''}</summary>
+<p>Update</p><pre>${escapeHtml(JSON.stringify(item.update ?? {}, null, 2))}</pre>
+<p>State after</p><pre>${escapeHtml(JSON.stringify(item.after ?? {}, null, 2))}</pre></details></li>`,
     )
     .join('\n')}</ol>${more > 0 ? `<p>${more} more steps: see every event below.</p>` : ''}`;
 }
@@ -122,6 +122,6 @@ function base64(words: Uint32Array): string {
   return btoa(binary);
 }
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }

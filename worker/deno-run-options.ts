@@ -46,7 +46,10 @@ export function segmentOptions(host: SegmentHost, runId: string, writer: EventWr
     putInsights: (agent, insights) => base.putInsights(agent, insights),
   };
   const checkpoints: CheckpointStore = {
-    save: async (checkpoint) => (fenced(), checkpointStore.save(checkpoint)),
+    save: async (checkpoint) => {
+      fenced();
+      return checkpointStore.save(checkpoint);
+    },
     loadLatest: (id) => checkpointStore.loadLatest(id),
     delete: (id) => checkpointStore.delete(id),
     claim: (id, checkpointId) => checkpointStore.claim(id, checkpointId),
