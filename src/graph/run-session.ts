@@ -123,6 +123,7 @@ export class RunSession implements BodyHost {
     private readonly parent?: SubRunLink,
   ) {
     this.runId = restored?.runId ?? options.runId ?? crypto.randomUUID();
+    this.breathe = options.breathe ?? hostYield();
     this.memory = new Map(Object.entries(restored?.memory ?? {}));
     this.scriptedCalls = new Map(Object.entries(restored?.scriptedCalls ?? {}));
     this.role = options.role;
@@ -182,8 +183,11 @@ export class RunSession implements BodyHost {
     this.budget.checkDuration(node);
   }
 
-  /** Lets the host's event loop run when the run has worked a while without waiting (host-yield.ts). */
-  readonly breathe = hostYield();
+  /**
+   * Lets the host's event loop run when the run has worked a while without waiting (host-yield.ts):
+   * the host's, shared by all its runs (RunOptions.breathe), else this run's own.
+   */
+  readonly breathe: () => Promise<void>;
 
   cancel(reason?: string): void {
     this.control.cancel(reason);
@@ -415,7 +419,7 @@ export class RunSession implements BodyHost {
     const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt, lineage, owner };
     const budget = { seq: this.events.lastSeq, usage: this.budget.usage, budgetStartedAt: this.budget.started, remainingMs: this.budget.remainingMs(), now: this.now() };
     try {
-      await this.durable.save({ ...position, ...budget }, (checkpoint) => this.sanitizer.value(checkpoint));
+      await this.durable.save({ ...position, ...budget }, (value) => this.sanitizer.value(value));
     } catch (error) {
       // The host's store failed (its flush of these events, or the checkpoint): like a failed trace
       // write, no more events are written, so the host's own log can fill the trace without a hole.

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import type { ModelProvider } from '../../src/core/model-provider.js';
 import type { RunOptions } from '../../src/graph/run-types.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
