@@ -423,7 +423,7 @@ let agentSchemaValidator: CompiledSchema | undefined;
 function compiledAgentSchema(): CompiledSchema {
   agentSchemaValidator ??= compileSchema(agentSchema, {
     where: {},
-    limits: { maxErrors: MAX_SCHEMA_PROBLEMS, maxValidationWork: 20_000_000, maxInstanceDepth: 128, maxInstanceNodes: 1_000_000, maxInstanceChars: 4 * 1024 * 1024 },
+    limits: { maxErrors: MAX_SCHEMA_PROBLEMS, maxErrorMessageChars: 2000, maxValidationWork: 20_000_000, maxInstanceDepth: 128, maxInstanceNodes: 1_000_000, maxInstanceChars: 4 * 1024 * 1024 },
   });
   return agentSchemaValidator;
 }
@@ -440,13 +440,14 @@ function checkAgainstSchema(document: Record<string, unknown>, report: Report): 
       break;
     }
     if (error.keyword === 'additionalProperties' || error.keyword === 'false') continue;
-    if (seen.has(error.path)) continue;
-    seen.add(error.path);
-    const path = pointerToPath(error.path);
+    const { pointer, message } = innerProblem(error.message, error.path) ?? { pointer: error.path, message: error.message };
+    if (seen.has(pointer)) continue;
+    seen.add(pointer);
+    const path = pointerToPath(pointer);
     const value = valueAt(document, path);
     if (isNonFinite(value)) continue; // reported by findNonFinite
     const where = path.length > 0 ? dotted(path) : 'the file';
-    report('INVALID_AGENT', `${where}: ${schemaProblemText(error.keyword, error.message, value, error.path)}`, path, nodeNameAt(document, path));
+    report('INVALID_AGENT', `${where}: ${schemaProblemText(error.keyword, message, value, pointer)}`, path, nodeNameAt(document, path));
     if (path[0] === 'edges') broken.edges = true;
     else if (path[0] === 'config') broken.config = true;
     else if (path[0] === 'nodes' && typeof path[1] === 'number' && path[2] === 'goto') broken.gotoOf.add(path[1]);
@@ -474,13 +475,32 @@ function isStructural(path: Path): boolean {
  * `oneOf` / `anyOf` gives the reasons of its branches without repeating the place, which the
  * problem already names.
  */
+/** The reasons a failed `oneOf` / `anyOf` gives for its branches (`<pointer> <message>` each), or undefined for another error. */
+function branchReasons(message: string): string[] | undefined {
+  return /^Value (?:must match exactly one of the \d+ schemas; it matches none|does not match any of the \d+ allowed schemas): (.*)$/.exec(message)?.[1]?.split('; ');
+}
+
+/**
+ * A failed `oneOf` / `anyOf` whose value has the type of one form but not its contents (`goto:` a
+ * list whose rule has `to: 5`): that form's first error, at its own place, as the problem. Undefined
+ * when the value's type fits no form or several.
+ */
+function innerProblem(message: string, pointer: string): { pointer: string; message: string } | undefined {
+  const reasons = branchReasons(message);
+  if (reasons === undefined) return undefined;
+  const inner = reasons.filter((reason) => reason.startsWith(`${pointer}/`));
+  const typeOnly = reasons.filter((reason) => reason.startsWith(`${pointer} Instance type `));
+  if (inner.length !== 1 || inner.length + typeOnly.length !== reasons.length) return undefined;
+  const space = inner[0]!.indexOf(' ');
+  return { pointer: inner[0]!.slice(0, space), message: inner[0]!.slice(space + 1) };
+}
+
 function schemaProblemText(keyword: string, message: string, value: unknown, pointer: string): string {
   const ceiling = keyword === 'maximum' ? /is greater than (?:or equal to )?(\S+)\.$/.exec(message)?.[1] : undefined;
   if (ceiling !== undefined) return `${String(value)} is above the ceiling ${ceiling}`;
   const text = pointer === '' ? message : message.split(`${pointer} `).join('');
   // Branches that all failed on the value's type (`goto: {to: b}`): one sentence naming every type allowed.
-  const reasons = /^Value (?:must match exactly one of the \d+ schemas; it matches none|does not match any of the \d+ allowed schemas): (.*)$/.exec(text)?.[1]?.split('; ');
-  const types = reasons?.map((reason) => /^Instance type ("[^"]+") is invalid\. Expected (.+)\.$/.exec(reason));
+  const types = branchReasons(text)?.map((reason) => /^Instance type ("[^"]+") is invalid\. Expected (.+)\.$/.exec(reason));
   if (types !== undefined && types.length > 1 && types.every((match) => match !== null && match[1] === types[0]![1])) {
     return `Instance type ${types[0]![1]} is invalid. Expected ${types.map((match) => match![2]).join(' or ')}.`;
   }

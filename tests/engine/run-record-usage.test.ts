@@ -14,6 +14,7 @@ const echoModel: ModelProvider = {
   async generate(request) {
     return { content: 'ok', model: request.model ?? 'default', usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 }, finish_reason: 'stop' };
   },
+  // biome-ignore lint/correctness/useYield: never streamed in these tests
   async *stream() {
     throw new Error('not used');
   },

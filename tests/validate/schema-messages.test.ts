@@ -19,7 +19,7 @@ describe('agent-schema problems', () => {
   });
 
   it('name the place inside a form that fits the type but not the contents', () => {
-    const [problem] = problems('nodes:\n  - name: a\n    run: return {}\n    goto:\n      - to: 5\n');
-    expect(problem).toMatch(/^5 nodes\[0\]\.goto: .*\/nodes\/0\/goto\/0\/to Instance type "number" is invalid\. Expected "string"\./);
+    expect(problems('nodes:\n  - name: a\n    run: return {}\n    goto:\n      - to: 5\n')).toEqual(['5 nodes[0].goto[0].to: Instance type "number" is invalid. Expected "string".']);
+    expect(problems('nodes:\n  - name: a\n    run: return {}\n    goto: [{to: a, if: 1}]\n')).toEqual(['4 nodes[0].goto[0].if: Instance type "number" is invalid. Expected "string", "boolean".']);
   });
 });

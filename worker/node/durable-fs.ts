@@ -27,7 +27,7 @@
 import { mkdir, open, stat, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { AgentError, toAgentError } from '../../src/core/agent-error.js';
+import { type AgentError, toAgentError } from '../../src/core/agent-error.js';
 import { fromStoredJson, toStoredJson } from '../../src/storage/json-copy.js';
 import type { AgentEvent } from '../../src/core/events.js';
 import type { RunDurability } from '../../src/graph/run-types.js';
