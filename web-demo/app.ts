@@ -2,28 +2,37 @@
  * The tea-edge web demo: pick or write an agent, run it in a Web Worker against a model on this
  * machine (or the scripted demo model), watch it live, and find every run again in the history
  * kept in IndexedDB. The editor (CodeMirror) is loaded after the first paint, in its own chunk.
+ *
+ * `start` wires the page's components: the run view, the engine client, the model panel, the
+ * agent panel with the graph it draws (graph-pin.ts), the run buttons (run-buttons.ts), the
+ * history (history-loader.ts), server mode, the confirmation dialog and the page status
+ * (page-status.ts). What it keeps itself is the run on screen and the flow of a run: start,
+ * follow, resume, run from a node, finish.
  */
 import type { AgentErrorJson } from '../src/core/agent-error.js';
 import type { AgentEvent } from '../src/core/events.js';
 import type { RunRecord } from '../src/core/trace-store.js';
 import type { AgentGraph } from './agent-graph.js';
 import { EngineClient } from './engine-client.js';
-import type { HistoryPanel, HistorySource } from './history-panel.js';
 import type { RemoteBackend } from './backend.js';
 import { createModelPanel } from './model-panel.js';
 import { createConfirmDialog } from './confirm-dialog.js';
-import { DATABASE_NAME, type RunOutcome } from './protocol.js';
+import type { RunOutcome } from './protocol.js';
 import { createRunView } from './run-view.js';
 import { applyEvent, emptySummary, endRun, summarize, type RunSummary } from './run-summary.js';
 import { outcomeSentence } from './run-outcome.js';
 import { createAgentPanel } from './agent-panel.js';
 import { rememberSource, sourceOf } from './run-sources.js';
+import { createGraphPin } from './graph-pin.js';
+import { createRunButtons } from './run-buttons.js';
+import { loadHistory, type Stores } from './history-loader.js';
+import { markReady, registerServiceWorker, watchOnline } from './page-status.js';
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
-/** Starts the app in the page built from index.html. */
 const TAB_TAGLINE = 'YAML agents running in this tab, traced in IndexedDB. Nothing is sent anywhere but the model server you choose.';
 
+/** Starts the app in the page built from index.html. */
 function start(): void {
   const storage = safeStorage('localStorage');
   const session = safeStorage('sessionStorage');
@@ -59,63 +68,33 @@ function start(): void {
   // The tab's model settings, the header badge and the search for a local model server.
   const modelPanel = createModelPanel({ storage, session, client, remote: () => remote !== undefined });
 
-  // The agent: examples, the plain text area until the editor arrives, validation.
+  // The agent: examples, the plain text area until the editor arrives, validation; the graph.
   const inputArea = byId<HTMLTextAreaElement>('run-input');
-  // The graph shows the agent of the latest request: the editor's text, or a run opened from
-  // history. Answers arrive out of order (the engine worker may still be starting), so an older
-  // answer never replaces the graph a newer request asked for.
-  let graphRequest = 0;
-  const latestGraph = (text: string) => {
-    const request = ++graphRequest;
-    return client.validate(text).then((result) => ({ result, latest: request === graphRequest }));
-  };
-  const validations = new WeakMap<object, boolean>();
-  const agentPanel = createAgentPanel({
-    storage,
-    validate: (text) =>
-      latestGraph(text).then(({ result, latest }) => {
-        validations.set(result, latest);
-        return result;
-      }),
-    onValidated: (result) => {
-      if (validations.get(result) === false) return;
-      agentProblems = result.problems.length;
-      updateRunButton();
-      // A run opened from history keeps its graph until the editor's text changes (the editor
-      // re-validating the same text, e.g. when it finishes loading, is not a change).
-      if (graphPinnedTo !== undefined && editor.getText() === graphPinnedTo) return;
-      graphPinnedTo = undefined;
-      runView.setGraph(result.graph);
-    },
-  });
-  void agentPanel.examples.then((examples) => {
-    for (const example of examples) agentFiles[example.file] = example.source;
-  });
-  let graphPinnedTo: string | undefined;
   // Problems of the editor's agent (the latest validation): a run in the tab cannot start with any.
   let agentProblems = 0;
-  // A run opened from history asks for its own agent's graph. The answer is drawn if that run is
-  // still the one shown (nothing opened or started since: each bumps this) and the editor's text
-  // has not changed; the editor re-validating the same text meanwhile neither replaces it nor
-  // makes it stale (it used to: the history's answer lost to a newer request and the graph kept
-  // whatever it showed before, at random after a reload).
-  let shownFromHistory = 0;
-  const editor = agentPanel;
-  const validateNow = agentPanel.validateNow;
+  // Problems of the server agent's input form (server mode): such an input is not sent.
+  let formProblems = 0;
+  const graphs = createGraphPin({ validate: (text) => client.validate(text), setGraph: (graph) => runView.setGraph(graph), editorText: () => editor.getText() });
+  const editor = createAgentPanel({
+    storage,
+    validate: graphs.validate,
+    onValidated: (result) => {
+      if (!graphs.isLatest(result)) return;
+      agentProblems = result.problems.length;
+      buttons.update();
+      graphs.showValidated(result);
+    },
+  });
+  void editor.examples.then((examples) => {
+    for (const example of examples) agentFiles[example.file] = example.source;
+  });
 
-  // History (its module loads after the first paint).
-  type Stores = ReturnType<typeof import('../adapters/indexeddb/index.js').createIndexedDbStores>;
+  // History (its module loads after the first paint), then server mode.
   let stores: Stores | undefined;
   const openRunFromHistory = (runId: string, events: AgentEvent[], label: string) => {
     summary = summarize(events);
     const source = sourceOf(storage, runId);
-    const opened = ++shownFromHistory;
-    if (source) {
-      graphPinnedTo = editor.getText();
-      void client.validate(source).then((result) => {
-        if (opened === shownFromHistory && graphPinnedTo !== undefined && editor.getText() === graphPinnedTo) runView.setGraph(result.graph);
-      });
-    }
+    graphs.openFromHistory(source);
     runView.show(summary, label);
     // A paused run can be continued from history when its agent file is known (or on its server).
     const paused = summary.status === 'interrupted' && (source !== undefined || remote !== undefined);
@@ -131,37 +110,24 @@ function start(): void {
       void remote.follow(runId, lastSeq(), onRunEvent).then(finish, remoteFailed);
     }
   };
-  let tabSource: HistorySource | undefined;
-  const historyReady: Promise<HistoryPanel> = import('./history-studio.js').then((module) => {
-    try {
-      stores = module.createIndexedDbStores({ dbName: DATABASE_NAME });
-    } catch {
-      stores = undefined;
-    }
-    const panel = module.createHistoryPanel({
-      root: byId('history-panel'),
-      storage,
-      announce,
-      open: openRunFromHistory,
-      report: (record, events) => void graphOfRun(record.run_id).then((graph) => saveReport(events, graph, record)),
-    });
-    tabSource = stores ? module.tabHistory(stores.traceStore) : undefined;
-    panel.setSource(tabSource);
-    return panel;
+  const historyReady = loadHistory({
+    root: byId('history-panel'),
+    storage,
+    announce,
+    open: openRunFromHistory,
+    report: (record, events) => void graphOfRun(record.run_id).then((graph) => saveReport(events, graph, record)),
+  }).then((history) => {
+    stores = history.stores;
+    return history;
   });
-  // Server mode (its module loads after the first paint).
-  void historyReady.then(async (panel) => {
+  void historyReady.then(async ({ panel, tabSource }) => {
     const { startServerMode } = await import('./server-mode.js');
     await startServerMode({
       root: byId('backend'),
       storage,
       session,
       announce,
-      setGraph: (graph) => {
-        graphPinnedTo = editor.getText();
-        shownFromHistory++;
-        runView.setGraph(graph);
-      },
+      setGraph: (graph) => graphs.pinGraph(graph),
       setInput: (json, problems) => {
         inputArea.value = json;
         formProblems = problems;
@@ -179,16 +145,16 @@ function start(): void {
         modelPanel.showBadge();
         if (!backend) modelPanel.scanOnce();
         panel.setSource(source ?? tabSource);
-        updateRunButton();
+        buttons.update();
         if (changed && !backend) {
-          graphPinnedTo = undefined;
-          void validateNow(editor.getText());
+          graphs.unpin();
+          void editor.validateNow(editor.getText());
         }
       },
     });
     document.body.dataset.studio = 'ready';
   });
-  const refreshHistory = () => historyReady.then((panel) => panel.refresh());
+  const refreshHistory = () => historyReady.then(({ panel }) => panel.refresh());
   /** Saves a run as one offline HTML report with the studio's views of it (its own lazy chunk). */
   const saveReport = async (events: AgentEvent[], graph: AgentGraph | undefined, record?: RunRecord) => {
     const report = await import('./report-download.js');
@@ -202,25 +168,22 @@ function start(): void {
   };
 
   // Running, cancelling, confirming.
-  const runButton = byId<HTMLButtonElement>('run-button');
-  // Problems of the server agent's input form (server mode): such an input is not sent.
-  let formProblems = 0;
-  const cancelButton = byId<HTMLButtonElement>('cancel-button');
-  const resumeButton = byId<HTMLButtonElement>('resume-button');
-  let running = false;
-  /** Run is off while a run goes, and in the tab while the agent has load problems. */
-  const updateRunButton = () => {
-    runButton.disabled = running || (!remote && agentProblems > 0);
-  };
-  const setRunning = (value: boolean) => {
-    running = value;
-    updateRunButton();
-    cancelButton.disabled = !value;
-    if (value) resumeButton.hidden = true;
-  };
+  const buttons = createRunButtons({
+    // In the tab, an agent with load problems does not run.
+    canRun: () => remote !== undefined || agentProblems === 0,
+    onRun: () => void run(),
+    onCancel: () => {
+      if (!activeRunId) return;
+      if (remote) remote.cancel(activeRunId);
+      else client.cancel(activeRunId);
+      announce('Cancelling…');
+    },
+    onResume: () => void resumePaused(),
+  });
+  const setRunning = (value: boolean) => buttons.setRunning(value);
   /** Shows "Resume" for a run paused by an interrupt (tool confirmations use the dialog). */
   function showResume(): void {
-    resumeButton.hidden = !(activeRunId !== undefined && summary?.status === 'interrupted' && !summary.confirmation);
+    buttons.showResume(activeRunId !== undefined && summary?.status === 'interrupted' && !summary.confirmation);
   }
   const finish = async (outcome: RunOutcome) => {
     if (summary && outcome.run_id === activeRunId) {
@@ -259,8 +222,7 @@ function start(): void {
     showResume();
   };
   const runRemote = async (backend: RemoteBackend, input: Record<string, unknown>) => {
-    graphPinnedTo = editor.getText();
-    shownFromHistory++;
+    graphs.pin();
     activeRunId = undefined;
     summary = emptySummary();
     runView.clear();
@@ -281,7 +243,8 @@ function start(): void {
       remoteFailed(error);
     }
   };
-  const run = async () => {
+  /** The run input: a JSON object (said on screen when it is not, or when the server agent's form has problems). */
+  const readInput = (): Record<string, unknown> | undefined => {
     let input: Record<string, unknown>;
     try {
       const parsed = JSON.parse(inputArea.value.trim() || '{}') as unknown;
@@ -291,26 +254,30 @@ function start(): void {
       announce(`Input is not valid: ${(error as Error).message}`);
       byId('input-error').textContent = `Input is not valid JSON: ${(error as Error).message}`;
       inputArea.focus();
-      return;
+      return undefined;
     }
     if (remote && formProblems > 0) {
       const message = `The input has ${formProblems} problem${formProblems === 1 ? '' : 's'} (shown at the form's fields): fix ${formProblems === 1 ? 'it' : 'them'} to run.`;
       byId('input-error').textContent = message;
       announce(message);
-      return;
+      return undefined;
     }
     byId('input-error').textContent = '';
+    return input;
+  };
+  const run = async () => {
+    const input = readInput();
+    if (input === undefined) return;
     if (remote) return runRemote(remote, input);
     // The latest validation may be older than the text (Ctrl+Enter right after typing): the text
     // about to run is checked first, and a run with known load problems is not started.
-    const problems = await validateNow(editor.getText());
+    const problems = await editor.validateNow(editor.getText());
     if (problems.length > 0) {
       announce(`The agent has ${problems.length} problem${problems.length === 1 ? '' : 's'}: fix ${problems.length === 1 ? 'it' : 'them'} to run.`);
       return;
     }
     activeSource = editor.getText();
-    graphPinnedTo = undefined;
-    shownFromHistory++;
+    graphs.unpin();
     activeRunId = crypto.randomUUID();
     rememberSource(storage, activeRunId, activeSource);
     summary = emptySummary(activeRunId);
@@ -320,29 +287,15 @@ function start(): void {
     announce('Run started.');
     await finish(await client.run(activeSource, input, modelPanel.settings(), activeRunId));
   };
-  runButton.addEventListener('click', () => void run());
-  cancelButton.addEventListener('click', () => {
-    if (activeRunId) {
-      if (remote) remote.cancel(activeRunId);
-      else client.cancel(activeRunId);
-      announce('Cancelling…');
-    }
-  });
-  document.addEventListener('keydown', (event) => {
-    if ((event.ctrlKey || event.metaKey) && event.key === 'Enter' && !runButton.disabled) {
-      event.preventDefault();
-      void run();
-    }
-  });
 
-  resumeButton.addEventListener('click', async () => {
+  const resumePaused = async () => {
     if (!activeRunId || !summary) return;
     summary.status = 'running';
     summary.stop_reason = undefined;
     runView.show(summary);
     setRunning(true);
     await resumeRun(undefined);
-  });
+  };
 
   /**
    * Time travel (in the tab): a new run continuing after `node` of the run on screen, from
@@ -406,11 +359,7 @@ function start(): void {
     await resumeRun({ approved });
   };
 
-  // The service worker caches the whole shell (both engines, the editor); registering it only once
-  // the page is up keeps that download from slowing the first visit.
-  if ('serviceWorker' in navigator && location.protocol !== 'file:') {
-    void Promise.all([client.ready, agentPanel.editorLoaded]).then(() => navigator.serviceWorker.register('sw.js').catch(() => undefined));
-  }
+  registerServiceWorker(Promise.all([client.ready, editor.editorLoaded]));
   // The timeline and the per-action views: their own chunk, after the first paint.
   void import('./studio-views.js').then((module) => {
     runView.setExtra((shown, graph) =>
@@ -418,20 +367,8 @@ function start(): void {
     );
     document.body.dataset.views = 'ready';
   });
-  // Offline, the tab's engine and the scripted model still run; a server and model servers do not.
-  const offlineChip = byId('offline-chip');
-  const showOnline = () => {
-    offlineChip.hidden = navigator.onLine;
-  };
-  window.addEventListener('online', showOnline);
-  window.addEventListener('offline', showOnline);
-  showOnline();
-  document.body.dataset.ready = 'true';
-  performance.mark('tea-ui-ready');
-  void client.ready.then(() => {
-    performance.mark('tea-engine-ready');
-    document.body.dataset.engine = 'ready';
-  });
+  watchOnline(byId('offline-chip'));
+  markReady(client.ready);
 }
 
 function safeStorage(name: 'localStorage' | 'sessionStorage'): Storage | undefined {
