@@ -19,8 +19,8 @@ import type { Miniflare } from 'miniflare';
 import { startMockOpenAI, type MockOpenAI } from '../tests/support/mock-openai-server.js';
 import { bundleTestWorker, call, startWorker } from '../tests/worker/miniflare-harness.js';
 import { sseEvents, startDurableWorker } from '../tests/worker/durable-harness.js';
-import { serve } from '../worker/node.js';
-import type { DurableObjectNamespaceLike } from '../worker/durable-routes.js';
+import { serve } from '../worker/node/node.js';
+import type { DurableObjectNamespaceLike } from '../worker/cloudflare/durable-routes.js';
 import type { BenchResult } from './bench-result.js';
 import { serveLoad } from './serve-load.js';
 

@@ -14,7 +14,7 @@ import type { AgentEvent } from '../src/core/events.js';
 import type { RunRecord } from '../src/core/trace-store.js';
 import type { AgentGraph } from './agent-graph.js';
 import { EngineClient } from './engine-client.js';
-import type { RemoteBackend } from './backend.js';
+import type { RemoteBackend, ResumeUpdate } from './backend.js';
 import { createModelPanel } from './model-panel.js';
 import { createConfirmDialog } from './confirm-dialog.js';
 import type { RunOutcome } from './protocol.js';
@@ -285,7 +285,7 @@ function start(): void {
     runView.show(summary, modelPanel.runLabel());
     setRunning(true);
     announce('Run started.');
-    await finish(await client.run(activeSource, input, modelPanel.settings(), activeRunId));
+    await finish(await client.run(activeSource, input, modelPanel.settings(), activeRunId, runView.nextRunPauses()));
   };
 
   const resumePaused = async () => {
@@ -294,7 +294,7 @@ function start(): void {
     summary.stop_reason = undefined;
     runView.show(summary);
     setRunning(true);
-    await resumeRun(undefined);
+    await resumeRun({});
   };
 
   /**
@@ -338,12 +338,22 @@ function start(): void {
     await finish(await client.fork(source, activeRunId, parent.run_id, node, state, modelPanel.settings()));
   }
 
-  /** Continues the active run (paused by an interrupt, or waiting for a tool approval). */
-  async function resumeRun(approval: { approved: boolean } | undefined): Promise<void> {
+  /** Continues the active run (paused by an interrupt, or waiting for a tool approval; the state edited at the pause). */
+  async function resumeRun(update: ResumeUpdate): Promise<void> {
     if (!activeRunId) return;
-    if (!remote) return finish(await client.resume(activeSource, activeRunId, approval, modelPanel.settings()));
-    await remote.resume(activeRunId, approval, lastSeq(), onRunEvent).then(finish, remoteFailed);
+    if (!remote) return finish(await client.resume(activeSource, activeRunId, update, modelPanel.settings(), runView.nextRunPauses()));
+    await remote.resume(activeRunId, update, lastSeq(), onRunEvent).then(finish, remoteFailed);
   }
+  /** Continues the paused run on screen with its state changed ("Continue with this state" under the graph). */
+  const continueWith = async (stateUpdate: Record<string, unknown>) => {
+    if (!activeRunId || !summary) return;
+    summary.status = 'running';
+    summary.stop_reason = undefined;
+    runView.show(summary);
+    setRunning(true);
+    announce('Run continued with the state edited.');
+    await resumeRun({ state_update: stateUpdate });
+  };
 
   const dialog = createConfirmDialog((approved) => void answer(approved));
   function openConfirmation(): void {
@@ -356,14 +366,25 @@ function start(): void {
     summary.stop_reason = undefined;
     runView.show(summary);
     setRunning(true);
-    await resumeRun({ approved });
+    await resumeRun({ approval: { approved } });
   };
 
   registerServiceWorker(Promise.all([client.ready, editor.editorLoaded]));
   // The timeline and the per-action views: their own chunk, after the first paint.
   void import('./studio-views.js').then((module) => {
-    runView.setExtra((shown, graph) =>
-      module.studioViews(shown, graph, shown.status === 'running' ? {} : { onReport: () => void saveReport(shown.events, graph), onRunFrom: (node, state) => void runFrom(node, state) }),
+    runView.setExtra(
+      (shown, graph, nav) =>
+        module.studioViews(shown, graph, { focusNode: nav.selected, ...(shown.status === 'running' ? {} : { onReport: () => void saveReport(shown.events, graph), onRunFrom: (node, state) => void runFrom(node, state) }) }),
+      (shown, graph, nav) =>
+        module.graphPanel({
+          summary: shown,
+          graph,
+          nav,
+          server: remote !== undefined,
+          running: buttons.running,
+          // A pause that waits for an interrupt's Resume (not a tool's approval) can be continued with the state edited.
+          onContinue: shown && !buttons.running && shown.run_id === activeRunId && shown.status === 'interrupted' && !shown.confirmation ? (update) => void continueWith(update) : undefined,
+        }),
     );
     document.body.dataset.views = 'ready';
   });

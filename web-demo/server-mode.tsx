@@ -213,10 +213,10 @@ function serverBackend(client: ServerClient, agent: string): RemoteBackend {
       begin(runId);
       return follow(runId, 0, onEvent);
     },
-    async resume(runId, approval, after, onEvent) {
+    async resume(runId, update, after, onEvent) {
       // Names the pause it answers: a second click, or another tab, cannot answer the next pause.
       const checkpointId = pauses.get(runId);
-      await client.resume(runId, { ...(approval ? { approval } : {}), ...(checkpointId !== undefined ? { checkpoint_id: checkpointId } : {}) });
+      await client.resume(runId, { ...update, ...(checkpointId !== undefined ? { checkpoint_id: checkpointId } : {}) });
       return follow(runId, after, onEvent);
     },
     follow,

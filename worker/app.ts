@@ -84,7 +84,7 @@ export interface AppOptions {
   cors?: { origins: string[] | '*' };
   /**
    * The `Host` values accepted (403 otherwise), read per request; unset: any. A loopback server
-   * sets its loopback names and port (worker/node.ts), which stops DNS rebinding.
+   * sets its loopback names and port (worker/node/node.ts), which stops DNS rebinding.
    */
   allowedHosts?: () => readonly string[];
   /**
@@ -106,8 +106,8 @@ export interface AppOptions {
   version?: string;
   /**
    * Routes registered after the guards and before the built-in routes, which they take over for
-   * the paths they answer: the Cloudflare entry's Durable Object runs (worker/durable-routes.ts),
-   * background runs in the process on Node (worker/local-runs.ts).
+   * the paths they answer: the Cloudflare entry's Durable Object runs (worker/cloudflare/durable-routes.ts),
+   * background runs in the process on Node (worker/node/local-runs.ts).
    */
   routes?: (app: Hono<AppEnv>, context: RouteContext) => void;
 }

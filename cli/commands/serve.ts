@@ -25,7 +25,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const filesDir = stringFlag(args, 'files');
   if (filesDir !== undefined) await requireDirectory(filesDir, '--files');
   const hostname = stringFlag(args, 'host') ?? '127.0.0.1';
-  const { serve } = await import('../../worker/node.js');
+  const { serve } = await import('../../worker/node/node.js');
   let server;
   try {
     server = await serve({

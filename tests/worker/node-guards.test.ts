@@ -1,5 +1,5 @@
 /**
- * `tea-edge serve` (worker/node.ts) over real HTTP against what a web page can send: a DNS-rebound
+ * `tea-edge serve` (worker/node/node.ts) over real HTTP against what a web page can send: a DNS-rebound
  * Host (static files included), a simple cross-site POST, a foreign Origin; and a directory with
  * broken agents: the valid ones served, the broken ones listed whole, every problem of every file.
  */
@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../worker/node.js';
+import { serve, type RunningServer } from '../../worker/node/node.js';
 
 let directory: string;
 let server: RunningServer;

@@ -15,23 +15,23 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createFsStores } from '../adapters/fs/index.js';
-import { createRootedFileStore } from '../adapters/fs/rooted-file-store.js';
-import { fileStoreAgentSource } from '../src/graph/agent-files.js';
+import { createFsStores } from '../../adapters/fs/index.js';
+import { createRootedFileStore } from '../../adapters/fs/rooted-file-store.js';
+import { fileStoreAgentSource } from '../../src/graph/agent-files.js';
 import { Hono } from 'hono';
-import { createApp, type AppOptions } from './app.js';
-import { loadAgent } from '../src/graph/load-agent.js';
-import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
-import { withPrologWhenUsed } from '../src/prolog/load-prolog.js';
-import { lazyAgentSource } from './prebuilt-agent-source.js';
-import type { AgentSummary } from './agent-source.js';
-import { agentSecrets, numberVariable, optionsFromVariables } from './host-config.js';
+import { createApp, type AppOptions } from '../app.js';
+import { loadAgent } from '../../src/graph/load-agent.js';
+import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';
+import { withPrologWhenUsed } from '../../src/prolog/load-prolog.js';
+import { lazyAgentSource } from '../prebuilt-agent-source.js';
+import type { AgentSummary } from '../agent-source.js';
+import { agentSecrets, numberVariable, optionsFromVariables } from '../host-config.js';
 import { localRunRoutes } from './local-runs.js';
 import { DEFAULT_LEASE_MS, DurableRunFiles } from './durable-fs.js';
-import { DEFAULT_RUN_QUEUE, defaultMaxConcurrentRuns, RunSlots } from './run-slots.js';
-import type { RetentionPolicy } from '../src/core/trace-store.js';
-import { hostGuard, isLoopbackHostname, loopbackHosts } from './request-guard.js';
-import { checkOpenApi } from './open-api-guard.js';
+import { DEFAULT_RUN_QUEUE, defaultMaxConcurrentRuns, RunSlots } from '../run-slots.js';
+import type { RetentionPolicy } from '../../src/core/trace-store.js';
+import { hostGuard, isLoopbackHostname, loopbackHosts } from '../request-guard.js';
+import { checkOpenApi } from '../open-api-guard.js';
 
 export interface ServeOptions {
   /** Port (0 picks a free one; default 8787). */
@@ -124,7 +124,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const traceDir = path.resolve(options.traceDir ?? '.tea-traces');
   const stores = createFsStores(traceDir);
   const leaseMs = options.leaseMs ?? numberVariable('TEA_RUN_LEASE_MS', environment.TEA_RUN_LEASE_MS, { min: 1 }) ?? DEFAULT_LEASE_MS;
-  // Runs survive this process: leases, live logs, node checkpoints (worker/durable-fs.ts).
+  // Runs survive this process: leases, live logs, node checkpoints (worker/node/durable-fs.ts).
   const durable = new DurableRunFiles(traceDir, stores.traceStore, leaseMs);
   const hostname = options.hostname ?? '127.0.0.1';
   const hostOptions = optionsFromVariables({
@@ -155,7 +155,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     // Named by TEA_AGENT_SECRETS (comma-separated); each must be set (worker/host-config.ts AGENT_SECRETS).
     ...agentSecrets(environment.TEA_AGENT_SECRETS, (name) => environment[name], 'TEA_AGENT_SECRETS'),
     // Runs belong to the process: background runs, cancel, resumable streams, and runs of a process
-    // that died continued from their node checkpoint (worker/local-runs.ts).
+    // that died continued from their node checkpoint (worker/node/local-runs.ts).
     routes: localRunRoutes(durable, slots, retention),
     ...options.app,
   });
