@@ -101,9 +101,11 @@ export function createRunView(root: HTMLElement): RunView {
     },
   });
   const redraw = () => {
-    // A render already scheduled draws the newest summary with what changed here.
-    if (pending) return;
-    if (shown) return this_.show(shown);
+    // The summary waiting for the next frame, if any, is the one to draw: redrawing the one on
+    // screen instead would put an older run back (a run opened just now, its graph answering
+    // before the frame, showed the run before it).
+    const current = pending?.summary ?? shown;
+    if (current) return this_.show(current);
     if (svg) highlightGraph(svg, { ...marksOf(undefined), ...navMarks() });
     paintGraphPanel(undefined);
   };

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Download, Page } from 'playwright-core';
 import { chromiumAvailable } from './support/chromium.js';
-import { fixture, openDemo, runAgentInPage, screenshot, setAgent, WIDE_AND_NARROW } from './support/demo-page.js';
+import { fixture, openDemo, runAgentInPage, screenshot, SCREENSHOTS, setAgent, WIDE_AND_NARROW } from './support/demo-page.js';
 import { useDemoSuite } from './support/demo-suite.js';
 import { seriousViolations } from './support/axe.js';
 import { openReportOffline } from './support/offline-report.js';
@@ -87,6 +87,9 @@ describe.skipIf(!chromiumAvailable())('studio HTML report with the studio views 
       // Nothing makes the page scroll sideways (a wide table scrolls in its own box).
       expect(await report.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual((viewport ?? { width: 1280 }).width);
       await screenshot(report.page, `studio-report-views-${width}`);
+      // The README's picture: the studio's views in the report (graph, reflection, a model call).
+      const views = width === 'wide' ? await report.page.locator('#studio-views').boundingBox() : null;
+      if (views) await report.page.screenshot({ path: path.join(SCREENSHOTS, 'studio-report-views-part.png'), fullPage: true, clip: { ...views, height: Math.min(views.height, 760) } });
       await report.context.close();
       const checking = await suite.browser.newContext({ offline: true, bypassCSP: true, viewport: viewport ?? { width: 1280, height: 900 } });
       const checked = await checking.newPage();

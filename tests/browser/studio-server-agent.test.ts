@@ -91,6 +91,9 @@ describe.skipIf(!chromiumAvailable())('studio server mode: the agent, its input 
       expect(await seriousViolations(page)).toEqual([]);
       await page.locator('#server-agent-view').scrollIntoViewIfNeeded();
       await screenshot(page, `studio-server-agent-form-${width}`);
+      // The README's picture: the agent panel with the broken file and the form's problems.
+      const panel = width === 'wide' ? await page.locator('section.panel.agent').evaluate((element) => ({ x: element.getBoundingClientRect().x + scrollX, y: element.getBoundingClientRect().y + scrollY, width: element.getBoundingClientRect().width, height: element.getBoundingClientRect().height })) : null;
+      if (panel) await page.screenshot({ path: path.join(ROOT, 'test-artifacts/screenshots/studio-server-agent-panel.png'), fullPage: true, clip: { ...panel, height: Math.min(panel.height, 1080) } });
 
       // Right values: the input written below is what runs on the server.
       await page.fill('#input-field-tea', 'Oolong');
