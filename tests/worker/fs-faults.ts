@@ -200,7 +200,8 @@ export function wrapFs(actual: FsModule): FsModule {
     writeFile: guarded('write', actual.writeFile as (...args: unknown[]) => Promise<void>, { data: 1 }),
     appendFile: guarded('append', actual.appendFile as (...args: unknown[]) => Promise<void>, { data: 1 }),
     mkdir: guarded('mkdir', actual.mkdir as (...args: unknown[]) => Promise<string | undefined>),
-    open: guarded('open', actual.open as (...args: unknown[]) => Promise<import('node:fs/promises').FileHandle>),
+    // An open for reading only (the run index's tail) is a read; any other open creates or writes.
+    open: (...args: unknown[]) => guarded('open', actual.open as (...args: unknown[]) => Promise<import('node:fs/promises').FileHandle>, { read: args[1] === undefined || args[1] === 'r' })(...args),
     rm: guarded('rm', actual.rm as (...args: unknown[]) => Promise<void>, { removal: true }),
     unlink: guarded('unlink', actual.unlink as (...args: unknown[]) => Promise<void>, { removal: true }),
     // The heartbeat: time-driven, so counted with the reads (faulted only by faults with `reads`).
