@@ -18,7 +18,7 @@ import path from 'node:path';
 /** The server instance an operation comes from (unset: the test itself, never faulted). */
 export const instances = new AsyncLocalStorage<string>();
 
-export type FileKind = 'record' | 'events' | 'checkpoint' | 'claim' | 'lease' | 'live' | 'resume-point' | 'tool' | 'directory' | 'root' | 'other';
+export type FileKind = 'record' | 'events' | 'checkpoint' | 'claim' | 'lease' | 'live' | 'resume-point' | 'tool' | 'index' | 'directory' | 'root' | 'other';
 export type Errno = 'ENOSPC' | 'EACCES' | 'EROFS';
 
 export interface Fault {
@@ -112,6 +112,7 @@ export const faults = new FaultPlan();
 /** The kind of a trace-directory file and its run, from its path (temporary files as their target). */
 export function classify(file: string): { kind: FileKind; run: string | undefined } {
   const parts = file.replace(/\.[0-9a-f-]{36}\.tmp$/, '').split(/[\\/]+/);
+  if (parts.at(-1) === 'run-index.ndjson') return { kind: 'index', run: undefined };
   const top = Math.max(parts.lastIndexOf('runs'), parts.lastIndexOf('durable'));
   if (top < 0) return { kind: 'other', run: undefined };
   const run = parts[top + 1];
