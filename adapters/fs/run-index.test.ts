@@ -3,7 +3,7 @@
  * others, in a later process too; the index is derived (a lost, torn or missing index never hides
  * a run, a run removed by hand is not listed) and follows what another process writes.
  */
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -119,6 +119,22 @@ describe('fs run index', () => {
     expect((await traceStore.listRuns()).runs.map((run) => run.run_id)).toEqual(['run-0002', 'run-0001', 'run-0000']);
     await appendFile(indexPath, last.slice(10) + '\n');
     expect((await traceStore.listRuns()).runs.map((run) => run.run_id)).toEqual(['run-0002', 'run-0001', 'run-0000']);
+  });
+
+  it('a run directory that had no record when runs/ was read is listed once its record comes, runs/ unchanged', async () => {
+    const directory = await storeDirectory();
+    const { traceStore } = createFsStores(directory);
+    await writeRuns(traceStore, 2);
+    // Another process made the run's directory (its events first) and writes its record later,
+    // without an index line (a full disk refused it): runs/ itself does not change then.
+    await mkdir(path.join(directory, 'runs', 'late'), { recursive: true });
+    await utimes(path.join(directory, 'runs'), new Date(Date.now() - 10_000), new Date(Date.now() - 10_000));
+    expect((await traceStore.listRuns()).runs).toHaveLength(2);
+    expect((await traceStore.listRuns()).runs).toHaveLength(2);
+    const before = (await stat(path.join(directory, 'runs'))).mtimeMs;
+    await writeFile(path.join(directory, 'runs', 'late', 'record.json'), JSON.stringify(makeRun('late', 'a', 5)));
+    expect((await stat(path.join(directory, 'runs'))).mtimeMs).toBe(before);
+    expect((await traceStore.listRuns()).runs.map((run) => run.run_id)).toEqual(['late', 'run-0001', 'run-0000']);
   });
 
   it('rewrites the index without the runs that are gone once they are most of it', async () => {

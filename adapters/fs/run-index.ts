@@ -5,7 +5,8 @@
  * reads only what other processes appended since its last read (the file's tail).
  *
  * The index is derived, never the truth: the records are. A listing compares the index with the
- * names in `runs/` (one directory read): a run directory the index lacks (its line lost in a
+ * names in `runs/` (one directory read; skipped while `runs/` is unchanged for two seconds, when
+ * only the directories that had no readable record are looked at again): a run directory the index lacks (its line lost in a
  * crash, a directory from before the index, a line another process's compaction dropped) is read
  * once and indexed; an indexed run whose directory is gone is dropped. So a lost or torn index
  * line, or a write of the index refused by the disk, never hides a run or fails a record's write;
@@ -46,6 +47,8 @@ export class RunIndex {
   private lines = 0;
   private sorted: IndexEntry[] | undefined;
   private syncing: Promise<void> | undefined;
+  /** Run directories without a readable record when `runs/` was last read (a record may come). */
+  private readonly unindexed = new Set<string>();
   /** The modification time of `runs/` when it was last read whole and settled (see SETTLED_MS). */
   private readAt: number | undefined;
 
@@ -169,24 +172,37 @@ export class RunIndex {
 
   /** Brings the index in line with the run directories (module note), then compacts it when most of it is gone. */
   private async reconcile(): Promise<void> {
-    // Unchanged since it was last read (no run directory added or removed): nothing to compare.
+    // Unchanged since it was last read (no run directory added or removed): only the directories
+    // that had no readable record then are looked at again (a record written into one since).
     const changedAt = await modifiedAt(this.runsDirectory);
-    if (changedAt !== undefined && changedAt === this.readAt) return;
+    if (changedAt !== undefined && changedAt === this.readAt) {
+      await this.index([...this.unindexed]);
+      return;
+    }
     const names = new Set(await listDirectory(this.runsDirectory));
     const indexed = new Set<string>();
     for (const entry of [...this.byId.values()]) {
       if (names.has(entry.name)) indexed.add(entry.name);
       else this.forget(entry.run_id);
     }
-    const missing = [...names].filter((name) => !indexed.has(name));
-    const found: RunRecord[] = [];
-    for (let start = 0; start < missing.length; start += READ_BATCH) {
-      const records = await Promise.all(missing.slice(start, start + READ_BATCH).map((name) => this.readRecord(name).catch(() => undefined)));
-      for (const record of records) if (record !== undefined) found.push(record);
-    }
-    await this.noteAll(found);
+    await this.index([...names].filter((name) => !indexed.has(name)));
     this.readAt = changedAt !== undefined && Date.now() - changedAt >= SETTLED_MS ? changedAt : undefined;
     if (this.lines > 2 * this.byId.size + 1000) await this.compact();
+  }
+
+  /** Reads the records of run directories the index lacks and indexes them; remembers those without one. */
+  private async index(names: string[]): Promise<void> {
+    const found: RunRecord[] = [];
+    this.unindexed.clear();
+    for (let start = 0; start < names.length; start += READ_BATCH) {
+      const batch = names.slice(start, start + READ_BATCH);
+      const records = await Promise.all(batch.map((name) => this.readRecord(name).catch(() => undefined)));
+      for (const [index, record] of records.entries()) {
+        if (record !== undefined) found.push(record);
+        else this.unindexed.add(batch[index]!);
+      }
+    }
+    await this.noteAll(found);
   }
 
   /** Rewrites the file with the runs indexed now (a line another process appends meanwhile is found again by reconcile). */
