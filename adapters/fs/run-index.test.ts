@@ -7,7 +7,7 @@ import { appendFile, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } fro
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { makeRun } from '../../tests/conformance/storage-conformance.js';
+import { makeRun } from '../../src/testing/storage-conformance.js';
 import type { RunRecord, TraceStore } from '../../src/core/trace-store.js';
 
 const reads = vi.hoisted(() => ({ records: 0 }));
