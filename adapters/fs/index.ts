@@ -27,7 +27,6 @@
 import path from 'node:path';
 import type { AgentEvent } from '../../src/core/events.js';
 import { fromStoredJson, toStoredJson } from '../../src/storage/json-copy.js';
-import { runsToRetire } from '../../src/storage/run-listing.js';
 import type {
   Checkpoint,
   CheckpointStore,
@@ -38,7 +37,7 @@ import type {
   RunRecord,
   TraceStore,
 } from '../../src/core/trace-store.js';
-import { appendText, createExclusive, describeFile, listDirectory, readTextIfExists, removePath, writeAtomic } from './fs-files.js';
+import { appendText, createExclusive, describeFile, readTextIfExists, removePath, writeAtomic } from './fs-files.js';
 import { safeName } from './safe-name.js';
 import { RunIndex } from './run-index.js';
 
@@ -107,20 +106,6 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
 
   const index = new RunIndex(directory, runsDirectory, (name) => readRecord(path.join(runsDirectory, name, 'record.json')));
 
-  /**
-   * Every readable record. One that cannot be read or parsed is left out of the listing (its own
-   * `getRun` still answers STORAGE_ERROR naming it): one broken file never hides every run.
-   */
-  async function readAllRecords(): Promise<RunRecord[]> {
-    const names = await listDirectory(runsDirectory);
-    const records: RunRecord[] = [];
-    for (let start = 0; start < names.length; start += 64) {
-      const batch = names.slice(start, start + 64).map((name) => readRecord(path.join(runsDirectory, name, 'record.json')).catch(() => undefined));
-      for (const record of await Promise.all(batch)) if (record !== undefined) records.push(record);
-    }
-    return records;
-  }
-
   const traceStore: TraceStore = {
     async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
       if (events.length === 0) return;
@@ -174,7 +159,7 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
     },
 
     async applyRetention(policy: RetentionPolicy): Promise<number> {
-      const retired = runsToRetire(await readAllRecords(), policy, now());
+      const retired = await index.retired(policy, now());
       for (const runId of retired) await traceStore.deleteRun(runId);
       return retired.length;
     },

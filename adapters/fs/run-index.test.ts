@@ -137,6 +137,24 @@ describe('fs run index', () => {
     expect((await traceStore.listRuns()).runs.map((run) => run.run_id)).toEqual(['late', 'run-0001', 'run-0000']);
   });
 
+  it('retention reads only the records it may remove; running and unreadable runs are kept', async () => {
+    const directory = await storeDirectory();
+    await writeRuns(createFsStores(directory).traceStore, 300);
+    const { traceStore } = createFsStores(directory);
+    await traceStore.putRun(makeRun('run-0001', 'b', 1, { status: 'running' }));
+    await writeFile(path.join(directory, 'runs', safeName('run-0002'), 'record.json'), '{"torn":');
+    reads.records = 0;
+    // Past the newest 290: runs 0-9, of which 1 (running) and 2 (unreadable) stay.
+    expect(await traceStore.applyRetention({ maxRuns: 290 })).toBe(8);
+    expect(reads.records).toBe(10);
+    // makeRun's runs are from 2026-01-01 00:00 on, a minute apart: by age, runs 10-99 (created and
+    // updated before 01:40) go; the records of the 200 newer ones are not read.
+    reads.records = 0;
+    expect(await traceStore.applyRetention({ maxAgeMs: Date.now() - Date.UTC(2026, 0, 1, 1, 40) })).toBe(90);
+    expect(reads.records).toBe(92);
+    expect((await everyPage(traceStore, { limit: 1000 })).map((run) => run.run_id)).toEqual([...newestFirst(300).slice(0, 200), 'run-0001']);
+  });
+
   it('rewrites the index without the runs that are gone once they are most of it', async () => {
     const directory = await storeDirectory();
     const { traceStore } = createFsStores(directory);

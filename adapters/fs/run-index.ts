@@ -17,7 +17,7 @@
  */
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { ListRunsOptions, RunPage, RunRecord } from '../../src/core/trace-store.js';
+import type { ListRunsOptions, RetentionPolicy, RunPage, RunRecord } from '../../src/core/trace-store.js';
 import { compareRunsNewestFirst, decodeCursor, encodeCursor, pageSize, type RunPosition } from '../../src/storage/run-listing.js';
 import { appendText, listDirectory, traceFileFailure, writeAtomic } from './fs-files.js';
 import { safeName } from './safe-name.js';
@@ -113,6 +113,31 @@ export class RunIndex {
       }
     }
     return more && last !== undefined ? { runs, cursor: encodeCursor(last) } : { runs };
+  }
+
+  /**
+   * The runs a retention policy removes (the rules of `runsToRetire`), reading only the records
+   * that may be removed: those past the newest `maxRuns` in the index's order, and those created
+   * before the age limit (a run's last update is not before its creation). A run recorded
+   * `running`, or whose record cannot be read, is kept.
+   */
+  async retired(policy: RetentionPolicy, now: number): Promise<string[]> {
+    await this.sync();
+    const keep = policy.maxRuns === undefined ? Infinity : Math.max(0, Math.floor(policy.maxRuns));
+    const oldestKept = policy.maxAgeMs === undefined ? undefined : now - policy.maxAgeMs;
+    const tooOld = (time: string) => oldestKept !== undefined && !(Date.parse(time) >= oldestKept);
+    const candidates = this.ordered().flatMap((entry, rank) => (rank >= keep || tooOld(entry.created_at) ? [{ entry, pastCount: rank >= keep }] : []));
+    const retired: string[] = [];
+    for (let start = 0; start < candidates.length; start += READ_BATCH) {
+      const batch = candidates.slice(start, start + READ_BATCH);
+      const records = await Promise.all(batch.map(({ entry }) => this.readRecord(entry.name).catch(() => undefined)));
+      for (const [index, record] of records.entries()) {
+        if (record === undefined || record.status === 'running') continue;
+        const updated = Date.parse(record.updated_at);
+        if (batch[index]!.pastCount || (oldestKept !== undefined && updated < oldestKept)) retired.push(record.run_id);
+      }
+    }
+    return retired;
   }
 
   /** Reads the file's tail and reconciles, one sync at a time (a listing asked meanwhile waits for the next). */
