@@ -33,6 +33,7 @@ const FILE_KINDS: ReadonlyArray<readonly [RegExp, string]> = [
  */
 export function describeFile(filePath: string): { what: string; file: string } {
   const parts = filePath.split(/[\\/]+/);
+  if (parts.at(-1) === 'run-index.ndjson') return { what: 'the run index', file: 'run-index.ndjson' };
   const top = Math.max(parts.lastIndexOf('runs'), parts.lastIndexOf('durable'), parts.lastIndexOf('insights'));
   if (top < 0) return { what: 'a file', file: parts.at(-1) ?? '' };
   const inside = parts.slice(top);

@@ -9,6 +9,7 @@
  * <dir>/runs/<run>/checkpoint.json    the newest checkpoint (atomic write)
  * <dir>/runs/<run>/claims/<cp>        one empty file per claimed checkpoint (exclusive create)
  * <dir>/insights/<agent>.json         insights of an agent (atomic write)
+ * <dir>/run-index.ndjson              the run index: one line per run, appended (run-index.ts)
  * ```
  *
  * Guarantees: operations on one run are serialised within a store; `appendEvents` buffers and
@@ -16,8 +17,9 @@
  * the end of a run and at every pause, so a later process sees the whole trace; a crash loses at
  * most the unflushed buffer); `readEvents` flushes the run first; a torn last line of `events.ndjson` (a crash mid
  * append) is ignored on read; record and checkpoint files are never half-written; `claim` is
- * atomic across processes (`open(..., 'wx')`). Listing reads every record (fine for a CLI's
- * thousands of runs, not for millions) and leaves out one it cannot read or parse. Deleting a run removes its whole directory, checkpoint
+ * atomic across processes (`open(..., 'wx')`). Listing reads one page of records in the order
+ * of the run index (run-index.ts: the index's new lines and one read of `runs/`, not every
+ * record) and leaves out one it cannot read or parse. Deleting a run removes its whole directory, checkpoint
  * included: a deleted run cannot be resumed. Events are kept whole (cap them first with
  * `sanitizeEvent`). Every file-system failure is STORAGE_ERROR naming the kind of file, its run and
  * its path inside the directory (never the host's), with the system's reason (fs-files.ts).
@@ -25,7 +27,6 @@
 import path from 'node:path';
 import type { AgentEvent } from '../../src/core/events.js';
 import { fromStoredJson, toStoredJson } from '../../src/storage/json-copy.js';
-import { listRunPage, runsToRetire } from '../../src/storage/run-listing.js';
 import type {
   Checkpoint,
   CheckpointStore,
@@ -36,8 +37,9 @@ import type {
   RunRecord,
   TraceStore,
 } from '../../src/core/trace-store.js';
-import { appendText, createExclusive, describeFile, listDirectory, readTextIfExists, removePath, writeAtomic } from './fs-files.js';
+import { appendText, createExclusive, describeFile, readTextIfExists, removePath, writeAtomic } from './fs-files.js';
 import { safeName } from './safe-name.js';
+import { RunIndex } from './run-index.js';
 
 export { safeName } from './safe-name.js';
 export { createRootedFileStore } from './rooted-file-store.js';
@@ -102,19 +104,7 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
     return text === undefined ? undefined : fromStoredJson<RunRecord>(text, describeFile(recordPath).what);
   }
 
-  /**
-   * Every readable record. One that cannot be read or parsed is left out of the listing (its own
-   * `getRun` still answers STORAGE_ERROR naming it): one broken file never hides every run.
-   */
-  async function readAllRecords(): Promise<RunRecord[]> {
-    const names = await listDirectory(runsDirectory);
-    const records: RunRecord[] = [];
-    for (let start = 0; start < names.length; start += 64) {
-      const batch = names.slice(start, start + 64).map((name) => readRecord(path.join(runsDirectory, name, 'record.json')).catch(() => undefined));
-      for (const record of await Promise.all(batch)) if (record !== undefined) records.push(record);
-    }
-    return records;
-  }
+  const index = new RunIndex(directory, runsDirectory, (name) => readRecord(path.join(runsDirectory, name, 'record.json')));
 
   const traceStore: TraceStore = {
     async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
@@ -151,6 +141,7 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
     async putRun(record: RunRecord): Promise<void> {
       const text = toStoredJson(record, `run record '${record.run_id}'`);
       await serialised(record.run_id, () => writeAtomic(path.join(runDirectory(record.run_id), 'record.json'), text));
+      await index.note(record);
     },
 
     getRun(runId: string): Promise<RunRecord | undefined> {
@@ -158,16 +149,17 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
     },
 
     async listRuns(listOptions?: ListRunsOptions): Promise<RunPage> {
-      return listRunPage(await readAllRecords(), listOptions);
+      return index.page(listOptions);
     },
 
-    deleteRun(runId: string): Promise<void> {
+    async deleteRun(runId: string): Promise<void> {
       buffers.delete(runId);
-      return serialised(runId, () => removePath(runDirectory(runId)));
+      await serialised(runId, () => removePath(runDirectory(runId)));
+      index.forget(runId);
     },
 
     async applyRetention(policy: RetentionPolicy): Promise<number> {
-      const retired = runsToRetire(await readAllRecords(), policy, now());
+      const retired = await index.retired(policy, now());
       for (const runId of retired) await traceStore.deleteRun(runId);
       return retired.length;
     },

@@ -185,7 +185,8 @@ async function writesOfCleanRun(): Promise<number> {
   expect(result.json).toMatchObject({ status: 'completed', state: { trail: FINAL_TRAIL } });
   await until(() => (existsSync(path.join(traceDir, 'durable', result.json.run_id)) ? undefined : true), 'the segment files go');
   expectSettled(traceDir, result.json.run_id);
-  const ops = faults.log.slice(before).filter((entry) => entry.instance === server.name && entry.run === result.json.run_id);
+  // The run's own files and the run index (its line is written with the run's first record).
+  const ops = faults.log.slice(before).filter((entry) => entry.instance === server.name && (entry.run === result.json.run_id || entry.kind === 'index'));
   return ops.length;
 }
 
@@ -227,6 +228,8 @@ describe('durable runs on the Node file store, under faults', () => {
         // Space returns: within a scan the record on disk says how the run ended.
         await until(() => (recordOnDisk(traceDir, runId)?.status === answer.json.status && !existsSync(path.join(traceDir, 'durable', runId)) ? true : undefined), `${label}: the record written`);
         expectSettled(traceDir, runId);
+        // Listed, whatever write of the run index was refused (the index is derived from the records).
+        expect((await server.call('/runs')).json.runs.map((run: { run_id: string }) => run.run_id), label).toEqual([runId]);
       }
     }
   }, 240_000);
@@ -411,6 +414,21 @@ describe('durable runs on the Node file store, under faults', () => {
     expect(existsSync(path.join(traceDir, 'runs', runId, 'checkpoint.json'))).toBe(false);
     expect((await next.call(`/runs/${runId}/resume`, post({}))).status).toBe(409);
   }, 60_000);
+
+  it('a corrupt and torn run index hides no run from GET /runs, on this server and the next', async () => {
+    const traceDir = await freshDir('run-index');
+    const server = await start(traceDir);
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++) ids.push((await server.call('/agents/steps/runs', post({ input: {} }))).json.run_id);
+    const indexPath = path.join(traceDir, 'run-index.ndjson');
+    const text = readFileSync(indexPath, 'utf8');
+    await writeFile(indexPath, `{"corrupt": ${text.slice(0, Math.floor(text.length / 2))}`);
+    for (const instance of [server, await start(traceDir)]) {
+      const listed = await instance.call('/runs');
+      expect(listed.status).toBe(200);
+      expect(listed.json.runs.map((run: { run_id: string }) => run.run_id).sort()).toEqual([...ids].sort());
+    }
+  }, 30_000);
 
   it('a read-only trace directory: a new run is refused with STORAGE_ERROR naming the run and the lease, without host paths', async () => {
     const traceDir = await freshDir('read-only');

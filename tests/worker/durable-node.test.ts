@@ -74,6 +74,17 @@ describe('durable runs on Node (tea-edge serve)', () => {
     mock.setFault();
   }, 30_000);
 
+  it('the run routes read a request as on every host (worker/run-routes.ts): cancel is POST only, an id no run can have is 404', async () => {
+    const get = await fetch(`${server.url}/runs/any/cancel`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    expect(((await get.json()) as any).error.code).toBe('METHOD_NOT_ALLOWED');
+    const long = 'x'.repeat(201);
+    for (const route of [`/runs/${long}`, `/runs/${long}/events`]) expect((await fetch(`${server.url}${route}`)).status, route).toBe(404);
+    for (const route of [`/runs/${long}/resume`, `/runs/${long}/cancel`]) expect((await post(route, {})).status, route).toBe(404);
+    expect(existsSync(path.join(directory, 'traces', 'runs', safeName(long)))).toBe(false);
+  }, 30_000);
+
   it('20 concurrent resumes of one pause: exactly one wins, 19 are 409', async () => {
     const started = await post('/agents/counter/runs', { input: { count: 1 } });
     const runId = started.json.run_id as string;

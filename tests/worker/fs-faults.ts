@@ -18,7 +18,7 @@ import path from 'node:path';
 /** The server instance an operation comes from (unset: the test itself, never faulted). */
 export const instances = new AsyncLocalStorage<string>();
 
-export type FileKind = 'record' | 'events' | 'checkpoint' | 'claim' | 'lease' | 'live' | 'resume-point' | 'tool' | 'directory' | 'root' | 'other';
+export type FileKind = 'record' | 'events' | 'checkpoint' | 'claim' | 'lease' | 'live' | 'resume-point' | 'tool' | 'index' | 'directory' | 'root' | 'other';
 export type Errno = 'ENOSPC' | 'EACCES' | 'EROFS';
 
 export interface Fault {
@@ -112,6 +112,7 @@ export const faults = new FaultPlan();
 /** The kind of a trace-directory file and its run, from its path (temporary files as their target). */
 export function classify(file: string): { kind: FileKind; run: string | undefined } {
   const parts = file.replace(/\.[0-9a-f-]{36}\.tmp$/, '').split(/[\\/]+/);
+  if (parts.at(-1) === 'run-index.ndjson') return { kind: 'index', run: undefined };
   const top = Math.max(parts.lastIndexOf('runs'), parts.lastIndexOf('durable'));
   if (top < 0) return { kind: 'other', run: undefined };
   const run = parts[top + 1];
@@ -202,7 +203,8 @@ export function wrapFs(actual: FsModule): FsModule {
     writeFile: guarded('write', actual.writeFile as (...args: unknown[]) => Promise<void>, { data: 1 }),
     appendFile: guarded('append', actual.appendFile as (...args: unknown[]) => Promise<void>, { data: 1 }),
     mkdir: guarded('mkdir', actual.mkdir as (...args: unknown[]) => Promise<string | undefined>),
-    open: guarded('open', actual.open as (...args: unknown[]) => Promise<import('node:fs/promises').FileHandle>),
+    // An open for reading only (the run index's tail) is a read; any other open creates or writes.
+    open: (...args: unknown[]) => guarded('open', actual.open as (...args: unknown[]) => Promise<import('node:fs/promises').FileHandle>, { read: args[1] === undefined || args[1] === 'r' })(...args),
     rm: guarded('rm', actual.rm as (...args: unknown[]) => Promise<void>, { removal: true }),
     unlink: guarded('unlink', actual.unlink as (...args: unknown[]) => Promise<void>, { removal: true }),
     // The heartbeat: time-driven, so counted with the reads (faulted only by faults with `reads`).
