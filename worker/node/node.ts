@@ -161,7 +161,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const webDemoDir = options.webDemoDir ?? defaultWebDemoDir();
   if (webDemoDir !== undefined && existsSync(webDemoDir)) {
     // Only the paths the built demo has go to the disk: /health, /runs and every other API route
-    // are answered without a file lookup (which waits behind the runs' writes in libuv's pool).
+    // are answered without serveStatic's file lookup (a synchronous stat on the event loop).
     const demoPaths = new Set(readdirSync(webDemoDir, { recursive: true }).map((name) => `/${String(name).split(path.sep).join('/')}`));
     const staticFiles = serveStatic({ root: path.relative(process.cwd(), webDemoDir) || '.' });
     site.get('/*', (c, next) => (c.req.path === '/' || demoPaths.has(c.req.path) ? staticFiles(c, next) : next()));
