@@ -52,6 +52,8 @@ export interface RunView {
   shown(): RunSummary | undefined;
   /** The pauses set on the graph for the next run (nodes of the graph shown). */
   nextRunPauses(): NextRunPauses;
+  /** A graph drawn with a run's marks, apart from the page (for the HTML report). */
+  drawGraph(graph: AgentGraph, summary: RunSummary): SVGElement;
 }
 
 /** Builds the run view inside `root`. */
@@ -164,6 +166,11 @@ export function createRunView(root: HTMLElement): RunView {
     },
     shown: () => shown,
     nextRunPauses: () => ({ before: [...pauseBefore], after: [...pauseAfter] }),
+    drawGraph(graph, summary) {
+      const drawn = renderGraph(graph);
+      highlightGraph(drawn, marksOf(summary));
+      return drawn;
+    },
     clear() {
       pending = undefined;
       shown = undefined;

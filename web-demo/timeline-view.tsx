@@ -11,7 +11,7 @@ import { parseStateJson } from './state-json.js';
 import { seconds } from './model-calls-view.js';
 
 /** A duration: milliseconds under a second (most nodes), else seconds. */
-function duration(ms: number): string {
+export function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : seconds(ms);
 }
 import { buildTimeline, groupRounds, type TimelineItem, type TimelineRound } from './timeline.js';

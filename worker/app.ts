@@ -3,8 +3,8 @@
  * Routes (ARCHITECTURE.md "Contracts the outside sees"):
  *
  *   GET  /health                 {ok, version}                      (never needs a token)
- *   GET  /agents                 [{name, description}]
- *   GET  /agents/:name           {name, description, spec}           (the studio draws its graph)
+ *   GET  /agents                 [{name, description, status}] (+ file, errors when status is 'invalid')
+ *   GET  /agents/:name           {name, description, spec, source?}  (the studio draws its graph, shows its file)
  *   POST /agents/:name/runs      {input} → {run_id, status, stop_reason, state, error?, interrupt?}
  *                                or, with Accept: text/event-stream, the run's events as SSE
  *   POST /runs/:id/resume        {state_update?, approval?} → the same
@@ -217,7 +217,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.get('/agents/:name', async (c) => {
     const agent = await agents.get(c.req.param('name'));
     if (agent === undefined) throw httpError('NOT_FOUND', `no agent '${c.req.param('name')}'`);
-    return c.json({ name: agent.name, description: agent.description ?? '', spec: agent.spec });
+    const source = agents.source?.(agent.name);
+    return c.json({ name: agent.name, description: agent.description ?? '', spec: agent.spec, ...(source !== undefined ? { source } : {}) });
   });
 
   app.post('/agents/:name/runs', async (c) => {

@@ -419,7 +419,7 @@ export class RunSession implements BodyHost {
     const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt, lineage, owner };
     const budget = { seq: this.events.lastSeq, usage: this.budget.usage, budgetStartedAt: this.budget.started, remainingMs: this.budget.remainingMs(), now: this.now() };
     try {
-      await this.durable.save({ ...position, ...budget }, (checkpoint) => this.sanitizer.value(checkpoint));
+      await this.durable.save({ ...position, ...budget }, (value) => this.sanitizer.value(value));
     } catch (error) {
       // The host's store failed (its flush of these events, or the checkpoint): like a failed trace
       // write, no more events are written, so the host's own log can fill the trace without a hole.

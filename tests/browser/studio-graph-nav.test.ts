@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { serve, type RunningServer } from '../../worker/node.js';
+import { serve, type RunningServer } from '../../worker/node/node.js';
 import { chromiumAvailable, launchChromium } from './support/chromium.js';
 import { fixture, openDemo, runAgentInPage, screenshot, setAgent, waitForEnd, WIDE_AND_NARROW } from './support/demo-page.js';
 import { useDemoSuite } from './support/demo-suite.js';

@@ -130,6 +130,8 @@ export function classify(file: string): { kind: FileKind; run: string | undefine
   if (/^lease\.\d+$/.test(name)) return { kind: 'lease', run };
   if (name === 'live.ndjson') return { kind: 'live', run };
   if (name === 'resume-point.json') return { kind: 'resume-point', run };
+  // A node checkpoint after the first is a patch (src/graph/checkpoint-codec.ts).
+  if (name === 'patches') return { kind: parts.length > top + 3 ? 'resume-point' : 'directory', run };
   if (name === 'tools') return { kind: parts.length > top + 3 ? 'tool' : 'directory', run };
   return { kind: 'other', run };
 }

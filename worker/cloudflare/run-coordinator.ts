@@ -34,6 +34,7 @@ import type { AgentRun, ResumeInput, RunDurability, RunOptions } from '../../src
 import type { DoneData, StopReason } from '../../src/core/events.js';
 import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
 import { continueFromNode } from '../../src/graph/resume-run.js';
+import { headOf } from '../../src/graph/checkpoint-codec.js';
 import { AgentError } from '../../src/core/agent-error.js';
 import { createSanitizer, type Sanitizer } from '../../src/events/outbound.js';
 import type { RunOwner, RunRecord, TraceStore } from '../../src/core/trace-store.js';
@@ -254,7 +255,7 @@ export class RunCoordinatorBase {
   private optionsFor(body: { role?: string; owner?: RunOwner }, continuedFrom?: ResumePoint): RunOptions {
     const store = this.store;
     const durability: RunDurability = {
-      saveProgress: (checkpoint) => store.saveResumePoint(checkpoint, body.role, restartsFor(checkpoint, continuedFrom)),
+      saveProgress: (write) => store.saveResumePoint(write, body.role, restartsFor(headOf(write), continuedFrom)),
       recordedResult: (key) => store.recordedResult(key),
       recordResult: (key, value) => store.recordResult(key, value),
     };

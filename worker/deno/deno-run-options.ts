@@ -9,6 +9,7 @@ import { AgentError } from '../../src/core/agent-error.js';
 import type { RunOptions } from '../../src/graph/run-types.js';
 import type { CheckpointStore, TraceStore } from '../../src/core/trace-store.js';
 import { restartsFor, type ResumePoint } from '../durable-continue.js';
+import { headOf } from '../../src/graph/checkpoint-codec.js';
 import type { DenoRunLog, EventWriter } from './deno-run-log.js';
 import type { DenoRunState, RunCaller } from './deno-run-state.js';
 
@@ -61,10 +62,10 @@ export function segmentOptions(host: SegmentHost, runId: string, writer: EventWr
     ...(role !== undefined ? { role } : {}),
     ...(owner !== undefined ? { owner } : {}),
     durability: {
-      saveProgress: async (checkpoint) => {
+      saveProgress: async (write) => {
         fenced();
         // The continued run saves one at the same place first: it keeps the count (restartsFor).
-        await state.saveProgress(runId, { checkpoint, restarts: restartsFor(checkpoint, continuedFrom) });
+        await state.saveWrite(runId, write, restartsFor(headOf(write), continuedFrom));
       },
       recordedResult: (key) => state.recordedResult(runId, key),
       recordResult: (key, value) => state.recordResult(runId, key, value),
