@@ -4,13 +4,15 @@
  * node) for `clients` clients that each start runs one after another (JSON, foreground) for a
  * fixed time; a client answered 503 waits its `Retry-After` and asks again. Meanwhile a prober in a
  * process of its own (bench/serve-prober.mjs, so the clients' event loop is not counted) asks
- * `/health` every 50 ms, and cancels two `busy` runs (a while_loop of Lua arithmetic, started in
- * the background before the clients) at a third and at two thirds of the time.
+ * `/health` every 50 ms, and cancels two `waiter` runs (a model call to a server that never
+ * answers, started in the background before the clients) at a third and at two thirds of the time.
  * Reported: completed runs per second, p99 latency of a completed run request, requests refused
  * 503, `/health` p99, and the slower of the two cancels (the POST until its answer, which comes
  * once the run stopped and its end is recorded).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,24 +21,21 @@ import type { BenchResult } from './bench-result.js';
 
 const LOAD_MS = 5_000;
 
-/** Busy for far longer than one load step (eight loops of 1,000 short Lua bodies): cancelled, never left to finish. */
-const BUSY = `name: busy
-description: While_loops of Lua bodies doing arithmetic, no waiting; cancelled by the bench.
+/** A run that waits on a model server that never answers: cancelled by the bench, never left to finish. */
+const waiterAgent = (modelUrl: string) => `name: waiter
+description: One model call to a server that never answers; cancelled by the bench.
 settings:
-  limits:
-    max_steps: 100000
+  llm:
+    api_base: ${modelUrl}
+    model: hung
+    first_token_timeout: 3600
+    max_retries: 0
 nodes:
-${Array.from({ length: 8 }, (_, index) => `  - name: spin${index}
-    type: while_loop
-    condition: "(state.n or 0) < ${(index + 1) * 1000}"
-    max_iterations: 1000
-    body:
-      - name: work${index}
-        language: lua
-        run: |
-          local x = 0
-          for i = 1, 10000 do x = (x + i * 7) % 1000003 end
-          return { n = (state.n or 0) + 1, x = x }`).join('\n')}
+  - name: ask
+    uses: llm.call
+    with:
+      prompt: "Are you there?"
+    output: reply
 `;
 
 export function percentile(values: number[], fraction: number): number {
@@ -76,11 +75,11 @@ interface LoadFigures {
 const postJson = (url: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
-/** Starts a busy run in the background; resolves with its id once it runs. */
-async function startBusy(url: string): Promise<string> {
-  const response = await postJson(`${url}/agents/busy/runs`, { input: { n: 0 } }, { prefer: 'respond-async' });
+/** Starts a waiting run in the background; resolves with its id once it runs. */
+async function startWaiter(url: string): Promise<string> {
+  const response = await postJson(`${url}/agents/waiter/runs`, { input: {} }, { prefer: 'respond-async' });
   const answer = (await response.json()) as { run_id?: string };
-  if (response.status !== 202 || answer.run_id === undefined) throw new Error(`serve load: a busy run was answered ${response.status}`);
+  if (response.status !== 202 || answer.run_id === undefined) throw new Error(`serve load: a waiting run was answered ${response.status}`);
   return answer.run_id;
 }
 
@@ -107,7 +106,7 @@ async function load(root: string, url: string, clients: number): Promise<LoadFig
   const runTimes: number[] = [];
   let refused = 0;
   let failed = 0;
-  const busy = [await startBusy(url), await startBusy(url)];
+  const waiting = [await startWaiter(url), await startWaiter(url)];
   const started = performance.now();
   const end = started + LOAD_MS;
   const client = async () => {
@@ -122,11 +121,11 @@ async function load(root: string, url: string, clients: number): Promise<LoadFig
       } else failed++;
     }
   };
-  const plan = busy.map((runId, index) => ({ runId, atMs: ((index + 1) * LOAD_MS) / 3 }));
+  const plan = waiting.map((runId, index) => ({ runId, atMs: ((index + 1) * LOAD_MS) / 3 }));
   const [probed] = await Promise.all([probeInOwnProcess(root, url, plan), ...Array.from({ length: clients }, client)]);
   const elapsed = (performance.now() - started) / 1000;
   const unfit = probed.cancels.find((cancel) => cancel.status !== 200 || cancel.run_status !== 'cancelled');
-  if (unfit !== undefined || probed.cancels.length !== busy.length) throw new Error(`serve load: a cancel was answered ${unfit?.status} (${unfit?.run_status}); did the busy run end first?`);
+  if (unfit !== undefined || probed.cancels.length !== waiting.length) throw new Error(`serve load: a cancel was answered ${unfit?.status} (${unfit?.run_status})`);
   return {
     runsPerSecond: runTimes.length / elapsed,
     runP99: percentile(runTimes, 0.99),
@@ -140,10 +139,13 @@ async function load(root: string, url: string, clients: number): Promise<LoadFig
 /** The figures at 10, 50 and 200 clients against one `serve` process. */
 export async function serveLoad(root: string): Promise<BenchResult[]> {
   const traceDir = await mkdtemp(path.join(tmpdir(), 'tea-edge-serve-load-'));
+  // The model server of the waiting runs: it reads each request and never answers.
+  const hung = createServer(() => undefined);
+  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
   const agentsDir = path.join(traceDir, 'agents');
   await mkdir(agentsDir);
   await copyFile(path.join(root, 'tests/worker/agents/quick.yaml'), path.join(agentsDir, 'quick.yaml'));
-  await writeFile(path.join(agentsDir, 'busy.yaml'), BUSY);
+  await writeFile(path.join(agentsDir, 'waiter.yaml'), waiterAgent(`http://127.0.0.1:${(hung.address() as AddressInfo).port}/v1`));
   const { url, child } = await startServe(root, path.join(traceDir, 'traces'), agentsDir);
   const results: BenchResult[] = [];
   try {
@@ -155,11 +157,13 @@ export async function serveLoad(root: string): Promise<BenchResult[]> {
       results.push({ name: `${at}: requests answered 503 OVERLOADED`, value: figures.refused, unit: 'requests' });
       results.push({ name: `${at}: requests failed otherwise`, value: figures.failed, unit: 'requests' });
       results.push({ name: `${at}: /health p99`, value: figures.healthP99, unit: 'ms' });
-      results.push({ name: `${at}: cancel of a busy run, slower of 2`, value: figures.cancelMax, unit: 'ms' });
+      results.push({ name: `${at}: cancel of a run waiting on its model, slower of 2`, value: figures.cancelMax, unit: 'ms' });
     }
   } finally {
     child.kill();
     await new Promise((resolve) => child.once('exit', resolve));
+    hung.closeAllConnections();
+    hung.close();
     await rm(traceDir, { recursive: true, force: true });
   }
   return results;

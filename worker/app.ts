@@ -94,6 +94,11 @@ export interface AppOptions {
   secrets?: Record<string, string>;
   /** Tighter run limits for every run served (each the minimum with the agent's own). */
   runLimits?: RunOptions['limits'];
+  /**
+   * The host's turn-taking, shared by every run it serves (a long-lived process: `hostYield()`
+   * made once), so busy runs together hold its event loop one budget between turns.
+   */
+  breathe?: RunOptions['breathe'];
   /** Agent files the served agents may run as sub-runs (agent.* with `{file: …}`); unset: refused. */
   agentFiles?: RunOptions['agentFiles'];
   /** The file root of file.read / file.write (a folder, an R2 bucket); unset: refused. */
@@ -181,6 +186,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     if (options.runLimits !== undefined) base.limits = options.runLimits;
     if (options.agentFiles !== undefined) base.agentFiles = options.agentFiles;
     if (options.files !== undefined) base.files = options.files;
+    if (options.breathe !== undefined) base.breathe = options.breathe;
     return base;
   };
   const runOptions = (c: Context<AppEnv>): RunOptions => {

@@ -115,7 +115,8 @@ export function classify(file: string): { kind: FileKind; run: string | undefine
   if (parts.at(-1) === 'run-index.ndjson') return { kind: 'index', run: undefined };
   const top = Math.max(parts.lastIndexOf('runs'), parts.lastIndexOf('durable'));
   if (top < 0) return { kind: 'other', run: undefined };
-  const run = parts[top + 1];
+  // An ended segment renamed away before its removal (`.gone-<run>.<uuid>`) is still its run's.
+  const run = parts[top + 1]?.replace(/^\.gone-(.*)\.[0-9a-f-]{36}$/, '$1');
   const name = parts[top + 2];
   const area = parts[top];
   if (run === undefined) return { kind: 'root', run };
@@ -163,6 +164,8 @@ function checkRemoval(file: string, instance: string | undefined): void {
   if (run === undefined) return;
   const parts = file.split(/[\\/]+/);
   const top = Math.max(parts.lastIndexOf('runs'), parts.lastIndexOf('durable'));
+  // A segment renamed away was checked when it was renamed; what is left of it is no one's.
+  if (parts[top + 1]?.startsWith('.gone-')) return;
   const root = parts.slice(0, top).join(path.sep) || path.sep;
   const status = recordStatus(path.join(root, 'runs'), run);
   if (parts[top] === 'durable' && kind === 'directory' && status === 'running') {
@@ -220,6 +223,8 @@ export function wrapFs(actual: FsModule): FsModule {
     const effect = faults.effectFor(current, false);
     if (effect === 'hang') return never();
     if (effect === 'ENOSPC' || effect === 'EACCES' || effect === 'EROFS') return Promise.reject(errnoError(effect, 'rename', current.file));
+    // A segment renamed away is removed: the order of durability is checked then.
+    if (path.basename(String(to)).startsWith('.gone-')) checkRemoval(String(from), current.instance);
     return actual.rename(from, to);
   };
   return { ...actual, ...wrapped, rename, default: { ...actual, ...wrapped, rename } } as unknown as FsModule;

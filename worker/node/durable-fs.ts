@@ -16,7 +16,8 @@
  *   <dir>/durable/<run>/tools/<key>.json   recorded results of side-effecting tool calls
  *
  * The directory goes when the segment ends, and only by the process holding its newest lease,
- * once the run's final record is written (local-runs.ts): recovery files are never deleted before
+ * once the run's final record is written (local-runs.ts), renamed away in one step before it is
+ * removed (GONE_PREFIX: a kill mid-removal never leaves half a segment): recovery files are never deleted before
  * what replaces them is durable, nor by a process that does not own them. A process that starts
  * (and every leaseMs after) looks for directories whose lease is stale (its heartbeat older than
  * leaseMs, or its process gone on this machine), claims the next lease, copies the live log's
@@ -24,7 +25,7 @@
  * it as failed saying why (worker/durable-continue.ts). A directory it cannot read (a corrupt node
  * checkpoint, an unreadable lease) is that run's problem only: the scan goes on with the others.
  */
-import { mkdir, open, stat, utimes } from 'node:fs/promises';
+import { mkdir, open, rename, stat, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { type AgentError, toAgentError } from '../../src/core/agent-error.js';
@@ -40,6 +41,13 @@ import { readStoredPoint, restartsFor, type ResumePoint, type StoredWrite } from
 
 /** Default milliseconds after which a lease whose heartbeat stopped may be taken over. */
 export const DEFAULT_LEASE_MS = 10_000;
+
+/**
+ * An ended segment's directory is renamed to `.gone-<run>.<uuid>` (one atomic step) before it is
+ * removed file by file: a process killed while removing it leaves no half segment (a lease without
+ * its live log or node checkpoint) that a scan would take for a run to continue or close failed.
+ */
+const GONE_PREFIX = '.gone-';
 
 interface LeaseOwner {
   run_id: string;
@@ -116,10 +124,25 @@ export class DurableRunFiles {
     if (this.held.has(runId)) return false;
     const current = await this.currentLease(runId);
     if (current !== undefined && !(await this.isStale(runId, current))) return false;
-    const next = (current ?? 0) + 1;
+    return this.createLease(runId, (current ?? 0) + 1, true);
+  }
+
+  /**
+   * Takes over a run whose process died: true when its newest lease is stale and this process
+   * created the next one. Never makes the run's directory: a segment that ended (renamed away)
+   * since the scan listed it stays ended, where a new lease would start a segment of a finished run.
+   */
+  private async takeOver(runId: string): Promise<boolean> {
+    if (this.held.has(runId)) return false;
+    const current = await this.currentLease(runId);
+    if (current === undefined || !(await this.isStale(runId, current))) return false;
+    return this.createLease(runId, current + 1, false);
+  }
+
+  private async createLease(runId: string, lease: number, makeDirectory: boolean): Promise<boolean> {
     const owner: LeaseOwner = { run_id: runId, ...this.owner };
-    if (!(await createWith(path.join(this.runDirectory(runId), `lease.${next}`), JSON.stringify(owner)))) return false;
-    this.held.set(runId, next);
+    if (!(await createWith(path.join(this.runDirectory(runId), `lease.${lease}`), JSON.stringify(owner), makeDirectory))) return false;
+    this.held.set(runId, lease);
     return true;
   }
 
@@ -209,8 +232,23 @@ export class DurableRunFiles {
     const lease = this.held.get(runId);
     this.liveFailures.delete(runId);
     if (lease === undefined) return;
-    if ((await this.currentLease(runId)) === lease) await removePath(this.runDirectory(runId));
+    if ((await this.currentLease(runId)) === lease) await this.removeSegment(runId);
     this.held.delete(runId);
+  }
+
+  /** Takes the segment's directory away at once (GONE_PREFIX), then removes it. */
+  private async removeSegment(runId: string): Promise<void> {
+    const directory = this.runDirectory(runId);
+    const gone = path.join(this.directory, 'durable', `${GONE_PREFIX}${safeName(runId)}.${crypto.randomUUID()}`);
+    try {
+      await rename(directory, gone);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw traceFileFailure('remove', directory, error);
+    }
+    // The segment has ended once renamed: its files go in the background, and a removal that fails
+    // (or is cut short) is done again by the next scan.
+    void removePath(gone).catch(() => undefined);
   }
 
   /**
@@ -269,8 +307,13 @@ export class DurableRunFiles {
   async claimOrphans(): Promise<OrphanRun[]> {
     const found: OrphanRun[] = [];
     for (const name of await listDirectory(path.join(this.directory, 'durable'))) {
+      if (name.startsWith(GONE_PREFIX)) {
+        // An ended segment whose removal was cut short (its process killed, or the disk refused).
+        await removePath(path.join(this.directory, 'durable', name)).catch(() => undefined);
+        continue;
+      }
       const runId = await this.runIdOf(name).catch(() => undefined);
-      if (runId === undefined || !(await this.claim(runId).catch(() => false))) continue;
+      if (runId === undefined || !(await this.takeOver(runId).catch(() => false))) continue;
       try {
         found.push({ runId, point: await this.readPoint(runId) });
       } catch (error) {
@@ -347,10 +390,13 @@ async function readJson<T>(filePath: string): Promise<T | undefined> {
   }
 }
 
-/** Creates a file with `text` only if it does not exist; true when this call created it. */
-async function createWith(filePath: string, text: string): Promise<boolean> {
+/**
+ * Creates a file with `text` only if it does not exist; true when this call created it. Its folder
+ * is made first, unless `makeDirectory` is false: then a missing folder answers false too.
+ */
+async function createWith(filePath: string, text: string, makeDirectory = true): Promise<boolean> {
   try {
-    await mkdir(path.dirname(filePath), { recursive: true });
+    if (makeDirectory) await mkdir(path.dirname(filePath), { recursive: true });
     const handle = await open(filePath, 'wx');
     try {
       await handle.writeFile(text, 'utf8');
@@ -359,7 +405,8 @@ async function createWith(filePath: string, text: string): Promise<boolean> {
     }
     return true;
   } catch (error) {
-    if ((error as { code?: string }).code === 'EEXIST') return false;
+    const code = (error as { code?: string }).code;
+    if (code === 'EEXIST' || (code === 'ENOENT' && !makeDirectory)) return false;
     throw traceFileFailure('create', filePath, error);
   }
 }

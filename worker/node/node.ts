@@ -9,7 +9,7 @@
  */
 import { serve as serveNode } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
@@ -32,6 +32,7 @@ import { DEFAULT_RUN_QUEUE, defaultMaxConcurrentRuns, RunSlots } from '../run-sl
 import type { RetentionPolicy } from '../../src/core/trace-store.js';
 import { hostGuard, isLoopbackHostname, loopbackHosts } from '../request-guard.js';
 import { checkOpenApi } from '../open-api-guard.js';
+import { hostYield } from '../../src/graph/host-yield.js';
 
 export interface ServeOptions {
   /** Port (0 picks a free one; default 8787). */
@@ -157,6 +158,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     // Runs belong to the process: background runs, cancel, resumable streams, and runs of a process
     // that died continued from their node checkpoint (worker/node/local-runs.ts).
     routes: localRunRoutes(durable, slots, retention),
+    // One budget of work between event-loop turns for all the runs of this process (host-yield.ts).
+    breathe: hostYield(),
     ...options.app,
   });
   // The Host check first (for static files too), then static files (public, like the page
@@ -166,7 +169,11 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   if (isLoopbackHostname(hostname)) site.use('*', hostGuard(() => loopbackHosts(listeningPort)));
   const webDemoDir = options.webDemoDir ?? defaultWebDemoDir();
   if (webDemoDir !== undefined && existsSync(webDemoDir)) {
-    site.get('/*', serveStatic({ root: path.relative(process.cwd(), webDemoDir) || '.' }));
+    // Only the paths the built demo has go to the disk: /health, /runs and every other API route
+    // are answered without serveStatic's file lookup (a synchronous stat on the event loop).
+    const demoPaths = new Set(readdirSync(webDemoDir, { recursive: true }).map((name) => `/${String(name).split(path.sep).join('/')}`));
+    const staticFiles = serveStatic({ root: path.relative(process.cwd(), webDemoDir) || '.' });
+    site.get('/*', (c, next) => (c.req.path === '/' || demoPaths.has(c.req.path) ? staticFiles(c, next) : next()));
   }
   site.route('/', app);
   return new Promise((resolve, reject) => {
