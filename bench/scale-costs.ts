@@ -7,6 +7,7 @@
  *   store (real files in a temporary folder; the bytes of each file it wrote), the Durable Object
  *   store (DurableRunStore over a SQL stand-in that counts the text bound into each INSERT and
  *   UPDATE) and Deno KV (DenoRunState over a KV stand-in that counts each value set);
+ * - CPU per step of that loop on the Node file store (one run: the checkpoints and files included);
  * - bytes of trace events stored per step of the same loop (the memory trace store's events);
  * - heap per paused run held by a host (memory stores) and per run in flight, at 1 KB and 100 KB.
  */
@@ -20,13 +21,13 @@ import type { ActionContext } from '../src/core/action.js';
 import type { DenoKvAtomic, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
 import { createMemoryStores, loadAgent, runAgent } from '../src/index.js';
 import type { CheckpointWrite } from '../src/graph/node-checkpoint.js';
-import type { RunDurability } from '../src/graph/run-types.js';
+import type { RunDurability, RunResult } from '../src/graph/run-types.js';
 import { safeName } from '../adapters/fs/safe-name.js';
 import { DurableRunFiles } from '../worker/durable-fs.js';
 import { DurableRunStore, type SqlStorageLike } from '../worker/durable-run-store.js';
 import { DenoRunState } from '../worker/deno-run-state.js';
 import type { BenchResult } from './bench-result.js';
-import { stateFiller } from './measure.js';
+import { stateFiller, timed } from './measure.js';
 
 const STEPS = 1_000;
 const SIZES: Array<[string, number]> = [
@@ -127,6 +128,7 @@ function utf8Length(text: string): number {
 export async function writtenPerStep(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   const agent = loadAgent(LOOP);
+  let smallCpu = 0;
   for (const [label, size] of SIZES) {
     const input = { big: stateFiller(size), i: 0, n: STEPS };
     let whole = 0;
@@ -147,8 +149,14 @@ export async function writtenPerStep(): Promise<BenchResult[]> {
             return store.durability.saveProgress(write);
           },
         };
-        const result = await runAgent(agent, input, { ...createMemoryStores(), runId, durability }).result;
-        if (result.status !== 'completed') throw new Error(`scale: durable run ${result.status}: ${result.error?.message}`);
+        let result: RunResult | undefined;
+        const timing = await timed(async () => (result = await runAgent(agent, input, { ...createMemoryStores(), runId, durability }).result));
+        if (result?.status !== 'completed') throw new Error(`scale: durable run ${result?.status}: ${result?.error?.message}`);
+        if (name === 'Node files') {
+          const cpu = (timing.cpuMs * 1000) / STEPS;
+          if (label === '1 KB') smallCpu = cpu;
+          results.push({ name: `scale.checkpoint: Node files, CPU per step of the durable loop (checkpoint and its file included), ${label} state`, value: round(cpu), unit: 'µs/step', baseline_value: round(smallCpu), ratio: round(cpu / smallCpu) });
+        }
         whole = bases[0]!;
         const perStep = store.bytes() / STEPS;
         results.push({
