@@ -56,7 +56,7 @@ async function streamingLatency(): Promise<{ engine: number; raw: number; added:
       if (done) break;
       const now = performance.now();
       const text = new TextDecoder().decode(value);
-      for (const match of text.matchAll(/"content":"(?!")/g)) void match, rawTimes.push(now);
+      for (const _match of text.matchAll(/"content":"(?!")/g)) rawTimes.push(now);
     }
     const raw = median(rawTimes.map((time, index) => time - written[index]!));
     return { engine, raw, added: engine - raw };

@@ -23,9 +23,9 @@ import { createMemoryStores, loadAgent, runAgent } from '../src/index.js';
 import type { CheckpointWrite } from '../src/graph/node-checkpoint.js';
 import type { RunDurability, RunResult } from '../src/graph/run-types.js';
 import { safeName } from '../adapters/fs/safe-name.js';
-import { DurableRunFiles } from '../worker/durable-fs.js';
+import { DurableRunFiles } from '../worker/node/durable-fs.js';
 import { DurableRunStore, type SqlStorageLike } from '../worker/durable-run-store.js';
-import { DenoRunState } from '../worker/deno-run-state.js';
+import { DenoRunState } from '../worker/deno/deno-run-state.js';
 import type { BenchResult } from './bench-result.js';
 import { stateFiller, timed } from './measure.js';
 

@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { bundleTestWorker, call } from '../tests/worker/miniflare-harness.js';
 import { startDurableWorker } from '../tests/worker/durable-harness.js';
-import type { DurableObjectNamespaceLike } from '../worker/durable-routes.js';
+import type { DurableObjectNamespaceLike } from '../worker/cloudflare/durable-routes.js';
 import type { StorageWrites } from '../worker/durable-run-store.js';
 import type { BenchResult } from './bench-result.js';
 import { stateFiller } from './measure.js';

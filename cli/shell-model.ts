@@ -26,7 +26,7 @@ const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 /** Reads `NAME=COMMAND [ARG...]`; throws a message for the usage line. */
 export function parseShellProvider(text: string): ShellCommand {
   const match = /^([A-Za-z][\w-]*)=(.+)$/.exec(text.trim());
-  const words = match?.[2]!.trim().split(/\s+/) ?? [];
+  const words = match === null ? [] : match[2]!.trim().split(/\s+/);
   if (match === null || words.length === 0 || words[0] === '') throw new Error(`--shell-provider wants NAME=COMMAND [ARG...] (e.g. claude=claude -p {prompt}), got '${text}'`);
   return { name: match[1]!.toLowerCase(), command: words[0]!, args: words.slice(1) };
 }

@@ -1,5 +1,5 @@
 /**
- * The storage of one run inside its Durable Object (worker/run-coordinator.ts): a TraceStore and a
+ * The storage of one run inside its Durable Object (worker/cloudflare/run-coordinator.ts): a TraceStore and a
  * CheckpointStore over the object's own SQLite database (`ctx.storage.sql`), which is strongly
  * consistent and private to the object. Tables:
  *

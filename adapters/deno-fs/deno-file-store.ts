@@ -18,6 +18,7 @@ import { AgentError } from '../../src/core/agent-error.js';
 import type { FileStore } from '../../src/core/file-store.js';
 import { rootedPathRefusal } from '../../src/util/rooted-path.js';
 import { storageError } from '../../src/storage/storage-error.js';
+import { quoteText } from '../../src/util/cut-text.js';
 
 /** What Deno's `FileInfo` gives that is used: `dev`, `ino` and `nlink` are set on Linux and macOS. */
 export interface DenoFileInfo {
@@ -80,7 +81,7 @@ export function createDenoFileStore(deno: DenoFsLike, directory: string): FileSt
   };
   const partsOf = (file: string) => {
     const refusal = rootedPathRefusal(file);
-    if (refusal !== undefined) throw new AgentError('INVALID_PARAMS', `'${file.slice(0, 80)}' is refused: ${refusal}`, { field: 'path' });
+    if (refusal !== undefined) throw new AgentError('INVALID_PARAMS', `${quoteText(file, 80)} is refused: ${refusal}`, { field: 'path' });
     return file.split('/');
   };
   const lstatOrUndefined = (at: string) => deno.lstat(at).catch((error: unknown) => (kind(error) === 'NotFound' || kind(error) === 'NotADirectory' ? undefined : Promise.reject(error)));

@@ -3,7 +3,7 @@
  * stored as numbered pieces under `[...key, i]` with a small header at `key`, all in one atomic
  * commit. Every failure becomes STORAGE_ERROR naming the operation.
  */
-import { AgentError } from '../../src/core/agent-error.js';
+import type { AgentError } from '../../src/core/agent-error.js';
 import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from './deno-kv-like.js';
 import { splitUtf8 } from '../../src/storage/split-utf8.js';
 import { messageOf } from '../../src/util/message-of.js';
@@ -21,7 +21,9 @@ export function setText(atomic: DenoKvAtomic, key: DenoKvKey, text: string, maxB
   const pieces = splitText(text, maxBytes);
   if (pieces.length === 1) return atomic.set(key, { text } satisfies Stored, options);
   atomic.set(key, { pieces: pieces.length } satisfies Stored, options);
-  pieces.forEach((piece, index) => atomic.set([...key, index], piece, options));
+  pieces.forEach((piece, index) => {
+    atomic.set([...key, index], piece, options);
+  });
   return atomic;
 }
 

@@ -52,7 +52,9 @@ export class DenoKvTraceStore implements TraceStore {
     const writes: Array<[DenoKvKey, string]> = [];
     for (const event of events) {
       const pieces = splitText(JSON.stringify(event), this.#options.maxValueBytes);
-      pieces.forEach((piece, index) => writes.push([this.#key('ev', runId, event.seq, index), piece]));
+      pieces.forEach((piece, index) => {
+        writes.push([this.#key('ev', runId, event.seq, index), piece]);
+      });
     }
     await this.#commitInGroups(writes.map(([key, piece]) => (atomic: DenoKvAtomic) => atomic.set(key, piece, this.#setOptions())), writes.map(([, piece]) => piece.length * 3));
     buffer.splice(0, events.length);

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir, open, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AgentError } from '../../src/core/agent-error.js';
+import type { AgentError } from '../../src/core/agent-error.js';
 import { messageOf } from '../../src/util/message-of.js';
 import { storageError } from '../../src/storage/storage-error.js';
 

@@ -14,6 +14,7 @@ import type { FileStore } from '../../src/core/file-store.js';
 import { rootedPathRefusal } from '../../src/util/rooted-path.js';
 import { BeneathRefusal, openBeneath } from './open-beneath.js';
 import { storageError } from '../../src/storage/storage-error.js';
+import { quoteText } from '../../src/util/cut-text.js';
 
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -48,7 +49,7 @@ export function createRootedFileStore(directory: string, options: RootedFileStor
   /** The path's components, after the same refusal the engine applies (a store is a public seam). */
   const partsOf = (file: string): string[] => {
     const problem = rootedPathRefusal(file);
-    if (problem !== undefined) throw new AgentError('INVALID_PARAMS', `'${file.slice(0, 80)}' is refused: ${problem}`, { field: 'path' });
+    if (problem !== undefined) throw new AgentError('INVALID_PARAMS', `${quoteText(file, 80)} is refused: ${problem}`, { field: 'path' });
     return file.split('/');
   };
 

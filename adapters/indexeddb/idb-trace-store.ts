@@ -5,7 +5,7 @@
  * only IndexedDB requests, never an `await` of anything else.
  */
 import type { AgentEvent } from '../../src/core/events.js';
-import { AgentError } from '../../src/core/agent-error.js';
+import type { AgentError } from '../../src/core/agent-error.js';
 import { fromStoredJson, inertCopy, toStoredJson } from '../../src/storage/json-copy.js';
 import { decodeCursor, encodeCursor, pageSize } from '../../src/storage/run-listing.js';
 import type { Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../../src/core/trace-store.js';

@@ -4,7 +4,7 @@
  * with backoff, and every failure ends as an AgentError with code STORAGE_ERROR naming the
  * operation and key. The last-write times live in the store instance, never at module level.
  */
-import { AgentError } from '../../src/core/agent-error.js';
+import type { AgentError } from '../../src/core/agent-error.js';
 import type { KVNamespaceLike, KvListResult, KvPutOptions } from './kv-namespace-like.js';
 import { sleep } from '../../src/util/abort.js';
 import { exponentialDelay } from '../../src/util/backoff.js';

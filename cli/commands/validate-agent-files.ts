@@ -65,7 +65,9 @@ function referencesOf(agent: CompiledAgent): Reference[] {
       const single = body.with['agent'];
       const list = body.with['agents'];
       const entries: Array<[unknown, Array<string | number>]> = [[single, [...where, 'with', 'agent']]];
-      if (Array.isArray(list)) list.forEach((entry, index) => entries.push([entry, [...where, 'with', 'agents', index]]));
+      if (Array.isArray(list)) list.forEach((entry, index) => {
+        entries.push([entry, [...where, 'with', 'agents', index]]);
+      });
       for (const [entry, at] of entries) {
         const target = (entry as { file?: unknown } | null)?.file;
         if (typeof target === 'string' && !target.includes('{{')) found.push({ file: target, node, where: at });

@@ -26,7 +26,7 @@ def _tea_json_default(value):
 
 def _tea_reflection_step(code, state):
     # TEA's reflection.loop generator/corrector (reflection_actions.py _execute_inline_code): the
-    # code runs at the top level; its answer is ` + "`result`" + String.raw`, else an ` + "`output`" + String.raw` it changed.
+    # code runs at the top level; its answer is ` + "`result`" + `, else an ` + "`output`" + ` it changed.
     import json, re
     namespace = {'state': state, 'output': state.get('output'), 'reflection_output': state.get('reflection_output'),
                  'reflection_errors': state.get('reflection_errors', []), 'reflection_iteration': state.get('reflection_iteration', 0),

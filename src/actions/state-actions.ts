@@ -49,7 +49,7 @@ function returnAction(name: string, description: string): ActionDefinition<Recor
     },
     sideEffects: false,
     run(params) {
-      if (Object.prototype.hasOwnProperty.call(params, 'value')) {
+      if (Object.hasOwn(params, 'value')) {
         if (Object.keys(params).length > 1) {
           throw new AgentError('INVALID_PARAMS', `${name}: give either \`value\` alone or state keys, not both (TEA ignores the other keys)`, { field: 'value' });
         }

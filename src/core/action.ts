@@ -141,6 +141,7 @@ export interface SubRunResult {
   state: State;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds definitions of every params type; `unknown` would not accept them
 export interface ActionDefinition<Params = any> {
   name: string;
   description: string;

@@ -145,7 +145,7 @@ export function isRedactedKey(key: string, context: CopyContext): boolean {
   return keyVerdict(key, context) === KeyVerdict.Redact;
 }
 
-export const enum KeyVerdict {
+export enum KeyVerdict {
   Keep,
   /** A credential name: its value becomes `[REDACTED]`. */
   Redact,

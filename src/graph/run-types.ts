@@ -45,6 +45,12 @@ export interface RunOptions {
   capturePayloads?: boolean;
   /** Clock, for tests. */
   now?: () => number;
+  /**
+   * The host's turn-taking (`hostYield()` made once and given to every run of a server): runs that
+   * share it share one budget of work between turns of the event loop, so N busy runs hold it for
+   * one budget, not N. Default: each run its own.
+   */
+  breathe?: () => Promise<void>;
   /** The host's file root for file.read / file.write; without it they are refused (src/core/file-store.ts). */
   files?: FileStore;
   /** Where agent.* finds agent files to run as sub-runs (src/graph/agent-files.ts); without it they are refused. */

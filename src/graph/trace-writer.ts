@@ -6,7 +6,7 @@
  * not be stored never reports success (`failRunIfBroken`), and its final record is still tried
  * once (`putFinalRecord`): a record left `running` would say the run goes on when it has ended.
  */
-import { AgentError, toAgentError } from '../core/agent-error.js';
+import { type AgentError, toAgentError } from '../core/agent-error.js';
 import type { AgentEvent } from '../core/events.js';
 import { createRunEventCap } from '../events/redact.js';
 import { freezeJson, sealFrozenList } from '../util/frozen-json.js';

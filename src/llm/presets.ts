@@ -18,5 +18,5 @@ export const PROVIDER_NAMES: readonly string[] = Object.freeze([...Object.keys(P
 
 /** The preset base URL of a provider name, or undefined for names without one. */
 export function presetApiBase(provider: string): string | undefined {
-  return Object.prototype.hasOwnProperty.call(PROVIDER_PRESETS, provider) ? PROVIDER_PRESETS[provider] : undefined;
+  return  Object.hasOwn(PROVIDER_PRESETS, provider) ? PROVIDER_PRESETS[provider] : undefined;
 }

@@ -42,7 +42,9 @@ describe('createSseParser', () => {
       const bytes = encoder.encode(testCase.stream);
       const whole = parseSplit(bytes, []);
       expect(whole).toHaveLength(testCase.expected.length);
-      whole.forEach((event, index) => expect(event).toMatchObject(testCase.expected[index]!));
+      whole.forEach((event, index) => {
+        expect(event).toMatchObject(testCase.expected[index]!);
+      });
       for (let cut = 1; cut < bytes.length; cut++) expect(parseSplit(bytes, [cut])).toEqual(whole);
       const everyByte = Array.from({ length: bytes.length - 1 }, (_, index) => index + 1);
       expect(parseSplit(bytes, everyByte)).toEqual(whole);

@@ -84,7 +84,7 @@ function convert(context: LazyContext, value: unknown, depth: number, path: read
 /** A Lua string made from a copy of `bytes`, charged to the running call's string budget. */
 function makeString(context: LazyContext, bytes: Uint8Array): VmValue {
   const meter = context.state.l_G.teaBudget;
-  if (meter !== null && meter.armed) meter.countConversion(null, bytes.length);
+  if (meter?.armed) meter.countConversion(null, bytes.length);
   return vm.string(context.state, bytes);
 }
 

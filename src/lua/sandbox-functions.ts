@@ -7,7 +7,7 @@
 import type { LuaCFunction, LuaState } from '#lua-vm';
 import { lauxlib, lua } from '#lua-vm';
 import type { BudgetMeter } from './budget-meter.js';
-import { JsonBridge, LuaConversionError } from './json-bridge.js';
+import { type JsonBridge, LuaConversionError } from './json-bridge.js';
 import { capErrorText } from './error-text.js';
 import { messageOf } from '../util/message-of.js';
 
@@ -25,7 +25,7 @@ export interface CallContext {
 /** Charges work done by a library function to the running call's instruction budget. */
 function chargeInstructions(state: LuaState, instructions: number): void {
   const meter = state.l_G.teaBudget;
-  if (meter !== null && meter.armed && instructions > 0) meter.chargeInstructions(state, instructions);
+  if (meter?.armed && instructions > 0) meter.chargeInstructions(state, instructions);
 }
 
 export function createCallContext(): CallContext {

@@ -58,7 +58,7 @@ export function fromTerm(term: TauTerm): unknown {
   if (items !== undefined) return items.map(fromTerm);
   if (term.indicator === 'json/1') {
     const pairs = listItems(term.args[0]);
-    if (pairs !== undefined && pairs.every(isKeyValue)) {
+    if (pairs?.every(isKeyValue)) {
       const object: Record<string, unknown> = {};
       for (const pair of pairs) object[keyText(pair.args[0])] = fromTerm(pair.args[1]);
       return object;

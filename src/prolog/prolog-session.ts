@@ -31,7 +31,10 @@ export function createSession(bridge: SessionBridge): { session: TauSession; thr
   patchTauBuiltins();
   const session = pl.create();
   const thread = session.thread;
-  const output = new Stream({ put: (text: string) => (bridge.print(text), true), flush: () => true }, 'append', 'user_output', 'text', false, 'reset');
+  const output = new Stream({ put: (text: string) => {
+    bridge.print(text);
+    return true;
+  }, flush: () => true }, 'append', 'user_output', 'text', false, 'reset');
   session.streams.user_output = output;
   session.streams.user_error = output;
   session.standard_output = output;

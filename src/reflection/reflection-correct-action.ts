@@ -85,7 +85,7 @@ export const reflectionCorrectAction: ActionDefinition<CorrectParams> = {
       return { corrected_output: data, success: false, error: `Corrector failed: ${describeFailure(error)}` };
     }
     const corrector = params.corrector;
-    if (corrector.kind === 'lua' && isPlainObject(raw) && Object.prototype.hasOwnProperty.call(raw, 'reflection_output')) {
+    if (corrector.kind === 'lua' && isPlainObject(raw) && Object.hasOwn(raw, 'reflection_output')) {
       raw = (raw as Record<string, unknown>).reflection_output;
     }
     const extracted = extractCandidate(raw, { fromLlm: corrector.kind === 'action' && corrector.llm, expectJson: false });

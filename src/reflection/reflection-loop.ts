@@ -149,7 +149,7 @@ async function correct(corrector: PreparedStep, context: ActionContext, progress
   const update = raw as Record<string, unknown>;
   const { reflection_output: next, ...rest } = update;
   mergeShallow(loopState, rest);
-  return Object.prototype.hasOwnProperty.call(update, 'reflection_output') ? { value: next, fromLlm: false } : undefined;
+  return  Object.hasOwn(update, 'reflection_output') ? { value: next, fromLlm: false } : undefined;
 }
 
 /**

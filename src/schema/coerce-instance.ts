@@ -103,7 +103,7 @@ function coerceProperties(object: Record<string, unknown>, node: Record<string, 
   if (properties === undefined && typeof additional !== 'object') return object;
   let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(object)) {
-    const propertySchema = properties !== undefined && Object.prototype.hasOwnProperty.call(properties, key) ? properties[key] : additional;
+    const propertySchema = properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : additional;
     const value = coerceInstance(object[key], propertySchema, lookup, meter, depth + 1);
     if (value === object[key]) continue;
     copy ??= copyOf(object);

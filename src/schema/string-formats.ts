@@ -66,7 +66,7 @@ const FORMATS: Readonly<Record<string, FormatCheck>> = Object.freeze({
 
 /** True for the formats this validator checks; others are annotations and always pass. */
 export function isKnownFormat(name: string): boolean {
-  return Object.prototype.hasOwnProperty.call(FORMATS, name);
+  return Object.hasOwn(FORMATS, name);
 }
 
 /** Checks `text` against a known format; texts longer than MAX_FORMAT_LENGTH fail every one. */
@@ -191,7 +191,7 @@ function isIpv6(text: string): boolean {
   const all = [...head, ...tail];
   let count = all.length;
   const last = all[all.length - 1];
-  if (last !== undefined && last.includes('.')) {
+  if (last?.includes('.')) {
     if (!isIpv4(last)) return false;
     all.pop();
     count += 1; // an IPv4 tail fills two groups

@@ -500,7 +500,7 @@ function matchCost(text: string): number {
 }
 
 function hasOwn(object: object, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(object, key);
+  return  Object.hasOwn(object, key);
 }
 
 function isPlainObject(value: unknown): value is Node {

@@ -76,7 +76,9 @@ function walk(value: unknown, raw: JsonSchema | undefined, path: Path, options: 
   if (options.checkBounds === true && typeof value === 'number' && Number.isFinite(value)) checkBounds(value, schema, path, options, issues);
   if (Array.isArray(value)) {
     const items = schema.items;
-    if (isSchema(items)) value.forEach((item, index) => walk(item, items, path.concat(index), options, issues, depth + 1));
+    if (isSchema(items)) value.forEach((item, index) => {
+      walk(item, items, path.concat(index), options, issues, depth + 1);
+    });
     return;
   }
   if (!isPlainObject(value)) return;
@@ -125,7 +127,7 @@ function walk(value: unknown, raw: JsonSchema | undefined, path: Path, options: 
       continue;
     }
     if (schema.additionalProperties !== false && stepAction === undefined) continue;
-    if (stepAction !== undefined && stepAction.open) continue;
+    if (stepAction?.open) continue;
     const known = [...Object.keys(properties), ...(stepAction !== undefined ? Object.keys(stepAction.properties) : [])];
     const owner = stepAction !== undefined ? `${options.describe(path)} (${stepAction.name})` : options.describe(path);
     issues.push({ code: options.code, message: `unknown key ${quoted(key)} in ${owner}${suggestionFor(key, known)}`, path: childPath, atKey: true });
@@ -243,7 +245,7 @@ function requiredOf(schema: JsonSchema): string[] {
 }
 
 function has(record: Record<string, unknown>, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(record, key);
+  return Object.hasOwn(record, key);
 }
 
 

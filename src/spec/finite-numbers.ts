@@ -19,7 +19,9 @@ export function findNonFinite(value: unknown, path: Path = [], found: NonFinite[
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) found.push({ path, text: Number.isNaN(value) ? '.nan' : value > 0 ? '.inf (or too large)' : '-.inf (or too large)' });
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => findNonFinite(item, path.concat(index), found));
+    value.forEach((item, index) => {
+      findNonFinite(item, path.concat(index), found);
+    });
   } else if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) findNonFinite(item, path.concat(key), found);
   }

@@ -138,7 +138,7 @@ export function teaKeyRule(location: KeyLocation, key: string, value: unknown): 
   }
   if (location === 'settings' && key.startsWith('trace_payload_')) return ignored(`\`settings.${key}\` (use settings.trace.capture_payloads)`);
   const rules = BY_LOCATION[location];
-  return rules !== undefined && Object.prototype.hasOwnProperty.call(rules, key) ? rules[key] : undefined;
+  return rules !== undefined && Object.hasOwn(rules, key) ? rules[key] : undefined;
 }
 
 /**
@@ -179,5 +179,5 @@ const TEA_PROVIDERS: Readonly<Record<string, string>> = {
 
 /** Why a TEA provider name tea-edge does not offer is refused, or undefined when it is not one. */
 export function teaProviderRefusal(name: string): string | undefined {
-  return Object.prototype.hasOwnProperty.call(TEA_PROVIDERS, name) ? TEA_PROVIDERS[name] : undefined;
+  return  Object.hasOwn(TEA_PROVIDERS, name) ? TEA_PROVIDERS[name] : undefined;
 }

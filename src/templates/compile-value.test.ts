@@ -43,7 +43,7 @@ describe('compileValue', () => {
   });
 
   it('is static when nothing is templated, and still renders fresh copies', () => {
-    const source = { a: [1, { b: 'text with } and { but no template' }], c: null, d: '${not jinja}' };
+    const source = { a: [1, { b: 'text with } and { but no template' }], c: null, d: '$' + '{not jinja}' };
     const value = compileValue(source, where);
     expect(value.isStatic).toBe(true);
     expect(value.source).toBe(source);

@@ -96,7 +96,7 @@ export const isFunction = (value: RuntimeValue): boolean => value.type === 'Func
 
 /** True when `key` is an own, readable property of a data object. */
 export function isReadableKey(source: object, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(source, key) && !BLOCKED_KEYS.has(key);
+  return  Object.hasOwn(source, key) && !BLOCKED_KEYS.has(key);
 }
 
 /**

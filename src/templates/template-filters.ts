@@ -89,7 +89,7 @@ const fromJson: TemplateFilter = (operand, _args, _keywords, context) => {
 const defaultFilter: TemplateFilter = (operand, args, keywords) => {
   const fallback = args[0] ?? keywords.get('default_value') ?? makeString('');
   const flag = argument(args, keywords, 1, 'boolean');
-  const onFalsy = flag !== undefined && flag.__bool__().value;
+  const onFalsy = flag?.__bool__().value === true;
   if (isUndefined(operand)) return fallback;
   // Python truthiness (the library's __bool__): the falsy words of conditions do not count here.
   if (onFalsy && !operand.__bool__().value) return fallback;

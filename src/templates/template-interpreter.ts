@@ -186,7 +186,8 @@ export class TemplateInterpreter extends Interpreter {
           // Two texts are compared character by character: charged, as a scan.
           if (isString(left) && isString(right)) this.#budget.work(Math.min(left.value.length, right.value.length));
           // The library's (loose) comparison of the plain values, kept as it is.
-          const equal = left.value == right.value; // eslint-disable-line eqeqeq
+          // biome-ignore lint/suspicious/noDoubleEquals: the library's loose equality is the behaviour kept
+          const equal = left.value == right.value;
           return makeBoolean(equal === (node.operator.value === '=='));
         }
         if (node.operator.value === 'in' || node.operator.value === 'not in') {

@@ -60,7 +60,7 @@ const truncateFilter: TemplateFilter = (operand, args, keywords, context) => {
   const text = truncateText(
     toText(operand, budget),
     numberArgument(args, keywords, 0, 'length', 255),
-    killWords !== undefined && killWords.__bool__().value,
+    killWords?.__bool__().value === true,
     stringArgument(args, keywords, 2, 'end', '...', budget),
     numberArgument(args, keywords, 3, 'leeway', 5),
   );

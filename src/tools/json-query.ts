@@ -44,7 +44,7 @@ export function queryJson(value: unknown, segments: Segment[]): { found: boolean
       current = current[position];
     } else if (typeof current === 'object' && current !== null) {
       const key = String(segment);
-      if (isForbiddenKey(key) || !Object.prototype.hasOwnProperty.call(current, key)) return { found: false, result: null };
+      if (isForbiddenKey(key) || !Object.hasOwn(current, key)) return { found: false, result: null };
       current = (current as Record<string, unknown>)[key];
     } else {
       return { found: false, result: null };

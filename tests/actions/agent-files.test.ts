@@ -144,7 +144,7 @@ nodes:
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('INVALID_AGENT');
     expect(result.error?.message).toContain('ping.yaml → pong.yaml → ping.yaml');
-    expect((result.error?.details?.cause as { details: { cycle: string[] } }).details.cycle).toEqual(['start.yaml', 'ping.yaml', 'pong.yaml', 'ping.yaml']);
+    expect((result.error!.details!.cause as { details: { cycle: string[] } }).details.cycle).toEqual(['start.yaml', 'ping.yaml', 'pong.yaml', 'ping.yaml']);
   });
 
   it('a chain deeper than the limit is refused (recursion is bounded even without a cycle)', async () => {

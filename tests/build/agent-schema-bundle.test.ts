@@ -36,7 +36,9 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 /** Every key of every `properties` map, with where it is. */
 function propertyNames(schema: unknown, at = '#', names: string[] = []): string[] {
-  if (Array.isArray(schema)) schema.forEach((item, index) => propertyNames(item, `${at}/${index}`, names));
+  if (Array.isArray(schema)) schema.forEach((item, index) => {
+    propertyNames(item, `${at}/${index}`, names);
+  });
   else if (schema !== null && typeof schema === 'object') {
     for (const [key, value] of Object.entries(schema)) {
       if (key === 'properties' && value !== null && typeof value === 'object') names.push(...Object.keys(value).map((name) => `${at}/properties/${name}`));

@@ -87,7 +87,9 @@ export function importGraph(files: Record<string, string>): Map<string, ImportEd
 /** Imports against the direction of `layers`, as readable lines. */
 export function layerViolations(graph: Map<string, ImportEdge[]>, layers: readonly (readonly string[])[], src = SRC): string[] {
   const rank = new Map<string, number>();
-  layers.forEach((row, index) => row.forEach((name) => rank.set(name, index)));
+  layers.forEach((row, index) => {
+    for (const name of row) rank.set(name, index);
+  });
   const problems: string[] = [];
   const show = (file: string) => path.relative(src, file);
   for (const [file, edges] of graph) {

@@ -107,6 +107,7 @@ export interface Collected {
 }
 
 /** Reads a stream to its end (or its error); `onPart` may stop early by returning 'stop'. */
+// biome-ignore lint/suspicious/noConfusingVoidType: callers pass plain `(part) => void` callbacks as well as stoppers
 export async function collect(stream: AsyncIterable<LlmStreamPart>, onPart?: (part: LlmStreamPart) => 'stop' | void): Promise<Collected> {
   const parts: LlmStreamPart[] = [];
   let error: unknown;

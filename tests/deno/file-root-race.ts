@@ -12,6 +12,7 @@ declare const Deno: DenoFsLike & { args: string[] };
 const [root, roundsText] = Deno.args as [string, string];
 const files = createDenoFileStore(Deno, root);
 const encode = (text: string) => new TextEncoder().encode(text);
+// biome-ignore lint/suspicious/noConfusingVoidType: Deno's write promises resolve to void
 const outcome = (promise: Promise<Uint8Array | undefined | void>) =>
   promise.then(
     (bytes) => (bytes === undefined ? 'done' : new TextDecoder().decode(bytes)),

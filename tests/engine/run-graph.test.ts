@@ -490,7 +490,9 @@ nodes:
     expect(events[0]!.data).toMatchObject({ input: { nested: { list: [1, 2] } } });
     const stored = await stores.traceStore.readEvents(result.run_id);
     expect(stored).toHaveLength(events.length);
-    stored.forEach((event, index) => expect(event).toBe(events[index]));
+    stored.forEach((event, index) => {
+      expect(event).toBe(events[index]);
+    });
   });
 });
 

@@ -29,7 +29,7 @@ describe('reflection across a checkpoint', () => {
     const first = await run(yaml, { request: 'Ann' }, { ...stores, responses: ['{"name": "Ann", "email": "not-an-email"}'] });
     expect(first.result.status).toBe('interrupted');
     const saved = await stores.checkpointStore.loadLatest(first.result.run_id);
-    expect((saved?.state.reflection_history as unknown[]).length).toBe(1);
+    expect((saved!.state.reflection_history as unknown[]).length).toBe(1);
 
     // A new "process": the agent is loaded again and the model is a fresh one.
     const second = await resume(yaml, first.result.run_id, {}, { ...stores, responses: ['{"name": "Ann", "email": "ann@example.com"}'] });

@@ -119,6 +119,7 @@ describe('node checkpoints and recorded tool results', () => {
     let hang = true;
     const provider = {
       generate: async () => ({ content: `answer ${++asked}`, usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }, model: 'm', finish_reason: 'stop' }),
+      // biome-ignore lint/correctness/useYield: a stream that fails before its first chunk
       stream: async function* () {
         throw new Error('not streamed here');
       },

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CheckpointEncoder } from '../../src/graph/checkpoint-codec.js';
 import type { CheckpointHead } from '../../src/graph/node-checkpoint.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
-import { DurableRunFiles } from '../../worker/durable-fs.js';
+import { DurableRunFiles } from '../../worker/node/durable-fs.js';
 
 const LEASE_MS = 40;
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;

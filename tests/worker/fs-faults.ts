@@ -1,5 +1,5 @@
 /**
- * Fault injection for the file-directory stores of `tea-edge serve` (adapters/fs, worker/durable-fs.ts):
+ * Fault injection for the file-directory stores of `tea-edge serve` (adapters/fs, worker/node/durable-fs.ts):
  * a wrapper of `node:fs/promises` installed with `vi.mock` that, per server instance (an
  * AsyncLocalStorage tag: every request, timer and run of a server started inside `instances.run`
  * carries it), fails the Nth matching operation with ENOSPC / EACCES / EROFS, tears or corrupts

@@ -23,7 +23,7 @@ import type { AgentError } from '../../core/agent-error.js';
 import type { ChatMessage } from '../../core/model-provider.js';
 import { appendMessages, replaceMessage } from '../../llm/resolve-llm-call.js';
 import { callModel } from '../action-support.js';
-import { type TraceEntry } from '../reasoning-trace.js';
+import type { TraceEntry } from '../reasoning-trace.js';
 import { textOf } from '../../util/text-of.js';
 import { decideFromJson, decideFromNative, type ReactDecision, type RequestedCall } from './react-decision.js';
 import { assistantToolMessage, EMPTY_REPLY, finalAnswerRequest, INVALID_JSON_REPLY, INVALID_TOOL_CALL_REPLY, systemPrompt, toolDefinitions, type ToolMode } from './react-messages.js';

@@ -56,7 +56,7 @@ export function preflightCall(call: RequestedCall, table: ToolTable, native: boo
     const available = [...table.tools.map((entry) => (native ? entry.wireName : entry.name)), 'final_answer'];
     return refuse('unknown', `Unknown action: ${shownName}. Available: ${JSON.stringify(available)}`, null);
   }
-  if (Object.prototype.hasOwnProperty.call(state.executedCallIds, call.key)) return refuse('duplicate_id', `Call ${call.id} was already executed; it will not run again.`);
+  if (Object.hasOwn(state.executedCallIds, call.key)) return refuse('duplicate_id', `Call ${call.id} was already executed; it will not run again.`);
   if (!roleAllows(role, tool.requiresRole)) return refuse('denied', `Access denied: ${tool.name} requires role ${tool.requiresRole}`);
   const args = readArguments(call, tool);
   if (typeof args === 'string') return refuse('invalid', `Invalid arguments for ${tool.name}: ${args}`);

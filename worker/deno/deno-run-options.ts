@@ -1,15 +1,15 @@
 /**
- * The run options of one segment of a Deno run (worker/deno-runs.ts): a trace store whose events
+ * The run options of one segment of a Deno run (worker/deno/deno-runs.ts): a trace store whose events
  * go through the run's event writer (written as emitted, each seq once) and whose records wait
  * for them, a checkpoint store, and the durable hooks (node checkpoints, recorded tool results)
  * over Deno KV. Once the writer is fenced (another process took the run over, or this one handed
  * it over) nothing more is written for the run: the writes are dropped, checkpoints refused.
  */
-import { AgentError } from '../src/core/agent-error.js';
-import type { RunOptions } from '../src/graph/run-types.js';
-import type { CheckpointStore, TraceStore } from '../src/core/trace-store.js';
-import { restartsFor, type ResumePoint } from './durable-continue.js';
-import { headOf } from '../src/graph/checkpoint-codec.js';
+import { AgentError } from '../../src/core/agent-error.js';
+import type { RunOptions } from '../../src/graph/run-types.js';
+import type { CheckpointStore, TraceStore } from '../../src/core/trace-store.js';
+import { restartsFor, type ResumePoint } from '../durable-continue.js';
+import { headOf } from '../../src/graph/checkpoint-codec.js';
 import type { DenoRunLog, EventWriter } from './deno-run-log.js';
 import type { DenoRunState, RunCaller } from './deno-run-state.js';
 
@@ -47,7 +47,10 @@ export function segmentOptions(host: SegmentHost, runId: string, writer: EventWr
     putInsights: (agent, insights) => base.putInsights(agent, insights),
   };
   const checkpoints: CheckpointStore = {
-    save: async (checkpoint) => (fenced(), checkpointStore.save(checkpoint)),
+    save: async (checkpoint) => {
+      fenced();
+      return checkpointStore.save(checkpoint);
+    },
     loadLatest: (id) => checkpointStore.loadLatest(id),
     delete: (id) => checkpointStore.delete(id),
     claim: (id, checkpointId) => checkpointStore.claim(id, checkpointId),

@@ -1,5 +1,5 @@
 /**
- * What makes a run on Node (`tea-edge serve`, worker/local-runs.ts) survive its process: files
+ * What makes a run on Node (`tea-edge serve`, worker/node/local-runs.ts) survive its process: files
  * beside the trace directory's runs, one directory per executing run:
  *
  *   <dir>/durable/<run>/lease.<n>          the process executing the run (exclusive create of the
@@ -27,16 +27,16 @@
 import { mkdir, open, stat, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { AgentError, toAgentError } from '../src/core/agent-error.js';
-import { fromStoredJson, toStoredJson } from '../src/storage/json-copy.js';
-import type { AgentEvent } from '../src/core/events.js';
-import type { RunDurability } from '../src/graph/run-types.js';
-import { baseOf, headOf } from '../src/graph/checkpoint-codec.js';
-import type { CheckpointBase, CheckpointWrite } from '../src/graph/node-checkpoint.js';
-import type { TraceStore } from '../src/core/trace-store.js';
-import { appendText, describeFile, listDirectory, readTextIfExists, removePath, traceFileFailure, writeAtomic } from '../adapters/fs/fs-files.js';
-import { safeName } from '../adapters/fs/safe-name.js';
-import { readStoredPoint, restartsFor, type ResumePoint, type StoredWrite } from './durable-continue.js';
+import { type AgentError, toAgentError } from '../../src/core/agent-error.js';
+import { fromStoredJson, toStoredJson } from '../../src/storage/json-copy.js';
+import type { AgentEvent } from '../../src/core/events.js';
+import type { RunDurability } from '../../src/graph/run-types.js';
+import { baseOf, headOf } from '../../src/graph/checkpoint-codec.js';
+import type { CheckpointBase, CheckpointWrite } from '../../src/graph/node-checkpoint.js';
+import type { TraceStore } from '../../src/core/trace-store.js';
+import { appendText, describeFile, listDirectory, readTextIfExists, removePath, traceFileFailure, writeAtomic } from '../../adapters/fs/fs-files.js';
+import { safeName } from '../../adapters/fs/safe-name.js';
+import { readStoredPoint, restartsFor, type ResumePoint, type StoredWrite } from '../durable-continue.js';
 
 /** Default milliseconds after which a lease whose heartbeat stopped may be taken over. */
 export const DEFAULT_LEASE_MS = 10_000;

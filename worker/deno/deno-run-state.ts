@@ -1,5 +1,5 @@
 /**
- * What Deno KV keeps about a run besides its events and its lease (worker/deno-runs.ts), under
+ * What Deno KV keeps about a run besides its events and its lease (worker/deno/deno-runs.ts), under
  * the prefix: `['start', run_id]` what it was started or resumed with, `['progress', run_id]` the
  * node checkpoint it goes on from after a death (a base, src/graph/checkpoint-codec.ts, and under
  * `['progress', run_id, 'patch', n]` the changes after it, one per node; a base drops them in its
@@ -7,12 +7,12 @@
  * side-effecting tool calls, `['cancel', run_id]` a cancel for the process executing it. Values
  * are JSON text, cut into pieces under Deno KV's 64 KiB value limit.
  */
-import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
-import { commit, getJson, listKeys, setText } from '../adapters/deno-kv/deno-kv-texts.js';
-import { readStoredPoint, type ResumePoint, type StoredWrite } from './durable-continue.js';
-import { baseOf } from '../src/graph/checkpoint-codec.js';
-import type { CheckpointWrite } from '../src/graph/node-checkpoint.js';
-import type { RunOwner } from '../src/core/trace-store.js';
+import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from '../../adapters/deno-kv/deno-kv-like.js';
+import { commit, getJson, listKeys, setText } from '../../adapters/deno-kv/deno-kv-texts.js';
+import { readStoredPoint, type ResumePoint, type StoredWrite } from '../durable-continue.js';
+import { baseOf } from '../../src/graph/checkpoint-codec.js';
+import type { CheckpointWrite } from '../../src/graph/node-checkpoint.js';
+import type { RunOwner } from '../../src/core/trace-store.js';
 
 /** The caller a segment runs for: its role (tool permissions) and, for a new run, its owner. */
 export type RunCaller = Pick<StartInfo, 'role' | 'owner'>;
