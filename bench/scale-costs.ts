@@ -95,7 +95,11 @@ function objectStore(): MeasuredStore {
     },
   };
   const store = new DurableRunStore(sql);
-  return { durability: { saveProgress: (write) => store.saveResumePoint(write, undefined, 0), ...noResults }, bytes: () => bytes, close: async () => undefined };
+  return {
+    durability: { saveProgress: (write) => store.saveResumePoint(write, undefined, 0), ...noResults },
+    bytes: () => bytes,
+    close: async () => undefined,
+  };
 }
 
 /** Deno KV's run state over a stand-in KV that counts every value set (keys listed: none). */
@@ -119,7 +123,11 @@ function denoStore(runId: string): MeasuredStore {
     atomic,
   };
   const state = new DenoRunState(kv, ['bench'], 60_000, undefined);
-  return { durability: { saveProgress: (write) => state.saveWrite(runId, write, 0), ...noResults }, bytes: () => bytes, close: async () => undefined };
+  return {
+    durability: { saveProgress: (write) => state.saveWrite(runId, write, 0), ...noResults },
+    bytes: () => bytes,
+    close: async () => undefined,
+  };
 }
 
 function utf8Length(text: string): number {
@@ -152,17 +160,29 @@ export async function writtenPerStep(): Promise<BenchResult[]> {
           },
         };
         let result: RunResult | undefined;
-        const timing = await timed(async () => (result = await runAgent(agent, input, { ...createMemoryStores(), runId, durability }).result));
-        if (result?.status !== 'completed') throw new Error(`scale: durable run ${result?.status}: ${result?.error?.message}`);
+        const timing = await timed(
+          async () => (result = await runAgent(agent, input, { ...createMemoryStores(), runId, durability }).result),
+        );
+        if (result?.status !== 'completed')
+          throw new Error(`scale: durable run ${result?.status}: ${result?.error?.message}`);
         if (name === 'Node files') {
           const cpu = (timing.cpuMs * 1000) / STEPS;
           if (label === '1 KB') smallCpu = cpu;
-          results.push({ name: `scale.checkpoint: Node files, CPU per step of the durable loop (checkpoint and its file included), ${label} state`, value: round(cpu), unit: 'µs/step', baseline_value: round(smallCpu), ratio: round(cpu / smallCpu) });
+          results.push({
+            name: `scale.checkpoint: Node files, CPU per step of the durable loop (checkpoint and its file included), ${label} state`,
+            value: round(cpu),
+            unit: 'µs/step',
+            baseline_value: round(smallCpu),
+            ratio: round(cpu / smallCpu),
+          });
         }
         whole = bases[0]!;
         const perStep = store.bytes() / STEPS;
         // Deno KV refuses a commit over 819,200 bytes (denokv's MAX_TOTAL_MUTATION_SIZE_BYTES); the stand-in does not.
-        const refused = name === 'Deno KV' && whole > DENO_KV_MAX_COMMIT_BYTES ? '; a real Deno KV refuses this whole checkpoint: its commit is over 819,200 bytes' : '';
+        const refused =
+          name === 'Deno KV' && whole > DENO_KV_MAX_COMMIT_BYTES
+            ? '; a real Deno KV refuses this whole checkpoint: its commit is over 819,200 bytes'
+            : '';
         results.push({
           name: `scale.checkpoint: ${name}, bytes written per step, ${label} state, one-key update (${STEPS} steps, ${bases.length} whole checkpoints among them${refused})`,
           value: Math.round(perStep),
@@ -178,8 +198,16 @@ export async function writtenPerStep(): Promise<BenchResult[]> {
     const traced = await runAgent(agent, input, { ...traceStores, runId: `trace-${size}` }).result;
     if (traced.status !== 'completed') throw new Error(`scale: traced run ${traced.status}`);
     const events = await traceStores.traceStore.readEvents(`trace-${size}`);
-    const stepBytes = events.filter((event) => event.type !== 'run_start' && event.type !== 'done').reduce((sum, event) => sum + utf8Length(JSON.stringify(event)), 0);
-    results.push({ name: `scale.trace: event bytes stored per step, ${label} state, one-key update (run_start and done left out)`, value: Math.round(stepBytes / STEPS), unit: 'B/step', baseline_value: whole, ratio: round(stepBytes / STEPS / whole, 4) });
+    const stepBytes = events
+      .filter((event) => event.type !== 'run_start' && event.type !== 'done')
+      .reduce((sum, event) => sum + utf8Length(JSON.stringify(event)), 0);
+    results.push({
+      name: `scale.trace: event bytes stored per step, ${label} state, one-key update (run_start and done left out)`,
+      value: Math.round(stepBytes / STEPS),
+      unit: 'B/step',
+      baseline_value: whole,
+      ratio: round(stepBytes / STEPS / whole, 4),
+    });
   }
   return results;
 }
@@ -221,7 +249,11 @@ export async function memoryPerRun(runs = 50): Promise<BenchResult[]> {
   let release: () => void = () => undefined;
   let gate = new Promise<void>((resolve) => (release = resolve));
   const registry = createActionRegistry();
-  registry.register({ name: 'bench.wait', description: 'waits for the bench', run: async (_params: unknown, _context: ActionContext) => (await gate, { done: true }) });
+  registry.register({
+    name: 'bench.wait',
+    description: 'waits for the bench',
+    run: async (_params: unknown, _context: ActionContext) => (await gate, { done: true }),
+  });
   const waiting = loadAgent(WAITER, { registry });
   for (const [label, size] of SIZES.slice(0, 2)) {
     // The callers' inputs exist before the first heap reading: the figures are what the runs add.
@@ -238,7 +270,11 @@ export async function memoryPerRun(runs = 50): Promise<BenchResult[]> {
     }
     const pausedBytes = (heapAfterCollecting(gc) - before) / runs;
     held.length = 0;
-    results.push({ name: `scale.memory: heap per paused run held in memory stores, ${label} state (${runs} runs; its checkpoint and events)`, value: round(pausedBytes / 1024, 1), unit: 'KiB/run' });
+    results.push({
+      name: `scale.memory: heap per paused run held in memory stores, ${label} state (${runs} runs; its checkpoint and events)`,
+      value: round(pausedBytes / 1024, 1),
+      unit: 'KiB/run',
+    });
 
     // Runs in flight: each waits in its node until all have started.
     gate = new Promise<void>((resolve) => (release = resolve));
@@ -248,8 +284,13 @@ export async function memoryPerRun(runs = 50): Promise<BenchResult[]> {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const flyingBytes = (heapAfterCollecting(gc) - start) / runs;
     release();
-    for (const run of flying) if ((await run.result).status !== 'completed') throw new Error('scale: a run in flight did not complete');
-    results.push({ name: `scale.memory: heap per run in flight (memory stores), ${label} state (${runs} concurrent runs)`, value: round(flyingBytes / 1024, 1), unit: 'KiB/run' });
+    for (const run of flying)
+      if ((await run.result).status !== 'completed') throw new Error('scale: a run in flight did not complete');
+    results.push({
+      name: `scale.memory: heap per run in flight (memory stores), ${label} state (${runs} concurrent runs)`,
+      value: round(flyingBytes / 1024, 1),
+      unit: 'KiB/run',
+    });
   }
   return results;
 }

@@ -29,7 +29,8 @@ export async function workerLargeState(): Promise<BenchResult[]> {
     for (const size of SIZES) {
       const big = stateFiller(size);
       const bigBytes = JSON.stringify(big).length;
-      const label = bigBytes < 100_000 ? `${(bigBytes / 1000).toFixed(1)} KB` : `${(bigBytes / 1_000_000).toFixed(2)} MB`;
+      const label =
+        bigBytes < 100_000 ? `${(bigBytes / 1000).toFixed(1)} KB` : `${(bigBytes / 1_000_000).toFixed(2)} MB`;
       // A warm-up run, then the measured one.
       let wallMs = 0;
       let runId = '';
@@ -37,12 +38,21 @@ export async function workerLargeState(): Promise<BenchResult[]> {
         const started = performance.now();
         const answer = await call(worker, 'POST', '/agents/looper/runs', { input: { big } });
         wallMs = performance.now() - started;
-        if (answer.json?.status !== 'completed') throw new Error(`scale: the worker's looper run answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+        if (answer.json?.status !== 'completed')
+          throw new Error(`scale: the worker's looper run answered ${answer.status}: ${answer.text.slice(0, 300)}`);
         runId = answer.json.run_id as string;
       }
-      const stats = (await (await namespace.get(namespace.idFromName(runId) as never).fetch('https://run-coordinator/stats')).json()) as StorageWrites;
+      const stats = (await (
+        await namespace.get(namespace.idFromName(runId) as never).fetch('https://run-coordinator/stats')
+      ).json()) as StorageWrites;
       if (size === SIZES[0]) smallMs = wallMs;
-      results.push({ name: `scale.worker: Miniflare, Durable Object path, ${STEPS}-step Lua loop, ${label} state: wall time of the run`, value: Math.round(wallMs), unit: 'ms', baseline_value: Math.round(smallMs), ratio: Math.round((wallMs / smallMs) * 100) / 100 });
+      results.push({
+        name: `scale.worker: Miniflare, Durable Object path, ${STEPS}-step Lua loop, ${label} state: wall time of the run`,
+        value: Math.round(wallMs),
+        unit: 'ms',
+        baseline_value: Math.round(smallMs),
+        ratio: Math.round((wallMs / smallMs) * 100) / 100,
+      });
       const written = stats.bytes ?? 0;
       results.push({
         name: `scale.worker: Miniflare, Durable Object SQLite text written by the ${STEPS}-step run, ${label} state (baseline: the state once; whole checkpoints every step would be ${STEPS}×)`,
