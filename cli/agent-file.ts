@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentError } from '../src/core/agent-error.js';
 import { formatProblem, problemsOf } from '../src/errors/load-problems.js';
-import { loadAgent } from '../src/graph/load-agent.js';
+import { loadAgent } from '../src/load-agent-with-scripts.js';
 import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
 import { withPrologWhenUsed } from '../src/prolog/load-prolog.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';

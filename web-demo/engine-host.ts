@@ -10,6 +10,7 @@ import { parse as parseYaml } from 'yaml';
 // The engine's own modules, not src/index.ts: the main entry's loadAgent brings the Lua VM.
 import type { ScriptSandboxes } from '../src/core/script-sandbox.js';
 import { loadAgent } from '../src/graph/load-agent.js';
+import { createActionRegistry } from '../src/builtins.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
 import { forkRun } from '../worker/fork-run.js';
 import { createProvider } from '../src/llm/create-provider.js';
@@ -44,7 +45,7 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
   // `moreScripts` loads a sandbox an agent needs on first use (Prolog: its own chunk); until it
   // has loaded, the requests that load agents wait for it.
   let current = scripts;
-  const load = (agentYaml: string) => loadAgent(agentYaml, { file: AGENT_FILE, scripts: current });
+  const load = (agentYaml: string) => loadAgent(agentYaml, { file: AGENT_FILE, scripts: current, registry: createActionRegistry() });
   const runs = new Map<string, AgentRunHandle>();
   let stores: Stores | undefined;
   const openStores = (): Stores | undefined => {

@@ -14,7 +14,7 @@ import { upgradeEvent } from '../src/events/upgrade-event.js';
 import { toNdjson } from './ndjson.js';
 import { parseRunFile } from './run-file.js';
 import { recordFromEvents } from './run-record.js';
-import { parentOf } from './run-sources.js';
+import { parentOf, sourceOf } from './run-sources.js';
 import { CompareView, type ComparedRun } from './compare-view.js';
 import { compareIdsOf, showCompareInAddress } from './compare-link.js';
 
@@ -226,7 +226,10 @@ function History(props: HistoryProps) {
   const compare = async (pair = picked as [RunRecord, RunRecord]) => {
     const [a, b] = pair;
     const [eventsA, eventsB] = await Promise.all([props.loadEvents(a), props.loadEvents(b)]);
-    setCompared([{ record: a, events: eventsA }, { record: b, events: eventsB }]);
+    setCompared([
+      { record: a, events: eventsA, source: sourceOf(props.storage, a.run_id) },
+      { record: b, events: eventsB, source: sourceOf(props.storage, b.run_id) },
+    ]);
     showCompareInAddress([a.run_id, b.run_id]);
   };
   const closeCompare = () => {

@@ -101,6 +101,8 @@ export function createRunView(root: HTMLElement): RunView {
     },
   });
   const redraw = () => {
+    // A render already scheduled draws the newest summary with what changed here.
+    if (pending) return;
     if (shown) return this_.show(shown);
     if (svg) highlightGraph(svg, { ...marksOf(undefined), ...navMarks() });
     paintGraphPanel(undefined);

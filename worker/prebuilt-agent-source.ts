@@ -7,6 +7,7 @@
 import { AgentError, toAgentError } from '../src/core/agent-error.js';
 import { combineLoadErrors, problemsOf } from './agent-load-errors.js';
 import type { ScriptSandboxes } from '../src/core/script-sandbox.js';
+import { createActionRegistry } from '../src/builtins.js';
 import { compileAgent } from '../src/graph/compile-agent.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import type { AgentSpec } from '../src/spec/agent-spec.js';
@@ -36,7 +37,8 @@ function revive(prebuilt: PrebuiltAgent): AgentSpec {
  * with the script sandboxes the host entry passes (Lua for the Cloudflare and Deno entries).
  */
 export function prebuiltAgentSource(agents: ReadonlyArray<PrebuiltAgent>, scripts: ScriptSandboxes): AgentSource {
-  return lazyAgentSource(() => agents.map((prebuilt) => ({ file: prebuilt.file, compile: () => compileAgent(revive(prebuilt), { scripts }) })));
+  // Every built-in action; the script sandboxes only of the languages the bundled agents use.
+  return lazyAgentSource(() => agents.map((prebuilt) => ({ file: prebuilt.file, compile: () => compileAgent(revive(prebuilt), { scripts, registry: createActionRegistry() }) })));
 }
 
 /** One agent file for `lazyAgentSource`: where it is, how to compile it, and its text when known. */

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile, appendFile, readdir } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeTraceStore, makeCheckpoint, makeEvent, makeRun, ODD_NAMES } from '../../tests/conformance/storage-conformance.js';
+import { describeTraceStoreConformance, makeCheckpoint, makeEvent, makeRun, ODD_NAMES } from '../../src/testing/storage-conformance.js';
 import { createFsStores } from './index.js';
 import { safeName } from './safe-name.js';
 
@@ -10,7 +10,7 @@ async function temporaryDirectory(): Promise<string> {
   return mkdtemp(path.join(tmpdir(), 'tea-fs-store-'));
 }
 
-describeTraceStore('fs', async () => {
+describeTraceStoreConformance('fs', async () => {
   const directory = await temporaryDirectory();
   return { ...createFsStores(directory), cleanup: () => rm(directory, { recursive: true, force: true }) };
 });

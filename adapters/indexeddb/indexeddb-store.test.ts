@@ -1,10 +1,10 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory, IDBObjectStore as FakeObjectStore } from 'fake-indexeddb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { describeTraceStore, makeCheckpoint, makeEvent, makeRun } from '../../tests/conformance/storage-conformance.js';
+import { describeTraceStoreConformance, makeCheckpoint, makeEvent, makeRun } from '../../src/testing/storage-conformance.js';
 import { createIndexedDbStores, DB_VERSION } from './index.js';
 
-describeTraceStore('indexeddb', async () => {
+describeTraceStoreConformance('indexeddb', async () => {
   const stores = createIndexedDbStores({ indexedDB: new IDBFactory() });
   return { ...stores, cleanup: () => stores.close() };
 });

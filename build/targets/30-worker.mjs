@@ -38,7 +38,7 @@ async function engineLoader(root) {
     baseOptions({
       stdin: {
         contents: [
-          "export { readAgentSpec } from './src/spec/read-agent-spec.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { formatAgentError, toAgentError } from './src/core/agent-error.ts';",
+          "export { readAgentSpec } from './src/spec/read-agent-spec.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { createActionRegistry } from './src/builtins.ts'; export { formatAgentError, toAgentError } from './src/core/agent-error.ts';",
           sandboxesModuleSource(root, SCRIPT_LANGUAGES, 'SCRIPT_SANDBOXES'),
         ].join('\n'),
         resolveDir: root,
@@ -86,7 +86,7 @@ function prebuildAgent(engine, file, source) {
     contentLineOf: (agentPath) => (lines[JSON.stringify(agentPath)] = spec.contentLineOf(agentPath) ?? null) ?? undefined,
   };
   const languages = new Set();
-  const agent = engine.compileAgent(recording, { scripts: recordingSandboxes(engine.SCRIPT_SANDBOXES, languages) });
+  const agent = engine.compileAgent(recording, { scripts: recordingSandboxes(engine.SCRIPT_SANDBOXES, languages), registry: engine.createActionRegistry() });
   const { positionOf, contentLineOf, ...data } = spec;
   return { name: agent.name, languages, prebuilt: { file, spec: JSON.parse(JSON.stringify(data)), positions, lines } };
 }

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { toAgentError } from '../../src/core/agent-error.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';
 import { withPrologWhenUsed } from '../../src/prolog/load-prolog.js';
 import { runAgent } from '../../src/graph/run-agent.js';

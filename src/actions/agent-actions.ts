@@ -151,7 +151,6 @@ async function askAgent(context: ActionContext, agent: AgentRef, task: string | 
     if (task === undefined) throw new AgentError('INVALID_PARAMS', `\`task\` is required for agent '${agent.name}'`, { field: 'task' });
     return callAgent(context, agent.persona, task, overrides);
   }
-  if (context.runAgentFile === undefined) throw new AgentError('FORBIDDEN', 'this host runs no agent files as sub-runs', { field: 'agent' });
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
     throw new AgentError('INVALID_PARAMS', '`input` must be a mapping (the sub-run\'s input)', { field: 'input' });
   }

@@ -89,7 +89,6 @@ const llmEmbed: ActionDefinition<Record<string, unknown>> = {
     if (backend !== undefined && backend !== null && backend !== 'api' && backend !== 'auto') {
       throw new AgentError('INVALID_PARAMS', `llm.embed: backend '${String(backend)}' is not available; tea-edge embeds through the model server (backend: api)`, { field: 'backend' });
     }
-    if (context.embed === undefined) throw new AgentError('ACTION_FAILED', 'llm.embed: this host gives actions no embeddings connection');
     const response = await context.embed({ ...(connection as Omit<EmbedCallParams, 'input'>), input });
     const first = response.embeddings[0]!;
     const result: Record<string, unknown> = { embedding: first, dimensions: first.length, model: response.model, tokens_used: response.usage.prompt_tokens };

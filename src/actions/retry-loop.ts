@@ -83,12 +83,11 @@ export const retryLoop: ActionDefinition<Prepared> = {
     if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0 || delay > MAX_DELAY_SECONDS) {
       throw new AgentError('INVALID_PARAMS', `retry.loop: retry_delay must be a number of seconds from 0 to ${MAX_DELAY_SECONDS}`, { field: 'retry_delay' });
     }
-    if (context.runNode === undefined) throw new AgentError('ACTION_FAILED', 'retry.loop: this host cannot run a correction node');
     return loop(prepared, context, maxRetries, delay, context.runNode.bind(context));
   },
 };
 
-async function loop(prepared: Prepared, context: ActionContext, maxRetries: number, delaySeconds: number, runNode: NonNullable<ActionContext['runNode']>): Promise<Record<string, unknown>> {
+async function loop(prepared: Prepared, context: ActionContext, maxRetries: number, delaySeconds: number, runNode: ActionContext['runNode']): Promise<Record<string, unknown>> {
   const working: State = { ...context.state };
   for (let retry = 0; ; retry++) {
     working['_retry_count'] = retry;

@@ -61,28 +61,51 @@ export interface ResumeInfo {
   resume_data?: Record<string, unknown>;
 }
 
-export interface ActionContext {
+/**
+ * What a run lends every action it runs, the same for each of its nodes: written once, and shared
+ * by the action context, the run that builds contexts (src/graph/action-context.ts `ContextHost`)
+ * and the test context (`createTestActionContext` in tea-edge/testing).
+ */
+export interface RunCapabilities {
   readonly runId: string;
+  readonly signal: AbortSignal;
+  /** The caller's role (from the host), used by tool permissions. */
+  readonly role: string | undefined;
+  /** Run-scoped key-value memory (memory.store); saved with checkpoints. */
+  readonly memory: Map<string, unknown>;
+  /** The run's trace store, when the host gave one (the reviewer reads past runs from it). */
+  readonly traceStore: TraceStore | undefined;
+  /** The host's file root for file.read / file.write (src/core/file-store.ts); undefined when it gave none. */
+  readonly files: FileStore | undefined;
+}
+
+/** What `embed` returns: one vector per text, in order. */
+export interface EmbedResult {
+  embeddings: number[][];
+  model: string;
+  usage: TokenUsage;
+}
+
+/**
+ * The context one action call runs with: the run's capabilities, the node it runs for, and what
+ * the action can do through the run. Every member is there in every context; a host that cannot
+ * do something (no agent files, no file root) says so with a typed error when it is asked.
+ */
+export interface ActionContext extends RunCapabilities {
   readonly agentName: string;
   readonly node: string;
   /** The run's state when the node started (plus working-copy updates for sub-steps). */
   readonly state: Readonly<State>;
   readonly variables: Readonly<Record<string, unknown>>;
   readonly settings: Readonly<AgentSettings>;
-  readonly signal: AbortSignal;
-  /** The caller's role (from the host), used by tool permissions. */
-  readonly role: string | undefined;
-  /** Run-scoped key-value memory (memory.store); saved with checkpoints. */
-  readonly memory: Map<string, unknown>;
   /** Present when this node is re-run after a confirmation interrupt. */
   readonly resume: ResumeInfo | undefined;
   /**
    * An idempotency key, `run_id:node:step` (plus `:tool#n` inside a tool call): the same when the
    * node runs again after its durable host restarted, so an action that changes something outside
    * the run can send it (an `Idempotency-Key` header) and the other side can ignore the repeat.
-   * Optional, as `embed`; the engine's context always has it.
    */
-  readonly idempotencyKey?: string;
+  readonly idempotencyKey: string;
   /** The template scope for this node, with optional extra top-level names. */
   scope(extra?: Record<string, unknown>): TemplateScope;
   /** Emits an event of this node (the engine adds run_id, seq, ts and node); see src/core/events.ts for each type's fields. */
@@ -91,15 +114,14 @@ export interface ActionContext {
   callLlm(params: LlmCallParams, options?: LlmCallOptions): Promise<LlmResponse>;
   /**
    * Embeds texts through the run's model connection (settings.llm, the call's keys, host overrides),
-   * counted in the LLM-call budget, with llm_request/llm_response events. Optional so that hosts'
-   * and tests' own contexts keep compiling; the engine's context always has it.
+   * counted in the LLM-call budget, with llm_request/llm_response events.
    */
-  embed?(params: EmbedCallParams): Promise<{ embeddings: number[][]; model: string; usage: TokenUsage }>;
+  embed(params: EmbedCallParams): Promise<EmbedResult>;
   /**
    * Runs another node of this agent's graph on `state` and returns the state update it produced,
-   * without routing (retry.loop's correction node). Optional, as `embed`.
+   * without routing (retry.loop's correction node).
    */
-  runNode?(name: string, state: State): Promise<Record<string, unknown>>;
+  runNode(name: string, state: State): Promise<Record<string, unknown>>;
   /**
    * Runs another registered action (params given are final: no template rendering). A called
    * action cannot pause the run: one that returns a PauseRequest fails with ACTION_FAILED.
@@ -117,21 +139,17 @@ export interface ActionContext {
   flushEvents(): Promise<void>;
   /**
    * Registers work to do when the run ends (ending an MCP session): run once, before the run's
-   * `done` event, whatever the outcome; a failure is ignored. Optional, as `embed`.
+   * `done` event, whatever the outcome; a failure is ignored.
    */
-  onRunEnd?(cleanup: () => Promise<void>): void;
-  /** The run's trace store, when the host gave one (the reviewer reads past runs from it). */
-  readonly traceStore: TraceStore | undefined;
-  /** The host's file root for file.read / file.write (src/core/file-store.ts); undefined when it gave none. */
-  readonly files?: FileStore | undefined;
+  onRunEnd(cleanup: () => Promise<void>): void;
   /**
    * Runs another agent file of this host as a sub-run (`agent: {file: …}` in agent.*): `file` is
    * relative to the calling agent's folder and never leaves the host's root. The sub-run shares
    * this run's budgets and cancel signal, its events go into this run's trace with a `sub_run`
    * field, and its final state is returned; its failure throws a typed error naming both agents.
-   * Optional, as `embed`; the engine's context always has it (it refuses when the host gave no source).
+   * A host that gave no agent source refuses with FORBIDDEN.
    */
-  runAgentFile?(file: string, input: State): Promise<SubRunResult>;
+  runAgentFile(file: string, input: State): Promise<SubRunResult>;
 }
 
 /** What a sub-run returns: the agent's name, its rooted file path, its final state. */

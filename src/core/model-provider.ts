@@ -2,7 +2,7 @@
  * The ModelProvider seam and the shapes of OpenAI-compatible Chat Completions that cross it.
  * Implementations: the HTTP client over fetch (src/llm/openai-client.ts), the scripted model
  * (src/llm/scripted-model.ts) and replay (src/llm/replay.ts); each runs the shared conformance
- * suite tests/conformance/model-provider-conformance.ts.
+ * suite src/testing/model-provider-conformance.ts.
  */
 
 export interface ToolCall {

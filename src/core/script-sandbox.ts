@@ -4,7 +4,7 @@
  * sandboxes (`loadAgent(text, { scripts: { lua: luaSandbox } })`); an engine given none refuses
  * inline code with SCRIPT_ENGINE_NOT_LOADED, so a host can ship without a VM (the web demo's
  * light engine). Contracts only: this file imports nothing from src/. Every implementation runs
- * tests/conformance/script-sandbox-conformance.ts.
+ * src/testing/script-sandbox-conformance.ts.
  *
  * What an implementation promises:
  * - `compile` checks syntax once, at agent load; a syntax error throws an error whose `code` is

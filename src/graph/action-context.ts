@@ -1,30 +1,24 @@
 /** Builds the ActionContext a node's action runs with (see src/actions/types.ts). */
 import { isPauseRequest, pauseRequest } from '../actions/pause-request.js';
-import type { ActionContext, ActionDefinition, ConfirmationRequest, EmbedCallParams, LlmCallOptions, LlmCallParams, PauseRequest, ResumeInfo, State, SubRunResult } from '../core/action.js';
-import type { FileStore } from '../core/file-store.js';
+import type { ActionContext, ActionDefinition, ConfirmationRequest, EmbedCallParams, EmbedResult, LlmCallOptions, LlmCallParams, PauseRequest, ResumeInfo, RunCapabilities, State, SubRunResult } from '../core/action.js';
 import { AgentError } from '../core/agent-error.js';
 import type { EventData, EventType } from '../core/events.js';
 import type { LlmResponse } from '../core/model-provider.js';
-import type { TraceStore } from '../core/trace-store.js';
 import type { TemplateScope } from '../templates/types.js';
 import { createActionCompiler } from './compile-agent.js';
 import type { CompiledAgent } from './compiled-agent.js';
 import { MODEL_CALL } from './durable-visits.js';
 
-/** What the run session shares with every context it builds. */
-export interface ContextHost {
+/**
+ * What the run session shares with every context it builds: the run's capabilities, and the
+ * operations behind the context's methods, each told which node asks.
+ */
+export interface ContextHost extends RunCapabilities {
   readonly agent: CompiledAgent;
-  readonly runId: string;
-  readonly signal: AbortSignal;
-  readonly role: string | undefined;
-  readonly memory: Map<string, unknown>;
-  readonly traceStore: TraceStore | undefined;
-  /** The host's file root (file.read / file.write), when it gave one. */
-  readonly files: FileStore | undefined;
   baseScope(state: State): TemplateScope;
   emit<T extends EventType>(type: T, data: EventData<T>, node: string): void;
   callLlm(params: LlmCallParams, options: LlmCallOptions | undefined, node: string): Promise<LlmResponse>;
-  embed(params: EmbedCallParams, node: string): ReturnType<NonNullable<ActionContext['embed']>>;
+  embed(params: EmbedCallParams, node: string): Promise<EmbedResult>;
   /** Runs a node's body (no routing, no node events) and returns its update. */
   runNodeBody(name: string, state: State): Promise<Record<string, unknown>>;
   persistEvents(): Promise<void>;

@@ -83,49 +83,24 @@ function itemsOf(value: unknown, node: string): unknown[] {
 
 /**
  * The run's host, with the item and index as template names (the scope's own names win). Each
- * item's branch has its own idempotency keys (`run_id:node#item<index>:step`).
+ * item's branch has its own idempotency keys (`run_id:node#item<index>:step`). Everything else is
+ * the run's host itself: its methods run bound to it, so what they record stays the run's.
  */
 function branchHost(host: BodyHost, injected: Record<string, unknown>, index: number): BodyHost {
   const item = (node: string) => `${node}#item${index}`;
-  return {
-    get agent() {
-      return host.agent;
-    },
-    get runId() {
-      return host.runId;
-    },
-    get signal() {
-      return host.signal;
-    },
-    get role() {
-      return host.role;
-    },
-    get memory() {
-      return host.memory;
-    },
-    get traceStore() {
-      return host.traceStore;
-    },
-    get files() {
-      return host.files;
-    },
-    get luaInstructions() {
-      return host.luaInstructions;
-    },
+  const overrides: Partial<BodyHost> = {
     baseScope: (state) => ({ ...injected, ...host.baseScope(state) }),
-    emit: (type, data, node) => host.emit(type, data, node),
-    callLlm: (params, options, node) => host.callLlm(params, options, node),
-    runAgentFile: (file, input, node) => host.runAgentFile(file, input, node),
-    embed: (params, node) => host.embed(params, node),
-    runNodeBody: (name, state) => host.runNodeBody(name, state),
-    onRunEnd: (cleanup) => host.onRunEnd(cleanup),
-    persistEvents: () => host.persistEvents(),
     idempotencyKey: (node) => host.idempotencyKey(item(node)),
     onceRecorded: (node, tool, call, replayed) => host.onceRecorded(item(node), tool, call, replayed),
-    chargeRecordedModelCall: (response) => host.chargeRecordedModelCall(response),
-    stepBudget: (node) => host.stepBudget(node),
-    checkDeadline: (node) => host.checkDeadline(node),
-    now: () => host.now(),
-    breathe: () => host.breathe(),
   };
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(host, {
+    get(target, key) {
+      if (Object.hasOwn(overrides, key)) return overrides[key as keyof BodyHost];
+      const value: unknown = Reflect.get(target, key);
+      if (typeof value !== 'function') return value;
+      if (!bound.has(key)) bound.set(key, value.bind(target));
+      return bound.get(key);
+    },
+  });
 }

@@ -22,6 +22,8 @@ export async function probeMcpServers(settings: Readonly<AgentSettings>, options
     settings,
     signal: options.signal ?? new AbortController().signal,
     scope: () => ({ secrets: options.secrets ?? {} }) as unknown as ReturnType<McpContext['scope']>,
+    // Not a run: the probe closes its sessions itself, below.
+    onRunEnd: () => undefined,
   };
   const problems: McpProbeProblem[] = [];
   try {

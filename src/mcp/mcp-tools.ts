@@ -96,7 +96,7 @@ function serverFor(serverName: string, context: McpContext): Promise<ServerHandl
     servers = new Map();
     runs.set(context.memory, servers);
     // The run's sessions end with it (a DELETE per session that has an id), not by idling out.
-    context.onRunEnd?.(() => closeMcpSessions(context));
+    context.onRunEnd(() => closeMcpSessions(context));
   }
   let pending = servers.get(serverName);
   if (pending === undefined) {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { describeTraceStore, makeEvent, makeRun } from '../../tests/conformance/storage-conformance.js';
+import { describeTraceStoreConformance, makeEvent, makeRun } from '../testing/storage-conformance.js';
 import { createMemoryStores } from './memory-store.js';
 import { freezeJson, isSealedJson, sealFrozenList } from '../util/frozen-json.js';
 
-describeTraceStore('memory', async () => createMemoryStores());
+describeTraceStoreConformance('memory', async () => createMemoryStores());
 
 describe('memory store specifics', () => {
   it('rejects a value JSON cannot hold with STORAGE_ERROR', async () => {

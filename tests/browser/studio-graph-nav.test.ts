@@ -19,6 +19,14 @@ import { seriousViolations } from './support/axe.js';
 
 const node = (name: string) => `svg.graph g.node[data-node="${name}"]`;
 
+/** Saves the part of the page from the top of `from` to the bottom of `to` (the README's pictures). */
+async function saveSpan(page: Page, from: string, to: string, name: string): Promise<void> {
+  const scrollY = await page.evaluate(() => window.scrollY);
+  const top = (await page.locator(from).boundingBox())!;
+  const bottom = (await page.locator(to).boundingBox())!;
+  await page.screenshot({ path: path.join(ROOT, 'test-artifacts/screenshots', `${name}.png`), fullPage: true, clip: { x: top.x, y: top.y + scrollY, width: top.width, height: bottom.y + bottom.height - top.y } });
+}
+
 /** Replaces the value of `"content": "<from>"` in the pause editor's JSON. */
 async function editPausedState(page: Page, from: string, to: string): Promise<void> {
   const text = await page.inputValue('#pause-state');
@@ -62,6 +70,7 @@ describe.skipIf(!chromiumAvailable())('studio: the graph as a navigator, in the 
     await page.fill('#pause-state', original);
     await editPausedState(page, 'Draft three.', 'An edited draft.');
     await screenshot(page, `studio-graph-pause-${width}`);
+    await saveSpan(page, '#graph', '#pause-editor', `studio-graph-pause-${width}-part`);
     await page.click('#pause-continue');
     expect(await waitForEnd(page)).toBe('completed');
     expect(await page.textContent('#final-state')).toContain('"published": "An edited draft."');
@@ -85,7 +94,7 @@ describe.skipIf(!chromiumAvailable())('studio: the graph as a navigator, in the 
     expect(await page.textContent('#timeline-detail h4')).toBe('node draft');
     expect(await page.textContent('#state-diff')).toContain('Draft three.');
     await screenshot(page, `studio-graph-nav-${width}`);
-    await page.locator('#graph').screenshot({ path: path.join(ROOT, `test-artifacts/screenshots/studio-graph-nav-${width}-part.png`) });
+    await saveSpan(page, '#graph', 'section.section-timeline', `studio-graph-nav-${width}-part`);
     // Picking it again lets it go.
     await page.click(node('draft'));
     await page.waitForSelector('#node-panel', { state: 'detached' });

@@ -105,7 +105,8 @@ describe.skipIf(!chromiumAvailable())('studio HTML report and comparison link (C
     await waitReady(page);
     const view = page.locator('#compare-view');
     await view.waitFor();
-    expect(await view.locator('.compare-table thead').textContent()).toContain(`A: browser-scripted-hello · ${ids[1]!.slice(0, 8)}`);
+    // A is the older run (listed second, picked first).
+    expect(await view.locator('.compare-table:not(.compare-steps) thead').textContent()).toContain(`A: browser-scripted-hello · ${ids[1]!.slice(0, 8)}`);
     expect(await view.locator('#state-diff tr.diff-changed').textContent()).toContain('A second answer, after an edit.');
     await view.scrollIntoViewIfNeeded();
     await screenshot(page, 'studio-compare-from-link', false);

@@ -32,9 +32,11 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['mcp'],
   ['reasoning'],
   ['reflection'],
+  ['action-sets'],
   ['builtins'],
   ['graph'],
   ['load-agent-with-scripts'],
+  ['engine'],
   ['index', 'testing'],
   ['engine-bundle'],
 ];

@@ -1,8 +1,9 @@
 /**
  * The declarations the package ships resolve inside the tarball: every import of every shipped
  * .d.ts names a shipped file (relative), a `#` import whose `types` target is shipped, a runtime
- * dependency, or a Node built-in. (The `.d.ts` files under dist/types/src/lua and /prolog import
- * `#lua-vm` / `#prolog-vm`, whose declaration files were not in the tarball.)
+ * or peer dependency (vitest, for the conformance suites of tea-edge/testing), or a Node
+ * built-in. (The `.d.ts` files under dist/types/src/lua and /prolog import `#lua-vm` /
+ * `#prolog-vm`, whose declaration files were not in the tarball.)
  */
 import { execFile } from 'node:child_process';
 import { builtinModules } from 'node:module';
@@ -15,6 +16,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   imports: Record<string, { types?: string }>;
   dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
   exports: Record<string, unknown>;
   type?: string;
 };
@@ -40,8 +42,8 @@ describe('the shipped type declarations', () => {
         } else if (specifier.startsWith('#')) {
           const types = manifest.imports[specifier]?.types;
           if (types === undefined || !shipped.has(types.replace(/^\.\//, ''))) broken.push(`${file}: ${specifier} (types ${types ?? 'none'})`);
-        } else if (!specifier.startsWith('node:') && !builtinModules.includes(specifier) && packageOf(specifier) !== 'tea-edge' && !(packageOf(specifier) in manifest.dependencies)) {
-          broken.push(`${file}: ${specifier} (not a runtime dependency)`);
+        } else if (!specifier.startsWith('node:') && !builtinModules.includes(specifier) && packageOf(specifier) !== 'tea-edge' && !(packageOf(specifier) in manifest.dependencies) && !(packageOf(specifier) in manifest.peerDependencies)) {
+          broken.push(`${file}: ${specifier} (not a runtime or peer dependency)`);
         }
       }
     }

@@ -8,7 +8,7 @@ import type { AgentEvent } from '../../src/core/events.js';
 import { createModelCaller } from '../../src/llm/model-caller.js';
 import type { LlmResponse, ModelProvider } from '../../src/core/model-provider.js';
 import type { MockFault, MockOpenAI, MockReply } from '../support/mock-openai-server.js';
-import { FAULT_CODES, isFault, type ConformanceFault, type ConformanceReply, type Scenario } from './model-provider-conformance.js';
+import { FAULT_CODES, isFault, type ConformanceFault, type ConformanceReply, type Scenario } from '../../src/testing/model-provider-conformance.js';
 
 /** A client timeout that the `timeout` fault's delay outlasts, and that normal answers never reach. */
 export const CLIENT_TIMEOUT_MS = 1_000;

@@ -13,7 +13,7 @@ import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.
 import { loadTranscripts, startTranscriptServer, type TranscriptServer } from '../support/transcript-server.js';
 import { serveScriptPage, type ScriptPage } from '../support/serve-script-page.js';
 import { armMock, deadEndpoint } from './model-provider-backends.js';
-import { describeModelProvider } from './model-provider-conformance.js';
+import { describeModelProviderConformance } from '../../src/testing/model-provider-conformance.js';
 import { describeTranscripts } from './model-provider-transcripts.js';
 import { remoteProvider, type RemoteTransport } from './support/remote-provider.js';
 import type { RemoteLine } from './support/remote-runner.js';
@@ -89,7 +89,7 @@ describe.skipIf(!chromiumAvailable())('in Chromium', () => {
     await transcriptServer?.close();
   });
 
-  describeModelProvider('OpenAI-compatible client (Chromium)', async (scenario) => {
+  describeModelProviderConformance('OpenAI-compatible client (Chromium)', async (scenario) => {
     const provider = remoteProvider(transport, armMock(server, deadUrl, scenario));
     return { provider, attempts: () => server.chatRequests.length };
   }, { features: ['retries', 'abortInFlight'] });

@@ -12,7 +12,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { loadTranscripts, startTranscriptServer, type TranscriptServer } from '../support/transcript-server.js';
 import { armMock, deadEndpoint } from './model-provider-backends.js';
-import { describeModelProvider } from './model-provider-conformance.js';
+import { describeModelProviderConformance } from '../../src/testing/model-provider-conformance.js';
 import { describeTranscripts } from './model-provider-transcripts.js';
 import { ndjson, remoteProvider, type RemoteTransport } from './support/remote-provider.js';
 
@@ -72,7 +72,7 @@ afterAll(async () => {
   await transcriptServer?.close();
 });
 
-describeModelProvider('OpenAI-compatible client (workerd)', async (scenario) => {
+describeModelProviderConformance('OpenAI-compatible client (workerd)', async (scenario) => {
   const provider = remoteProvider(transport, armMock(server, deadUrl, scenario));
   return { provider, attempts: () => server.chatRequests.length };
 }, { features: ['retries', 'abortInFlight'] });

@@ -14,7 +14,7 @@ import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.
 import { loadTranscripts, startTranscriptServer, type TranscriptServer } from '../support/transcript-server.js';
 import { describeTranscripts, transcriptWrites, type NamedTranscript } from './model-provider-transcripts.js';
 import { armMock, deadEndpoint, recordScenario, scriptFor } from './model-provider-backends.js';
-import { collect, describeModelProvider, rejection, type Scenario } from './model-provider-conformance.js';
+import { collect, describeModelProviderConformance, rejection, type Scenario } from '../../src/testing/model-provider-conformance.js';
 
 const fastRetries = { baseDelayMs: 5, maxDelayMs: 20, retryAfterCapMs: 50 };
 let server: MockOpenAI;
@@ -35,17 +35,17 @@ function openAiClientFor(scenario: Scenario) {
   return createOpenAiClient(armMock(server, deadUrl, scenario), { retryTiming: fastRetries });
 }
 
-describeModelProvider('OpenAI-compatible client (Node, mock server over HTTP)', async (scenario) => {
+describeModelProviderConformance('OpenAI-compatible client (Node, mock server over HTTP)', async (scenario) => {
   const provider = openAiClientFor(scenario);
   return { provider, attempts: () => server.chatRequests.length };
 }, { features: ['retries', 'abortInFlight', 'throwingHooks', 'abortBetweenParts'] });
 
-describeModelProvider('scripted model', async (scenario) => {
+describeModelProviderConformance('scripted model', async (scenario) => {
   const model = createScriptedModel(scriptFor(scenario));
   return { provider: model, attempts: () => model.calls.length };
 }, { features: ['abortInFlight', 'abortBetweenParts'] });
 
-describeModelProvider('replay of a recorded run', async (scenario) => {
+describeModelProviderConformance('replay of a recorded run', async (scenario) => {
   // Replay answers what the recorded call returned: record with no retries, as the seam saw it.
   const { events } = await recordScenario(scenario, openAiClientFor({ ...scenario, maxRetries: 0 }));
   const provider = createReplayProvider(events);

@@ -1,6 +1,6 @@
 /** The conformance fixture for the Lua sandbox: the suite's scripts written in Lua. */
 import type { LuaBudget } from '../../src/lua/types.js';
-import type { ScriptSandboxFixture } from './script-sandbox-checks.js';
+import type { ScriptSandboxFixture } from '../../src/testing/script-sandbox-checks.js';
 
 /** Lua's memory budget: table slots (keys, tables, closures, stack growth). */
 const MEMORY_BUDGET: LuaBudget = { tableSlots: 5_000 };

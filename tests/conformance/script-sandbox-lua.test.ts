@@ -5,11 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ScriptRunOptions, ScriptSandbox } from '../../src/core/script-sandbox.js';
 import { luaSandbox } from '../../src/lua/lua-script-sandbox.js';
-import { runScriptSandboxChecks } from './script-sandbox-checks.js';
-import { describeScriptSandbox } from './script-sandbox-conformance.js';
+import { runScriptSandboxChecks } from '../../src/testing/script-sandbox-checks.js';
+import { describeScriptSandboxConformance } from '../../src/testing/script-sandbox-conformance.js';
 import { LUA_FIXTURE } from './script-sandbox-lua-fixture.js';
 
-describeScriptSandbox('lua (Node)', luaSandbox, LUA_FIXTURE);
+describeScriptSandboxConformance('lua (Node)', luaSandbox, LUA_FIXTURE);
 
 /** The Lua sandbox with `run` replaced. */
 function brokenSandbox(run: (original: (globals: Record<string, unknown>, options?: ScriptRunOptions) => unknown, globals: Record<string, unknown>, options?: ScriptRunOptions) => unknown): ScriptSandbox {

@@ -1,6 +1,6 @@
 /** The conformance fixture for the Prolog sandbox: the suite's scripts written in Prolog (TEA's bridge). */
 import type { PrologBudget } from '../../src/prolog/prolog-budget.js';
-import type { ScriptSandboxFixture } from './script-sandbox-checks.js';
+import type { ScriptSandboxFixture } from '../../src/testing/script-sandbox-checks.js';
 
 /** Prolog's memory budget here: clauses a call may assert. */
 const MEMORY_BUDGET: PrologBudget = { clauses: 5_000 };

@@ -14,7 +14,7 @@ import { baseOptions } from '../../build/shared.mjs';
 import { CHROMIUM, runInChromiumPage } from '../support/chromium-page.js';
 import { DENO_BINARY } from '../support/deno-binary.js';
 import { runModuleInDeno } from '../support/deno-stdin.js';
-import { SCRIPT_SANDBOX_CHECKS } from './script-sandbox-checks.js';
+import { SCRIPT_SANDBOX_CHECKS } from '../../src/testing/script-sandbox-checks.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -29,7 +29,7 @@ export interface ModuleExport {
 export function describeScriptSandboxInRuntimes(language: string, sandbox: ModuleExport, fixture: ModuleExport): void {
   const imports = `
 import { ${sandbox.name} as sandbox } from './${sandbox.module}';
-import { runScriptSandboxChecks } from './tests/conformance/script-sandbox-checks.ts';
+import { runScriptSandboxChecks } from './src/testing/script-sandbox-checks.ts';
 import { ${fixture.name} as fixture } from './${fixture.module}';
 `;
   const bundle = async (body: string): Promise<string> => {

@@ -1,20 +1,20 @@
 /**
- * Runs the shared storage conformance suite (tests/conformance/storage-conformance.ts, the very
+ * Runs the shared storage conformance suite (src/testing/storage-conformance.ts, the very
  * file vitest runs) against the Deno KV stores inside Deno, over `Deno.openKv(':memory:')`, and
  * prints the results as one JSON line. Spawned by tests/deno/deno-kv.test.ts:
  *   deno run --unstable-kv --sloppy-imports --import-map tests/deno/import-map.json tests/deno/deno-kv-conformance.ts
  */
 import { createDenoKvStores, type DenoKvLike } from '../../adapters/deno-kv/index.js';
-import { describeTraceStore } from '../conformance/storage-conformance.js';
+import { describeTraceStoreConformance } from '../../src/testing/storage-conformance.js';
 import { describe, expect, it, run } from './vitest-shim.js';
 
 declare const Deno: { openKv(path?: string): Promise<DenoKvLike & { close(): void }> };
 
-describeTraceStore('deno-kv', async () => {
+describeTraceStoreConformance('deno-kv', async () => {
   const kv = await Deno.openKv(':memory:');
   return { ...createDenoKvStores(kv), cleanup: () => kv.close() };
 });
-describeTraceStore('deno-kv (2 KiB values)', async () => {
+describeTraceStoreConformance('deno-kv (2 KiB values)', async () => {
   const kv = await Deno.openKv(':memory:');
   return { ...createDenoKvStores(kv, { maxValueBytes: 2048, prefix: ['small', 1] }), cleanup: () => kv.close() };
 });

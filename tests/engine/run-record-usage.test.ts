@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import type { ModelProvider } from '../../src/core/model-provider.js';
 import type { RunOptions } from '../../src/graph/run-types.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
@@ -14,6 +14,7 @@ const echoModel: ModelProvider = {
   async generate(request) {
     return { content: 'ok', model: request.model ?? 'default', usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 }, finish_reason: 'stop' };
   },
+  // biome-ignore lint/correctness/useYield: never streamed in these tests
   async *stream() {
     throw new Error('not used');
   },

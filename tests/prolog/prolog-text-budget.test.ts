@@ -5,7 +5,7 @@
  * lists built from text count against the cell budget; a stack overflow inside the engine is
  * PROLOG_BUDGET; and the signal and interrupt are checked by work done, not only every 512
  * inferences. The same loop runs in workerd, Chromium and Deno through the conformance checks
- * (tests/conformance/script-sandbox-checks.ts, `longText`).
+ * (src/testing/script-sandbox-checks.ts, `longText`).
  */
 import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/core/agent-error.js';

@@ -10,7 +10,7 @@ import { httpGet } from '../../src/tools/http-get.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import type { AgentEvent } from '../../src/core/events.js';
-import { createFakeContext } from './fake-context.js';
+import { createTestActionContext } from '../../src/testing/test-action-context.js';
 
 let server: Server;
 let origin = '';
@@ -37,7 +37,7 @@ afterAll(async () => {
 
 describe('http.get timing out while reading the body', () => {
   it('is ACTION_FAILED naming the body, not a raw abort', async () => {
-    const context = createFakeContext({ settings: { http: { allow: [origin], timeout_ms: 2000 } } });
+    const context = createTestActionContext({ settings: { http: { allow: [origin], timeout_ms: 2000 } } });
     await expect(httpGet().run({ url: `${origin}/stall-body` }, context)).rejects.toMatchObject({ code: 'ACTION_FAILED', message: expect.stringContaining('while reading the body') });
   });
 

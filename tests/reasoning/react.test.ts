@@ -4,7 +4,8 @@ import { AgentError } from '../../src/core/agent-error.js';
 import type { ActionDefinition } from '../../src/core/action.js';
 import { isPauseRequest } from '../../src/actions/pause-request.js';
 import type { ConfirmationRequest } from '../../src/core/action.js';
-import { createFakeContext, runAction, type FakeOptions } from './fake-context.js';
+import { runAction } from './fake-context.js';
+import { createTestActionContext, type TestActionContextOptions } from '../../src/testing/test-action-context.js';
 
 const json = (value: unknown) => JSON.stringify(value);
 const call = (action: string, input: unknown = {}, thought = 'thinking') => json({ thought, action, action_input: input });
@@ -25,8 +26,8 @@ function spy(name: string, extra: Partial<ActionDefinition> = {}) {
   return { action, calls };
 }
 
-async function react(params: Record<string, unknown>, options: FakeOptions & { actions?: ActionDefinition[] }) {
-  const context = createFakeContext(options);
+async function react(params: Record<string, unknown>, options: TestActionContextOptions & { actions?: ActionDefinition[] }) {
+  const context = createTestActionContext(options);
   const result = await runAction('reason.react', params, context, options.actions ?? []);
   return { result, context };
 }
@@ -112,19 +113,19 @@ describe('seed 003: tools, roles and tiers', () => {
   it('react.tools.tier3-pauses-loop: tier 3 pauses; approval runs the tool once; denial feeds back "Denied by user"', async () => {
     const tool = spy('t.write');
     const params = { goal: 'g', tools: [{ name: 't.write', tier: 3 }] };
-    const first = createFakeContext({ responses: [call('t.write', { q: 'send' })], actions: [tool.action] });
+    const first = createTestActionContext({ responses: [call('t.write', { q: 'send' })], actions: [tool.action] });
     const pause = await pauseOf(runAction('reason.react', params, first, [tool.action]));
     expect(pause.request).toMatchObject({ tool: 't.write', arguments: { q: 'send' } });
     expect(tool.calls).toHaveLength(0);
 
-    const approved = createFakeContext({ responses: [final('sent')], actions: [tool.action], resume: { approval: { approved: true }, resume_data: pause.request.resume_data } });
+    const approved = createTestActionContext({ responses: [final('sent')], actions: [tool.action], resume: { approval: { approved: true }, resume_data: pause.request.resume_data } });
     const result = (await runAction('reason.react', params, approved, [tool.action])) as Record<string, unknown>;
     expect(tool.calls).toHaveLength(1);
     expect(result['final_answer']).toBe('sent');
     expect(result['total_steps']).toBe(2);
     expect(approved.llmCalls).toHaveLength(1);
 
-    const denied = createFakeContext({ responses: [final('not sent')], actions: [tool.action], resume: { approval: { approved: false }, resume_data: pause.request.resume_data } });
+    const denied = createTestActionContext({ responses: [final('not sent')], actions: [tool.action], resume: { approval: { approved: false }, resume_data: pause.request.resume_data } });
     const deniedResult = (await runAction('reason.react', params, denied, [tool.action])) as Record<string, unknown>;
     expect(tool.calls).toHaveLength(1);
     expect((deniedResult['steps'] as Array<Record<string, unknown>>)[0]!['observation']).toBe('Denied by user');
@@ -142,13 +143,13 @@ describe('seed 003: tools, roles and tiers', () => {
         { id: 'c2', type: 'function' as const, function: { name: 't_write', arguments: '{"q": "b"}' } },
       ],
     };
-    const first = createFakeContext({ responses: [batch], actions });
+    const first = createTestActionContext({ responses: [batch], actions });
     const pause = await pauseOf(runAction('reason.react', params, first, actions));
     expect(reader.calls).toHaveLength(1);
     expect(pause.request.call_id).toBe('c2');
 
     // The model (or a scripted list restarted by the resume) sends the same batch again.
-    const resumed = createFakeContext({ responses: [batch, { content: 'finished' }], actions, resume: { approval: { approved: true }, resume_data: pause.request.resume_data } });
+    const resumed = createTestActionContext({ responses: [batch, { content: 'finished' }], actions, resume: { approval: { approved: true }, resume_data: pause.request.resume_data } });
     const result = (await runAction('reason.react', params, resumed, actions)) as Record<string, unknown>;
     expect(reader.calls).toHaveLength(1);
     expect(writer.calls).toEqual([{ q: 'b' }]);
@@ -179,7 +180,7 @@ describe('seed 003: tools, roles and tiers', () => {
 
   it('side-effecting actions default to tier 3; plain actions to tier 1', async () => {
     const tool = spy('t.effect', { sideEffects: true });
-    const context = createFakeContext({ responses: [call('t.effect', { q: 'x' })], actions: [tool.action] });
+    const context = createTestActionContext({ responses: [call('t.effect', { q: 'x' })], actions: [tool.action] });
     await pauseOf(runAction('reason.react', { goal: 'g', tools: ['t.effect'] }, context, [tool.action]));
     expect(tool.calls).toHaveLength(0);
   });

@@ -2,14 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/core/agent-error.js';
 import type { LlmCallParams } from '../../src/core/action.js';
-import { createFakeContext, runAction } from './fake-context.js';
+import { runAction } from './fake-context.js';
+import { createTestActionContext } from '../../src/testing/test-action-context.js';
 import { orderSubProblems } from '../../src/reasoning/sub-problems.js';
 
 const json = (value: unknown) => JSON.stringify(value);
 
 describe('reason.self_correct', () => {
   it('an unparseable round is recorded and skipped; rounds_completed tells the truth', async () => {
-    const context = createFakeContext({
+    const context = createTestActionContext({
       responses: [json({ output: 'V1' }), 'not json at all', json({ improved_output: 'V2', improvement_score: 0.9 })],
     });
     const result = await runAction('reason.self_correct', { task: 't', improvement_rounds: 2 }, context);
@@ -23,20 +24,20 @@ describe('reason.self_correct', () => {
   });
 
   it('a critic call that times out ends the action with LLM_TIMEOUT (infrastructure, not a skipped round)', async () => {
-    const context = createFakeContext({ responses: [json({ output: 'V1' }), new AgentError('LLM_TIMEOUT', 'slow'), json({ improved_output: 'V2' })] });
+    const context = createTestActionContext({ responses: [json({ output: 'V1' }), new AgentError('LLM_TIMEOUT', 'slow'), json({ improved_output: 'V2' })] });
     await expect(runAction('reason.self_correct', { task: 't', improvement_rounds: 2 }, context)).rejects.toMatchObject({ code: 'LLM_TIMEOUT' });
     expect(context.llmCalls).toHaveLength(2);
   });
 
   it('non-string outputs work (objects and lists) and reach the critic as JSON', async () => {
-    const context = createFakeContext({ responses: [json({ output: { title: 'Tea', tags: ['drink'] } }), json({ improved_output: { title: 'Tea', tags: ['drink', 'leaf'] } })] });
+    const context = createTestActionContext({ responses: [json({ output: { title: 'Tea', tags: ['drink'] } }), json({ improved_output: { title: 'Tea', tags: ['drink', 'leaf'] } })] });
     const result = await runAction('reason.self_correct', { task: 't', improvement_rounds: 1 }, context);
     expect(result['output']).toEqual({ title: 'Tea', tags: ['drink', 'leaf'] });
     expect(context.llmCalls[1]!.messages![1]!.content).toContain('{"title":"Tea","tags":["drink"]}');
   });
 
   it('an unparseable first draft is kept as raw text; zero rounds returns it', async () => {
-    const result = await runAction('reason.self_correct', { task: 't', improvement_rounds: 0 }, createFakeContext({ responses: ['Just a plain draft.'] }));
+    const result = await runAction('reason.self_correct', { task: 't', improvement_rounds: 0 }, createTestActionContext({ responses: ['Just a plain draft.'] }));
     expect(result).toMatchObject({ output: 'Just a plain draft.', rounds_completed: 0 });
   });
 });
@@ -55,7 +56,7 @@ describe('reason.decompose', () => {
       return json({ answer });
     };
     const subs = [1, 2, 3, 4, 5].map((id) => ({ id, description: `part ${id}`, dependencies: [] }));
-    const context = createFakeContext({ responses: [plan(subs), json({ final_answer: 'all' })] });
+    const context = createTestActionContext({ responses: [plan(subs), json({ final_answer: 'all' })] });
     const callLlm = context.callLlm.bind(context);
     let calls = 0;
     (context as { callLlm: typeof context.callLlm }).callLlm = async (params: LlmCallParams) => {
@@ -71,7 +72,7 @@ describe('reason.decompose', () => {
   });
 
   it('a dependency cycle is an error; nothing is solved', async () => {
-    const context = createFakeContext({ responses: [plan([{ id: 1, description: 'a', dependencies: [2] }, { id: 2, description: 'b', dependencies: [1] }])] });
+    const context = createTestActionContext({ responses: [plan([{ id: 1, description: 'a', dependencies: [2] }, { id: 2, description: 'b', dependencies: [1] }])] });
     const result = await runAction('reason.decompose', { problem: 'p' }, context);
     expect(result['success']).toBe(false);
     expect(result['error']).toContain('Dependency cycle');
@@ -87,7 +88,7 @@ describe('reason.decompose', () => {
   });
 
   it('a failed dependency is passed on as such; the dependent still runs', async () => {
-    const context = createFakeContext({
+    const context = createTestActionContext({
       responses: [
         plan([{ id: 1, description: 'a', decompose: true }, { id: 2, description: 'b', dependencies: [1] }]),
         'no plan here, just words',
@@ -101,7 +102,7 @@ describe('reason.decompose', () => {
   });
 
   it('a sub-problem whose model call times out ends the action with LLM_TIMEOUT', async () => {
-    const context = createFakeContext({
+    const context = createTestActionContext({
       responses: [plan([{ id: 1, description: 'a' }, { id: 2, description: 'b', dependencies: [1] }]), new AgentError('LLM_TIMEOUT', 'slow'), json({ answer: 'b done' }), json({ final_answer: 'f' })],
     });
     await expect(runAction('reason.decompose', { problem: 'p' }, context)).rejects.toMatchObject({ code: 'LLM_TIMEOUT' });
@@ -109,7 +110,7 @@ describe('reason.decompose', () => {
   });
 
   it('decompose: true recurses while depth < max_depth, and depth_used says how deep it went', async () => {
-    const context = createFakeContext({
+    const context = createTestActionContext({
       responses: [
         plan([{ id: 1, description: 'big part', decompose: true }]),
         plan([{ id: 'x', description: 'small part' }]),
@@ -127,7 +128,7 @@ describe('reason.decompose', () => {
   });
 
   it('at max_depth 0 a sub-problem marked decompose is solved directly', async () => {
-    const context = createFakeContext({ responses: [plan([{ id: 1, description: 'big', decompose: true }]), json({ answer: 'direct' }), json({ final_answer: 'f' })] });
+    const context = createTestActionContext({ responses: [plan([{ id: 1, description: 'big', decompose: true }]), json({ answer: 'direct' }), json({ final_answer: 'f' })] });
     const result = await runAction('reason.decompose', { problem: 'p', max_depth: 0 }, context);
     expect(result['depth_used']).toBe(0);
     expect((result['sub_answers'] as Array<Record<string, unknown>>)[0]!['answer']).toBe('direct');
@@ -143,13 +144,13 @@ describe('reason.cot with the replies of small and reasoning models', () => {
     ['prose around a fence', 'Here you go:\n```\n{"thinking": "t", "answer": [1, 2]}\n```\nDone.', 't', [1, 2]],
     ['an object answer', '{"thinking": "t", "answer": {"value": 36, "unit": "items"}}', 't', { value: 36, unit: 'items' }],
   ])('%s', async (_name, reply, thinking, answer) => {
-    const result = await runAction('reason.cot', { problem: 'What is 15% of 240?' }, createFakeContext({ responses: [reply] }));
+    const result = await runAction('reason.cot', { problem: 'What is 15% of 240?' }, createTestActionContext({ responses: [reply] }));
     expect(result['thinking']).toBe(thinking);
     expect(result['answer']).toEqual(answer);
   });
 
   it('a templated thinking_format that renders to an unknown name is an error value, not a crash', async () => {
-    const context = createFakeContext({ state: { format: 'vibes' }, responses: [] });
+    const context = createTestActionContext({ state: { format: 'vibes' }, responses: [] });
     const result = await runAction('reason.cot', { problem: 'p', thinking_format: '{{ state.format }}' }, context);
     expect(result).toMatchObject({ success: false });
     expect(result['error']).toContain('vibes');
@@ -165,7 +166,7 @@ describe('reason.decompose and control flow', () => {
     try {
       const budget = () => new AgentError('BUDGET_EXCEEDED', 'max_llm_calls reached');
       const subs = [1, 2, 3].map((id) => ({ id, description: `part ${id}` }));
-      const context = createFakeContext({ responses: [json({ analysis: 'a', sub_problems: subs }), budget(), budget(), budget()] });
+      const context = createTestActionContext({ responses: [json({ analysis: 'a', sub_problems: subs }), budget(), budget(), budget()] });
       await expect(runAction('reason.decompose', { problem: 'p', max_concurrency: 3 }, context)).rejects.toMatchObject({ code: 'BUDGET_EXCEEDED' });
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(unhandled).toEqual([]);

@@ -8,7 +8,7 @@ import { memoryRetrieve, memoryStore } from '../../src/tools/memory-tools.js';
 import { jsonQuery } from '../../src/tools/json-query.js';
 import { httpGet } from '../../src/tools/http-get.js';
 import { checkUrl, isInternalHost } from '../../src/tools/url-policy.js';
-import { createFakeContext } from './fake-context.js';
+import { createTestActionContext } from '../../src/testing/test-action-context.js';
 
 describe('math.calculate', () => {
   it.each([
@@ -64,7 +64,7 @@ describe('math.calculate', () => {
 
   it('the tool returns {result} and throws ACTION_FAILED on division by zero', async () => {
     const tool = mathCalculate();
-    const context = createFakeContext();
+    const context = createTestActionContext();
     expect(await tool.run({ expression: '6 * 7' }, context)).toEqual({ result: 42 });
     // The tool is async (its parser loads on first use): failures are rejections.
     await expect(tool.run({ expression: '1/0' }, context)).rejects.toMatchObject({ code: 'ACTION_FAILED' });
@@ -74,7 +74,7 @@ describe('math.calculate', () => {
 
 describe('memory.store / memory.retrieve', () => {
   it('stores and retrieves JSON values in the run memory; absent keys are null', async () => {
-    const context = createFakeContext();
+    const context = createTestActionContext();
     const value = { list: [1, 2], name: 'x' };
     expect(await memoryStore().run({ key: 'k', value }, context)).toEqual({ stored: true });
     value.name = 'changed';
@@ -84,7 +84,7 @@ describe('memory.store / memory.retrieve', () => {
   });
 
   it('refuses bad keys and oversized values', () => {
-    const context = createFakeContext();
+    const context = createTestActionContext();
     expect(() => memoryStore().run({ key: '', value: 1 }, context)).toThrowError(expect.objectContaining({ code: 'INVALID_PARAMS' }));
     expect(() => memoryStore().run({ key: 'k'.repeat(300), value: 1 }, context)).toThrowError(expect.objectContaining({ code: 'INPUT_TOO_LARGE' }));
     expect(() => memoryStore().run({ key: 'k', value: 'x'.repeat(70_000) }, context)).toThrowError(expect.objectContaining({ code: 'INPUT_TOO_LARGE' }));
@@ -102,11 +102,11 @@ describe('json.query', () => {
     ['list.1', 20],
     ['a.b', value.a.b],
   ])('%s', async (path, expected) => {
-    expect(await jsonQuery().run({ value, path }, createFakeContext())).toEqual({ found: true, result: expected });
+    expect(await jsonQuery().run({ value, path }, createTestActionContext())).toEqual({ found: true, result: expected });
   });
 
   it('missing paths give null; prototype keys are refused', async () => {
-    const context = createFakeContext();
+    const context = createTestActionContext();
     expect(await jsonQuery().run({ value, path: 'a.zzz.c' }, context)).toEqual({ found: false, result: null });
     expect(await jsonQuery().run({ value, path: 'list[9]' }, context)).toEqual({ found: false, result: null });
     expect(await jsonQuery().run({ value, path: 'a.toString' }, context)).toEqual({ found: false, result: null });
@@ -116,7 +116,7 @@ describe('json.query', () => {
   });
 
   it('parses a value given as a JSON string', async () => {
-    expect(await jsonQuery().run({ value: '{"x": {"y": 3}}', path: 'x.y' }, createFakeContext())).toEqual({ found: true, result: 3 });
+    expect(await jsonQuery().run({ value: '{"x": {"y": 3}}', path: 'x.y' }, createTestActionContext())).toEqual({ found: true, result: 3 });
   });
 });
 
@@ -195,7 +195,7 @@ describe('http.get against a local server', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const context = (http: Record<string, unknown>) => createFakeContext({ settings: { http } });
+  const context = (http: Record<string, unknown>) => createTestActionContext({ settings: { http } });
 
   it('fetches an explicitly allowed loopback origin', async () => {
     const result = (await httpGet().run({ url: `${origin}/hello` }, context({ allow: [origin] }))) as Record<string, unknown>;

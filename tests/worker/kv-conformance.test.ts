@@ -6,7 +6,7 @@
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll } from 'vitest';
 import { createKvStores, type KVNamespaceLike } from '../../adapters/workers-kv/index.js';
-import { describeTraceStore } from '../conformance/storage-conformance.js';
+import { describeTraceStoreConformance } from '../../src/testing/storage-conformance.js';
 
 let miniflare: Miniflare;
 let namespaceCount = 0;
@@ -43,13 +43,13 @@ async function clear(namespace: KVNamespaceLike): Promise<void> {
   } while (cursor !== undefined);
 }
 
-describeTraceStore('workers-kv (miniflare)', async () => {
+describeTraceStoreConformance('workers-kv (miniflare)', async () => {
   const namespace = freshNamespace();
   await clear(namespace);
   return createKvStores(namespace);
 });
 
-describeTraceStore('workers-kv (miniflare, 4 KiB values)', async () => {
+describeTraceStoreConformance('workers-kv (miniflare, 4 KiB values)', async () => {
   const namespace = freshNamespace();
   await clear(namespace);
   return createKvStores(namespace, { maxValueBytes: 4096, prefix: 'small/' });

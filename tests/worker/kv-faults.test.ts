@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKvStores, type KVNamespaceLike, type KvPutOptions } from '../../adapters/workers-kv/index.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
-import { makeEvent, makeRun } from '../conformance/storage-conformance.js';
+import { makeEvent, makeRun } from '../../src/testing/storage-conformance.js';
 
 let miniflare: Miniflare;
 let namespaces: KVNamespaceLike[] = [];
@@ -143,7 +143,7 @@ describe('workers-kv: write pattern', () => {
     await traceStore.putRun(makeRun('run-1', 'agent', 1, { status: 'running' }));
     for (let seq = 1; seq <= 99; seq++) await traceStore.appendEvents('run-1', [makeEvent('run-1', seq)]);
     await traceStore.putRun(makeRun('run-1', 'agent', 1, { status: 'interrupted' }));
-    await checkpointStore.save({ ...((await import('../conformance/storage-conformance.js')).makeCheckpoint('run-1', 'cp-1')) });
+    await checkpointStore.save({ ...((await import('../../src/testing/storage-conformance.js')).makeCheckpoint('run-1', 'cp-1')) });
     await traceStore.appendEvents('run-1', [makeEvent('run-1', 100, 'done')]);
     await traceStore.flush('run-1');
     expect(control.puts.length).toBeLessThanOrEqual(10);

@@ -20,7 +20,7 @@ import { createRootedFileStore } from '../../adapters/fs/rooted-file-store.js';
 import { fileStoreAgentSource } from '../../src/graph/agent-files.js';
 import { Hono } from 'hono';
 import { createApp, type AppOptions } from '../app.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';
 import { withPrologWhenUsed } from '../../src/prolog/load-prolog.js';
 import { lazyAgentSource } from '../prebuilt-agent-source.js';

@@ -5,13 +5,13 @@
  * by the test through `window.teaConformance`.
  */
 import { createIndexedDbStores } from '../../../adapters/indexeddb/index.js';
-import { describeTraceStore, makeEvent } from '../../conformance/storage-conformance.js';
+import { describeTraceStoreConformance, makeEvent } from '../../../src/testing/storage-conformance.js';
 import { expect, run } from '../../deno/vitest-shim.js';
 
 let counter = 0;
 const freshName = () => `tea-conformance-${Date.now()}-${counter++}`;
 
-describeTraceStore('indexeddb (Chromium)', async () => {
+describeTraceStoreConformance('indexeddb (Chromium)', async () => {
   const dbName = freshName();
   const stores = createIndexedDbStores({ dbName });
   return {

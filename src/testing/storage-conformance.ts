@@ -3,12 +3,12 @@
  * in-memory reference store included. Each test gets a fresh pair of stores from `makeStore`.
  *
  * @example
- * describeTraceStore('memory', async () => createMemoryStores());
- * describeTraceStore('fs', async () => { const dir = await mkdtemp(...); return { ...createFsStores(dir), cleanup: () => rm(dir, { recursive: true }) }; });
+ * describeTraceStoreConformance('memory', async () => createMemoryStores());
+ * describeTraceStoreConformance('fs', async () => { const dir = await mkdtemp(...); return { ...createFsStores(dir), cleanup: () => rm(dir, { recursive: true }) }; });
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentEvent, EventType } from '../../src/core/events.js';
-import type { Checkpoint, CheckpointStore, RunRecord, TraceStore } from '../../src/core/trace-store.js';
+import type { AgentEvent, EventType } from '../core/events.js';
+import type { Checkpoint, CheckpointStore, RunRecord, TraceStore } from '../core/trace-store.js';
 
 export interface StorePair {
   traceStore: TraceStore;
@@ -94,7 +94,7 @@ function jsonBytes(value: unknown): number {
 }
 
 /** Registers the conformance suite for one adapter. */
-export function describeTraceStore(name: string, makeStore: () => Promise<StorePair>, options: ConformanceOptions = {}): void {
+export function describeTraceStoreConformance(name: string, makeStore: () => Promise<StorePair>, options: ConformanceOptions = {}): void {
   const skip = new Set(options.skip ?? []);
   const pagingRuns = options.pagingRuns ?? 25;
   let current: StorePair | undefined;

@@ -4,8 +4,8 @@
  * (script-sandbox-conformance.ts) and bundled into workerd and Chromium. A language supplies a
  * fixture: the few scripts the checks need, written in that language.
  */
-import type { ScriptBudget, ScriptSandbox } from '../../src/core/script-sandbox.js';
-import { AgentError } from '../../src/core/agent-error.js';
+import type { ScriptBudget, ScriptSandbox } from '../core/script-sandbox.js';
+import { AgentError } from '../core/agent-error.js';
 
 /** The scripts a language provides for the checks. Each is a chunk whose result is its return value. */
 export interface ScriptSandboxFixture {

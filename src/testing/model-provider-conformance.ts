@@ -7,14 +7,14 @@
  * a recording) and the case checks what the seam promises.
  *
  * @example
- * describeModelProvider('scripted', async (scenario) => {
+ * describeModelProviderConformance('scripted', async (scenario) => {
  *   const model = createScriptedModel(scenario.calls.map(toScriptEntry));
  *   return { provider: model, attempts: () => model.calls.length };
  * }, { features: ['abortInFlight'] });
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/core/agent-error.js';
-import type { LlmCallHooks, LlmRequest, LlmResponse, LlmStreamPart, ModelProvider } from '../../src/core/model-provider.js';
+import { AgentError } from '../core/agent-error.js';
+import type { LlmCallHooks, LlmRequest, LlmResponse, LlmStreamPart, ModelProvider } from '../core/model-provider.js';
 
 /** What the back end answers for one call. */
 export interface ConformanceReply {
@@ -195,7 +195,7 @@ function expectWellFormedStream(collected: Collected, reply: ConformanceReply): 
  * Registers the suite for one implementation. Each case builds a fresh provider from `factory`
  * and calls its `cleanup` afterwards.
  */
-export function describeModelProvider(name: string, factory: ProviderFactory, options: ModelProviderConformanceOptions = {}): void {
+export function describeModelProviderConformance(name: string, factory: ProviderFactory, options: ModelProviderConformanceOptions = {}): void {
   const features = new Set(options.features ?? []);
   const faults = options.faults ?? ALL_FAULTS;
   const cleanups: (() => Promise<void> | void)[] = [];

@@ -4,15 +4,15 @@
  * themselves are runtime-neutral (script-sandbox-checks.ts) so workerd and Chromium run the same.
  *
  * @example
- * describeScriptSandbox('lua', luaSandbox, LUA_FIXTURE);
+ * describeScriptSandboxConformance('lua', luaSandbox, LUA_FIXTURE);
  */
 import { describe, it } from 'vitest';
-import type { ScriptSandbox } from '../../src/core/script-sandbox.js';
+import type { ScriptSandbox } from '../core/script-sandbox.js';
 import { SCRIPT_SANDBOX_CHECKS, type ScriptSandboxFixture } from './script-sandbox-checks.js';
 
 export type { ScriptSandboxFixture } from './script-sandbox-checks.js';
 
-export function describeScriptSandbox(name: string, sandbox: ScriptSandbox, fixture: ScriptSandboxFixture): void {
+export function describeScriptSandboxConformance(name: string, sandbox: ScriptSandbox, fixture: ScriptSandboxFixture): void {
   describe(`ScriptSandbox conformance: ${name}`, () => {
     for (const check of SCRIPT_SANDBOX_CHECKS) it(check.name, () => check.run(sandbox, fixture));
   });
