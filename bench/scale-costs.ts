@@ -7,6 +7,7 @@
  *   store (real files in a temporary folder; the bytes of each file it wrote), the Durable Object
  *   store (DurableRunStore over a SQL stand-in that counts the text bound into each INSERT and
  *   UPDATE) and Deno KV (DenoRunState over a KV stand-in that counts each value set);
+ * - CPU per step of that loop on the Node file store (one run: the checkpoints and files included);
  * - bytes of trace events stored per step of the same loop (the memory trace store's events);
  * - heap per paused run held by a host (memory stores) and per run in flight, at 1 KB and 100 KB.
  */
@@ -20,15 +21,17 @@ import type { ActionContext } from '../src/core/action.js';
 import type { DenoKvAtomic, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
 import { createMemoryStores, loadAgent, runAgent } from '../src/index.js';
 import type { CheckpointWrite } from '../src/graph/node-checkpoint.js';
-import type { RunDurability } from '../src/graph/run-types.js';
+import type { RunDurability, RunResult } from '../src/graph/run-types.js';
 import { safeName } from '../adapters/fs/safe-name.js';
 import { DurableRunFiles } from '../worker/node/durable-fs.js';
 import { DurableRunStore, type SqlStorageLike } from '../worker/durable-run-store.js';
 import { DenoRunState } from '../worker/deno/deno-run-state.js';
 import type { BenchResult } from './bench-result.js';
-import { stateFiller } from './measure.js';
+import { stateFiller, timed } from './measure.js';
 
 const STEPS = 1_000;
+/** The most one Deno KV commit may write (keys and values). */
+const DENO_KV_MAX_COMMIT_BYTES = 819_200;
 const SIZES: Array<[string, number]> = [
   ['1 KB', 1_000],
   ['100 KB', 100_000],
@@ -92,7 +95,11 @@ function objectStore(): MeasuredStore {
     },
   };
   const store = new DurableRunStore(sql);
-  return { durability: { saveProgress: (write) => store.saveResumePoint(write, undefined, 0), ...noResults }, bytes: () => bytes, close: async () => undefined };
+  return {
+    durability: { saveProgress: (write) => store.saveResumePoint(write, undefined, 0), ...noResults },
+    bytes: () => bytes,
+    close: async () => undefined,
+  };
 }
 
 /** Deno KV's run state over a stand-in KV that counts every value set (keys listed: none). */
@@ -116,7 +123,11 @@ function denoStore(runId: string): MeasuredStore {
     atomic,
   };
   const state = new DenoRunState(kv, ['bench'], 60_000, undefined);
-  return { durability: { saveProgress: (write) => state.saveWrite(runId, write, 0), ...noResults }, bytes: () => bytes, close: async () => undefined };
+  return {
+    durability: { saveProgress: (write) => state.saveWrite(runId, write, 0), ...noResults },
+    bytes: () => bytes,
+    close: async () => undefined,
+  };
 }
 
 function utf8Length(text: string): number {
@@ -127,6 +138,7 @@ function utf8Length(text: string): number {
 export async function writtenPerStep(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   const agent = loadAgent(LOOP);
+  let smallCpu = 0;
   for (const [label, size] of SIZES) {
     const input = { big: stateFiller(size), i: 0, n: STEPS };
     let whole = 0;
@@ -147,12 +159,32 @@ export async function writtenPerStep(): Promise<BenchResult[]> {
             return store.durability.saveProgress(write);
           },
         };
-        const result = await runAgent(agent, input, { ...createMemoryStores(), runId, durability }).result;
-        if (result.status !== 'completed') throw new Error(`scale: durable run ${result.status}: ${result.error?.message}`);
+        let result: RunResult | undefined;
+        const timing = await timed(
+          async () => (result = await runAgent(agent, input, { ...createMemoryStores(), runId, durability }).result),
+        );
+        if (result?.status !== 'completed')
+          throw new Error(`scale: durable run ${result?.status}: ${result?.error?.message}`);
+        if (name === 'Node files') {
+          const cpu = (timing.cpuMs * 1000) / STEPS;
+          if (label === '1 KB') smallCpu = cpu;
+          results.push({
+            name: `scale.checkpoint: Node files, CPU per step of the durable loop (checkpoint and its file included), ${label} state`,
+            value: round(cpu),
+            unit: 'µs/step',
+            baseline_value: round(smallCpu),
+            ratio: round(cpu / smallCpu),
+          });
+        }
         whole = bases[0]!;
         const perStep = store.bytes() / STEPS;
+        // Deno KV refuses a commit over 819,200 bytes (denokv's MAX_TOTAL_MUTATION_SIZE_BYTES); the stand-in does not.
+        const refused =
+          name === 'Deno KV' && whole > DENO_KV_MAX_COMMIT_BYTES
+            ? '; a real Deno KV refuses this whole checkpoint: its commit is over 819,200 bytes'
+            : '';
         results.push({
-          name: `scale.checkpoint: ${name}, bytes written per step, ${label} state, one-key update (${STEPS} steps, ${bases.length} whole checkpoints among them)`,
+          name: `scale.checkpoint: ${name}, bytes written per step, ${label} state, one-key update (${STEPS} steps, ${bases.length} whole checkpoints among them${refused})`,
           value: Math.round(perStep),
           unit: 'B/step',
           baseline_value: whole,
@@ -166,8 +198,16 @@ export async function writtenPerStep(): Promise<BenchResult[]> {
     const traced = await runAgent(agent, input, { ...traceStores, runId: `trace-${size}` }).result;
     if (traced.status !== 'completed') throw new Error(`scale: traced run ${traced.status}`);
     const events = await traceStores.traceStore.readEvents(`trace-${size}`);
-    const stepBytes = events.filter((event) => event.type !== 'run_start' && event.type !== 'done').reduce((sum, event) => sum + utf8Length(JSON.stringify(event)), 0);
-    results.push({ name: `scale.trace: event bytes stored per step, ${label} state, one-key update (run_start and done left out)`, value: Math.round(stepBytes / STEPS), unit: 'B/step', baseline_value: whole, ratio: round(stepBytes / STEPS / whole, 4) });
+    const stepBytes = events
+      .filter((event) => event.type !== 'run_start' && event.type !== 'done')
+      .reduce((sum, event) => sum + utf8Length(JSON.stringify(event)), 0);
+    results.push({
+      name: `scale.trace: event bytes stored per step, ${label} state, one-key update (run_start and done left out)`,
+      value: Math.round(stepBytes / STEPS),
+      unit: 'B/step',
+      baseline_value: whole,
+      ratio: round(stepBytes / STEPS / whole, 4),
+    });
   }
   return results;
 }
@@ -209,7 +249,11 @@ export async function memoryPerRun(runs = 50): Promise<BenchResult[]> {
   let release: () => void = () => undefined;
   let gate = new Promise<void>((resolve) => (release = resolve));
   const registry = createActionRegistry();
-  registry.register({ name: 'bench.wait', description: 'waits for the bench', run: async (_params: unknown, _context: ActionContext) => (await gate, { done: true }) });
+  registry.register({
+    name: 'bench.wait',
+    description: 'waits for the bench',
+    run: async (_params: unknown, _context: ActionContext) => (await gate, { done: true }),
+  });
   const waiting = loadAgent(WAITER, { registry });
   for (const [label, size] of SIZES.slice(0, 2)) {
     // The callers' inputs exist before the first heap reading: the figures are what the runs add.
@@ -226,7 +270,11 @@ export async function memoryPerRun(runs = 50): Promise<BenchResult[]> {
     }
     const pausedBytes = (heapAfterCollecting(gc) - before) / runs;
     held.length = 0;
-    results.push({ name: `scale.memory: heap per paused run held in memory stores, ${label} state (${runs} runs; its checkpoint and events)`, value: round(pausedBytes / 1024, 1), unit: 'KiB/run' });
+    results.push({
+      name: `scale.memory: heap per paused run held in memory stores, ${label} state (${runs} runs; its checkpoint and events)`,
+      value: round(pausedBytes / 1024, 1),
+      unit: 'KiB/run',
+    });
 
     // Runs in flight: each waits in its node until all have started.
     gate = new Promise<void>((resolve) => (release = resolve));
@@ -236,8 +284,13 @@ export async function memoryPerRun(runs = 50): Promise<BenchResult[]> {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const flyingBytes = (heapAfterCollecting(gc) - start) / runs;
     release();
-    for (const run of flying) if ((await run.result).status !== 'completed') throw new Error('scale: a run in flight did not complete');
-    results.push({ name: `scale.memory: heap per run in flight (memory stores), ${label} state (${runs} concurrent runs)`, value: round(flyingBytes / 1024, 1), unit: 'KiB/run' });
+    for (const run of flying)
+      if ((await run.result).status !== 'completed') throw new Error('scale: a run in flight did not complete');
+    results.push({
+      name: `scale.memory: heap per run in flight (memory stores), ${label} state (${runs} concurrent runs)`,
+      value: round(flyingBytes / 1024, 1),
+      unit: 'KiB/run',
+    });
   }
   return results;
 }

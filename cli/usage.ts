@@ -70,7 +70,9 @@ const BENCH = `tea-edge bench [suite ...] [--json]
   Runs the benchmarks (all, or the suites whose name contains a given word: engine, reasoning,
   reflection, llm, lua, prolog, templates, storage, scale, worker, bundles, browser, durable) and
   prints their figures. \`durable\`: also a real \`tea-edge serve\` at 10/50/200 clients (runs/s, p99, 503s,
-  /health p99). \`scale\`: CPU per step of each node kind with a 1 KB, 100 KB and 1 MB state.
+  /health p99). \`scale\`: CPU per step of each node kind with a 1 KB, 100 KB and 1 MB state, bytes
+  written per step by each durable store and the trace, heap per paused and per running run, and a
+  1 MB state through the worker in Miniflare.
   --json prints one JSON object per figure: {suite, name, value, unit, baseline_value?, ratio?}.
 `;
 

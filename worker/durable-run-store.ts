@@ -33,10 +33,11 @@ import { fromStoredJson } from '../src/storage/json-copy.js';
 import { readStoredPoint, type ResumePoint, type StoredWrite } from './durable-continue.js';
 import type { Checkpoint, CheckpointStore, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../src/core/trace-store.js';
 
-/** Storage writes of one object: SQLite rows written, and puts to the KV index (counted by the host's KV binding wrapper). */
+/** Storage writes of one object: SQLite rows written, the text bound into its writes (UTF-16 units), and puts to the KV index (counted by the host's KV binding wrapper). */
 export interface StorageWrites {
   rows: number;
   kv_puts: number;
+  bytes?: number;
 }
 
 /** The part of a Durable Object's `ctx.storage.sql` this store uses. */
@@ -94,6 +95,7 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
     // Drained first: a cursor counts the rows it wrote as it runs.
     cursor.toArray();
     this.writes.rows += cursor.rowsWritten;
+    this.writes.bytes = (this.writes.bytes ?? 0) + bindings.reduce<number>((sum, value) => sum + (typeof value === 'string' ? value.length : 8), 0);
     return cursor;
   }
 

@@ -145,7 +145,10 @@ describe('checkpoint codec', () => {
 
   it('ignores patches of an older base (a host that died between a new base and dropping them)', () => {
     const writes = countingSteps(3);
-    const fresh = new CheckpointEncoder().encode({ head: head(9), state: { big: 'b'.repeat(10_000), i: 9 }, memory: new Map() }, copy).write;
+    const fresh = new CheckpointEncoder().encode(
+      { head: head(9), state: { big: 'b'.repeat(10_000), i: 9 }, memory: new Map() },
+      copy,
+    ).write;
     expect(decodeCheckpoint(fresh, writes.slice(1), 'test').state.i).toBe(9);
   });
 
@@ -157,18 +160,32 @@ describe('checkpoint codec', () => {
   it('a missing patch, a malformed record or a base that is not one is STORAGE_ERROR naming the record, never an older state', () => {
     const [base, ...patches] = countingSteps(4);
     expect(decodeCheckpoint(base, patches, 'x').state.i).toBe(4);
-    expectCorrupt(() => decodeCheckpoint(base, [patches[0], patches[2]], 'the run'), /the run is corrupt: patch 2 of base .* is missing/);
+    expectCorrupt(
+      () => decodeCheckpoint(base, [patches[0], patches[2]], 'the run'),
+      /the run is corrupt: patch 2 of base .* is missing/,
+    );
     expectCorrupt(() => decodeCheckpoint(base, [patches[1]], 'the run'), /patch 1 .* is missing/);
-    expectCorrupt(() => decodeCheckpoint(base, [{ ...patches[0], state: { set: 1 } }], 'the run'), /state or memory change is malformed/);
+    expectCorrupt(
+      () => decodeCheckpoint(base, [{ ...patches[0], state: { set: 1 } }], 'the run'),
+      /state or memory change is malformed/,
+    );
     expectCorrupt(() => decodeCheckpoint(base, [{ ...patches[0], index: 0 }], 'the run'), /index/);
-    expectCorrupt(() => decodeCheckpoint(base, ['text'], 'the run'), /the run, patch record 1 is corrupt: it is not a checkpoint patch/);
+    expectCorrupt(
+      () => decodeCheckpoint(base, ['text'], 'the run'),
+      /the run, patch record 1 is corrupt: it is not a checkpoint patch/,
+    );
     expectCorrupt(() => decodeCheckpoint([1, 2], [], 'the run'), /not a node checkpoint/);
-    expectCorrupt(() => decodeCheckpoint({ kind: 'base', base_id: 'b', checkpoint: { run_id: 'r' } }, [], 'the run'), /lacks run_id, node, state/);
+    expectCorrupt(
+      () => decodeCheckpoint({ kind: 'base', base_id: 'b', checkpoint: { run_id: 'r' } }, [], 'the run'),
+      /lacks run_id, node, state/,
+    );
   });
 
   it('keeps prototype keys out of the replayed state', () => {
     const base = { kind: 'base', base_id: 'b', checkpoint: { ...head(1), state: {}, memory: {} } };
-    const patch = JSON.parse(`{"kind":"patch","base_id":"b","index":1,"head":${JSON.stringify(head(2))},"state":{"set":{"__proto__":{"polluted":true},"ok":1},"unset":[]},"memory":{"set":{},"unset":[]}}`);
+    const patch = JSON.parse(
+      `{"kind":"patch","base_id":"b","index":1,"head":${JSON.stringify(head(2))},"state":{"set":{"__proto__":{"polluted":true},"ok":1},"unset":[]},"memory":{"set":{},"unset":[]}}`,
+    );
     const state = decodeCheckpoint(base, [patch], 'x').state;
     expect(state).toEqual({ ok: 1 });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

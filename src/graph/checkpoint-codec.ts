@@ -18,7 +18,14 @@
 import { AgentError } from '../core/agent-error.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { isForbiddenKey } from '../util/forbidden-keys.js';
-import type { CheckpointBase, CheckpointHead, CheckpointPatch, CheckpointWrite, KeyChanges, NodeCheckpoint } from './node-checkpoint.js';
+import type {
+  CheckpointBase,
+  CheckpointHead,
+  CheckpointPatch,
+  CheckpointWrite,
+  KeyChanges,
+  NodeCheckpoint,
+} from './node-checkpoint.js';
 
 /** Patches after one base before the next base is written whatever their size. */
 export const MAX_PATCHES = 500;
@@ -82,9 +89,14 @@ export class CheckpointEncoder {
         memory: changes(this.memorySeen, memoryNow),
       });
       const size = JSON.stringify(patch).length;
-      if (this.patchBytes + size <= this.base.size) return { write: patch, size, commit: commit(this.base, this.patches + 1, this.patchBytes + size) };
+      if (this.patchBytes + size <= this.base.size)
+        return { write: patch, size, commit: commit(this.base, this.patches + 1, this.patchBytes + size) };
     }
-    const write: CheckpointBase = copy({ kind: 'base', base_id: crypto.randomUUID(), checkpoint: { ...live.head, state: live.state, memory: Object.fromEntries(live.memory) } });
+    const write: CheckpointBase = copy({
+      kind: 'base',
+      base_id: crypto.randomUUID(),
+      checkpoint: { ...live.head, state: live.state, memory: Object.fromEntries(live.memory) },
+    });
     const size = JSON.stringify(write).length;
     return { write, size, commit: commit({ id: write.base_id, size }, 0, 0) };
   }
@@ -114,7 +126,11 @@ export function decodeCheckpoint(base: unknown, patches: readonly unknown[], whe
   const memory = { ...start.checkpoint.memory };
   let head: CheckpointHead = start.checkpoint;
   own.forEach((patch, position) => {
-    if (patch.index !== position + 1) throw corrupt(where, `patch ${position + 1} of base ${start.base_id} is missing (the next stored is ${patch.index})`);
+    if (patch.index !== position + 1)
+      throw corrupt(
+        where,
+        `patch ${position + 1} of base ${start.base_id} is missing (the next stored is ${patch.index})`,
+      );
     apply(state, patch.state);
     apply(memory, patch.memory);
     head = patch.head;
@@ -133,12 +149,20 @@ function readBase(value: unknown, where: string): CheckpointBase {
     if (typeof value.base_id !== 'string') throw corrupt(where, 'its base has no base_id');
     return { kind: 'base', base_id: value.base_id, checkpoint: readCheckpoint(value.checkpoint, where) };
   }
-  if (isPlainObject(value) && value.kind === undefined) return { kind: 'base', base_id: '', checkpoint: readCheckpoint(value, where) };
+  if (isPlainObject(value) && value.kind === undefined)
+    return { kind: 'base', base_id: '', checkpoint: readCheckpoint(value, where) };
   throw corrupt(where, 'it is not a node checkpoint');
 }
 
 function readCheckpoint(value: unknown, where: string): NodeCheckpoint {
-  if (!isPlainObject(value) || typeof value.run_id !== 'string' || typeof value.node !== 'string' || !isPlainObject(value.state) || !isPlainObject(value.memory) || !isPlainObject(value.usage)) {
+  if (
+    !isPlainObject(value) ||
+    typeof value.run_id !== 'string' ||
+    typeof value.node !== 'string' ||
+    !isPlainObject(value.state) ||
+    !isPlainObject(value.memory) ||
+    !isPlainObject(value.usage)
+  ) {
     throw corrupt(where, 'its checkpoint lacks run_id, node, state, memory or usage');
   }
   return value as unknown as NodeCheckpoint;
@@ -146,17 +170,31 @@ function readCheckpoint(value: unknown, where: string): NodeCheckpoint {
 
 /** A stored patch of base `baseId`; undefined for a patch of another (older) base. */
 function readPatch(value: unknown, where: string, baseId: string): CheckpointPatch | undefined {
-  if (!isPlainObject(value) || value.kind !== 'patch' || typeof value.base_id !== 'string') throw corrupt(where, 'it is not a checkpoint patch');
+  if (!isPlainObject(value) || value.kind !== 'patch' || typeof value.base_id !== 'string')
+    throw corrupt(where, 'it is not a checkpoint patch');
   if (value.base_id !== baseId) return undefined;
-  if (!Number.isInteger(value.index) || (value.index as number) < 1) throw corrupt(where, 'its index is not a whole number from 1');
+  if (!Number.isInteger(value.index) || (value.index as number) < 1)
+    throw corrupt(where, 'its index is not a whole number from 1');
   const head = value.head;
-  if (!isPlainObject(head) || typeof head.run_id !== 'string' || typeof head.node !== 'string' || !isPlainObject(head.usage)) throw corrupt(where, 'its head lacks run_id, node or usage');
-  if (!isChanges(value.state) || !isChanges(value.memory)) throw corrupt(where, 'its state or memory change is malformed');
+  if (
+    !isPlainObject(head) ||
+    typeof head.run_id !== 'string' ||
+    typeof head.node !== 'string' ||
+    !isPlainObject(head.usage)
+  )
+    throw corrupt(where, 'its head lacks run_id, node or usage');
+  if (!isChanges(value.state) || !isChanges(value.memory))
+    throw corrupt(where, 'its state or memory change is malformed');
   return value as unknown as CheckpointPatch;
 }
 
 function isChanges(value: unknown): value is KeyChanges {
-  return isPlainObject(value) && isPlainObject(value.set) && Array.isArray(value.unset) && value.unset.every((key) => typeof key === 'string');
+  return (
+    isPlainObject(value) &&
+    isPlainObject(value.set) &&
+    Array.isArray(value.unset) &&
+    value.unset.every((key) => typeof key === 'string')
+  );
 }
 
 function corrupt(where: string, reason: string): AgentError {

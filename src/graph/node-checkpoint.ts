@@ -65,4 +65,3 @@ export interface CheckpointPatch {
 
 /** What a durable host stores before a node: a base replaces everything stored, a patch is appended. */
 export type CheckpointWrite = CheckpointBase | CheckpointPatch;
-

@@ -57,9 +57,11 @@ function memoryDurability(failSave = false) {
   const results = new Map<string, unknown>();
   let base: CheckpointWrite | undefined;
   let patches: CheckpointWrite[] = [];
+  const writes: CheckpointWrite[] = [];
   const durability: RunDurability = {
     saveProgress(write) {
       if (failSave) throw new Error('disk full');
+      writes.push(structuredClone(write));
       if (write.kind === 'base') [base, patches] = [structuredClone(write), []];
       else patches.push(structuredClone(write));
       checkpoints.push(decodeCheckpoint(base, patches, 'the test store'));
@@ -67,7 +69,7 @@ function memoryDurability(failSave = false) {
     recordedResult: (key) => (results.has(key) ? { value: results.get(key) } : undefined),
     recordResult: (key, value) => void results.set(key, value),
   };
-  return { durability, checkpoints, results };
+  return { durability, checkpoints, results, writes };
 }
 
 async function drain(run: AgentRun): Promise<AgentEvent[]> {
@@ -239,5 +241,36 @@ nodes:
     expect(result).toMatchObject({ status: 'failed', error: { code: 'STORAGE_ERROR' } });
     expect(result.error!.message).toContain('disk full');
     expect(posts).toHaveLength(0);
+  });
+
+  it('after the first checkpoint only the keys a node changed are written, and the checkpoints read back are the run state before each node', async () => {
+    const agent = loadAgent(`name: loop
+nodes:
+  - name: count
+    uses: state.set
+    with: { i: "{{ state.i + 1 }}" }
+  - name: note
+    run: { type: expression, value: "'at ' ~ state.i", output_key: note }
+    goto:
+      - if: "state.i >= 6"
+        to: __end__
+      - to: count
+`);
+    const big = { text: 'x'.repeat(50_000) };
+    const { durability, checkpoints, writes } = memoryDurability();
+    const run = runAgent(agent, { big, i: 0 }, { runId: 'run-big', durability });
+    await drain(run);
+    const result = await run.result;
+    expect(result.status).toBe('completed');
+    expect(writes[0]!.kind).toBe('base');
+    const patches = writes.slice(1);
+    expect(patches.length).toBe(11);
+    // Before `note` the change is the `i` that `count` set, before `count` the `note`.
+    expect(patches.map((patch) => (patch.kind === 'patch' ? Object.keys(patch.state.set).join() : 'base'))).toEqual(Array.from({ length: 11 }, (_, index) => (index % 2 === 0 ? 'i' : 'note')));
+    for (const patch of patches) expect(JSON.stringify(patch).length).toBeLessThan(1_000);
+    // Before each node the checkpoint holds the state as the node found it: before the last one, i = 6 and the note of i = 5.
+    expect(checkpoints.at(-1)!.state).toEqual({ big, i: 6, note: 'at 5' });
+    expect(checkpoints.map((checkpoint) => checkpoint.node)).toEqual(Array.from({ length: 12 }, (_, index) => (index % 2 === 0 ? 'count' : 'note')));
+    expect(result.state).toEqual({ big, i: 6, note: 'at 6' });
   });
 });

@@ -24,7 +24,17 @@ afterEach(async () => {
 });
 
 function head(step: number): CheckpointHead {
-  return { run_id: 'run-p', agent: 'a', node: 'work', skip_interrupt_before: false, seq: step, usage: { steps: step, llm_calls: 0, tokens: 0 }, model_state: { scripted_calls: {} }, budget_started_at: 0, run_created_at: '2026-01-01T00:00:00.000Z' };
+  return {
+    run_id: 'run-p',
+    agent: 'a',
+    node: 'work',
+    skip_interrupt_before: false,
+    seq: step,
+    usage: { steps: step, llm_calls: 0, tokens: 0 },
+    model_state: { scripted_calls: {} },
+    budget_started_at: 0,
+    run_created_at: '2026-01-01T00:00:00.000Z',
+  };
 }
 
 async function open(directory: string): Promise<DurableRunFiles> {
@@ -60,7 +70,11 @@ describe('node checkpoints as base and patches, Node file store', () => {
     const next = await open(directory);
     const [orphan] = await next.claimOrphans();
     expect(orphan?.unreadable).toBeUndefined();
-    expect(orphan?.point).toMatchObject({ role: 'operator', restarts: 0, checkpoint: { ...head(12), state: { i: 12 }, memory: { seen: 12 } } });
+    expect(orphan?.point).toMatchObject({
+      role: 'operator',
+      restarts: 0,
+      checkpoint: { ...head(12), state: { i: 12 }, memory: { seen: 12 } },
+    });
     expect((orphan!.point!.checkpoint.state.big as string).length).toBe(20_000);
 
     const counted = await next.countRestart('run-p', orphan!.point!);
