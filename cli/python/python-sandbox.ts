@@ -28,9 +28,20 @@ export interface PythonSandboxOptions {
   resultBytes?: number;
   /** The built python-process.js (default: beside this module, as in dist/). */
   processScript?: string;
-  /** Wasm memory an interpreter may hold after a block (default 512 MiB); above it, PYTHON_BUDGET and a new interpreter. */
+  /**
+   * The interpreter's wasm memory cap (default 512 MiB, at least 64 MiB, at most 4 GiB less a page): set in the
+   * wasm binary, so the engine refuses to grow past it; the block gets a MemoryError, answered as PYTHON_BUDGET.
+   */
   memoryBytes?: number;
+  /**
+   * The start-up snapshot file (default: python-snapshot-file.ts, `.cache/python/` in the folder above the
+   * built process); `false`: no snapshot, every interpreter boots cold.
+   */
+  snapshotFile?: string | false;
 }
+
+const MIN_MEMORY_BYTES = 64 * 1024 * 1024;
+const MAX_MEMORY_BYTES = 4 * 1024 * 1024 * 1024 - 65536;
 
 interface Answer {
   id: number;
@@ -63,17 +74,23 @@ export function pythonSandboxIfInstalled(options: Omit<PythonSandboxOptions, 'py
 export function createPythonSandbox(options: PythonSandboxOptions): ScriptSandbox & { close(): void } {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const resultBytes = options.resultBytes ?? 1024 * 1024;
+  const memoryBytes = options.memoryBytes ?? 512 * 1024 * 1024;
+  if (!Number.isInteger(memoryBytes) || memoryBytes < MIN_MEMORY_BYTES || memoryBytes > MAX_MEMORY_BYTES) {
+    throw new AgentError('HOST_CONFIG', `the Python memory cap must be a whole number of bytes from ${MIN_MEMORY_BYTES} to ${MAX_MEMORY_BYTES}; got ${memoryBytes}`, { field: 'memoryBytes' });
+  }
+  const processScript = options.processScript ?? fileURLToPath(new URL('./python-process.js', import.meta.url));
+
   let child: ChildProcess | undefined;
   let nextId = 1;
   const waiting = new Map<number, (answer: Answer) => void>();
 
   const start = (): ChildProcess => {
-    const script = options.processScript ?? fileURLToPath(new URL('./python-process.js', import.meta.url));
-    const started = spawn(process.execPath, ['--disallow-code-generation-from-strings', '--max-old-space-size=256', script], {
+    const started = spawn(process.execPath, ['--disallow-code-generation-from-strings', '--max-old-space-size=256', processScript], {
       env: {
         TEA_EDGE_PYODIDE_DIR: options.pyodideDir,
         TEA_EDGE_PYTHON_PRINT_BYTES: String(options.printBytes ?? 65536),
-        TEA_EDGE_PYTHON_MEMORY_BYTES: String(options.memoryBytes ?? 512 * 1024 * 1024),
+        TEA_EDGE_PYTHON_MEMORY_BYTES: String(memoryBytes),
+        ...(options.snapshotFile !== undefined ? { TEA_EDGE_PYTHON_SNAPSHOT: options.snapshotFile === false ? 'off' : options.snapshotFile } : {}),
       },
       stdio: ['pipe', 'pipe', 'inherit'],
     });
