@@ -7,6 +7,7 @@
  * const server = await serve({ port: 8787, agentsDir: 'examples', traceDir: '.tea-traces' });
  * console.log(server.url); await server.close();
  */
+import { withShellProviders, type ShellCommand } from '../cli/shell-model.js';
 import { serve as serveNode } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { existsSync } from 'node:fs';
@@ -68,6 +69,12 @@ export interface ServeOptions {
   /** Extra app options (auth, cors, limits, llm); environment variables as in host-config.ts fill the rest. */
   app?: Partial<AppOptions>;
   /**
+   * The commands that answer TEA's `provider: shell` (`serve --shell-provider NAME=COMMAND`,
+   * cli/shell-model.ts). Named by the host only: an agent's `settings.shell_providers` is never
+   * run, and without commands an agent using `provider: shell` fails to load.
+   */
+  shellProviders?: readonly ShellCommand[];
+  /**
    * Serve with no API tokens on an interface other machines reach (`serve --allow-no-auth`).
    * Without it, such a start is refused with HOST_CONFIG (worker/open-api-guard.ts).
    */
@@ -109,7 +116,9 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const files = await readAgentFiles(path.resolve(options.agentsDir ?? 'examples'));
   // Prolog (its own chunk) is loaded only when one of the served agents uses it.
   const scripts = await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, files.map(({ source }) => source));
-  const agents = lazyAgentSource(() => files.map(({ file, source }) => ({ file, compile: () => loadAgent(source, { file, scripts }) })));
+  const shell = options.shellProviders ?? [];
+  const hostProviders = shell.length > 0 ? ['shell'] : [];
+  const agents = lazyAgentSource(() => files.map(({ file, source }) => ({ file, compile: () => loadAgent(source, { file, scripts, hostProviders }) })));
   await agents.list(); // compile now: a broken agent fails the start, not a request
   const environment = process.env;
   const traceDir = path.resolve(options.traceDir ?? '.tea-traces');
@@ -149,6 +158,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     // that died continued from their node checkpoint (worker/local-runs.ts).
     routes: localRunRoutes(durable, slots, retention),
     ...options.app,
+    ...(shell.length > 0 ? { llm: { ...(options.app?.llm ?? hostOptions.llm), providerFactory: withShellProviders(shell, options.app?.llm?.providerFactory) } } : {}),
   });
   // The Host check first (for static files too), then static files (public, like the page
   // itself), then the API with its Origin check, auth and limits.
