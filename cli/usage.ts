@@ -47,7 +47,7 @@ const VALIDATE = `tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--str
                             check as a host that answers \`provider: shell\` with COMMAND (as tea-edge run --shell-provider)
 `;
 
-const SERVE = `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] [--trace-dir <dir>] [--files <dir>] [--allow-no-auth]
+const SERVE = `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] [--trace-dir <dir>] [--files <dir>] [--allow-no-auth] [--shell-provider NAME=COMMAND ...]
   Serves the HTTP API for the agents in <dir> (default: examples) and the studio (the web demo) at /.
   Agents run other agent files of <dir> with agent.* ({file: x.yaml}); --files gives file.read /
   file.write their folder (without it they are refused). Environment: TEA_LLM_BASE_URL, TEA_LLM_MODEL,
@@ -60,6 +60,9 @@ const SERVE = `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] 
   --host <address>          the interface to listen on (default 127.0.0.1, this machine only). Another
                             address (0.0.0.0, a LAN address) needs TEA_API_TOKENS, or --allow-no-auth
   --allow-no-auth           serve an open API (no tokens) on an address other machines reach, on purpose
+  --shell-provider <NAME=COMMAND [ARG...]>
+                            answer TEA's \`provider: shell\` with COMMAND, as tea-edge run --shell-provider
+                            (repeatable). Only the host names commands; an agent's settings.shell_providers is not read.
 `;
 
 const PROBE = `tea-edge probe --llm-base-url <url> [--llm-model <name>] [--llm-api-key <key>] [--timeout <s>] [--json]

@@ -1,6 +1,8 @@
 /**
  * `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] [--trace-dir <dir>]
- * [--files <dir>] [--allow-no-auth]`: the worker's Hono app on Node, plus the web demo. A missing
+ * [--files <dir>] [--allow-no-auth] [--shell-provider NAME=COMMAND ...]`: the worker's Hono app on
+ * Node, plus the web demo; `--shell-provider` as for `run` (the host names the commands TEA's
+ * `provider: shell` runs). A missing
  * agents folder is a usage error (exit 2); a port already in use says so and suggests --port
  * (exit 1); a host other machines reach with no TEA_API_TOKENS is refused (exit 2) unless
  * --allow-no-auth says the open API is meant. Agent files that do not load are printed
@@ -13,9 +15,11 @@ import type { CliIo } from '../io.js';
 import { AgentError } from '../../src/core/agent-error.js';
 import { oneLine } from '../terminal-text.js';
 import { loadErrorLines } from './load-error-lines.js';
+import { shellCommands } from './run-options.js';
 
 export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, new Set(['allow-no-auth']), new Set(['port', 'agents', 'trace-dir', 'host', 'files']));
+  const args = parseArgs(argv, new Set(['allow-no-auth']), new Set(['port', 'agents', 'trace-dir', 'host', 'files']), new Set(['shell-provider']));
+  const shellProviders = shellCommands(args);
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}' (tea-edge serve --help)`);
   const portText = stringFlag(args, 'port') ?? process.env.PORT ?? '8787';
   const port = Number(portText);
@@ -35,6 +39,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       traceDir: stringFlag(args, 'trace-dir') ?? '.tea-traces',
       allowNoAuth: args.flags.get('allow-no-auth') === true,
       ...(filesDir !== undefined ? { filesDir } : {}),
+      ...(shellProviders.length > 0 ? { shellProviders } : {}),
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -13,9 +13,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { CompiledScript, ScriptRunOptions, ScriptSandbox, ScriptSource } from '../../src/core/script-sandbox.js';
+import type { ScriptRunOptions, ScriptSandbox, ScriptSource } from '../../src/core/script-sandbox.js';
 import { AgentError } from '../../src/core/agent-error.js';
-import { pythonHostAccess } from './python-host-access.js';
+import { cancelled, pythonScriptSandbox, settle, type Answer } from '../../adapters/pyodide/python-script-sandbox.js';
 
 export interface PythonSandboxOptions {
   /** The folder of the `pyodide` package (pyodide.mjs, pyodide.asm.wasm, python_stdlib.zip). */
@@ -28,20 +28,21 @@ export interface PythonSandboxOptions {
   resultBytes?: number;
   /** The built python-process.js (default: beside this module, as in dist/). */
   processScript?: string;
-  /** Wasm memory an interpreter may hold after a block (default 512 MiB); above it, PYTHON_BUDGET and a new interpreter. */
+  /**
+   * The interpreter's wasm memory cap (default 512 MiB, at least 64 MiB, at most 4 GiB less a page): set in the
+   * wasm binary, so the engine refuses to grow past it; the block gets a MemoryError, answered as PYTHON_BUDGET.
+   */
   memoryBytes?: number;
+  /**
+   * The start-up snapshot file (default: python-snapshot-file.ts, `.cache/python/` in the folder above the
+   * built process); `false`: no snapshot, every interpreter boots cold.
+   */
+  snapshotFile?: string | false;
 }
 
-interface Answer {
-  id: number;
-  answer?: string;
-  printed?: string[];
-  print_cut?: boolean;
-  budget?: 'time' | 'memory';
-  fatal?: string;
-  elapsed_ms?: number;
-  startup_ms?: number;
-}
+const MIN_MEMORY_BYTES = 64 * 1024 * 1024;
+const MAX_MEMORY_BYTES = 4 * 1024 * 1024 * 1024 - 65536;
+
 
 /** Where the `pyodide` package is: TEA_EDGE_PYODIDE_DIR, else resolved from this package; undefined when absent. */
 export function findPyodide(): string | undefined {
@@ -63,17 +64,23 @@ export function pythonSandboxIfInstalled(options: Omit<PythonSandboxOptions, 'py
 export function createPythonSandbox(options: PythonSandboxOptions): ScriptSandbox & { close(): void } {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const resultBytes = options.resultBytes ?? 1024 * 1024;
+  const memoryBytes = options.memoryBytes ?? 512 * 1024 * 1024;
+  if (!Number.isInteger(memoryBytes) || memoryBytes < MIN_MEMORY_BYTES || memoryBytes > MAX_MEMORY_BYTES) {
+    throw new AgentError('HOST_CONFIG', `the Python memory cap must be a whole number of bytes from ${MIN_MEMORY_BYTES} to ${MAX_MEMORY_BYTES}; got ${memoryBytes}`, { field: 'memoryBytes' });
+  }
+  const processScript = options.processScript ?? fileURLToPath(new URL('./python-process.js', import.meta.url));
+
   let child: ChildProcess | undefined;
   let nextId = 1;
   const waiting = new Map<number, (answer: Answer) => void>();
 
   const start = (): ChildProcess => {
-    const script = options.processScript ?? fileURLToPath(new URL('./python-process.js', import.meta.url));
-    const started = spawn(process.execPath, ['--disallow-code-generation-from-strings', '--max-old-space-size=256', script], {
+    const started = spawn(process.execPath, ['--disallow-code-generation-from-strings', '--max-old-space-size=256', processScript], {
       env: {
         TEA_EDGE_PYODIDE_DIR: options.pyodideDir,
         TEA_EDGE_PYTHON_PRINT_BYTES: String(options.printBytes ?? 65536),
-        TEA_EDGE_PYTHON_MEMORY_BYTES: String(options.memoryBytes ?? 512 * 1024 * 1024),
+        TEA_EDGE_PYTHON_MEMORY_BYTES: String(memoryBytes),
+        ...(options.snapshotFile !== undefined ? { TEA_EDGE_PYTHON_SNAPSHOT: options.snapshotFile === false ? 'off' : options.snapshotFile } : {}),
       },
       stdio: ['pipe', 'pipe', 'inherit'],
     });
@@ -115,26 +122,7 @@ export function createPythonSandbox(options: PythonSandboxOptions): ScriptSandbo
   };
 
   return {
-    language: 'python',
-    errorCodes: { syntax: 'PYTHON_SYNTAX', runtime: 'PYTHON_ERROR', budget: 'PYTHON_BUDGET' },
-    compile(code: string, where: ScriptSource = {}): CompiledScript {
-      return {
-        language: 'python',
-        source: code,
-        run(globals, runOptions = {}) {
-          const text = typeof globals['code'] === 'string' ? globals['code'] : code;
-          // `wrapper: 'reflection'`: TEA's reflection generator/corrector form instead of a node's.
-          const payload = { state: globals['state'] ?? {}, variables: globals['variables'] ?? {}, ...(globals['wrapper'] === 'reflection' ? { wrapper: 'reflection' } : {}) };
-          return call(text, JSON.stringify(payload), where, runOptions);
-        },
-      };
-    },
-    budgetFromSettings() {
-      return undefined;
-    },
-    warningsOf(code) {
-      return pythonHostAccess(code).map((what) => `this Python block ${what}`);
-    },
+    ...pythonScriptSandbox((code, payload, where, runOptions) => call(code, payload, where, runOptions)),
     close() {
       child?.kill();
       child = undefined;
@@ -150,34 +138,3 @@ function hold(child: ChildProcess, busy: boolean): void {
   }
 }
 
-function place(where: ScriptSource, line?: number | null): Record<string, unknown> {
-  return {
-    ...(where.node !== undefined ? { node: where.node } : {}),
-    field: where.field ?? 'run',
-    ...(where.file !== undefined ? { file: where.file } : {}),
-    ...(line != null && where.line !== undefined ? { line: where.line + line } : {}),
-  };
-}
-
-function cancelled(signal: AbortSignal, where: ScriptSource): Error {
-  return AgentError.isInstance(signal.reason) ? signal.reason : new AgentError('CANCELLED', 'the run was cancelled', place(where));
-}
-
-function settle(answer: Answer, where: ScriptSource, options: ScriptRunOptions, resultBytes: number, timeoutMs: number): unknown {
-  for (const line of answer.printed ?? []) options.onPrint?.(line);
-  if (answer.print_cut === true) options.onPrint?.('[print output past the limit was dropped]');
-  if (answer.budget !== undefined) {
-    const message = answer.budget === 'time' ? `the Python block ran past its time limit (${timeoutMs} ms)` : 'the Python block went past its memory limit';
-    throw new AgentError('PYTHON_BUDGET', message, { ...place(where), details: { budget: answer.budget, ...(answer.budget === 'time' ? { limit: timeoutMs } : {}) } });
-  }
-  if (answer.fatal !== undefined || answer.answer === undefined) throw new AgentError('PYTHON_ERROR', answer.fatal ?? 'no answer from the Python interpreter', place(where));
-  if (answer.answer.length > resultBytes) {
-    throw new AgentError('PYTHON_BUDGET', `the Python block's result is ${answer.answer.length} bytes of JSON, above the limit ${resultBytes}`, { ...place(where), details: { budget: 'result_bytes', limit: resultBytes } });
-  }
-  const outcome = JSON.parse(answer.answer) as { ok: boolean; result?: unknown; kind?: string; message?: string; line?: number | null };
-  if (outcome.ok) return outcome.result;
-  if (outcome.kind === 'interrupted') throw new AgentError('PYTHON_BUDGET', `the Python block ran past its time limit (${timeoutMs} ms)`, { ...place(where), details: { budget: 'time', limit: timeoutMs } });
-  if (outcome.kind === 'memory') throw new AgentError('PYTHON_BUDGET', 'the Python block ran out of memory', { ...place(where), details: { budget: 'memory' } });
-  const code = outcome.kind === 'syntax' ? 'PYTHON_SYNTAX' : 'PYTHON_ERROR';
-  throw new AgentError(code, outcome.message ?? 'the Python block failed', { ...place(where, outcome.line), details: { ...(outcome.line != null ? { line: outcome.line } : {}) } });
-}

@@ -4,12 +4,14 @@
  * `settings.shell_providers` is never run. Commands here are coreutils (`rev`, `echo`, `false`,
  * `sleep`), so the answers are exact.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { messagesAsText, parseShellProvider } from '../../cli/shell-model.js';
 import { runCli } from '../support/run-cli.js';
+import { serve } from '../../worker/node/node.js';
+import type { AgentError } from '../../src/core/agent-error.js';
 
 const folder = mkdtempSync(path.join(os.tmpdir(), 'tea-shell-'));
 const AGENT = path.join(folder, 'shell-agent.yaml');
@@ -67,5 +69,32 @@ describe('provider: shell on the Node CLI', () => {
     expect(parseShellProvider('Claude=claude -p {prompt}')).toEqual({ name: 'claude', command: 'claude', args: ['-p', '{prompt}'] });
     expect(() => parseShellProvider('claude')).toThrow(/NAME=COMMAND/);
     expect(messagesAsText([{ role: 'system', content: 's' }, { role: 'user', content: 'u' }, { role: 'assistant', content: 'a' }])).toBe('System: s\n\nu\n\nAssistant: a');
+  });
+});
+
+describe('provider: shell under tea-edge serve', () => {
+  const agents = mkdtempSync(path.join(os.tmpdir(), 'tea-shell-serve-'));
+  writeFileSync(path.join(agents, 'shell-agent.yaml'), readFileSync(AGENT, 'utf8').replace(/settings:\n  shell_providers:\n.*\n/, ''));
+
+  it('lists an agent that uses it as invalid when serve names no command; answers with the command serve names', async () => {
+    const without = await serve({ port: 0, agentsDir: agents, traceDir: path.join(agents, '.traces'), webDemoDir: path.join(agents, 'no-web-demo') });
+    try {
+      const listed = (await (await fetch(`${without.url}/agents`)).json()) as Array<{ name: string; status: string; errors?: unknown }>;
+      expect(JSON.stringify(listed.filter((agent) => agent.status === 'invalid'))).toContain('UNKNOWN_PROVIDER');
+      const refused = await fetch(`${without.url}/agents/shell-agent/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input": {}}' });
+      expect(refused.status).toBe(422);
+      expect(JSON.stringify(await refused.json())).toContain('UNKNOWN_PROVIDER');
+    } finally {
+      await without.close();
+    }
+    const server = await serve({ port: 0, agentsDir: agents, traceDir: path.join(agents, '.traces'), webDemoDir: path.join(agents, 'no-web-demo'), shellProviders: [parseShellProvider('claude=rev')] });
+    try {
+      const response = await fetch(`${server.url}/agents/shell-agent/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input": {}}' });
+      const answer = (await response.json()) as { status: string; state: { answer: { content: string } } };
+      expect(answer.status).toBe('completed');
+      expect(answer.state.answer.content).toBe('.feirb eB :metsyS\n\nolleh yaS');
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -16,7 +16,8 @@ import type { AgentEvent } from '../../src/core/events.js';
 
 const pyodideDir = findPyodide();
 const processScript = path.join(import.meta.dirname, '../../dist/python-process.js');
-const sandbox = pyodideDir === undefined ? undefined : createPythonSandbox({ pyodideDir, processScript, timeoutMs: 3000, printBytes: 4096, resultBytes: 64 * 1024 });
+const MEMORY_CAP = 192 * 1024 * 1024;
+const sandbox = pyodideDir === undefined ? undefined : createPythonSandbox({ pyodideDir, processScript, timeoutMs: 3000, printBytes: 4096, resultBytes: 64 * 1024, memoryBytes: MEMORY_CAP });
 afterAll(() => sandbox?.close());
 
 const LONG = 240_000;
@@ -156,6 +157,22 @@ nodes:
     const error = await failure('x = [1] * (2 ** 31 - 1)\nreturn {}');
     expect(error.code).toBe('PYTHON_BUDGET');
     expect(error.details['budget']).toBe('memory');
+  });
+
+  it.each([
+    ['one allocation above the cap (fits in wasm32)', 'blob = bytearray(256 * 1024 * 1024)\nreturn {"n": len(blob)}'],
+    ['growing past the cap a megabyte at a time', 'xs = []\nwhile True:\n    xs.append(bytearray(1024 * 1024))'],
+    ['a MemoryError caught by the block, which then returns', 'try:\n    xs = [bytearray(1024 * 1024) for _ in range(400)]\nexcept MemoryError:\n    pass\nreturn {"survived": True}'],
+  ])('the memory cap holds while the block runs: %s', { timeout: LONG }, async (_what, code) => {
+    // The cap (192 MiB) is in the wasm binary: without it these would grow to 4 GiB within the time budget.
+    const outcome = await run(code).then(
+      (value) => ({ value }),
+      (error: AgentError) => ({ code: error.code, budget: error.details['budget'] }),
+    );
+    // A block that catches its own MemoryError may answer; it never held more than the cap.
+    if ('value' in outcome) expect(outcome.value).toEqual({ survived: true });
+    else expect(outcome).toEqual({ code: 'PYTHON_BUDGET', budget: 'memory' });
+    expect(await run('return {"after": len(bytearray(64 * 1024 * 1024))}')).toEqual({ after: 64 * 1024 * 1024 });
   });
 
   it('an infinite loop is interrupted: PYTHON_BUDGET time, and the next block runs', { timeout: LONG }, async () => {

@@ -53,7 +53,7 @@ describe('every porting blocker in one pass', () => {
 
   it('says why Python and Prolog cannot run and what to write instead', () => {
     const [python] = problems('nodes:\n  - name: a\n    run: |\n      # just a comment\n      x = 1\n');
-    expect(python!.message).toContain('this host has no Python sandbox (the Node CLI runs Python when the optional package `pyodide` is installed: npm install pyodide; on Cloudflare Workers use Cloudflare\'s Python Workers), or rewrite it in Lua');
+    expect(python!.message).toContain('this host has no Python sandbox (the Node CLI runs Python when the optional package `pyodide` is installed: npm install pyodide; a Deno host gives one with createDenoPythonSandbox; the browser studio does not run Python; on Cloudflare Workers use Cloudflare\'s Python Workers), or rewrite it in Lua');
     const [prolog] = problems('nodes:\n  - name: a\n    run: "state(count, C), C2 is C + 1, return(count, C2)."\n');
     expect(prolog!.message).toContain('this engine has no Prolog sandbox (withPrologWhenUsed loads it)');
   });

@@ -7,6 +7,7 @@
  * const server = await serve({ port: 8787, agentsDir: 'examples', traceDir: '.tea-traces' });
  * console.log(server.url); await server.close();
  */
+import { withShellProviders, type ShellCommand } from '../../cli/shell-model.js';
 import { serve as serveNode } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { existsSync, readdirSync } from 'node:fs';
@@ -70,6 +71,12 @@ export interface ServeOptions {
   /** Extra app options (auth, cors, limits, llm); environment variables as in host-config.ts fill the rest. */
   app?: Partial<AppOptions>;
   /**
+   * The commands that answer TEA's `provider: shell` (`serve --shell-provider NAME=COMMAND`,
+   * cli/shell-model.ts). Named by the host only: an agent's `settings.shell_providers` is never
+   * run, and without commands an agent using `provider: shell` fails to load.
+   */
+  shellProviders?: readonly ShellCommand[];
+  /**
    * Serve with no API tokens on an interface other machines reach (`serve --allow-no-auth`).
    * Without it, such a start is refused with HOST_CONFIG (worker/open-api-guard.ts).
    */
@@ -117,9 +124,11 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const files = await readAgentFiles(path.resolve(options.agentsDir ?? 'examples'));
   // Prolog (its own chunk) is loaded only when one of the served agents uses it.
   const scripts = await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, files.map(({ source }) => source));
+  const shell = options.shellProviders ?? [];
+  const hostProviders = shell.length > 0 ? ['shell'] : [];
   // Agents that do not load are listed with their problems (GET /agents) and refused by name (422),
   // not a reason to refuse to start: the valid ones are served.
-  const agents = lazyAgentSource(() => files.map(({ file, source }) => ({ file, source, compile: () => loadAgent(source, { file, scripts }) })), { invalid: 'list' });
+  const agents = lazyAgentSource(() => files.map(({ file, source }) => ({ file, source, compile: () => loadAgent(source, { file, scripts, hostProviders }) })), { invalid: 'list' });
   const invalidAgents = (await agents.list()).filter((agent): agent is Extract<AgentSummary, { status: 'invalid' }> => agent.status === 'invalid'); // compile now, not on a request
   const environment = process.env;
   const traceDir = path.resolve(options.traceDir ?? '.tea-traces');
@@ -161,6 +170,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     // One budget of work between event-loop turns for all the runs of this process (host-yield.ts).
     breathe: hostYield(),
     ...options.app,
+    ...(shell.length > 0 ? { llm: { ...(options.app?.llm ?? hostOptions.llm), providerFactory: withShellProviders(shell, options.app?.llm?.providerFactory) } } : {}),
   });
   // The Host check first (for static files too), then static files (public, like the page
   // itself), then the API with its Origin check, auth and limits.
