@@ -8,6 +8,10 @@ import { baseOptions } from '../shared.mjs';
 const libraryEntries = [
   ['src/index.ts', 'index'],
   ['src/testing/index.ts', 'testing'],
+  ['src/host.ts', 'host'],
+  ['src/host-storage.ts', 'host-storage'],
+  ['src/host-scripts.ts', 'host-scripts'],
+  ['src/host-probe.ts', 'host-probe'],
   ['adapters/fs/index.ts', 'adapters/fs'],
   ['adapters/indexeddb/index.ts', 'adapters/indexeddb'],
   ['adapters/workers-kv/index.ts', 'adapters/workers-kv'],
