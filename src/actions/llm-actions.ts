@@ -35,6 +35,15 @@ async function callModel(params: Record<string, unknown>, context: ActionContext
 const llmCallAction: ActionDefinition<Record<string, unknown>> = {
   name: 'llm.call',
   description: 'Calls an OpenAI-compatible chat model and returns {content, usage, model, finish_reason}.',
+  result: {
+    type: 'object',
+    properties: {
+      content: { type: 'string', description: 'the model\'s answer' },
+      usage: { type: 'object', description: 'prompt_tokens, completion_tokens, total_tokens' },
+      model: { type: 'string', description: 'the model that answered' },
+      finish_reason: { type: 'string', description: 'why the model stopped (stop, length, tool_calls…)' },
+    },
+  },
   parameters: LLM_PARAMETERS,
   run: (params, context) => callModel(params, context, params.stream === true),
 };
@@ -42,6 +51,15 @@ const llmCallAction: ActionDefinition<Record<string, unknown>> = {
 const llmStreamAction: ActionDefinition<Record<string, unknown>> = {
   name: 'llm.stream',
   description: 'Like llm.call, streaming the answer as answer_chunk events while it arrives.',
+  result: {
+    type: 'object',
+    properties: {
+      content: { type: 'string', description: 'the model\'s answer' },
+      usage: { type: 'object', description: 'prompt_tokens, completion_tokens, total_tokens' },
+      model: { type: 'string', description: 'the model that answered' },
+      finish_reason: { type: 'string', description: 'why the model stopped (stop, length, tool_calls…)' },
+    },
+  },
   parameters: LLM_PARAMETERS,
   run: (params, context) => callModel(params, context, true),
 };

@@ -35,6 +35,15 @@ const CONNECTION_PROPERTIES = {
 const llmChat: ActionDefinition<Record<string, unknown>> = {
   name: 'llm.chat',
   description: 'Chat completion over `messages` (TEA\'s llm.chat; max_tokens defaults to 100 as in TEA). Returns {content, usage, model, finish_reason}.',
+  result: {
+    type: 'object',
+    properties: {
+      content: { type: 'string', description: 'the model\'s answer' },
+      usage: { type: 'object', description: 'prompt_tokens, completion_tokens, total_tokens' },
+      model: { type: 'string', description: 'the model that answered' },
+      finish_reason: { type: 'string', description: 'why the model stopped (stop, length, tool_calls…)' },
+    },
+  },
   parameters: {
     type: 'object',
     required: ['messages'],
@@ -66,6 +75,16 @@ const llmEmbed: ActionDefinition<Record<string, unknown>> = {
   name: 'llm.embed',
   description:
     'Embeds `text` (a string or a list) with the OpenAI-compatible /v1/embeddings of the run\'s model server. Returns {embedding, dimensions, model} (and `embeddings` for a list).',
+  result: {
+    type: 'object',
+    properties: {
+      embedding: { type: 'array', description: 'the first text\'s vector' },
+      embeddings: { type: 'array', description: 'every text\'s vector (when `text` is a list)' },
+      dimensions: { type: 'integer', description: 'the vector length' },
+      model: { type: 'string', description: 'the embedding model' },
+      tokens_used: { type: 'integer', description: 'prompt tokens counted by the server' },
+    },
+  },
   parameters: {
     type: 'object',
     required: ['text'],

@@ -46,6 +46,19 @@ export interface PreparedLlmTools {
 export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
   name: 'llm.tools',
   description: 'Calls the model with tools and runs the registered actions it asks for, until it answers (at most max_tool_rounds model calls).',
+  result: {
+    type: 'object',
+    properties: {
+      content: { type: 'string', description: 'the model\'s answer' },
+      usage: { type: 'object', description: 'prompt_tokens, completion_tokens, total_tokens' },
+      model: { type: 'string', description: 'the model that answered' },
+      finish_reason: { type: 'string', description: 'why the model stopped (stop, length, tool_calls…)' },
+      tool_calls: { type: 'array', description: 'each tool call run: id, name, arguments' },
+      tool_results: { type: 'array', description: 'each call\'s result: tool_call_id, name, result' },
+      rounds: { type: 'integer', description: 'model calls made' },
+      warning: { type: 'string', description: 'set when max_tool_rounds ran out' },
+    },
+  },
   parameters: {
     type: 'object',
     required: ['tools'],

@@ -38,6 +38,20 @@ export function reasonCot(): ActionDefinition<CompiledParams> {
   return {
     name: 'reason.cot',
     description: 'Chain-of-thought reasoning: think through a problem, then answer. Returns {thinking, answer, reasoning_trace}.',
+    result: {
+      type: 'object',
+      properties: {
+        thinking: { type: 'string', description: 'the reasoning' },
+        answer: { description: 'the answer' },
+        reasoning_trace: { type: 'array', description: 'the steps taken, for the trace and the studio' },
+        thinking_format: { type: 'string', description: 'the thinking format used' },
+        reasoning_thinking: { type: 'string', description: 'the reasoning, under the name every reason.* action shares' },
+        success: { type: 'boolean', description: 'false when the reasoning failed (then `error` says why)' },
+        error: { type: 'string', description: 'why the reasoning failed' },
+        reasoning_answer: { description: 'the answer, under the name every reason.* action shares' },
+        model: { type: 'string', description: 'the model used' },
+      },
+    },
     parameters: {
       type: 'object',
       properties: {

@@ -23,6 +23,23 @@ export function reasonDecompose(): ActionDefinition<CompiledParams> {
   return {
     name: 'reason.decompose',
     description: 'Break a problem into sub-problems, solve them (in dependency order, concurrently), and synthesise the answer.',
+    result: {
+      type: 'object',
+      properties: {
+        sub_problems: { type: 'array', description: 'the sub-problems, with dependencies' },
+        sub_answers: { type: 'array', description: 'each sub-problem\'s answer' },
+        final_answer: { description: 'the synthesised answer' },
+        synthesis_reasoning: { type: 'string', description: 'how the answers were combined' },
+        confidence: { type: 'number', description: 'the model\'s confidence' },
+        analysis: { type: 'string', description: 'the decomposition\'s analysis' },
+        depth_used: { type: 'integer', description: 'the deepest level decomposed' },
+        reasoning_trace: { type: 'array', description: 'the steps taken, for the trace and the studio' },
+        success: { type: 'boolean', description: 'false when the reasoning failed (then `error` says why)' },
+        error: { type: 'string', description: 'why the reasoning failed' },
+        reasoning_answer: { description: 'the answer, under the name every reason.* action shares' },
+        model: { type: 'string', description: 'the model used' },
+      },
+    },
     parameters: {
       type: 'object',
       properties: {

@@ -23,6 +23,23 @@ export function reasonSelfCorrect(): ActionDefinition<CompiledParams> {
   return {
     name: 'reason.self_correct',
     description: 'Generate an output, then critique and improve it for a number of rounds. Returns {output, improvement_history, rounds_completed}.',
+    result: {
+      type: 'object',
+      properties: {
+        output: { description: 'the last improved output' },
+        improvement_history: { type: 'array', description: 'each round\'s output and critique' },
+        rounds_completed: { type: 'integer', description: 'rounds run' },
+        rounds_requested: { type: 'integer', description: 'rounds asked for' },
+        reasoning_trace: { type: 'array', description: 'the steps taken, for the trace and the studio' },
+        skipped_rounds: { type: 'integer', description: 'rounds whose critique or improvement failed' },
+        generator_model: { type: 'string', description: 'the generating model' },
+        critic_model: { type: 'string', description: 'the critiquing model' },
+        success: { type: 'boolean', description: 'false when the reasoning failed (then `error` says why)' },
+        error: { type: 'string', description: 'why the reasoning failed' },
+        reasoning_answer: { description: 'the answer, under the name every reason.* action shares' },
+        model: { type: 'string', description: 'the model used' },
+      },
+    },
     parameters: {
       type: 'object',
       properties: {
