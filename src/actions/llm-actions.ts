@@ -5,7 +5,7 @@
  * streams tokens as `answer_chunk` events. `output:` handling is the engine's.
  */
 import type { ActionDefinition, ActionContext, LlmCallParams } from '../core/action.js';
-import { llmResult } from '../llm/llm-result.js';
+import { llmResult, LLM_RESULT_PROPERTIES } from '../llm/llm-result.js';
 import { llmProperties, MODEL_CALL_KEYS } from '../spec/parameter-shapes.js';
 import { llmToolsAction } from './llm-tools.js';
 
@@ -38,10 +38,7 @@ const llmCallAction: ActionDefinition<Record<string, unknown>> = {
   result: {
     type: 'object',
     properties: {
-      content: { type: 'string', description: 'the model\'s answer' },
-      usage: { type: 'object', description: 'prompt_tokens, completion_tokens, total_tokens' },
-      model: { type: 'string', description: 'the model that answered' },
-      finish_reason: { type: 'string', description: 'why the model stopped (stop, length, tool_calls…)' },
+      ...LLM_RESULT_PROPERTIES,
     },
   },
   parameters: LLM_PARAMETERS,
@@ -54,10 +51,7 @@ const llmStreamAction: ActionDefinition<Record<string, unknown>> = {
   result: {
     type: 'object',
     properties: {
-      content: { type: 'string', description: 'the model\'s answer' },
-      usage: { type: 'object', description: 'prompt_tokens, completion_tokens, total_tokens' },
-      model: { type: 'string', description: 'the model that answered' },
-      finish_reason: { type: 'string', description: 'why the model stopped (stop, length, tool_calls…)' },
+      ...LLM_RESULT_PROPERTIES,
     },
   },
   parameters: LLM_PARAMETERS,

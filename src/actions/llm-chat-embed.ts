@@ -13,7 +13,7 @@
  */
 import { AgentError } from '../core/agent-error.js';
 import type { ActionDefinition, EmbedCallParams, LlmCallParams } from '../core/action.js';
-import { llmResult } from '../llm/llm-result.js';
+import { llmResult, LLM_RESULT_PROPERTIES } from '../llm/llm-result.js';
 import { rejectUnknownKeys } from './closed-params.js';
 import { MODEL_MAX_TOKENS_CEILING, MODEL_RETRIES_CEILING, MODEL_TIMEOUT_SECONDS_CEILING } from '../core/setting-ceilings.js';
 
@@ -38,10 +38,7 @@ const llmChat: ActionDefinition<Record<string, unknown>> = {
   result: {
     type: 'object',
     properties: {
-      content: { type: 'string', description: 'the model\'s answer' },
-      usage: { type: 'object', description: 'prompt_tokens, completion_tokens, total_tokens' },
-      model: { type: 'string', description: 'the model that answered' },
-      finish_reason: { type: 'string', description: 'why the model stopped (stop, length, tool_calls…)' },
+      ...LLM_RESULT_PROPERTIES,
     },
   },
   parameters: {

@@ -18,7 +18,7 @@ import { parseJsonSafely } from '../util/untrusted-json.js';
 import { whyNotATool } from './not-a-tool.js';
 import { buildMessages } from '../llm/resolve-llm-call.js';
 import { isInfrastructureFailure } from '../llm/llm-errors.js';
-import { llmResult } from '../llm/llm-result.js';
+import { llmResult, LLM_RESULT_PROPERTIES } from '../llm/llm-result.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { llmProperties, MODEL_CALL_KEYS, TOOL_ENTRY_SHAPE } from '../spec/parameter-shapes.js';
 import { TOOL_ROUNDS_CEILING } from '../core/setting-ceilings.js';
@@ -49,10 +49,7 @@ export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
   result: {
     type: 'object',
     properties: {
-      content: { type: 'string', description: 'the model\'s answer' },
-      usage: { type: 'object', description: 'prompt_tokens, completion_tokens, total_tokens' },
-      model: { type: 'string', description: 'the model that answered' },
-      finish_reason: { type: 'string', description: 'why the model stopped (stop, length, tool_calls…)' },
+      ...LLM_RESULT_PROPERTIES,
       tool_calls: { type: 'array', description: 'each tool call run: id, name, arguments' },
       tool_results: { type: 'array', description: 'each call\'s result: tool_call_id, name, result' },
       rounds: { type: 'integer', description: 'model calls made' },

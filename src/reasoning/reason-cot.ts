@@ -4,7 +4,7 @@
  */
 import type { ActionDefinition, ActionContext } from '../core/action.js';
 import renderCotPrompt from '../prompts/cot.eta';
-import { callModel, compileParams, failureResult, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from './action-support.js';
+import { callModel, compileParams, failureResult, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams, REASONING_RESULT_PROPERTIES } from './action-support.js';
 import { messageOf } from '../util/message-of.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
@@ -41,15 +41,11 @@ export function reasonCot(): ActionDefinition<CompiledParams> {
     result: {
       type: 'object',
       properties: {
+        ...REASONING_RESULT_PROPERTIES,
         thinking: { type: 'string', description: 'the reasoning' },
         answer: { description: 'the answer' },
-        reasoning_trace: { type: 'array', description: 'the steps taken, for the trace and the studio' },
         thinking_format: { type: 'string', description: 'the thinking format used' },
         reasoning_thinking: { type: 'string', description: 'the reasoning, under the name every reason.* action shares' },
-        success: { type: 'boolean', description: 'false when the reasoning failed (then `error` says why)' },
-        error: { type: 'string', description: 'why the reasoning failed' },
-        reasoning_answer: { description: 'the answer, under the name every reason.* action shares' },
-        model: { type: 'string', description: 'the model used' },
       },
     },
     parameters: {

@@ -13,7 +13,7 @@
  * calls (a plan and a synthesis per level, one call per leaf).
  */
 import type { ActionDefinition } from '../core/action.js';
-import { checkIntegerAtLoad, compileParams, LLM_KEYS, renderParams, type CompiledParams } from './action-support.js';
+import { checkIntegerAtLoad, compileParams, LLM_KEYS, renderParams, type CompiledParams, REASONING_RESULT_PROPERTIES } from './action-support.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 
 export { MAX_SUB_PROBLEMS_PER_RUN } from './sub-problems.js';
@@ -26,6 +26,7 @@ export function reasonDecompose(): ActionDefinition<CompiledParams> {
     result: {
       type: 'object',
       properties: {
+        ...REASONING_RESULT_PROPERTIES,
         sub_problems: { type: 'array', description: 'the sub-problems, with dependencies' },
         sub_answers: { type: 'array', description: 'each sub-problem\'s answer' },
         final_answer: { description: 'the synthesised answer' },
@@ -33,11 +34,6 @@ export function reasonDecompose(): ActionDefinition<CompiledParams> {
         confidence: { type: 'number', description: 'the model\'s confidence' },
         analysis: { type: 'string', description: 'the decomposition\'s analysis' },
         depth_used: { type: 'integer', description: 'the deepest level decomposed' },
-        reasoning_trace: { type: 'array', description: 'the steps taken, for the trace and the studio' },
-        success: { type: 'boolean', description: 'false when the reasoning failed (then `error` says why)' },
-        error: { type: 'string', description: 'why the reasoning failed' },
-        reasoning_answer: { description: 'the answer, under the name every reason.* action shares' },
-        model: { type: 'string', description: 'the model used' },
       },
     },
     parameters: {

@@ -6,7 +6,7 @@
 import type { ActionContext, ActionDefinition } from '../core/action.js';
 import renderGeneratePrompt from '../prompts/self-correct-generate.eta';
 import renderCriticPrompt from '../prompts/self-correct-critic.eta';
-import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, type CompiledParams } from './action-support.js';
+import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, type CompiledParams, REASONING_RESULT_PROPERTIES } from './action-support.js';
 import { messageOf } from '../util/message-of.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
@@ -26,18 +26,14 @@ export function reasonSelfCorrect(): ActionDefinition<CompiledParams> {
     result: {
       type: 'object',
       properties: {
+        ...REASONING_RESULT_PROPERTIES,
         output: { description: 'the last improved output' },
         improvement_history: { type: 'array', description: 'each round\'s output and critique' },
         rounds_completed: { type: 'integer', description: 'rounds run' },
         rounds_requested: { type: 'integer', description: 'rounds asked for' },
-        reasoning_trace: { type: 'array', description: 'the steps taken, for the trace and the studio' },
         skipped_rounds: { type: 'integer', description: 'rounds whose critique or improvement failed' },
         generator_model: { type: 'string', description: 'the generating model' },
         critic_model: { type: 'string', description: 'the critiquing model' },
-        success: { type: 'boolean', description: 'false when the reasoning failed (then `error` says why)' },
-        error: { type: 'string', description: 'why the reasoning failed' },
-        reasoning_answer: { description: 'the answer, under the name every reason.* action shares' },
-        model: { type: 'string', description: 'the model used' },
       },
     },
     parameters: {
