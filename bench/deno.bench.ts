@@ -1,5 +1,5 @@
 /**
- * Durable runs on Deno (worker/deno-runs.ts), against the real `deno` binary: two processes serve
+ * Durable runs on Deno (worker/deno/deno-runs.ts), against the real `deno` binary: two processes serve
  * the bundled worker over one Deno KV file. How long a node's event takes to reach an SSE follower
  * connected to the process running the run (woken by each commit) and to the other process (which
  * polls Deno KV every RUN_POLL_MS), median and p95; the Deno KV writes of a 100-event run (every

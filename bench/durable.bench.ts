@@ -4,7 +4,8 @@
  * writes of a 100-event run on the Durable Object path (SQLite rows the object wrote, KV puts of
  * its listing index), and runs per second through the Durable Object path against the KV path,
  * measured in one bench run on the same bundle. The worker's upload size is in worker.bench.ts.
- * Then a real `tea-edge serve` process under 10, 50 and 200 clients (bench/serve-load.ts).
+ * Then a real `tea-edge serve` process under 10, 50 and 200 clients (bench/serve-load.ts), and
+ * `GET /runs` on one with 10,000 runs in its trace directory (bench/run-listing-load.ts).
  *
  * Latency: the mock model (in this process) notes when it writes each content chunk; the follower
  * (an SSE client in this process, connected before the model starts streaming) notes when the
@@ -19,10 +20,11 @@ import type { Miniflare } from 'miniflare';
 import { startMockOpenAI, type MockOpenAI } from '../tests/support/mock-openai-server.js';
 import { bundleTestWorker, call, startWorker } from '../tests/worker/miniflare-harness.js';
 import { sseEvents, startDurableWorker } from '../tests/worker/durable-harness.js';
-import { serve } from '../worker/node.js';
-import type { DurableObjectNamespaceLike } from '../worker/durable-routes.js';
+import { serve } from '../worker/node/node.js';
+import type { DurableObjectNamespaceLike } from '../worker/cloudflare/durable-routes.js';
 import type { BenchResult } from './bench-result.js';
 import { serveLoad } from './serve-load.js';
+import { runListingLoad } from './run-listing-load.js';
 
 /** 100 two-character chunks, each unlike the one before (the client refuses a repeated chunk). */
 export const CHUNKS = Array.from({ length: 100 }, (_, index) => `${String.fromCharCode(97 + (index % 26))}${index % 10}`);
@@ -140,6 +142,7 @@ export async function run(): Promise<BenchResult[]> {
       await server.close();
     }
     results.push(...(await serveLoad(path.join(import.meta.dirname, '..'))));
+    results.push(...(await runListingLoad(path.join(import.meta.dirname, '..'))));
   } finally {
     await mock.close();
     await rm(persist, { recursive: true, force: true });

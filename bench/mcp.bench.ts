@@ -120,7 +120,7 @@ export async function run(): Promise<BenchResult[]> {
     server.close();
   }
   const browser = { entryPoints: [path.join(ROOT, 'src/engine-bundle.ts')], platform: 'browser' as const };
-  const workerBundle = { entryPoints: [path.join(ROOT, 'worker/cloudflare.ts')], platform: 'browser' as const, external: ['virtual:tea-agents', 'virtual:tea-script-sandboxes', 'cloudflare:workers'] };
+  const workerBundle = { entryPoints: [path.join(ROOT, 'worker/cloudflare/cloudflare.ts')], platform: 'browser' as const, external: ['virtual:tea-agents', 'virtual:tea-script-sandboxes', 'cloudflare:workers'] };
   const sdkClient = await esbuild.build(
     baseOptions({
       stdin: {

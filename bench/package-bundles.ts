@@ -4,13 +4,15 @@
  * entry importing from `tea-edge` per use. Reported per use, gzip level 9, in KB: what the entry
  * loads at start (its static imports), and every file of the bundle (lazy chunks too). KB = 1000 bytes.
  *
- * Uses and targets (KB gzip, minified):
- *   run: runAgent + createMemoryStores + createProvider: running compiled agents (llm.call,
- *     templates; every built-in action comes with runAgent's default registry) (≤ 100);
- *   + loadAgent: YAML loading and validation, with Lua as its default script sandbox (≤ 140);
- *   + reviewRun: reflection's run reviewer (reflection and reasoning actions are already in the
- *     default registry above) (≤ 170);
- *   everything: every export of `tea-edge` + the IndexedDB adapter (≤ 250).
+ * Uses and targets (KB gzip, minified; docs/architecture.md, "What to import"):
+ *   run: compiled agents that use llm.call and templates: `tea-edge/engine`'s compileAgent (a spec
+ *     checked at build time, as the worker ships them), runAgent, stores, createProvider, and the
+ *     llm.* actions (`tea-edge/actions/llm`); no YAML parser, no agent-schema checks (≤ 100);
+ *   + loadAgent: the same with YAML loading and validation (`tea-edge/engine`'s loadAgent) (≤ 140);
+ *   + reflection and reasoning: their action sets (`tea-edge/reflection`, `tea-edge/reasoning`)
+ *     and reviewRun (≤ 170);
+ *   everything: every export of the main entry `tea-edge` (every action, Lua) + the IndexedDB
+ *     adapter (≤ 250).
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
@@ -23,24 +25,28 @@ import type { BenchResult } from './bench-result.js';
 
 const run = promisify(execFile);
 
+const ENGINE = "import { runAgent, createRegistry, createMemoryStores, createProvider } from 'tea-edge/engine'; import { llmActions } from 'tea-edge/actions/llm';";
+
 export const PACKAGE_USES: ReadonlyArray<{ name: string; target: number; entry: string }> = [
   {
-    name: 'run (runAgent, stores, provider)',
+    name: 'run compiled agents (engine, llm actions)',
     target: 100,
-    entry: "import { runAgent, createMemoryStores, createProvider } from 'tea-edge'; globalThis.tea = { runAgent, createMemoryStores, createProvider };",
+    entry: `${ENGINE} import { compileAgent } from 'tea-edge/engine'; globalThis.tea = { compileAgent, runAgent, createRegistry, createMemoryStores, createProvider, llmActions };`,
   },
   {
     name: '+ loadAgent (YAML, validation)',
     target: 140,
-    entry: "import { loadAgent, runAgent, createMemoryStores } from 'tea-edge'; globalThis.tea = { loadAgent, runAgent, createMemoryStores };",
+    entry: `${ENGINE} import { loadAgent } from 'tea-edge/engine'; globalThis.tea = { loadAgent, runAgent, createRegistry, createMemoryStores, createProvider, llmActions };`,
   },
   {
-    name: '+ loadAgent + reviewRun',
+    name: '+ reflection and reasoning',
     target: 170,
-    entry: "import { loadAgent, runAgent, createMemoryStores, reviewRun } from 'tea-edge'; globalThis.tea = { loadAgent, runAgent, createMemoryStores, reviewRun };",
+    entry:
+      `${ENGINE} import { loadAgent } from 'tea-edge/engine'; import { reflectionActions, reviewRun } from 'tea-edge/reflection'; import { reasoningActions } from 'tea-edge/reasoning';` +
+      ' globalThis.tea = { loadAgent, runAgent, createRegistry, createMemoryStores, createProvider, llmActions, reflectionActions, reviewRun, reasoningActions };',
   },
   {
-    name: 'everything + IndexedDB adapter',
+    name: 'everything (tea-edge) + IndexedDB adapter',
     target: 250,
     entry: "import * as tea from 'tea-edge'; import * as idb from 'tea-edge/adapters/indexeddb'; globalThis.tea = { tea, idb };",
   },

@@ -10,12 +10,14 @@
  * Prolog and the model call (slower per step), and a 99,000-step `state.set` run at 1 KB (the
  * step ceiling is 100,000).
  * Each length is run three times and the cheapest run kept (the machine may be shared), after a
- * warm-up run of the longest length.
+ * warm-up run of the longest length. Then the bytes each durable store and the trace write per step,
+ * and the heap per paused run and per run in flight (bench/scale-costs.ts).
  */
 import { createMemoryStores, loadAgent, luaSandbox, runAgent } from '../src/index.js';
 import { prologSandbox } from '../src/prolog/prolog-script-sandbox.js';
 import type { BenchResult } from './bench-result.js';
 import { stateFiller, timed } from './measure.js';
+import { memoryPerRun, writtenPerStep } from './scale-costs.js';
 
 /** The body of the loop's node for each kind; each adds 1 to `state.i`. */
 const KINDS: Record<string, { body: string; lengths: number[] }> = {
@@ -114,6 +116,7 @@ export async function run(): Promise<BenchResult[]> {
     baseline_value: round(shortStep),
     ratio: round(longStep / shortStep),
   });
+  results.push(...(await writtenPerStep()), ...(await memoryPerRun()));
   return results;
 }
 

@@ -2,29 +2,52 @@
  * `tea-edge serve` under load (issue 23), for durable.bench.ts: a real `serve` process (its own
  * event loop, default run limit and queue) runs the `quick` agent (one scripted model call, one Lua
  * node) for `clients` clients that each start runs one after another (JSON, foreground) for a
- * fixed time; a client answered 503 waits its `Retry-After` and asks again. Meanwhile a prober asks
- * `/health` every 50 ms. Reported: completed runs per second, p99 latency of a completed run
- * request, requests refused 503, and `/health` p99.
+ * fixed time; a client answered 503 waits its `Retry-After` and asks again. Meanwhile a prober in a
+ * process of its own (bench/serve-prober.mjs, so the clients' event loop is not counted) asks
+ * `/health` every 50 ms, and cancels two `busy` runs (a while_loop of Lua arithmetic, started in
+ * the background before the clients) at a third and at two thirds of the time.
+ * Reported: completed runs per second, p99 latency of a completed run request, requests refused
+ * 503, `/health` p99, and the slower of the two cancels (the POST until its answer, which comes
+ * once the run stopped and its end is recorded).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BenchResult } from './bench-result.js';
 
 const LOAD_MS = 5_000;
-const HEALTH_EVERY_MS = 50;
 
-function percentile(values: number[], fraction: number): number {
+/** Busy for far longer than one load step (eight loops of 1,000 short Lua bodies): cancelled, never left to finish. */
+const BUSY = `name: busy
+description: While_loops of Lua bodies doing arithmetic, no waiting; cancelled by the bench.
+settings:
+  limits:
+    max_steps: 100000
+nodes:
+${Array.from({ length: 8 }, (_, index) => `  - name: spin${index}
+    type: while_loop
+    condition: "(state.n or 0) < ${(index + 1) * 1000}"
+    max_iterations: 1000
+    body:
+      - name: work${index}
+        language: lua
+        run: |
+          local x = 0
+          for i = 1, 10000 do x = (x + i * 7) % 1000003 end
+          return { n = (state.n or 0) + 1, x = x }`).join('\n')}
+`;
+
+export function percentile(values: number[], fraction: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((left, right) => left - right);
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
 }
 
 /** Starts `tea-edge serve --port 0` and resolves with its URL once it says it listens. */
-async function startServe(root: string, traceDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(root, 'bin/tea-edge.js'), 'serve', '--port', '0', '--agents', path.join(root, 'tests/worker/agents'), '--trace-dir', traceDir], {
+export async function startServe(root: string, traceDir: string, agentsDir = path.join(root, 'tests/worker/agents')): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [path.join(root, 'bin/tea-edge.js'), 'serve', '--port', '0', '--agents', agentsDir, '--trace-dir', traceDir], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const url = await new Promise<string>((resolve, reject) => {
@@ -46,13 +69,45 @@ interface LoadFigures {
   refused: number;
   failed: number;
   healthP99: number;
+  /** The slower of the two cancels, in milliseconds. */
+  cancelMax: number;
 }
 
-async function load(url: string, clients: number): Promise<LoadFigures> {
+const postJson = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+/** Starts a busy run in the background; resolves with its id once it runs. */
+async function startBusy(url: string): Promise<string> {
+  const response = await postJson(`${url}/agents/busy/runs`, { input: { n: 0 } }, { prefer: 'respond-async' });
+  const answer = (await response.json()) as { run_id?: string };
+  if (response.status !== 202 || answer.run_id === undefined) throw new Error(`serve load: a busy run was answered ${response.status}`);
+  return answer.run_id;
+}
+
+/** What the prober process (bench/serve-prober.mjs) measured. */
+interface Probed {
+  health: number[];
+  cancels: Array<{ ms: number; status: number; run_status?: string }>;
+}
+
+/** Runs the prober for LOAD_MS, cancelling each run at its time; resolves with what it measured. */
+function probeInOwnProcess(root: string, url: string, cancels: Array<{ runId: string; atMs: number }>): Promise<Probed> {
+  const child = spawn(process.execPath, [path.join(root, 'bench/serve-prober.mjs'), url, String(LOAD_MS), ...cancels.map(({ runId, atMs }) => `${runId}@${atMs}`)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => {
+      if (code === 0) resolve(JSON.parse(output) as Probed);
+      else reject(new Error(`serve load: the prober exited ${code}`));
+    }),
+  );
+}
+
+async function load(root: string, url: string, clients: number): Promise<LoadFigures> {
   const runTimes: number[] = [];
-  const healthTimes: number[] = [];
   let refused = 0;
   let failed = 0;
+  const busy = [await startBusy(url), await startBusy(url)];
   const started = performance.now();
   const end = started + LOAD_MS;
   const client = async () => {
@@ -67,34 +122,40 @@ async function load(url: string, clients: number): Promise<LoadFigures> {
       } else failed++;
     }
   };
-  const prober = async () => {
-    while (performance.now() < end) {
-      const sent = performance.now();
-      const response = await fetch(`${url}/health`);
-      await response.arrayBuffer();
-      healthTimes.push(performance.now() - sent);
-      await new Promise((resolve) => setTimeout(resolve, HEALTH_EVERY_MS));
-    }
-  };
-  await Promise.all([prober(), ...Array.from({ length: clients }, client)]);
+  const plan = busy.map((runId, index) => ({ runId, atMs: ((index + 1) * LOAD_MS) / 3 }));
+  const [probed] = await Promise.all([probeInOwnProcess(root, url, plan), ...Array.from({ length: clients }, client)]);
   const elapsed = (performance.now() - started) / 1000;
-  return { runsPerSecond: runTimes.length / elapsed, runP99: percentile(runTimes, 0.99), refused, failed, healthP99: percentile(healthTimes, 0.99) };
+  const unfit = probed.cancels.find((cancel) => cancel.status !== 200 || cancel.run_status !== 'cancelled');
+  if (unfit !== undefined || probed.cancels.length !== busy.length) throw new Error(`serve load: a cancel was answered ${unfit?.status} (${unfit?.run_status}); did the busy run end first?`);
+  return {
+    runsPerSecond: runTimes.length / elapsed,
+    runP99: percentile(runTimes, 0.99),
+    refused,
+    failed,
+    healthP99: percentile(probed.health, 0.99),
+    cancelMax: Math.max(...probed.cancels.map((cancel) => cancel.ms)),
+  };
 }
 
 /** The figures at 10, 50 and 200 clients against one `serve` process. */
 export async function serveLoad(root: string): Promise<BenchResult[]> {
   const traceDir = await mkdtemp(path.join(tmpdir(), 'tea-edge-serve-load-'));
-  const { url, child } = await startServe(root, traceDir);
+  const agentsDir = path.join(traceDir, 'agents');
+  await mkdir(agentsDir);
+  await copyFile(path.join(root, 'tests/worker/agents/quick.yaml'), path.join(agentsDir, 'quick.yaml'));
+  await writeFile(path.join(agentsDir, 'busy.yaml'), BUSY);
+  const { url, child } = await startServe(root, path.join(traceDir, 'traces'), agentsDir);
   const results: BenchResult[] = [];
   try {
     for (const clients of [10, 50, 200]) {
-      const figures = await load(url, clients);
+      const figures = await load(root, url, clients);
       const at = `tea-edge serve, ${clients} clients, scripted model, default run limit`;
       results.push({ name: `${at}: completed runs/s`, value: figures.runsPerSecond, unit: 'runs/s' });
       results.push({ name: `${at}: run request p99`, value: figures.runP99, unit: 'ms' });
       results.push({ name: `${at}: requests answered 503 OVERLOADED`, value: figures.refused, unit: 'requests' });
       results.push({ name: `${at}: requests failed otherwise`, value: figures.failed, unit: 'requests' });
       results.push({ name: `${at}: /health p99`, value: figures.healthP99, unit: 'ms' });
+      results.push({ name: `${at}: cancel of a busy run, slower of 2`, value: figures.cancelMax, unit: 'ms' });
     }
   } finally {
     child.kill();

@@ -9,6 +9,7 @@
  *   stay, every other control character becomes `\uXXXX`. Inside JSON text that is a valid escape
  *   of the same character, so JSON output still parses to the same value.
  */
+import { cutWithMark } from '../src/host.js';
 
 /** The longest error line the CLI prints. */
 export const MAX_LINE = 2000;
@@ -24,12 +25,10 @@ function unicodeEscape(character: string): string {
   return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
-/** One visible line: controls escaped, capped at `max` characters (with a marker saying how much was cut). */
+/** One visible line: controls escaped, capped at `max` characters with the cut mark redaction knows (src/errors/cut-mark.ts). */
 export function oneLine(text: string, max = MAX_LINE): string {
   const escaped = text.replace(CONTROL, (character) => NAMED[character] ?? (character.charCodeAt(0) < 0x100 ? `\\x${character.charCodeAt(0).toString(16).padStart(2, '0')}` : unicodeEscape(character)));
-  if (escaped.length <= max) return escaped;
-  const marker = `…[${escaped.length - max} more characters]`;
-  return escaped.slice(0, max - marker.length) + marker;
+  return cutWithMark(escaped, max);
 }
 
 /** Keeps line breaks and tabs; every other control character becomes `\uXXXX`. */

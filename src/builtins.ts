@@ -1,44 +1,20 @@
 /**
- * Every built-in action, gathered from the modules that own them, and the registry the engine
- * uses when a host gives none. This sits above the action implementations (core, llm.*, tools,
- * reasoning, reflection) so the registry contract (src/actions/registry.ts) does not have to know
- * them; `graph` takes its default registry from here (docs/architecture.md, "Layers").
+ * Every built-in action: the action sets (src/action-sets/, each also a package entry such as
+ * `tea-edge/actions/llm`) together. The main entry's `loadAgent` and `createActionRegistry` use
+ * them all; the engine itself (`graph`, `tea-edge/engine`) takes the registry its host builds, so
+ * a host that imports fewer sets ships less (docs/architecture.md, "What to import").
  */
-import { agentActions } from './actions/agent-actions.js';
-import { coreActions } from './actions/core-actions.js';
-import { dspyAlias } from './actions/dspy-aliases.js';
-import { fileActions } from './actions/file-actions.js';
-import { llmActions } from './actions/llm-actions.js';
-import { llmChatEmbedActions } from './actions/llm-chat-embed.js';
+import { coreActions } from './action-sets/core.js';
+import { llmActions } from './action-sets/llm.js';
+import { prologActions } from './action-sets/prolog.js';
+import { reasoningActions } from './action-sets/reasoning.js';
+import { reflectionActions } from './action-sets/reflection.js';
+import { toolActions } from './action-sets/tools.js';
 import { createRegistry, type ActionRegistry } from './actions/registry.js';
-import { retryLoop } from './actions/retry-loop.js';
-import { stateActions } from './actions/state-actions.js';
 import type { ActionDefinition } from './core/action.js';
-import { reasoningActions } from './reasoning/actions.js';
-import { reasonCot } from './reasoning/reason-cot.js';
-import { reasonReact } from './reasoning/react/reason-react.js';
-import { reflectionActions } from './reflection/actions.js';
-import { webTools } from './tools/web-tools.js';
-import { prologQueryAction } from './prolog/prolog-query-action.js';
 
 export function builtinActions(): ActionDefinition[] {
-  return [
-    ...coreActions(),
-    ...llmActions(),
-    ...reflectionActions(),
-    ...reasoningActions(),
-    // TEA compatibility (issue 13): chat/embeddings, state shaping, DSPy fallbacks, retry, web.
-    ...llmChatEmbedActions(),
-    ...stateActions(),
-    dspyAlias('reason.dspy.cot', reasonCot() as ActionDefinition, { defaultSignature: 'question -> thinking, answer', exampleTarget: 'problem' }),
-    dspyAlias('reason.dspy.react', reasonReact() as ActionDefinition, { defaultSignature: 'goal -> result' }),
-    retryLoop as ActionDefinition,
-    ...webTools(),
-    ...agentActions(),
-    ...fileActions(),
-    // Needs the host's Prolog sandbox (loaded on demand, src/prolog/load-prolog.ts).
-    prologQueryAction as ActionDefinition,
-  ];
+  return [...coreActions(), ...llmActions(), ...toolActions(), ...reasoningActions(), ...reflectionActions(), ...prologActions()];
 }
 
 export interface ActionRegistryOptions {

@@ -19,6 +19,7 @@ export { fromStoredJson, inertCopy, toStoredJson } from './storage/json-copy.js'
 export { decodeCursor, encodeCursor, listRunPage, pageSize, runsToRetire } from './storage/run-listing.js';
 export { splitUtf8 } from './storage/split-utf8.js';
 export { joinRooted, rootedDirname, rootedPathRefusal } from './util/rooted-path.js';
+export { quoteText } from './util/cut-text.js';
 
 // Retries and messages
 export { sleep } from './util/abort.js';

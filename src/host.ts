@@ -5,21 +5,21 @@
  * checks it). Its own entry, so none of it weighs on the main `tea-edge` entry; every module is
  * free of side effects, so a bundler keeps only what a host uses.
  *
- * Unlike the main entry's, `loadAgent` here takes the script sandboxes from its caller: they are
- * in `tea-edge/host/scripts`, so a host (or a bundle of one) that leaves them out carries no Lua
- * VM, even when another bundle built with it imports them. What storage adapters share is
+ * `loadAgent` is the main entry's (every built-in action, Lua unless `scripts` says otherwise);
+ * the sandboxes to pass are in `tea-edge/host/scripts`, and a host that must stay small builds on
+ * `tea-edge/engine` instead. What storage adapters share is
  * in `tea-edge/host/storage`. The probes (`probeEndpoint`, `probeMcpServers`) are in
  * `tea-edge/host/probe`, a module of its own that a page loads when asked and a worker leaves out.
  *
  * @example
  *   import { loadAgent, runAgent } from 'tea-edge/host';
- *   import { ALL_SCRIPT_SANDBOXES } from 'tea-edge/host/scripts';
- *   const agent = loadAgent(text, { scripts: ALL_SCRIPT_SANDBOXES });
+ *   import { ALL_SCRIPT_SANDBOXES, withPrologWhenUsed } from 'tea-edge/host/scripts';
+ *   const agent = loadAgent(text, { scripts: await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [text]) });
  *   const result = await runAgent(agent, { question: 'hi' }).result;
  */
 
 // Loading and running agents
-export { loadAgent } from './graph/load-agent.js';
+export { loadAgent } from './load-agent-with-scripts.js';
 export { runAgent } from './graph/run-agent.js';
 export { resumeAgent, pendingConfirmation } from './graph/resume-run.js';
 export { fileStoreAgentSource, textAgentFileSource } from './graph/agent-files.js';
@@ -38,6 +38,7 @@ export type { CompiledScript, ScriptRunOptions, ScriptSandbox, ScriptSandboxes, 
 export { AgentError, describeLocation, formatAgentError, toAgentError } from './core/agent-error.js';
 export type { AgentErrorJson, ErrorCode } from './core/agent-error.js';
 export { formatProblem, problemsOf } from './errors/load-problems.js';
+export { cutWithMark } from './errors/cut-mark.js';
 export type { LoadProblem } from './errors/load-problems.js';
 export type { AgentEvent, EventType } from './core/events.js';
 

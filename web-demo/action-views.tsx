@@ -8,6 +8,7 @@
 import type { AgentEvent } from '../src/core/events.js';
 import { formatJson } from './dom.js';
 import { diffLines, type DiffLine } from './diff.js';
+import { DiffView } from './diff-view.js';
 import type { RunSummary } from './run-summary.js';
 import { isPlainObject } from '../src/util/plain-object.js';
 
@@ -202,33 +203,6 @@ function Decompose({ at }: { at: Found }) {
   );
 }
 
-/** A diff, line by line (or inline for words), with + and − marks that do not rely on colour. */
-function DiffView({ lines, label, inline = false }: { lines: DiffLine[]; label: string; inline?: boolean }) {
-  const changed = lines.some((line) => line.kind !== 'same');
-  if (inline) {
-    return (
-      <div class="diff" role="group" aria-label={label}>
-        <p class="inline-diff">
-          {lines.map((line, index) =>
-            line.kind === 'same' ? line.text : line.kind === 'added' ? <ins key={index} class="diff-line added">{line.text}</ins> : <del key={index} class="diff-line removed">{line.text}</del>,
-          )}
-        </p>
-      </div>
-    );
-  }
-  return (
-    <div class="diff" role="group" aria-label={label}>
-      <p class="note">{changed ? label : `${label}: none`}</p>
-      <pre class="diff-lines" tabindex={0}>
-        {lines.map((line, index) => (
-          <span key={index} class={`diff-line ${line.kind}`}>{`${line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '− ' : '  '}${line.text}`}</span>
-        ))}
-      </pre>
-    </div>
-  );
-}
-
-/** A word diff: words and the spaces between them as diff units. */
 export function diffWords(before: string, after: string): DiffLine[] {
   const split = (text: string) => text.split(/(\s+)/).filter((part) => part !== '').join('\n');
   return diffLines(split(before), split(after));

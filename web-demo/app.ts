@@ -5,9 +5,11 @@
  */
 import type { AgentErrorJson } from '../src/core/agent-error.js';
 import type { AgentEvent } from '../src/core/events.js';
+import type { RunRecord } from '../src/core/trace-store.js';
+import type { AgentGraph } from './agent-graph.js';
 import { EngineClient } from './engine-client.js';
 import type { HistoryPanel, HistorySource } from './history-panel.js';
-import type { RemoteBackend } from './backend.js';
+import type { RemoteBackend, ResumeUpdate } from './backend.js';
 import { createModelPanel } from './model-panel.js';
 import { createConfirmDialog } from './confirm-dialog.js';
 import { DATABASE_NAME, type RunOutcome } from './protocol.js';
@@ -141,10 +143,7 @@ function start(): void {
       storage,
       announce,
       open: openRunFromHistory,
-      report: (record, events) => {
-        module.download(new Blob([module.runReport(record, events)], { type: 'text/html' }), `run-${record.run_id}.html`);
-        announce('Saved the run as an HTML report.');
-      },
+      report: (record, events) => void graphOfRun(record.run_id).then((graph) => saveReport(events, graph, record)),
     });
     tabSource = stores ? module.tabHistory(stores.traceStore) : undefined;
     panel.setSource(tabSource);
@@ -163,9 +162,15 @@ function start(): void {
         shownFromHistory++;
         runView.setGraph(graph);
       },
+      setInput: (json, problems) => {
+        inputArea.value = json;
+        formProblems = problems;
+        byId('input-error').textContent = '';
+      },
       useBackend: (backend, source) => {
         const changed = (remote === undefined) !== (backend === undefined);
         remote = backend;
+        if (!backend) formProblems = 0;
         document.body.dataset.backend = backend ? 'server' : 'tab';
         // The header says where runs go: a promise the page must keep in both modes.
         byId('tagline').textContent = backend
@@ -184,9 +189,22 @@ function start(): void {
     document.body.dataset.studio = 'ready';
   });
   const refreshHistory = () => historyReady.then((panel) => panel.refresh());
+  /** Saves a run as one offline HTML report with the studio's views of it (its own lazy chunk). */
+  const saveReport = async (events: AgentEvent[], graph: AgentGraph | undefined, record?: RunRecord) => {
+    const report = await import('./report-download.js');
+    const drawn = graph ? { svg: runView.drawGraph(graph, summarize(events)), kinds: new Map(graph.nodes.map((node) => [node.name, node.kind])) } : undefined;
+    announce(`Saved the run as ${report.saveRunReport(events, drawn, record)}.`);
+  };
+  /** The graph of a run's agent, when its file is known (runs of this tab). */
+  const graphOfRun = async (runId: string) => {
+    const source = sourceOf(storage, runId);
+    return source === undefined ? undefined : (await client.validate(source)).graph;
+  };
 
   // Running, cancelling, confirming.
   const runButton = byId<HTMLButtonElement>('run-button');
+  // Problems of the server agent's input form (server mode): such an input is not sent.
+  let formProblems = 0;
   const cancelButton = byId<HTMLButtonElement>('cancel-button');
   const resumeButton = byId<HTMLButtonElement>('resume-button');
   let running = false;
@@ -275,6 +293,12 @@ function start(): void {
       inputArea.focus();
       return;
     }
+    if (remote && formProblems > 0) {
+      const message = `The input has ${formProblems} problem${formProblems === 1 ? '' : 's'} (shown at the form's fields): fix ${formProblems === 1 ? 'it' : 'them'} to run.`;
+      byId('input-error').textContent = message;
+      announce(message);
+      return;
+    }
     byId('input-error').textContent = '';
     if (remote) return runRemote(remote, input);
     // The latest validation may be older than the text (Ctrl+Enter right after typing): the text
@@ -294,7 +318,7 @@ function start(): void {
     runView.show(summary, modelPanel.runLabel());
     setRunning(true);
     announce('Run started.');
-    await finish(await client.run(activeSource, input, modelPanel.settings(), activeRunId));
+    await finish(await client.run(activeSource, input, modelPanel.settings(), activeRunId, runView.nextRunPauses()));
   };
   runButton.addEventListener('click', () => void run());
   cancelButton.addEventListener('click', () => {
@@ -317,7 +341,7 @@ function start(): void {
     summary.stop_reason = undefined;
     runView.show(summary);
     setRunning(true);
-    await resumeRun(undefined);
+    await resumeRun({});
   });
 
   /**
@@ -361,12 +385,22 @@ function start(): void {
     await finish(await client.fork(source, activeRunId, parent.run_id, node, state, modelPanel.settings()));
   }
 
-  /** Continues the active run (paused by an interrupt, or waiting for a tool approval). */
-  async function resumeRun(approval: { approved: boolean } | undefined): Promise<void> {
+  /** Continues the active run (paused by an interrupt, or waiting for a tool approval; the state edited at the pause). */
+  async function resumeRun(update: ResumeUpdate): Promise<void> {
     if (!activeRunId) return;
-    if (!remote) return finish(await client.resume(activeSource, activeRunId, approval, modelPanel.settings()));
-    await remote.resume(activeRunId, approval, lastSeq(), onRunEvent).then(finish, remoteFailed);
+    if (!remote) return finish(await client.resume(activeSource, activeRunId, update, modelPanel.settings(), runView.nextRunPauses()));
+    await remote.resume(activeRunId, update, lastSeq(), onRunEvent).then(finish, remoteFailed);
   }
+  /** Continues the paused run on screen with its state changed ("Continue with this state" under the graph). */
+  const continueWith = async (stateUpdate: Record<string, unknown>) => {
+    if (!activeRunId || !summary) return;
+    summary.status = 'running';
+    summary.stop_reason = undefined;
+    runView.show(summary);
+    setRunning(true);
+    announce('Run continued with the state edited.');
+    await resumeRun({ state_update: stateUpdate });
+  };
 
   const dialog = createConfirmDialog((approved) => void answer(approved));
   function openConfirmation(): void {
@@ -379,7 +413,7 @@ function start(): void {
     summary.stop_reason = undefined;
     runView.show(summary);
     setRunning(true);
-    await resumeRun({ approved });
+    await resumeRun({ approval: { approved } });
   };
 
   // The service worker caches the whole shell (both engines, the editor); registering it only once
@@ -389,10 +423,19 @@ function start(): void {
   }
   // The timeline and the per-action views: their own chunk, after the first paint.
   void import('./studio-views.js').then((module) => {
-    const saveReport = (events: AgentEvent[]) =>
-      void import('./report-download.js').then((report) => announce(`Saved the run as ${report.saveRunReport(events)}.`));
-    runView.setExtra((shown, graph) =>
-      module.studioViews(shown, graph, shown.status === 'running' ? {} : { onReport: () => saveReport(shown.events), onRunFrom: (node, state) => void runFrom(node, state) }),
+    runView.setExtra(
+      (shown, graph, nav) =>
+        module.studioViews(shown, graph, { focusNode: nav.selected, ...(shown.status === 'running' ? {} : { onReport: () => void saveReport(shown.events, graph), onRunFrom: (node, state) => void runFrom(node, state) }) }),
+      (shown, graph, nav) =>
+        module.graphPanel({
+          summary: shown,
+          graph,
+          nav,
+          server: remote !== undefined,
+          running,
+          // A pause that waits for an interrupt's Resume (not a tool's approval) can be continued with the state edited.
+          onContinue: shown && !running && shown.run_id === activeRunId && shown.status === 'interrupted' && !shown.confirmation ? (update) => void continueWith(update) : undefined,
+        }),
     );
     document.body.dataset.views = 'ready';
   });

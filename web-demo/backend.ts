@@ -6,6 +6,12 @@
 import type { AgentEvent } from '../src/core/events.js';
 import type { RunOutcome } from './protocol.js';
 
+/** What a resume carries: a tool call's approval, or keys to merge into the state at the pause. */
+export interface ResumeUpdate {
+  approval?: { approved: boolean };
+  state_update?: Record<string, unknown>;
+}
+
 export type EventSink = (runId: string, event: AgentEvent) => void;
 
 export interface RemoteBackend {
@@ -13,8 +19,8 @@ export interface RemoteBackend {
   label: string;
   /** Starts a run of the chosen agent; `begin` is told the run id as soon as the server gave it. */
   run(input: Record<string, unknown>, begin: (runId: string) => void, onEvent: EventSink): Promise<RunOutcome>;
-  /** Resumes an interrupted run and follows it from the seq after `after`. */
-  resume(runId: string, approval: { approved: boolean } | undefined, after: number, onEvent: EventSink): Promise<RunOutcome>;
+  /** Resumes an interrupted run (with a tool approval, or the state changed) and follows it from the seq after `after`. */
+  resume(runId: string, update: ResumeUpdate, after: number, onEvent: EventSink): Promise<RunOutcome>;
   /** Follows a run still going (opened from history) from the seq after `after`. */
   follow(runId: string, after: number, onEvent: EventSink): Promise<RunOutcome>;
   cancel(runId: string): void;

@@ -10,10 +10,14 @@ const MAX_LINES = 2000;
 
 /** The lines of `after` against `before`: kept, added and removed, in order. */
 export function diffLines(before: string, after: string): DiffLine[] {
-  const a = before.split('\n');
-  const b = after.split('\n');
+  return diffSequence(before.split('\n'), after.split('\n'));
+}
+
+/** Two lists of strings (lines, a run's node names) aligned: kept, added and removed, in order. */
+export function diffSequence(a: readonly string[], b: readonly string[]): DiffLine[] {
   if (a.length > MAX_LINES || b.length > MAX_LINES) {
-    return before === after ? a.map((text) => ({ kind: 'same', text })) : [...a.map((text) => ({ kind: 'removed' as const, text })), ...b.map((text) => ({ kind: 'added' as const, text }))];
+    const same = a.length === b.length && a.every((text, index) => text === b[index]);
+    return same ? a.map((text) => ({ kind: 'same', text })) : [...a.map((text) => ({ kind: 'removed' as const, text })), ...b.map((text) => ({ kind: 'added' as const, text }))];
   }
   // lengths[i][j]: the longest common subsequence of a[i..] and b[j..].
   const lengths: Uint16Array[] = Array.from({ length: a.length + 1 }, () => new Uint16Array(b.length + 1));

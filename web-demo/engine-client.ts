@@ -8,7 +8,7 @@
  */
 import type { AgentEvent } from '../src/core/events.js';
 import type { ModelSettings } from './model-settings.js';
-import type { AgentProblem, ProbeOutcome, RequestMessage, ResponseMessage, RunOutcome } from './protocol.js';
+import type { AgentProblem, ProbeOutcome, RequestMessage, ResponseMessage, RunOutcome, RunPauses } from './protocol.js';
 import type { AgentGraph } from './agent-graph.js';
 import { mayUseLua, needsScriptEngine } from './lua-marker.js';
 
@@ -71,17 +71,18 @@ export class EngineClient {
     return result;
   }
 
-  async run(agentYaml: string, input: Record<string, unknown>, model: ModelSettings, runId: string): Promise<RunOutcome> {
+  async run(agentYaml: string, input: Record<string, unknown>, model: ModelSettings, runId: string, pauses?: RunPauses): Promise<RunOutcome> {
     const engine = this.runEngineFor(agentYaml);
-    const message = { type: 'run', agentYaml, input, model, run_id: runId, ...this.files() };
+    const message = { type: 'run', agentYaml, input, model, run_id: runId, ...this.files(), ...(pauses ? { pauses } : {}) };
     const outcome = (await this.request(engine, message, 'run', runId)) as RunOutcome;
     // The light engine refuses Lua at load, before the run starts: start it again with Lua.
     if (engine === 'light' && needsScriptEngine(outcome.error)) return (await this.request('lua', message, 'run', runId)) as RunOutcome;
     return outcome;
   }
 
-  resume(agentYaml: string, runId: string, approval: { approved: boolean } | undefined, model: ModelSettings): Promise<RunOutcome> {
-    const message = approval ? { type: 'resume' as const, agentYaml, run_id: runId, approval, model, ...this.files() } : { type: 'resume' as const, agentYaml, run_id: runId, model, ...this.files() };
+  /** Continues a paused run: with the approval of a tool call, or with the state changed (`state_update`). */
+  resume(agentYaml: string, runId: string, update: { approval?: { approved: boolean }; state_update?: Record<string, unknown> }, model: ModelSettings, pauses?: RunPauses): Promise<RunOutcome> {
+    const message = { type: 'resume' as const, agentYaml, run_id: runId, ...update, model, ...this.files(), ...(pauses ? { pauses } : {}) };
     return this.request(this.runEngineFor(agentYaml), message, 'run', runId) as Promise<RunOutcome>;
   }
 

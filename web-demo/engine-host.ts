@@ -10,6 +10,7 @@ import { parse as parseYaml } from 'yaml';
 // The engine's own modules, not src/index.ts: the main entry's loadAgent brings the Lua VM.
 import type { ScriptSandboxes } from '../src/core/script-sandbox.js';
 import { loadAgent } from '../src/graph/load-agent.js';
+import { createActionRegistry } from '../src/builtins.js';
 import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
 import { forkRun } from '../worker/fork-run.js';
 import { createProvider } from '../src/llm/create-provider.js';
@@ -22,7 +23,10 @@ import { createDemoModel } from './demo-model.js';
 import { toOverrides, type ModelSettings } from './model-settings.js';
 import { AGENT_FILE, problemsFromLoadError } from './load-problems.js';
 import { yamlPathLocator } from './yaml-locator.js';
-import { DATABASE_NAME, type AgentProblem, type ProbeOutcome, type RequestMessage, type ResponseMessage, type RunOutcome } from './protocol.js';
+import { DATABASE_NAME, type AgentProblem, type ProbeOutcome, type RequestMessage, type ResponseMessage, type RunOutcome, type RunPauses } from './protocol.js';
+import type { CompiledAgent } from '../src/graph/compiled-agent.js';
+import { AgentError } from '../src/core/agent-error.js';
+import { suggestionFor } from '../src/util/suggest.js';
 
 /** The part of the worker global this file uses. */
 export interface WorkerScope {
@@ -41,7 +45,7 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
   // `moreScripts` loads a sandbox an agent needs on first use (Prolog: its own chunk); until it
   // has loaded, the requests that load agents wait for it.
   let current = scripts;
-  const load = (agentYaml: string) => loadAgent(agentYaml, { file: AGENT_FILE, scripts: current });
+  const load = (agentYaml: string) => loadAgent(agentYaml, { file: AGENT_FILE, scripts: current, registry: createActionRegistry() });
   const runs = new Map<string, AgentRunHandle>();
   let stores: Stores | undefined;
   const openStores = (): Stores | undefined => {
@@ -105,7 +109,7 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
       case 'run': {
         let run: AgentRunHandle;
         try {
-          run = runAgent(load(request.agentYaml), request.input, runOptions(request.run_id, request.model, request.agentFiles));
+          run = runAgent(withPauses(load(request.agentYaml), request.pauses), request.input, runOptions(request.run_id, request.model, request.agentFiles));
         } catch (error) {
           scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
           break;
@@ -116,8 +120,8 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
       case 'resume': {
         let run: AgentRunHandle;
         try {
-          const agent = load(request.agentYaml);
-          const update = request.approval ? { approval: request.approval } : {};
+          const agent = withPauses(load(request.agentYaml), request.pauses);
+          const update = { ...(request.approval ? { approval: request.approval } : {}), ...(request.state_update ? { state_update: request.state_update } : {}) };
           run = resumeAgent(agent, request.run_id, update, runOptions(request.run_id, request.model, request.agentFiles));
         } catch (error) {
           scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
@@ -148,6 +152,21 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
     }
   };
   scope.postMessage({ type: 'ready' });
+}
+
+/**
+ * The agent with the pauses set on the studio's graph added to its own (`interrupt: before|after`):
+ * a copy, the loaded agent is not changed. A name that is not a node of the agent is refused
+ * (INVALID_PARAMS, naming the nearest node), never ignored.
+ */
+export function withPauses(agent: CompiledAgent, pauses: RunPauses | undefined): CompiledAgent {
+  if (!pauses || (pauses.before.length === 0 && pauses.after.length === 0)) return agent;
+  const names = [...agent.nodes.keys()];
+  for (const name of [...pauses.before, ...pauses.after]) {
+    if (!agent.nodes.has(name)) throw new AgentError('INVALID_PARAMS', `a pause is set on node '${name}', which agent '${agent.name}' does not have${suggestionFor(name, names)}`, { field: 'pauses' });
+  }
+  const nodes = new Map([...agent.nodes].map(([name, node]) => [name, { ...node, interruptBefore: node.interruptBefore || pauses.before.includes(name), interruptAfter: node.interruptAfter || pauses.after.includes(name) }]));
+  return { ...agent, nodes };
 }
 
 /** Loads the agent to find its problems; the graph comes from the YAML alone so it draws early. */

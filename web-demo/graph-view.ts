@@ -1,7 +1,9 @@
 /**
  * Draws an agent graph as SVG: nodes in layers from `__start__` downwards (breadth-first
  * depth), forward edges as straight arrows, edges going back up as curves on the right.
- * `highlight` marks the current node and the visited ones without redrawing.
+ * `highlightGraph` marks the run on it without redrawing: the current node, the ones that ran (with
+ * how often), the ones that did not run in a run that ended, the pause, the node picked, and the
+ * pauses set for the next run. Nodes are buttons (click or Enter picks one: see run-view.tsx).
  */
 import { svgElement } from './dom.js';
 import type { AgentGraph, GraphNode } from './agent-graph.js';
@@ -40,8 +42,8 @@ export function renderGraph(graph: AgentGraph): SVGElement {
     viewBox: `0 0 ${width} ${height}`,
     width: String(width),
     class: 'graph',
-    role: 'img',
-    'aria-label': `Agent graph: ${graph.nodes.length - 2} node${graph.nodes.length === 3 ? '' : 's'}`,
+    role: 'group',
+    'aria-label': `Agent graph: ${graph.nodes.length - 2} node${graph.nodes.length === 3 ? '' : 's'}; pick a node to see its runs and state`,
   });
   svg.appendChild(
     svgElement('defs', {}, svgElement('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse' }, svgElement('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrow-head' }))),
@@ -88,11 +90,13 @@ export function renderGraph(graph: AgentGraph): SVGElement {
     svg.appendChild(
       svgElement(
         'g',
-        { class: `node${terminal ? ' terminal' : ''}${node.loopBody ? ' loop' : ''}${node.fansOutOver ? ' fan-out' : ''}`, 'data-node': node.name },
+        { class: `node${terminal ? ' terminal' : ''}${node.loopBody ? ' loop' : ''}${node.fansOutOver ? ' fan-out' : ''}`, 'data-node': node.name, ...(terminal ? {} : { role: 'button', tabindex: '0', 'aria-pressed': 'false' }) },
         svgElement('rect', { x: String(at.x), y: String(at.y), width: String(NODE_WIDTH), height: String(NODE_HEIGHT), rx: '8' }),
         svgElement('text', { x: String(at.x + NODE_WIDTH / 2), y: String(at.y + (terminal ? 21 : 15)), class: 'node-name' }, shorten(node.name, 20)),
         terminal ? null : svgElement('text', { x: String(at.x + NODE_WIDTH / 2), y: String(at.y + 28), class: 'node-kind' }, shorten(kindLine(node), 24)),
         svgElement('title', {}, nodeTitle(node)),
+        // How often it ran, or where the run waits (set by highlightGraph): just above its top right corner.
+        terminal ? null : svgElement('text', { x: String(at.x + NODE_WIDTH - 2), y: String(at.y - 4), class: 'node-count' }, ''),
       ),
     );
   }
@@ -120,20 +124,51 @@ export interface GraphMarks {
   cancelled?: string | undefined;
   /** In a failed run (or one whose model calls failed), nodes that ran are drawn neutral, never green. */
   runFailed?: boolean;
+  /** The run has ended (or paused): a node it never reached did not run, not "pending". */
+  ended?: boolean;
+  /** Where a paused run waits. */
+  paused?: { node: string; position: 'before' | 'after' } | undefined;
+  /** The node picked on the graph. */
+  selected?: string | undefined;
+  /** Pauses set for the next run, by node. */
+  pauseBefore?: ReadonlySet<string>;
+  pauseAfter?: ReadonlySet<string>;
 }
 
-/** Marks the nodes of a drawn graph (classes only, no redraw); each node's title says its state. */
+const STATES = ['current', 'visited', 'failed', 'cancelled', 'not-run'] as const;
+
+/** Marks the nodes of a drawn graph (classes only, no redraw); each node's title (its accessible name) says its state. */
 export function highlightGraph(svg: Element, marks: GraphMarks): void {
-  const seen = new Set(marks.visited);
+  const runs = new Map<string, number>();
+  for (const name of marks.visited) runs.set(name, (runs.get(name) ?? 0) + 1);
   svg.classList.toggle('run-failed', marks.runFailed === true);
   for (const group of svg.querySelectorAll('g.node')) {
     const name = group.getAttribute('data-node') ?? '';
-    const state = name === marks.failed ? 'failed' : name === marks.cancelled ? 'cancelled' : name === marks.current ? 'current' : seen.has(name) ? 'visited' : '';
-    for (const mark of ['current', 'visited', 'failed', 'cancelled']) group.classList.toggle(mark, mark === state);
+    const count = runs.get(name) ?? 0;
+    const terminal = group.classList.contains('terminal');
+    const state = name === marks.failed ? 'failed' : name === marks.cancelled ? 'cancelled' : name === marks.current ? 'current' : count > 0 ? 'visited' : marks.ended && !terminal ? 'not-run' : '';
+    for (const mark of STATES) group.classList.toggle(mark, mark === state);
     if (state === '') group.removeAttribute('data-state');
     else group.setAttribute('data-state', state);
+    const paused = marks.paused?.node === name ? marks.paused.position : undefined;
+    group.classList.toggle('paused', paused !== undefined);
+    group.classList.toggle('selected', marks.selected === name);
+    const before = marks.pauseBefore?.has(name) === true;
+    const after = marks.pauseAfter?.has(name) === true;
+    group.classList.toggle('break-before', before);
+    group.classList.toggle('break-after', after);
+    const countText = group.querySelector('.node-count');
+    if (countText) countText.textContent = paused ? `paused ${paused}` : count > 1 ? `×${count}` : '';
     const title = group.querySelector('title');
-    if (title) title.textContent = `${title.textContent?.replace(/ — .*$/, '') ?? name}${state === 'failed' || state === 'cancelled' ? ` — ${state}` : ''}`;
+    const base = title?.textContent?.replace(/ — .*$/, '') ?? name;
+    const said = [
+      state === 'failed' || state === 'cancelled' ? state : state === 'not-run' ? 'did not run' : count > 0 ? `ran ${count === 1 ? 'once' : `${count} times`}` : '',
+      paused ? `paused ${paused} it` : '',
+      before || after ? `the next run pauses ${[before ? 'before' : '', after ? 'after' : ''].filter(Boolean).join(' and ')} it` : '',
+    ].filter(Boolean);
+    if (title) title.textContent = `${base}${said.length > 0 ? ` — ${said.join('; ')}` : ''}`;
+    // The title is the node's accessible name (no aria-label: the name must hold the text shown).
+    if (!terminal) group.setAttribute('aria-pressed', String(marks.selected === name));
   }
 }
 

@@ -14,7 +14,7 @@ import { upgradeEvent } from '../src/events/upgrade-event.js';
 import { toNdjson } from './ndjson.js';
 import { parseRunFile } from './run-file.js';
 import { recordFromEvents } from './run-record.js';
-import { parentOf } from './run-sources.js';
+import { parentOf, sourceOf } from './run-sources.js';
 import { CompareView, type ComparedRun } from './compare-view.js';
 import { compareIdsOf, showCompareInAddress } from './compare-link.js';
 
@@ -143,6 +143,8 @@ export function createHistoryPanel(options: HistoryPanelOptions): HistoryPanel {
     }
     importError = undefined;
     const record = recordFromEvents(parsed.events);
+    // Reading the file and drawing the run are tasks of their own (a long run's two halves).
+    await new Promise((resolve) => setTimeout(resolve, 0));
     // The imported run is shown first, then the list gains its row (one visible order, the same
     // on every machine: a reader who sees the row also sees the run).
     options.open(record.run_id, parsed.events, `imported from ${file.name}`, record);
@@ -224,7 +226,10 @@ function History(props: HistoryProps) {
   const compare = async (pair = picked as [RunRecord, RunRecord]) => {
     const [a, b] = pair;
     const [eventsA, eventsB] = await Promise.all([props.loadEvents(a), props.loadEvents(b)]);
-    setCompared([{ record: a, events: eventsA }, { record: b, events: eventsB }]);
+    setCompared([
+      { record: a, events: eventsA, source: sourceOf(props.storage, a.run_id) },
+      { record: b, events: eventsB, source: sourceOf(props.storage, b.run_id) },
+    ]);
     showCompareInAddress([a.run_id, b.run_id]);
   };
   const closeCompare = () => {
@@ -325,8 +330,16 @@ function took(run: RunRecord): string {
   return ` · ${ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`}`;
 }
 
+/** What the run used, from its record: tokens (model calls when none were counted) and the models. */
+function used(run: RunRecord): string {
+  const parts: string[] = [];
+  if (run.usage) parts.push(run.usage.tokens > 0 || run.usage.llm_calls === 0 ? `${run.usage.tokens.toLocaleString('en')} tok` : `${run.usage.llm_calls} call${run.usage.llm_calls === 1 ? '' : 's'}`);
+  if (run.models && run.models.length > 0) parts.push(run.models.join(', '));
+  return parts.map((part) => ` · ${part}`).join('');
+}
+
 function haystack(run: RunRecord): string {
-  return [run.agent, run.run_id, run.status, run.stop_reason ?? '', run.error?.code ?? '', run.error?.node ?? ''].join(' ').toLowerCase();
+  return [run.agent, run.run_id, run.status, run.stop_reason ?? '', run.error?.code ?? '', run.error?.node ?? '', ...(run.models ?? [])].join(' ').toLowerCase();
 }
 
 function Row({ run, onOpen, onExport, onReport, onAskDelete, storage, picked, onPick }: HistoryProps & { run: RunRecord; picked: boolean; onPick(): void; onAskDelete: ((label: string) => void) | undefined }) {
@@ -339,6 +352,7 @@ function Row({ run, onOpen, onExport, onReport, onAskDelete, storage, picked, on
       <span class="history-label">
         {label}
         {took(run)}
+        {used(run)}
         {/* The status is the badge: the stop reason only when it says more (a budget, an interrupt). */}
         {run.stop_reason && run.stop_reason !== run.status && !(run.status === 'failed' && run.stop_reason === 'error') ? ` · ${run.stop_reason}` : ''}
         {run.error ? <span class="bad-text history-error">{` · ${run.error.code}${run.error.node ? ` in ${run.error.node}` : ''}`}</span> : ''}

@@ -3,6 +3,5 @@
  * IndexedDB adapter and the history panel stay out of the first-load JavaScript.
  */
 export { createIndexedDbStores } from '../adapters/indexeddb/index.js';
-export { createHistoryPanel, download } from './history-panel.js';
+export { createHistoryPanel } from './history-panel.js';
 export { tabHistory } from './tab-history.js';
-export { runReport } from './report.js';

@@ -16,6 +16,7 @@ import { summarize } from './run-summary.js';
 import { buildTimeline, type TimelineItem } from './timeline.js';
 import { reportDataBlock, REPORT_DATA_ID } from './report-data.js';
 import { sha256 } from '../src/util/sha256.js';
+import type { StudioSnapshot } from './report-views.js';
 
 const STYLE = `body{font:15px/1.45 system-ui,sans-serif;color:#1a1f29;max-width:1100px;margin:0 auto;padding:16px}
 h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:1.4em}code,pre{font:13px ui-monospace,Menlo,Consolas,monospace}
@@ -23,7 +24,10 @@ pre{background:#f6f8fb;border:1px solid #c9d1dc;border-radius:6px;padding:8px;wh
 table{border-collapse:collapse;width:100%}th,td{border:1px solid #c9d1dc;padding:3px 6px;text-align:left;vertical-align:top}
 .bar{height:10px;background:#1d6fb8;border-radius:3px;min-width:2px}.track{background:#eef2f7;position:relative;height:10px}
 .failed{color:#a3161b}.completed{color:#146c2e}summary{cursor:pointer}button{font:inherit;padding:4px 10px}
-:focus-visible{outline:3px solid #1d6fb8;outline-offset:2px}`;
+:focus-visible{outline:3px solid #1d6fb8;outline-offset:2px}.wide{overflow-x:auto}`;
+
+/** The report is one column: the studio's panels and scroll boxes are laid out for a page that is not. */
+const STUDIO_OVERRIDES = `body{background:#fff}.studio-views .run-section{margin:1em 0}.studio-views pre{max-height:none}`;
 
 /**
  * The report's only script: reads the embedded run data (JSON.parse, no eval) and offers the
@@ -50,7 +54,12 @@ const SCRIPT = `(function () {
 /** The policy: no network at all, inline styles, and the one script above. */
 const POLICY = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${base64(sha256(new TextEncoder().encode(SCRIPT)))}'; base-uri 'none'; form-action 'none'`;
 
-export function runReport(record: RunRecord, events: readonly AgentEvent[]): string {
+/**
+ * The report's HTML. `studio` is the studio's own views of the run (report-views.tsx: the graph,
+ * the run sections with the action views, every model call) with their stylesheet; the page
+ * writes it. Without it (no document, as in Node) the errors and final state are written here.
+ */
+export function runReport(record: RunRecord, events: readonly AgentEvent[], studio?: StudioSnapshot): string {
   const summary = summarize([...events]);
   const figures = runFigures(events);
   const timeline = buildTimeline(events);
@@ -66,7 +75,7 @@ export function runReport(record: RunRecord, events: readonly AgentEvent[]): str
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${POLICY}">
 <title>Run ${escapeHtml(record.run_id)} of ${escapeHtml(record.agent)} · tea-edge report</title>
-<style>${STYLE}</style></head><body>
+<style>${STYLE}</style>${studio ? `<style>${studio.css}</style><style>${STUDIO_OVERRIDES}</style>` : ''}</head><body>
 <h1>${escapeHtml(record.agent)}: <span class="${escapeHtml(record.status)}">${escapeHtml(record.status)}</span></h1>
 <p>Run <code>${escapeHtml(record.run_id)}</code> · started ${escapeHtml(record.created_at)}${record.stop_reason ? ` · stop reason <code>${escapeHtml(record.stop_reason)}</code>` : ''}</p>
 <h2>Figures</h2>
@@ -78,15 +87,16 @@ export function runReport(record: RunRecord, events: readonly AgentEvent[]): str
 <tr><th scope="row">Steps (node runs)</th><td>${figures.nodes}</td></tr>
 <tr><th scope="row">Events</th><td>${events.length}</td></tr>
 </tbody></table>
+${studio ? `<div class="studio-views" id="studio-views">${studio.html}</div>` : ''}
 <h2>Timeline</h2>
-<table><thead><tr><th scope="col">Kind</th><th scope="col">Item</th><th scope="col">When</th><th scope="col">Duration</th><th scope="col">Tokens</th><th scope="col">Retries</th></tr></thead><tbody>
+<div class="wide" role="region" aria-label="Timeline table" tabindex="0"><table><thead><tr><th scope="col">Kind</th><th scope="col">Item</th><th scope="col">When</th><th scope="col">Duration</th><th scope="col">Tokens</th><th scope="col">Retries</th></tr></thead><tbody>
 ${rows}
-</tbody></table>
+</tbody></table></div>
 <h2>Steps</h2>
 ${steps(timeline.items)}
-${errors ? `<h2>Errors</h2><ul class="failed">${errors}</ul>` : ''}
+${studio ? '' : `${errors ? `<h2>Errors</h2><ul class="failed">${errors}</ul>` : ''}
 <h2>Final state</h2>
-<pre>${escapeHtml(JSON.stringify(summary.final_state ?? null, null, 2))}</pre>
+<pre>${escapeHtml(JSON.stringify(summary.final_state ?? null, null, 2))}</pre>`}
 <h2>Events</h2>
 <p><button type="button" id="save-ndjson" hidden>Save the events as NDJSON</button></p>
 <details><summary>Every event (${events.length})</summary><pre>${escapeHtml(events.map((event) => JSON.stringify(event)).join('\n'))}</pre></details>

@@ -20,6 +20,20 @@ export function recordFromEvents(events: AgentEvent[]): RunRecord {
     event_count: events.length,
   };
   if (typeof done?.data.stop_reason === 'string') record.stop_reason = done.data.stop_reason;
+  // What it used, as the engine's own record says it (calls, tokens, models), from its events.
+  const models = new Set<string>();
+  const usage = { llm_calls: 0, tokens: 0 };
+  for (const event of events) {
+    if (event.type === 'llm_request') {
+      usage.llm_calls++;
+      if (typeof event.data.model === 'string') models.add(event.data.model);
+    } else if (event.type === 'llm_response' && 'usage' in event.data) {
+      const total = (event.data.usage as { total_tokens?: unknown } | undefined)?.total_tokens;
+      if (typeof total === 'number' && Number.isFinite(total)) usage.tokens += total;
+    }
+  }
+  record.usage = usage;
+  if (models.size > 0) record.models = [...models];
   const error: { code?: unknown; message?: unknown; node?: unknown } | undefined = done?.data.error;
   if (typeof error?.code === 'string' && typeof error.message === 'string') {
     record.error = { code: error.code as RunErrorCode, message: error.message, ...(typeof error.node === 'string' ? { node: error.node } : {}) };

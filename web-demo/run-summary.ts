@@ -62,11 +62,18 @@ export interface RunSummary {
   failed_node?: string;
   cancelled_node?: string;
   calls: ModelCallView[];
+  /**
+   * The calls of `calls` still waiting, oldest first: the reducers find the call an event belongs
+   * to here, not by scanning every call (a 10,000-event run has thousands).
+   */
+  waiting: ModelCallView[];
   /** Streamed text per model call, newest last. */
   streams: { node?: string; text: string }[];
   attempts: ReflectionAttemptView[];
   steps: ReactStepView[];
   confirmation?: { tool: string; arguments: unknown; node?: string };
+  /** Where a paused run waits (its `interrupt`), until it goes on or ends. */
+  pause?: { node: string; position: 'before' | 'after' };
   errors: RunErrorView[];
   logs: string[];
   llm_calls: number;
@@ -78,7 +85,7 @@ export interface RunSummary {
 
 /** An empty summary for a run that has not sent events yet. */
 export function emptySummary(runId = '', agent = ''): RunSummary {
-  return { run_id: runId, agent, status: 'running', visited: [], calls: [], streams: [], attempts: [], steps: [], errors: [], logs: [], llm_calls: 0, event_count: 0, events: [] };
+  return { run_id: runId, agent, status: 'running', visited: [], calls: [], waiting: [], streams: [], attempts: [], steps: [], errors: [], logs: [], llm_calls: 0, event_count: 0, events: [] };
 }
 
 /**
@@ -111,6 +118,7 @@ const APPLY: { [T in EventType]: Apply<T> } = {
     if (event.node !== undefined && event.sub_run === undefined) {
       summary.current_node = event.node;
       summary.visited.push(event.node);
+      summary.pause = undefined;
     }
   },
   node_end: nothing,
@@ -121,12 +129,15 @@ const APPLY: { [T in EventType]: Apply<T> } = {
     const provider = text(event.data.provider);
     summary.llm_calls++;
     summary.streams.push({ ...(node !== undefined ? { node } : {}), text: '' });
-    summary.calls.push({ ...(node !== undefined ? { node } : {}), ...(label !== undefined ? { label } : {}), ...(model !== undefined ? { model } : {}), ...(provider !== undefined ? { provider } : {}), started: event.ts, state: 'waiting', retries: [] });
+    const call: ModelCallView = { ...(node !== undefined ? { node } : {}), ...(label !== undefined ? { label } : {}), ...(model !== undefined ? { model } : {}), ...(provider !== undefined ? { provider } : {}), started: event.ts, state: 'waiting', retries: [] };
+    summary.calls.push(call);
+    summary.waiting.push(call);
   },
   llm_response(summary, event) {
     const data = event.data;
     const call = waitingCall(summary, event.node, text(data.label));
     if (!call) return;
+    summary.waiting.splice(summary.waiting.lastIndexOf(call), 1);
     const error = errorView(data.error);
     call.state = error === undefined ? 'answered' : error.code === 'CANCELLED' ? 'cancelled' : 'failed';
     if (error) call.error = error;
@@ -173,8 +184,11 @@ const APPLY: { [T in EventType]: Apply<T> } = {
   confirmation_request(summary, event) {
     summary.confirmation = { tool: text(event.data.tool) ?? 'tool', arguments: event.data.arguments, ...(event.node !== undefined ? { node: event.node } : {}) };
   },
-  // The `done` that follows carries the pause (status interrupted).
-  interrupt: nothing,
+  // The `done` that follows carries the status (interrupted); this says where it waits.
+  interrupt(summary, event) {
+    const node = event.node ?? text(event.data.node);
+    if (node !== undefined && event.sub_run === undefined) summary.pause = { node, position: event.data.position === 'after' ? 'after' : 'before' };
+  },
   error(summary, event) {
     const error = errorView(event.data, event.node) ?? { code: 'ERROR', message: '' };
     // The engine reports a node's error, then the same error again as the run's end (fatal).
@@ -214,9 +228,15 @@ export function endRun(summary: RunSummary, end: { status: string; stop_reason?:
     const running = summary.current_node ?? summary.error?.node;
     if (running !== undefined) summary.cancelled_node = running;
   }
-  if (summary.status !== 'interrupted') summary.confirmation = undefined;
+  if (summary.status !== 'interrupted') {
+    summary.confirmation = undefined;
+    summary.pause = undefined;
+  }
   const unanswered = summary.status === 'cancelled' ? 'cancelled' : 'stopped';
-  if (summary.status !== 'running') for (const call of summary.calls) if (call.state === 'waiting') call.state = unanswered;
+  if (summary.status !== 'running') {
+    for (const call of summary.calls) if (call.state === 'waiting') call.state = unanswered;
+    summary.waiting = [];
+  }
   summary.current_node = undefined;
   return summary;
 }
@@ -235,8 +255,13 @@ export function summarize(events: AgentEvent[]): RunSummary {
 
 /** The newest call still waiting, preferably from the same node and label (parallel branches). */
 function waitingCall(summary: RunSummary, node: string | undefined, label: string | undefined): ModelCallView | undefined {
-  const waiting = summary.calls.filter((call) => call.state === 'waiting').reverse();
-  return waiting.find((call) => call.node === node && call.label === label) ?? waiting.find((call) => call.node === node) ?? waiting[0];
+  const waiting = summary.waiting;
+  return findLast(waiting, (call) => call.node === node && call.label === label) ?? findLast(waiting, (call) => call.node === node) ?? waiting.at(-1);
+}
+
+function findLast<T>(list: readonly T[], test: (value: T) => boolean): T | undefined {
+  for (let index = list.length - 1; index >= 0; index--) if (test(list[index]!)) return list[index];
+  return undefined;
 }
 
 function errorView(value: unknown, eventNode?: string): RunErrorView | undefined {

@@ -21,6 +21,25 @@ export interface ExtraViews {
   coversAttempts?: boolean;
 }
 
+/** Pauses set on the graph for the next run: node names. */
+export interface NextRunPauses {
+  before: string[];
+  after: string[];
+}
+
+/** The graph as a navigator: the node picked, and the pauses set for the next run. */
+export interface GraphNav {
+  selected: string | undefined;
+  select(node: string | undefined): void;
+  pauseBefore: ReadonlySet<string>;
+  pauseAfter: ReadonlySet<string>;
+  setPause(node: string, position: 'before' | 'after', on: boolean): void;
+}
+
+type Extra = (summary: RunSummary, graph: AgentGraph | undefined, nav: GraphNav) => ExtraViews;
+/** What the lazy chunk draws under the graph: the node picked, a pause to edit (also with no run shown). */
+type GraphPanel = (summary: RunSummary | undefined, graph: AgentGraph | undefined, nav: GraphNav) => ComponentChildren;
+
 export interface RunView {
   /** Draws a new graph (or none). */
   setGraph(graph: AgentGraph | undefined): void;
@@ -28,9 +47,13 @@ export interface RunView {
   show(summary: RunSummary, source?: string): void;
   clear(): void;
   /** Views rendered after the model calls (the timeline and the per-action views). */
-  setExtra(views: (summary: RunSummary, graph: AgentGraph | undefined) => ExtraViews): void;
+  setExtra(views: Extra, graphPanel?: GraphPanel): void;
   /** The summary on screen. */
   shown(): RunSummary | undefined;
+  /** The pauses set on the graph for the next run (nodes of the graph shown). */
+  nextRunPauses(): NextRunPauses;
+  /** A graph drawn with a run's marks, apart from the page (for the HTML report). */
+  drawGraph(graph: AgentGraph, summary: RunSummary): SVGElement;
 }
 
 /** Builds the run view inside `root`. */
@@ -40,8 +63,9 @@ export function createRunView(root: HTMLElement): RunView {
   paint(<>No run yet. Pick an example and press Run.</>, status);
   const headline = element('div', { class: 'run-headline', id: 'run-headline' });
   const graphBox = element('div', { class: 'graph-box', id: 'graph' });
+  const graphPanel = element('div', { class: 'graph-panel', id: 'graph-panel' });
   const body = element('div', { class: 'run-body', id: 'run-body' });
-  replaceChildren(root, status, headline, graphBox, body);
+  replaceChildren(root, status, headline, graphBox, graphPanel, body);
   let svg: SVGElement | undefined;
   let pending: { summary: RunSummary; source: string | undefined } | undefined;
   let shown: RunSummary | undefined;
@@ -54,8 +78,46 @@ export function createRunView(root: HTMLElement): RunView {
     if (shown) this_.show(shown);
   });
   const labels = new WeakMap<RunSummary, string>();
-  let extra: ((summary: RunSummary, graph: AgentGraph | undefined) => ExtraViews) | undefined;
+  let extra: Extra | undefined;
+  let panel: GraphPanel | undefined;
   let graphShown: AgentGraph | undefined;
+  // The graph as a navigator: a node picked (its runs in the timeline), pauses for the next run.
+  let selected: string | undefined;
+  const pauseBefore = new Set<string>();
+  const pauseAfter = new Set<string>();
+  const nav = (): GraphNav => ({
+    selected,
+    select(node) {
+      selected = node === selected ? undefined : node;
+      redraw();
+    },
+    pauseBefore,
+    pauseAfter,
+    setPause(node, position, on) {
+      const set = position === 'before' ? pauseBefore : pauseAfter;
+      if (on) set.add(node);
+      else set.delete(node);
+      redraw();
+    },
+  });
+  const redraw = () => {
+    // A render already scheduled draws the newest summary with what changed here.
+    if (pending) return;
+    if (shown) return this_.show(shown);
+    if (svg) highlightGraph(svg, { ...marksOf(undefined), ...navMarks() });
+    paintGraphPanel(undefined);
+  };
+  const navMarks = () => ({ selected, pauseBefore, pauseAfter });
+  const paintGraphPanel = (summary: RunSummary | undefined) => paint(panel?.(summary, graphShown, nav()) ?? null, graphPanel);
+  const pick = (target: EventTarget | null) => {
+    const node = (target as Element | null)?.closest?.('g.node[role="button"]')?.getAttribute('data-node');
+    if (node) nav().select(node);
+    return node !== undefined && node !== null;
+  };
+  graphBox.addEventListener('click', (event) => void pick(event.target));
+  graphBox.addEventListener('keydown', (event) => {
+    if ((event.key === 'Enter' || event.key === ' ') && pick(event.target)) event.preventDefault();
+  });
 
   const render = () => {
     frame = 0;
@@ -75,8 +137,9 @@ export function createRunView(root: HTMLElement): RunView {
       headline.dataset.outcome = outcome;
       replaceChildren(headline, outcomeHeadline(summary));
     }
-    if (svg) highlightGraph(svg, marksOf(summary));
-    const views = extra?.(summary, graphShown);
+    if (svg) highlightGraph(svg, { ...marksOf(summary), ...navMarks() });
+    const views = extra?.(summary, graphShown, nav());
+    paintGraphPanel(summary);
     if (RunSections) paint(<RunSections summary={summary} extra={views?.main} tail={views?.tail} hideAttempts={views?.coversAttempts === true} />, body);
     performance.measure('tea-run-view-render', { start: started, detail: { events: summary.event_count } });
   };
@@ -86,7 +149,11 @@ export function createRunView(root: HTMLElement): RunView {
       graphShown = graph;
       svg = graph ? renderGraph(graph) : undefined;
       replaceChildren(graphBox, svg ?? element('p', { class: 'muted' }, 'The graph appears when the agent file parses.'));
-      if (svg && shown) highlightGraph(svg, marksOf(shown));
+      // What was picked or set on another graph stays only for the nodes this one has.
+      const names = new Set(graph?.nodes.map((node) => node.name));
+      if (selected !== undefined && !names.has(selected)) selected = undefined;
+      for (const set of [pauseBefore, pauseAfter]) for (const name of set) if (!names.has(name)) set.delete(name);
+      redraw();
     },
     show(summary, source) {
       // The label given when the run was first shown stays with it (later renders pass none).
@@ -94,11 +161,18 @@ export function createRunView(root: HTMLElement): RunView {
       pending = { summary, source: labels.get(summary) };
       if (frame === 0) frame = requestAnimationFrame(render);
     },
-    setExtra(views) {
+    setExtra(views, graphPanel) {
       extra = views;
-      if (shown) this_.show(shown);
+      panel = graphPanel;
+      redraw();
     },
     shown: () => shown,
+    nextRunPauses: () => ({ before: [...pauseBefore], after: [...pauseAfter] }),
+    drawGraph(graph, summary) {
+      const drawn = renderGraph(graph);
+      highlightGraph(drawn, marksOf(summary));
+      return drawn;
+    },
     clear() {
       pending = undefined;
       shown = undefined;
@@ -106,7 +180,7 @@ export function createRunView(root: HTMLElement): RunView {
       headline.replaceChildren();
       delete headline.dataset.outcome;
       paint(null, body);
-      if (svg) highlightGraph(svg, { visited: [] });
+      redraw();
     },
   };
   return this_;
@@ -116,7 +190,8 @@ function outcomeKey(summary: RunSummary): string {
   return JSON.stringify([summary.run_id, summary.status, summary.error, summary.failed_node, summary.cancelled_node, failedCalls(summary).length, summary.calls.length, summary.stop_reason]);
 }
 
-function marksOf(summary: RunSummary): GraphMarks {
+function marksOf(summary: RunSummary | undefined): GraphMarks {
+  if (!summary) return { visited: [] };
   return {
     current: summary.current_node,
     visited: summary.visited,
@@ -124,6 +199,9 @@ function marksOf(summary: RunSummary): GraphMarks {
     cancelled: summary.status === 'cancelled' ? summary.cancelled_node : undefined,
     // A run that failed, or whose model calls failed along the way, is drawn without green.
     runFailed: summary.status === 'failed' || failedCalls(summary).length > 0,
+    // A paused run may still reach a node: only a run that ended says a node did not run.
+    ended: summary.status !== 'running' && summary.status !== 'interrupted',
+    paused: summary.status === 'interrupted' ? summary.pause : undefined,
   };
 }
 

@@ -8,9 +8,23 @@
 import type { AgentEvent } from '../src/core/events.js';
 import type { RunRecord } from '../src/core/trace-store.js';
 
+/** One load problem of an agent file the server does not serve. */
+export interface ServerLoadProblem {
+  code: string;
+  message: string;
+  file?: string;
+  line?: number;
+  column?: number;
+}
+
+/** An agent of `GET /agents`: `invalid` ones (a file that does not load) carry their problems. */
 export interface ServerAgent {
   name: string;
   description: string;
+  /** Absent from servers older than the listing of invalid agents: read as ready. */
+  status?: 'ready' | 'invalid';
+  file?: string;
+  errors?: ServerLoadProblem[];
 }
 
 export interface FollowOptions {
@@ -64,8 +78,8 @@ export class ServerClient {
     return this.json('agents');
   }
 
-  /** One agent with its spec (GET /agents/:name). */
-  agent(name: string): Promise<ServerAgent & { spec?: unknown }> {
+  /** One agent with its spec, and its file's text when the server sends it (GET /agents/:name). */
+  agent(name: string): Promise<ServerAgent & { spec?: unknown; source?: string }> {
     return this.json(`agents/${encodeURIComponent(name)}`);
   }
 

@@ -1,7 +1,8 @@
 /**
  * Server mode: the "Run agents" switch between this tab and a tea-edge server (its URL and an
  * optional bearer token). Connected, the agent picker lists the server's agents, the graph is
- * drawn from the chosen agent's spec, runs start on the server and are followed over SSE
+ * drawn from the chosen agent's spec, its file and a form for its input are shown (with the files
+ * the server does not serve, greyed with their problems), runs start on the server and are followed over SSE
  * (reconnecting from the last event), and the history lists the server's runs. Loaded after the
  * first paint. When the page is served by `tea-edge serve` with agents, it starts connected to
  * that server; "In this tab" is one click away and remembered.
@@ -14,6 +15,7 @@ import type { EventSink, RemoteBackend } from './backend.js';
 import type { HistorySource } from './history-panel.js';
 import type { RunOutcome } from './protocol.js';
 import { ServerClient, type ServerAgent } from './server-client.js';
+import { InvalidAgents, ServerAgentView, type AgentDetail } from './server-agent-view.js';
 
 export interface ServerModeHost {
   root: HTMLElement;
@@ -23,6 +25,8 @@ export interface ServerModeHost {
   /** Switches the page's back-end (undefined: this tab), its history and its agent panel. */
   useBackend(backend: RemoteBackend | undefined, history: HistorySource | undefined): void;
   setGraph(graph: AgentGraph | undefined): void;
+  /** The input the chosen agent's form makes (JSON text), and how many problems it has. */
+  setInput(json: string, problems: number): void;
 }
 
 const MODE_KEY = 'tea-edge.backend';
@@ -63,6 +67,7 @@ function BackendSwitch({ host, initial, token: initialToken }: { host: ServerMod
   const [status, setStatus] = useState<{ ok: boolean; text: string } | undefined>();
   const [agents, setAgents] = useState<ServerAgent[]>([]);
   const [chosen, setChosen] = useState('');
+  const [detail, setDetail] = useState<AgentDetail | undefined>();
   const [client, setClient] = useState<ServerClient | undefined>();
   // Each connection attempt and each switch bumps this: an answer that arrives after the user
   // switched to the tab (or connected elsewhere) is dropped, so it cannot switch the page back.
@@ -83,8 +88,13 @@ function BackendSwitch({ host, initial, token: initialToken }: { host: ServerMod
       if (mine !== attempt.current) return;
       setAgents(list);
       setClient(next);
-      setChosen(list[0]?.name ?? '');
-      setStatus({ ok: true, text: `Connected to tea-edge ${version} at ${target}: ${list.length} agent${list.length === 1 ? '' : 's'}. Runs use the server's model settings.` });
+      const ready = list.filter((agent) => agent.status !== 'invalid');
+      const invalid = list.length - ready.length;
+      setChosen(ready[0]?.name ?? '');
+      setStatus({
+        ok: true,
+        text: `Connected to tea-edge ${version} at ${target}: ${ready.length} agent${ready.length === 1 ? '' : 's'}${invalid > 0 ? ` (and ${invalid} file${invalid === 1 ? '' : 's'} that ${invalid === 1 ? 'does' : 'do'} not load)` : ''}. Runs use the server's model settings.`,
+      });
       host.storage?.setItem(MODE_KEY, JSON.stringify({ mode: 'server', url: target } satisfies Saved));
       if (bearer) host.session?.setItem(TOKEN_KEY, bearer);
       host.announce(`Connected to the server at ${target}.`);
@@ -106,8 +116,14 @@ function BackendSwitch({ host, initial, token: initialToken }: { host: ServerMod
     // The agent's spec may answer after a switch to the tab or to another agent: then it is
     // not this page's agent any more and is not drawn.
     let current = true;
+    setDetail(undefined);
+    host.setInput('{}', 0);
     void client.agent(chosen).then(
-      (agent) => current && host.setGraph(agent.spec === undefined ? undefined : agentGraph(fileShape(agent.spec))),
+      (agent) => {
+        if (!current) return;
+        host.setGraph(agent.spec === undefined ? undefined : agentGraph(fileShape(agent.spec)));
+        setDetail(agent);
+      },
       () => current && host.setGraph(undefined),
     );
     return () => {
@@ -126,6 +142,7 @@ function BackendSwitch({ host, initial, token: initialToken }: { host: ServerMod
   };
 
   const described = agents.find((agent) => agent.name === chosen)?.description;
+  const invalid = agents.filter((agent) => agent.status === 'invalid');
   return (
     <fieldset class="backend" data-mode={mode}>
       <legend>Run agents</legend>
@@ -157,11 +174,19 @@ function BackendSwitch({ host, initial, token: initialToken }: { host: ServerMod
             <div class="field">
               <label for="server-agent">Server agent</label>
               <select id="server-agent" value={chosen} onChange={(event) => setChosen(event.currentTarget.value)}>
-                {agents.map((agent) => <option key={agent.name} value={agent.name}>{agent.name}</option>)}
+                {agents.map((agent) =>
+                  agent.status === 'invalid' ? (
+                    <option key={agent.name} value={agent.name} disabled>{`${agent.name} (does not load)`}</option>
+                  ) : (
+                    <option key={agent.name} value={agent.name}>{agent.name}</option>
+                  ),
+                )}
               </select>
               {described ? <p class="note" id="server-agent-description">{described}</p> : null}
             </div>
           ) : null}
+          {client ? <InvalidAgents agents={invalid} /> : null}
+          {client && detail && detail.name === chosen ? <ServerAgentView agent={detail} onInput={host.setInput} /> : null}
         </div>
       ) : null}
     </fieldset>
@@ -188,10 +213,10 @@ function serverBackend(client: ServerClient, agent: string): RemoteBackend {
       begin(runId);
       return follow(runId, 0, onEvent);
     },
-    async resume(runId, approval, after, onEvent) {
+    async resume(runId, update, after, onEvent) {
       // Names the pause it answers: a second click, or another tab, cannot answer the next pause.
       const checkpointId = pauses.get(runId);
-      await client.resume(runId, { ...(approval ? { approval } : {}), ...(checkpointId !== undefined ? { checkpoint_id: checkpointId } : {}) });
+      await client.resume(runId, { ...update, ...(checkpointId !== undefined ? { checkpoint_id: checkpointId } : {}) });
       return follow(runId, after, onEvent);
     },
     follow,

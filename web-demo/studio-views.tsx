@@ -8,9 +8,17 @@ import type { ExtraViews } from './run-view.js';
 import { TimelineView, type TimelineProps } from './timeline-view.js';
 import { EventLog } from './event-log.js';
 import { ActionViews, findActions } from './action-views.js';
+import { GraphPanel, type GraphPanelProps } from './graph-panel.js';
+
+/** What the run view draws under the graph (see graph-panel.tsx). */
+export function graphPanel(props: GraphPanelProps) {
+  return <GraphPanel {...props} />;
+}
 
 export interface StudioViewOptions {
   onRunFrom?: TimelineProps['onRunFrom'];
+  /** The node picked on the graph: its runs are marked in the timeline, the last one selected. */
+  focusNode?: string | undefined;
   /** Saves the run as an offline HTML report (absent while it runs). */
   onReport?: () => void;
 }
@@ -28,7 +36,7 @@ export function studioViews(summary: RunSummary, graph: AgentGraph | undefined, 
             <button type="button" id="save-report" onClick={options.onReport}>Save as HTML report</button>
           </p>
         ) : null}
-        <TimelineView key={summary.run_id} events={summary.events} kinds={kinds} running={summary.status === 'running'} onRunFrom={options.onRunFrom} />
+        <TimelineView key={summary.run_id} events={summary.events} kinds={kinds} running={summary.status === 'running'} onRunFrom={options.onRunFrom} focusNode={options.focusNode} />
         <ActionViews summary={summary} found={found} />
       </>
     ),

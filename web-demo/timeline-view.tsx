@@ -4,13 +4,14 @@
  * shows its details: a node's state before and after as a diff, a model call's captured request
  * and response (when payload capture is on), a tool's arguments and observation.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { formatJson } from './dom.js';
 import { diffState } from './diff.js';
+import { parseStateJson } from './state-json.js';
 import { seconds } from './model-calls-view.js';
 
 /** A duration: milliseconds under a second (most nodes), else seconds. */
-function duration(ms: number): string {
+export function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : seconds(ms);
 }
 import { buildTimeline, groupRounds, type TimelineItem, type TimelineRound } from './timeline.js';
@@ -29,15 +30,29 @@ export interface TimelineProps {
   running: boolean;
   /** "Run from here" for a completed node (time travel), when the back-end can. */
   onRunFrom?: ((node: string, state: Record<string, unknown>) => void) | undefined;
+  /** The node picked on the graph: its items are marked, its last run selected and scrolled to. */
+  focusNode?: string | undefined;
 }
 
 /** A row of the list: a round's header (when the run has several rounds) or an item. */
 type Row = { round: TimelineRound } | { item: TimelineItem };
 
-export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProps) {
+export function TimelineView({ events, kinds, running, onRunFrom, focusNode }: TimelineProps) {
   const [selected, setSelected] = useState<string | undefined>();
   const [folded, setFolded] = useState<ReadonlySet<number>>(new Set());
+  const [scrollTo, setScrollTo] = useState<string | undefined>();
   const timeline = buildTimeline(events, kinds, running ? Date.now() : undefined);
+  // A node picked on the graph: its last run is selected (its state shows) and brought into view,
+  // its round unfolded.
+  useEffect(() => {
+    if (focusNode === undefined) return;
+    const last = lastRunOf(timeline.items, focusNode);
+    if (!last) return;
+    setSelected(last.id);
+    setScrollTo(last.id);
+    const round = groupRounds(timeline.items).find((candidate) => candidate.items.includes(last));
+    if (round) setFolded((before) => (before.has(round.number) ? new Set([...before].filter((number) => number !== round.number)) : before));
+  }, [focusNode]);
   if (timeline.items.length === 0) return null;
   const chosen = timeline.items.find((item) => item.id === selected);
   const nodes = timeline.items.filter((item) => (item.kind === 'node' || item.kind === 'lua') && !item.resumed).length;
@@ -52,11 +67,14 @@ export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProp
     return next;
   });
   const allFolded = grouped && folded.size === rounds.length;
+  const scrollIndex = scrollTo === undefined ? -1 : rows.findIndex((row) => 'item' in row && row.item.id === scrollTo);
+  const marked = focusNode === undefined ? 0 : timeline.items.filter((item) => item.node === focusNode).length;
   return (
     <section class="run-section section-timeline" aria-labelledby="heading-timeline">
       <h3 id="heading-timeline">Timeline</h3>
       <p class="note" id="timeline-summary">
         {`${duration(timeline.total)} · ${grouped ? `${rounds.length} rounds · ` : ''}${nodes} node run${nodes === 1 ? '' : 's'} · ${calls} model call${calls === 1 ? '' : 's'} · ${timeline.tokens} tokens${streaming > 0 ? ` (${streaming} call${streaming === 1 ? '' : 's'} streaming: counted when ${streaming === 1 ? 'it ends' : 'they end'})` : ''}. Select an item for its details.`}
+        {focusNode !== undefined ? <span id="timeline-focus">{` ${marked} item${marked === 1 ? '' : 's'} of node ${focusNode} marked.`}</span> : null}
         {grouped ? (
           <>
             {' '}
@@ -71,12 +89,13 @@ export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProp
         count={rows.length}
         rowHeight={ROW_PX}
         height={420}
+        scrollTo={scrollIndex >= 0 ? scrollIndex : undefined}
         row={(index) => {
           const row = rows[index]!;
           if ('round' in row) return <RoundRow key={`r${row.round.number}`} round={row.round} total={timeline.total} folded={folded.has(row.round.number)} onFold={fold} />;
           const item = row.item;
           return (
-            <li key={item.id} class={`tl-row kind-${item.kind} status-${item.status} depth-${item.depth}`}>
+            <li key={item.id} class={`tl-row kind-${item.kind} status-${item.status} depth-${item.depth}${focusNode !== undefined && item.node === focusNode ? ' tl-match' : ''}`}>
               <button type="button" class="tl-item" data-item={item.id} data-kind={item.kind} aria-pressed={item.id === selected} onClick={() => setSelected(item.id === selected ? undefined : item.id)}>
                 <span class="tl-label">
                   <span class="tl-kind">{KIND_LABEL[item.kind]}</span> {item.label}
@@ -94,6 +113,18 @@ export function TimelineView({ events, kinds, running, onRunFrom }: TimelineProp
       {chosen ? <ItemDetail item={chosen} onRunFrom={onRunFrom} /> : null}
     </section>
   );
+}
+
+/** The last run of a node (a node or Lua item), else its last item of any kind. */
+function lastRunOf(items: readonly TimelineItem[], node: string): TimelineItem | undefined {
+  let any: TimelineItem | undefined;
+  for (let index = items.length - 1; index >= 0; index--) {
+    const item = items[index]!;
+    if (item.node !== node) continue;
+    if (item.kind === 'node' || item.kind === 'lua') return item;
+    any ??= item;
+  }
+  return any;
 }
 
 /** A round's header: its number and counts, its span on the track; folds its items. */
@@ -223,15 +254,10 @@ function RunFrom({ node, state, onRunFrom }: { node: string; state: Record<strin
     );
   }
   const start = () => {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (problem) {
-      return setError(`Not valid JSON: ${(problem as Error).message}`);
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return setError('The state must be a JSON object.');
+    const read = parseStateJson(text);
+    if ('error' in read) return setError(read.error);
     setError('');
-    onRunFrom(node, parsed as Record<string, unknown>);
+    onRunFrom(node, read.state);
   };
   return (
     <div class="run-from" id="run-from">

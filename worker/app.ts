@@ -3,8 +3,8 @@
  * Routes (ARCHITECTURE.md "Contracts the outside sees"):
  *
  *   GET  /health                 {ok, version}                      (never needs a token)
- *   GET  /agents                 [{name, description}]
- *   GET  /agents/:name           {name, description, spec}           (the studio draws its graph)
+ *   GET  /agents                 [{name, description, status}] (+ file, errors when status is 'invalid')
+ *   GET  /agents/:name           {name, description, spec, source?}  (the studio draws its graph, shows its file)
  *   POST /agents/:name/runs      {input} → {run_id, status, stop_reason, state, error?, interrupt?}
  *                                or, with Accept: text/event-stream, the run's events as SSE
  *   POST /runs/:id/resume        {state_update?, approval?} → the same
@@ -84,7 +84,7 @@ export interface AppOptions {
   cors?: { origins: string[] | '*' };
   /**
    * The `Host` values accepted (403 otherwise), read per request; unset: any. A loopback server
-   * sets its loopback names and port (worker/node.ts), which stops DNS rebinding.
+   * sets its loopback names and port (worker/node/node.ts), which stops DNS rebinding.
    */
   allowedHosts?: () => readonly string[];
   /**
@@ -106,8 +106,8 @@ export interface AppOptions {
   version?: string;
   /**
    * Routes registered after the guards and before the built-in routes, which they take over for
-   * the paths they answer: the Cloudflare entry's Durable Object runs (worker/durable-routes.ts),
-   * background runs in the process on Node (worker/local-runs.ts).
+   * the paths they answer: the Cloudflare entry's Durable Object runs (worker/cloudflare/durable-routes.ts),
+   * background runs in the process on Node (worker/node/local-runs.ts).
    */
   routes?: (app: Hono<AppEnv>, context: RouteContext) => void;
 }
@@ -211,7 +211,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.get('/agents/:name', async (c) => {
     const agent = await agents.get(c.req.param('name'));
     if (agent === undefined) throw httpError('NOT_FOUND', `no agent '${c.req.param('name')}'`);
-    return c.json({ name: agent.name, description: agent.description ?? '', spec: agent.spec });
+    const source = agents.source?.(agent.name);
+    return c.json({ name: agent.name, description: agent.description ?? '', spec: agent.spec, ...(source !== undefined ? { source } : {}) });
   });
 
   app.post('/agents/:name/runs', async (c) => {

@@ -12,6 +12,8 @@ import type { AgentEvent, DoneData, StopReason } from '../src/core/events.js';
 import type { RunRecord } from '../src/core/trace-store.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import type { NodeCheckpoint } from '../src/graph/run-types.js';
+import { decodeCheckpoint } from '../src/graph/checkpoint-codec.js';
+import type { CheckpointBase, CheckpointPatch } from '../src/graph/node-checkpoint.js';
 
 /** Continuations from one node checkpoint before the run is given up. */
 export const MAX_RESTARTS = 3;
@@ -23,6 +25,30 @@ export interface ResumePoint {
   role: string | undefined;
   /** How many times a host continued the run from this checkpoint. */
   restarts: number;
+}
+
+/** A node checkpoint write as a durable host stores it: the write, and the restart count when it was written. */
+export interface StoredWrite {
+  restarts: number;
+  /** A base (src/graph/checkpoint-codec.ts), or, stored before bases, the whole `checkpoint`. */
+  base?: unknown;
+  checkpoint?: unknown;
+  patch?: unknown;
+}
+
+/**
+ * The node checkpoint of a stored base and the patches after it (decodeCheckpoint), with the
+ * restart count of its newest write. Corrupt records are STORAGE_ERROR naming `where`.
+ */
+export function readStoredPoint(base: StoredWrite, patches: readonly StoredWrite[], where: string): Omit<ResumePoint, 'role'> {
+  const checkpoint = decodeCheckpoint(base.base ?? base.checkpoint, patches.map((stored) => stored?.patch), where);
+  const baseId = (base.base as CheckpointBase | undefined)?.base_id;
+  let newest: StoredWrite = base;
+  for (const stored of patches) {
+    const patch = stored.patch as CheckpointPatch;
+    if (patch.base_id === baseId && (newest.patch === undefined || patch.index > (newest.patch as CheckpointPatch).index)) newest = stored;
+  }
+  return { checkpoint, restarts: Number(newest.restarts) || 0 };
 }
 
 export interface CannotContinue {
@@ -54,7 +80,7 @@ export function whyNotContinue(point: ResumePoint, agent: CompiledAgent | undefi
  * from while the run has not got past that node visit (the continued run saves a checkpoint at the
  * same place first), else 0.
  */
-export function restartsFor(checkpoint: NodeCheckpoint, continuedFrom: ResumePoint | undefined): number {
+export function restartsFor(checkpoint: Pick<NodeCheckpoint, 'node' | 'usage'>, continuedFrom: ResumePoint | undefined): number {
   if (continuedFrom === undefined) return 0;
   const from = continuedFrom.checkpoint;
   return from.node === checkpoint.node && from.usage.steps === checkpoint.usage.steps ? continuedFrom.restarts : 0;

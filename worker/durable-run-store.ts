@@ -1,5 +1,5 @@
 /**
- * The storage of one run inside its Durable Object (worker/run-coordinator.ts): a TraceStore and a
+ * The storage of one run inside its Durable Object (worker/cloudflare/run-coordinator.ts): a TraceStore and a
  * CheckpointStore over the object's own SQLite database (`ctx.storage.sql`), which is strongly
  * consistent and private to the object. Tables:
  *
@@ -9,7 +9,10 @@
  *   claims(checkpoint_id PRIMARY KEY)     one row per claimed checkpoint: the resume claim
  *   resume_point(id = 1, body, role, restarts)   the node checkpoint of the executing segment:
  *                                         where the run continues if the object dies (written
- *                                         before every node, gone when the segment ends)
+ *                                         before every node, gone when the segment ends); its
+ *                                         base (src/graph/checkpoint-codec.ts), and
+ *   resume_patches(idx PRIMARY KEY, body, restarts)   the patches after it, each the change
+ *                                         before one more node (a base drops them)
  *   tool_results(key PRIMARY KEY, body)   recorded results of side-effecting tool calls, by
  *                                         idempotency key: a node re-run after a restart gets
  *                                         them back instead of calling the tool again
@@ -25,8 +28,9 @@
  */
 import type { AgentEvent } from '../src/core/events.js';
 import { AgentError } from '../src/core/agent-error.js';
-import type { NodeCheckpoint } from '../src/graph/run-types.js';
-import type { ResumePoint } from './durable-continue.js';
+import type { CheckpointWrite } from '../src/graph/node-checkpoint.js';
+import { fromStoredJson } from '../src/storage/json-copy.js';
+import { readStoredPoint, type ResumePoint, type StoredWrite } from './durable-continue.js';
 import type { Checkpoint, CheckpointStore, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../src/core/trace-store.js';
 
 /** Storage writes of one object: SQLite rows written, and puts to the KV index (counted by the host's KV binding wrapper). */
@@ -45,6 +49,9 @@ export interface SqlCursorLike {
   readonly rowsWritten: number;
 }
 
+/** Objects created before patches get the table when they are next opened. */
+const PATCHES_TABLE = 'CREATE TABLE IF NOT EXISTS resume_patches (idx INTEGER PRIMARY KEY, body TEXT NOT NULL, restarts INTEGER NOT NULL DEFAULT 0)';
+
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, body TEXT NOT NULL)',
   'CREATE TABLE IF NOT EXISTS record (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL)',
@@ -52,9 +59,10 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS claims (checkpoint_id TEXT PRIMARY KEY)',
   'CREATE TABLE IF NOT EXISTS resume_point (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL, role TEXT, restarts INTEGER NOT NULL DEFAULT 0)',
   'CREATE TABLE IF NOT EXISTS tool_results (key TEXT PRIMARY KEY, body TEXT NOT NULL)',
+  PATCHES_TABLE,
 ];
 
-const TABLES = ['events', 'record', 'checkpoint', 'claims', 'resume_point', 'tool_results'];
+const TABLES = ['events', 'record', 'checkpoint', 'claims', 'resume_point', 'resume_patches', 'tool_results'];
 
 export class DurableRunStore implements TraceStore, CheckpointStore {
   private readonly waiters = new Set<() => void>();
@@ -67,6 +75,7 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   ) {
     // Tables are created by the first write: looking up an unknown run id stores nothing.
     this.created = this.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'events'").toArray().length > 0;
+    if (this.created) this.exec(PATCHES_TABLE);
   }
 
   private created: boolean;
@@ -135,26 +144,42 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
 
   // The executing segment (RunDurability, through the coordinator)
 
-  /** Saves the node checkpoint before a node, with its restart count (durable-continue.ts `restartsFor`). */
-  saveResumePoint(checkpoint: NodeCheckpoint, role: string | undefined, restarts: number): void {
-    this.write('INSERT OR REPLACE INTO resume_point (id, body, role, restarts) VALUES (1, ?, ?, ?)', JSON.stringify(checkpoint), role ?? null, restarts);
+  /**
+   * Saves the node checkpoint before a node, with its restart count (durable-continue.ts
+   * `restartsFor`): a base replaces the row and drops the patches, a patch is one more row.
+   */
+  saveResumePoint(write: CheckpointWrite, role: string | undefined, restarts: number): void {
+    if (write.kind === 'patch') {
+      this.write('INSERT OR REPLACE INTO resume_patches (idx, body, restarts) VALUES (?, ?, ?)', write.index, JSON.stringify(write), restarts);
+      return;
+    }
+    this.write('INSERT OR REPLACE INTO resume_point (id, body, role, restarts) VALUES (1, ?, ?, ?)', JSON.stringify(write), role ?? null, restarts);
+    this.write('DELETE FROM resume_patches');
   }
 
+  /** The node checkpoint (its base and patches replayed); the restart count is the newest write's. */
   resumePoint(): ResumePoint | undefined {
     const row = this.ifCreated('SELECT body, role, restarts FROM resume_point WHERE id = 1').toArray()[0];
     if (row === undefined) return undefined;
-    return { checkpoint: JSON.parse(row.body as string) as NodeCheckpoint, role: typeof row.role === 'string' ? row.role : undefined, restarts: Number(row.restarts) };
+    const where = 'the run coordinator\'s node checkpoint';
+    const patches = this.ifCreated('SELECT body, restarts FROM resume_patches ORDER BY idx').toArray();
+    const stored = (body: unknown, restarts: unknown, field: 'base' | 'patch'): StoredWrite => ({ [field]: fromStoredJson(body as string, where), restarts: Number(restarts) });
+    const point = readStoredPoint(stored(row.body, row.restarts, 'base'), patches.map((patch) => stored(patch.body, patch.restarts, 'patch')), where);
+    return { ...point, role: typeof row.role === 'string' ? row.role : undefined };
   }
 
-  /** Counts one continuation from the current checkpoint; returns the new count. */
+  /** Counts one continuation from the current checkpoint (on its newest write); returns the new count. */
   countRestart(): number {
-    this.write('UPDATE resume_point SET restarts = restarts + 1 WHERE id = 1');
+    if (this.write('UPDATE resume_patches SET restarts = restarts + 1 WHERE idx = (SELECT MAX(idx) FROM resume_patches)').rowsWritten === 0) {
+      this.write('UPDATE resume_point SET restarts = restarts + 1 WHERE id = 1');
+    }
     return this.resumePoint()?.restarts ?? 0;
   }
 
   /** The segment ended (whatever its outcome): nothing to continue, no tool result to hand back. */
   endSegment(): void {
     this.ifCreated('DELETE FROM resume_point');
+    this.ifCreated('DELETE FROM resume_patches');
     this.ifCreated('DELETE FROM tool_results');
   }
 

@@ -103,7 +103,8 @@ function initializeResult(params: Record<string, unknown>): Record<string, unkno
 }
 
 async function listTools(agents: AgentSource): Promise<Array<Record<string, unknown>>> {
-  const summaries = await agents.list();
+  // An agent whose file does not load is no tool (GET /agents lists it with its problems).
+  const summaries = (await agents.list()).filter((summary) => summary.status !== 'invalid');
   const tools = await Promise.all(
     summaries.map(async ({ name, description }) => {
       const agent = await agents.get(name);
@@ -126,7 +127,13 @@ async function listTools(agents: AgentSource): Promise<Array<Record<string, unkn
  */
 async function callTool(c: Context<AppEnv>, app: Hono<AppEnv>, context: McpRouteContext, id: RpcId, params: Record<string, unknown>): Promise<Response> {
   const name = params['name'];
-  const agent = typeof name === 'string' ? await context.agents.get(name) : undefined;
+  let agent;
+  try {
+    agent = typeof name === 'string' ? await context.agents.get(name) : undefined;
+  } catch (error) {
+    // Listed by GET /agents as invalid: its file does not load.
+    return c.json(rpcError(id, INVALID_PARAMS, cutText((error as Error).message, 300)));
+  }
   if (agent === undefined || typeof name !== 'string') return c.json(rpcError(id, INVALID_PARAMS, `no tool (agent) named ${cutText(JSON.stringify(name) ?? 'nothing', 100)}`));
   const input = params['arguments'] ?? {};
   if (!isPlainObject(input)) return c.json(rpcError(id, INVALID_PARAMS, 'arguments must be a JSON object'));

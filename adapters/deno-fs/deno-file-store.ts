@@ -14,7 +14,7 @@
  * hard link inside the root to an outside file is that file). This narrows the swap race without
  * closing it (docs/security.md, "The file root"). Declares the slice of the `Deno` namespace it uses.
  */
-import { AgentError, rootedPathRefusal, storageError, type FileStore } from '../../src/host-storage.js';
+import { AgentError, quoteText, rootedPathRefusal, storageError, type FileStore } from '../../src/host-storage.js';
 
 /** What Deno's `FileInfo` gives that is used: `dev`, `ino` and `nlink` are set on Linux and macOS. */
 export interface DenoFileInfo {
@@ -77,7 +77,7 @@ export function createDenoFileStore(deno: DenoFsLike, directory: string): FileSt
   };
   const partsOf = (file: string) => {
     const refusal = rootedPathRefusal(file);
-    if (refusal !== undefined) throw new AgentError('INVALID_PARAMS', `'${file.slice(0, 80)}' is refused: ${refusal}`, { field: 'path' });
+    if (refusal !== undefined) throw new AgentError('INVALID_PARAMS', `${quoteText(file, 80)} is refused: ${refusal}`, { field: 'path' });
     return file.split('/');
   };
   const lstatOrUndefined = (at: string) => deno.lstat(at).catch((error: unknown) => (kind(error) === 'NotFound' || kind(error) === 'NotADirectory' ? undefined : Promise.reject(error)));

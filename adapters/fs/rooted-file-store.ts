@@ -9,7 +9,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { AgentError, rootedPathRefusal, storageError, type FileStore } from '../../src/host-storage.js';
+import { AgentError, quoteText, rootedPathRefusal, storageError, type FileStore } from '../../src/host-storage.js';
 import { BeneathRefusal, openBeneath } from './open-beneath.js';
 
 function codeOf(error: unknown): string | undefined {
@@ -45,7 +45,7 @@ export function createRootedFileStore(directory: string, options: RootedFileStor
   /** The path's components, after the same refusal the engine applies (a store is a public seam). */
   const partsOf = (file: string): string[] => {
     const problem = rootedPathRefusal(file);
-    if (problem !== undefined) throw new AgentError('INVALID_PARAMS', `'${file.slice(0, 80)}' is refused: ${problem}`, { field: 'path' });
+    if (problem !== undefined) throw new AgentError('INVALID_PARAMS', `${quoteText(file, 80)} is refused: ${problem}`, { field: 'path' });
     return file.split('/');
   };
 

@@ -7,6 +7,16 @@ import { baseOptions } from '../shared.mjs';
 
 const libraryEntries = [
   ['src/index.ts', 'index'],
+  // Opt-in by import (docs/architecture.md, "What to import"): the engine with nothing passed in,
+  // and one entry per action set and script language.
+  ['src/engine.ts', 'engine'],
+  ['src/action-sets/core.ts', 'actions/core'],
+  ['src/action-sets/llm.ts', 'actions/llm'],
+  ['src/action-sets/tools.ts', 'actions/tools'],
+  ['src/action-sets/reasoning.ts', 'reasoning'],
+  ['src/action-sets/reflection.ts', 'reflection'],
+  ['src/action-sets/prolog.ts', 'prolog'],
+  ['src/lua/lua-script-sandbox.ts', 'lua'],
   ['src/testing/index.ts', 'testing'],
   ['src/host.ts', 'host'],
   ['src/host-storage.ts', 'host-storage'],

@@ -38,7 +38,7 @@ async function engineLoader(root) {
     baseOptions({
       stdin: {
         contents: [
-          "export { readAgentSpec } from './src/spec/read-agent-spec.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { formatAgentError, toAgentError } from './src/core/agent-error.ts';",
+          "export { readAgentSpec } from './src/spec/read-agent-spec.ts'; export { compileAgent } from './src/graph/compile-agent.ts'; export { createActionRegistry } from './src/builtins.ts'; export { formatAgentError, toAgentError } from './src/core/agent-error.ts';",
           sandboxesModuleSource(root, SCRIPT_LANGUAGES, 'SCRIPT_SANDBOXES'),
         ].join('\n'),
         resolveDir: root,
@@ -86,7 +86,7 @@ function prebuildAgent(engine, file, source) {
     contentLineOf: (agentPath) => (lines[JSON.stringify(agentPath)] = spec.contentLineOf(agentPath) ?? null) ?? undefined,
   };
   const languages = new Set();
-  const agent = engine.compileAgent(recording, { scripts: recordingSandboxes(engine.SCRIPT_SANDBOXES, languages) });
+  const agent = engine.compileAgent(recording, { scripts: recordingSandboxes(engine.SCRIPT_SANDBOXES, languages), registry: engine.createActionRegistry() });
   const { positionOf, contentLineOf, ...data } = spec;
   return { name: agent.name, languages, prebuilt: { file, spec: JSON.parse(JSON.stringify(data)), positions, lines } };
 }
@@ -192,7 +192,7 @@ function chosenLanguages(agentLanguages, extra) {
  * modules they use. Returns the bundle text, the agent files, the languages and the optional
  * features included; writes it to `outfile` when given.
  */
-export async function bundleWorker({ root, entry = 'worker/cloudflare.ts', agentsDir = 'examples', outfile, minify = true, scripts = [] }) {
+export async function bundleWorker({ root, entry = 'worker/cloudflare/cloudflare.ts', agentsDir = 'examples', outfile, minify = true, scripts = [] }) {
   const sources = await readAgentSources(root, agentsDir);
   const { prebuilt, languages: agentLanguages } = await checkAgents(root, sources);
   const languages = chosenLanguages(agentLanguages, scripts);
@@ -218,10 +218,10 @@ export async function bundleWorker({ root, entry = 'worker/cloudflare.ts', agent
 }
 
 export default async function build({ root, exists }) {
-  if (!exists('worker/cloudflare.ts')) return;
+  if (!exists('worker/cloudflare/cloudflare.ts')) return;
   const agentsDir = process.env.TEA_WORKER_AGENTS ?? 'examples';
   // TEA_WORKER_SCRIPTS=lua (comma-separated) includes sandboxes the bundled agents do not use.
   const scripts = (process.env.TEA_WORKER_SCRIPTS ?? '').split(',').map((language) => language.trim()).filter(Boolean);
-  await bundleWorker({ root, agentsDir, scripts, entry: 'worker/cloudflare.ts', outfile: path.join(root, 'dist/worker/cloudflare.js') });
-  if (exists('worker/deno.ts')) await bundleWorker({ root, agentsDir, scripts, entry: 'worker/deno.ts', outfile: path.join(root, 'dist/worker/deno.js') });
+  await bundleWorker({ root, agentsDir, scripts, entry: 'worker/cloudflare/cloudflare.ts', outfile: path.join(root, 'dist/worker/cloudflare.js') });
+  if (exists('worker/deno/deno.ts')) await bundleWorker({ root, agentsDir, scripts, entry: 'worker/deno/deno.ts', outfile: path.join(root, 'dist/worker/deno.js') });
 }

@@ -3,9 +3,11 @@
  * [--files <dir>] [--allow-no-auth]`: the worker's Hono app on Node, plus the web demo. A missing
  * agents folder is a usage error (exit 2); a port already in use says so and suggests --port
  * (exit 1); a host other machines reach with no TEA_API_TOKENS is refused (exit 2) unless
- * --allow-no-auth says the open API is meant.
+ * --allow-no-auth says the open API is meant. Agent files that do not load are printed
+ * (`file:line:column CODE message`) and listed by the API as invalid; the valid ones are served.
  */
 import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs, stringFlag, UsageError } from '../args.js';
 import type { CliIo } from '../io.js';
 import { AgentError } from '../../src/host.js';
@@ -23,7 +25,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const filesDir = stringFlag(args, 'files');
   if (filesDir !== undefined) await requireDirectory(filesDir, '--files');
   const hostname = stringFlag(args, 'host') ?? '127.0.0.1';
-  const { serve } = await import('../../worker/node.js');
+  const { serve } = await import('../../worker/node/node.js');
   let server;
   try {
     server = await serve({
@@ -56,6 +58,17 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     throw error;
   }
   if (server.warning !== undefined) io.stderr(`${oneLine(`tea-edge serve: ${server.warning}`)}\n`);
+  if (server.invalidAgents.length > 0) {
+    // Served anyway: the valid agents run, the broken files are listed (GET /agents, the studio).
+    const count = server.invalidAgents.length;
+    io.stderr(`tea-edge serve: ${count} agent file${count === 1 ? '' : 's'} in ${oneLine(agentsDir)} ${count === 1 ? 'does' : 'do'} not load and ${count === 1 ? 'is' : 'are'} not served (GET /agents lists ${count === 1 ? 'it' : 'them'} as invalid):\n`);
+    for (const agent of server.invalidAgents) {
+      for (const problem of agent.errors) {
+        const place = [path.join(agentsDir, problem.file ?? agent.file), problem.line, problem.column].filter((part) => part !== undefined).join(':');
+        io.stderr(`${oneLine(`${place} ${problem.code} ${problem.message}`)}\n`);
+      }
+    }
+  }
   io.stderr(`tea-edge serving on ${server.url} (the studio at /, the API at /agents)\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

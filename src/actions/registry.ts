@@ -2,11 +2,13 @@
  * The action registry: a Map from exact names to ActionDefinitions (never a plain object, so
  * `constructor` or `__proto__` can never resolve). TEA's `actions.<ns>_<name>` spellings resolve to
  * `<ns>.<name>`. Hosts add their own actions with `register` or `createActionRegistry(extra)`
- * (src/builtins.ts, which adds the built-in actions; this module does not know them).
+ * (src/builtins.ts, which adds the built-in actions; this module does not know them). A registry
+ * without a built-in action names the import that adds it (action-imports.ts).
  */
 import { AgentError } from '../core/agent-error.js';
 import { editDistance } from '../util/edit-distance.js';
 import { teaUnsupportedReason } from './tea-unsupported.js';
+import { actionImportOf } from './action-imports.js';
 import type { ActionDefinition } from '../core/action.js';
 
 const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
@@ -38,6 +40,15 @@ export function createRegistry(initial: readonly ActionDefinition[] = []): Actio
         .sort((a, b) => a.distance - b.distance)
         .slice(0, 3)
         .map(({ candidate }) => candidate);
+      // A built-in action this registry was not given: the host did not import its set.
+      const missing = typeof name === 'string' ? actionImportOf(teaAlias(name) ?? name) : undefined;
+      if (missing !== undefined) {
+        throw new AgentError(
+          'UNKNOWN_ACTION',
+          `action '${name}' is not in this engine's registry: it comes with \`import { ${missing.name} } from '${missing.module}'\` (createRegistry([...${missing.name}()]) for loadAgent's \`registry\`)`,
+          { details: { action: name, similar, import: missing.module, export: missing.name } },
+        );
+      }
       // A TEA action tea-edge refuses says why and what to write instead (docs/porting-from-tea.md).
       const teaReason = typeof name === 'string' ? teaUnsupportedReason(teaAlias(name) ?? name) : undefined;
       if (teaReason !== undefined) {

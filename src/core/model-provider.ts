@@ -42,11 +42,15 @@ export interface LlmConnection {
   api_base?: string;
   api_key?: string;
   /**
-   * The longest silence of the server within an attempt, in milliseconds (settings accept seconds
-   * as `timeout`): for whole answers the wait for the answer, for streams the gap between bytes.
+   * The longest silence of the server between body bytes once the answer started, in milliseconds
+   * (settings accept seconds as `timeout`; default 60 s); also the wait for the first byte when
+   * `first_token_timeout_ms` is not given.
    */
   timeout_ms?: number;
-  /** Streams: the longest wait for the first byte, in milliseconds (settings: `first_token_timeout`, seconds). */
+  /**
+   * The longest wait for the response headers and first byte of an answer, whole or streamed, in
+   * milliseconds (settings: `first_token_timeout`, seconds; default: `timeout` when set, else 120 s).
+   */
   first_token_timeout_ms?: number;
   max_retries?: number;
   /** Scripted model responses/rules when provider is `scripted`. */

@@ -21,6 +21,10 @@ export interface RunRecord {
   error?: AgentErrorJson;
   /** Number of events stored for the run, when the store knows it. */
   event_count?: number;
+  /** What the run used, written with the record of its end: model calls and tokens (the run budget's count, across resumes). */
+  usage?: { llm_calls: number; tokens: number };
+  /** The models its calls went to (the `llm_request` events' `model`), in first-use order, across resumes. */
+  models?: string[];
   /** Time travel: the run this one was started from, and the node it continued after. */
   parent_run_id?: string;
   forked_after?: string;

@@ -17,6 +17,11 @@ export interface LoadProblem {
   column?: number;
   node?: string;
   field?: string;
+  /**
+   * The package import that adds what the engine lacks (`tea-edge/reasoning` for an action,
+   * `tea-edge/lua` for a language), on UNKNOWN_ACTION and SCRIPT_ENGINE_NOT_LOADED.
+   */
+  import?: string;
 }
 
 /** The most problems one load reports. */
@@ -30,6 +35,8 @@ export function problemOf(error: AgentError, file: string): LoadProblem {
   if (location.line !== undefined && location.column !== undefined) problem.column = location.column;
   if (location.node !== undefined) problem.node = location.node;
   if (location.field !== undefined) problem.field = location.field;
+  const adds = error.details['import'];
+  if (typeof adds === 'string') problem.import = adds;
   return problem;
 }
 
@@ -73,10 +80,10 @@ export function inFileOrder(problems: readonly LoadProblem[]): LoadProblem[] {
 export function loadFailure(problems: readonly LoadProblem[]): AgentError {
   const ordered = inFileOrder(dedupe(problems));
   const first = ordered[0]!;
-  const { code, message, ...location } = first;
+  const { code, message, import: adds, ...location } = first;
   return new AgentError(code, message, {
     ...location,
-    details: { errors: ordered.slice(0, MAX_LOAD_PROBLEMS), error_count: ordered.length },
+    details: { ...(adds !== undefined ? { import: adds } : {}), errors: ordered.slice(0, MAX_LOAD_PROBLEMS), error_count: ordered.length },
   });
 }
 

@@ -10,6 +10,7 @@
 import { AgentError } from '../core/agent-error.js';
 import type { FileStore } from '../core/file-store.js';
 import type { ScriptSandboxes } from '../core/script-sandbox.js';
+import type { ActionRegistry } from '../actions/registry.js';
 import type { CompiledAgent } from './compiled-agent.js';
 import { loadAgent } from './load-agent.js';
 
@@ -19,9 +20,10 @@ export interface AgentFileSource {
   /**
    * The compiled agent at the rooted path `file`, or undefined when there is none. A file that
    * fails to load throws its load error (every problem in `details.errors`, as loadAgent does).
-   * `scripts`: the calling agent's script sandboxes, for sources that compile text.
+   * `scripts` and `registry`: the calling agent's script sandboxes and actions, for sources
+   * that compile text (a sub-agent may use what its caller's host gave, no more).
    */
-  load(file: string, scripts: ScriptSandboxes): Promise<CompiledAgent | undefined>;
+  load(file: string, scripts: ScriptSandboxes, registry: ActionRegistry): Promise<CompiledAgent | undefined>;
 }
 
 /**
@@ -32,10 +34,10 @@ export function textAgentFileSource(description: string, read: (file: string) =>
   const loaded = new Map<string, Promise<CompiledAgent | undefined>>();
   return {
     description,
-    load(file, scripts) {
+    load(file, scripts, registry) {
       let agent = loaded.get(file);
       if (agent === undefined) {
-        agent = read(file).then((text) => (text === undefined ? undefined : loadAgent(text, { file, scripts })));
+        agent = read(file).then((text) => (text === undefined ? undefined : loadAgent(text, { file, scripts, registry })));
         // A failed load is not kept: the next run reads the file again (it may have been fixed).
         agent.catch(() => loaded.delete(file));
         loaded.set(file, agent);

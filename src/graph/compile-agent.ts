@@ -6,8 +6,7 @@
  * collected across nodes (each node part stops at its first) and thrown together.
  */
 import type { ActionCompiler, ActionDefinition } from '../core/action.js';
-import type { ActionRegistry } from '../actions/registry.js';
-import { createActionRegistry } from '../builtins.js';
+import { createRegistry, type ActionRegistry } from '../actions/registry.js';
 import { AgentError, toAgentError, type ErrorCode, type ErrorLocation } from '../core/agent-error.js';
 import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
 import type { ScriptSandboxes } from '../core/script-sandbox.js';
@@ -22,6 +21,11 @@ import { foreignLanguageOf } from '../util/python-detector.js';
 import { sandboxFor } from './script-sandboxes.js';
 
 export interface CompileOptions {
+  /**
+   * The actions agents may name. None: an empty registry, so every action is refused with
+   * UNKNOWN_ACTION naming the import that adds it (`details.import`). The main entry's loadAgent
+   * passes every built-in action (src/builtins.ts); `tea-edge/engine` leaves the choice to the host.
+   */
   registry?: ActionRegistry;
   /** Schemas the host registers, referenced by `$ref: <name>`, besides the agent's `schemas:`. */
   schemas?: Record<string, Record<string, unknown>>;
@@ -49,7 +53,7 @@ export function compileAgent(spec: AgentSpec, options: CompileOptions = {}): Com
 
 /** Compiles a spec, collecting the problems of every node instead of stopping at the first. */
 export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): InspectedAgent {
-  const registry = options.registry ?? createActionRegistry();
+  const registry = options.registry ?? createRegistry();
   const schemaRegistry = { ...(options.schemas ?? {}), ...spec.schemas };
   const scripts = options.scripts ?? {};
   const problems: LoadProblem[] = [];

@@ -9,7 +9,9 @@ import { toAgentError } from '../core/agent-error.js';
 import type { EventData } from '../core/events.js';
 import { toPlainJson } from '../util/safe-json.js';
 import type { BudgetUsage } from './run-budget.js';
-import type { NodeCheckpoint, RunDurability } from './run-types.js';
+import type { RunDurability } from './run-types.js';
+import { CheckpointEncoder } from './checkpoint-codec.js';
+import type { CheckpointHead } from './node-checkpoint.js';
 import type { RunLineage, RunOwner } from '../core/trace-store.js';
 
 /** Where the run stands before a node: what the node checkpoint is made of. */
@@ -40,6 +42,8 @@ export class DurableVisits {
   private step = 0;
   /** Tool calls made so far in the current visit, by visit key (numbers each call). */
   private readonly toolCalls = new Map<string, number>();
+  /** Node checkpoints as bases and patches (one encoder per run segment). */
+  private readonly encoder = new CheckpointEncoder();
 
   constructor(
     private readonly runId: string,
@@ -87,26 +91,28 @@ export class DurableVisits {
     return value;
   }
 
-  /** Saves the node checkpoint (already sanitised by `sanitize`); a failure is the run's STORAGE_ERROR. */
-  async save(position: RunPosition, sanitize: (checkpoint: NodeCheckpoint) => NodeCheckpoint): Promise<void> {
+  /**
+   * Saves the node checkpoint, as a base or as the change since the last one (checkpoint-codec.ts),
+   * copied by `sanitize`; a failure is the run's STORAGE_ERROR.
+   */
+  async save(position: RunPosition, sanitize: <T>(value: T) => T): Promise<void> {
     const durability = this.durability;
     if (durability === undefined) return;
-    const checkpoint = sanitize(makeNodeCheckpoint(this.runId, position));
-    await storageStep(() => durability.saveProgress(checkpoint));
+    const encoded = this.encoder.encode({ head: checkpointHead(this.runId, position), state: position.state, memory: position.memory }, sanitize);
+    await storageStep(() => durability.saveProgress(encoded.write));
+    encoded.commit();
   }
 }
 
-function makeNodeCheckpoint(runId: string, position: RunPosition): NodeCheckpoint {
+function checkpointHead(runId: string, position: RunPosition): CheckpointHead {
   return {
     run_id: runId,
     agent: position.agent,
     node: position.node,
     skip_interrupt_before: position.skipInterruptBefore,
     ...(position.resume !== undefined ? { resume: toPlainJson(position.resume, 'resume data') as ResumeInfo } : {}),
-    state: structuredClone(position.state),
     seq: position.seq,
     usage: { ...position.usage },
-    memory: Object.fromEntries(position.memory),
     model_state: { scripted_calls: Object.fromEntries(position.scriptedCalls) },
     budget_started_at: position.budgetStartedAt,
     ...(position.remainingMs !== undefined ? { deadline_at: position.now + position.remainingMs } : {}),

@@ -5,6 +5,11 @@
  * cancel or the other runs. Portable: a zero-delay timer (every runtime has one), taken only after
  * YIELD_AFTER_MS of work since the last one, so a quick run never pays for it.
  *
+ * One `hostYield()` may be shared by all the runs of a host (RunOptions.breathe): the first run to
+ * pass YIELD_AFTER_MS since the last turn yields, and every other run yields at its next step, until
+ * a turn has passed; so busy runs together hold the event loop for about YIELD_AFTER_MS plus one
+ * step each, where runs each with their own would hold it YIELD_AFTER_MS each.
+ *
  * (On Workers the clock stands still while code runs, so no yield is ever due there: an isolate
  * serves one request's run, and its CPU limit is the guard.)
  */

@@ -108,6 +108,11 @@ export class RunSession implements BodyHost {
   private readonly durable: DurableVisits;
   /** Registered by actions (ActionContext.onRunEnd), run once when this run or sub-run ends. */
   private readonly endHooks: Array<() => Promise<void>> = [];
+  /** The models this segment's calls went to (kept on the run record; a resume adds the record's). */
+  private readonly models = new Set<string>();
+  /** A resumed or continued run: its record already lists the models of the earlier segments. */
+  private readonly restored: boolean;
+  private earlierModels: Promise<string[]> | undefined;
   state: State = {};
 
   constructor(
@@ -118,11 +123,13 @@ export class RunSession implements BodyHost {
     private readonly parent?: SubRunLink,
   ) {
     this.runId = restored?.runId ?? options.runId ?? crypto.randomUUID();
+    this.breathe = options.breathe ?? hostYield();
     this.memory = new Map(Object.entries(restored?.memory ?? {}));
     this.scriptedCalls = new Map(Object.entries(restored?.scriptedCalls ?? {}));
     this.role = options.role;
     this.traceStore = options.traceStore;
     this.createdAt = restored?.createdAt ?? new Date(this.now()).toISOString();
+    this.restored = restored !== undefined;
     this.lineage = restored?.lineage;
     this.owner = restored?.owner ?? options.owner;
     this.scope = { variables: agent.spec.variables, settings: agent.spec.settings, secrets: options.secrets ?? {}, ...(options.env !== undefined ? { env: options.env } : {}) };
@@ -176,8 +183,11 @@ export class RunSession implements BodyHost {
     this.budget.checkDuration(node);
   }
 
-  /** Lets the host's event loop run when the run has worked a while without waiting (host-yield.ts). */
-  readonly breathe = hostYield();
+  /**
+   * Lets the host's event loop run when the run has worked a while without waiting (host-yield.ts):
+   * the host's, shared by all its runs (RunOptions.breathe), else this run's own.
+   */
+  readonly breathe: () => Promise<void>;
 
   cancel(reason?: string): void {
     this.control.cancel(reason);
@@ -203,7 +213,10 @@ export class RunSession implements BodyHost {
 
   /** `frames`: where in a sub-run below this run the event happened (sub-run.ts). */
   emit<T extends EventType>(type: T, data: EventData<T>, node?: string, frames: SubRunFrame[] = []): void {
-    if (this.parent === undefined) return this.events.emit(type, data, node, frames);
+    if (this.parent === undefined) {
+      if (type === 'llm_request') this.models.add((data as EventData<'llm_request'>).model);
+      return this.events.emit(type, data, node, frames);
+    }
     // The child's own secrets (its settings.llm key) are redacted before the parent sees the event.
     const frame: SubRunFrame = { agent: this.agent.name, file: this.parent.file, ...(node !== undefined ? { node } : {}) };
     this.parent.emit(type, this.sanitizer.value(data), [frame, ...frames]);
@@ -406,7 +419,7 @@ export class RunSession implements BodyHost {
     const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt, lineage, owner };
     const budget = { seq: this.events.lastSeq, usage: this.budget.usage, budgetStartedAt: this.budget.started, remainingMs: this.budget.remainingMs(), now: this.now() };
     try {
-      await this.durable.save({ ...position, ...budget }, (checkpoint) => this.sanitizer.value(checkpoint));
+      await this.durable.save({ ...position, ...budget }, (value) => this.sanitizer.value(value));
     } catch (error) {
       // The host's store failed (its flush of these events, or the checkpoint): like a failed trace
       // write, no more events are written, so the host's own log can fill the trace without a hole.
@@ -480,9 +493,9 @@ export class RunSession implements BodyHost {
   }
 
   /** Writes the run record; `final`: the record of the run's end, tried even after a storage failure. */
-  private putRecord(status: RunResult['status'], result?: RunResult, final = false): Promise<void> {
+  private async putRecord(status: RunResult['status'], result?: RunResult, final = false): Promise<void> {
     const write = final ? (record: RunRecord) => this.trace.putFinalRecord(record) : (record: RunRecord) => this.trace.putRecord(record);
-    return write({
+    await write({
       run_id: this.runId,
       agent: this.agent.name,
       status,
@@ -491,9 +504,23 @@ export class RunSession implements BodyHost {
       updated_at: new Date(this.now()).toISOString(),
       ...(result?.error !== undefined ? { error: result.error } : {}),
       event_count: this.events.lastSeq,
+      ...(await this.usageOnRecord()),
       ...this.lineage,
       ...(this.owner !== undefined ? { owner: this.owner } : {}),
     });
+  }
+
+  /**
+   * What the run record says the run used so far (the history lists it): the budget's model calls
+   * and tokens, which a resume carries over, and the models. A resumed segment reads the models of
+   * the earlier ones from the record once, before its first write replaces it (an unreadable
+   * record adds none).
+   */
+  private async usageOnRecord(): Promise<Pick<RunRecord, 'usage' | 'models'>> {
+    this.earlierModels ??= this.restored && this.traceStore !== undefined ? this.traceStore.getRun(this.runId).then((record) => record?.models ?? [], () => []) : Promise.resolve([]);
+    const models = [...new Set([...(await this.earlierModels), ...this.models])];
+    const { llm_calls, tokens } = this.budget.usage;
+    return { usage: { llm_calls, tokens }, ...(models.length > 0 ? { models } : {}) };
   }
 }
 

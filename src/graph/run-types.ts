@@ -3,10 +3,10 @@ import type { AgentErrorJson } from '../core/agent-error.js';
 import type { AgentEvent, RunStatus, StopReason } from '../core/events.js';
 import type { LlmProviderFactory } from '../core/model-provider.js';
 import type { LimitsSpec } from '../spec/agent-spec.js';
-import type { CheckpointStore, PendingInterrupt, RunLineage, RunOwner, TraceStore } from '../core/trace-store.js';
+import type { CheckpointStore, PendingInterrupt, RunOwner, TraceStore } from '../core/trace-store.js';
 import type { FileStore } from '../core/file-store.js';
 import type { AgentFileSource } from './agent-files.js';
-import type { ResumeInfo } from '../core/action.js';
+import type { CheckpointWrite } from './node-checkpoint.js';
 
 export interface LlmOverrides {
   api_base?: string;
@@ -45,6 +45,12 @@ export interface RunOptions {
   capturePayloads?: boolean;
   /** Clock, for tests. */
   now?: () => number;
+  /**
+   * The host's turn-taking (`hostYield()` made once and given to every run of a server): runs that
+   * share it share one budget of work between turns of the event loop, so N busy runs hold it for
+   * one budget, not N. Default: each run its own.
+   */
+  breathe?: () => Promise<void>;
   /** The host's file root for file.read / file.write; without it they are refused (src/core/file-store.ts). */
   files?: FileStore;
   /** Where agent.* finds agent files to run as sub-runs (src/graph/agent-files.ts); without it they are refused. */
@@ -61,37 +67,7 @@ export interface RunOptions {
   durability?: RunDurability;
 }
 
-/**
- * Where a run stands before a node of its main flow: what a durable host keeps so that, if it dies
- * mid-run, it can continue from here (`continueFromNode` in resume-run.ts). The node named here is
- * the one about to run: a host that died while it ran runs it again. Inert JSON, sanitised.
- */
-export interface NodeCheckpoint {
-  run_id: string;
-  agent: string;
-  /** The node to run next. */
-  node: string;
-  /** True when this node's interrupt_before was already answered (a resumed pause). */
-  skip_interrupt_before: boolean;
-  /** The confirmation answer the node re-runs with, when it is a resumed tool confirmation. */
-  resume?: ResumeInfo;
-  state: Record<string, unknown>;
-  /** The last event seq emitted before the node; a continued run numbers on from the log's last. */
-  seq: number;
-  usage: { steps: number; llm_calls: number; tokens: number; written_bytes?: number };
-  memory: Record<string, unknown>;
-  model_state: { scripted_calls: Record<string, number> };
-  /** When the segment's duration budget started (epoch ms): max_duration_ms spans a restart. */
-  budget_started_at: number;
-  /** When max_duration_ms runs out (epoch ms), when the run has one. */
-  deadline_at?: number;
-  /** The run record's created_at. */
-  run_created_at: string;
-  /** The run it was started from (time travel). */
-  lineage?: RunLineage;
-  /** Who started the run (RunRecord.owner). */
-  owner?: RunOwner;
-}
+export type { NodeCheckpoint } from './node-checkpoint.js';
 
 /**
  * What a host that survives its own death gives a run. Guarantees (docs/execution-model.md
@@ -99,8 +75,13 @@ export interface NodeCheckpoint {
  * through `callAction` (a tool) whose result was recorded is not run again when its node re-runs.
  */
 export interface RunDurability {
-  /** Saves the checkpoint before a node; the events before it were appended to the trace store first. A failure fails the run (STORAGE_ERROR). */
-  saveProgress(checkpoint: NodeCheckpoint): Promise<void> | void;
+  /**
+   * Saves the checkpoint before a node; the events before it were appended to the trace store
+   * first. A failure fails the run (STORAGE_ERROR). The first write of a segment is a whole
+   * checkpoint (a base: it replaces what the host kept); the next are patches holding what changed,
+   * to keep after it, until the next base (checkpoint-codec.ts; `decodeCheckpoint` reads them back).
+   */
+  saveProgress(write: CheckpointWrite): Promise<void> | void;
   /** The recorded result of a tool call, by its idempotency key (undefined: none recorded). */
   recordedResult(key: string): Promise<{ value: unknown } | undefined> | { value: unknown } | undefined;
   /** Records a tool call's result before the run goes on. */

@@ -61,7 +61,7 @@ export function resolveSubRunFile(reference: string, callerFile: string | undefi
 export async function loadSubAgent(source: AgentFileSource, file: string, caller: CompiledAgent, node: string): Promise<CompiledAgent> {
   let agent: CompiledAgent | undefined;
   try {
-    agent = await source.load(file, caller.scripts);
+    agent = await source.load(file, caller.scripts, caller.registry);
   } catch (error) {
     const cause = toAgentError(error, 'INVALID_AGENT');
     const errors = cause.details['errors'];

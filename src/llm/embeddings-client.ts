@@ -2,8 +2,9 @@
  * OpenAI-compatible embeddings (`POST {api_base}/embeddings`, served by Ollama, LM Studio,
  * llama.cpp's server, vLLM and OpenAI), and the scripted model's offline embeddings.
  *
- * The HTTP path follows the chat client's rules: a per-attempt timeout, what a retry can cure (timeouts, refused
- * connections, 408/409/425/429, 5xx but 501/505) retried up to `max_retries`, a capped body, every failure typed as
+ * The HTTP path follows the chat client's rules: the same waits for a silent server (model-timeouts.ts: the first
+ * byte, then between bytes), what a retry can cure (timeouts once at most, refused connections, 408/409/425/429,
+ * 5xx but 501/505) retried up to `max_retries`, a capped body, every failure typed as
  * `LLM_HTTP_<status>`, `LLM_TIMEOUT`, `LLM_UNAVAILABLE` or `LLM_BAD_RESPONSE`.
  */
 import { AgentError, isAbortError } from '../core/agent-error.js';
@@ -11,7 +12,8 @@ import { createAttemptController } from './attempt-controller.js';
 import { describeFetchFailure } from './fetch-failure.js';
 import { badResponse, httpError, isRetryable, serverReportedError, timeoutError } from './llm-errors.js';
 import { serverErrorMessage } from './server-error.js';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './openai-client.js';
+import { DEFAULT_MAX_RETRIES, MAX_TIMEOUT_RETRIES } from './openai-client.js';
+import { attemptTimeouts } from './model-timeouts.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, readCappedBody } from './read-capped-body.js';
 import { DEFAULT_RETRY_TIMING, parseRetryAfter, retryDelay, sleep } from './retry.js';
 import type { LlmConnection, TokenUsage } from '../core/model-provider.js';
@@ -42,21 +44,22 @@ export async function requestEmbeddings(
 ): Promise<EmbeddingsResponse> {
   const url = embeddingsUrl(connection.api_base);
   const displayUrl = url.replace(/\/\/[^@/]*@/, '//');
-  const timeoutMs = connection.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  const { firstByteMs, idleMs } = attemptTimeouts(connection);
   const maxRetries = connection.max_retries ?? DEFAULT_MAX_RETRIES;
   const secrets = connection.api_key !== undefined && connection.api_key !== '' ? [connection.api_key] : [];
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (secrets.length > 0) headers.authorization = `Bearer ${connection.api_key}`;
   const body = JSON.stringify(model === undefined ? { input } : { model, input });
 
+  let timeouts = 0;
   for (let attempt = 1; ; attempt++) {
-    const controller = createAttemptController(signal, timeoutMs);
+    const controller = createAttemptController(signal, firstByteMs);
     try {
       let response: Response;
       try {
         response = await (fetchFunction ?? globalThis.fetch)(url, { method: 'POST', headers, body, signal: controller.signal });
       } catch (error) {
-        if (controller.timedOut) throw timeoutError(displayUrl, timeoutMs);
+        if (controller.timedOut) throw timeoutError(displayUrl, controller.waitedMs);
         if (signal.aborted || isAbortError(error)) throw new AgentError('CANCELLED', 'the run was cancelled');
         throw describeFetchFailure(error, displayUrl);
       }
@@ -66,9 +69,9 @@ export async function requestEmbeddings(
         if (retryAfterMs !== undefined) error.details.retry_after_ms = retryAfterMs;
         throw error;
       }
-      const text = await readCappedBody(response, DEFAULT_MAX_RESPONSE_BYTES, () => controller.touch()).catch((error: unknown) => {
+      const text = await readCappedBody(response, DEFAULT_MAX_RESPONSE_BYTES, () => controller.touch(idleMs)).catch((error: unknown) => {
         if (AgentError.isInstance(error)) throw error;
-        if (controller.timedOut) throw timeoutError(displayUrl, timeoutMs);
+        if (controller.timedOut) throw timeoutError(displayUrl, controller.waitedMs);
         throw badResponse(`the connection to ${displayUrl} broke while the embeddings were arriving`, { url: displayUrl, cut: true });
       });
       return parseEmbeddings(text, input.length, model, displayUrl, secrets);
@@ -76,6 +79,7 @@ export async function requestEmbeddings(
       if (signal.aborted) throw AgentError.isInstance(signal.reason) ? signal.reason : new AgentError('CANCELLED', 'the run was cancelled');
       if (!isRetryable(error) || attempt > maxRetries) throw error;
       const typed = error as AgentError;
+      if (typed.code === 'LLM_TIMEOUT' && ++timeouts > MAX_TIMEOUT_RETRIES) throw error;
       const retryAfter = typeof typed.details.retry_after_ms === 'number' ? typed.details.retry_after_ms : undefined;
       const delay = retryDelay(attempt, retryAfter, DEFAULT_RETRY_TIMING);
       onRetry?.({ attempt: attempt + 1, delay_ms: delay, error: typed });

@@ -6,7 +6,8 @@
 
 // Providers
 export { createProvider } from './create-provider.js';
-export { createOpenAiClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type OpenAiClientOptions } from './openai-client.js';
+export { createOpenAiClient, DEFAULT_MAX_RETRIES, type OpenAiClientOptions } from './openai-client.js';
+export { DEFAULT_FIRST_TOKEN_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from './model-timeouts.js';
 export { createScriptedModel, SCRIPTED_MODEL_NAME, type ScriptedModel } from './scripted-model.js';
 export type { ScriptedInput, ScriptedResponse } from './scripted-script.js';
 export { createReplayProvider, recordedCalls, type ReplayMismatch, type ReplayOptions, type ReplayProvider, type RecordedCall } from './replay.js';

@@ -2,7 +2,7 @@
  * The OpenAI-compatible Chat Completions client over `fetch` (Ollama, LM Studio, llama.cpp server,
  * vLLM, OpenAI, any `/v1/chat/completions`). Portable: fetch, streams, TextDecoder, AbortSignal.
  *
- * Each attempt's timer measures the server's silence: a whole answer gets `timeout` (300 s); a
+ * Each attempt's timer measures the server's silence (model-timeouts.ts): a whole answer or a
  * stream gets `first_token_timeout` (120 s) for its first byte, then `timeout` (60 s) between
  * bytes, so a hung server frees the run in minutes while a slow CPU model may start; bytes arriving
  * restart it. Only what a retry can cure is retried, with backoff up to `max_retries`, honouring
@@ -18,6 +18,7 @@ import { createAttemptController, type AttemptController } from './attempt-contr
 import { createChatStreamAssembler, type ChunkDelta } from './chat-stream-assembler.js';
 import { describeFetchFailure } from './fetch-failure.js';
 import { badResponse, httpError, isRetryable, serverReportedError, timeoutError } from './llm-errors.js';
+import { attemptTimeouts } from './model-timeouts.js';
 import { parseChatCompletion } from './parse-chat-completion.js';
 import { checkDeclaredLength, DEFAULT_MAX_RESPONSE_BYTES, readCappedBody, tooLarge } from './read-capped-body.js';
 import { DEFAULT_RETRY_TIMING, parseRetryAfter, retryDelay, type RetryTiming } from './retry.js';
@@ -27,14 +28,8 @@ import { serverErrorMessageOfBody, serverErrorMessageOfJson } from './server-err
 import { createSseParser } from './sse-parser.js';
 import { knownServer, nativeToolCallsAdvice, toolCallsFromText } from './text-tool-calls.js';
 
-/** The longest wait for a whole answer when none is configured (TEA's 300 s). */
-export const DEFAULT_TIMEOUT_MS = 300_000;
-/** Streams: the longest wait for the first byte (model loading, a long prompt read on a CPU). */
-export const DEFAULT_FIRST_TOKEN_TIMEOUT_MS = 120_000;
-/** Streams: the longest silence between bytes once the answer has started. */
-export const DEFAULT_STREAM_IDLE_MS = 60_000;
 /** Timed-out attempts retried at most this often: two silences in a row mean a stuck server. */
-const MAX_TIMEOUT_RETRIES = 1;
+export const MAX_TIMEOUT_RETRIES = 1;
 /** Retries after the first attempt when none is configured. */
 export const DEFAULT_MAX_RETRIES = 2;
 /** How much of an error body is read to quote it. */
@@ -60,10 +55,7 @@ export interface OpenAiClientOptions {
 export function createOpenAiClient(connection: LlmConnection & { api_base: string }, options: OpenAiClientOptions = {}): ModelProvider {
   const url = chatCompletionsUrl(connection.api_base);
   const displayUrl = withoutCredentials(url);
-  const timeoutMs = connection.timeout_ms ?? DEFAULT_TIMEOUT_MS;
-  // An explicit `timeout` also bounds the wait for the first byte unless first_token_timeout is given.
-  const firstTokenMs = connection.first_token_timeout_ms ?? connection.timeout_ms ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS;
-  const streamIdleMs = connection.timeout_ms ?? DEFAULT_STREAM_IDLE_MS;
+  const { firstByteMs, idleMs } = attemptTimeouts(connection);
   const maxRetries = connection.max_retries ?? DEFAULT_MAX_RETRIES;
   const timing: RetryTiming = { ...DEFAULT_RETRY_TIMING, ...options.retryTiming };
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -137,11 +129,12 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
     borrowsRequest: true,
     async generate(request, signal, hooks) {
       return withRetries(signal, hooks, async () => {
-        const attempt = createAttemptController(signal, timeoutMs);
+        // The headers and the first byte (a whole answer generated on a slow CPU comes late), then
+        // each byte restarts the timer for the next gap: a body read to its cap is not a silent server.
+        const attempt = createAttemptController(signal, firstByteMs);
         try {
           const response = await post(request, false, attempt);
-          // Bytes arriving restart the timer: a body being read to its cap is not a silent server.
-          const body = await readCappedBody(response, maxBytes, () => attempt.touch()).catch((error: unknown) => {
+          const body = await readCappedBody(response, maxBytes, () => attempt.touch(idleMs)).catch((error: unknown) => {
             throw AgentError.isInstance(error) ? error : classifyFailure(error, attempt, displayUrl, true);
           });
           return withTextToolCalls(parseChatCompletion(body, request.model, secrets), request);
@@ -155,7 +148,7 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
       let attempt: AttemptController | undefined;
       const response = await withRetries(signal, hooks, async () => {
         attempt?.dispose();
-        attempt = createAttemptController(signal, firstTokenMs);
+        attempt = createAttemptController(signal, firstByteMs);
         return post(request, true, attempt);
       }).catch((error: unknown) => {
         attempt?.dispose();
@@ -166,7 +159,7 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
         const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
         if (contentType.includes('json') && !contentType.includes('event-stream')) {
           // Some servers ignore `stream: true` and answer with one JSON body: accept it whole.
-          const body = await readCappedBody(response, maxBytes, () => current.touch(streamIdleMs)).catch((error: unknown) => {
+          const body = await readCappedBody(response, maxBytes, () => current.touch(idleMs)).catch((error: unknown) => {
             throw classifyFailure(error, current, displayUrl, true);
           });
           const whole = parseChatCompletion(body, request.model, secrets);
@@ -175,7 +168,7 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
           yield { type: 'done', response: withTextToolCalls(whole, request) };
           return;
         }
-        for await (const part of readEventStream(response, request.model, maxBytes, current, displayUrl, streamIdleMs, secrets)) {
+        for await (const part of readEventStream(response, request.model, maxBytes, current, displayUrl, idleMs, secrets)) {
           yield part.type === 'done' ? { type: 'done', response: withTextToolCalls(part.response, request) } : part;
         }
       } finally {

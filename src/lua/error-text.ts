@@ -28,7 +28,7 @@ export function decodeErrorText(bytes: Uint8Array, decode: (bytes: Uint8Array) =
 
 /** `$`, `$.key`, `$[0]`: a conversion path, each key and the whole shortened (its middle elided). */
 export function formatValuePath(path: readonly (string | number)[]): string {
-  const parts = path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${key.length > MAX_PATH_KEY ? `${key.slice(0, MAX_PATH_KEY)}…` : key}`));
+  const parts = path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${cutText(key, MAX_PATH_KEY)}`));
   let text = '$' + parts.join('');
   if (text.length > MAX_PATH_TEXT) {
     const keep = MAX_PATH_TEXT / 2;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ScriptSandbox } from '../core/script-sandbox.js';
 import { loadAgent as loadAgentWithout } from '../graph/load-agent.js';
 import { runAgent } from '../graph/run-agent.js';
-import { loadAgent } from '../index.js';
+import { createActionRegistry, loadAgent } from '../index.js';
 import { captureError } from './lua-test-helpers.js';
 import { luaSandbox } from './lua-script-sandbox.js';
 
@@ -24,7 +24,7 @@ describe('the script sandbox is passed by the host', () => {
   });
 
   it('refuses nested Lua (a reflection evaluator) the same way', () => {
-    const error = captureError(() => loadAgentWithout(EVALUATOR, { file: 'reflection-lua.yaml' }));
+    const error = captureError(() => loadAgentWithout(EVALUATOR, { file: 'reflection-lua.yaml', registry: createActionRegistry() }));
     const codes = (error.details.errors as Array<{ code: string }>).map((problem) => problem.code);
     expect(codes).toEqual(['SCRIPT_ENGINE_NOT_LOADED', 'SCRIPT_ENGINE_NOT_LOADED']);
   });
@@ -40,7 +40,7 @@ describe('the script sandbox is passed by the host', () => {
     const agent = loadAgentWithout(LUA_NODE, { scripts: { lua: counting } });
     expect(compiled).toEqual(['run']);
     expect((await runAgent(agent, { a: 2, b: 3 }).result).state).toMatchObject({ total: 5 });
-    loadAgentWithout(EVALUATOR, { scripts: { lua: counting } });
+    loadAgentWithout(EVALUATOR, { scripts: { lua: counting }, registry: createActionRegistry() });
     expect(compiled).toEqual(['run', 'evaluator.run', 'run']);
   });
 

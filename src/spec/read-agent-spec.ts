@@ -8,7 +8,6 @@
  * capped) and thrown as one AgentError with `details.errors` (src/errors/load-problems.ts).
  */
 import type { AgentSettings } from '../core/agent-settings.js';
-import { Validator } from '@cfworker/json-schema';
 import { AgentError, toAgentError, type ErrorCode } from '../core/agent-error.js';
 import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
 import agentSchema from './agent-schema.json';
@@ -19,6 +18,8 @@ import { parseYaml, type ParsedYaml, type YamlLimits } from './parse-yaml.js';
 import type { KeyLocation } from './tea-keys.js';
 import { readRunMapping, readTypedBody, type Fail as TypedFail, type Warn } from './read-node-types.js';
 import { editDistance } from '../util/edit-distance.js';
+import { compileSchema } from '../schema/compile-schema.js';
+import type { CompiledSchema } from '../core/json-schema.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { envNameRefusal } from './env-names.js';
 import { foreignLanguageMessage } from './foreign-language.js';
@@ -413,28 +414,40 @@ function withoutRoutes(document: Record<string, any>, broken: BrokenRoutes): Rec
   return copy;
 }
 
+/**
+ * The agent schema, compiled once by the engine's own validator (src/schema/, which every run
+ * uses for `output_schema` and action parameters anyway, so a loader bundle carries no second
+ * validator). The schema is ours and trusted; the caps are the YAML parser's, which come first.
+ */
+let agentSchemaValidator: CompiledSchema | undefined;
+function compiledAgentSchema(): CompiledSchema {
+  agentSchemaValidator ??= compileSchema(agentSchema, {
+    where: {},
+    limits: { maxErrors: MAX_SCHEMA_PROBLEMS, maxErrorMessageChars: 2000, maxValidationWork: 20_000_000, maxInstanceDepth: 128, maxInstanceNodes: 1_000_000, maxInstanceChars: 4 * 1024 * 1024 },
+  });
+  return agentSchemaValidator;
+}
+
 function checkAgainstSchema(document: Record<string, unknown>, report: Report): BrokenRoutes | undefined {
   const broken: BrokenRoutes = { edges: false, config: false, gotoOf: new Set() };
-  const validator = new Validator(agentSchema as object, '7', false);
-  const result = validator.validate(document);
+  const result = compiledAgentSchema().validate(document);
   if (result.valid) return broken;
   const seen = new Set<string>();
   let usable = true;
   for (const error of result.errors) {
-    if (seen.size >= MAX_SCHEMA_PROBLEMS) {
+    if (error.keyword === 'maxErrors') {
       usable = false; // unread problems may sit anywhere
       break;
     }
-    if (/subschema|does not match schema|Items did not match|did not match any/i.test(error.error)) continue;
     if (error.keyword === 'additionalProperties' || error.keyword === 'false') continue;
-    if (seen.has(error.instanceLocation)) continue;
-    seen.add(error.instanceLocation);
-    const path = pointerToPath(error.instanceLocation);
+    const { pointer, message } = innerProblem(error.message, error.path) ?? { pointer: error.path, message: error.message };
+    if (seen.has(pointer)) continue;
+    seen.add(pointer);
+    const path = pointerToPath(pointer);
     const value = valueAt(document, path);
     if (isNonFinite(value)) continue; // reported by findNonFinite
     const where = path.length > 0 ? dotted(path) : 'the file';
-    const text = error.keyword === 'maximum' ? `${String(value)} is above the ceiling ${String(schemaValueAt(error.keywordLocation))}` : error.error;
-    report('INVALID_AGENT', `${where}: ${text}`, path, nodeNameAt(document, path));
+    report('INVALID_AGENT', `${where}: ${schemaProblemText(error.keyword, message, value, pointer)}`, path, nodeNameAt(document, path));
     if (path[0] === 'edges') broken.edges = true;
     else if (path[0] === 'config') broken.config = true;
     else if (path[0] === 'nodes' && typeof path[1] === 'number' && path[2] === 'goto') broken.gotoOf.add(path[1]);
@@ -456,14 +469,42 @@ function isStructural(path: Path): boolean {
   return path.length <= 2 || STRUCTURAL_NODE_KEYS.has(String(path[2]));
 }
 
-/** The value a keyword location (`#/properties/settings/$ref/properties/...`) points at in the agent schema. */
-function schemaValueAt(pointer: string): unknown {
-  let current: unknown = agentSchema;
-  for (const part of pointerToPath(pointer)) {
-    const here = current as Record<string | number, unknown> | undefined;
-    current = part === '$ref' && typeof here?.$ref === 'string' ? valueAt(agentSchema, pointerToPath(here.$ref)) : here?.[part];
+/**
+ * A schema error as a load problem says it: a ceiling names itself as one (`5000 is above the
+ * ceiling 3600`, the ceiling read from the validator's own "is greater than" message); a failed
+ * `oneOf` / `anyOf` gives the reasons of its branches without repeating the place, which the
+ * problem already names.
+ */
+/** The reasons a failed `oneOf` / `anyOf` gives for its branches (`<pointer> <message>` each), or undefined for another error. */
+function branchReasons(message: string): string[] | undefined {
+  return /^Value (?:must match exactly one of the \d+ schemas; it matches none|does not match any of the \d+ allowed schemas): (.*)$/.exec(message)?.[1]?.split('; ');
+}
+
+/**
+ * A failed `oneOf` / `anyOf` whose value has the type of one form but not its contents (`goto:` a
+ * list whose rule has `to: 5`): that form's first error, at its own place, as the problem. Undefined
+ * when the value's type fits no form or several.
+ */
+function innerProblem(message: string, pointer: string): { pointer: string; message: string } | undefined {
+  const reasons = branchReasons(message);
+  if (reasons === undefined) return undefined;
+  const inner = reasons.filter((reason) => reason.startsWith(`${pointer}/`));
+  const typeOnly = reasons.filter((reason) => reason.startsWith(`${pointer} Instance type `));
+  if (inner.length !== 1 || inner.length + typeOnly.length !== reasons.length) return undefined;
+  const space = inner[0]!.indexOf(' ');
+  return { pointer: inner[0]!.slice(0, space), message: inner[0]!.slice(space + 1) };
+}
+
+function schemaProblemText(keyword: string, message: string, value: unknown, pointer: string): string {
+  const ceiling = keyword === 'maximum' ? /is greater than (?:or equal to )?(\S+)\.$/.exec(message)?.[1] : undefined;
+  if (ceiling !== undefined) return `${String(value)} is above the ceiling ${ceiling}`;
+  const text = pointer === '' ? message : message.split(`${pointer} `).join('');
+  // Branches that all failed on the value's type (`goto: {to: b}`): one sentence naming every type allowed.
+  const types = branchReasons(text)?.map((reason) => /^Instance type ("[^"]+") is invalid\. Expected (.+)\.$/.exec(reason));
+  if (types !== undefined && types.length > 1 && types.every((match) => match !== null && match[1] === types[0]![1])) {
+    return `Instance type ${types[0]![1]} is invalid. Expected ${types.map((match) => match![2]).join(' or ')}.`;
   }
-  return current;
+  return text;
 }
 
 function valueAt(document: unknown, path: Path): unknown {

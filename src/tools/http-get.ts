@@ -139,7 +139,7 @@ export async function fetchAllowed(url: unknown, context: ActionContext, options
 function requestFailure(error: unknown, context: ActionContext, controller: AbortController, timeoutMs: number, phase: string, tool: string, url: string): AgentError {
   if (context.signal.aborted) return new AgentError('CANCELLED', 'the run was cancelled');
   const where = phase === '' ? '' : ` ${phase}`;
-  const shown = url.slice(0, 500);
+  const shown = cutText(url, 500);
   if (controller.signal.aborted) return new AgentError('ACTION_FAILED', `${tool} ${shown} timed out after ${timeoutMs} ms${where}`, { field: 'url', details: { url: shown, timeout_ms: timeoutMs } });
   const cause = error instanceof Error ? (error as { cause?: unknown }).cause : undefined;
   const causeText = cause instanceof Error || (typeof cause === 'object' && cause !== null && typeof (cause as { message?: unknown }).message === 'string') ? (cause as { message: string }).message : undefined;

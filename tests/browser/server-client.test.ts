@@ -1,5 +1,5 @@
 // The studio's server back-end client (web-demo/server-client.ts) in Node against a real
-// `tea-edge serve` (worker/node.ts) and the mock OpenAI-compatible server: agents with their
+// `tea-edge serve` (worker/node/node.ts) and the mock OpenAI-compatible server: agents with their
 // spec, a background run followed over SSE that survives dropped connections (each reconnection
 // sends Last-Event-ID; every event arrives once, in order), history, and resuming an interrupt.
 import { mkdtempSync } from 'node:fs';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
-import { serve, type RunningServer } from '../../worker/node.js';
+import { serve, type RunningServer } from '../../worker/node/node.js';
 import { ServerClient } from '../../web-demo/server-client.js';
 import { ROOT } from './support/serve-demo.js';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { serve, type RunningServer } from '../../worker/node.js';
+import { serve, type RunningServer } from '../../worker/node/node.js';
 import { chromiumAvailable } from './support/chromium.js';
 import { fixture, openDemo, runAgentInPage, screenshot, setAgent } from './support/demo-page.js';
 import { useDemoSuite } from './support/demo-suite.js';

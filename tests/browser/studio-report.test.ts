@@ -8,13 +8,13 @@ import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable } from './support/chromium.js';
 import { fixture, openDemo, runAgentInPage, screenshot, setAgent, waitReady } from './support/demo-page.js';
 import { useDemoSuite } from './support/demo-suite.js';
 import { seriousViolations } from './support/axe.js';
 import { readReportData } from '../../web-demo/report-data.js';
+import { openReportOffline } from './support/offline-report.js';
 
 const BREAKOUT = '</script><script>window.__pwned = 1</script>';
 const HOSTILE_INPUT = { text: BREAKOUT, comment: '<!--<script>window.__pwned = 2//', upper: '</SCRIPT ><img src=x onerror="window.__pwned=3">', separators: 'a\u2028b\u2029c' };
@@ -46,19 +46,7 @@ describe.skipIf(!chromiumAvailable())('studio HTML report and comparison link (C
     expect(JSON.stringify(events.at(-1)?.data)).toContain(JSON.stringify(BREAKOUT));
 
     // Offline, from file://, every request recorded and any http(s) one refused.
-    const offline = await suite.browser.newContext({ offline: true, acceptDownloads: true });
-    const requests: string[] = [];
-    offline.on('request', (request) => requests.push(request.url()));
-    await offline.route(/^https?:/, (route) => route.abort());
-    await offline.addInitScript(() => {
-      const seen: string[] = [];
-      (window as unknown as { __violations: string[] }).__violations = seen;
-      document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
-    });
-    const report = await offline.newPage();
-    const url = pathToFileURL(file).href;
-    await report.goto(url);
-    await report.waitForSelector('html[data-report="ready"]');
+    const { context: offline, page: report, url, requests, violations } = await openReportOffline(suite.browser, file);
     expect(await report.getAttribute('html', 'data-events')).toBe(String(events.length));
     expect(await report.textContent('h1')).toContain('browser-scripted-hello');
     expect(await report.textContent('h1')).toContain('completed');
@@ -68,7 +56,7 @@ describe.skipIf(!chromiumAvailable())('studio HTML report and comparison link (C
     expect(await report.locator('pre', { hasText: 'window.__pwned = 1' }).count()).toBeGreaterThan(0);
     expect(await report.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await report.evaluate(() => [document.scripts.length, document.images.length])).toEqual([2, 0]);
-    expect(await report.evaluate(() => (window as unknown as { __violations: string[] }).__violations)).toEqual([]);
+    expect(await violations()).toEqual([]);
     expect(requests).toEqual([url]);
     await screenshot(report, 'studio-report-offline');
 
@@ -117,7 +105,8 @@ describe.skipIf(!chromiumAvailable())('studio HTML report and comparison link (C
     await waitReady(page);
     const view = page.locator('#compare-view');
     await view.waitFor();
-    expect(await view.locator('.compare-table thead').textContent()).toContain(`A: browser-scripted-hello · ${ids[1]!.slice(0, 8)}`);
+    // A is the older run (listed second, picked first).
+    expect(await view.locator('.compare-table:not(.compare-steps) thead').textContent()).toContain(`A: browser-scripted-hello · ${ids[1]!.slice(0, 8)}`);
     expect(await view.locator('#state-diff tr.diff-changed').textContent()).toContain('A second answer, after an edit.');
     await view.scrollIntoViewIfNeeded();
     await screenshot(page, 'studio-compare-from-link', false);

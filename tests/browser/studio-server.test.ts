@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
-import { serve, type RunningServer } from '../../worker/node.js';
+import { serve, type RunningServer } from '../../worker/node/node.js';
 import { chromiumAvailable, launchChromium } from './support/chromium.js';
 import { fixture, openDemo, runAgentInPage, screenshot, setAgent } from './support/demo-page.js';
 import { DIST, ensureBuilt, ROOT } from './support/serve-demo.js';

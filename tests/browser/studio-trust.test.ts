@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
-import { serve, type RunningServer } from '../../worker/node.js';
+import { serve, type RunningServer } from '../../worker/node/node.js';
 import { chromiumAvailable } from './support/chromium.js';
 import { DIST, ROOT } from './support/serve-demo.js';
 import { fixture, openDemo, screenshot, SCREENSHOTS, setAgent, startRun, waitForEnd, WIDE_AND_NARROW } from './support/demo-page.js';

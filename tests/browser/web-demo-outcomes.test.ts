@@ -52,10 +52,10 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
       expect(await page.textContent('#run-outcome .error-code')).toBe('LLM_HTTP_500');
       expect(await page.textContent('#run-outcome .error-node')).toBe('ask');
       expect(await headline.textContent()).toContain('HTTP 500');
-      // The graph: the failed node red, the node after it untouched, nothing green.
+      // The graph: the failed node red, the node after it drawn as not run (the run ended before it), nothing green.
       await page.waitForSelector('svg.graph g.node.failed[data-node="ask"]');
       expect(await page.locator('svg.graph g.node.failed').count()).toBe(1);
-      expect(await page.getAttribute('svg.graph g.node[data-node="publish"]', 'data-state')).toBeNull();
+      expect(await page.getAttribute('svg.graph g.node[data-node="publish"]', 'data-state')).toBe('not-run');
       expect(await page.$eval('svg.graph g.node[data-node="ask"] rect', (rect) => getComputedStyle(rect).stroke)).toBe(RED);
       expect(await page.$eval('svg.graph g.node[data-node="prepare"] rect', (rect) => getComputedStyle(rect).stroke)).not.toBe(GREEN);
       // Every attempt failed and the call says so, with its attempts.

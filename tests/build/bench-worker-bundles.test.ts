@@ -16,7 +16,7 @@ describe('bench bundles of the worker entries', () => {
     let checked = 0;
     for (const bench of benches) {
       const text = read(`bench/${bench}`);
-      for (const entry of ['worker/cloudflare.ts', 'worker/deno.ts']) {
+      for (const entry of ['worker/cloudflare/cloudflare.ts', 'worker/deno/deno.ts']) {
         if (!text.includes(`'${entry}'`)) continue;
         const virtual = [...read(entry).matchAll(/from '(virtual:[\w-]+)'/g)].map((match) => match[1]!);
         expect(virtual.length).toBeGreaterThan(0);

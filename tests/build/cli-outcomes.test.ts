@@ -186,7 +186,7 @@ describe('hostile text reaches the terminal escaped and capped', () => {
     const result = await cli(['run', file, '--trace-dir', traceDir]);
     expect(result.code).toBe(1);
     expect(result.stderr.length).toBeLessThanOrEqual(2001);
-    expect(result.stderr).toMatch(/^LUA_ERROR node=boom .*more characters\]/);
+    expect(result.stderr).toMatch(/^LUA_ERROR node=boom .*…\[\+\d+ chars\] \(run /);
     const runId = /\(run ([0-9a-f-]{36}),/.exec(result.stderr)![1]!;
     const record = await createFsStores(traceDir).traceStore.getRun(runId);
     expect(record?.status).toBe('failed');

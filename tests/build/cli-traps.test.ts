@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFsStores } from '../../adapters/fs/index.js';
 import { startMockOpenAI } from '../support/mock-openai-server.js';
-import { runCli as cli, startCli } from '../support/run-cli.js';
+import { runCli as cli, startCli, startServe } from '../support/run-cli.js';
 
 const CLEAN_ENV = { TEA_LLM_BASE_URL: '', TEA_LLM_MODEL: '', TEA_LLM_API_KEY: '', TEA_LLM_PROVIDER: '' };
 
@@ -158,15 +158,27 @@ describe('--help and serve', () => {
     expect(result.stderr).toMatch(/--agents .*no such folder/);
   });
 
-  it('serve --agents with broken agents reports every problem of every file and exits 2', { timeout: 30_000 }, async () => {
+  it('serve --agents with broken agents prints every problem of every file and serves the rest', { timeout: 30_000 }, async () => {
     const folder = mkdtempSync(path.join(tmpdir(), 'tea-trap-agents-'));
     writeFileSync(path.join(folder, 'first.yaml'), 'name: first\nnodes:\n  - name: x\n    uses: llm.cal\n');
     writeFileSync(path.join(folder, 'second.yaml'), 'name: second\nnodes:\n  - name: y\n    uses: json.pars\n');
-    const result = await cli(['serve', '--agents', folder, '--port', '0']);
-    expect(result.code).toBe(2);
-    const lines = result.stderr.trim().split('\n');
+    writeFileSync(path.join(folder, 'third.yaml'), 'name: third\nnodes:\n  - name: z\n    run: return {ok = true}\n');
+    const server = await startServe(['--agents', folder, '--port', '0', '--trace-dir', traceDir()]);
+    close = async () => {
+      server.child.kill('SIGTERM');
+      await server.outcome;
+    };
+    const listed = (await (await fetch(`${server.url}/agents`)).json()) as Array<{ name: string; status: string }>;
+    expect(listed.map((agent) => `${agent.name} ${agent.status}`)).toEqual(['first invalid', 'second invalid', 'third ready']);
+    server.child.kill('SIGTERM');
+    const { code, stderr } = await server.outcome;
+    close = undefined;
+    expect(code).toBe(0);
+    const lines = stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^tea-edge serve: 2 agent files in .* do not load and are not served \(GET \/agents lists them as invalid\):$/);
     expect(lines.find((line) => /first\.yaml:4:\d+ UNKNOWN_ACTION .*llm\.call/.test(line))).toBeDefined();
     expect(lines.find((line) => /second\.yaml:4:\d+ UNKNOWN_ACTION .*json\.parse/.test(line))).toBeDefined();
+    expect(lines.at(-1)).toMatch(/^tea-edge serving on http:/);
   });
 
   it('a busy port says so and suggests --port', { timeout: 30_000 }, async () => {

@@ -36,9 +36,11 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['mcp'],
   ['reasoning'],
   ['reflection'],
+  ['action-sets'],
   ['builtins'],
   ['graph'],
   ['load-agent-with-scripts'],
+  ['engine'],
   ['index', 'testing', 'host', 'host-storage', 'host-scripts', 'host-probe'],
   ['engine-bundle'],
 ];

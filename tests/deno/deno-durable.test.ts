@@ -1,5 +1,5 @@
 /**
- * Durable runs on Deno (worker/deno-runs.ts), driven over HTTP against the real `deno` binary:
+ * Durable runs on Deno (worker/deno/deno-runs.ts), driven over HTTP against the real `deno` binary:
  * two Deno processes serve the bundled worker over one Deno KV file, as two instances of a
  * deployment would. The same contract as the run coordinator's (tests/worker/durable-runs.test.ts):
  * background runs through the Deno KV queue (202, Location), cancel (also from the other process),

@@ -1,5 +1,5 @@
 /**
- * worker/deno.ts for real: the bundle (with the test agents) served by the `deno` binary from
+ * worker/deno/deno.ts for real: the bundle (with the test agents) served by the `deno` binary from
  * .cache/deno/ on a random port over a Deno KV file; a run paused in one Deno process is resumed
  * by a second process sharing the KV file, and ends with the uninterrupted final state.
  */
@@ -24,7 +24,7 @@ beforeAll(async () => {
   bundle = await bundleDenoServer(directory);
   const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
   examplesBundle = path.join(directory, 'deno-examples.js');
-  await writeFile(examplesBundle, ((await bundleWorker({ root, entry: 'worker/deno.ts', agentsDir: 'examples', minify: true })) as { text: string }).text);
+  await writeFile(examplesBundle, ((await bundleWorker({ root, entry: 'worker/deno/deno.ts', agentsDir: 'examples', minify: true })) as { text: string }).text);
 }, 120_000);
 
 afterAll(async () => {
@@ -43,7 +43,7 @@ async function post(url: string, body: unknown) {
   return { status: response.status, json: (await response.json()) as any };
 }
 
-describe('worker/deno.ts under the deno binary', () => {
+describe('worker/deno/deno.ts under the deno binary', () => {
   it('listens on 127.0.0.1 when HOSTNAME is not set, and refuses 0.0.0.0 without API_TOKENS unless ALLOW_NO_AUTH=1', async () => {
     const kvPath = path.join(directory, 'listen.sqlite');
     const local = await startDeno({ KV_PATH: kvPath, HOSTNAME: '', API_TOKENS: '' });
@@ -98,7 +98,7 @@ describe('worker/deno.ts under the deno binary', () => {
   }, 120_000);
 });
 
-describe('worker/deno.ts refuses a configuration it cannot read', () => {
+describe('worker/deno/deno.ts refuses a configuration it cannot read', () => {
   it('exits at start naming the variable (HOST_CONFIG), for numbers and for AGENT_SECRETS', async () => {
     const cases: Array<[Record<string, string>, string]> = [
       [{ KV_PATH: path.join(directory, 'bad-1.sqlite'), RUN_LEASE_MS: '15s' }, 'RUN_LEASE_MS must be an integer ≥ 1, got "15s"'],

@@ -1,5 +1,5 @@
 /**
- * The recorded tool results of durable runs on Deno (worker/deno-runs.ts), inside Deno over
+ * The recorded tool results of durable runs on Deno (worker/deno/deno-runs.ts), inside Deno over
  * `Deno.openKv(':memory:')`, with a host-registered side-effecting tool: two "processes" (two
  * DenoRuns on one database) share a run; the first stops (hands the run over) in the middle of a
  * node after its tool calls were recorded in Deno KV; the second takes the run over, re-runs the
@@ -14,7 +14,7 @@ import { createActionRegistry } from '../../src/builtins.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { JOURNAL_AGENT as AGENT } from '../support/journal-agent.js';
 import { toAgentSource } from '../../worker/agent-source.js';
-import { DenoRuns, type DenoKvQueueLike } from '../../worker/deno-runs.js';
+import { DenoRuns, type DenoKvQueueLike } from '../../worker/deno/deno-runs.js';
 import { describe, expect, it, run } from './vitest-shim.js';
 
 declare const Deno: { openKv(path?: string): Promise<DenoKvQueueLike & { close(): void }>; exit(code: number): never };

@@ -1,7 +1,7 @@
 /**
  * Fork and resume access, forked-state validation and the body depth cap (issue 24 causes 7, 8)
- * on Deno: the bundled worker/deno.ts served by the real `deno` binary over a Deno KV file, runs
- * hosted by worker/deno-runs.ts. The same scenario as tests/worker/run-access.test.ts on Node.
+ * on Deno: the bundled worker/deno/deno.ts served by the real `deno` binary over a Deno KV file, runs
+ * hosted by worker/deno/deno-runs.ts. The same scenario as tests/worker/run-access.test.ts on Node.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -26,6 +26,15 @@ edges:
 const exitOf = (events: Array<{ type: string; data: Record<string, unknown> }>) => events.find((event) => event.type === 'log' && event.data.source === 'while_loop')?.data;
 
 describe('type: while_loop', () => {
+  it("iterations take the host's turns (RunOptions.breathe) when the host shares one with its runs", async () => {
+    let turns = 0;
+    const breathe = async () => void turns++;
+    const { result } = await runYaml(PARITY, { count: 0, sum: 0 }, { breathe });
+    expect(result.status).toBe('completed');
+    // At least once per iteration, and between nodes.
+    expect(turns).toBeGreaterThanOrEqual(5);
+  });
+
   it("TEA's parity example ends with {count: 5, sum: 15}, exit reason condition_false", async () => {
     const { result, events } = await runYaml(PARITY, { count: 0, sum: 0 });
     expect(result.status).toBe('completed');

@@ -6,7 +6,8 @@
  * asserts on elapsed time, only on outcomes and request counts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOpenAiClient, DEFAULT_FIRST_TOKEN_TIMEOUT_MS, DEFAULT_STREAM_IDLE_MS, DEFAULT_TIMEOUT_MS } from '../../src/llm/openai-client.js';
+import { createOpenAiClient } from '../../src/llm/openai-client.js';
+import { attemptTimeouts, DEFAULT_FIRST_TOKEN_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from '../../src/llm/model-timeouts.js';
 import { resolveLlmCall } from '../../src/llm/resolve-llm-call.js';
 import type { LlmResponse } from '../../src/core/model-provider.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
@@ -26,8 +27,11 @@ async function streamed(client: ReturnType<typeof createOpenAiClient>, retries: 
 const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure'); }, (error: unknown) => error as { code: string; message: string });
 
 describe('model timeouts', () => {
-  it('defaults: 300 s for a whole answer, 120 s to a stream\'s first byte, 60 s between its bytes', () => {
-    expect([DEFAULT_TIMEOUT_MS, DEFAULT_FIRST_TOKEN_TIMEOUT_MS, DEFAULT_STREAM_IDLE_MS]).toEqual([300_000, 120_000, 60_000]);
+  it('defaults: 120 s to an answer\'s first byte, 60 s between its bytes; an explicit timeout bounds both', () => {
+    expect([DEFAULT_FIRST_TOKEN_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS]).toEqual([120_000, 60_000]);
+    expect(attemptTimeouts({})).toEqual({ firstByteMs: 120_000, idleMs: 60_000 });
+    expect(attemptTimeouts({ timeout_ms: 30_000 })).toEqual({ firstByteMs: 30_000, idleMs: 30_000 });
+    expect(attemptTimeouts({ timeout_ms: 30_000, first_token_timeout_ms: 240_000 })).toEqual({ firstByteMs: 240_000, idleMs: 30_000 });
   });
 
   it('an explicit timeout also bounds a stream\'s first byte when first_token_timeout is not given', async () => {

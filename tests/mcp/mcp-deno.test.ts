@@ -1,5 +1,5 @@
 /**
- * MCP under the `deno` binary (worker/deno.ts bundled with MCP agents, as the build bundles it):
+ * MCP under the `deno` binary (worker/deno/deno.ts bundled with MCP agents, as the build bundles it):
  * an agent served by Deno calls an official-SDK MCP server on 127.0.0.1, and the official SDK
  * client calls Deno's `/mcp`.
  */
@@ -30,7 +30,7 @@ beforeAll(async () => {
   writeFileSync(path.join(agentsDir, 'mcp-user.yaml'), mcpUserAgent(server.url, server.origin));
   writeFileSync(path.join(agentsDir, 'glossary.yaml'), readFileSync(path.join(import.meta.dirname, 'agents/glossary.yaml'), 'utf8'));
   const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
-  const { text } = (await bundleWorker({ root, entry: 'worker/deno.ts', agentsDir, minify: true })) as { text: string };
+  const { text } = (await bundleWorker({ root, entry: 'worker/deno/deno.ts', agentsDir, minify: true })) as { text: string };
   const bundle = path.join(directory, 'deno-worker.js');
   writeFileSync(bundle, text);
   deno = await startDenoServer(bundle, { KV_PATH: path.join(directory, 'traces.sqlite') });

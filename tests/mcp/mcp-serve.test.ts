@@ -1,6 +1,6 @@
 /**
  * Agents as MCP tools: the official SDK's client (Client + StreamableHTTPClientTransport) calls
- * `/mcp` of the app served over real HTTP on 127.0.0.1 (as `tea-edge serve` does, worker/node.ts)
+ * `/mcp` of the app served over real HTTP on 127.0.0.1 (as `tea-edge serve` does, worker/node/node.ts)
  * and of the built `tea-edge serve` itself: listing, calls, progress, a paused run's handle, and
  * the bearer tokens and roles of the HTTP API.
  */

@@ -30,7 +30,7 @@ beforeAll(async () => {
   writeFileSync(path.join(agentsDir, 'mcp-user.yaml'), mcpUserAgent(server.url, server.origin));
   writeFileSync(path.join(agentsDir, 'glossary.yaml'), readFileSync(path.join(import.meta.dirname, 'agents/glossary.yaml'), 'utf8'));
   const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
-  const { text } = (await bundleWorker({ root, entry: 'worker/cloudflare.ts', agentsDir, minify: true })) as { text: string };
+  const { text } = (await bundleWorker({ root, entry: 'worker/cloudflare/cloudflare.ts', agentsDir, minify: true })) as { text: string };
   worker = await startWorker(text);
 }, 120_000);
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/core/agent-error.js';
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';
 import { withPrologWhenUsed } from '../../src/prolog/load-prolog.js';

@@ -5,7 +5,7 @@
  * their outcomes can be compared whole. After the hostile agents, a normal one runs again in the
  * same isolate: the host keeps serving.
  */
-import { loadAgent } from '../../src/graph/load-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';
 import { withPrologWhenUsed } from '../../src/prolog/load-prolog.js';

@@ -1,5 +1,5 @@
 /**
- * The Deno entry (worker/deno.ts) for real: bundled with test agents and served by the `deno`
+ * The Deno entry (worker/deno/deno.ts) for real: bundled with test agents and served by the `deno`
  * binary of .cache/deno/ on 127.0.0.1 at a random port, over a Deno KV file. Several servers
  * given the same KV file share runs, like several Deno processes (or one restarted) in production.
  */
@@ -10,10 +10,10 @@ import path from 'node:path';
 import { bundleTestWorker } from '../worker/miniflare-harness.js';
 import { DENO_BINARY } from './deno-binary.js';
 
-/** Bundles worker/deno.ts with the agents of tests/worker/agents into `directory`; returns its path. */
+/** Bundles worker/deno/deno.ts with the agents of tests/worker/agents into `directory`; returns its path. */
 export async function bundleDenoServer(directory: string): Promise<string> {
   const bundle = path.join(directory, 'deno-worker.js');
-  await writeFile(bundle, await bundleTestWorker('worker/deno.ts'));
+  await writeFile(bundle, await bundleTestWorker('worker/deno/deno.ts'));
   return bundle;
 }
 

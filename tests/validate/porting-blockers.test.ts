@@ -39,14 +39,14 @@ describe('every porting blocker in one pass', () => {
       '17 UNSUPPORTED_LANGUAGE this `run:` is Prolog',
       '20 UNKNOWN_ACTION a2a.discover',
       // Prolog runs now (issue 16); the main entry's loadAgent has no Prolog sandbox unless given one.
-      '22 SCRIPT_ENGINE_NOT_LOADED this engine has no prolog sandbox: the host must pass one (loadAgent(text, { scripts: { prolog: … } })',
+      '22 SCRIPT_ENGINE_NOT_LOADED this engine has no prolog sandbox: the host must pass one (import { loadPrologSandbox } from \'tea-edge/prolog\', then loadAgent(text, { scripts: { prolog: await loadPrologSandbox() } }))',
       '25 UNSUPPORTED_LANGUAGE this `run:` is Python',
       '33 UNSUPPORTED_LANGUAGE this `run:` is Python',
       '36 UNSUPPORTED_LANGUAGE this `run:` is Python',
       '45 UNKNOWN_ACTION web.crawl',
-      '48 SCRIPT_ENGINE_NOT_LOADED this engine has no prolog sandbox: the host must pass one (loadAgent(text, { scripts: { prolog: … } })',
+      '48 SCRIPT_ENGINE_NOT_LOADED this engine has no prolog sandbox: the host must pass one (import { loadPrologSandbox } from \'tea-edge/prolog\', then loadAgent(text, { scripts: { prolog: await loadPrologSandbox() } }))',
       '52 UNKNOWN_PROVIDER `provider: shell` (TEA\'s shell provider, which starts a local command such as a model CLI and pipes the prompt to it) is not served by this host: only the Node CLI runs it, when its host names the command (`tea-edge run --shell-provider NAME=COMMAND`), never the agent file alone',
-      '55 INVALID_AGENT nodes[5].goto: Instance type "object" is invalid. Expected "string".',
+      '55 INVALID_AGENT nodes[5].goto: Instance type "object" is invalid. Expected "string" or "array".',
       '57 UNSUPPORTED_LANGUAGE this `run:` is Python',
     ]);
   });

@@ -12,6 +12,8 @@ import { createActionRegistry } from '../../src/builtins.js';
 import type { AgentEvent } from '../../src/core/events.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { continueFromNode } from '../../src/graph/resume-run.js';
+import { decodeCheckpoint } from '../../src/graph/checkpoint-codec.js';
+import type { CheckpointWrite } from '../../src/graph/node-checkpoint.js';
 import type { AgentRun, NodeCheckpoint, RunDurability } from '../../src/graph/run-types.js';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { JOURNAL_AGENT as AGENT } from '../support/journal-agent.js';
@@ -46,14 +48,21 @@ function host() {
   return { agent, posts, nodeKeys, release: () => (hang = false) };
 }
 
-/** An in-memory durable store (what the run coordinator keeps in SQLite). */
+/**
+ * An in-memory durable store (what the run coordinator keeps in SQLite): a base and its patches;
+ * `checkpoints` holds the node checkpoint they read back as after each write.
+ */
 function memoryDurability(failSave = false) {
   const checkpoints: NodeCheckpoint[] = [];
   const results = new Map<string, unknown>();
+  let base: CheckpointWrite | undefined;
+  let patches: CheckpointWrite[] = [];
   const durability: RunDurability = {
-    saveProgress(checkpoint) {
+    saveProgress(write) {
       if (failSave) throw new Error('disk full');
-      checkpoints.push(structuredClone(checkpoint));
+      if (write.kind === 'base') [base, patches] = [structuredClone(write), []];
+      else patches.push(structuredClone(write));
+      checkpoints.push(decodeCheckpoint(base, patches, 'the test store'));
     },
     recordedResult: (key) => (results.has(key) ? { value: results.get(key) } : undefined),
     recordResult: (key, value) => void results.set(key, value),

@@ -1,6 +1,6 @@
 /**
- * The durable-run fault suite on the Node file store (`tea-edge serve`, worker/local-runs.ts,
- * worker/durable-fs.ts, adapters/fs): servers in this process, each tagged as an instance, over
+ * The durable-run fault suite on the Node file store (`tea-edge serve`, worker/node/local-runs.ts,
+ * worker/node/durable-fs.ts, adapters/fs): servers in this process, each tagged as an instance, over
  * a `node:fs/promises` that fails, tears, corrupts or hangs chosen operations (tests/worker/fs-faults.ts).
  * A server "killed" at an operation never gets another one done, as a process killed there.
  *
@@ -14,7 +14,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { serve, type RunningServer } from '../../worker/node.js';
+import { serve, type RunningServer } from '../../worker/node/node.js';
 import { forEachSseEvent } from './durable-harness.js';
 import { faults, instances, type Errno } from './fs-faults.js';
 

@@ -1,5 +1,5 @@
 /**
- * The durable-run contract on Node (`tea-edge serve`, worker/local-runs.ts): background runs (202,
+ * The durable-run contract on Node (`tea-edge serve`, worker/node/local-runs.ts): background runs (202,
  * Location, polled to completion), cancel, 20 concurrent resumes with exactly one winner, an SSE
  * follower dropping 3 times and reconnecting with Last-Event-ID (a short run and a 200-event run), a
  * foreground stream whose client leaves without asking to cancel, and a run left by a dead process
@@ -12,7 +12,7 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFsStores, safeName } from '../../adapters/fs/index.js';
-import { serve, type RunningServer } from '../../worker/node.js';
+import { serve, type RunningServer } from '../../worker/node/node.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { followWithDrops, readSse, runClient, sseEvents } from './durable-harness.js';
 

@@ -1,5 +1,5 @@
 /**
- * Runs that survive their `tea-edge serve` process (Node, worker/durable-fs.ts), with real child
+ * Runs that survive their `tea-edge serve` process (Node, worker/node/durable-fs.ts), with real child
  * processes of the built CLI on one trace directory: a server is killed (SIGKILL) in the middle of a
  * run; two new servers start on the same directory. Exactly one of them continues the run, from its
  * last node checkpoint, to the final state of an undisturbed run; the nodes finished before the

@@ -1,5 +1,5 @@
 /**
- * Fault injection for the file-directory stores of `tea-edge serve` (adapters/fs, worker/durable-fs.ts):
+ * Fault injection for the file-directory stores of `tea-edge serve` (adapters/fs, worker/node/durable-fs.ts):
  * a wrapper of `node:fs/promises` installed with `vi.mock` that, per server instance (an
  * AsyncLocalStorage tag: every request, timer and run of a server started inside `instances.run`
  * carries it), fails the Nth matching operation with ENOSPC / EACCES / EROFS, tears or corrupts
@@ -129,6 +129,8 @@ export function classify(file: string): { kind: FileKind; run: string | undefine
   if (/^lease\.\d+$/.test(name)) return { kind: 'lease', run };
   if (name === 'live.ndjson') return { kind: 'live', run };
   if (name === 'resume-point.json') return { kind: 'resume-point', run };
+  // A node checkpoint after the first is a patch (src/graph/checkpoint-codec.ts).
+  if (name === 'patches') return { kind: parts.length > top + 3 ? 'resume-point' : 'directory', run };
   if (name === 'tools') return { kind: parts.length > top + 3 ? 'tool' : 'directory', run };
   return { kind: 'other', run };
 }

@@ -1,5 +1,5 @@
 /**
- * Issue 12 point 4 against the real Hono app on Node (worker/node.ts, what `tea-edge serve`
+ * Issue 12 point 4 against the real Hono app on Node (worker/node/node.ts, what `tea-edge serve`
  * runs): unauthenticated requests whose input attacks an agent's `input_schema` (catastrophic
  * patterns, a hostile `patternProperties` key, `format: url`/`email`, a large enum with
  * uniqueItems) get a typed answer, and `/health` keeps answering while and after they are
@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../worker/node.js';
+import { serve, type RunningServer } from '../../worker/node/node.js';
 import { HONEST_INPUT, HOSTILE_INPUT, HOSTILE_PATHS } from './hostile-input.js';
 
 let directory: string;

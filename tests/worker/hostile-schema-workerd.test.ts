@@ -17,7 +17,7 @@ let worker: Miniflare;
 beforeAll(async () => {
   const root = packageRoot();
   const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
-  const { text } = (await bundleWorker({ root, entry: 'worker/cloudflare.ts', agentsDir: 'tests/worker/hostile-agents', minify: true })) as { text: string };
+  const { text } = (await bundleWorker({ root, entry: 'worker/cloudflare/cloudflare.ts', agentsDir: 'tests/worker/hostile-agents', minify: true })) as { text: string };
   worker = await startWorker(text);
 }, 120_000);
 

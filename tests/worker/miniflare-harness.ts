@@ -25,8 +25,8 @@ export const COMPATIBILITY_DATE = '2026-05-01';
 /** As in wrangler.toml: `request.signal` aborts when the client goes away. */
 export const COMPATIBILITY_FLAGS = ['enable_request_signal'];
 
-/** Bundles worker/cloudflare.ts with the test agents (checked like a production build). */
-export async function bundleTestWorker(entry = 'worker/cloudflare.ts'): Promise<string> {
+/** Bundles worker/cloudflare/cloudflare.ts with the test agents (checked like a production build). */
+export async function bundleTestWorker(entry = 'worker/cloudflare/cloudflare.ts'): Promise<string> {
   const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
   const { text } = (await bundleWorker({ root, entry, agentsDir: 'tests/worker/agents', minify: true })) as { text: string };
   return text;

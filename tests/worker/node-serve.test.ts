@@ -1,12 +1,12 @@
 /**
- * worker/node.ts: the same app on Node with @hono/node-server and the file-directory stores, the
+ * worker/node/node.ts: the same app on Node with @hono/node-server and the file-directory stores, the
  * web demo's static files at `/` (public even when tokens are configured), over real HTTP.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../worker/node.js';
+import { serve, type RunningServer } from '../../worker/node/node.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 
 let directory: string;
@@ -44,7 +44,7 @@ afterAll(async () => {
 
 const auth = { authorization: 'Bearer node-token', 'content-type': 'application/json' };
 
-describe('Node host (worker/node.ts)', () => {
+describe('Node host (worker/node/node.ts)', () => {
   it('serves the web demo at / without a token, and the API with one', async () => {
     const page = await fetch(`${server.url}/`);
     expect(page.status).toBe(200);

@@ -13,7 +13,7 @@ import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 import type { CheckpointStore } from '../../src/core/trace-store.js';
 import { createApp } from '../../worker/app.js';
-import { serve, type RunningServer } from '../../worker/node.js';
+import { serve, type RunningServer } from '../../worker/node/node.js';
 import { jsonOrUndefined } from './miniflare-harness.js';
 import { attackDeepBodies, attackForkAndResume, TOKENS, type Send } from './run-access-attack.js';
 import { attackQuotedSecret, QUOTED_SECRET } from './quoted-secret-attack.js';

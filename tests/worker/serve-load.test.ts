@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunSlots } from '../../worker/run-slots.js';
 import { createFsStores } from '../../adapters/fs/index.js';
-import { serve, type RunningServer } from '../../worker/node.js';
+import { serve, type RunningServer } from '../../worker/node/node.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { runClient } from './durable-harness.js';
 

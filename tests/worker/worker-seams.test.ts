@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../worker/node.js';
+import { serve, type RunningServer } from '../../worker/node/node.js';
 import { COMPATIBILITY_DATE, COMPATIBILITY_FLAGS, packageRoot } from './miniflare-harness.js';
 
 const root = packageRoot();
@@ -27,11 +27,11 @@ describe('agent files and files through the Workers app and tea-edge serve', () 
   beforeAll(async () => {
     const { Miniflare } = await import('miniflare');
     const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
-    const { text } = (await bundleWorker({ root, entry: 'worker/cloudflare.ts', agentsDir: 'examples', minify: true })) as { text: string };
+    const { text } = (await bundleWorker({ root, entry: 'worker/cloudflare/cloudflare.ts', agentsDir: 'examples', minify: true })) as { text: string };
     const base = { modules: true, script: text, compatibilityDate: COMPATIBILITY_DATE, compatibilityFlags: COMPATIBILITY_FLAGS, kvNamespaces: ['TRACES'] };
     withFiles = new Miniflare({ ...base, r2Buckets: ['FILES'] });
     withoutFiles = new Miniflare(base);
-    // With RUNS bound, every run executes in its Durable Object (worker/run-coordinator.ts).
+    // With RUNS bound, every run executes in its Durable Object (worker/cloudflare/run-coordinator.ts).
     durable = new Miniflare({ ...base, r2Buckets: ['FILES'], durableObjects: { RUNS: { className: 'RunCoordinator', useSQLite: true } } });
     directory = mkdtempSync(path.join(tmpdir(), 'tea-serve-files-'));
     mkdirSync(path.join(directory, 'files'));

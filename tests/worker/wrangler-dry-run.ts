@@ -25,7 +25,7 @@ export async function wranglerDryRun(agentsDir = 'examples', scripts: string[] =
   const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
   const directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-wrangler-'));
   try {
-    const { text } = (await bundleWorker({ root, entry: 'worker/cloudflare.ts', agentsDir, scripts, minify: true })) as { text: string };
+    const { text } = (await bundleWorker({ root, entry: 'worker/cloudflare/cloudflare.ts', agentsDir, scripts, minify: true })) as { text: string };
     await mkdir(path.join(directory, 'dist/worker'), { recursive: true });
     await writeFile(path.join(directory, 'dist/worker/cloudflare.js'), text);
     await copyFile(path.join(root, 'wrangler.toml'), path.join(directory, 'wrangler.toml'));

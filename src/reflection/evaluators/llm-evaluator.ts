@@ -19,6 +19,7 @@ import { describeFailure, isControlFlow } from '../control-flow.js';
 import type { PreparedEvaluator, Verdict } from '../reflection-types.js';
 import { parseJudgeReply } from './parse-judge-reply.js';
 import { textOf } from '../../util/text-of.js';
+import { cutText } from '../../util/cut-text.js';
 
 const DEFAULT_CRITERIA = 'Evaluate whether this output is valid, correct and complete.';
 const MAX_OUTPUT_CHARS = 20_000;
@@ -64,13 +65,13 @@ function judgeMessage(evaluator: PreparedEvaluator & { type: 'llm' }, scope: Rec
 function taskOf(loopState: State): string | undefined {
   const task = loopState.reflection_task;
   if (typeof task !== 'string' || task.trim() === '') return undefined;
-  return task.length > MAX_TASK_CHARS ? `${task.slice(0, MAX_TASK_CHARS)} [...]` : task;
+  return cutText(task, MAX_TASK_CHARS);
 }
 
 /** Text for a prompt: strings as they are, anything else as indented JSON (capped). */
 function promptText(value: unknown): string {
   const text = value === undefined ? '' : textOf(value, 2);
-  return text.length > MAX_OUTPUT_CHARS ? `${text.slice(0, MAX_OUTPUT_CHARS)}\n[... truncated ${text.length - MAX_OUTPUT_CHARS} characters]` : text;
+  return cutText(text, MAX_OUTPUT_CHARS);
 }
 
 function failed(message: string): Verdict {

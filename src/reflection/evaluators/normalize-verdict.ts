@@ -6,6 +6,7 @@
  */
 import type { ReflectionIssue, Verdict } from '../reflection-types.js';
 import { isPlainObject } from '../../util/plain-object.js';
+import { cutText } from '../../util/cut-text.js';
 
 export function normalizeVerdict(result: unknown, threshold: number): Verdict {
   if (typeof result === 'boolean') {
@@ -26,7 +27,7 @@ export function normalizeVerdict(result: unknown, threshold: number): Verdict {
     if (feedback !== undefined) verdict.feedback = feedback;
     return verdict;
   }
-  const shown = result === null || result === undefined ? 'nothing' : JSON.stringify(result).slice(0, 200);
+  const shown = result === null || result === undefined ? 'nothing' : cutText(JSON.stringify(result) ?? String(result), 200);
   return { valid: false, score: 0, errors: [{ message: `Could not interpret the evaluator's result (${shown}): return a boolean, a number or a table {valid, score, errors}`, type: 'evaluator_error' }] };
 }
 

@@ -21,6 +21,7 @@ import { learnFromEpisode } from './insights.js';
 import { readCriteria, type ReviewCriteria } from './review-criteria.js';
 import { loadRunHistory, pastRun } from './run-history.js';
 import { tasksFromEvents } from './task-executions.js';
+import { cutText } from '../../util/cut-text.js';
 
 export interface ReviewRunOptions {
   traceStore: TraceStore;
@@ -159,7 +160,7 @@ async function askForSuggestions(llm: (prompt: string) => Promise<string>, recor
   if (parsed.ok && Array.isArray(parsed.value)) items = parsed.value;
   else if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null && Array.isArray((parsed.value as { suggestions?: unknown }).suggestions)) items = (parsed.value as { suggestions: unknown[] }).suggestions;
   else items = reply.split('\n').map((line) => /^\s*(?:[-*•]|\d+[.)])\s+(.+)$/.exec(line)?.[1]).filter((line) => line !== undefined);
-  return items.filter((item): item is string => typeof item === 'string' && item.trim() !== '').map((item) => item.trim().slice(0, 500)).slice(0, 10);
+  return items.filter((item): item is string => typeof item === 'string' && item.trim() !== '').map((item) => cutText(item.trim(), 500)).slice(0, 10);
 }
 
 function agentOf(events: readonly AgentEvent[]): string {

@@ -1,6 +1,6 @@
 /**
  * Serves dist/web-demo/ for the browser tests: through the edge engineer's Node host
- * (`worker/node.ts`, what `tea-edge serve` runs) when it exists, else through a tiny static
+ * (`worker/node/node.ts`, what `tea-edge serve` runs) when it exists, else through a tiny static
  * server. Builds the demo first when it is missing (once, under a lock directory, because
  * several test files may start together).
  */
@@ -48,7 +48,7 @@ export async function ensureBuilt(): Promise<void> {
 /** Starts a server for the built demo on 127.0.0.1 with a free port. */
 export async function serveDemo(): Promise<DemoServer> {
   await ensureBuilt();
-  const nodeHost = path.join(ROOT, 'worker/node.ts');
+  const nodeHost = path.join(ROOT, 'worker/node/node.ts');
   if (existsSync(nodeHost) && !process.env.TEA_BROWSER_STATIC) {
     const module = (await import(pathToFileURL(nodeHost).href)) as { serve?: (options: Record<string, unknown>) => Promise<unknown> | unknown };
     if (typeof module.serve === 'function') {

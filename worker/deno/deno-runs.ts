@@ -1,6 +1,6 @@
 /**
- * Durable runs on Deno (worker/deno.ts): the contract of the run coordinator on Cloudflare
- * (worker/run-coordinator.ts) with what Deno offers, for any number of Deno processes sharing one
+ * Durable runs on Deno (worker/deno/deno.ts): the contract of the run coordinator on Cloudflare
+ * (worker/cloudflare/run-coordinator.ts) with what Deno offers, for any number of Deno processes sharing one
  * Deno KV database. Deno KV keys under the prefix (beside the trace store's, deno-kv-trace-store.ts):
  *
  *   ['owner', run_id]            the lease: which process executes the run (deno-run-lease.ts)
@@ -18,22 +18,22 @@
  * over (a process that stopped), from their last node checkpoint: the node that was running runs
  * again, no node finished before it does. The same sweep runs at start-up.
  */
-import { AgentError, toAgentError, type AgentErrorJson } from '../src/core/agent-error.js';
-import type { CompiledAgent } from '../src/graph/compiled-agent.js';
-import { runAgent } from '../src/graph/run-agent.js';
-import { checkStateUpdate, continueFromNode, findResumable, resumeAgent } from '../src/graph/resume-run.js';
-import type { AgentRun, ResumeInput, RunOptions, RunResult } from '../src/graph/run-types.js';
-import type { AgentEvent, DoneData, StopReason } from '../src/core/events.js';
-import type { CheckpointStore, RunRecord, TraceStore } from '../src/core/trace-store.js';
-import type { DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
-import { commit, guard, listKeys } from '../adapters/deno-kv/deno-kv-texts.js';
-import type { AgentSource } from './agent-source.js';
-import { noCheckpointError, recordAfterDone, whyNotContinue, type ResumePoint } from './durable-continue.js';
+import { AgentError, toAgentError, type AgentErrorJson } from '../../src/core/agent-error.js';
+import type { CompiledAgent } from '../../src/graph/compiled-agent.js';
+import { runAgent } from '../../src/graph/run-agent.js';
+import { checkStateUpdate, continueFromNode, findResumable, resumeAgent } from '../../src/graph/resume-run.js';
+import type { AgentRun, ResumeInput, RunOptions, RunResult } from '../../src/graph/run-types.js';
+import type { AgentEvent, DoneData, StopReason } from '../../src/core/events.js';
+import type { CheckpointStore, RunRecord, TraceStore } from '../../src/core/trace-store.js';
+import type { DenoKvKey, DenoKvLike } from '../../adapters/deno-kv/deno-kv-like.js';
+import { commit, guard, listKeys } from '../../adapters/deno-kv/deno-kv-texts.js';
+import type { AgentSource } from '../agent-source.js';
+import { noCheckpointError, recordAfterDone, whyNotContinue, type ResumePoint } from '../durable-continue.js';
 import { DenoRunLeases, type Lease, type LeaseEntry } from './deno-run-lease.js';
 import { DenoRunLog, type EventWriter } from './deno-run-log.js';
 import { segmentOptions } from './deno-run-options.js';
 import { DenoRunState, type RunCaller, type StartInfo } from './deno-run-state.js';
-import { driveRun, type ActiveRun } from './run-answer.js';
+import { driveRun, type ActiveRun } from '../run-answer.js';
 
 /** The queue half of `Deno.Kv` (typed here: the build has no Deno types). */
 export interface DenoKvQueueLike extends DenoKvLike {

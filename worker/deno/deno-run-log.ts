@@ -1,5 +1,5 @@
 /**
- * The event log of Deno runs (worker/deno-runs.ts) in Deno KV: each event is written as the run
+ * The event log of Deno runs (worker/deno/deno-runs.ts) in Deno KV: each event is written as the run
  * emits it (not in the engine's batches), so a follower in any process sharing the database reads
  * it at once; the engine's own appends of the same seqs are left out (an event is written once, by
  * seq). Writes are group commits: while one commit is in flight, the next events gather and go in
@@ -10,12 +10,12 @@
  * see another process's writes to a local database file: measured with deno 2.9.6, the watcher
  * got the first value and nothing after in 4 s of writes from a second process).
  */
-import type { AgentEvent } from '../src/core/events.js';
-import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
-import { commit, splitText } from '../adapters/deno-kv/deno-kv-texts.js';
-import { eventsPrefix, lastEventSeq, readEventsAfter } from '../adapters/deno-kv/deno-kv-events.js';
-import { waitForWake } from './durable-run-store.js';
-import type { EventLog } from './run-follow.js';
+import type { AgentEvent } from '../../src/core/events.js';
+import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from '../../adapters/deno-kv/deno-kv-like.js';
+import { commit, splitText } from '../../adapters/deno-kv/deno-kv-texts.js';
+import { eventsPrefix, lastEventSeq, readEventsAfter } from '../../adapters/deno-kv/deno-kv-events.js';
+import { waitForWake } from '../durable-run-store.js';
+import type { EventLog } from '../run-follow.js';
 
 const COMMIT_KEYS = 400;
 const COMMIT_BYTES = 500_000;

@@ -1,14 +1,15 @@
 /**
- * The run options of one segment of a Deno run (worker/deno-runs.ts): a trace store whose events
+ * The run options of one segment of a Deno run (worker/deno/deno-runs.ts): a trace store whose events
  * go through the run's event writer (written as emitted, each seq once) and whose records wait
  * for them, a checkpoint store, and the durable hooks (node checkpoints, recorded tool results)
  * over Deno KV. Once the writer is fenced (another process took the run over, or this one handed
  * it over) nothing more is written for the run: the writes are dropped, checkpoints refused.
  */
-import { AgentError } from '../src/core/agent-error.js';
-import type { RunOptions } from '../src/graph/run-types.js';
-import type { CheckpointStore, TraceStore } from '../src/core/trace-store.js';
-import { restartsFor, type ResumePoint } from './durable-continue.js';
+import { AgentError } from '../../src/core/agent-error.js';
+import type { RunOptions } from '../../src/graph/run-types.js';
+import type { CheckpointStore, TraceStore } from '../../src/core/trace-store.js';
+import { restartsFor, type ResumePoint } from '../durable-continue.js';
+import { headOf } from '../../src/graph/checkpoint-codec.js';
 import type { DenoRunLog, EventWriter } from './deno-run-log.js';
 import type { DenoRunState, RunCaller } from './deno-run-state.js';
 
@@ -61,10 +62,10 @@ export function segmentOptions(host: SegmentHost, runId: string, writer: EventWr
     ...(role !== undefined ? { role } : {}),
     ...(owner !== undefined ? { owner } : {}),
     durability: {
-      saveProgress: async (checkpoint) => {
+      saveProgress: async (write) => {
         fenced();
         // The continued run saves one at the same place first: it keeps the count (restartsFor).
-        await state.saveProgress(runId, { checkpoint, restarts: restartsFor(checkpoint, continuedFrom) });
+        await state.saveWrite(runId, write, restartsFor(headOf(write), continuedFrom));
       },
       recordedResult: (key) => state.recordedResult(runId, key),
       recordResult: (key, value) => state.recordResult(runId, key, value),

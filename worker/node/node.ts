@@ -15,22 +15,23 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createFsStores } from '../adapters/fs/index.js';
-import { createRootedFileStore } from '../adapters/fs/rooted-file-store.js';
-import { fileStoreAgentSource } from '../src/graph/agent-files.js';
+import { createFsStores } from '../../adapters/fs/index.js';
+import { createRootedFileStore } from '../../adapters/fs/rooted-file-store.js';
+import { fileStoreAgentSource } from '../../src/graph/agent-files.js';
 import { Hono } from 'hono';
-import { createApp, type AppOptions } from './app.js';
-import { loadAgent } from '../src/graph/load-agent.js';
-import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
-import { withPrologWhenUsed } from '../src/prolog/load-prolog.js';
-import { lazyAgentSource } from './prebuilt-agent-source.js';
-import { agentSecrets, numberVariable, optionsFromVariables } from './host-config.js';
+import { createApp, type AppOptions } from '../app.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
+import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';
+import { withPrologWhenUsed } from '../../src/prolog/load-prolog.js';
+import { lazyAgentSource } from '../prebuilt-agent-source.js';
+import { agentSecrets, numberVariable, optionsFromVariables } from '../host-config.js';
+import type { AgentSummary } from '../agent-source.js';
 import { localRunRoutes } from './local-runs.js';
 import { DEFAULT_LEASE_MS, DurableRunFiles } from './durable-fs.js';
-import { DEFAULT_RUN_QUEUE, defaultMaxConcurrentRuns, RunSlots } from './run-slots.js';
-import type { RetentionPolicy } from '../src/core/trace-store.js';
-import { hostGuard, isLoopbackHostname, loopbackHosts } from './request-guard.js';
-import { checkOpenApi } from './open-api-guard.js';
+import { DEFAULT_RUN_QUEUE, defaultMaxConcurrentRuns, RunSlots } from '../run-slots.js';
+import type { RetentionPolicy } from '../../src/core/trace-store.js';
+import { hostGuard, isLoopbackHostname, loopbackHosts } from '../request-guard.js';
+import { checkOpenApi } from '../open-api-guard.js';
 
 export interface ServeOptions {
   /** Port (0 picks a free one; default 8787). */
@@ -80,14 +81,19 @@ export interface RunningServer {
   warning?: string;
   port: number;
   app: Hono;
+  /** The agent files that do not load: listed by GET /agents with their problems, not served. */
+  invalidAgents: Array<Extract<AgentSummary, { status: 'invalid' }>>;
   close(): Promise<void>;
 }
 
-/** Reads the agent files of a directory (a missing directory is an empty list). */
+/**
+ * Reads the agent files of a directory (a missing directory is an empty list). Each is named by
+ * its path in that folder: load errors and the agent listing never show the host's own paths.
+ */
 async function readAgentFiles(directory: string): Promise<Array<{ file: string; source: string }>> {
   if (!existsSync(directory)) return [];
   const names = (await readdir(directory)).filter((name) => /\.ya?ml$/.test(name)).sort();
-  return Promise.all(names.map(async (name) => ({ file: path.join(directory, name), source: await readFile(path.join(directory, name), 'utf8') })));
+  return Promise.all(names.map(async (name) => ({ file: name, source: await readFile(path.join(directory, name), 'utf8') })));
 }
 
 /** The web demo next to this module: <package>/dist/web-demo (this file is bundled into dist/). */
@@ -100,8 +106,9 @@ function defaultWebDemoDir(): string | undefined {
 }
 
 /**
- * Starts the server; resolves once it listens. Agents failing to load reject with one error that
- * lists the problems of every broken file in `details.errors`. On a loopback interface (the
+ * Starts the server; resolves once it listens. Agent files that fail to load do not stop it: they
+ * are in `invalidAgents` and listed by GET /agents as `status: 'invalid'` with their problems, and
+ * a request naming one answers 422 INVALID_AGENT. On a loopback interface (the
  * default), only loopback `Host` headers with the server's port are answered, static files
  * included: a DNS-rebinding page cannot reach it.
  */
@@ -109,13 +116,15 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const files = await readAgentFiles(path.resolve(options.agentsDir ?? 'examples'));
   // Prolog (its own chunk) is loaded only when one of the served agents uses it.
   const scripts = await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, files.map(({ source }) => source));
-  const agents = lazyAgentSource(() => files.map(({ file, source }) => ({ file, compile: () => loadAgent(source, { file, scripts }) })));
-  await agents.list(); // compile now: a broken agent fails the start, not a request
+  // Agents that do not load are listed with their problems (GET /agents) and refused by name (422),
+  // not a reason to refuse to start: the valid ones are served.
+  const agents = lazyAgentSource(() => files.map(({ file, source }) => ({ file, source, compile: () => loadAgent(source, { file, scripts }) })), { invalid: 'list' });
+  const invalidAgents = (await agents.list()).filter((agent): agent is Extract<AgentSummary, { status: 'invalid' }> => agent.status === 'invalid'); // compile now, not on a request
   const environment = process.env;
   const traceDir = path.resolve(options.traceDir ?? '.tea-traces');
   const stores = createFsStores(traceDir);
   const leaseMs = options.leaseMs ?? numberVariable('TEA_RUN_LEASE_MS', environment.TEA_RUN_LEASE_MS, { min: 1 }) ?? DEFAULT_LEASE_MS;
-  // Runs survive this process: leases, live logs, node checkpoints (worker/durable-fs.ts).
+  // Runs survive this process: leases, live logs, node checkpoints (worker/node/durable-fs.ts).
   const durable = new DurableRunFiles(traceDir, stores.traceStore, leaseMs);
   const hostname = options.hostname ?? '127.0.0.1';
   const hostOptions = optionsFromVariables({
@@ -146,7 +155,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     // Named by TEA_AGENT_SECRETS (comma-separated); each must be set (worker/host-config.ts AGENT_SECRETS).
     ...agentSecrets(environment.TEA_AGENT_SECRETS, (name) => environment[name], 'TEA_AGENT_SECRETS'),
     // Runs belong to the process: background runs, cancel, resumable streams, and runs of a process
-    // that died continued from their node checkpoint (worker/local-runs.ts).
+    // that died continued from their node checkpoint (worker/node/local-runs.ts).
     routes: localRunRoutes(durable, slots, retention),
     ...options.app,
   });
@@ -166,6 +175,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       resolve({
         url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${info.port}`,
         port: info.port,
+        invalidAgents,
         ...(warning !== undefined ? { warning } : {}),
         app: site,
         close: () =>

@@ -1,5 +1,5 @@
 /**
- * What makes a run on Node (`tea-edge serve`, worker/local-runs.ts) survive its process: files
+ * What makes a run on Node (`tea-edge serve`, worker/node/local-runs.ts) survive its process: files
  * beside the trace directory's runs, one directory per executing run:
  *
  *   <dir>/durable/<run>/lease.<n>          the process executing the run (exclusive create of the
@@ -9,7 +9,10 @@
  *                                          comes (a write-ahead log: followers are shown an event
  *                                          only once it is here, so after a crash no event they
  *                                          saw is lost or numbered again)
- *   <dir>/durable/<run>/resume-point.json  the node checkpoint before the current node (atomic)
+ *   <dir>/durable/<run>/resume-point.json  the node checkpoint before the current node: a base
+ *                                          (src/graph/checkpoint-codec.ts; atomic)
+ *   <dir>/durable/<run>/patches/<n>.json   the changes after it, one per node (atomic each); a
+ *                                          new base is written first, then the folder goes
  *   <dir>/durable/<run>/tools/<key>.json   recorded results of side-effecting tool calls
  *
  * The directory goes when the segment ends, and only by the process holding its newest lease,
@@ -24,14 +27,16 @@
 import { mkdir, open, stat, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { type AgentError, toAgentError } from '../src/core/agent-error.js';
-import { fromStoredJson, toStoredJson } from '../src/storage/json-copy.js';
-import type { AgentEvent } from '../src/core/events.js';
-import type { NodeCheckpoint, RunDurability } from '../src/graph/run-types.js';
-import type { TraceStore } from '../src/core/trace-store.js';
-import { appendText, describeFile, listDirectory, readTextIfExists, removePath, traceFileFailure, writeAtomic } from '../adapters/fs/fs-files.js';
-import { safeName } from '../adapters/fs/safe-name.js';
-import { restartsFor, type ResumePoint } from './durable-continue.js';
+import { type AgentError, toAgentError } from '../../src/core/agent-error.js';
+import { fromStoredJson, toStoredJson } from '../../src/storage/json-copy.js';
+import type { AgentEvent } from '../../src/core/events.js';
+import type { RunDurability } from '../../src/graph/run-types.js';
+import { baseOf, headOf } from '../../src/graph/checkpoint-codec.js';
+import type { CheckpointBase, CheckpointWrite } from '../../src/graph/node-checkpoint.js';
+import type { TraceStore } from '../../src/core/trace-store.js';
+import { appendText, describeFile, listDirectory, readTextIfExists, removePath, traceFileFailure, writeAtomic } from '../../adapters/fs/fs-files.js';
+import { safeName } from '../../adapters/fs/safe-name.js';
+import { readStoredPoint, restartsFor, type ResumePoint, type StoredWrite } from '../durable-continue.js';
 
 /** Default milliseconds after which a lease whose heartbeat stopped may be taken over. */
 export const DEFAULT_LEASE_MS = 10_000;
@@ -42,6 +47,13 @@ interface LeaseOwner {
   pid: number;
   /** This process's instance (a pid can be reused). */
   instance: string;
+}
+
+/** resume-point.json: the base, the role the run executes with, and the restart count when it was written (patches/<n>.json: a patch and its count). */
+interface StoredBase {
+  base: CheckpointBase;
+  role: string | undefined;
+  restarts: number;
 }
 
 /** A run directory found with a stale lease: claimed by this process, to be continued or closed. */
@@ -156,14 +168,16 @@ export class DurableRunFiles {
   durability(runId: string, role: string | undefined, continuedFrom?: ResumePoint): RunDurability {
     const directory = this.runDirectory(runId);
     return {
-      saveProgress: async (checkpoint: NodeCheckpoint) => {
+      saveProgress: async (write: CheckpointWrite) => {
         // Followers were shown events the live log could not keep: after a crash they would be lost.
         const liveFailure = this.liveFailures.get(runId);
         if (liveFailure !== undefined) throw liveFailure;
         // The events before the node are in the trace store's buffer: written first.
         await this.traceStore.flush(runId);
-        const point: ResumePoint = { checkpoint, role, restarts: restartsFor(checkpoint, continuedFrom) };
-        await writeAtomic(path.join(directory, 'resume-point.json'), toStoredJson(point, `node checkpoint of run '${runId}'`));
+        const restarts = restartsFor(headOf(write), continuedFrom);
+        if (write.kind === 'patch') {
+          await writeAtomic(path.join(directory, 'patches', `${write.index}.json`), toStoredJson({ patch: write, restarts }, `node checkpoint of run '${runId}'`));
+        } else await this.writeBase(runId, { base: write, role, restarts });
       },
       recordedResult: async (key) => {
         const text = await readTextIfExists(path.join(directory, 'tools', `${safeName(key)}.json`));
@@ -213,11 +227,36 @@ export class DurableRunFiles {
     return this.held.has(runId);
   }
 
-  /** Counts one continuation from the current checkpoint (kept in the resume point); returns the counted point. */
+  /** Counts one continuation from the current checkpoint (written again as a base); returns the counted point. */
   async countRestart(runId: string, point: ResumePoint): Promise<ResumePoint> {
     const counted: ResumePoint = { ...point, restarts: point.restarts + 1 };
-    await writeAtomic(path.join(this.runDirectory(runId), 'resume-point.json'), toStoredJson(counted, `node checkpoint of run '${runId}'`));
+    await this.writeBase(runId, { base: baseOf(point.checkpoint), role: point.role, restarts: counted.restarts });
     return counted;
+  }
+
+  /** A new base, then the patches of the old one go (a crash between leaves patches the base's id ignores). */
+  private async writeBase(runId: string, stored: StoredBase): Promise<void> {
+    const directory = this.runDirectory(runId);
+    await writeAtomic(path.join(directory, 'resume-point.json'), toStoredJson(stored, `node checkpoint of run '${runId}'`));
+    const patches = path.join(directory, 'patches');
+    if ((await listDirectory(patches)).length > 0) await removePath(patches);
+  }
+
+  /** The node checkpoint a run directory holds (its base and patches replayed), or undefined. */
+  private async readPoint(runId: string): Promise<ResumePoint | undefined> {
+    const directory = this.runDirectory(runId);
+    const baseFile = path.join(directory, 'resume-point.json');
+    const text = await readTextIfExists(baseFile);
+    if (text === undefined) return undefined;
+    const what = describeFile(baseFile).what;
+    const stored = fromStoredJson<StoredWrite & { role?: unknown }>(text, what);
+    const patches: StoredWrite[] = [];
+    for (const name of (await listDirectory(path.join(directory, 'patches'))).filter((file) => /^\d+\.json$/.test(file))) {
+      const file = path.join(directory, 'patches', name);
+      const patchText = await readTextIfExists(file);
+      if (patchText !== undefined) patches.push(fromStoredJson<StoredWrite>(patchText, `the node checkpoint patch 'patches/${name}' of run '${runId}'`));
+    }
+    return { ...readStoredPoint(stored ?? { restarts: 0 }, patches, what), role: typeof stored?.role === 'string' ? stored.role : undefined };
   }
 
   // Recovery
@@ -232,10 +271,8 @@ export class DurableRunFiles {
     for (const name of await listDirectory(path.join(this.directory, 'durable'))) {
       const runId = await this.runIdOf(name).catch(() => undefined);
       if (runId === undefined || !(await this.claim(runId).catch(() => false))) continue;
-      const pointFile = path.join(this.runDirectory(runId), 'resume-point.json');
       try {
-        const text = await readTextIfExists(pointFile);
-        found.push({ runId, point: text === undefined ? undefined : fromStoredJson<ResumePoint>(text, describeFile(pointFile).what) });
+        found.push({ runId, point: await this.readPoint(runId) });
       } catch (error) {
         found.push({ runId, point: undefined, unreadable: toAgentError(error, 'STORAGE_ERROR') });
       }
@@ -256,8 +293,8 @@ export class DurableRunFiles {
       const owner = await readJson<LeaseOwner>(path.join(directory, file));
       if (typeof owner?.run_id === 'string' && safeName(owner.run_id) === name) return owner.run_id;
     }
-    const point = await readJson<ResumePoint>(path.join(directory, 'resume-point.json'));
-    const fromPoint = point?.checkpoint?.run_id;
+    const point = await readJson<{ base?: { checkpoint?: { run_id?: unknown } }; checkpoint?: { run_id?: unknown } }>(path.join(directory, 'resume-point.json'));
+    const fromPoint = (point?.base ?? point)?.checkpoint?.run_id;
     if (typeof fromPoint === 'string' && safeName(fromPoint) === name) return fromPoint;
     return safeName(name) === name && files.some((file) => file.startsWith('lease.')) ? name : undefined;
   }

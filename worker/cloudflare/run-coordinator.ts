@@ -1,7 +1,7 @@
 /**
  * The run coordinator: one Durable Object per run (named by the run id), with SQLite storage
  * (`new_sqlite_classes` in wrangler.toml). The run executes here, not in the request that started
- * it: the worker forwards start, resume, cancel and event requests (worker/durable-routes.ts) and
+ * it: the worker forwards start, resume, cancel and event requests (worker/cloudflare/durable-routes.ts) and
  * this object answers them, one at a time per run, which is what makes the resume claim strongly
  * consistent (however many requests, in however many locations, exactly one claims a checkpoint).
  *
@@ -30,21 +30,22 @@
  * too), or it was already continued MAX_RESTARTS times (durable-continue.ts) from the same checkpoint (a node that
  * kills its object would otherwise loop forever).
  */
-import type { AgentRun, ResumeInput, RunDurability, RunOptions } from '../src/graph/run-types.js';
-import type { DoneData, StopReason } from '../src/core/events.js';
-import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
-import { continueFromNode } from '../src/graph/resume-run.js';
-import { AgentError } from '../src/core/agent-error.js';
-import { createSanitizer, type Sanitizer } from '../src/events/outbound.js';
-import type { RunOwner, RunRecord, TraceStore } from '../src/core/trace-store.js';
-import type { AgentSource } from './agent-source.js';
-import { DurableRunStore, type SqlStorageLike, type StorageWrites } from './durable-run-store.js';
-import { errorJsonResponse, errorResponse, toErrorResponse } from './error-status.js';
-import { optionsFromVariables, type HostVariables } from './host-config.js';
-import { answerRun, driveRun, resultResponse, type ActiveRun, type RespondMode } from './run-answer.js';
-import { cursorOf, followResponse, ndjsonResponse } from './run-follow.js';
-import { forkRun, type ForkRequest } from './fork-run.js';
-import { noCheckpointError, recordAfterDone, restartsFor, whyNotContinue, type ResumePoint } from './durable-continue.js';
+import type { AgentRun, ResumeInput, RunDurability, RunOptions } from '../../src/graph/run-types.js';
+import type { DoneData, StopReason } from '../../src/core/events.js';
+import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
+import { continueFromNode } from '../../src/graph/resume-run.js';
+import { headOf } from '../../src/graph/checkpoint-codec.js';
+import { AgentError } from '../../src/core/agent-error.js';
+import { createSanitizer, type Sanitizer } from '../../src/events/outbound.js';
+import type { RunOwner, RunRecord, TraceStore } from '../../src/core/trace-store.js';
+import type { AgentSource } from '../agent-source.js';
+import { DurableRunStore, type SqlStorageLike, type StorageWrites } from '../durable-run-store.js';
+import { errorJsonResponse, errorResponse, toErrorResponse } from '../error-status.js';
+import { optionsFromVariables, type HostVariables } from '../host-config.js';
+import { answerRun, driveRun, resultResponse, type ActiveRun, type RespondMode } from '../run-answer.js';
+import { cursorOf, followResponse, ndjsonResponse } from '../run-follow.js';
+import { forkRun, type ForkRequest } from '../fork-run.js';
+import { noCheckpointError, recordAfterDone, restartsFor, whyNotContinue, type ResumePoint } from '../durable-continue.js';
 
 /** The part of a Durable Object's state (`ctx`) the coordinator uses. */
 export interface DurableObjectStateLike {
@@ -254,7 +255,7 @@ export class RunCoordinatorBase {
   private optionsFor(body: { role?: string; owner?: RunOwner }, continuedFrom?: ResumePoint): RunOptions {
     const store = this.store;
     const durability: RunDurability = {
-      saveProgress: (checkpoint) => store.saveResumePoint(checkpoint, body.role, restartsFor(checkpoint, continuedFrom)),
+      saveProgress: (write) => store.saveResumePoint(write, body.role, restartsFor(headOf(write), continuedFrom)),
       recordedResult: (key) => store.recordedResult(key),
       recordResult: (key, value) => store.recordResult(key, value),
     };

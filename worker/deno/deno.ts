@@ -12,7 +12,7 @@
  * default 250), RUN_SCAN (`0`: no lease scans, only the queue's watchdog messages continue the
  * runs of a process that died; for tests), and the variables of host-config.ts (API_TOKENS, ADMIN_ROLES, CORS_ORIGINS, LLM_BASE_URL,
  * LLM_MODEL, LLM_API_KEY, MAX_BODY_BYTES, SSE_HEARTBEAT_MS).
- * Runs are durable (worker/deno-runs.ts): background runs through the Deno KV queue, resumable
+ * Runs are durable (worker/deno/deno-runs.ts): background runs through the Deno KV queue, resumable
  * event streams from Deno KV, and runs of a process that died continued by another (or by this
  * one restarted) from their last node checkpoint.
  * FILES_DIR: the folder file.read / file.write work in (give Deno --allow-read/--allow-write for
@@ -20,18 +20,18 @@
  * On start it prints one line, `listening on http://host:port/`, to stdout.
  */
 import agentFiles from 'virtual:tea-agents';
-import { createDenoKvStores } from '../adapters/deno-kv/index.js';
+import { createDenoKvStores } from '../../adapters/deno-kv/index.js';
 import { DenoRuns, type DenoKvQueueLike } from './deno-runs.js';
 import { denoRunRoutes } from './deno-run-routes.js';
-import { createApp } from './app.js';
-import { createDenoFileStore, type DenoFsLike } from '../adapters/deno-fs/deno-file-store.js';
-import { prebuiltAgentFiles } from './prebuilt-agent-files.js';
-import { prebuiltAgentSource } from './prebuilt-agent-source.js';
+import { createApp } from '../app.js';
+import { createDenoFileStore, type DenoFsLike } from '../../adapters/deno-fs/deno-file-store.js';
+import { prebuiltAgentFiles } from '../prebuilt-agent-files.js';
+import { prebuiltAgentSource } from '../prebuilt-agent-source.js';
 import scriptSandboxes from 'virtual:tea-script-sandboxes';
-import { numberVariable, optionsFromVariables, type HostVariables } from './host-config.js';
-import { isLoopbackHostname, loopbackHosts } from './request-guard.js';
-import { checkOpenApi } from './open-api-guard.js';
-import { messageOf } from '../src/util/message-of.js';
+import { numberVariable, optionsFromVariables, type HostVariables } from '../host-config.js';
+import { isLoopbackHostname, loopbackHosts } from '../request-guard.js';
+import { checkOpenApi } from '../open-api-guard.js';
+import { messageOf } from '../../src/util/message-of.js';
 
 /** The slice of the `Deno` namespace this entry uses (typed here: the build has no Deno types). */
 interface DenoLike {

@@ -12,8 +12,8 @@
  * A run queued for the background (kv.enqueue) has a lease with `process: null` that expires
  * after a grace period, so that if the queue never delivers it, a sweep takes it.
  */
-import type { DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
-import { commit, commitStamped, guard } from '../adapters/deno-kv/deno-kv-texts.js';
+import type { DenoKvKey, DenoKvLike } from '../../adapters/deno-kv/deno-kv-like.js';
+import { commit, commitStamped, guard } from '../../adapters/deno-kv/deno-kv-texts.js';
 
 export interface LeaseValue {
   /** The process executing the run (null: queued, not taken yet). */

@@ -1,7 +1,8 @@
 /**
- * The worker's side of Durable Object runs (Cloudflare, when the RUNS binding is present): routes
- * that hand each run to its coordinator object (worker/run-coordinator.ts), named by the run id,
- * after the app's guards (Origin, Host, tokens, body limit) ran. They take over:
+ * The worker's side of Durable Object runs (Cloudflare, when the RUNS binding is present): the run
+ * routes (worker/run-routes.ts) over a host that hands each run to its coordinator object
+ * (worker/cloudflare/run-coordinator.ts), named by the run id, after the app's guards (Origin,
+ * Host, tokens, body limit) ran:
  *
  *   POST /agents/:name/runs   starts the run in a new object. `Prefer: respond-async` answers 202
  *                             `{run_id, status: "running"}` with `Location: /runs/:id` at once and
@@ -19,16 +20,11 @@
  * `durableTraceStore` gives the app's other routes (GET /runs/:id, /review) the object's record and
  * events, and Workers KV for what spans runs (the listing, insights, retention).
  */
-import type { Context, Hono } from 'hono';
-import type { AgentEvent } from '../src/core/events.js';
-import type { RunRecord, TraceStore } from '../src/core/trace-store.js';
-import type { AgentSource } from './agent-source.js';
-import { FORK_KEYS, readForkBody, readResumeInput, RESUME_KEYS, type AppEnv, type AppOptions } from './app.js';
-import { errorResponse, httpError } from './error-status.js';
-import { readJsonBody } from './read-json-body.js';
-import { cursorOf } from './run-follow.js';
-import { readRunStart } from './read-run-start.js';
-import { cancelOnDisconnectOf, respondModeOf } from './run-answer.js';
+import type { AgentEvent } from '../../src/core/events.js';
+import type { RunRecord, TraceStore } from '../../src/core/trace-store.js';
+import type { AppOptions } from '../app.js';
+import { httpError } from '../error-status.js';
+import { MAX_RUN_ID, runRoutes, type RunCall } from '../run-routes.js';
 
 /** The part of a Durable Object namespace binding the worker uses. */
 export interface DurableObjectNamespaceLike {
@@ -36,18 +32,13 @@ export interface DurableObjectNamespaceLike {
   get(id: never): { fetch(input: string, init?: RequestInit): Promise<Response> };
 }
 
-/** Any string names an object; a bound keeps odd ids from reaching the platform. */
-const MAX_RUN_ID = 200;
-
 function coordinator(namespace: DurableObjectNamespaceLike, runId: string) {
   if (runId.length === 0 || runId.length > MAX_RUN_ID) throw httpError('NOT_FOUND', `no run '${runId.slice(0, MAX_RUN_ID)}'`);
   return namespace.get(namespace.idFromName(runId) as never);
 }
 
-function forwardBody(c: Context<AppEnv>, runId: string) {
-  const role = c.get('role');
-  const owner = c.get('owner');
-  return { run_id: runId, respond: respondModeOf(c.req.raw.headers), cancel_on_disconnect: cancelOnDisconnectOf(c.req.url), ...(role !== undefined ? { role } : {}), ...(owner !== undefined ? { owner } : {}) };
+function forwardBody(call: RunCall, runId: string) {
+  return { run_id: runId, respond: call.mode, cancel_on_disconnect: call.cancelOnDisconnect, ...call.caller };
 }
 
 /** The object's answer with mutable headers (the app's CORS middleware adds to them). */
@@ -59,50 +50,26 @@ async function post(namespace: DurableObjectNamespaceLike, runId: string, path: 
   return passOn(await coordinator(namespace, runId).fetch(`https://run-coordinator${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
 }
 
+/** The run routes (worker/run-routes.ts) with each run in its own coordinator object. */
 export function durableRoutes(namespace: DurableObjectNamespaceLike): NonNullable<AppOptions['routes']> {
-  return (app: Hono<AppEnv>, { agents, traceStore }: { agents: AgentSource; traceStore: TraceStore }) => {
-    app.post('/agents/:name/runs', async (c) => {
-      const { name, input } = await readRunStart(c, agents);
+  return runRoutes(() => ({
+    start(call, { name, input }) {
       const runId = crypto.randomUUID();
-      return post(namespace, runId, '/start', { ...forwardBody(c, runId), agent: name, input });
-    });
-
-    app.post('/runs/:id/resume', async (c) => {
-      const runId = c.req.param('id');
-      const resume = readResumeInput(await readJsonBody(c.req.raw, RESUME_KEYS));
-      return post(namespace, runId, '/resume', { ...forwardBody(c, runId), resume });
-    });
-
+      return post(namespace, runId, '/start', { ...forwardBody(call, runId), agent: name, input });
+    },
+    resume: (call, runId, resume) => post(namespace, runId, '/resume', { ...forwardBody(call, runId), resume }),
+    cancel: (runId) => post(namespace, runId, '/cancel', {}),
     // Time travel: the new run lives in its own object, like any run (the app's route would write
     // its checkpoint to KV, where no object looks).
-    app.post('/runs/:id/fork', async (c) => {
-      const parentId = c.req.param('id');
-      const { node, state } = readForkBody(await readJsonBody(c.req.raw, FORK_KEYS));
-      const parent = await traceStore.getRun(parentId);
-      if (parent === undefined) throw httpError('NOT_FOUND', `no run '${parentId}'`);
-      if ((await agents.get(parent.agent)) === undefined) throw httpError('NOT_FOUND', `run '${parentId}' belongs to agent '${parent.agent}', which is not served here`);
+    fork({ parent, node, state, owner }) {
       const runId = crypto.randomUUID();
-      const owner = c.get('owner');
-      return post(namespace, runId, '/fork', { run_id: runId, parent_run_id: parentId, agent: parent.agent, node, state, ...(owner !== undefined ? { owner } : {}) });
-    });
-
-    app.post('/runs/:id/cancel', async (c) => {
-      await readJsonBody(c.req.raw, []);
-      return post(namespace, c.req.param('id'), '/cancel', {});
-    });
-    app.all('/runs/:id/cancel', (c) => {
-      const response = errorResponse('METHOD_NOT_ALLOWED', `${new URL(c.req.url).pathname} answers POST only, not ${c.req.method}`);
-      response.headers.set('allow', 'POST');
-      return response;
-    });
-
-    app.get('/runs/:id/events', async (c) => {
-      // The cursor (Last-Event-ID, else ?after=) is read and checked here and passed on as a seq.
-      const after = cursorOf(c.req.raw);
-      const headers: Record<string, string> = { accept: c.req.header('accept') ?? 'application/x-ndjson' };
-      return passOn(await coordinator(namespace, c.req.param('id')).fetch(`https://run-coordinator/events?after=${after}`, { headers }));
-    });
-  };
+      return post(namespace, runId, '/fork', { run_id: runId, parent_run_id: parent.run_id, agent: parent.agent, node, state, ...(owner !== undefined ? { owner } : {}) });
+    },
+    async events(_c, runId, after, follow) {
+      const headers = { accept: follow ? 'text/event-stream' : 'application/x-ndjson' };
+      return passOn(await coordinator(namespace, runId).fetch(`https://run-coordinator/events?after=${after}`, { headers }));
+    },
+  }));
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Background runs and resumable streams in one long-lived process (`tea-edge serve` on Node): the
- * same contract as the Durable Object runs on Cloudflare (worker/durable-routes.ts), with the
- * process as the coordinator. A run executes in the process, not in its request: it goes on when
+ * run routes (worker/run-routes.ts, the same on every host) over a host that is the process, as the
+ * coordinator objects are on Cloudflare (worker/cloudflare/durable-routes.ts). A run executes in the process, not in its request: it goes on when
  * the client leaves (unless `?cancel_on_disconnect=1`); `Prefer: respond-async` answers 202 with
  * `Location`; `POST /runs/:id/cancel` stops it; `GET /runs/:id/events` follows it over SSE from
  * `Last-Event-ID` / `?after=`, NDJSON keeps `?after=`.
@@ -10,7 +10,7 @@
  * segment's from an in-memory buffer that holds each of its events from the first (the store only
  * gets them in batches). The union by seq has no gap and, read through a cursor, nothing twice.
  *
- * Surviving the process (with `durable`, worker/durable-fs.ts): a run executes under a lease file
+ * Surviving the process (with `durable`, worker/node/durable-fs.ts): a run executes under a lease file
  * of this process; each event reaches the buffer (and so followers) once it is in the run's live
  * log on disk; a node checkpoint is saved before every node. A server that starts finds the runs
  * whose process died and continues them from their checkpoint (the node that was running runs
@@ -26,23 +26,21 @@
  * segment files, from `tea-edge run --trace-dir` or an older server, is left as it is: its owner
  * cannot be told from here.)
  */
-import type { Context, Hono } from 'hono';
-import type { AgentEvent, StopReason } from '../src/core/events.js';
-import { AgentError, toAgentError } from '../src/core/agent-error.js';
-import { resumeAgent, runAgent } from '../src/graph/run-agent.js';
-import { continueFromNode } from '../src/graph/resume-run.js';
-import type { AgentRun, RunOptions, RunResult } from '../src/graph/run-types.js';
-import type { RetentionPolicy, RunRecord } from '../src/core/trace-store.js';
-import { readResumeInput, RESUME_KEYS, type AppEnv, type RouteContext } from './app.js';
-import { httpError } from './error-status.js';
-import { readJsonBody } from './read-json-body.js';
-import { readRunStart } from './read-run-start.js';
-import { answerRun, cancelOnDisconnectOf, driveRun, resultResponse, respondModeOf, type ActiveRun } from './run-answer.js';
-import { waitForWake } from './durable-run-store.js';
-import { cursorOf, followResponse, ndjsonResponse, type EventLog } from './run-follow.js';
-import { noCheckpointError, recordAfterDone, whyNotContinue, type ResumePoint } from './durable-continue.js';
+import type { AgentEvent, StopReason } from '../../src/core/events.js';
+import { AgentError, toAgentError } from '../../src/core/agent-error.js';
+import { resumeAgent, runAgent } from '../../src/graph/run-agent.js';
+import { continueFromNode } from '../../src/graph/resume-run.js';
+import type { AgentRun, RunOptions, RunResult } from '../../src/graph/run-types.js';
+import type { RetentionPolicy, RunRecord } from '../../src/core/trace-store.js';
+import type { AppOptions } from '../app.js';
+import { httpError } from '../error-status.js';
+import { answerRun, driveRun, resultResponse, type ActiveRun } from '../run-answer.js';
+import { runRoutes, type RunCall, type RunHost } from '../run-routes.js';
+import { waitForWake } from '../durable-run-store.js';
+import { followResponse, ndjsonResponse, type EventLog } from '../run-follow.js';
+import { noCheckpointError, recordAfterDone, whyNotContinue, type ResumePoint } from '../durable-continue.js';
 import type { DurableRunFiles, OrphanRun } from './durable-fs.js';
-import { overloadedResponse, type Release, type RunSlots } from './run-slots.js';
+import { overloadedResponse, type Release, type RunSlots } from '../run-slots.js';
 
 interface LocalRun extends ActiveRun {
   /** Every event of this segment, from its first, once it is in the live log. */
@@ -68,16 +66,16 @@ const RETENTION_EVERY_MS = 10 * 60_000;
  * `durable`: the files that make runs survive the process; `slots`: how many run at once;
  * `retention`: the history kept (applied at start and every RETENTION_EVERY_MS; never a running run).
  */
-export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, retention?: RetentionPolicy): NonNullable<import('./app.js').AppOptions['routes']> {
-  return (app: Hono<AppEnv>, context: RouteContext) => {
+export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, retention?: RetentionPolicy): NonNullable<AppOptions['routes']> {
+  return runRoutes((context) => {
     const runs = new Map<string, LocalRun>();
     const unsettled = new Map<string, Unsettled>();
     const { agents, traceStore, sanitizer, heartbeatMs } = context;
 
-    const optionsFor = (c: Context<AppEnv>): RunOptions => {
-      const options = context.runOptions(c);
+    const optionsFor = (call: RunCall): RunOptions => {
+      const options = context.runOptions(call.c);
       // The run belongs to the process: the request's signal cancels it only when the client asked.
-      if (!cancelOnDisconnectOf(c.req.url)) delete options.signal;
+      if (!call.cancelOnDisconnect) delete options.signal;
       return options;
     };
 
@@ -207,7 +205,7 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
     /** More events may come: the run executes here, or its record says it is running (another process, or one to come). */
     const runIsLive = async (runId: string): Promise<boolean> => runs.has(runId) || (durable !== undefined && (await traceStore.getRun(runId).catch(() => undefined))?.status === 'running');
 
-    const answer = (c: Context<AppEnv>, runId: string, local: LocalRun) => {
+    const answer = (call: RunCall, runId: string, local: LocalRun) => {
       const follow = () =>
         followResponse(segmentLog(local), {
           after: 0,
@@ -215,9 +213,9 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
           untilDone: true,
           heartbeatMs,
           sanitizer,
-          ...(cancelOnDisconnectOf(c.req.url) ? { onDisconnect: () => local.run.cancel('the client disconnected') } : {}),
+          ...(call.cancelOnDisconnect ? { onDisconnect: () => local.run.cancel('the client disconnected') } : {}),
         });
-      return answerRun(local, { mode: respondModeOf(c.req.raw.headers), runId, sanitizer, follow });
+      return answerRun(local, { mode: call.mode, runId, sanitizer, follow });
     };
 
     /** Records a run whose process died, and that cannot be continued, as failed with a `done` event saying why. */
@@ -303,76 +301,69 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
       durable.onScan(recover);
     }
 
-    app.post('/agents/:name/runs', async (c) => {
-      const { agent, input } = await readRunStart(c, agents);
-      return withSlot(async (release) => {
-        const runId = crypto.randomUUID();
-        await claim(runId);
-        return answer(c, runId, execute(runId, agent.name, runAgent(agent, input, durableOptions(runId, { ...optionsFor(c), runId })), release));
-      });
-    });
-
-    app.post('/runs/:id/resume', async (c) => {
-      const runId = c.req.param('id');
-      const resume = readResumeInput(await readJsonBody(c.req.raw, RESUME_KEYS));
-      if (runs.has(runId) || unsettled.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already running`);
-      // A segment's files: the run executes in another process, or its process died and a scan
-      // continues it. Refused here without touching them (a late or repeated resume).
-      if (durable !== undefined && (await durable.hasSegment(runId))) {
-        durable.scanSoon();
-        throw httpError('CONFLICT', `run '${runId}' is running (or being continued after its ${HOST} stopped); only an interrupted run can be resumed`);
-      }
-      const checkpoint = await context.checkpointStore.loadLatest(runId);
-      if (checkpoint === undefined) {
-        const record = await traceStore.getRun(runId);
-        if (record === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
-        throw httpError('CONFLICT', `run '${runId}' is ${record.status}; only an interrupted run can be resumed`);
-      }
-      const agent = await agents.get(checkpoint.agent);
-      if (agent === undefined) throw httpError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
-      return withSlot(async (release) => {
-        if (runs.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already running`);
-        await claim(runId);
-        return answer(c, runId, execute(runId, agent.name, resumeAgent(agent, runId, resume, durableOptions(runId, optionsFor(c))), release));
-      });
-    });
-
-    // The record, as this process knows it better: `running` while a segment executes here (a
-    // resumed run before its record says so), the end of a run whose final record is not written yet.
-    app.get('/runs/:id', async (c) => {
-      const runId = c.req.param('id');
+    const hostedRecord = async (runId: string): Promise<RunRecord | undefined> => {
       const pending = unsettled.get(runId);
-      if (pending !== undefined) return c.json(finalRecord(await traceStore.getRun(runId).catch(() => undefined), pending.agent, pending.result));
+      if (pending !== undefined) return finalRecord(await traceStore.getRun(runId).catch(() => undefined), pending.agent, pending.result);
       const record = await traceStore.getRun(runId);
-      if (record === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
-      if (!runs.has(runId) || record.status === 'running') return c.json(record);
+      if (record === undefined || !runs.has(runId) || record.status === 'running') return record;
       const { stop_reason: _stop, error: _error, ...rest } = record;
-      return c.json({ ...rest, status: 'running' });
-    });
+      return { ...rest, status: 'running' };
+    };
 
-    app.post('/runs/:id/cancel', async (c) => {
-      await readJsonBody(c.req.raw, []);
-      const runId = c.req.param('id');
-      const local = runs.get(runId);
-      if (local === undefined) {
-        const record = await traceStore.getRun(runId);
-        if (record === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
-        throw httpError('CONFLICT', `run '${runId}' is ${record.status}, not running here; only a running run can be cancelled`);
-      }
-      local.run.cancel('cancelled by POST /runs/:id/cancel');
-      return resultResponse(await local.finished, local, sanitizer, 200);
-    });
+    const host: RunHost = {
+      start: (call, { agent, input }) =>
+        withSlot(async (release) => {
+          const runId = crypto.randomUUID();
+          await claim(runId);
+          return answer(call, runId, execute(runId, agent.name, runAgent(agent, input, durableOptions(runId, { ...optionsFor(call), runId })), release));
+        }),
 
-    app.get('/runs/:id/events', async (c) => {
-      const runId = c.req.param('id');
-      const after = cursorOf(c.req.raw);
-      if (!runs.has(runId) && (await traceStore.getRun(runId)) === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
-      if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
-        return followResponse(runLog(runId), { after, live: () => runIsLive(runId), untilDone: false, heartbeatMs, sanitizer });
-      }
-      return ndjsonResponse(await eventsNow(runId, after), sanitizer);
-    });
-  };
+      async resume(call, runId, resume) {
+        if (runs.has(runId) || unsettled.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already running`);
+        // A segment's files: the run executes in another process, or its process died and a scan
+        // continues it. Refused here without touching them (a late or repeated resume).
+        if (durable !== undefined && (await durable.hasSegment(runId))) {
+          durable.scanSoon();
+          throw httpError('CONFLICT', `run '${runId}' is running (or being continued after its ${HOST} stopped); only an interrupted run can be resumed`);
+        }
+        const checkpoint = await context.checkpointStore.loadLatest(runId);
+        if (checkpoint === undefined) {
+          const record = await traceStore.getRun(runId);
+          if (record === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
+          throw httpError('CONFLICT', `run '${runId}' is ${record.status}; only an interrupted run can be resumed`);
+        }
+        const agent = await agents.get(checkpoint.agent);
+        if (agent === undefined) throw httpError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
+        return withSlot(async (release) => {
+          if (runs.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already running`);
+          await claim(runId);
+          return answer(call, runId, execute(runId, agent.name, resumeAgent(agent, runId, resume, durableOptions(runId, optionsFor(call))), release));
+        });
+      },
+
+      async cancel(runId) {
+        const local = runs.get(runId);
+        if (local === undefined) {
+          const record = await traceStore.getRun(runId);
+          if (record === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
+          throw httpError('CONFLICT', `run '${runId}' is ${record.status}, not running here; only a running run can be cancelled`);
+        }
+        local.run.cancel('cancelled by POST /runs/:id/cancel');
+        return resultResponse(await local.finished, local, sanitizer, 200);
+      },
+
+      async events(_c, runId, after, follow) {
+        if (!runs.has(runId) && (await traceStore.getRun(runId)) === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
+        if (follow) return followResponse(runLog(runId), { after, live: () => runIsLive(runId), untilDone: false, heartbeatMs, sanitizer });
+        return ndjsonResponse(await eventsNow(runId, after), sanitizer);
+      },
+
+      // The record, as this process knows it better: `running` while a segment executes here (a
+      // resumed run before its record says so), the end of a run whose final record is not written yet.
+      record: hostedRecord,
+    };
+    return host;
+  });
 }
 
 /**

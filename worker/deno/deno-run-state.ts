@@ -1,14 +1,18 @@
 /**
- * What Deno KV keeps about a run besides its events and its lease (worker/deno-runs.ts), under
+ * What Deno KV keeps about a run besides its events and its lease (worker/deno/deno-runs.ts), under
  * the prefix: `['start', run_id]` what it was started or resumed with, `['progress', run_id]` the
- * node checkpoint it goes on from after a death, `['tool', run_id, key]` recorded results of
+ * node checkpoint it goes on from after a death (a base, src/graph/checkpoint-codec.ts, and under
+ * `['progress', run_id, 'patch', n]` the changes after it, one per node; a base drops them in its
+ * commit), `['tool', run_id, key]` recorded results of
  * side-effecting tool calls, `['cancel', run_id]` a cancel for the process executing it. Values
  * are JSON text, cut into pieces under Deno KV's 64 KiB value limit.
  */
-import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from '../adapters/deno-kv/deno-kv-like.js';
-import { commit, getJson, listKeys, setText } from '../adapters/deno-kv/deno-kv-texts.js';
-import type { ResumePoint } from './durable-continue.js';
-import type { RunOwner } from '../src/core/trace-store.js';
+import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from '../../adapters/deno-kv/deno-kv-like.js';
+import { commit, getJson, listKeys, setText } from '../../adapters/deno-kv/deno-kv-texts.js';
+import { readStoredPoint, type ResumePoint, type StoredWrite } from '../durable-continue.js';
+import { baseOf } from '../../src/graph/checkpoint-codec.js';
+import type { CheckpointWrite } from '../../src/graph/node-checkpoint.js';
+import type { RunOwner } from '../../src/core/trace-store.js';
 
 /** The caller a segment runs for: its role (tool permissions) and, for a new run, its owner. */
 export type RunCaller = Pick<StartInfo, 'role' | 'owner'>;
@@ -63,12 +67,31 @@ export class DenoRunState {
     return getJson<StartInfo>(this.kv, this.key('start', runId));
   }
 
-  progress(runId: string): Promise<Progress | undefined> {
-    return getJson<Progress>(this.kv, this.key('progress', runId));
+  /** The node checkpoint (its base and patches replayed) and the restart count of its newest write. */
+  async progress(runId: string): Promise<Progress | undefined> {
+    const key = this.key('progress', runId);
+    const stored = await getJson<StoredWrite>(this.kv, key);
+    if (stored === undefined) return undefined;
+    const patches: StoredWrite[] = [];
+    for (const patchKey of await listKeys(this.kv, [...key, 'patch'])) {
+      // Pieces of a long patch sit one level below its key.
+      if (patchKey.length !== key.length + 2) continue;
+      const patch = await getJson<StoredWrite>(this.kv, patchKey);
+      if (patch !== undefined) patches.push(patch);
+    }
+    return readStoredPoint(stored, patches, `Deno KV node checkpoint of run '${runId}'`);
   }
 
+  /** Saves a node checkpoint write: a base replaces the value and its patches in one commit, a patch is added. */
+  saveWrite(runId: string, write: CheckpointWrite, restarts: number): Promise<void> {
+    const key = this.key('progress', runId);
+    if (write.kind === 'base') return this.putJson(key, { base: write, restarts });
+    return this.putJson([...key, 'patch', String(write.index)], { patch: write, restarts });
+  }
+
+  /** Saves a node checkpoint read back, whole (a new restart count). */
   saveProgress(runId: string, progress: Progress): Promise<void> {
-    return this.putJson(this.key('progress', runId), progress);
+    return this.saveWrite(runId, baseOf(progress.checkpoint), progress.restarts);
   }
 
   recordedResult(runId: string, key: string): Promise<{ value: unknown } | undefined> {

@@ -11,22 +11,22 @@
  *   RUNS              Durable Object namespace of `RunCoordinator` (optional): when bound, every
  *                     run executes in its own object with SQLite storage, background runs and
  *                     resumable streams work, and KV is only the listing index
- *                     (worker/run-coordinator.ts, worker/durable-routes.ts); unbound, runs live in
+ *                     (worker/cloudflare/run-coordinator.ts, worker/cloudflare/durable-routes.ts); unbound, runs live in
  *                     their request and KV holds everything, as before.
  * Agents are the files bundled at build time, and so are the script sandboxes their code uses and
  * no others (no Lua VM when no agent has Lua). One app per `env` object is kept for the isolate's
  * life: it holds configuration and the in-isolate resume lock, never a run's data.
  */
 import agentFiles from 'virtual:tea-agents';
-import { createKvStores, type KVNamespaceLike } from '../adapters/workers-kv/index.js';
-import { AgentError } from '../src/core/agent-error.js';
-import { createApp } from './app.js';
-import { createR2FileStore, type R2BucketLike } from '../adapters/r2/r2-file-store.js';
-import { prebuiltAgentFiles } from './prebuilt-agent-files.js';
-import { prebuiltAgentSource } from './prebuilt-agent-source.js';
+import { createKvStores, type KVNamespaceLike } from '../../adapters/workers-kv/index.js';
+import { AgentError } from '../../src/core/agent-error.js';
+import { createApp } from '../app.js';
+import { createR2FileStore, type R2BucketLike } from '../../adapters/r2/r2-file-store.js';
+import { prebuiltAgentFiles } from '../prebuilt-agent-files.js';
+import { prebuiltAgentSource } from '../prebuilt-agent-source.js';
 import scriptSandboxes from 'virtual:tea-script-sandboxes';
-import { errorJsonResponse, toErrorResponse } from './error-status.js';
-import { numberVariable, optionsFromVariables, type HostVariables } from './host-config.js';
+import { errorJsonResponse, toErrorResponse } from '../error-status.js';
+import { numberVariable, optionsFromVariables, type HostVariables } from '../host-config.js';
 import { durableRoutes, durableTraceStore, type DurableObjectNamespaceLike } from './durable-routes.js';
 import { RunCoordinatorBase, type DurableObjectStateLike } from './run-coordinator.js';
 
