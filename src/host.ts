@@ -1,8 +1,8 @@
 /**
- * tea-edge/host: the API the hosts (the CLI, the Workers and Deno builds, the web demo) and the
- * storage adapters are built on, and that an outside host builds on the same way. Hosts import
- * from here, `tea-edge` and `tea-edge/testing`, never a module under src/ (tests/build/layering
- * checks it). Its own entry, so none of it weighs on the main `tea-edge` entry; every module is
+ * tea-edge/host: the API the hosts and the storage adapters are built on, and that an outside
+ * host builds on the same way. cli/ and adapters/ import src/ only through this entry and the
+ * other public ones (tests/build/layering.test.ts checks it); worker/ and web-demo/ do not yet
+ * (docs/architecture.md, "Layers"). Its own entry, so none of it weighs on the main `tea-edge` entry; every module is
  * free of side effects, so a bundler keeps only what a host uses.
  *
  * `loadAgent` is the main entry's (every built-in action, Lua unless `scripts` says otherwise);
