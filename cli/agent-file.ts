@@ -1,13 +1,8 @@
 /** Reading an agent file for the CLI, with errors printed as file:line:column CODE message. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AgentError } from '../src/core/agent-error.js';
-import { formatProblem, problemsOf } from '../src/errors/load-problems.js';
-import { loadAgent } from '../src/load-agent-with-scripts.js';
-import { ALL_SCRIPT_SANDBOXES } from '../src/lua/lua-script-sandbox.js';
-import { withPrologWhenUsed } from '../src/prolog/load-prolog.js';
-import type { CompiledAgent } from '../src/graph/compiled-agent.js';
-import type { ScriptSandbox, ScriptSandboxes } from '../src/core/script-sandbox.js';
+import { AgentError, formatProblem, problemsOf, loadAgent, type CompiledAgent, type ScriptSandbox, type ScriptSandboxes } from '../src/host.js';
+import { ALL_SCRIPT_SANDBOXES, withPrologWhenUsed } from '../src/host-scripts.js';
 import { pythonSandboxIfInstalled } from './python/python-sandbox.js';
 
 let python: ScriptSandbox | undefined | null = null;

@@ -4,9 +4,7 @@
  * shape the commands read: positionals and a map of flags.
  */
 import { parseArgs as parseNodeArgs } from 'node:util';
-import { editDistance } from '../src/util/edit-distance.js';
-import { quoteText } from '../src/util/cut-text.js';
-import { messageOf } from '../src/util/message-of.js';
+import { editDistance, quoteText, messageOf } from '../src/host.js';
 
 export interface ParsedArgs {
   positionals: string[];

@@ -7,9 +7,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { createRootedFileStore } from '../adapters/fs/rooted-file-store.js';
-import type { FileStore } from '../src/core/file-store.js';
-import { fileStoreAgentSource } from '../src/graph/agent-files.js';
-import type { RunOptions } from '../src/graph/run-types.js';
+import { fileStoreAgentSource, type FileStore, type RunOptions } from '../src/host.js';
 import { UsageError } from './args.js';
 
 /** The agent-file source of a run of `agentFile`: its own folder, the run's agent named by its file name. */

@@ -1,5 +1,5 @@
 /** What a command writes to; the real process streams, or buffers in tests. */
-import { redactSecrets } from '../src/llm/redact.js';
+import { redactSecrets } from '../src/host.js';
 import { terminalSafe } from './terminal-text.js';
 
 export interface CliIo {

@@ -3,8 +3,7 @@
  * the usage (cli/usage.ts). Exit codes: 0 completed · 1 run failed · 2 invalid agent or usage ·
  * 3 interrupted · 130 cancelled with Ctrl-C. See docs/architecture.md (the CLI contract).
  */
-import { formatAgentError, toAgentError } from '../src/core/agent-error.js';
-import { VERSION } from '../src/version.js';
+import { formatAgentError, toAgentError, VERSION } from '../src/host.js';
 import { UsageError, wantsHelp } from './args.js';
 import { benchCommand } from './commands/bench.js';
 import { probeCommand } from './commands/probe.js';

@@ -10,9 +10,7 @@
  * killed, LLM_TIMEOUT. Browsers, Workers and Deno have no such provider: it is refused at load.
  */
 import { spawn } from 'node:child_process';
-import { AgentError } from '../src/core/agent-error.js';
-import type { ChatMessage, LlmConnection, LlmRequest, LlmResponse, LlmStreamPart, ModelProvider, ModelProviderFactory } from '../src/core/model-provider.js';
-import { createProvider } from '../src/llm/create-provider.js';
+import { AgentError, createProvider, type ChatMessage, type LlmConnection, type LlmRequest, type LlmResponse, type LlmStreamPart, type ModelProvider, type ModelProviderFactory } from '../src/host.js';
 
 /** One host-named command: `--shell-provider claude=claude -p {prompt}`. */
 export interface ShellCommand {

@@ -9,7 +9,7 @@
  *   stay, every other control character becomes `\uXXXX`. Inside JSON text that is a valid escape
  *   of the same character, so JSON output still parses to the same value.
  */
-import { cutWithMark } from '../src/errors/cut-mark.js';
+import { cutWithMark } from '../src/host.js';
 
 /** The longest error line the CLI prints. */
 export const MAX_LINE = 2000;

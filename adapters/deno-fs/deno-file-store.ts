@@ -14,11 +14,7 @@
  * hard link inside the root to an outside file is that file). This narrows the swap race without
  * closing it (docs/security.md, "The file root"). Declares the slice of the `Deno` namespace it uses.
  */
-import { AgentError } from '../../src/core/agent-error.js';
-import type { FileStore } from '../../src/core/file-store.js';
-import { rootedPathRefusal } from '../../src/util/rooted-path.js';
-import { storageError } from '../../src/storage/storage-error.js';
-import { quoteText } from '../../src/util/cut-text.js';
+import { AgentError, quoteText, rootedPathRefusal, storageError, type FileStore } from '../../src/host-storage.js';
 
 /** What Deno's `FileInfo` gives that is used: `dev`, `ino` and `nlink` are set on Linux and macOS. */
 export interface DenoFileInfo {

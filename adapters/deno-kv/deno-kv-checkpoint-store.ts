@@ -6,7 +6,7 @@
  * Layout under the prefix: ['cp', run_id] the latest checkpoint (JSON text),
  * ['cl', run_id, checkpoint_id] a claim.
  */
-import type { Checkpoint, CheckpointStore } from '../../src/core/trace-store.js';
+import type { Checkpoint, CheckpointStore } from '../../src/host-storage.js';
 import type { DenoKvKey, DenoKvLike } from './deno-kv-like.js';
 import { commit, getJson, listKeys, setText } from './deno-kv-texts.js';
 

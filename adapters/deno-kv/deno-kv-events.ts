@@ -3,7 +3,7 @@
  * piece]` (the trace store's layout, deno-kv-trace-store.ts). Read from any seq on, so a follower
  * in another process reads exactly the events after its cursor.
  */
-import type { AgentEvent } from '../../src/core/events.js';
+import type { AgentEvent } from '../../src/host-storage.js';
 import type { DenoKvKey, DenoKvLike } from './deno-kv-like.js';
 import { guard } from './deno-kv-texts.js';
 

@@ -3,11 +3,8 @@
  * stored as numbered pieces under `[...key, i]` with a small header at `key`, all in one atomic
  * commit. Every failure becomes STORAGE_ERROR naming the operation.
  */
-import type { AgentError } from '../../src/core/agent-error.js';
+import { messageOf, splitUtf8, storageError, type AgentError } from '../../src/host-storage.js';
 import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from './deno-kv-like.js';
-import { splitUtf8 } from '../../src/storage/split-utf8.js';
-import { messageOf } from '../../src/util/message-of.js';
-import { storageError } from '../../src/storage/storage-error.js';
 
 /** What is stored at the main key: the whole text, or how many pieces follow. */
 type Stored = { text: string } | { pieces: number };

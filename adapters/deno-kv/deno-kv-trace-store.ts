@@ -11,8 +11,7 @@
  *   ['ia', agent, created_ms, run_id]        the runs of one agent
  *   ['in', agent]                            the reviewer's insights (JSON text)
  */
-import type { AgentEvent } from '../../src/core/events.js';
-import type { Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../../src/core/trace-store.js';
+import type { AgentEvent, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../../src/host-storage.js';
 import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from './deno-kv-like.js';
 import { commit, getJson, guard, listKeys, setText, splitText } from './deno-kv-texts.js';
 import { readEventsAfter } from './deno-kv-events.js';

@@ -11,8 +11,7 @@
  * const kv = await Deno.openKv();
  * const { traceStore, checkpointStore } = createDenoKvStores(kv, { expireInMs: 30 * 86_400_000 });
  */
-import { AgentError } from '../../src/core/agent-error.js';
-import type { CheckpointStore, TraceStore } from '../../src/core/trace-store.js';
+import { AgentError, type CheckpointStore, type TraceStore } from '../../src/host-storage.js';
 import { DenoKvCheckpointStore } from './deno-kv-checkpoint-store.js';
 import type { DenoKvKey, DenoKvLike } from './deno-kv-like.js';
 import { DenoKvTraceStore } from './deno-kv-trace-store.js';

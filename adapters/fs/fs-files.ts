@@ -5,9 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir, open, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AgentError } from '../../src/core/agent-error.js';
-import { messageOf } from '../../src/util/message-of.js';
-import { storageError } from '../../src/storage/storage-error.js';
+import { messageOf, storageError, type AgentError } from '../../src/host-storage.js';
 
 function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;

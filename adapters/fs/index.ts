@@ -25,18 +25,7 @@
  * its path inside the directory (never the host's), with the system's reason (fs-files.ts).
  */
 import path from 'node:path';
-import type { AgentEvent } from '../../src/core/events.js';
-import { fromStoredJson, toStoredJson } from '../../src/storage/json-copy.js';
-import type {
-  Checkpoint,
-  CheckpointStore,
-  Insight,
-  ListRunsOptions,
-  RetentionPolicy,
-  RunPage,
-  RunRecord,
-  TraceStore,
-} from '../../src/core/trace-store.js';
+import { fromStoredJson, toStoredJson, type AgentEvent, type Checkpoint, type CheckpointStore, type Insight, type ListRunsOptions, type RetentionPolicy, type RunPage, type RunRecord, type TraceStore } from '../../src/host-storage.js';
 import { appendText, createExclusive, describeFile, readTextIfExists, removePath, writeAtomic } from './fs-files.js';
 import { safeName } from './safe-name.js';
 import { RunIndex } from './run-index.js';

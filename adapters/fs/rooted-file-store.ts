@@ -9,12 +9,8 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { AgentError } from '../../src/core/agent-error.js';
-import type { FileStore } from '../../src/core/file-store.js';
-import { rootedPathRefusal } from '../../src/util/rooted-path.js';
+import { AgentError, quoteText, rootedPathRefusal, storageError, type FileStore } from '../../src/host-storage.js';
 import { BeneathRefusal, openBeneath } from './open-beneath.js';
-import { storageError } from '../../src/storage/storage-error.js';
-import { quoteText } from '../../src/util/cut-text.js';
 
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;

@@ -17,8 +17,7 @@
  */
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { ListRunsOptions, RetentionPolicy, RunPage, RunRecord } from '../../src/core/trace-store.js';
-import { compareRunsNewestFirst, decodeCursor, encodeCursor, pageSize, type RunPosition } from '../../src/storage/run-listing.js';
+import { compareRunsNewestFirst, decodeCursor, encodeCursor, pageSize, type ListRunsOptions, type RetentionPolicy, type RunPage, type RunPosition, type RunRecord } from '../../src/host-storage.js';
 import { appendText, listDirectory, traceFileFailure, writeAtomic } from './fs-files.js';
 import { safeName } from './safe-name.js';
 

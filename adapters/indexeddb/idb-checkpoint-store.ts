@@ -4,8 +4,7 @@
  * claim key and writes it when absent; IndexedDB runs overlapping readwrite transactions one at a
  * time, so exactly one caller wins, across tabs too.
  */
-import { fromStoredJson, toStoredJson } from '../../src/storage/json-copy.js';
-import type { Checkpoint, CheckpointStore } from '../../src/core/trace-store.js';
+import { fromStoredJson, toStoredJson, type Checkpoint, type CheckpointStore } from '../../src/host-storage.js';
 import type { TraceConnection } from './idb-connection.js';
 import { idbStorageError } from './idb-errors.js';
 

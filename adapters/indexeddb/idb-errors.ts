@@ -2,7 +2,7 @@
  * IndexedDB failures as STORAGE_ERROR: the DOMException's name (QuotaExceededError, AbortError,
  * VersionError, …) goes into `details.reason` and the message says what was being done.
  */
-import { AgentError } from '../../src/core/agent-error.js';
+import { AgentError } from '../../src/host-storage.js';
 
 /** Wraps an IndexedDB failure; AgentErrors pass through. */
 export function idbStorageError(error: unknown, action: string, details: Record<string, unknown> = {}): AgentError {

@@ -4,11 +4,7 @@
  * and `by_updated`. Every transaction is opened after the work it needs is collected and holds
  * only IndexedDB requests, never an `await` of anything else.
  */
-import type { AgentEvent } from '../../src/core/events.js';
-import type { AgentError } from '../../src/core/agent-error.js';
-import { fromStoredJson, inertCopy, toStoredJson } from '../../src/storage/json-copy.js';
-import { decodeCursor, encodeCursor, pageSize } from '../../src/storage/run-listing.js';
-import type { Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../../src/core/trace-store.js';
+import { fromStoredJson, inertCopy, toStoredJson, decodeCursor, encodeCursor, pageSize, type AgentEvent, type AgentError, type Insight, type ListRunsOptions, type RetentionPolicy, type RunPage, type RunRecord, type TraceStore } from '../../src/host-storage.js';
 import type { TraceConnection } from './idb-connection.js';
 import { idbStorageError } from './idb-errors.js';
 import type { EventChunk, StoredRun } from './schema.js';

@@ -28,7 +28,7 @@
  * @example
  * const { traceStore, checkpointStore } = createIndexedDbStores({ retention: { maxRuns: 500 } });
  */
-import type { CheckpointStore, RetentionPolicy, TraceStore } from '../../src/core/trace-store.js';
+import type { CheckpointStore, RetentionPolicy, TraceStore } from '../../src/host-storage.js';
 import { createIdbCheckpointStore } from './idb-checkpoint-store.js';
 import { createTraceConnection } from './idb-connection.js';
 import { createIdbTraceStore } from './idb-trace-store.js';

@@ -4,9 +4,7 @@
  * as normal rooted paths; each segment is a name looked up in its folder handle, so `..`, links
  * and absolute paths have no meaning here. Files are private to the page's origin.
  */
-import { AgentError } from '../../src/core/agent-error.js';
-import type { FileStore } from '../../src/core/file-store.js';
-import { storageError } from '../../src/storage/storage-error.js';
+import { AgentError, storageError, type FileStore } from '../../src/host-storage.js';
 
 /** The slice of FileSystemDirectoryHandle used (declared so the adapter needs no DOM lib). */
 interface DirectoryHandleLike {

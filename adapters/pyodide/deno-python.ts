@@ -5,7 +5,7 @@
  * read permission for that folder and the worker's script (a worker's permissions are a subset of
  * its parent's), and run with `--unstable-worker-options` (Deno's flag for per-worker permissions).
  */
-import type { ScriptSandbox } from '../../src/core/script-sandbox.js';
+import type { ScriptSandbox } from '../../src/host.js';
 import { createWorkerPythonSandbox, type WorkerLike, type WorkerPythonSandboxOptions } from './worker-python-sandbox.js';
 
 export interface DenoPythonSandboxOptions extends Omit<WorkerPythonSandboxOptions, 'startWorker' | 'indexURL'> {

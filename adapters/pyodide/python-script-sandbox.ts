@@ -3,8 +3,7 @@
  * ScriptSandbox face (compile, the TEA wrapper's globals, validate's warnings) over a host's way
  * to run one block, and the reading of an interpreter's answer into a result or a coded error.
  */
-import type { CompiledScript, ScriptRunOptions, ScriptSandbox, ScriptSource } from '../../src/core/script-sandbox.js';
-import { AgentError } from '../../src/core/agent-error.js';
+import { AgentError, type CompiledScript, type ScriptRunOptions, type ScriptSandbox, type ScriptSource } from '../../src/host.js';
 import { pythonHostAccess } from './python-host-access.js';
 
 /** An interpreter's answer to one block, as a host receives it. */

@@ -9,7 +9,7 @@
  * grace period. A worker that hit a budget, ran out of memory or failed is terminated and the next
  * block gets a new one. The run's signal interrupts the block the same way.
  */
-import type { ScriptRunOptions, ScriptSandbox, ScriptSource } from '../../src/core/script-sandbox.js';
+import type { ScriptRunOptions, ScriptSandbox, ScriptSource } from '../../src/host.js';
 import type { BlockAnswer } from './interpreter.js';
 import { cancelled, pythonScriptSandbox, settle, type Answer } from './python-script-sandbox.js';
 

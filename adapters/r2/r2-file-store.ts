@@ -5,8 +5,7 @@
  * and no folder or link exists. Reads fetch at most `maxBytes + 1` bytes (a range request for a
  * larger object). Declares the slice of the binding it uses, so it compiles without Workers types.
  */
-import type { FileStore } from '../../src/core/file-store.js';
-import { storageError } from '../../src/storage/storage-error.js';
+import { storageError, type FileStore } from '../../src/host-storage.js';
 
 export interface R2ObjectBodyLike {
   readonly size: number;

@@ -3,8 +3,7 @@
  * most `maxBytes` UTF-8 bytes (never inside a character), so a trace of any length, and even one
  * huge event, fits a store's value limit. Reading joins the pieces of each complete batch back.
  */
-import type { AgentEvent } from '../../src/core/events.js';
-import { splitUtf8 } from '../../src/storage/split-utf8.js';
+import { splitUtf8, type AgentEvent } from '../../src/host-storage.js';
 
 /** Serialises events as NDJSON and cuts the text into pieces of at most `maxBytes` bytes. */
 export function splitEvents(events: AgentEvent[], maxBytes: number): string[] {

@@ -25,8 +25,7 @@
  * @example
  * const { traceStore, checkpointStore } = createKvStores(env.TRACES, { expirationTtl: 30 * 86400 });
  */
-import { AgentError } from '../../src/core/agent-error.js';
-import type { CheckpointStore, TraceStore } from '../../src/core/trace-store.js';
+import { AgentError, type CheckpointStore, type TraceStore } from '../../src/host-storage.js';
 import { KvCheckpointStore } from './kv-checkpoint-store.js';
 import type { KVNamespaceLike } from './kv-namespace-like.js';
 import { KvTraceStore } from './kv-trace-store.js';

@@ -9,11 +9,10 @@
  * propagation delay (up to about 60 s) can both win; the HTTP app adds an in-isolate lock, and a
  * deployment that needs a hard guarantee across the world should put claims in a Durable Object.
  */
-import type { Checkpoint, CheckpointStore } from '../../src/core/trace-store.js';
+import { sleep, type Checkpoint, type CheckpointStore } from '../../src/host-storage.js';
 import { keyPart, runKeys } from './kv-keys.js';
 import { kvFailure, type KvWriter } from './kv-writer.js';
 import type { KVNamespaceLike } from './kv-namespace-like.js';
-import { sleep } from '../../src/util/abort.js';
 
 export interface KvCheckpointStoreOptions {
   prefix: string;

@@ -4,8 +4,7 @@
  * held back and written with the next batch, a final record is written after the run's events are
  * durable, and no key is written more than once per second by this store.
  */
-import type { AgentEvent } from '../../src/core/events.js';
-import type { Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../../src/core/trace-store.js';
+import type { AgentEvent, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../../src/host-storage.js';
 import { orderEvents, parseEvents, splitEvents } from './event-pieces.js';
 import { eventPieceKey, indexKeys, keyPart, parseEventPieceKey, runKeys, timeFromInverted } from './kv-keys.js';
 import { kvFailure, type KvWriter } from './kv-writer.js';

@@ -4,12 +4,8 @@
  * with backoff, and every failure ends as an AgentError with code STORAGE_ERROR naming the
  * operation and key. The last-write times live in the store instance, never at module level.
  */
-import type { AgentError } from '../../src/core/agent-error.js';
+import { sleep, exponentialDelay, messageOf, storageError, type AgentError } from '../../src/host-storage.js';
 import type { KVNamespaceLike, KvListResult, KvPutOptions } from './kv-namespace-like.js';
-import { sleep } from '../../src/util/abort.js';
-import { exponentialDelay } from '../../src/util/backoff.js';
-import { messageOf } from '../../src/util/message-of.js';
-import { storageError } from '../../src/storage/storage-error.js';
 
 export interface KvWriterOptions {
   /** Minimum milliseconds between two writes of the same key (default 1000, KV's limit). */

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { BenchResult } from '../../bench/bench-result.js';
 import { parseArgs, UsageError } from '../args.js';
 import type { CliIo } from '../io.js';
-import { messageOf } from '../../src/util/message-of.js';
+import { messageOf } from '../../src/host.js';
 
 interface Suite {
   name: string;

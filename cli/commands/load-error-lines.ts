@@ -4,7 +4,7 @@
  * error; each as `file:line:column CODE message` on its own line, control characters escaped so a
  * newline inside an action name cannot forge a line.
  */
-import type { AgentError } from '../../src/core/agent-error.js';
+import type { AgentError } from '../../src/host.js';
 import { formatLoadError } from '../agent-file.js';
 import { oneLine } from '../terminal-text.js';
 

@@ -6,8 +6,8 @@
  */
 import { parseArgs, stringFlag, UsageError } from '../args.js';
 import type { CliIo } from '../io.js';
-import { probeEndpoint, type ProbeOptions, type ProbeReport } from '../../src/llm/probe.js';
-import { redactSecrets } from '../../src/llm/redact.js';
+import { probeEndpoint, type ProbeOptions, type ProbeReport } from '../../src/host-probe.js';
+import { redactSecrets } from '../../src/host.js';
 
 const VALUE_FLAGS = new Set(['llm-base-url', 'llm-model', 'llm-api-key', 'timeout']);
 const BOOLEAN_FLAGS = new Set(['json']);

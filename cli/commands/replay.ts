@@ -5,10 +5,7 @@
  */
 import path from 'node:path';
 import { createFsStores } from '../../adapters/fs/index.js';
-import { formatAgentError, toAgentError } from '../../src/core/agent-error.js';
-import type { RunOptions } from '../../src/graph/run-types.js';
-import { createReplayProvider } from '../../src/llm/replay.js';
-import { isPlainObject } from '../../src/util/safe-json.js';
+import { formatAgentError, toAgentError, createReplayProvider, isPlainObject, type RunOptions } from '../../src/host.js';
 import { UsageError } from '../args.js';
 
 export interface Replay {

@@ -5,8 +5,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AgentError } from '../../src/core/agent-error.js';
-import type { LlmOverrides } from '../../src/graph/run-types.js';
+import { AgentError, type LlmOverrides } from '../../src/host.js';
 
 export interface RunMemo {
   agent_file: string;

@@ -1,13 +1,8 @@
 /** The flags `run` and `resume` share, turned into RunOptions (endpoint, role, budget, stores). */
 import { readFile } from 'node:fs/promises';
 import { createFsStores } from '../../adapters/fs/index.js';
-import { BUDGET_CEILINGS } from '../../src/graph/run-budget.js';
-import type { LlmOverrides, RunOptions } from '../../src/graph/run-types.js';
-import { ROLE_ORDER } from '../../src/reasoning/react/tool-table.js';
+import { BUDGET_CEILINGS, ROLE_ORDER, envNameRefusal, secretsFromNames, AgentError, type LlmOverrides, type RunOptions, type AgentSettings } from '../../src/host.js';
 import { integerFlag, stringFlag, UsageError, type ParsedArgs } from '../args.js';
-import { envNameRefusal, secretsFromNames } from '../../src/spec/env-names.js';
-import { AgentError } from '../../src/core/agent-error.js';
-import type { AgentSettings } from '../../src/core/agent-settings.js';
 import { filesFlag } from '../host-seams.js';
 import { parseShellProvider, withShellProviders, type ShellCommand } from '../shell-model.js';
 

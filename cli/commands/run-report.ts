@@ -5,8 +5,7 @@
  *
  *   exit 0 completed · 1 failed · 3 interrupted (waiting for resume) · 130 cancelled with Ctrl-C
  */
-import { describeLocation } from '../../src/core/agent-error.js';
-import type { AgentRun, RunResult } from '../../src/graph/run-types.js';
+import { describeLocation, type AgentRun, type RunResult } from '../../src/host.js';
 import type { CliIo } from '../io.js';
 import { MAX_LINE, oneLine } from '../terminal-text.js';
 

@@ -5,13 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { toAgentError } from '../../src/core/agent-error.js';
-import { loadAgent } from '../../src/load-agent-with-scripts.js';
-import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';
-import { withPrologWhenUsed } from '../../src/prolog/load-prolog.js';
-import { runAgent } from '../../src/graph/run-agent.js';
-import { pendingConfirmation, resumeAgent } from '../../src/graph/resume-run.js';
-import type { ResumeInput } from '../../src/graph/run-types.js';
+import { toAgentError, loadAgent, runAgent, pendingConfirmation, resumeAgent, type ResumeInput } from '../../src/host.js';
+import { ALL_SCRIPT_SANDBOXES, withPrologWhenUsed } from '../../src/host-scripts.js';
 import { parseArgs, stringFlag, UsageError, type ParsedArgs } from '../args.js';
 import { loadAgentFile, withPythonWhenInstalled } from '../agent-file.js';
 import { agentFolderSeam } from '../host-seams.js';

@@ -12,7 +12,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs, stringFlag, UsageError } from '../args.js';
 import type { CliIo } from '../io.js';
-import { AgentError } from '../../src/core/agent-error.js';
+import { AgentError } from '../../src/host.js';
 import { oneLine } from '../terminal-text.js';
 import { loadErrorLines } from './load-error-lines.js';
 import { shellCommands } from './run-options.js';

@@ -6,11 +6,8 @@
  * a broken one adds its own problems. Templated references are left to run time.
  */
 import path from 'node:path';
-import { toAgentError } from '../../src/core/agent-error.js';
-import { problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
-import type { CompiledAgent } from '../../src/graph/compiled-agent.js';
-import type { NodeBody } from '../../src/spec/agent-spec.js';
-import { joinRooted, rootedDirname, rootedPathRefusal } from '../../src/util/rooted-path.js';
+import { toAgentError, problemsOf, type LoadProblem, type CompiledAgent, type NodeBody } from '../../src/host.js';
+import { joinRooted, rootedDirname, rootedPathRefusal } from '../../src/host-storage.js';
 import { displayName, loadAgentFile } from '../agent-file.js';
 
 const AGENT_ACTION = /^(actions\.)?agent[._](dispatch|sequential|parallel)$/;

@@ -10,16 +10,12 @@
  * `--secret NAME` (repeatable) gives those servers' `{secret: NAME}` headers the environment
  * variable NAME, as `run --secret` does; its value is redacted from the output.
  */
-import { toAgentError } from '../../src/core/agent-error.js';
-import { formatProblem, problemsOf, type LoadProblem } from '../../src/errors/load-problems.js';
+import { toAgentError, formatProblem, problemsOf, secretsFromNames, AgentError, type LoadProblem, type GraphWarning } from '../../src/host.js';
+import { probeMcpServers } from '../../src/host-probe.js';
 import { agentFileProblems } from './validate-agent-files.js';
 import { UsageError } from '../args.js';
 import { displayName, formatLoadError, loadAgentFile } from '../agent-file.js';
-import type { GraphWarning } from '../../src/spec/agent-spec.js';
-import { probeMcpServers } from '../../src/mcp/mcp-probe.js';
 import { redactingIo, type CliIo } from '../io.js';
-import { secretsFromNames } from '../../src/spec/env-names.js';
-import { AgentError } from '../../src/core/agent-error.js';
 import { parseShellProvider } from '../shell-model.js';
 
 /** `--shell-provider NAME=COMMAND` pairs out of the arguments: the agents may then use `provider: shell`. */

@@ -13,8 +13,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { ScriptRunOptions, ScriptSandbox, ScriptSource } from '../../src/core/script-sandbox.js';
-import { AgentError } from '../../src/core/agent-error.js';
+import { AgentError, type ScriptRunOptions, type ScriptSandbox, type ScriptSource } from '../../src/host.js';
 import { cancelled, pythonScriptSandbox, settle, type Answer } from '../../adapters/pyodide/python-script-sandbox.js';
 
 export interface PythonSandboxOptions {

@@ -4,7 +4,7 @@
  */
 import type { ActionDefinition, ActionContext } from '../core/action.js';
 import renderCotPrompt from '../prompts/cot.eta';
-import { callModel, compileParams, failureResult, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from './action-support.js';
+import { callModel, compileParams, failureResult, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams, REASONING_RESULT_PROPERTIES } from './action-support.js';
 import { messageOf } from '../util/message-of.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
@@ -38,6 +38,16 @@ export function reasonCot(): ActionDefinition<CompiledParams> {
   return {
     name: 'reason.cot',
     description: 'Chain-of-thought reasoning: think through a problem, then answer. Returns {thinking, answer, reasoning_trace}.',
+    result: {
+      type: 'object',
+      properties: {
+        ...REASONING_RESULT_PROPERTIES,
+        thinking: { type: 'string', description: 'the reasoning' },
+        answer: { description: 'the answer' },
+        thinking_format: { type: 'string', description: 'the thinking format used' },
+        reasoning_thinking: { type: 'string', description: 'the reasoning, under the name every reason.* action shares' },
+      },
+    },
     parameters: {
       type: 'object',
       properties: {

@@ -6,7 +6,7 @@
 import type { ActionContext, ActionDefinition } from '../core/action.js';
 import renderGeneratePrompt from '../prompts/self-correct-generate.eta';
 import renderCriticPrompt from '../prompts/self-correct-critic.eta';
-import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, type CompiledParams } from './action-support.js';
+import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, type CompiledParams, REASONING_RESULT_PROPERTIES } from './action-support.js';
 import { messageOf } from '../util/message-of.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
@@ -23,6 +23,19 @@ export function reasonSelfCorrect(): ActionDefinition<CompiledParams> {
   return {
     name: 'reason.self_correct',
     description: 'Generate an output, then critique and improve it for a number of rounds. Returns {output, improvement_history, rounds_completed}.',
+    result: {
+      type: 'object',
+      properties: {
+        ...REASONING_RESULT_PROPERTIES,
+        output: { description: 'the last improved output' },
+        improvement_history: { type: 'array', description: 'each round\'s output and critique' },
+        rounds_completed: { type: 'integer', description: 'rounds run' },
+        rounds_requested: { type: 'integer', description: 'rounds asked for' },
+        skipped_rounds: { type: 'integer', description: 'rounds whose critique or improvement failed' },
+        generator_model: { type: 'string', description: 'the generating model' },
+        critic_model: { type: 'string', description: 'the critiquing model' },
+      },
+    },
     parameters: {
       type: 'object',
       properties: {

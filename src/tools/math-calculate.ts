@@ -13,6 +13,12 @@ export function mathCalculate(): ActionDefinition<{ expression?: unknown }> {
   return {
     name: 'math.calculate',
     description: 'Evaluate an arithmetic expression: + - * / % ** (power), parentheses, unary minus, and sqrt abs min max round floor ceil. Returns {result}.',
+    result: {
+      type: 'object',
+      properties: {
+        result: { type: 'number', description: 'the value of the expression' },
+      },
+    },
     parameters: {
       type: 'object',
       properties: { expression: { type: 'string', description: 'The expression, e.g. "(2 + 3) * sqrt(16)"', maxLength: 1000 } },

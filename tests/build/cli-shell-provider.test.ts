@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
 import { messagesAsText, parseShellProvider } from '../../cli/shell-model.js';
 import { runCli } from '../support/run-cli.js';
 import { serve } from '../../worker/node/node.js';
-import type { AgentError } from '../../src/core/agent-error.js';
 
 const folder = mkdtempSync(path.join(os.tmpdir(), 'tea-shell-'));
 const AGENT = path.join(folder, 'shell-agent.yaml');

@@ -27,7 +27,7 @@ const NOT_QUOTED_VALUES: Readonly<Record<string, string>> = {
   'web-demo/agent-graph.ts': 'a condition from the agent file, drawn on the graph',
   'web-demo/dom.ts': 'text shown in the tab to the user who holds the key',
   'web-demo/graph-view.ts': 'a node label from the agent file',
-  'web-demo/app.ts': 'a run id prefix',
+  'web-demo/run-flow.ts': 'a run id prefix',
 };
 
 function files(directory: string): string[] {

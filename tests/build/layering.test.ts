@@ -7,8 +7,12 @@
  * Every static import and re-export counts, `import type` included (a type import still ties the
  * two modules' contracts together), and so do dynamic `import('…')` calls and type positions.
  * src/ imports nothing outside src/ but the package manifest (src/version.ts reads the version).
+ *
+ * The hosts (cli/ and adapters/ so far; worker/ and web-demo/ still import modules of src/, see
+ * docs/architecture.md) sit above src/ and reach it only through its public entries
+ * (PUBLIC_ENTRIES: what package.json exports), the same way an outside host would.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -37,7 +41,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['graph'],
   ['load-agent-with-scripts'],
   ['engine'],
-  ['index', 'testing'],
+  ['index', 'testing', 'host', 'host-storage', 'host-scripts', 'host-probe'],
   ['engine-bundle'],
 ];
 
@@ -62,10 +66,12 @@ export function importSpecifiers(text: string): string[] {
   return found;
 }
 
-/** The file a relative specifier names (`./x.js` is the source `./x.ts`). */
+/** The file a relative specifier names (`./x.js` is the source `./x.ts`, or `./x.tsx`). */
 function resolveSpecifier(from: string, specifier: string): string {
   const target = path.resolve(path.dirname(from), specifier);
-  return target.endsWith('.js') ? `${target.slice(0, -3)}.ts` : target;
+  if (!target.endsWith('.js')) return target;
+  const source = `${target.slice(0, -3)}.ts`;
+  return existsSync(source) || !existsSync(`${source}x`) ? source : `${source}x`;
 }
 
 export interface ImportEdge {
@@ -195,13 +201,33 @@ function cyclePath(component: string[], next: (file: string) => string[]): strin
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory).flatMap((name) => {
     const full = path.join(directory, name);
+    if (name === 'node_modules' || name === 'dist') return [];
     if (statSync(full).isDirectory()) return sourceFiles(full);
-    return full.endsWith('.ts') && !full.endsWith('.test.ts') && !full.endsWith('.d.ts') ? [full] : [];
+    return /\.tsx?$/.test(full) && !/\.test\.tsx?$/.test(full) && !full.endsWith('.d.ts') ? [full] : [];
   });
 }
 
-function readSources(): Record<string, string> {
-  return Object.fromEntries(sourceFiles(SRC).map((file) => [file, readFileSync(file, 'utf8')]));
+function readSources(directory = SRC): Record<string, string> {
+  return Object.fromEntries(sourceFiles(directory).map((file) => [file, readFileSync(file, 'utf8')]));
+}
+
+/** The host folders, each importing src/ only through PUBLIC_ENTRIES. */
+export const HOST_FOLDERS = ['cli', 'adapters'] as const;
+
+/** The files of src/ a host may import: the modules behind package.json's exports. */
+export const PUBLIC_ENTRIES = ['index.ts', 'testing/index.ts', 'host.ts', 'host-storage.ts', 'host-scripts.ts', 'host-probe.ts'] as const;
+
+/** Imports from a host file into src/ that name a module other than a public entry. */
+export function deepImports(graph: Map<string, ImportEdge[]>, src = SRC): string[] {
+  const allowed = new Set(PUBLIC_ENTRIES.map((entry) => path.join(src, entry)));
+  const problems: string[] = [];
+  for (const [file, edges] of graph) {
+    for (const edge of edges) {
+      if (unitOf(edge.to, src) === undefined || allowed.has(edge.to)) continue;
+      problems.push(`${path.relative(path.dirname(src), file)} imports '${edge.specifier}', not a public entry (${PUBLIC_ENTRIES.join(', ')})`);
+    }
+  }
+  return problems;
 }
 
 /** The rows of the "Layers" diagram in docs/architecture.md, bottom row first. */
@@ -276,5 +302,31 @@ describe('src/ layering', () => {
   it('docs/architecture.md draws the same layers in the same order', () => {
     const documented = documentedLayers(readFileSync(path.join(ROOT, 'docs/architecture.md'), 'utf8'));
     expect(documented).toEqual(LAYERS.map((row) => [...row]));
+  });
+});
+
+describe('hosts import src/ only through its public entries', () => {
+  const graph = importGraph(Object.assign({}, ...HOST_FOLDERS.map((folder) => readSources(path.join(ROOT, folder)))));
+
+  it('reads every host folder', () => {
+    for (const folder of HOST_FOLDERS) expect([...graph.keys()].some((file) => file.startsWith(path.join(ROOT, folder, path.sep))), folder).toBe(true);
+    // The hosts do use src/: through the entries.
+    expect([...graph.values()].flat().filter((edge) => unitOf(edge.to) !== undefined).length).toBeGreaterThan(30);
+  });
+
+  it('no host file imports a module of src/ that is not a public entry', () => {
+    expect(deepImports(graph)).toEqual([]);
+  });
+
+  it('finds a deep import, a dynamic one included, in a made-up host', () => {
+    const src = '/x/src';
+    const files = {
+      '/x/cli/a.ts': "import { runAgent } from '../src/host.js';\nimport { x } from '../src/graph/run-agent.js';",
+      '/x/adapters/b.ts': "const probe = await import('../src/llm/probe.js');\nconst lazy = await import('../src/host-probe.js');",
+    };
+    expect(deepImports(importGraph(files), src)).toEqual([
+      "cli/a.ts imports '../src/graph/run-agent.js', not a public entry (index.ts, testing/index.ts, host.ts, host-storage.ts, host-scripts.ts, host-probe.ts)",
+      "adapters/b.ts imports '../src/llm/probe.js', not a public entry (index.ts, testing/index.ts, host.ts, host-storage.ts, host-scripts.ts, host-probe.ts)",
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The action reference (docs/actions.md), rendered from the registry: every built-in action with
- * its description, whether it has side effects, and its parameters (type, default, required,
- * description) from its JSON Schema. `tests/build/action-reference.test.ts` checks the file is
+ * its description, whether it has side effects, its parameters (type, default, required,
+ * description) from its JSON Schema, and its result (each key, type and description). `tests/build/action-reference.test.ts` checks the file is
  * current; `TEA_WRITE_DOCS=1 npx vitest run tests/build/action-reference.test.ts` rewrites it.
  */
 import type { ActionDefinition } from '../../src/core/action.js';
@@ -18,7 +18,7 @@ export function renderActionReference(actions: readonly ActionDefinition[]): str
     '',
     `Every built-in action (${sorted.length}), with the parameters its node's \`with:\` takes. A key not listed`,
     'is a load error naming the closest known one where the action\'s parameters are closed',
-    '(`additional keys: no`). Semantics, results and TEA differences: [spec.md](spec.md) and',
+    '(`additional keys: no`), and what it returns. Semantics and TEA differences: [spec.md](spec.md) and',
     '[porting-from-tea.md](porting-from-tea.md).',
     '',
     ...sorted.map((action) => `- [\`${action.name}\`](#${anchor(action.name)})`),
@@ -39,16 +39,29 @@ function renderAction(action: ActionDefinition): string[] {
   const names = Object.keys(properties);
   if (names.length === 0) {
     lines.push('No parameters are declared.', '');
-    return lines;
+  } else {
+    lines.push('| parameter | type | default | required | description |', '| --- | --- | --- | --- | --- |');
+    for (const name of names) {
+      const property = isSchema(properties[name]) ? (properties[name] as Schema) : {};
+      const defaultValue = property.default === undefined ? '' : `\`${JSON.stringify(property.default)}\``;
+      lines.push(`| \`${name}\` | ${typeOf(property)} | ${defaultValue} | ${required.has(name) ? 'yes' : ''} | ${cell(describe(property))} |`);
+    }
+    lines.push('');
   }
-  lines.push('| parameter | type | default | required | description |', '| --- | --- | --- | --- | --- |');
-  for (const name of names) {
-    const property = isSchema(properties[name]) ? (properties[name] as Schema) : {};
-    const defaultValue = property.default === undefined ? '' : `\`${JSON.stringify(property.default)}\``;
-    lines.push(`| \`${name}\` | ${typeOf(property)} | ${defaultValue} | ${required.has(name) ? 'yes' : ''} | ${cell(describe(property))} |`);
-  }
-  lines.push('');
+  lines.push(...renderResult(action.result as Schema | undefined));
   return lines;
+}
+
+function renderResult(result: Schema | undefined): string[] {
+  if (result === undefined) return ['No result is declared.', ''];
+  const properties = isSchema(result.properties) ? result.properties : undefined;
+  if (properties === undefined) return [`**Result:** ${oneLine(describe(result))}`, ''];
+  const lines = ['| result key | type | description |', '| --- | --- | --- |'];
+  for (const [name, value] of Object.entries(properties)) {
+    const property = isSchema(value) ? value : {};
+    lines.push(`| \`${name}\` | ${typeOf(property)} | ${cell(describe(property))} |`);
+  }
+  return [...lines, ''];
 }
 
 function typeOf(schema: Schema): string {

@@ -5,7 +5,7 @@
  * engine's pause signal is never swallowed).
  */
 import type { ActionContext, ActionDefinition } from '../../core/action.js';
-import { checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams } from '../action-support.js';
+import { checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams, REASONING_RESULT_PROPERTIES } from '../action-support.js';
 import { messageOf } from '../../util/message-of.js';
 import { llmProperties } from '../../spec/parameter-shapes.js';
 import { textOf } from '../../util/text-of.js';
@@ -30,6 +30,21 @@ export function reasonReact(): ActionDefinition<PreparedReact> {
   return {
     name: 'reason.react',
     description: 'ReAct loop: think, call a tool, observe, repeat until a final answer. Returns {steps, final_answer, reasoning_trace}.',
+    result: {
+      type: 'object',
+      properties: {
+        ...REASONING_RESULT_PROPERTIES,
+        final_answer: { description: 'the answer, when the loop reached one' },
+        steps: { type: 'array', description: 'thought, action, observation of each step' },
+        total_steps: { type: 'integer', description: 'steps taken' },
+        tool_calls: { type: 'integer', description: 'tools called' },
+        stop_reason: { type: 'string', description: 'final_answer, max_steps, max_tool_calls…' },
+        react_steps: { type: 'array', description: 'the steps (TEA\'s name)' },
+        tool_mode: { type: 'string', description: 'how tools were called (json or native)' },
+        warning: { type: 'string', description: 'set when max_steps or max_tool_calls ended the loop' },
+        forced_final_answer: { type: 'boolean', description: 'the answer was asked for after the limit (on_limit: force_answer)' },
+      },
+    },
     parameters: {
       type: 'object',
       properties: {
