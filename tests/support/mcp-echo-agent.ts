@@ -52,5 +52,18 @@ export function secretPrefixesIn(text: string, secret = ECHO_SECRET): string[] {
   return found;
 }
 
-/** The request bodies the model server received, as JSON texts. */
-export const modelBodies = (servers: EchoServers): string[] => servers.model.chatRequests.map((request) => JSON.stringify(request.body));
+/** What the two servers saw after one run of the agent; a run that redacts gives ECHO_REDACTED. */
+export function echoOutcome(servers: EchoServers) {
+  const bodies = servers.model.chatRequests.map((request) => JSON.stringify(request.body));
+  return {
+    // The MCP server was really called with the secret, and echoed it.
+    toolCalls: servers.mcp.counts['tools/call'],
+    secretSentToMcp: servers.mcp.headers.some((headers) => headers.authorization === `Bearer ${ECHO_SECRET}`),
+    modelRequests: bodies.length,
+    // The tool loop's next request carried the echo, redacted.
+    nextRedacted: bodies[1]?.includes('[REDACTED]') ?? false,
+    prefixesSent: bodies.flatMap((body) => secretPrefixesIn(body)),
+  };
+}
+
+export const ECHO_REDACTED: ReturnType<typeof echoOutcome> = { toolCalls: 1, secretSentToMcp: true, modelRequests: 2, nextRedacted: true, prefixesSent: [] };
