@@ -11,12 +11,16 @@ import { fileStoreAgentSource, type FileStore, type RunOptions } from '../src/ho
 import { UsageError } from './args.js';
 
 /** The agent-file source of a run of `agentFile`: its own folder, the run's agent named by its file name. */
-export function agentFolderSeam(agentFile: string): Pick<RunOptions, 'agentFiles' | 'agentFile'> {
-  return { agentFiles: fileStoreAgentSource(createRootedFileStore(path.dirname(path.resolve(agentFile)))), agentFile: path.basename(agentFile) };
+export function agentFolderSeam(agentFile: string, acceptRace = false): Pick<RunOptions, 'agentFiles' | 'agentFile'> {
+  return { agentFiles: fileStoreAgentSource(createRootedFileStore(path.dirname(path.resolve(agentFile)), { acceptRace })), agentFile: path.basename(agentFile) };
 }
 
-/** The file root given with `--files DIR` (an existing folder), or undefined without the flag. */
-export function filesFlag(directory: string | undefined): FileStore | undefined {
+/**
+ * The file root given with `--files DIR` (an existing folder), or undefined without the flag.
+ * `acceptRace` (`--accept-file-race`): where only the racy walk exists (no /proc/self/fd), use it
+ * rather than refuse every read and write (adapters/fs/rooted-file-store.ts).
+ */
+export function filesFlag(directory: string | undefined, acceptRace = false): FileStore | undefined {
   if (directory === undefined) return undefined;
   let isFolder = false;
   try {
@@ -25,5 +29,5 @@ export function filesFlag(directory: string | undefined): FileStore | undefined 
     throw new UsageError(`--files ${directory}: no such folder`);
   }
   if (!isFolder) throw new UsageError(`--files ${directory}: not a folder`);
-  return createRootedFileStore(directory);
+  return createRootedFileStore(directory, { acceptRace });
 }

@@ -21,6 +21,9 @@ const RUN = `tea-edge run <agent.yaml> [options]
                             {secret: NAME}); it must be set, and it is redacted from all output (repeatable).
   --files <dir>             the folder file.read / file.write work in (paths never leave it); without it
                             they are refused. agent.* runs {file: x.yaml} agents from the agent's own folder.
+  --accept-file-race        where the folder cannot be walked by descriptors (no /proc/self/fd: macOS,
+                            Windows), use the check-then-verify walk, which another process swapping
+                            folders can still beat, instead of refusing every file read and write (warns once)
   --shell-provider <NAME=COMMAND [ARG...]>
                             answer TEA's \`provider: shell\` (with \`shell_provider: NAME\`) by running COMMAND:
                             {prompt} in an argument is the conversation, else it goes to stdin (repeatable).
@@ -47,7 +50,7 @@ const VALIDATE = `tea-edge validate <agent.yaml> [more.yaml ...] [--json] [--str
                             check as a host that answers \`provider: shell\` with COMMAND (as tea-edge run --shell-provider)
 `;
 
-const SERVE = `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] [--trace-dir <dir>] [--files <dir>] [--allow-no-auth] [--shell-provider NAME=COMMAND ...]
+const SERVE = `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] [--trace-dir <dir>] [--files <dir>] [--accept-file-race] [--allow-no-auth] [--shell-provider NAME=COMMAND ...]
   Serves the HTTP API for the agents in <dir> (default: examples) and the studio (the web demo) at /.
   Agents run other agent files of <dir> with agent.* ({file: x.yaml}); --files gives file.read /
   file.write their folder (without it they are refused). Environment: TEA_LLM_BASE_URL, TEA_LLM_MODEL,
@@ -63,6 +66,8 @@ const SERVE = `tea-edge serve [--port 8787] [--host 127.0.0.1] [--agents <dir>] 
   --shell-provider <NAME=COMMAND [ARG...]>
                             answer TEA's \`provider: shell\` with COMMAND, as tea-edge run --shell-provider
                             (repeatable). Only the host names commands; an agent's settings.shell_providers is not read.
+  --accept-file-race        as for run: the check-then-verify walk for --files and <dir> where no
+                            descriptor walk exists, instead of refusing their reads and writes
 `;
 
 const PROBE = `tea-edge probe --llm-base-url <url> [--llm-model <name>] [--llm-api-key <key>] [--timeout <s>] [--json]

@@ -54,8 +54,31 @@ class DenoRefusal extends Error {
 
 const sameNode = (a: DenoFileInfo, b: DenoFileInfo) => a.dev === b.dev && a.ino !== null && a.ino === b.ino;
 
-export function createDenoFileStore(deno: DenoFsLike, directory: string): FileStore {
+export interface DenoFileStoreOptions {
+  /**
+   * The host accepts that the lstat walk narrows a folder-swap race without closing it (Deno has
+   * neither `openat` nor `O_NOFOLLOW`; docs/security.md, "Deno's limits"). Without it the store is
+   * not made: createDenoFileStore throws STORAGE_ERROR naming `ACCEPT_FILE_RACE=1`, the Deno
+   * entry's variable that sets it.
+   */
+  acceptRace?: boolean;
+  /** Where the one warning printed when the store is made goes (default console.warn). */
+  warn?: (message: string) => void;
+}
+
+/** The Deno entry's variable that accepts the racy walk, named in the refusal and the warning. */
+export const ACCEPT_FILE_RACE_VARIABLE = 'ACCEPT_FILE_RACE=1';
+
+export function createDenoFileStore(deno: DenoFsLike, directory: string, options: DenoFileStoreOptions = {}): FileStore {
   const description = `folder ${directory}`;
+  if (options.acceptRace !== true) {
+    throw new AgentError(
+      'STORAGE_ERROR',
+      `${description}: Deno cannot open a file relative to a folder it holds nor refuse a link when opening, so the store's checks narrow a race with a process that swaps folders for links without closing it; the host accepts that with ${ACCEPT_FILE_RACE_VARIABLE} (docs/security.md, "Deno's limits")`,
+      { details: { reason: 'racy-walk', accept: ACCEPT_FILE_RACE_VARIABLE } },
+    );
+  }
+  (options.warn ?? console.warn)(`tea-edge: ${description} is opened by name with checks (accepted with ${ACCEPT_FILE_RACE_VARIABLE}): another process that can change folders in it may still lead a read or write outside it`);
   const separator = deno.build.os === 'windows' ? '\\' : '/';
   const root = directory.replace(/[\\/]+$/, '');
   let realRoot: Promise<string> | undefined;

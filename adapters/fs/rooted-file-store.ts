@@ -10,7 +10,7 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentError, quoteText, rootedPathRefusal, storageError, type FileStore } from '../../src/host-storage.js';
-import { BeneathRefusal, openBeneath } from './open-beneath.js';
+import { BeneathRefusal, hasDescriptorPaths, openBeneath } from './open-beneath.js';
 
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -20,7 +20,19 @@ function codeOf(error: unknown): string | undefined {
 export interface RootedFileStoreOptions {
   /** Use the check-then-verify walk even where descriptor paths exist (tests of the fallback). */
   portable?: boolean;
+  /**
+   * Run the check-then-verify walk where it is the only one (no working `/proc/self/fd`: macOS,
+   * Windows, some sandboxes). That walk narrows a folder-swap race but cannot close it
+   * (docs/security.md, "The file root"), so without this every read and write is refused with
+   * STORAGE_ERROR naming `--accept-file-race`. The CLI sets it from that flag.
+   */
+  acceptRace?: boolean;
+  /** Where the one warning a store prints when it runs the racy walk goes (default console.warn). */
+  warn?: (message: string) => void;
 }
+
+/** The flag that accepts the racy walk, named in refusals and warnings. */
+export const ACCEPT_FILE_RACE_FLAG = '--accept-file-race';
 
 /** A FileStore over `directory` (which must exist). */
 export function createRootedFileStore(directory: string, options: RootedFileStoreOptions = {}): FileStore {
@@ -29,6 +41,24 @@ export function createRootedFileStore(directory: string, options: RootedFileStor
   // The host named the root: a link on its own path is the host's choice, resolved once.
   const rootReal = () => (realRoot ??= realpath(root));
   const description = `folder ${directory}`;
+  let warned = false;
+  /** The walk's options, once the root shows which walk it gets: the racy one only when accepted. */
+  const walk = async (realRootPath: string) => {
+    const racy = options.portable === true || !(await hasDescriptorPaths(realRootPath));
+    if (!racy) return options;
+    if (options.acceptRace !== true) {
+      throw new AgentError(
+        'STORAGE_ERROR',
+        `${description} cannot be opened relative to a folder the store holds on this system (no /proc/self/fd), and the check-then-verify walk it would use cannot close a race with a process that swaps folders for links; the host accepts that with ${ACCEPT_FILE_RACE_FLAG} (docs/security.md, "The file root")`,
+        { details: { reason: 'racy-walk', accept: ACCEPT_FILE_RACE_FLAG } },
+      );
+    }
+    if (!warned) {
+      warned = true;
+      (options.warn ?? console.warn)(`tea-edge: ${description} uses the check-then-verify walk (accepted with ${ACCEPT_FILE_RACE_FLAG}): another process that can change folders in it may still lead a read or write outside it`);
+    }
+    return { ...options, portable: true };
+  };
 
   const failure = (operation: string, file: string, error: unknown): AgentError => {
     if (AgentError.isInstance(error)) return error;
@@ -54,7 +84,8 @@ export function createRootedFileStore(directory: string, options: RootedFileStor
     async read(file, maxBytes) {
       const parts = partsOf(file);
       try {
-        const handle = await openBeneath(await rootReal(), parts, 'read', options);
+        const realRootPath = await rootReal();
+        const handle = await openBeneath(realRootPath, parts, 'read', await walk(realRootPath));
         if (handle === undefined) return undefined;
         try {
           const buffer = new Uint8Array(maxBytes + 1);
@@ -75,7 +106,8 @@ export function createRootedFileStore(directory: string, options: RootedFileStor
     async write(file, bytes) {
       const parts = partsOf(file);
       try {
-        const handle = await openBeneath(await rootReal(), parts, 'write', options);
+        const realRootPath = await rootReal();
+        const handle = await openBeneath(realRootPath, parts, 'write', await walk(realRootPath));
         if (handle === undefined) throw new Error('the folder could not be made');
         try {
           await handle.truncate(0);

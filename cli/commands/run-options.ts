@@ -6,7 +6,7 @@ import { integerFlag, stringFlag, UsageError, type ParsedArgs } from '../args.js
 import { filesFlag } from '../host-seams.js';
 import { parseShellProvider, withShellProviders, type ShellCommand } from '../shell-model.js';
 
-export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['stream', 'approve', 'deny', 'record']);
+export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['stream', 'approve', 'deny', 'record', 'accept-file-race']);
 /** Flags given once per value: `--env NAME`, `--secret NAME`, `--shell-provider NAME=COMMAND` (repeatable). */
 export const REPEATABLE_FLAGS: ReadonlySet<string> = new Set(['env', 'secret', 'shell-provider']);
 export const VALUE_FLAGS: ReadonlySet<string> = new Set([
@@ -62,7 +62,7 @@ export function runOptions(args: ParsedArgs, overrides: LlmOverrides): RunOption
   if (maxLlmCalls !== undefined) options.limitOverrides = { max_llm_calls: maxLlmCalls };
   const traceDir = stringFlag(args, 'trace-dir');
   if (traceDir !== undefined) Object.assign(options, createFsStores(traceDir));
-  const files = filesFlag(stringFlag(args, 'files'));
+  const files = filesFlag(stringFlag(args, 'files'), args.flags.has('accept-file-race'));
   if (files !== undefined) options.files = files;
   return options;
 }

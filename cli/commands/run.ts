@@ -37,7 +37,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   const overrides = llmOverrides(args);
-  const options = { ...runOptions(args, overrides), ...agentFolderSeam(file) };
+  const options = { ...runOptions(args, overrides), ...agentFolderSeam(file, args.flags.has('accept-file-race')) };
   options.env = templateEnv(args, loaded.agent.spec.settings, overrides.api_key);
   const secrets = hostSecrets(args, overrides.api_key);
   options.secrets = secrets;
@@ -81,7 +81,7 @@ export async function resumeCommand(argv: string[], io: CliIo): Promise<number> 
     return 2;
   }
   const overrides = llmOverrides(args, memo.llm);
-  const options = { ...runOptions(args, overrides), ...agentFolderSeam(memo.agent_file) };
+  const options = { ...runOptions(args, overrides), ...agentFolderSeam(memo.agent_file, args.flags.has('accept-file-race')) };
   options.env = templateEnv(args, agent.spec.settings, overrides.api_key);
   const secrets = hostSecrets(args, overrides.api_key);
   options.secrets = secrets;

@@ -18,7 +18,7 @@ import { loadErrorLines } from './load-error-lines.js';
 import { shellCommands } from './run-options.js';
 
 export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, new Set(['allow-no-auth']), new Set(['port', 'agents', 'trace-dir', 'host', 'files']), new Set(['shell-provider']));
+  const args = parseArgs(argv, new Set(['allow-no-auth', 'accept-file-race']), new Set(['port', 'agents', 'trace-dir', 'host', 'files']), new Set(['shell-provider']));
   const shellProviders = shellCommands(args);
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}' (tea-edge serve --help)`);
   const portText = stringFlag(args, 'port') ?? process.env.PORT ?? '8787';
@@ -38,6 +38,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       agentsDir,
       traceDir: stringFlag(args, 'trace-dir') ?? '.tea-traces',
       allowNoAuth: args.flags.get('allow-no-auth') === true,
+      acceptFileRace: args.flags.get('accept-file-race') === true,
       ...(filesDir !== undefined ? { filesDir } : {}),
       ...(shellProviders.length > 0 ? { shellProviders } : {}),
     });

@@ -28,13 +28,23 @@ export interface AgentFileSource {
 
 /**
  * A source over agent texts (a folder on disk, OPFS, bundled YAML): each file is read and
- * loaded like any agent the first time it is asked for, then kept.
+ * loaded like any agent the first time it is asked for, then kept. What is kept is per calling
+ * registry and script sandboxes: a file compiled against one caller's actions binds those actions,
+ * so a caller with other actions (another host's registry sharing the source) compiles its own copy.
  */
 export function textAgentFileSource(description: string, read: (file: string) => Promise<string | undefined>): AgentFileSource {
-  const loaded = new Map<string, Promise<CompiledAgent | undefined>>();
+  const byRegistry = new WeakMap<ActionRegistry, WeakMap<ScriptSandboxes, Map<string, Promise<CompiledAgent | undefined>>>>();
+  const loadedFor = (registry: ActionRegistry, scripts: ScriptSandboxes): Map<string, Promise<CompiledAgent | undefined>> => {
+    let byScripts = byRegistry.get(registry);
+    if (byScripts === undefined) byRegistry.set(registry, (byScripts = new WeakMap()));
+    let loaded = byScripts.get(scripts);
+    if (loaded === undefined) byScripts.set(scripts, (loaded = new Map()));
+    return loaded;
+  };
   return {
     description,
     load(file, scripts, registry) {
+      const loaded = loadedFor(registry, scripts);
       let agent = loaded.get(file);
       if (agent === undefined) {
         agent = read(file).then((text) => (text === undefined ? undefined : loadAgent(text, { file, scripts, registry })));

@@ -9,7 +9,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRootedFileStore } from '../../adapters/fs/rooted-file-store.js';
-import { fileStoreAgentSource } from '../../src/graph/agent-files.js';
+import { fileStoreAgentSource, textAgentFileSource } from '../../src/graph/agent-files.js';
+import { createActionRegistry } from '../../src/builtins.js';
+import type { ActionRegistry } from '../../src/actions/registry.js';
+import { runAgent } from '../../src/graph/run-agent.js';
+import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import type { RunOptions } from '../../src/graph/run-types.js';
 import { loadError, runYaml } from '../engine/helpers.js';
 import { tasksFromEvents } from '../../src/reflection/review/task-executions.js';
@@ -213,5 +217,45 @@ nodes:
     const { result } = await runYaml(PARENT, { ticket: 't' });
     expect(result.error?.code).toBe('FORBIDDEN');
     expect(result.error?.message).toContain('gives no agent files');
+  });
+});
+
+describe('one agent source shared by callers with different actions', () => {
+  const HOST_CALL = 'name: stamp\nnodes:\n  - { name: mark, uses: host.stamp, output: mark }\n';
+  const CALLER = 'name: caller\nnodes:\n  - { name: call, uses: agent.dispatch, with: { agent: { file: stamp.yaml }, task: go }, output: sub }\n';
+  const registryStamping = (mark: string) => createActionRegistry([{ name: 'host.stamp', description: `stamps ${mark}`, run: () => mark }]);
+
+  async function runWith(registry: ActionRegistry, agentFiles: RunOptions['agentFiles']): Promise<unknown> {
+    const run = runAgent(loadAgent(CALLER, { file: 'caller.yaml', registry }), {}, { agentFiles, agentFile: 'caller.yaml' });
+    for await (const _event of run) void _event;
+    const result = await run.result;
+    expect(result.status, JSON.stringify(result.error)).toBe('completed');
+    return ((result.state.sub as Record<string, unknown>).state as Record<string, unknown>).mark;
+  }
+
+  it('each caller runs the sub-agent compiled against its own registry, and a repeat caller reuses its copy', async () => {
+    let reads = 0;
+    const source = textAgentFileSource('test texts', async (file) => {
+      reads += 1;
+      return file === 'stamp.yaml' ? HOST_CALL : undefined;
+    });
+    const first = registryStamping('first host');
+    const second = registryStamping('second host');
+    expect(await runWith(first, source)).toBe('first host');
+    expect(await runWith(second, source)).toBe('second host');
+    expect(await runWith(first, source)).toBe('first host');
+    expect(reads).toBe(2);
+  });
+
+  it('a caller whose registry lacks the action the sub-agent needs gets the load error, not another caller\'s copy', async () => {
+    const source = textAgentFileSource('test texts', async (file) => (file === 'stamp.yaml' ? HOST_CALL : undefined));
+    expect(await runWith(registryStamping('host'), source)).toBe('host');
+    const bare = createActionRegistry();
+    const run = runAgent(loadAgent(CALLER, { file: 'caller.yaml', registry: bare }), {}, { agentFiles: source, agentFile: 'caller.yaml' });
+    for await (const _event of run) void _event;
+    const result = await run.result;
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('INVALID_AGENT');
+    expect(result.error?.message).toContain('host.stamp');
   });
 });

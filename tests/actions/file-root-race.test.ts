@@ -6,7 +6,7 @@
  * folder keeps exactly its files and their text.
  */
 import type { ChildProcess } from 'node:child_process';
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -66,7 +66,7 @@ describe.each([
   // The lstat walk narrows the race but cannot close it (docs/security.md, "The file root"): only the descriptor walk is raced.
   it.skipIf(portable || process.platform !== 'linux')(`a folder swapped for a link ${ROUNDS} times never lets a read or write out`, async () => {
     const current = (fixture = makeFixture());
-    const store = createRootedFileStore(current.root, { portable });
+    const store = createRootedFileStore(current.root, { portable, acceptRace: portable, warn: () => undefined });
     // The default mode on Linux: the probe found /proc/self/fd naming the held folder.
     expect(await hasDescriptorPaths(current.root)).toBe(true);
     startSwapper(current);
@@ -103,7 +103,7 @@ describe.each([
   it('a hard link inside the root to an outside file is neither read nor rewritten', async () => {
     const current = (fixture = makeFixture());
     linkSync(path.join(current.outside, 'note.txt'), path.join(current.root, 'hard.txt'));
-    const store = createRootedFileStore(current.root, { portable });
+    const store = createRootedFileStore(current.root, { portable, acceptRace: portable, warn: () => undefined });
     await expect(store.read('hard.txt', 100)).rejects.toSatisfy((error: unknown) => AgentError.isInstance(error) && error.code === 'FORBIDDEN' && error.details.reason === 'hard-link');
     await expect(store.write('hard.txt', new TextEncoder().encode('overwritten'))).rejects.toSatisfy((error: unknown) => AgentError.isInstance(error) && error.code === 'FORBIDDEN');
     expect(outsideFiles(current)).toEqual({ 'note.txt': 'OUTSIDE SECRET', 'target.txt': 'OUTSIDE TARGET' });
@@ -114,7 +114,7 @@ describe.each([
 
   it('a link as a folder on the path, or as the file, is refused before anything is opened outside', async () => {
     const current = (fixture = makeFixture());
-    const store = createRootedFileStore(current.root, { portable });
+    const store = createRootedFileStore(current.root, { portable, acceptRace: portable, warn: () => undefined });
     symlinkSync(current.outside, path.join(current.root, 'out'));
     symlinkSync(path.join(current.outside, 'note.txt'), path.join(current.root, 'dir', 'link.txt'));
     for (const file of ['out/note.txt', 'out/new.txt', 'out/deeper/new.txt', 'dir/link.txt']) {
@@ -122,5 +122,25 @@ describe.each([
       await expect(store.write(file, new TextEncoder().encode('x')), file).rejects.toSatisfy((error: unknown) => AgentError.isInstance(error) && error.code === 'FORBIDDEN');
     }
     expect(outsideFiles(current)).toEqual({ 'note.txt': 'OUTSIDE SECRET', 'target.txt': 'OUTSIDE TARGET' });
+  });
+});
+
+describe('the Node file root where only the racy walk is possible', () => {
+  it('refuses every read and write unless the host accepts the race, then warns once', async () => {
+    const current = (fixture = makeFixture());
+    // `portable` stands for a system without /proc/self/fd: the store takes the check-then-verify walk.
+    const refusing = createRootedFileStore(current.root, { portable: true });
+    const racyWalk = (error: unknown) => AgentError.isInstance(error) && error.code === 'STORAGE_ERROR' && error.details.reason === 'racy-walk' && error.message.includes('--accept-file-race');
+    await expect(refusing.read('dir/note.txt', 100)).rejects.toSatisfy(racyWalk);
+    await expect(refusing.write('fresh.txt', new TextEncoder().encode('x'))).rejects.toSatisfy(racyWalk);
+    expect(existsSync(path.join(current.root, 'fresh.txt'))).toBe(false);
+
+    const warnings: string[] = [];
+    const accepting = createRootedFileStore(current.root, { portable: true, acceptRace: true, warn: (message) => warnings.push(message) });
+    await accepting.write('fresh.txt', new TextEncoder().encode('x'));
+    expect(new TextDecoder().decode(await accepting.read('fresh.txt', 100))).toBe('x');
+    await accepting.read('dir/missing.txt', 100);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('--accept-file-race');
   });
 });

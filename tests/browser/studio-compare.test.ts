@@ -29,7 +29,7 @@ describe.skipIf(!chromiumAvailable())('studio compare (Chromium)', () => {
     const olderRow = page.locator(`#history-list .history-row[data-run-id="${older}"]`);
     expect(await olderRow.locator('.history-label').textContent()).toMatch(/ · \d+ ms · 21 tok · scripted$/);
     expect(await page.locator(`#history-list .history-row[data-run-id="${newer}"] .history-label`).textContent()).toMatch(/ · 14 tok · scripted$/);
-    expect(await olderRow.textContent()).toMatch(/^completed[^]*$/);
+    expect(await olderRow.textContent()).toMatch(/^completed[\s\S]*$/);
     expect((await olderRow.textContent())!.match(/completed/g)).toHaveLength(1);
 
     // Picked newest first: A is still the older run.

@@ -73,7 +73,7 @@ describe('provider: shell on the Node CLI', () => {
 
 describe('provider: shell under tea-edge serve', () => {
   const agents = mkdtempSync(path.join(os.tmpdir(), 'tea-shell-serve-'));
-  writeFileSync(path.join(agents, 'shell-agent.yaml'), readFileSync(AGENT, 'utf8').replace(/settings:\n  shell_providers:\n.*\n/, ''));
+  writeFileSync(path.join(agents, 'shell-agent.yaml'), readFileSync(AGENT, 'utf8').replace(/settings:\n {2}shell_providers:\n.*\n/, ''));
 
   it('lists an agent that uses it as invalid when serve names no command; answers with the command serve names', async () => {
     const without = await serve({ port: 0, agentsDir: agents, traceDir: path.join(agents, '.traces'), webDemoDir: path.join(agents, 'no-web-demo') });

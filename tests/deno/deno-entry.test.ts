@@ -88,7 +88,12 @@ describe('worker/deno/deno.ts under the deno binary', () => {
   it('runs agent files as sub-runs of the bundled agents, and file.write/read in FILES_DIR (writes allowed only there)', async () => {
     const files = path.join(directory, 'files');
     await mkdir(files);
-    const deno = await startDeno({ KV_PATH: path.join(directory, 'examples.sqlite'), FILES_DIR: files }, examplesBundle, `--allow-write=${directory}`);
+    // Deno's file store is the racy walk: without the host's acceptance the entry does not start.
+    await expect(startDeno({ KV_PATH: path.join(directory, 'refused.sqlite'), FILES_DIR: files }, examplesBundle, `--allow-write=${directory}`)).rejects.toThrow(
+      /deno exited with 2: .*STORAGE_ERROR|deno exited with 2: .*ACCEPT_FILE_RACE=1/,
+    );
+    const deno = await startDeno({ KV_PATH: path.join(directory, 'examples.sqlite'), FILES_DIR: files, ACCEPT_FILE_RACE: '1' }, examplesBundle, `--allow-write=${directory}`);
+    expect(deno.output()).toContain('accepted with ACCEPT_FILE_RACE=1');
     const team = await post(`${deno.url}/agents/tea-agent-files/runs`, { input: { ticket: 'charged twice' } });
     expect(team.json).toMatchObject({ status: 'completed', state: { category: 'billing', verdict: 'approve' } });
     const notes = await post(`${deno.url}/agents/tea-file-notes/runs`, { input: { topic: 'hojicha' } });

@@ -10,7 +10,7 @@ import { createDenoFileStore, type DenoFsLike } from '../../adapters/deno-fs/den
 declare const Deno: DenoFsLike & { args: string[] };
 
 const [root, roundsText] = Deno.args as [string, string];
-const files = createDenoFileStore(Deno, root);
+const files = createDenoFileStore(Deno, root, { acceptRace: true, warn: () => undefined });
 const encode = (text: string) => new TextEncoder().encode(text);
 // biome-ignore lint/suspicious/noConfusingVoidType: Deno's write promises resolve to void
 const outcome = (promise: Promise<Uint8Array | undefined | void>) =>

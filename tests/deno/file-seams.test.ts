@@ -41,10 +41,14 @@ describe('seam scenarios in Deno (file system, permissions)', () => {
       ['run', '--quiet', `--allow-read=${directory}`, `--allow-write=${path.join(directory, 'files')}`, script, path.join(directory, 'agents.json'), directory],
       { cwd: root, timeout: 120_000, env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' } },
     );
-    const result = JSON.parse(stdout.trim().split('\n').pop()!) as { outcomes: unknown; link: string; linkedFolder: string; readOnly: string };
+    const result = JSON.parse(stdout.trim().split('\n').pop()!) as { outcomes: unknown; link: string; linkedFolder: string; readOnly: string; refused: string; warnings: string[] };
     expect(result.outcomes).toEqual(await nodeOutcomes());
     expect(result.link).toBe('FORBIDDEN');
     expect(result.linkedFolder).toBe('FORBIDDEN');
     expect(result.readOnly).toBe('FORBIDDEN');
+    // Without the host's acceptance no store is made; each accepted one warns once, however much it serves.
+    expect(result.refused).toBe('STORAGE_ERROR:racy-walk');
+    expect(result.warnings).toHaveLength(2);
+    expect(result.warnings[0]).toContain('ACCEPT_FILE_RACE=1');
   }, 150_000);
 });

@@ -9,48 +9,25 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runYaml } from '../engine/helpers.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { renderingSecretsAgent } from '../support/rendering-secrets-agent.js';
-import { startMcpTestServer, tool, type McpTestServer } from '../support/mcp-test-server.js';
+import { ECHO_REDACTED, ECHO_SECRET, echoOutcome, startEchoServers, type EchoServers } from '../support/mcp-echo-agent.js';
 import { redactRequest } from '../../src/llm/redact-request.js';
 import type { LlmRequest } from '../../src/core/model-provider.js';
 
 const SECRET = 'tool-echoed-secret-7f3a9c';
 const MODEL_KEY = 'sk-host-model-key-0b1c2d3e';
-const open: Array<MockOpenAI | McpTestServer> = [];
+const open: Array<MockOpenAI | EchoServers> = [];
 
 afterEach(async () => {
   await Promise.all(open.splice(0).map((server) => server.close()));
 });
 
-const step = (action: string, input: unknown) => JSON.stringify({ thought: 't', action, action_input: input });
-
 describe('model requests are redacted before they are sent', () => {
   it('an MCP tool echoing a host secret: the next prompt carries [REDACTED], the model server never sees the secret', async () => {
-    const mcp = await startMcpTestServer({
-      tools: [tool('lookup', 'Looks a word up.')],
-      // A server that echoes what it was given (here: the credential it was called with).
-      call: () => ({ content: [{ type: 'text', text: `you are authenticated as ${SECRET}; Authorization: Bearer ${SECRET}` }] }),
-    });
-    const model = await startMockOpenAI({ replies: [step('mcp.demo.lookup', { q: 'x' }), step('final_answer', { answer: 'done' })] });
-    open.push(mcp, model);
-    const settings = {
-      llm: { api_base: model.url, model: 'mock-model' },
-      http: { allow: [mcp.origin] },
-      mcp: { servers: [{ name: 'demo', url: mcp.url, tools: ['lookup'], headers: { authorization: { secret: 'demo_token', prefix: 'Bearer ' } } }] },
-    };
-    const yaml = `name: echo
-settings: ${JSON.stringify(settings)}
-nodes:
-  - name: ask
-    uses: reason.react
-    with: { goal: "{{ state.goal }}", tools: [{ name: mcp.demo.lookup, tier: 1 }], max_steps: 3 }
-    output: react
-`;
-    const { result } = await runYaml(yaml, { goal: 'look it up' }, { secrets: { demo_token: SECRET } });
+    const servers = await startEchoServers();
+    open.push(servers);
+    const { result } = await runYaml(servers.agent, { goal: 'look it up' }, { secrets: { demo_token: ECHO_SECRET } });
     expect(result.status).toBe('completed');
-    const bodies = model.chatRequests.map((request) => JSON.stringify(request.body));
-    expect(bodies).toHaveLength(2);
-    expect(bodies[1]).toContain('[REDACTED]');
-    for (const body of bodies) expect(body).not.toContain(SECRET);
+    expect(echoOutcome(servers)).toEqual(ECHO_REDACTED);
   });
 
   it('a prompt rendered with a secret, the host model key in a prompt, streamed or not, and embeddings input', async () => {

@@ -49,7 +49,7 @@ async function runProcess(): Promise<Answer[]> {
       if (answers.length === BLOCKS.length) resolve();
     });
   });
-  BLOCKS.forEach((code, index) => child.stdin.write(JSON.stringify({ id: index + 1, code, payload: JSON.stringify({ state: { items: [1, 2], text: 'a b' }, variables: { greeting: 'hi' } }), timeout_ms: 120_000 }) + '\n'));
+  for (const [index, code] of BLOCKS.entries()) child.stdin.write(JSON.stringify({ id: index + 1, code, payload: JSON.stringify({ state: { items: [1, 2], text: 'a b' }, variables: { greeting: 'hi' } }), timeout_ms: 120_000 }) + '\n');
   await done;
   child.stdin.end();
   return answers;

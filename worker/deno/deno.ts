@@ -16,7 +16,9 @@
  * event streams from Deno KV, and runs of a process that died continued by another (or by this
  * one restarted) from their last node checkpoint.
  * FILES_DIR: the folder file.read / file.write work in (give Deno --allow-read/--allow-write for
- * it); unset, they are refused. Agents run each other as sub-runs (agent.* with {file: …}).
+ * it); unset, they are refused. Deno's file store narrows a folder-swap race without closing it, so
+ * FILES_DIR also needs ACCEPT_FILE_RACE=1 (the host accepts that; a warning is printed), else the
+ * entry exits on start saying so (docs/security.md, "Deno's limits"). Agents run each other as sub-runs (agent.* with {file: …}).
  * On start it prints one line, `listening on http://host:port/`, to stdout.
  */
 import agentFiles from 'virtual:tea-agents';
@@ -25,6 +27,7 @@ import { DenoRuns, type DenoKvQueueLike } from './deno-runs.js';
 import { denoRunRoutes } from './deno-run-routes.js';
 import { createApp } from '../app.js';
 import { createDenoFileStore, type DenoFsLike } from '../../adapters/deno-fs/deno-file-store.js';
+import type { FileStore } from '../../src/core/file-store.js';
 import { prebuiltAgentFiles } from '../prebuilt-agent-files.js';
 import { prebuiltAgentSource } from '../prebuilt-agent-source.js';
 import scriptSandboxes from 'virtual:tea-script-sandboxes';
@@ -71,7 +74,13 @@ const stores = createDenoKvStores(kv, expireInMs === undefined ? {} : { expireIn
 const allowedHosts = !deployed && isLoopbackHostname(hostname) ? { allowedHosts: () => loopbackHosts(listeningPort) } : {};
 const agents = prebuiltAgentSource(agentFiles, scriptSandboxes);
 const filesDir = variable('FILES_DIR');
-const files = filesDir === undefined || filesDir === '' ? {} : { files: createDenoFileStore(deno as unknown as DenoFsLike, filesDir) };
+let files: { files?: FileStore } = {};
+try {
+  if (filesDir !== undefined && filesDir !== '') files = { files: createDenoFileStore(deno as unknown as DenoFsLike, filesDir, { acceptRace: variable('ACCEPT_FILE_RACE') === '1' }) };
+} catch (error) {
+  console.error(messageOf(error));
+  deno.exit(2);
+}
 // The seams for foreground runs (the app) and background ones (the queue) alike.
 const seams = { agentFiles: prebuiltAgentFiles(agentFiles, agents), ...files };
 const positive = (name: string) => numberVariable(name, variable(name), { min: 1 });

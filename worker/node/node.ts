@@ -46,6 +46,8 @@ export interface ServeOptions {
   traceDir?: string;
   /** The folder file.read / file.write work in (`serve --files`); unset: they are refused. */
   filesDir?: string;
+  /** `serve --accept-file-race`: where only the racy file walk exists (no /proc/self/fd), use it for --files and the agents folder rather than refuse (docs/security.md). */
+  acceptFileRace?: boolean;
   /** Static files served at `/` (default: dist/web-demo of this package, when present). */
   webDemoDir?: string;
   /**
@@ -159,8 +161,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     agents,
     ...stores,
     // Agents run the other agent files of the same folder as sub-runs (agent.* with {file: …}).
-    agentFiles: fileStoreAgentSource(createRootedFileStore(path.resolve(options.agentsDir ?? 'examples'))),
-    ...(options.filesDir !== undefined ? { files: createRootedFileStore(options.filesDir) } : {}),
+    agentFiles: fileStoreAgentSource(createRootedFileStore(path.resolve(options.agentsDir ?? 'examples'), { acceptRace: options.acceptFileRace === true })),
+    ...(options.filesDir !== undefined ? { files: createRootedFileStore(options.filesDir, { acceptRace: options.acceptFileRace === true }) } : {}),
     ...hostOptions,
     // Named by TEA_AGENT_SECRETS (comma-separated); each must be set (worker/host-config.ts AGENT_SECRETS).
     ...agentSecrets(environment.TEA_AGENT_SECRETS, (name) => environment[name], 'TEA_AGENT_SECRETS'),
