@@ -12,7 +12,14 @@ export default defineConfig(({ mode }) => ({
     include:
       mode === 'unit' || mode === 'workerd' || mode === 'browser' || mode === 'deno'
         ? (testGroup(import.meta.dirname, mode) as string[])
-        : ['src/**/*.test.ts', 'adapters/**/*.test.ts', 'worker/**/*.test.ts', 'cli/**/*.test.ts', 'tests/**/*.test.ts', 'web-demo/**/*.test.ts'],
+        : [
+            'src/**/*.test.ts',
+            'adapters/**/*.test.ts',
+            'worker/**/*.test.ts',
+            'cli/**/*.test.ts',
+            'tests/**/*.test.ts',
+            'web-demo/**/*.test.ts',
+          ],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -13,7 +13,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './bench-result.js';
 
-
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BUDGET_BYTES = 200 * 1024;
 
@@ -30,11 +29,29 @@ export async function run(): Promise<BenchResult[]> {
   const report = (await readJson('dist/web-demo/build-report.json')) as Record<string, number> | undefined;
   if (report) {
     const firstLoad = report.first_load_js_gzip_bytes ?? 0;
-    results.push({ name: 'web demo first-load JS gzipped (engine worker + UI, no editor)', value: firstLoad, unit: 'bytes', baseline_value: BUDGET_BYTES, ratio: Math.round((firstLoad / BUDGET_BYTES) * 100) / 100 });
+    results.push({
+      name: 'web demo first-load JS gzipped (engine worker + UI, no editor)',
+      value: firstLoad,
+      unit: 'bytes',
+      baseline_value: BUDGET_BYTES,
+      ratio: Math.round((firstLoad / BUDGET_BYTES) * 100) / 100,
+    });
     results.push({ name: 'web demo UI JS gzipped (page only)', value: report.ui_js_gzip_bytes ?? 0, unit: 'bytes' });
-    results.push({ name: 'web demo engine worker JS gzipped', value: report.engine_worker_js_gzip_bytes ?? 0, unit: 'bytes' });
-    results.push({ name: 'web demo Lua engine worker JS gzipped (lazy: agents with Lua)', value: report.lua_engine_worker_js_gzip_bytes ?? 0, unit: 'bytes' });
-    results.push({ name: 'web demo editor chunk gzipped (lazy)', value: report.editor_js_gzip_bytes ?? 0, unit: 'bytes' });
+    results.push({
+      name: 'web demo engine worker JS gzipped',
+      value: report.engine_worker_js_gzip_bytes ?? 0,
+      unit: 'bytes',
+    });
+    results.push({
+      name: 'web demo Lua engine worker JS gzipped (lazy: agents with Lua)',
+      value: report.lua_engine_worker_js_gzip_bytes ?? 0,
+      unit: 'bytes',
+    });
+    results.push({
+      name: 'web demo editor chunk gzipped (lazy)',
+      value: report.editor_js_gzip_bytes ?? 0,
+      unit: 'bytes',
+    });
   }
   const measured = (await readJson('test-artifacts/bench-browser.json')) as BenchResult[] | undefined;
   const fromBuild = new Set(results.map((result) => result.name));

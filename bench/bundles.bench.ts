@@ -64,10 +64,34 @@ export async function run() {
   const packageBundles = await measurePackageBundles(ROOT);
   return [
     ...packageBundles,
-    { name: 'bundle: engine for browser/worker without Lua (min+gzip)', value: withoutLua.gzip / 1024, unit: 'KiB', baseline_value: 60, ratio: withoutLua.gzip / 1024 / 60 },
-    { name: 'bundle: engine for browser/worker with Lua (min+gzip)', value: withLua.gzip / 1024, unit: 'KiB', baseline_value: 130, ratio: withLua.gzip / 1024 / 130 },
+    {
+      name: 'bundle: engine for browser/worker without Lua (min+gzip)',
+      value: withoutLua.gzip / 1024,
+      unit: 'KiB',
+      baseline_value: 60,
+      ratio: withoutLua.gzip / 1024 / 60,
+    },
+    {
+      name: 'bundle: engine for browser/worker with Lua (min+gzip)',
+      value: withLua.gzip / 1024,
+      unit: 'KiB',
+      baseline_value: 130,
+      ratio: withLua.gzip / 1024 / 130,
+    },
     { name: 'bundle: engine with Lua, minified, not gzipped', value: withLua.raw / 1024, unit: 'KiB' },
-    { name: 'bundle: run-only engine (pre-checked agents, no YAML parser) without Lua', value: runOnlyWithoutLua.gzip / 1024, unit: 'KiB', baseline_value: 60, ratio: runOnlyWithoutLua.gzip / 1024 / 60 },
-    { name: 'bundle: run-only engine (pre-checked agents, no YAML parser) with Lua', value: runOnlyWithLua.gzip / 1024, unit: 'KiB', baseline_value: 130, ratio: runOnlyWithLua.gzip / 1024 / 130 },
+    {
+      name: 'bundle: run-only engine (pre-checked agents, no YAML parser) without Lua',
+      value: runOnlyWithoutLua.gzip / 1024,
+      unit: 'KiB',
+      baseline_value: 60,
+      ratio: runOnlyWithoutLua.gzip / 1024 / 60,
+    },
+    {
+      name: 'bundle: run-only engine (pre-checked agents, no YAML parser) with Lua',
+      value: runOnlyWithLua.gzip / 1024,
+      unit: 'KiB',
+      baseline_value: 130,
+      ratio: runOnlyWithLua.gzip / 1024 / 130,
+    },
   ];
 }

@@ -38,7 +38,11 @@ function functionName(node, source) {
   if (node.name !== undefined) return node.name.getText(source);
   if (ts.isConstructorDeclaration(node)) return 'constructor';
   const parent = node.parent;
-  if (parent !== undefined && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && parent.name !== undefined) {
+  if (
+    parent !== undefined &&
+    (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) &&
+    parent.name !== undefined
+  ) {
     return parent.name.getText(source);
   }
   return '(anonymous)';
@@ -65,21 +69,31 @@ export function measure(directory, top = 5) {
   }
   files.sort((a, b) => b.lines - a.lines || a.file.localeCompare(b.file));
   functions.sort((a, b) => b.lines - a.lines || a.file.localeCompare(b.file) || a.line - b.line);
-  return { files: files.slice(0, top), functions: functions.slice(0, top), file_count: files.length, function_count: functions.length };
+  return {
+    files: files.slice(0, top),
+    functions: functions.slice(0, top),
+    file_count: files.length,
+    function_count: functions.length,
+  };
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const topAt = args.indexOf('--top');
   const top = topAt === -1 ? 5 : Number(args[topAt + 1]);
-  const directory = path.resolve(args.find((arg, index) => !arg.startsWith('--') && index !== topAt + 1) ?? path.join(ROOT, 'src'));
+  const directory = path.resolve(
+    args.find((arg, index) => !arg.startsWith('--') && index !== topAt + 1) ?? path.join(ROOT, 'src'),
+  );
   const result = measure(directory, top);
   if (args.includes('--json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
   } else {
-    process.stdout.write(`${result.file_count} files, ${result.function_count} functions in ${path.relative(ROOT, directory) || '.'}\n\nlargest files (lines):\n`);
+    process.stdout.write(
+      `${result.file_count} files, ${result.function_count} functions in ${path.relative(ROOT, directory) || '.'}\n\nlargest files (lines):\n`,
+    );
     for (const entry of result.files) process.stdout.write(`  ${String(entry.lines).padStart(5)}  ${entry.file}\n`);
     process.stdout.write('\nlargest functions (lines):\n');
-    for (const entry of result.functions) process.stdout.write(`  ${String(entry.lines).padStart(5)}  ${entry.file}:${entry.line} ${entry.name}\n`);
+    for (const entry of result.functions)
+      process.stdout.write(`  ${String(entry.lines).padStart(5)}  ${entry.file}:${entry.line} ${entry.name}\n`);
   }
 }

@@ -32,40 +32,80 @@ function writesOf(server: DenoServer): number {
   return Number([...server.output().matchAll(/kv-writes (\d+)/g)].at(-1)?.[1] ?? 0);
 }
 
-async function post(server: DenoServer, route: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const response = await fetch(`${server.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+async function post(
+  server: DenoServer,
+  route: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<any> {
+  const response = await fetch(`${server.url}${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return response.json();
 }
 
 export async function run(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   const written: number[] = [];
-  const mock = await startMockOpenAI({ replies: [CHUNKS.join('')], chunkSize: 2, chunkDelayMs: 5, onContentChunkWritten: (_index, time) => written.push(time) });
+  const mock = await startMockOpenAI({
+    replies: [CHUNKS.join('')],
+    chunkSize: 2,
+    chunkDelayMs: 5,
+    onContentChunkWritten: (_index, time) => written.push(time),
+  });
   const directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-deno-bench-'));
   const servers: DenoServer[] = [];
   try {
     await bundleDenoServer(directory);
     const entry = path.join(directory, 'counting-entry.js');
     await writeFile(entry, COUNTING_ENTRY);
-    const environment = { KV_PATH: path.join(directory, 'bench.sqlite'), LLM_BASE_URL: mock.url, LLM_MODEL: 'mock-model', SSE_HEARTBEAT_MS: '5000' };
+    const environment = {
+      KV_PATH: path.join(directory, 'bench.sqlite'),
+      LLM_BASE_URL: mock.url,
+      LLM_MODEL: 'mock-model',
+      SSE_HEARTBEAT_MS: '5000',
+    };
     for (let index = 0; index < 2; index++) servers.push(await startDenoServer(entry, environment));
     const [running, other] = servers as [DenoServer, DenoServer];
 
-    const start = async () => (await post(running, '/agents/asker/runs', { input: { question: 'Bench?' } }, { prefer: 'respond-async' })).run_id as string;
-    for (const [where, follower] of [['the process running the run', running], ['the other process (RUN_POLL_MS 250)', other]] as const) {
-      const times = await latencies(mock, written, 5, start, (runId) => fetch(`${follower.url}/runs/${runId}/events`, { headers: { accept: 'text/event-stream' } }));
-      results.push({ name: `event → SSE follower on ${where}, Deno (median of ${times.length} events)`, value: percentile(times, 0.5), unit: 'ms' });
-      results.push({ name: `event → SSE follower on ${where}, Deno (p95 of ${times.length} events)`, value: percentile(times, 0.95), unit: 'ms' });
+    const start = async () =>
+      (await post(running, '/agents/asker/runs', { input: { question: 'Bench?' } }, { prefer: 'respond-async' }))
+        .run_id as string;
+    for (const [where, follower] of [
+      ['the process running the run', running],
+      ['the other process (RUN_POLL_MS 250)', other],
+    ] as const) {
+      const times = await latencies(mock, written, 5, start, (runId) =>
+        fetch(`${follower.url}/runs/${runId}/events`, { headers: { accept: 'text/event-stream' } }),
+      );
+      results.push({
+        name: `event → SSE follower on ${where}, Deno (median of ${times.length} events)`,
+        value: percentile(times, 0.5),
+        unit: 'ms',
+      });
+      results.push({
+        name: `event → SSE follower on ${where}, Deno (p95 of ${times.length} events)`,
+        value: percentile(times, 0.95),
+        unit: 'ms',
+      });
     }
 
     // Quiet first: the background runs above let go of their leases and queue messages.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const before = writesOf(running) + writesOf(other);
     const looped = await post(running, '/agents/looper/runs', { input: {} });
-    const events = (await (await fetch(`${running.url}/runs/${looped.run_id}/events`)).text()).trim().split('\n').length;
+    const events = (await (await fetch(`${running.url}/runs/${looped.run_id}/events`)).text())
+      .trim()
+      .split('\n').length;
     await new Promise((resolve) => setTimeout(resolve, 200));
     const writes = writesOf(running) + writesOf(other) - before;
-    results.push({ name: `Deno KV writes (commits, sets, deletes, enqueues), ${events}-event run`, value: writes, unit: 'writes' });
+    results.push({
+      name: `Deno KV writes (commits, sets, deletes, enqueues), ${events}-event run`,
+      value: writes,
+      unit: 'writes',
+    });
 
     let next = 0;
     const total = 120;
@@ -75,11 +115,16 @@ export async function run(): Promise<BenchResult[]> {
         while (next < total) {
           next += 1;
           const answer = await post(servers[next % 2]!, '/agents/quick/runs', { input: { question: `q${next}` } });
-          if (answer.status !== 'completed') throw new Error(`deno bench: a quick run answered ${JSON.stringify(answer).slice(0, 200)}`);
+          if (answer.status !== 'completed')
+            throw new Error(`deno bench: a quick run answered ${JSON.stringify(answer).slice(0, 200)}`);
         }
       }),
     );
-    results.push({ name: 'scripted-model runs/s, Deno (120 requests, 6 at a time, 2 processes)', value: (total / (performance.now() - began)) * 1000, unit: 'req/s' });
+    results.push({
+      name: 'scripted-model runs/s, Deno (120 requests, 6 at a time, 2 processes)',
+      value: (total / (performance.now() - began)) * 1000,
+      unit: 'req/s',
+    });
   } finally {
     for (const server of servers) await stopDenoServer(server);
     await mock.close();

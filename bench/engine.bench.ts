@@ -13,9 +13,21 @@ const STEPS = 10_000;
 const PLAIN_ROUNDS = 20;
 
 const actions: ActionDefinition[] = [
-  { name: 'bench.generate', description: 'next candidate', run: (_params, context) => ({ candidate: (context.state.candidate as number) + 1 }) },
-  { name: 'bench.evaluate', description: 'score it', run: (_params, context) => ({ ok: (context.state.candidate as number) >= (context.state.target as number) }) },
-  { name: 'bench.correct', description: 'note the correction', run: (_params, context) => ({ corrections: (context.state.corrections as number) + 1 }) },
+  {
+    name: 'bench.generate',
+    description: 'next candidate',
+    run: (_params, context) => ({ candidate: (context.state.candidate as number) + 1 }),
+  },
+  {
+    name: 'bench.evaluate',
+    description: 'score it',
+    run: (_params, context) => ({ ok: (context.state.candidate as number) >= (context.state.target as number) }),
+  },
+  {
+    name: 'bench.correct',
+    description: 'note the correction',
+    run: (_params, context) => ({ corrections: (context.state.corrections as number) + 1 }),
+  },
 ];
 
 const AGENT = `name: bench-loop
@@ -88,8 +100,20 @@ export async function run(): Promise<BenchResult[]> {
   const plainWall = (median(plain.map((timing) => timing.wallMs)) * 1000) / (steps * PLAIN_ROUNDS);
   const plainCpu = (median(plain.map((timing) => timing.cpuMs)) * 1000) / (steps * PLAIN_ROUNDS);
   return [
-    { name: 'engine: overhead per node step (3-node goto loop, 10k steps, memory store)', value: round(wall), unit: 'µs/step', baseline_value: round(plainWall, 4), ratio: round(wall / plainWall) },
-    { name: 'engine: overhead per node step, CPU time (same runs)', value: round(cpu), unit: 'µs/step', baseline_value: round(plainCpu, 4), ratio: round(cpu / plainCpu) },
+    {
+      name: 'engine: overhead per node step (3-node goto loop, 10k steps, memory store)',
+      value: round(wall),
+      unit: 'µs/step',
+      baseline_value: round(plainWall, 4),
+      ratio: round(wall / plainWall),
+    },
+    {
+      name: 'engine: overhead per node step, CPU time (same runs)',
+      value: round(cpu),
+      unit: 'µs/step',
+      baseline_value: round(plainCpu, 4),
+      ratio: round(cpu / plainCpu),
+    },
   ];
 }
 

@@ -22,9 +22,16 @@ export async function run(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   const figure = (name: string, data: unknown, type: string, calls: number, sizes?: () => SizeMemo) => {
     const event = { type, run_id: 'run-1', seq: 1, ts: TS, node: 'step', data };
-    const micros = cpuPerCall(() => make(type as 'node_end', 'run-1', ++seq, TS, data, 'step', sizes?.()), calls) * 1000;
+    const micros =
+      cpuPerCall(() => make(type as 'node_end', 'run-1', ++seq, TS, data, 'step', sizes?.()), calls) * 1000;
     const plain = cpuPerCall(() => JSON.stringify(event), calls) * 1000;
-    results.push({ name, value: round(micros), unit: 'µs/event', baseline_value: round(plain), ratio: round(micros / plain) });
+    results.push({
+      name,
+      value: round(micros),
+      unit: 'µs/event',
+      baseline_value: round(plain),
+      ratio: round(micros / plain),
+    });
   };
   figure('events: make a small node_end (CPU)', small, 'node_end', 20_000);
   figure('events: make a node_end with a 4 KB state, a secret in it (CPU)', medium, 'node_end', 2_000);

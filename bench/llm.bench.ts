@@ -16,7 +16,6 @@ import { createSseParser } from '../src/llm/sse-parser.js';
 import { startMockOpenAI } from '../tests/support/mock-openai-server.js';
 import type { BenchResult } from './bench-result.js';
 
-
 const CHUNKS = 60;
 const CHUNK_DELAY_MS = 15;
 
@@ -25,7 +24,13 @@ export async function run(): Promise<BenchResult[]> {
   const throughput = sseThroughput();
   const scripted = await scriptedOverhead();
   return [
-    { name: 'llm stream: added latency/chunk vs raw fetch (median)', value: round(latency.added, 3), unit: 'ms', baseline_value: 1, ratio: round(latency.added / 1, 3) },
+    {
+      name: 'llm stream: added latency/chunk vs raw fetch (median)',
+      value: round(latency.added, 3),
+      unit: 'ms',
+      baseline_value: 1,
+      ratio: round(latency.added / 1, 3),
+    },
     { name: 'llm stream: write → answer_chunk at consumer (median)', value: round(latency.engine, 3), unit: 'ms' },
     { name: 'llm stream: write → raw fetch reader (median)', value: round(latency.raw, 3), unit: 'ms' },
     { name: 'llm SSE parser throughput (1 MB recorded stream)', value: round(throughput.parser, 1), unit: 'MB/s' },
@@ -38,10 +43,17 @@ export async function run(): Promise<BenchResult[]> {
 async function streamingLatency(): Promise<{ engine: number; raw: number; added: number }> {
   const content = Array.from({ length: CHUNKS }, (_, index) => `w${String(index).padStart(2, '0')}`).join('');
   const written: number[] = [];
-  const server = await startMockOpenAI({ replies: [content], chunkSize: 3, chunkDelayMs: CHUNK_DELAY_MS, onContentChunkWritten: (index, time) => void (written[index] = time) });
+  const server = await startMockOpenAI({
+    replies: [content],
+    chunkSize: 3,
+    chunkDelayMs: CHUNK_DELAY_MS,
+    onContentChunkWritten: (index, time) => void (written[index] = time),
+  });
   try {
     const engineTimes: number[] = [];
-    const agent = loadAgent(`name: stream-bench\nsettings: { llm: { api_base: "${server.url}", model: m } }\nnodes:\n  - { name: s, uses: llm.stream, with: { prompt: go } }\n`);
+    const agent = loadAgent(
+      `name: stream-bench\nsettings: { llm: { api_base: "${server.url}", model: m } }\nnodes:\n  - { name: s, uses: llm.stream, with: { prompt: go } }\n`,
+    );
     const started = runAgent(agent, {});
     for await (const event of started) if (event.type === 'answer_chunk') engineTimes.push(performance.now());
     await started.result;
@@ -49,7 +61,11 @@ async function streamingLatency(): Promise<{ engine: number; raw: number; added:
 
     written.length = 0;
     const rawTimes: number[] = [];
-    const response = await fetch(`${server.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ stream: true, messages: [] }) });
+    const response = await fetch(`${server.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ stream: true, messages: [] }),
+    });
     const reader = response.body!.getReader();
     for (;;) {
       const { done, value } = await reader.read();
@@ -73,7 +89,9 @@ function recordedStream(): Uint8Array {
     parts.push(chunk);
     size += chunk.length;
   }
-  parts.push(`data: ${JSON.stringify({ id: 'chatcmpl-1', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+  parts.push(
+    `data: ${JSON.stringify({ id: 'chatcmpl-1', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
+  );
   return new TextEncoder().encode(parts.join(''));
 }
 
@@ -88,7 +106,8 @@ function sseThroughput(): { parser: number; assembled: number } {
       const parser = createSseParser();
       const assembler = createChatStreamAssembler('m');
       for (let offset = 0; offset < bytes.byteLength; offset += pieceSize) {
-        for (const event of parser.push(bytes.subarray(offset, offset + pieceSize))) if (assemble) assembler.accept(event.data);
+        for (const event of parser.push(bytes.subarray(offset, offset + pieceSize)))
+          if (assemble) assembler.accept(event.data);
       }
       for (const event of parser.finish()) if (assemble) assembler.accept(event.data);
       if (assemble) assembler.result();

@@ -8,7 +8,6 @@ import { compileLua } from '../src/lua/compile-lua.js';
 import type { BenchResult } from './bench-result.js';
 import { cpuPerCall, stateFiller } from './measure.js';
 
-
 const EVALUATOR = `local total = 0
 for _, item in ipairs(output.items) do total = total + item.score end
 local average = total / #output.items
@@ -19,7 +18,9 @@ function sampleGlobals(index: number): Record<string, unknown> {
   return {
     state: { topic: `batch ${index}`, question: 'Rate the answers', history: [{ role: 'user', content: 'hello' }] },
     variables: { threshold: 0.5 },
-    output: { items: [0.2, 0.9, 0.7, 0.4, 0.8].map((score, position) => ({ id: position, score: (score + index / 1000) % 1 })) },
+    output: {
+      items: [0.2, 0.9, 0.7, 0.4, 0.8].map((score, position) => ({ id: position, score: (score + index / 1000) % 1 })),
+    },
     iteration: index % 5,
   };
 }
@@ -48,7 +49,13 @@ export async function run(): Promise<BenchResult[]> {
   const fresh = measure((index) => compileLua(EVALUATOR, {}).run(globals[index & 63]!), 2_000, 100);
   const compiles = measure(() => compileLua(EVALUATOR, {}), 1_000, 100);
   return [
-    { name: 'lua.evaluations_per_second', value: Math.round(reused), unit: 'evals/s', baseline_value: Math.round(fresh), ratio: Number((reused / fresh).toFixed(2)) },
+    {
+      name: 'lua.evaluations_per_second',
+      value: Math.round(reused),
+      unit: 'evals/s',
+      baseline_value: Math.round(fresh),
+      ratio: Number((reused / fresh).toFixed(2)),
+    },
     { name: 'lua.compile_chunk', value: Number((1_000_000 / compiles).toFixed(1)), unit: 'µs/chunk' },
     ...oneFieldReads(),
   ];
@@ -63,11 +70,26 @@ export async function run(): Promise<BenchResult[]> {
 function oneFieldReads(): BenchResult[] {
   const chunk = compileLua('return { i = state.i + 1 }', { node: 'bench', field: 'run' });
   const small = cpuPerCall(() => chunk.run({ state: { i: 1 } }), 5_000, 2_000);
-  const results: BenchResult[] = [{ name: 'lua.small_evaluations_per_second (one field read, CPU)', value: Math.round(1 / small * 1000), unit: 'evals/s' }];
-  for (const [label, bytes] of [['120 KB', 120_000], ['1 MB', 1_000_000]] as const) {
+  const results: BenchResult[] = [
+    {
+      name: 'lua.small_evaluations_per_second (one field read, CPU)',
+      value: Math.round((1 / small) * 1000),
+      unit: 'evals/s',
+    },
+  ];
+  for (const [label, bytes] of [
+    ['120 KB', 120_000],
+    ['1 MB', 1_000_000],
+  ] as const) {
     const state = { i: 1, big: stateFiller(bytes) };
     const perCall = cpuPerCall(() => chunk.run({ state }), 2_000);
-    results.push({ name: `lua.one_field_read with a ${label} state (CPU per call)`, value: Number((perCall * 1000).toFixed(2)), unit: 'µs/call', baseline_value: Number((small * 1000).toFixed(2)), ratio: Number((perCall / small).toFixed(2)) });
+    results.push({
+      name: `lua.one_field_read with a ${label} state (CPU per call)`,
+      value: Number((perCall * 1000).toFixed(2)),
+      unit: 'µs/call',
+      baseline_value: Number((small * 1000).toFixed(2)),
+      ratio: Number((perCall / small).toFixed(2)),
+    });
   }
   return results;
 }

@@ -27,15 +27,29 @@ import { timed } from './measure.js';
 
 const ROOT = path.resolve(import.meta.dirname ?? '.', '..');
 const STEPS = 200;
-const ECHO_SCHEMA = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
+const ECHO_SCHEMA = {
+  type: 'object',
+  properties: { n: { type: 'integer' } },
+  required: ['n'],
+  additionalProperties: false,
+};
 
-const echo: ActionDefinition = { name: 'bench.echo', description: 'Echo a number', parameters: ECHO_SCHEMA, run: (params: { n: number }) => ({ n: params.n }) };
+const echo: ActionDefinition = {
+  name: 'bench.echo',
+  description: 'Echo a number',
+  parameters: ECHO_SCHEMA,
+  run: (params: { n: number }) => ({ n: params.n }),
+};
 
 async function startEchoServer(): Promise<{ origin: string; server: HttpServer }> {
   const server = createServer(async (request, response) => {
     const mcp = new Server({ name: 'bench', version: '1.0.0' }, { capabilities: { tools: {} } });
-    mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'echo', description: 'Echo a number', inputSchema: ECHO_SCHEMA as never }] }));
-    mcp.setRequestHandler(CallToolRequestSchema, async (call) => ({ content: [{ type: 'text', text: JSON.stringify({ n: call.params.arguments?.['n'] }) }] }));
+    mcp.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [{ name: 'echo', description: 'Echo a number', inputSchema: ECHO_SCHEMA as never }],
+    }));
+    mcp.setRequestHandler(CallToolRequestSchema, async (call) => ({
+      content: [{ type: 'text', text: JSON.stringify({ n: call.params.arguments?.['n'] }) }],
+    }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     response.on('close', () => void mcp.close());
     await mcp.connect(transport);
@@ -60,7 +74,12 @@ nodes:
 }
 
 function response(content: string): LlmResponse {
-  return { content, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, model: 'bench', finish_reason: 'stop' };
+  return {
+    content,
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    model: 'bench',
+    finish_reason: 'stop',
+  };
 }
 
 /** Microseconds per ReAct step (wall, CPU of this process) with `tool` as the one tool. */
@@ -69,7 +88,9 @@ async function perStep(tool: string, origin: string): Promise<{ wallUs: number; 
   let calls = 0;
   const reply = () => {
     const index = calls++;
-    return index < STEPS - 1 ? `{"thought": "s", "action": "${tool}", "action_input": {"n": ${index}}}` : '{"thought": "done", "action": "final_answer", "action_input": {"answer": "finished"}}';
+    return index < STEPS - 1
+      ? `{"thought": "s", "action": "${tool}", "action_input": {"n": ${index}}}`
+      : '{"thought": "done", "action": "final_answer", "action_input": {"answer": "finished"}}';
   };
   const provider: LlmProvider = {
     generate: async () => response(reply()),
@@ -79,9 +100,15 @@ async function perStep(tool: string, origin: string): Promise<{ wallUs: number; 
   };
   let steps = 0;
   const timing = await timed(async () => {
-    const result = await runAgent(agent, {}, { ...createMemoryStores(), llm: { providerFactory: () => provider } }).result;
-    const react = result.state['react'] as { total_steps?: number; steps?: Array<{ observation?: string }> } | undefined;
-    if (result.status !== 'completed' || !String(react?.steps?.[0]?.observation).includes('"n":0')) throw new Error(`bench run of ${tool} ended wrongly: ${result.error?.message ?? JSON.stringify(react?.steps?.[0])}`);
+    const result = await runAgent(agent, {}, { ...createMemoryStores(), llm: { providerFactory: () => provider } })
+      .result;
+    const react = result.state['react'] as
+      | { total_steps?: number; steps?: Array<{ observation?: string }> }
+      | undefined;
+    if (result.status !== 'completed' || !String(react?.steps?.[0]?.observation).includes('"n":0'))
+      throw new Error(
+        `bench run of ${tool} ended wrongly: ${result.error?.message ?? JSON.stringify(react?.steps?.[0])}`,
+      );
     steps = react?.total_steps ?? 0;
   });
   return { wallUs: (timing.wallMs * 1000) / steps, cpuUs: (timing.cpuMs * 1000) / steps };
@@ -92,14 +119,18 @@ const withoutMcp = {
   name: 'without-mcp',
   setup(build: esbuild.PluginBuild) {
     build.onLoad({ filter: /[\\/](src[\\/]mcp[\\/]mcp-tools|worker[\\/]mcp-route)\.ts$/ }, (args) => ({
-      contents: args.path.includes('mcp-route') ? 'export function mountMcpRoute() {}' : 'export async function listMcpTools() { return new Map(); } export async function callMcpTool() { return ""; }',
+      contents: args.path.includes('mcp-route')
+        ? 'export function mountMcpRoute() {}'
+        : 'export async function listMcpTools() { return new Map(); } export async function callMcpTool() { return ""; }',
       loader: 'ts',
     }));
   },
 };
 
 async function gzipped(options: esbuild.BuildOptions, removeMcp: boolean): Promise<number> {
-  const result = await esbuild.build(baseOptions({ ...options, minify: true, write: false, ...(removeMcp ? { plugins: [withoutMcp] } : {}) }));
+  const result = await esbuild.build(
+    baseOptions({ ...options, minify: true, write: false, ...(removeMcp ? { plugins: [withoutMcp] } : {}) }),
+  );
   return gzipSync(result.outputFiles![0]!.contents, { level: 9 }).length;
 }
 
@@ -120,7 +151,11 @@ export async function run(): Promise<BenchResult[]> {
     server.close();
   }
   const browser = { entryPoints: [path.join(ROOT, 'src/engine-bundle.ts')], platform: 'browser' as const };
-  const workerBundle = { entryPoints: [path.join(ROOT, 'worker/cloudflare/cloudflare.ts')], platform: 'browser' as const, external: ['virtual:tea-agents', 'virtual:tea-script-sandboxes', 'cloudflare:workers'] };
+  const workerBundle = {
+    entryPoints: [path.join(ROOT, 'worker/cloudflare/cloudflare.ts')],
+    platform: 'browser' as const,
+    external: ['virtual:tea-agents', 'virtual:tea-script-sandboxes', 'cloudflare:workers'],
+  };
   const sdkClient = await esbuild.build(
     baseOptions({
       stdin: {
@@ -138,11 +173,17 @@ export async function run(): Promise<BenchResult[]> {
   const sdkGzip = gzipSync(sdkClient.outputFiles![0]!.contents, { level: 9 }).length / 1024;
   return [
     { name: 'mcp: ReAct step, built-in tool (wall)', value: builtin.wallUs, unit: 'µs/step' },
-    { name: 'mcp: ReAct step, same tool over MCP (wall)', value: mcp.wallUs, unit: 'µs/step', baseline_value: builtin.wallUs, ratio: mcp.wallUs / builtin.wallUs },
+    {
+      name: 'mcp: ReAct step, same tool over MCP (wall)',
+      value: mcp.wallUs,
+      unit: 'µs/step',
+      baseline_value: builtin.wallUs,
+      ratio: mcp.wallUs / builtin.wallUs,
+    },
     { name: 'mcp: overhead per tool call through MCP (wall)', value: mcp.wallUs - builtin.wallUs, unit: 'µs/call' },
     { name: 'mcp: overhead per call (CPU, client + SDK server)', value: mcp.cpuUs - builtin.cpuUs, unit: 'µs/call' },
     { name: 'mcp: client in the browser engine (min+gzip)', value: await bundleCost(browser), unit: 'KiB' },
     { name: 'mcp: client + /mcp route in the worker (min+gzip)', value: await bundleCost(workerBundle), unit: 'KiB' },
-    { name: "mcp: official SDK client, for comparison (min+gzip)", value: sdkGzip, unit: 'KiB' },
+    { name: 'mcp: official SDK client, for comparison (min+gzip)', value: sdkGzip, unit: 'KiB' },
   ];
 }

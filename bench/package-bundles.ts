@@ -25,7 +25,8 @@ import type { BenchResult } from './bench-result.js';
 
 const run = promisify(execFile);
 
-const ENGINE = "import { runAgent, createRegistry, createMemoryStores, createProvider } from 'tea-edge/engine'; import { llmActions } from 'tea-edge/actions/llm';";
+const ENGINE =
+  "import { runAgent, createRegistry, createMemoryStores, createProvider } from 'tea-edge/engine'; import { llmActions } from 'tea-edge/actions/llm';";
 
 export const PACKAGE_USES: ReadonlyArray<{ name: string; target: number; entry: string }> = [
   {
@@ -48,21 +49,27 @@ export const PACKAGE_USES: ReadonlyArray<{ name: string; target: number; entry: 
   {
     name: 'everything (tea-edge) + IndexedDB adapter',
     target: 250,
-    entry: "import * as tea from 'tea-edge'; import * as idb from 'tea-edge/adapters/indexeddb'; globalThis.tea = { tea, idb };",
+    entry:
+      "import * as tea from 'tea-edge'; import * as idb from 'tea-edge/adapters/indexeddb'; globalThis.tea = { tea, idb };",
   },
 ];
 
 /** Packs the package at `root` (dist/ must be built) and installs the tarball into a scratch folder; returns the folder. */
 export async function installPackedTarball(root: string): Promise<string> {
   const directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-package-bundles-'));
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', directory], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', directory], {
+    cwd: root,
+    maxBuffer: 16 * 1024 * 1024,
+  });
   const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
   const modules = path.join(directory, 'node_modules');
   await mkdir(modules, { recursive: true });
   await run('tar', ['xzf', path.join(directory, packed!.filename), '-C', directory]);
   await run('mv', [path.join(directory, 'package'), path.join(modules, 'tea-edge')]);
   // The runtime dependencies, as an install would bring them (the repository's locked copies).
-  const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
   for (const name of Object.keys(manifest.dependencies)) {
     await mkdir(path.dirname(path.join(modules, name)), { recursive: true });
     await symlink(path.join(root, 'node_modules', name), path.join(modules, name));
@@ -76,14 +83,19 @@ function reachable(metafile: esbuild.Metafile, entry: string, staticOnly: boolea
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const imported of metafile.outputs[file]?.imports ?? []) if (!imported.external && (!staticOnly || imported.kind === 'import-statement')) visit(imported.path);
+    for (const imported of metafile.outputs[file]?.imports ?? [])
+      if (!imported.external && (!staticOnly || imported.kind === 'import-statement')) visit(imported.path);
   };
   visit(entry);
   return [...seen];
 }
 
 /** A user's browser bundle of `entry` (importing from the installed tarball in `directory`): each output's text and gzip size, and which load at start. */
-export async function bundleFromPackage(directory: string, entry: string, name: string): Promise<Array<{ file: string; text: string; gzip: number; atStart: boolean }>> {
+export async function bundleFromPackage(
+  directory: string,
+  entry: string,
+  name: string,
+): Promise<Array<{ file: string; text: string; gzip: number; atStart: boolean }>> {
   const outdir = path.join(directory, 'out', name);
   const built = await esbuild.build({
     stdin: { contents: entry, resolveDir: directory, sourcefile: 'entry.js', loader: 'js' },
@@ -104,7 +116,12 @@ export async function bundleFromPackage(directory: string, entry: string, name: 
   const atStart = new Set(reachable(built.metafile, entryFile, true));
   return built.outputFiles.map((output) => {
     const file = path.relative(directory, output.path).split(path.sep).join('/');
-    return { file, text: output.text, gzip: gzipSync(output.contents, { level: 9 }).length, atStart: atStart.has(file) };
+    return {
+      file,
+      text: output.text,
+      gzip: gzipSync(output.contents, { level: 9 }).length,
+      atStart: atStart.has(file),
+    };
   });
 }
 
@@ -116,7 +133,13 @@ export async function measurePackageBundles(root: string): Promise<BenchResult[]
       const outputs = await bundleFromPackage(directory, use.entry, String(results.length));
       const sum = (files: typeof outputs) => files.reduce((total, output) => total + output.gzip, 0) / 1000;
       const atStart = sum(outputs.filter((output) => output.atStart));
-      results.push({ name: `package: ${use.name}, at start`, value: atStart, unit: 'KB', baseline_value: use.target, ratio: atStart / use.target });
+      results.push({
+        name: `package: ${use.name}, at start`,
+        value: atStart,
+        unit: 'KB',
+        baseline_value: use.target,
+        ratio: atStart / use.target,
+      });
       results.push({ name: `package: ${use.name}, all chunks`, value: sum(outputs), unit: 'KB' });
     }
     return results;

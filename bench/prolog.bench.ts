@@ -41,11 +41,22 @@ export async function run(): Promise<BenchResult[]> {
  */
 function oneLineGoal(chunk: CompiledScript): BenchResult[] {
   const small = cpuPerCall(() => chunk.run({ state: { i: 1 } }), 2_000, 1_000);
-  const results: BenchResult[] = [{ name: 'prolog.one_line_goal (CPU per call)', value: Number((small * 1000).toFixed(1)), unit: 'µs/call' }];
-  for (const [label, bytes] of [['120 KB', 120_000], ['1 MB', 1_000_000]] as const) {
+  const results: BenchResult[] = [
+    { name: 'prolog.one_line_goal (CPU per call)', value: Number((small * 1000).toFixed(1)), unit: 'µs/call' },
+  ];
+  for (const [label, bytes] of [
+    ['120 KB', 120_000],
+    ['1 MB', 1_000_000],
+  ] as const) {
     const state = { i: 1, big: stateFiller(bytes) };
     const perCall = cpuPerCall(() => chunk.run({ state }), 1_000);
-    results.push({ name: `prolog.one_line_goal with a ${label} state (CPU per call)`, value: Number((perCall * 1000).toFixed(1)), unit: 'µs/call', baseline_value: Number((small * 1000).toFixed(1)), ratio: Number((perCall / small).toFixed(2)) });
+    results.push({
+      name: `prolog.one_line_goal with a ${label} state (CPU per call)`,
+      value: Number((perCall * 1000).toFixed(1)),
+      unit: 'µs/call',
+      baseline_value: Number((small * 1000).toFixed(1)),
+      ratio: Number((perCall / small).toFixed(2)),
+    });
   }
   return results;
 }

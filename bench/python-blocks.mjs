@@ -29,7 +29,8 @@ const argv = process.argv.slice(2);
 const blocksAt = argv.indexOf('--blocks');
 const blocks = blocksAt === -1 ? 30 : Number(argv[blocksAt + 1]);
 const cold = argv.includes('--cold');
-const pyodideDir = process.env.TEA_EDGE_PYODIDE_DIR || path.dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
+const pyodideDir =
+  process.env.TEA_EDGE_PYODIDE_DIR || path.dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
 const BLOCK = 'xs = state.get("xs", [])\nreturn {"xs": (xs + [len(xs) * 2])[-20:], "total": sum(xs)}';
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -37,10 +38,14 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 /** The interpreter process alone: JSON lines in and out, as python-sandbox.ts speaks to it. */
 async function processFigures() {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--disallow-code-generation-from-strings', '--max-old-space-size=256', path.join(ROOT, 'dist/python-process.js')], {
-    env: { TEA_EDGE_PYODIDE_DIR: pyodideDir, ...(cold ? { TEA_EDGE_PYTHON_SNAPSHOT: 'off' } : {}) },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--disallow-code-generation-from-strings', '--max-old-space-size=256', path.join(ROOT, 'dist/python-process.js')],
+    {
+      env: { TEA_EDGE_PYODIDE_DIR: pyodideDir, ...(cold ? { TEA_EDGE_PYTHON_SNAPSHOT: 'off' } : {}) },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const answers = [];
   const lines = createInterface({ input: child.stdout });
   const done = new Promise((resolve) => {
@@ -52,7 +57,15 @@ async function processFigures() {
       if (answers.length === blocks) resolve();
     });
   });
-  for (let id = 1; id <= blocks; id++) child.stdin.write(JSON.stringify({ id, code: BLOCK, payload: JSON.stringify({ state: { xs: [id] }, variables: {} }), timeout_ms: 60_000 }) + '\n');
+  for (let id = 1; id <= blocks; id++)
+    child.stdin.write(
+      JSON.stringify({
+        id,
+        code: BLOCK,
+        payload: JSON.stringify({ state: { xs: [id] }, variables: {} }),
+        timeout_ms: 60_000,
+      }) + '\n',
+    );
   await done;
   child.stdin.end();
   const [first, ...warm] = answers;
@@ -69,22 +82,37 @@ async function processFigures() {
 
 /** End to end: `tea-edge run --stream` on an agent of `blocks` Python nodes. */
 function cliFigures() {
-  const nodes = Array.from({ length: blocks }, (_, index) => `  - name: block_${index}\n    language: python\n    run: |\n${BLOCK.split('\n').map((line) => `      ${line}\n`).join('')}`).join('');
+  const nodes = Array.from(
+    { length: blocks },
+    (_, index) =>
+      `  - name: block_${index}\n    language: python\n    run: |\n${BLOCK.split('\n')
+        .map((line) => `      ${line}\n`)
+        .join('')}`,
+  ).join('');
   const folder = mkdtempSync(path.join(os.tmpdir(), 'tea-python-bench-'));
   try {
     const file = path.join(folder, 'python-bench.yaml');
     writeFileSync(file, `name: python-bench\nnodes:\n${nodes}`);
     const started = performance.now();
-    const run = spawnSync(process.execPath, [path.join(ROOT, 'bin/tea-edge.js'), 'run', file, '--stream'], { encoding: 'utf8', maxBuffer: 1 << 26, env: { ...process.env, TEA_EDGE_PYODIDE_DIR: pyodideDir } });
+    const run = spawnSync(process.execPath, [path.join(ROOT, 'bin/tea-edge.js'), 'run', file, '--stream'], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+      env: { ...process.env, TEA_EDGE_PYODIDE_DIR: pyodideDir },
+    });
     const wallMs = performance.now() - started;
-    if (run.status !== 0) throw new Error(`tea-edge run failed (${run.status}): ${run.stderr || run.stdout.slice(-500)}`);
+    if (run.status !== 0)
+      throw new Error(`tea-edge run failed (${run.status}): ${run.stderr || run.stdout.slice(-500)}`);
     const durations = run.stdout
       .split('\n')
       .filter((line) => line.includes('"node_end"'))
       .map((line) => JSON.parse(line).data.duration_ms);
-    return { first_block_ms: durations[0], warm_median_ms: median(durations.slice(1)), warm_max_ms: Math.max(...durations.slice(1)), run_wall_ms: Math.round(wallMs) };
-  }
-  finally {
+    return {
+      first_block_ms: durations[0],
+      warm_median_ms: median(durations.slice(1)),
+      warm_max_ms: Math.max(...durations.slice(1)),
+      run_wall_ms: Math.round(wallMs),
+    };
+  } finally {
     rmSync(folder, { recursive: true, force: true });
   }
 }
@@ -93,6 +121,11 @@ const result = { blocks, process: await processFigures(), ...(cold ? {} : { cli:
 if (argv.includes('--json')) console.log(JSON.stringify(result));
 else {
   const p = result.process;
-  console.log(`interpreter process (${p.from_snapshot ? 'from the snapshot' : 'cold boot'}${p.snapshot_note ? `; ${p.snapshot_note}` : ''}): first block ${p.first_block_wall_ms} ms wall, ${p.first_block_cpu_ms} ms CPU (interpreter start ${p.interpreter_start_ms} ms); warm blocks median ${p.warm_median_ms} ms, max ${p.warm_max_ms} ms (${blocks - 1})`);
-  if (result.cli) console.log(`tea-edge run: first block ${result.cli.first_block_ms} ms; warm blocks median ${result.cli.warm_median_ms} ms, max ${result.cli.warm_max_ms} ms; whole run ${result.cli.run_wall_ms} ms`);
+  console.log(
+    `interpreter process (${p.from_snapshot ? 'from the snapshot' : 'cold boot'}${p.snapshot_note ? `; ${p.snapshot_note}` : ''}): first block ${p.first_block_wall_ms} ms wall, ${p.first_block_cpu_ms} ms CPU (interpreter start ${p.interpreter_start_ms} ms); warm blocks median ${p.warm_median_ms} ms, max ${p.warm_max_ms} ms (${blocks - 1})`,
+  );
+  if (result.cli)
+    console.log(
+      `tea-edge run: first block ${result.cli.first_block_ms} ms; warm blocks median ${result.cli.warm_median_ms} ms, max ${result.cli.warm_max_ms} ms; whole run ${result.cli.run_wall_ms} ms`,
+    );
 }

@@ -17,7 +17,6 @@ import { parseModelOutput } from '../src/reasoning/parse-output.js';
 import type { BenchResult } from './bench-result.js';
 import { timed, type Timing } from './measure.js';
 
-
 const STEPS = 1000;
 
 const echo: ActionDefinition = {
@@ -35,7 +34,12 @@ function reply(index: number): string {
 }
 
 function response(content: string): LlmResponse {
-  return { content, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, model: 'bench', finish_reason: 'stop' };
+  return {
+    content,
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    model: 'bench',
+    finish_reason: 'stop',
+  };
 }
 
 function benchCompiler(): ActionCompiler {
@@ -56,7 +60,8 @@ function benchCompiler(): ActionCompiler {
       if (action === undefined) throw new AgentError('UNKNOWN_ACTION', name);
       return action;
     },
-    error: (message, field, code) => new AgentError(code ?? 'INVALID_PARAMS', message, field !== undefined ? { field } : {}),
+    error: (message, field, code) =>
+      new AgentError(code ?? 'INVALID_PARAMS', message, field !== undefined ? { field } : {}),
   };
 }
 
@@ -66,8 +71,17 @@ export async function reactInProcess(): Promise<Timing> {
   let calls = 0;
   let events = 0;
   const context = {
-    runId: 'bench', agentName: 'bench', node: 'react', state: {}, variables: {}, settings: {}, signal: new AbortController().signal,
-    role: undefined, memory: new Map(), resume: undefined, traceStore: undefined,
+    runId: 'bench',
+    agentName: 'bench',
+    node: 'react',
+    state: {},
+    variables: {},
+    settings: {},
+    signal: new AbortController().signal,
+    role: undefined,
+    memory: new Map(),
+    resume: undefined,
+    traceStore: undefined,
     scope: () => ({}),
     emit: () => void events++,
     callLlm: async () => response(reply(calls++)),
@@ -81,7 +95,8 @@ export async function reactInProcess(): Promise<Timing> {
   const timing = await timed(async () => {
     result = (await action.run(prepared, context)) as Record<string, unknown>;
   });
-  if (result['final_answer'] !== 'finished' || result['total_steps'] !== STEPS) throw new Error(`bench run ended early: ${JSON.stringify(result['stop_reason'])}`);
+  if (result['final_answer'] !== 'finished' || result['total_steps'] !== STEPS)
+    throw new Error(`bench run ended early: ${JSON.stringify(result['stop_reason'])}`);
   return perStep(timing);
 }
 
@@ -116,7 +131,10 @@ export async function reactThroughEngine(): Promise<Timing> {
   });
   if (result === undefined) throw new Error('engine bench run gave no result');
   const react = result.state['react'] as Record<string, unknown> | undefined;
-  if (result.status !== 'completed' || react?.['total_steps'] !== STEPS) throw new Error(`engine bench run ${result.status}: ${result.error?.message ?? JSON.stringify(react?.['stop_reason'])}`);
+  if (result.status !== 'completed' || react?.['total_steps'] !== STEPS)
+    throw new Error(
+      `engine bench run ${result.status}: ${result.error?.message ?? JSON.stringify(react?.['stop_reason'])}`,
+    );
   return perStep(timing);
 }
 
@@ -169,12 +187,46 @@ export async function run(): Promise<BenchResult[]> {
   // Targets: 50 µs in-process; 20 µs through the engine (issue 11). The engine figures' ratio is
   // against the in-process figure of the same run (the loop's own floor).
   return [
-    { name: 'reason.react overhead per step, in-process, 1,000 steps (median)', value: round(inProcess.median), unit: 'µs/step', baseline_value: 50, ratio: round(inProcess.median / 50) },
-    { name: 'reason.react overhead per step, in-process, 1,000 steps (best)', value: round(inProcess.best), unit: 'µs/step', baseline_value: 50, ratio: round(inProcess.best / 50) },
-    { name: 'reason.react overhead per step, in-process, CPU time (median)', value: round(inProcess.cpuMedian), unit: 'µs/step' },
-    { name: 'reason.react overhead per step, through the engine, 1,000 steps (median)', value: round(engine.median), unit: 'µs/step', baseline_value: round(inProcess.median), ratio: round(engine.median / inProcess.median) },
-    { name: 'reason.react overhead per step, through the engine, 1,000 steps (best)', value: round(engine.best), unit: 'µs/step', baseline_value: round(inProcess.best), ratio: round(engine.best / inProcess.best) },
-    { name: 'reason.react overhead per step, through the engine, CPU time (median)', value: round(engine.cpuMedian), unit: 'µs/step', baseline_value: round(inProcess.cpuMedian), ratio: round(engine.cpuMedian / inProcess.cpuMedian) },
+    {
+      name: 'reason.react overhead per step, in-process, 1,000 steps (median)',
+      value: round(inProcess.median),
+      unit: 'µs/step',
+      baseline_value: 50,
+      ratio: round(inProcess.median / 50),
+    },
+    {
+      name: 'reason.react overhead per step, in-process, 1,000 steps (best)',
+      value: round(inProcess.best),
+      unit: 'µs/step',
+      baseline_value: 50,
+      ratio: round(inProcess.best / 50),
+    },
+    {
+      name: 'reason.react overhead per step, in-process, CPU time (median)',
+      value: round(inProcess.cpuMedian),
+      unit: 'µs/step',
+    },
+    {
+      name: 'reason.react overhead per step, through the engine, 1,000 steps (median)',
+      value: round(engine.median),
+      unit: 'µs/step',
+      baseline_value: round(inProcess.median),
+      ratio: round(engine.median / inProcess.median),
+    },
+    {
+      name: 'reason.react overhead per step, through the engine, 1,000 steps (best)',
+      value: round(engine.best),
+      unit: 'µs/step',
+      baseline_value: round(inProcess.best),
+      ratio: round(engine.best / inProcess.best),
+    },
+    {
+      name: 'reason.react overhead per step, through the engine, CPU time (median)',
+      value: round(engine.cpuMedian),
+      unit: 'µs/step',
+      baseline_value: round(inProcess.cpuMedian),
+      ratio: round(engine.cpuMedian / inProcess.cpuMedian),
+    },
     { name: 'CoT output parse (typical fenced reply, ~600 chars)', value: Math.round(parses), unit: 'parses/s' },
   ];
 }

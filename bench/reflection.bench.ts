@@ -15,7 +15,6 @@ import { reflectionLoop } from '../src/reflection/reflection-loop.js';
 import { compileSchema } from '../src/schema/compile-schema.js';
 import type { BenchResult } from './bench-result.js';
 
-
 /** One loop's iterations: the host ceiling of `max_iterations` (100, docs/security.md). */
 const ITERATIONS = 100;
 const TARGET_ITERATIONS_PER_SECOND = 5000;
@@ -38,12 +37,28 @@ const schema = {
   },
 };
 
-const valid = { id: 7, name: 'Ada', email: 'ada@example.org', age: 36, active: true, score: 0.9, tags: ['math', 'engines'], country: 'NL', created: '2026-11-22T10:00:00Z', notes: 'first programmer' };
+const valid = {
+  id: 7,
+  name: 'Ada',
+  email: 'ada@example.org',
+  age: 36,
+  active: true,
+  score: 0.9,
+  tags: ['math', 'engines'],
+  country: 'NL',
+  created: '2026-11-22T10:00:00Z',
+  notes: 'first programmer',
+};
 const { notes: _dropped, ...missingOne } = valid;
 const invalidText = JSON.stringify(missingOne);
 
 function instantModel(): LlmProvider {
-  const response: LlmResponse = { content: invalidText, usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 }, model: 'scripted', finish_reason: 'stop' };
+  const response: LlmResponse = {
+    content: invalidText,
+    usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+    model: 'scripted',
+    finish_reason: 'stop',
+  };
   return {
     generate: async () => ({ ...response }),
     stream: async function* () {
@@ -59,7 +74,12 @@ const agentText = JSON.stringify({
     {
       name: 'loop',
       uses: 'reflection.loop',
-      with: { generator: { action: 'llm.call', prompt: 'Person {{ state.n }} as JSON' }, evaluator: { type: 'schema', schema }, max_iterations: ITERATIONS, on_failure: 'return_best' },
+      with: {
+        generator: { action: 'llm.call', prompt: 'Person {{ state.n }} as JSON' },
+        evaluator: { type: 'schema', schema },
+        max_iterations: ITERATIONS,
+        on_failure: 'return_best',
+      },
     },
   ],
 });
@@ -69,9 +89,11 @@ async function reflectionIterationsPerSecond(): Promise<number> {
   const timed = async () => {
     const stores = createMemoryStores();
     const started = performance.now();
-    const result = await runAgent(agent, { n: 1 }, { ...stores, llm: { providerFactory: () => instantModel() } }).result;
+    const result = await runAgent(agent, { n: 1 }, { ...stores, llm: { providerFactory: () => instantModel() } })
+      .result;
     const elapsed = performance.now() - started;
-    if (result.status !== 'completed' || result.state.iterations !== ITERATIONS) throw new Error(`bench run ended ${result.status}: ${JSON.stringify(result.error)}`);
+    if (result.status !== 'completed' || result.state.iterations !== ITERATIONS)
+      throw new Error(`bench run ended ${result.status}: ${JSON.stringify(result.error)}`);
     return elapsed;
   };
   return medianRate(timed);
@@ -90,10 +112,24 @@ async function medianRate(timed: () => Promise<number>): Promise<number> {
 /** The loop alone: a minimal context whose generator action answers instantly (no engine events or trace). */
 async function inProcessIterationsPerSecond(): Promise<number> {
   const compiled = compileSchema(schema, { where: { field: 'bench' } });
-  const response: LlmResponse = { content: invalidText, usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 }, model: 'scripted', finish_reason: 'stop' };
+  const response: LlmResponse = {
+    content: invalidText,
+    usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+    model: 'scripted',
+    finish_reason: 'stop',
+  };
   const context = {
-    runId: 'bench', agentName: 'bench', node: 'loop', state: { n: 1 }, variables: {}, settings: {}, signal: new AbortController().signal,
-    role: undefined, memory: new Map(), resume: undefined, traceStore: undefined,
+    runId: 'bench',
+    agentName: 'bench',
+    node: 'loop',
+    state: { n: 1 },
+    variables: {},
+    settings: {},
+    signal: new AbortController().signal,
+    role: undefined,
+    memory: new Map(),
+    resume: undefined,
+    traceStore: undefined,
     scope: (extra?: Record<string, unknown>) => ({ ...extra }),
     emit: () => undefined,
     callLlm: async () => ({ ...response }),
@@ -104,7 +140,12 @@ async function inProcessIterationsPerSecond(): Promise<number> {
     listActions: () => [],
   } as unknown as ActionContext;
   const params = {
-    generator: { kind: 'action' as const, action: 'llm.call', llm: true, params: { source: {}, isStatic: true, render: () => ({ prompt: 'x' }) } },
+    generator: {
+      kind: 'action' as const,
+      action: 'llm.call',
+      llm: true,
+      params: { source: {}, isStatic: true, render: () => ({ prompt: 'x' }) },
+    },
     evaluator: { type: 'schema' as const, schema: compiled, coerce: true },
     maxIterations: ITERATIONS,
     onFailure: 'return_best' as const,
@@ -146,7 +187,15 @@ export async function run(): Promise<BenchResult[]> {
       baseline_value: TARGET_ITERATIONS_PER_SECOND,
       ratio: Math.round((inProcess / TARGET_ITERATIONS_PER_SECOND) * 100) / 100,
     },
-    { name: 'schema validations/s (10-field object, valid)', value: validationsPerSecond(valid), unit: 'validations/s' },
-    { name: 'schema validations/s (10-field object, one error)', value: validationsPerSecond(missingOne), unit: 'validations/s' },
+    {
+      name: 'schema validations/s (10-field object, valid)',
+      value: validationsPerSecond(valid),
+      unit: 'validations/s',
+    },
+    {
+      name: 'schema validations/s (10-field object, one error)',
+      value: validationsPerSecond(missingOne),
+      unit: 'validations/s',
+    },
   ];
 }

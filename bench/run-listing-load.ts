@@ -27,7 +27,15 @@ async function fillRuns(traceDir: string): Promise<void> {
     const batch: Promise<void>[] = [];
     for (let index = first; index < Math.min(RUNS, first + WRITE_BATCH); index++) {
       const at = new Date(start + index * 1000).toISOString();
-      const record: RunRecord = { run_id: crypto.randomUUID(), agent: index % 2 === 0 ? 'quick' : 'asker', status: 'completed', stop_reason: 'end', created_at: at, updated_at: at, event_count: 7 };
+      const record: RunRecord = {
+        run_id: crypto.randomUUID(),
+        agent: index % 2 === 0 ? 'quick' : 'asker',
+        status: 'completed',
+        stop_reason: 'end',
+        created_at: at,
+        updated_at: at,
+        event_count: 7,
+      };
       batch.push(traceStore.putRun(record));
     }
     await Promise.all(batch);
@@ -40,7 +48,8 @@ async function timedGet(url: string, expected: number): Promise<{ ms: number; cu
   const response = await fetch(url);
   const page = (await response.json()) as { runs?: unknown[]; cursor?: string };
   const ms = performance.now() - sent;
-  if (response.status !== 200 || page.runs?.length !== expected) throw new Error(`GET ${url} answered ${response.status} with ${page.runs?.length} runs, not ${expected}`);
+  if (response.status !== 200 || page.runs?.length !== expected)
+    throw new Error(`GET ${url} answered ${response.status} with ${page.runs?.length} runs, not ${expected}`);
   return { ms, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) };
 }
 

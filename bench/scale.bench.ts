@@ -23,11 +23,17 @@ import { workerLargeState } from './scale-worker.js';
 
 /** The body of the loop's node for each kind; each adds 1 to `state.i`. */
 const KINDS: Record<string, { body: string; lengths: number[] }> = {
-  expression: { body: 'run: { type: expression, value: "state.i + 1", output_key: i }', lengths: [10, 100, 1_000, 10_000] },
+  expression: {
+    body: 'run: { type: expression, value: "state.i + 1", output_key: i }',
+    lengths: [10, 100, 1_000, 10_000],
+  },
   'state.set': { body: 'uses: state.set\n    with: { i: "{{ state.i + 1 }}" }', lengths: [10, 100, 1_000, 10_000] },
   lua: { body: 'run: "return { i = state.i + 1 }"', lengths: [10, 100, 1_000] },
   prolog: { body: 'language: prolog\n    run: "state(i, I), J is I + 1, return(i, J)."', lengths: [10, 100, 1_000] },
-  'model call': { body: 'uses: llm.call\n    with: { prompt: "step {{ state.i }}" }\n    output: reply', lengths: [10, 100, 1_000] },
+  'model call': {
+    body: 'uses: llm.call\n    with: { prompt: "step {{ state.i }}" }\n    output: reply',
+    lengths: [10, 100, 1_000],
+  },
 };
 
 const SIZES: Array<[string, number]> = [
@@ -43,7 +49,10 @@ const MAX_STEPS = 100_000;
 function agentYaml(kind: string): string {
   const { body } = KINDS[kind]!;
   // The model call does not count: a state.set node does it, in the same loop.
-  const counter = kind === 'model call' ? '\n    goto: count\n  - name: count\n    uses: state.set\n    with: { i: "{{ state.i + 1 }}" }' : '';
+  const counter =
+    kind === 'model call'
+      ? '\n    goto: count\n  - name: count\n    uses: state.set\n    with: { i: "{{ state.i + 1 }}" }'
+      : '';
   return `name: scale-${kind.replace(/\W+/g, '-')}
 settings:
   limits: { max_steps: ${MAX_STEPS}, max_llm_calls: 10000 }
@@ -59,7 +68,12 @@ nodes:
 }
 
 /** CPU milliseconds of one run of `loops` loops (the cheapest of `attempts` runs). */
-async function runCpu(agent: ReturnType<typeof loadAgent>, state: Record<string, unknown>, loops: number, attempts = 3): Promise<number> {
+async function runCpu(
+  agent: ReturnType<typeof loadAgent>,
+  state: Record<string, unknown>,
+  loops: number,
+  attempts = 3,
+): Promise<number> {
   let best = Number.POSITIVE_INFINITY;
   for (let attempt = 0; attempt < attempts; attempt++) {
     const stores = createMemoryStores();
@@ -92,8 +106,13 @@ export async function run(): Promise<BenchResult[]> {
         small = perStep;
         // Flat with run length: the slope over each span of lengths.
         for (let index = 1; index < lengths.length; index++) {
-          const span = ((cpu[index]! - cpu[index - 1]!) * 1000) / ((lengths[index]! - lengths[index - 1]!) * stepsPerLoop);
-          results.push({ name: `scale.${kind}: CPU per step, 1 KB state, steps ${lengths[index - 1]}→${lengths[index]}`, value: round(span), unit: 'µs/step' });
+          const span =
+            ((cpu[index]! - cpu[index - 1]!) * 1000) / ((lengths[index]! - lengths[index - 1]!) * stepsPerLoop);
+          results.push({
+            name: `scale.${kind}: CPU per step, 1 KB state, steps ${lengths[index - 1]}→${lengths[index]}`,
+            value: round(span),
+            unit: 'µs/step',
+          });
         }
       }
       results.push({

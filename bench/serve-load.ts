@@ -45,10 +45,18 @@ export function percentile(values: number[], fraction: number): number {
 }
 
 /** Starts `tea-edge serve --port 0` and resolves with its URL once it says it listens. */
-export async function startServe(root: string, traceDir: string, agentsDir = path.join(root, 'tests/worker/agents')): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(root, 'bin/tea-edge.js'), 'serve', '--port', '0', '--agents', agentsDir, '--trace-dir', traceDir], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+export async function startServe(
+  root: string,
+  traceDir: string,
+  agentsDir = path.join(root, 'tests/worker/agents'),
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    [path.join(root, 'bin/tea-edge.js'), 'serve', '--port', '0', '--agents', agentsDir, '--trace-dir', traceDir],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let text = '';
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -73,13 +81,18 @@ interface LoadFigures {
 }
 
 const postJson = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 /** Starts a waiting run in the background; resolves with its id once it runs. */
 async function startWaiter(url: string): Promise<string> {
   const response = await postJson(`${url}/agents/waiter/runs`, { input: {} }, { prefer: 'respond-async' });
   const answer = (await response.json()) as { run_id?: string };
-  if (response.status !== 202 || answer.run_id === undefined) throw new Error(`serve load: a waiting run was answered ${response.status}`);
+  if (response.status !== 202 || answer.run_id === undefined)
+    throw new Error(`serve load: a waiting run was answered ${response.status}`);
   return answer.run_id;
 }
 
@@ -90,8 +103,21 @@ interface Probed {
 }
 
 /** Runs the prober for LOAD_MS, cancelling each run at its time; resolves with what it measured. */
-function probeInOwnProcess(root: string, url: string, cancels: Array<{ runId: string; atMs: number }>): Promise<Probed> {
-  const child = spawn(process.execPath, [path.join(root, 'bench/serve-prober.mjs'), url, String(LOAD_MS), ...cancels.map(({ runId, atMs }) => `${runId}@${atMs}`)], { stdio: ['ignore', 'pipe', 'inherit'] });
+function probeInOwnProcess(
+  root: string,
+  url: string,
+  cancels: Array<{ runId: string; atMs: number }>,
+): Promise<Probed> {
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(root, 'bench/serve-prober.mjs'),
+      url,
+      String(LOAD_MS),
+      ...cancels.map(({ runId, atMs }) => `${runId}@${atMs}`),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   return new Promise((resolve, reject) =>
@@ -112,7 +138,11 @@ async function load(root: string, url: string, clients: number): Promise<LoadFig
   const client = async () => {
     while (performance.now() < end) {
       const sent = performance.now();
-      const response = await fetch(`${url}/agents/quick/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":{"question":"Bench?"}}' });
+      const response = await fetch(`${url}/agents/quick/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"input":{"question":"Bench?"}}',
+      });
       await response.arrayBuffer();
       if (response.status === 200) runTimes.push(performance.now() - sent);
       else if (response.status === 503) {
@@ -125,7 +155,8 @@ async function load(root: string, url: string, clients: number): Promise<LoadFig
   const [probed] = await Promise.all([probeInOwnProcess(root, url, plan), ...Array.from({ length: clients }, client)]);
   const elapsed = (performance.now() - started) / 1000;
   const unfit = probed.cancels.find((cancel) => cancel.status !== 200 || cancel.run_status !== 'cancelled');
-  if (unfit !== undefined || probed.cancels.length !== waiting.length) throw new Error(`serve load: a cancel was answered ${unfit?.status} (${unfit?.run_status})`);
+  if (unfit !== undefined || probed.cancels.length !== waiting.length)
+    throw new Error(`serve load: a cancel was answered ${unfit?.status} (${unfit?.run_status})`);
   return {
     runsPerSecond: runTimes.length / elapsed,
     runP99: percentile(runTimes, 0.99),
@@ -145,7 +176,10 @@ export async function serveLoad(root: string): Promise<BenchResult[]> {
   const agentsDir = path.join(traceDir, 'agents');
   await mkdir(agentsDir);
   await copyFile(path.join(root, 'tests/worker/agents/quick.yaml'), path.join(agentsDir, 'quick.yaml'));
-  await writeFile(path.join(agentsDir, 'waiter.yaml'), waiterAgent(`http://127.0.0.1:${(hung.address() as AddressInfo).port}/v1`));
+  await writeFile(
+    path.join(agentsDir, 'waiter.yaml'),
+    waiterAgent(`http://127.0.0.1:${(hung.address() as AddressInfo).port}/v1`),
+  );
   const { url, child } = await startServe(root, path.join(traceDir, 'traces'), agentsDir);
   const results: BenchResult[] = [];
   try {
@@ -157,7 +191,11 @@ export async function serveLoad(root: string): Promise<BenchResult[]> {
       results.push({ name: `${at}: requests answered 503 OVERLOADED`, value: figures.refused, unit: 'requests' });
       results.push({ name: `${at}: requests failed otherwise`, value: figures.failed, unit: 'requests' });
       results.push({ name: `${at}: /health p99`, value: figures.healthP99, unit: 'ms' });
-      results.push({ name: `${at}: cancel of a run waiting on its model, slower of 2`, value: figures.cancelMax, unit: 'ms' });
+      results.push({
+        name: `${at}: cancel of a run waiting on its model, slower of 2`,
+        value: figures.cancelMax,
+        unit: 'ms',
+      });
     }
   } finally {
     child.kill();

@@ -26,7 +26,11 @@ async function probe() {
 async function cancel(runId, atMs) {
   await sleep(started + atMs - performance.now());
   const sent = performance.now();
-  const response = await fetch(`${url}/runs/${runId}/cancel`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const response = await fetch(`${url}/runs/${runId}/cancel`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   const answer = await response.json();
   cancels.push({ ms: performance.now() - sent, status: response.status, run_status: answer.status });
 }

@@ -17,7 +17,6 @@ import type { RunRecord, TraceStore } from '../src/core/trace-store.js';
 import { listRunPage } from '../src/storage/run-listing.js';
 import type { BenchResult } from './bench-result.js';
 
-
 const EVENTS = 10_000;
 /** Runs in the directory whose first page `listRuns` answers. */
 const LISTED_RUNS = 10_000;
@@ -29,12 +28,19 @@ function makeEvents(runId: string, count: number): AgentEvent[] {
     seq: index + 1,
     ts: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, index)).toISOString(),
     node: ['generate', 'evaluate', 'correct'][index % 3]!,
-    data: index % 2 === 0 ? {} : { update: { draft: `draft number ${index}`, score: 0.5, attempts: index % 7 }, duration_ms: 0.2 },
+    data:
+      index % 2 === 0
+        ? {}
+        : { update: { draft: `draft number ${index}`, score: 0.5, attempts: index % 7 }, duration_ms: 0.2 },
   })) as AgentEvent[];
 }
 
 /** Events per second for appending `events` one by one, then flushing; also checks they all landed. */
-async function writeRate(traceStore: TraceStore, runId: string, events: AgentEvent[]): Promise<{ perSecond: number; readMs: number }> {
+async function writeRate(
+  traceStore: TraceStore,
+  runId: string,
+  events: AgentEvent[],
+): Promise<{ perSecond: number; readMs: number }> {
   const started = performance.now();
   for (const event of events) await traceStore.appendEvents(runId, [event]);
   await traceStore.flush(runId);
@@ -42,7 +48,8 @@ async function writeRate(traceStore: TraceStore, runId: string, events: AgentEve
   const readStarted = performance.now();
   const stored = await traceStore.readEvents(runId);
   const readMs = performance.now() - readStarted;
-  if (stored.length !== events.length) throw new Error(`storage bench: stored ${stored.length} of ${events.length} events`);
+  if (stored.length !== events.length)
+    throw new Error(`storage bench: stored ${stored.length} of ${events.length} events`);
   return { perSecond: (events.length / elapsed) * 1000, readMs };
 }
 
@@ -50,7 +57,17 @@ async function writeRate(traceStore: TraceStore, runId: string, events: AgentEve
 async function fakeIndexedDb(): Promise<typeof import('fake-indexeddb')> {
   const fake = await import('fake-indexeddb');
   const globals = globalThis as Record<string, unknown>;
-  for (const name of ['IDBCursor', 'IDBCursorWithValue', 'IDBDatabase', 'IDBIndex', 'IDBKeyRange', 'IDBObjectStore', 'IDBRequest', 'IDBTransaction', 'IDBOpenDBRequest']) {
+  for (const name of [
+    'IDBCursor',
+    'IDBCursorWithValue',
+    'IDBDatabase',
+    'IDBIndex',
+    'IDBKeyRange',
+    'IDBObjectStore',
+    'IDBRequest',
+    'IDBTransaction',
+    'IDBOpenDBRequest',
+  ]) {
     globals[name] ??= (fake as Record<string, unknown>)[name];
   }
   return fake;
@@ -68,7 +85,13 @@ async function listingTimes(directory: string): Promise<BenchResult[]> {
     await Promise.all(
       Array.from({ length: 100 }, (_, offset) => {
         const created = new Date(Date.UTC(2026, 0, 1, 0, 0, 0, index + offset)).toISOString();
-        return writer.putRun({ run_id: `run-${index + offset}`, agent: 'bench', status: 'completed', created_at: created, updated_at: created });
+        return writer.putRun({
+          run_id: `run-${index + offset}`,
+          agent: 'bench',
+          status: 'completed',
+          created_at: created,
+          updated_at: created,
+        });
       }),
     );
   }
@@ -98,9 +121,27 @@ async function listingTimes(directory: string): Promise<BenchResult[]> {
   const settled = await median();
   const baseline = await time(everyRecord);
   return [
-    { name: 'storage: fs listRuns first page at 10k runs, later process', value: cold, unit: 'ms', baseline_value: baseline, ratio: baseline / cold },
-    { name: 'storage: fs listRuns first page at 10k runs, warm, runs/ changing (median of 20)', value: changing, unit: 'ms', baseline_value: baseline, ratio: baseline / changing },
-    { name: 'storage: fs listRuns first page at 10k runs, warm, runs/ settled (median of 20)', value: settled, unit: 'ms', baseline_value: baseline, ratio: baseline / settled },
+    {
+      name: 'storage: fs listRuns first page at 10k runs, later process',
+      value: cold,
+      unit: 'ms',
+      baseline_value: baseline,
+      ratio: baseline / cold,
+    },
+    {
+      name: 'storage: fs listRuns first page at 10k runs, warm, runs/ changing (median of 20)',
+      value: changing,
+      unit: 'ms',
+      baseline_value: baseline,
+      ratio: baseline / changing,
+    },
+    {
+      name: 'storage: fs listRuns first page at 10k runs, warm, runs/ settled (median of 20)',
+      value: settled,
+      unit: 'ms',
+      baseline_value: baseline,
+      ratio: baseline / settled,
+    },
   ];
 }
 
@@ -134,7 +175,11 @@ export async function run(): Promise<BenchResult[]> {
     const fsStores = createFsStores(directory);
     await writeRate(fsStores.traceStore, 'warm-up', makeEvents('warm-up', 1_000));
     const fsRate = await writeRate(fsStores.traceStore, 'bench', makeEvents('bench', EVENTS));
-    results.push({ name: 'storage: fs write (buffered NDJSON appends), 10k-event run', value: fsRate.perSecond, unit: 'events/s' });
+    results.push({
+      name: 'storage: fs write (buffered NDJSON appends), 10k-event run',
+      value: fsRate.perSecond,
+      unit: 'events/s',
+    });
     results.push({ name: 'storage: fs read 10k events', value: fsRate.readMs, unit: 'ms' });
     results.push(...(await listingTimes(directory)));
   } finally {

@@ -37,8 +37,15 @@ try {
   const archive = execFileSync('git', ['--git-dir', gitDir, 'archive', 'HEAD', 'examples'], { maxBuffer: 1 << 30 });
   execFileSync('tar', ['-x', '-C', work], { input: archive });
   const commit = execFileSync('git', ['--git-dir', gitDir, 'rev-parse', '--short', 'HEAD']).toString().trim();
-  const agents = yamlFiles(path.join(work, 'examples')).filter(isAgent).map((file) => path.relative(work, file)).sort();
-  const result = spawnSync(process.execPath, [path.join(ROOT, 'bin/tea-edge.js'), 'validate', '--json', ...validateOptions, ...agents], { cwd: work, maxBuffer: 1 << 28, encoding: 'utf8' });
+  const agents = yamlFiles(path.join(work, 'examples'))
+    .filter(isAgent)
+    .map((file) => path.relative(work, file))
+    .sort();
+  const result = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'bin/tea-edge.js'), 'validate', '--json', ...validateOptions, ...agents],
+    { cwd: work, maxBuffer: 1 << 28, encoding: 'utf8' },
+  );
   const report = JSON.parse(result.stdout);
   const byFile = new Map(agents.map((file) => [file, []]));
   for (const error of report.errors) byFile.get(error.file)?.push(error);
@@ -56,11 +63,27 @@ try {
   const blockers = [...tally.values()].sort((a, b) => b.agents - a.agents || a.blocker.localeCompare(b.blocker));
   const warned = new Set(report.warnings.map((warning) => warning.file));
   if (own.includes('--json')) {
-    console.log(JSON.stringify({ commit, agents: agents.length, loaded: loaded.length, loaded_with_warnings: loaded.filter((row) => warned.has(row.file)).length, blockers, rows }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          commit,
+          agents: agents.length,
+          loaded: loaded.length,
+          loaded_with_warnings: loaded.filter((row) => warned.has(row.file)).length,
+          blockers,
+          rows,
+        },
+        null,
+        2,
+      ),
+    );
   } else {
-    console.log(`TEA ${commit}: ${loaded.length} of ${agents.length} example agents load (${loaded.filter((row) => warned.has(row.file)).length} of them with warnings)${validateOptions.length > 0 ? ` [validate ${validateOptions.join(' ')}]` : ''}`);
+    console.log(
+      `TEA ${commit}: ${loaded.length} of ${agents.length} example agents load (${loaded.filter((row) => warned.has(row.file)).length} of them with warnings)${validateOptions.length > 0 ? ` [validate ${validateOptions.join(' ')}]` : ''}`,
+    );
     console.log('\nblocker                                   agents  only blocker');
-    for (const entry of blockers) console.log(`${entry.blocker.padEnd(42)}${String(entry.agents).padStart(6)}  ${String(entry.only).padStart(6)}`);
+    for (const entry of blockers)
+      console.log(`${entry.blocker.padEnd(42)}${String(entry.agents).padStart(6)}  ${String(entry.only).padStart(6)}`);
     if (own.includes('--list')) {
       console.log('\nloaded:');
       for (const row of loaded) console.log(`  ${row.file}`);
@@ -92,10 +115,15 @@ function isAgent(file) {
 /** One word for what an error is about, so agents can be counted by what stops them. */
 function blockerOf(error) {
   const message = error.message;
-  if (error.code === 'UNSUPPORTED_LANGUAGE' || error.code === 'PYTHON_UNAVAILABLE') return /python/i.test(message) ? 'python block' : `language: ${message.slice(0, 40)}`;
+  if (error.code === 'UNSUPPORTED_LANGUAGE' || error.code === 'PYTHON_UNAVAILABLE')
+    return /python/i.test(message) ? 'python block' : `language: ${message.slice(0, 40)}`;
   if (/provider: shell|`shell`/.test(message)) return 'provider: shell';
   if (error.code === 'UNKNOWN_ACTION') return `unknown action ${message.match(/action '([^']+)'/)?.[1] ?? ''}`.trim();
-  if (/unknown key `([^`]+)`/.test(message)) return `unknown key ${message.match(/unknown key `([^`]+)`/)[1]} (${error.field ?? 'top'})`.replace(/\(nodes?\.\d+\.?/, '(node ');
+  if (/unknown key `([^`]+)`/.test(message))
+    return `unknown key ${message.match(/unknown key `([^`]+)`/)[1]} (${error.field ?? 'top'})`.replace(
+      /\(nodes?\.\d+\.?/,
+      '(node ',
+    );
   if (error.field !== undefined) return `${error.code} at ${error.field.replace(/\d+/g, 'N')}`;
   return `${error.code}: ${message.slice(0, 50)}`;
 }

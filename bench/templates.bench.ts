@@ -7,8 +7,8 @@
 import { compileTemplate } from '../src/templates/index.js';
 import type { BenchResult } from './bench-result.js';
 
-
-const PROMPT = 'You are {{ variables.persona }}. Answer the question below in {{ state.language }}.\n\nQuestion: {{ state.question }}\n';
+const PROMPT =
+  'You are {{ variables.persona }}. Answer the question below in {{ state.language }}.\n\nQuestion: {{ state.question }}\n';
 /** The same prompt with filters, so it goes through the interpreter rather than the plain-path fast path. */
 const FILTERED_PROMPT =
   "You are {{ variables.persona | trim }}. Answer the question below in {{ state.language | default('English') }}.\n\nQuestion: {{ state.question | trim }}\n";
@@ -19,7 +19,10 @@ function sampleScope(index: number): Record<string, unknown> {
     state: {
       question: `What is the capital of country number ${index}?`,
       language: 'English',
-      history: Array.from({ length: 20 }, (_, turn) => ({ role: turn % 2 ? 'assistant' : 'user', content: `turn ${turn}` })),
+      history: Array.from({ length: 20 }, (_, turn) => ({
+        role: turn % 2 ? 'assistant' : 'user',
+        content: `turn ${turn}`,
+      })),
       draft: { text: 'x'.repeat(500), score: 0.5, tags: ['a', 'b', 'c'] },
     },
     variables: { persona: 'a concise geography tutor', max_steps: 5 },
@@ -31,7 +34,15 @@ function sampleScope(index: number): Record<string, unknown> {
 function concatenate(scope: Record<string, unknown>): string {
   const state = scope.state as Record<string, unknown>;
   const variables = scope.variables as Record<string, unknown>;
-  return 'You are ' + String(variables.persona) + '. Answer the question below in ' + String(state.language) + '.\n\nQuestion: ' + String(state.question) + '\n';
+  return (
+    'You are ' +
+    String(variables.persona) +
+    '. Answer the question below in ' +
+    String(state.language) +
+    '.\n\nQuestion: ' +
+    String(state.question) +
+    '\n'
+  );
 }
 
 /** Runs `work` for about `milliseconds` (after a warm-up) and returns calls per second. */
@@ -55,7 +66,8 @@ export async function run(): Promise<BenchResult[]> {
   const scopes = Array.from({ length: 64 }, (_, index) => sampleScope(index));
   if (template.render(scopes[3]!) !== concatenate(scopes[3]!)) throw new Error('template and baseline disagree');
   const filtered = compileTemplate(FILTERED_PROMPT, { node: 'bench', field: 'with.prompt' });
-  if (filtered.render(scopes[3]!) !== concatenate(scopes[3]!)) throw new Error('filtered template and baseline disagree');
+  if (filtered.render(scopes[3]!) !== concatenate(scopes[3]!))
+    throw new Error('filtered template and baseline disagree');
   const renders = measure((index) => template.render(scopes[index & 63]!), 2_000);
   const baseline = measure((index) => concatenate(scopes[index & 63]!), 1_000);
   const interpreted = measure((index) => filtered.render(scopes[index & 63]!), 2_000);

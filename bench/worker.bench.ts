@@ -18,7 +18,6 @@ import { bundleTestWorker, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from '../te
 import { wranglerDryRun } from '../tests/worker/wrangler-dry-run.js';
 import type { BenchResult } from './bench-result.js';
 
-
 const LOOPER = `name: looper
 nodes:
   - name: tick
@@ -32,7 +31,13 @@ nodes:
 
 async function startMiniflare(script: string): Promise<{ miniflare: Miniflare; milliseconds: number }> {
   const started = performance.now();
-  const miniflare = new Miniflare({ modules: true, script, compatibilityDate: COMPATIBILITY_DATE, compatibilityFlags: COMPATIBILITY_FLAGS, kvNamespaces: ['TRACES'] });
+  const miniflare = new Miniflare({
+    modules: true,
+    script,
+    compatibilityDate: COMPATIBILITY_DATE,
+    compatibilityFlags: COMPATIBILITY_FLAGS,
+    kvNamespaces: ['TRACES'],
+  });
   await miniflare.ready;
   return { miniflare, milliseconds: performance.now() - started };
 }
@@ -71,13 +76,31 @@ async function putsFor100Events(): Promise<{ puts: number; events: number }> {
 export async function run(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   const dryRun = await wranglerDryRun();
-  results.push({ name: 'worker bundle, wrangler dry-run gzip (examples/: their agents use Lua, so it is included)', value: dryRun.gzipKiB, unit: 'KiB', baseline_value: 160, ratio: dryRun.gzipKiB / 160 });
+  results.push({
+    name: 'worker bundle, wrangler dry-run gzip (examples/: their agents use Lua, so it is included)',
+    value: dryRun.gzipKiB,
+    unit: 'KiB',
+    baseline_value: 160,
+    ratio: dryRun.gzipKiB / 160,
+  });
   results.push({ name: 'worker bundle, wrangler dry-run upload (minified)', value: dryRun.uploadKiB, unit: 'KiB' });
   // The same agents without Lua, then with Lua asked for (TEA_WORKER_SCRIPTS=lua): what Lua costs.
   const noLua = await wranglerDryRun('tests/worker/agents-no-lua');
-  results.push({ name: 'worker bundle gzip, agents without Lua (no Lua VM, no MCP client)', value: noLua.gzipKiB, unit: 'KiB', baseline_value: 160, ratio: noLua.gzipKiB / 160 });
+  results.push({
+    name: 'worker bundle gzip, agents without Lua (no Lua VM, no MCP client)',
+    value: noLua.gzipKiB,
+    unit: 'KiB',
+    baseline_value: 160,
+    ratio: noLua.gzipKiB / 160,
+  });
   const withLua = await wranglerDryRun('tests/worker/agents-no-lua', ['lua']);
-  results.push({ name: 'worker bundle gzip, the same agents with Lua included', value: withLua.gzipKiB, unit: 'KiB', baseline_value: 160, ratio: withLua.gzipKiB / 160 });
+  results.push({
+    name: 'worker bundle gzip, the same agents with Lua included',
+    value: withLua.gzipKiB,
+    unit: 'KiB',
+    baseline_value: 160,
+    ratio: withLua.gzipKiB / 160,
+  });
 
   const script = await bundleTestWorker();
   const directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-bench-'));
@@ -85,7 +108,11 @@ export async function run(): Promise<BenchResult[]> {
     const file = path.join(directory, 'worker.mjs');
     await writeFile(file, script);
     const evaluation = await timed(() => import(pathToFileURL(file).href));
-    results.push({ name: 'worker module evaluation (parse + evaluate the bundle, V8 in Node)', value: evaluation, unit: 'ms' });
+    results.push({
+      name: 'worker module evaluation (parse + evaluate the bundle, V8 in Node)',
+      value: evaluation,
+      unit: 'ms',
+    });
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
@@ -93,17 +120,46 @@ export async function run(): Promise<BenchResult[]> {
   await trivial.miniflare.dispose();
   const worker = await startMiniflare(script);
   try {
-    results.push({ name: 'worker start-up in Miniflare (process + module evaluation)', value: worker.milliseconds, unit: 'ms', baseline_value: trivial.milliseconds, ratio: worker.milliseconds / trivial.milliseconds });
+    results.push({
+      name: 'worker start-up in Miniflare (process + module evaluation)',
+      value: worker.milliseconds,
+      unit: 'ms',
+      baseline_value: trivial.milliseconds,
+      ratio: worker.milliseconds / trivial.milliseconds,
+    });
     const call = (method: string, route: string, body?: unknown) =>
-      worker.miniflare.dispatchFetch(`http://worker.test${route}`, { method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }).then((response) => response.text());
-    results.push({ name: 'first request (GET /agents: compiles the bundled agents)', value: await timed(() => call('GET', '/agents')), unit: 'ms' });
-    results.push({ name: 'first run (POST /agents/quick/runs)', value: await timed(() => call('POST', '/agents/quick/runs', { input: {} })), unit: 'ms' });
+      worker.miniflare
+        .dispatchFetch(`http://worker.test${route}`, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        })
+        .then((response) => response.text());
+    results.push({
+      name: 'first request (GET /agents: compiles the bundled agents)',
+      value: await timed(() => call('GET', '/agents')),
+      unit: 'ms',
+    });
+    results.push({
+      name: 'first run (POST /agents/quick/runs)',
+      value: await timed(() => call('POST', '/agents/quick/runs', { input: {} })),
+      unit: 'ms',
+    });
     const healthTimes: number[] = [];
     for (let index = 0; index < 21; index++) healthTimes.push(await timed(() => call('GET', '/health')));
-    results.push({ name: 'warm GET /health (median of 21)', value: healthTimes.sort((left, right) => left - right)[10]!, unit: 'ms' });
+    results.push({
+      name: 'warm GET /health (median of 21)',
+      value: healthTimes.sort((left, right) => left - right)[10]!,
+      unit: 'ms',
+    });
     const runTimes: number[] = [];
-    for (let index = 0; index < 11; index++) runTimes.push(await timed(() => call('POST', '/agents/quick/runs', { input: {} })));
-    results.push({ name: 'warm scripted-model run, one at a time (median of 11; mostly Miniflare KV puts)', value: runTimes.sort((left, right) => left - right)[5]!, unit: 'ms' });
+    for (let index = 0; index < 11; index++)
+      runTimes.push(await timed(() => call('POST', '/agents/quick/runs', { input: {} })));
+    results.push({
+      name: 'warm scripted-model run, one at a time (median of 11; mostly Miniflare KV puts)',
+      value: runTimes.sort((left, right) => left - right)[5]!,
+      unit: 'ms',
+    });
 
     const total = 120;
     const concurrency = 6;
@@ -118,12 +174,22 @@ export async function run(): Promise<BenchResult[]> {
         }),
       ),
     );
-    results.push({ name: `scripted-model runs through HTTP + KV (${total} requests, ${concurrency} at a time)`, value: (total / elapsed) * 1000, unit: 'req/s' });
+    results.push({
+      name: `scripted-model runs through HTTP + KV (${total} requests, ${concurrency} at a time)`,
+      value: (total / elapsed) * 1000,
+      unit: 'req/s',
+    });
   } finally {
     await worker.miniflare.dispose();
   }
 
   const kv = await putsFor100Events();
-  results.push({ name: `Workers KV puts for a ${kv.events}-event run`, value: kv.puts, unit: 'puts', baseline_value: 10, ratio: kv.puts / 10 });
+  results.push({
+    name: `Workers KV puts for a ${kv.events}-event run`,
+    value: kv.puts,
+    unit: 'puts',
+    baseline_value: 10,
+    ratio: kv.puts / 10,
+  });
   return results;
 }

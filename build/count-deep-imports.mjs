@@ -9,7 +9,14 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HOST_FOLDERS = ['worker', 'cli', 'adapters', 'web-demo'];
-const PUBLIC_ENTRIES = new Set(['src/index.ts', 'src/testing/index.ts', 'src/host.ts', 'src/host-storage.ts', 'src/host-scripts.ts', 'src/host-probe.ts']);
+const PUBLIC_ENTRIES = new Set([
+  'src/index.ts',
+  'src/testing/index.ts',
+  'src/host.ts',
+  'src/host-storage.ts',
+  'src/host-scripts.ts',
+  'src/host-probe.ts',
+]);
 const SOURCE_FILE = /\.(?:m?[jt]s|tsx)$/;
 const SKIPPED = new Set(['node_modules', 'dist', '.wrangler']);
 /** `import … from '…'`, `export … from '…'`, `import '…'` and `import('…')`. */
@@ -24,7 +31,10 @@ function parseArgs(argv) {
     if (arg === '--tests') options.tests = true;
     else if (arg === '--json') options.json = true;
     else if (arg === '--top') options.top = Number(argv[++index]);
-    else throw new Error(`unknown argument '${arg}'; usage: node build/count-deep-imports.mjs [--tests] [--top N] [--json]`);
+    else
+      throw new Error(
+        `unknown argument '${arg}'; usage: node build/count-deep-imports.mjs [--tests] [--top N] [--json]`,
+      );
   }
   if (!Number.isInteger(options.top) || options.top < 0) throw new Error('--top needs a whole number');
   return options;
@@ -72,13 +82,24 @@ for (const folder of HOST_FOLDERS) {
 const total = [...perFolder.values()].reduce((sum, counts) => sum + counts.imports, 0);
 const ranked = [...perPath].sort((left, right) => right[1] - left[1] || left[0].localeCompare(right[0]));
 if (options.json) {
-  console.log(JSON.stringify({ total, internal_paths: perPath.size, folders: Object.fromEntries(perFolder), top: ranked.slice(0, options.top) }));
+  console.log(
+    JSON.stringify({
+      total,
+      internal_paths: perPath.size,
+      folders: Object.fromEntries(perFolder),
+      top: ranked.slice(0, options.top),
+    }),
+  );
 } else {
-  console.log(`deep imports from host folders into src/ internals${options.tests ? ' (test files included)' : ' (test files left out; --tests to include)'}`);
-  for (const [folder, counts] of perFolder) console.log(`  ${`${folder}/`.padEnd(10)} ${String(counts.imports).padStart(5)}  in ${counts.files} files`);
+  console.log(
+    `deep imports from host folders into src/ internals${options.tests ? ' (test files included)' : ' (test files left out; --tests to include)'}`,
+  );
+  for (const [folder, counts] of perFolder)
+    console.log(`  ${`${folder}/`.padEnd(10)} ${String(counts.imports).padStart(5)}  in ${counts.files} files`);
   console.log(`  ${'total'.padEnd(10)} ${String(total).padStart(5)}  into ${perPath.size} internal paths`);
   if (options.top > 0) {
     console.log(`most imported internal paths (top ${Math.min(options.top, ranked.length)}):`);
-    for (const [target, count] of ranked.slice(0, options.top)) console.log(`  ${String(count).padStart(5)}  ${target}`);
+    for (const [target, count] of ranked.slice(0, options.top))
+      console.log(`  ${String(count).padStart(5)}  ${target}`);
   }
 }

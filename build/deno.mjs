@@ -15,7 +15,8 @@ export const DENO_VERSION = '2.9.6';
 /** `dist.integrity` of each @deno/<platform>@DENO_VERSION, as the registry publishes it. */
 const PLATFORMS = {
   'linux-x64-glibc': 'sha512-3md4TKLCuzsLDmfOoC5KN7NAZaxSVkMgm64vg6foD00JBADCpYS2/5QqXfzgnP5ZQz3iLP9vBQJtEgc116OAoQ==',
-  'linux-arm64-glibc': 'sha512-poqhoH9B3nYloigEMPT5t8HY+wBeiuea1An5Q7fqgJzP0SYmWsoS/oUnWO/pEiA4ofzIBy1Elt/in58xKtxEoQ==',
+  'linux-arm64-glibc':
+    'sha512-poqhoH9B3nYloigEMPT5t8HY+wBeiuea1An5Q7fqgJzP0SYmWsoS/oUnWO/pEiA4ofzIBy1Elt/in58xKtxEoQ==',
   'darwin-x64': 'sha512-tPi3CWPRdjW1MaWlvWjORE7Ass5SADdWdj1BF1Q1PEdzi+5u/mC5YhmZzniMiPr81PpaFeqjXaLAsfb8lFsZ0Q==',
   'darwin-arm64': 'sha512-V8uO1Aolrl/yvdMb5lOtgtigs8YuZBjrOrgviVMiYkQ0swymFfzkae1wZak4Xi24t7vf7d/eiMb/7ryjjVm+tg==',
   'win32-x64': 'sha512-qRGnmVz/Ea6UWPht/S3xFRK17UZ/ls38DSVfgGB17fpASLxPkksqzWUI/BzL9YYoOknYzfc94mySGyInZu/JXw==',
@@ -25,7 +26,10 @@ const PLATFORMS = {
 /** The platform package this machine needs, e.g. `linux-x64-glibc`; throws for one Deno does not publish. */
 export function denoPlatform(platform = process.platform, arch = process.arch) {
   const name = platform === 'linux' ? `linux-${arch}-glibc` : `${platform}-${arch}`;
-  if (!(name in PLATFORMS)) throw new Error(`no deno ${DENO_VERSION} package for ${platform}-${arch} (known: ${Object.keys(PLATFORMS).join(', ')})`);
+  if (!(name in PLATFORMS))
+    throw new Error(
+      `no deno ${DENO_VERSION} package for ${platform}-${arch} (known: ${Object.keys(PLATFORMS).join(', ')})`,
+    );
   return name;
 }
 
@@ -38,12 +42,17 @@ export function denoBinaryPath(root) {
  * Installs the binary into .cache/deno/<version>/ unless it is there; returns its path.
  * `registry` defaults to the one npm is configured with (npm passes it to scripts).
  */
-export async function ensureDeno(root, { registry = process.env.npm_config_registry || 'https://registry.npmjs.org/', log = console.error } = {}) {
+export async function ensureDeno(
+  root,
+  { registry = process.env.npm_config_registry || 'https://registry.npmjs.org/', log = console.error } = {},
+) {
   const binary = denoBinaryPath(root);
   if (existsSync(binary)) return binary;
   const platform = denoPlatform();
   const url = `${registry.replace(/\/?$/, '/')}@deno/${platform}/-/${platform}-${DENO_VERSION}.tgz`;
-  log(`installing deno ${DENO_VERSION} for the Deno tests into ${path.relative(root, path.dirname(binary))} (from ${url})`);
+  log(
+    `installing deno ${DENO_VERSION} for the Deno tests into ${path.relative(root, path.dirname(binary))} (from ${url})`,
+  );
   let response;
   try {
     response = await fetch(url);
@@ -54,7 +63,10 @@ export async function ensureDeno(root, { registry = process.env.npm_config_regis
   const tarball = Buffer.from(await response.arrayBuffer());
   const expected = PLATFORMS[platform];
   const actual = `sha512-${createHash('sha512').update(tarball).digest('base64')}`;
-  if (actual !== expected) throw new Error(`${url} does not match its pinned integrity (expected ${expected}, got ${actual}); nothing installed`);
+  if (actual !== expected)
+    throw new Error(
+      `${url} does not match its pinned integrity (expected ${expected}, got ${actual}); nothing installed`,
+    );
   const wanted = `package/${path.basename(binary)}`;
   const content = tarEntry(gunzipSync(tarball), wanted);
   if (content === undefined) throw new Error(`${url} holds no ${wanted}`);
@@ -78,7 +90,11 @@ function tarEntry(archive, name) {
   while (offset + 512 <= archive.length) {
     const header = archive.subarray(offset, offset + 512);
     if (header.every((byte) => byte === 0)) return undefined;
-    const field = (start, length) => header.subarray(start, start + length).toString('utf8').replace(/\0.*$/s, '');
+    const field = (start, length) =>
+      header
+        .subarray(start, start + length)
+        .toString('utf8')
+        .replace(/\0.*$/s, '');
     const size = parseInt(field(124, 12).trim() || '0', 8);
     const type = field(156, 1) || '0';
     const prefix = field(345, 155);

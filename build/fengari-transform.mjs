@@ -13,13 +13,15 @@
 // cannot silently drop a budget. The hook contract is documented in src/lua/budget-meter.ts.
 
 /** `const tea = <g>.teaBudget; if (tea !== null && tea.armed) tea.<call>;` */
-const hook = (globalState, call) => `{ const tea = ${globalState}.teaBudget; if (tea !== null && tea.armed) tea.${call}; }`;
+const hook = (globalState, call) =>
+  `{ const tea = ${globalState}.teaBudget; if (tea !== null && tea.armed) tea.${call}; }`;
 
 /**
  * Charges `count` values pushed or moved by one instruction (multiple results, varargs,
  * string.byte): a quarter instruction each, past 64 values so ordinary calls pay nothing.
  */
-const pushCost = (state, count) => `if (${count} > 64) ${hook(`${state}.l_G`, `chargeInstructions(${state}, ${count} >> 2)`)}`;
+const pushCost = (state, count) =>
+  `if (${count} > 64) ${hook(`${state}.l_G`, `chargeInstructions(${state}, ${count} >> 2)`)}`;
 
 /** Edits applied to every fengari file, any number of times (zero included). */
 const everywhere = [
@@ -35,23 +37,45 @@ const everywhere = [
 const fileEdits = {
   'luaconf.js': [
     // A smaller Lua stack: deep recursion fails in ~0.1 s instead of ~2 s and +200 MB.
-    { description: 'LUAI_MAXSTACK', find: 'const LUAI_MAXSTACK = conf.LUAI_MAXSTACK || 1000000;', replace: () => 'const LUAI_MAXSTACK = 100000;' },
+    {
+      description: 'LUAI_MAXSTACK',
+      find: 'const LUAI_MAXSTACK = conf.LUAI_MAXSTACK || 1000000;',
+      replace: () => 'const LUAI_MAXSTACK = 100000;',
+    },
   ],
   'defs.js': [
     // Speed only: copying a byte array with slice() instead of the generic Uint8Array.from.
-    { description: 'luastring_from copy', find: 'luastring_from = Uint8Array.from.bind(Uint8Array);', replace: () => 'luastring_from = function(a) { return a instanceof Uint8Array ? a.slice() : Uint8Array.from(a); };' },
+    {
+      description: 'luastring_from copy',
+      find: 'luastring_from = Uint8Array.from.bind(Uint8Array);',
+      replace: () =>
+        'luastring_from = function(a) { return a instanceof Uint8Array ? a.slice() : Uint8Array.from(a); };',
+    },
   ],
   'lstate.js': [
-    { description: 'global_State.teaBudget field', find: 'this.atnativeerror = null;', replace: (text) => `${text}\n        this.teaBudget = null; /* tea-edge: budget meter */` },
+    {
+      description: 'global_State.teaBudget field',
+      find: 'this.atnativeerror = null;',
+      replace: (text) => `${text}\n        this.teaBudget = null; /* tea-edge: budget meter */`,
+    },
     // A coroutine costs about as much memory as a 40-entry table (its initial stack).
-    { description: 'coroutine creation count', find: 'const lua_newthread = function(L) {', replace: (text) => `${text}\n    ${hook('L.l_G', 'countTableSlots(L, 40)')}` },
+    {
+      description: 'coroutine creation count',
+      find: 'const lua_newthread = function(L) {',
+      replace: (text) => `${text}\n    ${hook('L.l_G', 'countTableSlots(L, 40)')}`,
+    },
   ],
   'lstrlib.js': [
-    { description: 'lualib import (lstrlib)', find: "const lualib = require('./lualib.js');", replace: () => 'const lualib = { lua_assert: function() {} };' },
+    {
+      description: 'lualib import (lstrlib)',
+      find: "const lualib = require('./lualib.js');",
+      replace: () => 'const lualib = { lua_assert: function() {} };',
+    },
     {
       description: 'string.rep size check',
       find: 'let totallen = n * l + (n - 1) * lsep;',
-      replace: (text) => `${text}\n        if (totallen === 0) { lua_pushliteral(L, ""); return 1; }\n        ${hook('L.l_G', 'checkString(L, totallen)')}`,
+      replace: (text) =>
+        `${text}\n        if (totallen === 0) { lua_pushliteral(L, ""); return 1; }\n        ${hook('L.l_G', 'checkString(L, totallen)')}`,
     },
     // One step per pattern item matched (match() walks literal runs in a loop, not by recursion).
     {
@@ -104,15 +128,27 @@ const fileEdits = {
       find: '        let cont = 1;\n        while (++s < ms.src_end) {',
       replace: (text) => `${text}\n            ${hook('ms.L.l_G', 'countPatternSteps(ms.L, 1)')}`,
     },
-    { description: 'pattern steps of back-references', find: '    let len = ms.capture[l].len;', replace: (text) => `${text}\n    ${hook('ms.L.l_G', 'countPatternSteps(ms.L, len)')}` },
-    { description: 'plain find signature', find: 'const find_subarray = function(arr, subarr, from_index) {', replace: () => 'const find_subarray = function(arr, subarr, from_index, L) {' },
+    {
+      description: 'pattern steps of back-references',
+      find: '    let len = ms.capture[l].len;',
+      replace: (text) => `${text}\n    ${hook('ms.L.l_G', 'countPatternSteps(ms.L, len)')}`,
+    },
+    {
+      description: 'plain find signature',
+      find: 'const find_subarray = function(arr, subarr, from_index) {',
+      replace: () => 'const find_subarray = function(arr, subarr, from_index, L) {',
+    },
     {
       description: 'plain find steps',
       find: '        if (luastring_eq(arr.subarray(i, i+sl), subarr))',
       replace: (text) => `        ${hook('L.l_G', 'countPatternSteps(L, sl)')}\n${text}`,
     },
     // fengari bug: the argument number is missing, so string.char(256) threw a raw TypeError.
-    { description: 'string.char range check', find: 'luaL_argcheck(L, c >= 0 && c <= 255, "value out of range");', replace: () => 'luaL_argcheck(L, c >= 0 && c <= 255, i, "value out of range");' },
+    {
+      description: 'string.char range check',
+      find: 'luaL_argcheck(L, c >= 0 && c <= 255, "value out of range");',
+      replace: () => 'luaL_argcheck(L, c >= 0 && c <= 255, i, "value out of range");',
+    },
     // string.format('%.3s', s) scanned (strlen) and decoded all of s, one character at a time,
     // for at most 99 characters: charge the scan, and decode only the first 400 bytes (99
     // characters at most 4 bytes each), cut at a character boundary.
@@ -128,7 +164,11 @@ const fileEdits = {
         'let end = s.length > 400 ? 400 : s.length; while (end < s.length && end > 0 && (s[end] & 0xC0) === 0x80) end--;\n' +
         '                            luaL_addstring(b, to_luastring(sprintf(String.fromCharCode(...form), to_jsstring(s.subarray(0, end)))));',
     },
-    { description: 'plain find call', find: 'find_subarray(s.subarray(init - 1), p, 0)', replace: () => 'find_subarray(s.subarray(init - 1), p, 0, L)' },
+    {
+      description: 'plain find call',
+      find: 'find_subarray(s.subarray(init - 1), p, 0)',
+      replace: () => 'find_subarray(s.subarray(init - 1), p, 0, L)',
+    },
     // string.byte(s, 1, -1) pushes one value per byte in one instruction.
     {
       description: 'string.byte push cost',
@@ -137,23 +177,37 @@ const fileEdits = {
     },
   ],
   'ltablib.js': [
-    { description: 'lualib import (ltablib)', find: "const lualib = require('./lualib.js');", replace: () => 'const lualib = { lua_assert: function() {} };' },
+    {
+      description: 'lualib import (ltablib)',
+      find: "const lualib = require('./lualib.js');",
+      replace: () => 'const lualib = { lua_assert: function() {} };',
+    },
   ],
   'lvm.js': [
-    { description: 'concatenation size check', find: '            let buff = new Uint8Array(tl);', replace: (text) => `            ${hook('L.l_G', 'checkString(L, tl)')}\n${text}` },
+    {
+      description: 'concatenation size check',
+      find: '            let buff = new Uint8Array(tl);',
+      replace: (text) => `            ${hook('L.l_G', 'checkString(L, tl)')}\n${text}`,
+    },
     // Comparing long strings is one instruction but scans them: one instruction per 32 bytes.
     {
       description: 'string equality cost',
       find: '            return luaS_eqlngstr(t1.tsvalue(), t2.tsvalue()) ? 1 : 0;',
-      replace: (text) => `            if (t1.vslen() > 256) ${hook('L.l_G', 'chargeInstructions(L, t1.vslen() >> 5)')}\n${text}`,
+      replace: (text) =>
+        `            if (t1.vslen() > 256) ${hook('L.l_G', 'chargeInstructions(L, t1.vslen() >> 5)')}\n${text}`,
     },
     {
       description: 'string ordering cost',
       count: 2,
       find: '    else if (l.ttisstring() && r.ttisstring())',
-      replace: (text) => `    if (l.ttisstring() && r.ttisstring() && l.vslen() + r.vslen() > 256) ${hook('L.l_G', 'chargeInstructions(L, (l.vslen() + r.vslen()) >> 5)')}\n${text}`,
+      replace: (text) =>
+        `    if (l.ttisstring() && r.ttisstring() && l.vslen() + r.vslen() > 256) ${hook('L.l_G', 'chargeInstructions(L, (l.vslen() + r.vslen()) >> 5)')}\n${text}`,
     },
-    { description: 'vararg copy cost', find: '                if (b < 0) {\n                    b = n;  /* get all var. arguments */', replace: (text) => `${text}\n                    ${pushCost('L', 'n')}` },
+    {
+      description: 'vararg copy cost',
+      find: '                if (b < 0) {\n                    b = n;  /* get all var. arguments */',
+      replace: (text) => `${text}\n                    ${pushCost('L', 'n')}`,
+    },
   ],
   'lauxlib.js': [
     {
@@ -163,17 +217,26 @@ const fileEdits = {
     },
   ],
   'lzio.js': [
-    { description: 'lexer buffer growth check', find: 'const luaZ_resizebuffer = function(L, buff, size) {', replace: (text) => `${text}\n    ${hook('L.l_G', 'checkString(L, size)')}` },
+    {
+      description: 'lexer buffer growth check',
+      find: 'const luaZ_resizebuffer = function(L, buff, size) {',
+      replace: (text) => `${text}\n    ${hook('L.l_G', 'checkString(L, size)')}`,
+    },
     // Parsing costs far more than one instruction per byte: `load` is charged 4 per byte read.
     // The function it builds keeps 10-50 bytes of objects per source byte: one table slot per 4.
     {
       description: 'parse cost',
       find: '    let size = buff.length;\n    if (size === 0)\n        return EOZ;',
-      replace: (text) => `${text}\n    ${hook('z.L.l_G', 'chargeInstructions(z.L, size * 4)')}\n    ${hook('z.L.l_G', 'countTableSlots(z.L, size >> 2)')}`,
+      replace: (text) =>
+        `${text}\n    ${hook('z.L.l_G', 'chargeInstructions(z.L, size * 4)')}\n    ${hook('z.L.l_G', 'countTableSlots(z.L, size >> 2)')}`,
     },
   ],
   'lstring.js': [
-    { description: 'string creation count', find: '    lua_assert(str instanceof Uint8Array);\n    return new TString(L, str);', replace: (text) => `    ${hook('L.l_G', 'countString(L, str.length)')}\n${text}` },
+    {
+      description: 'string creation count',
+      find: '    lua_assert(str instanceof Uint8Array);\n    return new TString(L, str);',
+      replace: (text) => `    ${hook('L.l_G', 'countString(L, str.length)')}\n${text}`,
+    },
     // fengari bug, and memory no budget counted: the table key of a string was built one hex
     // digit run per byte ('|' + byte.toString(16) ...), so "\1\0" and "\16" were the same key, and
     // a 1 MB key took a second and ~28 MB of rope. Now one character per byte (injective), built
@@ -192,23 +255,57 @@ const fileEdits = {
   ],
   'ltable.js': [
     // A new table (two Maps) weighs about as much as four entries.
-    { description: 'table creation count', find: '        this.id = L.l_G.id_counter++;', replace: (text) => `${text}\n        this.l_G = L.l_G;\n        ${hook('L.l_G', 'countTableSlots(L, 4)')}` },
-    { description: 'table entry count', find: 'const add = function(t, hash, key, value) {', replace: (text) => `${text}\n    ${hook('t.l_G', 'countTableSlots(null, 1)')}` },
+    {
+      description: 'table creation count',
+      find: '        this.id = L.l_G.id_counter++;',
+      replace: (text) => `${text}\n        this.l_G = L.l_G;\n        ${hook('L.l_G', 'countTableSlots(L, 4)')}`,
+    },
+    {
+      description: 'table entry count',
+      find: 'const add = function(t, hash, key, value) {',
+      replace: (text) => `${text}\n    ${hook('t.l_G', 'countTableSlots(null, 1)')}`,
+    },
     // Lazy tables (src/lua/lazy-table.ts): a table may hold `lazy`, the JavaScript value its
     // entries still come from. A raw read of a missing key asks it for that one entry; a raw
     // write tells it the key is settled; `next` and the length (`#`, rawlen, table library)
     // have it convert the rest first, in the original order. No other code reads entries.
-    { description: 'lazy table field', find: '        this.flags = ~0;', replace: (text) => `${text}\n        this.lazy = void 0; /* tea-edge: entries still in JavaScript */` },
+    {
+      description: 'lazy table field',
+      find: '        this.flags = ~0;',
+      replace: (text) => `${text}\n        this.lazy = void 0; /* tea-edge: entries still in JavaScript */`,
+    },
     {
       description: 'lazy table read',
       find: '    let v = t.strong.get(hash);\n    return v ? v.value : lobject.luaO_nilobject;',
-      replace: () => '    let v = t.strong.get(hash);\n    if (v === undefined && t.lazy !== void 0) v = t.lazy.fetch(t, hash);\n    return v ? v.value : lobject.luaO_nilobject;',
+      replace: () =>
+        '    let v = t.strong.get(hash);\n    if (v === undefined && t.lazy !== void 0) v = t.lazy.fetch(t, hash);\n    return v ? v.value : lobject.luaO_nilobject;',
     },
-    { description: 'lazy table integer write', find: '    let hash = key; /* table_hash known result */', replace: (text) => `${text}\n    if (t.lazy !== void 0) t.lazy.write(t, hash, value.ttisnil());` },
-    { description: 'lazy table write', find: '    let hash = table_hash(L, key);\n    if (value.ttisnil()) { /* delete */', replace: (text) => text.replace('\n', '\n    if (t.lazy !== void 0) t.lazy.write(t, hash, value.ttisnil());\n') },
-    { description: 'lazy table length', find: 'const luaH_getn = function(t) {', replace: (text) => `${text}\n    if (t.lazy !== void 0) { const n = t.lazy.length(t); if (n >= 0) return n; }` },
-    { description: 'lazy table traversal', find: 'const luaH_next = function(L, table, keyI) {', replace: (text) => `${text}\n    if (table.lazy !== void 0) table.lazy.complete(table);` },
-    { description: 'lazy table entry insertion', find: 'module.exports.Table        = Table;', replace: (text) => `${text}\nmodule.exports.teaInsert = function(t, hash, key, value) { add(t, hash, key, value); return t.strong.get(hash); };` },
+    {
+      description: 'lazy table integer write',
+      find: '    let hash = key; /* table_hash known result */',
+      replace: (text) => `${text}\n    if (t.lazy !== void 0) t.lazy.write(t, hash, value.ttisnil());`,
+    },
+    {
+      description: 'lazy table write',
+      find: '    let hash = table_hash(L, key);\n    if (value.ttisnil()) { /* delete */',
+      replace: (text) => text.replace('\n', '\n    if (t.lazy !== void 0) t.lazy.write(t, hash, value.ttisnil());\n'),
+    },
+    {
+      description: 'lazy table length',
+      find: 'const luaH_getn = function(t) {',
+      replace: (text) => `${text}\n    if (t.lazy !== void 0) { const n = t.lazy.length(t); if (n >= 0) return n; }`,
+    },
+    {
+      description: 'lazy table traversal',
+      find: 'const luaH_next = function(L, table, keyI) {',
+      replace: (text) => `${text}\n    if (table.lazy !== void 0) table.lazy.complete(table);`,
+    },
+    {
+      description: 'lazy table entry insertion',
+      find: 'module.exports.Table        = Table;',
+      replace: (text) =>
+        `${text}\nmodule.exports.teaInsert = function(t, hash, key, value) { add(t, hash, key, value); return t.strong.get(hash); };`,
+    },
   ],
   'lobject.js': [
     // A closure weighs about as much as a table entry; closures chained through upvalues hold
@@ -225,10 +322,18 @@ const fileEdits = {
     },
     // A numeral longer than 200 bytes is not a number (Lua's own L_MAXLENNUM): string → number
     // coercion of a 1 MiB string would otherwise decode all of it on every arithmetic operation.
-    { description: 'numeral length cap', find: 'const luaO_str2num = function(s, o) {', replace: (text) => `${text}\n    if (s.length > 200) return 0;` },
+    {
+      description: 'numeral length cap',
+      find: 'const luaO_str2num = function(s, o) {',
+      replace: (text) => `${text}\n    if (s.length > 200) return 0;`,
+    },
   ],
   'lbaselib.js': [
-    { description: 'numeral length cap (tonumber with base)', find: 'const b_str2int = function(s, base) {', replace: (text) => `${text}\n    if (s.length > 200) return null;` },
+    {
+      description: 'numeral length cap (tonumber with base)',
+      find: 'const b_str2int = function(s, base) {',
+      replace: (text) => `${text}\n    if (s.length > 200) return null;`,
+    },
   ],
   'lutf8lib.js': [
     // utf8.len and utf8.offset scan the string; utf8.codepoint pushes one value per character.
@@ -254,15 +359,28 @@ const fileEdits = {
     {
       description: 'os.date format cost',
       find: '    let s = luaL_optlstring(L, 1, "%c");\n    let stm',
-      replace: (text) => text.replace('\n    let stm', `\n    ${hook('L.l_G', 'chargeInstructions(L, s.length * 64)')}\n    let stm`),
+      replace: (text) =>
+        text.replace('\n    let stm', `\n    ${hook('L.l_G', 'chargeInstructions(L, s.length * 64)')}\n    let stm`),
     },
   ],
   'lapi.js': [
-    { description: 'no bytecode dumper', find: "const { luaU_dump } = require('./ldump.js');", replace: () => "const luaU_dump = function() { throw new Error('string.dump is not supported'); };" },
+    {
+      description: 'no bytecode dumper',
+      find: "const { luaU_dump } = require('./ldump.js');",
+      replace: () => "const luaU_dump = function() { throw new Error('string.dump is not supported'); };",
+    },
     // table.insert/remove/move/concat/unpack/sort loop through lua_geti/lua_seti, driven by a
     // length the script controls (`__len`); each access costs one instruction.
-    { description: 'lua_seti work', find: 'const lua_seti = function(L, idx, n) {', replace: (text) => `${text}\n    ${hook('L.l_G', 'chargeInstructions(L, 1)')}` },
-    { description: 'lua_geti work', find: 'const lua_geti = function(L, idx, n) {', replace: (text) => `${text}\n    ${hook('L.l_G', 'chargeInstructions(L, 1)')}` },
+    {
+      description: 'lua_seti work',
+      find: 'const lua_seti = function(L, idx, n) {',
+      replace: (text) => `${text}\n    ${hook('L.l_G', 'chargeInstructions(L, 1)')}`,
+    },
+    {
+      description: 'lua_geti work',
+      find: 'const lua_geti = function(L, idx, n) {',
+      replace: (text) => `${text}\n    ${hook('L.l_G', 'chargeInstructions(L, 1)')}`,
+    },
   ],
   'ldo.js': [
     // Binary chunks are refused before this is reached (mode 't' everywhere): leave the undumper
@@ -270,7 +388,8 @@ const fileEdits = {
     {
       description: 'no bytecode loader',
       find: "const lundump  = require('./lundump.js');",
-      replace: () => "const lundump = { luaU_undump: function() { throw new Error('binary chunks are not supported'); } };",
+      replace: () =>
+        "const lundump = { luaU_undump: function() { throw new Error('binary chunks are not supported'); } };",
     },
     {
       description: 'JavaScript exceptions pass through protected calls',
@@ -293,12 +412,28 @@ const fileEdits = {
     },
     // Stack slots hold memory (a parked coroutine keeps its stack): growth is charged to the
     // table budget, shrinking refunds it.
-    { description: 'stack growth count', find: 'const luaD_reallocstack = function(L, newsize) {', replace: (text) => `${text}\n    ${hook('L.l_G', 'resizeStack(L, L.stack.length, newsize)')}` },
+    {
+      description: 'stack growth count',
+      find: 'const luaD_reallocstack = function(L, newsize) {',
+      replace: (text) => `${text}\n    ${hook('L.l_G', 'resizeStack(L, L.stack.length, newsize)')}`,
+    },
     // Results moved (and the slots they leave cleared) by one return: select('#'), table.unpack…
-    { description: 'call results cost', find: 'const moveresults = function(L, firstResult, res, nres, wanted) {', replace: (text) => `${text}\n    ${pushCost('L', 'nres')}` },
+    {
+      description: 'call results cost',
+      find: 'const moveresults = function(L, firstResult, res, nres, wanted) {',
+      replace: (text) => `${text}\n    ${pushCost('L', 'nres')}`,
+    },
     // One instruction counter across coroutines: a resumed thread continues the resumer's count.
-    { description: 'resume takes the instruction count', find: '    L.nny = 0;  /* allow yields */', replace: (text) => `${text}\n    if (from && L.l_G.teaBudget !== null) L.hookcount = from.hookcount;` },
-    { description: 'resume gives the instruction count back', find: '    L.nny = oldnny;  /* restore \'nny\' */', replace: (text) => `${text}\n    if (from && L.l_G.teaBudget !== null) from.hookcount = L.hookcount;` },
+    {
+      description: 'resume takes the instruction count',
+      find: '    L.nny = 0;  /* allow yields */',
+      replace: (text) => `${text}\n    if (from && L.l_G.teaBudget !== null) L.hookcount = from.hookcount;`,
+    },
+    {
+      description: 'resume gives the instruction count back',
+      find: "    L.nny = oldnny;  /* restore 'nny' */",
+      replace: (text) => `${text}\n    if (from && L.l_G.teaBudget !== null) from.hookcount = L.hookcount;`,
+    },
   ],
 };
 

@@ -14,7 +14,9 @@ export const SCRIPT_LANGUAGES = SCRIPT_SANDBOX_MODULES.map((entry) => entry.lang
 /** ESM source importing the sandboxes of `languages` (from `root`) as one frozen ScriptSandboxes object, exported as `exportName`. */
 export function sandboxesModuleSource(root, languages, exportName = 'default') {
   const chosen = SCRIPT_SANDBOX_MODULES.filter((entry) => languages.includes(entry.language));
-  const imports = chosen.map((entry, index) => `import { ${entry.name} as sandbox${index} } from ${JSON.stringify(`${root}/${entry.module}`)};`);
+  const imports = chosen.map(
+    (entry, index) => `import { ${entry.name} as sandbox${index} } from ${JSON.stringify(`${root}/${entry.module}`)};`,
+  );
   const fields = chosen.map((entry, index) => `${JSON.stringify(entry.language)}: sandbox${index}`);
   const value = `Object.freeze({ ${fields.join(', ')} })`;
   return `${imports.join('\n')}\n${exportName === 'default' ? `export default ${value};` : `export const ${exportName} = ${value};`}\n`;

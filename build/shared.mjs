@@ -40,7 +40,8 @@ function agentSchemaForValidation() {
           for (const [key, field] of Object.entries(schema)) {
             if ((key === 'description' || key === 'title') && typeof field === 'string') continue;
             if (DATA.has(key)) kept[key] = field;
-            else if (NAMED.has(key) && field !== null && typeof field === 'object' && !Array.isArray(field)) kept[key] = Object.fromEntries(Object.entries(field).map(([name, sub]) => [name, strip(sub)]));
+            else if (NAMED.has(key) && field !== null && typeof field === 'object' && !Array.isArray(field))
+              kept[key] = Object.fromEntries(Object.entries(field).map(([name, sub]) => [name, strip(sub)]));
             else kept[key] = strip(field);
           }
           return kept;

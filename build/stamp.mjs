@@ -12,7 +12,15 @@ const STAMP = 'dist/.build-stamp.json';
 
 /** Folders whose every file is a build input (build/generated is an output). */
 const INPUT_FOLDERS = ['src', 'adapters', 'worker', 'cli', 'web-demo', 'bench', 'build', 'examples', 'bin', 'testing'];
-const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.base.json', 'tsconfig.types.json', 'tsconfig.types-node.json', 'wrangler.toml'];
+const INPUT_FILES = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.base.json',
+  'tsconfig.types.json',
+  'tsconfig.types-node.json',
+  'wrangler.toml',
+];
 const SKIPPED = new Set(['build/generated', 'node_modules', '.git']);
 /** The environment variables build/targets/ read. */
 const INPUT_VARIABLES = ['TEA_WORKER_AGENTS', 'TEA_WORKER_SCRIPTS', 'TEA_WEB_DEMO_DEBUG'];
@@ -35,7 +43,8 @@ export async function inputHash(root, environment = process.env) {
   const folders = [...INPUT_FOLDERS];
   // Agents bundled into the worker from a folder outside the repository are inputs too.
   const agents = environment.TEA_WORKER_AGENTS;
-  if (agents && path.relative(root, path.resolve(root, agents)).startsWith('..')) folders.push(path.relative(root, path.resolve(root, agents)));
+  if (agents && path.relative(root, path.resolve(root, agents)).startsWith('..'))
+    folders.push(path.relative(root, path.resolve(root, agents)));
   const files = [...INPUT_FILES.filter((file) => existsSync(path.join(root, file)))];
   for (const folder of folders) files.push(...(await filesUnder(root, folder)));
   const hash = createHash('sha256');
@@ -56,7 +65,8 @@ export async function staleReason(root) {
   } catch {
     return 'no build stamp (dist/ not built, or its build did not finish)';
   }
-  if (stamp.inputs !== (await inputHash(root))) return 'the sources, build scripts, lock files or build variables changed';
+  if (stamp.inputs !== (await inputHash(root)))
+    return 'the sources, build scripts, lock files or build variables changed';
   for (const [file, size] of Object.entries(stamp.outputs ?? {})) {
     const found = await stat(path.join(root, file)).catch(() => undefined);
     if (found === undefined) return `${file} is missing`;

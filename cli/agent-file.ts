@@ -1,7 +1,15 @@
 /** Reading an agent file for the CLI, with errors printed as file:line:column CODE message. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AgentError, formatProblem, problemsOf, loadAgent, type CompiledAgent, type ScriptSandbox, type ScriptSandboxes } from '../src/host.js';
+import {
+  AgentError,
+  formatProblem,
+  problemsOf,
+  loadAgent,
+  type CompiledAgent,
+  type ScriptSandbox,
+  type ScriptSandboxes,
+} from '../src/host.js';
 import { ALL_SCRIPT_SANDBOXES, withPrologWhenUsed } from '../src/host-scripts.js';
 import { pythonSandboxIfInstalled } from './python/python-sandbox.js';
 
@@ -14,12 +22,19 @@ export function withPythonWhenInstalled(scripts: ScriptSandboxes): ScriptSandbox
 }
 
 /** Reads and loads an agent file; `hostProviders` are the providers this CLI serves besides the built-in ones (`shell` with --shell-provider). */
-export async function loadAgentFile(file: string, hostProviders: readonly string[] = []): Promise<{ agent: CompiledAgent; source: string }> {
+export async function loadAgentFile(
+  file: string,
+  hostProviders: readonly string[] = [],
+): Promise<{ agent: CompiledAgent; source: string }> {
   let source: string;
   try {
     source = await readFile(file, 'utf8');
   } catch (error) {
-    throw new AgentError('NOT_FOUND', `cannot read agent file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file });
+    throw new AgentError(
+      'NOT_FOUND',
+      `cannot read agent file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      { file },
+    );
   }
   const scripts = withPythonWhenInstalled(await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [source]));
   return { agent: loadAgent(source, { file: displayName(file), scripts, hostProviders }), source };

@@ -36,7 +36,11 @@ export function parseArgs(
   const lists = new Map<string, string[]>();
   for (const [name, value] of Object.entries(parsed.values)) {
     if (value === true || typeof value === 'string') flags.set(name, value);
-    else if (Array.isArray(value)) lists.set(name, value.filter((item): item is string => typeof item === 'string'));
+    else if (Array.isArray(value))
+      lists.set(
+        name,
+        value.filter((item): item is string => typeof item === 'string'),
+      );
   }
   return { positionals: parsed.positionals, flags, lists };
 }
@@ -49,7 +53,8 @@ function usageMessage(error: unknown, known: readonly string[]): string {
   const missing = /Option '(--[\w-]+)[^']*' argument missing/.exec(message);
   if (missing !== null) return `${missing[1]} needs a value`;
   const ambiguous = /Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(message);
-  if (ambiguous !== null) return `${ambiguous[1]} needs a value (write ${ambiguous[1]}=<value> for a value starting with '-')`;
+  if (ambiguous !== null)
+    return `${ambiguous[1]} needs a value (write ${ambiguous[1]}=<value> for a value starting with '-')`;
   return message.split('\n')[0]!;
 }
 

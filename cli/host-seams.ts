@@ -12,7 +12,10 @@ import { UsageError } from './args.js';
 
 /** The agent-file source of a run of `agentFile`: its own folder, the run's agent named by its file name. */
 export function agentFolderSeam(agentFile: string, acceptRace = false): Pick<RunOptions, 'agentFiles' | 'agentFile'> {
-  return { agentFiles: fileStoreAgentSource(createRootedFileStore(path.dirname(path.resolve(agentFile)), { acceptRace })), agentFile: path.basename(agentFile) };
+  return {
+    agentFiles: fileStoreAgentSource(createRootedFileStore(path.dirname(path.resolve(agentFile)), { acceptRace })),
+    agentFile: path.basename(agentFile),
+  };
 }
 
 /**

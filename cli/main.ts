@@ -59,4 +59,3 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return 1;
   }
 }
-

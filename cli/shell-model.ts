@@ -10,7 +10,17 @@
  * killed, LLM_TIMEOUT. Browsers, Workers and Deno have no such provider: it is refused at load.
  */
 import { spawn } from 'node:child_process';
-import { AgentError, createProvider, type ChatMessage, type LlmConnection, type LlmRequest, type LlmResponse, type LlmStreamPart, type ModelProvider, type ModelProviderFactory } from '../src/host.js';
+import {
+  AgentError,
+  createProvider,
+  type ChatMessage,
+  type LlmConnection,
+  type LlmRequest,
+  type LlmResponse,
+  type LlmStreamPart,
+  type ModelProvider,
+  type ModelProviderFactory,
+} from '../src/host.js';
 
 /** One host-named command: `--shell-provider claude=claude -p {prompt}`. */
 export interface ShellCommand {
@@ -25,19 +35,29 @@ const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 export function parseShellProvider(text: string): ShellCommand {
   const match = /^([A-Za-z][\w-]*)=(.+)$/.exec(text.trim());
   const words = match === null ? [] : match[2]!.trim().split(/\s+/);
-  if (match === null || words.length === 0 || words[0] === '') throw new Error(`--shell-provider wants NAME=COMMAND [ARG...] (e.g. claude=claude -p {prompt}), got '${text}'`);
+  if (match === null || words.length === 0 || words[0] === '')
+    throw new Error(`--shell-provider wants NAME=COMMAND [ARG...] (e.g. claude=claude -p {prompt}), got '${text}'`);
   return { name: match[1]!.toLowerCase(), command: words[0]!, args: words.slice(1) };
 }
 
 /** TEA's text of a conversation for a command line tool (llm_actions.py `_format_messages_for_cli`). */
 export function messagesAsText(messages: readonly ChatMessage[]): string {
   return messages
-    .map((message) => (message.role === 'system' ? `System: ${message.content ?? ''}` : message.role === 'assistant' ? `Assistant: ${message.content ?? ''}` : (message.content ?? '')))
+    .map((message) =>
+      message.role === 'system'
+        ? `System: ${message.content ?? ''}`
+        : message.role === 'assistant'
+          ? `Assistant: ${message.content ?? ''}`
+          : (message.content ?? ''),
+    )
     .join('\n\n');
 }
 
 /** The host's factory: `provider: shell` answered by its commands, every other provider as usual. */
-export function withShellProviders(commands: readonly ShellCommand[], fallback: ModelProviderFactory = (connection) => createProvider(connection)): ModelProviderFactory {
+export function withShellProviders(
+  commands: readonly ShellCommand[],
+  fallback: ModelProviderFactory = (connection) => createProvider(connection),
+): ModelProviderFactory {
   const byName = new Map(commands.map((command) => [command.name, command]));
   return (connection) => {
     if (connection.provider?.trim().toLowerCase() !== 'shell') return fallback(connection);
@@ -45,7 +65,11 @@ export function withShellProviders(commands: readonly ShellCommand[], fallback: 
     const command = name === undefined ? undefined : byName.get(name);
     if (command === undefined) {
       const known = [...byName.keys()].join(', ') || 'none';
-      throw new AgentError('UNKNOWN_PROVIDER', `shell provider '${name ?? '(none named: set shell_provider)'}' is not one this host runs (its --shell-provider commands: ${known})`, { field: 'shell_provider' });
+      throw new AgentError(
+        'UNKNOWN_PROVIDER',
+        `shell provider '${name ?? '(none named: set shell_provider)'}' is not one this host runs (its --shell-provider commands: ${known})`,
+        { field: 'shell_provider' },
+      );
     }
     return createShellModel(command, connection);
   };
@@ -57,7 +81,11 @@ export function createShellModel(command: ShellCommand, connection: LlmConnectio
     new Promise((resolve, reject) => {
       const prompt = messagesAsText(request.messages);
       const inArgs = command.args.some((arg) => arg.includes('{prompt}'));
-      const child = spawn(command.command, command.args.map((arg) => arg.replaceAll('{prompt}', prompt)), { stdio: [inArgs ? 'ignore' : 'pipe', 'pipe', 'pipe'], signal });
+      const child = spawn(
+        command.command,
+        command.args.map((arg) => arg.replaceAll('{prompt}', prompt)),
+        { stdio: [inArgs ? 'ignore' : 'pipe', 'pipe', 'pipe'], signal },
+      );
       const stdout: Buffer[] = [];
       let stdoutBytes = 0;
       let stderr = '';
@@ -74,19 +102,56 @@ export function createShellModel(command: ShellCommand, connection: LlmConnectio
       child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-2000)));
       child.stdin?.on('error', () => {}); // a command that exits without reading its stdin
       child.stdin?.end(prompt);
-      const where = { field: 'provider', details: { provider: 'shell', shell_provider: command.name, retryable: false } };
+      const where = {
+        field: 'provider',
+        details: { provider: 'shell', shell_provider: command.name, retryable: false },
+      };
       child.on('error', (error) => {
         clearTimeout(timer);
-        reject(signal?.aborted ? signal.reason : new AgentError('LLM_UNAVAILABLE', `shell provider '${command.name}': cannot start '${command.command}': ${error.message}`, where));
+        reject(
+          signal?.aborted
+            ? signal.reason
+            : new AgentError(
+                'LLM_UNAVAILABLE',
+                `shell provider '${command.name}': cannot start '${command.command}': ${error.message}`,
+                where,
+              ),
+        );
       });
       child.on('close', (code) => {
         clearTimeout(timer);
         if (signal?.aborted) return;
-        if (timedOut) return reject(new AgentError('LLM_TIMEOUT', `shell provider '${command.name}': '${command.command}' ran past ${timeoutMs} ms and was stopped`, where));
-        if (stdoutBytes > MAX_OUTPUT_BYTES) return reject(new AgentError('LLM_BAD_RESPONSE', `shell provider '${command.name}': the answer is above ${MAX_OUTPUT_BYTES} bytes`, where));
-        if (code !== 0) return reject(new AgentError('LLM_UNAVAILABLE', `shell provider '${command.name}': '${command.command}' exited with ${code}${stderr.trim() !== '' ? `: ${stderr.trim()}` : ''}`, where));
+        if (timedOut)
+          return reject(
+            new AgentError(
+              'LLM_TIMEOUT',
+              `shell provider '${command.name}': '${command.command}' ran past ${timeoutMs} ms and was stopped`,
+              where,
+            ),
+          );
+        if (stdoutBytes > MAX_OUTPUT_BYTES)
+          return reject(
+            new AgentError(
+              'LLM_BAD_RESPONSE',
+              `shell provider '${command.name}': the answer is above ${MAX_OUTPUT_BYTES} bytes`,
+              where,
+            ),
+          );
+        if (code !== 0)
+          return reject(
+            new AgentError(
+              'LLM_UNAVAILABLE',
+              `shell provider '${command.name}': '${command.command}' exited with ${code}${stderr.trim() !== '' ? `: ${stderr.trim()}` : ''}`,
+              where,
+            ),
+          );
         const content = Buffer.concat(stdout).toString('utf8').trim();
-        resolve({ content, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, model: request.model ?? command.name, finish_reason: 'stop' });
+        resolve({
+          content,
+          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+          model: request.model ?? command.name,
+          finish_reason: 'stop',
+        });
       });
     });
   return {

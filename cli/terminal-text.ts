@@ -27,7 +27,14 @@ function unicodeEscape(character: string): string {
 
 /** One visible line: controls escaped, capped at `max` characters with the cut mark redaction knows (src/errors/cut-mark.ts). */
 export function oneLine(text: string, max = MAX_LINE): string {
-  const escaped = text.replace(CONTROL, (character) => NAMED[character] ?? (character.charCodeAt(0) < 0x100 ? `\\x${character.charCodeAt(0).toString(16).padStart(2, '0')}` : unicodeEscape(character)));
+  const escaped = text.replace(
+    CONTROL,
+    (character) =>
+      NAMED[character] ??
+      (character.charCodeAt(0) < 0x100
+        ? `\\x${character.charCodeAt(0).toString(16).padStart(2, '0')}`
+        : unicodeEscape(character)),
+  );
   return cutWithMark(escaped, max);
 }
 

@@ -84,7 +84,14 @@ const BENCH = `tea-edge bench [suite ...] [--json]
   --json prints one JSON object per figure: {suite, name, value, unit, baseline_value?, ratio?}.
 `;
 
-export const COMMAND_USAGE: Readonly<Record<string, string>> = { run: RUN, resume: RESUME, validate: VALIDATE, serve: SERVE, probe: PROBE, bench: BENCH };
+export const COMMAND_USAGE: Readonly<Record<string, string>> = {
+  run: RUN,
+  resume: RESUME,
+  validate: VALIDATE,
+  serve: SERVE,
+  probe: PROBE,
+  bench: BENCH,
+};
 
 /** The overview: each command's synopsis (the first line of its own help), so the two never differ. */
 export const USAGE = `tea-edge — run YAML LLM agents (The Edge Agent format)

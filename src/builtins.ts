@@ -14,7 +14,14 @@ import { createRegistry, type ActionRegistry } from './actions/registry.js';
 import type { ActionDefinition } from './core/action.js';
 
 export function builtinActions(): ActionDefinition[] {
-  return [...coreActions(), ...llmActions(), ...toolActions(), ...reasoningActions(), ...reflectionActions(), ...prologActions()];
+  return [
+    ...coreActions(),
+    ...llmActions(),
+    ...toolActions(),
+    ...reasoningActions(),
+    ...reflectionActions(),
+    ...prologActions(),
+  ];
 }
 
 export interface ActionRegistryOptions {
@@ -23,6 +30,9 @@ export interface ActionRegistryOptions {
 }
 
 /** The built-in actions (unless left out) plus the host's own; a host action replaces a built-in of the same name. */
-export function createActionRegistry(extra: ActionDefinition[] = [], options: ActionRegistryOptions = {}): ActionRegistry {
+export function createActionRegistry(
+  extra: ActionDefinition[] = [],
+  options: ActionRegistryOptions = {},
+): ActionRegistry {
   return createRegistry([...(options.withoutBuiltins === true ? [] : builtinActions()), ...extra]);
 }

@@ -20,9 +20,23 @@ export { loadAgent, type LoadAgentOptions } from './graph/load-agent.js';
 export { compileAgent, type CompileOptions } from './graph/compile-agent.js';
 export type { AgentRun, RunOptions, RunResult, ResumeInput, LlmOverrides } from './graph/run-types.js';
 export type { CompiledAgent, CompiledNode } from './graph/compiled-agent.js';
-export { compiledAgentFileSource, fileStoreAgentSource, textAgentFileSource, type AgentFileSource } from './graph/agent-files.js';
+export {
+  compiledAgentFileSource,
+  fileStoreAgentSource,
+  textAgentFileSource,
+  type AgentFileSource,
+} from './graph/agent-files.js';
 export type { FileStore } from './core/file-store.js';
-export type { ScriptSandbox, ScriptSandboxes, ScriptLanguage, CompiledScript, ScriptBudget, ScriptRunOptions, ScriptSource, ScriptErrorCodes } from './core/script-sandbox.js';
+export type {
+  ScriptSandbox,
+  ScriptSandboxes,
+  ScriptLanguage,
+  CompiledScript,
+  ScriptBudget,
+  ScriptRunOptions,
+  ScriptSource,
+  ScriptErrorCodes,
+} from './core/script-sandbox.js';
 export type { AgentSpec, NodeSpec } from './spec/agent-spec.js';
 export { readAgentSpec } from './spec/read-agent-spec.js';
 
@@ -32,7 +46,17 @@ export type { ErrorCode, ErrorLocation, AgentErrorJson } from './core/agent-erro
 export { formatProblem, problemsOf, MAX_LOAD_PROBLEMS } from './errors/load-problems.js';
 export type { LoadProblem } from './errors/load-problems.js';
 export { EVENT_TYPES, isTruncatedData } from './core/events.js';
-export type { AgentEvent, EventData, EventDataMap, EventError, EventOf, EventType, RunStatus, StopReason, SubRunFrame } from './core/events.js';
+export type {
+  AgentEvent,
+  EventData,
+  EventDataMap,
+  EventError,
+  EventOf,
+  EventType,
+  RunStatus,
+  StopReason,
+  SubRunFrame,
+} from './core/events.js';
 export { upgradeEvent } from './events/upgrade-event.js';
 export { sanitizeEvent } from './events/redact.js';
 
@@ -44,8 +68,25 @@ export type { ActionDefinition, ActionContext, ActionCompiler, JsonSchema } from
 export { createProvider } from './llm/create-provider.js';
 export { createScriptedModel } from './llm/scripted-model.js';
 export { probeEndpoint } from './llm/probe-on-demand.js';
-export type { ModelProvider, ModelProviderFactory, LlmProvider, LlmProviderFactory, LlmRequest, LlmResponse, ChatMessage, ToolCall } from './core/model-provider.js';
+export type {
+  ModelProvider,
+  ModelProviderFactory,
+  LlmProvider,
+  LlmProviderFactory,
+  LlmRequest,
+  LlmResponse,
+  ChatMessage,
+  ToolCall,
+} from './core/model-provider.js';
 
 // Storage
 export { createMemoryStores } from './storage/memory-store.js';
-export type { TraceStore, CheckpointStore, RunRecord, Checkpoint, RunPage, ListRunsOptions, RetentionPolicy } from './core/trace-store.js';
+export type {
+  TraceStore,
+  CheckpointStore,
+  RunRecord,
+  Checkpoint,
+  RunPage,
+  ListRunsOptions,
+  RetentionPolicy,
+} from './core/trace-store.js';

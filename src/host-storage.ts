@@ -8,7 +8,16 @@
  */
 
 // The contracts
-export type { Checkpoint, CheckpointStore, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from './core/trace-store.js';
+export type {
+  Checkpoint,
+  CheckpointStore,
+  Insight,
+  ListRunsOptions,
+  RetentionPolicy,
+  RunPage,
+  RunRecord,
+  TraceStore,
+} from './core/trace-store.js';
 export type { FileStore } from './core/file-store.js';
 export type { AgentEvent } from './core/events.js';
 export { AgentError } from './core/agent-error.js';
@@ -16,7 +25,15 @@ export { AgentError } from './core/agent-error.js';
 // What the adapters share
 export { storageError } from './storage/storage-error.js';
 export { fromStoredJson, inertCopy, toStoredJson } from './storage/json-copy.js';
-export { compareRunsNewestFirst, decodeCursor, encodeCursor, listRunPage, pageSize, runsToRetire, type RunPosition } from './storage/run-listing.js';
+export {
+  compareRunsNewestFirst,
+  decodeCursor,
+  encodeCursor,
+  listRunPage,
+  pageSize,
+  runsToRetire,
+  type RunPosition,
+} from './storage/run-listing.js';
 export { splitUtf8 } from './storage/split-utf8.js';
 export { joinRooted, rootedDirname, rootedPathRefusal } from './util/rooted-path.js';
 export { quoteText } from './util/cut-text.js';

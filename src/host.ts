@@ -32,7 +32,13 @@ export type { AgentSettings } from './core/agent-settings.js';
 export { VERSION } from './version.js';
 
 // Inline code: the sandbox contract (the sandboxes themselves are in tea-edge/host/scripts)
-export type { CompiledScript, ScriptRunOptions, ScriptSandbox, ScriptSandboxes, ScriptSource } from './core/script-sandbox.js';
+export type {
+  CompiledScript,
+  ScriptRunOptions,
+  ScriptSandbox,
+  ScriptSandboxes,
+  ScriptSource,
+} from './core/script-sandbox.js';
 
 // Errors, load problems and events
 export { AgentError, describeLocation, formatAgentError, toAgentError } from './core/agent-error.js';
@@ -48,10 +54,28 @@ export { createReplayProvider } from './llm/replay.js';
 export { redactSecrets } from './llm/redact.js';
 export { envNameRefusal, secretsFromNames } from './spec/env-names.js';
 export { ROLE_ORDER } from './reasoning/react/tool-table.js';
-export type { ChatMessage, LlmConnection, LlmProvider, LlmRequest, LlmResponse, LlmStreamPart, ModelProvider, ModelProviderFactory } from './core/model-provider.js';
+export type {
+  ChatMessage,
+  LlmConnection,
+  LlmProvider,
+  LlmRequest,
+  LlmResponse,
+  LlmStreamPart,
+  ModelProvider,
+  ModelProviderFactory,
+} from './core/model-provider.js';
 
 // Stores: the contracts (what every adapter shares is in tea-edge/host/storage)
-export type { Checkpoint, CheckpointStore, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from './core/trace-store.js';
+export type {
+  Checkpoint,
+  CheckpointStore,
+  Insight,
+  ListRunsOptions,
+  RetentionPolicy,
+  RunPage,
+  RunRecord,
+  TraceStore,
+} from './core/trace-store.js';
 export type { FileStore } from './core/file-store.js';
 
 // Small helpers hosts share with the engine

@@ -13,7 +13,11 @@ import type { AgentSpec } from './spec/agent-spec.js';
 
 /** `options` with the defaults filled in: every built-in action, Lua. */
 function withDefaults<T extends CompileOptions>(options: T): T {
-  return { ...options, registry: options.registry ?? createActionRegistry(), scripts: options.scripts ?? ALL_SCRIPT_SANDBOXES };
+  return {
+    ...options,
+    registry: options.registry ?? createActionRegistry(),
+    scripts: options.scripts ?? ALL_SCRIPT_SANDBOXES,
+  };
 }
 
 /** Parses, checks and compiles an agent file, with every built-in action and Lua. Throws AgentError with file:line:column and `details.errors`. */

@@ -16,7 +16,8 @@ const MARKERS = [
 ];
 
 const TEST_FOLDERS = ['src', 'adapters', 'worker', 'cli', 'tests', 'web-demo'];
-const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(])import\s*\(?\s*['"]([^'"]+)['"]/gm;
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(])import\s*\(?\s*['"]([^'"]+)['"]/gm;
 
 function testFiles(root) {
   const files = [];
@@ -35,7 +36,13 @@ function testFiles(root) {
 /** The repository file a relative specifier names (`./x.js` is `./x.ts` in the sources), or undefined. */
 function resolveLocal(root, from, specifier) {
   const target = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier));
-  const candidates = [target, target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx'), `${target}.ts`, `${target}/index.ts`];
+  const candidates = [
+    target,
+    target.replace(/\.js$/, '.ts'),
+    target.replace(/\.js$/, '.tsx'),
+    `${target}.ts`,
+    `${target}/index.ts`,
+  ];
   return candidates.find((candidate) => existsSync(path.join(root, candidate)));
 }
 
@@ -52,7 +59,12 @@ function runtimesOf(root, file, cache, visiting = new Set()) {
     const local = specifier.startsWith('.') ? resolveLocal(root, file, specifier) : undefined;
     const named = local ?? specifier;
     for (const marker of MARKERS) if (marker.pattern.test(named)) found.add(marker.runtime);
-    if (local !== undefined && /\.(ts|tsx|mjs|js)$/.test(local) && !local.startsWith('build/') && !local.startsWith('node_modules/')) {
+    if (
+      local !== undefined &&
+      /\.(ts|tsx|mjs|js)$/.test(local) &&
+      !local.startsWith('build/') &&
+      !local.startsWith('node_modules/')
+    ) {
       for (const runtime of runtimesOf(root, local, cache, visiting)) found.add(runtime);
     }
   }
@@ -69,7 +81,8 @@ export function classifyTests(root) {
 
 /** The files of a group: `unit` (Node only) or one of RUNTIMES. */
 export function testGroup(root, group) {
-  if (group !== 'unit' && !RUNTIMES.includes(group)) throw new Error(`unknown test group "${group}" (known: unit, ${RUNTIMES.join(', ')})`);
+  if (group !== 'unit' && !RUNTIMES.includes(group))
+    throw new Error(`unknown test group "${group}" (known: unit, ${RUNTIMES.join(', ')})`);
   return classifyTests(root)
     .filter(({ runtimes }) => (group === 'unit' ? runtimes.length === 0 : runtimes.includes(group)))
     .map(({ file }) => file);

@@ -52,7 +52,8 @@ export function agentGraph(spec: unknown): AgentGraph {
   rawNodes.forEach((node, index) => {
     const name = names[index]!;
     // A dynamic_parallel node also leads to its fan_in node (the engine checks it as reachable).
-    if (node.type === 'dynamic_parallel' && typeof node.fan_in === 'string') edges.push({ from: name, to: node.fan_in, label: 'fan in' });
+    if (node.type === 'dynamic_parallel' && typeof node.fan_in === 'string')
+      edges.push({ from: name, to: node.fan_in, label: 'fan in' });
     const goto = node.goto;
     if (typeof goto === 'string') {
       edges.push({ from: name, to: goto });
@@ -62,7 +63,9 @@ export function agentGraph(spec: unknown): AgentGraph {
       for (const rule of goto.filter(isPlainObject)) {
         if (typeof rule.to !== 'string') continue;
         const condition = typeof rule.if === 'string' ? rule.if : undefined;
-        edges.push(condition === undefined ? { from: name, to: rule.to } : { from: name, to: rule.to, label: condition });
+        edges.push(
+          condition === undefined ? { from: name, to: rule.to } : { from: name, to: rule.to, label: condition },
+        );
       }
       return;
     }
@@ -84,7 +87,12 @@ function pushLegacy(edges: GraphEdge[], edge: Record<string, unknown>): void {
   const condition = tested?.label ?? (typeof edge.when === 'string' ? edge.when : parallel ? 'parallel' : undefined);
   for (const to of targets) {
     if (condition === undefined) edges.push({ from, to });
-    else edges.push(tested?.detail === undefined ? { from, to, label: condition } : { from, to, label: condition, detail: tested.detail });
+    else
+      edges.push(
+        tested?.detail === undefined
+          ? { from, to, label: condition }
+          : { from, to, label: condition, detail: tested.detail },
+      );
   }
   if (parallel && typeof edge.fan_in === 'string') {
     for (const to of targets) edges.push({ from: to, to: edge.fan_in, label: 'fan in' });
@@ -112,16 +120,25 @@ function conditionLabel(edge: Record<string, unknown>): { label: string; detail?
 
 /** Drops a plain edge that a `fan in` edge already draws (a dynamic_parallel whose fan_in is also its next node). */
 function withoutShadowedEdges(edges: GraphEdge[]): GraphEdge[] {
-  return edges.filter((edge) => edge.label !== undefined || !edges.some((other) => other.label === 'fan in' && other.from === edge.from && other.to === edge.to));
+  return edges.filter(
+    (edge) =>
+      edge.label !== undefined ||
+      !edges.some((other) => other.label === 'fan in' && other.from === edge.from && other.to === edge.to),
+  );
 }
 
 function describeNode(name: string, node: Record<string, unknown>): GraphNode {
   const kind = nodeKind(node);
   if (kind === 'while_loop') {
     const body = Array.isArray(node.body) ? node.body.filter(isPlainObject) : [];
-    return { name, kind, loopBody: body.map((step, index) => (typeof step.name === 'string' ? step.name : `step ${index + 1}`)) };
+    return {
+      name,
+      kind,
+      loopBody: body.map((step, index) => (typeof step.name === 'string' ? step.name : `step ${index + 1}`)),
+    };
   }
-  if (kind === 'dynamic_parallel') return { name, kind, fansOutOver: typeof node.items === 'string' ? node.items : 'items' };
+  if (kind === 'dynamic_parallel')
+    return { name, kind, fansOutOver: typeof node.items === 'string' ? node.items : 'items' };
   return { name, kind };
 }
 

@@ -48,7 +48,10 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
   const textArea = byId<HTMLTextAreaElement>('agent-source');
   const inputArea = byId<HTMLTextAreaElement>('run-input');
   const problemsList = byId('problems');
-  let editor: { getText(): string; setText(text: string): void } = { getText: () => textArea.value, setText: (text) => (textArea.value = text) };
+  let editor: { getText(): string; setText(text: string): void } = {
+    getText: () => textArea.value,
+    setText: (text) => (textArea.value = text),
+  };
   let validateTimer = 0;
 
   let latest = 0;
@@ -74,7 +77,10 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
       ),
     );
     const count = result.problems.length;
-    byId('agent-status').textContent = count === 0 ? 'The agent is valid.' : `${count} problem${count === 1 ? '' : 's'} found: Run is off until ${count === 1 ? 'it is' : 'they are'} fixed.`;
+    byId('agent-status').textContent =
+      count === 0
+        ? 'The agent is valid.'
+        : `${count} problem${count === 1 ? '' : 's'} found: Run is off until ${count === 1 ? 'it is' : 'they are'} fixed.`;
     return result.problems;
   };
   // Drafts: every edit is saved (per agent name) after a pause; picking an example with a draft
@@ -87,7 +93,11 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
     if (!name) return;
     draftNote.replaceChildren(
       restored ? `Restored your draft of ${name}. ` : `Draft of ${name} saved in this browser. `,
-      element('button', { type: 'button', id: 'discard-draft', onclick: () => void discard(name) }, restored ? 'Use the file as shipped' : 'Discard the draft'),
+      element(
+        'button',
+        { type: 'button', id: 'discard-draft', onclick: () => void discard(name) },
+        restored ? 'Use the file as shipped' : 'Discard the draft',
+      ),
     );
   };
   const discard = async (name: string) => {
@@ -107,7 +117,10 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
     draftTimer = window.setTimeout(() => {
       const shipped = examples.find((entry) => entry.source === text);
       if (shipped) return;
-      void saveDraft(text, options.storage).then(() => showDraft(text, false), () => undefined);
+      void saveDraft(text, options.storage).then(
+        () => showDraft(text, false),
+        () => undefined,
+      );
     }, 500);
   };
   const scheduleValidate = () => {
@@ -143,7 +156,10 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
     for (const example of examples) exampleSelect.appendChild(element('option', { value: example.file }, example.file));
     // The example picked last comes back; at the first visit, a reflection example.
     const picked = options.storage?.getItem(EXAMPLE_KEY);
-    const preferred = examples.find((example) => example.file === picked) ?? examples.find((example) => example.file.startsWith('reflection')) ?? examples[0];
+    const preferred =
+      examples.find((example) => example.file === picked) ??
+      examples.find((example) => example.file.startsWith('reflection')) ??
+      examples[0];
     if (preferred) {
       exampleSelect.value = preferred.file;
       editor.setText(preferred.source);
@@ -169,7 +185,13 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
     await restored;
     const { createEditor } = await import('./editor.js');
     const host = byId('editor-host');
-    editor = createEditor({ parent: host, text: textArea.value, label: 'Agent YAML', validate: validateNow, onChange: noteEdit });
+    editor = createEditor({
+      parent: host,
+      text: textArea.value,
+      label: 'Agent YAML',
+      validate: validateNow,
+      onChange: noteEdit,
+    });
     textArea.hidden = true;
     host.hidden = false;
     performance.mark('tea-editor-ready');
@@ -186,7 +208,13 @@ export function createAgentPanel(options: AgentPanelOptions): AgentPanel {
     ),
   );
 
-  return { getText: () => editor.getText(), setText: (text) => editor.setText(text), validateNow, editorLoaded, examples: examplesLoaded };
+  return {
+    getText: () => editor.getText(),
+    setText: (text) => editor.setText(text),
+    validateNow,
+    editorLoaded,
+    examples: examplesLoaded,
+  };
 }
 
 /** An example's suggested input: a `# input: {...}` comment line, else `{}`. */

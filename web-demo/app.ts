@@ -29,7 +29,8 @@ import { markReady, registerServiceWorker, watchOnline } from './page-status.js'
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
-const TAB_TAGLINE = 'YAML agents running in this tab, traced in IndexedDB. Nothing is sent anywhere but the model server you choose.';
+const TAB_TAGLINE =
+  'YAML agents running in this tab, traced in IndexedDB. Nothing is sent anywhere but the model server you choose.';
 
 /** Starts the app in the page built from index.html. */
 function start(): void {
@@ -63,7 +64,11 @@ function start(): void {
   let agentProblems = 0;
   // Problems of the server agent's input form (server mode): such an input is not sent.
   let formProblems = 0;
-  const graphs = createGraphPin({ validate: (text) => client.validate(text), setGraph: (graph) => runView.setGraph(graph), editorText: () => editor.getText() });
+  const graphs = createGraphPin({
+    validate: (text) => client.validate(text),
+    setGraph: (graph) => runView.setGraph(graph),
+    editorText: () => editor.getText(),
+  });
   const editor = createAgentPanel({
     storage,
     validate: graphs.validate,
@@ -128,7 +133,12 @@ function start(): void {
   /** Saves a run as one offline HTML report with the studio's views of it (its own lazy chunk). */
   const saveReport = async (events: AgentEvent[], graph: AgentGraph | undefined, record?: RunRecord) => {
     const report = await import('./report-download.js');
-    const drawn = graph ? { svg: runView.drawGraph(graph, summarize(events)), kinds: new Map(graph.nodes.map((node) => [node.name, node.kind])) } : undefined;
+    const drawn = graph
+      ? {
+          svg: runView.drawGraph(graph, summarize(events)),
+          kinds: new Map(graph.nodes.map((node) => [node.name, node.kind])),
+        }
+      : undefined;
     announce(`Saved the run as ${report.saveRunReport(events, drawn, record)}.`);
   };
   /** The graph of a run's agent, when its file is known (runs of this tab). */
@@ -150,7 +160,8 @@ function start(): void {
     let input: Record<string, unknown>;
     try {
       const parsed = JSON.parse(inputArea.value.trim() || '{}') as unknown;
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the input must be a JSON object');
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        throw new Error('the input must be a JSON object');
       input = parsed as Record<string, unknown>;
     } catch (error) {
       announce(`Input is not valid: ${(error as Error).message}`);
@@ -189,7 +200,15 @@ function start(): void {
   void import('./studio-views.js').then((module) => {
     runView.setExtra(
       (shown, graph, nav) =>
-        module.studioViews(shown, graph, { focusNode: nav.selected, ...(shown.status === 'running' ? {} : { onReport: () => void saveReport(shown.events, graph), onRunFrom: (node, state) => void flow.runFrom(node, state) }) }),
+        module.studioViews(shown, graph, {
+          focusNode: nav.selected,
+          ...(shown.status === 'running'
+            ? {}
+            : {
+                onReport: () => void saveReport(shown.events, graph),
+                onRunFrom: (node, state) => void flow.runFrom(node, state),
+              }),
+        }),
       (shown, graph, nav) =>
         module.graphPanel({
           summary: shown,

@@ -25,5 +25,11 @@ export interface RemoteBackend {
   follow(runId: string, after: number, onEvent: EventSink): Promise<RunOutcome>;
   cancel(runId: string): void;
   /** Time travel: a new run continuing after `node` of `parentRunId`, from `state`. */
-  runFrom(parentRunId: string, node: string, state: Record<string, unknown>, begin: (runId: string) => void, onEvent: EventSink): Promise<RunOutcome>;
+  runFrom(
+    parentRunId: string,
+    node: string,
+    state: Record<string, unknown>,
+    begin: (runId: string) => void,
+    onEvent: EventSink,
+  ): Promise<RunOutcome>;
 }

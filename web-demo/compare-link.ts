@@ -8,7 +8,10 @@ const PREFIX = '#compare=';
 /** The two run ids in an address hash, or undefined. */
 export function compareIdsOf(hash: string): [string, string] | undefined {
   if (!hash.startsWith(PREFIX)) return undefined;
-  const ids = hash.slice(PREFIX.length).split(',').map((id) => decodeURIComponent(id.trim()));
+  const ids = hash
+    .slice(PREFIX.length)
+    .split(',')
+    .map((id) => decodeURIComponent(id.trim()));
   return ids.length === 2 && ids.every((id) => id !== '') && ids[0] !== ids[1] ? [ids[0]!, ids[1]!] : undefined;
 }
 

@@ -19,6 +19,11 @@ export function toDiagnostics(doc: Text, problems: AgentProblem[]): Diagnostic[]
 
 /** `CODE (node n, field f): message`, the way the editor and the problem list word a problem. */
 export function problemText(problem: AgentProblem): string {
-  const where = [problem.node !== undefined ? `node ${problem.node}` : '', problem.field !== undefined ? `field ${problem.field}` : ''].filter(Boolean).join(', ');
+  const where = [
+    problem.node !== undefined ? `node ${problem.node}` : '',
+    problem.field !== undefined ? `field ${problem.field}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   return `${problem.code}${where ? ` (${where})` : ''}: ${problem.message}`;
 }

@@ -17,12 +17,18 @@ export function diffLines(before: string, after: string): DiffLine[] {
 export function diffSequence(a: readonly string[], b: readonly string[]): DiffLine[] {
   if (a.length > MAX_LINES || b.length > MAX_LINES) {
     const same = a.length === b.length && a.every((text, index) => text === b[index]);
-    return same ? a.map((text) => ({ kind: 'same', text })) : [...a.map((text) => ({ kind: 'removed' as const, text })), ...b.map((text) => ({ kind: 'added' as const, text }))];
+    return same
+      ? a.map((text) => ({ kind: 'same', text }))
+      : [
+          ...a.map((text) => ({ kind: 'removed' as const, text })),
+          ...b.map((text) => ({ kind: 'added' as const, text })),
+        ];
   }
   // lengths[i][j]: the longest common subsequence of a[i..] and b[j..].
   const lengths: Uint16Array[] = Array.from({ length: a.length + 1 }, () => new Uint16Array(b.length + 1));
   for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) lengths[i]![j] = a[i] === b[j] ? lengths[i + 1]![j + 1]! + 1 : Math.max(lengths[i + 1]![j]!, lengths[i]![j + 1]!);
+    for (let j = b.length - 1; j >= 0; j--)
+      lengths[i]![j] = a[i] === b[j] ? lengths[i + 1]![j + 1]! + 1 : Math.max(lengths[i + 1]![j]!, lengths[i]![j + 1]!);
   }
   const lines: DiffLine[] = [];
   let i = 0;
@@ -40,10 +46,18 @@ export function diffSequence(a: readonly string[], b: readonly string[]): DiffLi
   return lines;
 }
 
-export type StateChange = { key: string; kind: 'added' | 'removed' | 'changed' | 'same'; before?: unknown; after?: unknown };
+export type StateChange = {
+  key: string;
+  kind: 'added' | 'removed' | 'changed' | 'same';
+  before?: unknown;
+  after?: unknown;
+};
 
 /** Top-level keys of two states: added, removed, changed (by JSON value) and unchanged. */
-export function diffState(before: Record<string, unknown> | undefined, after: Record<string, unknown> | undefined): StateChange[] {
+export function diffState(
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown> | undefined,
+): StateChange[] {
   const left = before ?? {};
   const right = after ?? {};
   const keys = [...new Set([...Object.keys(left), ...Object.keys(right)])].sort();
@@ -51,6 +65,8 @@ export function diffState(before: Record<string, unknown> | undefined, after: Re
     const has = [key in left, key in right];
     if (!has[0]) return { key, kind: 'added', after: right[key] };
     if (!has[1]) return { key, kind: 'removed', before: left[key] };
-    return JSON.stringify(left[key]) === JSON.stringify(right[key]) ? { key, kind: 'same', before: left[key], after: right[key] } : { key, kind: 'changed', before: left[key], after: right[key] };
+    return JSON.stringify(left[key]) === JSON.stringify(right[key])
+      ? { key, kind: 'same', before: left[key], after: right[key] }
+      : { key, kind: 'changed', before: left[key], after: right[key] };
   });
 }

@@ -7,7 +7,11 @@ type Child = Node | string | number | null | undefined | false;
 type Attributes = Record<string, string | number | boolean | EventListener | undefined>;
 
 /** Creates an HTML element with attributes (`on*` functions become listeners) and children. */
-export function element<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   applyAttributes(node, attributes);
   append(node, children);
@@ -34,7 +38,7 @@ export function replaceChildren(node: Element, ...children: Child[]): void {
 export function formatJson(value: unknown, limit = 20_000): string {
   let text: string;
   try {
-    text = typeof value === 'string' ? value : JSON.stringify(value, null, 2) ?? String(value);
+    text = typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? String(value));
   } catch {
     text = String(value);
   }

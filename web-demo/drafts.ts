@@ -52,7 +52,10 @@ export function loadDraft(name: string): Promise<Draft | undefined> {
 }
 
 export function deleteDraft(name: string): Promise<void> {
-  return transact('readwrite', (store) => store.delete(name)).then(() => undefined, () => undefined);
+  return transact('readwrite', (store) => store.delete(name)).then(
+    () => undefined,
+    () => undefined,
+  );
 }
 
 /** The draft edited last, if any. */

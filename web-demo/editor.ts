@@ -37,7 +37,10 @@ export function createEditor(options: EditorOptions): AgentEditor {
       yaml(),
       EditorView.lineWrapping,
       lintGutter(),
-      linter(async (current) => toDiagnostics(current.state.doc, await options.validate(current.state.doc.toString())), { delay: 350 }),
+      linter(
+        async (current) => toDiagnostics(current.state.doc, await options.validate(current.state.doc.toString())),
+        { delay: 350 },
+      ),
       autocompletion({ override: [schemaKeys(agentSchema as JsonSchemaNode)] }),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) options.onChange(update.state.doc.toString());
@@ -61,7 +64,12 @@ function schemaKeys(schema: JsonSchemaNode) {
     if (keys.length === 0) return null;
     return {
       from: word.from,
-      options: keys.map(({ key, description }) => ({ label: key, type: 'property', apply: `${key}: `, ...(description ? { info: description } : {}) })),
+      options: keys.map(({ key, description }) => ({
+        label: key,
+        type: 'property',
+        apply: `${key}: `,
+        ...(description ? { info: description } : {}),
+      })),
       validFor: /^[A-Za-z_]*$/,
     };
   };

@@ -71,24 +71,65 @@ export class EngineClient {
     return result;
   }
 
-  async run(agentYaml: string, input: Record<string, unknown>, model: ModelSettings, runId: string, pauses?: RunPauses): Promise<RunOutcome> {
+  async run(
+    agentYaml: string,
+    input: Record<string, unknown>,
+    model: ModelSettings,
+    runId: string,
+    pauses?: RunPauses,
+  ): Promise<RunOutcome> {
     const engine = this.runEngineFor(agentYaml);
-    const message = { type: 'run', agentYaml, input, model, run_id: runId, ...this.files(), ...(pauses ? { pauses } : {}) };
+    const message = {
+      type: 'run',
+      agentYaml,
+      input,
+      model,
+      run_id: runId,
+      ...this.files(),
+      ...(pauses ? { pauses } : {}),
+    };
     const outcome = (await this.request(engine, message, 'run', runId)) as RunOutcome;
     // The light engine refuses Lua at load, before the run starts: start it again with Lua.
-    if (engine === 'light' && needsScriptEngine(outcome.error)) return (await this.request('lua', message, 'run', runId)) as RunOutcome;
+    if (engine === 'light' && needsScriptEngine(outcome.error))
+      return (await this.request('lua', message, 'run', runId)) as RunOutcome;
     return outcome;
   }
 
   /** Continues a paused run: with the approval of a tool call, or with the state changed (`state_update`). */
-  resume(agentYaml: string, runId: string, update: { approval?: { approved: boolean }; state_update?: Record<string, unknown> }, model: ModelSettings, pauses?: RunPauses): Promise<RunOutcome> {
-    const message = { type: 'resume' as const, agentYaml, run_id: runId, ...update, model, ...this.files(), ...(pauses ? { pauses } : {}) };
+  resume(
+    agentYaml: string,
+    runId: string,
+    update: { approval?: { approved: boolean }; state_update?: Record<string, unknown> },
+    model: ModelSettings,
+    pauses?: RunPauses,
+  ): Promise<RunOutcome> {
+    const message = {
+      type: 'resume' as const,
+      agentYaml,
+      run_id: runId,
+      ...update,
+      model,
+      ...this.files(),
+      ...(pauses ? { pauses } : {}),
+    };
     return this.request(this.runEngineFor(agentYaml), message, 'run', runId) as Promise<RunOutcome>;
   }
 
   /** Time travel: starts run `runId` after `node` of `parentRunId`, from `state`. */
-  fork(agentYaml: string, runId: string, parentRunId: string, node: string, state: Record<string, unknown>, model: ModelSettings): Promise<RunOutcome> {
-    return this.request(engineFor(agentYaml), { type: 'fork', agentYaml, run_id: runId, parent_run_id: parentRunId, node, state, model }, 'run', runId) as Promise<RunOutcome>;
+  fork(
+    agentYaml: string,
+    runId: string,
+    parentRunId: string,
+    node: string,
+    state: Record<string, unknown>,
+    model: ModelSettings,
+  ): Promise<RunOutcome> {
+    return this.request(
+      engineFor(agentYaml),
+      { type: 'fork', agentYaml, run_id: runId, parent_run_id: parentRunId, node, state, model },
+      'run',
+      runId,
+    ) as Promise<RunOutcome>;
   }
 
   probe(model: ModelSettings): Promise<ProbeOutcome> {
@@ -142,7 +183,8 @@ export class EngineClient {
       const entry = this.pending.get(response.request_id);
       if (!entry) return;
       this.pending.delete(response.request_id);
-      if (response.type === 'validated') entry.resolve({ problems: response.problems, graph: response.graph, agent: response.agent });
+      if (response.type === 'validated')
+        entry.resolve({ problems: response.problems, graph: response.graph, agent: response.agent });
       else if (response.type === 'finished') entry.resolve(response.outcome);
       else if (response.type === 'probed') entry.resolve(response.outcome);
     });
@@ -172,6 +214,13 @@ function settleAfterTermination(entry: Pending, stoppedRunId: string | undefined
         : { code: 'INTERNAL', message: 'the engine worker stopped' },
     } satisfies RunOutcome;
   }
-  if (entry.kind === 'probe') return { ok: false, models: [], capabilities: {}, advice: [], error: 'the engine worker was restarted' } satisfies ProbeOutcome;
+  if (entry.kind === 'probe')
+    return {
+      ok: false,
+      models: [],
+      capabilities: {},
+      advice: [],
+      error: 'the engine worker was restarted',
+    } satisfies ProbeOutcome;
   return { problems: [] } satisfies Validation;
 }

@@ -23,7 +23,15 @@ import { createDemoModel } from './demo-model.js';
 import { toOverrides, type ModelSettings } from './model-settings.js';
 import { AGENT_FILE, problemsFromLoadError } from './load-problems.js';
 import { yamlPathLocator } from './yaml-locator.js';
-import { DATABASE_NAME, type AgentProblem, type ProbeOutcome, type RequestMessage, type ResponseMessage, type RunOutcome, type RunPauses } from './protocol.js';
+import {
+  DATABASE_NAME,
+  type AgentProblem,
+  type ProbeOutcome,
+  type RequestMessage,
+  type ResponseMessage,
+  type RunOutcome,
+  type RunPauses,
+} from './protocol.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import { AgentError } from '../src/core/agent-error.js';
 import { suggestionFor } from '../src/util/suggest.js';
@@ -41,11 +49,16 @@ type AgentRunHandle = ReturnType<typeof runAgent>;
  * Wires the message handler; all state lives in this closure. An agent that needs a sandbox not
  * in `scripts` fails with SCRIPT_ENGINE_NOT_LOADED, which tells the page to use the Lua engine.
  */
-export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, moreScripts?: (scripts: ScriptSandboxes, agentYaml: string) => Promise<ScriptSandboxes> | undefined): void {
+export function startEngineWorker(
+  scope: WorkerScope,
+  scripts: ScriptSandboxes,
+  moreScripts?: (scripts: ScriptSandboxes, agentYaml: string) => Promise<ScriptSandboxes> | undefined,
+): void {
   // `moreScripts` loads a sandbox an agent needs on first use (Prolog: its own chunk); until it
   // has loaded, the requests that load agents wait for it.
   let current = scripts;
-  const load = (agentYaml: string) => loadAgent(agentYaml, { file: AGENT_FILE, scripts: current, registry: createActionRegistry() });
+  const load = (agentYaml: string) =>
+    loadAgent(agentYaml, { file: AGENT_FILE, scripts: current, registry: createActionRegistry() });
   const runs = new Map<string, AgentRunHandle>();
   let stores: Stores | undefined;
   const openStores = (): Stores | undefined => {
@@ -71,7 +84,9 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
       llm: {
         overrides,
         providerFactory: (connection: LlmConnection) =>
-          connection.provider === 'scripted' && connection.scripted === undefined ? createDemoModel() : createProvider(connection),
+          connection.provider === 'scripted' && connection.scripted === undefined
+            ? createDemoModel()
+            : createProvider(connection),
       },
       ...(current ? { traceStore: current.traceStore, checkpointStore: current.checkpointStore } : {}),
     };
@@ -82,12 +97,21 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
     try {
       for await (const event of run) scope.postMessage({ type: 'event', run_id: runId, event });
       const result = await run.result;
-      const outcome: RunOutcome = { run_id: result.run_id, status: result.status, stop_reason: result.stop_reason, state: result.state };
+      const outcome: RunOutcome = {
+        run_id: result.run_id,
+        status: result.status,
+        stop_reason: result.stop_reason,
+        state: result.state,
+      };
       if (result.error) outcome.error = errorJson(result.error);
       scope.postMessage({ type: 'finished', request_id: requestId, outcome });
     } catch (error) {
       console.error(error);
-      scope.postMessage({ type: 'finished', request_id: requestId, outcome: { run_id: runId, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
+      scope.postMessage({
+        type: 'finished',
+        request_id: requestId,
+        outcome: { run_id: runId, status: 'failed', stop_reason: 'error', error: errorJson(error) },
+      });
     } finally {
       runs.delete(runId);
     }
@@ -98,7 +122,10 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
     const loading = moreScripts && 'agentYaml' in request ? moreScripts(current, request.agentYaml) : undefined;
     if (!loading) return handle(request);
     // Keeps the loaded sandboxes for the next requests, then handles this one.
-    void loading.then((loaded) => handle(request, (current = loaded)), () => handle(request));
+    void loading.then(
+      (loaded) => handle(request, (current = loaded)),
+      () => handle(request),
+    );
   });
 
   const handle = (request: RequestMessage, _loaded?: ScriptSandboxes): void => {
@@ -109,9 +136,17 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
       case 'run': {
         let run: AgentRunHandle;
         try {
-          run = runAgent(withPauses(load(request.agentYaml), request.pauses), request.input, runOptions(request.run_id, request.model, request.agentFiles));
+          run = runAgent(
+            withPauses(load(request.agentYaml), request.pauses),
+            request.input,
+            runOptions(request.run_id, request.model, request.agentFiles),
+          );
         } catch (error) {
-          scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
+          scope.postMessage({
+            type: 'finished',
+            request_id: request.request_id,
+            outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) },
+          });
           break;
         }
         void drive(request.request_id, request.run_id, run);
@@ -121,10 +156,22 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
         let run: AgentRunHandle;
         try {
           const agent = withPauses(load(request.agentYaml), request.pauses);
-          const update = { ...(request.approval ? { approval: request.approval } : {}), ...(request.state_update ? { state_update: request.state_update } : {}) };
-          run = resumeAgent(agent, request.run_id, update, runOptions(request.run_id, request.model, request.agentFiles));
+          const update = {
+            ...(request.approval ? { approval: request.approval } : {}),
+            ...(request.state_update ? { state_update: request.state_update } : {}),
+          };
+          run = resumeAgent(
+            agent,
+            request.run_id,
+            update,
+            runOptions(request.run_id, request.model, request.agentFiles),
+          );
         } catch (error) {
-          scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } });
+          scope.postMessage({
+            type: 'finished',
+            request_id: request.request_id,
+            outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) },
+          });
           break;
         }
         void drive(request.request_id, request.run_id, run);
@@ -135,11 +182,20 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
         const started = current
           ? Promise.resolve()
               .then(() => load(request.agentYaml))
-              .then((agent) => forkRun(agent, current, request).then(() => resumeAgent(agent, request.run_id, {}, runOptions(request.run_id, request.model))))
+              .then((agent) =>
+                forkRun(agent, current, request).then(() =>
+                  resumeAgent(agent, request.run_id, {}, runOptions(request.run_id, request.model)),
+                ),
+              )
           : Promise.reject(new Error('running from a node needs IndexedDB, which this browser window does not allow'));
         started.then(
           (run) => void drive(request.request_id, request.run_id, run),
-          (error: unknown) => scope.postMessage({ type: 'finished', request_id: request.request_id, outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) } }),
+          (error: unknown) =>
+            scope.postMessage({
+              type: 'finished',
+              request_id: request.request_id,
+              outcome: { run_id: request.run_id, status: 'failed', stop_reason: 'error', error: errorJson(error) },
+            }),
         );
         break;
       }
@@ -147,7 +203,9 @@ export function startEngineWorker(scope: WorkerScope, scripts: ScriptSandboxes, 
         runs.get(request.run_id)?.cancel();
         break;
       case 'probe':
-        void probe(request.model).then((outcome) => scope.postMessage({ type: 'probed', request_id: request.request_id, outcome }));
+        void probe(request.model).then((outcome) =>
+          scope.postMessage({ type: 'probed', request_id: request.request_id, outcome }),
+        );
         break;
     }
   };
@@ -163,20 +221,38 @@ export function withPauses(agent: CompiledAgent, pauses: RunPauses | undefined):
   if (!pauses || (pauses.before.length === 0 && pauses.after.length === 0)) return agent;
   const names = [...agent.nodes.keys()];
   for (const name of [...pauses.before, ...pauses.after]) {
-    if (!agent.nodes.has(name)) throw new AgentError('INVALID_PARAMS', `a pause is set on node '${name}', which agent '${agent.name}' does not have${suggestionFor(name, names)}`, { field: 'pauses' });
+    if (!agent.nodes.has(name))
+      throw new AgentError(
+        'INVALID_PARAMS',
+        `a pause is set on node '${name}', which agent '${agent.name}' does not have${suggestionFor(name, names)}`,
+        { field: 'pauses' },
+      );
   }
-  const nodes = new Map([...agent.nodes].map(([name, node]) => [name, { ...node, interruptBefore: node.interruptBefore || pauses.before.includes(name), interruptAfter: node.interruptAfter || pauses.after.includes(name) }]));
+  const nodes = new Map(
+    [...agent.nodes].map(([name, node]) => [
+      name,
+      {
+        ...node,
+        interruptBefore: node.interruptBefore || pauses.before.includes(name),
+        interruptAfter: node.interruptAfter || pauses.after.includes(name),
+      },
+    ]),
+  );
   return { ...agent, nodes };
 }
 
 /** Loads the agent to find its problems; the graph comes from the YAML alone so it draws early. */
-function validate(agentYaml: string, load: (agentYaml: string) => unknown): { problems: AgentProblem[]; graph?: ReturnType<typeof agentGraph>; agent?: string } {
+function validate(
+  agentYaml: string,
+  load: (agentYaml: string) => unknown,
+): { problems: AgentProblem[]; graph?: ReturnType<typeof agentGraph>; agent?: string } {
   let graph: ReturnType<typeof agentGraph> | undefined;
   let agent: string | undefined;
   try {
     const spec = parseYaml(agentYaml) as unknown;
     graph = agentGraph(spec);
-    if (typeof spec === 'object' && spec !== null && typeof (spec as { name?: unknown }).name === 'string') agent = (spec as { name: string }).name;
+    if (typeof spec === 'object' && spec !== null && typeof (spec as { name?: unknown }).name === 'string')
+      agent = (spec as { name: string }).name;
   } catch {
     graph = undefined;
   }
@@ -198,7 +274,10 @@ async function probe(model: ModelSettings): Promise<ProbeOutcome> {
   if (!overrides.api_base) return { ok: false, models: [], capabilities: {}, advice: [], error: 'no server to probe' };
   const apiBase = overrides.api_base.replace(/\/+$/, '');
   // The probe is loaded when the settings ask for it, not with the engine (first-load budget).
-  const [{ probeEndpoint }, { probeChat, reachable }] = await Promise.all([import('../src/llm/probe.js'), import('./probe-diagnosis.js')]);
+  const [{ probeEndpoint }, { probeChat, reachable }] = await Promise.all([
+    import('../src/llm/probe.js'),
+    import('./probe-diagnosis.js'),
+  ]);
   let outcome: ProbeOutcome;
   try {
     const report = await probeEndpoint({
@@ -244,7 +323,12 @@ async function probe(model: ModelSettings): Promise<ProbeOutcome> {
     outcome.diagnosis = 'cors';
     return outcome;
   }
-  outcome.chat = await probeChat({ apiBase, timeoutMs: 20_000, ...(overrides.model ? { model: overrides.model } : {}), ...(overrides.api_key ? { apiKey: overrides.api_key } : {}) });
+  outcome.chat = await probeChat({
+    apiBase,
+    timeoutMs: 20_000,
+    ...(overrides.model ? { model: overrides.model } : {}),
+    ...(overrides.api_key ? { apiKey: overrides.api_key } : {}),
+  });
   outcome.ok = outcome.ok && outcome.chat.ok;
   outcome.diagnosis = outcome.ok ? 'ok' : 'http_error';
   return outcome;

@@ -22,7 +22,14 @@ nodes:
 let seq = 0;
 function event(type: string, data: Record<string, unknown>, node?: string): AgentEvent {
   seq++;
-  return { type, run_id: 'r', seq, ts: new Date(Date.UTC(2026, 0, 1) + seq * 10).toISOString(), ...(node ? { node } : {}), data } as AgentEvent;
+  return {
+    type,
+    run_id: 'r',
+    seq,
+    ts: new Date(Date.UTC(2026, 0, 1) + seq * 10).toISOString(),
+    ...(node ? { node } : {}),
+    data,
+  } as AgentEvent;
 }
 
 describe('pauses set on the graph', () => {
@@ -40,7 +47,9 @@ describe('pauses set on the graph', () => {
 
   it('refuses a node the agent does not have, naming the nearest', () => {
     const agent = loadAgent(AGENT, { file: 'pauses.yaml' });
-    expect(() => withPauses(agent, { before: [], after: ['publsh'] })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS', message: expect.stringContaining('did you mean `publish`?') }));
+    expect(() => withPauses(agent, { before: [], after: ['publsh'] })).toThrow(
+      expect.objectContaining({ code: 'INVALID_PARAMS', message: expect.stringContaining('did you mean `publish`?') }),
+    );
   });
 });
 
@@ -53,7 +62,16 @@ describe('the summary of a paused run', () => {
       event('llm_request', { model: 'm', kind: 'chat', label: 'judge' }, 'draft'),
       event('llm_response', { model: 'm', duration_ms: 5, attempts: 1, label: 'judge' }, 'draft'),
       event('node_end', { update: {} }, 'draft'),
-      event('interrupt', { checkpoint_id: 'c', node: 'publish', position: 'before', pending: { kind: 'interrupt', node: 'publish', position: 'before' } }, 'publish'),
+      event(
+        'interrupt',
+        {
+          checkpoint_id: 'c',
+          node: 'publish',
+          position: 'before',
+          pending: { kind: 'interrupt', node: 'publish', position: 'before' },
+        },
+        'publish',
+      ),
       event('done', { status: 'interrupted', stop_reason: 'interrupt_before', state: { a: 1 } }),
     ];
     const paused = summarize(events);
@@ -71,19 +89,25 @@ describe('the summary of a paused run', () => {
 
 describe('compare', () => {
   it('makes the older run A whichever came first', () => {
-    const older = { record: { run_id: 'o', agent: 'a', status: 'completed' as const, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:01Z' } };
+    const older = {
+      record: {
+        run_id: 'o',
+        agent: 'a',
+        status: 'completed' as const,
+        created_at: '2026-01-01T00:00:00Z',
+        updated_at: '2026-01-01T00:00:01Z',
+      },
+    };
     const newer = { record: { ...older.record, run_id: 'n', created_at: '2026-01-02T00:00:00Z' } };
     expect(olderFirst(newer, older).map((run) => run.record.run_id)).toEqual(['o', 'n']);
     expect(olderFirst(older, newer).map((run) => run.record.run_id)).toEqual(['o', 'n']);
   });
 
   it('aligns two runs of steps by name in order', () => {
-    expect(diffSequence(['draft', 'check', 'draft', 'check', 'publish'], ['draft', 'check', 'publish']).map((line) => `${line.kind} ${line.text}`)).toEqual([
-      'same draft',
-      'same check',
-      'removed draft',
-      'removed check',
-      'same publish',
-    ]);
+    expect(
+      diffSequence(['draft', 'check', 'draft', 'check', 'publish'], ['draft', 'check', 'publish']).map(
+        (line) => `${line.kind} ${line.text}`,
+      ),
+    ).toEqual(['same draft', 'same check', 'removed draft', 'removed check', 'same publish']);
   });
 });

@@ -28,7 +28,11 @@ export interface GraphPin {
   openFromHistory(source: string | undefined): void;
 }
 
-export function createGraphPin(options: { validate(text: string): Promise<Validation>; setGraph(graph: AgentGraph | undefined): void; editorText(): string }): GraphPin {
+export function createGraphPin(options: {
+  validate(text: string): Promise<Validation>;
+  setGraph(graph: AgentGraph | undefined): void;
+  editorText(): string;
+}): GraphPin {
   let request = 0;
   const latest = new WeakMap<object, boolean>();
   // The editor's text when a graph was pinned (undefined: the editor's graph is drawn).

@@ -46,7 +46,23 @@ export function renderGraph(graph: AgentGraph): SVGElement {
     'aria-label': `Agent graph: ${graph.nodes.length - 2} node${graph.nodes.length === 3 ? '' : 's'}; pick a node to see its runs and state`,
   });
   svg.appendChild(
-    svgElement('defs', {}, svgElement('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse' }, svgElement('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrow-head' }))),
+    svgElement(
+      'defs',
+      {},
+      svgElement(
+        'marker',
+        {
+          id: 'arrow',
+          viewBox: '0 0 10 10',
+          refX: '9',
+          refY: '5',
+          markerWidth: '7',
+          markerHeight: '7',
+          orient: 'auto-start-reverse',
+        },
+        svgElement('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrow-head' }),
+      ),
+    ),
   );
   let backEdges = 0;
   for (const edge of graph.edges) {
@@ -67,7 +83,11 @@ export function renderGraph(graph: AgentGraph): SVGElement {
       const sibling = graph.edges.filter((other) => other.from === edge.from && other.label).indexOf(edge);
       const along = sibling % 2 === 0 ? 0.35 : 0.6;
       const leftward = x2 < x1 - 1;
-      labelAt = { x: x1 + (x2 - x1) * along + (leftward ? -4 : 4), y: y1 + (y2 - y1) * along, anchor: leftward ? 'end' : 'start' };
+      labelAt = {
+        x: x1 + (x2 - x1) * along + (leftward ? -4 : 4),
+        y: y1 + (y2 - y1) * along,
+        anchor: leftward ? 'end' : 'start',
+      };
     } else {
       backEdges++;
       const bend = width - 50 + (backEdges % 3) * 12;
@@ -78,9 +98,24 @@ export function renderGraph(graph: AgentGraph): SVGElement {
       path = `M${x1},${y1} C${bend},${y1} ${bend},${y2} ${x2 + 2},${y2}`;
       labelAt = { x: Math.min(bend - 40, x1 + 8), y: (y1 + y2) / 2 };
     }
-    const group = svgElement('g', { class: `edge${forward ? '' : ' back'}` }, svgElement('path', { d: path, 'marker-end': 'url(#arrow)' }));
+    const group = svgElement(
+      'g',
+      { class: `edge${forward ? '' : ' back'}` },
+      svgElement('path', { d: path, 'marker-end': 'url(#arrow)' }),
+    );
     // Condition labels arrive shortened with their `when` at the end; cutting them here would drop it.
-    if (edge.label) group.appendChild(svgElement('text', { x: String(labelAt.x), y: String(labelAt.y), class: labelAt.anchor === 'end' ? 'edge-label end' : 'edge-label' }, shorten(edge.label, 34)));
+    if (edge.label)
+      group.appendChild(
+        svgElement(
+          'text',
+          {
+            x: String(labelAt.x),
+            y: String(labelAt.y),
+            class: labelAt.anchor === 'end' ? 'edge-label end' : 'edge-label',
+          },
+          shorten(edge.label, 34),
+        ),
+      );
     if (edge.detail) group.appendChild(svgElement('title', {}, edge.detail));
     svg.appendChild(group);
   }
@@ -90,13 +125,35 @@ export function renderGraph(graph: AgentGraph): SVGElement {
     svg.appendChild(
       svgElement(
         'g',
-        { class: `node${terminal ? ' terminal' : ''}${node.loopBody ? ' loop' : ''}${node.fansOutOver ? ' fan-out' : ''}`, 'data-node': node.name, ...(terminal ? {} : { role: 'button', tabindex: '0', 'aria-pressed': 'false' }) },
-        svgElement('rect', { x: String(at.x), y: String(at.y), width: String(NODE_WIDTH), height: String(NODE_HEIGHT), rx: '8' }),
-        svgElement('text', { x: String(at.x + NODE_WIDTH / 2), y: String(at.y + (terminal ? 21 : 15)), class: 'node-name' }, shorten(node.name, 20)),
-        terminal ? null : svgElement('text', { x: String(at.x + NODE_WIDTH / 2), y: String(at.y + 28), class: 'node-kind' }, shorten(kindLine(node), 24)),
+        {
+          class: `node${terminal ? ' terminal' : ''}${node.loopBody ? ' loop' : ''}${node.fansOutOver ? ' fan-out' : ''}`,
+          'data-node': node.name,
+          ...(terminal ? {} : { role: 'button', tabindex: '0', 'aria-pressed': 'false' }),
+        },
+        svgElement('rect', {
+          x: String(at.x),
+          y: String(at.y),
+          width: String(NODE_WIDTH),
+          height: String(NODE_HEIGHT),
+          rx: '8',
+        }),
+        svgElement(
+          'text',
+          { x: String(at.x + NODE_WIDTH / 2), y: String(at.y + (terminal ? 21 : 15)), class: 'node-name' },
+          shorten(node.name, 20),
+        ),
+        terminal
+          ? null
+          : svgElement(
+              'text',
+              { x: String(at.x + NODE_WIDTH / 2), y: String(at.y + 28), class: 'node-kind' },
+              shorten(kindLine(node), 24),
+            ),
         svgElement('title', {}, nodeTitle(node)),
         // How often it ran, or where the run waits (set by highlightGraph): just above its top right corner.
-        terminal ? null : svgElement('text', { x: String(at.x + NODE_WIDTH - 2), y: String(at.y - 4), class: 'node-count' }, ''),
+        terminal
+          ? null
+          : svgElement('text', { x: String(at.x + NODE_WIDTH - 2), y: String(at.y - 4), class: 'node-count' }, ''),
       ),
     );
   }
@@ -146,7 +203,18 @@ export function highlightGraph(svg: Element, marks: GraphMarks): void {
     const name = group.getAttribute('data-node') ?? '';
     const count = runs.get(name) ?? 0;
     const terminal = group.classList.contains('terminal');
-    const state = name === marks.failed ? 'failed' : name === marks.cancelled ? 'cancelled' : name === marks.current ? 'current' : count > 0 ? 'visited' : marks.ended && !terminal ? 'not-run' : '';
+    const state =
+      name === marks.failed
+        ? 'failed'
+        : name === marks.cancelled
+          ? 'cancelled'
+          : name === marks.current
+            ? 'current'
+            : count > 0
+              ? 'visited'
+              : marks.ended && !terminal
+                ? 'not-run'
+                : '';
     for (const mark of STATES) group.classList.toggle(mark, mark === state);
     if (state === '') group.removeAttribute('data-state');
     else group.setAttribute('data-state', state);
@@ -162,9 +230,17 @@ export function highlightGraph(svg: Element, marks: GraphMarks): void {
     const title = group.querySelector('title');
     const base = title?.textContent?.replace(/ — .*$/, '') ?? name;
     const said = [
-      state === 'failed' || state === 'cancelled' ? state : state === 'not-run' ? 'did not run' : count > 0 ? `ran ${count === 1 ? 'once' : `${count} times`}` : '',
+      state === 'failed' || state === 'cancelled'
+        ? state
+        : state === 'not-run'
+          ? 'did not run'
+          : count > 0
+            ? `ran ${count === 1 ? 'once' : `${count} times`}`
+            : '',
       paused ? `paused ${paused} it` : '',
-      before || after ? `the next run pauses ${[before ? 'before' : '', after ? 'after' : ''].filter(Boolean).join(' and ')} it` : '',
+      before || after
+        ? `the next run pauses ${[before ? 'before' : '', after ? 'after' : ''].filter(Boolean).join(' and ')} it`
+        : '',
     ].filter(Boolean);
     if (title) title.textContent = `${base}${said.length > 0 ? ` — ${said.join('; ')}` : ''}`;
     // The title is the node's accessible name (no aria-label: the name must hold the text shown).

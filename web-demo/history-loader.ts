@@ -32,7 +32,13 @@ export function loadHistory(options: {
     } catch {
       stores = undefined;
     }
-    const panel = module.createHistoryPanel({ root: options.root, storage: options.storage, announce: options.announce, open: options.open, report: options.report });
+    const panel = module.createHistoryPanel({
+      root: options.root,
+      storage: options.storage,
+      announce: options.announce,
+      open: options.open,
+      report: options.report,
+    });
     const tabSource = stores ? module.tabHistory(stores.traceStore) : undefined;
     panel.setSource(tabSource);
     return { panel, stores, tabSource };

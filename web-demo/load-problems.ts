@@ -93,7 +93,10 @@ function copyPlace(problem: AgentProblem, source: Record<string, unknown>): void
 
 /** `#/nodes/0/name` or `/nodes/0/name` or `['nodes', 0, 'name']` → path parts. */
 function pathOf(value: unknown): (string | number)[] | undefined {
-  if (Array.isArray(value)) return value.every((part) => typeof part === 'string' || typeof part === 'number') ? (value as (string | number)[]) : undefined;
+  if (Array.isArray(value))
+    return value.every((part) => typeof part === 'string' || typeof part === 'number')
+      ? (value as (string | number)[])
+      : undefined;
   if (typeof value !== 'string') return undefined;
   return value
     .replace(/^#?\/?/, '')

@@ -9,7 +9,8 @@ export function memo<P extends object>(render: FunctionComponent<P>): FunctionCo
     override shouldComponentUpdate(next: P): boolean {
       const now = this.props as Record<string, unknown>;
       const then = next as Record<string, unknown>;
-      for (const key of new Set([...Object.keys(now), ...Object.keys(then)])) if (key !== 'children' && now[key] !== then[key]) return true;
+      for (const key of new Set([...Object.keys(now), ...Object.keys(then)]))
+        if (key !== 'children' && now[key] !== then[key]) return true;
       return now.children !== then.children;
     }
     override render() {

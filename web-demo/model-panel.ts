@@ -34,7 +34,11 @@ export function createModelPanel({ storage, session, client, remote }: ModelPane
   let model: ModelSettings = loaded.settings;
   const badge = byId('model-badge');
   const showBadge = () => {
-    badge.textContent = remote() ? 'Models of the server' : model.preset === 'scripted' ? 'Scripted demo model' : `${presetById(model.preset).label}${model.model ? ` · ${model.model}` : ''}`;
+    badge.textContent = remote()
+      ? 'Models of the server'
+      : model.preset === 'scripted'
+        ? 'Scripted demo model'
+        : `${presetById(model.preset).label}${model.model ? ` · ${model.model}` : ''}`;
     badge.dataset.preset = remote() ? 'server' : model.preset;
   };
   const settingsPanel = createSettingsPanel({
@@ -58,11 +62,16 @@ export function createModelPanel({ storage, session, client, remote }: ModelPane
         model = { ...found.settings, key_storage: model.key_storage ?? 'session' };
         settingsPanel.set(model);
         showBadge();
-        void client.probe(model).then((outcome) => settingsPanel.showProbe(outcome, `Found ${found.label} at ${model.api_base}.`));
+        void client
+          .probe(model)
+          .then((outcome) => settingsPanel.showProbe(outcome, `Found ${found.label} at ${model.api_base}.`));
       } else if (refusing.length > 0) {
         settingsPanel.showStartupRefusal(refusing);
       } else {
-        settingsPanel.showProbe(undefined, 'Nothing answered on localhost (Ollama :11434, LM Studio :1234, llama.cpp :8080): no model server is listening there, so the scripted demo model is selected. Start one, pick it above and press Test connection.');
+        settingsPanel.showProbe(
+          undefined,
+          'Nothing answered on localhost (Ollama :11434, LM Studio :1234, llama.cpp :8080): no model server is listening there, so the scripted demo model is selected. Start one, pick it above and press Test connection.',
+        );
       }
     });
   };
@@ -70,6 +79,7 @@ export function createModelPanel({ storage, session, client, remote }: ModelPane
     settings: () => model,
     showBadge,
     scanOnce,
-    runLabel: () => (model.preset === 'scripted' ? 'scripted demo model' : `${presetById(model.preset).label} ${model.model}`),
+    runLabel: () =>
+      model.preset === 'scripted' ? 'scripted demo model' : `${presetById(model.preset).label} ${model.model}`,
   };
 }

@@ -33,7 +33,13 @@ export interface Preset {
 }
 
 export const PRESETS: readonly Preset[] = [
-  { id: 'scripted', label: 'Scripted demo model (built in, no server: answers from the agent file)', api_base: '', cors_fix: '', start_hint: '' },
+  {
+    id: 'scripted',
+    label: 'Scripted demo model (built in, no server: answers from the agent file)',
+    api_base: '',
+    cors_fix: '',
+    start_hint: '',
+  },
   {
     id: 'ollama',
     label: 'Ollama',
@@ -46,21 +52,25 @@ export const PRESETS: readonly Preset[] = [
     id: 'lmstudio',
     label: 'LM Studio',
     api_base: 'http://localhost:1234/v1',
-    cors_fix: 'In LM Studio open the Developer tab, server settings, and turn on "Enable CORS"; then restart the server.',
-    start_hint: 'In LM Studio open the Developer tab and start the server (port 1234), or run: lms server start --cors.',
+    cors_fix:
+      'In LM Studio open the Developer tab, server settings, and turn on "Enable CORS"; then restart the server.',
+    start_hint:
+      'In LM Studio open the Developer tab and start the server (port 1234), or run: lms server start --cors.',
   },
   {
     id: 'llamacpp',
     label: 'llama.cpp server',
     api_base: 'http://localhost:8080/v1',
-    cors_fix: 'llama-server answers CORS by default: a proxy in front of it must pass Access-Control-Allow-Origin through (or allow this page\'s origin itself).',
+    cors_fix:
+      "llama-server answers CORS by default: a proxy in front of it must pass Access-Control-Allow-Origin through (or allow this page's origin itself).",
     start_hint: 'Start it with: llama-server -m model.gguf --port 8080.',
   },
   {
     id: 'custom',
     label: 'Any OpenAI-compatible URL',
     api_base: '',
-    cors_fix: 'The server must answer OPTIONS requests and send Access-Control-Allow-Origin (and allow the content-type and authorization headers).',
+    cors_fix:
+      'The server must answer OPTIONS requests and send Access-Control-Allow-Origin (and allow the content-type and authorization headers).',
     start_hint: 'Check the URL (host, port, /v1) and that the server is running.',
   },
 ];
@@ -87,14 +97,18 @@ export function presetById(id: string): Preset {
  * localStorage when the user chose to keep it there (or an older version saved it there), else
  * from this tab's sessionStorage.
  */
-export function loadSettings(storage: Readable | undefined, session?: Readable): { settings: ModelSettings; saved: boolean } {
+export function loadSettings(
+  storage: Readable | undefined,
+  session?: Readable,
+): { settings: ModelSettings; saved: boolean } {
   try {
     const raw = storage?.getItem(STORAGE_KEY);
     if (raw) {
       const value = JSON.parse(raw) as Partial<ModelSettings>;
       const preset = presetById(String(value.preset)).id;
       const savedKey = typeof value.api_key === 'string' ? value.api_key : '';
-      const keyStorage: KeyStorage = value.key_storage === 'local' || (value.key_storage === undefined && savedKey !== '') ? 'local' : 'session';
+      const keyStorage: KeyStorage =
+        value.key_storage === 'local' || (value.key_storage === undefined && savedKey !== '') ? 'local' : 'session';
       return {
         settings: {
           preset,
@@ -120,7 +134,10 @@ export function loadSettings(storage: Readable | undefined, session?: Readable):
 export function saveSettings(storage: Writable | undefined, settings: ModelSettings, session?: Writable): void {
   const keyStorage: KeyStorage = settings.key_storage === 'local' ? 'local' : 'session';
   try {
-    storage?.setItem(STORAGE_KEY, JSON.stringify({ ...settings, api_key: keyStorage === 'local' ? settings.api_key : '', key_storage: keyStorage }));
+    storage?.setItem(
+      STORAGE_KEY,
+      JSON.stringify({ ...settings, api_key: keyStorage === 'local' ? settings.api_key : '', key_storage: keyStorage }),
+    );
   } catch {
     // Nothing else to do: the settings still apply to this page.
   }
@@ -145,7 +162,12 @@ function readSessionKey(session: Readable | undefined): string {
  * the agent's settings.llm, nested calls included. The scripted model keeps the agent's own
  * scripted responses and only forces the provider.
  */
-export function toOverrides(settings: ModelSettings): { provider?: string; api_base?: string; model?: string; api_key?: string } {
+export function toOverrides(settings: ModelSettings): {
+  provider?: string;
+  api_base?: string;
+  model?: string;
+  api_key?: string;
+} {
   if (settings.preset === 'scripted') return { provider: 'scripted' };
   const overrides: { provider?: string; api_base?: string; model?: string; api_key?: string } = {
     provider: settings.preset === 'custom' ? 'openai-compatible' : settings.preset,

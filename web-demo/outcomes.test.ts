@@ -22,7 +22,12 @@ const event = <T extends EventType>(type: T, data: Partial<EventData<T>>, node?:
 
 function memoryStorage() {
   const map = new Map<string, string>();
-  return { map, getItem: (key: string) => map.get(key) ?? null, setItem: (key: string, value: string) => void map.set(key, value), removeItem: (key: string) => void map.delete(key) };
+  return {
+    map,
+    getItem: (key: string) => map.get(key) ?? null,
+    setItem: (key: string, value: string) => void map.set(key, value),
+    removeItem: (key: string) => void map.delete(key),
+  };
 }
 
 describe('run outcome from events', () => {
@@ -34,9 +39,33 @@ describe('run outcome from events', () => {
       event('node_end', {}, 'prepare'),
       event('node_start', {}, 'ask'),
       event('llm_request', { model: 'm' }, 'ask'),
-      event('log', { source: 'model', message: 'retrying model call (attempt 2) after LLM_HTTP_500', attempt: 2, delay_ms: 400, error: { code: 'LLM_HTTP_500', message: 'answered HTTP 500' } }, 'ask'),
-      event('log', { source: 'model', message: 'retrying model call (attempt 3) after LLM_HTTP_500', attempt: 3, delay_ms: 900, error: { code: 'LLM_HTTP_500', message: 'answered HTTP 500' } }, 'ask'),
-      event('llm_response', { model: 'm', error: { code: 'LLM_HTTP_500', message: 'answered HTTP 500' }, attempts: 3, duration_ms: 1400 }, 'ask'),
+      event(
+        'log',
+        {
+          source: 'model',
+          message: 'retrying model call (attempt 2) after LLM_HTTP_500',
+          attempt: 2,
+          delay_ms: 400,
+          error: { code: 'LLM_HTTP_500', message: 'answered HTTP 500' },
+        },
+        'ask',
+      ),
+      event(
+        'log',
+        {
+          source: 'model',
+          message: 'retrying model call (attempt 3) after LLM_HTTP_500',
+          attempt: 3,
+          delay_ms: 900,
+          error: { code: 'LLM_HTTP_500', message: 'answered HTTP 500' },
+        },
+        'ask',
+      ),
+      event(
+        'llm_response',
+        { model: 'm', error: { code: 'LLM_HTTP_500', message: 'answered HTTP 500' }, attempts: 3, duration_ms: 1400 },
+        'ask',
+      ),
       event('error', { ...httpError, attempt: 1 }, 'ask'),
       event('error', { ...httpError, fatal: true }, 'ask'),
       event('done', { status: 'failed', stop_reason: 'error', state: {}, error: httpError }),
@@ -48,13 +77,31 @@ describe('run outcome from events', () => {
     // The node's error and the run's end are the same error: listed once.
     expect(summary.errors).toHaveLength(1);
     expect(summary.calls).toHaveLength(1);
-    expect(summary.calls[0]).toMatchObject({ node: 'ask', state: 'failed', attempts: 3, duration_ms: 1400, error: { code: 'LLM_HTTP_500' } });
-    expect(summary.calls[0]!.retries.map((retry) => [retry.attempt, retry.delay_ms])).toEqual([[2, 400], [3, 900]]);
+    expect(summary.calls[0]).toMatchObject({
+      node: 'ask',
+      state: 'failed',
+      attempts: 3,
+      duration_ms: 1400,
+      error: { code: 'LLM_HTTP_500' },
+    });
+    expect(summary.calls[0]!.retries.map((retry) => [retry.attempt, retry.delay_ms])).toEqual([
+      [2, 400],
+      [3, 900],
+    ]);
     expect(outcomeSentence(summary)).toBe('Run failed: LLM_HTTP_500 in node ask. the model server answered HTTP 500');
   });
 
   it('takes the failed node from the running node when the error names none', () => {
-    const summary = summarize([event('node_start', {}, 'a'), event('node_end', {}, 'a'), event('node_start', {}, 'b'), event('done', { status: 'failed', stop_reason: 'max_llm_calls', error: { code: 'BUDGET_EXCEEDED', message: 'max_llm_calls (1) reached' } })]);
+    const summary = summarize([
+      event('node_start', {}, 'a'),
+      event('node_end', {}, 'a'),
+      event('node_start', {}, 'b'),
+      event('done', {
+        status: 'failed',
+        stop_reason: 'max_llm_calls',
+        error: { code: 'BUDGET_EXCEEDED', message: 'max_llm_calls (1) reached' },
+      }),
+    ]);
     expect(summary.failed_node).toBe('b');
     expect(summary.error?.code).toBe('BUDGET_EXCEEDED');
   });
@@ -79,7 +126,11 @@ describe('run outcome from events', () => {
       event('llm_request', {}, 'talk'),
       event('llm_response', { error: { code: 'CANCELLED', message: 'cancelled by the host' } }, 'talk'),
       event('error', { code: 'CANCELLED', message: 'cancelled by the host', fatal: true }, 'talk'),
-      event('done', { status: 'cancelled', stop_reason: 'cancelled', error: { code: 'CANCELLED', message: 'cancelled by the host' } }),
+      event('done', {
+        status: 'cancelled',
+        stop_reason: 'cancelled',
+        error: { code: 'CANCELLED', message: 'cancelled by the host' },
+      }),
     ]);
     expect(summary.cancelled_node).toBe('talk');
     expect(summary.failed_node).toBeUndefined();
@@ -91,7 +142,11 @@ describe('run outcome from events', () => {
     const summary = emptySummary('r1');
     summary.current_node = 'spin';
     summary.calls.push({ node: 'spin', started: at(0), state: 'waiting', retries: [] });
-    endRun(summary, { status: 'cancelled', stop_reason: 'cancelled', error: { code: 'CANCELLED', message: 'terminated' } });
+    endRun(summary, {
+      status: 'cancelled',
+      stop_reason: 'cancelled',
+      error: { code: 'CANCELLED', message: 'terminated' },
+    });
     expect(summary).toMatchObject({ status: 'cancelled', cancelled_node: 'spin', current_node: undefined });
     expect(summary.calls[0]!.state).toBe('cancelled');
     expect(summary.errors).toEqual([{ code: 'CANCELLED', message: 'terminated' }]);
@@ -99,7 +154,8 @@ describe('run outcome from events', () => {
 });
 
 describe('every load problem in the editor', () => {
-  const source = 'name: demo\nsettings:\n  temprature: 2\nnodes:\n  - name: a\n    uses: nope.action\n  - name: b\n    whith: {}\n';
+  const source =
+    'name: demo\nsettings:\n  temprature: 2\nnodes:\n  - name: a\n    uses: nope.action\n  - name: b\n    whith: {}\n';
 
   it('reads the contract list: every problem at its place, with node and field', () => {
     const error = new AgentError('INVALID_AGENT', 'unknown key', {
@@ -108,9 +164,31 @@ describe('every load problem in the editor', () => {
       column: 3,
       details: {
         errors: [
-          { code: 'INVALID_AGENT', message: "unknown key 'temprature' (did you mean 'temperature'?)", file: 'agent.yaml', line: 3, column: 3, field: 'settings.llm' },
-          { code: 'UNKNOWN_ACTION', message: "unknown action 'nope.action'", file: 'agent.yaml', line: 6, column: 11, node: 'a', field: 'uses' },
-          { code: 'INVALID_AGENT', message: "unknown key 'whith' (did you mean 'with'?)", file: 'agent.yaml', line: 8, column: 5, node: 'b' },
+          {
+            code: 'INVALID_AGENT',
+            message: "unknown key 'temprature' (did you mean 'temperature'?)",
+            file: 'agent.yaml',
+            line: 3,
+            column: 3,
+            field: 'settings.llm',
+          },
+          {
+            code: 'UNKNOWN_ACTION',
+            message: "unknown action 'nope.action'",
+            file: 'agent.yaml',
+            line: 6,
+            column: 11,
+            node: 'a',
+            field: 'uses',
+          },
+          {
+            code: 'INVALID_AGENT',
+            message: "unknown key 'whith' (did you mean 'with'?)",
+            file: 'agent.yaml',
+            line: 8,
+            column: 5,
+            node: 'b',
+          },
         ],
       },
     });
@@ -130,10 +208,27 @@ describe('every load problem in the editor', () => {
   });
 
   it('falls back to the single error, at its location, when there is no list', () => {
-    const error = new AgentError('UNKNOWN_ACTION', "unknown action 'nope.action'", { file: 'agent.yaml', line: 6, column: 11, node: 'a', field: 'uses' });
-    expect(problemsFromLoadError(error)).toEqual([{ code: 'UNKNOWN_ACTION', message: "unknown action 'nope.action'", line: 6, column: 11, node: 'a', field: 'uses' }]);
+    const error = new AgentError('UNKNOWN_ACTION', "unknown action 'nope.action'", {
+      file: 'agent.yaml',
+      line: 6,
+      column: 11,
+      node: 'a',
+      field: 'uses',
+    });
+    expect(problemsFromLoadError(error)).toEqual([
+      {
+        code: 'UNKNOWN_ACTION',
+        message: "unknown action 'nope.action'",
+        line: 6,
+        column: 11,
+        node: 'a',
+        field: 'uses',
+      },
+    ]);
     expect(problemsFromLoadError('boom')).toEqual([{ code: 'INVALID_AGENT', message: 'boom' }]);
-    expect(problemsFromLoadError(new AgentError('INVALID_AGENT', 'x', { details: { errors: 'not a list' } }))).toHaveLength(1);
+    expect(
+      problemsFromLoadError(new AgentError('INVALID_AGENT', 'x', { details: { errors: 'not a list' } })),
+    ).toHaveLength(1);
   });
 
   it('skips malformed entries, places path-only entries by the YAML, and keeps other files unplaced', () => {
@@ -161,7 +256,13 @@ describe('every load problem in the editor', () => {
   });
 
   it('caps the list at 50 and drops exact repeats', () => {
-    const errors = Array.from({ length: 120 }, (_, index) => ({ code: 'INVALID_AGENT', message: `problem ${index % 60}`, file: 'agent.yaml', line: (index % 60) + 1, column: 1 }));
+    const errors = Array.from({ length: 120 }, (_, index) => ({
+      code: 'INVALID_AGENT',
+      message: `problem ${index % 60}`,
+      file: 'agent.yaml',
+      line: (index % 60) + 1,
+      column: 1,
+    }));
     const problems = problemsFromLoadError(new AgentError('INVALID_AGENT', 'many', { details: { errors } }));
     expect(problems).toHaveLength(MAX_PROBLEMS);
     expect(new Set(problems.map((problem) => problem.message)).size).toBe(MAX_PROBLEMS);
@@ -184,18 +285,32 @@ describe('where the API key is kept', () => {
     // A new tab has no session entry: the key is gone.
     expect(loadSettings(local, memoryStorage()).settings.api_key).toBe('');
 
-    saveSettings(local, { preset: 'custom', api_base: 'http://h:1/v1', model: 'm', api_key: 'sk-secret-1', key_storage: 'local' }, session);
+    saveSettings(
+      local,
+      { preset: 'custom', api_base: 'http://h:1/v1', model: 'm', api_key: 'sk-secret-1', key_storage: 'local' },
+      session,
+    );
     expect(local.map.get(STORAGE_KEY)).toContain('sk-secret-1');
     expect(session.map.has(SESSION_KEY)).toBe(false);
-    expect(loadSettings(local, memoryStorage()).settings).toMatchObject({ api_key: 'sk-secret-1', key_storage: 'local' });
+    expect(loadSettings(local, memoryStorage()).settings).toMatchObject({
+      api_key: 'sk-secret-1',
+      key_storage: 'local',
+    });
 
-    saveSettings(local, { preset: 'custom', api_base: 'http://h:1/v1', model: 'm', api_key: 'sk-secret-1', key_storage: 'session' }, session);
+    saveSettings(
+      local,
+      { preset: 'custom', api_base: 'http://h:1/v1', model: 'm', api_key: 'sk-secret-1', key_storage: 'session' },
+      session,
+    );
     expect(local.map.get(STORAGE_KEY)).not.toContain('sk-secret-1');
   });
 
   it('reads a key an older version saved in localStorage as "remember in this browser"', () => {
     const local = memoryStorage();
-    local.setItem(STORAGE_KEY, JSON.stringify({ preset: 'custom', api_base: 'http://h:1/v1', model: 'm', api_key: 'old-key' }));
+    local.setItem(
+      STORAGE_KEY,
+      JSON.stringify({ preset: 'custom', api_base: 'http://h:1/v1', model: 'm', api_key: 'old-key' }),
+    );
     expect(loadSettings(local).settings).toMatchObject({ api_key: 'old-key', key_storage: 'local' });
   });
 });

@@ -14,13 +14,23 @@ export const BODY_LIMIT = 2000;
 export type Reachability = { up: true } | { up: false; reason: string };
 
 /** Is anything answering at `url`? A `no-cors` GET: any answer (even opaque) means yes. */
-export async function reachable(url: string, fetchFunction: typeof fetch = fetch, timeoutMs = 5000): Promise<Reachability> {
+export async function reachable(
+  url: string,
+  fetchFunction: typeof fetch = fetch,
+  timeoutMs = 5000,
+): Promise<Reachability> {
   try {
-    await fetchFunction(url, { mode: 'no-cors', cache: 'no-store', credentials: 'omit', signal: AbortSignal.timeout(timeoutMs) });
+    await fetchFunction(url, {
+      mode: 'no-cors',
+      cache: 'no-store',
+      credentials: 'omit',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     return { up: true };
   } catch (error) {
     const name = (error as { name?: unknown })?.name;
-    if (name === 'TimeoutError' || name === 'AbortError') return { up: false, reason: `no answer within ${Math.round(timeoutMs / 1000)} s` };
+    if (name === 'TimeoutError' || name === 'AbortError')
+      return { up: false, reason: `no answer within ${Math.round(timeoutMs / 1000)} s` };
     return { up: false, reason: 'the connection was refused (nothing is listening on that port)' };
   }
 }
@@ -35,22 +45,35 @@ export interface ChatProbeOptions {
 
 /** Sends one tiny chat completion and says whether a chat completion came back. */
 export async function probeChat(options: ChatProbeOptions): Promise<ChatProbe> {
-  const fetchFunction = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+  const fetchFunction =
+    options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   const url = `${options.apiBase.replace(/\/+$/, '')}/chat/completions`;
   const model = options.model !== undefined && options.model !== '' ? options.model : undefined;
-  const hide = (text: string) => (options.apiKey !== undefined && options.apiKey.length >= 4 ? text.replaceAll(options.apiKey, '[redacted]') : text);
+  const hide = (text: string) =>
+    options.apiKey !== undefined && options.apiKey.length >= 4 ? text.replaceAll(options.apiKey, '[redacted]') : text;
   const probe: ChatProbe = { ok: false, ...(model !== undefined ? { model } : {}) };
   let response: Response;
   try {
     response = await fetchFunction(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
-      body: JSON.stringify({ ...(model !== undefined ? { model } : {}), messages: [{ role: 'user', content: 'Reply with the single word: ok' }], max_tokens: 8, temperature: 0 }),
+      headers: {
+        'content-type': 'application/json',
+        ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+      },
+      body: JSON.stringify({
+        ...(model !== undefined ? { model } : {}),
+        messages: [{ role: 'user', content: 'Reply with the single word: ok' }],
+        max_tokens: 8,
+        temperature: 0,
+      }),
       signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
     });
   } catch (error) {
     const name = (error as { name?: unknown })?.name;
-    probe.error = name === 'TimeoutError' ? `POST ${url} got no answer within ${Math.round((options.timeoutMs ?? 60_000) / 1000)} s` : `POST ${url} failed: ${hide(String((error as Error)?.message ?? error))}`;
+    probe.error =
+      name === 'TimeoutError'
+        ? `POST ${url} got no answer within ${Math.round((options.timeoutMs ?? 60_000) / 1000)} s`
+        : `POST ${url} failed: ${hide(String((error as Error)?.message ?? error))}`;
     return probe;
   }
   probe.status = response.status;

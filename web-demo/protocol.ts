@@ -72,12 +72,40 @@ export interface RunPauses {
 /** Page → worker. */
 export type RequestMessage =
   | { type: 'validate'; request_id: number; agentYaml: string }
-  | { type: 'run'; request_id: number; agentYaml: string; input: Record<string, unknown>; model: ModelSettings; run_id: string; agentFiles?: AgentFiles; pauses?: RunPauses }
+  | {
+      type: 'run';
+      request_id: number;
+      agentYaml: string;
+      input: Record<string, unknown>;
+      model: ModelSettings;
+      run_id: string;
+      agentFiles?: AgentFiles;
+      pauses?: RunPauses;
+    }
   /** `state_update`: merged into the state before the run goes on (a pause edited in the studio). */
-  | { type: 'resume'; request_id: number; agentYaml: string; run_id: string; approval?: { approved: boolean }; state_update?: Record<string, unknown>; model: ModelSettings; agentFiles?: AgentFiles; pauses?: RunPauses }
+  | {
+      type: 'resume';
+      request_id: number;
+      agentYaml: string;
+      run_id: string;
+      approval?: { approved: boolean };
+      state_update?: Record<string, unknown>;
+      model: ModelSettings;
+      agentFiles?: AgentFiles;
+      pauses?: RunPauses;
+    }
   | { type: 'cancel'; run_id: string }
   /** Time travel: a new run `run_id` that continues after `node` of `parent_run_id` from `state`. */
-  | { type: 'fork'; request_id: number; agentYaml: string; run_id: string; parent_run_id: string; node: string; state: Record<string, unknown>; model: ModelSettings }
+  | {
+      type: 'fork';
+      request_id: number;
+      agentYaml: string;
+      run_id: string;
+      parent_run_id: string;
+      node: string;
+      state: Record<string, unknown>;
+      model: ModelSettings;
+    }
   | { type: 'probe'; request_id: number; model: ModelSettings };
 
 /** Worker → page. */

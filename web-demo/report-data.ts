@@ -51,7 +51,13 @@ export function readReportData(html: string): { ok: true; data: ReportData } | {
     return { ok: false, error: 'the run data of this report is not JSON' };
   }
   const data = value as Partial<ReportData> | null;
-  if (typeof data !== 'object' || data === null || !Array.isArray(data.events) || typeof data.record !== 'object' || data.record === null) {
+  if (
+    typeof data !== 'object' ||
+    data === null ||
+    !Array.isArray(data.events) ||
+    typeof data.record !== 'object' ||
+    data.record === null
+  ) {
     return { ok: false, error: 'the run data of this report has no record and events' };
   }
   return { ok: true, data: data as ReportData };

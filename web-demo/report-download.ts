@@ -12,8 +12,15 @@ import { recordFromEvents } from './run-record.js';
 import { summarize } from './run-summary.js';
 
 /** Downloads the report of a run given its events (and its agent's graph drawn with its marks, when known); returns the file name. */
-export function saveRunReport(events: AgentEvent[], graph: Parameters<typeof studioSnapshot>[1], record: RunRecord = recordFromEvents(events)): string {
+export function saveRunReport(
+  events: AgentEvent[],
+  graph: Parameters<typeof studioSnapshot>[1],
+  record: RunRecord = recordFromEvents(events),
+): string {
   const name = `run-${record.run_id}.html`;
-  download(new Blob([runReport(record, events, studioSnapshot(summarize(events), graph))], { type: 'text/html' }), name);
+  download(
+    new Blob([runReport(record, events, studioSnapshot(summarize(events), graph))], { type: 'text/html' }),
+    name,
+  );
   return name;
 }

@@ -16,13 +16,38 @@ export const HOSTILE = [
   '"quoted" \\ backslash \u0000 nul',
 ];
 
-const record: RunRecord = { run_id: 'run-1', agent: 'hostile</script>', status: 'completed', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:01.000Z' };
+const record: RunRecord = {
+  run_id: 'run-1',
+  agent: 'hostile</script>',
+  status: 'completed',
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:01.000Z',
+};
 const ts = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
 const events: AgentEvent[] = [
-  { type: 'run_start', run_id: 'run-1', seq: 1, ts: ts(0), data: { agent: 'hostile</script>', input: { text: HOSTILE[0] } } },
+  {
+    type: 'run_start',
+    run_id: 'run-1',
+    seq: 1,
+    ts: ts(0),
+    data: { agent: 'hostile</script>', input: { text: HOSTILE[0] } },
+  },
   { type: 'node_start', run_id: 'run-1', seq: 2, ts: ts(5), node: 'echo', data: {} },
-  { type: 'node_end', run_id: 'run-1', seq: 3, ts: ts(20), node: 'echo', data: { update: { strings: HOSTILE }, duration_ms: 15 } },
-  { type: 'done', run_id: 'run-1', seq: 4, ts: ts(21), data: { status: 'completed', stop_reason: 'completed', state: { text: HOSTILE[0], strings: HOSTILE } } },
+  {
+    type: 'node_end',
+    run_id: 'run-1',
+    seq: 3,
+    ts: ts(20),
+    node: 'echo',
+    data: { update: { strings: HOSTILE }, duration_ms: 15 },
+  },
+  {
+    type: 'done',
+    run_id: 'run-1',
+    seq: 4,
+    ts: ts(21),
+    data: { status: 'completed', stop_reason: 'completed', state: { text: HOSTILE[0], strings: HOSTILE } },
+  },
 ] as AgentEvent[];
 
 describe('HTML report', () => {
@@ -58,8 +83,22 @@ describe('HTML report', () => {
   it('shows the first 200 steps and says how many more there are; the data keeps them all', () => {
     const many: AgentEvent[] = [events[0]!];
     for (let index = 0; index < 250; index++) {
-      many.push({ type: 'node_start', run_id: 'run-1', seq: many.length + 1, ts: ts(index * 2), node: 'loop', data: {} } as AgentEvent);
-      many.push({ type: 'node_end', run_id: 'run-1', seq: many.length + 1, ts: ts(index * 2 + 1), node: 'loop', data: { update: { i: index }, duration_ms: 1 } } as AgentEvent);
+      many.push({
+        type: 'node_start',
+        run_id: 'run-1',
+        seq: many.length + 1,
+        ts: ts(index * 2),
+        node: 'loop',
+        data: {},
+      } as AgentEvent);
+      many.push({
+        type: 'node_end',
+        run_id: 'run-1',
+        seq: many.length + 1,
+        ts: ts(index * 2 + 1),
+        node: 'loop',
+        data: { update: { i: index }, duration_ms: 1 },
+      } as AgentEvent);
     }
     const long = runReport(record, many);
     expect(long.match(/<li><details>/g)).toHaveLength(200);
@@ -70,6 +109,9 @@ describe('HTML report', () => {
 
   it('refuses HTML that is not a report, and a report whose data is damaged', () => {
     expect(readReportData('<html><body>hi</body></html>')).toMatchObject({ ok: false });
-    expect(readReportData(html.replace('{"record"', '{"record" oops'))).toMatchObject({ ok: false, error: expect.stringContaining('not JSON') });
+    expect(readReportData(html.replace('{"record"', '{"record" oops'))).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('not JSON'),
+    });
   });
 });

@@ -70,7 +70,12 @@ export function runReport(record: RunRecord, events: readonly AgentEvent[], stud
       return `<tr><td>${escapeHtml(item.kind)}</td><td>${escapeHtml(item.label)}</td><td><div class="track"><div class="bar" style="margin-left:${left.toFixed(2)}%;width:${width.toFixed(2)}%"></div></div></td><td>${item.end === undefined ? 'running' : `${Math.round(item.end - item.start)} ms`}</td><td>${item.tokens?.total ?? ''}</td><td>${item.retries || ''}</td></tr>`;
     })
     .join('\n');
-  const errors = summary.errors.map((error) => `<li><code>${escapeHtml(error.code)}</code>${error.node ? ` in ${escapeHtml(error.node)}` : ''}: ${escapeHtml(error.message)}</li>`).join('\n');
+  const errors = summary.errors
+    .map(
+      (error) =>
+        `<li><code>${escapeHtml(error.code)}</code>${error.node ? ` in ${escapeHtml(error.node)}` : ''}: ${escapeHtml(error.message)}</li>`,
+    )
+    .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${POLICY}">
@@ -94,9 +99,13 @@ ${rows}
 </tbody></table></div>
 <h2>Steps</h2>
 ${steps(timeline.items)}
-${studio ? '' : `${errors ? `<h2>Errors</h2><ul class="failed">${errors}</ul>` : ''}
+${
+  studio
+    ? ''
+    : `${errors ? `<h2>Errors</h2><ul class="failed">${errors}</ul>` : ''}
 <h2>Final state</h2>
-<pre>${escapeHtml(JSON.stringify(summary.final_state ?? null, null, 2))}</pre>`}
+<pre>${escapeHtml(JSON.stringify(summary.final_state ?? null, null, 2))}</pre>`
+}
 <h2>Events</h2>
 <p><button type="button" id="save-ndjson" hidden>Save the events as NDJSON</button></p>
 <details><summary>Every event (${events.length})</summary><pre>${escapeHtml(events.map((event) => JSON.stringify(event)).join('\n'))}</pre></details>
@@ -128,7 +137,8 @@ function steps(items: readonly TimelineItem[]): string {
 
 function base64(words: Uint32Array): string {
   let binary = '';
-  for (const word of words) binary += String.fromCharCode(word >>> 24, (word >>> 16) & 255, (word >>> 8) & 255, word & 255);
+  for (const word of words)
+    binary += String.fromCharCode(word >>> 24, (word >>> 16) & 255, (word >>> 8) & 255, word & 255);
   return btoa(binary);
 }
 

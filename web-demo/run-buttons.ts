@@ -13,7 +13,12 @@ export interface RunButtons {
   showResume(visible: boolean): void;
 }
 
-export function createRunButtons(options: { canRun(): boolean; onRun(): void; onCancel(): void; onResume(): void }): RunButtons {
+export function createRunButtons(options: {
+  canRun(): boolean;
+  onRun(): void;
+  onCancel(): void;
+  onResume(): void;
+}): RunButtons {
   const runButton = byId<HTMLButtonElement>('run-button');
   const cancelButton = byId<HTMLButtonElement>('cancel-button');
   const resumeButton = byId<HTMLButtonElement>('resume-button');

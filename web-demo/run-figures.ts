@@ -15,7 +15,8 @@ export function runFigures(events: readonly AgentEvent[]): RunFigures {
   const timeline = buildTimeline(events);
   const calls = timeline.items.filter((item) => item.kind === 'model');
   const models = new Set<string>();
-  for (const event of events) if (event.type === 'llm_request' && typeof event.data.model === 'string') models.add(event.data.model);
+  for (const event of events)
+    if (event.type === 'llm_request' && typeof event.data.model === 'string') models.add(event.data.model);
   return {
     duration_ms: timeline.total,
     tokens: timeline.tokens,

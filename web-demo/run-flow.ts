@@ -117,7 +117,15 @@ export function createRunFlow(deps: RunFlowDeps): RunFlow {
     if (existing && existing.status !== 'running') return;
     const now = new Date().toISOString();
     await stores.traceStore
-      .putRun({ run_id: outcome.run_id, agent: summary.agent || 'agent', status: outcome.status as 'cancelled', stop_reason: outcome.stop_reason ?? 'cancelled', created_at: existing?.created_at ?? now, updated_at: now, ...(outcome.error ? { error: outcome.error as AgentErrorJson } : {}) })
+      .putRun({
+        run_id: outcome.run_id,
+        agent: summary.agent || 'agent',
+        status: outcome.status as 'cancelled',
+        stop_reason: outcome.stop_reason ?? 'cancelled',
+        created_at: existing?.created_at ?? now,
+        updated_at: now,
+        ...(outcome.error ? { error: outcome.error as AgentErrorJson } : {}),
+      })
       .catch(() => undefined);
   };
   /** A server request that failed (unreachable, refused): said on screen, the run view ends. */
@@ -126,7 +134,11 @@ export function createRunFlow(deps: RunFlowDeps): RunFlow {
     byId('input-error').textContent = message;
     announce(message);
     if (summary && summary.status === 'running') {
-      endRun(summary, { status: 'failed', stop_reason: 'error', error: { code: (error as { code?: string }).code ?? 'SERVER_ERROR', message: (error as Error).message } });
+      endRun(summary, {
+        status: 'failed',
+        stop_reason: 'error',
+        error: { code: (error as { code?: string }).code ?? 'SERVER_ERROR', message: (error as Error).message },
+      });
       runView.show(summary);
     }
     setRunning(false);
@@ -163,7 +175,9 @@ export function createRunFlow(deps: RunFlowDeps): RunFlow {
     // about to run is checked first, and a run with known load problems is not started.
     const problems = await editor.validateNow(editor.getText());
     if (problems.length > 0) {
-      announce(`The agent has ${problems.length} problem${problems.length === 1 ? '' : 's'}: fix ${problems.length === 1 ? 'it' : 'them'} to run.`);
+      announce(
+        `The agent has ${problems.length} problem${problems.length === 1 ? '' : 's'}: fix ${problems.length === 1 ? 'it' : 'them'} to run.`,
+      );
       return;
     }
     activeSource = editor.getText();
@@ -201,12 +215,18 @@ export function createRunFlow(deps: RunFlowDeps): RunFlow {
       runView.clear();
       setRunning(true);
       try {
-        const outcome = await backend.runFrom(parent.run_id, node, state, (runId) => {
-          activeRunId = runId;
-          summary!.run_id = runId;
-          rememberSource(storage, runId, '', parent.run_id);
-          runView.show(summary!, `from node ${node} of run ${parent.run_id.slice(0, 8)} on the server`);
-        }, onRunEvent);
+        const outcome = await backend.runFrom(
+          parent.run_id,
+          node,
+          state,
+          (runId) => {
+            activeRunId = runId;
+            summary!.run_id = runId;
+            rememberSource(storage, runId, '', parent.run_id);
+            runView.show(summary!, `from node ${node} of run ${parent.run_id.slice(0, 8)} on the server`);
+          },
+          onRunEvent,
+        );
         await finish(outcome);
       } catch (error) {
         remoteFailed(error);
@@ -233,7 +253,10 @@ export function createRunFlow(deps: RunFlowDeps): RunFlow {
   async function resumeRun(update: ResumeUpdate): Promise<void> {
     const remote = deps.remote();
     if (!activeRunId) return;
-    if (!remote) return finish(await client.resume(activeSource, activeRunId, update, modelPanel.settings(), runView.nextRunPauses()));
+    if (!remote)
+      return finish(
+        await client.resume(activeSource, activeRunId, update, modelPanel.settings(), runView.nextRunPauses()),
+      );
     await remote.resume(activeRunId, update, lastSeq(), onRunEvent).then(finish, remoteFailed);
   }
   /** Continues the paused run on screen with its state changed ("Continue with this state" under the graph). */
@@ -260,7 +283,6 @@ export function createRunFlow(deps: RunFlowDeps): RunFlow {
     await resumeRun({ approval: { approved } });
   };
 
-
   return {
     onRunEvent,
     openFromHistory,
@@ -274,7 +296,12 @@ export function createRunFlow(deps: RunFlowDeps): RunFlow {
     },
     resumePaused,
     runFrom,
-    canContinue: (shown) => shown !== undefined && !deps.buttons.running && shown.run_id === activeRunId && shown.status === 'interrupted' && !shown.confirmation,
+    canContinue: (shown) =>
+      shown !== undefined &&
+      !deps.buttons.running &&
+      shown.run_id === activeRunId &&
+      shown.status === 'interrupted' &&
+      !shown.confirmation,
     continueWith,
     answer,
   };

@@ -28,7 +28,9 @@ export function outcomeHeadline(summary: RunSummary): HTMLElement | null {
         field ? element('code', { class: 'error-field' }, field) : null,
       ),
       message ? element('p', { class: 'outcome-message' }, message) : null,
-      summary.stop_reason && summary.stop_reason !== 'error' ? element('p', { class: 'outcome-detail' }, `Stopped by the ${summary.stop_reason} budget.`) : null,
+      summary.stop_reason && summary.stop_reason !== 'error'
+        ? element('p', { class: 'outcome-detail' }, `Stopped by the ${summary.stop_reason} budget.`)
+        : null,
       error?.code === 'LLM_UNAVAILABLE' ? unavailableAdvice(summary) : null,
       callsNote(summary),
     );
@@ -38,12 +40,30 @@ export function outcomeHeadline(summary: RunSummary): HTMLElement | null {
     return element(
       'div',
       { class: 'run-outcome cancelled', id: 'run-outcome', 'data-outcome': 'cancelled' },
-      element('p', { class: 'outcome-title' }, element('strong', {}, 'Run cancelled'), node ? ' in node ' : '', node ? element('code', { class: 'error-node' }, node) : null),
-      summary.error?.message && summary.error.code !== 'CANCELLED' ? element('p', { class: 'outcome-message' }, summary.error.message) : null,
+      element(
+        'p',
+        { class: 'outcome-title' },
+        element('strong', {}, 'Run cancelled'),
+        node ? ' in node ' : '',
+        node ? element('code', { class: 'error-node' }, node) : null,
+      ),
+      summary.error?.message && summary.error.code !== 'CANCELLED'
+        ? element('p', { class: 'outcome-message' }, summary.error.message)
+        : null,
     );
   }
   if (summary.status !== 'running' && failedCalls(summary).length > 0) {
-    return element('div', { class: 'run-outcome warned', id: 'run-outcome', 'data-outcome': `${summary.status}-with-failures` }, element('p', { class: 'outcome-title' }, element('strong', {}, `Run ${summary.status}`), ', but ', callsNote(summary)));
+    return element(
+      'div',
+      { class: 'run-outcome warned', id: 'run-outcome', 'data-outcome': `${summary.status}-with-failures` },
+      element(
+        'p',
+        { class: 'outcome-title' },
+        element('strong', {}, `Run ${summary.status}`),
+        ', but ',
+        callsNote(summary),
+      ),
+    );
   }
   return null;
 }
@@ -69,7 +89,11 @@ export function outcomeSentence(summary: RunSummary): string {
 function unavailableAdvice(summary: RunSummary): HTMLElement {
   if (document.body.dataset.backend === 'server') {
     const models = modelsOf(summary);
-    return element('p', { class: 'outcome-detail', id: 'outcome-server-model' }, `The tea-edge server could not reach its model server${models ? ` (${models})` : ''}. The server's own model settings are used (its --llm-* flags, TEA_LLM_* variables or the agent's settings.llm): run tea-edge probe with them on the server to see what fails.`);
+    return element(
+      'p',
+      { class: 'outcome-detail', id: 'outcome-server-model' },
+      `The tea-edge server could not reach its model server${models ? ` (${models})` : ''}. The server's own model settings are used (its --llm-* flags, TEA_LLM_* variables or the agent's settings.llm): run tea-edge probe with them on the server to see what fails.`,
+    );
   }
   // The test runs in the settings panel, which shows its result: the page goes there.
   const test = () => {
@@ -78,16 +102,31 @@ function unavailableAdvice(summary: RunSummary): HTMLElement {
     heading?.scrollIntoView({ block: 'start' });
     heading?.focus();
   };
-  return element('p', { class: 'outcome-detail' }, element('button', { type: 'button', id: 'outcome-probe', onclick: test }, 'Test connection'), " of this tab's model server (its result is shown in Model settings) tells whether it is not running or refuses this page (CORS).");
+  return element(
+    'p',
+    { class: 'outcome-detail' },
+    element('button', { type: 'button', id: 'outcome-probe', onclick: test }, 'Test connection'),
+    " of this tab's model server (its result is shown in Model settings) tells whether it is not running or refuses this page (CORS).",
+  );
 }
 
 /** The models a run called, as `model (provider)`, comma separated; '' when it called none. */
 export function modelsOf(summary: RunSummary): string {
-  return [...new Set(summary.calls.map((call) => (call.provider ? `${call.model ?? 'model'} (${call.provider})` : call.model ?? '')).filter(Boolean))].join(', ');
+  return [
+    ...new Set(
+      summary.calls
+        .map((call) => (call.provider ? `${call.model ?? 'model'} (${call.provider})` : (call.model ?? '')))
+        .filter(Boolean),
+    ),
+  ].join(', ');
 }
 
 function callsNote(summary: RunSummary): HTMLElement | null {
   const failed = failedCalls(summary).length;
   if (failed === 0) return null;
-  return element('span', { class: 'outcome-calls' }, `${failed} of ${summary.calls.length} model call${summary.calls.length === 1 ? '' : 's'} failed (see Model calls).`);
+  return element(
+    'span',
+    { class: 'outcome-calls' },
+    `${failed} of ${summary.calls.length} model call${summary.calls.length === 1 ? '' : 's'} failed (see Model calls).`,
+  );
 }

@@ -14,7 +14,9 @@ export function recordFromEvents(events: AgentEvent[]): RunRecord {
   const record: RunRecord = {
     run_id: first.run_id,
     agent,
-    status: (['running', 'completed', 'failed', 'interrupted', 'cancelled'].includes(status) ? status : 'failed') as RunRecord['status'],
+    status: (['running', 'completed', 'failed', 'interrupted', 'cancelled'].includes(status)
+      ? status
+      : 'failed') as RunRecord['status'],
     created_at: first.ts,
     updated_at: last.ts,
     event_count: events.length,
@@ -36,7 +38,11 @@ export function recordFromEvents(events: AgentEvent[]): RunRecord {
   if (models.size > 0) record.models = [...models];
   const error: { code?: unknown; message?: unknown; node?: unknown } | undefined = done?.data.error;
   if (typeof error?.code === 'string' && typeof error.message === 'string') {
-    record.error = { code: error.code as RunErrorCode, message: error.message, ...(typeof error.node === 'string' ? { node: error.node } : {}) };
+    record.error = {
+      code: error.code as RunErrorCode,
+      message: error.message,
+      ...(typeof error.node === 'string' ? { node: error.node } : {}),
+    };
   }
   return record;
 }

@@ -85,7 +85,22 @@ export interface RunSummary {
 
 /** An empty summary for a run that has not sent events yet. */
 export function emptySummary(runId = '', agent = ''): RunSummary {
-  return { run_id: runId, agent, status: 'running', visited: [], calls: [], waiting: [], streams: [], attempts: [], steps: [], errors: [], logs: [], llm_calls: 0, event_count: 0, events: [] };
+  return {
+    run_id: runId,
+    agent,
+    status: 'running',
+    visited: [],
+    calls: [],
+    waiting: [],
+    streams: [],
+    attempts: [],
+    steps: [],
+    errors: [],
+    logs: [],
+    llm_calls: 0,
+    event_count: 0,
+    events: [],
+  };
 }
 
 /**
@@ -129,7 +144,15 @@ const APPLY: { [T in EventType]: Apply<T> } = {
     const provider = text(event.data.provider);
     summary.llm_calls++;
     summary.streams.push({ ...(node !== undefined ? { node } : {}), text: '' });
-    const call: ModelCallView = { ...(node !== undefined ? { node } : {}), ...(label !== undefined ? { label } : {}), ...(model !== undefined ? { model } : {}), ...(provider !== undefined ? { provider } : {}), started: event.ts, state: 'waiting', retries: [] };
+    const call: ModelCallView = {
+      ...(node !== undefined ? { node } : {}),
+      ...(label !== undefined ? { label } : {}),
+      ...(model !== undefined ? { model } : {}),
+      ...(provider !== undefined ? { provider } : {}),
+      started: event.ts,
+      state: 'waiting',
+      retries: [],
+    };
     summary.calls.push(call);
     summary.waiting.push(call);
   },
@@ -164,7 +187,10 @@ const APPLY: { [T in EventType]: Apply<T> } = {
     });
   },
   thinking(summary, event) {
-    summary.steps.push({ step: number(event.data.step) ?? summary.steps.length + 1, thought: text(event.data.thought) ?? '' });
+    summary.steps.push({
+      step: number(event.data.step) ?? summary.steps.length + 1,
+      thought: text(event.data.thought) ?? '',
+    });
   },
   tool_start(summary, event) {
     const data = event.data;
@@ -182,12 +208,17 @@ const APPLY: { [T in EventType]: Apply<T> } = {
     currentStep(summary, number(event.data.step)).answer = event.data.answer;
   },
   confirmation_request(summary, event) {
-    summary.confirmation = { tool: text(event.data.tool) ?? 'tool', arguments: event.data.arguments, ...(event.node !== undefined ? { node: event.node } : {}) };
+    summary.confirmation = {
+      tool: text(event.data.tool) ?? 'tool',
+      arguments: event.data.arguments,
+      ...(event.node !== undefined ? { node: event.node } : {}),
+    };
   },
   // The `done` that follows carries the status (interrupted); this says where it waits.
   interrupt(summary, event) {
     const node = event.node ?? text(event.data.node);
-    if (node !== undefined && event.sub_run === undefined) summary.pause = { node, position: event.data.position === 'after' ? 'after' : 'before' };
+    if (node !== undefined && event.sub_run === undefined)
+      summary.pause = { node, position: event.data.position === 'after' ? 'after' : 'before' };
   },
   error(summary, event) {
     const error = errorView(event.data, event.node) ?? { code: 'ERROR', message: '' };
@@ -203,11 +234,16 @@ const APPLY: { [T in EventType]: Apply<T> } = {
     const call = waitingCall(summary, event.node, text(data.label));
     const attempt = number(data.attempt);
     const delay = number(data.delay_ms);
-    if (call && attempt !== undefined && delay !== undefined) call.retries.push({ attempt, delay_ms: delay, code: errorView(data.error)?.code ?? 'ERROR', at: event.ts });
+    if (call && attempt !== undefined && delay !== undefined)
+      call.retries.push({ attempt, delay_ms: delay, code: errorView(data.error)?.code ?? 'ERROR', at: event.ts });
   },
   done(summary, event) {
     const data = event.data;
-    endRun(summary, { status: text(data.status) ?? summary.status, stop_reason: text(data.stop_reason), error: errorView(data.error) });
+    endRun(summary, {
+      status: text(data.status) ?? summary.status,
+      stop_reason: text(data.stop_reason),
+      error: errorView(data.error),
+    });
     if (isPlainObject(data.state)) summary.final_state = data.state;
   },
 };
@@ -217,10 +253,17 @@ const APPLY: { [T in EventType]: Apply<T> } = {
  * cancelled (the error's node, else the node that was running). Used for the `done` event and
  * when the page had to stop the worker itself (no `done` came).
  */
-export function endRun(summary: RunSummary, end: { status: string; stop_reason?: string | undefined; error?: RunErrorView | undefined }): RunSummary {
+export function endRun(
+  summary: RunSummary,
+  end: { status: string; stop_reason?: string | undefined; error?: RunErrorView | undefined },
+): RunSummary {
   summary.status = end.status;
   summary.stop_reason = end.stop_reason;
-  if (end.error) summary.error = { ...end.error, ...(end.error.node ?? summary.error?.node ? { node: end.error.node ?? summary.error?.node } : {}) };
+  if (end.error)
+    summary.error = {
+      ...end.error,
+      ...((end.error.node ?? summary.error?.node) ? { node: end.error.node ?? summary.error?.node } : {}),
+    };
   if (end.error && !summary.errors.some((known) => sameError(known, end.error!))) summary.errors.push(summary.error!);
   const where = summary.error?.node ?? summary.current_node;
   if (summary.status === 'failed' && where !== undefined) summary.failed_node = where;
@@ -254,9 +297,17 @@ export function summarize(events: AgentEvent[]): RunSummary {
 }
 
 /** The newest call still waiting, preferably from the same node and label (parallel branches). */
-function waitingCall(summary: RunSummary, node: string | undefined, label: string | undefined): ModelCallView | undefined {
+function waitingCall(
+  summary: RunSummary,
+  node: string | undefined,
+  label: string | undefined,
+): ModelCallView | undefined {
   const waiting = summary.waiting;
-  return findLast(waiting, (call) => call.node === node && call.label === label) ?? findLast(waiting, (call) => call.node === node) ?? waiting.at(-1);
+  return (
+    findLast(waiting, (call) => call.node === node && call.label === label) ??
+    findLast(waiting, (call) => call.node === node) ??
+    waiting.at(-1)
+  );
 }
 
 function findLast<T>(list: readonly T[], test: (value: T) => boolean): T | undefined {
@@ -271,11 +322,18 @@ function errorView(value: unknown, eventNode?: string): RunErrorView | undefined
   if (code === undefined && message === undefined) return undefined;
   const node = text(value.node) ?? eventNode;
   const field = text(value.field);
-  return { code: code ?? 'ERROR', message: message ?? '', ...(node !== undefined ? { node } : {}), ...(field !== undefined ? { field } : {}) };
+  return {
+    code: code ?? 'ERROR',
+    message: message ?? '',
+    ...(node !== undefined ? { node } : {}),
+    ...(field !== undefined ? { field } : {}),
+  };
 }
 
 function sameError(a: RunErrorView, b: RunErrorView): boolean {
-  return a.code === b.code && a.message === b.message && (a.node === undefined || b.node === undefined || a.node === b.node);
+  return (
+    a.code === b.code && a.message === b.message && (a.node === undefined || b.node === undefined || a.node === b.node)
+  );
 }
 
 /** The step an event belongs to: the last one when it has that number (or the event none), else a new one. */
@@ -297,7 +355,8 @@ function errorTexts(errors: unknown, count: number | undefined): string[] {
         return path ? `${path}: ${message}` : message;
       })
     : [];
-  if (count !== undefined && count > listed.length) listed.push(`${count - listed.length} more error${count - listed.length === 1 ? '' : 's'}`);
+  if (count !== undefined && count > listed.length)
+    listed.push(`${count - listed.length} more error${count - listed.length === 1 ? '' : 's'}`);
   return listed;
 }
 

@@ -77,7 +77,9 @@ function collectProperties(root: JsonSchemaNode, schema: JsonSchemaNode): Record
   if (isPlainObject(own)) for (const [key, value] of Object.entries(own)) if (isPlainObject(value)) result[key] = value;
   for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
     const parts = resolved[keyword];
-    if (Array.isArray(parts)) for (const part of parts) if (isPlainObject(part)) Object.assign(result, collectProperties(root, part), { ...result });
+    if (Array.isArray(parts))
+      for (const part of parts)
+        if (isPlainObject(part)) Object.assign(result, collectProperties(root, part), { ...result });
   }
   return result;
 }
@@ -102,6 +104,7 @@ function deref(root: JsonSchemaNode, schema: JsonSchemaNode | undefined, depth =
   const reference = schema.$ref;
   if (typeof reference !== 'string' || !reference.startsWith('#/')) return schema;
   let target: unknown = root;
-  for (const part of reference.slice(2).split('/')) target = isPlainObject(target) ? target[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  for (const part of reference.slice(2).split('/'))
+    target = isPlainObject(target) ? target[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
   return isPlainObject(target) ? deref(root, target, depth + 1) : undefined;
 }

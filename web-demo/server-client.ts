@@ -85,18 +85,30 @@ export class ServerClient {
 
   /** Starts a run in the background; resolves with its id. */
   async start(agent: string, input: Record<string, unknown>): Promise<string> {
-    const body = await this.json<{ run_id: string }>(`agents/${encodeURIComponent(agent)}/runs`, { method: 'POST', body: { input }, async: true });
+    const body = await this.json<{ run_id: string }>(`agents/${encodeURIComponent(agent)}/runs`, {
+      method: 'POST',
+      body: { input },
+      async: true,
+    });
     return body.run_id;
   }
 
   /** Resumes an interrupted run in the background (approval for a tool, or a state update). */
-  async resume(runId: string, update: { approval?: { approved: boolean }; state_update?: Record<string, unknown>; checkpoint_id?: string }): Promise<void> {
+  async resume(
+    runId: string,
+    update: { approval?: { approved: boolean }; state_update?: Record<string, unknown>; checkpoint_id?: string },
+  ): Promise<void> {
     await this.json(`runs/${encodeURIComponent(runId)}/resume`, { method: 'POST', body: update, async: true });
   }
 
   /** A new run paused after `node` of run `parentId`, with `state` (resume it to run from there). */
   async fork(parentId: string, node: string, state: Record<string, unknown>): Promise<string> {
-    return (await this.json<{ run_id: string }>(`runs/${encodeURIComponent(parentId)}/fork`, { method: 'POST', body: { node, state } })).run_id;
+    return (
+      await this.json<{ run_id: string }>(`runs/${encodeURIComponent(parentId)}/fork`, {
+        method: 'POST',
+        body: { node, state },
+      })
+    ).run_id;
   }
 
   async cancel(runId: string): Promise<void> {
@@ -109,9 +121,14 @@ export class ServerClient {
 
   /** A run's stored events (NDJSON). */
   async events(runId: string): Promise<AgentEvent[]> {
-    const response = await this.request(`runs/${encodeURIComponent(runId)}/events`, { headers: { accept: 'application/x-ndjson' } });
+    const response = await this.request(`runs/${encodeURIComponent(runId)}/events`, {
+      headers: { accept: 'application/x-ndjson' },
+    });
     const text = await response.text();
-    return text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as AgentEvent);
+    return text
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as AgentEvent);
   }
 
   /**
@@ -130,7 +147,10 @@ export class ServerClient {
       try {
         const headers: Record<string, string> = { accept: 'text/event-stream' };
         if (last > 0) headers['last-event-id'] = String(last);
-        const response = await this.request(`runs/${encodeURIComponent(runId)}/events`, { headers, ...(options.signal ? { signal: options.signal } : {}) });
+        const response = await this.request(`runs/${encodeURIComponent(runId)}/events`, {
+          headers,
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
         for await (const event of readSse(response)) {
           if (event.seq <= last) continue;
           last = event.seq;
@@ -144,7 +164,12 @@ export class ServerClient {
         if (ended) return last;
       }
       failures = last > before ? 1 : failures + 1;
-      if (failures > maxRetries) throw new ServerError(`lost the event stream of run ${runId} after ${maxRetries} reconnections`, 0, 'STREAM_LOST');
+      if (failures > maxRetries)
+        throw new ServerError(
+          `lost the event stream of run ${runId} after ${maxRetries} reconnections`,
+          0,
+          'STREAM_LOST',
+        );
       options.onReconnect?.(failures, last);
       await delay(Math.min(5000, (options.retryDelayMs ?? 250) * 2 ** (failures - 1)), options.signal);
     }
@@ -154,7 +179,10 @@ export class ServerClient {
     return new URL(path, this.base).href;
   }
 
-  private async request(path: string, init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {}): Promise<Response> {
+  private async request(
+    path: string,
+    init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { ...init.headers };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     const response = await this.fetcher(this.url(path), { ...init, headers });

@@ -4,7 +4,14 @@
  * the fix), or failing (HTTP status and body).
  */
 import { element, replaceChildren } from './dom.js';
-import { PRESETS, presetById, type KeyStorage, type ModelSettings, type Preset, type PresetId } from './model-settings.js';
+import {
+  PRESETS,
+  presetById,
+  type KeyStorage,
+  type ModelSettings,
+  type Preset,
+  type PresetId,
+} from './model-settings.js';
 import { probeReport } from './probe-report.js';
 import type { ProbeOutcome } from './protocol.js';
 
@@ -23,19 +30,42 @@ export interface SettingsPanel {
 }
 
 const KEY_STORAGE_NOTES: Record<KeyStorage, string> = {
-  session: 'The key is kept in this tab only (sessionStorage): it survives a reload and is forgotten when the tab closes.',
+  session:
+    'The key is kept in this tab only (sessionStorage): it survives a reload and is forgotten when the tab closes.',
   local:
-    'The key is saved in this browser (localStorage): it stays on this computer until you clear it, and any script running on this page\'s origin can read it. Use this only on a computer you trust.',
+    "The key is saved in this browser (localStorage): it stays on this computer until you clear it, and any script running on this page's origin can read it. Use this only on a computer you trust.",
 };
 
 /** Builds the panel inside `root`. */
 export function createSettingsPanel(options: SettingsPanelOptions): SettingsPanel {
   let settings: ModelSettings = { key_storage: 'session', ...options.settings };
-  const presetSelect = element('select', { id: 'model-preset' }, ...PRESETS.map((preset) => element('option', { value: preset.id }, preset.label)));
-  const urlInput = element('input', { id: 'model-url', type: 'url', placeholder: 'http://localhost:11434/v1', autocomplete: 'off', spellcheck: 'false' });
-  const modelInput = element('input', { id: 'model-name', list: 'model-list', placeholder: 'model name (from the list or typed)', autocomplete: 'off', spellcheck: 'false' });
+  const presetSelect = element(
+    'select',
+    { id: 'model-preset' },
+    ...PRESETS.map((preset) => element('option', { value: preset.id }, preset.label)),
+  );
+  const urlInput = element('input', {
+    id: 'model-url',
+    type: 'url',
+    placeholder: 'http://localhost:11434/v1',
+    autocomplete: 'off',
+    spellcheck: 'false',
+  });
+  const modelInput = element('input', {
+    id: 'model-name',
+    list: 'model-list',
+    placeholder: 'model name (from the list or typed)',
+    autocomplete: 'off',
+    spellcheck: 'false',
+  });
   const modelList = element('datalist', { id: 'model-list' });
-  const keyInput = element('input', { id: 'model-key', type: 'password', placeholder: 'only for servers that need one', autocomplete: 'off', 'aria-describedby': 'key-storage-note' });
+  const keyInput = element('input', {
+    id: 'model-key',
+    type: 'password',
+    placeholder: 'only for servers that need one',
+    autocomplete: 'off',
+    'aria-describedby': 'key-storage-note',
+  });
   const keyStorageSelect = element(
     'select',
     { id: 'key-storage', 'aria-describedby': 'key-storage-note' },
@@ -108,13 +138,21 @@ export function createSettingsPanel(options: SettingsPanelOptions): SettingsPane
         modelInput.value = outcome.models[0]!;
         changed();
       }
-      replaceChildren(result, note ? element('p', { class: 'note' }, note) : null, ...probeReport(outcome, settings, location.origin));
+      replaceChildren(
+        result,
+        note ? element('p', { class: 'note' }, note) : null,
+        ...probeReport(outcome, settings, location.origin),
+      );
     },
     showStartupRefusal(presets) {
       replaceChildren(
         result,
         ...presets.flatMap((preset) => [
-          element('p', { class: 'bad-text', id: `startup-cors-${preset.id}` }, `${preset.label} is running at ${preset.api_base}, but the browser blocked this page (${location.origin}) from calling it (CORS), so the scripted demo model is selected.`),
+          element(
+            'p',
+            { class: 'bad-text', id: `startup-cors-${preset.id}` },
+            `${preset.label} is running at ${preset.api_base}, but the browser blocked this page (${location.origin}) from calling it (CORS), so the scripted demo model is selected.`,
+          ),
           element('p', {}, element('b', {}, 'Fix: '), preset.cors_fix),
         ]),
       );
@@ -123,7 +161,10 @@ export function createSettingsPanel(options: SettingsPanelOptions): SettingsPane
   probeButton.addEventListener('click', async () => {
     changed();
     probeButton.disabled = true;
-    replaceChildren(result, element('p', { class: 'note' }, element('span', { class: 'spinner', 'aria-hidden': 'true' }), ' Testing…'));
+    replaceChildren(
+      result,
+      element('p', { class: 'note' }, element('span', { class: 'spinner', 'aria-hidden': 'true' }), ' Testing…'),
+    );
     try {
       panel.showProbe(await options.probe({ ...settings }));
     } finally {

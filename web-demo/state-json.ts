@@ -6,6 +6,7 @@ export function parseStateJson(text: string): { state: Record<string, unknown> }
   } catch (problem) {
     return { error: `Not valid JSON: ${(problem as Error).message}` };
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { error: 'The state must be a JSON object.' };
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return { error: 'The state must be a JSON object.' };
   return { state: parsed as Record<string, unknown> };
 }

@@ -40,7 +40,13 @@ worker.addEventListener('activate', (event) => {
   event.waitUntil(
     caches
       .keys()
-      .then((names) => Promise.all(names.filter((name) => name.startsWith('tea-edge-shell-') && name !== __CACHE_NAME__).map((name) => caches.delete(name))))
+      .then((names) =>
+        Promise.all(
+          names
+            .filter((name) => name.startsWith('tea-edge-shell-') && name !== __CACHE_NAME__)
+            .map((name) => caches.delete(name)),
+        ),
+      )
       .then(() => worker.clients.claim()),
   );
 });

@@ -109,7 +109,17 @@ const REDUCERS: { [T in EventType]: Reducer<T> } = {
     const node = event.node;
     if (node === undefined) return;
     const kind = builder.kinds.get(node) === 'lua' ? 'lua' : 'node';
-    const item = push(builder, { id: `n${event.seq}`, kind, label: node, node, start: at(builder, event), depth: 0, status: 'running', retries: 0, before: builder.state });
+    const item = push(builder, {
+      id: `n${event.seq}`,
+      kind,
+      label: node,
+      node,
+      start: at(builder, event),
+      depth: 0,
+      status: 'running',
+      retries: 0,
+      before: builder.state,
+    });
     if (typeof event.data.attempt === 'number') item.attempts = event.data.attempt;
     if (builder.resuming) item.resumed = true;
     builder.resuming = false;
@@ -146,7 +156,8 @@ const REDUCERS: { [T in EventType]: Reducer<T> } = {
       ...(data.request !== undefined ? { request: data.request } : {}),
     });
     builder.openCalls.push(call);
-    if (!purpose && !label && event.node !== undefined) builder.unnamedCalls.set(event.node, [...(builder.unnamedCalls.get(event.node) ?? []), call]);
+    if (!purpose && !label && event.node !== undefined)
+      builder.unnamedCalls.set(event.node, [...(builder.unnamedCalls.get(event.node) ?? []), call]);
   },
   llm_response(builder, event) {
     const call = takeLast(builder.openCalls, (candidate) => candidate.node === event.node);
@@ -161,11 +172,16 @@ const REDUCERS: { [T in EventType]: Reducer<T> } = {
     if (typeof data.attempts === 'number') call.attempts = data.attempts;
     if (isPlainObject(data.usage)) {
       const usage = data.usage;
-      call.tokens = { prompt: num(usage.prompt_tokens), completion: num(usage.completion_tokens), total: num(usage.total_tokens) };
+      call.tokens = {
+        prompt: num(usage.prompt_tokens),
+        completion: num(usage.completion_tokens),
+        total: num(usage.total_tokens),
+      };
       builder.tokens += call.tokens.total;
     }
     if (data.response !== undefined) call.response = data.response;
-    if (typeof data.reasoning_chars === 'number' && data.reasoning_chars > 0) call.reasoningChars = data.reasoning_chars;
+    if (typeof data.reasoning_chars === 'number' && data.reasoning_chars > 0)
+      call.reasoningChars = data.reasoning_chars;
   },
   answer_chunk(builder, event) {
     const call = findLast(builder.openCalls, (candidate) => candidate.node === event.node);
@@ -190,7 +206,17 @@ const REDUCERS: { [T in EventType]: Reducer<T> } = {
   thinking: nothing,
   tool_start(builder, event) {
     const data = event.data;
-    const item = push(builder, { id: `t${event.seq}`, kind: 'tool', label: text(data.tool) ?? 'tool', ...(event.node !== undefined ? { node: event.node } : {}), start: at(builder, event), depth: 1, status: 'running', retries: 0, detail: { arguments: data.arguments } });
+    const item = push(builder, {
+      id: `t${event.seq}`,
+      kind: 'tool',
+      label: text(data.tool) ?? 'tool',
+      ...(event.node !== undefined ? { node: event.node } : {}),
+      start: at(builder, event),
+      depth: 1,
+      status: 'running',
+      retries: 0,
+      detail: { arguments: data.arguments },
+    });
     builder.openTools.set(text(data.call_id) ?? item.id, item);
   },
   tool_result(builder, event) {
@@ -211,9 +237,23 @@ const REDUCERS: { [T in EventType]: Reducer<T> } = {
     const tool = text(pending.tool);
     const position = event.data.position === 'after' ? 'after' : 'before';
     const node = event.node ?? text(event.data.node);
-    const pause: PauseDetail = approval ? { reason: 'approval', ...(tool ? { tool } : {}), arguments: pending.arguments } : { reason: 'interrupt', position };
-    const label = approval ? `waiting for approval of ${tool ?? 'a tool'}` : `interrupt ${position} ${node ?? 'a node'}`;
-    builder.pause = push(builder, { id: `p${event.seq}`, kind: 'pause', label, ...(node !== undefined ? { node } : {}), start: at(builder, event), depth: 0, status: 'paused', retries: 0, pause });
+    const pause: PauseDetail = approval
+      ? { reason: 'approval', ...(tool ? { tool } : {}), arguments: pending.arguments }
+      : { reason: 'interrupt', position };
+    const label = approval
+      ? `waiting for approval of ${tool ?? 'a tool'}`
+      : `interrupt ${position} ${node ?? 'a node'}`;
+    builder.pause = push(builder, {
+      id: `p${event.seq}`,
+      kind: 'pause',
+      label,
+      ...(node !== undefined ? { node } : {}),
+      start: at(builder, event),
+      depth: 0,
+      status: 'paused',
+      retries: 0,
+      pause,
+    });
     builder.lastPause = builder.pause;
   },
   log(builder, event) {
@@ -224,8 +264,10 @@ const REDUCERS: { [T in EventType]: Reducer<T> } = {
       if (call) call.retries++;
     } else if (data.source === 'approval') {
       const pause = builder.lastPause?.pause;
-      if (pause && typeof data.approved === 'boolean') pause.answer = { approved: data.approved, role: text(data.role) ?? 'unknown', at: event.ts };
-      if (builder.lastPause && pause?.answer) builder.lastPause.label = `${pause.tool ?? 'tool'} ${pause.answer.approved ? 'approved' : 'denied'} (role ${pause.answer.role})`;
+      if (pause && typeof data.approved === 'boolean')
+        pause.answer = { approved: data.approved, role: text(data.role) ?? 'unknown', at: event.ts };
+      if (builder.lastPause && pause?.answer)
+        builder.lastPause.label = `${pause.tool ?? 'tool'} ${pause.answer.approved ? 'approved' : 'denied'} (role ${pause.answer.role})`;
     } else if ((data.source === 'lua' || data.source === 'prolog') && node !== undefined) {
       const item = builder.openNodes.get(node)?.[0];
       if (item) item.detail = { ...item.detail, logs: [...(item.detail?.logs ?? []), text(data.message) ?? ''] };
@@ -240,7 +282,14 @@ const REDUCERS: { [T in EventType]: Reducer<T> } = {
     // What was still open when the run ended stopped there: failed only when the run failed; a
     // run paused for an approval or an interrupt left its node paused, a cancelled run cancelled.
     const status = event.data.status;
-    const endedAs: TimelineStatus = status === 'failed' ? 'failed' : status === 'cancelled' ? 'cancelled' : status === 'interrupted' ? 'paused' : 'stopped';
+    const endedAs: TimelineStatus =
+      status === 'failed'
+        ? 'failed'
+        : status === 'cancelled'
+          ? 'cancelled'
+          : status === 'interrupted'
+            ? 'paused'
+            : 'stopped';
     for (const item of builder.items) {
       if (item.end !== undefined || item === builder.pause) continue;
       item.end = at(builder, event);
@@ -255,7 +304,11 @@ const REDUCERS: { [T in EventType]: Reducer<T> } = {
 };
 
 /** Builds the timeline; `kinds` (node name → kind from the agent's graph) marks Lua nodes. */
-export function buildTimeline(events: readonly AgentEvent[], kinds: ReadonlyMap<string, string> = new Map(), now?: number): Timeline {
+export function buildTimeline(
+  events: readonly AgentEvent[],
+  kinds: ReadonlyMap<string, string> = new Map(),
+  now?: number,
+): Timeline {
   const builder: Builder = {
     items: [],
     first: events[0] ? Date.parse(events[0].ts) : 0,
@@ -275,7 +328,11 @@ export function buildTimeline(events: readonly AgentEvent[], kinds: ReadonlyMap<
   }
   const last = events.at(-1);
   const ended = last?.type === 'done';
-  const total = Math.max(1, last ? (ended || now === undefined ? at(builder, last) : Math.max(at(builder, last), now - builder.first)) : 0, ...builder.items.map((item) => item.end ?? 0));
+  const total = Math.max(
+    1,
+    last ? (ended || now === undefined ? at(builder, last) : Math.max(at(builder, last), now - builder.first)) : 0,
+    ...builder.items.map((item) => item.end ?? 0),
+  );
   return { items: builder.items, total, tokens: builder.tokens };
 }
 
@@ -304,7 +361,15 @@ export function groupRounds(items: readonly TimelineItem[]): TimelineRound[] {
     const isNode = item.kind === 'node' || item.kind === 'lua';
     // The resumed part of a paused node continues its round.
     if (!current || (isNode && item.node !== undefined && ran.has(item.node) && !item.resumed)) {
-      current = { number: rounds.length + 1, items: [], start: item.start, end: item.start, nodes: 0, calls: 0, tokens: 0 };
+      current = {
+        number: rounds.length + 1,
+        items: [],
+        start: item.start,
+        end: item.start,
+        nodes: 0,
+        calls: 0,
+        tokens: 0,
+      };
       rounds.push(current);
       ran = new Set();
     }
@@ -356,4 +421,3 @@ function text(value: unknown): string | undefined {
 function num(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
-

@@ -31,9 +31,19 @@ const event = <T extends EventType>(seq: number, type: T, data: Partial<EventDat
 describe('agentGraph', () => {
   it('follows goto over edges over list order', () => {
     const graph = agentGraph({
-      nodes: [{ name: 'a', uses: 'llm.call' }, { name: 'b', run: 'return {}', goto: [{ if: 'state.x', to: 'a' }, { to: 'c' }] }, { name: 'c' }],
+      nodes: [
+        { name: 'a', uses: 'llm.call' },
+        { name: 'b', run: 'return {}', goto: [{ if: 'state.x', to: 'a' }, { to: 'c' }] },
+        { name: 'c' },
+      ],
     });
-    expect(graph.nodes.map((node) => `${node.name}:${node.kind}`)).toEqual(['__start__:start', 'a:llm.call', 'b:lua', 'c:pass', '__end__:end']);
+    expect(graph.nodes.map((node) => `${node.name}:${node.kind}`)).toEqual([
+      '__start__:start',
+      'a:llm.call',
+      'b:lua',
+      'c:pass',
+      '__end__:end',
+    ]);
     expect(graph.edges).toEqual([
       { from: '__start__', to: 'a' },
       { from: 'a', to: 'b' },
@@ -63,15 +73,28 @@ describe('agentGraph', () => {
     const graph = agentGraph(parseYaml(teaEdgeConditions));
     const from = (name: string) => graph.edges.filter((edge) => edge.from === name);
     expect(from('classify')).toEqual([
-      { from: 'classify', to: 'billing', label: "category.content | trim… ⇒ true", detail: "state.category.content | trim | lower == 'billing' ⇒ true" },
-      { from: 'classify', to: 'engineering', label: "'bug' in category.conte… ⇒ true", detail: "'bug' in state.category.content | lower ⇒ true" },
+      {
+        from: 'classify',
+        to: 'billing',
+        label: 'category.content | trim… ⇒ true',
+        detail: "state.category.content | trim | lower == 'billing' ⇒ true",
+      },
+      {
+        from: 'classify',
+        to: 'engineering',
+        label: "'bug' in category.conte… ⇒ true",
+        detail: "'bug' in state.category.content | lower ⇒ true",
+      },
       { from: 'classify', to: 'general' },
     ]);
     expect(from('engineering')).toEqual([
       { from: 'engineering', to: '__end__', label: 'urgent ⇒ false', detail: 'state.urgent ⇒ false' },
       { from: 'engineering', to: 'page_oncall' },
     ]);
-    expect(agentGraph({ nodes: [{ name: 'a' }], edges: [{ from: 'a', to: '__end__', condition: false, when: false }] }).edges).toContainEqual({ from: 'a', to: '__end__', label: 'false ⇒ false' });
+    expect(
+      agentGraph({ nodes: [{ name: 'a' }], edges: [{ from: 'a', to: '__end__', condition: false, when: false }] })
+        .edges,
+    ).toContainEqual({ from: 'a', to: '__end__', label: 'false ⇒ false' });
   });
 
   it('draws a dynamic_parallel node with its fan_in edge and its items (examples/tea-dynamic-parallel.yaml)', () => {
@@ -82,20 +105,40 @@ describe('agentGraph', () => {
       fansOutOver: "{{ state.topics | default(['green tea', 'oolong', 'black tea'], true) }}",
     });
     // The fan_in edge replaces the plain list-order edge to the same node, never doubles it.
-    expect(graph.edges.filter((edge) => edge.from === 'summarise_each')).toEqual([{ from: 'summarise_each', to: 'combine', label: 'fan in' }]);
+    expect(graph.edges.filter((edge) => edge.from === 'summarise_each')).toEqual([
+      { from: 'summarise_each', to: 'combine', label: 'fan in' },
+    ]);
     // A fan_in that is not the next node adds its edge beside the route.
-    const apart = agentGraph({ nodes: [{ name: 'fan', type: 'dynamic_parallel', items: '{{ [1] }}', fan_in: 'join', action: { uses: 'x' } }, { name: 'mid' }, { name: 'join', fan_in: true }] });
-    expect(apart.edges.filter((edge) => edge.from === 'fan')).toEqual([{ from: 'fan', to: 'join', label: 'fan in' }, { from: 'fan', to: 'mid' }]);
+    const apart = agentGraph({
+      nodes: [
+        { name: 'fan', type: 'dynamic_parallel', items: '{{ [1] }}', fan_in: 'join', action: { uses: 'x' } },
+        { name: 'mid' },
+        { name: 'join', fan_in: true },
+      ],
+    });
+    expect(apart.edges.filter((edge) => edge.from === 'fan')).toEqual([
+      { from: 'fan', to: 'join', label: 'fan in' },
+      { from: 'fan', to: 'mid' },
+    ]);
   });
 
   it('marks a while_loop node as a loop with its body node names (examples/tea-while-loop.yaml)', () => {
     const graph = agentGraph(parseYaml(teaWhileLoop));
-    expect(graph.nodes.map((node) => node.name)).toEqual(['__start__', 'refine_until_valid', 'parse', 'report', '__end__']);
-    expect(graph.nodes[1]).toEqual({ name: 'refine_until_valid', kind: 'while_loop', loopBody: ['generate', 'validate'] });
+    expect(graph.nodes.map((node) => node.name)).toEqual([
+      '__start__',
+      'refine_until_valid',
+      'parse',
+      'report',
+      '__end__',
+    ]);
+    expect(graph.nodes[1]).toEqual({
+      name: 'refine_until_valid',
+      kind: 'while_loop',
+      loopBody: ['generate', 'validate'],
+    });
     expect(graph.edges).toContainEqual({ from: 'refine_until_valid', to: 'parse' });
   });
 });
-
 
 describe('summarize', () => {
   it('folds a reflection run', () => {
@@ -105,7 +148,12 @@ describe('summarize', () => {
       event(3, 'llm_request', {}, 'gen'),
       event(4, 'answer_chunk', { content: 'Hel' }, 'gen'),
       event(5, 'answer_chunk', { content: 'lo' }, 'gen'),
-      event(6, 'reflection_attempt', { iteration: 1, score: 0.5, valid: false, errors: [{ message: 'missing', path: 'name' }] }, 'gen'),
+      event(
+        6,
+        'reflection_attempt',
+        { iteration: 1, score: 0.5, valid: false, errors: [{ message: 'missing', path: 'name' }] },
+        'gen',
+      ),
       event(7, 'reflection_attempt', { iteration: 2, score: 1, valid: true, error_count: 0 }, 'gen'),
       event(8, 'done', { status: 'completed', stop_reason: 'completed', state: { answer: 42 } }),
     ]);
@@ -130,7 +178,14 @@ describe('summarize', () => {
       event(5, 'confirmation_request', { tool: 'files.delete', arguments: { path: '/x' } }, 'act'),
       event(6, 'done', { status: 'interrupted', stop_reason: 'confirmation', state: {} }),
     ]);
-    expect(summary.steps[0]).toMatchObject({ step: 1, thought: 'compute', tool: 'math.calculate', args: { expression: '2+2' }, observation: '{"result":4}', autonomous: true });
+    expect(summary.steps[0]).toMatchObject({
+      step: 1,
+      thought: 'compute',
+      tool: 'math.calculate',
+      args: { expression: '2+2' },
+      observation: '{"result":4}',
+      autonomous: true,
+    });
     expect(summary.steps[1]).toMatchObject({ step: 2, thought: 'delete it' });
     expect(summary.confirmation).toEqual({ tool: 'files.delete', arguments: { path: '/x' }, node: 'act' });
     expect(summary.stop_reason).toBe('confirmation');
@@ -142,10 +197,15 @@ describe('ndjson', () => {
     const events = [event(2, 'done', { status: 'completed' }), event(1, 'run_start', { agent: 'a' })];
     const parsed = parseNdjson(toNdjson(events));
     expect(parsed.ok && parsed.events.map((entry) => entry.seq)).toEqual([1, 2]);
-    expect(recordFromEvents(parsed.ok ? parsed.events : [])).toMatchObject({ run_id: 'r1', agent: 'a', status: 'completed', event_count: 2 });
+    expect(recordFromEvents(parsed.ok ? parsed.events : [])).toMatchObject({
+      run_id: 'r1',
+      agent: 'a',
+      status: 'completed',
+      event_count: 2,
+    });
   });
 
-  it('reads a file exported by an older version under today\'s field names (upgraded once, at import)', () => {
+  it("reads a file exported by an older version under today's field names (upgraded once, at import)", () => {
     const old = [
       '{"type":"run_start","run_id":"r","seq":1,"ts":"2026-01-01T00:00:00.000Z","data":{"agent":"a","input":{}}}',
       '{"type":"llm_request","run_id":"r","seq":2,"ts":"2026-01-01T00:00:00.000Z","node":"n","data":{"model":"m"}}',
@@ -157,12 +217,20 @@ describe('ndjson', () => {
     expect(parsed.ok).toBe(true);
     const summary = summarize(parsed.ok ? parsed.events : []);
     expect(summary.steps[0]).toMatchObject({ tool: 'add', args: { a: 1 }, observation: '2' });
-    expect(summary.calls[0]!.retries).toEqual([{ attempt: 2, delay_ms: 50, code: 'LLM_HTTP_503', at: '2026-01-01T00:00:00.000Z' }]);
+    expect(summary.calls[0]!.retries).toEqual([
+      { attempt: 2, delay_ms: 50, code: 'LLM_HTTP_503', at: '2026-01-01T00:00:00.000Z' },
+    ]);
   });
 
   it('names the bad line', () => {
-    expect(parseNdjson('{"type":"log","run_id":"r","seq":1,"data":{}}\nnope')).toEqual({ ok: false, error: 'line 2: not JSON' });
-    expect(parseNdjson('{"a":1}')).toEqual({ ok: false, error: 'line 1: not an event (needs type, run_id, seq, data)' });
+    expect(parseNdjson('{"type":"log","run_id":"r","seq":1,"data":{}}\nnope')).toEqual({
+      ok: false,
+      error: 'line 2: not JSON',
+    });
+    expect(parseNdjson('{"a":1}')).toEqual({
+      ok: false,
+      error: 'line 1: not an event (needs type, run_id, seq, data)',
+    });
     expect(parseNdjson('\n\n')).toEqual({ ok: false, error: 'no events in the file' });
     const mixed = [event(1, 'log', {}), { ...event(2, 'log', {}), run_id: 'other' }];
     expect(parseNdjson(toNdjson(mixed))).toEqual({ ok: false, error: 'line 2: events of more than one run' });
@@ -173,17 +241,30 @@ describe('model settings', () => {
   it('defaults to the scripted model and survives broken storage', () => {
     expect(loadSettings(undefined)).toEqual({ settings: defaultSettings(), saved: false });
     expect(loadSettings({ getItem: () => '{broken' }).saved).toBe(false);
-    expect(loadSettings({ getItem: () => { throw new Error('denied'); } }).saved).toBe(false);
+    expect(
+      loadSettings({
+        getItem: () => {
+          throw new Error('denied');
+        },
+      }).saved,
+    ).toBe(false);
   });
 
   it('round-trips through storage and maps to engine overrides', () => {
     const store = new Map<string, string>();
-    const storage = { getItem: (key: string) => store.get(key) ?? null, setItem: (key: string, value: string) => void store.set(key, value) };
+    const storage = {
+      getItem: (key: string) => store.get(key) ?? null,
+      setItem: (key: string, value: string) => void store.set(key, value),
+    };
     saveSettings(storage, { preset: 'ollama', api_base: '', model: 'qwen', api_key: '' });
     expect(store.has(STORAGE_KEY)).toBe(true);
     const { settings } = loadSettings(storage);
     expect(toOverrides(settings)).toEqual({ provider: 'ollama', api_base: 'http://localhost:11434/v1', model: 'qwen' });
-    expect(toOverrides({ preset: 'custom', api_base: 'http://h:1/v1', model: '', api_key: 'k' })).toEqual({ provider: 'openai-compatible', api_base: 'http://h:1/v1', api_key: 'k' });
+    expect(toOverrides({ preset: 'custom', api_base: 'http://h:1/v1', model: '', api_key: 'k' })).toEqual({
+      provider: 'openai-compatible',
+      api_base: 'http://h:1/v1',
+      api_key: 'k',
+    });
     expect(toOverrides(defaultSettings())).toEqual({ provider: 'scripted' });
   });
 });
@@ -213,7 +294,11 @@ describe('schema key completion', () => {
   });
 
   it('computes parent paths', () => {
-    expect(parentPath(['nodes:', '  - name: a', '    with:', '      prompt: x'], 6, false)).toEqual(['nodes', '[]', 'with']);
+    expect(parentPath(['nodes:', '  - name: a', '    with:', '      prompt: x'], 6, false)).toEqual([
+      'nodes',
+      '[]',
+      'with',
+    ]);
     expect(parentPath(['nodes:', '  - name: a', '  - name: b'], 4, false)).toEqual(['nodes', '[]']);
     expect(parentPath(['a:', '  b:', '    c: 1'], 0, false)).toEqual([]);
   });
@@ -236,7 +321,11 @@ describe('engine choice and the demo model', () => {
     }
     expect(needsScriptEngine(thrown as { code: string })).toBe(true);
     expect(problemsFromLoadError(thrown).some(needsScriptEngine)).toBe(true);
-    expect(needsScriptEngine({ code: 'INVALID_AGENT', message: 'SCRIPT_ENGINE_NOT_LOADED LUA_ENGINE_NOT_LOADED' } as { code: string })).toBe(false);
+    expect(
+      needsScriptEngine({ code: 'INVALID_AGENT', message: 'SCRIPT_ENGINE_NOT_LOADED LUA_ENGINE_NOT_LOADED' } as {
+        code: string;
+      }),
+    ).toBe(false);
     expect(needsScriptEngine(undefined)).toBe(false);
   });
 

@@ -11,7 +11,10 @@ export function yamlPathLocator(source: string): PathLocator {
   return (path) => {
     if (parsed === undefined) {
       const lines = new LineCounter();
-      parsed = { document: parseDocument(source, { lineCounter: lines, uniqueKeys: false, prettyErrors: false }), lines };
+      parsed = {
+        document: parseDocument(source, { lineCounter: lines, uniqueKeys: false, prettyErrors: false }),
+        lines,
+      };
     }
     for (let length = path.length; length >= 0; length--) {
       const node = length === 0 ? parsed.document.contents : parsed.document.getIn(path.slice(0, length), true);

@@ -17,10 +17,14 @@ export type LoadProblem = Omit<EventError, 'details'>;
 export function problemsOf(error: AgentError): LoadProblem[] {
   const listed = error.details.errors;
   if (Array.isArray(listed) && listed.length > 0) {
-    return listed.map((problem) => ({ ...(error.location.file !== undefined ? { file: error.location.file } : {}), ...(problem as LoadProblem) }));
+    return listed.map((problem) => ({
+      ...(error.location.file !== undefined ? { file: error.location.file } : {}),
+      ...(problem as LoadProblem),
+    }));
   }
   const problem: LoadProblem = { code: error.code, message: error.message };
-  for (const key of LOCATION_KEYS) if (error.location[key] !== undefined) Object.assign(problem, { [key]: error.location[key] });
+  for (const key of LOCATION_KEYS)
+    if (error.location[key] !== undefined) Object.assign(problem, { [key]: error.location[key] });
   return [problem];
 }
 

@@ -29,7 +29,10 @@ export function toAgentSource(agents: Record<string, CompiledAgent> | AgentSourc
   if (isAgentSource(agents)) return agents;
   const byName = new Map(Object.entries(agents));
   return {
-    list: () => [...byName.entries()].map(([name, agent]) => ({ name, description: agent.description ?? '', status: 'ready' as const })).sort((left, right) => left.name.localeCompare(right.name)),
+    list: () =>
+      [...byName.entries()]
+        .map(([name, agent]) => ({ name, description: agent.description ?? '', status: 'ready' as const }))
+        .sort((left, right) => left.name.localeCompare(right.name)),
     get: (name) => byName.get(name),
   };
 }

@@ -58,7 +58,10 @@ import { mountMcpRoute } from './mcp-route.js';
 import { quoteText } from '../src/util/cut-text.js';
 
 /** Reviews a finished run from the trace store (the Reflector, docs/spec.md#54-run-review-the-reflector-seed-002). */
-export type RunReviewer = (runId: string, context: { traceStore: TraceStore; agent?: CompiledAgent; learn: boolean }) => Promise<unknown>;
+export type RunReviewer = (
+  runId: string,
+  context: { traceStore: TraceStore; agent?: CompiledAgent; learn: boolean },
+) => Promise<unknown>;
 
 /** The default reviewer: the engine's `reviewRun` over the trace store (`?learn=true` stores insights). */
 const defaultReviewer: RunReviewer = (runId, { traceStore, learn }) => reviewRun({ traceStore, runId, learn });
@@ -158,7 +161,15 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.use('*', originGuard(options.cors?.origins ?? []));
   if (options.cors !== undefined) {
     const origins = options.cors.origins;
-    app.use('*', cors({ origin: origins === '*' ? '*' : [...origins], allowHeaders: ['content-type', 'authorization', 'accept'], allowMethods: ['GET', 'POST', 'OPTIONS'], maxAge: 600 }));
+    app.use(
+      '*',
+      cors({
+        origin: origins === '*' ? '*' : [...origins],
+        allowHeaders: ['content-type', 'authorization', 'accept'],
+        allowMethods: ['GET', 'POST', 'OPTIONS'],
+        maxAge: 600,
+      }),
+    );
   }
   app.use('*', async (c, next) => {
     const path = new URL(c.req.url).pathname;
@@ -206,9 +217,22 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }
   };
 
-  const responseOptions = (c: Context) => ({ stream: wantsStream(c), waitUntil: waitUntil(c), heartbeatMs: options.sseHeartbeatMs ?? 5000, sanitizer: outbound });
+  const responseOptions = (c: Context) => ({
+    stream: wantsStream(c),
+    waitUntil: waitUntil(c),
+    heartbeatMs: options.sseHeartbeatMs ?? 5000,
+    sanitizer: outbound,
+  });
 
-  options.routes?.(app, { agents, traceStore, checkpointStore, runOptions, hostRunOptions, sanitizer: outbound, heartbeatMs: options.sseHeartbeatMs ?? 5000 });
+  options.routes?.(app, {
+    agents,
+    traceStore,
+    checkpointStore,
+    runOptions,
+    hostRunOptions,
+    sanitizer: outbound,
+    heartbeatMs: options.sseHeartbeatMs ?? 5000,
+  });
 
   app.get('/health', (c) => c.json({ ok: true, version: options.version ?? PACKAGE_VERSION }));
 
@@ -218,7 +242,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const agent = await agents.get(c.req.param('name'));
     if (agent === undefined) throw httpError('NOT_FOUND', `no agent '${c.req.param('name')}'`);
     const source = agents.source?.(agent.name);
-    return c.json({ name: agent.name, description: agent.description ?? '', spec: agent.spec, ...(source !== undefined ? { source } : {}) });
+    return c.json({
+      name: agent.name,
+      description: agent.description ?? '',
+      spec: agent.spec,
+      ...(source !== undefined ? { source } : {}),
+    });
   });
 
   app.post('/agents/:name/runs', async (c) => {
@@ -250,10 +279,15 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const parent = await traceStore.getRun(parentId);
     if (parent === undefined) throw httpError('NOT_FOUND', `no run '${parentId}'`);
     const agent = await agents.get(parent.agent);
-    if (agent === undefined) throw httpError('NOT_FOUND', `run '${parentId}' belongs to agent '${parent.agent}', which is not served here`);
+    if (agent === undefined)
+      throw httpError('NOT_FOUND', `run '${parentId}' belongs to agent '${parent.agent}', which is not served here`);
     const runId = crypto.randomUUID();
     const owner = c.get('owner');
-    await forkRun(agent, { traceStore, checkpointStore }, { run_id: runId, parent_run_id: parentId, node, state, ...(owner !== undefined ? { owner } : {}) });
+    await forkRun(
+      agent,
+      { traceStore, checkpointStore },
+      { run_id: runId, parent_run_id: parentId, node, state, ...(owner !== undefined ? { owner } : {}) },
+    );
     return c.json({ run_id: runId, parent_run_id: parentId, node }, 201);
   });
 
@@ -276,9 +310,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.get('/runs/:id/events', async (c) => {
     const runId = c.req.param('id');
     const events = await traceStore.readEvents(runId);
-    if (events.length === 0 && (await traceStore.getRun(runId)) === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
+    if (events.length === 0 && (await traceStore.getRun(runId)) === undefined)
+      throw httpError('NOT_FOUND', `no run '${runId}'`);
     const after = cursorOf(c.req.raw);
-    const text = events.filter((event) => event.seq > after).map((event) => JSON.stringify(event) + '\n').join('');
+    const text = events
+      .filter((event) => event.seq > after)
+      .map((event) => JSON.stringify(event) + '\n')
+      .join('');
     return c.body(text, 200, { 'content-type': 'application/x-ndjson; charset=utf-8' });
   });
 
@@ -289,7 +327,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const record = await traceStore.getRun(runId);
     if (record === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
     const agent = await agents.get(record.agent);
-    return c.json(await reviewer(runId, { traceStore, learn: c.req.query('learn') === 'true', ...(agent !== undefined ? { agent } : {}) }));
+    return c.json(
+      await reviewer(runId, {
+        traceStore,
+        learn: c.req.query('learn') === 'true',
+        ...(agent !== undefined ? { agent } : {}),
+      }),
+    );
   });
 
   mountMcpRoute(app, { agents, sanitizer: outbound });
@@ -297,7 +341,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   // A known route asked with another method: 405 in the error shape, with the methods it has.
   for (const [path, method] of ROUTES) {
     app.all(path, (c) => {
-      const response = errorResponse('METHOD_NOT_ALLOWED', `${new URL(c.req.url).pathname} answers ${method} only, not ${c.req.method}`);
+      const response = errorResponse(
+        'METHOD_NOT_ALLOWED',
+        `${new URL(c.req.url).pathname} answers ${method} only, not ${c.req.method}`,
+      );
       response.headers.set('allow', method === 'GET' ? 'GET, HEAD' : method);
       return response;
     });
@@ -310,7 +357,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 function limitOf(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const limit = Number(text);
-  if (!/^\d+$/.test(text) || limit < 1 || limit > 1000) throw httpError('INVALID_PARAMS', `limit must be an integer from 1 to 1000, got ${quoteText(text, 40)}`, { field: 'limit' });
+  if (!/^\d+$/.test(text) || limit < 1 || limit > 1000)
+    throw httpError('INVALID_PARAMS', `limit must be an integer from 1 to 1000, got ${quoteText(text, 40)}`, {
+      field: 'limit',
+    });
   return limit;
 }
 
@@ -347,7 +397,8 @@ const QUERY_KEYS: ReadonlyArray<readonly [method: string, path: RegExp, keys: re
 
 /** Parameters other APIs use for what this one asks another way. */
 const QUERY_HINTS: Readonly<Record<string, string>> = {
-  background: '; a background run is asked for with the header `Prefer: respond-async` (202 with the run id and a Location)',
+  background:
+    '; a background run is asked for with the header `Prefer: respond-async` (202 with the run id and a Location)',
   stream: '; a stream is asked for with the header `Accept: text/event-stream`',
 };
 
@@ -360,8 +411,12 @@ function knownQueryOnly(): MiddlewareHandler {
     if (keys !== undefined) {
       for (const key of url.searchParams.keys()) {
         if (keys.includes(key)) continue;
-        const known = (Object.hasOwn(QUERY_HINTS, key) ? QUERY_HINTS[key] : undefined) ?? (keys.length === 0 ? '; this route takes none' : suggestionFor(key, keys));
-        throw httpError('INVALID_PARAMS', `${url.pathname} has no query parameter ${quoted(key)}${known}`, { field: key });
+        const known =
+          (Object.hasOwn(QUERY_HINTS, key) ? QUERY_HINTS[key] : undefined) ??
+          (keys.length === 0 ? '; this route takes none' : suggestionFor(key, keys));
+        throw httpError('INVALID_PARAMS', `${url.pathname} has no query parameter ${quoted(key)}${known}`, {
+          field: key,
+        });
       }
     }
     await next();
@@ -392,7 +447,8 @@ export const FORK_KEYS = ['node', 'state'] as const;
 /** A fork request's body, read with `readJsonBody(request, FORK_KEYS)`. */
 export function readForkBody(body: Record<string, unknown>): { node: string; state: Record<string, unknown> } {
   const { node, state } = body;
-  if (typeof node !== 'string' || !isPlainObject(state)) throw httpError('INVALID_PARAMS', 'fork needs {node: string, state: object}');
+  if (typeof node !== 'string' || !isPlainObject(state))
+    throw httpError('INVALID_PARAMS', 'fork needs {node: string, state: object}');
   return { node, state };
 }
 
@@ -404,17 +460,26 @@ export function readResumeInput(body: Record<string, unknown>): ResumeInput {
   const resume: ResumeInput = {};
   const { state_update: stateUpdate, approval, checkpoint_id: checkpointId } = body;
   if (stateUpdate !== undefined) {
-    if (!isPlainObject(stateUpdate)) throw httpError('INVALID_PARAMS', 'state_update must be a JSON object', { field: 'state_update' });
+    if (!isPlainObject(stateUpdate))
+      throw httpError('INVALID_PARAMS', 'state_update must be a JSON object', { field: 'state_update' });
     resume.state_update = stateUpdate;
   }
   if (approval !== undefined) {
     if (typeof approval === 'boolean') resume.approval = { approved: approval };
     else if (isPlainObject(approval) && typeof approval.approved === 'boolean') {
       resume.approval = { ...approval, approved: approval.approved };
-    } else throw httpError('INVALID_PARAMS', 'approval must be true, false or {approved: boolean, ...}', { field: 'approval' });
+    } else
+      throw httpError('INVALID_PARAMS', 'approval must be true, false or {approved: boolean, ...}', {
+        field: 'approval',
+      });
   }
   if (checkpointId !== undefined) {
-    if (typeof checkpointId !== 'string' || checkpointId === '') throw httpError('INVALID_PARAMS', 'checkpoint_id must be a non-empty string (the interrupt.checkpoint_id of the paused result)', { field: 'checkpoint_id' });
+    if (typeof checkpointId !== 'string' || checkpointId === '')
+      throw httpError(
+        'INVALID_PARAMS',
+        'checkpoint_id must be a non-empty string (the interrupt.checkpoint_id of the paused result)',
+        { field: 'checkpoint_id' },
+      );
     resume.checkpoint_id = checkpointId;
   }
   return resume;

@@ -40,13 +40,25 @@ export interface StoredWrite {
  * The node checkpoint of a stored base and the patches after it (decodeCheckpoint), with the
  * restart count of its newest write. Corrupt records are STORAGE_ERROR naming `where`.
  */
-export function readStoredPoint(base: StoredWrite, patches: readonly StoredWrite[], where: string): Omit<ResumePoint, 'role'> {
-  const checkpoint = decodeCheckpoint(base.base ?? base.checkpoint, patches.map((stored) => stored?.patch), where);
+export function readStoredPoint(
+  base: StoredWrite,
+  patches: readonly StoredWrite[],
+  where: string,
+): Omit<ResumePoint, 'role'> {
+  const checkpoint = decodeCheckpoint(
+    base.base ?? base.checkpoint,
+    patches.map((stored) => stored?.patch),
+    where,
+  );
   const baseId = (base.base as CheckpointBase | undefined)?.base_id;
   let newest: StoredWrite = base;
   for (const stored of patches) {
     const patch = stored.patch as CheckpointPatch;
-    if (patch.base_id === baseId && (newest.patch === undefined || patch.index > (newest.patch as CheckpointPatch).index)) newest = stored;
+    if (
+      patch.base_id === baseId &&
+      (newest.patch === undefined || patch.index > (newest.patch as CheckpointPatch).index)
+    )
+      newest = stored;
   }
   return { checkpoint, restarts: Number(newest.restarts) || 0 };
 }
@@ -57,20 +69,42 @@ export interface CannotContinue {
 }
 
 /** Why the run cannot be continued from `point` (undefined: it can). `host` names the host in messages. */
-export function whyNotContinue(point: ResumePoint, agent: CompiledAgent | undefined, now: number, host: string): CannotContinue | undefined {
+export function whyNotContinue(
+  point: ResumePoint,
+  agent: CompiledAgent | undefined,
+  now: number,
+  host: string,
+): CannotContinue | undefined {
   const { checkpoint } = point;
   const runId = checkpoint.run_id;
   if (checkpoint.deadline_at !== undefined && now >= checkpoint.deadline_at) {
-    const error = new AgentError('BUDGET_EXCEEDED', `run '${runId}' passed its max_duration_ms while its ${host} was down (at node '${checkpoint.node}')`, { node: checkpoint.node, details: { budget: 'max_duration_ms' } });
+    const error = new AgentError(
+      'BUDGET_EXCEEDED',
+      `run '${runId}' passed its max_duration_ms while its ${host} was down (at node '${checkpoint.node}')`,
+      { node: checkpoint.node, details: { budget: 'max_duration_ms' } },
+    );
     return { error, stopReason: 'max_duration_ms' };
   }
   if (point.restarts >= MAX_RESTARTS) {
-    const error = new AgentError('INTERNAL', `run '${runId}' was continued ${point.restarts} times at node '${checkpoint.node}' and its ${host} stopped each time; it is not continued again`, { node: checkpoint.node });
+    const error = new AgentError(
+      'INTERNAL',
+      `run '${runId}' was continued ${point.restarts} times at node '${checkpoint.node}' and its ${host} stopped each time; it is not continued again`,
+      { node: checkpoint.node },
+    );
     return { error, stopReason: 'error' };
   }
   if (agent === undefined || !agent.nodes.has(checkpoint.node)) {
-    const missing = agent === undefined ? `agent '${checkpoint.agent}' is not served any more` : `agent '${checkpoint.agent}' has no node '${checkpoint.node}' any more`;
-    return { error: new AgentError('NOT_FOUND', `run '${runId}' stopped when its ${host} was restarted and cannot be continued: ${missing}`), stopReason: 'error' };
+    const missing =
+      agent === undefined
+        ? `agent '${checkpoint.agent}' is not served any more`
+        : `agent '${checkpoint.agent}' has no node '${checkpoint.node}' any more`;
+    return {
+      error: new AgentError(
+        'NOT_FOUND',
+        `run '${runId}' stopped when its ${host} was restarted and cannot be continued: ${missing}`,
+      ),
+      stopReason: 'error',
+    };
   }
   return undefined;
 }
@@ -80,7 +114,10 @@ export function whyNotContinue(point: ResumePoint, agent: CompiledAgent | undefi
  * from while the run has not got past that node visit (the continued run saves a checkpoint at the
  * same place first), else 0.
  */
-export function restartsFor(checkpoint: Pick<NodeCheckpoint, 'node' | 'usage'>, continuedFrom: ResumePoint | undefined): number {
+export function restartsFor(
+  checkpoint: Pick<NodeCheckpoint, 'node' | 'usage'>,
+  continuedFrom: ResumePoint | undefined,
+): number {
   if (continuedFrom === undefined) return 0;
   const from = continuedFrom.checkpoint;
   return from.node === checkpoint.node && from.usage.steps === checkpoint.usage.steps ? continuedFrom.restarts : 0;
@@ -93,10 +130,20 @@ export function restartsFor(checkpoint: Pick<NodeCheckpoint, 'node' | 'usage'>, 
 export function recordAfterDone(record: RunRecord, done: AgentEvent): RunRecord | undefined {
   if (record.status !== 'running' || done.type !== 'done') return undefined;
   const data = done.data as DoneData;
-  return { ...record, status: data.status, stop_reason: data.stop_reason, ...(data.error !== undefined ? { error: data.error as RunRecord['error'] } : {}), updated_at: done.ts, event_count: done.seq };
+  return {
+    ...record,
+    status: data.status,
+    stop_reason: data.stop_reason,
+    ...(data.error !== undefined ? { error: data.error as RunRecord['error'] } : {}),
+    updated_at: done.ts,
+    event_count: done.seq,
+  };
 }
 
 /** The error of a run that stopped with its host before its first node checkpoint. */
 export function noCheckpointError(runId: string, host: string): AgentError {
-  return new AgentError('INTERNAL', `run '${runId}' stopped when its ${host} was restarted, before its first node checkpoint; it cannot be continued`);
+  return new AgentError(
+    'INTERNAL',
+    `run '${runId}' stopped when its ${host} was restarted, before its first node checkpoint; it cannot be continued`,
+  );
 }

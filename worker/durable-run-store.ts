@@ -31,7 +31,16 @@ import { AgentError } from '../src/core/agent-error.js';
 import type { CheckpointWrite } from '../src/graph/node-checkpoint.js';
 import { fromStoredJson } from '../src/storage/json-copy.js';
 import { readStoredPoint, type ResumePoint, type StoredWrite } from './durable-continue.js';
-import type { Checkpoint, CheckpointStore, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../src/core/trace-store.js';
+import type {
+  Checkpoint,
+  CheckpointStore,
+  Insight,
+  ListRunsOptions,
+  RetentionPolicy,
+  RunPage,
+  RunRecord,
+  TraceStore,
+} from '../src/core/trace-store.js';
 
 /** Storage writes of one object: SQLite rows written, the text bound into its writes (UTF-16 units), and puts to the KV index (counted by the host's KV binding wrapper). */
 export interface StorageWrites {
@@ -51,7 +60,8 @@ export interface SqlCursorLike {
 }
 
 /** Objects created before patches get the table when they are next opened. */
-const PATCHES_TABLE = 'CREATE TABLE IF NOT EXISTS resume_patches (idx INTEGER PRIMARY KEY, body TEXT NOT NULL, restarts INTEGER NOT NULL DEFAULT 0)';
+const PATCHES_TABLE =
+  'CREATE TABLE IF NOT EXISTS resume_patches (idx INTEGER PRIMARY KEY, body TEXT NOT NULL, restarts INTEGER NOT NULL DEFAULT 0)';
 
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, body TEXT NOT NULL)',
@@ -75,7 +85,8 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
     readonly writes: StorageWrites = { rows: 0, kv_puts: 0 },
   ) {
     // Tables are created by the first write: looking up an unknown run id stores nothing.
-    this.created = this.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'events'").toArray().length > 0;
+    this.created =
+      this.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'events'").toArray().length > 0;
     if (this.created) this.exec(PATCHES_TABLE);
   }
 
@@ -95,7 +106,9 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
     // Drained first: a cursor counts the rows it wrote as it runs.
     cursor.toArray();
     this.writes.rows += cursor.rowsWritten;
-    this.writes.bytes = (this.writes.bytes ?? 0) + bindings.reduce<number>((sum, value) => sum + (typeof value === 'string' ? value.length : 8), 0);
+    this.writes.bytes =
+      (this.writes.bytes ?? 0) +
+      bindings.reduce<number>((sum, value) => sum + (typeof value === 'string' ? value.length : 8), 0);
     return cursor;
   }
 
@@ -110,7 +123,12 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   /** Writes events not written yet (by seq) and wakes every follower. */
   append(events: readonly AgentEvent[]): void {
     for (const event of events) {
-      this.write('INSERT OR IGNORE INTO events (seq, type, body) VALUES (?, ?, ?)', event.seq, event.type, JSON.stringify(event));
+      this.write(
+        'INSERT OR IGNORE INTO events (seq, type, body) VALUES (?, ?, ?)',
+        event.seq,
+        event.type,
+        JSON.stringify(event),
+      );
     }
     this.wake();
   }
@@ -152,10 +170,20 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
    */
   saveResumePoint(write: CheckpointWrite, role: string | undefined, restarts: number): void {
     if (write.kind === 'patch') {
-      this.write('INSERT OR REPLACE INTO resume_patches (idx, body, restarts) VALUES (?, ?, ?)', write.index, JSON.stringify(write), restarts);
+      this.write(
+        'INSERT OR REPLACE INTO resume_patches (idx, body, restarts) VALUES (?, ?, ?)',
+        write.index,
+        JSON.stringify(write),
+        restarts,
+      );
       return;
     }
-    this.write('INSERT OR REPLACE INTO resume_point (id, body, role, restarts) VALUES (1, ?, ?, ?)', JSON.stringify(write), role ?? null, restarts);
+    this.write(
+      'INSERT OR REPLACE INTO resume_point (id, body, role, restarts) VALUES (1, ?, ?, ?)',
+      JSON.stringify(write),
+      role ?? null,
+      restarts,
+    );
     this.write('DELETE FROM resume_patches');
   }
 
@@ -163,16 +191,26 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   resumePoint(): ResumePoint | undefined {
     const row = this.ifCreated('SELECT body, role, restarts FROM resume_point WHERE id = 1').toArray()[0];
     if (row === undefined) return undefined;
-    const where = 'the run coordinator\'s node checkpoint';
+    const where = "the run coordinator's node checkpoint";
     const patches = this.ifCreated('SELECT body, restarts FROM resume_patches ORDER BY idx').toArray();
-    const stored = (body: unknown, restarts: unknown, field: 'base' | 'patch'): StoredWrite => ({ [field]: fromStoredJson(body as string, where), restarts: Number(restarts) });
-    const point = readStoredPoint(stored(row.body, row.restarts, 'base'), patches.map((patch) => stored(patch.body, patch.restarts, 'patch')), where);
+    const stored = (body: unknown, restarts: unknown, field: 'base' | 'patch'): StoredWrite => ({
+      [field]: fromStoredJson(body as string, where),
+      restarts: Number(restarts),
+    });
+    const point = readStoredPoint(
+      stored(row.body, row.restarts, 'base'),
+      patches.map((patch) => stored(patch.body, patch.restarts, 'patch')),
+      where,
+    );
     return { ...point, role: typeof row.role === 'string' ? row.role : undefined };
   }
 
   /** Counts one continuation from the current checkpoint (on its newest write); returns the new count. */
   countRestart(): number {
-    if (this.write('UPDATE resume_patches SET restarts = restarts + 1 WHERE idx = (SELECT MAX(idx) FROM resume_patches)').rowsWritten === 0) {
+    if (
+      this.write('UPDATE resume_patches SET restarts = restarts + 1 WHERE idx = (SELECT MAX(idx) FROM resume_patches)')
+        .rowsWritten === 0
+    ) {
       this.write('UPDATE resume_point SET restarts = restarts + 1 WHERE id = 1');
     }
     return this.resumePoint()?.restarts ?? 0;
@@ -212,7 +250,8 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   /** Every event with seq > `after`, read page by page. */
   allAfter(after: number): AgentEvent[] {
     const events: AgentEvent[] = [];
-    for (let page = this.eventsAfter(after); page.length > 0; page = this.eventsAfter(page[page.length - 1]!.seq)) events.push(...page);
+    for (let page = this.eventsAfter(after); page.length > 0; page = this.eventsAfter(page[page.length - 1]!.seq))
+      events.push(...page);
     return events;
   }
 
@@ -257,7 +296,11 @@ export class DurableRunStore implements TraceStore, CheckpointStore {
   // CheckpointStore
 
   async save(checkpoint: Checkpoint): Promise<void> {
-    this.write('INSERT OR REPLACE INTO checkpoint (id, checkpoint_id, body) VALUES (1, ?, ?)', checkpoint.checkpoint_id, JSON.stringify(checkpoint));
+    this.write(
+      'INSERT OR REPLACE INTO checkpoint (id, checkpoint_id, body) VALUES (1, ?, ?)',
+      checkpoint.checkpoint_id,
+      JSON.stringify(checkpoint),
+    );
   }
 
   async loadLatest(_runId: string): Promise<Checkpoint | undefined> {

@@ -30,13 +30,31 @@ export interface ForkRequest {
 /** A run record with the run it was started from (RunRecord's lineage fields, set). */
 export type ForkedRunRecord = RunRecord & RunLineage;
 
-export async function forkRun(agent: CompiledAgent, stores: { traceStore: TraceStore; checkpointStore: CheckpointStore }, request: ForkRequest): Promise<void> {
-  if (!agent.nodes.has(request.node)) throw new AgentError('INVALID_PARAMS', `node '${request.node}' is not in agent '${agent.name}' (was the agent edited since?)`, { field: 'node' });
+export async function forkRun(
+  agent: CompiledAgent,
+  stores: { traceStore: TraceStore; checkpointStore: CheckpointStore },
+  request: ForkRequest,
+): Promise<void> {
+  if (!agent.nodes.has(request.node))
+    throw new AgentError(
+      'INVALID_PARAMS',
+      `node '${request.node}' is not in agent '${agent.name}' (was the agent edited since?)`,
+      { field: 'node' },
+    );
   const state = forkedState(agent, request.state);
   const now = new Date().toISOString();
   const lineage: RunLineage = { parent_run_id: request.parent_run_id, forked_after: request.node };
   const owner = request.owner !== undefined ? { owner: request.owner } : {};
-  const record: ForkedRunRecord = { run_id: request.run_id, agent: agent.name, status: 'interrupted', stop_reason: 'interrupt', created_at: now, updated_at: now, ...lineage, ...owner };
+  const record: ForkedRunRecord = {
+    run_id: request.run_id,
+    agent: agent.name,
+    status: 'interrupted',
+    stop_reason: 'interrupt',
+    created_at: now,
+    updated_at: now,
+    ...lineage,
+    ...owner,
+  };
   await stores.checkpointStore.save({
     checkpoint_id: `fork-${request.run_id}`,
     run_id: request.run_id,

@@ -39,14 +39,25 @@ export interface HostVariables {
  * undefined when it is unset or empty. Anything else is HOST_CONFIG naming the variable: a typo in
  * a deployment's configuration must not quietly fall back to a default.
  */
-export function numberVariable(name: string, text: string | undefined, range: { min: number; max?: number; integer?: boolean }): number | undefined {
+export function numberVariable(
+  name: string,
+  text: string | undefined,
+  range: { min: number; max?: number; integer?: boolean },
+): number | undefined {
   if (text === undefined || text.trim() === '') return undefined;
   const value = Number(text.trim());
   const integer = range.integer ?? true;
-  if (!Number.isFinite(value) || (integer && !Number.isInteger(value)) || value < range.min || (range.max !== undefined && value > range.max)) {
+  if (
+    !Number.isFinite(value) ||
+    (integer && !Number.isInteger(value)) ||
+    value < range.min ||
+    (range.max !== undefined && value > range.max)
+  ) {
     const kind = integer ? 'an integer' : 'a number';
     const bounds = range.max !== undefined ? `from ${range.min} to ${range.max}` : `≥ ${range.min}`;
-    throw new AgentError('HOST_CONFIG', `${name} must be ${kind} ${bounds}, got ${quoteText(text, 40)}`, { field: name });
+    throw new AgentError('HOST_CONFIG', `${name} must be ${kind} ${bounds}, got ${quoteText(text, 40)}`, {
+      field: name,
+    });
   }
   return value;
 }
@@ -61,13 +72,20 @@ export function parseTokens(text: string | undefined): Record<string, string> | 
     } catch {
       throw new AgentError('HOST_CONFIG', 'API_TOKENS is not valid JSON', { field: 'API_TOKENS' });
     }
-    if (typeof parsed !== 'object' || parsed === null || Object.values(parsed).some((role) => typeof role !== 'string')) {
+    if (
+      typeof parsed !== 'object' ||
+      parsed === null ||
+      Object.values(parsed).some((role) => typeof role !== 'string')
+    ) {
       throw new AgentError('HOST_CONFIG', 'API_TOKENS must map each token to a role name', { field: 'API_TOKENS' });
     }
     return { ...(parsed as Record<string, string>) };
   }
   const tokens: Record<string, string> = {};
-  for (const entry of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const separator = entry.lastIndexOf(':');
     if (separator <= 0) tokens[entry] = 'user';
     else tokens[entry.slice(0, separator)] = entry.slice(separator + 1) || 'user';
@@ -76,8 +94,15 @@ export function parseTokens(text: string | undefined): Record<string, string> | 
 }
 
 /** `{secrets}` from a comma-separated list of variable names (`where`: the variable holding it), or {}. */
-export function agentSecrets(list: string | undefined, lookup: (name: string) => string | undefined, where: string): Pick<AppOptions, 'secrets'> {
-  const names = (list ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+export function agentSecrets(
+  list: string | undefined,
+  lookup: (name: string) => string | undefined,
+  where: string,
+): Pick<AppOptions, 'secrets'> {
+  const names = (list ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   return names.length > 0 ? { secrets: secretsFromNames(names, lookup, where) } : {};
 }
 
@@ -85,16 +110,29 @@ export function agentSecrets(list: string | undefined, lookup: (name: string) =>
  * The app options a host's variables give (everything but agents and stores). `lookup` reads the
  * variables AGENT_SECRETS names (by default from `variables` itself: a Workers `env`).
  */
-export function optionsFromVariables(variables: HostVariables, lookup: (name: string) => string | undefined = (name) => stringOf((variables as Record<string, unknown>)[name])): Partial<AppOptions> {
+export function optionsFromVariables(
+  variables: HostVariables,
+  lookup: (name: string) => string | undefined = (name) => stringOf((variables as Record<string, unknown>)[name]),
+): Partial<AppOptions> {
   const options: Partial<AppOptions> = {};
   Object.assign(options, agentSecrets(variables.AGENT_SECRETS, lookup, 'AGENT_SECRETS'));
   const tokens = parseTokens(variables.API_TOKENS);
   if (tokens !== undefined) options.auth = { tokens };
-  const adminRoles = variables.ADMIN_ROLES?.split(',').map((role) => role.trim()).filter(Boolean);
+  const adminRoles = variables.ADMIN_ROLES?.split(',')
+    .map((role) => role.trim())
+    .filter(Boolean);
   if (options.auth !== undefined && adminRoles !== undefined) options.auth.adminRoles = adminRoles;
   const origins = variables.CORS_ORIGINS?.trim();
   if (origins !== undefined && origins !== '') {
-    options.cors = { origins: origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()).filter(Boolean) };
+    options.cors = {
+      origins:
+        origins === '*'
+          ? '*'
+          : origins
+              .split(',')
+              .map((origin) => origin.trim())
+              .filter(Boolean),
+    };
   }
   const overrides: Record<string, string> = {};
   if (variables.LLM_BASE_URL) overrides.api_base = variables.LLM_BASE_URL;

@@ -47,13 +47,18 @@ export interface McpRouteContext {
 }
 
 type RpcId = string | number;
-type RpcMessage = { jsonrpc: '2.0'; id: RpcId; result: unknown } | { jsonrpc: '2.0'; id: RpcId | null; error: { code: number; message: string } };
+type RpcMessage =
+  | { jsonrpc: '2.0'; id: RpcId; result: unknown }
+  | { jsonrpc: '2.0'; id: RpcId | null; error: { code: number; message: string } };
 
 /** Mounts `/mcp` on the app (one call in app.ts). */
 export function mountMcpRoute(app: Hono<AppEnv>, context: McpRouteContext): void {
   app.post('/mcp', (c) => answer(c, app, context));
   app.all('/mcp', (c) => {
-    const response = errorResponse('METHOD_NOT_ALLOWED', `/mcp answers POST only (a stateless Streamable HTTP server), not ${c.req.method}`);
+    const response = errorResponse(
+      'METHOD_NOT_ALLOWED',
+      `/mcp answers POST only (a stateless Streamable HTTP server), not ${c.req.method}`,
+    );
     response.headers.set('allow', 'POST');
     return response;
   });
@@ -71,12 +76,16 @@ async function answer(c: Context<AppEnv>, app: Hono<AppEnv>, context: McpRouteCo
     return c.json(rpcError(null, PARSE_ERROR, reason === 'depth' ? typed.message : 'the body is not JSON'), 400);
   }
   if (!isPlainObject(message) || message['jsonrpc'] !== '2.0' || typeof message['method'] !== 'string') {
-    return c.json(rpcError(null, INVALID_REQUEST, 'expected one JSON-RPC 2.0 request or notification (batches are not supported)'), 400);
+    return c.json(
+      rpcError(null, INVALID_REQUEST, 'expected one JSON-RPC 2.0 request or notification (batches are not supported)'),
+      400,
+    );
   }
   const id = message['id'];
   // Notifications (initialized, cancelled, …) need no answer.
   if (id === undefined) return c.body(null, 202);
-  if (typeof id !== 'string' && typeof id !== 'number') return c.json(rpcError(null, INVALID_REQUEST, 'id must be a string or a number'), 400);
+  if (typeof id !== 'string' && typeof id !== 'number')
+    return c.json(rpcError(null, INVALID_REQUEST, 'id must be a string or a number'), 400);
   const params = isPlainObject(message['params']) ? message['params'] : {};
   switch (message['method']) {
     case 'initialize':
@@ -88,7 +97,9 @@ async function answer(c: Context<AppEnv>, app: Hono<AppEnv>, context: McpRouteCo
     case 'tools/call':
       return callTool(c, app, context, id, params);
     default:
-      return c.json(rpcError(id, METHOD_NOT_FOUND, `method ${quoteText(String(message['method']), 100)} is not supported`));
+      return c.json(
+        rpcError(id, METHOD_NOT_FOUND, `method ${quoteText(String(message['method']), 100)} is not supported`),
+      );
   }
 }
 
@@ -125,7 +136,13 @@ async function listTools(agents: AgentSource): Promise<Array<Record<string, unkn
  * wherever the host runs runs: in the request, in the process, in a Durable Object, and can be
  * resumed the same way), with the caller's Authorization and Host; with a progress token, as SSE.
  */
-async function callTool(c: Context<AppEnv>, app: Hono<AppEnv>, context: McpRouteContext, id: RpcId, params: Record<string, unknown>): Promise<Response> {
+async function callTool(
+  c: Context<AppEnv>,
+  app: Hono<AppEnv>,
+  context: McpRouteContext,
+  id: RpcId,
+  params: Record<string, unknown>,
+): Promise<Response> {
   const name = params['name'];
   let agent;
   try {
@@ -134,29 +151,48 @@ async function callTool(c: Context<AppEnv>, app: Hono<AppEnv>, context: McpRoute
     // Listed by GET /agents as invalid: its file does not load.
     return c.json(rpcError(id, INVALID_PARAMS, cutText((error as Error).message, 300)));
   }
-  if (agent === undefined || typeof name !== 'string') return c.json(rpcError(id, INVALID_PARAMS, `no tool (agent) named ${cutText(JSON.stringify(name) ?? 'nothing', 100)}`));
+  if (agent === undefined || typeof name !== 'string')
+    return c.json(
+      rpcError(id, INVALID_PARAMS, `no tool (agent) named ${cutText(JSON.stringify(name) ?? 'nothing', 100)}`),
+    );
   const input = params['arguments'] ?? {};
   if (!isPlainObject(input)) return c.json(rpcError(id, INVALID_PARAMS, 'arguments must be a JSON object'));
   const meta = isPlainObject(params['_meta']) ? params['_meta'] : {};
   const token = meta['progressToken'];
-  const progress = (typeof token === 'string' || typeof token === 'number') && (c.req.header('accept') ?? '').includes('text/event-stream');
-  const headers = new Headers({ 'content-type': 'application/json', accept: progress ? 'text/event-stream' : 'application/json' });
+  const progress =
+    (typeof token === 'string' || typeof token === 'number') &&
+    (c.req.header('accept') ?? '').includes('text/event-stream');
+  const headers = new Headers({
+    'content-type': 'application/json',
+    accept: progress ? 'text/event-stream' : 'application/json',
+  });
   for (const header of ['authorization', 'host']) {
     const value = c.req.header(header);
     if (value !== undefined) headers.set(header, value);
   }
-  const runRequest = new Request(new URL(`/agents/${encodeURIComponent(name)}/runs`, c.req.url), { method: 'POST', headers, body: JSON.stringify({ input }), signal: c.req.raw.signal });
+  const runRequest = new Request(new URL(`/agents/${encodeURIComponent(name)}/runs`, c.req.url), {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ input }),
+    signal: c.req.raw.signal,
+  });
   const answer = await app.fetch(runRequest, c.env, executionContextOf(c));
   if (!progress || !(answer.headers.get('content-type') ?? '').includes('text/event-stream')) {
     return c.json(rpcResult(id, toolResult(await answer.json())));
   }
   return streamSSE(c, async (stream) => {
-    const send = (message: unknown) => stream.writeSSE({ event: 'message', data: context.sanitizer.text(JSON.stringify(message)) });
+    const send = (message: unknown) =>
+      stream.writeSSE({ event: 'message', data: context.sanitizer.text(JSON.stringify(message)) });
     let count = 0;
     let done: Record<string, unknown> = { error: { code: 'INTERNAL', message: 'the run ended without a done event' } };
     for await (const event of runEvents(answer)) {
       const note = progressNote(event);
-      if (note !== undefined && !stream.aborted) await send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: ++count, message: note } });
+      if (note !== undefined && !stream.aborted)
+        await send({
+          jsonrpc: '2.0',
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: ++count, message: note },
+        });
       if (event.type === 'done') done = { run_id: event.run_id, ...event.data };
     }
     if (!stream.aborted) await send(rpcResult(id, toolResult(done)));
@@ -209,9 +245,18 @@ export function toolResult(answer: Record<string, unknown>): Record<string, unkn
   const pause = isPlainObject(body['interrupt']) ? body['interrupt'] : {};
   const kind = typeof pause['kind'] === 'string' ? pause['kind'] : 'interrupt';
   // The pause's id, sent back in the resume body, keeps a retried resume from answering a later pause.
-  const withBody = typeof pause['checkpoint_id'] === 'string' ? ` with the body {"checkpoint_id": ${JSON.stringify(pause['checkpoint_id'])}}` : '';
-  const summary = interrupted ? `The run ${runId} is waiting for a human (${kind}); resume it with POST /runs/${runId}/resume${withBody}.\n` : '';
-  return { content: [{ type: 'text', text: summary + JSON.stringify(body) }], structuredContent: body, isError: body['status'] !== 'completed' && !interrupted };
+  const withBody =
+    typeof pause['checkpoint_id'] === 'string'
+      ? ` with the body {"checkpoint_id": ${JSON.stringify(pause['checkpoint_id'])}}`
+      : '';
+  const summary = interrupted
+    ? `The run ${runId} is waiting for a human (${kind}); resume it with POST /runs/${runId}/resume${withBody}.\n`
+    : '';
+  return {
+    content: [{ type: 'text', text: summary + JSON.stringify(body) }],
+    structuredContent: body,
+    isError: body['status'] !== 'completed' && !interrupted,
+  };
 }
 
 function rpcResult(id: RpcId, result: unknown): RpcMessage {

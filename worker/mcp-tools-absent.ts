@@ -7,9 +7,13 @@
 import { AgentError } from '../src/core/agent-error.js';
 
 function absent(server: string): AgentError {
-  return new AgentError('FORBIDDEN', `this worker was built without the MCP client (none of its bundled agents declares settings.mcp), so MCP server '${server}' cannot be used`, {
-    details: { mcp_server: server, feature: 'mcp' },
-  });
+  return new AgentError(
+    'FORBIDDEN',
+    `this worker was built without the MCP client (none of its bundled agents declares settings.mcp), so MCP server '${server}' cannot be used`,
+    {
+      details: { mcp_server: server, feature: 'mcp' },
+    },
+  );
 }
 
 export async function listMcpTools(serverName: string): Promise<never> {

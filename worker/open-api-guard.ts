@@ -23,9 +23,11 @@ export interface OpenApiCheck {
 
 /** Undefined when the server is safe to start as it is; a warning line when it is open by permission; throws HOST_CONFIG when it would be open unasked. */
 export function checkOpenApi(check: OpenApiCheck): string | undefined {
-  const where = check.public === true ? 'a public deployment' : `${check.hostname}, which is reachable from other machines`;
+  const where =
+    check.public === true ? 'a public deployment' : `${check.hostname}, which is reachable from other machines`;
   if (check.hasTokens || (check.public !== true && isLoopbackHostname(check.hostname))) return undefined;
-  if (check.allowNoAuth) return `warning: serving the API on ${where} with no ${check.tokensName}: anyone who reaches it can run agents (${check.allowName})`;
+  if (check.allowNoAuth)
+    return `warning: serving the API on ${where} with no ${check.tokensName}: anyone who reaches it can run agents (${check.allowName})`;
   throw new AgentError(
     'HOST_CONFIG',
     `refusing to serve the API on ${where} with no ${check.tokensName}: anyone who reaches it could run agents and spend the model budget. Set ${check.tokensName}, listen on 127.0.0.1, or allow an open API with ${check.allowName}`,

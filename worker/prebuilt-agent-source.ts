@@ -38,7 +38,12 @@ function revive(prebuilt: PrebuiltAgent): AgentSpec {
  */
 export function prebuiltAgentSource(agents: ReadonlyArray<PrebuiltAgent>, scripts: ScriptSandboxes): AgentSource {
   // Every built-in action; the script sandboxes only of the languages the bundled agents use.
-  return lazyAgentSource(() => agents.map((prebuilt) => ({ file: prebuilt.file, compile: () => compileAgent(revive(prebuilt), { scripts, registry: createActionRegistry() }) })));
+  return lazyAgentSource(() =>
+    agents.map((prebuilt) => ({
+      file: prebuilt.file,
+      compile: () => compileAgent(revive(prebuilt), { scripts, registry: createActionRegistry() }),
+    })),
+  );
 }
 
 /** One agent file for `lazyAgentSource`: where it is, how to compile it, and its text when known. */
@@ -57,8 +62,17 @@ export interface LazyAgentFile {
  * when it does not load), or the whole file name when a valid agent has that name; `get` of such
  * a name rejects with INVALID_AGENT naming its first problem.
  */
-export function lazyAgentSource(load: () => LazyAgentFile[], options: { invalid?: 'throw' | 'list' } = {}): AgentSource {
-  let loaded: { byName: Map<string, CompiledAgent>; sources: Map<string, string>; invalid: Map<string, { file: string; error: AgentError }> } | undefined;
+export function lazyAgentSource(
+  load: () => LazyAgentFile[],
+  options: { invalid?: 'throw' | 'list' } = {},
+): AgentSource {
+  let loaded:
+    | {
+        byName: Map<string, CompiledAgent>;
+        sources: Map<string, string>;
+        invalid: Map<string, { file: string; error: AgentError }>;
+      }
+    | undefined;
   const all = () => {
     if (loaded === undefined) {
       const byName = new Map<string, CompiledAgent>();
@@ -73,7 +87,8 @@ export function lazyAgentSource(load: () => LazyAgentFile[], options: { invalid?
           failures.push({ file, error: toAgentError(error, 'INVALID_AGENT', { file }) });
         }
       }
-      if (failures.length > 0 && options.invalid !== 'list') throw combineLoadErrors(failures.map(({ error }) => error));
+      if (failures.length > 0 && options.invalid !== 'list')
+        throw combineLoadErrors(failures.map(({ error }) => error));
       const invalid = new Map<string, { file: string; error: AgentError }>();
       for (const failure of failures) {
         const base = failure.file.split(/[\\/]/).pop() ?? failure.file;
@@ -87,8 +102,18 @@ export function lazyAgentSource(load: () => LazyAgentFile[], options: { invalid?
   return {
     list: () => {
       const { byName, invalid } = all();
-      const ready: AgentSummary[] = [...byName.values()].map((agent) => ({ name: agent.name, description: agent.description ?? '', status: 'ready' }));
-      const broken: AgentSummary[] = [...invalid.entries()].map(([name, { file, error }]) => ({ name, description: '', status: 'invalid', file, errors: problemsOf(error) }));
+      const ready: AgentSummary[] = [...byName.values()].map((agent) => ({
+        name: agent.name,
+        description: agent.description ?? '',
+        status: 'ready',
+      }));
+      const broken: AgentSummary[] = [...invalid.entries()].map(([name, { file, error }]) => ({
+        name,
+        description: '',
+        status: 'invalid',
+        file,
+        errors: problemsOf(error),
+      }));
       return [...ready, ...broken].sort((left, right) => left.name.localeCompare(right.name));
     },
     get: (name) => {
@@ -108,10 +133,14 @@ function notServed(name: string, file: string, error: AgentError): AgentError {
   const problems = problemsOf(error);
   const first = problems[0]!;
   const place = [first.file ?? file, first.line, first.column].filter((part) => part !== undefined).join(':');
-  return new AgentError('INVALID_AGENT', `agent '${name}' is not served: its file does not load (${place} ${first.code} ${first.message})`, {
-    file: first.file ?? file,
-    ...(first.line !== undefined ? { line: first.line } : {}),
-    ...(first.column !== undefined ? { column: first.column } : {}),
-    details: { errors: problems },
-  });
+  return new AgentError(
+    'INVALID_AGENT',
+    `agent '${name}' is not served: its file does not load (${place} ${first.code} ${first.message})`,
+    {
+      file: first.file ?? file,
+      ...(first.line !== undefined ? { line: first.line } : {}),
+      ...(first.column !== undefined ? { column: first.column } : {}),
+      details: { errors: problems },
+    },
+  );
 }

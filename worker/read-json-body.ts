@@ -36,13 +36,20 @@ export function isJsonContentType(header: string | undefined | null): boolean {
 export async function readJsonValue(request: Request): Promise<unknown> {
   const type = request.headers.get('content-type');
   if (!isJsonContentType(type)) {
-    throw httpError('UNSUPPORTED_MEDIA_TYPE', `the request body must be sent as Content-Type: application/json (got ${quoteText(type ?? 'none', 100)})`);
+    throw httpError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `the request body must be sent as Content-Type: application/json (got ${quoteText(type ?? 'none', 100)})`,
+    );
   }
   const text = await request.text();
   if (text.trim() === '') return undefined;
   const depth = nestingDepth(text);
   if (depth > MAX_BODY_DEPTH) {
-    throw httpError('INVALID_PARAMS', `the request body nests ${depth} levels deep; at most ${MAX_BODY_DEPTH} are accepted`, { details: { reason: 'depth', depth, max_depth: MAX_BODY_DEPTH } });
+    throw httpError(
+      'INVALID_PARAMS',
+      `the request body nests ${depth} levels deep; at most ${MAX_BODY_DEPTH} are accepted`,
+      { details: { reason: 'depth', depth, max_depth: MAX_BODY_DEPTH } },
+    );
   }
   try {
     return JSON.parse(text) as unknown;

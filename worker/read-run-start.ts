@@ -10,7 +10,10 @@ import type { AgentSource } from './agent-source.js';
 import { httpError } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
 
-export async function readRunStart(c: Context, agents: AgentSource): Promise<{ name: string; agent: CompiledAgent; input: Record<string, unknown> }> {
+export async function readRunStart(
+  c: Context,
+  agents: AgentSource,
+): Promise<{ name: string; agent: CompiledAgent; input: Record<string, unknown> }> {
   const name = c.req.param('name') ?? '';
   const agent = await agents.get(name);
   if (agent === undefined) throw httpError('NOT_FOUND', `no agent '${name}'`);

@@ -40,7 +40,10 @@ export function hostGuard(hosts: () => readonly string[]): MiddlewareHandler {
     const header = c.req.header('host');
     const urlHost = new URL(c.req.url).host.toLowerCase();
     if ((header !== undefined && !allowed.includes(header.trim().toLowerCase())) || !allowed.includes(urlHost)) {
-      return errorResponse('FORBIDDEN', `this server only answers to ${allowed.join(', ')}; Host ${quoteText(header ?? urlHost, 100)} is refused (DNS rebinding)`);
+      return errorResponse(
+        'FORBIDDEN',
+        `this server only answers to ${allowed.join(', ')}; Host ${quoteText(header ?? urlHost, 100)} is refused (DNS rebinding)`,
+      );
     }
     await next();
     return undefined;
@@ -58,7 +61,10 @@ export function originGuard(origins: readonly string[] | '*'): MiddlewareHandler
       const own = new URL(c.req.url).origin;
       if (origin !== undefined) {
         if (origin !== own && !origins.includes(origin)) {
-          return errorResponse('FORBIDDEN', `requests from origin ${quoteText(origin, 200)} are not allowed (configure CORS_ORIGINS / TEA_CORS_ORIGINS)`);
+          return errorResponse(
+            'FORBIDDEN',
+            `requests from origin ${quoteText(origin, 200)} are not allowed (configure CORS_ORIGINS / TEA_CORS_ORIGINS)`,
+          );
         }
       } else {
         const site = c.req.header('sec-fetch-site');

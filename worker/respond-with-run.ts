@@ -36,7 +36,12 @@ const NOT_STARTED = new Set(['NOT_FOUND', 'CONFLICT', 'INVALID_PARAMS', 'STORAGE
 
 /** The JSON body of a run result. */
 export function resultBody(result: RunResult): Record<string, unknown> {
-  const body: Record<string, unknown> = { run_id: result.run_id, status: result.status, stop_reason: result.stop_reason, state: result.state };
+  const body: Record<string, unknown> = {
+    run_id: result.run_id,
+    status: result.status,
+    stop_reason: result.stop_reason,
+    state: result.state,
+  };
   if (result.error !== undefined) body.error = result.error;
   if (result.interrupt !== undefined) body.interrupt = result.interrupt;
   return body;
@@ -62,8 +67,16 @@ export async function respondWithRun(c: Context, run: AgentRun, options: RunResp
   }
   return streamSSE(c, async (stream) => {
     stream.onAbort(() => run.cancel('the client disconnected'));
-    const heartbeat = options.heartbeatMs > 0 ? setInterval(() => void stream.write(': keep-alive\n\n'), options.heartbeatMs) : undefined;
-    const send = (event: AgentEvent) => stream.writeSSE({ event: event.type, data: options.sanitizer.text(JSON.stringify(event)), id: String(event.seq) });
+    const heartbeat =
+      options.heartbeatMs > 0
+        ? setInterval(() => void stream.write(': keep-alive\n\n'), options.heartbeatMs)
+        : undefined;
+    const send = (event: AgentEvent) =>
+      stream.writeSSE({
+        event: event.type,
+        data: options.sanitizer.text(JSON.stringify(event)),
+        id: String(event.seq),
+      });
     await send(first.value);
     for (let step = await events.next(); step.done !== true; step = await events.next()) {
       if (!stream.aborted) await send(step.value);

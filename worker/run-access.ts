@@ -34,7 +34,10 @@ export function mayTakeOver(owner: RunOwner | undefined, caller: RunOwner, admin
 const GUARDED = /^\/runs\/([^/]+)\/(resume|fork)$/;
 
 /** The middleware that refuses a resume or fork by anyone but the run's owner or an admin role. */
-export function runAccessGuard(stores: { traceStore: TraceStore; checkpointStore: CheckpointStore }, adminRoles: readonly string[]): MiddlewareHandler<AppEnv> {
+export function runAccessGuard(
+  stores: { traceStore: TraceStore; checkpointStore: CheckpointStore },
+  adminRoles: readonly string[],
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const caller = c.get('owner');
     const match = c.req.method === 'POST' ? GUARDED.exec(new URL(c.req.url).pathname) : null;
@@ -48,14 +51,20 @@ export function runAccessGuard(stores: { traceStore: TraceStore; checkpointStore
     const owner = await recordedOwner(stores, runId);
     if (owner === 'unknown') return next(); // the route answers 404
     if (!mayTakeOver(owner, caller, adminRoles)) {
-      throw httpError('FORBIDDEN', `run '${runId}' was started by another caller; only its owner or a role of ${adminRoles.join(', ') || '(none)'} may ${match[2]} it`);
+      throw httpError(
+        'FORBIDDEN',
+        `run '${runId}' was started by another caller; only its owner or a role of ${adminRoles.join(', ') || '(none)'} may ${match[2]} it`,
+      );
     }
     return next();
   };
 }
 
 /** The run's owner (undefined: it has none), or `unknown` when neither a record nor a checkpoint is found. */
-async function recordedOwner(stores: { traceStore: TraceStore; checkpointStore: CheckpointStore }, runId: string): Promise<RunOwner | undefined | 'unknown'> {
+async function recordedOwner(
+  stores: { traceStore: TraceStore; checkpointStore: CheckpointStore },
+  runId: string,
+): Promise<RunOwner | undefined | 'unknown'> {
   const record = await stores.traceStore.getRun(runId);
   if (record !== undefined) return record.owner;
   const checkpoint = await stores.checkpointStore.loadLatest(runId).catch(() => undefined);

@@ -44,7 +44,13 @@ export function driveRun(run: AgentRun, onEvent: (event: AgentEvent) => void): A
       onEvent(event);
     }
     return run.result;
-  })().catch((error) => ({ run_id: run.runId, status: 'failed' as const, stop_reason: 'error' as const, state: {}, error: toAgentError(error, 'INTERNAL').toJSON() }));
+  })().catch((error) => ({
+    run_id: run.runId,
+    status: 'failed' as const,
+    stop_reason: 'error' as const,
+    state: {},
+    error: toAgentError(error, 'INTERNAL').toJSON(),
+  }));
   return active;
 }
 
@@ -52,9 +58,18 @@ export function driveRun(run: AgentRun, onEvent: (event: AgentEvent) => void): A
 const NOT_STARTED = new Set(['NOT_FOUND', 'CONFLICT', 'INVALID_PARAMS', 'STORAGE_ERROR', 'INTERNAL']);
 
 /** A run's result as JSON with its status (error-status.ts), or the request error when it never began. */
-export function resultResponse(result: RunResult, active: ActiveRun, sanitizer: Sanitizer, status = statusOfRun(result)): Response {
-  if (active.events === 0 && result.error !== undefined && NOT_STARTED.has(result.error.code)) return errorJsonResponse(result.error);
-  return new Response(sanitizer.text(JSON.stringify(resultBody(result))), { status, headers: { 'content-type': 'application/json' } });
+export function resultResponse(
+  result: RunResult,
+  active: ActiveRun,
+  sanitizer: Sanitizer,
+  status = statusOfRun(result),
+): Response {
+  if (active.events === 0 && result.error !== undefined && NOT_STARTED.has(result.error.code))
+    return errorJsonResponse(result.error);
+  return new Response(sanitizer.text(JSON.stringify(resultBody(result))), {
+    status,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 export interface AnswerOptions {

@@ -79,7 +79,11 @@ export function followResponse(log: EventLog, options: FollowOptions): Response 
     },
   });
   return new Response(stream, {
-    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+    },
   });
 }
 
@@ -100,7 +104,9 @@ export function cursorOf(request: Request): number {
   const raw = header ?? url.searchParams.get('after') ?? '0';
   if (!/^\d{1,15}$/.test(raw.trim())) {
     const field = header !== null ? 'Last-Event-ID' : 'after';
-    throw httpError('INVALID_PARAMS', `${field} must be an event seq (an integer ≥ 0), got ${quoteText(raw, 40)}`, { field });
+    throw httpError('INVALID_PARAMS', `${field} must be an event seq (an integer ≥ 0), got ${quoteText(raw, 40)}`, {
+      field,
+    });
   }
   return Number(raw.trim());
 }

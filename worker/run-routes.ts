@@ -23,7 +23,15 @@ import type { Context, Hono } from 'hono';
 import type { RunOwner, RunRecord } from '../src/core/trace-store.js';
 import type { CompiledAgent } from '../src/graph/compiled-agent.js';
 import type { ResumeInput } from '../src/graph/run-types.js';
-import { FORK_KEYS, readForkBody, readResumeInput, RESUME_KEYS, type AppEnv, type AppOptions, type RouteContext } from './app.js';
+import {
+  FORK_KEYS,
+  readForkBody,
+  readResumeInput,
+  RESUME_KEYS,
+  type AppEnv,
+  type AppOptions,
+  type RouteContext,
+} from './app.js';
 import { errorResponse, httpError } from './error-status.js';
 import { readJsonBody } from './read-json-body.js';
 import { readRunStart } from './read-run-start.js';
@@ -105,7 +113,10 @@ export function runRoutes(hostOf: (context: RouteContext) => RunHost): NonNullab
       return host.cancel(c.req.param('id'));
     });
     app.all('/runs/:id/cancel', (c) => {
-      const response = errorResponse('METHOD_NOT_ALLOWED', `${new URL(c.req.url).pathname} answers POST only, not ${c.req.method}`);
+      const response = errorResponse(
+        'METHOD_NOT_ALLOWED',
+        `${new URL(c.req.url).pathname} answers POST only, not ${c.req.method}`,
+      );
       response.headers.set('allow', 'POST');
       return response;
     });
@@ -117,7 +128,11 @@ export function runRoutes(hostOf: (context: RouteContext) => RunHost): NonNullab
         const { node, state } = readForkBody(await readJsonBody(c.req.raw, FORK_KEYS));
         const parent = await traceStore.getRun(parentId);
         if (parent === undefined) throw httpError('NOT_FOUND', `no run '${parentId}'`);
-        if ((await agents.get(parent.agent)) === undefined) throw httpError('NOT_FOUND', `run '${parentId}' belongs to agent '${parent.agent}', which is not served here`);
+        if ((await agents.get(parent.agent)) === undefined)
+          throw httpError(
+            'NOT_FOUND',
+            `run '${parentId}' belongs to agent '${parent.agent}', which is not served here`,
+          );
         const owner = c.get('owner');
         return fork({ parent, node, state, ...(owner !== undefined ? { owner } : {}) });
       });

@@ -45,9 +45,13 @@ export class RunSlots {
       return this.releaser();
     }
     if (this.line.length >= this.maxWaiting) {
-      throw new AgentError('OVERLOADED', `this server runs ${this.max} runs at once and ${this.maxWaiting} more are waiting; try again shortly`, {
-        details: { max_concurrent_runs: this.max, retry_after_s: RETRY_AFTER_SECONDS },
-      });
+      throw new AgentError(
+        'OVERLOADED',
+        `this server runs ${this.max} runs at once and ${this.maxWaiting} more are waiting; try again shortly`,
+        {
+          details: { max_concurrent_runs: this.max, retry_after_s: RETRY_AFTER_SECONDS },
+        },
+      );
     }
     // The slot of the run that ends is handed over as it is: `running` does not change.
     await new Promise<void>((resolve) => this.line.push(resolve));

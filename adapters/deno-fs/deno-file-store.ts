@@ -37,7 +37,10 @@ export interface DenoFileLike {
 /** The slice of `Deno` used. */
 export interface DenoFsLike {
   realPath(path: string): Promise<string>;
-  open(path: string, options: { read?: boolean; write?: boolean; create?: boolean; truncate?: false }): Promise<DenoFileLike>;
+  open(
+    path: string,
+    options: { read?: boolean; write?: boolean; create?: boolean; truncate?: false },
+  ): Promise<DenoFileLike>;
   mkdir(path: string): Promise<void>;
   lstat(path: string): Promise<DenoFileInfo>;
   build: { os: string };
@@ -69,7 +72,11 @@ export interface DenoFileStoreOptions {
 /** The Deno entry's variable that accepts the racy walk, named in the refusal and the warning. */
 export const ACCEPT_FILE_RACE_VARIABLE = 'ACCEPT_FILE_RACE=1';
 
-export function createDenoFileStore(deno: DenoFsLike, directory: string, options: DenoFileStoreOptions = {}): FileStore {
+export function createDenoFileStore(
+  deno: DenoFsLike,
+  directory: string,
+  options: DenoFileStoreOptions = {},
+): FileStore {
   const description = `folder ${directory}`;
   if (options.acceptRace !== true) {
     throw new AgentError(
@@ -78,7 +85,9 @@ export function createDenoFileStore(deno: DenoFsLike, directory: string, options
       { details: { reason: 'racy-walk', accept: ACCEPT_FILE_RACE_VARIABLE } },
     );
   }
-  (options.warn ?? console.warn)(`tea-edge: ${description} is opened by name with checks (accepted with ${ACCEPT_FILE_RACE_VARIABLE}): another process that can change folders in it may still lead a read or write outside it`);
+  (options.warn ?? console.warn)(
+    `tea-edge: ${description} is opened by name with checks (accepted with ${ACCEPT_FILE_RACE_VARIABLE}): another process that can change folders in it may still lead a read or write outside it`,
+  );
   const separator = deno.build.os === 'windows' ? '\\' : '/';
   const root = directory.replace(/[\\/]+$/, '');
   let realRoot: Promise<string> | undefined;
@@ -88,22 +97,49 @@ export function createDenoFileStore(deno: DenoFsLike, directory: string, options
     if (AgentError.isInstance(error)) return error;
     const details = { path: file, ...(error instanceof DenoRefusal ? { reason: error.reason } : {}) };
     if (error instanceof DenoRefusal) {
-      if (error.reason === 'not-a-file') return new AgentError('INVALID_PARAMS', `'${file}' in ${description} is not a file`, { field: 'path', details });
-      if (error.reason === 'hard-link') return new AgentError('FORBIDDEN', `'${file}' in ${description} has more than one link (a hard link may be a file outside the folder)`, { field: 'path', details });
-      if (error.reason === 'moved') return new AgentError('FORBIDDEN', `'${file}' in ${description} changed while it was opened (a folder on the path was moved or linked)`, { field: 'path', details });
-      return new AgentError('FORBIDDEN', `'${file}' leads out of ${description} (through a symbolic link)`, { field: 'path', details });
+      if (error.reason === 'not-a-file')
+        return new AgentError('INVALID_PARAMS', `'${file}' in ${description} is not a file`, {
+          field: 'path',
+          details,
+        });
+      if (error.reason === 'hard-link')
+        return new AgentError(
+          'FORBIDDEN',
+          `'${file}' in ${description} has more than one link (a hard link may be a file outside the folder)`,
+          { field: 'path', details },
+        );
+      if (error.reason === 'moved')
+        return new AgentError(
+          'FORBIDDEN',
+          `'${file}' in ${description} changed while it was opened (a folder on the path was moved or linked)`,
+          { field: 'path', details },
+        );
+      return new AgentError('FORBIDDEN', `'${file}' leads out of ${description} (through a symbolic link)`, {
+        field: 'path',
+        details,
+      });
     }
     if (kind(error) === 'PermissionDenied' || kind(error) === 'NotCapable') {
-      return new AgentError('FORBIDDEN', `Deno denied ${operation} of '${file}': give the permission for the files folder (--allow-read=${directory} --allow-write=${directory})`, { field: 'path', details });
+      return new AgentError(
+        'FORBIDDEN',
+        `Deno denied ${operation} of '${file}': give the permission for the files folder (--allow-read=${directory} --allow-write=${directory})`,
+        { field: 'path', details },
+      );
     }
     return storageError(error, `cannot ${operation} '${file}' in ${description}`, details);
   };
   const partsOf = (file: string) => {
     const refusal = rootedPathRefusal(file);
-    if (refusal !== undefined) throw new AgentError('INVALID_PARAMS', `${quoteText(file, 80)} is refused: ${refusal}`, { field: 'path' });
+    if (refusal !== undefined)
+      throw new AgentError('INVALID_PARAMS', `${quoteText(file, 80)} is refused: ${refusal}`, { field: 'path' });
     return file.split('/');
   };
-  const lstatOrUndefined = (at: string) => deno.lstat(at).catch((error: unknown) => (kind(error) === 'NotFound' || kind(error) === 'NotADirectory' ? undefined : Promise.reject(error)));
+  const lstatOrUndefined = (at: string) =>
+    deno
+      .lstat(at)
+      .catch((error: unknown) =>
+        kind(error) === 'NotFound' || kind(error) === 'NotADirectory' ? undefined : Promise.reject(error),
+      );
 
   interface Opened {
     handle: DenoFileLike;
@@ -129,7 +165,9 @@ export function createDenoFileStore(deno: DenoFsLike, directory: string, options
       at = `${at}${separator}${part}`;
       let info = await lstatOrUndefined(at);
       if (info === undefined && mode === 'write') {
-        await deno.mkdir(at).catch((error: unknown) => (kind(error) === 'AlreadyExists' ? undefined : Promise.reject(error)));
+        await deno
+          .mkdir(at)
+          .catch((error: unknown) => (kind(error) === 'AlreadyExists' ? undefined : Promise.reject(error)));
         info = await lstatOrUndefined(at);
       }
       if (info === undefined) return undefined;
@@ -165,7 +203,8 @@ export function createDenoFileStore(deno: DenoFsLike, directory: string, options
     try {
       const opened = await handle.stat();
       if (!opened.isFile) throw new DenoRefusal('not-a-file');
-      if (opened.ino === null || opened.nlink === null) throw new Error('this system gives no inode or link count, so an opened file cannot be checked');
+      if (opened.ino === null || opened.nlink === null)
+        throw new Error('this system gives no inode or link count, so an opened file cannot be checked');
       if (opened.nlink > 1) throw new DenoRefusal('hard-link');
       const verify = async () => {
         // The folders, the file by name, the folders again: a swap must be undone twice to pass.

@@ -39,7 +39,11 @@ export class DenoKvCheckpointStore implements CheckpointStore {
   }
 
   async delete(runId: string): Promise<void> {
-    const doomed = [...(await listKeys(this.#kv, this.#key('cp', runId))), this.#key('cp', runId), ...(await listKeys(this.#kv, this.#key('cl', runId)))];
+    const doomed = [
+      ...(await listKeys(this.#kv, this.#key('cp', runId))),
+      this.#key('cp', runId),
+      ...(await listKeys(this.#kv, this.#key('cl', runId))),
+    ];
     const atomic = this.#kv.atomic();
     for (const key of doomed) atomic.delete(key);
     await commit(atomic);

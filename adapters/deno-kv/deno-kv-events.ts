@@ -12,7 +12,12 @@ export function eventsPrefix(prefix: DenoKvKey, runId: string): DenoKvKey {
 }
 
 /** The events of a run with seq > `after`, in seq order (every piece of each). */
-export async function readEventsAfter(kv: DenoKvLike, prefix: DenoKvKey, runId: string, after = 0): Promise<AgentEvent[]> {
+export async function readEventsAfter(
+  kv: DenoKvLike,
+  prefix: DenoKvKey,
+  runId: string,
+  after = 0,
+): Promise<AgentEvent[]> {
   const eventPrefix = eventsPrefix(prefix, runId);
   return guard('list', async () => {
     // Built inside the guarded call, so nothing half-read survives a failed listing.
@@ -21,14 +26,17 @@ export async function readEventsAfter(kv: DenoKvLike, prefix: DenoKvKey, runId: 
       const seq = Number(entry.key[entry.key.length - 2]);
       pieces.set(seq, [...(pieces.get(seq) ?? []), entry.value]);
     }
-    return [...pieces.entries()].sort(([left], [right]) => left - right).map(([, parts]) => JSON.parse(parts.join('')) as AgentEvent);
+    return [...pieces.entries()]
+      .sort(([left], [right]) => left - right)
+      .map(([, parts]) => JSON.parse(parts.join('')) as AgentEvent);
   });
 }
 
 /** The highest seq stored for a run (0: none). */
 export async function lastEventSeq(kv: DenoKvLike, prefix: DenoKvKey, runId: string): Promise<number> {
   return guard('list', async () => {
-    for await (const entry of kv.list({ prefix: eventsPrefix(prefix, runId) }, { reverse: true, limit: 1 })) return Number(entry.key[entry.key.length - 2]);
+    for await (const entry of kv.list({ prefix: eventsPrefix(prefix, runId) }, { reverse: true, limit: 1 }))
+      return Number(entry.key[entry.key.length - 2]);
     return 0;
   });
 }

@@ -36,6 +36,9 @@ export interface DenoKvLike {
   set(key: DenoKvKey, value: unknown, options?: { expireIn?: number }): Promise<{ ok: boolean }>;
   delete(key: DenoKvKey): Promise<void>;
   /** `start` (inclusive) narrows a prefix listing to the keys from it on. */
-  list<T = unknown>(selector: { prefix: DenoKvKey; start?: DenoKvKey }, options?: { limit?: number; cursor?: string; reverse?: boolean }): DenoKvListIterator<T>;
+  list<T = unknown>(
+    selector: { prefix: DenoKvKey; start?: DenoKvKey },
+    options?: { limit?: number; cursor?: string; reverse?: boolean },
+  ): DenoKvListIterator<T>;
   atomic(): DenoKvAtomic;
 }

@@ -13,7 +13,13 @@ type Stored = { text: string } | { pieces: number };
 export const splitText = splitUtf8;
 
 /** Adds the writes of one text value to an atomic operation. */
-export function setText(atomic: DenoKvAtomic, key: DenoKvKey, text: string, maxBytes: number, expireIn: number | undefined): DenoKvAtomic {
+export function setText(
+  atomic: DenoKvAtomic,
+  key: DenoKvKey,
+  text: string,
+  maxBytes: number,
+  expireIn: number | undefined,
+): DenoKvAtomic {
   const options = expireIn === undefined ? undefined : { expireIn };
   const pieces = splitText(text, maxBytes);
   if (pieces.length === 1) return atomic.set(key, { text } satisfies Stored, options);
@@ -30,7 +36,9 @@ export async function getText(kv: DenoKvLike, key: DenoKvKey): Promise<string | 
   const stored = entry.value;
   if (stored === null) return undefined;
   if ('text' in stored) return stored.text;
-  const pieces = await Promise.all(Array.from({ length: stored.pieces }, (_, index) => guard('get', () => kv.get<string>([...key, index]))));
+  const pieces = await Promise.all(
+    Array.from({ length: stored.pieces }, (_, index) => guard('get', () => kv.get<string>([...key, index]))),
+  );
   if (pieces.some((piece) => piece.value === null)) return undefined;
   return pieces.map((piece) => piece.value).join('');
 }
@@ -79,7 +87,11 @@ export async function retryWhileLocked<T>(write: () => Promise<T>): Promise<T> {
 }
 
 /** Every key under a prefix (following the list to its end). */
-export async function listKeys(kv: DenoKvLike, prefix: DenoKvKey, options: { reverse?: boolean } = {}): Promise<DenoKvKey[]> {
+export async function listKeys(
+  kv: DenoKvLike,
+  prefix: DenoKvKey,
+  options: { reverse?: boolean } = {},
+): Promise<DenoKvKey[]> {
   return guard('list', async () => {
     const keys: DenoKvKey[] = [];
     for await (const entry of kv.list({ prefix }, options)) keys.push(entry.key);

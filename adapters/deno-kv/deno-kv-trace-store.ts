@@ -11,7 +11,15 @@
  *   ['ia', agent, created_ms, run_id]        the runs of one agent
  *   ['in', agent]                            the reviewer's insights (JSON text)
  */
-import type { AgentEvent, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../../src/host-storage.js';
+import type {
+  AgentEvent,
+  Insight,
+  ListRunsOptions,
+  RetentionPolicy,
+  RunPage,
+  RunRecord,
+  TraceStore,
+} from '../../src/host-storage.js';
 import type { DenoKvAtomic, DenoKvKey, DenoKvLike } from './deno-kv-like.js';
 import { commit, getJson, guard, listKeys, setText, splitText } from './deno-kv-texts.js';
 import { readEventsAfter } from './deno-kv-events.js';
@@ -55,7 +63,14 @@ export class DenoKvTraceStore implements TraceStore {
         writes.push([this.#key('ev', runId, event.seq, index), piece]);
       });
     }
-    await this.#commitInGroups(writes.map(([key, piece]) => (atomic: DenoKvAtomic) => atomic.set(key, piece, this.#setOptions())), writes.map(([, piece]) => piece.length * 3));
+    await this.#commitInGroups(
+      writes.map(
+        ([key, piece]) =>
+          (atomic: DenoKvAtomic) =>
+            atomic.set(key, piece, this.#setOptions()),
+      ),
+      writes.map(([, piece]) => piece.length * 3),
+    );
     buffer.splice(0, events.length);
   }
 
@@ -70,7 +85,13 @@ export class DenoKvTraceStore implements TraceStore {
     if (FINAL.has(record.status)) await this.flush(record.run_id);
     const created = createdMillis(record.created_at);
     const atomic = this.#kv.atomic();
-    setText(atomic, this.#key('run', record.run_id), JSON.stringify(record), this.#options.maxValueBytes, this.#options.expireIn);
+    setText(
+      atomic,
+      this.#key('run', record.run_id),
+      JSON.stringify(record),
+      this.#options.maxValueBytes,
+      this.#options.expireIn,
+    );
     atomic.set(this.#key('ix', created, record.run_id), record.agent, this.#setOptions());
     atomic.set(this.#key('ia', record.agent, created, record.run_id), true, this.#setOptions());
     await commit(atomic);
@@ -116,7 +137,10 @@ export class DenoKvTraceStore implements TraceStore {
       const created = createdMillis(record.created_at);
       doomed.push(this.#key('ix', created, runId), this.#key('ia', record.agent, created, runId));
     }
-    await this.#commitInGroups(doomed.map((key) => (atomic: DenoKvAtomic) => atomic.delete(key)), doomed.map(() => 100));
+    await this.#commitInGroups(
+      doomed.map((key) => (atomic: DenoKvAtomic) => atomic.delete(key)),
+      doomed.map(() => 100),
+    );
   }
 
   async applyRetention(policy: RetentionPolicy): Promise<number> {
@@ -143,7 +167,13 @@ export class DenoKvTraceStore implements TraceStore {
     const stale = await listKeys(this.#kv, this.#key('in', agent));
     const atomic = this.#kv.atomic();
     for (const key of stale) atomic.delete(key);
-    setText(atomic, this.#key('in', agent), JSON.stringify(insights), this.#options.maxValueBytes, this.#options.expireIn);
+    setText(
+      atomic,
+      this.#key('in', agent),
+      JSON.stringify(insights),
+      this.#options.maxValueBytes,
+      this.#options.expireIn,
+    );
     await commit(atomic);
   }
 

@@ -16,7 +16,15 @@ import { DenoKvCheckpointStore } from './deno-kv-checkpoint-store.js';
 import type { DenoKvKey, DenoKvLike } from './deno-kv-like.js';
 import { DenoKvTraceStore } from './deno-kv-trace-store.js';
 
-export type { DenoKvLike, DenoKvKey, DenoKvKeyPart, DenoKvAtomic, DenoKvEntry, DenoKvListIterator, DenoKvMaybeEntry } from './deno-kv-like.js';
+export type {
+  DenoKvLike,
+  DenoKvKey,
+  DenoKvKeyPart,
+  DenoKvAtomic,
+  DenoKvEntry,
+  DenoKvListIterator,
+  DenoKvMaybeEntry,
+} from './deno-kv-like.js';
 
 export interface DenoKvStoresOptions {
   /** Key prefix (default `['tea']`). */

@@ -40,7 +40,8 @@ export function describeFile(filePath: string): { what: string; file: string } {
   const run = inside[1];
   const name = inside[2];
   if (run === undefined) return { what: `the ${inside[0]} directory`, file };
-  const kind = name === undefined ? 'directory' : (FILE_KINDS.find(([pattern]) => pattern.test(name))?.[1] ?? `file '${name}'`);
+  const kind =
+    name === undefined ? 'directory' : (FILE_KINDS.find(([pattern]) => pattern.test(name))?.[1] ?? `file '${name}'`);
   return { what: `the ${kind} of run '${run}'`, file };
 }
 
@@ -55,7 +56,12 @@ function reasonOf(error: unknown): string {
  */
 export function traceFileFailure(operation: string, filePath: string, error: unknown): AgentError {
   const { what, file } = describeFile(filePath);
-  return storageError(error, `trace directory: cannot ${operation} ${what} (${file})`, { file, ...(errorCode(error) !== undefined ? { reason: errorCode(error) } : {}) }, reasonOf(error));
+  return storageError(
+    error,
+    `trace directory: cannot ${operation} ${what} (${file})`,
+    { file, ...(errorCode(error) !== undefined ? { reason: errorCode(error) } : {}) },
+    reasonOf(error),
+  );
 }
 
 /** The file's text, or undefined when it does not exist. */

@@ -2,7 +2,13 @@ import { chmod, mkdtemp, readFile, rm, writeFile, appendFile, readdir } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeTraceStoreConformance, makeCheckpoint, makeEvent, makeRun, ODD_NAMES } from '../../src/testing/storage-conformance.js';
+import {
+  describeTraceStoreConformance,
+  makeCheckpoint,
+  makeEvent,
+  makeRun,
+  ODD_NAMES,
+} from '../../src/testing/storage-conformance.js';
 import { createFsStores } from './index.js';
 import { safeName } from './safe-name.js';
 
@@ -85,10 +91,16 @@ describe('fs store specifics', () => {
     const directory = await temporaryDirectory();
     try {
       const { traceStore } = createFsStores(directory);
-      await Promise.all(Array.from({ length: 20 }, (_, index) => traceStore.appendEvents('run-1', [makeEvent('run-1', index + 1, 'log', { pad: 'y'.repeat(70_000) })])));
+      await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          traceStore.appendEvents('run-1', [makeEvent('run-1', index + 1, 'log', { pad: 'y'.repeat(70_000) })]),
+        ),
+      );
       await Promise.all(Array.from({ length: 5 }, (_, index) => traceStore.putRun(makeRun('run-1', 'agent', index))));
       await traceStore.flush('run-1');
-      expect((await traceStore.readEvents('run-1')).map((event) => event.seq)).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
+      expect((await traceStore.readEvents('run-1')).map((event) => event.seq)).toEqual(
+        Array.from({ length: 20 }, (_, index) => index + 1),
+      );
       expect((await readdir(path.join(directory, 'runs', 'run-1'))).sort()).toEqual(['events.ndjson', 'record.json']);
     } finally {
       await rm(directory, { recursive: true, force: true });
@@ -101,7 +113,10 @@ describe('fs store specifics', () => {
       const { traceStore } = createFsStores(directory);
       await traceStore.putRun(makeRun('run-1', 'agent', 1));
       await chmod(path.join(directory, 'runs', 'run-1'), 0o500);
-      await expect(traceStore.putRun(makeRun('run-1', 'agent', 2))).rejects.toMatchObject({ code: 'STORAGE_ERROR', details: { reason: 'EACCES' } });
+      await expect(traceStore.putRun(makeRun('run-1', 'agent', 2))).rejects.toMatchObject({
+        code: 'STORAGE_ERROR',
+        details: { reason: 'EACCES' },
+      });
       await chmod(path.join(directory, 'runs', 'run-1'), 0o700);
     } finally {
       await rm(directory, { recursive: true, force: true });

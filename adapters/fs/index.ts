@@ -25,7 +25,19 @@
  * its path inside the directory (never the host's), with the system's reason (fs-files.ts).
  */
 import path from 'node:path';
-import { fromStoredJson, toStoredJson, type AgentEvent, type Checkpoint, type CheckpointStore, type Insight, type ListRunsOptions, type RetentionPolicy, type RunPage, type RunRecord, type TraceStore } from '../../src/host-storage.js';
+import {
+  fromStoredJson,
+  toStoredJson,
+  type AgentEvent,
+  type Checkpoint,
+  type CheckpointStore,
+  type Insight,
+  type ListRunsOptions,
+  type RetentionPolicy,
+  type RunPage,
+  type RunRecord,
+  type TraceStore,
+} from '../../src/host-storage.js';
 import { appendText, createExclusive, describeFile, readTextIfExists, removePath, writeAtomic } from './fs-files.js';
 import { safeName } from './safe-name.js';
 import { RunIndex } from './run-index.js';
@@ -93,7 +105,9 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
     return text === undefined ? undefined : fromStoredJson<RunRecord>(text, describeFile(recordPath).what);
   }
 
-  const index = new RunIndex(directory, runsDirectory, (name) => readRecord(path.join(runsDirectory, name, 'record.json')));
+  const index = new RunIndex(directory, runsDirectory, (name) =>
+    readRecord(path.join(runsDirectory, name, 'record.json')),
+  );
 
   const traceStore: TraceStore = {
     async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
@@ -168,7 +182,9 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
   const checkpointStore: CheckpointStore = {
     async save(checkpoint: Checkpoint): Promise<void> {
       const text = toStoredJson(checkpoint, `checkpoint '${checkpoint.checkpoint_id}' of run '${checkpoint.run_id}'`);
-      await serialised(checkpoint.run_id, () => writeAtomic(path.join(runDirectory(checkpoint.run_id), 'checkpoint.json'), text));
+      await serialised(checkpoint.run_id, () =>
+        writeAtomic(path.join(runDirectory(checkpoint.run_id), 'checkpoint.json'), text),
+      );
     },
 
     loadLatest(runId: string): Promise<Checkpoint | undefined> {
@@ -190,4 +206,3 @@ export function createFsStores(directory: string, options: FsStoreOptions = {}):
 
   return { traceStore, checkpointStore };
 }
-

@@ -54,7 +54,10 @@ async function probeDescriptorPaths(folder: string): Promise<boolean> {
   let handle: FileHandle | undefined;
   try {
     handle = await open(folder, FOLDER_FLAGS);
-    const [held, named] = await Promise.all([handle.stat({ bigint: true }), stat(`${DESCRIPTOR_FOLDER}/${handle.fd}/.`, { bigint: true })]);
+    const [held, named] = await Promise.all([
+      handle.stat({ bigint: true }),
+      stat(`${DESCRIPTOR_FOLDER}/${handle.fd}/.`, { bigint: true }),
+    ]);
     return sameNode(held, named);
   } catch {
     return false;
@@ -68,8 +71,16 @@ async function probeDescriptorPaths(folder: string): Promise<boolean> {
  * undefined when the file or a folder on the way does not exist. Write: missing folders are made
  * and the file created; it is not truncated. Throws BeneathRefusal, or the system's error.
  */
-export async function openBeneath(root: string, parts: readonly string[], mode: BeneathMode, options: { portable?: boolean } = {}): Promise<FileHandle | undefined> {
-  const handle = options.portable !== true && (await hasDescriptorPaths(root)) ? await openByDescriptors(root, parts, mode) : await openByNameChecked(root, parts, mode);
+export async function openBeneath(
+  root: string,
+  parts: readonly string[],
+  mode: BeneathMode,
+  options: { portable?: boolean } = {},
+): Promise<FileHandle | undefined> {
+  const handle =
+    options.portable !== true && (await hasDescriptorPaths(root))
+      ? await openByDescriptors(root, parts, mode)
+      : await openByNameChecked(root, parts, mode);
   if (handle === undefined) return undefined;
   try {
     const stats = await handle.stat({ bigint: true });
@@ -82,7 +93,11 @@ export async function openBeneath(root: string, parts: readonly string[], mode: 
   }
 }
 
-async function openByDescriptors(root: string, parts: readonly string[], mode: BeneathMode): Promise<FileHandle | undefined> {
+async function openByDescriptors(
+  root: string,
+  parts: readonly string[],
+  mode: BeneathMode,
+): Promise<FileHandle | undefined> {
   let folder = await open(root, FOLDER_FLAGS);
   try {
     for (const part of parts.slice(0, -1)) {
@@ -133,7 +148,11 @@ async function openFile(at: string, mode: BeneathMode): Promise<FileHandle | und
 }
 
 /** Without descriptor paths: check the folders, open by name, then check that nothing moved. */
-async function openByNameChecked(root: string, parts: readonly string[], mode: BeneathMode): Promise<FileHandle | undefined> {
+async function openByNameChecked(
+  root: string,
+  parts: readonly string[],
+  mode: BeneathMode,
+): Promise<FileHandle | undefined> {
   const folders: Array<{ at: string; stats: BigIntStats }> = [];
   let at = root;
   for (const part of parts.slice(0, -1)) {

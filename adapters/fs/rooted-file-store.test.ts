@@ -7,6 +7,9 @@ import { createRootedFileStore } from './rooted-file-store.js';
 for (const portable of [false, true]) {
   describeFileStoreConformance(portable ? 'rooted folder (portable walk)' : 'rooted folder', async () => {
     const directory = await mkdtemp(path.join(tmpdir(), 'tea-file-store-'));
-    return { store: createRootedFileStore(directory, { portable, acceptRace: portable, warn: () => undefined }), cleanup: () => rm(directory, { recursive: true, force: true }) };
+    return {
+      store: createRootedFileStore(directory, { portable, acceptRace: portable, warn: () => undefined }),
+      cleanup: () => rm(directory, { recursive: true, force: true }),
+    };
   });
 }

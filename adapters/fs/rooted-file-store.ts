@@ -55,7 +55,9 @@ export function createRootedFileStore(directory: string, options: RootedFileStor
     }
     if (!warned) {
       warned = true;
-      (options.warn ?? console.warn)(`tea-edge: ${description} uses the check-then-verify walk (accepted with ${ACCEPT_FILE_RACE_FLAG}): another process that can change folders in it may still lead a read or write outside it`);
+      (options.warn ?? console.warn)(
+        `tea-edge: ${description} uses the check-then-verify walk (accepted with ${ACCEPT_FILE_RACE_FLAG}): another process that can change folders in it may still lead a read or write outside it`,
+      );
     }
     return { ...options, portable: true };
   };
@@ -63,19 +65,32 @@ export function createRootedFileStore(directory: string, options: RootedFileStor
   const failure = (operation: string, file: string, error: unknown): AgentError => {
     if (AgentError.isInstance(error)) return error;
     if (error instanceof BeneathRefusal) return refusal(file, error);
-    return storageError(error, `cannot ${operation} '${file}' in ${description}`, { path: file, ...(codeOf(error) !== undefined ? { reason: codeOf(error) } : {}) });
+    return storageError(error, `cannot ${operation} '${file}' in ${description}`, {
+      path: file,
+      ...(codeOf(error) !== undefined ? { reason: codeOf(error) } : {}),
+    });
   };
   const refusal = (file: string, error: BeneathRefusal): AgentError => {
     const details = { path: file, reason: error.reason };
-    if (error.reason === 'not-a-file') return new AgentError('INVALID_PARAMS', `'${file}' in ${description} is not a file`, { field: 'path', details });
-    if (error.reason === 'hard-link') return new AgentError('FORBIDDEN', `'${file}' in ${description} has more than one link (a hard link may be a file outside the folder)`, { field: 'path', details });
-    return new AgentError('FORBIDDEN', `'${file}' leads out of ${description} (through a symbolic link)`, { field: 'path', details });
+    if (error.reason === 'not-a-file')
+      return new AgentError('INVALID_PARAMS', `'${file}' in ${description} is not a file`, { field: 'path', details });
+    if (error.reason === 'hard-link')
+      return new AgentError(
+        'FORBIDDEN',
+        `'${file}' in ${description} has more than one link (a hard link may be a file outside the folder)`,
+        { field: 'path', details },
+      );
+    return new AgentError('FORBIDDEN', `'${file}' leads out of ${description} (through a symbolic link)`, {
+      field: 'path',
+      details,
+    });
   };
 
   /** The path's components, after the same refusal the engine applies (a store is a public seam). */
   const partsOf = (file: string): string[] => {
     const problem = rootedPathRefusal(file);
-    if (problem !== undefined) throw new AgentError('INVALID_PARAMS', `${quoteText(file, 80)} is refused: ${problem}`, { field: 'path' });
+    if (problem !== undefined)
+      throw new AgentError('INVALID_PARAMS', `${quoteText(file, 80)} is refused: ${problem}`, { field: 'path' });
     return file.split('/');
   };
 

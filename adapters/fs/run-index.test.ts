@@ -37,7 +37,17 @@ async function storeDirectory(): Promise<string> {
 /** `count` runs, run-0000 the oldest, alternating agents a and b. */
 async function writeRuns(store: TraceStore, count: number, from = 0): Promise<void> {
   for (let index = from; index < from + count; index += 50) {
-    await Promise.all(Array.from({ length: Math.min(50, from + count - index) }, (_, offset) => store.putRun(makeRun(`run-${String(index + offset).padStart(4, '0')}`, (index + offset) % 2 === 0 ? 'a' : 'b', index + offset))));
+    await Promise.all(
+      Array.from({ length: Math.min(50, from + count - index) }, (_, offset) =>
+        store.putRun(
+          makeRun(
+            `run-${String(index + offset).padStart(4, '0')}`,
+            (index + offset) % 2 === 0 ? 'a' : 'b',
+            index + offset,
+          ),
+        ),
+      ),
+    );
   }
 }
 
@@ -69,7 +79,13 @@ describe('fs run index', () => {
     expect(reads.records).toBeLessThanOrEqual(32);
     reads.records = 0;
     const agentPage = await later.listRuns({ agent: 'b', limit: 5, cursor: page.cursor! });
-    expect(agentPage.runs.map((run) => run.run_id)).toEqual(['run-0589', 'run-0587', 'run-0585', 'run-0583', 'run-0581']);
+    expect(agentPage.runs.map((run) => run.run_id)).toEqual([
+      'run-0589',
+      'run-0587',
+      'run-0585',
+      'run-0583',
+      'run-0581',
+    ]);
     expect(reads.records).toBeLessThanOrEqual(32);
   });
 
@@ -78,7 +94,9 @@ describe('fs run index', () => {
     const { traceStore } = createFsStores(directory);
     await writeRuns(traceStore, 130);
     expect((await everyPage(traceStore, { limit: 7 })).map((run) => run.run_id)).toEqual(newestFirst(130));
-    expect((await everyPage(traceStore, { agent: 'a', limit: 9 })).map((run) => run.run_id)).toEqual(newestFirst(130, 'a'));
+    expect((await everyPage(traceStore, { agent: 'a', limit: 9 })).map((run) => run.run_id)).toEqual(
+      newestFirst(130, 'a'),
+    );
   });
 
   it('is derived: a missing or torn index, a lost line, a run removed by hand change nothing that is listed', async () => {
@@ -88,12 +106,19 @@ describe('fs run index', () => {
     const lines = (await readFile(indexPath, 'utf8')).trim().split('\n');
     expect(lines).toHaveLength(40);
     // Lines of runs 10-19 lost, a torn line at the end, a line that is not JSON.
-    await writeFile(indexPath, [...lines.filter((line) => !/run-001\d/.test(line)), 'not json', ''].join('\n') + '{"run_id":"run-00');
+    await writeFile(
+      indexPath,
+      [...lines.filter((line) => !/run-001\d/.test(line)), 'not json', ''].join('\n') + '{"run_id":"run-00',
+    );
     await rm(path.join(directory, 'runs', safeName('run-0003')), { recursive: true });
     const expected = newestFirst(40).filter((id) => id !== 'run-0003');
-    expect((await everyPage(createFsStores(directory).traceStore, { limit: 6 })).map((run) => run.run_id)).toEqual(expected);
+    expect((await everyPage(createFsStores(directory).traceStore, { limit: 6 })).map((run) => run.run_id)).toEqual(
+      expected,
+    );
     await rm(indexPath);
-    expect((await everyPage(createFsStores(directory).traceStore, { limit: 50 })).map((run) => run.run_id)).toEqual(expected);
+    expect((await everyPage(createFsStores(directory).traceStore, { limit: 50 })).map((run) => run.run_id)).toEqual(
+      expected,
+    );
   });
 
   it('follows runs another process writes and deletes', async () => {
@@ -152,7 +177,10 @@ describe('fs run index', () => {
     reads.records = 0;
     expect(await traceStore.applyRetention({ maxAgeMs: Date.now() - Date.UTC(2026, 0, 1, 1, 40) })).toBe(90);
     expect(reads.records).toBe(92);
-    expect((await everyPage(traceStore, { limit: 1000 })).map((run) => run.run_id)).toEqual([...newestFirst(300).slice(0, 200), 'run-0001']);
+    expect((await everyPage(traceStore, { limit: 1000 })).map((run) => run.run_id)).toEqual([
+      ...newestFirst(300).slice(0, 200),
+      'run-0001',
+    ]);
   });
 
   it('rewrites the index without the runs that are gone once they are most of it', async () => {
@@ -160,7 +188,9 @@ describe('fs run index', () => {
     const { traceStore } = createFsStores(directory);
     await writeRuns(traceStore, 1150);
     expect(await traceStore.applyRetention({ maxRuns: 50 })).toBe(1100);
-    expect((await everyPage(traceStore, { limit: 1000 })).map((run) => run.run_id)).toEqual(newestFirst(1150).slice(0, 50));
+    expect((await everyPage(traceStore, { limit: 1000 })).map((run) => run.run_id)).toEqual(
+      newestFirst(1150).slice(0, 50),
+    );
     const lines = (await readFile(path.join(directory, 'run-index.ndjson'), 'utf8')).trim().split('\n');
     expect(lines).toHaveLength(50);
   });

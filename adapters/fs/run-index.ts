@@ -17,7 +17,17 @@
  */
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { compareRunsNewestFirst, decodeCursor, encodeCursor, pageSize, type ListRunsOptions, type RetentionPolicy, type RunPage, type RunPosition, type RunRecord } from '../../src/host-storage.js';
+import {
+  compareRunsNewestFirst,
+  decodeCursor,
+  encodeCursor,
+  pageSize,
+  type ListRunsOptions,
+  type RetentionPolicy,
+  type RunPage,
+  type RunPosition,
+  type RunRecord,
+} from '../../src/host-storage.js';
 import { appendText, listDirectory, traceFileFailure, writeAtomic } from './fs-files.js';
 import { safeName } from './safe-name.js';
 
@@ -93,7 +103,11 @@ export class RunIndex {
     const runs: RunRecord[] = [];
     let last: IndexEntry | undefined;
     let more = false;
-    const candidates = this.ordered().filter((entry) => (options.agent === undefined || entry.agent === options.agent) && (after === undefined || compareRunsNewestFirst(entry, after) > 0));
+    const candidates = this.ordered().filter(
+      (entry) =>
+        (options.agent === undefined || entry.agent === options.agent) &&
+        (after === undefined || compareRunsNewestFirst(entry, after) > 0),
+    );
     let next = 0;
     while (next < candidates.length && !more) {
       // As many as the page still needs, and the one that says more follow.
@@ -125,7 +139,9 @@ export class RunIndex {
     const keep = policy.maxRuns === undefined ? Infinity : Math.max(0, Math.floor(policy.maxRuns));
     const oldestKept = policy.maxAgeMs === undefined ? undefined : now - policy.maxAgeMs;
     const tooOld = (time: string) => oldestKept !== undefined && !(Date.parse(time) >= oldestKept);
-    const candidates = this.ordered().flatMap((entry, rank) => (rank >= keep || tooOld(entry.created_at) ? [{ entry, pastCount: rank >= keep }] : []));
+    const candidates = this.ordered().flatMap((entry, rank) =>
+      rank >= keep || tooOld(entry.created_at) ? [{ entry, pastCount: rank >= keep }] : [],
+    );
     const retired: string[] = [];
     for (let start = 0; start < candidates.length; start += READ_BATCH) {
       const batch = candidates.slice(start, start + READ_BATCH);
@@ -141,16 +157,23 @@ export class RunIndex {
 
   /** Reads the file's tail and reconciles, one sync at a time (a listing asked meanwhile waits for the next). */
   private sync(): Promise<void> {
-    const next = (this.syncing ?? Promise.resolve()).catch(() => undefined).then(async () => {
-      await this.readTail();
-      await this.reconcile();
-    });
+    const next = (this.syncing ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(async () => {
+        await this.readTail();
+        await this.reconcile();
+      });
     this.syncing = next;
     return next;
   }
 
   private set(record: Pick<RunRecord, 'run_id' | 'agent' | 'created_at'>): void {
-    this.byId.set(record.run_id, { run_id: record.run_id, created_at: record.created_at, agent: record.agent, name: safeName(record.run_id) });
+    this.byId.set(record.run_id, {
+      run_id: record.run_id,
+      created_at: record.created_at,
+      agent: record.agent,
+      name: safeName(record.run_id),
+    });
     this.sorted = undefined;
   }
 
@@ -265,5 +288,7 @@ function entryOf(line: string): Pick<RunRecord, 'run_id' | 'agent' | 'created_at
     return undefined;
   }
   const { run_id, agent, created_at } = (parsed ?? {}) as Record<string, unknown>;
-  return typeof run_id === 'string' && typeof agent === 'string' && typeof created_at === 'string' ? { run_id, agent, created_at } : undefined;
+  return typeof run_id === 'string' && typeof agent === 'string' && typeof created_at === 'string'
+    ? { run_id, agent, created_at }
+    : undefined;
 }

@@ -9,7 +9,10 @@ import type { TraceConnection } from './idb-connection.js';
 import { idbStorageError } from './idb-errors.js';
 
 export function createIdbCheckpointStore(connection: TraceConnection): CheckpointStore {
-  async function withDatabase<T>(action: string, work: (database: Awaited<ReturnType<TraceConnection['get']>>) => Promise<T>): Promise<T> {
+  async function withDatabase<T>(
+    action: string,
+    work: (database: Awaited<ReturnType<TraceConnection['get']>>) => Promise<T>,
+  ): Promise<T> {
     try {
       return await work(await connection.get());
     } catch (error) {
@@ -21,11 +24,15 @@ export function createIdbCheckpointStore(connection: TraceConnection): Checkpoin
     async save(checkpoint: Checkpoint): Promise<void> {
       const json = toStoredJson(checkpoint, `checkpoint '${checkpoint.checkpoint_id}' of run '${checkpoint.run_id}'`);
       const stored = { run_id: checkpoint.run_id, checkpoint_id: checkpoint.checkpoint_id, json };
-      await withDatabase(`save checkpoint of run '${checkpoint.run_id}'`, (database) => database.put('checkpoints', stored).then(() => undefined));
+      await withDatabase(`save checkpoint of run '${checkpoint.run_id}'`, (database) =>
+        database.put('checkpoints', stored).then(() => undefined),
+      );
     },
 
     async loadLatest(runId: string): Promise<Checkpoint | undefined> {
-      const stored = await withDatabase(`load checkpoint of run '${runId}'`, (database) => database.get('checkpoints', runId));
+      const stored = await withDatabase(`load checkpoint of run '${runId}'`, (database) =>
+        database.get('checkpoints', runId),
+      );
       return stored === undefined ? undefined : fromStoredJson<Checkpoint>(stored.json, `checkpoint of run '${runId}'`);
     },
 
@@ -38,7 +45,8 @@ export function createIdbCheckpointStore(connection: TraceConnection): Checkpoin
         const transaction = database.transaction('meta', 'readwrite');
         const key = ['claim', runId, checkpointId];
         const existing = await transaction.store.get(key);
-        if (existing === undefined) transaction.store.put({ claimed_at: new Date().toISOString() }, key).catch(() => undefined);
+        if (existing === undefined)
+          transaction.store.put({ claimed_at: new Date().toISOString() }, key).catch(() => undefined);
         await transaction.done;
         return existing === undefined;
       });

@@ -26,7 +26,11 @@ export function createTraceConnection(factory: IDBFactory | undefined, dbName: s
       request.addEventListener('upgradeneeded', (event) => {
         const transaction = request.transaction;
         if (transaction === null) return;
-        upgradeDatabase(wrap(request.result) as IDBPDatabase<unknown>, event.oldVersion, wrap(transaction) as never).catch((error: unknown) => {
+        upgradeDatabase(
+          wrap(request.result) as IDBPDatabase<unknown>,
+          event.oldVersion,
+          wrap(transaction) as never,
+        ).catch((error: unknown) => {
           upgradeFailure = error;
           try {
             transaction.abort();
@@ -58,7 +62,10 @@ export function createTraceConnection(factory: IDBFactory | undefined, dbName: s
     close() {
       const current = opening;
       opening = undefined;
-      void current?.then((database) => database.close(), () => undefined);
+      void current?.then(
+        (database) => database.close(),
+        () => undefined,
+      );
     },
   };
 }

@@ -17,5 +17,8 @@ export function idbStorageError(error: unknown, action: string, details: Record<
         : error instanceof Error && error.message !== ''
           ? error.message
           : reason;
-  return new AgentError('STORAGE_ERROR', `IndexedDB: cannot ${action}: ${explanation}`, { details: { reason, ...details }, cause: error });
+  return new AgentError('STORAGE_ERROR', `IndexedDB: cannot ${action}: ${explanation}`, {
+    details: { reason, ...details },
+    cause: error,
+  });
 }

@@ -4,7 +4,22 @@
  * and `by_updated`. Every transaction is opened after the work it needs is collected and holds
  * only IndexedDB requests, never an `await` of anything else.
  */
-import { fromStoredJson, inertCopy, toStoredJson, decodeCursor, encodeCursor, pageSize, type AgentEvent, type AgentError, type Insight, type ListRunsOptions, type RetentionPolicy, type RunPage, type RunRecord, type TraceStore } from '../../src/host-storage.js';
+import {
+  fromStoredJson,
+  inertCopy,
+  toStoredJson,
+  decodeCursor,
+  encodeCursor,
+  pageSize,
+  type AgentEvent,
+  type AgentError,
+  type Insight,
+  type ListRunsOptions,
+  type RetentionPolicy,
+  type RunPage,
+  type RunRecord,
+  type TraceStore,
+} from '../../src/host-storage.js';
 import type { TraceConnection } from './idb-connection.js';
 import { idbStorageError } from './idb-errors.js';
 import type { EventChunk, StoredRun } from './schema.js';
@@ -50,7 +65,13 @@ export function createIdbTraceStore(connection: TraceConnection, options: IdbTra
     const buffer = buffers.get(runId);
     if (buffer === undefined || buffer.parts.length === 0) return Promise.resolve();
     buffers.delete(runId);
-    const chunk: EventChunk = { run_id: runId, seq: buffer.firstSeq, last_seq: buffer.lastSeq, count: buffer.parts.length, json: `[${buffer.parts.join(',')}]` };
+    const chunk: EventChunk = {
+      run_id: runId,
+      seq: buffer.firstSeq,
+      last_seq: buffer.lastSeq,
+      count: buffer.parts.length,
+      json: `[${buffer.parts.join(',')}]`,
+    };
     const write = (async () => {
       // idb's `done` rejects with a bare AbortError when a request fails; the request's own error
       // (QuotaExceededError) is the reason worth reporting.
@@ -68,7 +89,12 @@ export function createIdbTraceStore(connection: TraceConnection, options: IdbTra
         });
         savedCounts.set(runId, (savedCounts.get(runId) ?? 0) + chunk.count);
       } catch (error) {
-        const reason = [requestError, transactionError].find((candidate) => (candidate as { name?: unknown } | undefined)?.name !== undefined && (candidate as { name?: unknown }).name !== 'AbortError') ?? error;
+        const reason =
+          [requestError, transactionError].find(
+            (candidate) =>
+              (candidate as { name?: unknown } | undefined)?.name !== undefined &&
+              (candidate as { name?: unknown }).name !== 'AbortError',
+          ) ?? error;
         const failure = idbStorageError(reason, `write ${chunk.count} events of run '${runId}'`, {
           saved: savedCounts.get(runId) ?? 0,
           lost: chunk.count,
@@ -96,7 +122,10 @@ export function createIdbTraceStore(connection: TraceConnection, options: IdbTra
     if (pending !== undefined) await Promise.allSettled([...pending]);
   }
 
-  async function runTransaction<T>(action: string, work: (database: Awaited<ReturnType<TraceConnection['get']>>) => Promise<T>): Promise<T> {
+  async function runTransaction<T>(
+    action: string,
+    work: (database: Awaited<ReturnType<TraceConnection['get']>>) => Promise<T>,
+  ): Promise<T> {
     try {
       return await work(await connection.get());
     } catch (error) {
@@ -115,8 +144,14 @@ export function createIdbTraceStore(connection: TraceConnection, options: IdbTra
     await runTransaction(`delete ${runIds.length} run(s)`, async (database) => {
       const transaction = database.transaction(['runs', 'events'], 'readwrite');
       for (const runId of runIds) {
-        transaction.objectStore('runs').delete(runId).catch(() => undefined);
-        transaction.objectStore('events').delete(eventRange(runId)).catch(() => undefined);
+        transaction
+          .objectStore('runs')
+          .delete(runId)
+          .catch(() => undefined);
+        transaction
+          .objectStore('events')
+          .delete(eventRange(runId))
+          .catch(() => undefined);
       }
       await transaction.done;
     });
@@ -127,7 +162,8 @@ export function createIdbTraceStore(connection: TraceConnection, options: IdbTra
       if (events.length === 0) return;
       const parts = events.map((event) => toStoredJson(event, `event ${event.seq} of run '${runId}'`));
       let buffer = buffers.get(runId);
-      if (buffer === undefined) buffers.set(runId, (buffer = { parts: [], bytes: 0, firstSeq: Infinity, lastSeq: -Infinity }));
+      if (buffer === undefined)
+        buffers.set(runId, (buffer = { parts: [], bytes: 0, firstSeq: Infinity, lastSeq: -Infinity }));
       for (const [index, event] of events.entries()) {
         buffer.parts.push(parts[index]!);
         buffer.bytes += parts[index]!.length;
@@ -149,7 +185,9 @@ export function createIdbTraceStore(connection: TraceConnection, options: IdbTra
 
     async readEvents(runId: string): Promise<AgentEvent[]> {
       await drain(runId);
-      const chunks = await runTransaction(`read the events of run '${runId}'`, (database) => database.getAll('events', eventRange(runId)));
+      const chunks = await runTransaction(`read the events of run '${runId}'`, (database) =>
+        database.getAll('events', eventRange(runId)),
+      );
       const events = chunks.flatMap((chunk) => fromStoredJson<AgentEvent[]>(chunk.json, `events of run '${runId}'`));
       return events.sort((left, right) => left.seq - right.seq);
     },
@@ -157,7 +195,9 @@ export function createIdbTraceStore(connection: TraceConnection, options: IdbTra
     async putRun(record: RunRecord): Promise<void> {
       const stored = inertCopy(record, `run record '${record.run_id}'`) as unknown as StoredRun;
       noteWrite();
-      await runTransaction(`save run record '${record.run_id}'`, (database) => database.put('runs', stored).then(() => undefined));
+      await runTransaction(`save run record '${record.run_id}'`, (database) =>
+        database.put('runs', stored).then(() => undefined),
+      );
       if (options.retention !== undefined && record.status !== 'running') {
         // Retention is housekeeping: its failure must not fail the run that was just saved.
         await traceStore.applyRetention(options.retention).catch(() => undefined);
@@ -180,9 +220,18 @@ export function createIdbTraceStore(connection: TraceConnection, options: IdbTra
             ? after === undefined
               ? null
               : IDBKeyRange.upperBound([after.created_at, after.run_id], true)
-            : IDBKeyRange.bound([agent], after === undefined ? [agent, []] : [agent, after.created_at, after.run_id], false, true);
+            : IDBKeyRange.bound(
+                [agent],
+                after === undefined ? [agent, []] : [agent, after.created_at, after.run_id],
+                false,
+                true,
+              );
         const found: StoredRun[] = [];
-        for (let cursor = await index.openCursor(range, 'prev'); cursor && found.length <= limit; cursor = await cursor.continue()) {
+        for (
+          let cursor = await index.openCursor(range, 'prev');
+          cursor && found.length <= limit;
+          cursor = await cursor.continue()
+        ) {
           found.push(cursor.value);
         }
         return found as unknown as RunRecord[];
@@ -208,7 +257,8 @@ export function createIdbTraceStore(connection: TraceConnection, options: IdbTra
         }
         if (policy.maxAgeMs !== undefined) {
           const oldestKept = new Date(options.now() - policy.maxAgeMs).toISOString();
-          for (const runId of await store.index('by_updated').getAllKeys(IDBKeyRange.upperBound(oldestKept, true))) found.add(runId);
+          for (const runId of await store.index('by_updated').getAllKeys(IDBKeyRange.upperBound(oldestKept, true)))
+            found.add(runId);
         }
         return [...found];
       });
@@ -217,14 +267,18 @@ export function createIdbTraceStore(connection: TraceConnection, options: IdbTra
     },
 
     async getInsights(agent: string): Promise<Insight[]> {
-      const stored = await runTransaction(`read insights of agent '${agent}'`, (database) => database.get('insights', agent));
+      const stored = await runTransaction(`read insights of agent '${agent}'`, (database) =>
+        database.get('insights', agent),
+      );
       return stored === undefined ? [] : fromStoredJson<Insight[]>(stored.json, `insights of agent '${agent}'`);
     },
 
     async putInsights(agent: string, insights: Insight[]): Promise<void> {
       const json = toStoredJson(insights, `insights of agent '${agent}'`);
       noteWrite();
-      await runTransaction(`save insights of agent '${agent}'`, (database) => database.put('insights', { agent, json }).then(() => undefined));
+      await runTransaction(`save insights of agent '${agent}'`, (database) =>
+        database.put('insights', { agent, json }).then(() => undefined),
+      );
     },
   };
   return traceStore;

@@ -63,7 +63,8 @@ export interface IndexedDbStores {
 /** Asks the browser to keep this origin's data; resolves undefined when it cannot be asked. */
 function askPersistence(): Promise<boolean | undefined> {
   try {
-    const storage = (globalThis as { navigator?: { storage?: { persist?: () => Promise<boolean> } } }).navigator?.storage;
+    const storage = (globalThis as { navigator?: { storage?: { persist?: () => Promise<boolean> } } }).navigator
+      ?.storage;
     if (typeof storage?.persist !== 'function') return Promise.resolve(undefined);
     return Promise.resolve(storage.persist()).then(
       (granted) => Boolean(granted),

@@ -1,7 +1,12 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory, IDBObjectStore as FakeObjectStore } from 'fake-indexeddb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { describeTraceStoreConformance, makeCheckpoint, makeEvent, makeRun } from '../../src/testing/storage-conformance.js';
+import {
+  describeTraceStoreConformance,
+  makeCheckpoint,
+  makeEvent,
+  makeRun,
+} from '../../src/testing/storage-conformance.js';
 import { createIndexedDbStores, DB_VERSION } from './index.js';
 
 describeTraceStoreConformance('indexeddb', async () => {
@@ -14,7 +19,11 @@ const originalPut = FakeObjectStore.prototype.put as unknown as PutFunction;
 
 /** Makes puts into `storeName` fail the way a browser does when the quota is exhausted (or abort). */
 function failPutsInto(storeName: string, failure: 'quota' | 'abort'): void {
-  (FakeObjectStore.prototype as unknown as { put: PutFunction }).put = function (this: IDBObjectStore, value: unknown, key?: IDBValidKey) {
+  (FakeObjectStore.prototype as unknown as { put: PutFunction }).put = function (
+    this: IDBObjectStore,
+    value: unknown,
+    key?: IDBValidKey,
+  ) {
     if (this.name !== storeName) return originalPut.call(this, value, key);
     if (failure === 'abort') {
       const request = originalPut.call(this, value, key);
@@ -23,7 +32,9 @@ function failPutsInto(storeName: string, failure: 'quota' | 'abort'): void {
     }
     // fake-indexeddb's request runner: an operation that throws fails the request and aborts the
     // transaction with the error's name, as Chromium does for QuotaExceededError.
-    const transaction = this.transaction as unknown as { _execRequestAsync(request: { operation: () => never; source: unknown }): IDBRequest };
+    const transaction = this.transaction as unknown as {
+      _execRequestAsync(request: { operation: () => never; source: unknown }): IDBRequest;
+    };
     return transaction._execRequestAsync({
       operation: () => {
         throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
@@ -56,7 +67,9 @@ describe('indexeddb store specifics', () => {
     });
     expect(raw.map((chunk) => (chunk as { count: number }).count)).toEqual([10, 10]);
     await traceStore.flush('run-1');
-    expect((await traceStore.readEvents('run-1')).map((event) => event.seq)).toEqual(Array.from({ length: 25 }, (_, index) => index + 1));
+    expect((await traceStore.readEvents('run-1')).map((event) => event.seq)).toEqual(
+      Array.from({ length: 25 }, (_, index) => index + 1),
+    );
     close();
   });
 
@@ -65,8 +78,14 @@ describe('indexeddb store specifics', () => {
     for (let seq = 1; seq <= 5; seq++) await traceStore.appendEvents('run-1', [makeEvent('run-1', seq)]);
     failPutsInto('events', 'quota');
     await traceStore.appendEvents('run-1', [makeEvent('run-1', 6), makeEvent('run-1', 7)]);
-    const failure = await traceStore.flush('run-1').then(() => undefined, (error: unknown) => error);
-    expect(failure).toMatchObject({ code: 'STORAGE_ERROR', details: { reason: 'QuotaExceededError', saved: 5, lost: 2 } });
+    const failure = await traceStore.flush('run-1').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toMatchObject({
+      code: 'STORAGE_ERROR',
+      details: { reason: 'QuotaExceededError', saved: 5, lost: 2 },
+    });
     (FakeObjectStore.prototype as unknown as { put: PutFunction }).put = originalPut;
     await traceStore.flush('run-1');
     expect((await traceStore.readEvents('run-1')).map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
@@ -76,7 +95,12 @@ describe('indexeddb store specifics', () => {
   it('rejects the append that fills a batch when its transaction aborts', async () => {
     const { traceStore, close } = createIndexedDbStores({ indexedDB: new IDBFactory(), batchSize: 3 });
     failPutsInto('events', 'abort');
-    await expect(traceStore.appendEvents('run-1', [1, 2, 3].map((seq) => makeEvent('run-1', seq)))).rejects.toMatchObject({
+    await expect(
+      traceStore.appendEvents(
+        'run-1',
+        [1, 2, 3].map((seq) => makeEvent('run-1', seq)),
+      ),
+    ).rejects.toMatchObject({
       code: 'STORAGE_ERROR',
       details: { reason: 'AbortError', saved: 0, lost: 3 },
     });
@@ -88,7 +112,10 @@ describe('indexeddb store specifics', () => {
   it('maps a quota error on a run record to STORAGE_ERROR', async () => {
     const { traceStore, close } = createIndexedDbStores({ indexedDB: new IDBFactory() });
     failPutsInto('runs', 'quota');
-    await expect(traceStore.putRun(makeRun('run-1', 'agent', 1))).rejects.toMatchObject({ code: 'STORAGE_ERROR', details: { reason: 'QuotaExceededError' } });
+    await expect(traceStore.putRun(makeRun('run-1', 'agent', 1))).rejects.toMatchObject({
+      code: 'STORAGE_ERROR',
+      details: { reason: 'QuotaExceededError' },
+    });
     close();
   });
 
@@ -144,8 +171,14 @@ describe('indexeddb store specifics', () => {
 
     const { traceStore, checkpointStore, close } = createIndexedDbStores({ indexedDB: factory, dbName: 'old-build' });
     expect((await traceStore.readEvents('old-run')).map((event) => event.seq)).toEqual([1, 2, 3]);
-    expect(await traceStore.getRun('old-run')).toMatchObject({ updated_at: '2025-01-01T00:00:00.000Z', status: 'interrupted' });
-    expect((await traceStore.listRuns({ agent: 'legacy' })).runs.map((run) => run.run_id)).toEqual(['old-run', 'older-run']);
+    expect(await traceStore.getRun('old-run')).toMatchObject({
+      updated_at: '2025-01-01T00:00:00.000Z',
+      status: 'interrupted',
+    });
+    expect((await traceStore.listRuns({ agent: 'legacy' })).runs.map((run) => run.run_id)).toEqual([
+      'old-run',
+      'older-run',
+    ]);
     expect(await checkpointStore.loadLatest('old-run')).toEqual(makeCheckpoint('old-run', 'cp-old'));
     expect(await traceStore.applyRetention({ maxRuns: 1 })).toBe(1);
     await traceStore.appendEvents('old-run', [makeEvent('old-run', 4)]);
@@ -172,7 +205,10 @@ describe('indexeddb store specifics', () => {
       };
       request.onerror = () => reject(request.error);
     });
-    await expect(traceStore.getRun('run-1')).rejects.toMatchObject({ code: 'STORAGE_ERROR', details: { reason: 'VersionError' } });
+    await expect(traceStore.getRun('run-1')).rejects.toMatchObject({
+      code: 'STORAGE_ERROR',
+      details: { reason: 'VersionError' },
+    });
     close();
   });
 });

@@ -81,14 +81,24 @@ async function upgradeToVersion2(database: AnyDatabase, transaction: AnyUpgradeT
   for (let cursor = await events.openCursor(); cursor; cursor = await cursor.continue()) {
     const event = cursor.value as Record<string, unknown>;
     if (typeof event.json === 'string') continue;
-    const chunk: EventChunk = { run_id: String(event.run_id), seq: Number(event.seq), last_seq: Number(event.seq), count: 1, json: JSON.stringify([event]) };
+    const chunk: EventChunk = {
+      run_id: String(event.run_id),
+      seq: Number(event.seq),
+      last_seq: Number(event.seq),
+      count: 1,
+      json: JSON.stringify([event]),
+    };
     await cursor.update(chunk);
   }
   const checkpoints = transaction.objectStore('checkpoints');
   for (let cursor = await checkpoints.openCursor(); cursor; cursor = await cursor.continue()) {
     const checkpoint = cursor.value as Record<string, unknown>;
     if (typeof checkpoint.json === 'string') continue;
-    await cursor.update({ run_id: checkpoint.run_id, checkpoint_id: checkpoint.checkpoint_id, json: JSON.stringify(checkpoint) });
+    await cursor.update({
+      run_id: checkpoint.run_id,
+      checkpoint_id: checkpoint.checkpoint_id,
+      json: JSON.stringify(checkpoint),
+    });
   }
 }
 
@@ -97,7 +107,11 @@ async function upgradeToVersion2(database: AnyDatabase, transaction: AnyUpgradeT
  * IndexedDB requests of that transaction are awaited, so it stays alive throughout; a failure
  * aborts the upgrade and leaves the old version untouched.
  */
-export async function upgradeDatabase(database: AnyDatabase, oldVersion: number, transaction: AnyUpgradeTransaction): Promise<void> {
+export async function upgradeDatabase(
+  database: AnyDatabase,
+  oldVersion: number,
+  transaction: AnyUpgradeTransaction,
+): Promise<void> {
   if (oldVersion < 1) createVersion1(database);
   if (oldVersion < 2) await upgradeToVersion2(database, transaction);
 }

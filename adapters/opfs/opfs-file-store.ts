@@ -33,11 +33,18 @@ export function createOpfsFileStore(options: OpfsFileStoreOptions = {}): FileSto
   const folder = options.folder ?? 'tea-files';
   const description = `the browser's private file system (folder ${folder})`;
   const openRoot =
-    options.root ?? (() => (globalThis as unknown as { navigator: { storage: { getDirectory(): Promise<DirectoryHandleLike> } } }).navigator.storage.getDirectory());
+    options.root ??
+    (() =>
+      (
+        globalThis as unknown as { navigator: { storage: { getDirectory(): Promise<DirectoryHandleLike> } } }
+      ).navigator.storage.getDirectory());
   const name = (error: unknown) => (error as { name?: unknown } | null)?.name;
 
   /** The folder handle holding `file`, created on the way when `create`; undefined when missing. */
-  const parentOf = async (file: string, create: boolean): Promise<{ folder: DirectoryHandleLike; base: string } | undefined> => {
+  const parentOf = async (
+    file: string,
+    create: boolean,
+  ): Promise<{ folder: DirectoryHandleLike; base: string } | undefined> => {
     const segments = file.split('/');
     const base = segments.pop()!;
     let current = await (await openRoot()).getDirectoryHandle(folder, { create: true });
@@ -54,7 +61,12 @@ export function createOpfsFileStore(options: OpfsFileStoreOptions = {}): FileSto
 
   const failure = (operation: string, file: string, error: unknown): AgentError => {
     if (AgentError.isInstance(error)) return error;
-    if (name(error) === 'TypeMismatchError') return new AgentError('INVALID_PARAMS', `'${file}' in ${description} is a folder where a file was expected, or the other way round`, { field: 'path', details: { path: file } });
+    if (name(error) === 'TypeMismatchError')
+      return new AgentError(
+        'INVALID_PARAMS',
+        `'${file}' in ${description} is a folder where a file was expected, or the other way round`,
+        { field: 'path', details: { path: file } },
+      );
     return storageError(error, `cannot ${operation} '${file}' in ${description}`, { path: file });
   };
 

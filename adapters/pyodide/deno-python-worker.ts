@@ -12,7 +12,11 @@ import { PYODIDE_FILES, startInterpreter, type Interpreter, type PyodideFiles } 
 
 interface DenoLike {
   readFile(path: URL): Promise<Uint8Array>;
-  permissions: { querySync(descriptor: { name: string; path?: string; host?: string; command?: string; variable?: string }): { state: string } };
+  permissions: {
+    querySync(descriptor: { name: string; path?: string; host?: string; command?: string; variable?: string }): {
+      state: string;
+    };
+  };
 }
 
 interface Start {
@@ -22,7 +26,10 @@ interface Start {
   maxMemoryBytes: number;
 }
 
-const scope = globalThis as unknown as { postMessage(message: unknown): void; addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void };
+const scope = globalThis as unknown as {
+  postMessage(message: unknown): void;
+  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+};
 let interpreter: Interpreter | undefined;
 
 scope.addEventListener('message', (event) => {
@@ -39,7 +46,9 @@ scope.addEventListener('message', (event) => {
 
 async function start(options: Start): Promise<object> {
   const deno = (globalThis as unknown as { Deno: DenoLike }).Deno;
-  const entries = await Promise.all(PYODIDE_FILES.map(async (name) => [name, await deno.readFile(new URL(name, options.indexURL))] as const));
+  const entries = await Promise.all(
+    PYODIDE_FILES.map(async (name) => [name, await deno.readFile(new URL(name, options.indexURL))] as const),
+  );
   const files = Object.fromEntries(entries) as unknown as PyodideFiles;
   const permissions = Object.fromEntries(
     [

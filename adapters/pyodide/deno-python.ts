@@ -6,7 +6,11 @@
  * its parent's), and run with `--unstable-worker-options` (Deno's flag for per-worker permissions).
  */
 import type { ScriptSandbox } from '../../src/host.js';
-import { createWorkerPythonSandbox, type WorkerLike, type WorkerPythonSandboxOptions } from './worker-python-sandbox.js';
+import {
+  createWorkerPythonSandbox,
+  type WorkerLike,
+  type WorkerPythonSandboxOptions,
+} from './worker-python-sandbox.js';
 
 export interface DenoPythonSandboxOptions extends Omit<WorkerPythonSandboxOptions, 'startWorker' | 'indexURL'> {
   /** Pyodide's folder (pyodide.mjs, pyodide.asm.mjs, pyodide.asm.wasm, python_stdlib.zip, pyodide-lock.json), as a path. */
@@ -15,7 +19,10 @@ export interface DenoPythonSandboxOptions extends Omit<WorkerPythonSandboxOption
   workerUrl: URL;
 }
 
-type DenoWorkerConstructor = new (url: URL, options: { type: 'module'; deno: { permissions: Record<string, unknown> } }) => WorkerLike;
+type DenoWorkerConstructor = new (
+  url: URL,
+  options: { type: 'module'; deno: { permissions: Record<string, unknown> } },
+) => WorkerLike;
 
 export function createDenoPythonSandbox(options: DenoPythonSandboxOptions): ScriptSandbox & { close(): void } {
   const folder = options.pyodideDir.endsWith('/') ? options.pyodideDir : `${options.pyodideDir}/`;
@@ -27,7 +34,18 @@ export function createDenoPythonSandbox(options: DenoPythonSandboxOptions): Scri
     startWorker: () =>
       new DenoWorker(options.workerUrl, {
         type: 'module',
-        deno: { permissions: { read: [folder], net: false, run: false, env: false, write: false, ffi: false, sys: false, import: false } },
+        deno: {
+          permissions: {
+            read: [folder],
+            net: false,
+            run: false,
+            env: false,
+            write: false,
+            ffi: false,
+            sys: false,
+            import: false,
+          },
+        },
       }),
   });
 }

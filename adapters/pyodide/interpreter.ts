@@ -27,7 +27,11 @@ export interface PyodideFiles {
 }
 
 /** The files Pyodide fetches while it loads (pyodide.mjs and pyodide.asm.mjs are imported as modules). */
-export const PYODIDE_FILES: ReadonlyArray<keyof PyodideFiles> = ['pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
+export const PYODIDE_FILES: ReadonlyArray<keyof PyodideFiles> = [
+  'pyodide.asm.wasm',
+  'python_stdlib.zip',
+  'pyodide-lock.json',
+];
 
 export interface InterpreterOptions {
   /** The folder URL of Pyodide (ends with `/`): where pyodide.mjs is imported from. */
@@ -78,7 +82,9 @@ export async function startInterpreter(options: InterpreterOptions): Promise<Int
     const name = String(url).split('/').pop() ?? '';
     const bytes = files.get(name);
     if (!serveFiles || bytes === undefined) throw new TypeError('no network in the Python sandbox');
-    return new NativeResponse(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': name.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream' } });
+    return new NativeResponse(bytes as Uint8Array<ArrayBuffer>, {
+      headers: { 'content-type': name.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream' },
+    });
   };
 
   let printed: string[] = [];
@@ -90,9 +96,14 @@ export async function startInterpreter(options: InterpreterOptions): Promise<Int
     else printed.push(line);
   };
 
-  const { loadPyodide } = (await import(`${options.indexURL}pyodide.mjs`)) as { loadPyodide(config: object): Promise<Pyodide> };
+  const { loadPyodide } = (await import(`${options.indexURL}pyodide.mjs`)) as {
+    loadPyodide(config: object): Promise<Pyodide>;
+  };
   const started = Date.now();
-  const boot = options.snapshot !== undefined ? { _loadSnapshot: options.snapshot } : { _makeSnapshot: options.makeSnapshot === true };
+  const boot =
+    options.snapshot !== undefined
+      ? { _loadSnapshot: options.snapshot }
+      : { _makeSnapshot: options.makeSnapshot === true };
   let python: Pyodide;
   try {
     python = await loadPyodide({ indexURL: options.indexURL, stdout: print, stderr: print, jsglobals: {}, ...boot });
@@ -121,7 +132,8 @@ export async function startInterpreter(options: InterpreterOptions): Promise<Int
       printCut = false;
       const answer = String(run(code, payload));
       // A failure is short JSON (its message is cut at 4,000 characters); only failures are read here.
-      const memoryError = answer.startsWith('{"ok": false') && (JSON.parse(answer) as { kind?: string }).kind === 'memory';
+      const memoryError =
+        answer.startsWith('{"ok": false') && (JSON.parse(answer) as { kind?: string }).kind === 'memory';
       return { answer, printed, print_cut: printCut, memory_error: memoryError };
     },
   };

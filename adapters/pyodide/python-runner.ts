@@ -8,7 +8,8 @@
  * (when the text names it), `requests` None, `actions` empty. The import hooks of Pyodide's
  * JavaScript bridge are removed, so `import js` and `pyodide.ffi` find nothing to reach.
  */
-export const PYTHON_RUNNER = String.raw`
+export const PYTHON_RUNNER =
+  String.raw`
 import sys as _sys, json as _json, traceback as _traceback
 for _finder in list(_sys.meta_path):
     if type(_finder).__name__ == 'JsFinder':
@@ -26,7 +27,11 @@ def _tea_json_default(value):
 
 def _tea_reflection_step(code, state):
     # TEA's reflection.loop generator/corrector (reflection_actions.py _execute_inline_code): the
-    # code runs at the top level; its answer is ` + "`result`" + `, else an ` + "`output`" + ` it changed.
+    # code runs at the top level; its answer is ` +
+  '`result`' +
+  `, else an ` +
+  '`output`' +
+  ` it changed.
     import json, re
     namespace = {'state': state, 'output': state.get('output'), 'reflection_output': state.get('reflection_output'),
                  'reflection_errors': state.get('reflection_errors', []), 'reflection_iteration': state.get('reflection_iteration', 0),
@@ -91,4 +96,5 @@ def __tea_run(code, payload):
  * a restored interpreter has them loaded (a block still imports them itself; this only makes that
  * free). Standard library only: nothing here reaches outside the sandbox.
  */
-export const PYTHON_WARM_IMPORTS = 'import re, datetime, collections, math, random, itertools, functools, hashlib, statistics, string, textwrap, decimal, uuid, time, copy';
+export const PYTHON_WARM_IMPORTS =
+  'import re, datetime, collections, math, random, itertools, functools, hashlib, statistics, string, textwrap, decimal, uuid, time, copy';

@@ -3,7 +3,13 @@
  * ScriptSandbox face (compile, the TEA wrapper's globals, validate's warnings) over a host's way
  * to run one block, and the reading of an interpreter's answer into a result or a coded error.
  */
-import { AgentError, type CompiledScript, type ScriptRunOptions, type ScriptSandbox, type ScriptSource } from '../../src/host.js';
+import {
+  AgentError,
+  type CompiledScript,
+  type ScriptRunOptions,
+  type ScriptSandbox,
+  type ScriptSource,
+} from '../../src/host.js';
 import { pythonHostAccess } from './python-host-access.js';
 
 /** An interpreter's answer to one block, as a host receives it. */
@@ -19,7 +25,12 @@ export interface Answer {
 }
 
 /** Runs one block (`payload`: `{state, variables, wrapper?}` as JSON) and answers its result. */
-export type RunBlock = (code: string, payload: string, where: ScriptSource, options: ScriptRunOptions) => Promise<unknown>;
+export type RunBlock = (
+  code: string,
+  payload: string,
+  where: ScriptSource,
+  options: ScriptRunOptions,
+) => Promise<unknown>;
 
 export function pythonScriptSandbox(runBlock: RunBlock): ScriptSandbox {
   return {
@@ -32,7 +43,11 @@ export function pythonScriptSandbox(runBlock: RunBlock): ScriptSandbox {
         run(globals, runOptions = {}) {
           const text = typeof globals['code'] === 'string' ? globals['code'] : code;
           // `wrapper: 'reflection'`: TEA's reflection generator/corrector form instead of a node's.
-          const payload = { state: globals['state'] ?? {}, variables: globals['variables'] ?? {}, ...(globals['wrapper'] === 'reflection' ? { wrapper: 'reflection' } : {}) };
+          const payload = {
+            state: globals['state'] ?? {},
+            variables: globals['variables'] ?? {},
+            ...(globals['wrapper'] === 'reflection' ? { wrapper: 'reflection' } : {}),
+          };
           return runBlock(text, JSON.stringify(payload), where, runOptions);
         },
       };
@@ -56,24 +71,60 @@ function place(where: ScriptSource, line?: number | null): Record<string, unknow
 }
 
 export function cancelled(signal: AbortSignal, where: ScriptSource): Error {
-  return AgentError.isInstance(signal.reason) ? signal.reason : new AgentError('CANCELLED', 'the run was cancelled', place(where));
+  return AgentError.isInstance(signal.reason)
+    ? signal.reason
+    : new AgentError('CANCELLED', 'the run was cancelled', place(where));
 }
 
-export function settle(answer: Answer, where: ScriptSource, options: ScriptRunOptions, resultBytes: number, timeoutMs: number): unknown {
+export function settle(
+  answer: Answer,
+  where: ScriptSource,
+  options: ScriptRunOptions,
+  resultBytes: number,
+  timeoutMs: number,
+): unknown {
   for (const line of answer.printed ?? []) options.onPrint?.(line);
   if (answer.print_cut === true) options.onPrint?.('[print output past the limit was dropped]');
   if (answer.budget !== undefined) {
-    const message = answer.budget === 'time' ? `the Python block ran past its time limit (${timeoutMs} ms)` : 'the Python block went past its memory limit';
-    throw new AgentError('PYTHON_BUDGET', message, { ...place(where), details: { budget: answer.budget, ...(answer.budget === 'time' ? { limit: timeoutMs } : {}) } });
+    const message =
+      answer.budget === 'time'
+        ? `the Python block ran past its time limit (${timeoutMs} ms)`
+        : 'the Python block went past its memory limit';
+    throw new AgentError('PYTHON_BUDGET', message, {
+      ...place(where),
+      details: { budget: answer.budget, ...(answer.budget === 'time' ? { limit: timeoutMs } : {}) },
+    });
   }
-  if (answer.fatal !== undefined || answer.answer === undefined) throw new AgentError('PYTHON_ERROR', answer.fatal ?? 'no answer from the Python interpreter', place(where));
+  if (answer.fatal !== undefined || answer.answer === undefined)
+    throw new AgentError('PYTHON_ERROR', answer.fatal ?? 'no answer from the Python interpreter', place(where));
   if (answer.answer.length > resultBytes) {
-    throw new AgentError('PYTHON_BUDGET', `the Python block's result is ${answer.answer.length} bytes of JSON, above the limit ${resultBytes}`, { ...place(where), details: { budget: 'result_bytes', limit: resultBytes } });
+    throw new AgentError(
+      'PYTHON_BUDGET',
+      `the Python block's result is ${answer.answer.length} bytes of JSON, above the limit ${resultBytes}`,
+      { ...place(where), details: { budget: 'result_bytes', limit: resultBytes } },
+    );
   }
-  const outcome = JSON.parse(answer.answer) as { ok: boolean; result?: unknown; kind?: string; message?: string; line?: number | null };
+  const outcome = JSON.parse(answer.answer) as {
+    ok: boolean;
+    result?: unknown;
+    kind?: string;
+    message?: string;
+    line?: number | null;
+  };
   if (outcome.ok) return outcome.result;
-  if (outcome.kind === 'interrupted') throw new AgentError('PYTHON_BUDGET', `the Python block ran past its time limit (${timeoutMs} ms)`, { ...place(where), details: { budget: 'time', limit: timeoutMs } });
-  if (outcome.kind === 'memory') throw new AgentError('PYTHON_BUDGET', 'the Python block ran out of memory', { ...place(where), details: { budget: 'memory' } });
+  if (outcome.kind === 'interrupted')
+    throw new AgentError('PYTHON_BUDGET', `the Python block ran past its time limit (${timeoutMs} ms)`, {
+      ...place(where),
+      details: { budget: 'time', limit: timeoutMs },
+    });
+  if (outcome.kind === 'memory')
+    throw new AgentError('PYTHON_BUDGET', 'the Python block ran out of memory', {
+      ...place(where),
+      details: { budget: 'memory' },
+    });
   const code = outcome.kind === 'syntax' ? 'PYTHON_SYNTAX' : 'PYTHON_ERROR';
-  throw new AgentError(code, outcome.message ?? 'the Python block failed', { ...place(where, outcome.line), details: { ...(outcome.line != null ? { line: outcome.line } : {}) } });
+  throw new AgentError(code, outcome.message ?? 'the Python block failed', {
+    ...place(where, outcome.line),
+    details: { ...(outcome.line != null ? { line: outcome.line } : {}) },
+  });
 }

@@ -4,11 +4,23 @@ import { capWasmMemory } from './wasm-memory-cap.js';
 const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 /** A module with one memory of `min` pages (and `max`, when given) exported as "memory", then a custom section. */
 function moduleWith(min: number, max?: number): Uint8Array<ArrayBuffer> {
-  const limits = max === undefined ? [0x00, min] : [0x01, min, ...(max < 128 ? [max] : [0x80 | (max & 0x7f), max >> 7])];
+  const limits =
+    max === undefined ? [0x00, min] : [0x01, min, ...(max < 128 ? [max] : [0x80 | (max & 0x7f), max >> 7])];
   const memory = [0x01, ...limits];
   const exports = [0x01, 0x06, ...'memory'.split('').map((c) => c.charCodeAt(0)), 0x02, 0x00];
   const custom = [0x04, ...'note'.split('').map((c) => c.charCodeAt(0)), 0x2a];
-  return new Uint8Array([...HEADER, 0x05, memory.length, ...memory, 0x07, exports.length, ...exports, 0x00, custom.length, ...custom]);
+  return new Uint8Array([
+    ...HEADER,
+    0x05,
+    memory.length,
+    ...memory,
+    0x07,
+    exports.length,
+    ...exports,
+    0x00,
+    custom.length,
+    ...custom,
+  ]);
 }
 
 function memoryOf(bytes: Uint8Array<ArrayBuffer>): WebAssembly.Memory {
@@ -28,7 +40,11 @@ describe('capWasmMemory', () => {
   it('keeps the sections after the memory section whole (a cap needing a longer number moves them)', () => {
     const capped = capWasmMemory(moduleWith(1, 2), 40_000 * 65536);
     expect(WebAssembly.validate(capped)).toBe(true);
-    expect(WebAssembly.Module.customSections(new WebAssembly.Module(capped), 'note').map((section) => new Uint8Array(section)[0])).toEqual([0x2a]);
+    expect(
+      WebAssembly.Module.customSections(new WebAssembly.Module(capped), 'note').map(
+        (section) => new Uint8Array(section)[0],
+      ),
+    ).toEqual([0x2a]);
     expect(capped.length).toBe(moduleWith(1, 2).length + 2);
   });
 

@@ -22,11 +22,17 @@ export function capWasmMemory(wasm: Uint8Array, maxBytes: number): Uint8Array<Ar
       const count = readLeb(wasm, body);
       if (count.value !== 1) throw new Error(`the wasm module defines ${count.value} memories; the cap expects one`);
       const flags = wasm[count.next]!;
-      if (flags !== 0 && flags !== 1) throw new Error(`the wasm module's memory has flags ${flags} (shared or 64-bit); the cap expects a plain 32-bit memory`);
+      if (flags !== 0 && flags !== 1)
+        throw new Error(
+          `the wasm module's memory has flags ${flags} (shared or 64-bit); the cap expects a plain 32-bit memory`,
+        );
       const min = readLeb(wasm, count.next + 1);
       const end = flags === 1 ? readLeb(wasm, min.next).next : min.next;
       if (end !== body + size.value) throw new Error('the wasm memory section has bytes the cap does not understand');
-      if (min.value > maxPages) throw new Error(`the memory cap (${maxBytes} bytes) is below the module's initial memory (${min.value * PAGE} bytes)`);
+      if (min.value > maxPages)
+        throw new Error(
+          `the memory cap (${maxBytes} bytes) is below the module's initial memory (${min.value * PAGE} bytes)`,
+        );
       const section = [1, 1, ...leb(min.value), ...leb(maxPages)];
       const head = [MEMORY_SECTION, ...leb(section.length)];
       const out = new Uint8Array(at + head.length + section.length + (wasm.length - end));

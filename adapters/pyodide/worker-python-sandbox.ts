@@ -16,8 +16,14 @@ import { cancelled, pythonScriptSandbox, settle, type Answer } from './python-sc
 /** The slice of a web Worker the sandbox uses. */
 export interface WorkerLike {
   postMessage(message: unknown): void;
-  addEventListener(type: 'message' | 'error', listener: (event: { data?: unknown; message?: string; preventDefault?(): void }) => void): void;
-  removeEventListener(type: 'message' | 'error', listener: (event: { data?: unknown; message?: string; preventDefault?(): void }) => void): void;
+  addEventListener(
+    type: 'message' | 'error',
+    listener: (event: { data?: unknown; message?: string; preventDefault?(): void }) => void,
+  ): void;
+  removeEventListener(
+    type: 'message' | 'error',
+    listener: (event: { data?: unknown; message?: string; preventDefault?(): void }) => void,
+  ): void;
   terminate(): void;
 }
 
@@ -60,8 +66,7 @@ export function createWorkerPythonSandbox(options: WorkerPythonSandboxOptions): 
         if (data.ready === true) {
           options.onReady?.(data as Record<string, unknown>);
           resolve();
-        }
-        else reject(new Error(data.failed ?? 'the Python worker did not start'));
+        } else reject(new Error(data.failed ?? 'the Python worker did not start'));
       };
       const onError = (event: { message?: string; preventDefault?(): void }) => {
         event.preventDefault?.();
@@ -72,7 +77,14 @@ export function createWorkerPythonSandbox(options: WorkerPythonSandboxOptions): 
       worker.addEventListener('message', onMessage);
       worker.addEventListener('error', onError);
     });
-    worker.postMessage({ start: { indexURL: options.indexURL, interrupt: buffer, maxPrintBytes: options.printBytes ?? 65536, maxMemoryBytes: options.memoryBytes ?? 512 * 1024 * 1024 } });
+    worker.postMessage({
+      start: {
+        indexURL: options.indexURL,
+        interrupt: buffer,
+        maxPrintBytes: options.printBytes ?? 65536,
+        maxMemoryBytes: options.memoryBytes ?? 512 * 1024 * 1024,
+      },
+    });
     return { worker, interrupt: new Int32Array(buffer), ready };
   };
 
@@ -110,7 +122,11 @@ export function createWorkerPythonSandbox(options: WorkerPythonSandboxOptions): 
       const onError = (event: { message?: string; preventDefault?(): void }) => {
         event.preventDefault?.();
         discard(interpreter);
-        finish(/memory/i.test(event.message ?? '') ? { id: 0, budget: 'memory' } : { id: 0, fatal: event.message ?? 'the Python worker failed' });
+        finish(
+          /memory/i.test(event.message ?? '')
+            ? { id: 0, budget: 'memory' }
+            : { id: 0, fatal: event.message ?? 'the Python worker failed' },
+        );
       };
       const interrupt = () => {
         if (interrupted) return;
@@ -131,7 +147,12 @@ export function createWorkerPythonSandbox(options: WorkerPythonSandboxOptions): 
     return outcome;
   };
 
-  const runBlock = (code: string, payload: string, where: ScriptSource, runOptions: ScriptRunOptions): Promise<unknown> => {
+  const runBlock = (
+    code: string,
+    payload: string,
+    where: ScriptSource,
+    runOptions: ScriptRunOptions,
+  ): Promise<unknown> => {
     const signal = runOptions.signal;
     const answered = queue.then(() => runOne(code, payload, signal));
     queue = answered.catch(() => undefined);

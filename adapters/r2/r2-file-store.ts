@@ -28,14 +28,18 @@ export interface R2FileStoreOptions {
 export function createR2FileStore(bucket: R2BucketLike, options: R2FileStoreOptions = {}): FileStore {
   const prefix = options.prefix ?? '';
   const description = `R2 bucket ${options.name ?? 'FILES'}`;
-  const failure = (operation: string, file: string, error: unknown) => storageError(error, `cannot ${operation} '${file}' in ${description}`, { path: file });
+  const failure = (operation: string, file: string, error: unknown) =>
+    storageError(error, `cannot ${operation} '${file}' in ${description}`, { path: file });
   return {
     description,
     async read(file, maxBytes) {
       try {
         const head = await bucket.head(prefix + file);
         if (head === null) return undefined;
-        const body = await bucket.get(prefix + file, head.size > maxBytes ? { range: { offset: 0, length: maxBytes + 1 } } : {});
+        const body = await bucket.get(
+          prefix + file,
+          head.size > maxBytes ? { range: { offset: 0, length: maxBytes + 1 } } : {},
+        );
         if (body === null) return undefined;
         return new Uint8Array(await body.arrayBuffer()).subarray(0, maxBytes + 1);
       } catch (error) {

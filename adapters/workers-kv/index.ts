@@ -62,11 +62,17 @@ export function createKvStores(namespace: KVNamespaceLike, options: KvStoresOpti
   if (prefix.length > 64) throw new AgentError('STORAGE_ERROR', `Workers KV key prefix is longer than 64 characters`);
   const expirationTtl = options.expirationTtl;
   if (expirationTtl !== undefined && !(Number.isInteger(expirationTtl) && expirationTtl >= 60)) {
-    throw new AgentError('STORAGE_ERROR', `Workers KV expirationTtl must be an integer of at least 60 seconds, got ${expirationTtl}`);
+    throw new AgentError(
+      'STORAGE_ERROR',
+      `Workers KV expirationTtl must be an integer of at least 60 seconds, got ${expirationTtl}`,
+    );
   }
   const maxValueBytes = options.maxValueBytes ?? 24 * 1024 * 1024;
   if (!(maxValueBytes >= 16 && maxValueBytes <= 25 * 1024 * 1024)) {
-    throw new AgentError('STORAGE_ERROR', `Workers KV maxValueBytes must be between 16 bytes and 25 MiB, got ${maxValueBytes}`);
+    throw new AgentError(
+      'STORAGE_ERROR',
+      `Workers KV maxValueBytes must be between 16 bytes and 25 MiB, got ${maxValueBytes}`,
+    );
   }
   const writer = new KvWriter(namespace, {
     minWriteIntervalMs: options.minWriteIntervalMs ?? 1000,
@@ -76,6 +82,10 @@ export function createKvStores(namespace: KVNamespaceLike, options: KvStoresOpti
   });
   return {
     traceStore: new KvTraceStore(writer, { prefix, maxValueBytes, flushIntervalMs: options.flushIntervalMs ?? 1000 }),
-    checkpointStore: new KvCheckpointStore(writer, namespace, { prefix, claimSettleMs: options.claimSettleMs ?? 50, expirationTtl }),
+    checkpointStore: new KvCheckpointStore(writer, namespace, {
+      prefix,
+      claimSettleMs: options.claimSettleMs ?? 50,
+      expirationTtl,
+    }),
   };
 }

@@ -51,7 +51,8 @@ export function timeFromInverted(inverted: string): number {
  */
 export function invertedName(name: string): string {
   let inverted = '';
-  for (const character of name) inverted += (255 - Math.min(255, character.charCodeAt(0))).toString(16).padStart(2, '0');
+  for (const character of name)
+    inverted += (255 - Math.min(255, character.charCodeAt(0))).toString(16).padStart(2, '0');
   return inverted + 'z';
 }
 
@@ -73,7 +74,12 @@ export function runKeys(prefix: string, run: string): RunKeys {
 }
 
 /** The global and per-agent index keys of a run. */
-export function indexKeys(prefix: string, agent: string, run: string, createdAt: string): { all: string; agent: string } {
+export function indexKeys(
+  prefix: string,
+  agent: string,
+  run: string,
+  createdAt: string,
+): { all: string; agent: string } {
   const order = `${invertedTime(createdAt)}:${invertedName(run)}:${run}`;
   return { all: `${prefix}ix:${order}`, agent: `${prefix}ia:${agent}:${order}` };
 }
@@ -84,7 +90,10 @@ export function eventPieceKey(eventsPrefix: string, firstSeq: number, piece: num
 }
 
 /** Parses an event piece key back into its batch, piece number and piece count. */
-export function parseEventPieceKey(key: string, eventsPrefix: string): { firstSeq: number; piece: number; pieces: number } | undefined {
+export function parseEventPieceKey(
+  key: string,
+  eventsPrefix: string,
+): { firstSeq: number; piece: number; pieces: number } | undefined {
   const match = /^(\d+):(\d+):(\d+)$/.exec(key.slice(eventsPrefix.length));
   if (match === null) return undefined;
   return { firstSeq: Number(match[1]), piece: Number(match[2]), pieces: Number(match[3]) };

@@ -4,7 +4,15 @@
  * held back and written with the next batch, a final record is written after the run's events are
  * durable, and no key is written more than once per second by this store.
  */
-import type { AgentEvent, Insight, ListRunsOptions, RetentionPolicy, RunPage, RunRecord, TraceStore } from '../../src/host-storage.js';
+import type {
+  AgentEvent,
+  Insight,
+  ListRunsOptions,
+  RetentionPolicy,
+  RunPage,
+  RunRecord,
+  TraceStore,
+} from '../../src/host-storage.js';
 import { orderEvents, parseEvents, splitEvents } from './event-pieces.js';
 import { eventPieceKey, indexKeys, keyPart, parseEventPieceKey, runKeys, timeFromInverted } from './kv-keys.js';
 import { kvFailure, type KvWriter } from './kv-writer.js';
@@ -69,7 +77,8 @@ export class KvTraceStore implements TraceStore {
     const keys = runKeys(this.#options.prefix, buffer?.run ?? (await keyPart(runId)));
     const stored = await this.#writer.getJson<StoredRun>(keys.record);
     const batches = new Map<number, number>();
-    for (const [firstSeq, pieces] of [...(stored?.batches ?? []), ...(buffer?.batches ?? [])]) batches.set(firstSeq, pieces);
+    for (const [firstSeq, pieces] of [...(stored?.batches ?? []), ...(buffer?.batches ?? [])])
+      batches.set(firstSeq, pieces);
     for (const name of await this.#writer.listAll(keys.eventsPrefix)) {
       const parsed = parseEventPieceKey(name, keys.eventsPrefix);
       if (parsed !== undefined) batches.set(parsed.firstSeq, parsed.pieces);
@@ -77,7 +86,9 @@ export class KvTraceStore implements TraceStore {
     const events: AgentEvent[] = [];
     const loaded = await Promise.all(
       [...batches].map(async ([firstSeq, pieces]) => {
-        const names = Array.from({ length: pieces }, (_, piece) => eventPieceKey(keys.eventsPrefix, firstSeq, piece, pieces));
+        const names = Array.from({ length: pieces }, (_, piece) =>
+          eventPieceKey(keys.eventsPrefix, firstSeq, piece, pieces),
+        );
         const texts = await Promise.all(names.map((name) => this.#writer.get(name)));
         // A piece not visible yet (eventual consistency) or expired: the batch is left out whole.
         if (texts.some((text) => text === null)) return [];
@@ -111,14 +122,17 @@ export class KvTraceStore implements TraceStore {
       // A finished run's buffer is dropped, so a long-lived isolate does not grow with its runs.
       if (buffer.timer !== undefined) clearTimeout(buffer.timer);
       delete buffer.timer;
-      if (buffer.events.length === 0 && buffer.pending === undefined && this.#runs.get(record.run_id) === buffer) this.#runs.delete(record.run_id);
+      if (buffer.events.length === 0 && buffer.pending === undefined && this.#runs.get(record.run_id) === buffer)
+        this.#runs.delete(record.run_id);
     });
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
     const buffer = this.#runs.get(runId);
     if (buffer?.pending !== undefined) return { ...buffer.pending };
-    const stored = await this.#writer.getJson<StoredRun>(runKeys(this.#options.prefix, buffer?.run ?? (await keyPart(runId))).record);
+    const stored = await this.#writer.getJson<StoredRun>(
+      runKeys(this.#options.prefix, buffer?.run ?? (await keyPart(runId))).record,
+    );
     return stored?.record;
   }
 
@@ -188,7 +202,15 @@ export class KvTraceStore implements TraceStore {
       const run = await keyPart(runId);
       buffer = this.#runs.get(runId);
       if (buffer !== undefined) return buffer;
-      buffer = { run, events: [], batches: [], indexed: false, mergedStored: false, lastBatchAt: Date.now(), chain: Promise.resolve() };
+      buffer = {
+        run,
+        events: [],
+        batches: [],
+        indexed: false,
+        mergedStored: false,
+        lastBatchAt: Date.now(),
+        chain: Promise.resolve(),
+      };
       this.#runs.set(runId, buffer);
     }
     return buffer;
@@ -237,7 +259,11 @@ export class KvTraceStore implements TraceStore {
       const pieces = splitEvents(events, this.#options.maxValueBytes);
       const eventsPrefix = runKeys(this.#options.prefix, buffer.run).eventsPrefix;
       buffer.retryCount = events.length;
-      await Promise.all(pieces.map((text, piece) => this.#writer.put(eventPieceKey(eventsPrefix, firstSeq, piece, pieces.length), text)));
+      await Promise.all(
+        pieces.map((text, piece) =>
+          this.#writer.put(eventPieceKey(eventsPrefix, firstSeq, piece, pieces.length), text),
+        ),
+      );
       delete buffer.retryCount;
       buffer.events.splice(0, events.length);
       buffer.batches.push([firstSeq, pieces.length]);
@@ -249,7 +275,8 @@ export class KvTraceStore implements TraceStore {
   async #mergeEarlier(buffer: RunBuffer): Promise<void> {
     if (buffer.mergedStored) return;
     const earlier = await this.#writer.getJson<StoredRun>(runKeys(this.#options.prefix, buffer.run).record);
-    for (const batch of earlier?.batches ?? []) if (!buffer.batches.some(([seq]) => seq === batch[0])) buffer.batches.unshift(batch);
+    for (const batch of earlier?.batches ?? [])
+      if (!buffer.batches.some(([seq]) => seq === batch[0])) buffer.batches.unshift(batch);
     buffer.mergedStored = true;
   }
 
@@ -269,14 +296,22 @@ export class KvTraceStore implements TraceStore {
   }
 
   async #writePendingRecords(): Promise<void> {
-    await Promise.all([...this.#runs.values()].filter((buffer) => buffer.pending !== undefined).map((buffer) => this.#serial(buffer, () => this.#writeBatchAndPending(buffer))));
+    await Promise.all(
+      [...this.#runs.values()]
+        .filter((buffer) => buffer.pending !== undefined)
+        .map((buffer) => this.#serial(buffer, () => this.#writeBatchAndPending(buffer))),
+    );
   }
 
   async #deleteRunKey(run: string): Promise<void> {
     const prefix = this.#options.prefix;
     const keys = runKeys(prefix, run);
     const stored = await this.#writer.getJson<StoredRun>(keys.record);
-    const doomed = [...(await this.#writer.listAll(keys.eventsPrefix)), ...(await this.#writer.listAll(keys.claimPrefix)), keys.checkpoint];
+    const doomed = [
+      ...(await this.#writer.listAll(keys.eventsPrefix)),
+      ...(await this.#writer.listAll(keys.claimPrefix)),
+      keys.checkpoint,
+    ];
     if (stored !== undefined) {
       const index = indexKeys(prefix, await keyPart(stored.record.agent), run, stored.record.created_at);
       doomed.push(index.all, index.agent);

@@ -98,7 +98,10 @@ export class KvWriter {
   /** One list page (limit clamped to KV's 1,000). */
   async listPage(prefix: string, limit: number, cursor?: string): Promise<KvListResult> {
     try {
-      const options: { prefix: string; limit: number; cursor?: string } = { prefix, limit: Math.max(1, Math.min(1000, limit)) };
+      const options: { prefix: string; limit: number; cursor?: string } = {
+        prefix,
+        limit: Math.max(1, Math.min(1000, limit)),
+      };
       if (cursor !== undefined) options.cursor = cursor;
       return await this.#namespace.list(options);
     } catch (error) {
@@ -122,12 +125,18 @@ export class KvWriter {
 /** 429s, 5xx and network errors are worth retrying; size and key errors (4xx) are not. */
 function isRetryable(error: unknown): boolean {
   const text = messageOf(error);
-  if (/\b(429|500|502|503|504)\b/.test(text) || /too many requests|rate limit|network|timed? ?out/i.test(text)) return true;
+  if (/\b(429|500|502|503|504)\b/.test(text) || /too many requests|rate limit|network|timed? ?out/i.test(text))
+    return true;
   return !/\b4\d\d\b/.test(text);
 }
 
 /** A STORAGE_ERROR naming the KV operation and key, with the back-end's reason. */
 export function kvFailure(operation: string, key: string, error: unknown): AgentError {
   const reason = messageOf(error);
-  return storageError(error, `Workers KV ${operation} of '${key}' failed`, { backend: 'workers-kv', operation, key, reason }, reason);
+  return storageError(
+    error,
+    `Workers KV ${operation} of '${key}' failed`,
+    { backend: 'workers-kv', operation, key, reason },
+    reason,
+  );
 }

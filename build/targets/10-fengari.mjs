@@ -68,7 +68,9 @@ export { lua, lauxlib, lualib, to_luastring, to_jsstring, lazyTables };
 export default async function build({ root }) {
   const outfile = path.join(root, 'build/generated/fengari.js');
   const seen = new Set();
-  const fengariVersion = JSON.parse(await readFile(path.join(root, 'node_modules/fengari/package.json'), 'utf8')).version;
+  const fengariVersion = JSON.parse(
+    await readFile(path.join(root, 'node_modules/fengari/package.json'), 'utf8'),
+  ).version;
   await mkdir(path.dirname(outfile), { recursive: true });
   const result = await esbuild.build({
     stdin: { contents: entry, resolveDir: root, sourcefile: 'fengari-entry.js', loader: 'js' },
@@ -91,7 +93,8 @@ export default async function build({ root }) {
   if (missing.length > 0) throw new Error(`fengari build: patched files not in the bundle: ${missing.join(', ')}`);
   const code = result.outputFiles[0].text;
   for (const pattern of FORBIDDEN_CODE) {
-    if (pattern.test(code)) throw new Error(`fengari build: the output contains ${pattern} (code generation or a Node API)`);
+    if (pattern.test(code))
+      throw new Error(`fengari build: the output contains ${pattern} (code generation or a Node API)`);
   }
   await writeFile(outfile, code);
 }

@@ -54,7 +54,8 @@ export default async function build({ root, exists }) {
   });
   const publicSources = new Set(Object.values(entryPoints));
   for (const source of await reachedModules(options)) {
-    if (!publicSources.has(path.join(root, source))) entryPoints[`modules/${source.replace(/\.ts$/, '')}`] = path.join(root, source);
+    if (!publicSources.has(path.join(root, source)))
+      entryPoints[`modules/${source.replace(/\.ts$/, '')}`] = path.join(root, source);
   }
   // Built afresh: chunks of an earlier build (other hashes) would ship in the tarball.
   await rm(path.join(root, 'dist/chunks'), { recursive: true, force: true });
@@ -64,10 +65,16 @@ export default async function build({ root, exists }) {
     await esbuild.build(
       baseOptions({
         // The Python sandbox's process and thread are files of their own (python-sandbox.ts starts them).
-        entryPoints: { cli: path.join(root, 'cli/main.ts'), 'python-process': path.join(root, 'cli/python/python-process.ts'), 'python-worker': path.join(root, 'cli/python/python-worker.ts') },
+        entryPoints: {
+          cli: path.join(root, 'cli/main.ts'),
+          'python-process': path.join(root, 'cli/python/python-process.ts'),
+          'python-worker': path.join(root, 'cli/python/python-worker.ts'),
+        },
         outdir: path.join(root, 'dist'),
         platform: 'node',
-        banner: { js: "import { createRequire as __teaCreateRequire } from 'node:module'; const require = __teaCreateRequire(import.meta.url);" },
+        banner: {
+          js: "import { createRequire as __teaCreateRequire } from 'node:module'; const require = __teaCreateRequire(import.meta.url);",
+        },
       }),
     );
   }

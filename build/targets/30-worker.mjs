@@ -26,14 +26,22 @@ export async function readAgentSources(root, agentsDir) {
     return [];
   }
   const files = names.filter((name) => /\.ya?ml$/.test(name)).sort();
-  return Promise.all(files.map(async (name) => ({ file: path.relative(root, path.join(directory, name)), source: await readFile(path.join(directory, name), 'utf8') })));
+  return Promise.all(
+    files.map(async (name) => ({
+      file: path.relative(root, path.join(directory, name)),
+      source: await readFile(path.join(directory, name), 'utf8'),
+    })),
+  );
 }
 
 /** Loads the engine's spec reader and compiler for the build (bundled from source, dependencies external). */
 async function engineLoader(root) {
   // Kept out of dist/ (which is published); node_modules/.cache still resolves the dependencies.
   // One file per call: tests bundle workers in parallel processes.
-  const outfile = path.join(root, `node_modules/.cache/tea-edge/agent-compiler-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.mjs`);
+  const outfile = path.join(
+    root,
+    `node_modules/.cache/tea-edge/agent-compiler-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.mjs`,
+  );
   await esbuild.build(
     baseOptions({
       stdin: {
@@ -83,10 +91,14 @@ function prebuildAgent(engine, file, source) {
   const recording = {
     ...spec,
     positionOf: (agentPath) => (positions[JSON.stringify(agentPath)] = spec.positionOf(agentPath) ?? null) ?? undefined,
-    contentLineOf: (agentPath) => (lines[JSON.stringify(agentPath)] = spec.contentLineOf(agentPath) ?? null) ?? undefined,
+    contentLineOf: (agentPath) =>
+      (lines[JSON.stringify(agentPath)] = spec.contentLineOf(agentPath) ?? null) ?? undefined,
   };
   const languages = new Set();
-  const agent = engine.compileAgent(recording, { scripts: recordingSandboxes(engine.SCRIPT_SANDBOXES, languages), registry: engine.createActionRegistry() });
+  const agent = engine.compileAgent(recording, {
+    scripts: recordingSandboxes(engine.SCRIPT_SANDBOXES, languages),
+    registry: engine.createActionRegistry(),
+  });
   const { positionOf, contentLineOf, ...data } = spec;
   return { name: agent.name, languages, prebuilt: { file, spec: JSON.parse(JSON.stringify(data)), positions, lines } };
 }
@@ -104,7 +116,8 @@ export async function checkAgents(root, sources) {
   for (const { file, source } of sources) {
     try {
       const agent = prebuildAgent(engine, file, source);
-      if (names.has(agent.name)) problems.push(`${file}: agent name '${agent.name}' is also used by ${names.get(agent.name)}`);
+      if (names.has(agent.name))
+        problems.push(`${file}: agent name '${agent.name}' is also used by ${names.get(agent.name)}`);
       names.set(agent.name, file);
       prebuilt.push(agent.prebuilt);
       for (const language of agent.languages) languages.add(language);
@@ -113,7 +126,8 @@ export async function checkAgents(root, sources) {
       problems.push(`${agentError.code} ${engine.formatAgentError(agentError)}`);
     }
   }
-  if (problems.length > 0) throw new Error(`worker build: ${problems.length} agent(s) failed to load:\n  ${problems.join('\n  ')}`);
+  if (problems.length > 0)
+    throw new Error(`worker build: ${problems.length} agent(s) failed to load:\n  ${problems.join('\n  ')}`);
   return { prebuilt, languages: [...languages].sort() };
 }
 
@@ -123,9 +137,19 @@ function agentsPlugin(root, prebuilt, languages) {
     name: 'tea-agents',
     setup(build) {
       build.onResolve({ filter: /^virtual:tea-agents$/ }, () => ({ path: 'tea-agents', namespace: 'tea-agents' }));
-      build.onLoad({ filter: /^tea-agents$/, namespace: 'tea-agents' }, () => ({ contents: `export default ${JSON.stringify(prebuilt)};`, loader: 'js' }));
-      build.onResolve({ filter: /^virtual:tea-script-sandboxes$/ }, () => ({ path: 'tea-script-sandboxes', namespace: 'tea-agents' }));
-      build.onLoad({ filter: /^tea-script-sandboxes$/, namespace: 'tea-agents' }, () => ({ contents: sandboxesModuleSource(root, languages), loader: 'js', resolveDir: root }));
+      build.onLoad({ filter: /^tea-agents$/, namespace: 'tea-agents' }, () => ({
+        contents: `export default ${JSON.stringify(prebuilt)};`,
+        loader: 'js',
+      }));
+      build.onResolve({ filter: /^virtual:tea-script-sandboxes$/ }, () => ({
+        path: 'tea-script-sandboxes',
+        namespace: 'tea-agents',
+      }));
+      build.onLoad({ filter: /^tea-script-sandboxes$/, namespace: 'tea-agents' }, () => ({
+        contents: sandboxesModuleSource(root, languages),
+        loader: 'js',
+        resolveDir: root,
+      }));
     },
   };
 }
@@ -143,7 +167,12 @@ function sideEffectFreePlugin() {
     setup(build) {
       build.onResolve({ filter }, async (args) => {
         if (args.pluginData?.sideEffectFree === true) return undefined;
-        const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { sideEffectFree: true } });
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: { sideEffectFree: true },
+        });
         if (resolved.errors.length > 0) return { errors: resolved.errors };
         return { path: resolved.path, sideEffects: false };
       });
@@ -155,17 +184,29 @@ function sideEffectFreePlugin() {
 // does (what the stand-in throws is typed). Loaded with a dynamic import by the engine, so the
 // library and the web demo already keep them in their own chunks; the worker is one file.
 const OPTIONAL_MODULES = [
-  { feature: 'mcp', module: 'src/mcp/mcp-tools.ts', absent: 'worker/mcp-tools-absent.ts', usedBy: (spec) => spec.settings?.mcp !== undefined },
+  {
+    feature: 'mcp',
+    module: 'src/mcp/mcp-tools.ts',
+    absent: 'worker/mcp-tools-absent.ts',
+    usedBy: (spec) => spec.settings?.mcp !== undefined,
+  },
 ];
 
 /** The features of OPTIONAL_MODULES the prebuilt agents use. */
 export function usedFeatures(prebuilt) {
-  return OPTIONAL_MODULES.filter((entry) => prebuilt.some((agent) => entry.usedBy(agent.spec))).map((entry) => entry.feature);
+  return OPTIONAL_MODULES.filter((entry) => prebuilt.some((agent) => entry.usedBy(agent.spec))).map(
+    (entry) => entry.feature,
+  );
 }
 
 /** Loads each optional module no agent uses as its stand-in. */
 function optionalModulesPlugin(root, features) {
-  const absent = new Map(OPTIONAL_MODULES.filter((entry) => !features.includes(entry.feature)).map((entry) => [path.join(root, entry.module), path.join(root, entry.absent)]));
+  const absent = new Map(
+    OPTIONAL_MODULES.filter((entry) => !features.includes(entry.feature)).map((entry) => [
+      path.join(root, entry.module),
+      path.join(root, entry.absent),
+    ]),
+  );
   return {
     name: 'optional-modules',
     setup(build) {
@@ -181,7 +222,8 @@ function optionalModulesPlugin(root, features) {
 /** The languages a worker includes: its agents' and the extra ones asked for, each checked against the known list. */
 function chosenLanguages(agentLanguages, extra) {
   for (const language of extra) {
-    if (!SCRIPT_LANGUAGES.includes(language)) throw new Error(`worker build: unknown script language '${language}' (known: ${SCRIPT_LANGUAGES.join(', ')})`);
+    if (!SCRIPT_LANGUAGES.includes(language))
+      throw new Error(`worker build: unknown script language '${language}' (known: ${SCRIPT_LANGUAGES.join(', ')})`);
   }
   return [...new Set([...agentLanguages, ...extra])].sort();
 }
@@ -192,7 +234,14 @@ function chosenLanguages(agentLanguages, extra) {
  * modules they use. Returns the bundle text, the agent files, the languages and the optional
  * features included; writes it to `outfile` when given.
  */
-export async function bundleWorker({ root, entry = 'worker/cloudflare/cloudflare.ts', agentsDir = 'examples', outfile, minify = true, scripts = [] }) {
+export async function bundleWorker({
+  root,
+  entry = 'worker/cloudflare/cloudflare.ts',
+  agentsDir = 'examples',
+  outfile,
+  minify = true,
+  scripts = [],
+}) {
   const sources = await readAgentSources(root, agentsDir);
   const { prebuilt, languages: agentLanguages } = await checkAgents(root, sources);
   const languages = chosenLanguages(agentLanguages, scripts);
@@ -209,7 +258,8 @@ export async function bundleWorker({ root, entry = 'worker/cloudflare/cloudflare
     }),
   );
   const text = result.outputFiles.find((file) => file.path.endsWith('.js')).text;
-  if (/\bnew Function\s*\(|[^.\w]eval\s*\(/.test(text)) throw new Error(`worker build: ${entry} contains code generation from strings (eval / new Function)`);
+  if (/\bnew Function\s*\(|[^.\w]eval\s*\(/.test(text))
+    throw new Error(`worker build: ${entry} contains code generation from strings (eval / new Function)`);
   if (outfile !== undefined) {
     await mkdir(path.dirname(outfile), { recursive: true });
     await import('node:fs/promises').then(({ writeFile }) => writeFile(outfile, text));
@@ -221,7 +271,23 @@ export default async function build({ root, exists }) {
   if (!exists('worker/cloudflare/cloudflare.ts')) return;
   const agentsDir = process.env.TEA_WORKER_AGENTS ?? 'examples';
   // TEA_WORKER_SCRIPTS=lua (comma-separated) includes sandboxes the bundled agents do not use.
-  const scripts = (process.env.TEA_WORKER_SCRIPTS ?? '').split(',').map((language) => language.trim()).filter(Boolean);
-  await bundleWorker({ root, agentsDir, scripts, entry: 'worker/cloudflare/cloudflare.ts', outfile: path.join(root, 'dist/worker/cloudflare.js') });
-  if (exists('worker/deno/deno.ts')) await bundleWorker({ root, agentsDir, scripts, entry: 'worker/deno/deno.ts', outfile: path.join(root, 'dist/worker/deno.js') });
+  const scripts = (process.env.TEA_WORKER_SCRIPTS ?? '')
+    .split(',')
+    .map((language) => language.trim())
+    .filter(Boolean);
+  await bundleWorker({
+    root,
+    agentsDir,
+    scripts,
+    entry: 'worker/cloudflare/cloudflare.ts',
+    outfile: path.join(root, 'dist/worker/cloudflare.js'),
+  });
+  if (exists('worker/deno/deno.ts'))
+    await bundleWorker({
+      root,
+      agentsDir,
+      scripts,
+      entry: 'worker/deno/deno.ts',
+      outfile: path.join(root, 'dist/worker/deno.js'),
+    });
 }

@@ -20,7 +20,9 @@ function virtualModules(root) {
       build.onResolve({ filter: /^virtual:/ }, (args) => ({ path: args.path, namespace: 'tea-virtual' }));
       // Until the IndexedDB adapter exists the demo builds without history (it says so in the UI).
       build.onResolve({ filter: /adapters\/indexeddb\/index\.js$/ }, () =>
-        existsSync(path.join(root, 'adapters/indexeddb/index.ts')) ? undefined : { path: 'virtual:no-indexeddb', namespace: 'tea-virtual' },
+        existsSync(path.join(root, 'adapters/indexeddb/index.ts'))
+          ? undefined
+          : { path: 'virtual:no-indexeddb', namespace: 'tea-virtual' },
       );
       build.onLoad({ filter: /.*/, namespace: 'tea-virtual' }, async (args) => {
         if (args.path === 'virtual:examples') {
@@ -45,7 +47,11 @@ function virtualModules(root) {
           return { contents: schema, loader: 'json' };
         }
         if (args.path === 'virtual:no-indexeddb') {
-          return { contents: "export function createIndexedDbStores() { throw new Error('this build has no IndexedDB adapter'); }", loader: 'js' };
+          return {
+            contents:
+              "export function createIndexedDbStores() { throw new Error('this build has no IndexedDB adapter'); }",
+            loader: 'js',
+          };
         }
         return undefined;
       });
@@ -64,7 +70,8 @@ function reachableFrom(metafile, entry, follow = () => true) {
   const visit = (file) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const imported of metafile.outputs[file]?.imports ?? []) if (!imported.external && follow(imported)) visit(imported.path);
+    for (const imported of metafile.outputs[file]?.imports ?? [])
+      if (!imported.external && follow(imported)) visit(imported.path);
   };
   visit(entry);
   return seen;
@@ -122,7 +129,14 @@ async function writeWebDemo(root, outdir) {
   // load on demand (the MCP client, docs/mcp.md; the Prolog engine) stays out of the first load
   // in lazy chunks: module workers import chunks like pages do.
   const page = await esbuild.build(
-    baseOptions({ ...common, entryPoints: { app: path.join(root, 'web-demo/app.ts') }, outdir, splitting: true, entryNames: '[name]', chunkNames: 'chunks/[name]-[hash]' }),
+    baseOptions({
+      ...common,
+      entryPoints: { app: path.join(root, 'web-demo/app.ts') },
+      outdir,
+      splitting: true,
+      entryNames: '[name]',
+      chunkNames: 'chunks/[name]-[hash]',
+    }),
   );
   const workers = await esbuild.build(
     baseOptions({
@@ -143,17 +157,27 @@ async function writeWebDemo(root, outdir) {
   const gzipped = async (file) => gzipSync(await readFile(path.join(outdir, file)), { level: 9 }).length;
   const entryOutput = (metafile, name) => Object.keys(metafile.outputs).find((file) => file.endsWith(`/${name}.js`));
   const closure = (metafile, name) => [...staticClosure(metafile, entryOutput(metafile, name))].map(relative);
-  const reachable = (metafile, name) => [...reachableFrom(metafile, entryOutput(metafile, name))].map(relative).filter((file) => file.endsWith('.js'));
+  const reachable = (metafile, name) =>
+    [...reachableFrom(metafile, entryOutput(metafile, name))].map(relative).filter((file) => file.endsWith('.js'));
   const firstLoadPage = closure(page.metafile, 'app');
   const allPage = reachable(page.metafile, 'app');
   const lazy = allPage.filter((file) => !firstLoadPage.includes(file));
   const workerFiles = closure(workers.metafile, 'engine-worker');
   const workerLazy = reachable(workers.metafile, 'engine-worker').filter((file) => !workerFiles.includes(file));
   const luaWorkerFiles = reachable(workers.metafile, 'engine-worker-lua');
-  const allFiles = [...new Set([...allPage, ...Object.keys(workers.metafile.outputs).filter((file) => file.endsWith('.js')).map(relative)])];
+  const allFiles = [
+    ...new Set([
+      ...allPage,
+      ...Object.keys(workers.metafile.outputs)
+        .filter((file) => file.endsWith('.js'))
+        .map(relative),
+    ]),
+  ];
 
   const shellFiles = [...STATIC_FILES, ...allFiles, './'];
-  const contents = await Promise.all(shellFiles.filter((file) => file !== './').map((file) => readFile(path.join(outdir, file))));
+  const contents = await Promise.all(
+    shellFiles.filter((file) => file !== './').map((file) => readFile(path.join(outdir, file))),
+  );
   const version = createHash('sha256');
   for (const content of contents) version.update(content);
   await esbuild.build(
@@ -162,7 +186,10 @@ async function writeWebDemo(root, outdir) {
       outdir,
       platform: 'browser',
       minify: true,
-      define: { __PRECACHE__: JSON.stringify(shellFiles), __CACHE_NAME__: JSON.stringify(`tea-edge-shell-${version.digest('hex').slice(0, 16)}`) },
+      define: {
+        __PRECACHE__: JSON.stringify(shellFiles),
+        __CACHE_NAME__: JSON.stringify(`tea-edge-shell-${version.digest('hex').slice(0, 16)}`),
+      },
     }),
   );
 

@@ -8,21 +8,43 @@ import { baseOptions } from '../shared.mjs';
 export default async function build({ root, exists }) {
   if (!exists('bench')) return;
   const files = (await readdir(path.join(root, 'bench'))).filter((file) => file.endsWith('.bench.ts')).sort();
-  const order = ['engine', 'lua', 'prolog', 'templates', 'llm', 'reflection', 'reasoning', 'storage', 'scale', 'bundles', 'worker', 'browser'];
+  const order = [
+    'engine',
+    'lua',
+    'prolog',
+    'templates',
+    'llm',
+    'reflection',
+    'reasoning',
+    'storage',
+    'scale',
+    'bundles',
+    'worker',
+    'browser',
+  ];
   files.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   function rank(file) {
     const index = order.indexOf(file.replace(/\.bench\.ts$/, ''));
     return index === -1 ? order.length : index;
   }
   const imports = files.map((file, index) => `import { run as run${index} } from './${file}';`).join('\n');
-  const list = files.map((file, index) => `{ name: ${JSON.stringify(file.replace(/\.bench\.ts$/, ''))}, run: run${index} }`).join(',\n  ');
+  const list = files
+    .map((file, index) => `{ name: ${JSON.stringify(file.replace(/\.bench\.ts$/, ''))}, run: run${index} }`)
+    .join(',\n  ');
   await esbuild.build(
     baseOptions({
-      stdin: { contents: `${imports}\nexport const suites = [\n  ${list}\n];\n`, resolveDir: path.join(root, 'bench'), sourcefile: 'bench-index.ts', loader: 'ts' },
+      stdin: {
+        contents: `${imports}\nexport const suites = [\n  ${list}\n];\n`,
+        resolveDir: path.join(root, 'bench'),
+        sourcefile: 'bench-index.ts',
+        loader: 'ts',
+      },
       outfile: path.join(root, 'dist/bench.js'),
       platform: 'node',
       packages: 'external',
-      banner: { js: "import { createRequire as __teaCreateRequire } from 'node:module'; const require = __teaCreateRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire as __teaCreateRequire } from 'node:module'; const require = __teaCreateRequire(import.meta.url);",
+      },
     }),
   );
 }

@@ -13,7 +13,9 @@ export default async function build({ root }) {
   for (const project of ['tsconfig.types.json', 'tsconfig.types-node.json']) {
     await run(process.execPath, [tsc, '-p', project], { cwd: root }).catch(() => undefined);
   }
-  const manifest = JSON.parse(await (await import('node:fs/promises')).readFile(path.join(root, 'package.json'), 'utf8'));
+  const manifest = JSON.parse(
+    await (await import('node:fs/promises')).readFile(path.join(root, 'package.json'), 'utf8'),
+  );
   const missing = Object.values(manifest.exports)
     .filter((target) => typeof target === 'object' && target.types)
     .map((target) => target.types)

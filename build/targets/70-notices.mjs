@@ -41,9 +41,10 @@ export default async function build({ root, exists }) {
     if (!exists(path.join('node_modules', name, 'package.json'))) continue;
     const manifest = JSON.parse(await readFile(path.join(directory, 'package.json'), 'utf8'));
     const licenseFile = (await readdir(directory)).find((file) => /^(licen[cs]e|copying)(\.|$)/i.test(file));
-    const text = licenseFile !== undefined
-      ? (await readFile(path.join(directory, licenseFile), 'utf8')).trim()
-      : `${manifest.license ?? 'see the package'} license (the package ships no license file)${authorOf(manifest)}.`;
+    const text =
+      licenseFile !== undefined
+        ? (await readFile(path.join(directory, licenseFile), 'utf8')).trim()
+        : `${manifest.license ?? 'see the package'} license (the package ships no license file)${authorOf(manifest)}.`;
     sections.push(`## ${name} ${manifest.version}\n\n${repositoryOf(manifest)}\`\`\`\n${text}\n\`\`\`\n`);
   }
   const notices = `# Third-party notices\n\nThe files in this package embed code from the packages below, under their licenses.\n\n${sections.join('\n')}`;

@@ -45,7 +45,9 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
       else {
         const baseline = result.baseline_value !== undefined ? format(result.baseline_value) : '';
         const ratio = result.ratio !== undefined ? `${format(result.ratio)}×` : '';
-        io.stdout(`${result.name.padEnd(58)} ${format(result.value).padStart(14)} ${result.unit.padEnd(13)} ${baseline.padStart(10)} ${ratio.padStart(10)}\n`);
+        io.stdout(
+          `${result.name.padEnd(58)} ${format(result.value).padStart(14)} ${result.unit.padEnd(13)} ${baseline.padStart(10)} ${ratio.padStart(10)}\n`,
+        );
       }
     }
   }
@@ -56,7 +58,10 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
 function chooseSuites(suites: Suite[], words: string[]): Suite[] {
   if (words.length === 0) return suites;
   const unknown = words.filter((word) => !suites.some((suite) => suite.name.includes(word)));
-  if (unknown.length > 0) throw new UsageError(`no benchmark suite named ${unknown.map((word) => `'${word}'`).join(', ')}; suites: ${suites.map((suite) => suite.name).join(', ')}`);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `no benchmark suite named ${unknown.map((word) => `'${word}'`).join(', ')}; suites: ${suites.map((suite) => suite.name).join(', ')}`,
+    );
   return suites.filter((suite) => words.some((word) => suite.name.includes(word)));
 }
 

@@ -5,7 +5,13 @@
  */
 import path from 'node:path';
 import { createFsStores } from '../../adapters/fs/index.js';
-import { formatAgentError, toAgentError, createReplayProvider, isPlainObject, type RunOptions } from '../../src/host.js';
+import {
+  formatAgentError,
+  toAgentError,
+  createReplayProvider,
+  isPlainObject,
+  type RunOptions,
+} from '../../src/host.js';
 import { UsageError } from '../args.js';
 
 export interface Replay {
@@ -27,6 +33,7 @@ export async function loadReplay(target: string): Promise<Replay> {
     throw new UsageError(`--replay: ${formatAgentError(toAgentError(error))}`);
   }
   const start = events.find((event) => event.type === 'run_start');
-  const input = start !== undefined && isPlainObject(start.data.input) ? (start.data.input as Record<string, unknown>) : {};
+  const input =
+    start !== undefined && isPlainObject(start.data.input) ? (start.data.input as Record<string, unknown>) : {};
   return { options: { llm: { providerFactory: () => provider } }, input };
 }

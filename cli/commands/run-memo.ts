@@ -19,14 +19,25 @@ function memoPath(traceDir: string, runId: string): string {
 
 export async function writeRunMemo(traceDir: string, runId: string, memo: RunMemo): Promise<void> {
   const { api_base, model, provider } = memo.llm ?? {};
-  const llm = { ...(api_base !== undefined ? { api_base } : {}), ...(model !== undefined ? { model } : {}), ...(provider !== undefined ? { provider } : {}) };
-  const kept: RunMemo = { agent_file: memo.agent_file, ...(Object.keys(llm).length > 0 ? { llm } : {}), ...(memo.record === true ? { record: true } : {}) };
+  const llm = {
+    ...(api_base !== undefined ? { api_base } : {}),
+    ...(model !== undefined ? { model } : {}),
+    ...(provider !== undefined ? { provider } : {}),
+  };
+  const kept: RunMemo = {
+    agent_file: memo.agent_file,
+    ...(Object.keys(llm).length > 0 ? { llm } : {}),
+    ...(memo.record === true ? { record: true } : {}),
+  };
   const file = memoPath(traceDir, runId);
   try {
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, JSON.stringify(kept));
   } catch (error) {
-    throw new AgentError('STORAGE_ERROR', `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new AgentError(
+      'STORAGE_ERROR',
+      `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 

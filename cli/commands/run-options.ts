@@ -1,7 +1,16 @@
 /** The flags `run` and `resume` share, turned into RunOptions (endpoint, role, budget, stores). */
 import { readFile } from 'node:fs/promises';
 import { createFsStores } from '../../adapters/fs/index.js';
-import { BUDGET_CEILINGS, ROLE_ORDER, envNameRefusal, secretsFromNames, AgentError, type LlmOverrides, type RunOptions, type AgentSettings } from '../../src/host.js';
+import {
+  BUDGET_CEILINGS,
+  ROLE_ORDER,
+  envNameRefusal,
+  secretsFromNames,
+  AgentError,
+  type LlmOverrides,
+  type RunOptions,
+  type AgentSettings,
+} from '../../src/host.js';
 import { integerFlag, stringFlag, UsageError, type ParsedArgs } from '../args.js';
 import { filesFlag } from '../host-seams.js';
 import { parseShellProvider, withShellProviders, type ShellCommand } from '../shell-model.js';
@@ -55,7 +64,8 @@ export function runOptions(args: ParsedArgs, overrides: LlmOverrides): RunOption
   if (shell.length > 0) options.llm = { overrides, providerFactory: withShellProviders(shell) };
   const role = stringFlag(args, 'role');
   if (role !== undefined) {
-    if (!(ROLE_ORDER as readonly string[]).includes(role)) throw new UsageError(`unknown role '${role}' (roles: ${ROLE_ORDER.join(', ')})`);
+    if (!(ROLE_ORDER as readonly string[]).includes(role))
+      throw new UsageError(`unknown role '${role}' (roles: ${ROLE_ORDER.join(', ')})`);
     options.role = role;
   }
   const maxLlmCalls = integerFlag(args, 'max-llm-calls', 1, BUDGET_CEILINGS.max_llm_calls);
@@ -84,7 +94,11 @@ export function shellCommands(args: ParsedArgs): ShellCommand[] {
  * `env.NAME` is none, as in TEA). The model key is refused by name (src/spec/env-names.ts), and by
  * value: a named variable that holds the key in use is refused too.
  */
-export function templateEnv(args: ParsedArgs, settings: Readonly<Pick<AgentSettings, 'env'>>, modelKey: string | undefined): Record<string, string> {
+export function templateEnv(
+  args: ParsedArgs,
+  settings: Readonly<Pick<AgentSettings, 'env'>>,
+  modelKey: string | undefined,
+): Record<string, string> {
   const named = args.lists.get('env') ?? [];
   for (const name of named) {
     const refusal = envNameRefusal(name);
@@ -114,7 +128,9 @@ export async function readInput(args: ParsedArgs): Promise<Record<string, unknow
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read --input-file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(
+      `cannot read --input-file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   return parseJsonObject(text, `--input-file ${file}`);
 }
@@ -126,7 +142,8 @@ export function parseJsonObject(text: string, where: string): Record<string, unk
   } catch (error) {
     throw new UsageError(`${where} is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${where} must be a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError(`${where} must be a JSON object`);
   return value as Record<string, unknown>;
 }
 
@@ -139,11 +156,15 @@ export function parseJsonObject(text: string, where: string): Record<string, unk
 export function hostSecrets(args: ParsedArgs, modelKey: string | undefined): Record<string, string> {
   const names = args.lists.get('secret') ?? [];
   const both = names.find((name) => (args.lists.get('env') ?? []).includes(name));
-  if (both !== undefined) throw new UsageError(`--secret ${both} and --env ${both}: a secret is never also a plain env value`);
+  if (both !== undefined)
+    throw new UsageError(`--secret ${both} and --env ${both}: a secret is never also a plain env value`);
   try {
     const secrets = secretsFromNames(names, (name) => process.env[name], '--secret');
-    const copy = Object.keys(secrets).find((name) => modelKey !== undefined && modelKey !== '' && secrets[name] === modelKey);
-    if (copy !== undefined) throw new UsageError(`--secret ${copy}: it holds the model key in use, which agents never get`);
+    const copy = Object.keys(secrets).find(
+      (name) => modelKey !== undefined && modelKey !== '' && secrets[name] === modelKey,
+    );
+    if (copy !== undefined)
+      throw new UsageError(`--secret ${copy}: it holds the model key in use, which agents never get`);
     return secrets;
   } catch (error) {
     if (AgentError.isInstance(error)) throw new UsageError(error.message);

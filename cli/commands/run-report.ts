@@ -46,7 +46,8 @@ function finish(result: RunResult, options: ReportOptions, io: CliIo): number {
     io.stderr(errorLine(result) + '\n');
     return result.status === 'cancelled' ? EXIT_CANCELLED : 1;
   }
-  if (options.traceDir !== undefined) io.stderr(`${oneLine(`run ${result.run_id} (${result.status}), trace in ${options.traceDir}`)}\n`);
+  if (options.traceDir !== undefined)
+    io.stderr(`${oneLine(`run ${result.run_id} (${result.status}), trace in ${options.traceDir}`)}\n`);
   if (result.status === 'completed') {
     if (!options.stream) io.stdout(JSON.stringify(result.state, null, 2) + '\n');
     return 0;
@@ -54,10 +55,34 @@ function finish(result: RunResult, options: ReportOptions, io: CliIo): number {
   const interrupt = result.interrupt;
   const waitingFor =
     interrupt?.kind === 'tool_confirmation'
-      ? { kind: 'tool_confirmation', node: interrupt.node, tool: interrupt.tool, arguments: interrupt.arguments, call_id: interrupt.call_id, ...(interrupt.description !== undefined ? { description: interrupt.description } : {}) }
-      : { kind: 'interrupt', node: interrupt?.node, position: interrupt?.kind === 'interrupt' ? interrupt.position : undefined };
+      ? {
+          kind: 'tool_confirmation',
+          node: interrupt.node,
+          tool: interrupt.tool,
+          arguments: interrupt.arguments,
+          call_id: interrupt.call_id,
+          ...(interrupt.description !== undefined ? { description: interrupt.description } : {}),
+        }
+      : {
+          kind: 'interrupt',
+          node: interrupt?.node,
+          position: interrupt?.kind === 'interrupt' ? interrupt.position : undefined,
+        };
   if (!options.stream) {
-    io.stdout(JSON.stringify({ run_id: result.run_id, status: result.status, stop_reason: result.stop_reason, waiting_for: waitingFor, checkpoint_id: interrupt?.checkpoint_id, state: result.state }, null, 2) + '\n');
+    io.stdout(
+      JSON.stringify(
+        {
+          run_id: result.run_id,
+          status: result.status,
+          stop_reason: result.stop_reason,
+          waiting_for: waitingFor,
+          checkpoint_id: interrupt?.checkpoint_id,
+          state: result.state,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
   }
   return 3;
 }
@@ -74,7 +99,13 @@ export function errorLine(result: RunResult): string {
   if (error?.node !== undefined) parts.push(`node=${error.node}`);
   if (error?.field !== undefined) parts.push(`field=${error.field}`);
   const tail = oneLine(` (run ${result.run_id}, stop reason ${result.stop_reason})`, 200);
-  const place = error === undefined ? '' : describeLocation({ file: error.file, line: error.line, column: error.column });
-  const message = error === undefined ? `the run ended ${result.status}` : place === '' ? error.message : `${place}: ${error.message}`;
+  const place =
+    error === undefined ? '' : describeLocation({ file: error.file, line: error.line, column: error.column });
+  const message =
+    error === undefined
+      ? `the run ended ${result.status}`
+      : place === ''
+        ? error.message
+        : `${place}: ${error.message}`;
   return oneLine(`${parts.join(' ')} ${message}`, MAX_LINE - tail.length) + tail;
 }

@@ -18,12 +18,19 @@ import { loadErrorLines } from './load-error-lines.js';
 import { shellCommands } from './run-options.js';
 
 export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, new Set(['allow-no-auth', 'accept-file-race']), new Set(['port', 'agents', 'trace-dir', 'host', 'files']), new Set(['shell-provider']));
+  const args = parseArgs(
+    argv,
+    new Set(['allow-no-auth', 'accept-file-race']),
+    new Set(['port', 'agents', 'trace-dir', 'host', 'files']),
+    new Set(['shell-provider']),
+  );
   const shellProviders = shellCommands(args);
-  if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}' (tea-edge serve --help)`);
+  if (args.positionals.length > 0)
+    throw new UsageError(`unexpected argument '${args.positionals[0]}' (tea-edge serve --help)`);
   const portText = stringFlag(args, 'port') ?? process.env.PORT ?? '8787';
   const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got '${portText}'`);
+  if (!/^\d+$/.test(portText) || port > 65535)
+    throw new UsageError(`--port must be a port number (0-65535), got '${portText}'`);
   const agentsDir = stringFlag(args, 'agents') ?? 'examples';
   await requireDirectory(agentsDir, '--agents');
   const filesDir = stringFlag(args, 'files');
@@ -45,11 +52,15 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {
-      io.stderr(`${oneLine(`tea-edge serve: port ${port} on ${hostname} is already in use; stop the other server or choose another port with --port <n> (--port 0 picks a free one)`)}\n`);
+      io.stderr(
+        `${oneLine(`tea-edge serve: port ${port} on ${hostname} is already in use; stop the other server or choose another port with --port <n> (--port 0 picks a free one)`)}\n`,
+      );
       return 1;
     }
     if (code === 'EACCES') {
-      io.stderr(`${oneLine(`tea-edge serve: not allowed to listen on port ${port} of ${hostname}; choose a port above 1023 with --port <n>`)}\n`);
+      io.stderr(
+        `${oneLine(`tea-edge serve: not allowed to listen on port ${port} of ${hostname}; choose a port above 1023 with --port <n>`)}\n`,
+      );
       return 1;
     }
     if (AgentError.isInstance(error) && error.code === 'HOST_CONFIG') {
@@ -67,10 +78,14 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   if (server.invalidAgents.length > 0) {
     // Served anyway: the valid agents run, the broken files are listed (GET /agents, the studio).
     const count = server.invalidAgents.length;
-    io.stderr(`tea-edge serve: ${count} agent file${count === 1 ? '' : 's'} in ${oneLine(agentsDir)} ${count === 1 ? 'does' : 'do'} not load and ${count === 1 ? 'is' : 'are'} not served (GET /agents lists ${count === 1 ? 'it' : 'them'} as invalid):\n`);
+    io.stderr(
+      `tea-edge serve: ${count} agent file${count === 1 ? '' : 's'} in ${oneLine(agentsDir)} ${count === 1 ? 'does' : 'do'} not load and ${count === 1 ? 'is' : 'are'} not served (GET /agents lists ${count === 1 ? 'it' : 'them'} as invalid):\n`,
+    );
     for (const agent of server.invalidAgents) {
       for (const problem of agent.errors) {
-        const place = [path.join(agentsDir, problem.file ?? agent.file), problem.line, problem.column].filter((part) => part !== undefined).join(':');
+        const place = [path.join(agentsDir, problem.file ?? agent.file), problem.line, problem.column]
+          .filter((part) => part !== undefined)
+          .join(':');
         io.stderr(`${oneLine(`${place} ${problem.code} ${problem.message}`)}\n`);
       }
     }

@@ -26,7 +26,13 @@ export async function agentFileProblems(agent: CompiledAgent, file: string): Pro
   const visit = async (caller: CompiledAgent, callerFile: string, shownAs: string): Promise<void> => {
     for (const reference of referencesOf(caller)) {
       if (rootedPathRefusal(reference.file) !== undefined) continue; // the load already refused it
-      const target = joinRooted(rootedDirname(callerFile), reference.file.split('/').filter((part) => part !== '' && part !== '.').join('/'));
+      const target = joinRooted(
+        rootedDirname(callerFile),
+        reference.file
+          .split('/')
+          .filter((part) => part !== '' && part !== '.')
+          .join('/'),
+      );
       if (seen.has(target)) continue;
       seen.add(target);
       try {
@@ -62,9 +68,10 @@ function referencesOf(agent: CompiledAgent): Reference[] {
       const single = body.with['agent'];
       const list = body.with['agents'];
       const entries: Array<[unknown, Array<string | number>]> = [[single, [...where, 'with', 'agent']]];
-      if (Array.isArray(list)) list.forEach((entry, index) => {
-        entries.push([entry, [...where, 'with', 'agents', index]]);
-      });
+      if (Array.isArray(list))
+        list.forEach((entry, index) => {
+          entries.push([entry, [...where, 'with', 'agents', index]]);
+        });
       for (const [entry, at] of entries) {
         const target = (entry as { file?: unknown } | null)?.file;
         if (typeof target === 'string' && !target.includes('{{')) found.push({ file: target, node, where: at });

@@ -10,7 +10,15 @@
  * `--secret NAME` (repeatable) gives those servers' `{secret: NAME}` headers the environment
  * variable NAME, as `run --secret` does; its value is redacted from the output.
  */
-import { toAgentError, formatProblem, problemsOf, secretsFromNames, AgentError, type LoadProblem, type GraphWarning } from '../../src/host.js';
+import {
+  toAgentError,
+  formatProblem,
+  problemsOf,
+  secretsFromNames,
+  AgentError,
+  type LoadProblem,
+  type GraphWarning,
+} from '../../src/host.js';
 import { probeMcpServers } from '../../src/host-probe.js';
 import { agentFileProblems } from './validate-agent-files.js';
 import { UsageError } from '../args.js';
@@ -53,7 +61,8 @@ function takeSecrets(argv: readonly string[]): { argv: string[]; secrets: Record
     if (name === undefined || name.startsWith('-')) throw new UsageError(`--secret needs a variable name\n${USAGE}`);
     names.push(name);
   }
-  if (names.length > 0 && !rest.includes('--online')) throw new UsageError('--secret is for --online (it gives MCP servers their secret headers)');
+  if (names.length > 0 && !rest.includes('--online'))
+    throw new UsageError('--secret is for --online (it gives MCP servers their secret headers)');
   try {
     return { argv: rest, secrets: secretsFromNames(names, (name) => process.env[name], '--secret') };
   } catch (error) {
@@ -92,15 +101,27 @@ export async function validateCommand(argvWithSecrets: string[], rawIo: CliIo): 
         continue;
       }
       if (argv.includes('--online') && agent.spec.settings.mcp !== undefined) {
-        const offline = (await probeMcpServers(agent.spec.settings, { secrets })).map((problem): LoadProblem => ({ file: displayName(file), code: 'UNKNOWN_TOOL', message: problem.message, field: 'settings.mcp.servers' }));
+        const offline = (await probeMcpServers(agent.spec.settings, { secrets })).map(
+          (problem): LoadProblem => ({
+            file: displayName(file),
+            code: 'UNKNOWN_TOOL',
+            message: problem.message,
+            field: 'settings.mcp.servers',
+          }),
+        );
         errors.push(...offline);
-        if (!json) for (const problem of offline) io.stderr(`${problem.file} ${problem.code} ${problem.message} (--online)\n`);
+        if (!json)
+          for (const problem of offline) io.stderr(`${problem.file} ${problem.code} ${problem.message} (--online)\n`);
         if (offline.length > 0) continue;
       }
       if (strict && agent.warnings.length > 0) {
         const promoted = strictErrors(agent.warnings, agent.spec.graphWarnings ?? [], displayName(file));
         errors.push(...promoted);
-        if (!json) for (const problem of promoted) io.stderr(`${problem.file}${problem.line !== undefined ? `:${problem.line}:${problem.column ?? 1}` : ''} ${problem.code} ${problem.message} (--strict)\n`);
+        if (!json)
+          for (const problem of promoted)
+            io.stderr(
+              `${problem.file}${problem.line !== undefined ? `:${problem.line}:${problem.column ?? 1}` : ''} ${problem.code} ${problem.message} (--strict)\n`,
+            );
         continue;
       }
       for (const warning of agent.warnings) warnings.push({ file: displayName(file), message: warning });

@@ -36,7 +36,10 @@ const maxMemoryBytes = Number(process.env['TEA_EDGE_PYTHON_MEMORY_BYTES'] ?? 512
 const WORKER_SCRIPT = new URL('./python-worker.js', import.meta.url);
 // Unset: the default file; 'off': no snapshot.
 const snapshotSetting = process.env['TEA_EDGE_PYTHON_SNAPSHOT'];
-const snapshotFile = snapshotSetting === 'off' ? undefined : snapshotSetting || defaultSnapshotFile(pyodideDir, fileURLToPath(WORKER_SCRIPT));
+const snapshotFile =
+  snapshotSetting === 'off'
+    ? undefined
+    : snapshotSetting || defaultSnapshotFile(pyodideDir, fileURLToPath(WORKER_SCRIPT));
 const GRACE_MS = 1000;
 
 interface Interpreter {
@@ -116,11 +119,18 @@ async function readyInterpreter(): Promise<{ interpreter: Interpreter; started: 
     return { interpreter, started: await interpreter.ready };
   } catch (error) {
     discard(interpreter);
-    if (!(error instanceof SnapshotUnusable)) return { fatal: `the Python interpreter did not start: ${(error as Error).message}` };
+    if (!(error instanceof SnapshotUnusable))
+      return { fatal: `the Python interpreter did not start: ${(error as Error).message}` };
     rmSync(snapshotFile!, { force: true });
     interpreter = current = startInterpreter();
     try {
-      return { interpreter, started: { ...(await interpreter.ready), snapshot_note: `the start-up snapshot was not usable (${error.message}); started cold and made a new one` } };
+      return {
+        interpreter,
+        started: {
+          ...(await interpreter.ready),
+          snapshot_note: `the start-up snapshot was not usable (${error.message}); started cold and made a new one`,
+        },
+      };
     } catch (coldError) {
       discard(interpreter);
       return { fatal: `the Python interpreter did not start: ${(coldError as Error).message}` };
@@ -153,7 +163,8 @@ async function handle(call: Call): Promise<void> {
   const outcome = await new Promise<{ answer?: object; budget?: string; fatal?: string }>((resolve) => {
     let interrupted = false;
     const onMessage = (message: object) => finish({ answer: message });
-    const onError = (error: Error) => finish(/memory/i.test(error.message) ? { budget: 'memory' } : { fatal: error.message });
+    const onError = (error: Error) =>
+      finish(/memory/i.test(error.message) ? { budget: 'memory' } : { fatal: error.message });
     const onExit = () => finish({ fatal: 'the Python thread ended' });
     const interrupt = () => {
       if (interrupted) return;

@@ -42,11 +42,11 @@ export interface PythonSandboxOptions {
 const MIN_MEMORY_BYTES = 64 * 1024 * 1024;
 const MAX_MEMORY_BYTES = 4 * 1024 * 1024 * 1024 - 65536;
 
-
 /** Where the `pyodide` package is: TEA_EDGE_PYODIDE_DIR, else resolved from this package; undefined when absent. */
 export function findPyodide(): string | undefined {
   const fromEnvironment = process.env['TEA_EDGE_PYODIDE_DIR'];
-  if (fromEnvironment !== undefined && fromEnvironment !== '') return existsSync(path.join(fromEnvironment, 'pyodide.mjs')) ? fromEnvironment : undefined;
+  if (fromEnvironment !== undefined && fromEnvironment !== '')
+    return existsSync(path.join(fromEnvironment, 'pyodide.mjs')) ? fromEnvironment : undefined;
   try {
     return path.dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
   } catch {
@@ -55,7 +55,9 @@ export function findPyodide(): string | undefined {
 }
 
 /** The Python sandbox when the `pyodide` package is installed, else undefined. */
-export function pythonSandboxIfInstalled(options: Omit<PythonSandboxOptions, 'pyodideDir'> = {}): ScriptSandbox | undefined {
+export function pythonSandboxIfInstalled(
+  options: Omit<PythonSandboxOptions, 'pyodideDir'> = {},
+): ScriptSandbox | undefined {
   const pyodideDir = findPyodide();
   return pyodideDir === undefined ? undefined : createPythonSandbox({ ...options, pyodideDir });
 }
@@ -65,7 +67,11 @@ export function createPythonSandbox(options: PythonSandboxOptions): ScriptSandbo
   const resultBytes = options.resultBytes ?? 1024 * 1024;
   const memoryBytes = options.memoryBytes ?? 512 * 1024 * 1024;
   if (!Number.isInteger(memoryBytes) || memoryBytes < MIN_MEMORY_BYTES || memoryBytes > MAX_MEMORY_BYTES) {
-    throw new AgentError('HOST_CONFIG', `the Python memory cap must be a whole number of bytes from ${MIN_MEMORY_BYTES} to ${MAX_MEMORY_BYTES}; got ${memoryBytes}`, { field: 'memoryBytes' });
+    throw new AgentError(
+      'HOST_CONFIG',
+      `the Python memory cap must be a whole number of bytes from ${MIN_MEMORY_BYTES} to ${MAX_MEMORY_BYTES}; got ${memoryBytes}`,
+      { field: 'memoryBytes' },
+    );
   }
   const processScript = options.processScript ?? fileURLToPath(new URL('./python-process.js', import.meta.url));
 
@@ -74,15 +80,21 @@ export function createPythonSandbox(options: PythonSandboxOptions): ScriptSandbo
   const waiting = new Map<number, (answer: Answer) => void>();
 
   const start = (): ChildProcess => {
-    const started = spawn(process.execPath, ['--disallow-code-generation-from-strings', '--max-old-space-size=256', processScript], {
-      env: {
-        TEA_EDGE_PYODIDE_DIR: options.pyodideDir,
-        TEA_EDGE_PYTHON_PRINT_BYTES: String(options.printBytes ?? 65536),
-        TEA_EDGE_PYTHON_MEMORY_BYTES: String(memoryBytes),
-        ...(options.snapshotFile !== undefined ? { TEA_EDGE_PYTHON_SNAPSHOT: options.snapshotFile === false ? 'off' : options.snapshotFile } : {}),
+    const started = spawn(
+      process.execPath,
+      ['--disallow-code-generation-from-strings', '--max-old-space-size=256', processScript],
+      {
+        env: {
+          TEA_EDGE_PYODIDE_DIR: options.pyodideDir,
+          TEA_EDGE_PYTHON_PRINT_BYTES: String(options.printBytes ?? 65536),
+          TEA_EDGE_PYTHON_MEMORY_BYTES: String(memoryBytes),
+          ...(options.snapshotFile !== undefined
+            ? { TEA_EDGE_PYTHON_SNAPSHOT: options.snapshotFile === false ? 'off' : options.snapshotFile }
+            : {}),
+        },
+        stdio: ['pipe', 'pipe', 'inherit'],
       },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    );
     createInterface({ input: started.stdout! }).on('line', (line) => {
       const answer = JSON.parse(line) as Answer;
       waiting.get(answer.id)?.(answer);
@@ -136,4 +148,3 @@ function hold(child: ChildProcess, busy: boolean): void {
     else handle?.unref?.();
   }
 }
-

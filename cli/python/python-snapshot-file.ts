@@ -12,11 +12,12 @@ import path from 'node:path';
 export function defaultSnapshotFile(pyodideDir: string, workerScript: string): string {
   let version = 'unknown';
   try {
-    version = (JSON.parse(readFileSync(path.join(pyodideDir, 'package.json'), 'utf8')) as { version?: string }).version ?? version;
+    version =
+      (JSON.parse(readFileSync(path.join(pyodideDir, 'package.json'), 'utf8')) as { version?: string }).version ??
+      version;
   } catch {
     // A Pyodide folder without package.json (TEA_EDGE_PYODIDE_DIR pointing at bare files): the build check still holds.
   }
   const hash = createHash('sha256').update(readFileSync(workerScript)).digest('hex').slice(0, 12);
   return path.join(path.dirname(workerScript), '..', '.cache', 'python', `pyodide-${version}-${hash}.snapshot`);
 }
-

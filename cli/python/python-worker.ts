@@ -10,7 +10,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PYODIDE_FILES, SnapshotUnusable, startInterpreter, type PyodideFiles } from '../../adapters/pyodide/interpreter.js';
+import {
+  PYODIDE_FILES,
+  SnapshotUnusable,
+  startInterpreter,
+  type PyodideFiles,
+} from '../../adapters/pyodide/interpreter.js';
 
 interface WorkerInput {
   pyodideDir: string;
@@ -23,13 +28,31 @@ interface WorkerInput {
 
 const input = workerData as WorkerInput;
 const port = parentPort!;
-const snapshot = input.snapshotFile !== undefined && existsSync(input.snapshotFile) ? readFileSync(input.snapshotFile) : undefined;
-const files = Object.fromEntries(PYODIDE_FILES.map((name) => [name, readFileSync(`${input.pyodideDir}/${name}`)])) as unknown as PyodideFiles;
+const snapshot =
+  input.snapshotFile !== undefined && existsSync(input.snapshotFile) ? readFileSync(input.snapshotFile) : undefined;
+const files = Object.fromEntries(
+  PYODIDE_FILES.map((name) => [name, readFileSync(`${input.pyodideDir}/${name}`)]),
+) as unknown as PyodideFiles;
 
 class WorkerGlobalScope {}
 // Deleted by startInterpreter before Pyodide looks at the environment.
-const hostGlobals = ['process', 'require', 'fetch', 'WebSocket', 'EventSource', 'global', 'navigator', 'module', 'setImmediate', 'BroadcastChannel', 'MessageChannel'];
-Object.setPrototypeOf(globalThis, Object.create(WorkerGlobalScope.prototype, Object.getOwnPropertyDescriptors(Object.getPrototypeOf(globalThis))));
+const hostGlobals = [
+  'process',
+  'require',
+  'fetch',
+  'WebSocket',
+  'EventSource',
+  'global',
+  'navigator',
+  'module',
+  'setImmediate',
+  'BroadcastChannel',
+  'MessageChannel',
+];
+Object.setPrototypeOf(
+  globalThis,
+  Object.create(WorkerGlobalScope.prototype, Object.getOwnPropertyDescriptors(Object.getPrototypeOf(globalThis))),
+);
 Object.assign(globalThis, { WorkerGlobalScope, self: globalThis, location: new URL(`file://${input.pyodideDir}/`) });
 
 let interpreter;
@@ -49,5 +72,15 @@ try {
   throw error;
 }
 const made = interpreter.snapshot;
-port.postMessage({ ready: true, startup_ms: interpreter.startup_ms, from_snapshot: interpreter.from_snapshot, ...(made !== undefined ? { snapshot: made } : {}) }, made !== undefined ? [made.buffer as ArrayBuffer] : []);
-port.on('message', (call: { code: string; payload: string }) => port.postMessage(interpreter.run(call.code, call.payload)));
+port.postMessage(
+  {
+    ready: true,
+    startup_ms: interpreter.startup_ms,
+    from_snapshot: interpreter.from_snapshot,
+    ...(made !== undefined ? { snapshot: made } : {}),
+  },
+  made !== undefined ? [made.buffer as ArrayBuffer] : [],
+);
+port.on('message', (call: { code: string; payload: string }) =>
+  port.postMessage(interpreter.run(call.code, call.payload)),
+);

@@ -16,7 +16,10 @@ export function reasoningActions(): ActionDefinition[] {
     reasonReact(),
     reasonSelfCorrect(),
     reasonDecompose(),
-    dspyAlias('reason.dspy.cot', reasonCot() as ActionDefinition, { defaultSignature: 'question -> thinking, answer', exampleTarget: 'problem' }),
+    dspyAlias('reason.dspy.cot', reasonCot() as ActionDefinition, {
+      defaultSignature: 'question -> thinking, answer',
+      exampleTarget: 'problem',
+    }),
     dspyAlias('reason.dspy.react', reasonReact() as ActionDefinition, { defaultSignature: 'goal -> result' }),
   ];
 }

@@ -52,23 +52,32 @@ function readAgents(settings: Readonly<Record<string, unknown>>): Map<string, Ag
   const raw = settings['agents'];
   const agents = new Map<string, AgentPersona>();
   if (raw === undefined || raw === null) return agents;
-  if (!isPlainObject(raw)) throw new AgentError('INVALID_AGENT', 'settings.agents must map agent names to {model, system_prompt, …}', { field: 'settings.agents' });
+  if (!isPlainObject(raw))
+    throw new AgentError('INVALID_AGENT', 'settings.agents must map agent names to {model, system_prompt, …}', {
+      field: 'settings.agents',
+    });
   for (const [name, config] of Object.entries(raw)) {
     if (!isPlainObject(config)) {
-      throw new AgentError('INVALID_AGENT', `settings.agents.${name} must be a mapping`, { field: `settings.agents.${name}` });
+      throw new AgentError('INVALID_AGENT', `settings.agents.${name} must be a mapping`, {
+        field: `settings.agents.${name}`,
+      });
     }
     const persona: AgentPersona = { name };
     if (typeof config['model'] === 'string') persona.model = config['model'];
     if (typeof config['system_prompt'] === 'string') persona.system_prompt = config['system_prompt'];
     if (typeof config['temperature'] === 'number') {
-      if (config['temperature'] < 0 || config['temperature'] > 2) throw new AgentError('INVALID_AGENT', `settings.agents.${name}.temperature must be between 0 and 2`, { field: `settings.agents.${name}.temperature` });
+      if (config['temperature'] < 0 || config['temperature'] > 2)
+        throw new AgentError('INVALID_AGENT', `settings.agents.${name}.temperature must be between 0 and 2`, {
+          field: `settings.agents.${name}.temperature`,
+        });
       persona.temperature = config['temperature'];
     }
     if (typeof config['max_tokens'] === 'number') persona.max_tokens = config['max_tokens'];
     if (typeof config['timeout'] === 'number') persona.timeout = config['timeout'];
     const retry = config['retry'] as { max_attempts?: unknown } | undefined;
     // TEA retries the whole call max_attempts times; here the client's retries do that job.
-    if (typeof retry?.max_attempts === 'number' && retry.max_attempts >= 1) persona.max_retries = Math.floor(retry.max_attempts) - 1;
+    if (typeof retry?.max_attempts === 'number' && retry.max_attempts >= 1)
+      persona.max_retries = Math.floor(retry.max_attempts) - 1;
     agents.set(name, persona);
   }
   return agents;
@@ -87,7 +96,8 @@ type AgentRef = { kind: 'persona'; persona: AgentPersona; name: string } | { kin
 function reference(context: ActionContext, value: unknown, field: string): AgentRef {
   const file = fileOf(value);
   if (file !== undefined) {
-    if (typeof file !== 'string') throw new AgentError('INVALID_PARAMS', `\`${field}.file\` must be a path (text)`, { field });
+    if (typeof file !== 'string')
+      throw new AgentError('INVALID_PARAMS', `\`${field}.file\` must be a path (text)`, { field });
     return { kind: 'file', file, name: file };
   }
   const found = persona(context, text(value, field));
@@ -98,21 +108,28 @@ function reference(context: ActionContext, value: unknown, field: string): Agent
 function fileOf(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const keys = Object.keys(value);
-  if (keys.length !== 1 || keys[0] !== 'file') throw new AgentError('INVALID_PARAMS', 'an agent is a name from settings.agents or {file: <agent file>}', { field: 'agent' });
+  if (keys.length !== 1 || keys[0] !== 'file')
+    throw new AgentError('INVALID_PARAMS', 'an agent is a name from settings.agents or {file: <agent file>}', {
+      field: 'agent',
+    });
   return (value as { file: unknown }).file;
 }
 
 /** The agents a rendered `agents` list names, in order. */
 function references(context: ActionContext, names: unknown): AgentRef[] {
   if (!Array.isArray(names) || names.length === 0 || names.length > MAX_AGENTS) {
-    throw new AgentError('INVALID_PARAMS', `\`agents\` must be a list of 1 to ${MAX_AGENTS} agents`, { field: 'agents' });
+    throw new AgentError('INVALID_PARAMS', `\`agents\` must be a list of 1 to ${MAX_AGENTS} agents`, {
+      field: 'agents',
+    });
   }
   return names.map((name, index) => reference(context, name, `agents[${index}]`));
 }
 
 function unknownAgent(name: string, agents: Map<string, AgentPersona>): AgentError {
   const available = agents.size === 0 ? 'settings.agents declares none' : `available: ${[...agents.keys()].join(', ')}`;
-  return new AgentError('INVALID_PARAMS', `agent '${name}' is not declared in settings.agents (${available})`, { field: 'agent' });
+  return new AgentError('INVALID_PARAMS', `agent '${name}' is not declared in settings.agents (${available})`, {
+    field: 'agent',
+  });
 }
 
 /** Load-time check of literal agent names against settings.agents, and of literal file paths. */
@@ -125,7 +142,8 @@ function checkNames(names: unknown, compiler: ActionCompiler, field: string): vo
     throw compiler.error((error as Error).message, 'settings.agents', 'INVALID_AGENT');
   }
   for (const name of list) {
-    if (typeof name === 'string' && !name.includes('{{') && !agents.has(name)) throw compiler.error(unknownAgent(name, agents).message, field);
+    if (typeof name === 'string' && !name.includes('{{') && !agents.has(name))
+      throw compiler.error(unknownAgent(name, agents).message, field);
     if (typeof name === 'object' && name !== null) checkFile(name, compiler, field);
   }
 }
@@ -142,19 +160,30 @@ function checkFile(value: object, compiler: ActionCompiler, field: string): void
   if (file.includes('{{')) return;
   const refusal = rootedPathRefusal(file);
   if (refusal !== undefined) throw compiler.error(`agent file ${quoteText(file, 80)} is refused: ${refusal}`, field);
-  if (!/\.ya?ml$/.test(file)) throw compiler.error(`agent file ${quoteText(file, 80)} must be a .yaml or .yml file`, field);
+  if (!/\.ya?ml$/.test(file))
+    throw compiler.error(`agent file ${quoteText(file, 80)} must be a .yaml or .yml file`, field);
 }
 
 /** One agent's answer to `task`: a persona's model call, or an agent file's sub-run. */
-async function askAgent(context: ActionContext, agent: AgentRef, task: string | undefined, overrides: { timeout?: number; max_retries?: number }, input: unknown): Promise<Record<string, unknown>> {
+async function askAgent(
+  context: ActionContext,
+  agent: AgentRef,
+  task: string | undefined,
+  overrides: { timeout?: number; max_retries?: number },
+  input: unknown,
+): Promise<Record<string, unknown>> {
   if (agent.kind === 'persona') {
-    if (task === undefined) throw new AgentError('INVALID_PARAMS', `\`task\` is required for agent '${agent.name}'`, { field: 'task' });
+    if (task === undefined)
+      throw new AgentError('INVALID_PARAMS', `\`task\` is required for agent '${agent.name}'`, { field: 'task' });
     return callAgent(context, agent.persona, task, overrides);
   }
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
-    throw new AgentError('INVALID_PARAMS', '`input` must be a mapping (the sub-run\'s input)', { field: 'input' });
+    throw new AgentError('INVALID_PARAMS', "`input` must be a mapping (the sub-run's input)", { field: 'input' });
   }
-  const sub = await context.runAgentFile(agent.file, { ...(input as State | undefined), ...(task !== undefined ? { task } : {}) });
+  const sub = await context.runAgentFile(agent.file, {
+    ...(input as State | undefined),
+    ...(task !== undefined ? { task } : {}),
+  });
   const answer = answerOf(sub.state);
   return { content: answer, response: answer, agent: sub.agent, file: sub.file, state: sub.state, success: true };
 }
@@ -167,9 +196,15 @@ function answerOf(state: State): string {
 }
 
 /** One call of one persona: [system?, user: task], the persona's model settings, labelled with its name. */
-async function callAgent(context: ActionContext, agent: AgentPersona, task: string, overrides: { timeout?: number; max_retries?: number }): Promise<Record<string, unknown>> {
+async function callAgent(
+  context: ActionContext,
+  agent: AgentPersona,
+  task: string,
+  overrides: { timeout?: number; max_retries?: number },
+): Promise<Record<string, unknown>> {
   const messages: Array<{ role: 'system' | 'user'; content: string }> = [];
-  if (agent.system_prompt !== undefined && agent.system_prompt !== '') messages.push({ role: 'system', content: agent.system_prompt });
+  if (agent.system_prompt !== undefined && agent.system_prompt !== '')
+    messages.push({ role: 'system', content: agent.system_prompt });
   messages.push({ role: 'user', content: task });
   const params: LlmCallParams = { messages };
   if (agent.model !== undefined) params.model = agent.model;
@@ -180,7 +215,14 @@ async function callAgent(context: ActionContext, agent: AgentPersona, task: stri
   const retries = overrides.max_retries ?? agent.max_retries;
   if (retries !== undefined) params.max_retries = retries;
   const response = await context.callLlm(params, { label: `agent:${agent.name}` });
-  return { content: response.content, response: response.content, usage: response.usage, model: response.model, agent: agent.name, success: true };
+  return {
+    content: response.content,
+    response: response.content,
+    usage: response.usage,
+    model: response.model,
+    agent: agent.name,
+    success: true,
+  };
 }
 
 function text(value: unknown, field: string): string {
@@ -206,18 +248,32 @@ function compileAll(params: Record<string, unknown>, compiler: ActionCompiler): 
 
 function renderAll(compiled: Compiled, context: ActionContext, skip: readonly string[] = []): Record<string, unknown> {
   const scope = context.scope();
-  return Object.fromEntries(Object.entries(compiled).filter(([key]) => !skip.includes(key)).map(([key, value]) => [key, value.render(scope)]));
+  return Object.fromEntries(
+    Object.entries(compiled)
+      .filter(([key]) => !skip.includes(key))
+      .map(([key, value]) => [key, value.render(scope)]),
+  );
 }
 
-const TIMEOUT = { type: 'number', exclusiveMinimum: 0, maximum: MODEL_TIMEOUT_SECONDS_CEILING, description: 'seconds per attempt (overrides the agent\'s)' } as const;
+const TIMEOUT = {
+  type: 'number',
+  exclusiveMinimum: 0,
+  maximum: MODEL_TIMEOUT_SECONDS_CEILING,
+  description: "seconds per attempt (overrides the agent's)",
+} as const;
 /** A persona name, or `{file: <agent file>}` for a sub-run. */
 const AGENT = {
   oneOf: [
     { type: 'string', description: 'a name from settings.agents' },
-    { type: 'object', required: ['file'], properties: { file: { type: 'string', description: 'an agent file of this host (a sub-run)' } }, additionalProperties: false },
+    {
+      type: 'object',
+      required: ['file'],
+      properties: { file: { type: 'string', description: 'an agent file of this host (a sub-run)' } },
+      additionalProperties: false,
+    },
   ],
 } as const;
-const INPUT = { type: 'object', description: 'a sub-run\'s input (plus `task`)' } as const;
+const INPUT = { type: 'object', description: "a sub-run's input (plus `task`)" } as const;
 
 export const agentDispatch: ActionDefinition<Compiled> = {
   name: 'agent.dispatch',
@@ -226,13 +282,13 @@ export const agentDispatch: ActionDefinition<Compiled> = {
   result: {
     type: 'object',
     properties: {
-      content: { type: 'string', description: 'the agent\'s answer' },
-      response: { type: 'string', description: 'the same answer (TEA\'s name)' },
+      content: { type: 'string', description: "the agent's answer" },
+      response: { type: 'string', description: "the same answer (TEA's name)" },
       agent: { type: 'string', description: 'the persona or agent file that answered' },
-      file: { type: 'string', description: 'a sub-run\'s agent file' },
-      state: { type: 'object', description: 'a sub-run\'s final state' },
-      usage: { type: 'object', description: 'a persona\'s token usage' },
-      model: { type: 'string', description: 'a persona\'s model' },
+      file: { type: 'string', description: "a sub-run's agent file" },
+      state: { type: 'object', description: "a sub-run's final state" },
+      usage: { type: 'object', description: "a persona's token usage" },
+      model: { type: 'string', description: "a persona's model" },
       attempts: { type: 'integer', description: 'attempts made' },
       success: { type: 'boolean', description: 'true (a failure fails the node)' },
     },
@@ -273,7 +329,7 @@ export const agentParallel: ActionDefinition<Compiled> = {
     properties: {
       success: { type: 'boolean', description: 'true (a failure fails the node)' },
       agents_called: { type: 'array', description: 'the agents asked, in order' },
-      raw_results: { type: 'array', description: 'each agent\'s answer (collect, vote, first)' },
+      raw_results: { type: 'array', description: "each agent's answer (collect, vote, first)" },
       rounds: { type: 'integer', description: 'rounds asked (consensus)' },
       consensus_reached: { type: 'boolean', description: 'whether enough agents agreed (consensus)' },
     },
@@ -301,11 +357,15 @@ export const agentParallel: ActionDefinition<Compiled> = {
     const params = renderAll(compiled, context);
     const agents = references(context, params.agents);
     const aggregation = (params.aggregation ?? 'collect') as Aggregation;
-    if (!AGGREGATIONS.includes(aggregation)) throw new AgentError('INVALID_PARAMS', `aggregation must be one of ${AGGREGATIONS.join(', ')}`, { field: 'aggregation' });
+    if (!AGGREGATIONS.includes(aggregation))
+      throw new AgentError('INVALID_PARAMS', `aggregation must be one of ${AGGREGATIONS.join(', ')}`, {
+        field: 'aggregation',
+      });
     const concurrency = integerIn(params.max_concurrent, 'max_concurrent', 1, MAX_AGENTS) ?? agents.length;
     const task = text(params.task, 'task');
     const overrides = typeof params.timeout === 'number' ? { timeout: params.timeout } : {};
-    const round = () => mapLimited(agents, concurrency, (agent) => askAgent(context, agent, task, overrides, params.input));
+    const round = () =>
+      mapLimited(agents, concurrency, (agent) => askAgent(context, agent, task, overrides, params.input));
     const called = { agents_called: agents.map((agent) => agent.name) };
 
     if (aggregation === 'consensus') {
@@ -321,7 +381,8 @@ export const agentParallel: ActionDefinition<Compiled> = {
       return { ...outcome, success: true, rounds, ...called };
     }
     const results = await round();
-    const aggregated = aggregation === 'vote' ? vote(results) : aggregation === 'first' ? first(results) : collect(results);
+    const aggregated =
+      aggregation === 'vote' ? vote(results) : aggregation === 'first' ? first(results) : collect(results);
     return { ...aggregated, success: true, ...called, raw_results: results };
   },
 };
@@ -335,8 +396,8 @@ export const agentSequential: ActionDefinition<Compiled> = {
   result: {
     type: 'object',
     properties: {
-      result: { type: 'string', description: 'the last agent\'s answer (also under `output_key`)' },
-      chain: { type: 'array', description: 'each step: agent, response, success (and a sub-run\'s file and state)' },
+      result: { type: 'string', description: "the last agent's answer (also under `output_key`)" },
+      chain: { type: 'array', description: "each step: agent, response, success (and a sub-run's file and state)" },
       agents_called: { type: 'array', description: 'the agents asked, in order' },
       success: { type: 'boolean', description: 'true (a failure fails the node)' },
     },
@@ -347,7 +408,10 @@ export const agentSequential: ActionDefinition<Compiled> = {
     properties: {
       agents: { type: 'array', minItems: 1, maxItems: MAX_AGENTS, items: AGENT },
       input: INPUT,
-      task: { type: 'string', description: 'one template for every agent; default: state.input, then previous_response' },
+      task: {
+        type: 'string',
+        description: 'one template for every agent; default: state.input, then previous_response',
+      },
       tasks: { type: 'array', items: { type: 'string' }, description: 'one template per agent' },
       transform: { type: 'string', description: 'applied to each answer (as current_response) before the next agent' },
       early_exit_on_failure: { type: 'boolean', default: true },
@@ -370,13 +434,31 @@ export const agentSequential: ActionDefinition<Compiled> = {
     let previous = '';
     for (let index = 0; index < agents.length; index++) {
       const extras = { previous_response: previous, chain_index: index, chain_length: agents.length };
-      const task = text(taskTemplate(compiled, index).render(sequentialScope(context, extras)), compiled.tasks !== undefined ? `tasks[${index}]` : 'task');
+      const task = text(
+        taskTemplate(compiled, index).render(sequentialScope(context, extras)),
+        compiled.tasks !== undefined ? `tasks[${index}]` : 'task',
+      );
       const result = await askAgent(context, agents[index]!, task, {}, params.input);
-      chain.push({ agent: result.agent, response: result.content, success: true, ...(result.file !== undefined ? { file: result.file, state: result.state } : {}) });
+      chain.push({
+        agent: result.agent,
+        response: result.content,
+        success: true,
+        ...(result.file !== undefined ? { file: result.file, state: result.state } : {}),
+      });
       previous = result.content as string;
-      if (compiled.transform !== undefined) previous = text(compiled.transform.render(sequentialScope(context, { ...extras, current_response: previous })), 'transform');
+      if (compiled.transform !== undefined)
+        previous = text(
+          compiled.transform.render(sequentialScope(context, { ...extras, current_response: previous })),
+          'transform',
+        );
     }
-    return { result: previous, [outputKey]: previous, chain, success: true, agents_called: agents.map((agent) => agent.name) };
+    return {
+      result: previous,
+      [outputKey]: previous,
+      chain,
+      success: true,
+      agents_called: agents.map((agent) => agent.name),
+    };
   },
 };
 
@@ -388,7 +470,11 @@ function taskTemplate(compiled: Compiled, index: number): CompiledValue {
   }
   if (compiled.task !== undefined) return compiled.task;
   const fallback = index === 0 ? 'state.input' : 'previous_response';
-  return { source: fallback, isStatic: false, render: (scope) => (index === 0 ? (scope['state'] as State)['input'] : scope['previous_response']) ?? '' };
+  return {
+    source: fallback,
+    isStatic: false,
+    render: (scope) => (index === 0 ? (scope['state'] as State)['input'] : scope['previous_response']) ?? '',
+  };
 }
 
 /** Entry `index` of a compiled list template, rendered alone. */
@@ -398,7 +484,8 @@ function pick(list: CompiledValue, index: number): CompiledValue {
     isStatic: list.isStatic,
     render(scope) {
       const rendered = list.render(scope);
-      if (!Array.isArray(rendered) || index < 0 || index >= rendered.length) throw new AgentError('INVALID_PARAMS', '`tasks` must have one entry per agent', { field: 'tasks' });
+      if (!Array.isArray(rendered) || index < 0 || index >= rendered.length)
+        throw new AgentError('INVALID_PARAMS', '`tasks` must have one entry per agent', { field: 'tasks' });
       return rendered[index];
     },
   };
@@ -412,4 +499,3 @@ function sequentialScope(context: ActionContext, extras: Record<string, unknown>
 export function agentActions(): ActionDefinition[] {
   return [agentDispatch, agentParallel, agentSequential] as ActionDefinition[];
 }
-

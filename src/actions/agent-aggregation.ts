@@ -8,7 +8,11 @@
  * no new item starts, and the calls in flight are waited for before the first error is thrown, so
  * no model call outlives the node.
  */
-export async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   let failure: { error: unknown } | undefined;
@@ -46,7 +50,13 @@ function tally(results: Result[]): { votes: Record<string, number>; winner: stri
 
 export function vote(results: Result[]): Result {
   const { votes, winner } = tally(results);
-  return { result: winner, votes, unanimous: Object.keys(votes).length === 1, total_votes: results.length, aggregation: 'vote' };
+  return {
+    result: winner,
+    votes,
+    unanimous: Object.keys(votes).length === 1,
+    total_votes: results.length,
+    aggregation: 'vote',
+  };
 }
 
 export function first(results: Result[]): Result {
@@ -57,5 +67,11 @@ export function consensus(results: Result[], threshold: number): Result {
   const { winner, count } = tally(results);
   const agreement = count / results.length;
   const reached = agreement >= threshold;
-  return { result: reached ? winner : null, agreement, consensus_reached: reached, threshold, aggregation: 'consensus' };
+  return {
+    result: reached ? winner : null,
+    agreement,
+    consensus_reached: reached,
+    threshold,
+    aggregation: 'consensus',
+  };
 }

@@ -10,6 +10,10 @@ export function rejectUnknownKeys(params: Record<string, unknown>, schema: JsonS
   const declared = Object.keys((schema['properties'] ?? {}) as Record<string, unknown>);
   const unknown = Object.keys(params).filter((key) => !declared.includes(key));
   if (unknown.length > 0) {
-    throw new AgentError('INVALID_PARAMS', `${action} has no parameter ${unknown.map((key) => `'${key}'`).join(', ')} (it takes ${declared.join(', ')})`, { field: unknown[0]! });
+    throw new AgentError(
+      'INVALID_PARAMS',
+      `${action} has no parameter ${unknown.map((key) => `'${key}'`).join(', ')} (it takes ${declared.join(', ')})`,
+      { field: unknown[0]! },
+    );
   }
 }

@@ -12,7 +12,8 @@ interface ValidateParams {
 
 const validateSchema: ActionDefinition<ValidateParams> = {
   name: 'validate.schema',
-  description: 'Validates data against a JSON Schema (inline, or `$ref` to a schema in `schemas:`); returns {valid, errors}.',
+  description:
+    'Validates data against a JSON Schema (inline, or `$ref` to a schema in `schemas:`); returns {valid, errors}.',
   result: {
     type: 'object',
     properties: {
@@ -43,7 +44,8 @@ const validateSchema: ActionDefinition<ValidateParams> = {
 
 const jsonParse: ActionDefinition = {
   name: 'json.parse',
-  description: 'Parses JSON text (fences stripped); returns {data}. Invalid JSON fails the node unless `strict: false`, which returns {data: null, error}.',
+  description:
+    'Parses JSON text (fences stripped); returns {data}. Invalid JSON fails the node unless `strict: false`, which returns {data: null, error}.',
   result: {
     type: 'object',
     properties: {
@@ -64,7 +66,10 @@ const jsonParse: ActionDefinition = {
       throw new AgentError('INVALID_PARAMS', '`text` must be a string');
     }
     const fenced = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(text);
-    const parsed = parseJsonSafely((fenced?.[1] ?? text).trim(), { ...DEFAULT_JSON_LIMITS, maxLength: 8 * 1024 * 1024 });
+    const parsed = parseJsonSafely((fenced?.[1] ?? text).trim(), {
+      ...DEFAULT_JSON_LIMITS,
+      maxLength: 8 * 1024 * 1024,
+    });
     if (parsed.ok) return { data: parsed.value };
     if (params.strict === false) return { data: null, error: parsed.error };
     throw new AgentError('INPUT_INVALID', `json.parse: ${parsed.error}`);
@@ -73,7 +78,8 @@ const jsonParse: ActionDefinition = {
 
 const toolsList: ActionDefinition = {
   name: 'tools.list',
-  description: 'Lists the registered actions usable as tools, with name, description and parameter JSON Schema; returns {tools, count}. `filter` keeps only the named actions.',
+  description:
+    'Lists the registered actions usable as tools, with name, description and parameter JSON Schema; returns {tools, count}. `filter` keeps only the named actions.',
   result: {
     type: 'object',
     properties: {
@@ -83,13 +89,21 @@ const toolsList: ActionDefinition = {
   },
   parameters: {
     type: 'object',
-    properties: { filter: { type: 'array', items: { type: 'string' }, description: 'action names to keep (TEA Rust)' } },
+    properties: {
+      filter: { type: 'array', items: { type: 'string' }, description: 'action names to keep (TEA Rust)' },
+    },
     additionalProperties: false,
   },
   run(params, context) {
     const filter = params.filter;
-    if (filter !== undefined && filter !== null && (!Array.isArray(filter) || !filter.every((name) => typeof name === 'string'))) {
-      throw new AgentError('INVALID_PARAMS', 'tools.list: `filter` must be a list of action names', { field: 'filter' });
+    if (
+      filter !== undefined &&
+      filter !== null &&
+      (!Array.isArray(filter) || !filter.every((name) => typeof name === 'string'))
+    ) {
+      throw new AgentError('INVALID_PARAMS', 'tools.list: `filter` must be a list of action names', {
+        field: 'filter',
+      });
     }
     const wanted = Array.isArray(filter) ? new Set<string>(filter as string[]) : undefined;
     const tools = context.listActions().filter((tool) => wanted === undefined || wanted.has(tool.name));

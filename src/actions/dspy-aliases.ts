@@ -13,8 +13,15 @@ import type { ActionCompiler, ActionDefinition, JsonSchema } from '../core/actio
 import { isPlainObject } from '../util/plain-object.js';
 
 const DSPY_ONLY: Record<string, JsonSchema> = {
-  signature: { type: 'string', description: 'DSPy signature, e.g. "question -> thinking, answer" (its first input names the problem in few-shot examples)' },
-  compiled_key: { type: 'string', description: 'DSPy compiled-module key (accepted; tea-edge has no compiled modules)' },
+  signature: {
+    type: 'string',
+    description:
+      'DSPy signature, e.g. "question -> thinking, answer" (its first input names the problem in few-shot examples)',
+  },
+  compiled_key: {
+    type: 'string',
+    description: 'DSPy compiled-module key (accepted; tea-edge has no compiled modules)',
+  },
 };
 
 /** The input field names DSPy examples may use for the problem (the default signature's, and common ones). */
@@ -35,15 +42,29 @@ export interface DspyAliasOptions {
 /** The native action's result, plus the field that marks TEA's fallback. */
 function withDspyModule(result: JsonSchema): JsonSchema {
   const properties = (result['properties'] ?? {}) as Record<string, JsonSchema>;
-  return { ...result, properties: { ...properties, dspy_module: { type: 'string', description: '"native_fallback": no DSPy module ran' } } };
+  return {
+    ...result,
+    properties: {
+      ...properties,
+      dspy_module: { type: 'string', description: '"native_fallback": no DSPy module ran' },
+    },
+  };
 }
 
 /** An alias of `native` under `name`: same parameters plus the DSPy-only ones, result marked as TEA marks its fallback. */
-export function dspyAlias(name: string, native: ActionDefinition, options: DspyAliasOptions): ActionDefinition<Prepared> {
+export function dspyAlias(
+  name: string,
+  native: ActionDefinition,
+  options: DspyAliasOptions,
+): ActionDefinition<Prepared> {
   const nativeSchema = native.parameters ?? { type: 'object', properties: {} };
-  const properties: Record<string, JsonSchema> = { ...((nativeSchema['properties'] ?? {}) as Record<string, JsonSchema>), ...DSPY_ONLY };
+  const properties: Record<string, JsonSchema> = {
+    ...((nativeSchema['properties'] ?? {}) as Record<string, JsonSchema>),
+    ...DSPY_ONLY,
+  };
   if (options.exampleTarget !== undefined) {
-    for (const key of ['few_shot_examples', 'few_shot']) if (properties[key] !== undefined) properties[key] = dspyExamplesSchema(properties[key]!);
+    for (const key of ['few_shot_examples', 'few_shot'])
+      if (properties[key] !== undefined) properties[key] = dspyExamplesSchema(properties[key]!);
   }
   return {
     name,
@@ -56,14 +77,23 @@ export function dspyAlias(name: string, native: ActionDefinition, options: DspyA
       if (options.exampleTarget !== undefined) {
         const inputField = signatureInput(signature) ?? 'question';
         for (const key of ['few_shot_examples', 'few_shot']) {
-          if (Array.isArray(rest[key])) rest[key] = (rest[key] as unknown[]).map((example) => renameInput(example, inputField, options.exampleTarget!));
+          if (Array.isArray(rest[key]))
+            rest[key] = (rest[key] as unknown[]).map((example) =>
+              renameInput(example, inputField, options.exampleTarget!),
+            );
         }
       }
-      return { native: native.prepare === undefined ? compiler.template(rest, 'with') : native.prepare(rest, compiler), signature: signature ?? options.defaultSignature };
+      return {
+        native: native.prepare === undefined ? compiler.template(rest, 'with') : native.prepare(rest, compiler),
+        signature: signature ?? options.defaultSignature,
+      };
     },
     async run(prepared, context) {
       // An action without `prepare` gets its `with:` rendered by the engine; do the same here.
-      const params = native.prepare === undefined ? (prepared.native as { render(scope: unknown): unknown }).render(context.scope()) : prepared.native;
+      const params =
+        native.prepare === undefined
+          ? (prepared.native as { render(scope: unknown): unknown }).render(context.scope())
+          : prepared.native;
       const result = await native.run(params, context);
       const marked = isPlainObject(result) ? { ...result } : { result };
       return { ...marked, dspy_module: 'native_fallback', dspy_available: false, signature: prepared.signature };
@@ -75,7 +105,12 @@ export function dspyAlias(name: string, native: ActionDefinition, options: DspyA
 function dspyExamplesSchema(schema: JsonSchema): JsonSchema {
   const items = (schema['items'] ?? {}) as JsonSchema;
   const itemProperties = (items['properties'] ?? {}) as Record<string, JsonSchema>;
-  const extra = Object.fromEntries(EXAMPLE_INPUT_FIELDS.filter((field) => itemProperties[field] === undefined).map((field) => [field, { type: 'string', description: 'DSPy input field; read as problem' }]));
+  const extra = Object.fromEntries(
+    EXAMPLE_INPUT_FIELDS.filter((field) => itemProperties[field] === undefined).map((field) => [
+      field,
+      { type: 'string', description: 'DSPy input field; read as problem' },
+    ]),
+  );
   return { ...schema, items: { ...items, properties: { ...itemProperties, ...extra } } };
 }
 

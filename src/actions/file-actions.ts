@@ -46,7 +46,9 @@ function render(compiled: Compiled, context: ActionContext): { params: Record<st
   const params = Object.fromEntries(Object.entries(compiled).map(([key, value]) => [key, value.render(scope)]));
   const encoding = params['encoding'];
   if (encoding !== undefined && encoding !== null && !(ENCODINGS as readonly unknown[]).includes(encoding)) {
-    throw new AgentError('INVALID_PARAMS', `\`encoding\` must be utf-8 (tea-edge reads and writes UTF-8 text)`, { field: 'encoding' });
+    throw new AgentError('INVALID_PARAMS', `\`encoding\` must be utf-8 (tea-edge reads and writes UTF-8 text)`, {
+      field: 'encoding',
+    });
   }
   return { params, path: normalizeRootedPath(params['path'], 'path') };
 }
@@ -61,7 +63,11 @@ function storeOf(context: ActionContext, action: string): FileStore {
   );
 }
 
-const PATH = { type: 'string', minLength: 1, description: 'a path inside the host file root (no .., no absolute path)' } as const;
+const PATH = {
+  type: 'string',
+  minLength: 1,
+  description: 'a path inside the host file root (no .., no absolute path)',
+} as const;
 const ENCODING = { enum: [...ENCODINGS], default: 'utf-8' } as const;
 
 export const fileRead: ActionDefinition<Compiled> = {
@@ -70,7 +76,7 @@ export const fileRead: ActionDefinition<Compiled> = {
   result: {
     type: 'object',
     properties: {
-      content: { type: 'string', description: 'the file\'s text' },
+      content: { type: 'string', description: "the file's text" },
       path: { type: 'string', description: 'the rooted path read' },
       bytes: { type: 'integer', description: 'bytes read' },
       success: { type: 'boolean', description: 'true (a failure fails the node)' },
@@ -79,7 +85,11 @@ export const fileRead: ActionDefinition<Compiled> = {
   parameters: {
     type: 'object',
     required: ['path'],
-    properties: { path: PATH, encoding: ENCODING, max_bytes: { type: 'integer', minimum: 1, maximum: MAX_READ_BYTES, default: DEFAULT_READ_BYTES } },
+    properties: {
+      path: PATH,
+      encoding: ENCODING,
+      max_bytes: { type: 'integer', minimum: 1, maximum: MAX_READ_BYTES, default: DEFAULT_READ_BYTES },
+    },
     additionalProperties: false,
   },
   sideEffects: false,
@@ -88,13 +98,23 @@ export const fileRead: ActionDefinition<Compiled> = {
     const { params, path } = render(compiled, context);
     const limit = params['max_bytes'] ?? DEFAULT_READ_BYTES;
     if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_READ_BYTES) {
-      throw new AgentError('INVALID_PARAMS', `\`max_bytes\` must be an integer from 1 to ${MAX_READ_BYTES}`, { field: 'max_bytes' });
+      throw new AgentError('INVALID_PARAMS', `\`max_bytes\` must be an integer from 1 to ${MAX_READ_BYTES}`, {
+        field: 'max_bytes',
+      });
     }
     const store = storeOf(context, 'file.read');
     const bytes = await store.read(path, limit);
-    if (bytes === undefined) throw new AgentError('NOT_FOUND', `file '${path}' does not exist in ${store.description}`, { field: 'path', details: { path } });
+    if (bytes === undefined)
+      throw new AgentError('NOT_FOUND', `file '${path}' does not exist in ${store.description}`, {
+        field: 'path',
+        details: { path },
+      });
     if (bytes.byteLength > limit) {
-      throw new AgentError('INPUT_TOO_LARGE', `file '${path}' is larger than ${limit} bytes (raise max_bytes, at most ${MAX_READ_BYTES})`, { field: 'path', details: { path, max_bytes: limit } });
+      throw new AgentError(
+        'INPUT_TOO_LARGE',
+        `file '${path}' is larger than ${limit} bytes (raise max_bytes, at most ${MAX_READ_BYTES})`,
+        { field: 'path', details: { path, max_bytes: limit } },
+      );
     }
     let content: string;
     try {
@@ -108,7 +128,8 @@ export const fileRead: ActionDefinition<Compiled> = {
 
 export const fileWrite: ActionDefinition<Compiled> = {
   name: 'file.write',
-  description: 'Writes text (other values as JSON) to a file under the host file root, creating its folders. Returns {path, bytes, success}.',
+  description:
+    'Writes text (other values as JSON) to a file under the host file root, creating its folders. Returns {path, bytes, success}.',
   result: {
     type: 'object',
     properties: {
@@ -120,7 +141,11 @@ export const fileWrite: ActionDefinition<Compiled> = {
   parameters: {
     type: 'object',
     required: ['path', 'content'],
-    properties: { path: PATH, content: { description: 'text; any other value is written as JSON' }, encoding: ENCODING },
+    properties: {
+      path: PATH,
+      content: { description: 'text; any other value is written as JSON' },
+      encoding: ENCODING,
+    },
     additionalProperties: false,
   },
   sideEffects: true,
@@ -132,7 +157,11 @@ export const fileWrite: ActionDefinition<Compiled> = {
     const text = typeof content === 'string' ? content : JSON.stringify(content);
     const bytes = new TextEncoder().encode(text);
     if (bytes.byteLength > MAX_WRITE_BYTES) {
-      throw new AgentError('INPUT_TOO_LARGE', `content for '${path}' is ${bytes.byteLength} bytes, over the ${MAX_WRITE_BYTES}-byte cap of file.write`, { field: 'content', details: { path } });
+      throw new AgentError(
+        'INPUT_TOO_LARGE',
+        `content for '${path}' is ${bytes.byteLength} bytes, over the ${MAX_WRITE_BYTES}-byte cap of file.write`,
+        { field: 'content', details: { path } },
+      );
     }
     await storeOf(context, 'file.write').write(path, bytes);
     return { path, bytes: bytes.byteLength, success: true };

@@ -23,7 +23,11 @@ const LLM_PARAMETERS = {
   additionalProperties: false,
 };
 
-async function callModel(params: Record<string, unknown>, context: ActionContext, stream: boolean): Promise<Record<string, unknown>> {
+async function callModel(
+  params: Record<string, unknown>,
+  context: ActionContext,
+  stream: boolean,
+): Promise<Record<string, unknown>> {
   const { stream: _stream, ...callParams } = params;
   const response = await context.callLlm(callParams as LlmCallParams, { stream });
   const result = llmResult(response);

@@ -15,7 +15,11 @@ import { AgentError } from '../core/agent-error.js';
 import type { ActionDefinition, EmbedCallParams, LlmCallParams } from '../core/action.js';
 import { llmResult, LLM_RESULT_PROPERTIES } from '../llm/llm-result.js';
 import { rejectUnknownKeys } from './closed-params.js';
-import { MODEL_MAX_TOKENS_CEILING, MODEL_RETRIES_CEILING, MODEL_TIMEOUT_SECONDS_CEILING } from '../core/setting-ceilings.js';
+import {
+  MODEL_MAX_TOKENS_CEILING,
+  MODEL_RETRIES_CEILING,
+  MODEL_TIMEOUT_SECONDS_CEILING,
+} from '../core/setting-ceilings.js';
 
 /** TEA's default for llm.chat (llm_local_actions.py passes max_tokens=100 to llm.call). */
 const CHAT_DEFAULT_MAX_TOKENS = 100;
@@ -28,13 +32,19 @@ const CONNECTION_PROPERTIES = {
   provider: { type: 'string' },
   api_base: { type: 'string' },
   api_key: { type: 'string' },
-  timeout: { type: 'number', exclusiveMinimum: 0, maximum: MODEL_TIMEOUT_SECONDS_CEILING, description: 'seconds per attempt' },
+  timeout: {
+    type: 'number',
+    exclusiveMinimum: 0,
+    maximum: MODEL_TIMEOUT_SECONDS_CEILING,
+    description: 'seconds per attempt',
+  },
   max_retries: { type: 'integer', minimum: 0, maximum: MODEL_RETRIES_CEILING },
 } as const;
 
 const llmChat: ActionDefinition<Record<string, unknown>> = {
   name: 'llm.chat',
-  description: 'Chat completion over `messages` (TEA\'s llm.chat; max_tokens defaults to 100 as in TEA). Returns {content, usage, model, finish_reason}.',
+  description:
+    "Chat completion over `messages` (TEA's llm.chat; max_tokens defaults to 100 as in TEA). Returns {content, usage, model, finish_reason}.",
   result: {
     type: 'object',
     properties: {
@@ -58,7 +68,9 @@ const llmChat: ActionDefinition<Record<string, unknown>> = {
   async run(params, context) {
     rejectUnknownKeys(params, llmChat.parameters!, 'llm.chat');
     if (!Array.isArray(params.messages) || params.messages.length === 0) {
-      throw new AgentError('INVALID_PARAMS', 'llm.chat needs `messages`: a non-empty list of {role, content}', { field: 'messages' });
+      throw new AgentError('INVALID_PARAMS', 'llm.chat needs `messages`: a non-empty list of {role, content}', {
+        field: 'messages',
+      });
     }
     const { stream, ...rest } = params;
     // TEA's default applies only when neither the call nor settings.llm names max_tokens.
@@ -71,12 +83,12 @@ const llmChat: ActionDefinition<Record<string, unknown>> = {
 const llmEmbed: ActionDefinition<Record<string, unknown>> = {
   name: 'llm.embed',
   description:
-    'Embeds `text` (a string or a list) with the OpenAI-compatible /v1/embeddings of the run\'s model server. Returns {embedding, dimensions, model} (and `embeddings` for a list).',
+    "Embeds `text` (a string or a list) with the OpenAI-compatible /v1/embeddings of the run's model server. Returns {embedding, dimensions, model} (and `embeddings` for a list).",
   result: {
     type: 'object',
     properties: {
-      embedding: { type: 'array', description: 'the first text\'s vector' },
-      embeddings: { type: 'array', description: 'every text\'s vector (when `text` is a list)' },
+      embedding: { type: 'array', description: "the first text's vector" },
+      embeddings: { type: 'array', description: "every text's vector (when `text` is a list)" },
       dimensions: { type: 'integer', description: 'the vector length' },
       model: { type: 'string', description: 'the embedding model' },
       tokens_used: { type: 'integer', description: 'prompt tokens counted by the server' },
@@ -89,7 +101,12 @@ const llmEmbed: ActionDefinition<Record<string, unknown>> = {
       text: {
         anyOf: [
           { type: 'string', maxLength: MAX_EMBED_TEXT_CHARS },
-          { type: 'array', minItems: 1, maxItems: MAX_EMBED_TEXTS, items: { type: 'string', maxLength: MAX_EMBED_TEXT_CHARS } },
+          {
+            type: 'array',
+            minItems: 1,
+            maxItems: MAX_EMBED_TEXTS,
+            items: { type: 'string', maxLength: MAX_EMBED_TEXT_CHARS },
+          },
         ],
       },
       backend: { enum: ['api', 'auto', null], description: 'TEA: `local` (llama.cpp in-process) does not exist here' },
@@ -103,11 +120,20 @@ const llmEmbed: ActionDefinition<Record<string, unknown>> = {
     const input = readTexts(text);
     // TEA examples write `backend: "{{ state.backend | default('auto') }}"`, which renders to null.
     if (backend !== undefined && backend !== null && backend !== 'api' && backend !== 'auto') {
-      throw new AgentError('INVALID_PARAMS', `llm.embed: backend '${String(backend)}' is not available; tea-edge embeds through the model server (backend: api)`, { field: 'backend' });
+      throw new AgentError(
+        'INVALID_PARAMS',
+        `llm.embed: backend '${String(backend)}' is not available; tea-edge embeds through the model server (backend: api)`,
+        { field: 'backend' },
+      );
     }
     const response = await context.embed({ ...(connection as Omit<EmbedCallParams, 'input'>), input });
     const first = response.embeddings[0]!;
-    const result: Record<string, unknown> = { embedding: first, dimensions: first.length, model: response.model, tokens_used: response.usage.prompt_tokens };
+    const result: Record<string, unknown> = {
+      embedding: first,
+      dimensions: first.length,
+      model: response.model,
+      tokens_used: response.usage.prompt_tokens,
+    };
     if (Array.isArray(text)) result.embeddings = response.embeddings;
     return result;
   },
@@ -116,11 +142,23 @@ const llmEmbed: ActionDefinition<Record<string, unknown>> = {
 function readTexts(text: unknown): string[] {
   const texts = typeof text === 'string' ? [text] : text;
   if (!Array.isArray(texts) || texts.length === 0 || !texts.every((item) => typeof item === 'string')) {
-    throw new AgentError('INVALID_PARAMS', 'llm.embed needs `text`: a string or a non-empty list of strings', { field: 'text' });
+    throw new AgentError('INVALID_PARAMS', 'llm.embed needs `text`: a string or a non-empty list of strings', {
+      field: 'text',
+    });
   }
-  if (texts.length > MAX_EMBED_TEXTS) throw new AgentError('INVALID_PARAMS', `llm.embed: at most ${MAX_EMBED_TEXTS} texts per call (got ${texts.length})`, { field: 'text' });
+  if (texts.length > MAX_EMBED_TEXTS)
+    throw new AgentError(
+      'INVALID_PARAMS',
+      `llm.embed: at most ${MAX_EMBED_TEXTS} texts per call (got ${texts.length})`,
+      { field: 'text' },
+    );
   const long = texts.findIndex((item: string) => item.length > MAX_EMBED_TEXT_CHARS);
-  if (long >= 0) throw new AgentError('INVALID_PARAMS', `llm.embed: text ${long} is longer than ${MAX_EMBED_TEXT_CHARS} characters`, { field: 'text' });
+  if (long >= 0)
+    throw new AgentError(
+      'INVALID_PARAMS',
+      `llm.embed: text ${long} is longer than ${MAX_EMBED_TEXT_CHARS} characters`,
+      { field: 'text' },
+    );
   return texts as string[];
 }
 

@@ -45,13 +45,14 @@ export interface PreparedLlmTools {
 
 export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
   name: 'llm.tools',
-  description: 'Calls the model with tools and runs the registered actions it asks for, until it answers (at most max_tool_rounds model calls).',
+  description:
+    'Calls the model with tools and runs the registered actions it asks for, until it answers (at most max_tool_rounds model calls).',
   result: {
     type: 'object',
     properties: {
       ...LLM_RESULT_PROPERTIES,
       tool_calls: { type: 'array', description: 'each tool call run: id, name, arguments' },
-      tool_results: { type: 'array', description: 'each call\'s result: tool_call_id, name, result' },
+      tool_results: { type: 'array', description: "each call's result: tool_call_id, name, result" },
       rounds: { type: 'integer', description: 'model calls made' },
       warning: { type: 'string', description: 'set when max_tool_rounds ran out' },
     },
@@ -60,7 +61,11 @@ export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
     type: 'object',
     required: ['tools'],
     properties: {
-      tools: { type: 'array', description: 'action names, {name, description, parameters, action}, or OpenAI tool definitions', items: TOOL_ENTRY_SHAPE },
+      tools: {
+        type: 'array',
+        description: 'action names, {name, description, parameters, action}, or OpenAI tool definitions',
+        items: TOOL_ENTRY_SHAPE,
+      },
       max_tool_rounds: { type: 'integer', minimum: 1, maximum: TOOL_ROUNDS_CEILING, default: DEFAULT_MAX_TOOL_ROUNDS },
       prompt: { type: 'string' },
       system: { type: 'string' },
@@ -72,7 +77,8 @@ export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
     additionalProperties: false,
   },
   prepare(raw, compiler) {
-    if (!Array.isArray(raw.tools) || raw.tools.length === 0) throw compiler.error('expected a non-empty list of tools', 'tools');
+    if (!Array.isArray(raw.tools) || raw.tools.length === 0)
+      throw compiler.error('expected a non-empty list of tools', 'tools');
     const tools = raw.tools.map((entry, index) => prepareTool(entry, `tools[${index}]`, compiler));
     tools.forEach((tool, index) => {
       const refusal = tool.action === undefined ? undefined : whyNotATool(tool.action);
@@ -85,7 +91,8 @@ export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
       seen.add(name);
     }
     const maxToolRounds = compiler.template(raw.max_tool_rounds ?? DEFAULT_MAX_TOOL_ROUNDS, 'max_tool_rounds');
-    if (maxToolRounds.isStatic) checkRounds(maxToolRounds.source, (message) => compiler.error(message, 'max_tool_rounds'));
+    if (maxToolRounds.isStatic)
+      checkRounds(maxToolRounds.source, (message) => compiler.error(message, 'max_tool_rounds'));
     const params = new Map<string, CompiledValue>();
     for (const [key, value] of Object.entries(raw)) {
       if (key === 'tools' || key === 'max_tool_rounds' || key === 'stream') continue;
@@ -109,7 +116,8 @@ function prepareTool(entry: unknown, field: string, compiler: ActionCompiler): P
   const tool = entry;
   if (tool['type'] === 'function' && isPlainObject(tool['function'])) {
     const fn = tool['function'];
-    if (typeof fn.name !== 'string' || !TOOL_NAME_PATTERN.test(fn.name)) throw compiler.error('function.name must match [A-Za-z0-9_-]{1,64}', field);
+    if (typeof fn.name !== 'string' || !TOOL_NAME_PATTERN.test(fn.name))
+      throw compiler.error('function.name must match [A-Za-z0-9_-]{1,64}', field);
     const definition: ToolDefinition = { type: 'function', function: { name: fn.name } };
     if (typeof fn.description === 'string') definition.function.description = fn.description;
     if (isPlainObject(fn.parameters)) definition.function.parameters = fn.parameters;
@@ -125,15 +133,28 @@ function prepareTool(entry: unknown, field: string, compiler: ActionCompiler): P
     if (isPlainObject(tool.parameters)) prepared.definition.function.parameters = teaParameters(tool.parameters);
     return prepared;
   }
-  throw compiler.error('expected an action name, {name, action, ...} or {type: function, function: {name, ...}}', field);
+  throw compiler.error(
+    'expected an action name, {name, action, ...} or {type: function, function: {name, ...}}',
+    field,
+  );
 }
 
-function fromAction(action: ActionDefinition, field: string, compiler: ActionCompiler, name = action.name): PreparedTool {
+function fromAction(
+  action: ActionDefinition,
+  field: string,
+  compiler: ActionCompiler,
+  name = action.name,
+): PreparedTool {
   const toolName = name.replace(/\./g, '_');
-  if (!TOOL_NAME_PATTERN.test(toolName)) throw compiler.error(`tool name "${name}" cannot be sent to a model (allowed: letters, digits, _ - .)`, field);
+  if (!TOOL_NAME_PATTERN.test(toolName))
+    throw compiler.error(`tool name "${name}" cannot be sent to a model (allowed: letters, digits, _ - .)`, field);
   const definition: ToolDefinition = {
     type: 'function',
-    function: { name: toolName, description: action.description, parameters: action.parameters ?? { type: 'object', properties: {} } },
+    function: {
+      name: toolName,
+      description: action.description,
+      parameters: action.parameters ?? { type: 'object', properties: {} },
+    },
   };
   return { definition, action: action.name };
 }
@@ -162,7 +183,8 @@ function teaParameters(parameters: Record<string, unknown>): Record<string, unkn
 
 function checkRounds(value: unknown, fail: (message: string) => AgentError): number {
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number) || number < 1 || number > TOOL_ROUNDS_CEILING) throw fail(`max_tool_rounds must be an integer from 1 to ${TOOL_ROUNDS_CEILING} (its ceiling)`);
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < 1 || number > TOOL_ROUNDS_CEILING)
+    throw fail(`max_tool_rounds must be an integer from 1 to ${TOOL_ROUNDS_CEILING} (its ceiling)`);
   return number;
 }
 
@@ -170,7 +192,10 @@ async function runToolLoop(prepared: PreparedLlmTools, context: ActionContext): 
   const scope = context.scope();
   const params: Record<string, unknown> = {};
   for (const [key, value] of prepared.params) params[key] = value.render(scope);
-  const maxRounds = checkRounds(prepared.maxToolRounds.render(scope), (message) => new AgentError('INVALID_PARAMS', message, { field: 'max_tool_rounds' }));
+  const maxRounds = checkRounds(
+    prepared.maxToolRounds.render(scope),
+    (message) => new AgentError('INVALID_PARAMS', message, { field: 'max_tool_rounds' }),
+  );
   const messages: ChatMessage[] = buildMessages(params);
   const { prompt: _prompt, system: _system, messages: _messages, ...callParams } = params;
   const byName = new Map(prepared.tools.map((tool) => [tool.definition.function.name, tool]));
@@ -193,7 +218,11 @@ async function runToolLoop(prepared: PreparedLlmTools, context: ActionContext): 
     if (response.tool_calls === undefined || response.tool_calls.length === 0) {
       return { ...llmResult({ ...response, usage }), ...summary };
     }
-    messages.push({ role: 'assistant', content: response.content === '' ? null : response.content, tool_calls: response.tool_calls });
+    messages.push({
+      role: 'assistant',
+      content: response.content === '' ? null : response.content,
+      tool_calls: response.tool_calls,
+    });
     for (const call of response.tool_calls) {
       const outcome = await runToolCall(call, byName.get(call.function.name), context, round, [...byName.keys()]);
       executed.push({ id: call.id, name: call.function.name, arguments: outcome.arguments });
@@ -223,7 +252,13 @@ async function runToolCall(
   // Untrusted model output: size/depth-capped, and __proto__/constructor/prototype keys dropped.
   const outcome = parseJsonSafely(call.function.arguments.trim() === '' ? '{}' : call.function.arguments);
   const parsedArguments: unknown = outcome.ok ? outcome.value : undefined;
-  context.emit('tool_start', { tool: call.function.name, action: tool?.action ?? null, arguments: parsedArguments ?? call.function.arguments, call_id: call.id, round });
+  context.emit('tool_start', {
+    tool: call.function.name,
+    action: tool?.action ?? null,
+    arguments: parsedArguments ?? call.function.arguments,
+    call_id: call.id,
+    round,
+  });
   let result: unknown;
   let refused: ToolCallStatus | undefined;
   if (tool === undefined) {

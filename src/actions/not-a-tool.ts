@@ -21,5 +21,7 @@ const NOT_A_TOOL: ReadonlyMap<string, string> = new Map([
 /** The load error's message when the action named `canonicalName` cannot be a tool, else undefined. */
 export function whyNotATool(canonicalName: string): string | undefined {
   const reason = NOT_A_TOOL.get(canonicalName);
-  return reason === undefined ? undefined : `'${canonicalName}' cannot be a tool: ${reason}, so a tool call could widen what the model may call`;
+  return reason === undefined
+    ? undefined
+    : `'${canonicalName}' cannot be a tool: ${reason}, so a tool call could widen what the model may call`;
 }

@@ -35,8 +35,13 @@ export function createRegistry(initial: readonly ActionDefinition[] = []): Actio
       const action = registry.get(name);
       if (action !== undefined) return action;
       const similar = [...actions.keys()]
-        .map((candidate) => ({ candidate, distance: editDistance(candidate.toLowerCase(), String(name).toLowerCase()) }))
-        .filter(({ candidate, distance }) => distance <= 3 || candidate.split('.').pop() === String(name).split(/[._]/).pop())
+        .map((candidate) => ({
+          candidate,
+          distance: editDistance(candidate.toLowerCase(), String(name).toLowerCase()),
+        }))
+        .filter(
+          ({ candidate, distance }) => distance <= 3 || candidate.split('.').pop() === String(name).split(/[._]/).pop(),
+        )
         .sort((a, b) => a.distance - b.distance)
         .slice(0, 3)
         .map(({ candidate }) => candidate);
@@ -52,10 +57,14 @@ export function createRegistry(initial: readonly ActionDefinition[] = []): Actio
       // A TEA action tea-edge refuses says why and what to write instead (docs/porting-from-tea.md).
       const teaReason = typeof name === 'string' ? teaUnsupportedReason(teaAlias(name) ?? name) : undefined;
       if (teaReason !== undefined) {
-        throw new AgentError('UNKNOWN_ACTION', `TEA's action '${name}' is not available in tea-edge: ${teaReason}`, { details: { action: name, similar, tea_unsupported: teaReason } });
+        throw new AgentError('UNKNOWN_ACTION', `TEA's action '${name}' is not available in tea-edge: ${teaReason}`, {
+          details: { action: name, similar, tea_unsupported: teaReason },
+        });
       }
       const hint = similar.length > 0 ? `; did you mean ${similar.join(', ')}?` : '';
-      throw new AgentError('UNKNOWN_ACTION', `unknown action '${String(name)}'${hint}`, { details: { action: name, similar } });
+      throw new AgentError('UNKNOWN_ACTION', `unknown action '${String(name)}'${hint}`, {
+        details: { action: name, similar },
+      });
     },
     register(action) {
       if (!NAME_PATTERN.test(action.name)) {

@@ -49,33 +49,54 @@ export const retryLoop: ActionDefinition<Prepared> = {
       _retry_errors: { type: 'array', description: 'the validation errors seen' },
       _retry_result: { type: 'object', description: 'the last validation result {valid, errors}' },
       _retry_exhausted: { type: 'boolean', description: 'max_retries reached while invalid' },
-      valid: { type: 'boolean', description: 'the last validation\'s verdict (its other keys are spread in too, over the corrected state)' },
+      valid: {
+        type: 'boolean',
+        description: "the last validation's verdict (its other keys are spread in too, over the corrected state)",
+      },
     },
   },
   parameters: {
     type: 'object',
     required: ['validate', 'correct'],
     properties: {
-      validate: { type: 'string', description: 'the validation action (its result needs `valid`, optionally `errors`)' },
-      validate_args: { type: 'object', description: 'its parameters, rendered for each attempt against the working state' },
+      validate: {
+        type: 'string',
+        description: 'the validation action (its result needs `valid`, optionally `errors`)',
+      },
+      validate_args: {
+        type: 'object',
+        description: 'its parameters, rendered for each attempt against the working state',
+      },
       correct: { type: 'string', description: 'the node of this agent that corrects the state' },
       max_retries: { type: 'integer', minimum: 0, maximum: MAX_RETRIES_CAP, default: 1 },
-      retry_delay: { type: 'number', minimum: 0, maximum: MAX_DELAY_SECONDS, default: 0, description: 'seconds between attempts' },
+      retry_delay: {
+        type: 'number',
+        minimum: 0,
+        maximum: MAX_DELAY_SECONDS,
+        default: 0,
+        description: 'seconds between attempts',
+      },
     },
     additionalProperties: false,
   },
   prepare(params, compiler) {
     for (const key of Object.keys(params)) {
       if (!['validate', 'validate_args', 'correct', 'max_retries', 'retry_delay'].includes(key)) {
-        throw compiler.error(`retry.loop has no parameter '${key}' (validate, validate_args, correct, max_retries, retry_delay)`, key);
+        throw compiler.error(
+          `retry.loop has no parameter '${key}' (validate, validate_args, correct, max_retries, retry_delay)`,
+          key,
+        );
       }
     }
-    if (typeof params.validate !== 'string' || params.validate === '') throw compiler.error('retry.loop: `validate` must name a validation action', 'validate');
+    if (typeof params.validate !== 'string' || params.validate === '')
+      throw compiler.error('retry.loop: `validate` must name a validation action', 'validate');
     if (params.validate === 'retry.loop') throw compiler.error('retry.loop cannot validate with itself', 'validate');
     compiler.action(params.validate, 'validate');
-    if (typeof params.correct !== 'string' || params.correct === '') throw compiler.error("retry.loop: `correct` is required: the name of the correction node", 'correct');
+    if (typeof params.correct !== 'string' || params.correct === '')
+      throw compiler.error('retry.loop: `correct` is required: the name of the correction node', 'correct');
     const validateArgs = params.validate_args ?? {};
-    if (typeof validateArgs !== 'object' || validateArgs === null || Array.isArray(validateArgs)) throw compiler.error('retry.loop: `validate_args` must be a mapping', 'validate_args');
+    if (typeof validateArgs !== 'object' || validateArgs === null || Array.isArray(validateArgs))
+      throw compiler.error('retry.loop: `validate_args` must be a mapping', 'validate_args');
     return {
       validate: params.validate,
       validateArgs: compiler.template(validateArgs, 'validate_args'),
@@ -86,18 +107,37 @@ export const retryLoop: ActionDefinition<Prepared> = {
   },
   async run(prepared, context) {
     const maxRetries = prepared.maxRetries.render(context.scope());
-    if (typeof maxRetries !== 'number' || !Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES_CAP) {
-      throw new AgentError('INVALID_PARAMS', `retry.loop: max_retries must be an integer from 0 to ${MAX_RETRIES_CAP}, got ${JSON.stringify(maxRetries)}`, { field: 'max_retries' });
+    if (
+      typeof maxRetries !== 'number' ||
+      !Number.isInteger(maxRetries) ||
+      maxRetries < 0 ||
+      maxRetries > MAX_RETRIES_CAP
+    ) {
+      throw new AgentError(
+        'INVALID_PARAMS',
+        `retry.loop: max_retries must be an integer from 0 to ${MAX_RETRIES_CAP}, got ${JSON.stringify(maxRetries)}`,
+        { field: 'max_retries' },
+      );
     }
     const delay = prepared.retryDelay.render(context.scope());
     if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0 || delay > MAX_DELAY_SECONDS) {
-      throw new AgentError('INVALID_PARAMS', `retry.loop: retry_delay must be a number of seconds from 0 to ${MAX_DELAY_SECONDS}`, { field: 'retry_delay' });
+      throw new AgentError(
+        'INVALID_PARAMS',
+        `retry.loop: retry_delay must be a number of seconds from 0 to ${MAX_DELAY_SECONDS}`,
+        { field: 'retry_delay' },
+      );
     }
     return loop(prepared, context, maxRetries, delay, context.runNode.bind(context));
   },
 };
 
-async function loop(prepared: Prepared, context: ActionContext, maxRetries: number, delaySeconds: number, runNode: ActionContext['runNode']): Promise<Record<string, unknown>> {
+async function loop(
+  prepared: Prepared,
+  context: ActionContext,
+  maxRetries: number,
+  delaySeconds: number,
+  runNode: ActionContext['runNode'],
+): Promise<Record<string, unknown>> {
   const working: State = { ...context.state };
   for (let retry = 0; ; retry++) {
     working['_retry_count'] = retry;
@@ -106,11 +146,17 @@ async function loop(prepared: Prepared, context: ActionContext, maxRetries: numb
     if (result['valid'] === true) return finish(working, retry, [], result, false);
     working['_retry_errors'] = errors;
     if (retry >= maxRetries) return finish(working, retry, errors, result, true);
-    context.emit('log', { source: 'retry_loop', message: `retry.loop: validation failed, running correction node '${prepared.correct}' (retry ${retry + 1} of ${maxRetries})`, retry: retry + 1, errors: errors.length });
+    context.emit('log', {
+      source: 'retry_loop',
+      message: `retry.loop: validation failed, running correction node '${prepared.correct}' (retry ${retry + 1} of ${maxRetries})`,
+      retry: retry + 1,
+      errors: errors.length,
+    });
     try {
       Object.assign(working, await runNode(prepared.correct, { ...working }));
     } catch (error) {
-      if (isInfrastructureFailure(error) || !AgentError.isInstance(error) || error.code === 'INVALID_PARAMS') throw error;
+      if (isInfrastructureFailure(error) || !AgentError.isInstance(error) || error.code === 'INVALID_PARAMS')
+        throw error;
       const message = `Correction node '${prepared.correct}' failed: ${error.message}`;
       return {
         ...working,
@@ -126,12 +172,24 @@ async function loop(prepared: Prepared, context: ActionContext, maxRetries: numb
 }
 
 /** One validation: the action's result as a record; a thrown content failure becomes `valid: false`. */
-async function validateOnce(prepared: Prepared, context: ActionContext, working: State): Promise<Record<string, unknown>> {
+async function validateOnce(
+  prepared: Prepared,
+  context: ActionContext,
+  working: State,
+): Promise<Record<string, unknown>> {
   try {
     const args = prepared.validateArgs.render(context.scope({ state: working }));
     const result = await context.callAction(prepared.validate, args as Record<string, unknown>, { state: working });
     if (typeof result !== 'object' || result === null || Array.isArray(result)) {
-      return { valid: false, errors: [{ message: `${prepared.validate} returned ${cutText(JSON.stringify(result) ?? 'undefined', 100)}, not {valid, errors}`, type: 'validation_error' }] };
+      return {
+        valid: false,
+        errors: [
+          {
+            message: `${prepared.validate} returned ${cutText(JSON.stringify(result) ?? 'undefined', 100)}, not {valid, errors}`,
+            type: 'validation_error',
+          },
+        ],
+      };
     }
     return result as Record<string, unknown>;
   } catch (error) {
@@ -141,6 +199,19 @@ async function validateOnce(prepared: Prepared, context: ActionContext, working:
   }
 }
 
-function finish(working: State, retry: number, errors: unknown[], result: Record<string, unknown>, exhausted: boolean): Record<string, unknown> {
-  return { ...working, _retry_count: retry, _retry_errors: errors, _retry_result: result, _retry_exhausted: exhausted, ...result };
+function finish(
+  working: State,
+  retry: number,
+  errors: unknown[],
+  result: Record<string, unknown>,
+  exhausted: boolean,
+): Record<string, unknown> {
+  return {
+    ...working,
+    _retry_count: retry,
+    _retry_errors: errors,
+    _retry_result: result,
+    _retry_exhausted: exhausted,
+    ...result,
+  };
 }

@@ -24,7 +24,12 @@ const KEY_PATTERN = new RegExp(STATE_KEY);
 
 function checkKeys(params: Record<string, unknown>, action: string): void {
   for (const key of Object.keys(params)) {
-    if (!KEY_PATTERN.test(key)) throw new AgentError('INVALID_PARAMS', `${action}: '${key}' is not a state key (letters, digits and _; not starting with a digit)`, { field: key });
+    if (!KEY_PATTERN.test(key))
+      throw new AgentError(
+        'INVALID_PARAMS',
+        `${action}: '${key}' is not a state key (letters, digits and _; not starting with a digit)`,
+        { field: key },
+      );
   }
 }
 
@@ -44,16 +49,24 @@ function returnAction(name: string, description: string): ActionDefinition<Recor
   return {
     name,
     description,
-    result: { description: '`value` as given (an object is merged into the state, anything else is stored as `result` or under `output`), or the `with:` keys' },
+    result: {
+      description:
+        '`value` as given (an object is merged into the state, anything else is stored as `result` or under `output`), or the `with:` keys',
+    },
     parameters: {
       ...STATE_KEYS_SCHEMA,
-      description: '`value` (any JSON: an object is merged into the state, anything else is stored as `result` or under `output`), or state key → value',
+      description:
+        '`value` (any JSON: an object is merged into the state, anything else is stored as `result` or under `output`), or state key → value',
     },
     sideEffects: false,
     run(params) {
       if (Object.hasOwn(params, 'value')) {
         if (Object.keys(params).length > 1) {
-          throw new AgentError('INVALID_PARAMS', `${name}: give either \`value\` alone or state keys, not both (TEA ignores the other keys)`, { field: 'value' });
+          throw new AgentError(
+            'INVALID_PARAMS',
+            `${name}: give either \`value\` alone or state keys, not both (TEA ignores the other keys)`,
+            { field: 'value' },
+          );
         }
         return params['value'] ?? null;
       }
@@ -66,7 +79,10 @@ function returnAction(name: string, description: string): ActionDefinition<Recor
 export function stateActions(): ActionDefinition[] {
   return [
     stateSet,
-    returnAction('return', 'Produces the node result: `value` (merged into the state when it is an object), or the `with:` keys. Does not end the run.'),
+    returnAction(
+      'return',
+      'Produces the node result: `value` (merged into the state when it is an object), or the `with:` keys. Does not end the run.',
+    ),
     returnAction('core.return', 'TEA spelling of `return`.'),
   ];
 }

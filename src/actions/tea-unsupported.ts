@@ -7,9 +7,10 @@
  */
 
 const PYTHON = 'it runs Python, which tea-edge never executes (use Lua `run:` or a host-registered action)';
-const STORAGE = 'it needs a storage backend tea-edge does not ship; use memory.store/memory.retrieve for run memory, or have the host register an action';
+const STORAGE =
+  'it needs a storage backend tea-edge does not ship; use memory.store/memory.retrieve for run memory, or have the host register an action';
 const PAID = 'it calls a paid third-party service; have the host register an action for the service you use';
-const HOST = 'this is the host\'s job in tea-edge (tea-edge serve and the host adapters), not an action';
+const HOST = "this is the host's job in tea-edge (tea-edge serve and the host adapters), not an action";
 
 /** Exact TEA action names → why tea-edge refuses them. */
 const EXACT: ReadonlyMap<string, string> = new Map([
@@ -46,10 +47,19 @@ const EXACT: ReadonlyMap<string, string> = new Map([
   ['reason.dspy.list_compiled', 'DSPy is a Python library'],
   ['code.execute', PYTHON],
   ['code.sandbox', PYTHON],
-  ['agent.coordinate', 'leader-worker coordination is not built in; use agent.dispatch / agent.parallel nodes, or reason.decompose'],
+  [
+    'agent.coordinate',
+    'leader-worker coordination is not built in; use agent.dispatch / agent.parallel nodes, or reason.decompose',
+  ],
   ['agent.crewai_delegate', 'CrewAI is a Python framework'],
-  ['core.switch', 'routing by a node-level `edges:` map is not supported: write `goto: [{if: "{{ … }}", to: node}, {to: other}]` on the node'],
-  ['core.condition', 'routing by a node-level `edges:` map is not supported: write `goto: [{if: "{{ … }}", to: node}, {to: other}]` on the node'],
+  [
+    'core.switch',
+    'routing by a node-level `edges:` map is not supported: write `goto: [{if: "{{ … }}", to: node}, {to: other}]` on the node',
+  ],
+  [
+    'core.condition',
+    'routing by a node-level `edges:` map is not supported: write `goto: [{if: "{{ … }}", to: node}, {to: other}]` on the node',
+  ],
   ['notify', 'notifications need a service; have the host register an action'],
   ['text.insert_citations', 'not built in; do it in Lua'],
   ['markdown.parse', 'not built in; do it in Lua'],
@@ -59,7 +69,10 @@ const EXACT: ReadonlyMap<string, string> = new Map([
 
 /** TEA action namespaces → why tea-edge refuses every action in them. */
 const PREFIXES: ReadonlyArray<[string, string]> = [
-  ['llm.local.', 'in-process llama.cpp models do not run on edge workers; point settings.llm at an OpenAI-compatible server (llama.cpp server, Ollama, LM Studio)'],
+  [
+    'llm.local.',
+    'in-process llama.cpp models do not run on edge workers; point settings.llm at an OpenAI-compatible server (llama.cpp server, Ollama, LM Studio)',
+  ],
   ['auth.', HOST],
   ['csv.', 'parse or build CSV in Lua (string.gmatch, table.concat)'],
   ['ltm.', STORAGE],
@@ -80,13 +93,16 @@ const PREFIXES: ReadonlyArray<[string, string]> = [
   ['plan.', 'planning actions are not built in; use reason.decompose'],
   ['learn.textgrad.', 'TextGrad is a Python library'],
   ['textgrad.', 'TextGrad is a Python library'],
-  ['tools.', 'tool bridges to Python ecosystems (MCP, LangChain, CrewAI) are not built in; tools are registered actions'],
+  [
+    'tools.',
+    'tool bridges to Python ecosystems (MCP, LangChain, CrewAI) are not built in; tools are registered actions',
+  ],
   ['llamaextract.', PAID + ' (LlamaExtract)'],
   ['rag.llamaindex.', 'LlamaIndex is a Python library'],
   ['academic.', PAID],
   ['github.', 'have the host register an action with its own token'],
   ['git.', 'there is no git or file system on an edge worker'],
-  ['validate.', 'TEA\'s extraction validation is not built in; use validate.schema or a reflection evaluator'],
+  ['validate.', "TEA's extraction validation is not built in; use validate.schema or a reflection evaluator"],
   ['trace.', 'tea-edge records every run in its trace store'],
   ['obs.', 'tea-edge records every run in its trace store'],
   ['error.', 'use `on_error:` on the node'],

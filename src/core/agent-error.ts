@@ -166,10 +166,19 @@ export function describeLocation(location: ErrorLocation): string {
  * Wraps anything thrown into an AgentError. AgentErrors pass through (with the location filled in
  * where they had none); other values become `fallbackCode` with their message, never their stack.
  */
-export function toAgentError(error: unknown, fallbackCode: ErrorCode = 'INTERNAL', location: ErrorLocation = {}): AgentError {
+export function toAgentError(
+  error: unknown,
+  fallbackCode: ErrorCode = 'INTERNAL',
+  location: ErrorLocation = {},
+): AgentError {
   if (AgentError.isInstance(error)) {
     if (location.node !== undefined && error.location.node === undefined) {
-      return new AgentError(error.code, error.message, { ...error.location, node: location.node, details: error.details, cause: error });
+      return new AgentError(error.code, error.message, {
+        ...error.location,
+        node: location.node,
+        details: error.details,
+        cause: error,
+      });
     }
     return error;
   }

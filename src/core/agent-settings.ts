@@ -68,7 +68,14 @@ export interface AgentSettings {
   agents?: Record<string, AgentPersonaSettings>;
   web_search?: { provider: 'searxng'; url: string; api_key_secret?: string; language?: string };
   /** MCP servers whose allow-listed tools ReAct may call (docs/mcp.md; read by src/mcp/mcp-settings.ts). */
-  mcp?: { servers: Array<{ name: string; url: string; tools: string[]; headers?: Record<string, string | { secret: string; prefix?: string }> }> };
+  mcp?: {
+    servers: Array<{
+      name: string;
+      url: string;
+      tools: string[];
+      headers?: Record<string, string | { secret: string; prefix?: string }>;
+    }>;
+  };
   trace?: { capture_payloads?: boolean };
   reflection?: ReflectionSettings;
   lua?: { instructions?: number };

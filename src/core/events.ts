@@ -70,13 +70,29 @@ export type EventError = Omit<AgentErrorJson, 'code'> & { code: string };
 /** What a paused run waits for. */
 export type PendingInterrupt =
   | { kind: 'interrupt'; node: string; position: 'before' | 'after' }
-  | { kind: 'tool_confirmation'; node: string; tool: string; arguments: unknown; call_id: string; description?: string };
+  | {
+      kind: 'tool_confirmation';
+      node: string;
+      tool: string;
+      arguments: unknown;
+      call_id: string;
+      description?: string;
+    };
 
 /** Token counts of a model call (the one definition is the ModelProvider seam's). */
 export type { TokenUsage } from './model-provider.js';
 
 /** How a tool call ended, for `tool_result` (the ReAct loop uses every value; `llm.call` tools `ok`, `error`, `unknown`, `invalid`). */
-export type ToolCallStatus = 'ok' | 'error' | 'unknown' | 'denied' | 'invalid' | 'repeated' | 'limit' | 'duplicate_id' | 'user_denied';
+export type ToolCallStatus =
+  | 'ok'
+  | 'error'
+  | 'unknown'
+  | 'denied'
+  | 'invalid'
+  | 'repeated'
+  | 'limit'
+  | 'duplicate_id'
+  | 'user_denied';
 
 /** A request as payload capture records it (redacted, message text capped). */
 export type CapturedRequest = {
@@ -129,7 +145,9 @@ type KeysOf<T> = T extends unknown ? keyof T : never;
  * A union whose members list each other's fields as absent (`?: undefined`), so a reader can read
  * any field of the type without narrowing first, and an emitter still cannot mix two members.
  */
-type Exclusive<T, K extends PropertyKey = KeysOf<T>> = T extends unknown ? T & { [P in Exclude<K, keyof T>]?: undefined } : never;
+type Exclusive<T, K extends PropertyKey = KeysOf<T>> = T extends unknown
+  ? T & { [P in Exclude<K, keyof T>]?: undefined }
+  : never;
 
 type LlmResponseCommon = { model: string; duration_ms: number; attempts: number; label?: string };
 
@@ -188,15 +206,40 @@ export type AnswerData = { step: number; answer: unknown };
 /** `description`: what the tool does, as shown to the approver (an MCP tool's comes from its server, capped). */
 export type ConfirmationRequestData = { tool: string; arguments: unknown; call_id: string; description?: string };
 
-export type InterruptData = { checkpoint_id: string; node: string; position: 'before' | 'after'; pending: PendingInterrupt };
+export type InterruptData = {
+  checkpoint_id: string;
+  node: string;
+  position: 'before' | 'after';
+  pending: PendingInterrupt;
+};
 
 /** A log line; `source` says who wrote it. */
 export type LogData = Exclusive<
   /** A line an inline script printed (Lua `print`, Prolog `write`/`format`, Python `print`). */
   | { source: 'lua' | 'prolog' | 'python'; message: string }
-  | { source: 'model'; message: string; attempt: number; delay_ms: number; error: { code: string; message: string }; label?: string }
-  | { source: 'trace'; level: 'warn'; message: string; truncated: true; dropped_from_seq: number; max_events: number; max_bytes: number }
-  | { source: 'while_loop'; message: string; iterations_completed: number; exit_reason: 'max_iterations_reached' | 'condition_false' }
+  | {
+      source: 'model';
+      message: string;
+      attempt: number;
+      delay_ms: number;
+      error: { code: string; message: string };
+      label?: string;
+    }
+  | {
+      source: 'trace';
+      level: 'warn';
+      message: string;
+      truncated: true;
+      dropped_from_seq: number;
+      max_events: number;
+      max_bytes: number;
+    }
+  | {
+      source: 'while_loop';
+      message: string;
+      iterations_completed: number;
+      exit_reason: 'max_iterations_reached' | 'condition_false';
+    }
   | { source: 'dynamic_parallel'; message: string; total_branches: number; successful: number; failed: number }
   | { source: 'retry_loop'; message: string; retry: number; errors: number }
   | { source: 'sub_run'; message: string; agent: string; file: string; status: 'started' | 'completed' | 'failed' }
@@ -250,7 +293,9 @@ export type EventData<T extends EventType> = EventDataMap[T];
 export type TruncatedEventData = { truncated: true; original_bytes: number; preview: string };
 
 /** The data as read: the type's fields, or the truncation summary with all of them undefined. */
-export type StoredEventData<T extends EventType> = EventData<T> | (TruncatedEventData & { [K in Exclude<KeysOf<EventData<T>>, keyof TruncatedEventData>]?: undefined });
+export type StoredEventData<T extends EventType> =
+  | EventData<T>
+  | (TruncatedEventData & { [K in Exclude<KeysOf<EventData<T>>, keyof TruncatedEventData>]?: undefined });
 
 /** One event of type T with the envelope every event has. */
 export type EventOf<T extends EventType> = {

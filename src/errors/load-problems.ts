@@ -48,13 +48,18 @@ const MAX_PRINTED_MESSAGE = 2000;
  * characters (a newline or terminal escape written into a key) are escaped, long messages capped.
  */
 export function formatProblem(problem: LoadProblem): string {
-  const place = [problem.file, problem.line, problem.line !== undefined ? problem.column : undefined].filter((part) => part !== undefined).join(':');
+  const place = [problem.file, problem.line, problem.line !== undefined ? problem.column : undefined]
+    .filter((part) => part !== undefined)
+    .join(':');
   const message = cutWithMark(problem.message, MAX_PRINTED_MESSAGE);
   return escapeControl(`${place} ${problem.code} ${message}`);
 }
 
 function escapeControl(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
 }
 
 /** The problems of a load error: `details.errors` when present, else the error itself. */
@@ -83,7 +88,11 @@ export function loadFailure(problems: readonly LoadProblem[]): AgentError {
   const { code, message, import: adds, ...location } = first;
   return new AgentError(code, message, {
     ...location,
-    details: { ...(adds !== undefined ? { import: adds } : {}), errors: ordered.slice(0, MAX_LOAD_PROBLEMS), error_count: ordered.length },
+    details: {
+      ...(adds !== undefined ? { import: adds } : {}),
+      errors: ordered.slice(0, MAX_LOAD_PROBLEMS),
+      error_count: ordered.length,
+    },
   });
 }
 
@@ -99,5 +108,11 @@ function dedupe(problems: readonly LoadProblem[]): LoadProblem[] {
 }
 
 function isProblem(value: unknown): value is LoadProblem {
-  return typeof value === 'object' && value !== null && typeof (value as LoadProblem).code === 'string' && typeof (value as LoadProblem).message === 'string' && typeof (value as LoadProblem).file === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as LoadProblem).code === 'string' &&
+    typeof (value as LoadProblem).message === 'string' &&
+    typeof (value as LoadProblem).file === 'string'
+  );
 }

@@ -10,7 +10,15 @@ export { REDACTED, redactText } from '../util/redact-text.js';
 export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024;
 
 /** Key names whose values are credentials (compared lower-case with `-` and `_` removed). */
-const CREDENTIAL_KEYS: ReadonlySet<string> = new Set(['authorization', 'proxyauthorization', 'apikey', 'xapikey', 'xgoogapikey', 'cookie', 'setcookie']);
+const CREDENTIAL_KEYS: ReadonlySet<string> = new Set([
+  'authorization',
+  'proxyauthorization',
+  'apikey',
+  'xapikey',
+  'xgoogapikey',
+  'cookie',
+  'setcookie',
+]);
 const MIN_SECRET_LENGTH = 4;
 const NO_SECRETS: readonly string[] = [];
 
@@ -91,9 +99,13 @@ export function createContext(options: SanitizeOptions): CopyContext {
   if (options.secrets !== undefined && options.secrets.length > 0) {
     // A secret with quotes, backslashes or control characters is also looked for JSON-escaped, as
     // a message quoting a value (src/util/cut-text.ts quoteText) holds it.
-    secrets = [...new Set(options.secrets.filter((secret) => typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH).flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))].sort(
-      (left, right) => right.length - left.length,
-    );
+    secrets = [
+      ...new Set(
+        options.secrets
+          .filter((secret) => typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH)
+          .flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]),
+      ),
+    ].sort((left, right) => right.length - left.length);
   }
   let redactKeys = CREDENTIAL_KEYS;
   if (options.redactKeys !== undefined && options.redactKeys.length > 0) {
@@ -110,7 +122,26 @@ export function createContext(options: SanitizeOptions): CopyContext {
     longestKey = Math.max(longestKey, key.length);
   }
   const maxBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  return { secrets, redactKeys, shortestKey, longestKey, maxDepth: options.maxDepth ?? 64, ancestors: [], sizeBound: 0, floor: 0, stopAt: Infinity, fieldDepth: -1, maxBytes, summaries: 0, grownBy: 0, keyVerdicts: new Map(), keyBytes: new Map(), sizeMemo: undefined, markers: 0, share: false };
+  return {
+    secrets,
+    redactKeys,
+    shortestKey,
+    longestKey,
+    maxDepth: options.maxDepth ?? 64,
+    ancestors: [],
+    sizeBound: 0,
+    floor: 0,
+    stopAt: Infinity,
+    fieldDepth: -1,
+    maxBytes,
+    summaries: 0,
+    grownBy: 0,
+    keyVerdicts: new Map(),
+    keyBytes: new Map(),
+    sizeMemo: undefined,
+    markers: 0,
+    share: false,
+  };
 }
 
 /**
@@ -158,7 +189,11 @@ export function keyVerdict(key: string, context: CopyContext): KeyVerdict {
   if (key.length < context.shortestKey || key.length > context.longestKey) return KeyVerdict.Keep;
   let verdict = context.keyVerdicts.get(key);
   if (verdict !== undefined) return verdict;
-  verdict = FORBIDDEN_KEYS.has(key) ? KeyVerdict.Drop : context.redactKeys.has(normaliseKey(key)) ? KeyVerdict.Redact : KeyVerdict.Keep;
+  verdict = FORBIDDEN_KEYS.has(key)
+    ? KeyVerdict.Drop
+    : context.redactKeys.has(normaliseKey(key))
+      ? KeyVerdict.Redact
+      : KeyVerdict.Keep;
   if (context.keyVerdicts.size < MAX_KEY_VERDICTS) context.keyVerdicts.set(key, verdict);
   return verdict;
 }

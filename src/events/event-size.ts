@@ -28,7 +28,12 @@ export function utf8Length(text: string): number {
     const code = text.charCodeAt(index);
     if (code < 0x80) bytes += 1;
     else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+    else if (
+      code >= 0xd800 &&
+      code <= 0xdbff &&
+      index + 1 < text.length &&
+      (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00
+    ) {
       bytes += 4;
       index++;
     } else bytes += 3;
@@ -47,7 +52,8 @@ export function jsonStringBytes(text: string): number {
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (code >= 0x20 && code < 0x80) bytes += code === 0x22 || code === 0x5c ? 2 : 1;
-    else if (code < 0x20) bytes += code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d ? 2 : 6;
+    else if (code < 0x20)
+      bytes += code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d ? 2 : 6;
     else if (code < 0x800) bytes += 2;
     else if (code < 0xd800 || code > 0xdfff) bytes += 3;
     else if (code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
@@ -73,7 +79,8 @@ function sliceJson(text: string, maxBytes: number): string {
   let index = 0;
   while (index < text.length) {
     const code = text.charCodeAt(index);
-    const pair = code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00;
+    const pair =
+      code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00;
     const size = pair ? 4 : jsonUnitBytes(code);
     if (bytes + size > maxBytes) break;
     bytes += size;
@@ -132,7 +139,10 @@ export function capEvent(event: AgentEvent, bytes: number, maxBytes: number, ori
   let target = maxBytes;
   // When what is not string content already passes the cap, no cutting of strings can help.
   for (let attempt = 0; attempt < 4 && bytes - stringBytes < maxBytes; attempt++) {
-    const limit = commonLimit(leaves.map((leaf) => leaf.cost), target - (bytes - stringBytes));
+    const limit = commonLimit(
+      leaves.map((leaf) => leaf.cost),
+      target - (bytes - stringBytes),
+    );
     if (limit === undefined) break;
     // The event's JSON differs from the measured one only in the cut strings, so its exact size is
     // `bytes` plus the change of each (no serialising per attempt).
@@ -201,7 +211,11 @@ export function truncatedSummary(value: unknown, bytes: number, maxBytes: number
   const previewBytes = previewBytesFor(maxBytes);
   // Each character takes at least one byte, so a prefix a little longer than the byte budget is
   // enough (the two extra keep a surrogate pair at the edge whole).
-  return { truncated: true, original_bytes: bytes, preview: sliceJson(jsonPrefix(value, previewBytes + 2), previewBytes) };
+  return {
+    truncated: true,
+    original_bytes: bytes,
+    preview: sliceJson(jsonPrefix(value, previewBytes + 2), previewBytes),
+  };
 }
 /**
  * The first `length` characters (or more) of `JSON.stringify(value)` for an inert JSON value (this

@@ -16,7 +16,8 @@ function streamed(secrets: string[], pieces: string[]): string[] {
 function cuttings(text: string): string[][] {
   const all: string[][] = [text.split('')];
   for (let first = 0; first <= text.length; first++) {
-    for (let second = first; second <= text.length; second++) all.push([text.slice(0, first), text.slice(first, second), text.slice(second)]);
+    for (let second = first; second <= text.length; second++)
+      all.push([text.slice(0, first), text.slice(first, second), text.slice(second)]);
   }
   return all;
 }
@@ -24,7 +25,11 @@ function cuttings(text: string): string[][] {
 describe('createSanitizer: values and text', () => {
   it('valueShared gives what value gives, sharing every part that needs no change', () => {
     const sanitizer = createSanitizer([KEY]);
-    const clean = { steps: [{ step: 1, thought: 'fine', tags: ['a', 'b'] }], total: 2, nested: { deep: { list: [1, 2.5, true, null] } } };
+    const clean = {
+      steps: [{ step: 1, thought: 'fine', tags: ['a', 'b'] }],
+      total: 2,
+      nested: { deep: { list: [1, 2.5, true, null] } },
+    };
     expect(sanitizer.valueShared(clean)).toBe(clean);
     const looped: Record<string, unknown> = { name: 'loop' };
     looped.self = looped;
@@ -35,7 +40,13 @@ describe('createSanitizer: values and text', () => {
       { keep: clean, leak: `uses ${KEY}`, after: [1, 2] },
       { keep: clean, list: [1, undefined, () => 2, Number.NaN, 'ok', `Bearer abcdefghijklmnop`] },
       { keep: clean, Authorization: 'Basic x', cookie: null, api_key: undefined, [`k-${KEY}`]: 1, last: 'z' },
-      { keep: clean, point: new Point(3), when: new Date(Date.UTC(2026, 0, 1)), error: new Error(`failed ${KEY}`), big: 12n },
+      {
+        keep: clean,
+        point: new Point(3),
+        when: new Date(Date.UTC(2026, 0, 1)),
+        error: new Error(`failed ${KEY}`),
+        big: 12n,
+      },
       { keep: clean, looped, header: ['x-api-key', 'abc'], gone: undefined },
       JSON.parse('{"keep": {"a": 1}, "__proto__": {"polluted": true}, "z": 1}') as Record<string, unknown>,
     ];
@@ -58,7 +69,10 @@ describe('createSanitizer: values and text', () => {
 
   it('redacts a key copied anywhere in a value, also as a key name, and drops credential fields', () => {
     const outbound = createSanitizer([KEY, '', undefined, 'abc']);
-    const copy = outbound.value({ state: { copy: KEY, list: [`x${KEY}y`], [KEY]: 1, nested: { api_key: 'other' } }, fine: 'abc' });
+    const copy = outbound.value({
+      state: { copy: KEY, list: [`x${KEY}y`], [KEY]: 1, nested: { api_key: 'other' } },
+      fine: 'abc',
+    });
     expect(JSON.stringify(copy)).not.toContain(KEY);
     expect(copy.state.copy).toBe(REDACTED);
     expect(copy.state.nested.api_key).toBe(REDACTED);

@@ -57,11 +57,15 @@ export interface StreamRedactor {
 
 /** Creates the sanitiser for a set of secret values (empty or short values are ignored). */
 export function createSanitizer(secrets: ReadonlyArray<string | undefined | null>): Sanitizer {
-  const kept = [...new Set(secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH))].sort(
+  const kept = [
+    ...new Set(
+      secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH),
+    ),
+  ].sort((left, right) => right.length - left.length);
+  // A secret with quotes, backslashes or control characters appears escaped inside JSON text.
+  const textForms = [...new Set(kept.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))].sort(
     (left, right) => right.length - left.length,
   );
-  // A secret with quotes, backslashes or control characters appears escaped inside JSON text.
-  const textForms = [...new Set(kept.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))].sort((left, right) => right.length - left.length);
   return {
     secrets: kept,
     value: <T>(value: T) => sanitizeValue(value, { secrets: kept, maxDepth: STATE_DEPTH }) as T,

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../core/events.js';
-import { createEventMaker, createEventSanitizer, createRunEventCap, jsonPrefix, jsonStringBytes, REDACTED, sanitizeEvent, sanitizeEventWithSize, sanitizeValue, utf8Length } from './redact.js';
+import {
+  createEventMaker,
+  createEventSanitizer,
+  createRunEventCap,
+  jsonPrefix,
+  jsonStringBytes,
+  REDACTED,
+  sanitizeEvent,
+  sanitizeEventWithSize,
+  sanitizeValue,
+  utf8Length,
+} from './redact.js';
 
 /** An event with any data: the sanitiser and the cap do not look at what the fields mean. */
 function event(data: Record<string, unknown>, seq = 1, type: AgentEvent['type'] = 'log'): AgentEvent {
@@ -36,20 +47,41 @@ describe('sanitizeEvent: redaction', () => {
   it('redacts credential headers and keys in any case, and header pairs', () => {
     const result = sanitizeEvent(
       event({
-        headers: { Authorization: 'Bearer abc', 'api-key': 'k1', 'X-API-Key': 'k2', 'content-type': 'application/json' },
+        headers: {
+          Authorization: 'Bearer abc',
+          'api-key': 'k1',
+          'X-API-Key': 'k2',
+          'content-type': 'application/json',
+        },
         api_key: 'k3',
         apiKey: 'k4',
         config: { authorization: { scheme: 'basic' } },
-        pairs: [['authorization', 'Bearer zzz'], ['accept', 'text/plain']],
+        pairs: [
+          ['authorization', 'Bearer zzz'],
+          ['accept', 'text/plain'],
+        ],
         custom: 'kept',
         password: 'p',
       }),
       { redactKeys: ['password'] },
     );
     const data = result.data as Record<string, any>;
-    expect(data.headers).toEqual({ Authorization: REDACTED, 'api-key': REDACTED, 'X-API-Key': REDACTED, 'content-type': 'application/json' });
-    expect([data.api_key, data.apiKey, data.config.authorization, data.password]).toEqual([REDACTED, REDACTED, REDACTED, REDACTED]);
-    expect(data.pairs).toEqual([['authorization', REDACTED], ['accept', 'text/plain']]);
+    expect(data.headers).toEqual({
+      Authorization: REDACTED,
+      'api-key': REDACTED,
+      'X-API-Key': REDACTED,
+      'content-type': 'application/json',
+    });
+    expect([data.api_key, data.apiKey, data.config.authorization, data.password]).toEqual([
+      REDACTED,
+      REDACTED,
+      REDACTED,
+      REDACTED,
+    ]);
+    expect(data.pairs).toEqual([
+      ['authorization', REDACTED],
+      ['accept', 'text/plain'],
+    ]);
     expect(data.custom).toBe('kept');
   });
 
@@ -59,16 +91,30 @@ describe('sanitizeEvent: redaction', () => {
   });
 
   it('masks the shortest credential text and keeps shorter look-alikes (the length shortcut is exact)', () => {
-    const result = sanitizeEvent(event({ shortest: 'Basic abcdefgh', shorter: 'Basic abcdefg', lower: 'basic abcdefghij' }));
-    expect(dataOf(result)).toEqual({ shortest: `Basic ${REDACTED}`, shorter: 'Basic abcdefg', lower: 'basic abcdefghij' });
+    const result = sanitizeEvent(
+      event({ shortest: 'Basic abcdefgh', shorter: 'Basic abcdefg', lower: 'basic abcdefghij' }),
+    );
+    expect(dataOf(result)).toEqual({
+      shortest: `Basic ${REDACTED}`,
+      shorter: 'Basic abcdefg',
+      lower: 'basic abcdefghij',
+    });
   });
 
   it('sorts every key once: credentials redacted, prototype keys dropped, with or without extra key names', () => {
-    const data = JSON.parse('{"__proto__": 1, "constructor": 2, "prototype": 3, "api_key": "k", "a-p-i-k-e-y": "k", "token": "t", "type": "x", "keys": 1}');
+    const data = JSON.parse(
+      '{"__proto__": 1, "constructor": 2, "prototype": 3, "api_key": "k", "a-p-i-k-e-y": "k", "token": "t", "type": "x", "keys": 1}',
+    );
     for (const options of [{}, { redactKeys: ['token', 'a'] }]) {
       const first = dataOf(sanitizeEvent(event(data), options));
       const again = dataOf(sanitizeEvent(event(data), options));
-      const expected: Record<string, unknown> = { 'api_key': REDACTED, 'a-p-i-k-e-y': REDACTED, token: 't', type: 'x', keys: 1 };
+      const expected: Record<string, unknown> = {
+        api_key: REDACTED,
+        'a-p-i-k-e-y': REDACTED,
+        token: 't',
+        type: 'x',
+        keys: 1,
+      };
       if ('redactKeys' in options) expected.token = REDACTED;
       expect(first).toEqual(expected);
       expect(again).toEqual(expected);
@@ -113,7 +159,10 @@ describe('sanitizeEvent: inert JSON', () => {
     expect(Object.getPrototypeOf(data.thing)).toBe(Object.prototype);
     expect(data.thing).toEqual({ field: 'x' });
     expect(data.cyclic).toEqual({ name: 'loop', self: '[circular]' });
-    expect(data.shared).toEqual([{ name: 'loop', self: '[circular]' }, { name: 'loop', self: '[circular]' }]);
+    expect(data.shared).toEqual([
+      { name: 'loop', self: '[circular]' },
+      { name: 'loop', self: '[circular]' },
+    ]);
     expect(dataOf(input).when).toBeInstanceOf(Date);
     expect(JSON.parse(JSON.stringify(result))).toEqual(result);
   });
@@ -157,7 +206,9 @@ describe('sanitizeEvent: size cap', () => {
   });
 
   it('never splits a surrogate pair and respects a small custom cap', () => {
-    const result = sanitizeEvent(event({ emoji: '🚀'.repeat(5000), quotes: '"\\'.repeat(3000) }), { maxEventBytes: 2000 });
+    const result = sanitizeEvent(event({ emoji: '🚀'.repeat(5000), quotes: '"\\'.repeat(3000) }), {
+      maxEventBytes: 2000,
+    });
     expect(bytesOf(result)).toBeLessThanOrEqual(2000);
     expect((dataOf(result).emoji as string).split('…')[0]).toMatch(/^(🚀)+$/u);
   });
@@ -229,7 +280,11 @@ describe('sanitizeEvent: size cap', () => {
     const times = Array.from({ length: 6000 }, (_, index) => 1795841253.769 + index / 1000);
     const input = event({ status: 'failed', stop_reason: 'error', state: { times } }, 3, 'done');
     const { event: result, bytes } = sanitizeEventWithSize(input);
-    expect(dataOf(result)).toMatchObject({ status: 'failed', stop_reason: 'error', state: { truncated: true, original_bytes: bytesOf({ times }) } });
+    expect(dataOf(result)).toMatchObject({
+      status: 'failed',
+      stop_reason: 'error',
+      state: { truncated: true, original_bytes: bytesOf({ times }) },
+    });
     expect(bytes).toBe(bytesOf(result));
   });
 
@@ -276,7 +331,11 @@ describe('sanitizeEvent: size cap', () => {
       header: ['x-api-key', 'abc'],
       date: new Date(Date.UTC(2026, 0, 2)),
       error: new Error(`failed with ${secret}`),
-      throwing: { toJSON: () => { throw new Error('no'); } },
+      throwing: {
+        toJSON: () => {
+          throw new Error('no');
+        },
+      },
       converted: { toJSON: () => ({ as: 'json' }) },
       undefinedJson: { toJSON: () => undefined },
       instance: new Point(3),
@@ -285,7 +344,10 @@ describe('sanitizeEvent: size cap', () => {
     };
     Object.defineProperty(tricky, '__proto__', { value: { polluted: true }, enumerable: true });
     const rows = Array.from({ length: 4000 }, (_, index) => ({ index, ok: index % 2 === 0, nothing: null }));
-    for (const data of [{ tricky, rows }, { rows, tricky }]) {
+    for (const data of [
+      { tricky, rows },
+      { rows, tricky },
+    ]) {
       const input = { ...event(data), sub_run: [{ agent: 'child', file: 'child.yaml' }] } as AgentEvent;
       const options = { secrets: [secret] };
       const whole = sanitizeValue(input, options) as AgentEvent;
@@ -311,11 +373,16 @@ describe('sanitizeEvent: size cap', () => {
 
       // The size of a whole summary is measured on the original too: every kind of value, exactly.
       const alone = { ...input, data: { payload: data } } as unknown as AgentEvent;
-      const wholeSummary = sanitizeEventWithSize({ ...alone, data: { tricky, rows, more: rows.map((row) => ({ ...row })) } } as unknown as AgentEvent, options);
+      const wholeSummary = sanitizeEventWithSize(
+        { ...alone, data: { tricky, rows, more: rows.map((row) => ({ ...row })) } } as unknown as AgentEvent,
+        options,
+      );
       expect(dataOf(wholeSummary.event)).toMatchObject({ rows: { truncated: true }, more: { truncated: true } });
       const nested = sanitizeEventWithSize(alone, options);
       const nestedSummary = dataOf(nested.event).payload as { original_bytes: number };
-      expect(nestedSummary.original_bytes).toBe(bytesOf(((sanitizeValue(alone, options) as AgentEvent).data as Record<string, unknown>).payload));
+      expect(nestedSummary.original_bytes).toBe(
+        bytesOf(((sanitizeValue(alone, options) as AgentEvent).data as Record<string, unknown>).payload),
+      );
     }
   });
 
@@ -338,7 +405,9 @@ describe('sanitizeEvent: size cap', () => {
   });
 
   it('a capped event reports its exact size (the trace cap counts it)', () => {
-    const strings = Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`s${index}`, `é"\u0001🚀\ud800 `.repeat(200 + index * 37)]));
+    const strings = Object.fromEntries(
+      Array.from({ length: 40 }, (_, index) => [`s${index}`, `é"\u0001🚀\ud800 `.repeat(200 + index * 37)]),
+    );
     const result = sanitizeEventWithSize(event(strings));
     expect((result.event.data as Record<string, unknown>).s39 as string).toContain('[truncated');
     expect(result.bytes).toBe(bytesOf(result.event));
@@ -383,7 +452,14 @@ describe('createRunEventCap', () => {
 describe('createEventMaker', () => {
   const TYPES = ['node_start', 'node_end', 'log', 'tool_start'];
 
-  function both(options: Parameters<typeof createEventMaker>[1], type: string, runId: string, ts: string, data: unknown, node: string | undefined) {
+  function both(
+    options: Parameters<typeof createEventMaker>[1],
+    type: string,
+    runId: string,
+    ts: string,
+    data: unknown,
+    node: string | undefined,
+  ) {
     const made = createEventMaker(TYPES, options)(type as AgentEvent['type'], runId, 7, ts, data, node);
     const event = { type, run_id: runId, seq: 7, ts, data } as AgentEvent;
     if (node !== undefined) event.node = node;
@@ -397,7 +473,11 @@ describe('createEventMaker', () => {
     const datas: unknown[] = [
       {},
       { update: { candidate: 3 }, duration_ms: 0 },
-      { headers: { Authorization: 'Bearer abcdefghijkl' }, api_key: 'sk-secret-value', list: [1, 'Basic abcdefghij', null] },
+      {
+        headers: { Authorization: 'Bearer abcdefghijkl' },
+        api_key: 'sk-secret-value',
+        list: [1, 'Basic abcdefghij', null],
+      },
       JSON.parse('{"__proto__": 1, "ok": "sk-secret-value inside"}'),
       { cyclic, when: new Date(0), nan: Number.NaN, big: 5n },
       { toJSON: () => 'not an object' },
@@ -407,11 +487,22 @@ describe('createEventMaker', () => {
       [1, 2],
       { long: 'x'.repeat(70_000) },
     ];
-    const optionsList = [{}, { secrets: ['sk-secret-value'] }, { secrets: ['node'] }, { secrets: ['2026'] }, { redactKeys: ['candidate'] }, { maxDepth: 1 }];
+    const optionsList = [
+      {},
+      { secrets: ['sk-secret-value'] },
+      { secrets: ['node'] },
+      { secrets: ['2026'] },
+      { redactKeys: ['candidate'] },
+      { maxDepth: 1 },
+    ];
     for (const options of optionsList) {
       for (const data of datas) {
         for (const node of [undefined, 'generate', 'Bearer abcdefghijkl', 'has sk-secret-value']) {
-          for (const [type, runId] of [['node_end', 'run-1'], ['custom_type', 'run sk-secret-value'], ['log', 'Basic abcdefghijklmn']]) {
+          for (const [type, runId] of [
+            ['node_end', 'run-1'],
+            ['custom_type', 'run sk-secret-value'],
+            ['log', 'Basic abcdefghijklmn'],
+          ]) {
             const { made, general } = both(options, type!, runId!, '2026-01-01T00:00:00.000Z', data, node);
             expect(made.event).toEqual(general.event);
             expect(JSON.stringify(made.event)).toBe(JSON.stringify(general.event));

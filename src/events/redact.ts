@@ -21,14 +21,30 @@
  */
 import type { AgentEvent, EventType, TruncatedEventData } from '../core/events.js';
 import { hasPlainPrototype, isPlainObject } from '../util/plain-object.js';
-import { createContext, createEventContext, DEFAULT_MAX_EVENT_BYTES, redactString, resetContext, stringBound, type CopyContext, type SanitizeOptions, type SizeMemo } from './copy-context.js';
+import {
+  createContext,
+  createEventContext,
+  DEFAULT_MAX_EVENT_BYTES,
+  redactString,
+  resetContext,
+  stringBound,
+  type CopyContext,
+  type SanitizeOptions,
+  type SizeMemo,
+} from './copy-context.js';
 import { capEvent, summarised, truncatedSummary, utf8Length, type SanitizedEvent } from './event-size.js';
 import { sanitizedBytes } from './sanitized-size.js';
 import { walkValue, type WalkConsumer } from './sanitize-walk.js';
 
 export { DEFAULT_MAX_EVENT_BYTES, REDACTED, redactText, type SanitizeOptions, type SizeMemo } from './copy-context.js';
 export { jsonPrefix, jsonStringBytes, utf8Length, type SanitizedEvent } from './event-size.js';
-export { createRunEventCap, DEFAULT_MAX_RUN_BYTES, DEFAULT_MAX_RUN_EVENTS, type RunEventCap, type RunEventCapOptions } from './run-event-cap.js';
+export {
+  createRunEventCap,
+  DEFAULT_MAX_RUN_BYTES,
+  DEFAULT_MAX_RUN_EVENTS,
+  type RunEventCap,
+  type RunEventCapOptions,
+} from './run-event-cap.js';
 
 /**
  * Returns a redacted, size-capped, inert copy of an event; the input is not changed.
@@ -53,7 +69,9 @@ export function sanitizeEventWithSize(event: AgentEvent, options: SanitizeOption
  * `sanitizeEventWithSize` for many events with the same options: the secrets, key set and key
  * verdicts are prepared once (the engine makes one per run; events are its hot path).
  */
-export function createEventSanitizer(options: SanitizeOptions = {}): (event: AgentEvent, exact?: boolean) => SanitizedEvent {
+export function createEventSanitizer(
+  options: SanitizeOptions = {},
+): (event: AgentEvent, exact?: boolean) => SanitizedEvent {
   const context = createEventContext(options);
   return (event, exact = true) => {
     resetContext(context);
@@ -62,7 +80,15 @@ export function createEventSanitizer(options: SanitizeOptions = {}): (event: Age
 }
 
 /** Makes a run's event from its parts, sanitised: what `createEventSanitizer` gives for the assembled event. */
-export type EventMaker = (type: EventType, runId: string, seq: number, ts: string, data: unknown, node: string | undefined, sizes?: SizeMemo) => SanitizedEvent;
+export type EventMaker = (
+  type: EventType,
+  runId: string,
+  seq: number,
+  ts: string,
+  data: unknown,
+  node: string | undefined,
+  sizes?: SizeMemo,
+) => SanitizedEvent;
 
 /** The envelope's key names, in the order events are made with. */
 const ENVELOPE_KEYS = ['type', 'run_id', 'seq', 'ts', 'data', 'node'];
@@ -76,7 +102,11 @@ const MAX_ENVELOPE_TEXTS = 256;
  * each) and only `data` is walked; the result, its key order and its size bound are those of
  * `createEventSanitizer(options)(event, exact)` (a test compares the two).
  */
-export function createEventMaker(eventTypes: readonly string[], options: SanitizeOptions = {}, exact = false): EventMaker {
+export function createEventMaker(
+  eventTypes: readonly string[],
+  options: SanitizeOptions = {},
+  exact = false,
+): EventMaker {
   const sanitizeEvent = createEventSanitizer(options);
   const context = createEventContext(options);
   const general: EventMaker = (type, runId, seq, ts, data, node) => {
@@ -84,7 +114,11 @@ export function createEventMaker(eventTypes: readonly string[], options: Sanitiz
     if (node !== undefined) event.node = node;
     return sanitizeEvent(event, exact);
   };
-  if (context.maxDepth <= 1 || context.secrets.some((secret) => [...ENVELOPE_KEYS, ...eventTypes].some((name) => name.includes(secret)))) return general;
+  if (
+    context.maxDepth <= 1 ||
+    context.secrets.some((secret) => [...ENVELOPE_KEYS, ...eventTypes].some((name) => name.includes(secret)))
+  )
+    return general;
   const knownTypes = new Set(eventTypes);
   const texts = new Map<string, string>();
   const redacted = (text: string): string => {
@@ -97,7 +131,8 @@ export function createEventMaker(eventTypes: readonly string[], options: Sanitiz
   };
   // What the keys and the object add to the bound (see COPY's startFields and field).
   const keyBound = (key: string) => stringBound(key) + 2;
-  const fixedBound = 2 + keyBound('type') + keyBound('run_id') + keyBound('seq') + 25 + keyBound('ts') + keyBound('data');
+  const fixedBound =
+    2 + keyBound('type') + keyBound('run_id') + keyBound('seq') + 25 + keyBound('ts') + keyBound('data');
   return (type, runId, seq, ts, data, node, sizes) => {
     if (!isPlainObject(data) || !knownTypes.has(type)) return general(type, runId, seq, ts, data, node);
     resetContext(context);
@@ -108,7 +143,13 @@ export function createEventMaker(eventTypes: readonly string[], options: Sanitiz
     const cleanRunId = redacted(runId);
     const cleanTs = redactString(ts, context);
     context.sizeBound += fixedBound + stringBound(cleanType) + stringBound(cleanRunId) + stringBound(cleanTs);
-    const event = { type: cleanType, run_id: cleanRunId, seq: Number.isFinite(seq) ? seq : null, ts: cleanTs, data: copied } as AgentEvent;
+    const event = {
+      type: cleanType,
+      run_id: cleanRunId,
+      seq: Number.isFinite(seq) ? seq : null,
+      ts: cleanTs,
+      data: copied,
+    } as AgentEvent;
     if (node !== undefined) {
       event.node = redacted(node);
       context.sizeBound += keyBound('node') + stringBound(event.node);
@@ -127,7 +168,12 @@ function sanitize(event: AgentEvent, options: SanitizeOptions, measure: boolean)
   return sanitizeWith(event, options, measure, createEventContext(options));
 }
 
-function sanitizeWith(event: AgentEvent, options: SanitizeOptions, measure: boolean, context: CopyContext): SanitizedEvent {
+function sanitizeWith(
+  event: AgentEvent,
+  options: SanitizeOptions,
+  measure: boolean,
+  context: CopyContext,
+): SanitizedEvent {
   const copy = copyValue(event, 0, context) as AgentEvent;
   if (context.floor > context.stopAt) {
     // The copy stopped inside `data` (or later): the envelope is copied again, whole, around it.
@@ -149,7 +195,9 @@ function sanitizeWith(event: AgentEvent, options: SanitizeOptions, measure: bool
  */
 function withSummarisedFields(event: AgentEvent, context: CopyContext): SanitizedEvent {
   const bytes = utf8Length(JSON.stringify(event));
-  return bytes <= context.maxBytes ? { event, bytes } : capEvent(event, bytes, context.maxBytes, bytes + context.grownBy);
+  return bytes <= context.maxBytes
+    ? { event, bytes }
+    : capEvent(event, bytes, context.maxBytes, bytes + context.grownBy);
 }
 
 /**
@@ -159,7 +207,12 @@ function withSummarisedFields(event: AgentEvent, context: CopyContext): Sanitize
  * exact size is measured on the original without copying the rest; the preview comes from the
  * prefix copy in `partial`.
  */
-function stoppedEarly(partial: AgentEvent, original: AgentEvent, options: SanitizeOptions, context: CopyContext): SanitizedEvent {
+function stoppedEarly(
+  partial: AgentEvent,
+  original: AgentEvent,
+  options: SanitizeOptions,
+  context: CopyContext,
+): SanitizedEvent {
   if (context.ancestors.length !== 0) context.ancestors.length = 0;
   const bytes = sanitizedBytes(original, 0, context) ?? 0;
   return summarised(partial, partial.data, bytes, options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES);

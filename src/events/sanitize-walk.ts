@@ -30,12 +30,28 @@ export interface WalkConsumer<Result, Container> {
   remember(value: object, depth: number, result: Result, clean: boolean, context: CopyContext): void;
   startArray(source: readonly unknown[], context: CopyContext): Container;
   /** Item `index` of `source`, `original`, became `result` (an item left out became `literal(null)`). */
-  item(container: Container, index: number, result: Result, original: unknown, source: readonly unknown[], context: CopyContext): Container;
+  item(
+    container: Container,
+    index: number,
+    result: Result,
+    original: unknown,
+    source: readonly unknown[],
+    context: CopyContext,
+  ): Container;
   /** The array after `count` items (fewer than `source.length` when the walk stopped early). */
   endArray(container: Container, count: number, source: readonly unknown[]): Result;
   startFields(source: object, context: CopyContext): Container;
   /** The field `keys[index]` of `source`, `original`, became `name: result`. */
-  field(container: Container, keys: readonly string[], index: number, name: string, result: Result, original: unknown, source: object, context: CopyContext): Container;
+  field(
+    container: Container,
+    keys: readonly string[],
+    index: number,
+    name: string,
+    result: Result,
+    original: unknown,
+    source: object,
+    context: CopyContext,
+  ): Container;
   /** The field `keys[index]` of `source` is left out. */
   omit(container: Container, keys: readonly string[], index: number, source: object): Container;
   endFields(container: Container, source: object): Result;
@@ -44,7 +60,12 @@ export interface WalkConsumer<Result, Container> {
 }
 
 /** Walks `value` at `depth` (0 for a whole event) for `consumer`: what the sanitised JSON holds. */
-export function walkValue<Result, Container>(value: unknown, depth: number, context: CopyContext, consumer: WalkConsumer<Result, Container>): Result | undefined {
+export function walkValue<Result, Container>(
+  value: unknown,
+  depth: number,
+  context: CopyContext,
+  consumer: WalkConsumer<Result, Container>,
+): Result | undefined {
   switch (typeof value) {
     case 'string':
       return consumer.string(redactString(value, context), context);
@@ -61,7 +82,12 @@ export function walkValue<Result, Container>(value: unknown, depth: number, cont
   }
 }
 
-function walkObject<Result, Container>(value: object, depth: number, context: CopyContext, consumer: WalkConsumer<Result, Container>): Result | undefined {
+function walkObject<Result, Container>(
+  value: object,
+  depth: number,
+  context: CopyContext,
+  consumer: WalkConsumer<Result, Container>,
+): Result | undefined {
   if (context.ancestors.includes(value)) return marker('[circular]', context, consumer);
   if (depth >= context.maxDepth) return marker('[depth limit]', context, consumer);
   const remembered = consumer.recall(value, depth, context);
@@ -73,7 +99,8 @@ function walkObject<Result, Container>(value: object, depth: number, context: Co
     if (Array.isArray(value)) result = walkArray(value, depth, context, consumer);
     else {
       const toJSON = 'toJSON' in value ? value.toJSON : undefined;
-      if (value instanceof Error && typeof toJSON !== 'function') return walkFields(errorFields(value), depth, context, consumer);
+      if (value instanceof Error && typeof toJSON !== 'function')
+        return walkFields(errorFields(value), depth, context, consumer);
       if (typeof toJSON === 'function') {
         let converted: unknown;
         try {
@@ -81,7 +108,9 @@ function walkObject<Result, Container>(value: object, depth: number, context: Co
         } catch {
           return marker('[unserialisable]', context, consumer);
         }
-        return converted === value ? walkFields(value, depth, context, consumer) : walkValue(converted, depth + 1, context, consumer);
+        return converted === value
+          ? walkFields(value, depth, context, consumer)
+          : walkValue(converted, depth + 1, context, consumer);
       }
       result = walkFields(value, depth, context, consumer);
     }
@@ -94,26 +123,43 @@ function walkObject<Result, Container>(value: object, depth: number, context: Co
 }
 
 /** A marker string standing for what cannot be kept (a subtree that made one depends on where it sits). */
-function marker<Result, Container>(text: string, context: CopyContext, consumer: WalkConsumer<Result, Container>): Result {
+function marker<Result, Container>(
+  text: string,
+  context: CopyContext,
+  consumer: WalkConsumer<Result, Container>,
+): Result {
   context.markers++;
   return consumer.string(redactString(text, context), context);
 }
 
-function walkArray<Result, Container>(value: unknown[], depth: number, context: CopyContext, consumer: WalkConsumer<Result, Container>): Result {
+function walkArray<Result, Container>(
+  value: unknown[],
+  depth: number,
+  context: CopyContext,
+  consumer: WalkConsumer<Result, Container>,
+): Result {
   // A `[name, value]` header pair naming a credential keeps the name and redacts the value.
   const isHeaderPair = value.length === 2 && typeof value[0] === 'string' && isRedactedKey(value[0], context);
   let container = consumer.startArray(value, context);
   for (let index = 0; index < value.length; index++) {
     if (consumer.stops && context.floor > context.stopAt) return consumer.endArray(container, index, value);
     const item = value[index];
-    let result = isHeaderPair && index === 1 ? walkValue(REDACTED, depth, context, consumer) : walkValue(item, depth + 1, context, consumer);
+    let result =
+      isHeaderPair && index === 1
+        ? walkValue(REDACTED, depth, context, consumer)
+        : walkValue(item, depth + 1, context, consumer);
     if (result === undefined) result = consumer.literal(null, context);
     container = consumer.item(container, index, result, item, value, context);
   }
   return consumer.endArray(container, value.length, value);
 }
 
-function walkFields<Result, Container>(value: object, depth: number, context: CopyContext, consumer: WalkConsumer<Result, Container>): Result {
+function walkFields<Result, Container>(
+  value: object,
+  depth: number,
+  context: CopyContext,
+  consumer: WalkConsumer<Result, Container>,
+): Result {
   const source = value as Record<string, unknown>;
   const ownFloors = consumer.stops && depth === context.fieldDepth;
   let container = consumer.startFields(value, context);
@@ -129,7 +175,17 @@ function walkFields<Result, Container>(value: object, depth: number, context: Co
     const field = source[key];
     if (verdict === KeyVerdict.Redact) {
       if (field === undefined || field === null) container = consumer.omit(container, keys, index, value);
-      else container = consumer.field(container, keys, index, key, consumer.string(REDACTED, context), field, value, context);
+      else
+        container = consumer.field(
+          container,
+          keys,
+          index,
+          key,
+          consumer.string(REDACTED, context),
+          field,
+          value,
+          context,
+        );
       continue;
     }
     const floorBefore = context.floor;

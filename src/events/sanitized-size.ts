@@ -31,14 +31,16 @@ const SIZE: WalkConsumer<number, number> = {
     return remembered !== undefined && remembered.depth === depth ? remembered.bytes : undefined;
   },
   remember(value, depth, bytes, clean, context) {
-    if (clean && bytes >= MEMO_MIN_BYTES && context.sizeMemo !== undefined) context.sizeMemo.set(value, { bytes, depth });
+    if (clean && bytes >= MEMO_MIN_BYTES && context.sizeMemo !== undefined)
+      context.sizeMemo.set(value, { bytes, depth });
   },
   startArray: () => 1,
   item: (bytes, index, size) => bytes + size + (index > 0 ? 1 : 0),
   endArray: (bytes) => bytes + 1,
   startFields: () => 1,
   // Any member takes at least 3 bytes, so more than the `{` means a comma goes before this one.
-  field: (bytes, _keys, _index, name, size, _original, _source, context) => bytes + keyBytes(name, context) + size + (bytes > 1 ? 1 : 0),
+  field: (bytes, _keys, _index, name, size, _original, _source, context) =>
+    bytes + keyBytes(name, context) + size + (bytes > 1 ? 1 : 0),
   omit: (bytes) => bytes,
   endFields: (bytes) => bytes + 1,
   tooLarge: (_field, partial) => partial,

@@ -20,12 +20,18 @@ export function upgradeEvent(event: AgentEvent): AgentEvent {
   if (event.type === 'tool_result' && data.observation === undefined && 'result' in data) {
     const { result, success, ...rest } = data;
     const observation = typeof result === 'string' ? result : (JSON.stringify(result) ?? 'null');
-    return { ...event, data: { ...rest, observation, status: rest.status ?? (success === false ? 'error' : 'ok') } } as AgentEvent;
+    return {
+      ...event,
+      data: { ...rest, observation, status: rest.status ?? (success === false ? 'error' : 'ok') },
+    } as AgentEvent;
   }
   if (event.type === 'log' && data.source === undefined) {
     if (typeof data.code === 'string') {
       const { code, ...rest } = data;
-      return { ...event, data: { ...rest, source: 'model', error: { code, message: String(data.message ?? '') } } } as AgentEvent;
+      return {
+        ...event,
+        data: { ...rest, source: 'model', error: { code, message: String(data.message ?? '') } },
+      } as AgentEvent;
     }
     return { ...event, data: { ...data, source: data.dropped_from_seq !== undefined ? 'trace' : 'lua' } } as AgentEvent;
   }

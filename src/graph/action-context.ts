@@ -1,6 +1,19 @@
 /** Builds the ActionContext a node's action runs with (see src/actions/types.ts). */
 import { isPauseRequest, pauseRequest } from '../actions/pause-request.js';
-import type { ActionContext, ActionDefinition, ConfirmationRequest, EmbedCallParams, EmbedResult, LlmCallOptions, LlmCallParams, PauseRequest, ResumeInfo, RunCapabilities, State, SubRunResult } from '../core/action.js';
+import type {
+  ActionContext,
+  ActionDefinition,
+  ConfirmationRequest,
+  EmbedCallParams,
+  EmbedResult,
+  LlmCallOptions,
+  LlmCallParams,
+  PauseRequest,
+  ResumeInfo,
+  RunCapabilities,
+  State,
+  SubRunResult,
+} from '../core/action.js';
 import { AgentError } from '../core/agent-error.js';
 import type { EventData, EventType } from '../core/events.js';
 import type { LlmResponse } from '../core/model-provider.js';
@@ -27,7 +40,12 @@ export interface ContextHost extends RunCapabilities {
   /** The node visit's idempotency key (`run_id:node:step`), stable when the node re-runs after a restart. */
   idempotencyKey(node: string): string;
   /** Runs a side-effecting tool call once per recorded result (RunDurability); `call` gets the call's key. */
-  onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>, replayed?: (value: unknown) => void): Promise<unknown>;
+  onceRecorded(
+    node: string,
+    tool: string,
+    call: (key: string) => Promise<unknown>,
+    replayed?: (value: unknown) => void,
+  ): Promise<unknown>;
   /** Counts a model call whose recorded response is handed back (budgets: llm calls, tokens). */
   chargeRecordedModelCall(response: LlmResponse): void;
   /** Work to do when the run ends (ActionContext.onRunEnd). */
@@ -104,7 +122,9 @@ class NodeActionContext implements ActionContext {
     // With a durable host each response is recorded: a node run again after its host died gets
     // the responses it already had, in order, instead of paying for them again (durable-visits.ts).
     const call = () => host.callLlm(params, options, node);
-    return host.onceRecorded(node, MODEL_CALL, call, (recorded) => host.chargeRecordedModelCall(recorded as LlmResponse)) as Promise<LlmResponse>;
+    return host.onceRecorded(node, MODEL_CALL, call, (recorded) =>
+      host.chargeRecordedModelCall(recorded as LlmResponse),
+    ) as Promise<LlmResponse>;
   }
 
   embed(params: EmbedCallParams) {
@@ -124,21 +144,40 @@ class NodeActionContext implements ActionContext {
     if (host.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled', { node });
     const action: ActionDefinition = host.agent.registry.resolve(name);
     // A tool that changes something outside the run runs once per recorded result, with its own key.
-    const result = action.sideEffects === true ? await host.onceRecorded(node, name, (key) => this.runCalled(action, params, options?.state, key)) : await this.runCalled(action, params, options?.state, undefined);
+    const result =
+      action.sideEffects === true
+        ? await host.onceRecorded(node, name, (key) => this.runCalled(action, params, options?.state, key))
+        : await this.runCalled(action, params, options?.state, undefined);
     // Only the node's own action can pause: a resumed node re-runs that action with the answer, so
     // a pause asked for by an action it called could never be answered.
     if (isPauseRequest(result)) {
-      throw new AgentError('ACTION_FAILED', `action '${name}' asked for a confirmation, which an action called by another action cannot do`, { node });
+      throw new AgentError(
+        'ACTION_FAILED',
+        `action '${name}' asked for a confirmation, which an action called by another action cannot do`,
+        { node },
+      );
     }
     return result;
   }
 
-  private async runCalled(action: ActionDefinition, params: Record<string, unknown>, state: State | undefined, key: string | undefined): Promise<unknown> {
+  private async runCalled(
+    action: ActionDefinition,
+    params: Record<string, unknown>,
+    state: State | undefined,
+    key: string | undefined,
+  ): Promise<unknown> {
     const { host, node } = this;
     const nested = new NodeActionContext(host, node, state ?? this.state, undefined, key);
     if (action.prepare === undefined) return action.run(params, nested);
     const agent = host.agent;
-    const compiler = createActionCompiler(agent.spec, { name: node }, agent.registry, { ...agent.spec.schemas }, agent.nodes.get(node)?.spec.path ?? [], agent.scripts);
+    const compiler = createActionCompiler(
+      agent.spec,
+      { name: node },
+      agent.registry,
+      { ...agent.spec.schemas },
+      agent.nodes.get(node)?.spec.path ?? [],
+      agent.scripts,
+    );
     // Params given here are final values (often a model's tool arguments): never compile them as
     // templates, or `{{ secrets.x }}` written by a model would be rendered (second-order injection).
     compiler.template = (value) => ({ source: value, isStatic: true, render: () => structuredClone(value) });

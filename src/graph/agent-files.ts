@@ -32,9 +32,18 @@ export interface AgentFileSource {
  * registry and script sandboxes: a file compiled against one caller's actions binds those actions,
  * so a caller with other actions (another host's registry sharing the source) compiles its own copy.
  */
-export function textAgentFileSource(description: string, read: (file: string) => Promise<string | undefined>): AgentFileSource {
-  const byRegistry = new WeakMap<ActionRegistry, WeakMap<ScriptSandboxes, Map<string, Promise<CompiledAgent | undefined>>>>();
-  const loadedFor = (registry: ActionRegistry, scripts: ScriptSandboxes): Map<string, Promise<CompiledAgent | undefined>> => {
+export function textAgentFileSource(
+  description: string,
+  read: (file: string) => Promise<string | undefined>,
+): AgentFileSource {
+  const byRegistry = new WeakMap<
+    ActionRegistry,
+    WeakMap<ScriptSandboxes, Map<string, Promise<CompiledAgent | undefined>>>
+  >();
+  const loadedFor = (
+    registry: ActionRegistry,
+    scripts: ScriptSandboxes,
+  ): Map<string, Promise<CompiledAgent | undefined>> => {
     let byScripts = byRegistry.get(registry);
     if (byScripts === undefined) byRegistry.set(registry, (byScripts = new WeakMap()));
     let loaded = byScripts.get(scripts);
@@ -47,7 +56,9 @@ export function textAgentFileSource(description: string, read: (file: string) =>
       const loaded = loadedFor(registry, scripts);
       let agent = loaded.get(file);
       if (agent === undefined) {
-        agent = read(file).then((text) => (text === undefined ? undefined : loadAgent(text, { file, scripts, registry })));
+        agent = read(file).then((text) =>
+          text === undefined ? undefined : loadAgent(text, { file, scripts, registry }),
+        );
         // A failed load is not kept: the next run reads the file again (it may have been fixed).
         agent.catch(() => loaded.delete(file));
         loaded.set(file, agent);
@@ -58,7 +69,10 @@ export function textAgentFileSource(description: string, read: (file: string) =>
 }
 
 /** A source over agents compiled already (the worker's prebuilt ones), keyed by rooted path. */
-export function compiledAgentFileSource(description: string, agents: (file: string) => CompiledAgent | undefined | Promise<CompiledAgent | undefined>): AgentFileSource {
+export function compiledAgentFileSource(
+  description: string,
+  agents: (file: string) => CompiledAgent | undefined | Promise<CompiledAgent | undefined>,
+): AgentFileSource {
   return {
     description,
     load: async (file) => agents(file),
@@ -67,10 +81,14 @@ export function compiledAgentFileSource(description: string, agents: (file: stri
 
 /** A host's refusal when it was given no agent source. */
 export function noAgentSource(node: string): AgentError {
-  return new AgentError('FORBIDDEN', 'this host gives no agent files to run as sub-runs (tea-edge run and serve give the agent\'s folder, the worker its bundled agents)', {
-    node,
-    field: 'agent',
-  });
+  return new AgentError(
+    'FORBIDDEN',
+    "this host gives no agent files to run as sub-runs (tea-edge run and serve give the agent's folder, the worker its bundled agents)",
+    {
+      node,
+      field: 'agent',
+    },
+  );
 }
 
 /** The largest agent file a text source reads (the YAML parser has its own, tighter limits). */
@@ -81,7 +99,10 @@ export function fileStoreAgentSource(store: FileStore): AgentFileSource {
   return textAgentFileSource(store.description, async (file) => {
     const bytes = await store.read(file, MAX_AGENT_FILE_BYTES);
     if (bytes === undefined) return undefined;
-    if (bytes.byteLength > MAX_AGENT_FILE_BYTES) throw new AgentError('INPUT_TOO_LARGE', `agent file '${file}' is larger than ${MAX_AGENT_FILE_BYTES} bytes`, { file });
+    if (bytes.byteLength > MAX_AGENT_FILE_BYTES)
+      throw new AgentError('INPUT_TOO_LARGE', `agent file '${file}' is larger than ${MAX_AGENT_FILE_BYTES} bytes`, {
+        file,
+      });
     return new TextDecoder().decode(bytes);
   });
 }

@@ -65,9 +65,23 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
       return undefined;
     }
   };
-  const at = (path: Path, node?: string): ErrorLocation => ({ file: spec.file, ...(node !== undefined ? { node } : {}), ...spec.positionOf(path) });
+  const at = (path: Path, node?: string): ErrorLocation => ({
+    file: spec.file,
+    ...(node !== undefined ? { node } : {}),
+    ...spec.positionOf(path),
+  });
   const warnings: string[] = [...(spec.warnings ?? [])];
-  const context: CompileContext = { spec, registry, schemas: schemaRegistry, scripts, problems, warnings, attempt, at, hostProviders: options.hostProviders ?? [] };
+  const context: CompileContext = {
+    spec,
+    registry,
+    schemas: schemaRegistry,
+    scripts,
+    problems,
+    warnings,
+    attempt,
+    at,
+    hostProviders: options.hostProviders ?? [],
+  };
 
   const nodes = new Map<string, CompiledNode>();
   const edgesFrom = new Map<string, AgentSpec['edges']>();
@@ -90,13 +104,16 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
 
   const inputSchema =
     spec.inputSchema !== undefined
-      ? attempt(at(['input_schema']), () => compileSchema(spec.inputSchema, { where: { field: 'input_schema' }, registry: schemaRegistry }))
+      ? attempt(at(['input_schema']), () =>
+          compileSchema(spec.inputSchema, { where: { field: 'input_schema' }, registry: schemaRegistry }),
+        )
       : undefined;
   const entry = edgesFrom.get(START)?.[0]?.to[0] ?? spec.nodes[0]!.name;
   const { scripted, ...llmSettings } = spec.settings.llm ?? {};
   const settingsLlm = attempt(at(['settings', 'llm']), () => compileValue(llmSettings, { field: 'settings.llm' }));
   // Each sandbox checks its own settings (`settings.lua`); a language not loaded is not checked.
-  for (const [language, sandbox] of Object.entries(scripts)) attempt(at(['settings', language]), () => sandbox?.budgetFromSettings(spec.settings, { file: spec.file }));
+  for (const [language, sandbox] of Object.entries(scripts))
+    attempt(at(['settings', language]), () => sandbox?.budgetFromSettings(spec.settings, { file: spec.file }));
   if (problems.length > 0 || settingsLlm === undefined) return { problems };
   const agent: CompiledAgent = {
     name: spec.name,
@@ -107,7 +124,10 @@ export function inspectCompile(spec: AgentSpec, options: CompileOptions = {}): I
     registry,
     scripts,
     inputSchema,
-    settingsLlm: scripted === undefined ? settingsLlm : { ...settingsLlm, render: (scope) => ({ ...(settingsLlm.render(scope) as object), scripted }) },
+    settingsLlm:
+      scripted === undefined
+        ? settingsLlm
+        : { ...settingsLlm, render: (scope) => ({ ...(settingsLlm.render(scope) as object), scripted }) },
     warnings,
   };
   return { agent, problems };
@@ -127,17 +147,36 @@ interface CompileContext {
   at(path: Path, node?: string): ErrorLocation;
 }
 
-function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileContext, node: NodeSpec, path: Path, label: string): CompiledBody | undefined {
+function compileBody(
+  body: NodeBody,
+  compiler: ActionCompiler,
+  context: CompileContext,
+  node: NodeSpec,
+  path: Path,
+  label: string,
+): CompiledBody | undefined {
   const { spec, attempt, at } = context;
   switch (body.kind) {
     case 'action': {
       const action = attempt(at(path.concat('uses'), node.name), () => compiler.action(body.action, 'uses'));
-      const output = typeof body.output === 'object' ? attempt(at(path.concat('output'), node.name), () => compiler.template(body.output, 'output')) : body.output;
+      const output =
+        typeof body.output === 'object'
+          ? attempt(at(path.concat('output'), node.name), () => compiler.template(body.output, 'output'))
+          : body.output;
       if (action === undefined) return undefined;
       if (!checkParams(action, body.with, path.concat('with'), node.name, context)) return undefined;
-      const params = attempt(at(path.concat('with'), node.name), () => (action.prepare ? action.prepare(body.with, compiler) : compiler.template(body.with, 'with')));
+      const params = attempt(at(path.concat('with'), node.name), () =>
+        action.prepare ? action.prepare(body.with, compiler) : compiler.template(body.with, 'with'),
+      );
       if (params === undefined || (typeof body.output === 'object' && output === undefined)) return undefined;
-      return { kind: 'action', action, prepared: action.prepare !== undefined, params, label, ...(output !== undefined ? { output } : {}) };
+      return {
+        kind: 'action',
+        action,
+        prepared: action.prepare !== undefined,
+        params,
+        label,
+        ...(output !== undefined ? { output } : {}),
+      };
     }
     // Prolog compiles like Lua: the compiled body runs any CompiledScript (its kind is named after the first language).
     case 'python':
@@ -145,7 +184,10 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
     case 'lua': {
       if (body.kind === 'python' && context.scripts.python === undefined) {
         attempt(at(path.concat('language'), node.name), () => {
-          throw new AgentError('UNSUPPORTED_LANGUAGE', foreignLanguageMessage('python', 'this `run:` (language: python)'));
+          throw new AgentError(
+            'UNSUPPORTED_LANGUAGE',
+            foreignLanguageMessage('python', 'this `run:` (language: python)'),
+          );
         });
         return undefined;
       }
@@ -155,10 +197,15 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
         try {
           return sandbox.compile(body.code, where);
         } catch (error) {
-          const language = body.kind === 'lua' && AgentError.isInstance(error) && error.code === sandbox.errorCodes.syntax ? foreignLanguageOf(body.code) : undefined;
+          const language =
+            body.kind === 'lua' && AgentError.isInstance(error) && error.code === sandbox.errorCodes.syntax
+              ? foreignLanguageOf(body.code)
+              : undefined;
           // TEA auto-detects Prolog in a `run:` with no language, and runs the rest as Python: so does a host that has them.
-          if (language === 'prolog' && context.scripts.prolog !== undefined) return context.scripts.prolog.compile(body.code, where);
-          if (language === 'python' && context.scripts.python !== undefined) return context.scripts.python.compile(body.code, where);
+          if (language === 'prolog' && context.scripts.prolog !== undefined)
+            return context.scripts.prolog.compile(body.code, where);
+          if (language === 'python' && context.scripts.python !== undefined)
+            return context.scripts.python.compile(body.code, where);
           if (language !== undefined && AgentError.isInstance(error)) {
             throw new AgentError('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(language, 'this `run:`'), {
               node: node.name,
@@ -172,7 +219,8 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
       const warnings = context.scripts[lua.language]?.warningsOf?.(body.code) ?? [];
       if (warnings.length > 0) {
         const line = context.spec.contentLineOf(path.concat('run'));
-        for (const warning of warnings) context.warnings.push(`node '${node.name}': ${warning}${line !== undefined ? ` (line ${line})` : ''}`);
+        for (const warning of warnings)
+          context.warnings.push(`node '${node.name}': ${warning}${line !== undefined ? ` (line ${line})` : ''}`);
       }
       // TEA renders the text of a Python block as a template (with the state) before running it.
       if (lua.language === 'python' && /\{\{|\{%/.test(body.code)) {
@@ -183,7 +231,14 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
     }
     case 'steps': {
       const steps = body.steps.map((step) => {
-        const stepCompiler = createActionCompiler(spec, node, context.registry, context.schemas, step.path, context.scripts);
+        const stepCompiler = createActionCompiler(
+          spec,
+          node,
+          context.registry,
+          context.schemas,
+          step.path,
+          context.scripts,
+        );
         return compileBody(step.body, stepCompiler, context, node, step.path, `${label}/${step.name}`);
       });
       return steps.every(isCompiled) ? { kind: 'steps', label, steps } : undefined;
@@ -193,15 +248,35 @@ function compileBody(body: NodeBody, compiler: ActionCompiler, context: CompileC
       return value === undefined ? undefined : { kind: 'expression', value, outputKey: body.outputKey, label };
     }
     case 'while_loop': {
-      const condition = attempt(at(path.concat('condition'), node.name), () => compileCondition(body.condition, { node: node.name, field: 'condition' }));
-      const steps = body.body.map((step) => compileBody(step.body, createActionCompiler(spec, node, context.registry, context.schemas, step.path), context, node, step.path, `${label}/${step.name}`));
+      const condition = attempt(at(path.concat('condition'), node.name), () =>
+        compileCondition(body.condition, { node: node.name, field: 'condition' }),
+      );
+      const steps = body.body.map((step) =>
+        compileBody(
+          step.body,
+          createActionCompiler(spec, node, context.registry, context.schemas, step.path),
+          context,
+          node,
+          step.path,
+          `${label}/${step.name}`,
+        ),
+      );
       if (condition === undefined || !steps.every(isCompiled)) return undefined;
       return { kind: 'while_loop', condition, maxIterations: body.maxIterations, body: steps, label };
     }
     case 'dynamic_parallel': {
-      const items = attempt(at(path.concat('items'), node.name), () => compileValue(body.items, { node: node.name, field: 'items' }));
+      const items = attempt(at(path.concat('items'), node.name), () =>
+        compileValue(body.items, { node: node.name, field: 'items' }),
+      );
       const branchPath = path.concat(body.branchField);
-      const branch = compileBody(body.branch, createActionCompiler(spec, node, context.registry, context.schemas, branchPath), context, node, branchPath, label);
+      const branch = compileBody(
+        body.branch,
+        createActionCompiler(spec, node, context.registry, context.schemas, branchPath),
+        context,
+        node,
+        branchPath,
+        label,
+      );
       if (items === undefined || branch === undefined) return undefined;
       return {
         kind: 'dynamic_parallel',
@@ -231,7 +306,13 @@ function compileExpression(value: string | boolean | number, node: string) {
  * Checks `with:` against the action's parameter schema: unknown keys (with the closest known one),
  * unknown literal providers, literal numbers past a ceiling. Records each; false when any.
  */
-function checkParams(action: ActionDefinition, params: Record<string, unknown>, path: Path, node: string, context: CompileContext): boolean {
+function checkParams(
+  action: ActionDefinition,
+  params: Record<string, unknown>,
+  path: Path,
+  node: string,
+  context: CompileContext,
+): boolean {
   // Reading the file reported these already; `prepare` would only misread them.
   if (findNonFinite(params).length > 0) return false;
   if (action.parameters === undefined) return true;
@@ -242,7 +323,10 @@ function checkParams(action: ActionDefinition, params: Record<string, unknown>, 
     hostProviders: context.hostProviders,
     paramsOf: (name) => context.registry.get(name)?.parameters,
     locationOf: (at) => (at.length === path.length ? `action:${action.name}` : undefined),
-    describe: (at) => (at.length === path.length ? `the parameters of ${action.name}` : `\`${dotted(at.slice(path.length))}\` of ${action.name}`),
+    describe: (at) =>
+      at.length === path.length
+        ? `the parameters of ${action.name}`
+        : `\`${dotted(at.slice(path.length))}\` of ${action.name}`,
   });
   const { spec } = context;
   let failed = false;
@@ -253,11 +337,17 @@ function checkParams(action: ActionDefinition, params: Record<string, unknown>, 
     }
     failed = true;
     const position = issue.atKey ? (spec.keyPositionOf ?? spec.positionOf)(issue.path) : spec.positionOf(issue.path);
-    context.problems.push({ code: issue.code, message: issue.message, file: spec.file, ...position, node, field: dotted(issue.path.slice(path.length)) });
+    context.problems.push({
+      code: issue.code,
+      message: issue.message,
+      file: spec.file,
+      ...position,
+      node,
+      field: dotted(issue.path.slice(path.length)),
+    });
   }
   return !failed;
 }
-
 
 interface InternalCompiler extends ActionCompiler {
   registry: ActionRegistry;
@@ -273,8 +363,24 @@ export function createActionCompiler(
   basePath: Array<string | number>,
   scripts: ScriptSandboxes = {},
 ): InternalCompiler {
-  const fieldPath = (field: string) => basePath.concat(field === 'uses' ? ['uses'] : ['with', ...field.split(/[.[\]]/).filter(Boolean).map((part) => (/^\d+$/.test(part) ? Number(part) : part))]);
-  const locate = (field?: string) => ({ file: spec.file, node: node.name, ...(field !== undefined ? { field } : {}), ...spec.positionOf(field !== undefined ? fieldPath(field) : basePath) });
+  const fieldPath = (field: string) =>
+    basePath.concat(
+      field === 'uses'
+        ? ['uses']
+        : [
+            'with',
+            ...field
+              .split(/[.[\]]/)
+              .filter(Boolean)
+              .map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
+          ],
+    );
+  const locate = (field?: string) => ({
+    file: spec.file,
+    node: node.name,
+    ...(field !== undefined ? { field } : {}),
+    ...spec.positionOf(field !== undefined ? fieldPath(field) : basePath),
+  });
   const compiler: InternalCompiler = {
     node: node.name,
     registry,
@@ -293,7 +399,11 @@ export function createActionCompiler(
       return rethrowAt(() => sandboxFor(scripts, language, where).compile(code, where), locate(field));
     },
     schema(schema, field) {
-      return rethrowAt(() => compileSchema(schema, { where: { node: node.name, field }, registry: schemas }), locate(field), 'SCHEMA_INVALID');
+      return rethrowAt(
+        () => compileSchema(schema, { where: { node: node.name, field }, registry: schemas }),
+        locate(field),
+        'SCHEMA_INVALID',
+      );
     },
     action(name, field) {
       return rethrowAt(() => registry.resolve(name), locate(field));
@@ -344,15 +454,33 @@ function withPosition<T>(spec: AgentSpec, path: Path, node: string | undefined, 
   return rethrowAt(compile, { file: spec.file, ...(node !== undefined ? { node } : {}), ...spec.positionOf(path) });
 }
 
-function compileRoute(spec: AgentSpec, node: NodeSpec, index: number, edgesFrom: Map<string, AgentSpec['edges']>): CompiledRoute {
-  const condition = (value: string | boolean | undefined, field: string): { condition?: CompiledCondition; constant?: boolean } => {
+function compileRoute(
+  spec: AgentSpec,
+  node: NodeSpec,
+  index: number,
+  edgesFrom: Map<string, AgentSpec['edges']>,
+): CompiledRoute {
+  const condition = (
+    value: string | boolean | undefined,
+    field: string,
+  ): { condition?: CompiledCondition; constant?: boolean } => {
     if (value === undefined) return {};
     if (typeof value === 'boolean') return { constant: value };
-    return { condition: withPosition(spec, node.path.concat(field.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part))), node.name, () => compileCondition(value, { node: node.name, field })) };
+    return {
+      condition: withPosition(
+        spec,
+        node.path.concat(field.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part))),
+        node.name,
+        () => compileCondition(value, { node: node.name, field }),
+      ),
+    };
   };
   if (typeof node.goto === 'string') return { kind: 'goto', target: node.goto };
   if (Array.isArray(node.goto)) {
-    return { kind: 'rules', rules: node.goto.map((rule, ruleIndex) => ({ ...condition(rule.if, `goto.${ruleIndex}.if`), to: rule.to })) };
+    return {
+      kind: 'rules',
+      rules: node.goto.map((rule, ruleIndex) => ({ ...condition(rule.if, `goto.${ruleIndex}.if`), to: rule.to })),
+    };
   }
   const edges = edgesFrom.get(node.name);
   if (edges !== undefined && edges.length > 0) {
@@ -369,11 +497,24 @@ function compileRoute(spec: AgentSpec, node: NodeSpec, index: number, edgesFrom:
           const expect = edge.when === undefined ? true : edge.when === true;
           if (typeof edge.condition === 'boolean') return { constant: edge.condition === expect, to: edge.to[0]! };
           const source = edge.condition;
-          const conditionPath = edgeHasMapping(spec, edge.path) ? edge.path.concat('condition', 'value') : edge.path.concat('condition');
-          return { condition: withPosition(spec, conditionPath, node.name, () => compileCondition(source, { node: node.name, field: 'condition' })), expect, to: edge.to[0]! };
+          const conditionPath = edgeHasMapping(spec, edge.path)
+            ? edge.path.concat('condition', 'value')
+            : edge.path.concat('condition');
+          return {
+            condition: withPosition(spec, conditionPath, node.name, () =>
+              compileCondition(source, { node: node.name, field: 'condition' }),
+            ),
+            expect,
+            to: edge.to[0]!,
+          };
         }
         if (typeof edge.when === 'string') {
-          return { condition: withPosition(spec, edge.path.concat('when'), node.name, () => compileCondition(edge.when as string, { node: node.name, field })), to: edge.to[0]! };
+          return {
+            condition: withPosition(spec, edge.path.concat('when'), node.name, () =>
+              compileCondition(edge.when as string, { node: node.name, field }),
+            ),
+            to: edge.to[0]!,
+          };
         }
         return { ...(typeof edge.when === 'boolean' ? { constant: edge.when } : {}), to: edge.to[0]! };
       }),

@@ -11,8 +11,20 @@ export interface CompiledCondition {
 }
 
 export type CompiledBody =
-  | { kind: 'action'; action: ActionDefinition; prepared: boolean; params: unknown; output?: string | CompiledValue; label: string }
-  | { kind: 'lua'; lua: CompiledScript; label: string; /** TEA renders `{{ }}` in a Python block's text before running it. */ codeTemplate?: CompiledValue }
+  | {
+      kind: 'action';
+      action: ActionDefinition;
+      prepared: boolean;
+      params: unknown;
+      output?: string | CompiledValue;
+      label: string;
+    }
+  | {
+      kind: 'lua';
+      lua: CompiledScript;
+      label: string /** TEA renders `{{ }}` in a Python block's text before running it. */;
+      codeTemplate?: CompiledValue;
+    }
   | { kind: 'steps'; steps: CompiledBody[]; label: string }
   | { kind: 'expression'; value: CompiledValue; outputKey: string; label: string }
   | CompiledWhileLoop

@@ -72,7 +72,12 @@ export class DurableVisits {
    * instead of calling again (`replayed` is told, to charge budgets). The call's key is the visit's
    * key plus the tool and its call number in the visit.
    */
-  async onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>, replayed?: (value: unknown) => void): Promise<unknown> {
+  async onceRecorded(
+    node: string,
+    tool: string,
+    call: (key: string) => Promise<unknown>,
+    replayed?: (value: unknown) => void,
+  ): Promise<unknown> {
     const visit = this.idempotencyKey(node);
     const count = (this.toolCalls.get(visit) ?? 0) + 1;
     this.toolCalls.set(visit, count);
@@ -81,8 +86,17 @@ export class DurableVisits {
     if (durability === undefined) return call(key);
     const recorded = await storageStep(() => durability.recordedResult(key));
     if (recorded !== undefined) {
-      const what = tool === MODEL_CALL ? 'model call not made again: its response' : `tool '${tool}' not called again: its result`;
-      this.log({ source: 'durable', message: `${what} was recorded before the run's host restarted`, tool, idempotency_key: key }, node);
+      const what =
+        tool === MODEL_CALL ? 'model call not made again: its response' : `tool '${tool}' not called again: its result`;
+      this.log(
+        {
+          source: 'durable',
+          message: `${what} was recorded before the run's host restarted`,
+          tool,
+          idempotency_key: key,
+        },
+        node,
+      );
       replayed?.(recorded.value);
       return recorded.value;
     }
@@ -98,7 +112,10 @@ export class DurableVisits {
   async save(position: RunPosition, sanitize: <T>(value: T) => T): Promise<void> {
     const durability = this.durability;
     if (durability === undefined) return;
-    const encoded = this.encoder.encode({ head: checkpointHead(this.runId, position), state: position.state, memory: position.memory }, sanitize);
+    const encoded = this.encoder.encode(
+      { head: checkpointHead(this.runId, position), state: position.state, memory: position.memory },
+      sanitize,
+    );
     await storageStep(() => durability.saveProgress(encoded.write));
     encoded.commit();
   }

@@ -30,10 +30,19 @@ type Execute = (host: BodyHost, body: CompiledBody, node: string, state: State) 
 const DEFAULT_CONCURRENCY = 4;
 const MAX_CONCURRENCY = 64;
 
-export async function runDynamicParallel(host: BodyHost, fanOut: CompiledDynamicParallel, node: string, state: State, execute: Execute): Promise<Record<string, unknown>> {
+export async function runDynamicParallel(
+  host: BodyHost,
+  fanOut: CompiledDynamicParallel,
+  node: string,
+  state: State,
+  execute: Execute,
+): Promise<Record<string, unknown>> {
   const items = itemsOf(fanOut.items.render(host.baseScope(state)), node);
   const settings = host.agent.spec.settings.parallel ?? {};
-  const limit = Math.max(1, Math.min(fanOut.maxConcurrency ?? settings.max_concurrency ?? DEFAULT_CONCURRENCY, MAX_CONCURRENCY));
+  const limit = Math.max(
+    1,
+    Math.min(fanOut.maxConcurrency ?? settings.max_concurrency ?? DEFAULT_CONCURRENCY, MAX_CONCURRENCY),
+  );
   const results: ParallelResult[] = new Array(items.length);
   let failed = false;
   let next = 0;
@@ -43,7 +52,13 @@ export async function runDynamicParallel(host: BodyHost, fanOut: CompiledDynamic
     const branch = `${node}[${index}]`;
     const injected = { [fanOut.itemVar]: item, [fanOut.indexVar]: index };
     if (fanOut.failFast && failed) {
-      results[index] = parallelResult(branch, false, injected, { code: 'CANCELLED', message: 'cancelled: another branch failed (fail_fast)' }, 0);
+      results[index] = parallelResult(
+        branch,
+        false,
+        injected,
+        { code: 'CANCELLED', message: 'cancelled: another branch failed (fail_fast)' },
+        0,
+      );
       return;
     }
     const started = host.now();
@@ -53,14 +68,28 @@ export async function runDynamicParallel(host: BodyHost, fanOut: CompiledDynamic
       for (let step = 0; step < steps; step++) host.stepBudget(node);
       const branchState = mergeShallow(structuredClone(state), structuredClone(injected));
       const update = await execute(branchHost(host, injected, index), fanOut.branch, node, branchState);
-      if (isPauseRequest(update)) throw new AgentError('INVALID_AGENT', 'a tool confirmation cannot pause a run inside a dynamic_parallel branch', { node });
-      const finalState = fanOut.branch.kind === 'steps' ? mergeShallow(branchState, update) : mergeShallow({ ...update }, structuredClone(injected));
+      if (isPauseRequest(update))
+        throw new AgentError(
+          'INVALID_AGENT',
+          'a tool confirmation cannot pause a run inside a dynamic_parallel branch',
+          { node },
+        );
+      const finalState =
+        fanOut.branch.kind === 'steps'
+          ? mergeShallow(branchState, update)
+          : mergeShallow({ ...update }, structuredClone(injected));
       results[index] = parallelResult(branch, true, finalState, null, host.now() - started);
     } catch (error) {
       const agentError = toAgentError(error, 'ACTION_FAILED', { node });
       if (agentError.code === 'BUDGET_EXCEEDED' || host.signal.aborted) throw agentError;
       failed = true;
-      results[index] = parallelResult(branch, false, injected, { code: agentError.code, message: agentError.message, node }, host.now() - started);
+      results[index] = parallelResult(
+        branch,
+        false,
+        injected,
+        { code: agentError.code, message: agentError.message, node },
+        host.now() - started,
+      );
     }
   };
   const worker = async (): Promise<void> => {
@@ -68,7 +97,17 @@ export async function runDynamicParallel(host: BodyHost, fanOut: CompiledDynamic
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   const successful = results.filter((result) => result.success).length;
-  host.emit('log', { source: 'dynamic_parallel', message: `dynamic_parallel '${node}': ${successful} of ${items.length} branch(es) succeeded`, total_branches: items.length, successful, failed: items.length - successful }, node);
+  host.emit(
+    'log',
+    {
+      source: 'dynamic_parallel',
+      message: `dynamic_parallel '${node}': ${successful} of ${items.length} branch(es) succeeded`,
+      total_branches: items.length,
+      successful,
+      failed: items.length - successful,
+    },
+    node,
+  );
   const update: Record<string, unknown> = { parallel_results: results };
   if (fanOut.output !== undefined) update[fanOut.output] = results;
   return update;
@@ -78,7 +117,10 @@ function itemsOf(value: unknown, node: string): unknown[] {
   if (value === null || value === undefined) return [];
   if (Array.isArray(value)) return value;
   const kind = typeof value === 'object' ? 'an object' : typeof value === 'string' ? 'a string' : `a ${typeof value}`;
-  throw new AgentError('INVALID_PARAMS', `dynamic_parallel \`items\` must give a list, got ${kind}`, { node, field: 'items' });
+  throw new AgentError('INVALID_PARAMS', `dynamic_parallel \`items\` must give a list, got ${kind}`, {
+    node,
+    field: 'items',
+  });
 }
 
 /**

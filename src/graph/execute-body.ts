@@ -22,23 +22,29 @@ export type { BodyHost, BodyResult } from './body-host.js';
  * Not `async`: a body whose action answers synchronously (most do) returns its update without a
  * promise; callers `await` the result either way. A synchronous throw is the body's failure.
  */
-export function executeBody(host: BodyHost, body: CompiledBody, node: string, state: State, resume?: ResumeInfo): BodyResult | Promise<BodyResult> {
+export function executeBody(
+  host: BodyHost,
+  body: CompiledBody,
+  node: string,
+  state: State,
+  resume?: ResumeInfo,
+): BodyResult | Promise<BodyResult> {
   switch (body.kind) {
     case 'pass':
       return {};
     case 'lua': {
       const globals: Record<string, unknown> = { state, variables: host.agent.spec.variables };
       if (body.codeTemplate !== undefined) globals['code'] = String(body.codeTemplate.render(host.baseScope(state)));
-      const result = body.lua.run(
-        globals,
-        {
-          ...(host.luaInstructions !== undefined ? { budget: { instructions: host.luaInstructions } } : {}),
-          onPrint: (line) => host.emit('log', { source: body.lua.language, message: line }, node),
-          signal: host.signal,
-          interrupt: () => host.checkDeadline(node),
-        },
-      );
-      if (isThenable(result)) return Promise.resolve(result).then((value) => (value === null || value === undefined ? {} : toUpdate(value, undefined, node)));
+      const result = body.lua.run(globals, {
+        ...(host.luaInstructions !== undefined ? { budget: { instructions: host.luaInstructions } } : {}),
+        onPrint: (line) => host.emit('log', { source: body.lua.language, message: line }, node),
+        signal: host.signal,
+        interrupt: () => host.checkDeadline(node),
+      });
+      if (isThenable(result))
+        return Promise.resolve(result).then((value) =>
+          value === null || value === undefined ? {} : toUpdate(value, undefined, node),
+        );
       if (result === null || result === undefined) return {};
       return toUpdate(result, undefined, node);
     }
@@ -47,7 +53,8 @@ export function executeBody(host: BodyHost, body: CompiledBody, node: string, st
       let params: unknown = body.params;
       if (!body.prepared) {
         params = (body.params as CompiledValue).render(context.scope());
-        if (!isPlainObject(params)) throw new AgentError('INVALID_PARAMS', '`with:` must render to a mapping', { node });
+        if (!isPlainObject(params))
+          throw new AgentError('INVALID_PARAMS', '`with:` must render to a mapping', { node });
       }
       const result = body.action.run(params, context);
       if (isThenable(result)) return Promise.resolve(result).then((value) => actionUpdate(body, value, context, node));
@@ -66,11 +73,18 @@ export function executeBody(host: BodyHost, body: CompiledBody, node: string, st
   }
 }
 
-function actionUpdate(body: Extract<CompiledBody, { kind: 'action' }>, result: unknown, context: ActionContext, node: string): BodyResult {
+function actionUpdate(
+  body: Extract<CompiledBody, { kind: 'action' }>,
+  result: unknown,
+  context: ActionContext,
+  node: string,
+): BodyResult {
   if (isPauseRequest(result)) return result;
   if (typeof body.output === 'object') {
     // TEA's output mapping: each value a template over `result`; undefined becomes "".
-    const mapped = body.output.render(context.scope({ result: toPlainJson(result, `node '${node}' result`) })) as Record<string, unknown>;
+    const mapped = body.output.render(
+      context.scope({ result: toPlainJson(result, `node '${node}' result`) }),
+    ) as Record<string, unknown>;
     for (const key of Object.keys(mapped)) if (mapped[key] === undefined) mapped[key] = '';
     return toUpdate(mapped, undefined, node);
   }

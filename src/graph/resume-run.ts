@@ -33,21 +33,33 @@ export type AgentLookup = (name: string) => CompiledAgent | undefined | Promise<
  * is running or finished. With `expected` (ResumeInput.checkpoint_id), CONFLICT when the latest
  * is another pause. A store that fails is STORAGE_ERROR.
  */
-export async function findResumable(runId: string, stores: { checkpointStore: CheckpointStore; traceStore?: TraceStore | undefined }, expected?: string): Promise<Checkpoint> {
+export async function findResumable(
+  runId: string,
+  stores: { checkpointStore: CheckpointStore; traceStore?: TraceStore | undefined },
+  expected?: string,
+): Promise<Checkpoint> {
   const checkpoint = await stores.checkpointStore.loadLatest(runId).catch((error) => {
     throw toAgentError(error, 'STORAGE_ERROR');
   });
   if (checkpoint !== undefined && expected !== undefined && checkpoint.checkpoint_id !== expected) {
-    throw new AgentError('CONFLICT', `run '${runId}' is not paused at checkpoint '${expected}' any more (another resume continued it; it is now paused at '${checkpoint.checkpoint_id}')`, {
-      details: { checkpoint_id: expected, latest_checkpoint_id: checkpoint.checkpoint_id },
-    });
+    throw new AgentError(
+      'CONFLICT',
+      `run '${runId}' is not paused at checkpoint '${expected}' any more (another resume continued it; it is now paused at '${checkpoint.checkpoint_id}')`,
+      {
+        details: { checkpoint_id: expected, latest_checkpoint_id: checkpoint.checkpoint_id },
+      },
+    );
   }
   if (checkpoint !== undefined) return checkpoint;
   const record = await stores.traceStore?.getRun(runId).catch((error) => {
     throw toAgentError(error, 'STORAGE_ERROR');
   });
   if (record === undefined) throw new AgentError('NOT_FOUND', `no run '${runId}'`);
-  if (record.status === 'interrupted') throw new AgentError('NOT_FOUND', `run '${runId}' is interrupted but its checkpoint is not found (expired, or not yet visible here)`);
+  if (record.status === 'interrupted')
+    throw new AgentError(
+      'NOT_FOUND',
+      `run '${runId}' is interrupted but its checkpoint is not found (expired, or not yet visible here)`,
+    );
   throw new AgentError('CONFLICT', `run '${runId}' is ${record.status}; only an interrupted run can be resumed`);
 }
 
@@ -56,12 +68,26 @@ export async function findResumable(runId: string, stores: { checkpointStore: Ch
  * nothing to resume (findResumable) or the agent is not served (NOT_FOUND); after that every
  * failure, a lost claim included, ends in the AgentRun's `done` event and result.
  */
-export async function resumeRun(agents: AgentLookup, runId: string, resume: ResumeInput, options: RunOptions): Promise<AgentRun> {
+export async function resumeRun(
+  agents: AgentLookup,
+  runId: string,
+  resume: ResumeInput,
+  options: RunOptions,
+): Promise<AgentRun> {
   const checkpointStore = options.checkpointStore;
-  if (checkpointStore === undefined) throw new AgentError('INVALID_PARAMS', 'resume needs the checkpoint store the run was started with');
-  const checkpoint = await findResumable(runId, { checkpointStore, traceStore: options.traceStore }, resume.checkpoint_id);
+  if (checkpointStore === undefined)
+    throw new AgentError('INVALID_PARAMS', 'resume needs the checkpoint store the run was started with');
+  const checkpoint = await findResumable(
+    runId,
+    { checkpointStore, traceStore: options.traceStore },
+    resume.checkpoint_id,
+  );
   const agent = await agents(checkpoint.agent);
-  if (agent === undefined) throw new AgentError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
+  if (agent === undefined)
+    throw new AgentError(
+      'NOT_FOUND',
+      `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`,
+    );
   return continueRun(agent, runId, Promise.resolve(checkpoint), resume, { ...options, checkpointStore });
 }
 
@@ -69,15 +95,26 @@ export async function resumeRun(agents: AgentLookup, runId: string, resume: Resu
  * Continues an interrupted run of `agent` from its latest checkpoint. Never throws: NOT_FOUND,
  * CONFLICT (another agent's run, a finished run, a claim lost) come back through `result`.
  */
-export function resumeAgent(agent: CompiledAgent, runId: string, resume: ResumeInput = {}, options: RunOptions = {}): AgentRun {
+export function resumeAgent(
+  agent: CompiledAgent,
+  runId: string,
+  resume: ResumeInput = {},
+  options: RunOptions = {},
+): AgentRun {
   const checkpointStore = options.checkpointStore;
   if (checkpointStore === undefined) {
-    return failedRun(runId, new AgentError('INVALID_PARAMS', 'resume needs the checkpoint store the run was started with'));
+    return failedRun(
+      runId,
+      new AgentError('INVALID_PARAMS', 'resume needs the checkpoint store the run was started with'),
+    );
   }
-  const found = findResumable(runId, { checkpointStore, traceStore: options.traceStore }, resume.checkpoint_id).then((checkpoint) => {
-    if (checkpoint.agent !== agent.name) throw new AgentError('CONFLICT', `run '${runId}' belongs to agent '${checkpoint.agent}', not '${agent.name}'`);
-    return checkpoint;
-  });
+  const found = findResumable(runId, { checkpointStore, traceStore: options.traceStore }, resume.checkpoint_id).then(
+    (checkpoint) => {
+      if (checkpoint.agent !== agent.name)
+        throw new AgentError('CONFLICT', `run '${runId}' belongs to agent '${checkpoint.agent}', not '${agent.name}'`);
+      return checkpoint;
+    },
+  );
   return continueRun(agent, runId, found, resume, { ...options, checkpointStore });
 }
 
@@ -87,9 +124,28 @@ export function resumeAgent(agent: CompiledAgent, runId: string, resume: ResumeI
  * (the log's last, which may be past the checkpoint's: the partial events of the node that was
  * running stay, and nothing is numbered twice). The host claims the run before calling this.
  */
-export function continueFromNode(agent: CompiledAgent, checkpoint: NodeCheckpoint, lastSeq: number, options: RunOptions): AgentRun {
-  if (checkpoint.agent !== agent.name) return failedRun(checkpoint.run_id, new AgentError('CONFLICT', `run '${checkpoint.run_id}' belongs to agent '${checkpoint.agent}', not '${agent.name}'`));
-  if (!agent.nodes.has(checkpoint.node)) return failedRun(checkpoint.run_id, new AgentError('CONFLICT', `node '${checkpoint.node}' of run '${checkpoint.run_id}' is not in agent '${agent.name}' any more`));
+export function continueFromNode(
+  agent: CompiledAgent,
+  checkpoint: NodeCheckpoint,
+  lastSeq: number,
+  options: RunOptions,
+): AgentRun {
+  if (checkpoint.agent !== agent.name)
+    return failedRun(
+      checkpoint.run_id,
+      new AgentError(
+        'CONFLICT',
+        `run '${checkpoint.run_id}' belongs to agent '${checkpoint.agent}', not '${agent.name}'`,
+      ),
+    );
+  if (!agent.nodes.has(checkpoint.node))
+    return failedRun(
+      checkpoint.run_id,
+      new AgentError(
+        'CONFLICT',
+        `node '${checkpoint.node}' of run '${checkpoint.run_id}' is not in agent '${agent.name}' any more`,
+      ),
+    );
   const session = new RunSession(agent, options, {
     runId: checkpoint.run_id,
     seq: Math.max(checkpoint.seq, lastSeq),
@@ -120,18 +176,28 @@ export function checkStateUpdate(agent: CompiledAgent, checkpoint: Checkpoint, r
 }
 
 /** The pending tool confirmation of an interrupted run, if that is what it waits for. */
-export async function pendingConfirmation(runId: string, checkpointStore: CheckpointStore): Promise<{ tool: string; node: string } | undefined> {
+export async function pendingConfirmation(
+  runId: string,
+  checkpointStore: CheckpointStore,
+): Promise<{ tool: string; node: string } | undefined> {
   const checkpoint = await checkpointStore.loadLatest(runId).catch(() => undefined);
   const pending = checkpoint?.pending;
   return pending?.kind === 'tool_confirmation' ? { tool: pending.tool, node: pending.node } : undefined;
 }
 
-function continueRun(agent: CompiledAgent, runId: string, found: Promise<Checkpoint>, resume: ResumeInput, options: RunOptions & { checkpointStore: CheckpointStore }): AgentRun {
+function continueRun(
+  agent: CompiledAgent,
+  runId: string,
+  found: Promise<Checkpoint>,
+  resume: ResumeInput,
+  options: RunOptions & { checkpointStore: CheckpointStore },
+): AgentRun {
   let session: RunSession | undefined;
   const claimed = found.then(async (checkpoint) => {
     // Checked before the claim, so an agent file edited since the pause leaves the run resumable.
     const node = agent.nodes.get(checkpoint.node);
-    if (node === undefined) throw new AgentError('CONFLICT', `checkpoint node '${checkpoint.node}' is not in agent '${agent.name}' any more`);
+    if (node === undefined)
+      throw new AgentError('CONFLICT', `checkpoint node '${checkpoint.node}' is not in agent '${agent.name}' any more`);
     if (checkpoint.position === 'after' && node.route.kind === 'parallel') {
       throw new AgentError('INVALID_AGENT', 'resuming after a fan-out node is not supported', { node: node.name });
     }
@@ -145,7 +211,9 @@ function continueRun(agent: CompiledAgent, runId: string, found: Promise<Checkpo
       usage: checkpoint.usage,
       memory: checkpoint.memory,
       createdAt: checkpoint.created_at,
-      ...(checkpoint.model_state?.scripted_calls !== undefined ? { scriptedCalls: checkpoint.model_state.scripted_calls } : {}),
+      ...(checkpoint.model_state?.scripted_calls !== undefined
+        ? { scriptedCalls: checkpoint.model_state.scripted_calls }
+        : {}),
       ...(checkpoint.lineage !== undefined ? { lineage: checkpoint.lineage } : {}),
       ...(checkpoint.owner !== undefined ? { owner: checkpoint.owner } : {}),
     });
@@ -184,14 +252,25 @@ function continueFrom(session: RunSession, checkpoint: Checkpoint, resume: Resum
     } catch (error) {
       return session.failBeforeStart(state, error);
     }
-    if (typeof next !== 'string') return session.failBeforeStart(state, new AgentError('INVALID_AGENT', 'resuming after a fan-out node is not supported', { node: node.name }));
+    if (typeof next !== 'string')
+      return session.failBeforeStart(
+        state,
+        new AgentError('INVALID_AGENT', 'resuming after a fan-out node is not supported', { node: node.name }),
+      );
     return session.resumeFrom(state, { node: next, skipInterruptBefore: next === END });
   }
   let resumeInfo: ResumeInfo | undefined;
   if (checkpoint.pending.kind === 'tool_confirmation') {
-    resumeInfo = { approval: resume.approval ?? { approved: false }, ...(checkpoint.resume_data !== undefined ? { resume_data: checkpoint.resume_data } : {}) };
+    resumeInfo = {
+      approval: resume.approval ?? { approved: false },
+      ...(checkpoint.resume_data !== undefined ? { resume_data: checkpoint.resume_data } : {}),
+    };
   }
-  return session.resumeFrom(state, { node: node.name, skipInterruptBefore: true, ...(resumeInfo !== undefined ? { resume: resumeInfo } : {}) });
+  return session.resumeFrom(state, {
+    node: node.name,
+    skipInterruptBefore: true,
+    ...(resumeInfo !== undefined ? { resume: resumeInfo } : {}),
+  });
 }
 
 function failedResult(runId: string, error: AgentError): RunResult {

@@ -31,10 +31,12 @@ export function nextNode(node: CompiledNode, scope: TemplateScope): string | Par
         }
         const { value, truthy } = candidate.condition.evaluate(scope);
         // A `condition:` edge maps its result to the target through `when:` (TEA: {when: to}).
-        if (truthy === ('expect' in candidate ? candidate.expect ?? true : true)) return candidate.to;
+        if (truthy === ('expect' in candidate ? (candidate.expect ?? true) : true)) return candidate.to;
         tried.push({ expression: candidate.condition.source, value });
       }
-      const list = tried.map((entry) => `${entry.expression} → ${JSON.stringify(entry.value) ?? 'undefined'}`).join('; ');
+      const list = tried
+        .map((entry) => `${entry.expression} → ${JSON.stringify(entry.value) ?? 'undefined'}`)
+        .join('; ');
       throw new AgentError('NO_ROUTE', `no ${route.kind === 'rules' ? 'goto rule' : 'edge'} matched; tried: ${list}`, {
         node: node.name,
         details: { tried },

@@ -17,7 +17,11 @@ import type { AgentRun, RunOptions } from './run-types.js';
 export { resumeAgent } from './resume-run.js';
 
 /** Starts a run. Never throws: every failure ends in a `done` event and a failed RunResult. */
-export function runAgent(agent: CompiledAgent, input: Record<string, unknown> = {}, options: RunOptions = {}): AgentRun {
+export function runAgent(
+  agent: CompiledAgent,
+  input: Record<string, unknown> = {},
+  options: RunOptions = {},
+): AgentRun {
   const session = new RunSession(agent, options);
   const result = session.start(input);
   return {

@@ -26,14 +26,21 @@ export interface BudgetUsage {
 
 export type BudgetName = 'max_steps' | 'max_llm_calls' | 'max_tokens' | 'max_duration_ms' | 'max_write_bytes';
 
-export const BUDGET_NAMES: readonly BudgetName[] = ['max_steps', 'max_llm_calls', 'max_tokens', 'max_duration_ms', 'max_write_bytes'];
+export const BUDGET_NAMES: readonly BudgetName[] = [
+  'max_steps',
+  'max_llm_calls',
+  'max_tokens',
+  'max_duration_ms',
+  'max_write_bytes',
+];
 
 /** What a run gets when neither the agent nor the host sets a budget. */
-export const BUDGET_DEFAULTS: Readonly<{ max_steps: number; max_llm_calls: number; max_write_bytes: number }> = Object.freeze({
-  max_steps: 1000,
-  max_llm_calls: 100,
-  max_write_bytes: 16 * 1024 * 1024,
-});
+export const BUDGET_DEFAULTS: Readonly<{ max_steps: number; max_llm_calls: number; max_write_bytes: number }> =
+  Object.freeze({
+    max_steps: 1000,
+    max_llm_calls: 100,
+    max_write_bytes: 16 * 1024 * 1024,
+  });
 
 /** The largest value an agent, a host option or a CLI flag may set. */
 export const BUDGET_CEILINGS: Readonly<Record<BudgetName, number>> = Object.freeze({
@@ -52,10 +59,15 @@ export type Limits = LimitsSpec & { max_llm_calls: number; max_write_bytes: numb
  * the host's tighter limits (`RunOptions.limits`, e.g. a server's) take the minimum, and every value
  * is capped at its ceiling.
  */
-export function resolveLimits(agent: Partial<LimitsSpec>, host: Partial<LimitsSpec> = {}, overrides: Partial<LimitsSpec> = {}): Limits {
+export function resolveLimits(
+  agent: Partial<LimitsSpec>,
+  host: Partial<LimitsSpec> = {},
+  overrides: Partial<LimitsSpec> = {},
+): Limits {
   const limits: Partial<Record<BudgetName, number>> = {};
   for (const name of BUDGET_NAMES) {
-    let value = finite(overrides[name]) ?? finite(agent[name]) ?? (BUDGET_DEFAULTS as Partial<Record<BudgetName, number>>)[name];
+    let value =
+      finite(overrides[name]) ?? finite(agent[name]) ?? (BUDGET_DEFAULTS as Partial<Record<BudgetName, number>>)[name];
     const tighter = finite(host[name]);
     if (tighter !== undefined) value = value === undefined ? tighter : Math.min(value, tighter);
     if (value !== undefined) limits[name] = Math.min(value, BUDGET_CEILINGS[name]);
@@ -91,7 +103,11 @@ export class RunBudget {
   step(node: string): void {
     this.usage.steps++;
     if (this.usage.steps > this.limits.max_steps) {
-      throw exceeded('max_steps', `the run visited more than ${this.limits.max_steps} nodes (a goto cycle that never ends?)`, node);
+      throw exceeded(
+        'max_steps',
+        `the run visited more than ${this.limits.max_steps} nodes (a goto cycle that never ends?)`,
+        node,
+      );
     }
     this.checkDuration(node);
   }
@@ -110,7 +126,10 @@ export class RunBudget {
   beforeLlmCall(): void {
     const limit = this.limits.max_llm_calls;
     if (this.usage.llm_calls >= limit) {
-      throw exceeded('max_llm_calls', `the run made ${this.usage.llm_calls} model calls, its limit (raise it with settings.limits.max_llm_calls or --max-llm-calls)`);
+      throw exceeded(
+        'max_llm_calls',
+        `the run made ${this.usage.llm_calls} model calls, its limit (raise it with settings.limits.max_llm_calls or --max-llm-calls)`,
+      );
     }
     this.checkDuration();
     this.usage.llm_calls++;
@@ -125,7 +144,11 @@ export class RunBudget {
     const written = this.usage.written_bytes ?? 0;
     const limit = this.limits.max_write_bytes;
     if (written + bytes > limit) {
-      throw exceeded('max_write_bytes', `writing ${bytes} more bytes would take the run past its max_write_bytes of ${limit} (${written} written so far)`, node);
+      throw exceeded(
+        'max_write_bytes',
+        `writing ${bytes} more bytes would take the run past its max_write_bytes of ${limit} (${written} written so far)`,
+        node,
+      );
     }
     this.usage.written_bytes = written + bytes;
   }

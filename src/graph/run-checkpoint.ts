@@ -42,7 +42,9 @@ export function makeCheckpoint(run: PausedRun): Checkpoint {
     usage: { ...run.usage },
     memory: Object.fromEntries(run.memory),
     model_state: { scripted_calls: Object.fromEntries(run.scriptedCalls) },
-    ...(run.resumeData !== undefined ? { resume_data: toPlainJson(run.resumeData, 'resume data') as Record<string, unknown> } : {}),
+    ...(run.resumeData !== undefined
+      ? { resume_data: toPlainJson(run.resumeData, 'resume data') as Record<string, unknown> }
+      : {}),
     ...(run.lineage !== undefined ? { lineage: run.lineage } : {}),
     ...(run.owner !== undefined ? { owner: run.owner } : {}),
     created_at: new Date(run.now).toISOString(),

@@ -34,9 +34,12 @@ export class RunControl {
     const remaining = budget.remainingMs();
     if (remaining === undefined) return;
     const limit = budget.limits.max_duration_ms!;
-    this.durationTimer = setTimeout(() => {
-      if (!this.controller.signal.aborted) this.controller.abort(durationExceeded(limit, this.activeNode));
-    }, Math.max(0, remaining));
+    this.durationTimer = setTimeout(
+      () => {
+        if (!this.controller.signal.aborted) this.controller.abort(durationExceeded(limit, this.activeNode));
+      },
+      Math.max(0, remaining),
+    );
   }
 
   disarm(): void {

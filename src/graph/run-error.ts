@@ -19,7 +19,10 @@ export function capRunError(error: AgentErrorJson, secrets: readonly string[]): 
   // The event sanitiser redacts, makes inert and cuts the longest strings to a byte cap; the
   // error is rebuilt from its texts (the code is one of ours, line and column are numbers).
   const cleaned = clean(core, secrets, MAX_ERROR_MESSAGE * 4);
-  const capped: AgentErrorJson = { code: core.code, message: stringOf(cleaned['message']) ?? 'the error message was removed (too large)' };
+  const capped: AgentErrorJson = {
+    code: core.code,
+    message: stringOf(cleaned['message']) ?? 'the error message was removed (too large)',
+  };
   for (const key of TEXT_PLACES) {
     const text = stringOf(cleaned[key]);
     if (text !== undefined) capped[key] = text;
@@ -35,6 +38,10 @@ export function capRunError(error: AgentErrorJson, secrets: readonly string[]): 
 
 const TEXT_PLACES = ['file', 'node', 'field'] as const;
 
-function clean(data: Record<string, unknown>, secrets: readonly string[], maxEventBytes: number): Record<string, unknown> {
+function clean(
+  data: Record<string, unknown>,
+  secrets: readonly string[],
+  maxEventBytes: number,
+): Record<string, unknown> {
   return sanitizeData(data, { secrets, maxEventBytes });
 }

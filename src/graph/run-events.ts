@@ -9,7 +9,13 @@
  */
 import type { AgentEvent, EventData, EventType, SubRunFrame } from '../core/events.js';
 import { EVENT_TYPES } from '../core/events.js';
-import { createEventMaker, createEventSanitizer, type EventMaker, type SanitizedEvent, type SizeMemo } from '../events/redact.js';
+import {
+  createEventMaker,
+  createEventSanitizer,
+  type EventMaker,
+  type SanitizedEvent,
+  type SizeMemo,
+} from '../events/redact.js';
 import { freezeJson } from '../util/frozen-json.js';
 import { createEventChannel, type EventChannel } from './event-channel.js';
 import type { TraceWriter } from './trace-writer.js';
@@ -68,7 +74,12 @@ export class RunEvents {
     this.sizes = new WeakMap();
   }
 
-  private makeUnfrozen<T extends EventType>(type: T, data: EventData<T>, node?: string, subRun?: SubRunFrame[]): SanitizedEvent {
+  private makeUnfrozen<T extends EventType>(
+    type: T,
+    data: EventData<T>,
+    node?: string,
+    subRun?: SubRunFrame[],
+  ): SanitizedEvent {
     if (type === 'node_start') this.forgetSizes();
     // The parts go to the maker separately: only `data` needs walking (events/redact.ts).
     if (subRun === undefined || subRun.length === 0) {

@@ -11,7 +11,8 @@ import { isPlainObject, mergeShallow, toPlainJson } from '../util/safe-json.js';
 import type { CompiledAgent } from './compiled-agent.js';
 
 export function initialState(agent: CompiledAgent, input: unknown): State {
-  if (input !== undefined && !isPlainObject(input)) throw new AgentError('INPUT_INVALID', 'the run input must be a JSON object');
+  if (input !== undefined && !isPlainObject(input))
+    throw new AgentError('INPUT_INVALID', 'the run input must be a JSON object');
   const plainInput = (toPlainJson(input ?? {}, 'input') ?? {}) as State;
   checkInputSchema(agent, plainInput, 'input');
   return mergeShallow(structuredClone(agent.spec.initialState) as State, plainInput);
@@ -25,12 +26,17 @@ export function initialState(agent: CompiledAgent, input: unknown): State {
  * cannot be dropped either); a schema without `properties` is applied to the whole state.
  */
 export function forkedState(agent: CompiledAgent, state: unknown): State {
-  if (!isPlainObject(state)) throw new AgentError('INPUT_INVALID', 'a forked run\'s state must be a JSON object', { field: 'state' });
+  if (!isPlainObject(state))
+    throw new AgentError('INPUT_INVALID', "a forked run's state must be a JSON object", { field: 'state' });
   const plain = (toPlainJson(state, 'state') ?? {}) as State;
   const schema = agent.spec.inputSchema;
   if (schema === undefined) return plain;
-  const listed = isPlainObject(schema) && isPlainObject(schema['properties']) ? Object.keys(schema['properties']) : undefined;
-  const checked = listed === undefined ? plain : Object.fromEntries(listed.filter((key) => Object.hasOwn(plain, key)).map((key) => [key, plain[key]]));
+  const listed =
+    isPlainObject(schema) && isPlainObject(schema['properties']) ? Object.keys(schema['properties']) : undefined;
+  const checked =
+    listed === undefined
+      ? plain
+      : Object.fromEntries(listed.filter((key) => Object.hasOwn(plain, key)).map((key) => [key, plain[key]]));
   checkInputSchema(agent, checked, 'forked state');
   return plain;
 }
@@ -39,8 +45,12 @@ function checkInputSchema(agent: CompiledAgent, value: State, what: string): voi
   if (agent.inputSchema === undefined) return;
   const check = agent.inputSchema.validate(value);
   if (!check.valid) {
-    throw new AgentError('INPUT_INVALID', `${what} does not match input_schema: ${check.errors.map((error) => `${error.path || '/'} ${error.message}`).join('; ')}`, {
-      details: { errors: check.errors },
-    });
+    throw new AgentError(
+      'INPUT_INVALID',
+      `${what} does not match input_schema: ${check.errors.map((error) => `${error.path || '/'} ${error.message}`).join('; ')}`,
+      {
+        details: { errors: check.errors },
+      },
+    );
   }
 }

@@ -22,7 +22,12 @@ export interface NodeHost extends BodyHost {
 }
 
 /** Runs the node on `state` and returns its update (not merged) or the PauseRequest it returned. */
-export async function runNode(host: NodeHost, node: CompiledNode, state: State, resume: ResumeInfo | undefined): Promise<Record<string, unknown> | PauseRequest> {
+export async function runNode(
+  host: NodeHost,
+  node: CompiledNode,
+  state: State,
+  resume: ResumeInfo | undefined,
+): Promise<Record<string, unknown> | PauseRequest> {
   const policy = node.spec.onError;
   const attempts = policy.mode === 'retry' ? policy.maxRetries + 1 : 1;
   for (let attempt = 1; ; attempt++) {
@@ -30,7 +35,10 @@ export async function runNode(host: NodeHost, node: CompiledNode, state: State, 
     const started = host.now();
     let update: Record<string, unknown>;
     try {
-      const body = node.spec.timeoutMs === undefined ? await executeBody(host, node.body, node.name, state, resume) : await withTimeout(host, node, state, resume, node.spec.timeoutMs);
+      const body =
+        node.spec.timeoutMs === undefined
+          ? await executeBody(host, node.body, node.name, state, resume)
+          : await withTimeout(host, node, state, resume, node.spec.timeoutMs);
       if (isPauseRequest(body)) return body;
       update = body;
     } catch (error) {
@@ -49,10 +57,19 @@ export async function runNode(host: NodeHost, node: CompiledNode, state: State, 
   }
 }
 
-async function withTimeout(host: NodeHost, node: CompiledNode, state: State, resume: ResumeInfo | undefined, limit: number): Promise<Record<string, unknown> | PauseRequest> {
+async function withTimeout(
+  host: NodeHost,
+  node: CompiledNode,
+  state: State,
+  resume: ResumeInfo | undefined,
+  limit: number,
+): Promise<Record<string, unknown> | PauseRequest> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AgentError('TIMEOUT', `node took longer than ${limit} ms`, { node: node.name })), limit);
+    timer = setTimeout(
+      () => reject(new AgentError('TIMEOUT', `node took longer than ${limit} ms`, { node: node.name })),
+      limit,
+    );
   });
   try {
     return await Promise.race([executeBody(host, node.body, node.name, state, resume), timeout]);

@@ -20,7 +20,10 @@ export type Outcome =
  */
 export function failureOutcome(error: unknown, aborted: AgentError | undefined): Outcome {
   const thrown = toAgentError(error, 'INTERNAL');
-  const agentError = aborted === undefined ? thrown : toAgentError(aborted, 'CANCELLED', thrown.node !== undefined ? { node: thrown.node } : {});
+  const agentError =
+    aborted === undefined
+      ? thrown
+      : toAgentError(aborted, 'CANCELLED', thrown.node !== undefined ? { node: thrown.node } : {});
   const budget = budgetOf(agentError);
   if (budget !== undefined) return { status: 'failed', error: agentError, stopReason: budget };
   if (agentError.code === 'CANCELLED') return { status: 'cancelled', error: agentError, stopReason: 'cancelled' };

@@ -39,9 +39,22 @@ export interface ParallelResult {
   [stateKey: string]: unknown;
 }
 
-const RESULT_FIELDS: ReadonlySet<string> = new Set(['branch', 'success', 'state', 'error', 'timing_ms', 'parallel_results']);
+const RESULT_FIELDS: ReadonlySet<string> = new Set([
+  'branch',
+  'success',
+  'state',
+  'error',
+  'timing_ms',
+  'parallel_results',
+]);
 
-export function parallelResult(branch: string, success: boolean, state: State | null, error: ParallelResult['error'], timingMs: number): ParallelResult {
+export function parallelResult(
+  branch: string,
+  success: boolean,
+  state: State | null,
+  error: ParallelResult['error'],
+  timingMs: number,
+): ParallelResult {
   const result: ParallelResult = { branch, success, state, error, timing_ms: timingMs };
   for (const key of Object.keys(state ?? {})) {
     if (!RESULT_FIELDS.has(key)) result[key] = state![key];
@@ -49,7 +62,12 @@ export function parallelResult(branch: string, success: boolean, state: State | 
   return result;
 }
 
-export async function runParallel(host: ParallelHost, route: ParallelRoute, state: State, settings: AgentSettings): Promise<ParallelResult[]> {
+export async function runParallel(
+  host: ParallelHost,
+  route: ParallelRoute,
+  state: State,
+  settings: AgentSettings,
+): Promise<ParallelResult[]> {
   const parallel = settings.parallel ?? {};
   const limit = Math.max(1, Math.min(parallel.max_concurrency ?? 4, 64));
   const results: ParallelResult[] = new Array(route.branches.length);
@@ -68,14 +86,22 @@ export async function runParallel(host: ParallelHost, route: ParallelRoute, stat
         const node = host.agent.nodes.get(current);
         if (node === undefined) throw new AgentError('NO_ROUTE', `node '${current}' does not exist`);
         if (node.interruptBefore || node.interruptAfter) {
-          throw new AgentError('INVALID_AGENT', 'interrupts are not supported inside parallel branches', { node: current });
+          throw new AgentError('INVALID_AGENT', 'interrupts are not supported inside parallel branches', {
+            node: current,
+          });
         }
         host.stepBudget(current);
         const ran = await host.runNode(node, branchState, undefined, false);
-        if (isPauseRequest(ran)) throw new AgentError('ACTION_FAILED', 'a confirmation pause is not supported inside parallel branches', { node: current });
+        if (isPauseRequest(ran))
+          throw new AgentError('ACTION_FAILED', 'a confirmation pause is not supported inside parallel branches', {
+            node: current,
+          });
         branchState = ran;
         const next = nextNode(node, host.baseScope(branchState));
-        if (typeof next !== 'string') throw new AgentError('INVALID_AGENT', 'nested parallel fan-out inside a branch is not supported', { node: current });
+        if (typeof next !== 'string')
+          throw new AgentError('INVALID_AGENT', 'nested parallel fan-out inside a branch is not supported', {
+            node: current,
+          });
         current = next;
       }
       results[index] = parallelResult(branch, true, branchState, null, host.now() - started);

@@ -99,7 +99,12 @@ export class RunSession implements BodyHost {
   private readonly lineage: RunLineage | undefined;
   /** Who started the run (RunOptions.owner, or the checkpoint's on a resume). */
   private readonly owner: RunOwner | undefined;
-  private readonly scope: { variables: unknown; settings: unknown; secrets: Record<string, string>; env?: Record<string, string> };
+  private readonly scope: {
+    variables: unknown;
+    settings: unknown;
+    secrets: Record<string, string>;
+    env?: Record<string, string>;
+  };
   /** A failure found while building the session, reported when the run starts. */
   private readonly setupError: AgentError | undefined;
   /** The node whose action is calling the model (for the model caller's events). */
@@ -132,8 +137,20 @@ export class RunSession implements BodyHost {
     this.restored = restored !== undefined;
     this.lineage = restored?.lineage;
     this.owner = restored?.owner ?? options.owner;
-    this.scope = { variables: agent.spec.variables, settings: agent.spec.settings, secrets: options.secrets ?? {}, ...(options.env !== undefined ? { env: options.env } : {}) };
-    this.budget = parent?.budget ?? new RunBudget(resolveLimits(agent.spec.limits, options.limits, options.limitOverrides), restored?.usage, () => this.now(), restored?.budgetStartedAt);
+    this.scope = {
+      variables: agent.spec.variables,
+      settings: agent.spec.settings,
+      secrets: options.secrets ?? {},
+      ...(options.env !== undefined ? { env: options.env } : {}),
+    };
+    this.budget =
+      parent?.budget ??
+      new RunBudget(
+        resolveLimits(agent.spec.limits, options.limits, options.limitOverrides),
+        restored?.usage,
+        () => this.now(),
+        restored?.budgetStartedAt,
+      );
     this.luaInstructions = agent.spec.settings.lua?.instructions;
     // A sub-run listens to its parent's signal: a cancel or the parent's deadline stops it too.
     this.control = new RunControl(parent?.signal ?? options.signal);
@@ -218,7 +235,11 @@ export class RunSession implements BodyHost {
       return this.events.emit(type, data, node, frames);
     }
     // The child's own secrets (its settings.llm key) are redacted before the parent sees the event.
-    const frame: SubRunFrame = { agent: this.agent.name, file: this.parent.file, ...(node !== undefined ? { node } : {}) };
+    const frame: SubRunFrame = {
+      agent: this.agent.name,
+      file: this.parent.file,
+      ...(node !== undefined ? { node } : {}),
+    };
     this.parent.emit(type, this.sanitizer.value(data), [frame, ...frames]);
   }
 
@@ -242,11 +263,26 @@ export class RunSession implements BodyHost {
       persist: () => this.persistEvents(),
     };
     const mark = (status: 'started' | 'completed' | 'failed') =>
-      this.emit('log', { source: 'sub_run', message: `sub-agent '${child.name}' (${file}) ${status}`, agent: child.name, file, status }, node);
+      this.emit(
+        'log',
+        {
+          source: 'sub_run',
+          message: `sub-agent '${child.name}' (${file}) ${status}`,
+          agent: child.name,
+          file,
+          status,
+        },
+        node,
+      );
     mark('started');
     try {
       // The same run id: the child's events are this run's, and its actions read this run's trace.
-      const state = await new RunSession(child, { ...this.options, runId: this.runId, agentFile: file, durability: undefined }, undefined, link).runAsSubRun(input);
+      const state = await new RunSession(
+        child,
+        { ...this.options, runId: this.runId, agentFile: file, durability: undefined },
+        undefined,
+        link,
+      ).runAsSubRun(input);
       mark('completed');
       return { agent: child.name, file, state };
     } catch (error) {
@@ -259,9 +295,15 @@ export class RunSession implements BodyHost {
   private async runAsSubRun(input: State): Promise<State> {
     if (this.setupError !== undefined) throw this.setupError;
     this.state = initialState(this.agent, input);
-    const outcome = await this.loop({ node: this.agent.entry, skipInterruptBefore: false }).finally(() => this.runEndHooks());
+    const outcome = await this.loop({ node: this.agent.entry, skipInterruptBefore: false }).finally(() =>
+      this.runEndHooks(),
+    );
     if (outcome.status === 'interrupted') {
-      throw new AgentError('ACTION_FAILED', `agent '${this.agent.name}' asked to pause at node '${outcome.pending.node}'; a sub-run cannot pause`, { node: outcome.pending.node });
+      throw new AgentError(
+        'ACTION_FAILED',
+        `agent '${this.agent.name}' asked to pause at node '${outcome.pending.node}'; a sub-run cannot pause`,
+        { node: outcome.pending.node },
+      );
     }
     return this.state;
   }
@@ -279,10 +321,18 @@ export class RunSession implements BodyHost {
   /** A node's body run on `state` for an action (retry.loop's correction); counts a step. */
   async runNodeBody(name: string, state: State): Promise<Record<string, unknown>> {
     const target = this.agent.nodes.get(name);
-    if (target === undefined) throw new AgentError('INVALID_PARAMS', `there is no node '${name}' in agent '${this.agent.name}'`, { details: { node: name } });
+    if (target === undefined)
+      throw new AgentError('INVALID_PARAMS', `there is no node '${name}' in agent '${this.agent.name}'`, {
+        details: { node: name },
+      });
     this.budget.step(name);
     const update = await executeBody(this, target.body, name, state);
-    if (isPauseRequest(update)) throw new AgentError('ACTION_FAILED', `node '${name}' asked for a tool confirmation, which cannot happen inside another action`, { node: name });
+    if (isPauseRequest(update))
+      throw new AgentError(
+        'ACTION_FAILED',
+        `node '${name}' asked for a tool confirmation, which cannot happen inside another action`,
+        { node: name },
+      );
     return update;
   }
 
@@ -304,7 +354,12 @@ export class RunSession implements BodyHost {
   }
 
   /** A side-effecting tool call, at most once per recorded result (durable-visits.ts). */
-  onceRecorded(node: string, tool: string, call: (key: string) => Promise<unknown>, replayed?: (value: unknown) => void): Promise<unknown> {
+  onceRecorded(
+    node: string,
+    tool: string,
+    call: (key: string) => Promise<unknown>,
+    replayed?: (value: unknown) => void,
+  ): Promise<unknown> {
     return this.durable.onceRecorded(node, tool, call, replayed);
   }
 
@@ -339,8 +394,20 @@ export class RunSession implements BodyHost {
   /** Continues a run from a node checkpoint after its host died (resume-run.ts `continueFromNode`). */
   continueAfterRestart(checkpoint: NodeCheckpoint): Promise<RunResult> {
     this.state = checkpoint.state;
-    this.emit('log', { source: 'durable', message: `run continued at node '${checkpoint.node}' after its host restarted`, resumed_at: checkpoint.node }, checkpoint.node);
-    return this.run(() => ({ node: checkpoint.node, skipInterruptBefore: checkpoint.skip_interrupt_before, ...(checkpoint.resume !== undefined ? { resume: checkpoint.resume } : {}) }));
+    this.emit(
+      'log',
+      {
+        source: 'durable',
+        message: `run continued at node '${checkpoint.node}' after its host restarted`,
+        resumed_at: checkpoint.node,
+      },
+      checkpoint.node,
+    );
+    return this.run(() => ({
+      node: checkpoint.node,
+      skipInterruptBefore: checkpoint.skip_interrupt_before,
+      ...(checkpoint.resume !== undefined ? { resume: checkpoint.resume } : {}),
+    }));
   }
 
   /** Ends a claimed run that cannot continue (its record, `error` and `done` events as for any failure). */
@@ -401,7 +468,12 @@ export class RunSession implements BodyHost {
    * Runs one node (run-node.ts) and merges its update: into the run's state for the main flow, into
    * `state` for a parallel branch. A PauseRequest is returned as is.
    */
-  async runNode(node: CompiledNode, state: State, resume: ResumeInfo | undefined, mainFlow: boolean): Promise<State | PauseRequest> {
+  async runNode(
+    node: CompiledNode,
+    state: State,
+    resume: ResumeInfo | undefined,
+    mainFlow: boolean,
+  ): Promise<State | PauseRequest> {
     const update = await runNode(this, node, state, resume);
     if (isPauseRequest(update)) return update;
     const merged = mergeShallow(mainFlow ? this.state : state, update);
@@ -413,11 +485,32 @@ export class RunSession implements BodyHost {
    * The node checkpoint before `node` (durable hosts): the events so far go to the trace store
    * first, so a run continued from here numbers its events after them and loses none.
    */
-  private async saveProgress(node: string, skipInterruptBefore: boolean, resume: ResumeInfo | undefined): Promise<void> {
+  private async saveProgress(
+    node: string,
+    skipInterruptBefore: boolean,
+    resume: ResumeInfo | undefined,
+  ): Promise<void> {
     await this.trace.persist();
     const { agent, state, memory, scriptedCalls, createdAt: runCreatedAt, lineage, owner } = this;
-    const position = { agent: agent.name, node, skipInterruptBefore, resume, state, memory, scriptedCalls, runCreatedAt, lineage, owner };
-    const budget = { seq: this.events.lastSeq, usage: this.budget.usage, budgetStartedAt: this.budget.started, remainingMs: this.budget.remainingMs(), now: this.now() };
+    const position = {
+      agent: agent.name,
+      node,
+      skipInterruptBefore,
+      resume,
+      state,
+      memory,
+      scriptedCalls,
+      runCreatedAt,
+      lineage,
+      owner,
+    };
+    const budget = {
+      seq: this.events.lastSeq,
+      usage: this.budget.usage,
+      budgetStartedAt: this.budget.started,
+      remainingMs: this.budget.remainingMs(),
+      now: this.now(),
+    };
     try {
       await this.durable.save({ ...position, ...budget }, (value) => this.sanitizer.value(value));
     } catch (error) {
@@ -430,16 +523,36 @@ export class RunSession implements BodyHost {
 
   private pauseForConfirmation(node: CompiledNode, pause: PauseRequest): Outcome {
     if (this.parent !== undefined) {
-      throw new AgentError('ACTION_FAILED', `node '${node.name}' asked for a confirmation of tool '${pause.confirmation.tool}'; a sub-run cannot pause`, { node: node.name });
+      throw new AgentError(
+        'ACTION_FAILED',
+        `node '${node.name}' asked for a confirmation of tool '${pause.confirmation.tool}'; a sub-run cannot pause`,
+        { node: node.name },
+      );
     }
     const request = pause.confirmation;
     const shown = request.description !== undefined ? { description: request.description } : {};
-    this.emit('confirmation_request', { tool: request.tool, arguments: request.arguments, call_id: request.call_id, ...shown }, node.name);
-    const pending: PendingInterrupt = { kind: 'tool_confirmation', node: node.name, tool: request.tool, arguments: request.arguments, call_id: request.call_id, ...shown };
+    this.emit(
+      'confirmation_request',
+      { tool: request.tool, arguments: request.arguments, call_id: request.call_id, ...shown },
+      node.name,
+    );
+    const pending: PendingInterrupt = {
+      kind: 'tool_confirmation',
+      node: node.name,
+      tool: request.tool,
+      arguments: request.arguments,
+      call_id: request.call_id,
+      ...shown,
+    };
     return this.pause(node, 'before', pending, request.resume_data);
   }
 
-  private pause(node: CompiledNode, position: 'before' | 'after', pending: PendingInterrupt, resumeData?: Record<string, unknown>): Outcome {
+  private pause(
+    node: CompiledNode,
+    position: 'before' | 'after',
+    pending: PendingInterrupt,
+    resumeData?: Record<string, unknown>,
+  ): Outcome {
     const checkpoint = makeCheckpoint({
       runId: this.runId,
       agent: this.agent.name,
@@ -462,7 +575,12 @@ export class RunSession implements BodyHost {
   private async finish(outcome: Outcome): Promise<RunResult> {
     this.control.disarm();
     await this.runEndHooks();
-    const result: RunResult = { run_id: this.runId, status: outcome.status, stop_reason: stopReasonOf(outcome), state: this.state };
+    const result: RunResult = {
+      run_id: this.runId,
+      status: outcome.status,
+      stop_reason: stopReasonOf(outcome),
+      state: this.state,
+    };
     if (outcome.status === 'failed' || outcome.status === 'cancelled') {
       result.error = capRunError(outcome.error.toJSON(), this.sanitizer.secrets);
       this.emit('error', { ...result.error, fatal: true }, outcome.error.node);
@@ -486,7 +604,12 @@ export class RunSession implements BodyHost {
     await this.trace.flush();
     // Events are frozen: a run that could not be stored ends with a copy of `done` that says so.
     // (The data is a copy: the result handed back to the caller stays the caller's to change.)
-    const last: AgentEvent = this.trace.failRunIfBroken(result) ? freezeJson<AgentEvent<'done'>>({ ...(done.event as AgentEvent<'done'>), data: this.sanitizer.value(doneData(result)) }) : done.event;
+    const last: AgentEvent = this.trace.failRunIfBroken(result)
+      ? freezeJson<AgentEvent<'done'>>({
+          ...(done.event as AgentEvent<'done'>),
+          data: this.sanitizer.value(doneData(result)),
+        })
+      : done.event;
     if (result.status !== 'interrupted') await this.checkpoints.discard(this.runId);
     this.events.close(last);
     return result;
@@ -494,7 +617,9 @@ export class RunSession implements BodyHost {
 
   /** Writes the run record; `final`: the record of the run's end, tried even after a storage failure. */
   private async putRecord(status: RunResult['status'], result?: RunResult, final = false): Promise<void> {
-    const write = final ? (record: RunRecord) => this.trace.putFinalRecord(record) : (record: RunRecord) => this.trace.putRecord(record);
+    const write = final
+      ? (record: RunRecord) => this.trace.putFinalRecord(record)
+      : (record: RunRecord) => this.trace.putRecord(record);
     await write({
       run_id: this.runId,
       agent: this.agent.name,
@@ -517,10 +642,15 @@ export class RunSession implements BodyHost {
    * record adds none).
    */
   private async usageOnRecord(): Promise<Pick<RunRecord, 'usage' | 'models'>> {
-    this.earlierModels ??= this.restored && this.traceStore !== undefined ? this.traceStore.getRun(this.runId).then((record) => record?.models ?? [], () => []) : Promise.resolve([]);
+    this.earlierModels ??=
+      this.restored && this.traceStore !== undefined
+        ? this.traceStore.getRun(this.runId).then(
+            (record) => record?.models ?? [],
+            () => [],
+          )
+        : Promise.resolve([]);
     const models = [...new Set([...(await this.earlierModels), ...this.models])];
     const { llm_calls, tokens } = this.budget.usage;
     return { usage: { llm_calls, tokens }, ...(models.length > 0 ? { models } : {}) };
   }
 }
-

@@ -12,18 +12,32 @@ import { AgentError } from '../core/agent-error.js';
 
 /** The package import that adds each language's sandbox, and how a host passes it. */
 const SANDBOX_IMPORTS: Record<ScriptLanguage, { module?: string; pass: string }> = {
-  lua: { module: 'tea-edge/lua', pass: "import { luaSandbox } from 'tea-edge/lua', then loadAgent(text, { scripts: { lua: luaSandbox } })" },
-  prolog: { module: 'tea-edge/prolog', pass: "import { loadPrologSandbox } from 'tea-edge/prolog', then loadAgent(text, { scripts: { prolog: await loadPrologSandbox() } })" },
+  lua: {
+    module: 'tea-edge/lua',
+    pass: "import { luaSandbox } from 'tea-edge/lua', then loadAgent(text, { scripts: { lua: luaSandbox } })",
+  },
+  prolog: {
+    module: 'tea-edge/prolog',
+    pass: "import { loadPrologSandbox } from 'tea-edge/prolog', then loadAgent(text, { scripts: { prolog: await loadPrologSandbox() } })",
+  },
   python: { pass: 'only the Node CLI runs Python, when the optional package `pyodide` is installed' },
 };
 
-export function sandboxFor(scripts: ScriptSandboxes, language: ScriptLanguage, where: ScriptSource = {}): ScriptSandbox {
+export function sandboxFor(
+  scripts: ScriptSandboxes,
+  language: ScriptLanguage,
+  where: ScriptSource = {},
+): ScriptSandbox {
   const sandbox = scripts[language];
   if (sandbox !== undefined) return sandbox;
   const adds = SANDBOX_IMPORTS[language];
-  throw new AgentError('SCRIPT_ENGINE_NOT_LOADED', `this engine has no ${language} sandbox: the host must pass one (${adds.pass}); a worker bundles only the languages its agents use, TEA_WORKER_SCRIPTS=${language} adds one`, {
-    ...(where.node !== undefined ? { node: where.node } : {}),
-    ...(where.field !== undefined ? { field: where.field } : {}),
-    details: { language, ...(adds.module !== undefined ? { import: adds.module } : {}) },
-  });
+  throw new AgentError(
+    'SCRIPT_ENGINE_NOT_LOADED',
+    `this engine has no ${language} sandbox: the host must pass one (${adds.pass}); a worker bundles only the languages its agents use, TEA_WORKER_SCRIPTS=${language} adds one`,
+    {
+      ...(where.node !== undefined ? { node: where.node } : {}),
+      ...(where.field !== undefined ? { field: where.field } : {}),
+      details: { language, ...(adds.module !== undefined ? { import: adds.module } : {}) },
+    },
+  );
 }

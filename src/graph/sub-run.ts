@@ -36,7 +36,12 @@ export interface SubRunLink {
 }
 
 /** The rooted path of a reference made by the agent at `callerFile`, checked against the chain. */
-export function resolveSubRunFile(reference: string, callerFile: string | undefined, chain: readonly string[], node: string): string {
+export function resolveSubRunFile(
+  reference: string,
+  callerFile: string | undefined,
+  chain: readonly string[],
+  node: string,
+): string {
   let relative: string;
   try {
     relative = normalizeRootedPath(reference, 'agent.file');
@@ -45,47 +50,87 @@ export function resolveSubRunFile(reference: string, callerFile: string | undefi
   }
   const file = joinRooted(rootedDirname(callerFile ?? ''), relative);
   if (chain.includes(file)) {
-    throw new AgentError('INVALID_AGENT', `agent file '${file}' calls itself through ${[...chain, file].join(' → ')}; sub-runs may not form a cycle`, {
-      node,
-      field: 'agent',
-      details: { cycle: [...chain, file] },
-    });
+    throw new AgentError(
+      'INVALID_AGENT',
+      `agent file '${file}' calls itself through ${[...chain, file].join(' → ')}; sub-runs may not form a cycle`,
+      {
+        node,
+        field: 'agent',
+        details: { cycle: [...chain, file] },
+      },
+    );
   }
   if (chain.length > MAX_SUB_RUN_DEPTH) {
-    throw new AgentError('INVALID_AGENT', `sub-runs nest deeper than ${MAX_SUB_RUN_DEPTH} agent files (${[...chain, file].join(' → ')})`, { node, field: 'agent', details: { chain: [...chain, file] } });
+    throw new AgentError(
+      'INVALID_AGENT',
+      `sub-runs nest deeper than ${MAX_SUB_RUN_DEPTH} agent files (${[...chain, file].join(' → ')})`,
+      { node, field: 'agent', details: { chain: [...chain, file] } },
+    );
   }
   return file;
 }
 
 /** The compiled agent behind `file`, with load failures and refusals named from the caller's side. */
-export async function loadSubAgent(source: AgentFileSource, file: string, caller: CompiledAgent, node: string): Promise<CompiledAgent> {
+export async function loadSubAgent(
+  source: AgentFileSource,
+  file: string,
+  caller: CompiledAgent,
+  node: string,
+): Promise<CompiledAgent> {
   let agent: CompiledAgent | undefined;
   try {
     agent = await source.load(file, caller.scripts, caller.registry);
   } catch (error) {
     const cause = toAgentError(error, 'INVALID_AGENT');
     const errors = cause.details['errors'];
-    throw new AgentError('INVALID_AGENT', `agent file '${file}' called by agent '${caller.name}' does not load: ${cause.plainMessage}`, {
-      node,
-      field: 'agent',
-      details: { file, ...(Array.isArray(errors) ? { errors } : { errors: [{ ...cause.toJSON(), file }] }) },
-    });
+    throw new AgentError(
+      'INVALID_AGENT',
+      `agent file '${file}' called by agent '${caller.name}' does not load: ${cause.plainMessage}`,
+      {
+        node,
+        field: 'agent',
+        details: { file, ...(Array.isArray(errors) ? { errors } : { errors: [{ ...cause.toJSON(), file }] }) },
+      },
+    );
   }
-  if (agent === undefined) throw new AgentError('NOT_FOUND', `agent '${caller.name}' calls agent file '${file}', which is not in ${source.description}`, { node, field: 'agent', details: { file } });
+  if (agent === undefined)
+    throw new AgentError(
+      'NOT_FOUND',
+      `agent '${caller.name}' calls agent file '${file}', which is not in ${source.description}`,
+      { node, field: 'agent', details: { file } },
+    );
   const pausing = [...agent.nodes.values()].find((candidate) => candidate.interruptBefore || candidate.interruptAfter);
   if (pausing !== undefined) {
-    throw new AgentError('INVALID_AGENT', `agent file '${file}' interrupts at node '${pausing.name}'; a sub-run cannot pause (only the top run can)`, { node, field: 'agent', details: { file } });
+    throw new AgentError(
+      'INVALID_AGENT',
+      `agent file '${file}' interrupts at node '${pausing.name}'; a sub-run cannot pause (only the top run can)`,
+      { node, field: 'agent', details: { file } },
+    );
   }
   return agent;
 }
 
 /** The child's failure as the parent node's error: the child's code, both agents named. */
-export function subRunFailure(error: unknown, child: CompiledAgent, file: string, caller: CompiledAgent, node: string): AgentError {
+export function subRunFailure(
+  error: unknown,
+  child: CompiledAgent,
+  file: string,
+  caller: CompiledAgent,
+  node: string,
+): AgentError {
   const cause = toAgentError(error, 'INTERNAL');
   const at = cause.node !== undefined ? ` at its node '${cause.node}'` : '';
-  return new AgentError(cause.code, `sub-agent '${child.name}' (${file}) called by agent '${caller.name}' failed${at}: ${cause.plainMessage}`, {
-    node,
-    ...(cause.location.field !== undefined ? { field: cause.location.field } : {}),
-    details: { ...cause.details, sub_run: { agent: child.name, file, ...(cause.node !== undefined ? { node: cause.node } : {}) }, cause: cause.toJSON() },
-  });
+  return new AgentError(
+    cause.code,
+    `sub-agent '${child.name}' (${file}) called by agent '${caller.name}' failed${at}: ${cause.plainMessage}`,
+    {
+      node,
+      ...(cause.location.field !== undefined ? { field: cause.location.field } : {}),
+      details: {
+        ...cause.details,
+        sub_run: { agent: child.name, file, ...(cause.node !== undefined ? { node: cause.node } : {}) },
+        cause: cause.toJSON(),
+      },
+    },
+  );
 }

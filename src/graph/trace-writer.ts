@@ -88,7 +88,10 @@ export class TraceWriter {
     const runError = result.error;
     result.status = 'failed';
     result.stop_reason = 'error';
-    result.error = { ...failure.toJSON(), ...(runError !== undefined ? { details: { ...failure.details, run_error: runError } } : {}) };
+    result.error = {
+      ...failure.toJSON(),
+      ...(runError !== undefined ? { details: { ...failure.details, run_error: runError } } : {}),
+    };
     delete result.interrupt;
     return true;
   }

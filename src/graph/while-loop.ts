@@ -27,7 +27,13 @@ export type ExitReason = 'condition_false' | 'max_iterations_reached';
 
 type Execute = (host: BodyHost, body: CompiledBody, node: string, state: State) => BodyResult | Promise<BodyResult>;
 
-export async function runWhileLoop(host: BodyHost, loop: CompiledWhileLoop, node: string, state: State, execute: Execute): Promise<Record<string, unknown>> {
+export async function runWhileLoop(
+  host: BodyHost,
+  loop: CompiledWhileLoop,
+  node: string,
+  state: State,
+  execute: Execute,
+): Promise<Record<string, unknown>> {
   const working: State = { ...state };
   const update: Record<string, unknown> = {};
   let iteration = 0;
@@ -43,7 +49,12 @@ export async function runWhileLoop(host: BodyHost, loop: CompiledWhileLoop, node
         throw inLoop(error, loop, body, node, iteration);
       }
       // A pause would resume the node from its start with the iteration's work lost: refused instead.
-      if (isPauseRequest(bodyUpdate)) throw new AgentError('INVALID_AGENT', 'a tool confirmation cannot pause a run inside a while_loop body; confirm the tool in a node of its own', { node });
+      if (isPauseRequest(bodyUpdate))
+        throw new AgentError(
+          'INVALID_AGENT',
+          'a tool confirmation cannot pause a run inside a while_loop body; confirm the tool in a node of its own',
+          { node },
+        );
       mergeShallow(working, bodyUpdate);
       mergeShallow(update, bodyUpdate);
     }
@@ -52,19 +63,38 @@ export async function runWhileLoop(host: BodyHost, loop: CompiledWhileLoop, node
     await host.breathe();
   }
   const exitReason: ExitReason = iteration >= loop.maxIterations ? 'max_iterations_reached' : 'condition_false';
-  host.emit('log', { source: 'while_loop', message: `while_loop '${node}' ended after ${iteration} iteration(s): ${exitReason}`, iterations_completed: iteration, exit_reason: exitReason }, node);
+  host.emit(
+    'log',
+    {
+      source: 'while_loop',
+      message: `while_loop '${node}' ended after ${iteration} iteration(s): ${exitReason}`,
+      iterations_completed: iteration,
+      exit_reason: exitReason,
+    },
+    node,
+  );
   return update;
 }
 
 /** A body failure names the body node and the iteration; budget and cancel errors pass unchanged. */
-function inLoop(error: unknown, loop: CompiledWhileLoop, body: CompiledBody, node: string, iteration: number): AgentError {
+function inLoop(
+  error: unknown,
+  loop: CompiledWhileLoop,
+  body: CompiledBody,
+  node: string,
+  iteration: number,
+): AgentError {
   const agentError = toAgentError(error, 'ACTION_FAILED', { node });
   if (agentError.code === 'BUDGET_EXCEEDED' || agentError.code === 'CANCELLED') return agentError;
   const step = body.label.slice(loop.label.length + 1) || body.label;
-  return new AgentError(agentError.code, `while_loop body node '${step}' failed at iteration ${iteration}: ${agentError.message}`, {
-    ...agentError.location,
-    node,
-    details: { ...agentError.details, iteration, body_node: step },
-    cause: agentError,
-  });
+  return new AgentError(
+    agentError.code,
+    `while_loop body node '${step}' failed at iteration ${iteration}: ${agentError.message}`,
+    {
+      ...agentError.location,
+      node,
+      details: { ...agentError.details, iteration, body_node: step },
+      cause: agentError,
+    },
+  );
 }

@@ -22,25 +22,69 @@ function codeOf(action: () => unknown): string {
 
 describe('createChatStreamAssembler', () => {
   it('joins content, takes usage from a usage-only final chunk, accepts finish without [DONE]', () => {
-    const response = assemble([chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hel' }), chunk({ content: 'lo' }), chunk({}, 'stop'), JSON.stringify({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } })]);
-    expect(response).toEqual({ content: 'Hello', model: 'm', finish_reason: 'stop', usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } });
+    const response = assemble([
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ content: 'Hel' }),
+      chunk({ content: 'lo' }),
+      chunk({}, 'stop'),
+      JSON.stringify({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } }),
+    ]);
+    expect(response).toEqual({
+      content: 'Hello',
+      model: 'm',
+      finish_reason: 'stop',
+      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+    });
   });
 
   it('accepts repeated identical chunks: a model repeating a token is not a fault', () => {
     const piece = (text: string) => chunk({ role: 'assistant', content: text });
-    const response = assemble([piece('1'), piece('0'), piece('0'), piece(' very'), piece(' very'), piece(' very'), piece('!'), piece('!'), chunk({}, 'stop'), chunk({}, 'stop')]);
+    const response = assemble([
+      piece('1'),
+      piece('0'),
+      piece('0'),
+      piece(' very'),
+      piece(' very'),
+      piece(' very'),
+      piece('!'),
+      piece('!'),
+      chunk({}, 'stop'),
+      chunk({}, 'stop'),
+    ]);
     expect(response.content).toBe('100 very very very!!');
   });
 
   it('accepts a repeated role chunk, tool-call start, usage block and restated finish', () => {
-    const start = chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'f', arguments: '' } }] });
+    const start = chunk({
+      role: 'assistant',
+      tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'f', arguments: '' } }],
+    });
     const usage = JSON.stringify({ choices: [], usage: { prompt_tokens: 2, completion_tokens: 1 } });
-    const response = assemble([chunk({ role: 'assistant', content: '' }), chunk({ role: 'assistant', content: '' }), start, start, chunk({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] }), chunk({}, 'tool_calls'), usage, usage, '[DONE]']);
-    expect(response).toMatchObject({ finish_reason: 'tool_calls', usage: { total_tokens: 3 }, tool_calls: [{ id: 'a', function: { name: 'f', arguments: '{}' } }] });
+    const response = assemble([
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ role: 'assistant', content: '' }),
+      start,
+      start,
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] }),
+      chunk({}, 'tool_calls'),
+      usage,
+      usage,
+      '[DONE]',
+    ]);
+    expect(response).toMatchObject({
+      finish_reason: 'tool_calls',
+      usage: { total_tokens: 3 },
+      tool_calls: [{ id: 'a', function: { name: 'f', arguments: '{}' } }],
+    });
   });
 
   it('tolerates empty trailers after the finish (usage with an empty choice, a restated finish)', () => {
-    const response = assemble([chunk({ content: 'ok' }, 'stop'), chunk({}, null, { usage: { prompt_tokens: 1, completion_tokens: 1 } }), chunk({}, 'stop', { timings: {} }), '[DONE]']);
+    const response = assemble([
+      chunk({ content: 'ok' }, 'stop'),
+      chunk({}, null, { usage: { prompt_tokens: 1, completion_tokens: 1 } }),
+      chunk({}, 'stop', { timings: {} }),
+      '[DONE]',
+    ]);
     expect(response).toMatchObject({ content: 'ok', finish_reason: 'stop', usage: { total_tokens: 2 } });
   });
 
@@ -61,14 +105,37 @@ describe('createChatStreamAssembler', () => {
 
   const refused: { name: string; payloads: string[]; atResult?: boolean }[] = [
     { name: 'a malformed chunk', payloads: ['{"choices": [{"delta": {"content": "x'] },
-    { name: 'a second finish that contradicts the first', payloads: [chunk({ content: '1' }), chunk({}, 'stop'), chunk({}, 'length')] },
+    {
+      name: 'a second finish that contradicts the first',
+      payloads: [chunk({ content: '1' }), chunk({}, 'stop'), chunk({}, 'length')],
+    },
     { name: 'data after [DONE]', payloads: [chunk({ content: 'a' }, 'stop'), '[DONE]', chunk({ content: 'b' })] },
     { name: 'content after the finish reason', payloads: [chunk({ content: 'a' }, 'stop'), chunk({ content: 'b' })] },
-    { name: 'a tool call that changes its name', payloads: [chunk({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f' } }] }), chunk({ tool_calls: [{ index: 0, id: 'a', function: { name: 'g' } }] })] },
-    { name: 'an error object mid-stream', payloads: [chunk({ content: 'a' }), JSON.stringify({ error: { message: 'overloaded' } })] },
+    {
+      name: 'a tool call that changes its name',
+      payloads: [
+        chunk({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f' } }] }),
+        chunk({ tool_calls: [{ index: 0, id: 'a', function: { name: 'g' } }] }),
+      ],
+    },
+    {
+      name: 'an error object mid-stream',
+      payloads: [chunk({ content: 'a' }), JSON.stringify({ error: { message: 'overloaded' } })],
+    },
     { name: 'a stream that never finished', payloads: [chunk({ content: 'a' })], atResult: true },
-    { name: 'a half tool call', payloads: [chunk({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{"x": ' } }] }), '[DONE]'], atResult: true },
-    { name: 'a tool call without a name', payloads: [chunk({ tool_calls: [{ index: 0, id: 'a', function: { arguments: '{}' } }] }, 'tool_calls')], atResult: true },
+    {
+      name: 'a half tool call',
+      payloads: [
+        chunk({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{"x": ' } }] }),
+        '[DONE]',
+      ],
+      atResult: true,
+    },
+    {
+      name: 'a tool call without a name',
+      payloads: [chunk({ tool_calls: [{ index: 0, id: 'a', function: { arguments: '{}' } }] }, 'tool_calls')],
+      atResult: true,
+    },
     { name: 'a stream with no choices at all', payloads: [JSON.stringify({ choices: [] }), '[DONE]'], atResult: true },
   ];
   for (const testCase of refused) {
@@ -82,7 +149,12 @@ describe('parseChatCompletion', () => {
   it('parses content, tool calls (object arguments made JSON text) and usage', () => {
     const body = JSON.stringify({
       model: 'x',
-      choices: [{ message: { content: null, tool_calls: [{ id: 't', function: { name: 'f', arguments: { a: 1 } } }] }, finish_reason: 'tool_calls' }],
+      choices: [
+        {
+          message: { content: null, tool_calls: [{ id: 't', function: { name: 'f', arguments: { a: 1 } } }] },
+          finish_reason: 'tool_calls',
+        },
+      ],
     });
     expect(parseChatCompletion(body, 'm')).toEqual({
       content: '',
@@ -94,11 +166,17 @@ describe('parseChatCompletion', () => {
   });
 
   it('keeps finish_reason length with empty content as a response', () => {
-    expect(parseChatCompletion(JSON.stringify({ choices: [{ message: { content: '' }, finish_reason: 'length' }] }), 'm')).toMatchObject({ content: '', finish_reason: 'length', model: 'm' });
+    expect(
+      parseChatCompletion(JSON.stringify({ choices: [{ message: { content: '' }, finish_reason: 'length' }] }), 'm'),
+    ).toMatchObject({ content: '', finish_reason: 'length', model: 'm' });
   });
 
   it('keeps reasoning from the message fields and from <think> tags out of the content', () => {
-    const body = JSON.stringify({ choices: [{ message: { content: '<think>why</think>\nBecause.', reasoning_content: 'field' }, finish_reason: 'stop' }] });
+    const body = JSON.stringify({
+      choices: [
+        { message: { content: '<think>why</think>\nBecause.', reasoning_content: 'field' }, finish_reason: 'stop' },
+      ],
+    });
     expect(parseChatCompletion(body, 'm')).toMatchObject({ content: 'Because.', reasoning: 'field\n\nwhy' });
   });
 
@@ -109,7 +187,10 @@ describe('parseChatCompletion', () => {
     } catch (error) {
       caught = error as typeof caught;
     }
-    expect(caught).toMatchObject({ code: 'LLM_BAD_RESPONSE', details: { reason: 'wrong_endpoint', server_error: true } });
+    expect(caught).toMatchObject({
+      code: 'LLM_BAD_RESPONSE',
+      details: { reason: 'wrong_endpoint', server_error: true },
+    });
     expect(caught!.message).toContain('Unexpected endpoint or method. (POST /chat/completions)');
     expect(caught!.message).toContain('/v1');
   });
@@ -119,7 +200,10 @@ describe('parseChatCompletion', () => {
     ['no choices', '{"choices": []}'],
     ['no message', '{"choices": [{}]}'],
     ['content that is not text', '{"choices": [{"message": {"content": 5}}]}'],
-    ['tool arguments that are not JSON', '{"choices": [{"message": {"tool_calls": [{"function": {"name": "f", "arguments": "{x"}}]}}]}'],
+    [
+      'tool arguments that are not JSON',
+      '{"choices": [{"message": {"tool_calls": [{"function": {"name": "f", "arguments": "{x"}}]}}]}',
+    ],
   ] as const) {
     it(`refuses ${name}`, () => expect(codeOf(() => parseChatCompletion(body, 'm'))).toBe('LLM_BAD_RESPONSE'));
   }
@@ -128,7 +212,9 @@ describe('parseChatCompletion', () => {
 describe('parallel tool calls sharing an index (Ollama 0.20.x, SGLang)', () => {
   it('a new id at a used index starts a new call; fragments without id continue the latest one there', () => {
     const response = assemble([
-      chunk({ tool_calls: [{ index: 0, id: 'call_1', function: { name: 'weather', arguments: '{"city": "Paris"}' } }] }),
+      chunk({
+        tool_calls: [{ index: 0, id: 'call_1', function: { name: 'weather', arguments: '{"city": "Paris"}' } }],
+      }),
       chunk({ tool_calls: [{ index: 0, id: 'call_2', function: { name: 'weather', arguments: '{"city"' } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: ': "Rome"}' } }] }),
       chunk({}, 'tool_calls'),
@@ -141,8 +227,12 @@ describe('parallel tool calls sharing an index (Ollama 0.20.x, SGLang)', () => {
 
   it('the stream parts number each call by its order of appearance', () => {
     const assembler = createChatStreamAssembler('m');
-    const first = assembler.accept(chunk({ tool_calls: [{ index: 0, id: 'x', function: { name: 'a', arguments: '{}' } }] }));
-    const second = assembler.accept(chunk({ tool_calls: [{ index: 0, id: 'y', function: { name: 'b', arguments: '{}' } }] }));
+    const first = assembler.accept(
+      chunk({ tool_calls: [{ index: 0, id: 'x', function: { name: 'a', arguments: '{}' } }] }),
+    );
+    const second = assembler.accept(
+      chunk({ tool_calls: [{ index: 0, id: 'y', function: { name: 'b', arguments: '{}' } }] }),
+    );
     expect([first, second].map((delta) => delta !== 'done' && delta.toolCalls[0]!.index)).toEqual([0, 1]);
   });
 });
@@ -150,7 +240,13 @@ describe('parallel tool calls sharing an index (Ollama 0.20.x, SGLang)', () => {
 describe('errors the server reports in the stream', () => {
   it('quotes the server message and explains a context overflow', () => {
     const assembler = createChatStreamAssembler('m', { secrets: ['sk-secret-value'] });
-    const payload = JSON.stringify({ error: { code: 400, message: 'the request exceeds the available context size (key sk-secret-value), try increasing it', type: 'exceed_context_size_error' } });
+    const payload = JSON.stringify({
+      error: {
+        code: 400,
+        message: 'the request exceeds the available context size (key sk-secret-value), try increasing it',
+        type: 'exceed_context_size_error',
+      },
+    });
     let caught: { code: string; message: string; details: Record<string, unknown> } | undefined;
     try {
       assembler.accept(payload);
@@ -179,8 +275,13 @@ describe('reasoning', () => {
   });
 
   it('a lone </think> makes what came before it reasoning; an unclosed <think> makes the rest reasoning', () => {
-    expect(assemble([chunk({ content: 'mulling' }), chunk({ content: ' it</think>Yes.' }), chunk({}, 'stop')])).toMatchObject({ content: 'Yes.', reasoning: 'mulling it' });
-    expect(assemble([chunk({ content: '<think>still going' }), chunk({}, 'length')])).toMatchObject({ content: '', reasoning: 'still going' });
+    expect(
+      assemble([chunk({ content: 'mulling' }), chunk({ content: ' it</think>Yes.' }), chunk({}, 'stop')]),
+    ).toMatchObject({ content: 'Yes.', reasoning: 'mulling it' });
+    expect(assemble([chunk({ content: '<think>still going' }), chunk({}, 'length')])).toMatchObject({
+      content: '',
+      reasoning: 'still going',
+    });
   });
 });
 

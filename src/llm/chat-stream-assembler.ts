@@ -52,7 +52,10 @@ export interface ChatStreamAssemblerOptions {
 }
 
 /** Creates an assembler for one streamed response. */
-export function createChatStreamAssembler(requestedModel: string | undefined, options: ChatStreamAssemblerOptions = {}): ChatStreamAssembler {
+export function createChatStreamAssembler(
+  requestedModel: string | undefined,
+  options: ChatStreamAssemblerOptions = {},
+): ChatStreamAssembler {
   const secrets = options.secrets ?? [];
   const splitter = createThinkTagSplitter();
   const fieldReasoning: string[] = [];
@@ -104,12 +107,14 @@ export function createChatStreamAssembler(requestedModel: string | undefined, op
     if (!isPlainObject(delta)) throw badResponse('a streamed tool call delta is not an object');
     const fn = isPlainObject(delta.function) ? delta.function : {};
     const id = typeof delta.id === 'string' && delta.id !== '' ? delta.id : undefined;
-    const serverIndex = typeof delta.index === 'number' && Number.isInteger(delta.index) && delta.index >= 0 ? delta.index : undefined;
+    const serverIndex =
+      typeof delta.index === 'number' && Number.isInteger(delta.index) && delta.index >= 0 ? delta.index : undefined;
     const call = callFor(serverIndex, id);
     const part: { index: number; name?: string; arguments?: string } = { index: call.ordinal };
     if (typeof fn.name === 'string' && fn.name !== '') {
       // Servers send the name once (or repeat it); a different name for one call means chunks were mixed up.
-      if (call.name !== '' && call.name !== fn.name) throw badResponse(`tool call ${call.ordinal} changed its name mid-stream`);
+      if (call.name !== '' && call.name !== fn.name)
+        throw badResponse(`tool call ${call.ordinal} changed its name mid-stream`);
       call.name = fn.name;
       part.name = fn.name;
     }
@@ -171,12 +176,15 @@ export function createChatStreamAssembler(requestedModel: string | undefined, op
         if (!isPlainObject(choice)) throw badResponse(`stream chunk ${chunkCount} has a choice that is not an object`);
         if (typeof choice.index === 'number' && choice.index !== 0) continue; // only the first choice is used
         const delta = isPlainObject(choice.delta) ? choice.delta : isPlainObject(choice.message) ? choice.message : {};
-        const carriesOutput = (typeof delta.content === 'string' && delta.content !== '') || (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0);
+        const carriesOutput =
+          (typeof delta.content === 'string' && delta.content !== '') ||
+          (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0);
         // Empty trailers after the finish (usage, timings, the same finish restated) are harmless; output is not.
         if (finishReason !== null && carriesOutput) throw badResponse('the stream sent output after its finish reason');
         acceptText(delta, delivered);
         if (delta.tool_calls !== undefined && delta.tool_calls !== null) {
-          if (!Array.isArray(delta.tool_calls)) throw badResponse(`stream chunk ${chunkCount} has tool_calls that are not a list`);
+          if (!Array.isArray(delta.tool_calls))
+            throw badResponse(`stream chunk ${chunkCount} has tool_calls that are not a list`);
           for (const toolDelta of delta.tool_calls) acceptToolCallDelta(toolDelta, delivered);
         }
         if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') {
@@ -195,11 +203,14 @@ export function createChatStreamAssembler(requestedModel: string | undefined, op
     result() {
       if (!doneSeen && finishReason === null) {
         throw badResponse(
-          calls.length > 0 ? 'the stream was cut in the middle of a tool call' : 'the stream ended before it finished (no finish_reason or [DONE])',
+          calls.length > 0
+            ? 'the stream was cut in the middle of a tool call'
+            : 'the stream ended before it finished (no finish_reason or [DONE])',
           { cut: true, half_tool_call: calls.length > 0 },
         );
       }
-      if (!choicesSeen) throw badResponse('the stream carried no choices (no answer and no error message from the server)');
+      if (!choicesSeen)
+        throw badResponse('the stream carried no choices (no answer and no error message from the server)');
       splitter.finish();
       const split = splitter.result();
       const response: LlmResponse = {
@@ -211,8 +222,12 @@ export function createChatStreamAssembler(requestedModel: string | undefined, op
       const reasoning = joinReasoning(fieldReasoning.join(''), split.reasoning);
       if (reasoning !== undefined) response.reasoning = reasoning;
       if (calls.length > 0) {
-        const ordered = [...calls].sort((left, right) => left.serverIndex - right.serverIndex || left.ordinal - right.ordinal);
-        const toolCalls: ToolCall[] = ordered.map((call, position) => checkedToolCall(position, call.id, call.name, call.argumentsText));
+        const ordered = [...calls].sort(
+          (left, right) => left.serverIndex - right.serverIndex || left.ordinal - right.ordinal,
+        );
+        const toolCalls: ToolCall[] = ordered.map((call, position) =>
+          checkedToolCall(position, call.id, call.name, call.argumentsText),
+        );
         response.tool_calls = toolCalls;
       }
       return response;

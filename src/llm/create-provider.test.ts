@@ -8,7 +8,9 @@ async function urlOf(connection: Parameters<typeof createProvider>[0]): Promise<
   let seen = '';
   const fetchFunction = (async (url: string) => {
     seen = url;
-    return new Response(JSON.stringify({ choices: [{ message: { content: 'x' }, finish_reason: 'stop' }] }), { headers: { 'content-type': 'application/json' } });
+    return new Response(JSON.stringify({ choices: [{ message: { content: 'x' }, finish_reason: 'stop' }] }), {
+      headers: { 'content-type': 'application/json' },
+    });
   }) as unknown as typeof fetch;
   await createProvider(connection, { fetch: fetchFunction }).generate({ messages: [{ role: 'user', content: 'x' }] });
   return seen;
@@ -29,7 +31,9 @@ describe('createProvider', () => {
   });
 
   it('api_base wins over the preset; a path is allowed', async () => {
-    expect(await urlOf({ provider: 'ollama', api_base: 'http://gpu-box:11434/v1/' })).toBe('http://gpu-box:11434/v1/chat/completions');
+    expect(await urlOf({ provider: 'ollama', api_base: 'http://gpu-box:11434/v1/' })).toBe(
+      'http://gpu-box:11434/v1/chat/completions',
+    );
     expect(await urlOf({ api_base: '/llm/v1' })).toBe('/llm/v1/chat/completions');
   });
 

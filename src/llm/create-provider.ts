@@ -20,20 +20,34 @@ import { cutText, quoteText } from '../util/cut-text.js';
  */
 export function createProvider(connection: LlmConnection, options: OpenAiClientOptions = {}): ModelProvider {
   const provider = connection.provider?.trim().toLowerCase();
-  if (provider === 'scripted' || (provider === undefined && connection.api_base === undefined && connection.scripted !== undefined)) {
+  if (
+    provider === 'scripted' ||
+    (provider === undefined && connection.api_base === undefined && connection.scripted !== undefined)
+  ) {
     if (connection.scripted === undefined) {
-      throw new AgentError('INVALID_PARAMS', 'provider "scripted" needs responses: set settings.llm.scripted (or `scripted:` on the call)', {
-        field: 'scripted',
-      });
+      throw new AgentError(
+        'INVALID_PARAMS',
+        'provider "scripted" needs responses: set settings.llm.scripted (or `scripted:` on the call)',
+        {
+          field: 'scripted',
+        },
+      );
     }
-    return createScriptedModel(connection.scripted, connection.scripted_start !== undefined ? { startAt: connection.scripted_start } : {});
+    return createScriptedModel(
+      connection.scripted,
+      connection.scripted_start !== undefined ? { startAt: connection.scripted_start } : {},
+    );
   }
   if (provider !== undefined && provider !== '' && !PROVIDER_NAMES.includes(provider)) {
     // A literal provider is checked at load; this catches one rendered from a template.
-    throw new AgentError('UNKNOWN_PROVIDER', `unknown LLM provider ${quoted(String(connection.provider))}${suggestionFor(provider, PROVIDER_NAMES)} (any other OpenAI-compatible server: give api_base)`, {
-      field: 'provider',
-      details: { provider: cutText(String(connection.provider), 100), known: PROVIDER_NAMES },
-    });
+    throw new AgentError(
+      'UNKNOWN_PROVIDER',
+      `unknown LLM provider ${quoted(String(connection.provider))}${suggestionFor(provider, PROVIDER_NAMES)} (any other OpenAI-compatible server: give api_base)`,
+      {
+        field: 'provider',
+        details: { provider: cutText(String(connection.provider), 100), known: PROVIDER_NAMES },
+      },
+    );
   }
   const apiBase = connection.api_base ?? (provider === undefined ? undefined : presetApiBase(provider));
   if (apiBase === undefined || apiBase === '') {
@@ -46,7 +60,11 @@ export function createProvider(connection: LlmConnection, options: OpenAiClientO
   }
   // A path (`/llm/v1`) is allowed for pages that reach their model through a same-origin proxy.
   if (!/^https?:\/\//i.test(apiBase) && !/^\/(?!\/)/.test(apiBase)) {
-    throw new AgentError('INVALID_PARAMS', `api_base must be an http(s) URL or an absolute path, got ${quoteText(apiBase, 100)}`, { field: 'api_base' });
+    throw new AgentError(
+      'INVALID_PARAMS',
+      `api_base must be an http(s) URL or an absolute path, got ${quoteText(apiBase, 100)}`,
+      { field: 'api_base' },
+    );
   }
   return createOpenAiClient({ ...connection, api_base: apiBase }, options);
 }

@@ -57,7 +57,12 @@ export async function requestEmbeddings(
     try {
       let response: Response;
       try {
-        response = await (fetchFunction ?? globalThis.fetch)(url, { method: 'POST', headers, body, signal: controller.signal });
+        response = await (fetchFunction ?? globalThis.fetch)(url, {
+          method: 'POST',
+          headers,
+          body,
+          signal: controller.signal,
+        });
       } catch (error) {
         if (controller.timedOut) throw timeoutError(displayUrl, controller.waitedMs);
         if (signal.aborted || isAbortError(error)) throw new AgentError('CANCELLED', 'the run was cancelled');
@@ -65,18 +70,31 @@ export async function requestEmbeddings(
       }
       if (!response.ok) {
         const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
-        const error = httpError(response.status, displayUrl, await readCappedBody(response, ERROR_BODY_LIMIT).catch(() => ''), secrets);
+        const error = httpError(
+          response.status,
+          displayUrl,
+          await readCappedBody(response, ERROR_BODY_LIMIT).catch(() => ''),
+          secrets,
+        );
         if (retryAfterMs !== undefined) error.details.retry_after_ms = retryAfterMs;
         throw error;
       }
-      const text = await readCappedBody(response, DEFAULT_MAX_RESPONSE_BYTES, () => controller.touch(idleMs)).catch((error: unknown) => {
-        if (AgentError.isInstance(error)) throw error;
-        if (controller.timedOut) throw timeoutError(displayUrl, controller.waitedMs);
-        throw badResponse(`the connection to ${displayUrl} broke while the embeddings were arriving`, { url: displayUrl, cut: true });
-      });
+      const text = await readCappedBody(response, DEFAULT_MAX_RESPONSE_BYTES, () => controller.touch(idleMs)).catch(
+        (error: unknown) => {
+          if (AgentError.isInstance(error)) throw error;
+          if (controller.timedOut) throw timeoutError(displayUrl, controller.waitedMs);
+          throw badResponse(`the connection to ${displayUrl} broke while the embeddings were arriving`, {
+            url: displayUrl,
+            cut: true,
+          });
+        },
+      );
       return parseEmbeddings(text, input.length, model, displayUrl, secrets);
     } catch (error) {
-      if (signal.aborted) throw AgentError.isInstance(signal.reason) ? signal.reason : new AgentError('CANCELLED', 'the run was cancelled');
+      if (signal.aborted)
+        throw AgentError.isInstance(signal.reason)
+          ? signal.reason
+          : new AgentError('CANCELLED', 'the run was cancelled');
       if (!isRetryable(error) || attempt > maxRetries) throw error;
       const typed = error as AgentError;
       if (typed.code === 'LLM_TIMEOUT' && ++timeouts > MAX_TIMEOUT_RETRIES) throw error;
@@ -97,7 +115,13 @@ export function embeddingsUrl(apiBase: string): string {
 }
 
 /** Reads `{data: [{embedding, index}], model, usage}`; anything else is LLM_BAD_RESPONSE. */
-function parseEmbeddings(text: string, expected: number, requestedModel: string | undefined, url: string, secrets: readonly string[]): EmbeddingsResponse {
+function parseEmbeddings(
+  text: string,
+  expected: number,
+  requestedModel: string | undefined,
+  url: string,
+  secrets: readonly string[],
+): EmbeddingsResponse {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -107,28 +131,43 @@ function parseEmbeddings(text: string, expected: number, requestedModel: string 
   const data = (parsed as { data?: unknown })?.data;
   // A 200 that is only the server's error (LM Studio on a wrong path): its words, not "no vectors".
   const serverMessage = data === undefined ? serverErrorMessage(parsed) : undefined;
-  if (serverMessage !== undefined) throw serverReportedError(serverMessage, `in place of embeddings at ${url}`, secrets);
+  if (serverMessage !== undefined)
+    throw serverReportedError(serverMessage, `in place of embeddings at ${url}`, secrets);
   if (!Array.isArray(data) || data.length !== expected) {
-    throw badResponse(`the embeddings answer from ${url} has ${Array.isArray(data) ? data.length : 'no'} vectors for ${expected} inputs`, { url });
+    throw badResponse(
+      `the embeddings answer from ${url} has ${Array.isArray(data) ? data.length : 'no'} vectors for ${expected} inputs`,
+      { url },
+    );
   }
   const embeddings: number[][] = new Array(expected);
   data.forEach((entry: unknown, position: number) => {
     const record = (entry ?? {}) as { embedding?: unknown; index?: unknown };
     const index = typeof record.index === 'number' && Number.isInteger(record.index) ? record.index : position;
     const vector = record.embedding;
-    if (index < 0 || index >= expected || !Array.isArray(vector) || vector.length === 0 || !vector.every((value) => typeof value === 'number' && Number.isFinite(value))) {
+    if (
+      index < 0 ||
+      index >= expected ||
+      !Array.isArray(vector) ||
+      vector.length === 0 ||
+      !vector.every((value) => typeof value === 'number' && Number.isFinite(value))
+    ) {
       throw badResponse(`the embeddings answer from ${url} has a malformed vector at position ${position}`, { url });
     }
     embeddings[index] = vector as number[];
   });
-  if (embeddings.some((vector) => vector === undefined)) throw badResponse(`the embeddings answer from ${url} repeats an index`, { url });
+  if (embeddings.some((vector) => vector === undefined))
+    throw badResponse(`the embeddings answer from ${url} repeats an index`, { url });
   const usage = (parsed as { usage?: Partial<TokenUsage> }).usage ?? {};
   const promptTokens = typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : 0;
   const model = (parsed as { model?: unknown }).model;
   return {
     embeddings,
     model: typeof model === 'string' && model !== '' ? model : (requestedModel ?? 'unknown'),
-    usage: { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: typeof usage.total_tokens === 'number' ? usage.total_tokens : promptTokens },
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: 0,
+      total_tokens: typeof usage.total_tokens === 'number' ? usage.total_tokens : promptTokens,
+    },
   };
 }
 
@@ -154,7 +193,11 @@ export function scriptedEmbeddings(input: string[]): EmbeddingsResponse {
     const length = Math.hypot(...vector);
     return length === 0 ? vector : vector.map((value) => Math.round((value / length) * 1e6) / 1e6);
   });
-  return { embeddings, model: 'scripted', usage: { prompt_tokens: tokens, completion_tokens: 0, total_tokens: tokens } };
+  return {
+    embeddings,
+    model: 'scripted',
+    usage: { prompt_tokens: tokens, completion_tokens: 0, total_tokens: tokens },
+  };
 }
 
 function fnv1a(text: string): number {

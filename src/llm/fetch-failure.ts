@@ -20,7 +20,7 @@ export function describeFetchFailure(error: unknown, url: string): AgentError {
     return unavailableError(
       url,
       `the browser refused the request; most likely the server does not allow cross-origin calls from ${pageOrigin} (CORS), ` +
-        'or it is not running. For Ollama, restart it with OLLAMA_ORIGINS=* (or set OLLAMA_ORIGINS to this page\'s origin); ' +
+        "or it is not running. For Ollama, restart it with OLLAMA_ORIGINS=* (or set OLLAMA_ORIGINS to this page's origin); " +
         'for LM Studio, turn on "Enable CORS" in the Developer/server settings; other servers need to answer OPTIONS ' +
         'and allow the content-type and authorization headers.',
       { probable_cors: true, page_origin: pageOrigin },

@@ -37,10 +37,14 @@ function endpointOf(connection: LlmConnection): string | undefined {
 }
 
 /** True when the host's key may be sent on `connection`, given the host's own overrides. */
-export function hostKeyMaySendTo(connection: LlmConnection, overrides: { api_base?: unknown; provider?: unknown }): boolean {
+export function hostKeyMaySendTo(
+  connection: LlmConnection,
+  overrides: { api_base?: unknown; provider?: unknown },
+): boolean {
   const target = originOf(endpointOf(connection));
   if (target === undefined) return false;
-  if (typeof overrides.api_base === 'string' && overrides.api_base !== '') return originOf(overrides.api_base) === target;
+  if (typeof overrides.api_base === 'string' && overrides.api_base !== '')
+    return originOf(overrides.api_base) === target;
   if (typeof overrides.provider === 'string' && overrides.provider !== '') {
     return originOf(presetApiBase(overrides.provider.trim().toLowerCase())) === target;
   }

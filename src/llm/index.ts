@@ -10,7 +10,14 @@ export { createOpenAiClient, DEFAULT_MAX_RETRIES, type OpenAiClientOptions } fro
 export { DEFAULT_FIRST_TOKEN_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from './model-timeouts.js';
 export { createScriptedModel, SCRIPTED_MODEL_NAME, type ScriptedModel } from './scripted-model.js';
 export type { ScriptedInput, ScriptedResponse } from './scripted-script.js';
-export { createReplayProvider, recordedCalls, type ReplayMismatch, type ReplayOptions, type ReplayProvider, type RecordedCall } from './replay.js';
+export {
+  createReplayProvider,
+  recordedCalls,
+  type ReplayMismatch,
+  type ReplayOptions,
+  type ReplayProvider,
+  type RecordedCall,
+} from './replay.js';
 export { PROVIDER_NAMES, PROVIDER_PRESETS, presetApiBase } from './presets.js';
 
 // The engine's per-run model caller (the llm.* actions live in src/actions/)
@@ -23,7 +30,12 @@ export { probeEndpoint, type ProbeOptions, type ProbeReport } from './probe.js';
 // Building blocks
 export { createSseParser, type SseEvent, type SseParser } from './sse-parser.js';
 export { createThinkTagSplitter, splitThinking, type ThinkTagSplitter, type ThinkingSplit } from './think-tags.js';
-export { describeServerError, serverErrorMessage, type ServerErrorReason, type ServerErrorReport } from './server-error.js';
+export {
+  describeServerError,
+  serverErrorMessage,
+  type ServerErrorReason,
+  type ServerErrorReport,
+} from './server-error.js';
 export { isRetryableStatus } from './llm-errors.js';
 export { parseRetryAfter, retryDelay, DEFAULT_RETRY_TIMING, type RetryTiming } from './retry.js';
 export { redactSecrets, redactValue, REDACTED } from './redact.js';

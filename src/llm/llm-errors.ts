@@ -26,7 +26,11 @@ export function httpError(status: number, url: string, body: string, secrets: re
   const report = describeServerError(serverErrorMessageOfBody(body), secrets);
   const details: Record<string, unknown> = { status, url, retryable: isRetryableStatus(status) };
   if (report.reason !== undefined) details.reason = report.reason;
-  return new AgentError(`LLM_HTTP_${status}`, `the model server at ${url} answered HTTP ${status}${serverErrorSentence(report)}`, { details });
+  return new AgentError(
+    `LLM_HTTP_${status}`,
+    `the model server at ${url} answered HTTP ${status}${serverErrorSentence(report)}`,
+    { details },
+  );
 }
 
 /**
@@ -62,7 +66,14 @@ export function unavailableError(url: string, reason: string, details: Record<st
  * text never produces one, except a tool call the model wrote badly in a complete response
  * (`details.model_output`). Storage, cancellation and budgets belong to the run as a whole.
  */
-const INFRASTRUCTURE_CODES: ReadonlySet<string> = new Set(['LLM_UNAVAILABLE', 'LLM_TIMEOUT', 'LLM_BAD_RESPONSE', 'STORAGE_ERROR', 'CANCELLED', 'BUDGET_EXCEEDED']);
+const INFRASTRUCTURE_CODES: ReadonlySet<string> = new Set([
+  'LLM_UNAVAILABLE',
+  'LLM_TIMEOUT',
+  'LLM_BAD_RESPONSE',
+  'STORAGE_ERROR',
+  'CANCELLED',
+  'BUDGET_EXCEEDED',
+]);
 
 /**
  * True for a failure that must end the node with its typed error instead of becoming a failed

@@ -11,7 +11,10 @@ export const LLM_RESULT_PROPERTIES: Readonly<Record<string, JsonSchema>> = {
   usage: { type: 'object', description: 'prompt_tokens, completion_tokens, total_tokens' },
   model: { type: 'string', description: 'the model that answered' },
   finish_reason: { type: 'string', description: 'why the model stopped (stop, length, tool_calls…)' },
-  tool_calls: { type: 'array', description: "the model's tool calls, when it made any (always there when tools were offered)" },
+  tool_calls: {
+    type: 'array',
+    description: "the model's tool calls, when it made any (always there when tools were offered)",
+  },
   reasoning: { type: 'string', description: "the model's thinking, when the server returns it" },
 };
 

@@ -8,7 +8,16 @@
 import { AgentError, toAgentError } from '../core/agent-error.js';
 import type { EmitEvent, LlmAnsweredData, LlmRequestData } from '../core/events.js';
 import type { EmbedCallParams, LlmCallOptions, LlmCallParams } from '../core/model-provider.js';
-import type { LlmCallHooks, LlmConnection, ModelProvider, ModelProviderFactory, LlmRequest, LlmResponse, TokenUsage, ToolCall } from '../core/model-provider.js';
+import type {
+  LlmCallHooks,
+  LlmConnection,
+  ModelProvider,
+  ModelProviderFactory,
+  LlmRequest,
+  LlmResponse,
+  TokenUsage,
+  ToolCall,
+} from '../core/model-provider.js';
 import { createProvider } from './create-provider.js';
 import { requestPayload, responsePayload } from './payload-capture.js';
 import { createSanitizer } from '../events/outbound.js';
@@ -81,10 +90,21 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
 
   function providerFor(connection: LlmConnection): ModelProvider {
     if (last !== undefined && sameConnection(last.connection, connection)) return last.provider;
-    const key = JSON.stringify([connection.provider, connection.api_base, connection.api_key, connection.timeout_ms, connection.first_token_timeout_ms, connection.max_retries, scriptKey(connection.scripted)]);
+    const key = JSON.stringify([
+      connection.provider,
+      connection.api_base,
+      connection.api_key,
+      connection.timeout_ms,
+      connection.first_token_timeout_ms,
+      connection.max_retries,
+      scriptKey(connection.scripted),
+    ]);
     let provider = providers.get(key);
     if (provider === undefined) {
-      provider = connection.scripted === undefined || environment.scriptedCalls === undefined ? factory(connection) : countedScripted(connection, environment.scriptedCalls);
+      provider =
+        connection.scripted === undefined || environment.scriptedCalls === undefined
+          ? factory(connection)
+          : countedScripted(connection, environment.scriptedCalls);
       providers.set(key, provider);
     }
     last = { connection, provider };
@@ -93,7 +113,9 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
 
   /** A scripted provider that starts after the calls already made and counts the new ones. */
   function countedScripted(connection: LlmConnection, counts: Map<string, number>): ModelProvider {
-    const scriptHash = hashText(scriptTexts.get(connection.scripted as object) ?? JSON.stringify(connection.scripted) ?? '');
+    const scriptHash = hashText(
+      scriptTexts.get(connection.scripted as object) ?? JSON.stringify(connection.scripted) ?? '',
+    );
     const inner = factory({ ...connection, scripted_start: counts.get(scriptHash) ?? 0 });
     const count = () => counts.set(scriptHash, (counts.get(scriptHash) ?? 0) + 1);
     const counted: ModelProvider = {
@@ -113,7 +135,12 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
   return {
     async call(params, options = {}) {
       const secrets = collectSecrets(environment, params);
-      const { connection, request, release } = resolveLlmCall(environment.settingsLlm, params as Record<string, unknown>, overrides, { lendMessages: true });
+      const { connection, request, release } = resolveLlmCall(
+        environment.settingsLlm,
+        params as Record<string, unknown>,
+        overrides,
+        { lendMessages: true },
+      );
       let model = request.model ?? 'default';
       const label = options.label === undefined ? {} : { label: options.label };
       const stream = options.stream === true;
@@ -160,7 +187,9 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
           },
         };
         const response = withoutSecrets(
-          stream ? await streamResponse(provider, sent, environment, hooks, label, secrets) : await provider.generate(sent, environment.signal, hooks),
+          stream
+            ? await streamResponse(provider, sent, environment, hooks, label, secrets)
+            : await provider.generate(sent, environment.signal, hooks),
           secrets,
         );
         const responseEvent: LlmAnsweredData = {
@@ -183,7 +212,13 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
       } catch (error) {
         const typed = redactError(toAgentError(error, 'LLM_BAD_RESPONSE'), secrets);
         if (attempts > 0 && !responded) {
-          environment.emit('llm_response', { model, error: { code: typed.code, message: typed.message }, duration_ms: Date.now() - started, attempts, ...label });
+          environment.emit('llm_response', {
+            model,
+            error: { code: typed.code, message: typed.message },
+            duration_ms: Date.now() - started,
+            attempts,
+            ...label,
+          });
         }
         throw typed;
       } finally {
@@ -195,33 +230,60 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
       const { input, model: embedModel, ...connectionParams } = params;
       const secrets = collectSecrets(environment, params as LlmCallParams);
       // The connection layers of a chat call; `prompt` only satisfies the chat-message check.
-      const { connection, request } = resolveLlmCall(environment.settingsLlm, { ...connectionParams, prompt: '' }, overrides);
+      const { connection, request } = resolveLlmCall(
+        environment.settingsLlm,
+        { ...connectionParams, prompt: '' },
+        overrides,
+      );
       const model = embedModel ?? request.model;
       const providerName = connection.provider?.trim().toLowerCase();
-      const scripted = providerName === 'scripted' || (providerName === undefined && connection.api_base === undefined && connection.scripted !== undefined);
+      const scripted =
+        providerName === 'scripted' ||
+        (providerName === undefined && connection.api_base === undefined && connection.scripted !== undefined);
       const started = Date.now();
       const eventModel = scripted ? SCRIPTED_MODEL_NAME : (model ?? 'default');
       let attempts = 0;
       try {
         const apiBase = connection.api_base ?? (providerName === undefined ? undefined : presetApiBase(providerName));
         if (!scripted && (apiBase === undefined || apiBase === '')) {
-          throw new AgentError('LLM_UNAVAILABLE', 'no model endpoint configured for embeddings: set settings.llm.provider or api_base, or pass --llm-base-url / TEA_LLM_BASE_URL', {
-            field: 'api_base',
-            details: { reason: 'no_endpoint', retryable: false },
-          });
+          throw new AgentError(
+            'LLM_UNAVAILABLE',
+            'no model endpoint configured for embeddings: set settings.llm.provider or api_base, or pass --llm-base-url / TEA_LLM_BASE_URL',
+            {
+              field: 'api_base',
+              details: { reason: 'no_endpoint', retryable: false },
+            },
+          );
         }
         environment.budget.beforeLlmCall();
         attempts = 1;
-        environment.emit('llm_request', { kind: 'embeddings', model: eventModel, provider: scripted ? SCRIPTED_MODEL_NAME : (connection.provider ?? 'openai-compatible'), input_count: input.length });
+        environment.emit('llm_request', {
+          kind: 'embeddings',
+          model: eventModel,
+          provider: scripted ? SCRIPTED_MODEL_NAME : (connection.provider ?? 'openai-compatible'),
+          input_count: input.length,
+        });
         // The embeddings client loads on the first embedding: its own chunk where bundles split.
         const { requestEmbeddings, scriptedEmbeddings } = await import('./embeddings-client.js');
         const response = scripted
           ? scriptedEmbeddings(redactInputs(input, secrets))
-          : await requestEmbeddings({ ...connection, api_base: apiBase! }, model, redactInputs(input, secrets), environment.signal, (retry) => {
-              attempts = retry.attempt;
-              environment.emit('log', { source: 'model', message: `retrying embeddings call (attempt ${retry.attempt}) after ${retry.error.code}`, attempt: retry.attempt, delay_ms: retry.delay_ms, error: { code: retry.error.code, message: retry.error.message } });
-              environment.budget.beforeLlmCall();
-            });
+          : await requestEmbeddings(
+              { ...connection, api_base: apiBase! },
+              model,
+              redactInputs(input, secrets),
+              environment.signal,
+              (retry) => {
+                attempts = retry.attempt;
+                environment.emit('log', {
+                  source: 'model',
+                  message: `retrying embeddings call (attempt ${retry.attempt}) after ${retry.error.code}`,
+                  attempt: retry.attempt,
+                  delay_ms: retry.delay_ms,
+                  error: { code: retry.error.code, message: retry.error.message },
+                });
+                environment.budget.beforeLlmCall();
+              },
+            );
         environment.emit('llm_response', {
           kind: 'embeddings',
           model: scripted ? SCRIPTED_MODEL_NAME : response.model,
@@ -234,7 +296,14 @@ export function createModelCaller(environment: ModelCallerEnvironment): ModelCal
         return response;
       } catch (error) {
         const typed = redactError(toAgentError(error, 'LLM_BAD_RESPONSE'), secrets);
-        if (attempts > 0) environment.emit('llm_response', { kind: 'embeddings', model: eventModel, error: { code: typed.code, message: typed.message }, duration_ms: Date.now() - started, attempts });
+        if (attempts > 0)
+          environment.emit('llm_response', {
+            kind: 'embeddings',
+            model: eventModel,
+            error: { code: typed.code, message: typed.message },
+            duration_ms: Date.now() - started,
+            attempts,
+          });
         throw typed;
       }
     },
@@ -261,12 +330,15 @@ async function streamResponse(
       return part.response;
     }
   }
-  throw new AgentError('LLM_BAD_RESPONSE', 'the model stream ended without a final response', { details: { cut: true } });
+  throw new AgentError('LLM_BAD_RESPONSE', 'the model stream ended without a final response', {
+    details: { cut: true },
+  });
 }
 
 function cleanOverrides(overrides: ModelCallerEnvironment['overrides']): Record<string, unknown> {
   const clean: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(overrides ?? {})) if (typeof value === 'string' && value !== '') clean[key] = value;
+  for (const [key, value] of Object.entries(overrides ?? {}))
+    if (typeof value === 'string' && value !== '') clean[key] = value;
   return clean;
 }
 

@@ -27,7 +27,9 @@ export interface AttemptTimeouts {
  * @example
  * attemptTimeouts({ timeout_ms: 30_000 }); // { firstByteMs: 30000, idleMs: 30000 }
  */
-export function attemptTimeouts(connection: Pick<LlmConnection, 'timeout_ms' | 'first_token_timeout_ms'>): AttemptTimeouts {
+export function attemptTimeouts(
+  connection: Pick<LlmConnection, 'timeout_ms' | 'first_token_timeout_ms'>,
+): AttemptTimeouts {
   return {
     firstByteMs: connection.first_token_timeout_ms ?? connection.timeout_ms ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
     idleMs: connection.timeout_ms ?? DEFAULT_IDLE_TIMEOUT_MS,

@@ -13,7 +13,14 @@
  * thinking and reasoning fields become `reasoning`.
  */
 import { AgentError, isAbortError } from '../core/agent-error.js';
-import type { LlmCallHooks, LlmConnection, ModelProvider, LlmRequest, LlmResponse, LlmStreamPart } from '../core/model-provider.js';
+import type {
+  LlmCallHooks,
+  LlmConnection,
+  ModelProvider,
+  LlmRequest,
+  LlmResponse,
+  LlmStreamPart,
+} from '../core/model-provider.js';
 import { createAttemptController, type AttemptController } from './attempt-controller.js';
 import { createChatStreamAssembler, type ChunkDelta } from './chat-stream-assembler.js';
 import { describeFetchFailure } from './fetch-failure.js';
@@ -52,7 +59,10 @@ export interface OpenAiClientOptions {
  * const client = createOpenAiClient({ api_base: 'http://localhost:11434/v1' });
  * const response = await client.generate({ model: 'llama3.2', messages: [{ role: 'user', content: 'Hi' }] });
  */
-export function createOpenAiClient(connection: LlmConnection & { api_base: string }, options: OpenAiClientOptions = {}): ModelProvider {
+export function createOpenAiClient(
+  connection: LlmConnection & { api_base: string },
+  options: OpenAiClientOptions = {},
+): ModelProvider {
   const url = chatCompletionsUrl(connection.api_base);
   const displayUrl = withoutCredentials(url);
   const { firstByteMs, idleMs } = attemptTimeouts(connection);
@@ -84,7 +94,11 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
   }
 
   /** Runs `attemptOnce` until it succeeds, fails for good, or retries run out. */
-  async function withRetries<T>(signal: AbortSignal | undefined, hooks: LlmCallHooks | undefined, attemptOnce: () => Promise<T>): Promise<T> {
+  async function withRetries<T>(
+    signal: AbortSignal | undefined,
+    hooks: LlmCallHooks | undefined,
+    attemptOnce: () => Promise<T>,
+  ): Promise<T> {
     let timeouts = 0;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -96,7 +110,11 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
         if (typed.code === 'LLM_TIMEOUT' && ++timeouts > MAX_TIMEOUT_RETRIES) throw error;
         const retryAfter = typeof typed.details.retry_after_ms === 'number' ? typed.details.retry_after_ms : undefined;
         const delay = retryDelay(attempt, retryAfter, timing, options.random);
-        hooks?.beforeRetry?.({ attempt: attempt + 1, delay_ms: delay, error: { code: typed.code, message: typed.message } });
+        hooks?.beforeRetry?.({
+          attempt: attempt + 1,
+          delay_ms: delay,
+          error: { code: typed.code, message: typed.message },
+        });
         await sleep(delay, signal);
       }
     }
@@ -121,7 +139,13 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
       );
     }
     textCallNumber++;
-    return { ...response, content: found.text, tool_calls: found.calls, tool_call_format: found.format, finish_reason: 'tool_calls' };
+    return {
+      ...response,
+      content: found.text,
+      tool_calls: found.calls,
+      tool_call_format: found.format,
+      finish_reason: 'tool_calls',
+    };
   }
 
   return {
@@ -168,7 +192,15 @@ export function createOpenAiClient(connection: LlmConnection & { api_base: strin
           yield { type: 'done', response: withTextToolCalls(whole, request) };
           return;
         }
-        for await (const part of readEventStream(response, request.model, maxBytes, current, displayUrl, idleMs, secrets)) {
+        for await (const part of readEventStream(
+          response,
+          request.model,
+          maxBytes,
+          current,
+          displayUrl,
+          idleMs,
+          secrets,
+        )) {
           yield part.type === 'done' ? { type: 'done', response: withTextToolCalls(part.response, request) } : part;
         }
       } finally {
@@ -212,8 +244,10 @@ async function* readEventStream(
         // Parts already received are not handed out once the call is cancelled or timed out.
         if (attempt.signal.aborted) throw classifyFailure(attempt.signal.reason, attempt, displayUrl, true);
         // llama.cpp's `error:` field, or an event named `error`: the server's failure, in its words.
-        if (event.error !== undefined) throw serverReportedError(serverErrorMessageOfBody(event.error), 'in its stream', secrets);
-        if (event.event === 'error') throw serverReportedError(serverErrorMessageOfBody(event.data), 'in its stream', secrets);
+        if (event.error !== undefined)
+          throw serverReportedError(serverErrorMessageOfBody(event.error), 'in its stream', secrets);
+        if (event.event === 'error')
+          throw serverReportedError(serverErrorMessageOfBody(event.data), 'in its stream', secrets);
         const strayMessage = event.stray === undefined ? undefined : serverErrorMessageOfJson(event.stray);
         if (strayMessage !== undefined) throw serverReportedError(strayMessage, 'in its stream', secrets);
         if (event.data === '' && (event.error !== undefined || event.stray !== undefined)) continue;
@@ -245,9 +279,13 @@ function classifyFailure(error: unknown, attempt: AttemptController, url: string
   if (attempt.timedOut) return timeoutError(url, attempt.waitedMs);
   if (attempt.signal.aborted || isAbortError(error)) return new AgentError('CANCELLED', 'the run was cancelled');
   if (midBody) {
-    return new AgentError('LLM_BAD_RESPONSE', `the connection to ${url} broke while the response was arriving (${messageOf(error)})`, {
-      details: { url, cut: true, retryable: false },
-    });
+    return new AgentError(
+      'LLM_BAD_RESPONSE',
+      `the connection to ${url} broke while the response was arriving (${messageOf(error)})`,
+      {
+        details: { url, cut: true, retryable: false },
+      },
+    );
   }
   return describeFetchFailure(error, url);
 }
@@ -284,8 +322,17 @@ function requestHeaders(apiKey: string | undefined, stream: boolean): Record<str
 export function requestBody(request: LlmRequest, stream: boolean): Record<string, unknown> {
   const body: Record<string, unknown> = { messages: request.messages };
   const optional: (keyof LlmRequest)[] = [
-    'model', 'temperature', 'max_tokens', 'response_format', 'tools', 'tool_choice',
-    'top_p', 'stop', 'seed', 'presence_penalty', 'frequency_penalty',
+    'model',
+    'temperature',
+    'max_tokens',
+    'response_format',
+    'tools',
+    'tool_choice',
+    'top_p',
+    'stop',
+    'seed',
+    'presence_penalty',
+    'frequency_penalty',
   ];
   for (const key of optional) if (request[key] !== undefined) body[key] = request[key];
   if (stream) {
@@ -294,4 +341,3 @@ export function requestBody(request: LlmRequest, stream: boolean): Record<string
   }
   return body;
 }
-

@@ -18,9 +18,14 @@ import { quoteText } from '../util/cut-text.js';
 const RESPONSE_JSON_LIMITS: JsonLimits = { maxLength: 16 * 1024 * 1024, maxDepth: 64 };
 
 /** Parses and checks a response body. Throws LLM_BAD_RESPONSE. */
-export function parseChatCompletion(body: string, requestedModel: string | undefined, secrets: readonly string[] = []): LlmResponse {
+export function parseChatCompletion(
+  body: string,
+  requestedModel: string | undefined,
+  secrets: readonly string[] = [],
+): LlmResponse {
   const parsed = parseJsonSafely(body, RESPONSE_JSON_LIMITS);
-  if (!parsed.ok) throw badResponse(`the model server sent a body that is not usable JSON: ${parsed.error} (${describeStart(body)})`);
+  if (!parsed.ok)
+    throw badResponse(`the model server sent a body that is not usable JSON: ${parsed.error} (${describeStart(body)})`);
   const json = parsed.value;
   if (!isPlainObject(json)) throw badResponse('the model server sent a JSON value that is not an object');
   const choices = json.choices;
@@ -71,7 +76,11 @@ function readToolCall(call: unknown, index: number): ToolCall {
   if (!isPlainObject(call) || !isPlainObject(call.function)) throw badResponse(`tool call ${index} has no function`);
   const argumentsValue = call.function.arguments;
   const argumentsText =
-    typeof argumentsValue === 'string' ? argumentsValue : argumentsValue === undefined ? '' : JSON.stringify(argumentsValue);
+    typeof argumentsValue === 'string'
+      ? argumentsValue
+      : argumentsValue === undefined
+        ? ''
+        : JSON.stringify(argumentsValue);
   return checkedToolCall(index, typeof call.id === 'string' ? call.id : undefined, call.function.name, argumentsText);
 }
 
@@ -82,13 +91,23 @@ function readToolCall(call: unknown, index: number): ToolCall {
 export function checkedToolCall(index: number, id: string | undefined, name: unknown, argumentsText: string): ToolCall {
   // The response arrived whole; what is wrong is the tool call the model wrote: `model_output`
   // marks a content failure, not an infrastructure one (isInfrastructureFailure).
-  if (typeof name !== 'string' || name === '') throw badResponse(`tool call ${index} has no function name`, { half_tool_call: true, model_output: true });
+  if (typeof name !== 'string' || name === '')
+    throw badResponse(`tool call ${index} has no function name`, { half_tool_call: true, model_output: true });
   const text = argumentsText.trim() === '' ? '{}' : argumentsText;
   const outcome = parseJsonSafely(text);
-  if (!outcome.ok) throw badResponse(`tool call ${index} (${name}) has arguments that are not complete JSON (${outcome.error})`, { half_tool_call: true, model_output: true });
+  if (!outcome.ok)
+    throw badResponse(`tool call ${index} (${name}) has arguments that are not complete JSON (${outcome.error})`, {
+      half_tool_call: true,
+      model_output: true,
+    });
   const parsed = outcome.value;
-  if (!isPlainObject(parsed)) throw badResponse(`tool call ${index} (${name}) has arguments that are not a JSON object`, { model_output: true });
-  return { id: id !== undefined && id !== '' ? id : `call_${index}`, type: 'function', function: { name, arguments: text } };
+  if (!isPlainObject(parsed))
+    throw badResponse(`tool call ${index} (${name}) has arguments that are not a JSON object`, { model_output: true });
+  return {
+    id: id !== undefined && id !== '' ? id : `call_${index}`,
+    type: 'function',
+    function: { name, arguments: text },
+  };
 }
 
 /** Usage with every count a finite non-negative number (0 when the server did not say). */
@@ -101,7 +120,11 @@ export function normalizeUsage(value: unknown): TokenUsage {
   const prompt = count('prompt_tokens');
   const completion = count('completion_tokens');
   const total = count('total_tokens');
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total > 0 ? total : prompt + completion };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: total > 0 ? total : prompt + completion,
+  };
 }
 
 function describeStart(body: string): string {

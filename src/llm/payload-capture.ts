@@ -13,7 +13,10 @@ export const PAYLOAD_TEXT_LIMIT = 32 * 1024;
 export function requestPayload(request: LlmRequest, secrets: readonly string[]): CapturedRequest {
   const payload: CapturedRequest = {
     messages: request.messages.map((message) => {
-      const copy: CapturedRequest['messages'][number] = { role: message.role, content: message.content === null ? null : capText(message.content, secrets) };
+      const copy: CapturedRequest['messages'][number] = {
+        role: message.role,
+        content: message.content === null ? null : capText(message.content, secrets),
+      };
       if (message.tool_calls !== undefined) copy.tool_calls = redactValue(message.tool_calls, secrets);
       if (message.tool_call_id !== undefined) copy.tool_call_id = message.tool_call_id;
       if (message.name !== undefined) copy.name = message.name;
@@ -27,7 +30,11 @@ export function requestPayload(request: LlmRequest, secrets: readonly string[]):
 }
 
 export function responsePayload(response: LlmResponse, secrets: readonly string[]): CapturedResponse {
-  const payload: CapturedResponse = { content: capText(response.content, secrets), finish_reason: response.finish_reason, usage: response.usage };
+  const payload: CapturedResponse = {
+    content: capText(response.content, secrets),
+    finish_reason: response.finish_reason,
+    usage: response.usage,
+  };
   if (response.tool_calls !== undefined) payload.tool_calls = redactValue(response.tool_calls, secrets);
   if (response.reasoning !== undefined) payload.reasoning = capText(response.reasoning, secrets);
   return payload;
@@ -35,5 +42,7 @@ export function responsePayload(response: LlmResponse, secrets: readonly string[
 
 function capText(text: string, secrets: readonly string[]): string {
   const clean = redactSecrets(text, secrets);
-  return clean.length <= PAYLOAD_TEXT_LIMIT ? clean : `${clean.slice(0, PAYLOAD_TEXT_LIMIT)}…[truncated ${clean.length - PAYLOAD_TEXT_LIMIT} characters]`;
+  return clean.length <= PAYLOAD_TEXT_LIMIT
+    ? clean
+    : `${clean.slice(0, PAYLOAD_TEXT_LIMIT)}…[truncated ${clean.length - PAYLOAD_TEXT_LIMIT} characters]`;
 }

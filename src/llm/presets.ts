@@ -14,9 +14,13 @@ export const PROVIDER_PRESETS: Readonly<Record<string, string>> = Object.freeze(
 });
 
 /** Every provider name `createProvider` accepts. */
-export const PROVIDER_NAMES: readonly string[] = Object.freeze([...Object.keys(PROVIDER_PRESETS), 'openai-compatible', 'scripted']);
+export const PROVIDER_NAMES: readonly string[] = Object.freeze([
+  ...Object.keys(PROVIDER_PRESETS),
+  'openai-compatible',
+  'scripted',
+]);
 
 /** The preset base URL of a provider name, or undefined for names without one. */
 export function presetApiBase(provider: string): string | undefined {
-  return  Object.hasOwn(PROVIDER_PRESETS, provider) ? PROVIDER_PRESETS[provider] : undefined;
+  return Object.hasOwn(PROVIDER_PRESETS, provider) ? PROVIDER_PRESETS[provider] : undefined;
 }

@@ -95,11 +95,13 @@ export async function probeEndpoint(options: ProbeOptions): Promise<ProbeReport>
     errors: {},
     advice: [],
   };
-  const fetchFunction = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+  const fetchFunction =
+    options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   const record = (check: string, error: unknown): AgentError => {
     const typed = toAgentError(error, 'LLM_BAD_RESPONSE');
     report.errors[check] = redactSecrets(`${typed.code}: ${typed.message}`, secrets);
-    if (typed.details.probable_cors === true && report.cors_error === undefined) report.cors_error = redactSecrets(typed.message, secrets);
+    if (typed.details.probable_cors === true && report.cors_error === undefined)
+      report.cors_error = redactSecrets(typed.message, secrets);
     return typed;
   };
 
@@ -121,7 +123,8 @@ export async function probeEndpoint(options: ProbeOptions): Promise<ProbeReport>
   }
   report.model = options.model ?? report.models[0];
   if (report.errors.models === undefined) {
-    const headers: Record<string, string> = options.api_key !== undefined && options.api_key !== '' ? { authorization: `Bearer ${options.api_key}` } : {};
+    const headers: Record<string, string> =
+      options.api_key !== undefined && options.api_key !== '' ? { authorization: `Bearer ${options.api_key}` } : {};
     report.server = await serverFacts(apiBase, report.model, listed, fetchFunction, headers);
   }
 
@@ -131,11 +134,19 @@ export async function probeEndpoint(options: ProbeOptions): Promise<ProbeReport>
     const response = await fetchFunction(input, init);
     lastContentType = response.headers.get('content-type') ?? '';
     // The raw bytes tell a reasoning field from <think> tags (the client hands out both as `reasoning`).
-    lastBody = response.clone().text().catch(() => '');
+    lastBody = response
+      .clone()
+      .text()
+      .catch(() => '');
     return response;
   };
   const client = createOpenAiClient(
-    { api_base: apiBase, max_retries: 0, timeout_ms: options.timeout_ms ?? 60_000, ...(options.api_key !== undefined ? { api_key: options.api_key } : {}) },
+    {
+      api_base: apiBase,
+      max_retries: 0,
+      timeout_ms: options.timeout_ms ?? 60_000,
+      ...(options.api_key !== undefined ? { api_key: options.api_key } : {}),
+    },
     { fetch: recordingFetch },
   );
   const base = (messages: string, extra: Partial<LlmRequest> = {}): LlmRequest => ({
@@ -165,7 +176,11 @@ export async function probeEndpoint(options: ProbeOptions): Promise<ProbeReport>
     report.json_schema = false;
     record('json_schema', error);
   }
-  const toolRequest = base('What is the weather in Paris? Use the get_weather tool.', { tools: [WEATHER_TOOL], tool_choice: 'auto', max_tokens: 128 });
+  const toolRequest = base('What is the weather in Paris? Use the get_weather tool.', {
+    tools: [WEATHER_TOOL],
+    tool_choice: 'auto',
+    max_tokens: 128,
+  });
   try {
     // The client reads tool calls a server left as text; `tool_call_format` says it did.
     const response = await client.generate(toolRequest);
@@ -183,7 +198,10 @@ export async function probeEndpoint(options: ProbeOptions): Promise<ProbeReport>
   }
   try {
     const response = await streamWhole(client, toolRequest);
-    report.streamed_tools = calledWeather(response) && response.tool_call_format === undefined && lastContentType.includes('text/event-stream');
+    report.streamed_tools =
+      calledWeather(response) &&
+      response.tool_call_format === undefined &&
+      lastContentType.includes('text/event-stream');
   } catch (error) {
     report.streamed_tools = false;
     record('streamed_tools', error);
@@ -197,13 +215,35 @@ export async function probeEndpoint(options: ProbeOptions): Promise<ProbeReport>
 }
 
 /** One small `/embeddings` request through the embeddings client (so a refusal is quoted and explained as in llm.embed). */
-async function checkEmbeddings(apiBase: string, model: string | undefined, options: ProbeOptions, fetchFunction: typeof fetch): Promise<boolean> {
-  const connection = { api_base: apiBase, max_retries: 0, timeout_ms: options.timeout_ms ?? 60_000, ...(options.api_key !== undefined ? { api_key: options.api_key } : {}) };
-  const response = await requestEmbeddings(connection, model, ['ok'], new AbortController().signal, undefined, fetchFunction);
+async function checkEmbeddings(
+  apiBase: string,
+  model: string | undefined,
+  options: ProbeOptions,
+  fetchFunction: typeof fetch,
+): Promise<boolean> {
+  const connection = {
+    api_base: apiBase,
+    max_retries: 0,
+    timeout_ms: options.timeout_ms ?? 60_000,
+    ...(options.api_key !== undefined ? { api_key: options.api_key } : {}),
+  };
+  const response = await requestEmbeddings(
+    connection,
+    model,
+    ['ok'],
+    new AbortController().signal,
+    undefined,
+    fetchFunction,
+  );
   return response.embeddings.length === 1;
 }
 
-async function listModels(apiBase: string, apiKey: string | undefined, fetchFunction: typeof fetch, timeoutMs: number): Promise<unknown> {
+async function listModels(
+  apiBase: string,
+  apiKey: string | undefined,
+  fetchFunction: typeof fetch,
+  timeoutMs: number,
+): Promise<unknown> {
   const url = `${apiBase}/models`;
   let response: Response;
   try {
@@ -226,7 +266,11 @@ async function listModels(apiBase: string, apiKey: string | undefined, fetchFunc
 function modelIds(json: unknown): string[] {
   const data = isPlainObject(json) ? (json['data'] ?? json['models']) : undefined;
   if (!Array.isArray(data)) return [];
-  return data.map((entry) => (typeof entry === 'string' ? entry : isPlainObject(entry) ? (entry['id'] ?? entry['name']) : undefined)).filter((id): id is string => typeof id === 'string');
+  return data
+    .map((entry) =>
+      typeof entry === 'string' ? entry : isPlainObject(entry) ? (entry['id'] ?? entry['name']) : undefined,
+    )
+    .filter((id): id is string => typeof id === 'string');
 }
 
 async function streamWhole(client: ModelProvider, request: LlmRequest): Promise<LlmResponse> {
@@ -243,7 +287,9 @@ function reasoningSource(raw: string, response: LlmResponse): 'field' | 'think_t
 function matchesAnswerSchema(content: string): boolean {
   try {
     const value: unknown = JSON.parse(content.trim());
-    return isPlainObject(value) && (value['answer'] === 'yes' || value['answer'] === 'no') && Object.keys(value).length === 1;
+    return (
+      isPlainObject(value) && (value['answer'] === 'yes' || value['answer'] === 'no') && Object.keys(value).length === 1
+    );
   } catch {
     return false;
   }
@@ -258,39 +304,60 @@ function adviceFor(report: ProbeReport): string[] {
   const server = report.server.kind === 'unknown' ? undefined : report.server.kind;
   if (report.errors.models !== undefined) {
     // Nothing answered: what the agent should use is unknown, so there is nothing to advise about it.
-    if (report.errors.models.startsWith('LLM_UNAVAILABLE')) return [`The server at ${report.api_base} did not answer (${report.errors.models}). Start it, or check the address and port.`];
-    advice.push(`Listing models failed (${report.errors.models}); check that api_base ends with /v1 and the server is running.`);
-  } else if (report.models.length === 0) advice.push('The server lists no models; set settings.llm.model (or --llm-model) explicitly.');
+    if (report.errors.models.startsWith('LLM_UNAVAILABLE'))
+      return [
+        `The server at ${report.api_base} did not answer (${report.errors.models}). Start it, or check the address and port.`,
+      ];
+    advice.push(
+      `Listing models failed (${report.errors.models}); check that api_base ends with /v1 and the server is running.`,
+    );
+  } else if (report.models.length === 0)
+    advice.push('The server lists no models; set settings.llm.model (or --llm-model) explicitly.');
   if (report.model === undefined) advice.push('No model chosen: pass --llm-model (settings.llm.model).');
-  if (report.streams === false) advice.push('Streaming did not work: prefer llm.call over llm.stream (answer_chunk events will not arrive).');
+  if (report.streams === false)
+    advice.push('Streaming did not work: prefer llm.call over llm.stream (answer_chunk events will not arrive).');
   if (report.json_schema === false) {
-    advice.push('response_format json_schema is not honoured: use json_object or a prompt asking for JSON, and validate with reflection.loop (schema evaluator) to repair output.');
+    advice.push(
+      'response_format json_schema is not honoured: use json_object or a prompt asking for JSON, and validate with reflection.loop (schema evaluator) to repair output.',
+    );
   }
   if (report.tool_calls === 'text') {
-    advice.push(`Tool calls come back as text (${report.tool_call_format}): tea-edge reads them, but a server that parses them is more reliable: ${nativeToolCallsAdvice(server)}.`);
+    advice.push(
+      `Tool calls come back as text (${report.tool_call_format}): tea-edge reads them, but a server that parses them is more reliable: ${nativeToolCallsAdvice(server)}.`,
+    );
   } else if (report.native_tools === false) {
-    advice.push(`No tool calls: ${nativeToolCallsAdvice(server)}; or use reason.react with tool_mode: json (the default) instead of llm.tools or tool_mode: native.`);
-  } else if (report.streamed_tools === false) advice.push('Tool calls work but not when streamed: keep llm.tools unstreamed (the default).');
+    advice.push(
+      `No tool calls: ${nativeToolCallsAdvice(server)}; or use reason.react with tool_mode: json (the default) instead of llm.tools or tool_mode: native.`,
+    );
+  } else if (report.streamed_tools === false)
+    advice.push('Tool calls work but not when streamed: keep llm.tools unstreamed (the default).');
   if (report.embeddings === false) advice.push(embeddingsAdvice(server));
   if (report.reasoning === 'think_tags') advice.push(thinkTagsAdvice(server));
   advice.push(...serverAdvice(report.server, report.tool_calls !== null && report.tool_calls !== 'native'));
-  if (advice.length === 0) advice.push('Everything tested works: streaming, json_schema, native and streamed tool calls, embeddings.');
+  if (advice.length === 0)
+    advice.push('Everything tested works: streaming, json_schema, native and streamed tool calls, embeddings.');
   return advice;
 }
 
 function thinkTagsAdvice(server: KnownServer | undefined): string {
   const fix =
-    server === 'llamacpp' ? 'start llama-server with --reasoning-format deepseek'
-    : server === 'vllm' ? 'start vLLM with --reasoning-parser <deepseek_r1|qwen3>'
-    : server === 'ollama' ? 'update Ollama (0.9 or later sends thinking apart)'
-    : 'turn on the server\'s reasoning parser';
+    server === 'llamacpp'
+      ? 'start llama-server with --reasoning-format deepseek'
+      : server === 'vllm'
+        ? 'start vLLM with --reasoning-parser <deepseek_r1|qwen3>'
+        : server === 'ollama'
+          ? 'update Ollama (0.9 or later sends thinking apart)'
+          : "turn on the server's reasoning parser";
   return `The model's thinking arrives as <think> tags inside the answer: tea-edge takes it out (kept as \`reasoning\`), but the tags count against max_tokens and a cut answer may hold only thinking; to have the server send it apart, ${fix}.`;
 }
 
 function embeddingsAdvice(server: KnownServer | undefined): string {
-  if (server === 'llamacpp') return 'Embeddings are off: start llama-server with --embeddings (and an embedding model) for llm.embed.';
-  if (server === 'ollama') return 'Embeddings failed for this model: pull an embedding model (e.g. nomic-embed-text) and name it in llm.embed\'s model.';
-  if (server === 'vllm') return 'Embeddings are off: serve an embedding model with vllm serve <model> --task embed (a second server) for llm.embed.';
+  if (server === 'llamacpp')
+    return 'Embeddings are off: start llama-server with --embeddings (and an embedding model) for llm.embed.';
+  if (server === 'ollama')
+    return "Embeddings failed for this model: pull an embedding model (e.g. nomic-embed-text) and name it in llm.embed's model.";
+  if (server === 'vllm')
+    return 'Embeddings are off: serve an embedding model with vllm serve <model> --task embed (a second server) for llm.embed.';
   return 'Embeddings did not work: llm.embed needs a server and model that answer /v1/embeddings.';
 }
 
@@ -299,18 +366,32 @@ function serverAdvice(facts: ServerFacts, toolsTested?: boolean): string[] {
   const advice: string[] = [];
   const size = facts.context_size;
   if (facts.kind === 'ollama') {
-    if (facts.capabilities !== undefined && !facts.capabilities.includes('tools')) advice.push('This Ollama model has no "tools" capability: llm.tools and reason.react (native) will get no tool calls; use a tool-capable model or reason.react with tool_mode: json.');
+    if (facts.capabilities !== undefined && !facts.capabilities.includes('tools'))
+      advice.push(
+        'This Ollama model has no "tools" capability: llm.tools and reason.react (native) will get no tool calls; use a tool-capable model or reason.react with tool_mode: json.',
+      );
     if (size !== undefined && size <= 8192 && facts.context_source?.includes('/api/ps') === true) {
-      advice.push(`Ollama gives each request ${size} tokens of context and silently drops the start of longer prompts: set OLLAMA_CONTEXT_LENGTH (e.g. 32768) on the server for long histories or documents.`);
+      advice.push(
+        `Ollama gives each request ${size} tokens of context and silently drops the start of longer prompts: set OLLAMA_CONTEXT_LENGTH (e.g. 32768) on the server for long histories or documents.`,
+      );
     } else if (facts.context_source?.includes('/api/ps') !== true) {
-      advice.push('Ollama cuts prompts longer than its context length without an error (default 4096 tokens or more, by memory): set OLLAMA_CONTEXT_LENGTH on the server for long histories or documents.');
+      advice.push(
+        'Ollama cuts prompts longer than its context length without an error (default 4096 tokens or more, by memory): set OLLAMA_CONTEXT_LENGTH on the server for long histories or documents.',
+      );
     }
   }
   if (facts.kind === 'llamacpp') {
     // Said once: when tool calls were tested, the tool-call advice above already names --jinja.
-    if (facts.template_supports_tools === false && toolsTested !== true) advice.push('The chat template llama-server loaded does not handle tools: start it with --jinja and a tool-capable --chat-template-file.');
-    if (size !== undefined && size <= 8192) advice.push(`llama-server gives each slot ${size} tokens of context: raise -c (it is divided by --parallel) for long prompts.`);
+    if (facts.template_supports_tools === false && toolsTested !== true)
+      advice.push(
+        'The chat template llama-server loaded does not handle tools: start it with --jinja and a tool-capable --chat-template-file.',
+      );
+    if (size !== undefined && size <= 8192)
+      advice.push(
+        `llama-server gives each slot ${size} tokens of context: raise -c (it is divided by --parallel) for long prompts.`,
+      );
   }
-  if (facts.kind === 'vllm' && size !== undefined && size <= 8192) advice.push(`vLLM serves ${size} tokens of context (max_model_len): raise --max-model-len if memory allows.`);
+  if (facts.kind === 'vllm' && size !== undefined && size <= 8192)
+    advice.push(`vLLM serves ${size} tokens of context (max_model_len): raise --max-model-len if memory allows.`);
   return advice;
 }

@@ -40,5 +40,8 @@ export function checkDeclaredLength(response: Response, maxBytes: number): void 
 }
 
 export function tooLarge(maxBytes: number): ReturnType<typeof badResponse> {
-  return badResponse(`the model response is larger than the ${maxBytes}-byte limit`, { max_bytes: maxBytes, too_large: true });
+  return badResponse(`the model response is larger than the ${maxBytes}-byte limit`, {
+    max_bytes: maxBytes,
+    too_large: true,
+  });
 }

@@ -59,7 +59,10 @@ export function recordedCalls(events: AgentEvent[]): RecordedCall[] {
       const data = event.data;
       const response = data.response;
       if (entry!.request === undefined || (response === undefined && data.error === undefined)) {
-        throw new AgentError('INVALID_PARAMS', 'the trace has no recorded model payloads: record the run with payload capture on (tea-edge run --record, or settings.trace.capture_payloads: true)');
+        throw new AgentError(
+          'INVALID_PARAMS',
+          'the trace has no recorded model payloads: record the run with payload capture on (tea-edge run --record, or settings.trace.capture_payloads: true)',
+        );
       }
       const call: RecordedCall = { node: event.node, request: entry!.request };
       if (data.error !== undefined) call.error = data.error as { code: string; message: string };
@@ -86,22 +89,32 @@ export function createReplayProvider(events: AgentEvent[], options: ReplayOption
     const callNumber = position + 1;
     const recorded = calls[position];
     if (recorded === undefined) {
-      throw new AgentError('LLM_BAD_RESPONSE', `replay: call ${callNumber} was not in the recording (it has ${calls.length} calls)`, {
-        details: { replay: true, call: callNumber, retryable: false },
-      });
+      throw new AgentError(
+        'LLM_BAD_RESPONSE',
+        `replay: call ${callNumber} was not in the recording (it has ${calls.length} calls)`,
+        {
+          details: { replay: true, call: callNumber, retryable: false },
+        },
+      );
     }
     position++;
     const found = compareRequests(callNumber, recorded.request, request);
     if (found !== undefined) {
       mismatches.push(found);
       if (options.strict !== false) {
-        throw new AgentError('LLM_BAD_RESPONSE', `replay: call ${callNumber} differs from the recording at ${found.field}: recorded ${preview(found.recorded)}, now ${preview(found.actual)}`, {
-          details: { replay: true, retryable: false, mismatch: found },
-        });
+        throw new AgentError(
+          'LLM_BAD_RESPONSE',
+          `replay: call ${callNumber} differs from the recording at ${found.field}: recorded ${preview(found.recorded)}, now ${preview(found.actual)}`,
+          {
+            details: { replay: true, retryable: false, mismatch: found },
+          },
+        );
       }
     }
     if (recorded.error !== undefined) {
-      throw new AgentError(recorded.error.code as `LLM_HTTP_${number}`, `replayed: ${recorded.error.message}`, { details: { replay: true, retryable: false } });
+      throw new AgentError(recorded.error.code as `LLM_HTTP_${number}`, `replayed: ${recorded.error.message}`, {
+        details: { replay: true, retryable: false },
+      });
     }
     return structuredClone(recorded.response!);
   }
@@ -132,7 +145,11 @@ export function createReplayProvider(events: AgentEvent[], options: ReplayOption
   };
 }
 
-function compareRequests(call: number, recorded: RecordedCall['request'], actual: LlmRequest): ReplayMismatch | undefined {
+function compareRequests(
+  call: number,
+  recorded: RecordedCall['request'],
+  actual: LlmRequest,
+): ReplayMismatch | undefined {
   const recordedMessages = recorded.messages ?? [];
   if (recordedMessages.length !== actual.messages.length) {
     return { call, field: 'messages.length', recorded: recordedMessages.length, actual: actual.messages.length };
@@ -140,8 +157,10 @@ function compareRequests(call: number, recorded: RecordedCall['request'], actual
   for (let index = 0; index < recordedMessages.length; index++) {
     const before = recordedMessages[index]!;
     const now = actual.messages[index]!;
-    if (before.role !== now.role) return { call, field: `messages[${index}].role`, recorded: before.role, actual: now.role };
-    if (!textMatches(before.content, now.content)) return { call, field: `messages[${index}].content`, recorded: before.content, actual: now.content };
+    if (before.role !== now.role)
+      return { call, field: `messages[${index}].role`, recorded: before.role, actual: now.role };
+    if (!textMatches(before.content, now.content))
+      return { call, field: `messages[${index}].content`, recorded: before.content, actual: now.content };
   }
   return undefined;
 }

@@ -18,22 +18,49 @@ describe('resolveLlmCall', () => {
       { model: 'c', api_key: 'k3' },
     );
     expect(connection).toEqual({ provider: 'lmstudio', api_key: 'k3', timeout_ms: 2000, max_retries: 1 });
-    expect(request).toEqual({ messages: [{ role: 'user', content: 'p' }], model: 'c', temperature: 0.1, max_tokens: 64, top_p: 0.9 });
-    expect(resolveLlmCall({ provider: 'scripted', scripted: ['x'] }, { prompt: 'p', base_url: 'http://call/v1' }, {}).connection).toEqual({ api_base: 'http://call/v1', scripted: ['x'] });
+    expect(request).toEqual({
+      messages: [{ role: 'user', content: 'p' }],
+      model: 'c',
+      temperature: 0.1,
+      max_tokens: 64,
+      top_p: 0.9,
+    });
+    expect(
+      resolveLlmCall({ provider: 'scripted', scripted: ['x'] }, { prompt: 'p', base_url: 'http://call/v1' }, {})
+        .connection,
+    ).toEqual({ api_base: 'http://call/v1', scripted: ['x'] });
   });
 
   it.each([
     ['json_object', { type: 'json_object' }],
     [{ type: 'json_object' }, { type: 'json_object' }],
-    [{ type: 'json_schema', schema: { type: 'object' } }, { type: 'json_schema', json_schema: { name: 'response', schema: { type: 'object' } } }],
-    [{ type: 'json_schema', json_schema: { name: 'p', schema: { type: 'object' }, strict: true } }, { type: 'json_schema', json_schema: { name: 'p', schema: { type: 'object' }, strict: true } }],
+    [
+      { type: 'json_schema', schema: { type: 'object' } },
+      { type: 'json_schema', json_schema: { name: 'response', schema: { type: 'object' } } },
+    ],
+    [
+      { type: 'json_schema', json_schema: { name: 'p', schema: { type: 'object' }, strict: true } },
+      { type: 'json_schema', json_schema: { name: 'p', schema: { type: 'object' }, strict: true } },
+    ],
   ])('response_format %j', (given, expected) => {
     expect(resolveLlmCall({}, { prompt: 'p', response_format: given }, {}).request.response_format).toEqual(expected);
   });
 
   it('renders non-string prompts as JSON and keeps tool messages', () => {
-    const { request } = resolveLlmCall({}, { messages: [{ role: 'user', content: { a: 1 } }, { role: 'tool', content: 'r', tool_call_id: 'c1' }] }, {});
-    expect(request.messages).toEqual([{ role: 'user', content: '{"a":1}' }, { role: 'tool', content: 'r', tool_call_id: 'c1' }]);
+    const { request } = resolveLlmCall(
+      {},
+      {
+        messages: [
+          { role: 'user', content: { a: 1 } },
+          { role: 'tool', content: 'r', tool_call_id: 'c1' },
+        ],
+      },
+      {},
+    );
+    expect(request.messages).toEqual([
+      { role: 'user', content: '{"a":1}' },
+      { role: 'tool', content: 'r', tool_call_id: 'c1' },
+    ]);
   });
 
   it.each<[Record<string, unknown>, string]>([

@@ -12,7 +12,11 @@ import { AgentError } from '../core/agent-error.js';
 import { hostKeyMaySendTo } from './host-key.js';
 import type { ChatMessage, LlmConnection, LlmRequest, ResponseFormat, ToolDefinition } from '../core/model-provider.js';
 import { isPlainObject } from '../util/plain-object.js';
-import { MODEL_MAX_TOKENS_CEILING, MODEL_RETRIES_CEILING, MODEL_TIMEOUT_SECONDS_CEILING } from '../core/setting-ceilings.js';
+import {
+  MODEL_MAX_TOKENS_CEILING,
+  MODEL_RETRIES_CEILING,
+  MODEL_TIMEOUT_SECONDS_CEILING,
+} from '../core/setting-ceilings.js';
 
 export interface ResolvedLlmCall {
   connection: LlmConnection;
@@ -40,10 +44,16 @@ type Layer = Record<string, unknown>;
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 
 /** Merges the layers; throws INVALID_PARAMS for a call that cannot be sent. */
-export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, overrides: Layer | undefined, options: ResolveOptions = {}): ResolvedLlmCall {
+export function resolveLlmCall(
+  settingsLlm: Layer | undefined,
+  params: Layer,
+  overrides: Layer | undefined,
+  options: ResolveOptions = {},
+): ResolvedLlmCall {
   const layers = [normalizeLayer(settingsLlm ?? {}), normalizeLayer(params), normalizeLayer(overrides ?? {})];
   const merged: Layer = {};
-  for (const layer of layers) for (const [key, value] of Object.entries(layer)) if (value !== undefined && value !== null) merged[key] = value;
+  for (const layer of layers)
+    for (const [key, value] of Object.entries(layer)) if (value !== undefined && value !== null) merged[key] = value;
   let endpointLayer: Layer | undefined;
   for (let index = layers.length - 1; index >= 0 && endpointLayer === undefined; index--) {
     const layer = layers[index]!;
@@ -60,17 +70,28 @@ export function resolveLlmCall(settingsLlm: Layer | undefined, params: Layer, ov
   let apiKey: unknown;
   for (const layer of keyLayers) if (defined(layer.api_key) && layer.api_key !== '') apiKey = layer.api_key;
   if (apiKey !== undefined) connection.api_key = String(apiKey);
-  if (defined(merged.timeout_ms)) connection.timeout_ms = numberField(merged.timeout_ms, 'timeout', 1, MODEL_TIMEOUT_SECONDS_CEILING * 1000);
-  if (defined(merged.first_token_timeout_ms)) connection.first_token_timeout_ms = numberField(merged.first_token_timeout_ms, 'first_token_timeout', 1, MODEL_TIMEOUT_SECONDS_CEILING * 1000);
-  if (defined(merged.max_retries)) connection.max_retries = integerField(merged.max_retries, 'max_retries', 0, MODEL_RETRIES_CEILING);
+  if (defined(merged.timeout_ms))
+    connection.timeout_ms = numberField(merged.timeout_ms, 'timeout', 1, MODEL_TIMEOUT_SECONDS_CEILING * 1000);
+  if (defined(merged.first_token_timeout_ms))
+    connection.first_token_timeout_ms = numberField(
+      merged.first_token_timeout_ms,
+      'first_token_timeout',
+      1,
+      MODEL_TIMEOUT_SECONDS_CEILING * 1000,
+    );
+  if (defined(merged.max_retries))
+    connection.max_retries = integerField(merged.max_retries, 'max_retries', 0, MODEL_RETRIES_CEILING);
   if (defined(merged.scripted)) connection.scripted = merged.scripted;
   if (defined(merged.shell_provider)) connection.shell_provider = String(merged.shell_provider);
 
   const messages = resolveMessages(merged, options.lendMessages === true);
   const request: LlmRequest = { messages: messages.list };
   if (defined(merged.model) && merged.model !== '') request.model = String(merged.model);
-  request.temperature = defined(merged.temperature) ? numberField(merged.temperature, 'temperature', 0) : DEFAULT_TEMPERATURE;
-  if (defined(merged.max_tokens)) request.max_tokens = integerField(merged.max_tokens, 'max_tokens', 1, MODEL_MAX_TOKENS_CEILING);
+  request.temperature = defined(merged.temperature)
+    ? numberField(merged.temperature, 'temperature', 0)
+    : DEFAULT_TEMPERATURE;
+  if (defined(merged.max_tokens))
+    request.max_tokens = integerField(merged.max_tokens, 'max_tokens', 1, MODEL_MAX_TOKENS_CEILING);
   if (defined(merged.response_format)) request.response_format = responseFormat(merged.response_format);
   if (defined(merged.tools)) request.tools = merged.tools as ToolDefinition[];
   if (defined(merged.tool_choice)) request.tool_choice = merged.tool_choice as LlmRequest['tool_choice'];
@@ -93,7 +114,8 @@ function normalizeLayer(layer: Layer): Layer {
   }
   delete normalized.timeout;
   if (!defined(normalized.first_token_timeout_ms) && defined(normalized.first_token_timeout)) {
-    normalized.first_token_timeout_ms = numberField(normalized.first_token_timeout, 'first_token_timeout', 0, MODEL_TIMEOUT_SECONDS_CEILING) * 1000;
+    normalized.first_token_timeout_ms =
+      numberField(normalized.first_token_timeout, 'first_token_timeout', 0, MODEL_TIMEOUT_SECONDS_CEILING) * 1000;
   }
   delete normalized.first_token_timeout;
   return normalized;
@@ -108,7 +130,8 @@ const NOTHING_LENT = (): void => {};
 
 function resolveMessages(merged: Layer, lend: boolean): { list: ChatMessage[]; release: () => void } {
   if (defined(merged.messages)) {
-    if (!Array.isArray(merged.messages) || merged.messages.length === 0) throw invalid('messages', 'expected a non-empty list of {role, content}');
+    if (!Array.isArray(merged.messages) || merged.messages.length === 0)
+      throw invalid('messages', 'expected a non-empty list of {role, content}');
     const reading = readMessageList(merged.messages);
     if (!lend) return { list: reading.messages.slice(), release: NOTHING_LENT };
     reading.lent = true;
@@ -140,7 +163,8 @@ const listReadings = new WeakMap<readonly unknown[], ListReading>();
 
 function readMessageList(list: readonly unknown[]): ListReading {
   let reading = listReadings.get(list);
-  if (reading === undefined) listReadings.set(list, (reading = { sources: [], messages: [], lent: false, tracked: false }));
+  if (reading === undefined)
+    listReadings.set(list, (reading = { sources: [], messages: [], lent: false, tracked: false }));
   else if (reading.lent) reading = { sources: [], messages: [], lent: false, tracked: false };
   else if (reading.tracked && inStep(reading, list)) return reading;
   const { sources, messages } = reading;
@@ -176,7 +200,8 @@ function inStep(reading: ListReading, list: readonly unknown[]): boolean {
  */
 export function trackMessageHistory(history: ChatMessage[]): void {
   let reading = listReadings.get(history);
-  if (reading === undefined || reading.lent) listReadings.set(history, (reading = { sources: [], messages: [], lent: false, tracked: false }));
+  if (reading === undefined || reading.lent)
+    listReadings.set(history, (reading = { sources: [], messages: [], lent: false, tracked: false }));
   reading.tracked = true;
 }
 
@@ -237,7 +262,8 @@ function readMessage(value: unknown, index: number): ChatMessage {
 
 /** `json_object` / `json_schema` in their OpenAI shapes, plus the shorthands `"json_object"` and `{type: json_schema, schema}`. */
 function responseFormat(value: unknown): ResponseFormat {
-  if (value === 'json_object' || value === 'json' || value === 'text') return { type: value === 'json' ? 'json_object' : value };
+  if (value === 'json_object' || value === 'json' || value === 'text')
+    return { type: value === 'json' ? 'json_object' : value };
   if (isPlainObject(value)) {
     const format = value;
     if (format.type === 'text' || format.type === 'json_object') return { type: format.type };
@@ -263,7 +289,8 @@ function asText(value: unknown): string {
 /** A number from `minimum` up to `ceiling` (docs/security.md, "Ceilings"); templated values arrive as text. */
 function numberField(value: unknown, field: string, minimum: number, ceiling = Number.POSITIVE_INFINITY): number {
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isFinite(number) || number < minimum) throw invalid(field, `expected a number${minimum > Number.NEGATIVE_INFINITY ? ` ≥ ${minimum}` : ''}`);
+  if (typeof number !== 'number' || !Number.isFinite(number) || number < minimum)
+    throw invalid(field, `expected a number${minimum > Number.NEGATIVE_INFINITY ? ` ≥ ${minimum}` : ''}`);
   if (number > ceiling) throw invalid(field, `${number} is above its ceiling ${ceiling}`);
   return number;
 }

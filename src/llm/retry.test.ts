@@ -11,7 +11,9 @@ describe('parseRetryAfter', () => {
     ['Thu, 01 Jan 2026 00:00:10 GMT', 10_000],
     ['Wed, 31 Dec 2025 23:59:00 GMT', 0],
   ])('%j → %i ms', (header, expected) => expect(parseRetryAfter(header, now)).toBe(expected));
-  it.each([null, undefined, '', 'soon', '-1'])('%j → undefined', (header) => expect(parseRetryAfter(header, now)).toBeUndefined());
+  it.each([null, undefined, '', 'soon', '-1'])('%j → undefined', (header) =>
+    expect(parseRetryAfter(header, now)).toBeUndefined(),
+  );
 });
 
 describe('retryDelay', () => {

@@ -14,7 +14,11 @@ export interface RetryTiming {
   retryAfterCapMs: number;
 }
 
-export const DEFAULT_RETRY_TIMING: RetryTiming = Object.freeze({ baseDelayMs: 500, maxDelayMs: 8_000, retryAfterCapMs: 10_000 });
+export const DEFAULT_RETRY_TIMING: RetryTiming = Object.freeze({
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  retryAfterCapMs: 10_000,
+});
 
 /**
  * Parses a `Retry-After` header into milliseconds from `now`: delta-seconds (`"2"`, `"0.5"`) or an
@@ -36,7 +40,12 @@ export function parseRetryAfter(header: string | null | undefined, now: number):
  * gave one (capped), else `base × 2^(retry-1)` capped at `maxDelayMs`, with "equal jitter" (half
  * fixed, half random) so many clients do not retry in lock-step.
  */
-export function retryDelay(retry: number, retryAfterMs: number | undefined, timing: RetryTiming, random: () => number = Math.random): number {
+export function retryDelay(
+  retry: number,
+  retryAfterMs: number | undefined,
+  timing: RetryTiming,
+  random: () => number = Math.random,
+): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, timing.retryAfterCapMs);
   const exponential = exponentialDelay(retry, timing.baseDelayMs, timing.maxDelayMs);
   return Math.round(exponential / 2 + (exponential / 2) * random());

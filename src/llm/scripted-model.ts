@@ -17,7 +17,9 @@ const SCRIPTED_MARKER = Symbol.for('tea-edge.ScriptedModel');
 
 /** True for providers made by `createScriptedModel` (so callers can label their calls as scripted). */
 export function isScriptedModel(provider: unknown): provider is ScriptedModel {
-  return typeof provider === 'object' && provider !== null && (provider as Record<symbol, unknown>)[SCRIPTED_MARKER] === true;
+  return (
+    typeof provider === 'object' && provider !== null && (provider as Record<symbol, unknown>)[SCRIPTED_MARKER] === true
+  );
 }
 
 /** A scripted provider; `calls` lists the requests it received, in order. */
@@ -46,9 +48,13 @@ export function createScriptedModel(input: ScriptedInput, options: { startAt?: n
     if (script.kind === 'list') {
       const response = script.responses[position];
       if (response === undefined) {
-        throw new AgentError('LLM_BAD_RESPONSE', `scripted model has no response left for call ${callNumber} (the script has ${script.responses.length})`, {
-          details: { scripted: true, call: callNumber, retryable: false },
-        });
+        throw new AgentError(
+          'LLM_BAD_RESPONSE',
+          `scripted model has no response left for call ${callNumber} (the script has ${script.responses.length})`,
+          {
+            details: { scripted: true, call: callNumber, retryable: false },
+          },
+        );
       }
       position++;
       return response;
@@ -56,17 +62,31 @@ export function createScriptedModel(input: ScriptedInput, options: { startAt?: n
     const text = lastUserMessage(request);
     for (const rule of script.rules) if (rule.matches(text)) return rule.response;
     if (script.fallback !== undefined) return script.fallback;
-    throw new AgentError('LLM_BAD_RESPONSE', `scripted model has no rule matching call ${callNumber} (last user message ${quoteText(text, 80)})`, {
-      details: { scripted: true, call: callNumber, retryable: false, rules: script.rules.map((rule) => rule.description) },
-    });
+    throw new AgentError(
+      'LLM_BAD_RESPONSE',
+      `scripted model has no rule matching call ${callNumber} (last user message ${quoteText(text, 80)})`,
+      {
+        details: {
+          scripted: true,
+          call: callNumber,
+          retryable: false,
+          rules: script.rules.map((rule) => rule.description),
+        },
+      },
+    );
   }
 
-  async function answer(request: LlmRequest, signal: AbortSignal | undefined): Promise<{ scripted: ScriptedResponse; response: LlmResponse }> {
+  async function answer(
+    request: LlmRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<{ scripted: ScriptedResponse; response: LlmResponse }> {
     throwIfAborted(signal);
     const scripted = next(request);
     if (scripted.delay_ms !== undefined && scripted.delay_ms > 0) await sleep(scripted.delay_ms, signal);
     if (scripted.error !== undefined) {
-      throw new AgentError(scripted.error.code as `LLM_HTTP_${number}`, scripted.error.message, { details: { scripted: true, retryable: false } });
+      throw new AgentError(scripted.error.code as `LLM_HTTP_${number}`, scripted.error.message, {
+        details: { scripted: true, retryable: false },
+      });
     }
     // A scripted reasoning model's `<think>` is taken out as a server's would be (think-tags.ts).
     const split = splitThinking(scripted.content);
@@ -124,15 +144,22 @@ export function splitContent(content: string, count: number | undefined): string
   const characters = Array.from(content);
   const size = Math.max(1, Math.ceil(characters.length / count));
   const pieces: string[] = [];
-  for (let start = 0; start < characters.length; start += size) pieces.push(characters.slice(start, start + size).join(''));
+  for (let start = 0; start < characters.length; start += size)
+    pieces.push(characters.slice(start, start + size).join(''));
   return pieces;
 }
 
 /** Given usage, else a deterministic estimate (about four characters per token). */
 function usageFor(request: LlmRequest, scripted: ScriptedResponse): TokenUsage {
   const promptCharacters = request.messages.reduce((sum, message) => sum + (message.content ?? '').length, 0);
-  const completionCharacters = scripted.content.length + (scripted.tool_calls ?? []).reduce((sum, call) => sum + call.function.arguments.length, 0);
+  const completionCharacters =
+    scripted.content.length +
+    (scripted.tool_calls ?? []).reduce((sum, call) => sum + call.function.arguments.length, 0);
   const prompt = scripted.usage?.prompt_tokens ?? Math.ceil(promptCharacters / 4);
   const completion = scripted.usage?.completion_tokens ?? Math.ceil(completionCharacters / 4);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: scripted.usage?.total_tokens ?? prompt + completion };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: scripted.usage?.total_tokens ?? prompt + completion,
+  };
 }

@@ -40,7 +40,15 @@ export type ScriptedScript =
 /** Input accepted by `createScriptedModel` and `settings.llm.scripted`. */
 export type ScriptedInput = unknown;
 
-const RESPONSE_KEYS = new Set(['content', 'tool_calls', 'finish_reason', 'usage', 'stream_chunks', 'delay_ms', 'error']);
+const RESPONSE_KEYS = new Set([
+  'content',
+  'tool_calls',
+  'finish_reason',
+  'usage',
+  'stream_chunks',
+  'delay_ms',
+  'error',
+]);
 const MAX_REGEX_LENGTH = 500;
 /** Matcher steps one rule may take on one prompt (a few hundred milliseconds at most). */
 const MAX_RULE_STEPS = 5_000_000;
@@ -48,8 +56,10 @@ const MAX_RULE_STEPS = 5_000_000;
 /** Reads a script; throws INVALID_PARAMS naming the bad entry. */
 export function readScript(input: ScriptedInput): ScriptedScript {
   if (Array.isArray(input)) {
-    const allRules = input.length > 0 && input.every((item) => isPlainObject(item) && ('match' in item || 'default' in item));
-    if (!allRules) return { kind: 'list', responses: input.map((item, index) => readResponse(item, `scripted[${index}]`)) };
+    const allRules =
+      input.length > 0 && input.every((item) => isPlainObject(item) && ('match' in item || 'default' in item));
+    if (!allRules)
+      return { kind: 'list', responses: input.map((item, index) => readResponse(item, `scripted[${index}]`)) };
     const rules: ScriptedRule[] = [];
     let fallback: ScriptedResponse | undefined;
     input.forEach((entry, index) => {
@@ -81,17 +91,28 @@ function readRule(value: unknown, field: string): ScriptedRule {
     const flags = `${flagText}u`;
     let pattern: SafePattern;
     try {
-      pattern = compileSafePattern(match.regex, { ignoreCase: flagText.includes('i'), multiline: flagText.includes('m'), dotAll: flagText.includes('s') }, MAX_REGEX_LENGTH);
+      pattern = compileSafePattern(
+        match.regex,
+        { ignoreCase: flagText.includes('i'), multiline: flagText.includes('m'), dotAll: flagText.includes('s') },
+        MAX_REGEX_LENGTH,
+      );
     } catch (error) {
       if (!(error instanceof PatternProblem)) throw error;
-      throw invalid(`${field}.match.regex`, `regular expression ${quoteText(match.regex, 80)} cannot be used: ${error.message}`);
+      throw invalid(
+        `${field}.match.regex`,
+        `regular expression ${quoteText(match.regex, 80)} cannot be used: ${error.message}`,
+      );
     }
     const matches = (text: string): boolean => {
       try {
         return pattern.run(text, MAX_RULE_STEPS).matched;
       } catch (error) {
         if (!(error instanceof PatternStepsExceeded)) throw error;
-        throw new AgentError('BUDGET_EXCEEDED', `scripted model: ${field}.match.regex took more than ${MAX_RULE_STEPS} matcher steps on a ${text.length}-character prompt`, { field });
+        throw new AgentError(
+          'BUDGET_EXCEEDED',
+          `scripted model: ${field}.match.regex took more than ${MAX_RULE_STEPS} matcher steps on a ${text.length}-character prompt`,
+          { field },
+        );
       }
     };
     return { matches, description: `/${match.regex}/${flags}`, response };
@@ -103,12 +124,20 @@ function readResponse(value: unknown, field: string): ScriptedResponse {
   if (typeof value === 'string') return { content: value, finish_reason: 'stop' };
   if (!isPlainObject(value)) throw invalid(field, 'expected a string or an object with content / tool_calls');
   const unknownKeys = Object.keys(value).filter((key) => !RESPONSE_KEYS.has(key));
-  if (unknownKeys.length > 0) throw invalid(field, `unknown key(s) ${unknownKeys.join(', ')}; allowed: ${[...RESPONSE_KEYS].join(', ')}`);
-  const content = value.content === undefined || value.content === null ? '' : typeof value.content === 'string' ? value.content : JSON.stringify(value.content);
+  if (unknownKeys.length > 0)
+    throw invalid(field, `unknown key(s) ${unknownKeys.join(', ')}; allowed: ${[...RESPONSE_KEYS].join(', ')}`);
+  const content =
+    value.content === undefined || value.content === null
+      ? ''
+      : typeof value.content === 'string'
+        ? value.content
+        : JSON.stringify(value.content);
   const response: ScriptedResponse = { content, finish_reason: 'stop' };
   if (value.tool_calls !== undefined) {
     if (!Array.isArray(value.tool_calls)) throw invalid(`${field}.tool_calls`, 'expected a list of {name, arguments}');
-    response.tool_calls = value.tool_calls.map((call, index) => readToolCall(call, `${field}.tool_calls[${index}]`, index));
+    response.tool_calls = value.tool_calls.map((call, index) =>
+      readToolCall(call, `${field}.tool_calls[${index}]`, index),
+    );
     if (response.tool_calls.length > 0) response.finish_reason = 'tool_calls';
   }
   if (value.finish_reason !== undefined) {
@@ -119,14 +148,16 @@ function readResponse(value: unknown, field: string): ScriptedResponse {
     if (!isPlainObject(value.usage)) throw invalid(`${field}.usage`, 'expected {prompt_tokens, completion_tokens}');
     response.usage = value.usage as Partial<TokenUsage>;
   }
-  if (value.stream_chunks !== undefined) response.stream_chunks = positiveInteger(value.stream_chunks, `${field}.stream_chunks`);
+  if (value.stream_chunks !== undefined)
+    response.stream_chunks = positiveInteger(value.stream_chunks, `${field}.stream_chunks`);
   if (value.delay_ms !== undefined) response.delay_ms = positiveInteger(value.delay_ms, `${field}.delay_ms`, 0);
   if (value.error !== undefined) response.error = readError(value.error, `${field}.error`);
   return response;
 }
 
 function readToolCall(value: unknown, field: string, index: number): ToolCall {
-  if (!isPlainObject(value) || typeof value.name !== 'string' || value.name === '') throw invalid(field, 'a tool call needs a `name`');
+  if (!isPlainObject(value) || typeof value.name !== 'string' || value.name === '')
+    throw invalid(field, 'a tool call needs a `name`');
   const argumentsValue = value.arguments ?? {};
   const argumentsText = typeof argumentsValue === 'string' ? argumentsValue : JSON.stringify(argumentsValue);
   const id = typeof value.id === 'string' ? value.id : `call_scripted_${index}`;
@@ -134,16 +165,21 @@ function readToolCall(value: unknown, field: string, index: number): ToolCall {
 }
 
 function readError(value: unknown, field: string): { code: string; message: string } {
-  const code = typeof value === 'string' ? value : isPlainObject(value) && typeof value.code === 'string' ? value.code : '';
+  const code =
+    typeof value === 'string' ? value : isPlainObject(value) && typeof value.code === 'string' ? value.code : '';
   if (!/^LLM_(HTTP_\d{3}|TIMEOUT|UNAVAILABLE|BAD_RESPONSE)$/.test(code)) {
-    throw invalid(field, 'expected an LLM error code: LLM_HTTP_<status>, LLM_TIMEOUT, LLM_UNAVAILABLE or LLM_BAD_RESPONSE');
+    throw invalid(
+      field,
+      'expected an LLM error code: LLM_HTTP_<status>, LLM_TIMEOUT, LLM_UNAVAILABLE or LLM_BAD_RESPONSE',
+    );
   }
   const message = isPlainObject(value) && typeof value.message === 'string' ? value.message : `scripted ${code}`;
   return { code, message };
 }
 
 function positiveInteger(value: unknown, field: string, minimum = 1): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) throw invalid(field, `expected an integer ≥ ${minimum}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum)
+    throw invalid(field, `expected an integer ≥ ${minimum}`);
   return value;
 }
 

@@ -4,7 +4,11 @@ import { describeServerError, serverErrorMessage, serverErrorMessageOfBody } fro
 describe('serverErrorMessage', () => {
   const shapes: [string, unknown, string | undefined][] = [
     ['OpenAI, Ollama, llama.cpp: {error: {message}}', { error: { message: 'boom', type: 'x' } }, 'boom'],
-    ['LM Studio, TGI: {error: "…"}', { error: 'Unexpected endpoint or method. (POST /chat/completions)' }, 'Unexpected endpoint or method. (POST /chat/completions)'],
+    [
+      'LM Studio, TGI: {error: "…"}',
+      { error: 'Unexpected endpoint or method. (POST /chat/completions)' },
+      'Unexpected endpoint or method. (POST /chat/completions)',
+    ],
     ['vLLM before 0.9: {object: "error", message}', { object: 'error', message: 'too long', code: 400 }, 'too long'],
     ['FastAPI: {detail}', { detail: 'Not Found' }, 'Not Found'],
     ['an error object without message is quoted whole', { error: { code: 7 } }, '{"code":7}'],

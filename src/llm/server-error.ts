@@ -23,7 +23,12 @@ export interface ServerErrorReport {
   explanation?: string;
 }
 
-export type ServerErrorReason = 'context_exceeded' | 'model_missing' | 'wrong_endpoint' | 'embeddings_disabled' | 'tools_unsupported';
+export type ServerErrorReason =
+  | 'context_exceeded'
+  | 'model_missing'
+  | 'wrong_endpoint'
+  | 'embeddings_disabled'
+  | 'tools_unsupported';
 
 /**
  * Recognisable causes, checked in order. The patterns are the servers' own phrasings (llama.cpp
@@ -32,7 +37,8 @@ export type ServerErrorReason = 'context_exceeded' | 'model_missing' | 'wrong_en
 const EXPLANATIONS: readonly { reason: ServerErrorReason; pattern: RegExp; explanation: string }[] = [
   {
     reason: 'context_exceeded',
-    pattern: /context (size|length|window)|exceed_context_size|maximum context|n_ctx|prompt is too long|too many tokens|input is too long|max_model_len|must have less than \d+ tokens|must be <= \d+/i,
+    pattern:
+      /context (size|length|window)|exceed_context_size|maximum context|n_ctx|prompt is too long|too many tokens|input is too long|max_model_len|must have less than \d+ tokens|must be <= \d+/i,
     explanation:
       'the prompt (messages, tool results and the room left for the answer) is longer than the context size the model was loaded with. ' +
       'Shorten the input or raise the context size: Ollama `num_ctx` (or OLLAMA_CONTEXT_LENGTH), llama.cpp `-c`/`--ctx-size`, ' +
@@ -41,25 +47,29 @@ const EXPLANATIONS: readonly { reason: ServerErrorReason; pattern: RegExp; expla
   {
     reason: 'embeddings_disabled',
     pattern: /--embeddings|does not support embeddings|embeddings? (are|is) not (enabled|supported)/i,
-    explanation: 'this server was started without embeddings: restart llama-server with `--embeddings` (or point llm.embed at an embedding model).',
+    explanation:
+      'this server was started without embeddings: restart llama-server with `--embeddings` (or point llm.embed at an embedding model).',
   },
   {
     reason: 'tools_unsupported',
-    pattern: /does not support tools|tools param requires --jinja|--enable-auto-tool-choice|tool[ _]choice.*(requires|not supported)/i,
+    pattern:
+      /does not support tools|tools param requires --jinja|--enable-auto-tool-choice|tool[ _]choice.*(requires|not supported)/i,
     explanation:
       'the server or model cannot take `tools`: use a model whose chat template supports tools, start llama-server with `--jinja`, ' +
       'or vLLM with `--enable-auto-tool-choice --tool-call-parser <parser>`.',
   },
   {
     reason: 'model_missing',
-    pattern: /model[^.]*\b(not found|does not exist|not loaded|is not available)|no models? (is )?loaded|try pulling it|model_not_found|failed to load model|model is loading|loading model/i,
+    pattern:
+      /model[^.]*\b(not found|does not exist|not loaded|is not available)|no models? (is )?loaded|try pulling it|model_not_found|failed to load model|model is loading|loading model/i,
     explanation:
       'the server does not have this model ready (unknown name, not pulled, not loaded, or still loading): check the name against `GET /v1/models`, then pull it (`ollama pull <model>`) ' +
       'or load it (LM Studio: load it in the app or `lms load <model>`).',
   },
   {
     reason: 'wrong_endpoint',
-    pattern: /unexpected endpoint|404 page not found|cannot post|no route|unknown (endpoint|route|url)|route not found|not found: \/|method not allowed/i,
+    pattern:
+      /unexpected endpoint|404 page not found|cannot post|no route|unknown (endpoint|route|url)|route not found|not found: \/|method not allowed/i,
     explanation:
       'the URL is not an OpenAI-compatible API: api_base must end in `/v1` (Ollama http://localhost:11434/v1, LM Studio http://localhost:1234/v1, ' +
       'llama.cpp http://localhost:8080/v1, vLLM http://localhost:8000/v1).',

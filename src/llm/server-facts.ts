@@ -36,11 +36,21 @@ type Get = (url: string, init?: RequestInit) => Promise<unknown>;
  * const facts = await serverFacts('http://localhost:11434/v1', 'llama3.2', undefined, fetch);
  * // → { kind: 'ollama', version: '0.12.3', context_size: 4096, context_source: 'Ollama /api/ps …', capabilities: ['completion', 'tools'] }
  */
-export async function serverFacts(apiBase: string, model: string | undefined, listed: unknown, fetchFunction: typeof fetch, headers: Record<string, string> = {}): Promise<ServerFacts> {
+export async function serverFacts(
+  apiBase: string,
+  model: string | undefined,
+  listed: unknown,
+  fetchFunction: typeof fetch,
+  headers: Record<string, string> = {},
+): Promise<ServerFacts> {
   const root = apiBase.replace(/\/+$/, '').replace(/\/v1$/, '');
   const get: Get = async (url, init = {}) => {
     try {
-      const response = await fetchFunction(url, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) }, signal: AbortSignal.timeout(5_000) });
+      const response = await fetchFunction(url, {
+        ...init,
+        headers: { ...headers, ...(init.headers as Record<string, string> | undefined) },
+        signal: AbortSignal.timeout(5_000),
+      });
       if (!response.ok) return undefined;
       const text = await response.text();
       return text.length > 4 * 1024 * 1024 ? undefined : (JSON.parse(text) as unknown);
@@ -74,19 +84,28 @@ async function fromOllama(root: string, model: string | undefined, get: Get): Pr
   const facts: ServerFacts = { kind: 'ollama', version: version['version'] };
   if (model === undefined) return facts;
   const [shown, running] = await Promise.all([
-    get(`${root}/api/show`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model }) }),
+    get(`${root}/api/show`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model }),
+    }),
     get(`${root}/api/ps`),
   ]);
   if (isPlainObject(shown)) {
-    if (Array.isArray(shown['capabilities'])) facts.capabilities = shown['capabilities'].filter((item): item is string => typeof item === 'string');
+    if (Array.isArray(shown['capabilities']))
+      facts.capabilities = shown['capabilities'].filter((item): item is string => typeof item === 'string');
     const info = isPlainObject(shown['model_info']) ? shown['model_info'] : {};
     const trained = Object.entries(info).find(([key, value]) => key.endsWith('.context_length') && positive(value));
     if (trained !== undefined) {
       facts.context_size = trained[1] as number;
-      facts.context_source = "Ollama /api/show: the model's maximum; a request gets the server's default (OLLAMA_CONTEXT_LENGTH) unless the model sets num_ctx";
+      facts.context_source =
+        "Ollama /api/show: the model's maximum; a request gets the server's default (OLLAMA_CONTEXT_LENGTH) unless the model sets num_ctx";
     }
   }
-  const loaded = isPlainObject(running) && Array.isArray(running['models']) ? running['models'].filter(isPlainObject).find((entry) => entry['name'] === model || entry['model'] === model) : undefined;
+  const loaded =
+    isPlainObject(running) && Array.isArray(running['models'])
+      ? running['models'].filter(isPlainObject).find((entry) => entry['name'] === model || entry['model'] === model)
+      : undefined;
   if (loaded !== undefined && positive(loaded['context_length'])) {
     facts.context_size = loaded['context_length'];
     facts.context_source = 'Ollama /api/ps: the context of the loaded model (per request)';
@@ -105,7 +124,8 @@ async function fromLlamaCpp(root: string, get: Get): Promise<ServerFacts | undef
     facts.context_source = 'llama.cpp /props n_ctx (per slot: -c divided by --parallel)';
   }
   const caps = props['chat_template_caps'];
-  if (isPlainObject(caps) && typeof caps['supports_tools'] === 'boolean') facts.template_supports_tools = caps['supports_tools'];
+  if (isPlainObject(caps) && typeof caps['supports_tools'] === 'boolean')
+    facts.template_supports_tools = caps['supports_tools'];
   return facts;
 }
 
@@ -121,7 +141,8 @@ async function fromLmStudio(root: string, model: string | undefined, get: Get): 
     facts.context_source = 'LM Studio loaded_context_length (per request)';
   } else if (entry !== undefined && positive(entry['max_context_length'])) {
     facts.context_size = entry['max_context_length'];
-    facts.context_source = "LM Studio max_context_length: the model's maximum; a request gets the context length set when the model was loaded";
+    facts.context_source =
+      "LM Studio max_context_length: the model's maximum; a request gets the context length set when the model was loaded";
   }
   return facts;
 }

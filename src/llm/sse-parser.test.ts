@@ -20,19 +20,47 @@ const cases: { name: string; stream: string; expected: Partial<SseEvent>[] }[] =
   { name: 'LF lines', stream: 'data: one\n\ndata: two\n\n', expected: [{ data: 'one' }, { data: 'two' }] },
   { name: 'CRLF lines', stream: 'data: one\r\n\r\ndata: two\r\n\r\n', expected: [{ data: 'one' }, { data: 'two' }] },
   { name: 'lone CR lines', stream: 'data: one\r\rdata: two\r\r', expected: [{ data: 'one' }, { data: 'two' }] },
-  { name: 'comments and keep-alives', stream: ': keep-alive\n\n:ping\ndata: x\n\n: bye\n\n', expected: [{ data: 'x' }] },
+  {
+    name: 'comments and keep-alives',
+    stream: ': keep-alive\n\n:ping\ndata: x\n\n: bye\n\n',
+    expected: [{ data: 'x' }],
+  },
   { name: 'multi-line data joined by LF', stream: 'data: a\ndata: b\ndata:c\n\n', expected: [{ data: 'a\nb\nc' }] },
   { name: 'only one leading space removed', stream: 'data:  two spaces\n\n', expected: [{ data: ' two spaces' }] },
-  { name: 'event names and ids', stream: 'event: ping\nid: 7\ndata: {}\n\ndata: after\n\n', expected: [{ event: 'ping', data: '{}', id: '7' }, { event: 'message', data: 'after', id: '7' }] },
+  {
+    name: 'event names and ids',
+    stream: 'event: ping\nid: 7\ndata: {}\n\ndata: after\n\n',
+    expected: [
+      { event: 'ping', data: '{}', id: '7' },
+      { event: 'message', data: 'after', id: '7' },
+    ],
+  },
   { name: 'empty data line', stream: 'data\n\n', expected: [{ data: '' }] },
-  { name: 'event without data is not dispatched', stream: 'event: x\n\ndata: y\n\n', expected: [{ event: 'message', data: 'y' }] },
-  { name: 'UTF-8 multi-byte characters', stream: 'data: héllo wörld 🫖 中文\n\n', expected: [{ data: 'héllo wörld 🫖 中文' }] },
-  { name: 'last event without blank line', stream: 'data: first\n\ndata: [DONE]', expected: [{ data: 'first' }, { data: '[DONE]' }] },
+  {
+    name: 'event without data is not dispatched',
+    stream: 'event: x\n\ndata: y\n\n',
+    expected: [{ event: 'message', data: 'y' }],
+  },
+  {
+    name: 'UTF-8 multi-byte characters',
+    stream: 'data: héllo wörld 🫖 中文\n\n',
+    expected: [{ data: 'héllo wörld 🫖 中文' }],
+  },
+  {
+    name: 'last event without blank line',
+    stream: 'data: first\n\ndata: [DONE]',
+    expected: [{ data: 'first' }, { data: '[DONE]' }],
+  },
   { name: 'retry and unknown fields ignored', stream: 'retry: 100\nfoo: bar\ndata: z\n\n', expected: [{ data: 'z' }] },
   {
     name: 'OpenAI-style stream',
-    stream: 'data: {"choices":[{"delta":{"content":"Hi"}}]}\n\ndata: {"choices":[],"usage":{"total_tokens":3}}\n\ndata: [DONE]\n\n',
-    expected: [{ data: '{"choices":[{"delta":{"content":"Hi"}}]}' }, { data: '{"choices":[],"usage":{"total_tokens":3}}' }, { data: '[DONE]' }],
+    stream:
+      'data: {"choices":[{"delta":{"content":"Hi"}}]}\n\ndata: {"choices":[],"usage":{"total_tokens":3}}\n\ndata: [DONE]\n\n',
+    expected: [
+      { data: '{"choices":[{"delta":{"content":"Hi"}}]}' },
+      { data: '{"choices":[],"usage":{"total_tokens":3}}' },
+      { data: '[DONE]' },
+    ],
   },
 ];
 

@@ -26,20 +26,39 @@ import { parseJsonSafely } from '../util/untrusted-json.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { PROVIDER_PRESETS } from './presets.js';
 
-export type TextToolFormat = 'hermes' | 'qwen3-xml' | 'lmstudio' | 'llama-python-tag' | 'llama-function' | 'mistral' | 'json';
+export type TextToolFormat =
+  | 'hermes'
+  | 'qwen3-xml'
+  | 'lmstudio'
+  | 'llama-python-tag'
+  | 'llama-function'
+  | 'mistral'
+  | 'json';
 
 /** The offered tools, by name, with the JSON types their parameters declare (for `qwen3-xml` values). */
 export type OfferedTools = readonly string[] | ReadonlyMap<string, Record<string, unknown>>;
 
 export type TextToolCalls =
-  | { kind: 'calls'; format: TextToolFormat; calls: ToolCall[]; /** The reply without the markup. */ text: string }
+  | { kind: 'calls'; format: TextToolFormat; calls: ToolCall[] /** The reply without the markup. */; text: string }
   | { kind: 'unrecognised'; marker: string };
 
 /** Markers of tool-call formats, known and unknown: their presence means the text meant a call. */
 const CALL_MARKERS = [
-  '<tool_call>', '<|python_tag|>', '[TOOL_CALLS]', '<function=', '[TOOL_REQUEST]',
-  '<|tool_call_start|>', '<|tool_calls_section_begin|>', '<｜tool▁calls▁begin｜>', '<|tool▁calls▁begin|>',
-  '<tool_calls>', '<function_call>', 'functools[', '<|action_start|>', '✿FUNCTION✿', '<|plugin|>',
+  '<tool_call>',
+  '<|python_tag|>',
+  '[TOOL_CALLS]',
+  '<function=',
+  '[TOOL_REQUEST]',
+  '<|tool_call_start|>',
+  '<|tool_calls_section_begin|>',
+  '<｜tool▁calls▁begin｜>',
+  '<|tool▁calls▁begin|>',
+  '<tool_calls>',
+  '<function_call>',
+  'functools[',
+  '<|action_start|>',
+  '✿FUNCTION✿',
+  '<|plugin|>',
 ];
 
 /**
@@ -49,12 +68,33 @@ const CALL_MARKERS = [
  * toolCallsFromText('<tool_call>{"name":"get_weather","arguments":{"city":"Paris"}}</tool_call>', ['get_weather']);
  * // → { kind: 'calls', format: 'hermes', calls: [{ id: 'text_call_0', type: 'function', … }], text: '' }
  */
-export function toolCallsFromText(content: string, offered: OfferedTools, idPrefix = 'text_call'): TextToolCalls | undefined {
+export function toolCallsFromText(
+  content: string,
+  offered: OfferedTools,
+  idPrefix = 'text_call',
+): TextToolCalls | undefined {
   if (content.trim() === '') return undefined;
-  const toolNames = Array.isArray(offered) ? (offered as readonly string[]) : [...(offered as ReadonlyMap<string, unknown>).keys()];
-  const schemas = Array.isArray(offered) ? new Map<string, Record<string, unknown>>() : (offered as ReadonlyMap<string, Record<string, unknown>>);
-  const found = qwenXml(content, schemas) ?? hermes(content) ?? lmStudio(content) ?? pythonTag(content) ?? llamaFunction(content) ?? mistral(content) ?? bareJson(content, toolNames);
-  if (found !== undefined) return { kind: 'calls', format: found.format, text: found.text, calls: found.calls.map((call, index) => toolCall(`${idPrefix}_${index}`, call)) };
+  const toolNames = Array.isArray(offered)
+    ? (offered as readonly string[])
+    : [...(offered as ReadonlyMap<string, unknown>).keys()];
+  const schemas = Array.isArray(offered)
+    ? new Map<string, Record<string, unknown>>()
+    : (offered as ReadonlyMap<string, Record<string, unknown>>);
+  const found =
+    qwenXml(content, schemas) ??
+    hermes(content) ??
+    lmStudio(content) ??
+    pythonTag(content) ??
+    llamaFunction(content) ??
+    mistral(content) ??
+    bareJson(content, toolNames);
+  if (found !== undefined)
+    return {
+      kind: 'calls',
+      format: found.format,
+      text: found.text,
+      calls: found.calls.map((call, index) => toolCall(`${idPrefix}_${index}`, call)),
+    };
   const marker = CALL_MARKERS.find((candidate) => content.includes(candidate));
   if (marker !== undefined) return { kind: 'unrecognised', marker };
   if (isBareCallSyntax(content, toolNames)) return { kind: 'unrecognised', marker: 'a function-call expression' };
@@ -100,7 +140,9 @@ function qwenXml(content: string, schemas: ReadonlyMap<string, Record<string, un
 
 function parameterTypes(schema: Record<string, unknown> | undefined): Map<string, unknown> {
   const properties = schema !== undefined && isPlainObject(schema['properties']) ? schema['properties'] : {};
-  return new Map(Object.entries(properties).map(([key, value]) => [key, isPlainObject(value) ? value['type'] : undefined]));
+  return new Map(
+    Object.entries(properties).map(([key, value]) => [key, isPlainObject(value) ? value['type'] : undefined]),
+  );
 }
 
 function lmStudio(content: string): Found | undefined {
@@ -119,7 +161,10 @@ function lmStudio(content: string): Found | undefined {
 function pythonTag(content: string): Found | undefined {
   const at = content.indexOf('<|python_tag|>');
   if (at < 0) return undefined;
-  const body = content.slice(at + '<|python_tag|>'.length).replace(/<\|eom_id\|>|<\|eot_id\|>/g, '').trim();
+  const body = content
+    .slice(at + '<|python_tag|>'.length)
+    .replace(/<\|eom_id\|>|<\|eot_id\|>/g, '')
+    .trim();
   const calls = jsonSequence(body);
   return calls === undefined ? undefined : result('llama-python-tag', calls, content.slice(0, at));
 }
@@ -183,7 +228,10 @@ const CALL_KEYS = new Set(['name', 'arguments', 'parameters', 'type', 'id']);
 
 /** `get_weather(city="Paris")` or `[get_weather(...), …]` as the whole reply, for an offered tool. */
 function isBareCallSyntax(content: string, toolNames: readonly string[]): boolean {
-  const text = unfence(content).trim().replace(/^\[|\]$/g, '').trim();
+  const text = unfence(content)
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .trim();
   const match = /^([A-Za-z_][A-Za-z0-9_.-]*)\s*\(/.exec(text);
   return match !== null && toolNames.includes(match[1]!) && text.endsWith(')');
 }
@@ -238,11 +286,16 @@ export type KnownServer = 'ollama' | 'llamacpp' | 'vllm' | 'lmstudio';
 
 const KNOWN_SERVERS: readonly KnownServer[] = ['ollama', 'llamacpp', 'vllm', 'lmstudio'];
 /** The default port of each known server, from its preset `api_base`. */
-const SERVER_PORTS: ReadonlyMap<string, KnownServer> = new Map(KNOWN_SERVERS.map((server) => [new URL(PROVIDER_PRESETS[server]!).port, server]));
+const SERVER_PORTS: ReadonlyMap<string, KnownServer> = new Map(
+  KNOWN_SERVERS.map((server) => [new URL(PROVIDER_PRESETS[server]!).port, server]),
+);
 
 /** Which server `provider` / `api_base` most likely name; undefined when nothing says. */
 export function knownServer(provider: string | undefined, apiBase: string | undefined): KnownServer | undefined {
-  const name = provider?.trim().toLowerCase().replace(/[^a-z]/g, '');
+  const name = provider
+    ?.trim()
+    .toLowerCase()
+    .replace(/[^a-z]/g, '');
   if (name === 'ollama' || name === 'vllm' || name === 'lmstudio') return name;
   if (name === 'llamacpp' || name === 'llamaserver') return 'llamacpp';
   if (apiBase === undefined) return undefined;
@@ -259,7 +312,7 @@ export function nativeToolCallsAdvice(server: KnownServer | undefined): string {
     case 'ollama':
       return 'Ollama parses tool calls only for models whose template supports tools (`ollama show <model>` lists "tools" under Capabilities): pick such a model, or update Ollama';
     case 'llamacpp':
-      return 'start llama-server with --jinja, and with --chat-template-file <template> when the model\'s own template has no tool support';
+      return "start llama-server with --jinja, and with --chat-template-file <template> when the model's own template has no tool support";
     case 'vllm':
       return 'start vLLM with --enable-auto-tool-choice --tool-call-parser <hermes|llama3_json|mistral|pythonic> matching the model';
     case 'lmstudio':

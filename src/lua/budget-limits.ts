@@ -60,7 +60,10 @@ export function resolveBudget(budget: LuaBudget | undefined): Required<LuaBudget
     const value = budget[key];
     if (value === undefined) continue;
     const problem = problemWith(key, value);
-    if (problem !== undefined) throw new AgentError('INVALID_PARAMS', `the Lua budget '${key}' ${problem}`, { details: { budget: key, ceiling: LUA_BUDGET_CEILINGS[key] } });
+    if (problem !== undefined)
+      throw new AgentError('INVALID_PARAMS', `the Lua budget '${key}' ${problem}`, {
+        details: { budget: key, ceiling: LUA_BUDGET_CEILINGS[key] },
+      });
     resolved[key] = Math.floor(value);
   }
   return resolved;
@@ -75,14 +78,20 @@ export function luaBudgetFromSettings(settings: unknown, where: { file?: string 
   if (!isPlainObject(settings)) return undefined;
   const lua = settings['lua'];
   if (lua === undefined || lua === null) return undefined;
-  if (!isPlainObject(lua)) throw new AgentError('INVALID_AGENT', '`settings.lua` must be a mapping', { ...where, field: 'settings.lua' });
+  if (!isPlainObject(lua))
+    throw new AgentError('INVALID_AGENT', '`settings.lua` must be a mapping', { ...where, field: 'settings.lua' });
   const budget: LuaBudget = {};
   for (const [name, key] of Object.entries(SETTINGS_KEYS)) {
     const value = lua[name];
     if (value === undefined) continue;
     const problem = problemWith(key, value);
     const field = `settings.lua.${name}`;
-    if (problem !== undefined) throw new AgentError('INVALID_AGENT', `\`${field}\` ${problem}`, { ...where, field, details: { field, ceiling: LUA_BUDGET_CEILINGS[key] } });
+    if (problem !== undefined)
+      throw new AgentError('INVALID_AGENT', `\`${field}\` ${problem}`, {
+        ...where,
+        field,
+        details: { field, ceiling: LUA_BUDGET_CEILINGS[key] },
+      });
     budget[key] = Math.floor(value as number);
   }
   return budget;

@@ -19,7 +19,13 @@ import { DEFAULT_LUA_BUDGET } from './budget-limits.js';
 export { DEFAULT_LUA_BUDGET, LUA_BUDGET_CEILINGS, luaBudgetFromSettings, resolveBudget } from './budget-limits.js';
 
 /** Which budget ran out (`details.budget` of a LUA_BUDGET error). */
-export type LuaBudgetName = 'instructions' | 'string_size' | 'string_bytes' | 'table_growth' | 'pattern_steps' | 'stack';
+export type LuaBudgetName =
+  | 'instructions'
+  | 'string_size'
+  | 'string_bytes'
+  | 'table_growth'
+  | 'pattern_steps'
+  | 'stack';
 
 /** LUAI_MAXSTACK as set by build/fengari-transform.mjs. */
 const LUA_STACK_SLOTS = 100_000;
@@ -77,7 +83,8 @@ function currentChunkLine(state: LuaState): number | undefined {
     lua.lua_getinfo(state, 'Sl', debug);
     const source = debug.source;
     // '=lua', the chunk name of compile-lua
-    if (debug.currentline > 0 && source !== null && source.length === 4 && source[0] === 61 && source[1] === 108) return debug.currentline;
+    if (debug.currentline > 0 && source !== null && source.length === 4 && source[0] === 61 && source[1] === 108)
+      return debug.currentline;
   }
   return undefined;
 }
@@ -136,7 +143,10 @@ export class BudgetMeter implements FengariBudgetHooks {
     try {
       interrupt();
     } catch (error) {
-      this.stop(state, error instanceof Error ? error : new AgentError('CANCELLED', `the Lua call was interrupted: ${String(error)}`));
+      this.stop(
+        state,
+        error instanceof Error ? error : new AgentError('CANCELLED', `the Lua call was interrupted: ${String(error)}`),
+      );
     }
   }
 
@@ -153,7 +163,11 @@ export class BudgetMeter implements FengariBudgetHooks {
 
   /** Marks the budget spent and throws LuaBudgetExceeded (or the error that already ended the call). */
   exceed(state: LuaState | null, budget: LuaBudgetName): never {
-    return this.stop(state, this.exhausted ?? new LuaBudgetExceeded(budget, this.limitOf(budget), state === null ? undefined : currentChunkLine(state)));
+    return this.stop(
+      state,
+      this.exhausted ??
+        new LuaBudgetExceeded(budget, this.limitOf(budget), state === null ? undefined : currentChunkLine(state)),
+    );
   }
 
   checkString(state: LuaState, length: number): void {

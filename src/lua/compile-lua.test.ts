@@ -11,7 +11,12 @@ describe('compileLua: running code', () => {
 
   it('sees the globals it is given: state, variables, output, iteration', () => {
     const code = 'return { s = state.name, v = variables.limit, o = output, i = iteration }';
-    expect(runLua(code, { state: { name: 'a' }, variables: { limit: 3 }, output: 'text', iteration: 2 })).toEqual({ s: 'a', v: 3, o: 'text', i: 2 });
+    expect(runLua(code, { state: { name: 'a' }, variables: { limit: 3 }, output: 'text', iteration: 2 })).toEqual({
+      s: 'a',
+      v: 3,
+      o: 'text',
+      i: 2,
+    });
   });
 
   it('runs the same compiled chunk many times with different inputs', () => {
@@ -29,7 +34,15 @@ describe('compileLua: running code', () => {
       return { words = table.concat(words, ","), floor = math.floor(2.7), accent = co(),
                time = type(os.time()), clock = type(os.clock()), date = type(os.date("%Y")),
                encoded = json.encode({ 1, 2 }) }`;
-    expect(runLua(code)).toEqual({ words: 'A,B,C', floor: 2, accent: 'é', time: 'number', clock: 'number', date: 'string', encoded: '[1,2]' });
+    expect(runLua(code)).toEqual({
+      words: 'A,B,C',
+      floor: 2,
+      accent: 'é',
+      time: 'number',
+      clock: 'number',
+      date: 'string',
+      encoded: '[1,2]',
+    });
   });
 
   it('keeps string.rep exact (the build fills it by doubling)', () => {
@@ -41,7 +54,17 @@ describe('compileLua: running code', () => {
       out[#out + 1] = #big
       out[#out + 1] = big:sub(-5)
       return out`;
-    expect(runLua(code)).toEqual(['ab,ab,ab', 'ab', 'xxxxx', '---', '', 'ab<>ab<>ab<>ab', 'xyzxyzxyzxyzxyzxyzx', 299_999, 'ab-ab']);
+    expect(runLua(code)).toEqual([
+      'ab,ab,ab',
+      'ab',
+      'xxxxx',
+      '---',
+      '',
+      'ab<>ab<>ab<>ab',
+      'xyzxyzxyzxyzxyzxyzx',
+      299_999,
+      'ab-ab',
+    ]);
   });
 
   it('load compiles text chunks into the same sandbox environment', () => {
@@ -50,7 +73,9 @@ describe('compileLua: running code', () => {
   });
 
   it('makes math.random deterministic after math.randomseed, within one call only', () => {
-    const chunk = compileLua('math.randomseed(7); return { math.random(1, 100), math.random(1, 100), math.random() }', { node: 'dice' });
+    const chunk = compileLua('math.randomseed(7); return { math.random(1, 100), math.random(1, 100), math.random() }', {
+      node: 'dice',
+    });
     const first = chunk.run({}) as number[];
     expect(chunk.run({})).toEqual(first);
     expect(first[0]).toBeGreaterThanOrEqual(1);
@@ -100,17 +125,26 @@ describe('compileLua: errors', () => {
   });
 
   it('keeps working after errors (the VM is reused or replaced)', () => {
-    const chunk = compileLua('if state.fail == 1 then error("no") elseif state.fail == 2 then while true do end end return state.n', { node: 'n' });
+    const chunk = compileLua(
+      'if state.fail == 1 then error("no") elseif state.fail == 2 then while true do end end return state.n',
+      { node: 'n' },
+    );
     expect(captureError(() => chunk.run({ state: { fail: 1, n: 1 } })).code).toBe('LUA_ERROR');
     expect(chunk.run({ state: { fail: 0, n: 2 } })).toBe(2);
-    expect(captureError(() => chunk.run({ state: { fail: 2, n: 3 } }, { budget: { instructions: 10_000 } })).code).toBe('LUA_BUDGET');
+    expect(captureError(() => chunk.run({ state: { fail: 2, n: 3 } }, { budget: { instructions: 10_000 } })).code).toBe(
+      'LUA_BUDGET',
+    );
     expect(chunk.run({ state: { fail: 0, n: 4 } })).toBe(4);
   });
 
   it('refuses globals that are not JSON when the script reaches them (globals are converted as read)', () => {
     expect(captureError(() => runLua('return state.f', { state: { f: () => 1 } })).code).toBe('LUA_ERROR');
-    expect(captureError(() => runLua('for _ in pairs(state) do end', { state: { f: () => 1 } })).code).toBe('LUA_ERROR');
-    expect(captureError(() => runLua('return pcall(json.encode, state)', { state: { f: () => 1 } })).code).toBe('LUA_ERROR');
+    expect(captureError(() => runLua('for _ in pairs(state) do end', { state: { f: () => 1 } })).code).toBe(
+      'LUA_ERROR',
+    );
+    expect(captureError(() => runLua('return pcall(json.encode, state)', { state: { f: () => 1 } })).code).toBe(
+      'LUA_ERROR',
+    );
     expect(runLua('return state.n', { state: { n: 1, f: () => 1 } })).toBe(1);
   });
 });
@@ -124,7 +158,11 @@ describe('compileLua: print', () => {
 
   it('caps the total print output of a call', () => {
     const lines: string[] = [];
-    runLua('for i = 1, 1000 do print(string.rep("x", 100)) end', {}, { onPrint: (line) => lines.push(line), budget: { printBytes: 1000 } });
+    runLua(
+      'for i = 1, 1000 do print(string.rep("x", 100)) end',
+      {},
+      { onPrint: (line) => lines.push(line), budget: { printBytes: 1000 } },
+    );
     expect(lines.length).toBeLessThan(12);
     expect(lines.at(-1)).toContain('truncated');
   });

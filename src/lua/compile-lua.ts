@@ -102,14 +102,21 @@ class SandboxedChunk implements CompiledLua {
     }
     const state = sandbox.state;
     if (status !== lua.LUA_OK) {
-      const message = decodeErrorText(lua.lua_tostring(state, -1) ?? new Uint8Array(), (bytes) => sandbox.bridge.toText(bytes));
+      const message = decodeErrorText(lua.lua_tostring(state, -1) ?? new Uint8Array(), (bytes) =>
+        sandbox.bridge.toText(bytes),
+      );
       const { line, text } = splitLuaMessage(message);
       throw this.error('LUA_SYNTAX', `Lua syntax error: ${text}`, line);
     }
     return { sandbox, chunkRef: lauxlib.luaL_ref(state, lua.LUA_REGISTRYINDEX) };
   }
 
-  private execute(sandbox: LuaSandbox, chunkRef: number, globals: Record<string, unknown>, options: LuaRunOptions): unknown {
+  private execute(
+    sandbox: LuaSandbox,
+    chunkRef: number,
+    globals: Record<string, unknown>,
+    options: LuaRunOptions,
+  ): unknown {
     const state = sandbox.state;
     const limits = this.resolveLimits(options.budget);
     let status: number;
@@ -149,10 +156,16 @@ class SandboxedChunk implements CompiledLua {
     try {
       return sandbox.bridge.read(sandbox.state, -1, { chargeBytes: (bytes) => meter.countConversion(null, bytes) });
     } catch (error) {
-      if (error instanceof LuaConversionError) throw this.error('LUA_ERROR', `the Lua result cannot be converted to JSON: ${error.message}`, undefined);
+      if (error instanceof LuaConversionError)
+        throw this.error('LUA_ERROR', `the Lua result cannot be converted to JSON: ${error.message}`, undefined);
       if (error instanceof LuaBudgetExceeded) {
         sandbox.broken = true;
-        throw this.error('LUA_BUDGET', `${error.message} while converting the result to JSON (a string is counted each time it is referenced)`, undefined, { budget: error.budget, limit: error.limit });
+        throw this.error(
+          'LUA_BUDGET',
+          `${error.message} while converting the result to JSON (a string is counted each time it is referenced)`,
+          undefined,
+          { budget: error.budget, limit: error.limit },
+        );
       }
       throw this.toAgentError(error);
     }
@@ -179,7 +192,9 @@ class SandboxedChunk implements CompiledLua {
     const type = lua.lua_type(state, -1);
     let failure: AgentError;
     if (type === lua.LUA_TSTRING) {
-      const { line, text } = splitLuaMessage(decodeErrorText(lua.lua_tostring(state, -1) as Uint8Array, (bytes) => sandbox.bridge.toText(bytes)));
+      const { line, text } = splitLuaMessage(
+        decodeErrorText(lua.lua_tostring(state, -1) as Uint8Array, (bytes) => sandbox.bridge.toText(bytes)),
+      );
       failure = this.error('LUA_ERROR', text, line);
     } else {
       // Never call __tostring here: the budget is off. Keep the value when it is plain JSON.
@@ -203,26 +218,45 @@ class SandboxedChunk implements CompiledLua {
     if (AgentError.isInstance(error)) {
       // An abort reason or an interrupt (CANCELLED, BUDGET_EXCEEDED…): say which node it stopped.
       if (error.location.node !== undefined || this.where.node === undefined) return error;
-      return new AgentError(error.code, capErrorText(error.message), { node: this.where.node, field: this.where.field, details: error.details, cause: error });
+      return new AgentError(error.code, capErrorText(error.message), {
+        node: this.where.node,
+        field: this.where.field,
+        details: error.details,
+        cause: error,
+      });
     }
     if (error instanceof LuaBudgetExceeded) {
       return this.error('LUA_BUDGET', error.message, error.line, { budget: error.budget, limit: error.limit });
     }
     if (error instanceof RangeError && /call stack/i.test(error.message)) {
-      return this.error('LUA_BUDGET', 'Lua stack budget exceeded (JavaScript call stack)', undefined, { budget: 'stack' });
+      return this.error('LUA_BUDGET', 'Lua stack budget exceeded (JavaScript call stack)', undefined, {
+        budget: 'stack',
+      });
     }
-    if (error instanceof LuaConversionError || error instanceof LazyConversionError) return this.error('LUA_ERROR', `cannot pass the globals to Lua: ${error.message}`, undefined);
+    if (error instanceof LuaConversionError || error instanceof LazyConversionError)
+      return this.error('LUA_ERROR', `cannot pass the globals to Lua: ${error.message}`, undefined);
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return this.error('LUA_ERROR', `internal error in the Lua VM: ${message}`, undefined);
   }
 
-  private error(code: 'LUA_SYNTAX' | 'LUA_ERROR' | 'LUA_BUDGET', text: string, chunkLine: number | undefined, details: Record<string, unknown> = {}): AgentError {
+  private error(
+    code: 'LUA_SYNTAX' | 'LUA_ERROR' | 'LUA_BUDGET',
+    text: string,
+    chunkLine: number | undefined,
+    details: Record<string, unknown> = {},
+  ): AgentError {
     const { node, field, file } = this.where;
     const fileLine = chunkLine !== undefined && this.where.line !== undefined ? this.where.line + chunkLine : undefined;
     const shownLine = fileLine ?? chunkLine;
     const capped = capErrorText(text);
     const message = shownLine === undefined || file !== undefined ? capped : `line ${shownLine}: ${capped}`;
     if (chunkLine !== undefined) details.line = chunkLine;
-    return new AgentError(code, message, { node, field, file, line: file !== undefined ? fileLine ?? chunkLine : fileLine, details });
+    return new AgentError(code, message, {
+      node,
+      field,
+      file,
+      line: file !== undefined ? (fileLine ?? chunkLine) : fileLine,
+      details,
+    });
   }
 }

@@ -21,7 +21,11 @@ export function capErrorText(text: string, max = MAX_ERROR_TEXT): string {
 }
 
 /** Decodes no more of a Lua string than `capErrorText` would keep (a character is at most 4 bytes), then caps it. */
-export function decodeErrorText(bytes: Uint8Array, decode: (bytes: Uint8Array) => string, max = MAX_ERROR_TEXT): string {
+export function decodeErrorText(
+  bytes: Uint8Array,
+  decode: (bytes: Uint8Array) => string,
+  max = MAX_ERROR_TEXT,
+): string {
   if (bytes.length <= max * 4) return capErrorText(decode(bytes), max);
   return `${cutText(decode(bytes.subarray(0, max * 4)), max)} [cut: ${bytes.length} bytes in all]`;
 }

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { FORBIDDEN_CODE, patchFengariSource, patchedFiles } from '../../build/fengari-transform.mjs';
 
 const vendorPath = fileURLToPath(new URL('../../build/generated/fengari.js', import.meta.url));
-const fengariSource = (file: string) => readFile(fileURLToPath(new URL(`../../node_modules/fengari/src/${file}`, import.meta.url)), 'utf8');
+const fengariSource = (file: string) =>
+  readFile(fileURLToPath(new URL(`../../node_modules/fengari/src/${file}`, import.meta.url)), 'utf8');
 
 describe('generated build/generated/fengari.js', () => {
   it('contains no eval(, new Function, Function(, require( or process.', async () => {
@@ -24,12 +25,30 @@ describe('generated build/generated/fengari.js', () => {
   it('leaves out the package, io and debug libraries and the bytecode loader and dumper', async () => {
     const code = await readFile(vendorPath, 'utf8');
     for (const name of ['LoadFunction', 'DumpFunction']) expect(code).not.toContain(name);
-    for (const name of ['luaopen_package', 'luaopen_io', 'luaopen_debug', 'child_process', 'execSync', 'tmpNameSync', 'readline']) expect(code).not.toContain(name);
+    for (const name of [
+      'luaopen_package',
+      'luaopen_io',
+      'luaopen_debug',
+      'child_process',
+      'execSync',
+      'tmpNameSync',
+      'readline',
+    ])
+      expect(code).not.toContain(name);
   });
 
   it('carries the budget hooks', async () => {
     const code = await readFile(vendorPath, 'utf8');
-    for (const hook of ['checkString(L, tl)', 'checkString(L, totallen)', 'checkString(B.L, newend)', 'countString(L, str.length)', 'countTableSlots(', 'countPatternSteps(ms.L, 1)', 'stackOverflow(L)', 'chargeInstructions(L, 1)']) {
+    for (const hook of [
+      'checkString(L, tl)',
+      'checkString(L, totallen)',
+      'checkString(B.L, newend)',
+      'countString(L, str.length)',
+      'countTableSlots(',
+      'countPatternSteps(ms.L, 1)',
+      'stackOverflow(L)',
+      'chargeInstructions(L, 1)',
+    ]) {
       expect(code).toContain(hook);
     }
   });
@@ -45,7 +64,10 @@ describe('build/fengari-transform.mjs', () => {
   });
 
   it('fails loudly when a patched pattern is missing', async () => {
-    const source = (await fengariSource('lvm.js')).replace('let buff = new Uint8Array(tl);', 'let buff = new Uint8Array(tl + 0);');
+    const source = (await fengariSource('lvm.js')).replace(
+      'let buff = new Uint8Array(tl);',
+      'let buff = new Uint8Array(tl + 0);',
+    );
     expect(() => patchFengariSource('lvm.js', source)).toThrow(/concatenation size check/);
   });
 });

@@ -66,7 +66,13 @@ export const lua: {
   lua_getmetatable(state: LuaState, index: number): boolean;
   lua_gettop(state: LuaState): number;
   lua_isinteger(state: LuaState, index: number): boolean;
-  lua_load(state: LuaState, reader: LuaReader, data: unknown, chunkName: LuaString | string, mode: LuaString | string | null): number;
+  lua_load(
+    state: LuaState,
+    reader: LuaReader,
+    data: unknown,
+    chunkName: LuaString | string,
+    mode: LuaString | string | null,
+  ): number;
   lua_next(state: LuaState, index: number): boolean;
   lua_pcall(state: LuaState, argumentCount: number, resultCount: number, handlerIndex: number): number;
   lua_pop(state: LuaState, count: number): void;
@@ -112,7 +118,13 @@ export const lauxlib: {
   luaL_error(state: LuaState, message: LuaString | string): never;
   luaL_argerror(state: LuaState, argument: number, message: LuaString | string): never;
   luaL_tolstring(state: LuaState, index: number): LuaString;
-  luaL_loadbufferx(state: LuaState, buffer: LuaString, size: number, chunkName: LuaString | string, mode: LuaString | string | null): number;
+  luaL_loadbufferx(
+    state: LuaState,
+    buffer: LuaString,
+    size: number,
+    chunkName: LuaString | string,
+    mode: LuaString | string | null,
+  ): number;
 };
 
 export const lualib: {

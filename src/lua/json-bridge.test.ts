@@ -6,12 +6,22 @@ const roundTrip = (value: unknown) => runLua('return state.value', { state: { va
 
 describe('JSON ↔ Lua', () => {
   it('round-trips nested objects, arrays, null, booleans and unicode strings', () => {
-    const value = { name: 'Zoë 😀 日本', list: [1, 'two', null, true, { deep: [[1], []] }], empty: {}, nothing: null, yes: false };
+    const value = {
+      name: 'Zoë 😀 日本',
+      list: [1, 'two', null, true, { deep: [[1], []] }],
+      empty: {},
+      nothing: null,
+      yes: false,
+    };
     expect(roundTrip(value)).toEqual(value);
   });
 
   it('keeps empty arrays as arrays and empty tables as objects', () => {
-    expect(runLua('return { a = json.array(), o = {}, input = state.list }', { state: { list: [] } })).toEqual({ a: [], o: {}, input: [] });
+    expect(runLua('return { a = json.array(), o = {}, input = state.list }', { state: { list: [] } })).toEqual({
+      a: [],
+      o: {},
+      input: [],
+    });
     expect(runLua('local t = json.array({}) t[1] = 5 return t')).toEqual([5]);
   });
 
@@ -22,18 +32,19 @@ describe('JSON ↔ Lua', () => {
   it('maps json.null to null and nil entries away', () => {
     expect(runLua('return { a = json.null, b = nil, c = { 1, json.null, 3 } }')).toEqual({ a: null, c: [1, null, 3] });
     expect(runLua('return state.x == json.null', { state: { x: null } })).toBe(true);
-    expect(runLua('return { tostring(json.null), type(json.null), getmetatable(json.null) }')).toEqual(['null', 'userdata', false]);
+    expect(runLua('return { tostring(json.null), type(json.null), getmetatable(json.null) }')).toEqual([
+      'null',
+      'userdata',
+      false,
+    ]);
   });
 
   it('keeps integers as integers and floats as floats', () => {
-    expect(runLua('return { math.type(state.i), math.type(state.f), state.i // 1, 7 // 2, 7 / 2, 2^31 }', { state: { i: 3, f: 2.5 } })).toEqual([
-      'integer',
-      'float',
-      3,
-      3,
-      3.5,
-      2147483648,
-    ]);
+    expect(
+      runLua('return { math.type(state.i), math.type(state.f), state.i // 1, 7 // 2, 7 / 2, 2^31 }', {
+        state: { i: 3, f: 2.5 },
+      }),
+    ).toEqual(['integer', 'float', 3, 3, 3.5, 2147483648]);
     expect(roundTrip(1e300)).toBe(1e300);
     expect(roundTrip(-0.125)).toBe(-0.125);
   });
@@ -45,7 +56,9 @@ describe('JSON ↔ Lua', () => {
   });
 
   it('never writes __proto__, constructor or prototype into JavaScript objects', () => {
-    const result = runLua('return { __proto__ = { polluted = true }, constructor = 1, prototype = 2, safe = 3 }') as Record<string, unknown>;
+    const result = runLua(
+      'return { __proto__ = { polluted = true }, constructor = 1, prototype = 2, safe = 3 }',
+    ) as Record<string, unknown>;
     expect(result).toEqual({ safe: 3 });
     expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -72,12 +85,21 @@ describe('JSON ↔ Lua', () => {
 describe('the json library', () => {
   it('encodes and decodes', () => {
     expect(runLua('return json.encode({ a = { 1, 2 }, b = json.null, c = "x" })')).toBe('{"a":[1,2],"b":null,"c":"x"}');
-    expect(runLua('local v = json.decode(\'{"a":[1,{"b":null}],"e":[]}\') return { v.a[1], v.a[2].b == json.null, #v.e, v.e }')).toEqual([1, true, 0, []]);
-    expect(runLua('return json.decode(json.encode(state))', { state: { x: [1, 2.5, 'é'] } })).toEqual({ x: [1, 2.5, 'é'] });
+    expect(
+      runLua(
+        'local v = json.decode(\'{"a":[1,{"b":null}],"e":[]}\') return { v.a[1], v.a[2].b == json.null, #v.e, v.e }',
+      ),
+    ).toEqual([1, true, 0, []]);
+    expect(runLua('return json.decode(json.encode(state))', { state: { x: [1, 2.5, 'é'] } })).toEqual({
+      x: [1, 2.5, 'é'],
+    });
   });
 
   it('raises catchable Lua errors for invalid input', () => {
-    expect(runLua('local ok, message = pcall(json.decode, "{nope") return { ok, type(message) }')).toEqual([false, 'string']);
+    expect(runLua('local ok, message = pcall(json.decode, "{nope") return { ok, type(message) }')).toEqual([
+      false,
+      'string',
+    ]);
     expect(runLua('local ok = pcall(json.encode, { f = print }) return ok')).toBe(false);
     expect(luaError('return json.array(5)').code).toBe('LUA_ERROR');
     expect(luaError('return json.array(setmetatable({}, {}))').code).toBe('LUA_ERROR');

@@ -109,7 +109,12 @@ export class JsonBridge {
 
   /** Pushes a JSON value as Lua; `undefined` becomes nil. */
   push(state: LuaState, value: unknown, name?: string): void {
-    const conversion: Conversion = { seen: null, path: name === undefined ? [] : [name], remaining: MAX_JSON_VALUES_IN, chargeBytes: null };
+    const conversion: Conversion = {
+      seen: null,
+      path: name === undefined ? [] : [name],
+      remaining: MAX_JSON_VALUES_IN,
+      chargeBytes: null,
+    };
     try {
       this.pushValue(state, value, 0, conversion);
     } finally {
@@ -118,7 +123,8 @@ export class JsonBridge {
   }
 
   private pushValue(state: LuaState, value: unknown, depth: number, conversion: Conversion): void {
-    if (--conversion.remaining < 0) throw new LuaConversionError(`more than ${MAX_JSON_VALUES_IN} values to convert (at ${formatPath(conversion)})`);
+    if (--conversion.remaining < 0)
+      throw new LuaConversionError(`more than ${MAX_JSON_VALUES_IN} values to convert (at ${formatPath(conversion)})`);
     if (value === undefined) return lua.lua_pushnil(state);
     if (value === null) return lua.lua_pushlightuserdata(state, this.nullSentinel);
     switch (typeof value) {
@@ -136,8 +142,10 @@ export class JsonBridge {
       default:
         throw new LuaConversionError(`cannot pass a JavaScript ${typeof value} to Lua (at ${formatPath(conversion)})`);
     }
-    if (depth >= MAX_JSON_DEPTH) throw new LuaConversionError(`value nested deeper than ${MAX_JSON_DEPTH} levels (at ${formatPath(conversion)})`);
-    if (!lua.lua_checkstack(state, 4)) throw new LuaConversionError(`Lua stack exhausted (at ${formatPath(conversion)})`);
+    if (depth >= MAX_JSON_DEPTH)
+      throw new LuaConversionError(`value nested deeper than ${MAX_JSON_DEPTH} levels (at ${formatPath(conversion)})`);
+    if (!lua.lua_checkstack(state, 4))
+      throw new LuaConversionError(`Lua stack exhausted (at ${formatPath(conversion)})`);
     if (Array.isArray(value)) {
       lua.lua_createtable(state, value.length, 0);
       for (let index = 0; index < value.length; index += 1) {
@@ -168,7 +176,12 @@ export class JsonBridge {
 
   /** Converts the Lua value at `index` to JSON. nil (and none) become null. Runs no Lua code. */
   read(state: LuaState, index: number, options: ReadOptions = {}): unknown {
-    const conversion: Conversion = { seen: new Set(), path: [], remaining: MAX_JSON_VALUES_OUT, chargeBytes: options.chargeBytes ?? null };
+    const conversion: Conversion = {
+      seen: new Set(),
+      path: [],
+      remaining: MAX_JSON_VALUES_OUT,
+      chargeBytes: options.chargeBytes ?? null,
+    };
     try {
       return this.readValue(state, index, 0, conversion);
     } finally {
@@ -177,7 +190,8 @@ export class JsonBridge {
   }
 
   private readValue(state: LuaState, index: number, depth: number, conversion: Conversion): unknown {
-    if (--conversion.remaining < 0) throw new LuaConversionError(`more than ${MAX_JSON_VALUES_OUT} values to convert (at ${formatPath(conversion)})`);
+    if (--conversion.remaining < 0)
+      throw new LuaConversionError(`more than ${MAX_JSON_VALUES_OUT} values to convert (at ${formatPath(conversion)})`);
     switch (lua.lua_type(state, index)) {
       case lua.LUA_TNONE:
       case lua.LUA_TNIL:
@@ -187,7 +201,8 @@ export class JsonBridge {
       case lua.LUA_TNUMBER: {
         if (lua.lua_isinteger(state, index)) return lua.lua_tointeger(state, index);
         const number = lua.lua_tonumber(state, index);
-        if (!Number.isFinite(number)) throw new LuaConversionError(`the number ${String(number)} has no JSON form (at ${formatPath(conversion)})`);
+        if (!Number.isFinite(number))
+          throw new LuaConversionError(`the number ${String(number)} has no JSON form (at ${formatPath(conversion)})`);
         return number;
       }
       case lua.LUA_TSTRING:
@@ -208,10 +223,12 @@ export class JsonBridge {
 
   private readTable(state: LuaState, index: number, depth: number, conversion: Conversion): unknown {
     const seen = (conversion.seen ??= new Set());
-    if (depth >= MAX_JSON_DEPTH) throw new LuaConversionError(`table nested deeper than ${MAX_JSON_DEPTH} levels (at ${formatPath(conversion)})`);
+    if (depth >= MAX_JSON_DEPTH)
+      throw new LuaConversionError(`table nested deeper than ${MAX_JSON_DEPTH} levels (at ${formatPath(conversion)})`);
     const identity = lua.lua_topointer(state, index) as object;
     if (seen.has(identity)) throw new LuaConversionError(`table contains itself (at ${formatPath(conversion)})`);
-    if (!lua.lua_checkstack(state, 4)) throw new LuaConversionError(`Lua stack exhausted (at ${formatPath(conversion)})`);
+    if (!lua.lua_checkstack(state, 4))
+      throw new LuaConversionError(`Lua stack exhausted (at ${formatPath(conversion)})`);
     seen.add(identity);
     try {
       if (this.isMarkedArray(state, index)) {
@@ -291,12 +308,16 @@ export class JsonBridge {
       case lua.LUA_TNUMBER:
         return lua.lua_tonumber(state, -2);
       default:
-        throw new LuaConversionError(`a table key of type ${typeName(lua.lua_type(state, -2))} has no JSON form (at ${formatPath(conversion)})`);
+        throw new LuaConversionError(
+          `a table key of type ${typeName(lua.lua_type(state, -2))} has no JSON form (at ${formatPath(conversion)})`,
+        );
     }
   }
 }
 
 /** Lua's name for a type tag. */
 export function typeName(type: number): string {
-  return ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'][type] ?? 'no value';
+  return (
+    ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'][type] ?? 'no value'
+  );
 }

@@ -58,14 +58,22 @@ export function toVmValue(context: LazyContext, value: unknown, name: string): V
   return convert(context, value, 0, [name], { remaining: MAX_JSON_VALUES_IN });
 }
 
-function convert(context: LazyContext, value: unknown, depth: number, path: readonly (string | number)[], allowance: Allowance): VmValue {
-  if (--allowance.remaining < 0) throw new LazyConversionError(`more than ${MAX_JSON_VALUES_IN} values to convert (at ${formatValuePath(path)})`);
+function convert(
+  context: LazyContext,
+  value: unknown,
+  depth: number,
+  path: readonly (string | number)[],
+  allowance: Allowance,
+): VmValue {
+  if (--allowance.remaining < 0)
+    throw new LazyConversionError(`more than ${MAX_JSON_VALUES_IN} values to convert (at ${formatValuePath(path)})`);
   if (value === null || value === undefined) return vm.lightUserdata(context.nullSentinel);
   switch (typeof value) {
     case 'boolean':
       return vm.boolean(value);
     case 'number':
-      if (Number.isInteger(value) && value >= -2147483648 && value <= 2147483647 && !Object.is(value, -0)) return vm.integer(value);
+      if (Number.isInteger(value) && value >= -2147483648 && value <= 2147483647 && !Object.is(value, -0))
+        return vm.integer(value);
       return vm.float(value);
     case 'string':
       return makeString(context, context.bytesOf(value));
@@ -74,11 +82,17 @@ function convert(context: LazyContext, value: unknown, depth: number, path: read
     default:
       throw new LazyConversionError(`cannot pass a JavaScript ${typeof value} to Lua (at ${formatValuePath(path)})`);
   }
-  if (depth >= MAX_JSON_DEPTH) throw new LazyConversionError(`value nested deeper than ${MAX_JSON_DEPTH} levels (at ${formatValuePath(path)})`);
-  if (Array.isArray(value)) return vm.table(context.state, new LazyTable(context, value, depth, path, allowance), context.arrayMetatable);
+  if (depth >= MAX_JSON_DEPTH)
+    throw new LazyConversionError(`value nested deeper than ${MAX_JSON_DEPTH} levels (at ${formatValuePath(path)})`);
+  if (Array.isArray(value))
+    return vm.table(context.state, new LazyTable(context, value, depth, path, allowance), context.arrayMetatable);
   const json: unknown = 'toJSON' in value && typeof value.toJSON === 'function' ? value.toJSON() : value;
   if (json !== value) return convert(context, json, depth, path, allowance);
-  return vm.table(context.state, new LazyTable(context, value as Record<string, unknown>, depth, path, allowance), null);
+  return vm.table(
+    context.state,
+    new LazyTable(context, value as Record<string, unknown>, depth, path, allowance),
+    null,
+  );
 }
 
 /** A Lua string made from a copy of `bytes`, charged to the running call's string budget. */
@@ -92,7 +106,8 @@ function makeString(context: LazyContext, bytes: Uint8Array): VmValue {
 function stringHash(text: string, bytes: Uint8Array): string {
   if (bytes.length === text.length) return `|${text}`; // ASCII: one byte per character
   let hash = '|';
-  for (let start = 0; start < bytes.length; start += 8192) hash += String.fromCharCode.apply(null, Array.from(bytes.subarray(start, start + 8192)));
+  for (let start = 0; start < bytes.length; start += 8192)
+    hash += String.fromCharCode.apply(null, Array.from(bytes.subarray(start, start + 8192)));
   return hash;
 }
 
@@ -152,7 +167,10 @@ export class LazyTable implements VmLazyHooks {
     const ordered: VmEntry[] = [];
     if (Array.isArray(this.source)) {
       for (let position = 1; position <= this.source.length; position++) {
-        const entry = this.settled?.has(position) === true ? this.placed(table, position) : this.insert(table, position, position - 1);
+        const entry =
+          this.settled?.has(position) === true
+            ? this.placed(table, position)
+            : this.insert(table, position, position - 1);
         if (entry !== undefined) ordered.push(entry);
       }
     } else {
@@ -195,7 +213,8 @@ export class LazyTable implements VmLazyHooks {
 
   /** Converts the value at `key` (an array position or object key) and adds its entry. */
   private insert(table: VmTable, hash: Hash, key: string | number): VmEntry {
-    const keyValue = typeof hash === 'number' ? vm.integer(hash) : makeString(this.context, this.context.bytesOf(key as string));
+    const keyValue =
+      typeof hash === 'number' ? vm.integer(hash) : makeString(this.context, this.context.bytesOf(key as string));
     return vm.insert(table, hash, keyValue, this.valueOf(key));
   }
 
@@ -208,7 +227,9 @@ export class LazyTable implements VmLazyHooks {
   /** The array position or object key a Lua table key stands for, if the value has it. */
   private sourceKey(hash: Hash): string | number | undefined {
     if (Array.isArray(this.source)) {
-      return typeof hash === 'number' && Number.isInteger(hash) && hash >= 1 && hash <= this.source.length ? hash - 1 : undefined;
+      return typeof hash === 'number' && Number.isInteger(hash) && hash >= 1 && hash <= this.source.length
+        ? hash - 1
+        : undefined;
     }
     // Other string-like hashes ('*', '#', '?') are light userdata keys.
     if (typeof hash !== 'string' || hash.charCodeAt(0) !== PIPE) return undefined;
@@ -230,7 +251,8 @@ export class LazyTable implements VmLazyHooks {
     if (this.index !== null) return this.index;
     this.index = new Map();
     for (const key of Object.keys(this.source)) {
-      if ((this.source as Record<string, unknown>)[key] !== undefined) this.index.set(stringHash(key, this.context.bytesOf(key)), key);
+      if ((this.source as Record<string, unknown>)[key] !== undefined)
+        this.index.set(stringHash(key, this.context.bytesOf(key)), key);
     }
     return this.index;
   }

@@ -15,7 +15,8 @@ async function runLoaded(agent: ReturnType<typeof loadAgent>, input: Record<stri
 
 describe('Lua in agents', () => {
   it('reports a syntax error at load with the node and the line in the file', () => {
-    const yaml = 'name: broken\nnodes:\n  - name: calc\n    run: |\n      local x = 1\n      local y = = 2\n      return x\n';
+    const yaml =
+      'name: broken\nnodes:\n  - name: calc\n    run: |\n      local x = 1\n      local y = = 2\n      return x\n';
     const error = captureError(() => loadAgent(yaml, { file: 'broken.yaml' }));
     expect(error.code).toBe('LUA_SYNTAX');
     expect(error.node).toBe('calc');
@@ -32,17 +33,21 @@ describe('Lua in agents', () => {
   });
 
   it('ends a hostile node with LUA_BUDGET naming the budget', async () => {
-    const yaml = "name: hostile\nnodes:\n  - name: bomb\n    run: |\n      return string.find(string.rep('a', 300), '.-.-.-.-.-b')\n";
+    const yaml =
+      "name: hostile\nnodes:\n  - name: bomb\n    run: |\n      return string.find(string.rep('a', 300), '.-.-.-.-.-b')\n";
     const { result } = await runLoaded(loadAgent(yaml, { file: 'hostile.yaml' }));
     expect(result.error?.code).toBe('LUA_BUDGET');
     expect(result.error?.details?.budget).toBe('pattern_steps');
   });
 
   it('sends print output to log events', async () => {
-    const yaml = 'name: printing\nnodes:\n  - name: talk\n    run: |\n      print("hello", state.who)\n      return { done = true }\n';
+    const yaml =
+      'name: printing\nnodes:\n  - name: talk\n    run: |\n      print("hello", state.who)\n      return { done = true }\n';
     const { result, events } = await runLoaded(loadAgent(yaml, { file: 'printing.yaml' }), { who: 'world' });
     expect(result.state).toMatchObject({ done: true });
-    expect(events.some((event) => event.type === 'log' && JSON.stringify(event.data).includes('hello\\tworld'))).toBe(true);
+    expect(events.some((event) => event.type === 'log' && JSON.stringify(event.data).includes('hello\\tworld'))).toBe(
+      true,
+    );
   });
 
   it('shares nothing between runs of one loaded agent', async () => {

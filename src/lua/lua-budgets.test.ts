@@ -25,16 +25,23 @@ describe('instruction budget', () => {
 
   it('cannot be swallowed by xpcall, whose looping message handler never runs unbounded', () => {
     expectBudget('xpcall(function() while true do end end, function(e) while true do end end)', 'instructions');
-    expectBudget('while true do xpcall(function() while true do end end, function(e) return e end) end', 'instructions');
+    expectBudget(
+      'while true do xpcall(function() while true do end end, function(e) return e end) end',
+      'instructions',
+    );
   });
 
   it('cannot be swallowed by a coroutine', () => {
-    expectBudget('local co = coroutine.create(function() while true do end end) local ok = coroutine.resume(co) return ok', 'instructions');
+    expectBudget(
+      'local co = coroutine.create(function() while true do end end) local ok = coroutine.resume(co) return ok',
+      'instructions',
+    );
     expectBudget('local f = coroutine.wrap(function() while true do end end) pcall(f)', 'instructions');
   });
 
   it('counts instructions across coroutines as one budget', () => {
-    const code = 'for i = 1, 1e7 do local co = coroutine.create(function() for j = 1, 50 do end end) coroutine.resume(co) end';
+    const code =
+      'for i = 1, 1e7 do local co = coroutine.create(function() for j = 1, 50 do end end) coroutine.resume(co) end';
     // Each coroutine also counts 40 table slots: raise that budget (to its ceiling) so instructions run out first.
     expectBudget(code, 'instructions', { budget: { tableSlots: 1_000_000 } });
   });
@@ -52,13 +59,21 @@ describe('instruction budget', () => {
     expectBudget(`${setup}while true do local less = a < b end`, 'instructions', options);
     expectBudget(`${setup}while true do utf8.len(a) end`, 'instructions', options);
     expectBudget(`${setup}while true do print(a) end`, 'instructions', options);
-    expectBudget(`${setup}local padded = (" "):rep(1e6 - 1) .. "1" while true do json.decode(padded) end`, 'instructions', options);
+    expectBudget(
+      `${setup}local padded = (" "):rep(1e6 - 1) .. "1" while true do json.decode(padded) end`,
+      'instructions',
+      options,
+    );
   });
 
   it('refuses 1 MiB numerals instead of decoding them on every operation', () => {
     expect(luaError('local s = ("1"):rep(1e6) return s + 1').code).toBe('LUA_ERROR');
     // each failed attempt builds an error message: whichever budget runs out first ends it
-    const error = luaError('local s = ("1"):rep(1e6) while true do pcall(function() return s + 1 end) end', {}, { budget: { instructions: 200_000 } });
+    const error = luaError(
+      'local s = ("1"):rep(1e6) while true do pcall(function() return s + 1 end) end',
+      {},
+      { budget: { instructions: 200_000 } },
+    );
     expect(error.code).toBe('LUA_BUDGET');
     expect(['instructions', 'string_bytes']).toContain(error.details.budget);
   });
@@ -68,7 +83,11 @@ describe('instruction budget', () => {
   });
 
   it('charges failed json.encode attempts for the values they visited', () => {
-    expectBudget('local t = {} for i = 1, 2e4 do t[i] = i end t[#t + 1] = print while true do pcall(json.encode, t) end', 'instructions', { budget: { instructions: 200_000 } });
+    expectBudget(
+      'local t = {} for i = 1, 2e4 do t[i] = i end t[#t + 1] = print while true do pcall(json.encode, t) end',
+      'instructions',
+      { budget: { instructions: 200_000 } },
+    );
   });
 
   it('honours a smaller budget and lets honest work finish', () => {
@@ -153,7 +172,10 @@ describe('stack budget', () => {
   it('turns deep recursion into a stack error', () => {
     expectBudget('local function f(n) return f(n + 1) + 1 end return f(1)', 'stack');
     expectBudget('local function f() return pcall(f) end return f()', 'stack');
-    expectBudget('local t = setmetatable({}, {}) getmetatable(t).__index = function(s, k) return s[k] end return t.x', 'stack');
+    expectBudget(
+      'local t = setmetatable({}, {}) getmetatable(t).__index = function(s, k) return s[k] end return t.x',
+      'stack',
+    );
   });
 });
 
@@ -169,12 +191,19 @@ describe('no budget can be swallowed', () => {
   const wrappers: [string, (bomb: string) => string][] = [
     ['pcall', (bomb) => `local ok = pcall(function() ${bomb} end) return ok`],
     ['xpcall with a looping handler', (bomb) => `xpcall(function() ${bomb} end, function(e) while true do end end)`],
-    ['a coroutine', (bomb) => `local co = coroutine.create(function() ${bomb} end) local ok = coroutine.resume(co) return ok`],
-    ['pcall around coroutine.wrap, in a loop', (bomb) => `while true do pcall(coroutine.wrap(function() ${bomb} end)) end`],
+    [
+      'a coroutine',
+      (bomb) => `local co = coroutine.create(function() ${bomb} end) local ok = coroutine.resume(co) return ok`,
+    ],
+    [
+      'pcall around coroutine.wrap, in a loop',
+      (bomb) => `while true do pcall(coroutine.wrap(function() ${bomb} end)) end`,
+    ],
   ];
   for (const [budget, bomb] of bombs) {
     for (const [name, wrap] of wrappers) {
-      it(`${budget} inside ${name}`, () => expectBudget(wrap(bomb), budget, { budget: { tableSlots: 50_000, totalStringBytes: 4 * 1024 * 1024 } }));
+      it(`${budget} inside ${name}`, () =>
+        expectBudget(wrap(bomb), budget, { budget: { tableSlots: 50_000, totalStringBytes: 4 * 1024 * 1024 } }));
     }
   }
 });

@@ -5,7 +5,10 @@ import type { CompiledLua } from './types.js';
 
 /** Runs `poison` once, then `probe` on the same compiled chunk (both branches live in one chunk). */
 function afterPoison(poison: string, probe: string): unknown {
-  const chunk: CompiledLua = compileLua(`if state.phase == 'poison' then\n${poison}\nreturn 'poisoned'\nend\n${probe}`, { node: 'shared' });
+  const chunk: CompiledLua = compileLua(
+    `if state.phase == 'poison' then\n${poison}\nreturn 'poisoned'\nend\n${probe}`,
+    { node: 'shared' },
+  );
   try {
     chunk.run({ state: { phase: 'poison' } });
   } catch {
@@ -16,21 +19,31 @@ function afterPoison(poison: string, probe: string): unknown {
 
 describe('isolation between calls of one compiled chunk', () => {
   it('does not leak globals', () => {
-    expect(afterPoison('leaked = 42; _G.other = 1; rawset(_G, "third", 3)', 'return { leaked, other, third }')).toEqual({});
+    expect(afterPoison('leaked = 42; _G.other = 1; rawset(_G, "third", 3)', 'return { leaked, other, third }')).toEqual(
+      {},
+    );
     expect(afterPoison('print = function() end', 'return print == nil or type(print) == "function"')).toBe(true);
   });
 
   it('does not let string.upper = nil or a replaced string.rep reach the next call', () => {
-    expect(afterPoison('string.upper = nil; string.rep = function() return "evil" end', 'return { string.upper("a"), string.rep("b", 2) }')).toEqual(['A', 'bb']);
+    expect(
+      afterPoison(
+        'string.upper = nil; string.rep = function() return "evil" end',
+        'return { string.upper("a"), string.rep("b", 2) }',
+      ),
+    ).toEqual(['A', 'bb']);
   });
 
   it("does not let the string metatable's __index (method calls) be poisoned", () => {
-    const poison = 'string.upper = function() return "evil" end; local mt = getmetatable("") if mt then mt.__index = { upper = function() return "evil" end } end';
+    const poison =
+      'string.upper = function() return "evil" end; local mt = getmetatable("") if mt then mt.__index = { upper = function() return "evil" end } end';
     expect(afterPoison(poison, 'return { ("a"):upper(), ("b"):rep(2) }')).toEqual(['A', 'bb']);
   });
 
   it('keeps method calls and the string table in agreement within one call', () => {
-    expect(compileLua('string.shout = function(s) return s:upper() .. "!" end return ("hi"):shout()', {}).run({})).toBe('HI!');
+    expect(compileLua('string.shout = function(s) return s:upper() .. "!" end return ("hi"):shout()', {}).run({})).toBe(
+      'HI!',
+    );
   });
 
   it('protects the string metatable', () => {
@@ -38,9 +51,19 @@ describe('isolation between calls of one compiled chunk', () => {
   });
 
   it('does not let table, math, os, coroutine, utf8 or json be poisoned', () => {
-    const poison = 'table.insert = nil; math.floor = nil; os.time = nil; coroutine.wrap = nil; utf8.char = nil; json.encode = nil; json.null = 1';
-    const probe = 'return { type(table.insert), type(math.floor), type(os.time), type(coroutine.wrap), type(utf8.char), type(json.encode), type(json.null) }';
-    expect(afterPoison(poison, probe)).toEqual(['function', 'function', 'function', 'function', 'function', 'function', 'userdata']);
+    const poison =
+      'table.insert = nil; math.floor = nil; os.time = nil; coroutine.wrap = nil; utf8.char = nil; json.encode = nil; json.null = 1';
+    const probe =
+      'return { type(table.insert), type(math.floor), type(os.time), type(coroutine.wrap), type(utf8.char), type(json.encode), type(json.null) }';
+    expect(afterPoison(poison, probe)).toEqual([
+      'function',
+      'function',
+      'function',
+      'function',
+      'function',
+      'function',
+      'userdata',
+    ]);
   });
 
   it('does not let a library set to nil come back within the same call', () => {
@@ -48,8 +71,11 @@ describe('isolation between calls of one compiled chunk', () => {
   });
 
   it('does not let the json.array marker or json.null be poisoned', () => {
-    const poison = 'local mt = getmetatable(json.array()) if type(mt) == "table" then mt.__index = function() return "evil" end end';
-    expect(afterPoison(poison, 'local a = json.array() return { a.anything, getmetatable(a) }')).toEqual({ 2: 'json.array' });
+    const poison =
+      'local mt = getmetatable(json.array()) if type(mt) == "table" then mt.__index = function() return "evil" end end';
+    expect(afterPoison(poison, 'local a = json.array() return { a.anything, getmetatable(a) }')).toEqual({
+      2: 'json.array',
+    });
   });
 
   it('does not let load() compile into a previous environment', () => {
@@ -57,14 +83,18 @@ describe('isolation between calls of one compiled chunk', () => {
   });
 
   it('does not carry the random seed into the next call', () => {
-    const chunk = compileLua('if state.seed then math.randomseed(1) end return math.random(1, 1000000)', { node: 'dice' });
+    const chunk = compileLua('if state.seed then math.randomseed(1) end return math.random(1, 1000000)', {
+      node: 'dice',
+    });
     chunk.run({ state: { seed: true } });
     const values = new Set(Array.from({ length: 5 }, () => chunk.run({ state: { seed: false } })));
     expect(values.size).toBeGreaterThan(1);
   });
 
   it('does not let a setmetatable on _G reach the next call', () => {
-    expect(afterPoison('setmetatable(_G, { __index = function() return "evil" end })', 'return missing_name')).toBeNull();
+    expect(
+      afterPoison('setmetatable(_G, { __index = function() return "evil" end })', 'return missing_name'),
+    ).toBeNull();
   });
 
   it('isolates two chunks from each other', () => {

@@ -17,7 +17,14 @@ describe('budget ceilings', () => {
 
   it('refuses every budget over its ceiling, non-finite or not positive, naming it', () => {
     for (const key of keys) {
-      for (const value of [LUA_BUDGET_CEILINGS[key] + 1, Number.POSITIVE_INFINITY, Number.NaN, Number.MAX_VALUE * 2, -5, 0]) {
+      for (const value of [
+        LUA_BUDGET_CEILINGS[key] + 1,
+        Number.POSITIVE_INFINITY,
+        Number.NaN,
+        Number.MAX_VALUE * 2,
+        -5,
+        0,
+      ]) {
         const error = captureError(() => resolveBudget({ [key]: value }));
         expect(error.code).toBe('INVALID_PARAMS');
         expect(error.message).toContain(key);
@@ -52,7 +59,14 @@ describe('the run signal ends a running call', () => {
     const controller = new AbortController();
     const chunk = compileLua(`print("started") ${body}`, { node: 'spin', field: 'run' });
     return captureError(() =>
-      chunk.run({}, { budget: { instructions: HUGE_BUT_ALLOWED }, signal: controller.signal, onPrint: () => controller.abort(reason) }),
+      chunk.run(
+        {},
+        {
+          budget: { instructions: HUGE_BUT_ALLOWED },
+          signal: controller.signal,
+          onPrint: () => controller.abort(reason),
+        },
+      ),
     );
   }
 
@@ -74,7 +88,9 @@ describe('the run signal ends a running call', () => {
   });
 
   it('ends the call with the abort reason when it is an AgentError (the duration budget)', () => {
-    const reason = new AgentError('BUDGET_EXCEEDED', 'the run took longer than 1000 ms', { details: { budget: 'max_duration_ms' } });
+    const reason = new AgentError('BUDGET_EXCEEDED', 'the run took longer than 1000 ms', {
+      details: { budget: 'max_duration_ms' },
+    });
     const error = abortedFromInside('while true do end', reason);
     expect(error.code).toBe('BUDGET_EXCEEDED');
     expect(error.details.budget).toBe('max_duration_ms');
@@ -86,7 +102,9 @@ describe('the run signal ends a running call', () => {
     controller.abort();
     const chunk = compileLua('print("ran") return 1', { node: 'late' });
     const printed: string[] = [];
-    const error = captureError(() => chunk.run({}, { signal: controller.signal, onPrint: (line) => printed.push(line) }));
+    const error = captureError(() =>
+      chunk.run({}, { signal: controller.signal, onPrint: (line) => printed.push(line) }),
+    );
     expect(error.code).toBe('CANCELLED');
     expect(printed).toEqual([]);
     expect(chunk.run({})).toBe(1);
@@ -119,6 +137,11 @@ describe('the interrupt callback', () => {
       const error = luaError('local n = 0 while true do n = n + 1 end', {}, { budget: { instructions } });
       expect(error.details).toMatchObject({ budget: 'instructions', limit: instructions });
     }
-    expect(compileLua('local s = 0 for i = 1, 30000 do s = s + i end return s', {}).run({}, { budget: { instructions: 100_000 } })).toBe(450015000);
+    expect(
+      compileLua('local s = 0 for i = 1, 30000 do s = s + i end return s', {}).run(
+        {},
+        { budget: { instructions: 100_000 } },
+      ),
+    ).toBe(450015000);
   });
 });

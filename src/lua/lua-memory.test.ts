@@ -16,7 +16,11 @@ const HEAP_GROWTH_LIMIT = 300 * 1024 * 1024;
 function budgetOf(code: string, options: LuaRunOptions = {}): string {
   const before = process.memoryUsage().heapUsed;
   let peak = before;
-  const error = luaError(code, {}, { ...options, interrupt: () => void (peak = Math.max(peak, process.memoryUsage().heapUsed)) });
+  const error = luaError(
+    code,
+    {},
+    { ...options, interrupt: () => void (peak = Math.max(peak, process.memoryUsage().heapUsed)) },
+  );
   peak = Math.max(peak, process.memoryUsage().heapUsed);
   expect(error.code, error.message).toBe('LUA_BUDGET');
   expect(peak - before).toBeLessThan(HEAP_GROWTH_LIMIT);
@@ -38,11 +42,14 @@ describe('strings converted out of Lua are charged each time they are emitted', 
   });
 
   it('charges json.encode of the same table even under pcall, in a loop', () => {
-    expect(['string_size', 'string_bytes']).toContain(budgetOf(`${SHARED_STRINGS} while true do pcall(json.encode, outer) end`));
+    expect(['string_size', 'string_bytes']).toContain(
+      budgetOf(`${SHARED_STRINGS} while true do pcall(json.encode, outer) end`),
+    );
   });
 
   it('charges a long string used as a table key in a table referenced many times', () => {
-    const code = 'local key = ("k"):rep(300 * 1024) local t = { [key] = 1 } local all = {} for i = 1, 3000 do all[i] = t end return all';
+    const code =
+      'local key = ("k"):rep(300 * 1024) local t = { [key] = 1 } local all = {} for i = 1, 3000 do all[i] = t end return all';
     expect(budgetOf(code)).toBe('string_bytes');
   });
 
@@ -62,7 +69,10 @@ describe('strings converted out of Lua are charged each time they are emitted', 
   });
 
   it('lets a VM that ran out while converting be replaced, so the next call works', () => {
-    const chunk = compileLua('if state.attack then local s = ("q"):rep(1e6) local t = {} for i = 1, 40 do t[i] = s end return t end return "fine"', {});
+    const chunk = compileLua(
+      'if state.attack then local s = ("q"):rep(1e6) local t = {} for i = 1, 40 do t[i] = s end return t end return "fine"',
+      {},
+    );
     expect(captureError(() => chunk.run({ state: { attack: true } })).code).toBe('LUA_BUDGET');
     expect(chunk.run({ state: { attack: false } })).toBe('fine');
   });
@@ -96,28 +106,34 @@ describe('Lua stacks are charged to the table budget', () => {
   });
 
   it('refunds a stack that shrinks, so a pcall loop over a large push is not a false alarm', () => {
-    const code = 'local s = ("b"):rep(50000) local n = 0 for i = 1, 40 do pcall(function() local x = select("#", string.byte(s, 1, -1)) n = n + x error("x") end) end return n';
+    const code =
+      'local s = ("b"):rep(50000) local n = 0 for i = 1, 40 do pcall(function() local x = select("#", string.byte(s, 1, -1)) n = n + x error("x") end) end return n';
     expect(compileLua(code, {}).run({}, roomy)).toBe(2_000_000);
   });
 
   it('ends a chain of closures held only through upvalues with table_growth', () => {
-    const code = 'local f = function() return 0 end for i = 1, 1e8 do local g = f f = function() return g() + 1 end end';
+    const code =
+      'local f = function() return 0 end for i = 1, 1e8 do local g = f f = function() return g() + 1 end end';
     expect(budgetOf(code, roomy)).toBe('table_growth');
   });
 
   it('ends functions kept from load() of generated code with table_growth', () => {
-    const code = 'local src = "return {" .. ("1,"):rep(20000) .. "}" local kept = {} for i = 1, 1000 do kept[i] = load(src) end';
+    const code =
+      'local src = "return {" .. ("1,"):rep(20000) .. "}" local kept = {} for i = 1, 1000 do kept[i] = load(src) end';
     expect(budgetOf(code, roomy)).toBe('table_growth');
   });
 });
 
 describe('work one instruction does on many values is charged', () => {
   it('ends a loop of string.byte over a long string with instructions', () => {
-    expect(budgetOf('local s = ("x"):rep(90000) while true do local n = select("#", string.byte(s, 1, -1)) end')).toBe('instructions');
+    expect(budgetOf('local s = ("x"):rep(90000) while true do local n = select("#", string.byte(s, 1, -1)) end')).toBe(
+      'instructions',
+    );
   });
 
   it('ends varargs bounced between functions with instructions', () => {
-    const code = 'local function bounce(...) return ... end local function go(...) while true do bounce(...) end end go(string.byte(("x"):rep(25000), 1, -1))';
+    const code =
+      'local function bounce(...) return ... end local function go(...) while true do bounce(...) end end go(string.byte(("x"):rep(25000), 1, -1))';
     expect(budgetOf(code)).toBe('instructions');
   });
 
@@ -137,7 +153,12 @@ describe('work one instruction does on many values is charged', () => {
 
 describe('long strings as table keys', () => {
   it('are keyed by their bytes: "\\1\\0" and "\\16" are different keys', () => {
-    expect(compileLua('local t = { ["\\1\\0"] = "a", ["\\16"] = "b" } return { t["\\1\\0"], t["\\16"], t["\\1\\0\\0"] == nil }', {}).run({})).toEqual(['a', 'b', true]);
+    expect(
+      compileLua(
+        'local t = { ["\\1\\0"] = "a", ["\\16"] = "b" } return { t["\\1\\0"], t["\\16"], t["\\1\\0\\0"] == nil }',
+        {},
+      ).run({}),
+    ).toEqual(['a', 'b', true]);
   });
 
   it('cost about their own size, so the string budget bounds them', () => {
@@ -148,8 +169,12 @@ describe('long strings as table keys', () => {
 
 describe('string.format with a precision', () => {
   it('reads only what it shows of a long string', () => {
-    expect(budgetOf('local s = ("x"):rep(1e6) while true do local short = string.format("%.3s", s) end')).toBe('instructions');
-    expect(compileLua('return string.format("[%.3s|%5s|%-4.2s]", ("é"):rep(500), "ab", "xyz")', {}).run({})).toBe("[ééé|   ab|xy  ]");
+    expect(budgetOf('local s = ("x"):rep(1e6) while true do local short = string.format("%.3s", s) end')).toBe(
+      'instructions',
+    );
+    expect(compileLua('return string.format("[%.3s|%5s|%-4.2s]", ("é"):rep(500), "ab", "xyz")', {}).run({})).toBe(
+      '[ééé|   ab|xy  ]',
+    );
   });
 });
 
@@ -163,15 +188,21 @@ describe('error text is capped', () => {
 
   it('shortens the path of a deeply nested table whose conversion fails', () => {
     // 99 levels of 8 KiB keys: a 800 KB path if written out
-    const code = 'local k = ("k"):rep(8 * 1024) local t = {} local cur = t for i = 1, 99 do local n = {} cur[k .. i] = n cur = n end cur.f = print';
+    const code =
+      'local k = ("k"):rep(8 * 1024) local t = {} local cur = t for i = 1, 99 do local n = {} cur[k .. i] = n cur = n end cur.f = print';
     const returned = luaError(`${code} return t`);
     expect(returned.code).toBe('LUA_ERROR');
     expect(returned.message).toContain('function');
     expect(returned.message.length).toBeLessThan(MAX_ERROR_TEXT + 200);
-    const encoded = compileLua(`${code} local ok, message = pcall(json.encode, t) return { ok = ok, length = #message }`, {}).run({}) as { ok: boolean; length: number };
+    const encoded = compileLua(
+      `${code} local ok, message = pcall(json.encode, t) return { ok = ok, length = #message }`,
+      {},
+    ).run({}) as { ok: boolean; length: number };
     expect(encoded.ok).toBe(false);
     expect(encoded.length).toBeLessThan(MAX_ERROR_TEXT + 200);
-    const deep = luaError('local k = ("d"):rep(1e5) local t = {} local cur = t for i = 1, 150 do local n = {} cur[k] = n cur = n end return t');
+    const deep = luaError(
+      'local k = ("d"):rep(1e5) local t = {} local cur = t for i = 1, 150 do local n = {} cur[k] = n cur = n end return t',
+    );
     expect(deep.message).toContain('deeper than');
     expect(deep.message.length).toBeLessThan(MAX_ERROR_TEXT + 200);
   });
@@ -184,7 +215,11 @@ describe('error text is capped', () => {
   });
 
   it('caps a budget error raised while converting globals into Lua with a long name', () => {
-    const error = captureError(() => compileLua('for _, v in pairs(_G) do if type(v) == "table" then local _ = v.f end end', {}).run({ ['n'.repeat(100_000)]: { f: () => 1 } }));
+    const error = captureError(() =>
+      compileLua('for _, v in pairs(_G) do if type(v) == "table" then local _ = v.f end end', {}).run({
+        ['n'.repeat(100_000)]: { f: () => 1 },
+      }),
+    );
     expect(error.code).toBe('LUA_ERROR');
     expect(error.message.length).toBeLessThan(MAX_ERROR_TEXT + 200);
   });

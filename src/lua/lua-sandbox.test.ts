@@ -30,12 +30,15 @@ describe('sandbox: unreachable capabilities', () => {
   }
 
   it('does not even have the globals', () => {
-    const code = 'return { io == nil, os.execute == nil, require == nil, js == nil, debug == nil, package == nil, dofile == nil, loadfile == nil, collectgarbage == nil, string.dump == nil }';
+    const code =
+      'return { io == nil, os.execute == nil, require == nil, js == nil, debug == nil, package == nil, dofile == nil, loadfile == nil, collectgarbage == nil, string.dump == nil }';
     expect(runLua(code)).toEqual(Array(10).fill(true));
   });
 
   it('keeps only os.time, os.clock and os.date', () => {
-    expect(runLua('local names = {} for name in pairs(os) do names[#names + 1] = name end table.sort(names) return names')).toEqual(['clock', 'date', 'time']);
+    expect(
+      runLua('local names = {} for name in pairs(os) do names[#names + 1] = name end table.sort(names) return names'),
+    ).toEqual(['clock', 'date', 'time']);
   });
 
   it('says why a binary chunk is refused', () => {

@@ -26,7 +26,14 @@ import { lauxlib, lazyTables, lua, lualib } from '#lua-vm';
 import { toVmValue, type LazyContext } from './lazy-table.js';
 import { BudgetMeter } from './budget-meter.js';
 import { JsonBridge } from './json-bridge.js';
-import { createCallContext, createJsonFunctions, createLoad, createPrint, createRandom, createRandomSeed } from './sandbox-functions.js';
+import {
+  createCallContext,
+  createJsonFunctions,
+  createLoad,
+  createPrint,
+  createRandom,
+  createRandomSeed,
+} from './sandbox-functions.js';
 import type { CallContext } from './sandbox-functions.js';
 
 /** The chunk name; Lua prefixes messages with `lua:<line>:`. */
@@ -187,7 +194,13 @@ export class LuaSandbox {
     bridge.pushArrayMetatable(this.state);
     const arrayMetatable = lua.lua_topointer(this.state, -1) as VmTable;
     lua.lua_pop(this.state, 1);
-    this.lazy = { state: this.state, nullSentinel: bridge.nullSentinel, arrayMetatable, bytesOf: (text) => bridge.bytesOf(text), decode: (bytes) => bridge.toText(bytes) };
+    this.lazy = {
+      state: this.state,
+      nullSentinel: bridge.nullSentinel,
+      arrayMetatable,
+      bytesOf: (text) => bridge.bytesOf(text),
+      decode: (bytes) => bridge.toText(bytes),
+    };
     return this.lazy;
   }
 

@@ -4,7 +4,12 @@ import { compileLua } from './compile-lua.js';
 import type { LuaRunOptions, LuaSourceLocation } from './compile-lua.js';
 
 /** Compiles and runs `code` once. */
-export function runLua(code: string, globals: Record<string, unknown> = {}, options: LuaRunOptions = {}, where: LuaSourceLocation = { node: 'test' }): unknown {
+export function runLua(
+  code: string,
+  globals: Record<string, unknown> = {},
+  options: LuaRunOptions = {},
+  where: LuaSourceLocation = { node: 'test' },
+): unknown {
   return compileLua(code, where).run(globals, options);
 }
 

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const CASES: Record<string, string> = {
   answer: 'return 6 * 7',
-  capabilities: 'return { io == nil, os.execute == nil, js == nil, require == nil, debug == nil, load("\\27Lua") == nil }',
+  capabilities:
+    'return { io == nil, os.execute == nil, js == nil, require == nil, debug == nil, load("\\27Lua") == nil }',
   pcallLoop: 'while true do pcall(function() while true do end end) end',
   xpcallHandler: 'xpcall(function() while true do end end, function(e) while true do end end)',
   patternBomb: "return string.find(string.rep('a', 300), '.-.-.-.-.-b')",
@@ -18,8 +19,10 @@ const CASES: Record<string, string> = {
   runtimeError: 'local t = nil\nreturn t.x',
   // issue 12: memory no budget used to count, and error text that was not capped
   sharedStrings: 'local s = ("y"):rep(512 * 1024) local t = {} for i = 1, 4000 do t[i] = s end return { t }',
-  encodeInPcall: 'local s = ("y"):rep(512 * 1024) local t = {} for i = 1, 4000 do t[i] = s end while true do pcall(json.encode, t) end',
-  parkedUnpack: 'local t = {} for i = 1, 60000 do t[i] = i end local parked = {} for i = 1, 1000 do local co = coroutine.create(function(...) coroutine.yield() end) coroutine.resume(co, table.unpack(t)) parked[i] = co end',
+  encodeInPcall:
+    'local s = ("y"):rep(512 * 1024) local t = {} for i = 1, 4000 do t[i] = s end while true do pcall(json.encode, t) end',
+  parkedUnpack:
+    'local t = {} for i = 1, 60000 do t[i] = i end local parked = {} for i = 1, 1000 do local co = coroutine.create(function(...) coroutine.yield() end) coroutine.resume(co, table.unpack(t)) parked[i] = co end',
   longKeys: 'local t = {} for i = 1, 1e6 do t[("x"):rep(1e6 - i)] = i end',
   hugeError: 'error(("e"):rep(1e6))',
 };
@@ -51,7 +54,12 @@ describe('Lua sandbox inside workerd', () => {
 
   beforeAll(async () => {
     const bundle = await esbuild.build({
-      stdin: { contents: ENTRY, resolveDir: fileURLToPath(new URL('.', import.meta.url)), loader: 'ts', sourcefile: 'lua-workerd-entry.ts' },
+      stdin: {
+        contents: ENTRY,
+        resolveDir: fileURLToPath(new URL('.', import.meta.url)),
+        loader: 'ts',
+        sourcefile: 'lua-workerd-entry.ts',
+      },
       bundle: true,
       format: 'esm',
       platform: 'browser',

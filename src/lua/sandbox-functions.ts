@@ -48,7 +48,9 @@ export function createPrint(context: CallContext, bridge: JsonBridge): LuaCFunct
     if (context.onPrint === undefined || context.printTruncated) return 0;
     // Decode no more than can still be shown (a UTF-8 character is at most 4 bytes).
     const room = context.printBytesLeft;
-    let line = parts.map((part) => bridge.toText(part.length > room * 4 ? part.subarray(0, room * 4) : part)).join('\t');
+    let line = parts
+      .map((part) => bridge.toText(part.length > room * 4 ? part.subarray(0, room * 4) : part))
+      .join('\t');
     if (line.length + 1 > room) {
       line = `${line.slice(0, Math.max(0, room - 1))}… [print output truncated]`;
       context.printTruncated = true;
@@ -153,7 +155,8 @@ export function createJsonFunctions(bridge: JsonBridge): Record<'encode' | 'deco
       try {
         bridge.push(state, value);
       } catch (error) {
-        if (error instanceof LuaConversionError) return lauxlib.luaL_error(state, capErrorText(`json.decode: ${error.message}`));
+        if (error instanceof LuaConversionError)
+          return lauxlib.luaL_error(state, capErrorText(`json.decode: ${error.message}`));
         throw error;
       } finally {
         chargeInstructions(state, bridge.lastConversionSize);

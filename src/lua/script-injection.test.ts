@@ -20,11 +20,15 @@ describe('the script sandbox is passed by the host', () => {
     expect(error.code).toBe('SCRIPT_ENGINE_NOT_LOADED');
     expect(error.node).toBe('add');
     expect(error.location.line).toBe(4);
-    expect(error.details.errors).toEqual([expect.objectContaining({ code: 'SCRIPT_ENGINE_NOT_LOADED', node: 'add', field: 'run' })]);
+    expect(error.details.errors).toEqual([
+      expect.objectContaining({ code: 'SCRIPT_ENGINE_NOT_LOADED', node: 'add', field: 'run' }),
+    ]);
   });
 
   it('refuses nested Lua (a reflection evaluator) the same way', () => {
-    const error = captureError(() => loadAgentWithout(EVALUATOR, { file: 'reflection-lua.yaml', registry: createActionRegistry() }));
+    const error = captureError(() =>
+      loadAgentWithout(EVALUATOR, { file: 'reflection-lua.yaml', registry: createActionRegistry() }),
+    );
     const codes = (error.details.errors as Array<{ code: string }>).map((problem) => problem.code);
     expect(codes).toEqual(['SCRIPT_ENGINE_NOT_LOADED', 'SCRIPT_ENGINE_NOT_LOADED']);
   });
@@ -36,7 +40,10 @@ describe('the script sandbox is passed by the host', () => {
 
   it('compiles with the sandbox the host passes, at load and for nested Lua', async () => {
     const compiled: string[] = [];
-    const counting: ScriptSandbox = { ...luaSandbox, compile: (code, where) => (compiled.push(where?.field ?? ''), luaSandbox.compile(code, where)) };
+    const counting: ScriptSandbox = {
+      ...luaSandbox,
+      compile: (code, where) => (compiled.push(where?.field ?? ''), luaSandbox.compile(code, where)),
+    };
     const agent = loadAgentWithout(LUA_NODE, { scripts: { lua: counting } });
     expect(compiled).toEqual(['run']);
     expect((await runAgent(agent, { a: 2, b: 3 }).result).state).toMatchObject({ total: 5 });

@@ -18,11 +18,24 @@ function scriptedFetch(answer: Answer) {
   return { fetchFn, requests };
 }
 
-const json = (value: unknown, headers: Record<string, string> = {}) => new Response(JSON.stringify(value), { headers: { 'content-type': 'application/json', ...headers } });
-const initialized = (body: Record<string, unknown>, version = '2025-06-18') => ({ jsonrpc: '2.0', id: body['id'], result: { protocolVersion: version, capabilities: {}, serverInfo: { name: 's' } } });
+const json = (value: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(value), { headers: { 'content-type': 'application/json', ...headers } });
+const initialized = (body: Record<string, unknown>, version = '2025-06-18') => ({
+  jsonrpc: '2.0',
+  id: body['id'],
+  result: { protocolVersion: version, capabilities: {}, serverInfo: { name: 's' } },
+});
 
 function options(fetchFn: typeof fetch, extra: Partial<McpClientOptions> = {}): McpClientOptions {
-  return { url: new URL('http://mcp.test/mcp'), headers: { authorization: 'Bearer t' }, maxBytes: 64 * 1024, timeoutMs: 2000, signal: new AbortController().signal, fetch: fetchFn, ...extra };
+  return {
+    url: new URL('http://mcp.test/mcp'),
+    headers: { authorization: 'Bearer t' },
+    maxBytes: 64 * 1024,
+    timeoutMs: 2000,
+    signal: new AbortController().signal,
+    fetch: fetchFn,
+    ...extra,
+  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<AgentError> {
@@ -48,7 +61,11 @@ describe('connectMcp', () => {
     });
     const session = await connectMcp(options(fetchFn));
     expect(await session.request('tools/list', {})).toEqual({ tools: [] });
-    expect(requests.map((request) => request.body?.['method'])).toEqual(['initialize', 'notifications/initialized', 'tools/list']);
+    expect(requests.map((request) => request.body?.['method'])).toEqual([
+      'initialize',
+      'notifications/initialized',
+      'tools/list',
+    ]);
     const last = requests.at(-1)!.headers;
     expect(last.get('mcp-session-id')).toBe('session-1');
     expect(last.get('mcp-protocol-version')).toBe('2025-06-18');
@@ -59,30 +76,60 @@ describe('connectMcp', () => {
   it('refuses an unknown protocol version, a redirect, an HTTP error and a JSON-RPC error, naming the origin only', async () => {
     const version = scriptedFetch((body) => json(initialized(body, '1999-01-01')));
     expect((await failure(connectMcp(options(version.fetchFn)))).message).toContain('protocol version "1999-01-01"');
-    const redirect = scriptedFetch(() => new Response(null, { status: 307, headers: { location: 'http://elsewhere.test/' } }));
-    expect((await failure(connectMcp(options(redirect.fetchFn, { url: new URL('http://mcp.test/mcp?key=secret') })))).message).toMatch(/^MCP server http:\/\/mcp\.test: the server answered a redirect/);
+    const redirect = scriptedFetch(
+      () => new Response(null, { status: 307, headers: { location: 'http://elsewhere.test/' } }),
+    );
+    expect(
+      (await failure(connectMcp(options(redirect.fetchFn, { url: new URL('http://mcp.test/mcp?key=secret') }))))
+        .message,
+    ).toMatch(/^MCP server http:\/\/mcp\.test: the server answered a redirect/);
     const status = scriptedFetch(() => new Response('no', { status: 500 }));
     expect((await failure(connectMcp(options(status.fetchFn)))).details).toMatchObject({ status: 500 });
-    const rpc = scriptedFetch((body) => (body['method'] === 'initialize' ? json(initialized(body)) : json({ jsonrpc: '2.0', id: body['id'], error: { code: -32601, message: 'nope' } })));
+    const rpc = scriptedFetch((body) =>
+      body['method'] === 'initialize'
+        ? json(initialized(body))
+        : json({ jsonrpc: '2.0', id: body['id'], error: { code: -32601, message: 'nope' } }),
+    );
     const session = await connectMcp(options(rpc.fetchFn));
-    expect((await failure(session.request('tools/list', {}))).message).toContain('tools/list failed: nope (JSON-RPC error -32601)');
+    expect((await failure(session.request('tools/list', {}))).message).toContain(
+      'tools/list failed: nope (JSON-RPC error -32601)',
+    );
   });
 
   it('stops reading past maxBytes (declared or streamed) and past timeoutMs', async () => {
-    const declared = scriptedFetch(() => new Response('{}', { headers: { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) } }));
+    const declared = scriptedFetch(
+      () =>
+        new Response('{}', {
+          headers: { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) },
+        }),
+    );
     expect((await failure(connectMcp(options(declared.fetchFn)))).details).toMatchObject({ limit: 'max_bytes' });
     const endless = scriptedFetch(() => {
       const chunk = new TextEncoder().encode(`: ${'x'.repeat(1000)}\n\n`);
-      return new Response(new ReadableStream({ pull: (controller) => controller.enqueue(chunk) }), { headers: { 'content-type': 'text/event-stream' } });
+      return new Response(new ReadableStream({ pull: (controller) => controller.enqueue(chunk) }), {
+        headers: { 'content-type': 'text/event-stream' },
+      });
     });
     expect((await failure(connectMcp(options(endless.fetchFn)))).details).toMatchObject({ limit: 'max_bytes' });
-    const silent = scriptedFetch(() => new Response(new ReadableStream({ pull: () => new Promise(() => undefined) }), { headers: { 'content-type': 'text/event-stream' } }));
-    expect((await failure(connectMcp(options(silent.fetchFn, { timeoutMs: 50 })))).details).toMatchObject({ limit: 'timeout_ms' });
+    const silent = scriptedFetch(
+      () =>
+        new Response(new ReadableStream({ pull: () => new Promise(() => undefined) }), {
+          headers: { 'content-type': 'text/event-stream' },
+        }),
+    );
+    expect((await failure(connectMcp(options(silent.fetchFn, { timeoutMs: 50 })))).details).toMatchObject({
+      limit: 'timeout_ms',
+    });
   });
 
   it("the run's cancellation ends a request as CANCELLED", async () => {
     const controller = new AbortController();
-    const silent = scriptedFetch(() => new Response(new ReadableStream({ pull: () => new Promise(() => undefined) }), { headers: { 'content-type': 'text/event-stream' } }));
+    const silent = scriptedFetch(
+      () =>
+        new Response(new ReadableStream({ pull: () => new Promise(() => undefined) }), {
+          headers: { 'content-type': 'text/event-stream' },
+        }),
+    );
     const pending = connectMcp(options(silent.fetchFn, { signal: controller.signal }));
     setTimeout(() => controller.abort(), 20);
     expect((await failure(pending)).code).toBe('CANCELLED');

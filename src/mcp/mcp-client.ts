@@ -55,7 +55,11 @@ export async function connectMcp(options: McpClientOptions): Promise<McpSession>
     clientInfo: { name: 'tea-edge', version: '1' },
   });
   const version = typeof init['protocolVersion'] === 'string' ? init['protocolVersion'] : '';
-  if (!KNOWN_VERSIONS.has(version)) throw mcpError(options.url, `the server speaks protocol version ${quoteText(version, 40)}, which tea-edge does not know`);
+  if (!KNOWN_VERSIONS.has(version))
+    throw mcpError(
+      options.url,
+      `the server speaks protocol version ${quoteText(version, 40)}, which tea-edge does not know`,
+    );
   state.protocolVersion = version;
   await notify(state, 'notifications/initialized');
   return {
@@ -99,7 +103,8 @@ async function withDeadline<T>(state: ConnectionState, work: (signal: AbortSigna
     return await work(controller.signal);
   } catch (error) {
     if (options.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled');
-    if (timedOut) throw mcpError(options.url, `no complete answer within ${options.timeoutMs} ms`, { limit: 'timeout_ms' });
+    if (timedOut)
+      throw mcpError(options.url, `no complete answer within ${options.timeoutMs} ms`, { limit: 'timeout_ms' });
     if (AgentError.isInstance(error)) throw error;
     throw mcpError(options.url, `request failed: ${messageOf(error)}`);
   } finally {
@@ -108,14 +113,20 @@ async function withDeadline<T>(state: ConnectionState, work: (signal: AbortSigna
   }
 }
 
-async function send(state: ConnectionState, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function send(
+  state: ConnectionState,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const id = state.nextId++;
   return withDeadline(state, async (signal) => {
     const response = await post(state, { jsonrpc: '2.0', id, method, params }, signal);
     const session = response.headers.get('mcp-session-id');
     if (method === 'initialize' && session !== null && /^[\x21-\x7e]{1,256}$/.test(session)) state.sessionId = session;
     const type = (response.headers.get('content-type') ?? '').toLowerCase();
-    const message = type.includes('text/event-stream') ? await readSseAnswer(response, id, state.options, signal) : readJsonAnswer(await readCapped(response, state.options, signal), id, state.options);
+    const message = type.includes('text/event-stream')
+      ? await readSseAnswer(response, id, state.options, signal)
+      : readJsonAnswer(await readCapped(response, state.options, signal), id, state.options);
     return resultOf(message, method, state.options.url);
   });
 }
@@ -130,7 +141,13 @@ async function notify(state: ConnectionState, method: string): Promise<void> {
 async function post(state: ConnectionState, body: unknown, signal: AbortSignal): Promise<Response> {
   const { options } = state;
   const doFetch = options.fetch ?? fetch;
-  const response = await doFetch(options.url.href, { method: 'POST', headers: headersOf(state), body: JSON.stringify(body), redirect: 'manual', signal });
+  const response = await doFetch(options.url.href, {
+    method: 'POST',
+    headers: headersOf(state),
+    body: JSON.stringify(body),
+    redirect: 'manual',
+    signal,
+  });
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel().catch(() => undefined);
     throw mcpError(options.url, `the server answered a redirect (HTTP ${response.status}); redirects are not followed`);
@@ -146,7 +163,12 @@ async function closeSession(state: ConnectionState): Promise<void> {
   if (state.sessionId === undefined) return;
   try {
     await withDeadline(state, async (signal) => {
-      const response = await (state.options.fetch ?? fetch)(state.options.url.href, { method: 'DELETE', headers: headersOf(state), redirect: 'manual', signal });
+      const response = await (state.options.fetch ?? fetch)(state.options.url.href, {
+        method: 'DELETE',
+        headers: headersOf(state),
+        redirect: 'manual',
+        signal,
+      });
       await response.body?.cancel().catch(() => undefined);
     });
   } catch {
@@ -158,7 +180,10 @@ async function closeSession(state: ConnectionState): Promise<void> {
  * A reader of the body that is cancelled when `signal` aborts (timeout or the run's cancellation):
  * not every fetch ties its signal to a body already being read, and a stalled read must end.
  */
-function abortableReader(body: ReadableStream<Uint8Array>, signal: AbortSignal): ReadableStreamDefaultReader<Uint8Array> {
+function abortableReader(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+): ReadableStreamDefaultReader<Uint8Array> {
   const reader = body.getReader();
   const cancel = (): void => void reader.cancel().catch(() => undefined);
   if (signal.aborted) cancel();
@@ -193,7 +218,12 @@ async function readCapped(response: Response, options: McpClientOptions, signal:
 }
 
 /** Reads SSE events until the response with `id` arrives; counts every byte of the stream. */
-async function readSseAnswer(response: Response, id: number, options: McpClientOptions, signal: AbortSignal): Promise<Record<string, unknown>> {
+async function readSseAnswer(
+  response: Response,
+  id: number,
+  options: McpClientOptions,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
   if (response.body === null) throw mcpError(options.url, 'the event stream has no body');
   const reader = abortableReader(response.body, signal);
   const parser = createSseParser();
@@ -210,7 +240,11 @@ async function readSseAnswer(response: Response, id: number, options: McpClientO
       for (const event of events) {
         if (event.event !== 'message' || event.data === '') continue;
         const parsed = parseJsonSafely(event.data, { maxLength: options.maxBytes, maxDepth: JSON_DEPTH });
-        if (!parsed.ok || !isPlainObject(parsed.value)) throw mcpError(options.url, `an event of the stream is not a JSON-RPC message (${parsed.ok ? 'not an object' : parsed.error})`);
+        if (!parsed.ok || !isPlainObject(parsed.value))
+          throw mcpError(
+            options.url,
+            `an event of the stream is not a JSON-RPC message (${parsed.ok ? 'not an object' : parsed.error})`,
+          );
         if (parsed.value['id'] === id && !('method' in parsed.value)) return parsed.value;
         // Notifications (progress, list_changed) and requests from the server are not answered:
         // tea-edge offers no client capabilities, and a changed tool list changes nothing mid-run.
@@ -236,7 +270,9 @@ function resultOf(message: Record<string, unknown>, method: string, url: URL): R
   const error = message['error'];
   if (isPlainObject(error)) {
     const text = typeof error['message'] === 'string' ? cutText(error['message'], 500) : 'no message';
-    throw mcpError(url, `${method} failed: ${text} (JSON-RPC error ${cutText(String(error['code']), 20)})`, { rpc_code: error['code'] });
+    throw mcpError(url, `${method} failed: ${text} (JSON-RPC error ${cutText(String(error['code']), 20)})`, {
+      rpc_code: error['code'],
+    });
   }
   const result = message['result'];
   if (!isPlainObject(result)) throw mcpError(url, `${method}: the response has no result object`);
@@ -249,5 +285,7 @@ function tooLarge(options: McpClientOptions): AgentError {
 
 /** An MCP failure: ACTION_FAILED naming the server's origin (never its path or query). */
 export function mcpError(url: URL, message: string, details: Record<string, unknown> = {}): AgentError {
-  return new AgentError('ACTION_FAILED', `MCP server ${url.origin}: ${message}`, { details: { mcp_origin: url.origin, ...details } });
+  return new AgentError('ACTION_FAILED', `MCP server ${url.origin}: ${message}`, {
+    details: { mcp_origin: url.origin, ...details },
+  });
 }

@@ -14,7 +14,10 @@ export interface McpProbeProblem {
 }
 
 /** Problems found on the agent's MCP servers; empty when every allow-listed tool is offered. */
-export async function probeMcpServers(settings: Readonly<AgentSettings>, options: { secrets?: Record<string, string>; signal?: AbortSignal } = {}): Promise<McpProbeProblem[]> {
+export async function probeMcpServers(
+  settings: Readonly<AgentSettings>,
+  options: { secrets?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<McpProbeProblem[]> {
   const servers = readMcpServers(settings);
   if ('error' in servers) return [{ server: '', message: `${servers.field}: ${servers.error}` }];
   const context: McpContext = {

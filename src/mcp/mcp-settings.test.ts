@@ -7,8 +7,24 @@ const settings = (servers: unknown) => ({ mcp: { servers } });
 
 describe('readMcpServers', () => {
   it('reads servers with their allow-list and header values (plain or from a secret)', () => {
-    const servers = readMcpServers(settings([{ name: 'docs', url: 'https://t.example/mcp', tools: ['search'], headers: { Authorization: { secret: 'tok', prefix: 'Bearer ' }, 'X-Client': 'tea' } }]));
-    expect(servers).toEqual([{ name: 'docs', url: 'https://t.example/mcp', tools: ['search'], headers: { authorization: { secret: 'tok', prefix: 'Bearer ' }, 'x-client': { text: 'tea' } } }]);
+    const servers = readMcpServers(
+      settings([
+        {
+          name: 'docs',
+          url: 'https://t.example/mcp',
+          tools: ['search'],
+          headers: { Authorization: { secret: 'tok', prefix: 'Bearer ' }, 'X-Client': 'tea' },
+        },
+      ]),
+    );
+    expect(servers).toEqual([
+      {
+        name: 'docs',
+        url: 'https://t.example/mcp',
+        tools: ['search'],
+        headers: { authorization: { secret: 'tok', prefix: 'Bearer ' }, 'x-client': { text: 'tea' } },
+      },
+    ]);
     expect(readMcpServers({})).toEqual([]);
   });
 
@@ -18,8 +34,15 @@ describe('readMcpServers', () => {
     expect(error([{ name: 'a', url: 'file:///etc/passwd', tools: ['t'] }])).toContain('absolute http(s) URL');
     expect(error([{ name: 'a', url: 'https://a/', tools: [] }])).toContain('1 to 64 tool names');
     expect(error([{ name: 'a', url: 'https://a/', tools: ['../x'] }])).toContain('must match');
-    expect(error([{ name: 'a', url: 'https://a/', tools: ['t'] }, { name: 'a', url: 'https://b/', tools: ['t'] }])).toContain('listed twice');
-    expect(error([{ name: 'a', url: 'https://a/', tools: ['t'], headers: { 'Mcp-Session-Id': 'x' } }])).toContain('set by tea-edge');
+    expect(
+      error([
+        { name: 'a', url: 'https://a/', tools: ['t'] },
+        { name: 'a', url: 'https://b/', tools: ['t'] },
+      ]),
+    ).toContain('listed twice');
+    expect(error([{ name: 'a', url: 'https://a/', tools: ['t'], headers: { 'Mcp-Session-Id': 'x' } }])).toContain(
+      'set by tea-edge',
+    );
     expect(error([{ name: 'a', url: 'https://a/', tools: ['t'], extra: 1 }])).toContain("unknown key 'extra'");
   });
 });
@@ -34,7 +57,11 @@ describe('MCP tool names', () => {
   it('must name a declared server and a tool on its allow-list', () => {
     const declared = settings([{ name: 'docs', url: 'https://t.example/mcp', tools: ['search'] }]);
     expect(checkMcpToolName('mcp.docs.search', declared)).toEqual({ tool: 'search', server: 'docs' });
-    expect(checkMcpToolName('mcp.docs.delete', declared)).toMatchObject({ error: expect.stringContaining('allow-list') });
-    expect(checkMcpToolName('mcp.other.search', declared)).toMatchObject({ error: expect.stringContaining("has no 'other'") });
+    expect(checkMcpToolName('mcp.docs.delete', declared)).toMatchObject({
+      error: expect.stringContaining('allow-list'),
+    });
+    expect(checkMcpToolName('mcp.other.search', declared)).toMatchObject({
+      error: expect.stringContaining("has no 'other'"),
+    });
   });
 });

@@ -21,7 +21,10 @@ export function splitMcpToolName(name: string): { server: string; tool: string }
  * Checks a `mcp.<server>.<tool>` tool name against the settings at load: the server must be
  * declared and the tool on its allow-list. Returns the pair, or why not.
  */
-export function checkMcpToolName(name: string, settings: Readonly<Record<string, unknown>>): { server: string; tool: string } | { error: string } {
+export function checkMcpToolName(
+  name: string,
+  settings: Readonly<Record<string, unknown>>,
+): { server: string; tool: string } | { error: string } {
   const parts = splitMcpToolName(name);
   if (parts === undefined) return { error: `'${name}' is not mcp.<server>.<tool>` };
   const mcp = settings['mcp'];

@@ -59,11 +59,19 @@ const runs = new WeakMap<object, Map<string, Promise<ServerHandle>>>();
  * ACTION_FAILED when the server is unreachable, breaks the protocol or its caps, or lacks a tool
  * the agent allows and names in `wanted`.
  */
-export async function listMcpTools(serverName: string, wanted: readonly string[], context: McpContext): Promise<Map<string, ListedMcpTool>> {
+export async function listMcpTools(
+  serverName: string,
+  wanted: readonly string[],
+  context: McpContext,
+): Promise<Map<string, ListedMcpTool>> {
   const handle = await serverFor(serverName, context);
   const missing = wanted.filter((tool) => !handle.tools.has(tool));
   if (missing.length > 0) {
-    throw new AgentError('ACTION_FAILED', `MCP server '${serverName}' does not offer ${missing.map((tool) => `'${tool}'`).join(', ')}`, { details: { mcp_server: serverName, missing } });
+    throw new AgentError(
+      'ACTION_FAILED',
+      `MCP server '${serverName}' does not offer ${missing.map((tool) => `'${tool}'`).join(', ')}`,
+      { details: { mcp_server: serverName, missing } },
+    );
   }
   return handle.tools;
 }
@@ -73,12 +81,25 @@ export async function listMcpTools(serverName: string, wanted: readonly string[]
  * (or its structured content as JSON) is returned, cut to maxResultChars; a result marked
  * `isError` is an ACTION_FAILED with the server's text.
  */
-export async function callMcpTool(serverName: string, tool: string, args: Record<string, unknown>, context: McpContext): Promise<string> {
+export async function callMcpTool(
+  serverName: string,
+  tool: string,
+  args: Record<string, unknown>,
+  context: McpContext,
+): Promise<string> {
   const handle = await serverFor(serverName, context);
-  if (!handle.tools.has(tool)) throw new AgentError('ACTION_FAILED', `MCP tool '${tool}' was not in server '${serverName}''s listing for this run`, { details: { mcp_server: serverName } });
+  if (!handle.tools.has(tool))
+    throw new AgentError(
+      'ACTION_FAILED',
+      `MCP tool '${tool}' was not in server '${serverName}''s listing for this run`,
+      { details: { mcp_server: serverName } },
+    );
   const result = await handle.session.request('tools/call', { name: tool, arguments: args });
   const text = resultText(result);
-  if (result['isError'] === true) throw new AgentError('ACTION_FAILED', `MCP tool '${tool}' reported an error: ${cutText(text, 2000)}`, { details: { mcp_server: serverName } });
+  if (result['isError'] === true)
+    throw new AgentError('ACTION_FAILED', `MCP tool '${tool}' reported an error: ${cutText(text, 2000)}`, {
+      details: { mcp_server: serverName },
+    });
   return text;
 }
 
@@ -87,7 +108,14 @@ export async function closeMcpSessions(context: Pick<ActionContext, 'memory'>): 
   const servers = runs.get(context.memory);
   if (servers === undefined) return;
   runs.delete(context.memory);
-  await Promise.all([...servers.values()].map((pending) => pending.then((handle) => handle.session.close(), () => undefined)));
+  await Promise.all(
+    [...servers.values()].map((pending) =>
+      pending.then(
+        (handle) => handle.session.close(),
+        () => undefined,
+      ),
+    ),
+  );
 }
 
 function serverFor(serverName: string, context: McpContext): Promise<ServerHandle> {
@@ -112,10 +140,15 @@ async function openServer(serverName: string, context: McpContext): Promise<Serv
   const servers = readMcpServers(context.settings);
   if ('error' in servers) throw new AgentError('INVALID_PARAMS', servers.error, { field: servers.field });
   const server = servers.find((candidate) => candidate.name === serverName);
-  if (server === undefined) throw new AgentError('UNKNOWN_TOOL', `settings.mcp.servers declares no server '${serverName}'`);
+  if (server === undefined)
+    throw new AgentError('UNKNOWN_TOOL', `settings.mcp.servers declares no server '${serverName}'`);
   const http = readHttpSettings(context.settings);
   const decision = checkUrl(server.url, http.allow);
-  if (!decision.allowed) throw new AgentError('FORBIDDEN', `MCP server '${serverName}': ${decision.reason}`, { field: 'settings.http.allow', details: { mcp_server: serverName } });
+  if (!decision.allowed)
+    throw new AgentError('FORBIDDEN', `MCP server '${serverName}': ${decision.reason}`, {
+      field: 'settings.http.allow',
+      details: { mcp_server: serverName },
+    });
   const session = await connectMcp({
     url: decision.url,
     headers: headersOf(server, context),
@@ -135,12 +168,18 @@ async function openServer(serverName: string, context: McpContext): Promise<Serv
 
 /** The same session, but tools/call bodies are held to `maxBytes` (settings.http.max_bytes). */
 function capped(session: McpSession, maxBytes: number): McpSession {
-  return { ...session, request: (method, params) => session.request(method, params).then((result) => checkResultSize(result, maxBytes)) };
+  return {
+    ...session,
+    request: (method, params) => session.request(method, params).then((result) => checkResultSize(result, maxBytes)),
+  };
 }
 
 function checkResultSize(result: Record<string, unknown>, maxBytes: number): Record<string, unknown> {
   const size = JSON.stringify(result).length;
-  if (size > maxBytes) throw new AgentError('ACTION_FAILED', `the MCP result is larger than settings.http.max_bytes (${maxBytes})`, { details: { limit: 'max_bytes' } });
+  if (size > maxBytes)
+    throw new AgentError('ACTION_FAILED', `the MCP result is larger than settings.http.max_bytes (${maxBytes})`, {
+      details: { limit: 'max_bytes' },
+    });
   return result;
 }
 
@@ -154,7 +193,11 @@ function headersOf(server: McpServerSettings, context: McpContext): Record<strin
     }
     const secret = secrets[value.secret];
     if (typeof secret !== 'string' || secret === '') {
-      throw new AgentError('ACTION_FAILED', `MCP server '${server.name}': the host gave no secret '${value.secret}' (header ${name})`, { field: `settings.mcp.servers.${server.name}.headers` });
+      throw new AgentError(
+        'ACTION_FAILED',
+        `MCP server '${server.name}': the host gave no secret '${value.secret}' (header ${name})`,
+        { field: `settings.mcp.servers.${server.name}.headers` },
+      );
     }
     headers[name] = value.prefix + secret;
   }
@@ -162,7 +205,11 @@ function headersOf(server: McpServerSettings, context: McpContext): Record<strin
 }
 
 /** Pages through tools/list, keeping only allow-listed tools, each checked and capped. */
-async function readListing(session: McpSession, server: McpServerSettings, url: URL): Promise<Map<string, ListedMcpTool>> {
+async function readListing(
+  session: McpSession,
+  server: McpServerSettings,
+  url: URL,
+): Promise<Map<string, ListedMcpTool>> {
   const allowed = new Set(server.tools);
   const tools = new Map<string, ListedMcpTool>();
   let cursor: string | undefined;
@@ -171,9 +218,16 @@ async function readListing(session: McpSession, server: McpServerSettings, url: 
     const result = await session.request('tools/list', cursor === undefined ? {} : { cursor });
     const listed = Array.isArray(result['tools']) ? result['tools'] : [];
     seen += listed.length;
-    if (seen > MCP_LIMITS.maxListedTools) throw mcpError(url, `the server lists more than ${MCP_LIMITS.maxListedTools} tools`);
+    if (seen > MCP_LIMITS.maxListedTools)
+      throw mcpError(url, `the server lists more than ${MCP_LIMITS.maxListedTools} tools`);
     for (const entry of listed) {
-      if (!isPlainObject(entry) || typeof entry['name'] !== 'string' || !allowed.has(entry['name']) || tools.has(entry['name'])) continue;
+      if (
+        !isPlainObject(entry) ||
+        typeof entry['name'] !== 'string' ||
+        !allowed.has(entry['name']) ||
+        tools.has(entry['name'])
+      )
+        continue;
       tools.set(entry['name'], checkTool(entry, server.name, url));
     }
     cursor = typeof result['nextCursor'] === 'string' && result['nextCursor'] !== '' ? result['nextCursor'] : undefined;
@@ -188,13 +242,26 @@ function checkTool(entry: Record<string, unknown>, serverName: string, url: URL)
   const description = cutText(rawDescription, MCP_LIMITS.maxDescriptionChars);
   const inputSchema = entry['inputSchema'] ?? { type: 'object' };
   const size = JSON.stringify(inputSchema)?.length ?? 0;
-  if (size > MCP_LIMITS.maxSchemaBytes) throw mcpError(url, `tool '${name}': its input schema has ${size} characters (limit ${MCP_LIMITS.maxSchemaBytes})`, { limit: 'schema' });
-  if (!isPlainObject(inputSchema) || inputSchema['type'] !== 'object') throw mcpError(url, `tool '${name}': its input schema is not an object schema`);
+  if (size > MCP_LIMITS.maxSchemaBytes)
+    throw mcpError(
+      url,
+      `tool '${name}': its input schema has ${size} characters (limit ${MCP_LIMITS.maxSchemaBytes})`,
+      { limit: 'schema' },
+    );
+  if (!isPlainObject(inputSchema) || inputSchema['type'] !== 'object')
+    throw mcpError(url, `tool '${name}': its input schema is not an object schema`);
   let schema: CompiledSchema;
   try {
-    schema = compileSchema(inputSchema, { where: { field: `mcp.${serverName}.${name}.inputSchema` }, limits: { maxSchemaBytes: MCP_LIMITS.maxSchemaBytes } });
+    schema = compileSchema(inputSchema, {
+      where: { field: `mcp.${serverName}.${name}.inputSchema` },
+      limits: { maxSchemaBytes: MCP_LIMITS.maxSchemaBytes },
+    });
   } catch (error) {
-    throw mcpError(url, `tool '${name}': its input schema is refused: ${AgentError.isInstance(error) ? error.message : String(error)}`, { limit: 'schema' });
+    throw mcpError(
+      url,
+      `tool '${name}': its input schema is refused: ${AgentError.isInstance(error) ? error.message : String(error)}`,
+      { limit: 'schema' },
+    );
   }
   return { name, description, parameters: inputSchema as JsonSchema, schema };
 }
@@ -204,7 +271,16 @@ function resultText(result: Record<string, unknown>): string {
   const content = Array.isArray(result['content']) ? result['content'] : [];
   const texts = content
     .filter((part): part is Record<string, unknown> => isPlainObject(part))
-    .map((part) => (part['type'] === 'text' && typeof part['text'] === 'string' ? part['text'] : `[${cutText(String(part['type']), 20)} content omitted]`));
-  const text = texts.length > 0 ? texts.join('\n') : result['structuredContent'] !== undefined ? JSON.stringify(result['structuredContent']) : '';
+    .map((part) =>
+      part['type'] === 'text' && typeof part['text'] === 'string'
+        ? part['text']
+        : `[${cutText(String(part['type']), 20)} content omitted]`,
+    );
+  const text =
+    texts.length > 0
+      ? texts.join('\n')
+      : result['structuredContent'] !== undefined
+        ? JSON.stringify(result['structuredContent'])
+        : '';
   return cutText(text, MCP_LIMITS.maxResultChars);
 }

@@ -30,7 +30,10 @@ export const catchBuiltin: TauBuiltin = (thread, point, atom) => {
   const frameState = new State(new Term('fail', []), point.substitution, point);
   frameState.teaCatch = { catcher, recovery, point, active: true } satisfies CatchFrame;
   frames.push(frameState);
-  const body = new Term(',', [new Term('call', [goal]), new Term('$tea_catch_exit', [new Num(frames.length - 1, false)])]);
+  const body = new Term(',', [
+    new Term('call', [goal]),
+    new Term('$tea_catch_exit', [new Num(frames.length - 1, false)]),
+  ]);
   thread.prepend([new State(point.goal.replace(body), point.substitution, point), frameState]);
 };
 
@@ -74,7 +77,11 @@ export function unwindError(thread: TauThread): TauTerm | undefined {
     if (frame === undefined || !frame.active) continue;
     const mgu = pl.unify(ball, frame.catcher, false);
     if (mgu === null) continue;
-    const recovery = new State(frame.point.goal.replace(frame.recovery).apply(mgu), frame.point.substitution.apply(mgu), frame.point);
+    const recovery = new State(
+      frame.point.goal.replace(frame.recovery).apply(mgu),
+      frame.point.substitution.apply(mgu),
+      frame.point,
+    );
     points.push(recovery);
     return undefined;
   }

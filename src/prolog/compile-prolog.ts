@@ -80,7 +80,14 @@ export function compilePrologChunk(code: string, where: ScriptSource = {}): Comp
 }
 
 function loadControl(): SolveControl {
-  return { budget: resolvePrologBudget({ instructions: 1000 }), inferences: 0, work: 0, cells: 0, retained: 0, check: () => {} };
+  return {
+    budget: resolvePrologBudget({ instructions: 1000 }),
+    inferences: 0,
+    work: 0,
+    cells: 0,
+    retained: 0,
+    check: () => {},
+  };
 }
 
 /** `read()`, with a syntax error as PROLOG_SYNTAX with its line. */
@@ -94,13 +101,20 @@ function syntaxChecked<T>(read: () => T, where: ScriptSource): T {
 }
 
 function syntaxError(message: string, line: number | undefined, where: ScriptSource): AgentError {
-  return new AgentError('PROLOG_SYNTAX', `Prolog syntax error${line !== undefined ? ` on line ${line}` : ''}: ${message}`, {
-    ...locationOf(where, line),
-    details: line !== undefined ? { line } : {},
-  });
+  return new AgentError(
+    'PROLOG_SYNTAX',
+    `Prolog syntax error${line !== undefined ? ` on line ${line}` : ''}: ${message}`,
+    {
+      ...locationOf(where, line),
+      details: line !== undefined ? { line } : {},
+    },
+  );
 }
 
-function locationOf(where: ScriptSource, line: number | undefined): { node?: string; field?: string; file?: string; line?: number } {
+function locationOf(
+  where: ScriptSource,
+  line: number | undefined,
+): { node?: string; field?: string; file?: string; line?: number } {
   return {
     ...(where.node !== undefined ? { node: where.node } : {}),
     ...(where.field !== undefined ? { field: where.field } : {}),
@@ -136,26 +150,36 @@ class PrologChunk implements CompiledProlog {
     const { tokens, terms, fresh } = this.text;
     let line: number | undefined;
     try {
-      return withCallMeter({ budget, clauses: 0, holdCells: (cells, retained) => holdCells(control, cells, retained) }, () => {
-        solveOnce(thread, PRELUDE_GOAL, control);
-        let answered: { goal: TauTerm; answer: unknown } | undefined;
-        // Terms read at compile while the session reads as a fresh one; from the tokens after.
-        let readsFresh = true;
-        for (let index = 0, position = 0; index < tokens.length; position++) {
-          const cached = readsFresh && position < terms.length ? terms[position]! : undefined;
-          // A copy: tau marks the goals it runs (meta-predicate arguments, context module).
-          const chunkTerm = cached !== undefined ? { ...cached, term: cached.term.clone() } : syntaxChecked(() => readTermAt(tokens as any[], index, thread), this.where);
-          line = chunkTerm.line;
-          const goal = goalOf(chunkTerm.term);
-          const answer = solveOnce(thread, goal, control);
-          if (answer === null) return { succeeded: false, returns, bindings: {} };
-          index = chunkTerm.next;
-          if (goal.indicator === 'assertz/1') continue;
-          answered = { goal, answer };
-          if (readsFresh && index < tokens.length) readsFresh = readingState(session) === fresh;
-        }
-        return { succeeded: true, returns, bindings: answered === undefined ? {} : namedBindings(answered.goal, answered.answer) };
-      });
+      return withCallMeter(
+        { budget, clauses: 0, holdCells: (cells, retained) => holdCells(control, cells, retained) },
+        () => {
+          solveOnce(thread, PRELUDE_GOAL, control);
+          let answered: { goal: TauTerm; answer: unknown } | undefined;
+          // Terms read at compile while the session reads as a fresh one; from the tokens after.
+          let readsFresh = true;
+          for (let index = 0, position = 0; index < tokens.length; position++) {
+            const cached = readsFresh && position < terms.length ? terms[position]! : undefined;
+            // A copy: tau marks the goals it runs (meta-predicate arguments, context module).
+            const chunkTerm =
+              cached !== undefined
+                ? { ...cached, term: cached.term.clone() }
+                : syntaxChecked(() => readTermAt(tokens as any[], index, thread), this.where);
+            line = chunkTerm.line;
+            const goal = goalOf(chunkTerm.term);
+            const answer = solveOnce(thread, goal, control);
+            if (answer === null) return { succeeded: false, returns, bindings: {} };
+            index = chunkTerm.next;
+            if (goal.indicator === 'assertz/1') continue;
+            answered = { goal, answer };
+            if (readsFresh && index < tokens.length) readsFresh = readingState(session) === fresh;
+          }
+          return {
+            succeeded: true,
+            returns,
+            bindings: answered === undefined ? {} : namedBindings(answered.goal, answered.answer),
+          };
+        },
+      );
     } catch (error) {
       throw this.toAgentError(error, line);
     } finally {
@@ -166,26 +190,44 @@ class PrologChunk implements CompiledProlog {
   private toAgentError(error: unknown, line: number | undefined): unknown {
     const location = locationOf(this.where, line);
     if (error instanceof PrologBudgetExceeded) {
-      return new AgentError('PROLOG_BUDGET', `Prolog stopped: ${error.message}`, { ...location, details: { budget: error.budget, limit: error.limit, ...(line !== undefined ? { line } : {}) } });
+      return new AgentError('PROLOG_BUDGET', `Prolog stopped: ${error.message}`, {
+        ...location,
+        details: { budget: error.budget, limit: error.limit, ...(line !== undefined ? { line } : {}) },
+      });
     }
     if (error instanceof PrologThrown) {
       const text = termText(error.term);
-      return new AgentError('PROLOG_ERROR', `uncaught Prolog exception${line !== undefined ? ` in the term on line ${line}` : ''}: ${text}`, { ...location, details: { error: text, ...(line !== undefined ? { line } : {}) } });
+      return new AgentError(
+        'PROLOG_ERROR',
+        `uncaught Prolog exception${line !== undefined ? ` in the term on line ${line}` : ''}: ${text}`,
+        { ...location, details: { error: text, ...(line !== undefined ? { line } : {}) } },
+      );
     }
     if (error instanceof PrologAsyncGoal) return new AgentError('PROLOG_ERROR', error.message, { ...location });
     if (isStackOverflow(error)) {
       // A term or list too deep for tau's recursive walks: a budget, whatever built it.
-      return new AgentError('PROLOG_BUDGET', 'Prolog stopped: a term too deep for the engine (the JavaScript stack ran out)', { ...location, details: { budget: 'stackDepth', engine_stack: true, ...(line !== undefined ? { line } : {}) } });
+      return new AgentError(
+        'PROLOG_BUDGET',
+        'Prolog stopped: a term too deep for the engine (the JavaScript stack ran out)',
+        { ...location, details: { budget: 'stackDepth', engine_stack: true, ...(line !== undefined ? { line } : {}) } },
+      );
     }
     if (AgentError.isInstance(error)) return error;
     // A JavaScript exception inside tau (a host branch cut by the build, a tau bug): typed, never raw.
-    return new AgentError('PROLOG_ERROR', `the Prolog engine failed: ${messageOf(error)}`, { ...location, cause: error });
+    return new AgentError('PROLOG_ERROR', `the Prolog engine failed: ${messageOf(error)}`, {
+      ...location,
+      cause: error,
+    });
   }
 }
 
 /** V8's and JavaScriptCore's RangeError, SpiderMonkey's InternalError. */
 function isStackOverflow(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'RangeError' || error.name === 'InternalError') && /call stack|too much recursion/i.test(error.message);
+  return (
+    error instanceof Error &&
+    (error.name === 'RangeError' || error.name === 'InternalError') &&
+    /call stack|too much recursion/i.test(error.message)
+  );
 }
 
 /** The values of the goal's named variables (not `_`-prefixed) in an answer's substitution. */
@@ -228,4 +270,3 @@ function createPrinter(limit: number, onPrint: ((line: string) => void) | undefi
     },
   };
 }
-

@@ -19,7 +19,9 @@ export function toTerm(value: unknown): TauTerm {
   if (typeof value === 'string') return new Term(value, []);
   if (Array.isArray(value)) return listTerm(value.map(toTerm));
   if (typeof value === 'object') {
-    const pairs = Object.entries(value as Record<string, unknown>).map(([key, item]) => new Term('=', [new Term(key, []), toTerm(item)]));
+    const pairs = Object.entries(value as Record<string, unknown>).map(
+      ([key, item]) => new Term('=', [new Term(key, []), toTerm(item)]),
+    );
     return new Term('json', [listTerm(pairs)]);
   }
   return new Term(String(value), []);
@@ -76,7 +78,11 @@ export function quotedText(term: TauTerm): string {
 }
 
 function isKeyValue(term: TauTerm): boolean {
-  return pl.type.is_term(term) && (term.indicator === '=/2' || term.indicator === '-/2') && (pl.type.is_atom(term.args[0]) || pl.type.is_number(term.args[0]));
+  return (
+    pl.type.is_term(term) &&
+    (term.indicator === '=/2' || term.indicator === '-/2') &&
+    (pl.type.is_atom(term.args[0]) || pl.type.is_number(term.args[0]))
+  );
 }
 
 function keyText(term: TauTerm): string {

@@ -10,7 +10,8 @@ import type { ScriptSandbox, ScriptSandboxes } from '../core/script-sandbox.js';
  * `language: prolog`, `type: prolog`, `prolog.query`, a `run:` starting with `% prolog`, and the
  * signs TEA's auto-detection reads in a `run:` with no language (`:-`, `state(key, …`, `return(key, …`).
  */
-const PROLOG_MARKERS = /\blanguage:\s*["']?prolog\b|\btype:\s*["']?prolog\b|\bprolog\.query\b|%\s*prolog\b|:-|\b(?:state|return)\(\s*[a-z]\w*\s*,/im;
+const PROLOG_MARKERS =
+  /\blanguage:\s*["']?prolog\b|\btype:\s*["']?prolog\b|\bprolog\.query\b|%\s*prolog\b|:-|\b(?:state|return)\(\s*[a-z]\w*\s*,/im;
 
 /** Whether an agent's text may contain Prolog. */
 export function usesProlog(agentText: string): boolean {
@@ -23,7 +24,10 @@ export async function loadPrologSandbox(): Promise<ScriptSandbox> {
 }
 
 /** `scripts` plus Prolog when any of the agent texts uses it. */
-export async function withPrologWhenUsed(scripts: ScriptSandboxes, agentTexts: readonly string[]): Promise<ScriptSandboxes> {
+export async function withPrologWhenUsed(
+  scripts: ScriptSandboxes,
+  agentTexts: readonly string[],
+): Promise<ScriptSandboxes> {
   if (scripts.prolog !== undefined || !agentTexts.some(usesProlog)) return scripts;
   return Object.freeze({ ...scripts, prolog: await loadPrologSandbox() });
 }

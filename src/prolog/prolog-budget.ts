@@ -54,9 +54,11 @@ export const PROLOG_BUDGET_CEILINGS: Readonly<Required<PrologBudget>> = Object.f
 const KEYS = Object.keys(DEFAULT_PROLOG_BUDGET) as (keyof PrologBudget)[];
 
 function problemWith(key: keyof PrologBudget, value: unknown): string | undefined {
-  if (typeof value !== 'number' || !Number.isFinite(value)) return `must be a finite number, got ${value === null ? 'null' : typeof value === 'number' ? String(value) : typeof value}`;
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    return `must be a finite number, got ${value === null ? 'null' : typeof value === 'number' ? String(value) : typeof value}`;
   if (value <= 0) return `must be positive, got ${value}`;
-  if (value > PROLOG_BUDGET_CEILINGS[key]) return `is over its ceiling of ${PROLOG_BUDGET_CEILINGS[key]} (got ${value})`;
+  if (value > PROLOG_BUDGET_CEILINGS[key])
+    return `is over its ceiling of ${PROLOG_BUDGET_CEILINGS[key]} (got ${value})`;
   return undefined;
 }
 
@@ -67,7 +69,10 @@ export function resolvePrologBudget(budget: PrologBudget | undefined): Required<
     const value = budget?.[key];
     if (value === undefined) continue;
     const problem = problemWith(key, value);
-    if (problem !== undefined) throw new AgentError('INVALID_PARAMS', `the Prolog budget '${key}' ${problem}`, { details: { budget: key, ceiling: PROLOG_BUDGET_CEILINGS[key] } });
+    if (problem !== undefined)
+      throw new AgentError('INVALID_PARAMS', `the Prolog budget '${key}' ${problem}`, {
+        details: { budget: key, ceiling: PROLOG_BUDGET_CEILINGS[key] },
+      });
     resolved[key] = Math.floor(value);
   }
   return resolved;
@@ -78,12 +83,25 @@ export function prologBudgetFromSettings(settings: unknown, where: { file?: stri
   if (typeof settings !== 'object' || settings === null) return undefined;
   const prolog = (settings as Record<string, unknown>).prolog;
   if (prolog === undefined || prolog === null) return undefined;
-  if (typeof prolog !== 'object' || Array.isArray(prolog)) throw new AgentError('INVALID_AGENT', '`settings.prolog` must be a mapping', { ...where, field: 'settings.prolog' });
+  if (typeof prolog !== 'object' || Array.isArray(prolog))
+    throw new AgentError('INVALID_AGENT', '`settings.prolog` must be a mapping', {
+      ...where,
+      field: 'settings.prolog',
+    });
   const budget: PrologBudget = {};
   for (const [key, value] of Object.entries(prolog)) {
-    if (!KEYS.includes(key as keyof PrologBudget)) throw new AgentError('INVALID_AGENT', `\`settings.prolog.${key}\` is not a Prolog budget (known: ${KEYS.join(', ')})`, { ...where, field: `settings.prolog.${key}` });
+    if (!KEYS.includes(key as keyof PrologBudget))
+      throw new AgentError(
+        'INVALID_AGENT',
+        `\`settings.prolog.${key}\` is not a Prolog budget (known: ${KEYS.join(', ')})`,
+        { ...where, field: `settings.prolog.${key}` },
+      );
     const problem = problemWith(key as keyof PrologBudget, value);
-    if (problem !== undefined) throw new AgentError('INVALID_AGENT', `\`settings.prolog.${key}\` ${problem}`, { ...where, field: `settings.prolog.${key}` });
+    if (problem !== undefined)
+      throw new AgentError('INVALID_AGENT', `\`settings.prolog.${key}\` ${problem}`, {
+        ...where,
+        field: `settings.prolog.${key}`,
+      });
     budget[key as keyof PrologBudget] = value as number;
   }
   return budget;

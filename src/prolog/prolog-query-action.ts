@@ -14,14 +14,20 @@ interface PreparedQuery {
   chunk: CompiledProlog;
 }
 
-function text(params: Record<string, unknown>, keys: readonly string[], compiler: ActionCompiler, required: boolean): { key: string; value: string } | undefined {
+function text(
+  params: Record<string, unknown>,
+  keys: readonly string[],
+  compiler: ActionCompiler,
+  required: boolean,
+): { key: string; value: string } | undefined {
   const key = keys.find((name) => params[name] !== undefined);
   if (key === undefined) {
     if (required) throw compiler.error(`prolog.query needs \`${keys[0]}\``, keys[0]);
     return undefined;
   }
   const value = params[key];
-  if (typeof value !== 'string' || value.includes('{{')) throw compiler.error(`\`${key}\` must be Prolog text (no template: use state/2)`, key);
+  if (typeof value !== 'string' || value.includes('{{'))
+    throw compiler.error(`\`${key}\` must be Prolog text (no template: use state/2)`, key);
   return { key, value };
 }
 
@@ -32,7 +38,7 @@ export const prologQueryAction: ActionDefinition<PreparedQuery> = {
     type: 'object',
     properties: {
       success: { type: 'boolean', description: 'whether the query has a solution' },
-      bindings: { type: 'array', description: 'the first solution\'s variable bindings (empty when none)' },
+      bindings: { type: 'array', description: "the first solution's variable bindings (empty when none)" },
       returns: { type: 'object', description: 'values the code gave with return/2' },
     },
   },

@@ -31,10 +31,20 @@ export function createSession(bridge: SessionBridge): { session: TauSession; thr
   patchTauBuiltins();
   const session = pl.create();
   const thread = session.thread;
-  const output = new Stream({ put: (text: string) => {
-    bridge.print(text);
-    return true;
-  }, flush: () => true }, 'append', 'user_output', 'text', false, 'reset');
+  const output = new Stream(
+    {
+      put: (text: string) => {
+        bridge.print(text);
+        return true;
+      },
+      flush: () => true,
+    },
+    'append',
+    'user_output',
+    'text',
+    false,
+    'reset',
+  );
   session.streams.user_output = output;
   session.streams.user_error = output;
   session.standard_output = output;
@@ -61,7 +71,13 @@ export function createSession(bridge: SessionBridge): { session: TauSession; thr
     for (const name of bridge.facts.keys()) {
       const bound = new Term(name, []);
       const binding = pl.unify(key, bound, false);
-      answers.push(new State(point.goal.apply(binding).replace(new Term('state', [bound, value.apply(binding)])), point.substitution.apply(binding), point));
+      answers.push(
+        new State(
+          point.goal.apply(binding).replace(new Term('state', [bound, value.apply(binding)])),
+          point.substitution.apply(binding),
+          point,
+        ),
+      );
     }
     thread.prepend(answers);
   });

@@ -51,7 +51,8 @@ export function solveOnce(thread: TauThread, goal: TauTerm, control: SolveContro
   const { termWork, termCells } = control.budget;
   setWorkMeter((allocates) => {
     if (++control.work > termWork) throw new PrologBudgetExceeded('termWork', termWork);
-    if (allocates && ++control.cells + control.retained > termCells) throw new PrologBudgetExceeded('termCells', termCells);
+    if (allocates && ++control.cells + control.retained > termCells)
+      throw new PrologBudgetExceeded('termCells', termCells);
     if ((control.work & (CHECK_WORK_EVERY - 1)) === 0) control.check();
   });
   setTextMeter((units) => {
@@ -76,10 +77,12 @@ export function solveOnce(thread: TauThread, goal: TauTerm, control: SolveContro
         continue;
       }
       if (stepFrameState(thread)) continue;
-      if (++control.inferences > control.budget.instructions) throw new PrologBudgetExceeded('instructions', control.budget.instructions);
+      if (++control.inferences > control.budget.instructions)
+        throw new PrologBudgetExceeded('instructions', control.budget.instructions);
       if (control.inferences % CHECK_EVERY === 0) {
         control.check();
-        if (points.length + goalDepth(head.goal, control.budget.stackDepth) > control.budget.stackDepth) throw new PrologBudgetExceeded('stackDepth', control.budget.stackDepth);
+        if (points.length + goalDepth(head.goal, control.budget.stackDepth) > control.budget.stackDepth)
+          throw new PrologBudgetExceeded('stackDepth', control.budget.stackDepth);
       }
       if (thread.step() === true) throw new PrologAsyncGoal('asynchronous goals are not available in the sandbox');
     }
@@ -94,14 +97,16 @@ const CELLS_AT = Symbol('tea cells at');
 
 /** Marks the states made since the last step (the unmarked ones on top) with the cell count now. */
 function markNewStates(points: any[], cells: number): void {
-  for (let index = points.length - 1; index >= 0 && points[index][CELLS_AT] === undefined; index--) points[index][CELLS_AT] = cells;
+  for (let index = points.length - 1; index >= 0 && points[index][CELLS_AT] === undefined; index--)
+    points[index][CELLS_AT] = cells;
 }
 
 /** Adds cells a built-in holds (CallMeter.holdCells) to `control`; throws over `termCells`. */
 export function holdCells(control: SolveControl, cells: number, retained: boolean): void {
   if (retained) control.retained += cells;
   else control.cells += cells;
-  if (control.cells + control.retained > control.budget.termCells) throw new PrologBudgetExceeded('termCells', control.budget.termCells);
+  if (control.cells + control.retained > control.budget.termCells)
+    throw new PrologBudgetExceeded('termCells', control.budget.termCells);
 }
 
 /** Conjunctions pending in a state's goal (its continuation), counted up to `cap`. */

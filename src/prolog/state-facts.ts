@@ -29,7 +29,11 @@ export class StateFacts {
   /** The facts of a call's globals: `state`'s keys, then the others but `variables`. */
   static fromGlobals(globals: Record<string, unknown>, charge?: (cells: number) => void): StateFacts {
     const { state, variables: _variables, ...others } = globals;
-    return new StateFacts(typeof state === 'object' && state !== null ? (state as Record<string, unknown>) : {}, others, charge);
+    return new StateFacts(
+      typeof state === 'object' && state !== null ? (state as Record<string, unknown>) : {},
+      others,
+      charge,
+    );
   }
 
   /** The term of `key`'s value, converted once per call; undefined when there is no such fact. */

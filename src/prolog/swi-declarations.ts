@@ -30,8 +30,13 @@ export function installSwiDeclarations(session: TauSession): void {
       const problem = collect(atom.args[0], indicators, atom.indicator);
       if (problem !== undefined) return thread.throw_error(problem);
       // A built-in or a host predicate (return/2, tea_load_code/1) cannot become dynamic.
-      const fixed = indicators.find((key) => Object.hasOwn(pl.modules.system!.rules, key) || typeof session.modules.user.rules[key] === 'function');
-      if (fixed !== undefined) return thread.throw_error(pl.error.permission('modify', 'static_procedure', new Term(fixed, []), atom.indicator));
+      const fixed = indicators.find(
+        (key) => Object.hasOwn(pl.modules.system!.rules, key) || typeof session.modules.user.rules[key] === 'function',
+      );
+      if (fixed !== undefined)
+        return thread.throw_error(
+          pl.error.permission('modify', 'static_procedure', new Term(fixed, []), atom.indicator),
+        );
       if (name === 'dynamic') for (const key of indicators) declareDynamic(session, key);
       thread.success(point);
     });

@@ -22,14 +22,20 @@ function dictPairs(term: TauTerm): Array<[TauTerm, TauTerm]> | undefined {
   if (items === undefined) return undefined;
   const pairs: Array<[TauTerm, TauTerm]> = [];
   for (const item of items) {
-    if (!pl.type.is_term(item) || item.indicator !== '=/2' || !(pl.type.is_atom(item.args[0]) || pl.type.is_integer(item.args[0]))) return undefined;
+    if (
+      !pl.type.is_term(item) ||
+      item.indicator !== '=/2' ||
+      !(pl.type.is_atom(item.args[0]) || pl.type.is_integer(item.args[0]))
+    )
+      return undefined;
     pairs.push([item.args[0], item.args[1]]);
   }
   return pairs;
 }
 
 export function installSwiDicts(session: TauSession): void {
-  const alternatives = (thread: TauThread, point: any, goals: TauTerm[]) => thread.prepend(goals.map((goal) => new State(point.goal.replace(goal), point.substitution, point)));
+  const alternatives = (thread: TauThread, point: any, goals: TauTerm[]) =>
+    thread.prepend(goals.map((goal) => new State(point.goal.replace(goal), point.substitution, point)));
 
   defineHostPredicate(session, 'is_dict/1', (thread, point, atom) => {
     if (dictPairs(atom.args[0]) !== undefined) thread.success(point);
@@ -38,20 +44,38 @@ export function installSwiDicts(session: TauSession): void {
   defineHostPredicate(session, 'get_dict/3', (thread, point, atom) => {
     const [key, dict, value] = atom.args;
     const pairs = dictPairs(dict);
-    if (pairs === undefined) return thread.throw_error(pl.type.is_variable(dict) ? pl.error.instantiation(atom.indicator) : pl.error.type('dict', dict, atom.indicator));
+    if (pairs === undefined)
+      return thread.throw_error(
+        pl.type.is_variable(dict)
+          ? pl.error.instantiation(atom.indicator)
+          : pl.error.type('dict', dict, atom.indicator),
+      );
     if (!pl.type.is_variable(key)) {
-      const found = pairs.find(([candidate]) => candidate.toString() === key.toString() && pl.type.is_atom(candidate) === pl.type.is_atom(key));
+      const found = pairs.find(
+        ([candidate]) => candidate.toString() === key.toString() && pl.type.is_atom(candidate) === pl.type.is_atom(key),
+      );
       if (found !== undefined) alternatives(thread, point, [new Term('=', [value, found[1]])]);
       return;
     }
-    alternatives(thread, point, pairs.map(([candidate, item]) => new Term(',', [new Term('=', [key, candidate]), new Term('=', [value, item])])));
+    alternatives(
+      thread,
+      point,
+      pairs.map(([candidate, item]) => new Term(',', [new Term('=', [key, candidate]), new Term('=', [value, item])])),
+    );
   });
 
   defineHostPredicate(session, 'dict_pairs/3', (thread, point, atom) => {
     const [dict, , pairsOut] = atom.args;
     const pairs = dictPairs(dict);
-    if (pairs === undefined) return thread.throw_error(pl.type.is_variable(dict) ? pl.error.instantiation(atom.indicator) : pl.error.type('dict', dict, atom.indicator));
+    if (pairs === undefined)
+      return thread.throw_error(
+        pl.type.is_variable(dict)
+          ? pl.error.instantiation(atom.indicator)
+          : pl.error.type('dict', dict, atom.indicator),
+      );
     const sorted = [...pairs].sort(([a], [b]) => (String(a.id ?? a.value) < String(b.id ?? b.value) ? -1 : 1));
-    alternatives(thread, point, [new Term('=', [pairsOut, listTerm(sorted.map(([key, item]) => new Term('-', [key, item])))])]);
+    alternatives(thread, point, [
+      new Term('=', [pairsOut, listTerm(sorted.map(([key, item]) => new Term('-', [key, item])))]),
+    ]);
   });
 }

@@ -24,21 +24,39 @@ const { Term, Num, State } = pl.type;
 class FormatProblem extends Error {}
 
 export function installSwiFormat(session: TauSession): void {
-  const run = (thread: TauThread, point: any, atom: TauTerm, sink: TauTerm | undefined, formatTerm: TauTerm, argsTerm: TauTerm) => {
+  const run = (
+    thread: TauThread,
+    point: any,
+    atom: TauTerm,
+    sink: TauTerm | undefined,
+    formatTerm: TauTerm,
+    argsTerm: TauTerm,
+  ) => {
     let text: string;
     try {
       text = formatText(thread, termText(formatTerm), argumentsOf(argsTerm));
     } catch (error) {
       if (!(error instanceof FormatProblem)) throw error;
-      return thread.throw_error(new Term('error', [new Term('format', [new Term(error.message, [])]), new Term('/', [new Term('format', []), new Num(atom.args.length, false)])]));
+      return thread.throw_error(
+        new Term('error', [
+          new Term('format', [new Term(error.message, [])]),
+          new Term('/', [new Term('format', []), new Num(atom.args.length, false)]),
+        ]),
+      );
     }
     const goal = sinkGoal(sink, text);
     if (goal === undefined) return thread.throw_error(pl.error.domain('format_sink', sink, atom.indicator));
     thread.prepend([new State(point.goal.replace(goal), point.substitution, point)]);
   };
-  defineHostPredicate(session, 'format/1', (thread, point, atom) => run(thread, point, atom, undefined, atom.args[0], new Term('[]', [])));
-  defineHostPredicate(session, 'format/2', (thread, point, atom) => run(thread, point, atom, undefined, atom.args[0], atom.args[1]));
-  defineHostPredicate(session, 'format/3', (thread, point, atom) => run(thread, point, atom, atom.args[0], atom.args[1], atom.args[2]));
+  defineHostPredicate(session, 'format/1', (thread, point, atom) =>
+    run(thread, point, atom, undefined, atom.args[0], new Term('[]', [])),
+  );
+  defineHostPredicate(session, 'format/2', (thread, point, atom) =>
+    run(thread, point, atom, undefined, atom.args[0], atom.args[1]),
+  );
+  defineHostPredicate(session, 'format/3', (thread, point, atom) =>
+    run(thread, point, atom, atom.args[0], atom.args[1], atom.args[2]),
+  );
 }
 
 /** The goal that delivers `text`: unify it into an atom(…)/codes(…)/chars(…) sink, else write it. */
@@ -68,7 +86,9 @@ function termText(term: TauTerm): string {
   if (pl.type.is_atom(term)) return term.id;
   const items = listItems(term);
   if (items === undefined) throw new FormatProblem('format text must be an atom, codes or chars');
-  return items.map((item) => (pl.type.is_integer(item) ? String.fromCodePoint(item.value) : pl.type.is_atom(item) ? item.id : '')).join('');
+  return items
+    .map((item) => (pl.type.is_integer(item) ? String.fromCodePoint(item.value) : pl.type.is_atom(item) ? item.id : ''))
+    .join('');
 }
 
 /** The arguments: a list, or one non-list argument (as SWI takes it). */
@@ -145,7 +165,8 @@ function readDirective(format: string, tilde: number, next: () => TauTerm): Dire
   let fillChar: string | undefined;
   if (format[cursor] === '*') {
     const count = next();
-    if (!pl.type.is_integer(count) || count.value < 0) throw new FormatProblem('~* needs a non-negative integer argument');
+    if (!pl.type.is_integer(count) || count.value < 0)
+      throw new FormatProblem('~* needs a non-negative integer argument');
     numeric = count.value;
     cursor++;
   } else if (format[cursor] === '`') {
@@ -162,7 +183,11 @@ function readDirective(format: string, tilde: number, next: () => TauTerm): Dire
 }
 
 /** The text of a directive that writes an argument (or `~`), or undefined for the others. */
-function argumentText(directive: Directive, next: () => TauTerm, write: (term: TauTerm, quoted: boolean) => string): string | undefined {
+function argumentText(
+  directive: Directive,
+  next: () => TauTerm,
+  write: (term: TauTerm, quoted: boolean) => string,
+): string | undefined {
   const { letter, numeric } = directive;
   switch (letter) {
     case 'w':
@@ -188,7 +213,9 @@ function argumentText(directive: Directive, next: () => TauTerm, write: (term: T
       if (!pl.type.is_number(value)) throw new FormatProblem(`~${letter} expects a number`);
       const digits = Math.min(numeric ?? 6, 100);
       if (letter === 'e') return value.value.toExponential(digits);
-      return letter === 'f' ? value.value.toFixed(digits) : String(Number(value.value.toPrecision(Math.max(1, digits))));
+      return letter === 'f'
+        ? value.value.toFixed(digits)
+        : String(Number(value.value.toPrecision(Math.max(1, digits))));
     }
     case 's': {
       const value = next();
@@ -204,7 +231,8 @@ function argumentText(directive: Directive, next: () => TauTerm, write: (term: T
     case 'r':
     case 'R': {
       const value = next();
-      if (!pl.type.is_integer(value) || numeric === undefined || numeric < 2 || numeric > 36) throw new FormatProblem(`~${letter} needs a radix from 2 to 36 and an integer`);
+      if (!pl.type.is_integer(value) || numeric === undefined || numeric < 2 || numeric > 36)
+        throw new FormatProblem(`~${letter} needs a radix from 2 to 36 and an integer`);
       const digits = value.value.toString(numeric);
       return letter === 'R' ? digits.toUpperCase() : digits;
     }
@@ -216,7 +244,8 @@ function argumentText(directive: Directive, next: () => TauTerm, write: (term: T
 }
 
 function formatText(thread: TauThread, format: string, args: TauTerm[]): string {
-  const write = (term: TauTerm, quoted: boolean) => term.toString({ quoted, numbervars: true, session: thread.session });
+  const write = (term: TauTerm, quoted: boolean) =>
+    term.toString({ quoted, numbervars: true, session: thread.session });
   const next = (): TauTerm => {
     if (args.length === 0) throw new FormatProblem('not enough arguments');
     return args.shift();
@@ -244,7 +273,9 @@ function formatText(thread: TauThread, format: string, args: TauTerm[]): string 
         next();
         break;
       case 't':
-        writer.fill(directive.fillChar ?? (directive.numeric !== undefined ? String.fromCodePoint(directive.numeric) : ' '));
+        writer.fill(
+          directive.fillChar ?? (directive.numeric !== undefined ? String.fromCodePoint(directive.numeric) : ' '),
+        );
         break;
       case '|':
         writer.columnStop(directive.numeric ?? Number.NEGATIVE_INFINITY);
@@ -253,7 +284,9 @@ function formatText(thread: TauThread, format: string, args: TauTerm[]): string 
         writer.relativeStop(directive.numeric);
         break;
       default:
-        throw new FormatProblem(directive.letter === undefined ? 'truncated format directive' : `unknown directive ~${directive.letter}`);
+        throw new FormatProblem(
+          directive.letter === undefined ? 'truncated format directive' : `unknown directive ~${directive.letter}`,
+        );
     }
   }
   if (args.length > 0) throw new FormatProblem('too many arguments');

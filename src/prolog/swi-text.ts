@@ -28,20 +28,38 @@ const RENAMED: ReadonlyArray<[indicator: string, target: string, order: number[]
 ];
 
 export function installSwiText(session: TauSession): void {
-  const continueWith = (thread: TauThread, point: any, goal: TauTerm) => thread.prepend([new State(point.goal.replace(goal), point.substitution, point)]);
+  const continueWith = (thread: TauThread, point: any, goal: TauTerm) =>
+    thread.prepend([new State(point.goal.replace(goal), point.substitution, point)]);
   for (const [indicator, target, order] of RENAMED) {
-    defineHostPredicate(session, indicator, (thread, point, atom) => continueWith(thread, point, new Term(target, order.map((index) => atom.args[index]))));
+    defineHostPredicate(session, indicator, (thread, point, atom) =>
+      continueWith(
+        thread,
+        point,
+        new Term(
+          target,
+          order.map((index) => atom.args[index]),
+        ),
+      ),
+    );
   }
 
   defineHostPredicate(session, 'atom_string/2', (thread, point, atom) => {
     const [left, right] = atom.args;
     if (!pl.type.is_variable(left)) {
       if (!pl.type.is_atomic(left)) return thread.throw_error(pl.error.type('atomic', left, atom.indicator));
-      return continueWith(thread, point, new Term('=', [right, new Term(pl.type.is_atom(left) ? left.id : String(left.value), [])]));
+      return continueWith(
+        thread,
+        point,
+        new Term('=', [right, new Term(pl.type.is_atom(left) ? left.id : String(left.value), [])]),
+      );
     }
     if (pl.type.is_variable(right)) return thread.throw_error(pl.error.instantiation(atom.indicator));
     if (!pl.type.is_atomic(right)) return thread.throw_error(pl.error.type('atomic', right, atom.indicator));
-    continueWith(thread, point, new Term('=', [left, new Term(pl.type.is_atom(right) ? right.id : String(right.value), [])]));
+    continueWith(
+      thread,
+      point,
+      new Term('=', [left, new Term(pl.type.is_atom(right) ? right.id : String(right.value), [])]),
+    );
   });
 
   defineHostPredicate(session, 'number_string/2', (thread, point, atom) => {
@@ -51,11 +69,23 @@ export function installSwiText(session: TauSession): void {
       const source = pl.type.is_atom(text) ? text.id.trim() : undefined;
       if (source === undefined) return thread.throw_error(pl.error.type('atom', text, atom.indicator));
       // A Prolog number's syntax (no hex, no Infinity): anything else is a syntax error, as in SWI.
-      if (!/^[+-]?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(source)) return thread.throw_error(new Term('error', [new Term('syntax_error', [new Term('illegal_number', [])]), new Term(atom.indicator, [])]));
+      if (!/^[+-]?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(source))
+        return thread.throw_error(
+          new Term('error', [new Term('syntax_error', [new Term('illegal_number', [])]), new Term(atom.indicator, [])]),
+        );
       const value = Number(source);
-      return continueWith(thread, point, new Term('=', [number, new pl.type.Num(value, !Number.isInteger(value) || /[.eE]/.test(source))]));
+      return continueWith(
+        thread,
+        point,
+        new Term('=', [number, new pl.type.Num(value, !Number.isInteger(value) || /[.eE]/.test(source))]),
+      );
     }
-    if (!pl.type.is_number(number)) return thread.throw_error(pl.type.is_variable(number) ? pl.error.instantiation(atom.indicator) : pl.error.type('number', number, atom.indicator));
+    if (!pl.type.is_number(number))
+      return thread.throw_error(
+        pl.type.is_variable(number)
+          ? pl.error.instantiation(atom.indicator)
+          : pl.error.type('number', number, atom.indicator),
+      );
     continueWith(thread, point, new Term('=', [text, new Term(String(number.value), [])]));
   });
 
@@ -79,11 +109,20 @@ export function installSwiText(session: TauSession): void {
       }
     } catch (error) {
       if (!(error instanceof PrologSyntax)) throw error;
-      return thread.throw_error(new Term('error', [new Term('syntax_error', [new Term(error.message, [])]), new Term(atom.indicator, [])]));
+      return thread.throw_error(
+        new Term('error', [new Term('syntax_error', [new Term(error.message, [])]), new Term(atom.indicator, [])]),
+      );
     }
-    if (read === undefined) return thread.throw_error(new Term('error', [new Term('syntax_error', [new Term('end_of_file', [])]), new Term(atom.indicator, [])]));
+    if (read === undefined)
+      return thread.throw_error(
+        new Term('error', [new Term('syntax_error', [new Term('end_of_file', [])]), new Term(atom.indicator, [])]),
+      );
     continueWith(thread, point, new Term('=', [term, read]));
   };
-  defineHostPredicate(session, 'term_to_atom/2', (thread, point, atom) => termText(thread, point, atom, atom.args[0], atom.args[1]));
-  defineHostPredicate(session, 'term_string/2', (thread, point, atom) => termText(thread, point, atom, atom.args[0], atom.args[1]));
+  defineHostPredicate(session, 'term_to_atom/2', (thread, point, atom) =>
+    termText(thread, point, atom, atom.args[0], atom.args[1]),
+  );
+  defineHostPredicate(session, 'term_string/2', (thread, point, atom) =>
+    termText(thread, point, atom, atom.args[0], atom.args[1]),
+  );
 }

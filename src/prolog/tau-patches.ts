@@ -79,12 +79,38 @@ function indicatorTerm(atom: TauTerm): TauTerm {
 
 /** Files, streams other than the call's output, the process, and user input (a browser prompt). */
 const DENIED = [
-  'open/3', 'open/4', 'close/1', 'close/2', 'consult/1', 'halt/0', 'halt/1', 'set_input/1', 'set_output/1',
-  'set_stream_position/2', 'read/1', 'read/2', 'read_term/2', 'read_term/3', 'get_char/1', 'get_char/2',
-  'get_code/1', 'get_code/2', 'get_byte/1', 'get_byte/2', 'peek_char/1', 'peek_char/2', 'peek_code/1',
-  'peek_code/2', 'peek_byte/1', 'peek_byte/2', 'at_end_of_stream/0', 'at_end_of_stream/1', 'char_conversion/2',
+  'open/3',
+  'open/4',
+  'close/1',
+  'close/2',
+  'consult/1',
+  'halt/0',
+  'halt/1',
+  'set_input/1',
+  'set_output/1',
+  'set_stream_position/2',
+  'read/1',
+  'read/2',
+  'read_term/2',
+  'read_term/3',
+  'get_char/1',
+  'get_char/2',
+  'get_code/1',
+  'get_code/2',
+  'get_byte/1',
+  'get_byte/2',
+  'peek_char/1',
+  'peek_char/2',
+  'peek_code/1',
+  'peek_code/2',
+  'peek_byte/1',
+  'peek_byte/2',
+  'at_end_of_stream/0',
+  'at_end_of_stream/1',
+  'char_conversion/2',
   // These run their goal in a nested tau thread the sandbox does not drive (see catch-frames.ts).
-  'call_cleanup/2', 'setup_call_cleanup/3',
+  'call_cleanup/2',
+  'setup_call_cleanup/3',
 ];
 
 /** Libraries TEA pre-loads that tau provides (lists) or needs nothing for (apply: maplist, foldl… are in lists). */
@@ -141,7 +167,8 @@ function guardText(system: Record<string, unknown>): void {
   guard(system, 'atom_concat/3', (atom) => {
     const [start, end, whole] = atom.args;
     spendText(atomicLength(start) + atomicLength(end) + atomicLength(whole));
-    if (pl.type.is_variable(start) && pl.type.is_variable(end) && pl.type.is_atom(whole)) pushesStates(whole.id.length + 1);
+    if (pl.type.is_variable(start) && pl.type.is_variable(end) && pl.type.is_atom(whole))
+      pushesStates(whole.id.length + 1);
     buildsText(atomicLength(start) + atomicLength(end));
   });
   guard(system, 'atomic_concat/3', (atom) => {
@@ -181,7 +208,11 @@ function guardText(system: Record<string, unknown>): void {
     });
   }
   const joined = (atom: TauTerm) => {
-    const length = (listItems(atom.args[0]) ?? []).reduce((sum: number, item: TauTerm) => sum + atomicLength(item) + (atom.args.length === 3 ? atomicLength(atom.args[1]) : 0), 0);
+    const length = (listItems(atom.args[0]) ?? []).reduce(
+      (sum: number, item: TauTerm) =>
+        sum + atomicLength(item) + (atom.args.length === 3 ? atomicLength(atom.args[1]) : 0),
+      0,
+    );
     spendText(length);
     buildsText(length);
   };
@@ -210,7 +241,8 @@ function atomicLength(term: TauTerm): number {
 /** Wraps a built-in with a check that runs before it. */
 function guard(rules: Record<string, unknown>, indicator: string, check: (atom: TauTerm) => void): void {
   const original = rules[indicator];
-  if (typeof original !== 'function') throw new Error(`tau-prolog: built-in ${indicator} not found (upgrade changed it)`);
+  if (typeof original !== 'function')
+    throw new Error(`tau-prolog: built-in ${indicator} not found (upgrade changed it)`);
   rules[indicator] = ((thread: TauThread, point: unknown, atom: TauTerm) => {
     check(atom);
     return (original as TauBuiltin)(thread, point, atom);
@@ -232,7 +264,10 @@ export function patchTauBuiltins(): void {
   // libraries TEA pre-loads succeed, any other library is an existence error naming it.
   system['use_module/1'] = ((thread: TauThread, point: any, atom: TauTerm) => {
     const spec = atom.args[0];
-    const name = pl.type.is_term(spec) && spec.indicator === 'library/1' && pl.type.is_atom(spec.args[0]) ? spec.args[0].id : undefined;
+    const name =
+      pl.type.is_term(spec) && spec.indicator === 'library/1' && pl.type.is_atom(spec.args[0])
+        ? spec.args[0].id
+        : undefined;
     if (name === 'lists') pl.directive['use_module/1']!(thread, atom, { context_module: 'user' });
     if (name !== undefined && PRELOADED_LIBRARIES.has(name)) return thread.success(point);
     thread.throw_error(pl.error.existence('library', spec, atom.indicator));
@@ -246,7 +281,9 @@ export function patchTauBuiltins(): void {
     currentCall.holdCells?.(treeSize(atom.args[0], currentCall.budget.termCells + 1), true);
   };
   // findall/3, bagof/3, setof/3 and forall/2 collect solutions on a stack that backtracking keeps.
-  guard(system, '$push_global_stack/2', (atom) => currentCall?.holdCells?.(treeSize(atom.args[1], currentCall.budget.termCells + 1), true));
+  guard(system, '$push_global_stack/2', (atom) =>
+    currentCall?.holdCells?.(treeSize(atom.args[1], currentCall.budget.termCells + 1), true),
+  );
   guard(system, 'assertz/1', countClause);
   guard(system, 'asserta/1', countClause);
   guardText(system);

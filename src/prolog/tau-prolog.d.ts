@@ -18,7 +18,14 @@ export const pl: {
     Term: new (id: string, args?: TauTerm[]) => TauTerm;
     Num: new (value: number, isFloat?: boolean) => TauTerm;
     Var: new (id: string) => TauTerm;
-    Stream: new (stream: unknown, mode: string, alias: string, type: string, reposition: boolean, eofAction: string) => TauTerm;
+    Stream: new (
+      stream: unknown,
+      mode: string,
+      alias: string,
+      type: string,
+      reposition: boolean,
+      eofAction: string,
+    ) => TauTerm;
   };
   error: {
     instantiation(indicator: string): TauTerm;
@@ -27,7 +34,16 @@ export const pl: {
     existence(type: string, object: TauTerm, indicator: string): TauTerm;
     domain(domain: string, found: TauTerm, indicator: string): TauTerm;
   };
-  parser: { tokenizer: new (thread: TauThread) => any; expression: (thread: TauThread, tokens: any[], start: number, priority: string | number, toplevel: boolean) => { type: number; value: TauTerm; len: number } };
+  parser: {
+    tokenizer: new (thread: TauThread) => any;
+    expression: (
+      thread: TauThread,
+      tokens: any[],
+      start: number,
+      priority: string | number,
+      toplevel: boolean,
+    ) => { type: number; value: TauTerm; len: number };
+  };
   /** Directive handlers, e.g. `use_module/1`: (thread, directive term, options). */
   directive: Record<string, (thread: TauThread, atom: TauTerm, options?: Record<string, unknown>) => void>;
   modules: Record<string, { rules: Record<string, TauBuiltin | unknown[]> }>;

@@ -20,7 +20,8 @@ const { Term, Num, State } = pl.type;
 export function installTeaLoadCode(session: TauSession): void {
   // The goals of each tea_load_code call in this session (it lives as long as the call).
   const batches: TauTerm[][] = [];
-  const next = (batch: number, index: number) => new Term('$tea_load_next', [new Num(batch, false), new Num(index, false)]);
+  const next = (batch: number, index: number) =>
+    new Term('$tea_load_next', [new Num(batch, false), new Num(index, false)]);
 
   defineHostPredicate(session, 'tea_load_code/1', (thread: TauThread, point: any, atom: TauTerm) => {
     const text = atom.args[0];
@@ -36,7 +37,12 @@ export function installTeaLoadCode(session: TauSession): void {
     } catch (error) {
       if (!(error instanceof PrologSyntax)) throw error;
       const where = error.line !== undefined ? ` on line ${error.line}` : '';
-      return thread.throw_error(new Term('error', [new Term('syntax_error', [new Term(`${error.message}${where}`, [])]), new Term('/', [new Term('tea_load_code', []), new Num(1, false)])]));
+      return thread.throw_error(
+        new Term('error', [
+          new Term('syntax_error', [new Term(`${error.message}${where}`, [])]),
+          new Term('/', [new Term('tea_load_code', []), new Num(1, false)]),
+        ]),
+      );
     }
     batches.push(goals);
     thread.prepend([new State(point.goal.replace(next(batches.length - 1, 0)), point.substitution, point)]);
@@ -45,8 +51,15 @@ export function installTeaLoadCode(session: TauSession): void {
   defineHostPredicate(session, '$tea_load_next/2', (thread: TauThread, point: any, atom: TauTerm) => {
     const [batch, index] = atom.args;
     const goals = pl.type.is_integer(batch) && pl.type.is_integer(index) ? batches[batch.value] : undefined;
-    if (goals === undefined) return thread.throw_error(pl.error.existence('procedure', new Term('$tea_load_next', []), atom.indicator));
+    if (goals === undefined)
+      return thread.throw_error(pl.error.existence('procedure', new Term('$tea_load_next', []), atom.indicator));
     if (index.value >= goals.length) return thread.success(point);
-    thread.prepend([new State(point.goal.replace(new Term(',', [goals[index.value], next(batch.value, index.value + 1)])), point.substitution, point)]);
+    thread.prepend([
+      new State(
+        point.goal.replace(new Term(',', [goals[index.value], next(batch.value, index.value + 1)])),
+        point.substitution,
+        point,
+      ),
+    ]);
   });
 }

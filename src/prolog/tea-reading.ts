@@ -11,15 +11,86 @@ const { Term } = pl.type;
 
 /** TEA's action predicates: a term with one of these names is called, never asserted as a fact. */
 const ACTION_PREDICATES = new Set([
-  'return', 'state', ',', ';', '->', '*->', '>', '<', '>=', '=<', '=:=', '=\\=', '=', '\\=', '==', '\\==',
-  '@<', '@>', '@=<', '@>=', '\\+', 'is', 'findall', 'bagof', 'setof', 'member', 'memberchk', 'append', 'length',
-  'nth0', 'nth1', 'msort', 'sort', 'reverse', 'last', 'sumlist', 'max_list', 'min_list', 'forall', 'aggregate_all',
-  'aggregate', 'call', 'once', 'succ', 'plus', 'abs', 'sign', 'max', 'min', 'write', 'writeln', 'print', 'format',
-  'atom', 'number', 'integer', 'float', 'compound', 'is_list', 'ground', 'atom_string', 'atom_codes', 'atom_chars',
+  'return',
+  'state',
+  ',',
+  ';',
+  '->',
+  '*->',
+  '>',
+  '<',
+  '>=',
+  '=<',
+  '=:=',
+  '=\\=',
+  '=',
+  '\\=',
+  '==',
+  '\\==',
+  '@<',
+  '@>',
+  '@=<',
+  '@>=',
+  '\\+',
+  'is',
+  'findall',
+  'bagof',
+  'setof',
+  'member',
+  'memberchk',
+  'append',
+  'length',
+  'nth0',
+  'nth1',
+  'msort',
+  'sort',
+  'reverse',
+  'last',
+  'sumlist',
+  'max_list',
+  'min_list',
+  'forall',
+  'aggregate_all',
+  'aggregate',
+  'call',
+  'once',
+  'succ',
+  'plus',
+  'abs',
+  'sign',
+  'max',
+  'min',
+  'write',
+  'writeln',
+  'print',
+  'format',
+  'atom',
+  'number',
+  'integer',
+  'float',
+  'compound',
+  'is_list',
+  'ground',
+  'atom_string',
+  'atom_codes',
+  'atom_chars',
   // Host predicates of every session (prolog-session.ts): called, never asserted over.
-  'tea_load_code', 'dynamic', 'discontiguous', 'multifile', 'term_to_atom', 'term_string', 'string_concat',
-  'string_length', 'string_chars', 'string_codes', 'string_lower', 'string_upper', 'number_string', 'is_dict',
-  'get_dict', 'dict_pairs',
+  'tea_load_code',
+  'dynamic',
+  'discontiguous',
+  'multifile',
+  'term_to_atom',
+  'term_string',
+  'string_concat',
+  'string_length',
+  'string_chars',
+  'string_codes',
+  'string_lower',
+  'string_upper',
+  'number_string',
+  'is_dict',
+  'get_dict',
+  'dict_pairs',
 ]);
 
 /** A term of the text, the line it starts on (1-based) and the index of the token after its `.`. */
@@ -65,7 +136,8 @@ export function readTermAt(tokens: any[], index: number, thread: TauThread): Chu
   const expression = pl.parser.expression(thread, tokens, index, 1200, false);
   if (expression.type === 0) throw syntaxFrom(expression.value, line);
   const end = tokens[expression.len];
-  if (end === undefined || end.name !== 'atom' || end.raw !== '.') throw new PrologSyntax('operator or `.` expected after a term', end === undefined ? line : end.line + 1);
+  if (end === undefined || end.name !== 'atom' || end.raw !== '.')
+    throw new PrologSyntax('operator or `.` expected after a term', end === undefined ? line : end.line + 1);
   return { term: expression.value, line, next: expression.len + 1 };
 }
 
@@ -97,7 +169,8 @@ function syntaxFrom(error: TauTerm, fallbackLine: number): PrologSyntax {
 export function goalOf(term: TauTerm): TauTerm {
   if (term.indicator === ':-/1') return term.args[0];
   if (term.indicator === ':-/2') return new Term('assertz', [term]);
-  if (pl.type.is_term(term) && term.args.length > 0 && !ACTION_PREDICATES.has(term.id) && !isBuiltin(term.indicator)) return new Term('assertz', [term]);
+  if (pl.type.is_term(term) && term.args.length > 0 && !ACTION_PREDICATES.has(term.id) && !isBuiltin(term.indicator))
+    return new Term('assertz', [term]);
   return term;
 }
 

@@ -17,10 +17,30 @@ import { messageOf } from '../util/message-of.js';
 export type CompiledParams = Record<string, CompiledValue>;
 
 /** Keys passed through to `context.callLlm` when given on the action. */
-export const LLM_KEYS = ['model', 'temperature', 'max_tokens', 'response_format', 'provider', 'api_base', 'base_url', 'api_key', 'timeout', 'first_token_timeout', 'max_retries', 'top_p', 'seed', 'stop', 'scripted'] as const;
+export const LLM_KEYS = [
+  'model',
+  'temperature',
+  'max_tokens',
+  'response_format',
+  'provider',
+  'api_base',
+  'base_url',
+  'api_key',
+  'timeout',
+  'first_token_timeout',
+  'max_retries',
+  'top_p',
+  'seed',
+  'stop',
+  'scripted',
+] as const;
 
 /** Compiles every `with:` value as a template; `required` keys must be present. */
-export function compileParams(raw: Record<string, unknown>, compiler: ActionCompiler, required: readonly string[]): CompiledParams {
+export function compileParams(
+  raw: Record<string, unknown>,
+  compiler: ActionCompiler,
+  required: readonly string[],
+): CompiledParams {
   for (const key of required) {
     if (raw[key] === undefined || raw[key] === null) throw compiler.error(`Missing required parameter: ${key}`, key);
   }
@@ -57,7 +77,11 @@ export function llmOptions(params: Record<string, unknown>, modelOverride?: unkn
 }
 
 /** The model name a result reports: the call's, else settings.llm.model, else the response's. */
-export function reportedModel(context: ActionContext, params: Record<string, unknown>, response?: LlmResponse): string | null {
+export function reportedModel(
+  context: ActionContext,
+  params: Record<string, unknown>,
+  response?: LlmResponse,
+): string | null {
   if (typeof params['model'] === 'string') return params['model'];
   const model = context.settings.llm?.model;
   if (typeof model === 'string') return model;
@@ -86,7 +110,8 @@ export async function callModel(
     return { ok: true, response };
   } catch (error) {
     const agentError = AgentError.isInstance(error) ? error : undefined;
-    if (agentError === undefined || recoverable === undefined || context.signal.aborted || !recoverable(agentError)) rethrowControl(error);
+    if (agentError === undefined || recoverable === undefined || context.signal.aborted || !recoverable(agentError))
+      rethrowControl(error);
     return { ok: false, error: agentError?.message ?? messageOf(error), code: agentError?.code ?? 'ACTION_FAILED' };
   }
 }
@@ -112,12 +137,22 @@ export const REASONING_RESULT_PROPERTIES: Readonly<Record<string, JsonSchema>> =
   error: { type: 'string', description: 'why the reasoning failed' },
 };
 
-export function failureResult(error: string, trace: TraceEntry[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function failureResult(
+  error: string,
+  trace: TraceEntry[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { ...extra, error, success: false, reasoning_trace: trace };
 }
 
 /** Reads a positive integer parameter (or a default); an invalid value is an error message. */
-export function integerParam(value: unknown, name: string, fallback: number, minimum: number, maximum: number): number | string {
+export function integerParam(
+  value: unknown,
+  name: string,
+  fallback: number,
+  minimum: number,
+  maximum: number,
+): number | string {
   if (value === undefined || value === null || value === '') return fallback;
   const number = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isInteger(number) || number < minimum || number > maximum) {
@@ -127,7 +162,13 @@ export function integerParam(value: unknown, name: string, fallback: number, min
 }
 
 /** Checks a static integer parameter at load; templated values are checked when rendered. */
-export function checkIntegerAtLoad(compiled: CompiledParams, compiler: ActionCompiler, name: string, minimum: number, maximum: number): void {
+export function checkIntegerAtLoad(
+  compiled: CompiledParams,
+  compiler: ActionCompiler,
+  name: string,
+  minimum: number,
+  maximum: number,
+): void {
   const { known, value } = staticParam(compiled, name);
   if (!known) return;
   const checked = integerParam(value, name, 0, minimum, maximum);

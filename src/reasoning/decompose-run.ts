@@ -34,10 +34,15 @@ interface DecomposeRun {
   cap: CapReport;
 }
 
-type Level = { ok: true; result: Record<string, unknown> } | { ok: false; error: string; partial: Record<string, unknown> };
+type Level =
+  | { ok: true; result: Record<string, unknown> }
+  | { ok: false; error: string; partial: Record<string, unknown> };
 
 /** Runs one `reason.decompose` with its rendered parameters. */
-export async function runDecompose(params: Record<string, unknown>, context: ActionContext): Promise<Record<string, unknown>> {
+export async function runDecompose(
+  params: Record<string, unknown>,
+  context: ActionContext,
+): Promise<Record<string, unknown>> {
   const trace = createReasoningTrace();
   try {
     const maxDepth = integerParam(params['max_depth'], 'max_depth', 2, 0, 5);
@@ -45,14 +50,39 @@ export async function runDecompose(params: Record<string, unknown>, context: Act
     if (typeof maxDepth === 'string') return failureResult(maxDepth, trace.entries);
     if (typeof maxConcurrency === 'string') return failureResult(maxConcurrency, trace.entries);
     const cap: CapReport = { max: MAX_SUB_PROBLEMS_PER_RUN, dropped: 0, decompositions_skipped: 0 };
-    const run: DecomposeRun = { context, params, trace, maxDepth, maxConcurrency, deepest: 0, subProblemsLeft: MAX_SUB_PROBLEMS_PER_RUN, cap };
+    const run: DecomposeRun = {
+      context,
+      params,
+      trace,
+      maxDepth,
+      maxConcurrency,
+      deepest: 0,
+      subProblemsLeft: MAX_SUB_PROBLEMS_PER_RUN,
+      cap,
+    };
     const problem = textOf(params['problem'] ?? '');
-    trace.add('decompose_start', { problem, max_depth: maxDepth, max_concurrency: maxConcurrency, model: reportedModel(context, params) });
+    trace.add('decompose_start', {
+      problem,
+      max_depth: maxDepth,
+      max_concurrency: maxConcurrency,
+      model: reportedModel(context, params),
+    });
     const level = await solveLevel(run, problem, 0);
-    const capped = cap.dropped > 0 || cap.decompositions_skipped > 0 ? { sub_problem_cap: { ...cap, reached: true } } : {};
+    const capped =
+      cap.dropped > 0 || cap.decompositions_skipped > 0 ? { sub_problem_cap: { ...cap, reached: true } } : {};
     if (!level.ok) return failureResult(level.error, trace.entries, { ...level.partial, ...capped });
-    trace.add('decompose_complete', { sub_problems_solved: (level.result['sub_answers'] as unknown[]).length, depth_used: run.deepest });
-    return { ...level.result, reasoning_trace: trace.entries, reasoning_answer: level.result['final_answer'], depth_used: run.deepest, model: reportedModel(context, params), ...capped };
+    trace.add('decompose_complete', {
+      sub_problems_solved: (level.result['sub_answers'] as unknown[]).length,
+      depth_used: run.deepest,
+    });
+    return {
+      ...level.result,
+      reasoning_trace: trace.entries,
+      reasoning_answer: level.result['final_answer'],
+      depth_used: run.deepest,
+      model: reportedModel(context, params),
+      ...capped,
+    };
   } catch (error) {
     rethrowControl(error);
     trace.add('error', { error: messageOf(error) });
@@ -64,39 +94,76 @@ export async function runDecompose(params: Record<string, unknown>, context: Act
 async function solveLevel(run: DecomposeRun, problem: string, depth: number): Promise<Level> {
   run.deepest = Math.max(run.deepest, depth);
   const options = llmOptions(run.params);
-  const decomposition = await callModel(run.context, options, [
-    { role: 'system', content: renderDecomposePrompt({}) },
-    { role: 'user', content: `Problem: ${problem}` },
-  ], { label: 'reason.decompose', purpose: depth === 0 ? 'plan' : `plan (depth ${depth})` });
+  const decomposition = await callModel(
+    run.context,
+    options,
+    [
+      { role: 'system', content: renderDecomposePrompt({}) },
+      { role: 'user', content: `Problem: ${problem}` },
+    ],
+    { label: 'reason.decompose', purpose: depth === 0 ? 'plan' : `plan (depth ${depth})` },
+  );
   if (!decomposition.ok) return { ok: false, error: decomposition.error, partial: {} };
   const parsed = parseModelOutput(decomposition.response.content);
   if (!parsed.ok || !isPlainObject(parsed.value)) {
-    return { ok: false, error: `Failed to parse decomposition: ${parsed.ok ? 'not a JSON object' : parsed.error}`, partial: {} };
+    return {
+      ok: false,
+      error: `Failed to parse decomposition: ${parsed.ok ? 'not a JSON object' : parsed.error}`,
+      partial: {},
+    };
   }
   const plan = parsed.value;
   const ordered = orderSubProblems(withinCap(run, plan['sub_problems'], depth));
   if (!ordered.ok) return { ok: false, error: ordered.error, partial: { sub_problems: plan['sub_problems'] ?? [] } };
   run.subProblemsLeft -= ordered.subProblems.length;
   const strategy = typeof plan['synthesis_strategy'] === 'string' ? plan['synthesis_strategy'] : 'Combine sub-answers';
-  run.trace.add('decomposition', { depth, analysis: plan['analysis'] ?? '', sub_problem_count: ordered.subProblems.length, notes: ordered.notes });
+  run.trace.add('decomposition', {
+    depth,
+    analysis: plan['analysis'] ?? '',
+    sub_problem_count: ordered.subProblems.length,
+    notes: ordered.notes,
+  });
 
   const answers = await solveAll(run, problem, ordered.subProblems, depth);
   const subAnswers = ordered.subProblems.map((subProblem) => answers.get(subProblem.key)!);
 
-  const instruction = typeof run.params['synthesis_prompt'] === 'string' && run.params['synthesis_prompt'] !== '' ? run.params['synthesis_prompt'] : `Strategy: ${strategy}`;
-  const synthesis = await callModel(run.context, options, [
-    { role: 'system', content: renderSynthesisPrompt({ instruction }) },
-    { role: 'user', content: `Problem: ${problem}\n\nSub-answers:\n${JSON.stringify(subAnswers, null, 2)}` },
-  ], { label: 'reason.decompose', purpose: depth === 0 ? 'synthesis' : `synthesis (depth ${depth})` });
+  const instruction =
+    typeof run.params['synthesis_prompt'] === 'string' && run.params['synthesis_prompt'] !== ''
+      ? run.params['synthesis_prompt']
+      : `Strategy: ${strategy}`;
+  const synthesis = await callModel(
+    run.context,
+    options,
+    [
+      { role: 'system', content: renderSynthesisPrompt({ instruction }) },
+      { role: 'user', content: `Problem: ${problem}\n\nSub-answers:\n${JSON.stringify(subAnswers, null, 2)}` },
+    ],
+    { label: 'reason.decompose', purpose: depth === 0 ? 'synthesis' : `synthesis (depth ${depth})` },
+  );
   const sub_problems = ordered.subProblems.map((subProblem) => subProblem.source);
   if (!synthesis.ok) return { ok: false, error: synthesis.error, partial: { sub_problems, sub_answers: subAnswers } };
   const combined = parseModelOutput(synthesis.response.content);
   const value = combined.ok && isPlainObject(combined.value) ? combined.value : undefined;
-  const finalAnswer = value !== undefined ? (value['final_answer'] ?? value['answer'] ?? synthesis.response.content) : combined.ok ? combined.value : synthesis.response.content;
+  const finalAnswer =
+    value !== undefined
+      ? (value['final_answer'] ?? value['answer'] ?? synthesis.response.content)
+      : combined.ok
+        ? combined.value
+        : synthesis.response.content;
   const reasoning = value !== undefined && value['reasoning'] !== undefined ? textOf(value['reasoning']) : '';
   const confidence = typeof value?.['confidence'] === 'number' ? value['confidence'] : 0.5;
   run.trace.add('synthesis', { depth, reasoning, final_answer: truncateText(textOf(finalAnswer), 200), confidence });
-  return { ok: true, result: { sub_problems, sub_answers: subAnswers, final_answer: finalAnswer, synthesis_reasoning: reasoning, confidence, analysis: plan['analysis'] ?? '' } };
+  return {
+    ok: true,
+    result: {
+      sub_problems,
+      sub_answers: subAnswers,
+      final_answer: finalAnswer,
+      synthesis_reasoning: reasoning,
+      confidence,
+      analysis: plan['analysis'] ?? '',
+    },
+  };
 }
 
 /**
@@ -109,12 +176,23 @@ function withinCap(run: DecomposeRun, proposed: unknown, depth: number): unknown
   const considered = Math.min(proposed.length, MAX_SUB_PROBLEMS);
   if (considered <= room) return proposed;
   run.cap.dropped += considered - room;
-  run.trace.add('sub_problem_cap_reached', { depth, proposed: proposed.length, kept: room, action: `${considered - room} sub-problems dropped`, max: MAX_SUB_PROBLEMS_PER_RUN });
+  run.trace.add('sub_problem_cap_reached', {
+    depth,
+    proposed: proposed.length,
+    kept: room,
+    action: `${considered - room} sub-problems dropped`,
+    max: MAX_SUB_PROBLEMS_PER_RUN,
+  });
   return proposed.slice(0, room);
 }
 
 /** Solves sub-problems as their dependencies finish, at most `maxConcurrency` at a time. */
-async function solveAll(run: DecomposeRun, problem: string, subProblems: SubProblem[], depth: number): Promise<Map<string, Record<string, unknown>>> {
+async function solveAll(
+  run: DecomposeRun,
+  problem: string,
+  subProblems: SubProblem[],
+  depth: number,
+): Promise<Map<string, Record<string, unknown>>> {
   const answers = new Map<string, Record<string, unknown>>();
   const running = new Map<string, Promise<void>>();
   const waiting = [...subProblems];
@@ -148,32 +226,65 @@ async function solveAll(run: DecomposeRun, problem: string, subProblems: SubProb
   return answers;
 }
 
-async function solveOne(run: DecomposeRun, problem: string, subProblem: SubProblem, answers: Map<string, Record<string, unknown>>, depth: number): Promise<Record<string, unknown>> {
+async function solveOne(
+  run: DecomposeRun,
+  problem: string,
+  subProblem: SubProblem,
+  answers: Map<string, Record<string, unknown>>,
+  depth: number,
+): Promise<Record<string, unknown>> {
   const base = { id: subProblem.id, description: subProblem.description };
   const lines = subProblem.dependencies.map((dependency) => {
     const answer = answers.get(dependency)!;
-    return answer['error'] !== undefined ? `Sub-answer ${dependency}: (failed: ${textOf(answer['error'])})` : `Sub-answer ${dependency}: ${textOf(answer['answer'])}`;
+    return answer['error'] !== undefined
+      ? `Sub-answer ${dependency}: (failed: ${textOf(answer['error'])})`
+      : `Sub-answer ${dependency}: ${textOf(answer['answer'])}`;
   });
   const context = lines.length > 0 ? `\n\nAnswers of the sub-problems this one depends on:\n${lines.join('\n')}` : '';
   const decompose = subProblem.decompose && depth < run.maxDepth;
   if (decompose && run.subProblemsLeft <= 0) {
     run.cap.decompositions_skipped++;
-    run.trace.add('sub_problem_cap_reached', { depth, sub_problem: subProblem.key, action: 'solved directly instead of decomposed', max: MAX_SUB_PROBLEMS_PER_RUN });
+    run.trace.add('sub_problem_cap_reached', {
+      depth,
+      sub_problem: subProblem.key,
+      action: 'solved directly instead of decomposed',
+      max: MAX_SUB_PROBLEMS_PER_RUN,
+    });
   }
   if (decompose && run.subProblemsLeft > 0) {
     const nested = await solveLevel(run, `${subProblem.description}${context}`, depth + 1);
     const entry = nested.ok
-      ? { ...base, answer: nested.result['final_answer'], reasoning: nested.result['synthesis_reasoning'], confidence: nested.result['confidence'], decomposition: nested.result }
+      ? {
+          ...base,
+          answer: nested.result['final_answer'],
+          reasoning: nested.result['synthesis_reasoning'],
+          confidence: nested.result['confidence'],
+          decomposition: nested.result,
+        }
       : { ...base, error: nested.error, answer: null };
-    run.trace.add(`sub_problem_${subProblem.key}`, { depth, recursive: true, answer: truncateText(textOf(entry.answer), 200), error: 'error' in entry ? entry.error : undefined });
+    run.trace.add(`sub_problem_${subProblem.key}`, {
+      depth,
+      recursive: true,
+      answer: truncateText(textOf(entry.answer), 200),
+      error: 'error' in entry ? entry.error : undefined,
+    });
     return entry;
   }
-  const outcome = await callModel(run.context, llmOptions(run.params), [
-    { role: 'system', content: renderSubProblemPrompt({}) },
-    { role: 'user', content: `Main problem: ${problem}\n\nSub-problem: ${subProblem.description}${context}` },
-  ], { label: 'reason.decompose', purpose: `sub-problem ${subProblem.key}` });
+  const outcome = await callModel(
+    run.context,
+    llmOptions(run.params),
+    [
+      { role: 'system', content: renderSubProblemPrompt({}) },
+      { role: 'user', content: `Main problem: ${problem}\n\nSub-problem: ${subProblem.description}${context}` },
+    ],
+    { label: 'reason.decompose', purpose: `sub-problem ${subProblem.key}` },
+  );
   if (!outcome.ok) {
-    run.trace.add(`sub_problem_${subProblem.key}`, { depth, description: subProblem.description, error: outcome.error });
+    run.trace.add(`sub_problem_${subProblem.key}`, {
+      depth,
+      description: subProblem.description,
+      error: outcome.error,
+    });
     return { ...base, error: outcome.error, answer: null };
   }
   const parsed = parseModelOutput(outcome.response.content);
@@ -181,9 +292,19 @@ async function solveOne(run: DecomposeRun, problem: string, subProblem: SubProbl
   const entry = {
     ...base,
     reasoning: value !== undefined && value['reasoning'] !== undefined ? textOf(value['reasoning']) : '',
-    answer: value !== undefined ? (value['answer'] ?? outcome.response.content) : parsed.ok ? parsed.value : outcome.response.content,
+    answer:
+      value !== undefined
+        ? (value['answer'] ?? outcome.response.content)
+        : parsed.ok
+          ? parsed.value
+          : outcome.response.content,
     confidence: typeof value?.['confidence'] === 'number' ? value['confidence'] : 0.5,
   };
-  run.trace.add(`sub_problem_${subProblem.key}`, { depth, description: subProblem.description, answer: truncateText(textOf(entry.answer), 200), confidence: entry.confidence });
+  run.trace.add(`sub_problem_${subProblem.key}`, {
+    depth,
+    description: subProblem.description,
+    answer: truncateText(textOf(entry.answer), 200),
+    confidence: entry.confidence,
+  });
   return entry;
 }

@@ -29,7 +29,11 @@ export function parseModelOutput(text: string, limits: JsonLimits = DEFAULT_JSON
   const raw = typeof text === 'string' ? text : '';
   if (raw.trim() === '') return { ok: false, error: 'Empty response from LLM', raw };
   if (raw.length > limits.maxLength) {
-    return { ok: false, error: `Response too large to parse (${raw.length} characters; limit ${limits.maxLength})`, raw: cutText(raw, RAW_PREVIEW_LENGTH) };
+    return {
+      ok: false,
+      error: `Response too large to parse (${raw.length} characters; limit ${limits.maxLength})`,
+      raw: cutText(raw, RAW_PREVIEW_LENGTH),
+    };
   }
   const { answer: visible, reasoning: reasoningText } = splitThinking(raw);
   const outcome = parseVisible(visible, limits) ?? (visible !== raw ? parseVisible(raw, limits) : undefined);
@@ -44,7 +48,11 @@ export function parseModelOutput(text: string, limits: JsonLimits = DEFAULT_JSON
   };
 }
 
-function parseVisible(text: string, limits: JsonLimits, allowThinking = true): (ParsedOutput & { ok: true }) | undefined {
+function parseVisible(
+  text: string,
+  limits: JsonLimits,
+  allowThinking = true,
+): (ParsedOutput & { ok: true }) | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
   const whole = parseJsonSafely(trimmed, limits);
@@ -114,7 +122,12 @@ export function fencedBlocks(text: string): string[] {
     const fence = /^\s*(`{3,}|~{3,})\s*([A-Za-z0-9_+-]*)\s*$/.exec(line);
     if (open === undefined) {
       if (fence !== null) open = { fence: fence[1]!, body: [] };
-    } else if (fence !== null && fence[2] === '' && fence[1]!.startsWith(open.fence[0]!) && fence[1]!.length >= open.fence.length) {
+    } else if (
+      fence !== null &&
+      fence[2] === '' &&
+      fence[1]!.startsWith(open.fence[0]!) &&
+      fence[1]!.length >= open.fence.length
+    ) {
       blocks.push(open.body.join('\n'));
       open = undefined;
     } else {
@@ -134,7 +147,13 @@ export function fencedBlocks(text: string): string[] {
 }
 
 /** The first `open…close` block at or after `from` (case-insensitive via `lower`), by indexOf: linear. */
-function taggedBlock(text: string, lower: string, open: string, close: string, from: number): { start: number; inner: string; end: number } | undefined {
+function taggedBlock(
+  text: string,
+  lower: string,
+  open: string,
+  close: string,
+  from: number,
+): { start: number; inner: string; end: number } | undefined {
   const start = lower.indexOf(open, from);
   if (start < 0) return undefined;
   const closing = lower.indexOf(close, start + open.length);

@@ -4,7 +4,19 @@
  */
 import type { ActionDefinition, ActionContext } from '../core/action.js';
 import renderCotPrompt from '../prompts/cot.eta';
-import { callModel, compileParams, failureResult, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams, REASONING_RESULT_PROPERTIES } from './action-support.js';
+import {
+  callModel,
+  compileParams,
+  failureResult,
+  LLM_KEYS,
+  llmOptions,
+  renderParams,
+  reportedModel,
+  rethrowControl,
+  staticParam,
+  type CompiledParams,
+  REASONING_RESULT_PROPERTIES,
+} from './action-support.js';
 import { messageOf } from '../util/message-of.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
@@ -37,7 +49,8 @@ interface FewShotExample {
 export function reasonCot(): ActionDefinition<CompiledParams> {
   return {
     name: 'reason.cot',
-    description: 'Chain-of-thought reasoning: think through a problem, then answer. Returns {thinking, answer, reasoning_trace}.',
+    description:
+      'Chain-of-thought reasoning: think through a problem, then answer. Returns {thinking, answer, reasoning_trace}.',
     result: {
       type: 'object',
       properties: {
@@ -45,7 +58,10 @@ export function reasonCot(): ActionDefinition<CompiledParams> {
         thinking: { type: 'string', description: 'the reasoning' },
         answer: { description: 'the answer' },
         thinking_format: { type: 'string', description: 'the thinking format used' },
-        reasoning_thinking: { type: 'string', description: 'the reasoning, under the name every reason.* action shares' },
+        reasoning_thinking: {
+          type: 'string',
+          description: 'the reasoning, under the name every reason.* action shares',
+        },
       },
     },
     parameters: {
@@ -65,11 +81,15 @@ export function reasonCot(): ActionDefinition<CompiledParams> {
       const compiled = compileParams(raw, compiler, ['problem']);
       const format = staticParam(compiled, 'thinking_format');
       if (format.known && format.value !== undefined && !THINKING_FORMATS.has(String(format.value))) {
-        throw compiler.error(`Unknown thinking_format '${String(format.value)}'; use one of: ${[...THINKING_FORMATS.keys()].join(', ')}`, 'thinking_format');
+        throw compiler.error(
+          `Unknown thinking_format '${String(format.value)}'; use one of: ${[...THINKING_FORMATS.keys()].join(', ')}`,
+          'thinking_format',
+        );
       }
       for (const key of ['few_shot_examples', 'few_shot']) {
         const examples = staticParam(compiled, key);
-        if (examples.known && examples.value !== undefined && !Array.isArray(examples.value)) throw compiler.error(`${key} must be a list of {problem, thinking, answer}`, key);
+        if (examples.known && examples.value !== undefined && !Array.isArray(examples.value))
+          throw compiler.error(`${key} must be a list of {problem, thinking, answer}`, key);
       }
       return compiled;
     },
@@ -81,7 +101,10 @@ async function runCot(params: Record<string, unknown>, context: ActionContext): 
   const trace = createReasoningTrace();
   try {
     const problem = textOf(params['problem'] ?? '');
-    const format = params['thinking_format'] === undefined || params['thinking_format'] === null ? DEFAULT_THINKING_FORMAT : String(params['thinking_format']);
+    const format =
+      params['thinking_format'] === undefined || params['thinking_format'] === null
+        ? DEFAULT_THINKING_FORMAT
+        : String(params['thinking_format']);
     const instructions = thinkingFormatInstructions(format);
     if (instructions === undefined) return failureResult(`Unknown thinking_format '${format}'`, trace.entries);
     const rawExamples = params['few_shot_examples'] ?? params['few_shot'] ?? [];
@@ -90,10 +113,16 @@ async function runCot(params: Record<string, unknown>, context: ActionContext): 
     const model = reportedModel(context, params);
     trace.add('cot_request', { problem, thinking_format: format, model });
 
-    const outcome = await callModel(context, llmOptions(params), [
-      { role: 'system', content: system },
-      { role: 'user', content: `Problem: ${problem}` },
-    ], { label: 'reason.cot', purpose: 'chain of thought' }, params['stream'] === true);
+    const outcome = await callModel(
+      context,
+      llmOptions(params),
+      [
+        { role: 'system', content: system },
+        { role: 'user', content: `Problem: ${problem}` },
+      ],
+      { label: 'reason.cot', purpose: 'chain of thought' },
+      params['stream'] === true,
+    );
     if (!outcome.ok) {
       trace.add('error', { error: outcome.error });
       return failureResult(outcome.error, trace.entries);
@@ -124,7 +153,10 @@ async function runCot(params: Record<string, unknown>, context: ActionContext): 
 /** `{thinking, answer}` from any parsed shape: an object with those keys, or a bare answer. */
 function thinkingAndAnswer(value: unknown, taggedThinking: string | undefined): { thinking: string; answer: unknown } {
   if (isPlainObject(value) && ('answer' in value || 'thinking' in value)) {
-    const thinking = value['thinking'] === undefined || value['thinking'] === null ? (taggedThinking ?? '') : textOf(value['thinking']);
+    const thinking =
+      value['thinking'] === undefined || value['thinking'] === null
+        ? (taggedThinking ?? '')
+        : textOf(value['thinking']);
     return { thinking, answer: value['answer'] ?? '' };
   }
   return { thinking: taggedThinking ?? '', answer: value };

@@ -13,7 +13,14 @@
  * calls (a plan and a synthesis per level, one call per leaf).
  */
 import type { ActionDefinition } from '../core/action.js';
-import { checkIntegerAtLoad, compileParams, LLM_KEYS, renderParams, type CompiledParams, REASONING_RESULT_PROPERTIES } from './action-support.js';
+import {
+  checkIntegerAtLoad,
+  compileParams,
+  LLM_KEYS,
+  renderParams,
+  type CompiledParams,
+  REASONING_RESULT_PROPERTIES,
+} from './action-support.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 
 export { MAX_SUB_PROBLEMS_PER_RUN } from './sub-problems.js';
@@ -22,17 +29,18 @@ export { MAX_SUB_PROBLEMS_PER_RUN } from './sub-problems.js';
 export function reasonDecompose(): ActionDefinition<CompiledParams> {
   return {
     name: 'reason.decompose',
-    description: 'Break a problem into sub-problems, solve them (in dependency order, concurrently), and synthesise the answer.',
+    description:
+      'Break a problem into sub-problems, solve them (in dependency order, concurrently), and synthesise the answer.',
     result: {
       type: 'object',
       properties: {
         ...REASONING_RESULT_PROPERTIES,
         sub_problems: { type: 'array', description: 'the sub-problems, with dependencies' },
-        sub_answers: { type: 'array', description: 'each sub-problem\'s answer' },
+        sub_answers: { type: 'array', description: "each sub-problem's answer" },
         final_answer: { description: 'the synthesised answer' },
         synthesis_reasoning: { type: 'string', description: 'how the answers were combined' },
-        confidence: { type: 'number', description: 'the model\'s confidence' },
-        analysis: { type: 'string', description: 'the decomposition\'s analysis' },
+        confidence: { type: 'number', description: "the model's confidence" },
+        analysis: { type: 'string', description: "the decomposition's analysis" },
         depth_used: { type: 'integer', description: 'the deepest level decomposed' },
       },
     },
@@ -55,7 +63,7 @@ export function reasonDecompose(): ActionDefinition<CompiledParams> {
       return params;
     },
     // The run itself loads on first use (decompose-run.ts).
-    run: async (compiled, context) => (await import('./decompose-run.js')).runDecompose(renderParams(compiled, context), context),
+    run: async (compiled, context) =>
+      (await import('./decompose-run.js')).runDecompose(renderParams(compiled, context), context),
   };
 }
-

@@ -6,7 +6,20 @@
 import type { ActionContext, ActionDefinition } from '../core/action.js';
 import renderGeneratePrompt from '../prompts/self-correct-generate.eta';
 import renderCriticPrompt from '../prompts/self-correct-critic.eta';
-import { callModel, checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, type CompiledParams, REASONING_RESULT_PROPERTIES } from './action-support.js';
+import {
+  callModel,
+  checkIntegerAtLoad,
+  compileParams,
+  failureResult,
+  integerParam,
+  LLM_KEYS,
+  llmOptions,
+  renderParams,
+  reportedModel,
+  rethrowControl,
+  type CompiledParams,
+  REASONING_RESULT_PROPERTIES,
+} from './action-support.js';
 import { messageOf } from '../util/message-of.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 import { parseModelOutput } from './parse-output.js';
@@ -22,13 +35,14 @@ const MAX_ROUNDS = 20;
 export function reasonSelfCorrect(): ActionDefinition<CompiledParams> {
   return {
     name: 'reason.self_correct',
-    description: 'Generate an output, then critique and improve it for a number of rounds. Returns {output, improvement_history, rounds_completed}.',
+    description:
+      'Generate an output, then critique and improve it for a number of rounds. Returns {output, improvement_history, rounds_completed}.',
     result: {
       type: 'object',
       properties: {
         ...REASONING_RESULT_PROPERTIES,
         output: { description: 'the last improved output' },
-        improvement_history: { type: 'array', description: 'each round\'s output and critique' },
+        improvement_history: { type: 'array', description: "each round's output and critique" },
         rounds_completed: { type: 'integer', description: 'rounds run' },
         rounds_requested: { type: 'integer', description: 'rounds asked for' },
         skipped_rounds: { type: 'integer', description: 'rounds whose critique or improvement failed' },
@@ -66,7 +80,11 @@ export function reasonSelfCorrect(): ActionDefinition<CompiledParams> {
 
 type CriticPromptRenderer = (current: unknown, round: number, task: unknown) => unknown;
 
-async function runSelfCorrect(params: Record<string, unknown>, context: ActionContext, renderCritic: CriticPromptRenderer): Promise<Record<string, unknown>> {
+async function runSelfCorrect(
+  params: Record<string, unknown>,
+  context: ActionContext,
+  renderCritic: CriticPromptRenderer,
+): Promise<Record<string, unknown>> {
   const trace = createReasoningTrace();
   try {
     const task = textOf(params['task'] ?? '');
@@ -75,13 +93,22 @@ async function runSelfCorrect(params: Record<string, unknown>, context: ActionCo
     const model = reportedModel(context, params);
     const generatorModel = typeof params['generator_model'] === 'string' ? params['generator_model'] : model;
     const criticModel = typeof params['critic_model'] === 'string' ? params['critic_model'] : model;
-    trace.add('self_correct_start', { task, improvement_rounds: rounds, generator_model: generatorModel, critic_model: criticModel });
+    trace.add('self_correct_start', {
+      task,
+      improvement_rounds: rounds,
+      generator_model: generatorModel,
+      critic_model: criticModel,
+    });
 
-
-    const generated = await callModel(context, llmOptions(params, params['generator_model']), [
-      { role: 'system', content: renderGeneratePrompt({}) },
-      { role: 'user', content: `Task: ${task}` },
-    ], { label: 'reason.self_correct', purpose: 'generator' });
+    const generated = await callModel(
+      context,
+      llmOptions(params, params['generator_model']),
+      [
+        { role: 'system', content: renderGeneratePrompt({}) },
+        { role: 'user', content: `Task: ${task}` },
+      ],
+      { label: 'reason.self_correct', purpose: 'generator' },
+    );
     if (!generated.ok) {
       trace.add('error', { error: generated.error });
       return failureResult(generated.error, trace.entries);
@@ -99,15 +126,27 @@ async function runSelfCorrect(params: Record<string, unknown>, context: ActionCo
         timestamp: nowSeconds(),
       },
     ];
-    trace.add('initial_generation', { output: truncateText(textOf(current), 500), confidence: history[0]!['confidence'], parsed: initial !== undefined });
+    trace.add('initial_generation', {
+      output: truncateText(textOf(current), 500),
+      confidence: history[0]!['confidence'],
+      parsed: initial !== undefined,
+    });
 
     let completed = 0;
     const skipped: Array<{ round: number; error: string }> = [];
     for (let round = 1; round <= rounds; round++) {
-      const critique = await callModel(context, llmOptions(params, params['critic_model']), [
-        { role: 'system', content: renderCriticPrompt({ criticPrompt: criticPromptText(renderCritic(current, round, task)) }) },
-        { role: 'user', content: `Task: ${task}\n\nCurrent output:\n${textOf(current)}` },
-      ], { label: 'reason.self_correct', purpose: `critic and corrector (round ${round})` });
+      const critique = await callModel(
+        context,
+        llmOptions(params, params['critic_model']),
+        [
+          {
+            role: 'system',
+            content: renderCriticPrompt({ criticPrompt: criticPromptText(renderCritic(current, round, task)) }),
+          },
+          { role: 'user', content: `Task: ${task}\n\nCurrent output:\n${textOf(current)}` },
+        ],
+        { label: 'reason.self_correct', purpose: `critic and corrector (round ${round})` },
+      );
       if (!critique.ok) {
         trace.add(`critique_round_${round}_error`, { error: critique.error });
         skipped.push({ round, error: critique.error });
@@ -116,14 +155,28 @@ async function runSelfCorrect(params: Record<string, unknown>, context: ActionCo
       const review = parseModelOutput(critique.response.content);
       if (!review.ok || !isPlainObject(review.value)) {
         const error = review.ok ? 'the critique is not a JSON object' : review.error;
-        trace.add(`critique_round_${round}_parse_error`, { error, raw_content: cutText(critique.response.content, 200) });
+        trace.add(`critique_round_${round}_parse_error`, {
+          error,
+          raw_content: cutText(critique.response.content, 200),
+        });
         skipped.push({ round, error });
         continue;
       }
-      const improved = 'improved_output' in review.value && review.value['improved_output'] !== null ? review.value['improved_output'] : current;
+      const improved =
+        'improved_output' in review.value && review.value['improved_output'] !== null
+          ? review.value['improved_output']
+          : current;
       const score = typeof review.value['improvement_score'] === 'number' ? review.value['improvement_score'] : 0.5;
       const issues = Array.isArray(review.value['issues']) ? review.value['issues'] : [];
-      history.push({ round, type: 'improvement', issues_found: issues, suggestions: Array.isArray(review.value['suggestions']) ? review.value['suggestions'] : [], output: improved, improvement_score: score, timestamp: nowSeconds() });
+      history.push({
+        round,
+        type: 'improvement',
+        issues_found: issues,
+        suggestions: Array.isArray(review.value['suggestions']) ? review.value['suggestions'] : [],
+        output: improved,
+        improvement_score: score,
+        timestamp: nowSeconds(),
+      });
       trace.add(`improvement_round_${round}`, { issues_count: issues.length, improvement_score: score });
       current = improved;
       completed++;
@@ -149,5 +202,9 @@ async function runSelfCorrect(params: Record<string, unknown>, context: ActionCo
 }
 
 function criticPromptText(rendered: unknown): string {
-  return typeof rendered === 'string' && rendered.trim() !== '' ? rendered : rendered === undefined || rendered === null || rendered === '' ? DEFAULT_CRITIC_PROMPT : textOf(rendered);
+  return typeof rendered === 'string' && rendered.trim() !== ''
+    ? rendered
+    : rendered === undefined || rendered === null || rendered === ''
+      ? DEFAULT_CRITIC_PROMPT
+      : textOf(rendered);
 }

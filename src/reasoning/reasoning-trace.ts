@@ -51,4 +51,3 @@ export function nowSeconds(): number {
 export function truncateText(text: string, limit: number): string {
   return cutText(text, limit);
 }
-

@@ -26,13 +26,21 @@ export type Ordering = { ok: true; subProblems: SubProblem[]; notes: string[] } 
 export function orderSubProblems(list: unknown): Ordering {
   const notes: string[] = [];
   const items = Array.isArray(list) ? list : [];
-  if (items.length > MAX_SUB_PROBLEMS) notes.push(`only the first ${MAX_SUB_PROBLEMS} of ${items.length} sub-problems were kept`);
+  if (items.length > MAX_SUB_PROBLEMS)
+    notes.push(`only the first ${MAX_SUB_PROBLEMS} of ${items.length} sub-problems were kept`);
   const subProblems: SubProblem[] = [];
   const keys = new Set<string>();
   items.slice(0, MAX_SUB_PROBLEMS).forEach((item, index) => {
     const record = isPlainObject(item) ? item : {};
-    const id = record['id'] !== undefined && record['id'] !== null && (typeof record['id'] === 'number' || typeof record['id'] === 'string') ? record['id'] : index + 1;
-    const dependencies = Array.isArray(record['dependencies']) ? record['dependencies'].map((dependency) => String(dependency)) : [];
+    const id =
+      record['id'] !== undefined &&
+      record['id'] !== null &&
+      (typeof record['id'] === 'number' || typeof record['id'] === 'string')
+        ? record['id']
+        : index + 1;
+    const dependencies = Array.isArray(record['dependencies'])
+      ? record['dependencies'].map((dependency) => String(dependency))
+      : [];
     subProblems.push({
       id,
       key: String(id),

@@ -10,5 +10,10 @@ import { reflectionLoopAction } from './reflection-loop-action.js';
 import { reflectionReviewAction } from './review/reflection-review-action.js';
 
 export function reflectionActions(): ActionDefinition[] {
-  return [reflectionLoopAction, reflectionEvaluateAction, reflectionCorrectAction, reflectionReviewAction] as ActionDefinition[];
+  return [
+    reflectionLoopAction,
+    reflectionEvaluateAction,
+    reflectionCorrectAction,
+    reflectionReviewAction,
+  ] as ActionDefinition[];
 }

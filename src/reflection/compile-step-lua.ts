@@ -12,11 +12,21 @@ import type { CompiledScript } from '../core/script-sandbox.js';
 const EVALUATOR_PYTHON_SIGNS = [/\blen\s*\(/, /\.get\(\s*["']/, /^\s*result\s*=\s*[{[]\s*["']/m];
 
 /** `allowPython`: the step's result may be a promise (generators and correctors; evaluators are synchronous). */
-export function compileStepLua(code: unknown, field: string, compiler: ActionCompiler, allowPython = false): CompiledScript {
+export function compileStepLua(
+  code: unknown,
+  field: string,
+  compiler: ActionCompiler,
+  allowPython = false,
+): CompiledScript {
   try {
     return compiler.lua(code as string, field);
   } catch (error) {
-    if (AgentError.isInstance(error) && error.code === 'LUA_SYNTAX' && typeof code === 'string' && (looksLikePython(code) || EVALUATOR_PYTHON_SIGNS.some((sign) => sign.test(code)))) {
+    if (
+      AgentError.isInstance(error) &&
+      error.code === 'LUA_SYNTAX' &&
+      typeof code === 'string' &&
+      (looksLikePython(code) || EVALUATOR_PYTHON_SIGNS.some((sign) => sign.test(code)))
+    ) {
       // A generator or corrector runs as TEA's Python where the host has a Python sandbox.
       if (allowPython) {
         try {
@@ -25,7 +35,11 @@ export function compileStepLua(code: unknown, field: string, compiler: ActionCom
           if (!AgentError.isInstance(pythonError) || pythonError.code !== 'SCRIPT_ENGINE_NOT_LOADED') throw pythonError;
         }
       }
-      throw compiler.error(`\`${field}\` looks like Python; tea-edge runs inline code in Lua (rewrite it in Lua)`, field, 'UNSUPPORTED_LANGUAGE');
+      throw compiler.error(
+        `\`${field}\` looks like Python; tea-edge runs inline code in Lua (rewrite it in Lua)`,
+        field,
+        'UNSUPPORTED_LANGUAGE',
+      );
     }
     throw error;
   }

@@ -22,7 +22,12 @@ export interface ExtractOptions {
 export function extractCandidate(raw: unknown, options: ExtractOptions): Extracted {
   let text: string | undefined;
   if (typeof raw === 'string') text = raw;
-  else if (options.fromLlm && typeof raw === 'object' && raw !== null && typeof (raw as { content?: unknown }).content === 'string') {
+  else if (
+    options.fromLlm &&
+    typeof raw === 'object' &&
+    raw !== null &&
+    typeof (raw as { content?: unknown }).content === 'string'
+  ) {
     text = (raw as { content: string }).content;
   }
   if (text === undefined) return { ok: true, value: raw };

@@ -12,7 +12,6 @@ import type { Attempt, LoopStopReason, OnFailure } from './reflection-types.js';
 import { FORBIDDEN_KEYS } from '../util/forbidden-keys.js';
 import { isPlainObject } from '../util/plain-object.js';
 
-
 /** The best attempt: strictly higher score wins, so ties keep the earliest. Failed generations never count. */
 export function pickBest(history: readonly Attempt[]): Attempt | undefined {
   let best: Attempt | undefined;

@@ -21,15 +21,23 @@ export function prepareStep(raw: unknown, field: string, compiler: ActionCompile
   const code = step.run ?? step.code;
   if (code !== undefined) {
     if (step.language !== undefined && step.language !== 'lua') {
-      throw compiler.error(`\`${field}.language\` '${String(step.language)}' is not supported: write the code in Lua`, `${field}.language`, 'UNSUPPORTED_LANGUAGE');
+      throw compiler.error(
+        `\`${field}.language\` '${String(step.language)}' is not supported: write the code in Lua`,
+        `${field}.language`,
+        'UNSUPPORTED_LANGUAGE',
+      );
     }
-    if (step.action !== undefined || step.uses !== undefined) throw compiler.error(`\`${field}\` has both \`run:\` and an action; use one`, field);
+    if (step.action !== undefined || step.uses !== undefined)
+      throw compiler.error(`\`${field}\` has both \`run:\` and an action; use one`, field);
     const lua = compileStepLua(code, `${field}.${step.run !== undefined ? 'run' : 'code'}`, compiler, true);
     return returns === undefined ? { kind: 'lua', lua } : { kind: 'lua', lua, returns };
   }
   const name = step.action ?? step.uses;
   if (typeof name !== 'string' || name === '') {
-    throw compiler.error(`\`${field}\` needs \`action:\` (or \`uses:\`) naming an action, or \`run:\` with Lua code`, field);
+    throw compiler.error(
+      `\`${field}\` needs \`action:\` (or \`uses:\`) naming an action, or \`run:\` with Lua code`,
+      field,
+    );
   }
   const definition = compiler.action(name, `${field}.${step.action !== undefined ? 'action' : 'uses'}`);
   const flat: Record<string, unknown> = {};
@@ -40,7 +48,12 @@ export function prepareStep(raw: unknown, field: string, compiler: ActionCompile
     params = { ...(step.with as Record<string, unknown>), ...flat };
   }
   const compiled = compiler.template(params, step.with !== undefined ? `${field}.with` : field);
-  const prepared: PreparedStep = { kind: 'action', action: definition.name, llm: LLM_ACTIONS.has(definition.name), params: compiled };
+  const prepared: PreparedStep = {
+    kind: 'action',
+    action: definition.name,
+    llm: LLM_ACTIONS.has(definition.name),
+    params: compiled,
+  };
   if (returns !== undefined) prepared.returns = returns;
   return prepared;
 }

@@ -29,11 +29,12 @@ const OWN_KEYS = new Set(['data', 'errors', 'corrector', 'corrector_action', 'ru
 
 export const reflectionCorrectAction: ActionDefinition<CorrectParams> = {
   name: 'reflection.correct',
-  description: 'Runs a corrector (action, Lua or LLM prompt) on data with its errors; returns {corrected_output, success}.',
+  description:
+    'Runs a corrector (action, Lua or LLM prompt) on data with its errors; returns {corrected_output, success}.',
   result: {
     type: 'object',
     properties: {
-      corrected_output: { description: 'the corrector\'s output' },
+      corrected_output: { description: "the corrector's output" },
       success: { type: 'boolean', description: 'whether the corrector gave a usable output' },
       error: { type: 'string', description: 'why not' },
     },
@@ -59,11 +60,20 @@ export const reflectionCorrectAction: ActionDefinition<CorrectParams> = {
     let corrector: PreparedStep | undefined;
     if (params.corrector !== undefined) {
       corrector = prepareStep(params.corrector, 'corrector', compiler);
-    } else if (params.corrector_action !== undefined || params.run !== undefined || params.code !== undefined || params.prompt !== undefined) {
+    } else if (
+      params.corrector_action !== undefined ||
+      params.run !== undefined ||
+      params.code !== undefined ||
+      params.prompt !== undefined
+    ) {
       const flat: Record<string, unknown> = {};
       for (const key of Object.keys(params)) if (!OWN_KEYS.has(key)) flat[key] = params[key];
       if (params.run !== undefined || params.code !== undefined) {
-        corrector = prepareStep({ run: params.run ?? params.code, ...(params.language !== undefined ? { language: params.language } : {}) }, 'corrector', compiler);
+        corrector = prepareStep(
+          { run: params.run ?? params.code, ...(params.language !== undefined ? { language: params.language } : {}) },
+          'corrector',
+          compiler,
+        );
       } else if (params.corrector_action !== undefined) {
         corrector = prepareStep({ action: params.corrector_action, ...flat }, 'corrector', compiler);
       } else {
@@ -80,9 +90,13 @@ export const reflectionCorrectAction: ActionDefinition<CorrectParams> = {
   },
   async run(params, context) {
     const scope = context.scope();
-    const data = params.data !== undefined ? params.data.render(scope) : (context.state.reflection_output ?? context.state.output ?? null);
+    const data =
+      params.data !== undefined
+        ? params.data.render(scope)
+        : (context.state.reflection_output ?? context.state.output ?? null);
     const errors = params.errors !== undefined ? params.errors.render(scope) : (context.state.reflection_errors ?? []);
-    if (params.corrector === undefined) return { corrected_output: data, success: false, error: 'No corrector specified' };
+    if (params.corrector === undefined)
+      return { corrected_output: data, success: false, error: 'No corrector specified' };
     const state = { ...context.state, reflection_output: data, reflection_errors: errors };
     const iteration = typeof context.state.reflection_iteration === 'number' ? context.state.reflection_iteration : 1;
     let raw: unknown;
@@ -96,8 +110,16 @@ export const reflectionCorrectAction: ActionDefinition<CorrectParams> = {
     if (corrector.kind === 'lua' && isPlainObject(raw) && Object.hasOwn(raw, 'reflection_output')) {
       raw = (raw as Record<string, unknown>).reflection_output;
     }
-    const extracted = extractCandidate(raw, { fromLlm: corrector.kind === 'action' && corrector.llm, expectJson: false });
-    if (!extracted.ok) return { corrected_output: extracted.raw, success: false, error: `Could not parse JSON from the corrector output: ${extracted.error}` };
+    const extracted = extractCandidate(raw, {
+      fromLlm: corrector.kind === 'action' && corrector.llm,
+      expectJson: false,
+    });
+    if (!extracted.ok)
+      return {
+        corrected_output: extracted.raw,
+        success: false,
+        error: `Could not parse JSON from the corrector output: ${extracted.error}`,
+      };
     return { corrected_output: extracted.value, success: true };
   },
 };

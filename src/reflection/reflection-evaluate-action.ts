@@ -18,11 +18,26 @@ interface EvaluateParams {
   evaluator: PreparedEvaluator;
 }
 
-const FLAT_KEYS = ['schema', 'prompt', 'model', 'examples', 'run', 'code', 'language', 'threshold', 'coerce', 'temperature', 'max_tokens', 'api_base', 'provider'];
+const FLAT_KEYS = [
+  'schema',
+  'prompt',
+  'model',
+  'examples',
+  'run',
+  'code',
+  'language',
+  'threshold',
+  'coerce',
+  'temperature',
+  'max_tokens',
+  'api_base',
+  'provider',
+];
 
 export const reflectionEvaluateAction: ActionDefinition<EvaluateParams> = {
   name: 'reflection.evaluate',
-  description: 'Evaluates data with a schema, LLM-judge or Lua evaluator; returns {valid, score, errors, suggestions, feedback?, success}.',
+  description:
+    'Evaluates data with a schema, LLM-judge or Lua evaluator; returns {valid, score, errors, suggestions, feedback?, success}.',
   result: {
     type: 'object',
     properties: {
@@ -30,7 +45,7 @@ export const reflectionEvaluateAction: ActionDefinition<EvaluateParams> = {
       score: { type: 'number', description: '0 to 1' },
       errors: { type: 'array', description: 'what is wrong: message, type, path' },
       suggestions: { type: 'array', description: 'how to fix it' },
-      feedback: { type: 'string', description: 'an LLM judge\'s feedback' },
+      feedback: { type: 'string', description: "an LLM judge's feedback" },
       success: { type: 'boolean', description: 'whether the evaluator ran' },
     },
   },
@@ -39,7 +54,10 @@ export const reflectionEvaluateAction: ActionDefinition<EvaluateParams> = {
     properties: {
       data: { description: 'what to evaluate (default: state.reflection_output, then state.output)' },
       evaluator: evaluatorShape(JUDGE_LLM_KEYS),
-      evaluator_type: { enum: ['schema', 'llm', 'lua', 'custom'], description: "TEA's flat form: the evaluator's keys sit beside it" },
+      evaluator_type: {
+        enum: ['schema', 'llm', 'lua', 'custom'],
+        description: "TEA's flat form: the evaluator's keys sit beside it",
+      },
       type: { enum: ['schema', 'llm', 'lua', 'custom'], description: 'alias of evaluator_type' },
       schema: { type: ['object', 'string'] },
       prompt: { type: 'string' },
@@ -69,14 +87,36 @@ export const reflectionEvaluateAction: ActionDefinition<EvaluateParams> = {
   },
   async run(params, context) {
     const state = context.state;
-    const raw = params.data !== undefined ? params.data.render(context.scope()) : (state.reflection_output ?? state.output ?? null);
+    const raw =
+      params.data !== undefined
+        ? params.data.render(context.scope())
+        : (state.reflection_output ?? state.output ?? null);
     const iteration = typeof state.reflection_iteration === 'number' ? state.reflection_iteration : 1;
-    const looksLikeLlmResult = typeof raw === 'object' && raw !== null && typeof (raw as { content?: unknown }).content === 'string' && 'usage' in raw;
-    const extracted = extractCandidate(raw, { fromLlm: looksLikeLlmResult, expectJson: params.evaluator.type === 'schema' });
+    const looksLikeLlmResult =
+      typeof raw === 'object' &&
+      raw !== null &&
+      typeof (raw as { content?: unknown }).content === 'string' &&
+      'usage' in raw;
+    const extracted = extractCandidate(raw, {
+      fromLlm: looksLikeLlmResult,
+      expectJson: params.evaluator.type === 'schema',
+    });
     if (!extracted.ok) {
-      return { valid: false, score: 0, errors: [{ message: `Could not parse JSON from the data: ${extracted.error}`, type: 'parse_error' }], suggestions: ['Return valid JSON'], success: true };
+      return {
+        valid: false,
+        score: 0,
+        errors: [{ message: `Could not parse JSON from the data: ${extracted.error}`, type: 'parse_error' }],
+        suggestions: ['Return valid JSON'],
+        success: true,
+      };
     }
-    const verdict = await evaluate(params.evaluator, extracted.value, context, { ...state, reflection_output: extracted.value }, iteration);
+    const verdict = await evaluate(
+      params.evaluator,
+      extracted.value,
+      context,
+      { ...state, reflection_output: extracted.value },
+      iteration,
+    );
     return { ...verdict, suggestions: verdict.suggestions ?? [], success: true };
   },
 };

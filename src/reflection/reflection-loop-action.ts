@@ -22,7 +22,9 @@ export const reflectionLoopAction: ActionDefinition<LoopParams> = {
   result: {
     type: 'object',
     properties: {
-      output: { description: 'the returned attempt\'s output (its keys are also spread into the result, or it is `result`)' },
+      output: {
+        description: "the returned attempt's output (its keys are also spread into the result, or it is `result`)",
+      },
       valid: { type: 'boolean', description: 'whether it passed the evaluator' },
       success: { type: 'boolean', description: '= valid' },
       exhausted: { type: 'boolean', description: 'max_iterations ran out without a valid output' },
@@ -30,7 +32,7 @@ export const reflectionLoopAction: ActionDefinition<LoopParams> = {
       stop_reason: { type: 'string', description: 'valid, max_iterations or budget' },
       reflection_iteration: { type: 'integer', description: 'the last iteration' },
       reflection_output: { description: 'the last output' },
-      reflection_errors: { type: 'array', description: 'the last evaluation\'s errors' },
+      reflection_errors: { type: 'array', description: "the last evaluation's errors" },
       reflection_history: { type: 'array', description: 'every attempt' },
       reflection_best: { description: 'the best output' },
       reflection_best_score: { type: 'number', description: 'its score (-1 when none)' },
@@ -51,17 +53,27 @@ export const reflectionLoopAction: ActionDefinition<LoopParams> = {
     additionalProperties: false,
   },
   prepare(params, compiler) {
-    if (params.generator === undefined) throw compiler.error('`generator` is required (an action call or `run:` Lua code)', 'generator');
-    if (params.evaluator === undefined) throw compiler.error('`evaluator` is required (type: schema, llm or lua)', 'evaluator');
+    if (params.generator === undefined)
+      throw compiler.error('`generator` is required (an action call or `run:` Lua code)', 'generator');
+    if (params.evaluator === undefined)
+      throw compiler.error('`evaluator` is required (type: schema, llm or lua)', 'evaluator');
     const prepared: LoopParams = {
       maxIterations: readMaxIterations(params.max_iterations, compiler),
       onFailure: readOnFailure(params.on_failure, compiler),
-      generator: prepareStep(withSchemaResponseFormat(params.generator, params.evaluator, 'generator', compiler), 'generator', compiler),
+      generator: prepareStep(
+        withSchemaResponseFormat(params.generator, params.evaluator, 'generator', compiler),
+        'generator',
+        compiler,
+      ),
       evaluator: prepareEvaluator(params.evaluator, 'evaluator', compiler),
       continueFromState: readBoolean(params.continue, 'continue', compiler),
     };
     if (params.corrector !== undefined && params.corrector !== null) {
-      prepared.corrector = prepareStep(withSchemaResponseFormat(params.corrector, params.evaluator, 'corrector', compiler), 'corrector', compiler);
+      prepared.corrector = prepareStep(
+        withSchemaResponseFormat(params.corrector, params.evaluator, 'corrector', compiler),
+        'corrector',
+        compiler,
+      );
     }
     return prepared;
   },
@@ -73,16 +85,21 @@ export const reflectionLoopAction: ActionDefinition<LoopParams> = {
 function readMaxIterations(value: unknown, compiler: ActionCompiler): number {
   if (value === undefined || value === null) return 3;
   const number = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number)) throw compiler.error(`\`max_iterations\` must be a whole number, not ${JSON.stringify(value)}`, 'max_iterations');
+  if (typeof number !== 'number' || !Number.isInteger(number))
+    throw compiler.error(`\`max_iterations\` must be a whole number, not ${JSON.stringify(value)}`, 'max_iterations');
   if (number < 1) throw compiler.error(`\`max_iterations\` must be at least 1, not ${number}`, 'max_iterations');
-  if (number > MAX_ITERATIONS_LIMIT) throw compiler.error(`\`max_iterations\` must be at most ${MAX_ITERATIONS_LIMIT}, not ${number}`, 'max_iterations');
+  if (number > MAX_ITERATIONS_LIMIT)
+    throw compiler.error(`\`max_iterations\` must be at most ${MAX_ITERATIONS_LIMIT}, not ${number}`, 'max_iterations');
   return number;
 }
 
 function readOnFailure(value: unknown, compiler: ActionCompiler): OnFailure {
   if (value === undefined || value === null) return 'return_best';
   if (typeof value === 'string' && (ON_FAILURE as string[]).includes(value)) return value as OnFailure;
-  throw compiler.error(`invalid \`on_failure\` strategy ${JSON.stringify(value)}: use ${ON_FAILURE.join(', ')}`, 'on_failure');
+  throw compiler.error(
+    `invalid \`on_failure\` strategy ${JSON.stringify(value)}: use ${ON_FAILURE.join(', ')}`,
+    'on_failure',
+  );
 }
 
 function readBoolean(value: unknown, field: string, compiler: ActionCompiler): boolean {

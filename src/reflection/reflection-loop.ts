@@ -31,7 +31,14 @@ import { describeFailure, isControlFlow } from './control-flow.js';
 import { evaluate } from './evaluators/evaluate.js';
 import { extractCandidate } from './extract-candidate.js';
 import { buildLoopResult, isGeneratorFailure, pickBest } from './loop-result.js';
-import type { Attempt, LoopStopReason, OnFailure, PreparedEvaluator, PreparedStep, ReflectionIssue } from './reflection-types.js';
+import type {
+  Attempt,
+  LoopStopReason,
+  OnFailure,
+  PreparedEvaluator,
+  PreparedStep,
+  ReflectionIssue,
+} from './reflection-types.js';
 import { restoreHistory } from './restore-history.js';
 import { runStep } from './run-step.js';
 import { isPlainObject } from '../util/plain-object.js';
@@ -53,7 +60,10 @@ interface Candidate {
 export async function reflectionLoop(params: LoopParams, context: ActionContext): Promise<Record<string, unknown>> {
   const loopState: State = { ...context.state };
   const history: Attempt[] = params.continueFromState ? restoreHistory(context.state.reflection_history) : [];
-  let feedback = params.continueFromState && typeof context.state.reflection_feedback === 'string' ? context.state.reflection_feedback : undefined;
+  let feedback =
+    params.continueFromState && typeof context.state.reflection_feedback === 'string'
+      ? context.state.reflection_feedback
+      : undefined;
   let pending: Candidate | undefined;
   let stopReason: LoopStopReason = 'max_iterations';
   const progress = new Progress(loopState, history);
@@ -62,10 +72,19 @@ export async function reflectionLoop(params: LoopParams, context: ActionContext)
   try {
     const last = history[history.length - 1];
     if (last?.valid === true) stopReason = 'valid';
-    else if (last !== undefined && !isGeneratorFailure(last) && history.length < params.maxIterations && params.corrector !== undefined) {
+    else if (
+      last !== undefined &&
+      !isGeneratorFailure(last) &&
+      history.length < params.maxIterations &&
+      params.corrector !== undefined
+    ) {
       pending = await correct(params.corrector, context, progress, last.iteration);
     }
-    for (let iteration = history.length + 1; stopReason !== 'valid' && iteration <= params.maxIterations; iteration += 1) {
+    for (
+      let iteration = history.length + 1;
+      stopReason !== 'valid' && iteration <= params.maxIterations;
+      iteration += 1
+    ) {
       if (context.signal.aborted) throw new AgentError('CANCELLED', 'the run was cancelled', { node: context.node });
       loopState.reflection_iteration = iteration;
       const candidate = pending;
@@ -82,23 +101,43 @@ export async function reflectionLoop(params: LoopParams, context: ActionContext)
   } catch (error) {
     if (AgentError.isInstance(error) && error.code === 'BUDGET_EXCEEDED') {
       const partial = buildLoopResult({ history, stopReason: 'budget', onFailure: params.onFailure, feedback });
-      throw new AgentError('BUDGET_EXCEEDED', error.message, { node: context.node, details: { ...error.details, reflection: partial }, cause: error });
+      throw new AgentError('BUDGET_EXCEEDED', error.message, {
+        node: context.node,
+        details: { ...error.details, reflection: partial },
+        cause: error,
+      });
     }
     throw error;
   }
 
   const result = buildLoopResult({ history, stopReason, onFailure: params.onFailure, feedback });
   if (stopReason !== 'valid' && params.onFailure === 'raise') {
-    throw new AgentError('REFLECTION_FAILED', `reflection loop failed after ${history.length} iterations (best score ${String(result.reflection_best_score)})`, {
-      node: context.node,
-      details: { iterations: history.length, history, best: result.reflection_best, best_score: result.reflection_best_score, last_errors: result.reflection_errors },
-    });
+    throw new AgentError(
+      'REFLECTION_FAILED',
+      `reflection loop failed after ${history.length} iterations (best score ${String(result.reflection_best_score)})`,
+      {
+        node: context.node,
+        details: {
+          iterations: history.length,
+          history,
+          best: result.reflection_best,
+          best_score: result.reflection_best_score,
+          last_errors: result.reflection_errors,
+        },
+      },
+    );
   }
   return result;
 }
 
 /** Obtains one candidate (pending corrector output, else the generator) and evaluates it. */
-async function attemptOnce(params: LoopParams, context: ActionContext, loopState: State, iteration: number, pending: Candidate | undefined): Promise<Attempt> {
+async function attemptOnce(
+  params: LoopParams,
+  context: ActionContext,
+  loopState: State,
+  iteration: number,
+  pending: Candidate | undefined,
+): Promise<Attempt> {
   let candidate = pending;
   const source = pending === undefined ? 'generator' : 'corrector';
   if (candidate === undefined) {
@@ -109,7 +148,14 @@ async function attemptOnce(params: LoopParams, context: ActionContext, loopState
       candidate = { value, fromLlm: params.generator.kind === 'action' && params.generator.llm };
     } catch (error) {
       if (isControlFlow(error, context.signal)) throw error;
-      return { iteration, output: null, score: 0, valid: false, errors: [{ message: `Generator failed: ${describeFailure(error)}`, type: 'generator_error' }], source };
+      return {
+        iteration,
+        output: null,
+        score: 0,
+        valid: false,
+        errors: [{ message: `Generator failed: ${describeFailure(error)}`, type: 'generator_error' }],
+        source,
+      };
     }
   }
   const evaluator = params.evaluator;
@@ -119,10 +165,24 @@ async function attemptOnce(params: LoopParams, context: ActionContext, loopState
     ...(evaluator.type === 'schema' ? { acceptsText: (text: string) => acceptsText(evaluator, text) } : {}),
   });
   if (!extracted.ok) {
-    return { iteration, output: extracted.raw, score: 0, valid: false, errors: [{ message: `Could not parse JSON from the ${source} output: ${extracted.error}`, type: 'parse_error' }], source };
+    return {
+      iteration,
+      output: extracted.raw,
+      score: 0,
+      valid: false,
+      errors: [{ message: `Could not parse JSON from the ${source} output: ${extracted.error}`, type: 'parse_error' }],
+      source,
+    };
   }
   const verdict = await evaluate(evaluator, extracted.value, context, loopState, iteration);
-  const attempt: Attempt = { iteration, output: extracted.value, score: verdict.score, valid: verdict.valid, errors: verdict.errors, source };
+  const attempt: Attempt = {
+    iteration,
+    output: extracted.value,
+    score: verdict.score,
+    valid: verdict.valid,
+    errors: verdict.errors,
+    source,
+  };
   if (verdict.suggestions !== undefined && verdict.suggestions.length > 0) attempt.suggestions = verdict.suggestions;
   if (verdict.feedback !== undefined) attempt.feedback = verdict.feedback;
   return attempt;
@@ -133,7 +193,12 @@ async function attemptOnce(params: LoopParams, context: ActionContext, loopState
  * generator should run again. A failure is appended to the attempt's errors (a new entry object,
  * so nothing shared is mutated).
  */
-async function correct(corrector: PreparedStep, context: ActionContext, progress: Progress, iteration: number): Promise<Candidate | undefined> {
+async function correct(
+  corrector: PreparedStep,
+  context: ActionContext,
+  progress: Progress,
+  iteration: number,
+): Promise<Candidate | undefined> {
   const loopState = progress.loopState;
   let raw: unknown;
   try {
@@ -149,7 +214,7 @@ async function correct(corrector: PreparedStep, context: ActionContext, progress
   const update = raw as Record<string, unknown>;
   const { reflection_output: next, ...rest } = update;
   mergeShallow(loopState, rest);
-  return  Object.hasOwn(update, 'reflection_output') ? { value: next, fromLlm: false } : undefined;
+  return Object.hasOwn(update, 'reflection_output') ? { value: next, fromLlm: false } : undefined;
 }
 
 /**
@@ -218,7 +283,11 @@ function attemptEvent(attempt: Attempt, maxIterations: number): ReflectionAttemp
     score: attempt.score,
     valid: attempt.valid,
     error_count: attempt.errors.length,
-    errors: attempt.errors.slice(0, 10).map((error) => ({ message: error.message, ...(error.path !== undefined ? { path: error.path } : {}), ...(error.type !== undefined ? { type: error.type } : {}) })),
+    errors: attempt.errors.slice(0, 10).map((error) => ({
+      message: error.message,
+      ...(error.path !== undefined ? { path: error.path } : {}),
+      ...(error.type !== undefined ? { type: error.type } : {}),
+    })),
     source: attempt.source,
   };
 }

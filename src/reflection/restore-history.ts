@@ -14,7 +14,9 @@ export function restoreHistory(value: unknown): Attempt[] {
     if (!isPlainObject(entry)) continue;
     const item = entry as Record<string, unknown>;
     const errors: ReflectionIssue[] = Array.isArray(item.errors)
-      ? item.errors.map((error) => (typeof error === 'object' && error !== null ? ({ ...(error as ReflectionIssue) }) : { message: String(error) }))
+      ? item.errors.map((error) =>
+          typeof error === 'object' && error !== null ? { ...(error as ReflectionIssue) } : { message: String(error) },
+        )
       : toIssues(item.errors, 'restored');
     const attempt: Attempt = {
       iteration: history.length + 1,
@@ -24,7 +26,8 @@ export function restoreHistory(value: unknown): Attempt[] {
       errors,
       source: item.source === 'corrector' ? 'corrector' : 'generator',
     };
-    if (Array.isArray(item.suggestions)) attempt.suggestions = item.suggestions.filter((text): text is string => typeof text === 'string');
+    if (Array.isArray(item.suggestions))
+      attempt.suggestions = item.suggestions.filter((text): text is string => typeof text === 'string');
     if (typeof item.feedback === 'string') attempt.feedback = item.feedback;
     history.push(attempt);
   }

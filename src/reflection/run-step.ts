@@ -12,19 +12,35 @@ import type { ScriptBudget } from '../core/script-sandbox.js';
 import type { PreparedStep } from './reflection-types.js';
 import { isPlainObject } from '../util/plain-object.js';
 
-export async function runStep(step: PreparedStep, context: ActionContext, loopState: State, iteration: number, field: string, onRendered?: (params: Record<string, unknown>) => void): Promise<unknown> {
+export async function runStep(
+  step: PreparedStep,
+  context: ActionContext,
+  loopState: State,
+  iteration: number,
+  field: string,
+  onRendered?: (params: Record<string, unknown>) => void,
+): Promise<unknown> {
   const output = loopState.reflection_output;
   if (step.kind === 'lua' && step.lua.language === 'python') {
     // TEA's Python generator/corrector form (a promise: Python runs in another thread or process).
-    return step.lua.run({ state: loopState, variables: context.variables, wrapper: 'reflection' }, { signal: context.signal, onPrint: (message) => context.emit('log', { source: 'python', message }) });
+    return step.lua.run(
+      { state: loopState, variables: context.variables, wrapper: 'reflection' },
+      { signal: context.signal, onPrint: (message) => context.emit('log', { source: 'python', message }) },
+    );
   }
   if (step.kind === 'lua') {
     const budget = luaBudgetOf(context);
-    return step.lua.run({ state: luaState(loopState), variables: context.variables, output: output ?? null, iteration }, { signal: context.signal, ...(budget === undefined ? {} : { budget }) });
+    return step.lua.run(
+      { state: luaState(loopState), variables: context.variables, output: output ?? null, iteration },
+      { signal: context.signal, ...(budget === undefined ? {} : { budget }) },
+    );
   }
   const params = step.params.render(context.scope({ state: loopState, output, iteration }));
   if (!isPlainObject(params)) {
-    throw new AgentError('INVALID_PARAMS', `\`${field}\` parameters must render to a mapping`, { node: context.node, field });
+    throw new AgentError('INVALID_PARAMS', `\`${field}\` parameters must render to a mapping`, {
+      node: context.node,
+      field,
+    });
   }
   onRendered?.(params as Record<string, unknown>);
   return context.callAction(step.action, params as Record<string, unknown>, { state: loopState });
@@ -40,7 +56,8 @@ export const LUA_HISTORY_LIMIT = 10;
  */
 export function luaState(loopState: State, extra: Record<string, unknown> = {}): State {
   const history = loopState.reflection_history;
-  const recent = Array.isArray(history) && history.length > LUA_HISTORY_LIMIT ? history.slice(-LUA_HISTORY_LIMIT) : history;
+  const recent =
+    Array.isArray(history) && history.length > LUA_HISTORY_LIMIT ? history.slice(-LUA_HISTORY_LIMIT) : history;
   return { ...loopState, reflection_history: recent, ...extra };
 }
 

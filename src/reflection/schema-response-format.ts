@@ -10,7 +10,12 @@
 import type { ActionCompiler } from '../core/action.js';
 import { isPlainObject } from '../util/plain-object.js';
 
-export function withSchemaResponseFormat(step: unknown, evaluator: unknown, field: string, compiler: ActionCompiler): unknown {
+export function withSchemaResponseFormat(
+  step: unknown,
+  evaluator: unknown,
+  field: string,
+  compiler: ActionCompiler,
+): unknown {
   if (!isPlainObject(step)) return step;
   const raw = step as Record<string, unknown>;
   const nested = isPlainObject(raw.with) ? raw.with : undefined;
@@ -24,7 +29,10 @@ export function withSchemaResponseFormat(step: unknown, evaluator: unknown, fiel
   }
   const external = externalReference(schema);
   if (external !== undefined) {
-    throw compiler.error(`\`response_format: schema\` needs a self-contained schema; the server cannot resolve $ref ${JSON.stringify(external)}`, at);
+    throw compiler.error(
+      `\`response_format: schema\` needs a self-contained schema; the server cannot resolve $ref ${JSON.stringify(external)}`,
+      at,
+    );
   }
   const format = { type: 'json_schema', json_schema: { name: 'output', schema } };
   return inWith ? { ...raw, with: { ...nested, response_format: format } } : { ...raw, response_format: format };

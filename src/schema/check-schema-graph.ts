@@ -52,7 +52,11 @@ export function referenceOf(node: SchemaNode): string | undefined {
 }
 
 /** Finds the first unresolved reference, in-place cycle, over-expansion or over-long chain. */
-export function checkSchemaGraph(lookup: SchemaLookup, nodes: SchemaNode[], limits: GraphLimits): GraphProblem | undefined {
+export function checkSchemaGraph(
+  lookup: SchemaLookup,
+  nodes: SchemaNode[],
+  limits: GraphLimits,
+): GraphProblem | undefined {
   for (const node of nodes) {
     const reference = referenceOf(node);
     if (reference !== undefined && lookup[reference] === undefined) {
@@ -112,7 +116,9 @@ function inPlaceChildren(node: SchemaNode, lookup: SchemaLookup): SchemaNode[] {
     const map = node[keyword];
     if (typeof map === 'object' && map !== null && !Array.isArray(map)) children.push(...Object.values(map));
   }
-  return children.filter((child): child is SchemaNode => typeof child === 'object' && child !== null && !Array.isArray(child));
+  return children.filter(
+    (child): child is SchemaNode => typeof child === 'object' && child !== null && !Array.isArray(child),
+  );
 }
 
 /** The subschema's place, as dereference recorded it (`<uri>#<pointer>`). */

@@ -5,7 +5,18 @@
  * undefined when the subschema is acceptable.
  */
 const TYPE_NAMES = new Set(['array', 'boolean', 'integer', 'null', 'number', 'object', 'string']);
-const NUMBER_KEYWORDS = ['minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'minContains', 'maxContains'];
+const NUMBER_KEYWORDS = [
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'minContains',
+  'maxContains',
+];
 const SCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 const SCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'];
 
@@ -25,11 +36,17 @@ function checkShapes(schema: Record<string, unknown>): KeywordProblem | undefine
     const names = Array.isArray(type) ? type : [type];
     const unknown = names.find((name) => typeof name !== 'string' || !TYPE_NAMES.has(name));
     if (unknown !== undefined || names.length === 0) {
-      return { keyword: 'type', message: `unknown type ${JSON.stringify(unknown ?? type)} (use ${[...TYPE_NAMES].join(', ')})` };
+      return {
+        keyword: 'type',
+        message: `unknown type ${JSON.stringify(unknown ?? type)} (use ${[...TYPE_NAMES].join(', ')})`,
+      };
     }
   }
   if ('enum' in schema && !Array.isArray(schema.enum)) return { keyword: 'enum', message: "'enum' must be a list" };
-  if ('required' in schema && !(Array.isArray(schema.required) && schema.required.every((key) => typeof key === 'string'))) {
+  if (
+    'required' in schema &&
+    !(Array.isArray(schema.required) && schema.required.every((key) => typeof key === 'string'))
+  ) {
     return { keyword: 'required', message: "'required' must be a list of property names" };
   }
   for (const keyword of NUMBER_KEYWORDS) {
@@ -50,8 +67,10 @@ function checkShapes(schema: Record<string, unknown>): KeywordProblem | undefine
       return { keyword, message: `'${keyword}' must map names to schemas` };
     }
   }
-  if ('$ref' in schema && typeof schema.$ref !== 'string') return { keyword: '$ref', message: "'$ref' must be a string" };
-  if ('format' in schema && typeof schema.format !== 'string') return { keyword: 'format', message: "'format' must be a string" };
+  if ('$ref' in schema && typeof schema.$ref !== 'string')
+    return { keyword: '$ref', message: "'$ref' must be a string" };
+  if ('format' in schema && typeof schema.format !== 'string')
+    return { keyword: 'format', message: "'format' must be a string" };
   if ('items' in schema && !(isSchema(schema.items) || (Array.isArray(schema.items) && schema.items.every(isSchema)))) {
     return { keyword: 'items', message: "'items' must be a schema or a list of schemas" };
   }
@@ -65,4 +84,3 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function isSchema(value: unknown): boolean {
   return typeof value === 'boolean' || isObject(value);
 }
-

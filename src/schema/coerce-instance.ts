@@ -28,7 +28,13 @@ const TRUE_WORDS = new Set(['true', 'yes', '1']);
 const FALSE_WORDS = new Set(['false', 'no', '0']);
 
 /** A coerced copy of `value` for validation against `schema`. */
-export function coerceInstance(value: unknown, schema: unknown, lookup: SchemaLookup, meter: CoercionMeter, depth = 0): unknown {
+export function coerceInstance(
+  value: unknown,
+  schema: unknown,
+  lookup: SchemaLookup,
+  meter: CoercionMeter,
+  depth = 0,
+): unknown {
   if (typeof schema !== 'object' || schema === null || depth > 256) return value;
   meter.left -= 1;
   if (meter.left < 0) throw new ValidationLimitExceeded('work', '');
@@ -41,7 +47,8 @@ export function coerceInstance(value: unknown, schema: unknown, lookup: SchemaLo
   }
   if (node.type !== undefined) result = coerceType(result, Array.isArray(node.type) ? node.type : [node.type]);
   if (Array.isArray(result)) return coerceItems(result, node, lookup, meter, depth);
-  if (typeof result === 'object' && result !== null) return coerceProperties(result as Record<string, unknown>, node, lookup, meter, depth);
+  if (typeof result === 'object' && result !== null)
+    return coerceProperties(result as Record<string, unknown>, node, lookup, meter, depth);
   return result;
 }
 
@@ -56,14 +63,22 @@ function coerceType(value: unknown, types: unknown[]): unknown {
 
 function matchesType(value: unknown, type: unknown): boolean {
   switch (type) {
-    case 'integer': return typeof value === 'number' && Number.isInteger(value);
-    case 'number': return typeof value === 'number';
-    case 'boolean': return typeof value === 'boolean';
-    case 'string': return typeof value === 'string';
-    case 'null': return value === null;
-    case 'array': return Array.isArray(value);
-    case 'object': return typeof value === 'object' && value !== null && !Array.isArray(value);
-    default: return false;
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'string':
+      return typeof value === 'string';
+    case 'null':
+      return value === null;
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    default:
+      return false;
   }
 }
 
@@ -81,7 +96,13 @@ function convert(value: unknown, type: unknown): unknown {
   return undefined;
 }
 
-function coerceItems(items: unknown[], node: Record<string, unknown>, lookup: SchemaLookup, meter: CoercionMeter, depth: number): unknown[] {
+function coerceItems(
+  items: unknown[],
+  node: Record<string, unknown>,
+  lookup: SchemaLookup,
+  meter: CoercionMeter,
+  depth: number,
+): unknown[] {
   const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined;
   const rest = Array.isArray(node.items) ? undefined : node.items;
   if (tuple === undefined && rest === undefined) return items;
@@ -97,8 +118,17 @@ function coerceItems(items: unknown[], node: Record<string, unknown>, lookup: Sc
 }
 
 /** A copy with coerced property values, or the object itself when nothing changed. */
-function coerceProperties(object: Record<string, unknown>, node: Record<string, unknown>, lookup: SchemaLookup, meter: CoercionMeter, depth: number): Record<string, unknown> {
-  const properties = typeof node.properties === 'object' && node.properties !== null ? (node.properties as Record<string, unknown>) : undefined;
+function coerceProperties(
+  object: Record<string, unknown>,
+  node: Record<string, unknown>,
+  lookup: SchemaLookup,
+  meter: CoercionMeter,
+  depth: number,
+): Record<string, unknown> {
+  const properties =
+    typeof node.properties === 'object' && node.properties !== null
+      ? (node.properties as Record<string, unknown>)
+      : undefined;
   const additional = node.additionalProperties;
   if (properties === undefined && typeof additional !== 'object') return object;
   let copy: Record<string, unknown> | undefined;
@@ -107,7 +137,8 @@ function coerceProperties(object: Record<string, unknown>, node: Record<string, 
     const value = coerceInstance(object[key], propertySchema, lookup, meter, depth + 1);
     if (value === object[key]) continue;
     copy ??= copyOf(object);
-    if (key === '__proto__') Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
     else copy[key] = value;
   }
   return copy ?? object;
@@ -116,7 +147,8 @@ function coerceProperties(object: Record<string, unknown>, node: Record<string, 
 function copyOf(object: Record<string, unknown>): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(object)) {
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: object[key], enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value: object[key], enumerable: true, writable: true, configurable: true });
     else copy[key] = object[key];
   }
   return copy;

@@ -55,14 +55,28 @@ describe('compileSchema: validation', () => {
   });
 
   it('escapes pointer tokens and keeps dotted keys readable', () => {
-    const schema = compileSchema({ type: 'object', properties: { 'a/b': { type: 'string' }, 'x y': { type: 'number' } } }, { where });
+    const schema = compileSchema(
+      { type: 'object', properties: { 'a/b': { type: 'string' }, 'x y': { type: 'number' } } },
+      { where },
+    );
     const result = compileSchema(schema.schema, { where }).validate({ 'a/b': 1, 'x y': 'z' });
     expect(result.errors.map((error) => error.path).sort()).toEqual(['/a~1b', '/x y']);
     expect(result.errors.map((error) => error.dotted_path).sort()).toEqual(['["a/b"]', '["x y"]']);
   });
 
   it('coerces strings for validation only', () => {
-    const schema = compileSchema({ type: 'object', properties: { n: { type: 'integer' }, ok: { type: 'boolean' }, f: { type: 'number' }, list: { type: 'array', items: { type: 'integer' } } } }, { where });
+    const schema = compileSchema(
+      {
+        type: 'object',
+        properties: {
+          n: { type: 'integer' },
+          ok: { type: 'boolean' },
+          f: { type: 'number' },
+          list: { type: 'array', items: { type: 'integer' } },
+        },
+      },
+      { where },
+    );
     const instance = { n: '42', ok: 'true', f: '4.5', list: ['1', '2'] };
     expect(schema.validate(instance).valid).toBe(false);
     expect(schema.validate(instance, { coerce: true })).toEqual({ valid: true, errors: [] });
@@ -75,16 +89,32 @@ describe('compileSchema: validation', () => {
     // In draft-07 a $ref ignores its siblings; in 2020-12 it does not.
     const body = { $defs: { s: { type: 'string' } }, $ref: '#/$defs/s', minLength: 5 };
     expect(compileSchema(body, { where }).validate('abc').valid).toBe(true);
-    expect(compileSchema({ ...body, $schema: 'https://json-schema.org/draft/2020-12/schema' }, { where }).validate('abc').valid).toBe(false);
+    expect(
+      compileSchema({ ...body, $schema: 'https://json-schema.org/draft/2020-12/schema' }, { where }).validate('abc')
+        .valid,
+    ).toBe(false);
   });
 
   it('resolves $ref to registered schemas by name, #/schemas/name, or $id, with no network', () => {
     const registry = {
-      address: { type: 'object', required: ['city'], properties: { city: { type: 'string' } }, $defs: { zip: { type: 'string', pattern: '^\\d{5}$' } } },
+      address: {
+        type: 'object',
+        required: ['city'],
+        properties: { city: { type: 'string' } },
+        $defs: { zip: { type: 'string', pattern: '^\\d{5}$' } },
+      },
       remote: { $id: 'https://example.com/remote.json', type: 'number' },
     };
     const schema = compileSchema(
-      { type: 'object', properties: { home: { $ref: 'address' }, work: { $ref: '#/schemas/address' }, zip: { $ref: 'address#/$defs/zip' }, n: { $ref: 'https://example.com/remote.json' } } },
+      {
+        type: 'object',
+        properties: {
+          home: { $ref: 'address' },
+          work: { $ref: '#/schemas/address' },
+          zip: { $ref: 'address#/$defs/zip' },
+          n: { $ref: 'https://example.com/remote.json' },
+        },
+      },
       { where, registry },
     );
     const result = schema.validate({ home: {}, work: { city: 1 }, zip: 'x', n: 'y' });
@@ -113,7 +143,10 @@ describe('compileSchema: untrusted schemas', () => {
     ['unresolved local $ref', { $ref: '#/definitions/missing' }],
     ['remote $ref', { $ref: 'https://example.com/schema.json' }],
     ['$ref to itself', { $ref: '#' }],
-    ['$ref cycle through $defs', { $defs: { a: { $ref: '#/$defs/b' }, b: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' }],
+    [
+      '$ref cycle through $defs',
+      { $defs: { a: { $ref: '#/$defs/b' }, b: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' },
+    ],
     ['unknown type', { type: 'strnig' }],
     ['enum not a list', { enum: 5 }],
     ['multipleOf zero', { multipleOf: 0 }],
@@ -136,7 +169,8 @@ describe('compileSchema: untrusted schemas', () => {
 
   it('refuses exponential $ref expansion', () => {
     const defs: Record<string, unknown> = { d0: { type: 'string' } };
-    for (let level = 1; level <= 20; level += 1) defs[`d${level}`] = { allOf: [{ $ref: `#/$defs/d${level - 1}` }, { $ref: `#/$defs/d${level - 1}` }] };
+    for (let level = 1; level <= 20; level += 1)
+      defs[`d${level}`] = { allOf: [{ $ref: `#/$defs/d${level - 1}` }, { $ref: `#/$defs/d${level - 1}` }] };
     expect(codeOf(() => compileSchema({ $defs: defs, $ref: '#/$defs/d20' }, { where }))).toBe('SCHEMA_INVALID');
   });
 
@@ -148,7 +182,9 @@ describe('compileSchema: untrusted schemas', () => {
   });
 
   it('does not modify the schema it was given, nor let __proto__ keys change prototypes', () => {
-    const source = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}},"$defs":{"a":{"type":"number"}}}');
+    const source = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string"}},"$defs":{"a":{"type":"number"}}}',
+    );
     const before = JSON.stringify(source);
     const schema = compileSchema(source, { where });
     expect(JSON.stringify(source)).toBe(before);

@@ -54,8 +54,10 @@ export function compileSchema(schema: unknown, options: CompileSchemaOptions): C
   const fail = (message: string, details: Record<string, unknown> = {}): never => {
     throw new AgentError('SCHEMA_INVALID', message, { ...options.where, details });
   };
-  if (typeof schema === 'boolean') return createCompiled(schema, schema, '7', Object.create(null), new WeakMap(), limits, options.where);
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) fail('a JSON Schema must be an object or a boolean');
+  if (typeof schema === 'boolean')
+    return createCompiled(schema, schema, '7', Object.create(null), new WeakMap(), limits, options.where);
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    fail('a JSON Schema must be an object or a boolean');
 
   const registry = registryUris(options.registry ?? {});
   const root = copySchema(schema, 'the schema', limits, fail);
@@ -71,39 +73,80 @@ export function compileSchema(schema: unknown, options: CompileSchemaOptions): C
     fail(`${keywords.problem.message} (at ${at})`, { keyword: keywords.problem.keyword, at });
   }
   const prepared = (keywords as { prepared: PreparedSchemas }).prepared;
-  const graphProblem = checkSchemaGraph(lookup, nodes, { maxExpansion: limits.maxSchemaExpansion, maxChain: limits.maxSchemaChain });
+  const graphProblem = checkSchemaGraph(lookup, nodes, {
+    maxExpansion: limits.maxSchemaExpansion,
+    maxChain: limits.maxSchemaChain,
+  });
   if (graphProblem !== undefined) {
     const at = describeLocation(graphProblem.at);
     if (graphProblem.kind === 'unresolved') {
-      fail(`unresolved $ref ${JSON.stringify(graphProblem.reference)} at ${at}: declare it under the agent's 'schemas:' (no network or file access)`, { reference: graphProblem.reference, at });
+      fail(
+        `unresolved $ref ${JSON.stringify(graphProblem.reference)} at ${at}: declare it under the agent's 'schemas:' (no network or file access)`,
+        { reference: graphProblem.reference, at },
+      );
     }
-    if (graphProblem.kind === 'cycle') fail(`$ref cycle that never reaches a smaller part of the value, at ${at}`, { at });
+    if (graphProblem.kind === 'cycle')
+      fail(`$ref cycle that never reaches a smaller part of the value, at ${at}`, { at });
     if (graphProblem.kind === 'chain') {
-      fail(`chain of more than ${limits.maxSchemaChain} subschemas applied in place ($ref, allOf, anyOf, …) to one value, at ${at}`, { at, limit: limits.maxSchemaChain });
+      fail(
+        `chain of more than ${limits.maxSchemaChain} subschemas applied in place ($ref, allOf, anyOf, …) to one value, at ${at}`,
+        { at, limit: limits.maxSchemaChain },
+      );
     }
     fail(`schema expands to more than ${limits.maxSchemaExpansion} subschemas applied to one value, at ${at}`, { at });
   }
   return createCompiled(schema as JsonSchema, root, draftOf(root), lookup, prepared, limits, options.where);
 }
 
-function createCompiled(original: JsonSchema | boolean, root: Record<string, unknown> | boolean, draft: Draft, lookup: SchemaLookup, prepared: PreparedSchemas, limits: SchemaLimits, where: ErrorLocation): CompiledSchema {
+function createCompiled(
+  original: JsonSchema | boolean,
+  root: Record<string, unknown> | boolean,
+  draft: Draft,
+  lookup: SchemaLookup,
+  prepared: PreparedSchemas,
+  limits: SchemaLimits,
+  where: ErrorLocation,
+): CompiledSchema {
   const formats = new FormatPatterns();
-  const budget = { maxWork: limits.maxValidationWork, maxErrors: limits.maxErrors, maxMessageChars: limits.maxErrorMessageChars, maxDepth: limits.maxValidationDepth };
+  const budget = {
+    maxWork: limits.maxValidationWork,
+    maxErrors: limits.maxErrors,
+    maxMessageChars: limits.maxErrorMessageChars,
+    maxDepth: limits.maxValidationDepth,
+  };
   return {
     schema: typeof original === 'boolean' ? (original ? {} : { not: {} }) : original,
     validate(instance: unknown, validateOptions: { coerce?: boolean } = {}): { valid: boolean; errors: SchemaError[] } {
-      const copied = copyJson(instance, { maxDepth: limits.maxInstanceDepth, maxNodes: limits.maxInstanceNodes, maxChars: limits.maxInstanceChars });
+      const copied = copyJson(instance, {
+        maxDepth: limits.maxInstanceDepth,
+        maxNodes: limits.maxInstanceNodes,
+        maxChars: limits.maxInstanceChars,
+      });
       if (!copied.ok) {
-        throw new AgentError('INPUT_TOO_LARGE', `value too large to validate: ${copied.overflow.limit} limit reached at '${copied.overflow.path}'`, { ...where, details: { ...copied.overflow } });
+        throw new AgentError(
+          'INPUT_TOO_LARGE',
+          `value too large to validate: ${copied.overflow.limit} limit reached at '${copied.overflow.path}'`,
+          { ...where, details: { ...copied.overflow } },
+        );
       }
       try {
-        const value = validateOptions.coerce === true ? coerceInstance(copied.value, root, lookup, { left: limits.maxValidationWork }) : copied.value;
+        const value =
+          validateOptions.coerce === true
+            ? coerceInstance(copied.value, root, lookup, { left: limits.maxValidationWork })
+            : copied.value;
         const result = validateInstance(value, root, draft, lookup, prepared, formats, budget);
         return result.valid ? { valid: true, errors: [] } : { valid: false, errors: toSchemaErrors(result, value) };
       } catch (error) {
         if (!(error instanceof ValidationLimitExceeded)) throw error;
-        const limit = error.limit === 'work' ? `more than ${limits.maxValidationWork} units of work` : `subschemas nested deeper than ${limits.maxValidationDepth}`;
-        throw new AgentError('INPUT_TOO_LARGE', `value too costly to validate against this schema: ${limit} (stopped at '${error.at}')`, { ...where, details: { limit: error.limit, path: error.at } });
+        const limit =
+          error.limit === 'work'
+            ? `more than ${limits.maxValidationWork} units of work`
+            : `subschemas nested deeper than ${limits.maxValidationDepth}`;
+        throw new AgentError(
+          'INPUT_TOO_LARGE',
+          `value too costly to validate against this schema: ${limit} (stopped at '${error.at}')`,
+          { ...where, details: { limit: error.limit, path: error.at } },
+        );
       }
     },
   };
@@ -115,17 +158,35 @@ function registryUris(registry: Record<string, JsonSchema>): Map<string, { uri: 
   for (const name of Object.keys(registry)) {
     const schema = registry[name];
     const ownId = typeof schema === 'object' && schema !== null ? (schema as Record<string, unknown>).$id : undefined;
-    const uri = typeof ownId === 'string' && /^[a-z][a-z0-9+.-]*:/i.test(ownId) ? ownId.split('#')[0]! : /^[a-z][a-z0-9+.-]*:/i.test(name) ? name : SCHEMA_BASE_URI + encodeURIComponent(name);
+    const uri =
+      typeof ownId === 'string' && /^[a-z][a-z0-9+.-]*:/i.test(ownId)
+        ? ownId.split('#')[0]!
+        : /^[a-z][a-z0-9+.-]*:/i.test(name)
+          ? name
+          : SCHEMA_BASE_URI + encodeURIComponent(name);
     entries.set(name, { uri, schema });
   }
   return entries;
 }
 
-function copySchema(schema: unknown, label: string, limits: SchemaLimits, fail: (message: string) => never): Record<string, unknown> {
-  const copied = copyJson(schema, { maxDepth: limits.maxSchemaDepth, maxNodes: limits.maxSchemaBytes, maxChars: limits.maxSchemaBytes });
-  if (!copied.ok) fail(`${label} is nested deeper or is larger than allowed (${copied.overflow.limit} limit at '${copied.overflow.path}')`);
+function copySchema(
+  schema: unknown,
+  label: string,
+  limits: SchemaLimits,
+  fail: (message: string) => never,
+): Record<string, unknown> {
+  const copied = copyJson(schema, {
+    maxDepth: limits.maxSchemaDepth,
+    maxNodes: limits.maxSchemaBytes,
+    maxChars: limits.maxSchemaBytes,
+  });
+  if (!copied.ok)
+    fail(
+      `${label} is nested deeper or is larger than allowed (${copied.overflow.limit} limit at '${copied.overflow.path}')`,
+    );
   const copy = (copied as { value: unknown }).value as Record<string, unknown>;
-  if (JSON.stringify(copy).length > limits.maxSchemaBytes) fail(`${label} is larger than ${limits.maxSchemaBytes} bytes`);
+  if (JSON.stringify(copy).length > limits.maxSchemaBytes)
+    fail(`${label} is larger than ${limits.maxSchemaBytes} bytes`);
   return copy;
 }
 
@@ -159,7 +220,12 @@ function decodeToken(token: string): string {
   return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
-function dereferenceInto(schema: Record<string, unknown>, uri: string, lookup: SchemaLookup, fail: (message: string) => never): void {
+function dereferenceInto(
+  schema: Record<string, unknown>,
+  uri: string,
+  lookup: SchemaLookup,
+  fail: (message: string) => never,
+): void {
   try {
     dereference(schema as Schema, lookup as Record<string, Schema>, new URL(uri));
     if (lookup[uri] === undefined) lookup[uri] = schema;
@@ -169,7 +235,12 @@ function dereferenceInto(schema: Record<string, unknown>, uri: string, lookup: S
 }
 
 /** Adds, transitively, the registered schemas that some `$ref` points into. */
-function includeReferencedSchemas(lookup: SchemaLookup, registry: Map<string, { uri: string; schema: unknown }>, limits: SchemaLimits, fail: (message: string) => never): void {
+function includeReferencedSchemas(
+  lookup: SchemaLookup,
+  registry: Map<string, { uri: string; schema: unknown }>,
+  limits: SchemaLimits,
+  fail: (message: string) => never,
+): void {
   const included = new Set<string>();
   let added = true;
   while (added) {
@@ -181,7 +252,8 @@ function includeReferencedSchemas(lookup: SchemaLookup, registry: Map<string, { 
       for (const [name, entry] of registry) {
         if (entry.uri !== base || included.has(name)) continue;
         included.add(name);
-        if (typeof entry.schema !== 'object' || entry.schema === null || Array.isArray(entry.schema)) fail(`registered schema '${name}' is not an object`);
+        if (typeof entry.schema !== 'object' || entry.schema === null || Array.isArray(entry.schema))
+          fail(`registered schema '${name}' is not an object`);
         const copy = copySchema(entry.schema, `registered schema '${name}'`, limits, fail);
         rewriteReferences(copy, registry);
         dereferenceInto(copy, entry.uri, lookup, fail);

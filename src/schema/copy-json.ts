@@ -24,7 +24,11 @@ export function copyJson(value: unknown, limits: CopyJsonLimits): CopyJsonResult
   try {
     return { ok: true, value: copyValue(value, limits, walk, 0) ?? null };
   } catch (error) {
-    if (error instanceof Overflow) return { ok: false, overflow: { limit: error.limit, path: walk.keys.map((key) => `/${escapeToken(String(key))}`).join('') } };
+    if (error instanceof Overflow)
+      return {
+        ok: false,
+        overflow: { limit: error.limit, path: walk.keys.map((key) => `/${escapeToken(String(key))}`).join('') },
+      };
     throw error;
   }
 }
@@ -78,7 +82,8 @@ function copyValue(value: unknown, limits: CopyJsonLimits, walk: Walk, depth: nu
     walk.keys.pop();
     if (item === undefined) continue;
     // Plain assignment keeps objects fast; only `__proto__` needs defining to stay a data key.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
     else copy[key] = item;
   }
   return copy;

@@ -30,8 +30,6 @@ export interface LinearRegexFlags {
   dotAll?: boolean;
 }
 
-
-
 const CHAR = 0;
 const SPLIT = 1;
 const ASSERT = 2;
@@ -98,7 +96,8 @@ export class LinearRegex {
       if (visited < 0) return { matched: true, steps: steps - visited };
       steps += visited;
       if (steps > maxSteps) throw new PatternStepsExceeded(maxSteps);
-      if (index >= text.length || current.length === 0 && this.anchoredAtStart(index)) return { matched: false, steps };
+      if (index >= text.length || (current.length === 0 && this.anchoredAtStart(index)))
+        return { matched: false, steps };
       const width = codePoint > 0xffff ? 2 : 1;
       const nextIndex = index + width;
       const nextCodePoint = nextIndex < text.length ? text.codePointAt(nextIndex)! : -1;
@@ -127,7 +126,15 @@ export class LinearRegex {
    * Adds the states reachable from `from` without consuming a character to `list` (character
    * states only). Returns the number of states visited, or its negation when MATCH was reached.
    */
-  private closure(from: number, list: number[], mark: number, text: string, at: number, before: number, after: number): number {
+  private closure(
+    from: number,
+    list: number[],
+    mark: number,
+    text: string,
+    at: number,
+    before: number,
+    after: number,
+  ): number {
     const stack = this.stack;
     let visited = 0;
     stack.push(from);
@@ -185,7 +192,12 @@ function isLineTerminator(codePoint: number): boolean {
 }
 
 function isWordCharacter(codePoint: number): boolean {
-  return (codePoint >= 0x30 && codePoint <= 0x39) || (codePoint >= 0x41 && codePoint <= 0x5a) || (codePoint >= 0x61 && codePoint <= 0x7a) || codePoint === 0x5f;
+  return (
+    (codePoint >= 0x30 && codePoint <= 0x39) ||
+    (codePoint >= 0x41 && codePoint <= 0x5a) ||
+    (codePoint >= 0x61 && codePoint <= 0x7a) ||
+    codePoint === 0x5f
+  );
 }
 
 /** Thompson construction, back to front: each node is emitted with the index it continues to. */
@@ -222,7 +234,8 @@ class ProgramBuilder {
           this.program[loop]!.out = [this.emit(node.body, loop), next];
           start = loop;
         } else {
-          for (let copy = node.min; copy < node.max; copy += 1) start = this.push({ op: SPLIT, out: [this.emit(node.body, start), next] });
+          for (let copy = node.min; copy < node.max; copy += 1)
+            start = this.push({ op: SPLIT, out: [this.emit(node.body, start), next] });
         }
         for (let copy = 0; copy < node.min; copy += 1) start = this.emit(node.body, start);
         return start;

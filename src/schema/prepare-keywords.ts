@@ -27,7 +27,10 @@ type SchemaNode = Record<string, unknown>;
 export const MAX_TOTAL_PATTERN_SIZE = 30_000;
 
 /** Prepares every node; returns the first problem with the node it is in instead. */
-export function prepareKeywords(nodes: SchemaNode[], maxPatternLength: number): { prepared: PreparedSchemas } | { problem: KeywordProblem; node: SchemaNode } {
+export function prepareKeywords(
+  nodes: SchemaNode[],
+  maxPatternLength: number,
+): { prepared: PreparedSchemas } | { problem: KeywordProblem; node: SchemaNode } {
   const prepared: PreparedSchemas = new WeakMap();
   const compiled = new Map<string, SafePattern>();
   let totalSize = 0;
@@ -39,7 +42,11 @@ export function prepareKeywords(nodes: SchemaNode[], maxPatternLength: number): 
       const pattern = compileSafePattern(source, {}, maxPatternLength);
       compiled.set(source, pattern);
       totalSize += pattern.size;
-      if (totalSize > MAX_TOTAL_PATTERN_SIZE) return { keyword, message: `the schema's patterns together are too large (more than ${MAX_TOTAL_PATTERN_SIZE} steps once repetitions are expanded), at ${keyword} ${JSON.stringify(clip(source))}` };
+      if (totalSize > MAX_TOTAL_PATTERN_SIZE)
+        return {
+          keyword,
+          message: `the schema's patterns together are too large (more than ${MAX_TOTAL_PATTERN_SIZE} steps once repetitions are expanded), at ${keyword} ${JSON.stringify(clip(source))}`,
+        };
       return pattern;
     } catch (error) {
       if (!(error instanceof PatternProblem)) throw error;

@@ -39,7 +39,8 @@ export class Parser {
 
   parse(): Tree {
     const tree = this.alternation();
-    if (this.position < this.source.length) throw new PatternProblem(`unexpected '${this.source[this.position]}' at ${this.position}`);
+    if (this.position < this.source.length)
+      throw new PatternProblem(`unexpected '${this.source[this.position]}' at ${this.position}`);
     return tree;
   }
 
@@ -54,7 +55,11 @@ export class Parser {
 
   private sequence(): Tree {
     const items: Tree[] = [];
-    while (this.position < this.source.length && this.source[this.position] !== '|' && this.source[this.position] !== ')') {
+    while (
+      this.position < this.source.length &&
+      this.source[this.position] !== '|' &&
+      this.source[this.position] !== ')'
+    ) {
       items.push(this.quantified(this.atom()));
     }
     return items.length === 1 ? items[0]! : { kind: 'seq', items };
@@ -113,7 +118,10 @@ export class Parser {
     }
     if (this.source.startsWith('?:', this.position)) this.position += 2;
     else if (this.source.startsWith('?<', this.position)) this.position = this.source.indexOf('>', this.position) + 1;
-    else if (this.source[this.position] === '?') throw new PatternProblem(`group syntax '(${this.source.slice(this.position, this.position + 3)}' is not supported`);
+    else if (this.source[this.position] === '?')
+      throw new PatternProblem(
+        `group syntax '(${this.source.slice(this.position, this.position + 3)}' is not supported`,
+      );
     const body = this.alternation();
     this.position += 1; // ')'
     return body;
@@ -131,7 +139,11 @@ export class Parser {
     } else if (letter === 'u') {
       this.position += 4;
       // `\uD83D\uDE00` is one code point in Unicode mode: keep the pair as one atom.
-      if (/^\\u[dD][c-fC-F][0-9a-fA-F]{2}/.test(this.source.slice(this.position, this.position + 6)) && /^[dD][89abAB]/.test(this.source.slice(start + 2, start + 4))) this.position += 6;
+      if (
+        /^\\u[dD][c-fC-F][0-9a-fA-F]{2}/.test(this.source.slice(this.position, this.position + 6)) &&
+        /^[dD][89abAB]/.test(this.source.slice(start + 2, start + 4))
+      )
+        this.position += 6;
     } else if (letter === 'x') {
       this.position += 2;
     } else if (letter === 'c') {

@@ -90,7 +90,9 @@ describe('compileSafePattern: random small patterns agree with RegExp', () => {
       const safe = compileSafePattern(source);
       const native = new RegExp(source, 'u');
       for (let sample = 0; sample < 25; sample += 1) {
-        const subject = Array.from({ length: Math.floor(next() * 9) }, () => 'ab1 _\n'[Math.floor(next() * 6)]).join('');
+        const subject = Array.from({ length: Math.floor(next() * 9) }, () => 'ab1 _\n'[Math.floor(next() * 6)]).join(
+          '',
+        );
         expect([source, subject, safe.test(subject)]).toEqual([source, subject, native.test(subject)]);
       }
     }
@@ -114,9 +116,13 @@ describe('compileSafePattern: hostile patterns end fast with the right answer', 
     ['^(a+)+$', subject, true],
     ['^(\\w+\\s?)*$', 'word '.repeat(60), true],
   ];
-  it.each(hostile)('%s', (source, input, expected) => {
-    expect(compileSafePattern(source).test(input)).toBe(expected);
-  }, 10_000);
+  it.each(hostile)(
+    '%s',
+    (source, input, expected) => {
+      expect(compileSafePattern(source).test(input)).toBe(expected);
+    },
+    10_000,
+  );
 
   it('stays linear on 100,000 characters', () => {
     expect(compileSafePattern('^(a+)+$').test(`${'a'.repeat(100_000)}!`)).toBe(false);
@@ -139,9 +145,13 @@ describe('compileSafePattern: refused at compile time', () => {
     ['a{1000}'.repeat(6), /too large/],
     ['(?:\\p{L}{100}){60}', /too large/],
     ['(?:.{0,100}x){60}', /too large/],
-  ])('%s', (source, reason) => {
-    expect(refusal(source)).toMatch(reason);
-  }, 1_000);
+  ])(
+    '%s',
+    (source, reason) => {
+      expect(refusal(source)).toMatch(reason);
+    },
+    1_000,
+  );
 
   it('refuses sources longer than the cap', () => {
     expect(refusal('a'.repeat(4097))).toMatch(/longer than 4096/);

@@ -44,7 +44,11 @@ export const MAX_PROGRAM_SIZE = 5_000;
  * linear-time matcher cannot run.
  * @example compileSafePattern('^(a+)+$').test('a'.repeat(300) + '!') // false, in microseconds
  */
-export function compileSafePattern(source: string, flags: SafePatternFlags = {}, maxLength = DEFAULT_MAX_PATTERN_LENGTH): SafePattern {
+export function compileSafePattern(
+  source: string,
+  flags: SafePatternFlags = {},
+  maxLength = DEFAULT_MAX_PATTERN_LENGTH,
+): SafePattern {
   if (source.length > maxLength) throw new PatternProblem(`pattern longer than ${maxLength} characters`);
   try {
     new RegExp(source, 'u');

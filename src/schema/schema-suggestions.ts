@@ -11,7 +11,8 @@ export function schemaSuggestions(errors: readonly SchemaError[]): string[] {
     const place = error.dotted_path === '' ? 'root' : error.dotted_path;
     if (error.keyword === 'required') suggestions.add(`Add missing required field at path: ${place}`);
     else if (error.keyword === 'type') suggestions.add(`Fix type at path: ${place}`);
-    else if (error.keyword === 'additionalProperties') suggestions.add(`Remove the property not allowed at path: ${place}`);
+    else if (error.keyword === 'additionalProperties')
+      suggestions.add(`Remove the property not allowed at path: ${place}`);
     else suggestions.add(`Fix the value at path: ${place} (${error.keyword})`);
   }
   return [...suggestions];

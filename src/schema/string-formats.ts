@@ -25,7 +25,8 @@ const JSON_POINTER = '^(?:/(?:[^~/]|~[01])*)*$';
 const JSON_POINTER_FRAGMENT = `^#(?:/(?:[A-Za-z0-9_\\-.!$&'()*+,;:=@]|${PCT}|~[01])*)*$`;
 const RELATIVE_JSON_POINTER = '^(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]|~[01])*)*)$';
 const DURATION = '^P(?:[0-9]+W|(?:[0-9]+Y)?(?:[0-9]+M)?(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+S)?)?)$';
-const EMAIL_LOCAL = "^(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-]+)*|\"(?:[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]|\\\\[\\x20-\\x7E])*\")$";
+const EMAIL_LOCAL =
+  '^(?:[A-Za-z0-9!#$%&\'*+/=?^_`{|}~\\-]+(?:\\.[A-Za-z0-9!#$%&\'*+/=?^_`{|}~\\-]+)*|"(?:[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]|\\\\[\\x20-\\x7E])*")$';
 
 /**
  * The format patterns of one compiled schema, compiled on first use (the URI ones take a few
@@ -92,7 +93,8 @@ function isDate(text: string): boolean {
   const year = digitsAt(text, 0, 4);
   const month = digitsAt(text, 5, 2);
   const day = digitsAt(text, 8, 2);
-  if (year === undefined || month === undefined || day === undefined || month < 1 || month > 12 || day < 1) return false;
+  if (year === undefined || month === undefined || day === undefined || month < 1 || month > 12 || day < 1)
+    return false;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
 }
@@ -103,7 +105,8 @@ function isTime(text: string): boolean {
   const hour = digitsAt(text, 0, 2);
   const minute = digitsAt(text, 3, 2);
   const second = digitsAt(text, 6, 2);
-  if (hour === undefined || minute === undefined || second === undefined || hour > 23 || minute > 59 || second > 60) return false;
+  if (hour === undefined || minute === undefined || second === undefined || hour > 23 || minute > 59 || second > 60)
+    return false;
   let index = 8;
   if (text[index] === '.') {
     index += 1;
@@ -127,7 +130,9 @@ function isTime(text: string): boolean {
 
 function isDateTime(text: string): boolean {
   const separator = text[10];
-  return (separator === 'T' || separator === 't' || separator === ' ') && isDate(text.slice(0, 10)) && isTime(text.slice(11));
+  return (
+    (separator === 'T' || separator === 't' || separator === ' ') && isDate(text.slice(0, 10)) && isTime(text.slice(11))
+  );
 }
 
 /**
@@ -165,7 +170,14 @@ function isHostname(text: string): boolean {
     if (label.length === 0 || label.length > 63 || label.startsWith('-') || label.endsWith('-')) return false;
     for (let index = 0; index < label.length; index += 1) {
       const code = label.charCodeAt(index) | 0x20;
-      if (!((code >= 97 && code <= 122) || (label.charCodeAt(index) >= 48 && label.charCodeAt(index) <= 57) || label[index] === '-')) return false;
+      if (
+        !(
+          (code >= 97 && code <= 122) ||
+          (label.charCodeAt(index) >= 48 && label.charCodeAt(index) <= 57) ||
+          label[index] === '-'
+        )
+      )
+        return false;
     }
   }
   return true;
@@ -173,7 +185,13 @@ function isHostname(text: string): boolean {
 
 function isIpv4(text: string): boolean {
   const parts = text.split('.');
-  return parts.length === 4 && parts.every((part) => part.length >= 1 && part.length <= 3 && digitsAt(part, 0, part.length) !== undefined && Number(part) <= 255);
+  return (
+    parts.length === 4 &&
+    parts.every(
+      (part) =>
+        part.length >= 1 && part.length <= 3 && digitsAt(part, 0, part.length) !== undefined && Number(part) <= 255,
+    )
+  );
 }
 
 function isHexGroup(group: string): boolean {

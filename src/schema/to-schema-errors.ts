@@ -15,10 +15,22 @@ export function toSchemaErrors(outcome: ValidationOutcome, instance: unknown): S
     const key = `${error.pointer}\u0000${error.keyword}\u0000${error.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    errors.push({ message: error.message, path: error.pointer, dotted_path: dottedPathOf(error.pointer, instance), keyword: error.keyword, type: 'validation_error' });
+    errors.push({
+      message: error.message,
+      path: error.pointer,
+      dotted_path: dottedPathOf(error.pointer, instance),
+      keyword: error.keyword,
+      type: 'validation_error',
+    });
   }
   if (outcome.truncated) {
-    errors.push({ message: `More errors were found; only the first ${outcome.errors.length} are reported.`, path: '', dotted_path: '', keyword: 'maxErrors', type: 'validation_error' });
+    errors.push({
+      message: `More errors were found; only the first ${outcome.errors.length} are reported.`,
+      path: '',
+      dotted_path: '',
+      keyword: 'maxErrors',
+      type: 'validation_error',
+    });
   }
   return errors;
 }

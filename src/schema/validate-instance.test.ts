@@ -23,27 +23,134 @@ const cases: Array<[string, Record<string, unknown>, unknown[]]> = [
   ['strings', { minLength: 2, maxLength: 3, pattern: '^[a-z]+$' }, ['ab', 'abcd', 'a', 'A1', '😀😀', 5]],
   ['const and enum', { enum: [1, 'a', { b: [1, 2] }, null], const: 'a' }, ['a', 1, { b: [1, 2] }, null, 'b']],
   ['enum objects', { enum: [{ a: 1, b: 2 }, [1, { c: 3 }]] }, [{ b: 2, a: 1 }, [1, { c: 3 }], [{ c: 3 }, 1], { a: 1 }]],
-  ['required and properties', { type: 'object', required: ['a'], properties: { a: { type: 'string' }, b: { type: 'number' } }, additionalProperties: false }, [{ a: 'x' }, { a: 1 }, {}, { a: 'x', c: 1 }, { a: 'x', b: 'y' }]],
-  ['patternProperties', { patternProperties: { '^x-': { type: 'integer' }, '\\d$': { minimum: 5 } }, additionalProperties: { type: 'string' } }, [{ 'x-a': 1, b: 's' }, { 'x-1': 3 }, { 'x-9': 9 }, { c: 1 }]],
-  ['property counts and names', { minProperties: 1, maxProperties: 2, propertyNames: { maxLength: 3 } }, [{ a: 1 }, {}, { a: 1, b: 2, c: 3 }, { long: 1 }]],
-  ['dependencies', { dependencies: { a: ['b'], c: { required: ['d'] } } }, [{ a: 1, b: 2 }, { a: 1 }, { c: 1 }, { c: 1, d: 2 }]],
-  ['dependentRequired/Schemas', { dependentRequired: { a: ['b'] }, dependentSchemas: { c: { required: ['d'] } } }, [{ a: 1 }, { a: 1, b: 1 }, { c: 1 }, { c: 1, d: 1 }]],
-  ['arrays', { type: 'array', minItems: 1, maxItems: 3, items: { type: 'integer' }, uniqueItems: true }, [[1], [], [1, 2, 3, 4], [1, 1], [1, 'a'], [{ a: 1 }, { a: 1 }]]],
-  ['unique objects', { uniqueItems: true }, [[{ a: 1, b: 2 }, { b: 2, a: 1 }], [[1, 2], [2, 1]], [1, '1'], [0, false], [null, 'null']]],
-  ['tuple items', { items: [{ type: 'string' }, { type: 'number' }], additionalItems: false }, [['a', 1], ['a', 'b'], ['a', 1, 2], ['a']]],
+  [
+    'required and properties',
+    {
+      type: 'object',
+      required: ['a'],
+      properties: { a: { type: 'string' }, b: { type: 'number' } },
+      additionalProperties: false,
+    },
+    [{ a: 'x' }, { a: 1 }, {}, { a: 'x', c: 1 }, { a: 'x', b: 'y' }],
+  ],
+  [
+    'patternProperties',
+    {
+      patternProperties: { '^x-': { type: 'integer' }, '\\d$': { minimum: 5 } },
+      additionalProperties: { type: 'string' },
+    },
+    [{ 'x-a': 1, b: 's' }, { 'x-1': 3 }, { 'x-9': 9 }, { c: 1 }],
+  ],
+  [
+    'property counts and names',
+    { minProperties: 1, maxProperties: 2, propertyNames: { maxLength: 3 } },
+    [{ a: 1 }, {}, { a: 1, b: 2, c: 3 }, { long: 1 }],
+  ],
+  [
+    'dependencies',
+    { dependencies: { a: ['b'], c: { required: ['d'] } } },
+    [{ a: 1, b: 2 }, { a: 1 }, { c: 1 }, { c: 1, d: 2 }],
+  ],
+  [
+    'dependentRequired/Schemas',
+    { dependentRequired: { a: ['b'] }, dependentSchemas: { c: { required: ['d'] } } },
+    [{ a: 1 }, { a: 1, b: 1 }, { c: 1 }, { c: 1, d: 1 }],
+  ],
+  [
+    'arrays',
+    { type: 'array', minItems: 1, maxItems: 3, items: { type: 'integer' }, uniqueItems: true },
+    [[1], [], [1, 2, 3, 4], [1, 1], [1, 'a'], [{ a: 1 }, { a: 1 }]],
+  ],
+  [
+    'unique objects',
+    { uniqueItems: true },
+    [
+      [
+        { a: 1, b: 2 },
+        { b: 2, a: 1 },
+      ],
+      [
+        [1, 2],
+        [2, 1],
+      ],
+      [1, '1'],
+      [0, false],
+      [null, 'null'],
+    ],
+  ],
+  [
+    'tuple items',
+    { items: [{ type: 'string' }, { type: 'number' }], additionalItems: false },
+    [['a', 1], ['a', 'b'], ['a', 1, 2], ['a']],
+  ],
   ['prefixItems', { prefixItems: [{ type: 'string' }], items: { type: 'number' } }, [['a', 1, 2], ['a', 'b'], [1]]],
-  ['contains', { contains: { type: 'string' }, minContains: 2, maxContains: 3 }, [['a', 'b'], ['a'], ['a', 'b', 'c', 'd'], [1, 2]]],
+  [
+    'contains',
+    { contains: { type: 'string' }, minContains: 2, maxContains: 3 },
+    [['a', 'b'], ['a'], ['a', 'b', 'c', 'd'], [1, 2]],
+  ],
   ['contains alone', { contains: { const: 5 } }, [[5], [1], []]],
-  ['allOf/anyOf/oneOf/not', { allOf: [{ type: 'number' }], anyOf: [{ minimum: 10 }, { maximum: 0 }], oneOf: [{ multipleOf: 2 }, { multipleOf: 3 }], not: { const: 12 } }, [10, 12, 15, -2, -6, 5, 'x']],
+  [
+    'allOf/anyOf/oneOf/not',
+    {
+      allOf: [{ type: 'number' }],
+      anyOf: [{ minimum: 10 }, { maximum: 0 }],
+      oneOf: [{ multipleOf: 2 }, { multipleOf: 3 }],
+      not: { const: 12 },
+    },
+    [10, 12, 15, -2, -6, 5, 'x'],
+  ],
   ['if/then/else', { if: { type: 'string' }, then: { minLength: 2 }, else: { type: 'number' } }, ['ab', 'a', 1, null]],
-  ['$ref to $defs', { $defs: { pos: { type: 'integer', minimum: 1 } }, type: 'array', items: { $ref: '#/$defs/pos' } }, [[1, 2], [0], ['a']]],
-  ['definitions and recursion', { definitions: { node: { type: 'object', properties: { next: { $ref: '#/definitions/node' }, v: { type: 'number' } } } }, $ref: '#/definitions/node' }, [{ v: 1, next: { v: 2, next: {} } }, { next: { v: 'x' } }]],
+  [
+    '$ref to $defs',
+    { $defs: { pos: { type: 'integer', minimum: 1 } }, type: 'array', items: { $ref: '#/$defs/pos' } },
+    [[1, 2], [0], ['a']],
+  ],
+  [
+    'definitions and recursion',
+    {
+      definitions: {
+        node: { type: 'object', properties: { next: { $ref: '#/definitions/node' }, v: { type: 'number' } } },
+      },
+      $ref: '#/definitions/node',
+    },
+    [{ v: 1, next: { v: 2, next: {} } }, { next: { v: 'x' } }],
+  ],
   ['$ref with siblings', { $defs: { s: { type: 'string' } }, $ref: '#/$defs/s', minLength: 3 }, ['abcd', 'ab', 1]],
-  ['unevaluatedProperties', { properties: { a: true }, allOf: [{ properties: { b: true } }], unevaluatedProperties: false }, [{ a: 1, b: 2 }, { a: 1, c: 3 }]],
-  ['unevaluatedProperties through anyOf', { anyOf: [{ properties: { a: { type: 'string' } } }, { properties: { b: true } }], unevaluatedProperties: false }, [{ a: 'x' }, { b: 1 }, { a: 1 }, { c: 1 }]],
+  [
+    'unevaluatedProperties',
+    { properties: { a: true }, allOf: [{ properties: { b: true } }], unevaluatedProperties: false },
+    [
+      { a: 1, b: 2 },
+      { a: 1, c: 3 },
+    ],
+  ],
+  [
+    'unevaluatedProperties through anyOf',
+    { anyOf: [{ properties: { a: { type: 'string' } } }, { properties: { b: true } }], unevaluatedProperties: false },
+    [{ a: 'x' }, { b: 1 }, { a: 1 }, { c: 1 }],
+  ],
   ['unevaluatedItems', { prefixItems: [{ type: 'string' }], unevaluatedItems: false }, [['a'], ['a', 'b']]],
-  ['formats', { type: 'array', items: { anyOf: [{ format: 'email' }, { format: 'date-time' }, { format: 'ipv4' }] } }, [['a@b.co'], ['2026-11-23T10:00:00Z'], ['10.0.0.1'], ['nope'], ['2026-02-30T10:00:00Z'], ['256.1.1.1']]],
-  ['more formats', { type: 'array', items: { oneOf: [{ format: 'uuid' }, { format: 'date' }, { format: 'ipv6' }, { format: 'hostname' }] } }, [['123e4567-e89b-12d3-a456-426614174000'], ['2024-02-29'], ['2023-02-29'], ['::1'], ['fe80::1:2:3:4:5:6:7:8'], ['-bad.host']]],
+  [
+    'formats',
+    { type: 'array', items: { anyOf: [{ format: 'email' }, { format: 'date-time' }, { format: 'ipv4' }] } },
+    [['a@b.co'], ['2026-11-23T10:00:00Z'], ['10.0.0.1'], ['nope'], ['2026-02-30T10:00:00Z'], ['256.1.1.1']],
+  ],
+  [
+    'more formats',
+    {
+      type: 'array',
+      items: { oneOf: [{ format: 'uuid' }, { format: 'date' }, { format: 'ipv6' }, { format: 'hostname' }] },
+    },
+    [
+      ['123e4567-e89b-12d3-a456-426614174000'],
+      ['2024-02-29'],
+      ['2023-02-29'],
+      ['::1'],
+      ['fe80::1:2:3:4:5:6:7:8'],
+      ['-bad.host'],
+    ],
+  ],
   ['boolean subschemas', { properties: { a: false, b: true }, items: false }, [{ b: 1 }, { a: 1 }, [], [1]]],
   ['draft-4 exclusive', { minimum: 1, exclusiveMinimum: true, maximum: 3, exclusiveMaximum: false }, [1, 2, 3, 4]],
 ];
@@ -73,6 +180,12 @@ describe('validateInstance reports leaf errors', () => {
 
   it('names the pattern that did not match', () => {
     const schema = compileSchema({ properties: { code: { pattern: '^[A-Z]{3}$' } } }, { where });
-    expect(schema.validate({ code: 'abc' }).errors).toEqual([expect.objectContaining({ path: '/code', keyword: 'pattern', message: 'String does not match pattern ^[A-Z]{3}$.' })]);
+    expect(schema.validate({ code: 'abc' }).errors).toEqual([
+      expect.objectContaining({
+        path: '/code',
+        keyword: 'pattern',
+        message: 'String does not match pattern ^[A-Z]{3}$.',
+      }),
+    ]);
   });
 });

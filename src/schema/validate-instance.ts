@@ -88,7 +88,6 @@ class Collector {
   }
 }
 
-
 type Node = Record<string, unknown>;
 type Evaluated = Set<string | number>;
 
@@ -96,7 +95,15 @@ type Evaluated = Set<string | number>;
  * Validates `instance` (already a bounded JSON copy) against `root`.
  * @example validateInstance(5, {type: 'string'}, ...).errors[0].keyword // 'type'
  */
-export function validateInstance(instance: unknown, root: unknown, draft: Draft, lookup: SchemaLookup, prepared: PreparedSchemas, formats: FormatPatterns, budget: ValidationBudget): ValidationOutcome {
+export function validateInstance(
+  instance: unknown,
+  root: unknown,
+  draft: Draft,
+  lookup: SchemaLookup,
+  prepared: PreparedSchemas,
+  formats: FormatPatterns,
+  budget: ValidationBudget,
+): ValidationOutcome {
   const run = new Validation(draft, lookup, prepared, formats, budget);
   const collector = new Collector(budget.maxErrors + 1, true);
   run.apply(instance, root, undefined, collector, undefined, null);
@@ -117,7 +124,14 @@ class Validation {
   ) {}
 
   /** Applies `schema` to `value`; records errors in `out`; true when no error was recorded. */
-  apply(value: unknown, schema: unknown, path: Path | undefined, out: Collector, evaluated: Evaluated | undefined, anchor: Node | null): boolean {
+  apply(
+    value: unknown,
+    schema: unknown,
+    path: Path | undefined,
+    out: Collector,
+    evaluated: Evaluated | undefined,
+    anchor: Node | null,
+  ): boolean {
     this.charge(1, path);
     if (schema === true || schema === undefined) return true;
     if (schema === false) return this.fail(out, path, 'false', 'Value is not allowed here.');
@@ -131,7 +145,14 @@ class Validation {
     }
   }
 
-  private applyObject(value: unknown, node: Node, path: Path | undefined, out: Collector, evaluated: Evaluated | undefined, outerAnchor: Node | null): boolean {
+  private applyObject(
+    value: unknown,
+    node: Node,
+    path: Path | undefined,
+    out: Collector,
+    evaluated: Evaluated | undefined,
+    outerAnchor: Node | null,
+  ): boolean {
     const start = out.count;
     const anchor = outerAnchor === null && node.$recursiveAnchor === true ? node : outerAnchor;
     const tracksOwn = node.unevaluatedProperties !== undefined || node.unevaluatedItems !== undefined;
@@ -169,7 +190,12 @@ class Validation {
         if (out.full) break;
         if (own!.has(key)) continue;
         if (node.unevaluatedProperties === false) {
-          this.fail(out, child(path, key), 'unevaluatedProperties', `Property "${clip(key)}" is not allowed (unevaluatedProperties is false).`);
+          this.fail(
+            out,
+            child(path, key),
+            'unevaluatedProperties',
+            `Property "${clip(key)}" is not allowed (unevaluatedProperties is false).`,
+          );
           continue;
         }
         if (this.apply(value[key], node.unevaluatedProperties, child(path, key), out, undefined, anchor)) own!.add(key);
@@ -185,7 +211,12 @@ class Validation {
     if (node.type !== undefined) {
       const types = Array.isArray(node.type) ? node.type : [node.type];
       if (!types.some((type) => hasType(value, type))) {
-        this.fail(out, path, 'type', `Instance type "${typeName(value)}" is invalid. Expected "${types.join('", "')}".`);
+        this.fail(
+          out,
+          path,
+          'type',
+          `Instance type "${typeName(value)}" is invalid. Expected "${types.join('", "')}".`,
+        );
         if (out.full) return false;
       }
     }
@@ -202,13 +233,26 @@ class Validation {
   }
 
   /** `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`. False only when `out` is full. */
-  private applyCombinators(value: unknown, node: Node, path: Path | undefined, out: Collector, own: Evaluated | undefined, anchor: Node | null): boolean {
+  private applyCombinators(
+    value: unknown,
+    node: Node,
+    path: Path | undefined,
+    out: Collector,
+    own: Evaluated | undefined,
+    anchor: Node | null,
+  ): boolean {
     if (Array.isArray(node.allOf)) {
       for (const part of node.allOf) if (!this.apply(value, part, path, out, own, anchor) && out.full) return false;
     }
     if (Array.isArray(node.anyOf)) {
       const probe = this.probeAll(value, node.anyOf, path, own, anchor, false, explains(out));
-      if (probe.matches === 0) this.fail(out, path, 'anyOf', `Value does not match any of the ${node.anyOf.length} allowed schemas: ${probe.reasons}`);
+      if (probe.matches === 0)
+        this.fail(
+          out,
+          path,
+          'anyOf',
+          `Value does not match any of the ${node.anyOf.length} allowed schemas: ${probe.reasons}`,
+        );
       if (out.full) return false;
     }
     if (Array.isArray(node.oneOf)) {
@@ -238,7 +282,15 @@ class Validation {
    * With `explain`, the first errors of up to three failing branches become the reasons (their
    * own nested branches are probed quietly).
    */
-  private probeAll(value: unknown, branches: unknown[], path: Path | undefined, own: Evaluated | undefined, anchor: Node | null, all: boolean, explain: boolean): { matches: number; reasons: string } {
+  private probeAll(
+    value: unknown,
+    branches: unknown[],
+    path: Path | undefined,
+    own: Evaluated | undefined,
+    anchor: Node | null,
+    all: boolean,
+    explain: boolean,
+  ): { matches: number; reasons: string } {
     let matches = 0;
     const reasons: string[] = [];
     for (const branch of branches) {
@@ -261,37 +313,67 @@ class Validation {
   private checkString(value: string, node: Node, path: Path | undefined, out: Collector): void {
     if (node.minLength !== undefined || node.maxLength !== undefined) {
       const length = codePointLength(value);
-      if (typeof node.minLength === 'number' && length < node.minLength) this.fail(out, path, 'minLength', `String is too short (${length} < ${node.minLength}).`);
-      if (typeof node.maxLength === 'number' && length > node.maxLength) this.fail(out, path, 'maxLength', `String is too long (${length} > ${node.maxLength}).`);
+      if (typeof node.minLength === 'number' && length < node.minLength)
+        this.fail(out, path, 'minLength', `String is too short (${length} < ${node.minLength}).`);
+      if (typeof node.maxLength === 'number' && length > node.maxLength)
+        this.fail(out, path, 'maxLength', `String is too long (${length} > ${node.maxLength}).`);
     }
     const extras = this.prepared.get(node);
     if (extras?.pattern !== undefined) {
-      if (!this.matches(extras.pattern, value, path)) this.fail(out, path, 'pattern', `String does not match pattern ${clip(extras.pattern.source)}.`);
+      if (!this.matches(extras.pattern, value, path))
+        this.fail(out, path, 'pattern', `String does not match pattern ${clip(extras.pattern.source)}.`);
     }
     if (typeof node.format === 'string' && isKnownFormat(node.format)) {
       this.charge(matchCost(value.length <= MAX_FORMAT_LENGTH ? value : ''), path);
-      if (!checkFormat(node.format, value, this.formats)) this.fail(out, path, 'format', `String does not match format "${clip(node.format)}".`);
+      if (!checkFormat(node.format, value, this.formats))
+        this.fail(out, path, 'format', `String does not match format "${clip(node.format)}".`);
     }
   }
 
   private checkNumber(value: number, node: Node, path: Path | undefined, out: Collector): void {
     const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = node;
     if (this.draft === '4') {
-      if (typeof minimum === 'number' && (value < minimum || (exclusiveMinimum === true && value === minimum))) this.fail(out, path, 'minimum', `${value} is less than ${exclusiveMinimum === true ? 'or equal to ' : ''}${minimum}.`);
-      if (typeof maximum === 'number' && (value > maximum || (exclusiveMaximum === true && value === maximum))) this.fail(out, path, 'maximum', `${value} is greater than ${exclusiveMaximum === true ? 'or equal to ' : ''}${maximum}.`);
+      if (typeof minimum === 'number' && (value < minimum || (exclusiveMinimum === true && value === minimum)))
+        this.fail(
+          out,
+          path,
+          'minimum',
+          `${value} is less than ${exclusiveMinimum === true ? 'or equal to ' : ''}${minimum}.`,
+        );
+      if (typeof maximum === 'number' && (value > maximum || (exclusiveMaximum === true && value === maximum)))
+        this.fail(
+          out,
+          path,
+          'maximum',
+          `${value} is greater than ${exclusiveMaximum === true ? 'or equal to ' : ''}${maximum}.`,
+        );
     } else {
-      if (typeof minimum === 'number' && value < minimum) this.fail(out, path, 'minimum', `${value} is less than ${minimum}.`);
-      if (typeof maximum === 'number' && value > maximum) this.fail(out, path, 'maximum', `${value} is greater than ${maximum}.`);
-      if (typeof exclusiveMinimum === 'number' && value <= exclusiveMinimum) this.fail(out, path, 'exclusiveMinimum', `${value} is less than or equal to ${exclusiveMinimum}.`);
-      if (typeof exclusiveMaximum === 'number' && value >= exclusiveMaximum) this.fail(out, path, 'exclusiveMaximum', `${value} is greater than or equal to ${exclusiveMaximum}.`);
+      if (typeof minimum === 'number' && value < minimum)
+        this.fail(out, path, 'minimum', `${value} is less than ${minimum}.`);
+      if (typeof maximum === 'number' && value > maximum)
+        this.fail(out, path, 'maximum', `${value} is greater than ${maximum}.`);
+      if (typeof exclusiveMinimum === 'number' && value <= exclusiveMinimum)
+        this.fail(out, path, 'exclusiveMinimum', `${value} is less than or equal to ${exclusiveMinimum}.`);
+      if (typeof exclusiveMaximum === 'number' && value >= exclusiveMaximum)
+        this.fail(out, path, 'exclusiveMaximum', `${value} is greater than or equal to ${exclusiveMaximum}.`);
     }
-    if (typeof multipleOf === 'number' && !isMultipleOf(value, multipleOf)) this.fail(out, path, 'multipleOf', `${value} is not a multiple of ${multipleOf}.`);
+    if (typeof multipleOf === 'number' && !isMultipleOf(value, multipleOf))
+      this.fail(out, path, 'multipleOf', `${value} is not a multiple of ${multipleOf}.`);
   }
 
-  private checkArray(value: unknown[], node: Node, path: Path | undefined, out: Collector, own: Evaluated | undefined, anchor: Node | null): void {
+  private checkArray(
+    value: unknown[],
+    node: Node,
+    path: Path | undefined,
+    out: Collector,
+    own: Evaluated | undefined,
+    anchor: Node | null,
+  ): void {
     const length = value.length;
-    if (typeof node.maxItems === 'number' && length > node.maxItems) this.fail(out, path, 'maxItems', `Array has too many items (${length} > ${node.maxItems}).`);
-    if (typeof node.minItems === 'number' && length < node.minItems) this.fail(out, path, 'minItems', `Array has too few items (${length} < ${node.minItems}).`);
+    if (typeof node.maxItems === 'number' && length > node.maxItems)
+      this.fail(out, path, 'maxItems', `Array has too many items (${length} > ${node.maxItems}).`);
+    if (typeof node.minItems === 'number' && length < node.minItems)
+      this.fail(out, path, 'minItems', `Array has too few items (${length} < ${node.minItems}).`);
     let index = 0;
     const each = (schema: unknown, end: number): void => {
       for (; index < end && !out.full; index += 1) {
@@ -331,7 +413,14 @@ class Validation {
     }
   }
 
-  private checkContains(value: unknown[], node: Node, path: Path | undefined, out: Collector, own: Evaluated | undefined, anchor: Node | null): void {
+  private checkContains(
+    value: unknown[],
+    node: Node,
+    path: Path | undefined,
+    out: Collector,
+    own: Evaluated | undefined,
+    anchor: Node | null,
+  ): void {
     const minimum = typeof node.minContains === 'number' ? node.minContains : 1;
     const maximum = typeof node.maxContains === 'number' ? node.maxContains : Infinity;
     let contained = 0;
@@ -342,23 +431,43 @@ class Validation {
       if (contained > maximum && own === undefined) break;
     }
     if (contained < minimum) {
-      this.fail(out, path, minimum === 1 && node.minContains === undefined ? 'contains' : 'minContains', `Array must contain at least ${minimum} item(s) matching the "contains" schema; ${contained} found.`);
+      this.fail(
+        out,
+        path,
+        minimum === 1 && node.minContains === undefined ? 'contains' : 'minContains',
+        `Array must contain at least ${minimum} item(s) matching the "contains" schema; ${contained} found.`,
+      );
     } else if (contained > maximum) {
-      this.fail(out, path, 'maxContains', `Array may contain at most ${maximum} item(s) matching the "contains" schema; ${contained} found.`);
+      this.fail(
+        out,
+        path,
+        'maxContains',
+        `Array may contain at most ${maximum} item(s) matching the "contains" schema; ${contained} found.`,
+      );
     }
   }
 
-  private checkObject(value: Node, node: Node, path: Path | undefined, out: Collector, own: Evaluated | undefined, anchor: Node | null): void {
+  private checkObject(
+    value: Node,
+    node: Node,
+    path: Path | undefined,
+    out: Collector,
+    own: Evaluated | undefined,
+    anchor: Node | null,
+  ): void {
     const keys = Object.keys(value).filter((key) => value[key] !== undefined);
     if (Array.isArray(node.required)) {
       this.charge(node.required.length, path);
       for (const key of node.required) {
-        if (!hasOwn(value, key as string)) this.fail(out, path, 'required', `Instance does not have required property "${clip(String(key))}".`);
+        if (!hasOwn(value, key as string))
+          this.fail(out, path, 'required', `Instance does not have required property "${clip(String(key))}".`);
         if (out.full) return;
       }
     }
-    if (typeof node.minProperties === 'number' && keys.length < node.minProperties) this.fail(out, path, 'minProperties', `Instance has fewer than ${node.minProperties} properties.`);
-    if (typeof node.maxProperties === 'number' && keys.length > node.maxProperties) this.fail(out, path, 'maxProperties', `Instance has more than ${node.maxProperties} properties.`);
+    if (typeof node.minProperties === 'number' && keys.length < node.minProperties)
+      this.fail(out, path, 'minProperties', `Instance has fewer than ${node.minProperties} properties.`);
+    if (typeof node.maxProperties === 'number' && keys.length > node.maxProperties)
+      this.fail(out, path, 'maxProperties', `Instance has more than ${node.maxProperties} properties.`);
     this.checkDependencies(value, keys, node, path, out, own, anchor);
     if (node.propertyNames !== undefined) {
       for (const key of keys) {
@@ -390,7 +499,15 @@ class Validation {
     }
   }
 
-  private applyProperty(item: unknown, schema: unknown, key: string, keyword: string, path: Path | undefined, out: Collector, anchor: Node | null): void {
+  private applyProperty(
+    item: unknown,
+    schema: unknown,
+    key: string,
+    keyword: string,
+    path: Path | undefined,
+    out: Collector,
+    anchor: Node | null,
+  ): void {
     if (schema === false) {
       const reason = keyword === 'additionalProperties' ? ' (additionalProperties is false)' : '';
       this.fail(out, child(path, key), keyword, `Property "${clip(key)}" is not allowed${reason}.`);
@@ -399,7 +516,15 @@ class Validation {
     this.apply(item, schema, child(path, key), out, undefined, anchor);
   }
 
-  private checkDependencies(value: Node, keys: string[], node: Node, path: Path | undefined, out: Collector, own: Evaluated | undefined, anchor: Node | null): void {
+  private checkDependencies(
+    value: Node,
+    keys: string[],
+    node: Node,
+    path: Path | undefined,
+    out: Collector,
+    own: Evaluated | undefined,
+    anchor: Node | null,
+  ): void {
     for (const keyword of ['dependentRequired', 'dependentSchemas', 'dependencies']) {
       const map = node[keyword];
       if (!isPlainObject(map)) continue;
@@ -409,7 +534,8 @@ class Validation {
         if (Array.isArray(dependency)) {
           this.charge(dependency.length, path);
           for (const needed of dependency) {
-            if (!hasOwn(value, String(needed))) this.fail(out, path, keyword, `Instance has "${clip(key)}" but does not have "${clip(String(needed))}".`);
+            if (!hasOwn(value, String(needed)))
+              this.fail(out, path, keyword, `Instance has "${clip(key)}" but does not have "${clip(String(needed))}".`);
           }
         } else {
           this.apply(value, dependency, path, out, own, anchor);
@@ -500,7 +626,7 @@ function matchCost(text: string): number {
 }
 
 function hasOwn(object: object, key: string): boolean {
-  return  Object.hasOwn(object, key);
+  return Object.hasOwn(object, key);
 }
 
 function isPlainObject(value: unknown): value is Node {

@@ -68,17 +68,26 @@ export function checkClosedShape(value: unknown, schema: JsonSchema, path: Path,
 const MAX_DEPTH = 64;
 const MAX_ISSUES = 100;
 
-function walk(value: unknown, raw: JsonSchema | undefined, path: Path, options: ShapeOptions, issues: ShapeIssue[], depth: number): void {
+function walk(
+  value: unknown,
+  raw: JsonSchema | undefined,
+  path: Path,
+  options: ShapeOptions,
+  issues: ShapeIssue[],
+  depth: number,
+): void {
   if (raw === undefined || depth > MAX_DEPTH || issues.length >= MAX_ISSUES) return;
   const schema = chooseBranch(value, resolve(raw, options.root), options.root);
   if (schema === undefined) return;
   if (schema[PROVIDER_KEYWORD] === true) checkProvider(value, path, issues, options.hostProviders ?? []);
-  if (options.checkBounds === true && typeof value === 'number' && Number.isFinite(value)) checkBounds(value, schema, path, options, issues);
+  if (options.checkBounds === true && typeof value === 'number' && Number.isFinite(value))
+    checkBounds(value, schema, path, options, issues);
   if (Array.isArray(value)) {
     const items = schema.items;
-    if (isSchema(items)) value.forEach((item, index) => {
-      walk(item, items, path.concat(index), options, issues, depth + 1);
-    });
+    if (isSchema(items))
+      value.forEach((item, index) => {
+        walk(item, items, path.concat(index), options, issues, depth + 1);
+      });
     return;
   }
   if (!isPlainObject(value)) return;
@@ -89,7 +98,9 @@ function walk(value: unknown, raw: JsonSchema | undefined, path: Path, options: 
   const covered = new Set<string>();
   for (const key of Object.keys(value)) {
     if (has(properties, key) || location === undefined) continue;
-    const rule = (options.hostProviders ?? []).includes('shell') ? shellKeyRule(location, key, value[key]) : teaKeyRule(location, key, value[key]);
+    const rule = (options.hostProviders ?? []).includes('shell')
+      ? shellKeyRule(location, key, value[key])
+      : teaKeyRule(location, key, value[key]);
     if (rule === 'accepted') {
       covered.add(key);
       continue;
@@ -103,7 +114,8 @@ function walk(value: unknown, raw: JsonSchema | undefined, path: Path, options: 
     const child = value[key];
     const childPath = path.concat(key);
     if (has(properties, key)) {
-      if (key === 'with' && stepAction !== undefined) walk(child, stepAction.schema, childPath, options, issues, depth + 1);
+      if (key === 'with' && stepAction !== undefined)
+        walk(child, stepAction.schema, childPath, options, issues, depth + 1);
       else walk(child, properties[key], childPath, options, issues, depth + 1);
       continue;
     }
@@ -113,7 +125,13 @@ function walk(value: unknown, raw: JsonSchema | undefined, path: Path, options: 
     }
     const rule = rules.get(key);
     if (rule !== undefined) {
-      issues.push({ code: rule.code, message: rule.message, path: childPath, atKey: true, ...(rule.ignored === true ? { warning: true } : {}) });
+      issues.push({
+        code: rule.code,
+        message: rule.message,
+        path: childPath,
+        atKey: true,
+        ...(rule.ignored === true ? { warning: true } : {}),
+      });
       continue;
     }
     if (covered.has(key)) continue;
@@ -130,7 +148,12 @@ function walk(value: unknown, raw: JsonSchema | undefined, path: Path, options: 
     if (stepAction?.open) continue;
     const known = [...Object.keys(properties), ...(stepAction !== undefined ? Object.keys(stepAction.properties) : [])];
     const owner = stepAction !== undefined ? `${options.describe(path)} (${stepAction.name})` : options.describe(path);
-    issues.push({ code: options.code, message: `unknown key ${quoted(key)} in ${owner}${suggestionFor(key, known)}`, path: childPath, atKey: true });
+    issues.push({
+      code: options.code,
+      message: `unknown key ${quoted(key)} in ${owner}${suggestionFor(key, known)}`,
+      path: childPath,
+      atKey: true,
+    });
   }
 }
 
@@ -145,7 +168,12 @@ function actionOfStep(value: Record<string, unknown>, schema: JsonSchema, option
   if (parameters === undefined) return undefined; // unknown actions are reported by the compiler
   const resolved = resolve(parameters, options.root);
   const properties = isPlainObject(resolved.properties) ? (resolved.properties as Record<string, JsonSchema>) : {};
-  return { name, schema: parameters, properties, open: resolved.additionalProperties !== false && resolved[ACTION_PARAMS_KEYWORD] === undefined };
+  return {
+    name,
+    schema: parameters,
+    properties,
+    open: resolved.additionalProperties !== false && resolved[ACTION_PARAMS_KEYWORD] === undefined,
+  };
 }
 
 /** `anyOf`/`oneOf`: the branch for this value (by `type` discriminator, then by required keys). */
@@ -167,7 +195,9 @@ function chooseBranch(value: unknown, schema: JsonSchema, root: JsonSchema): Jso
 /** The branch whose `type` property admits `value.type` (the branch with a default when absent). */
 function discriminate(value: Record<string, unknown>, branches: JsonSchema[]): JsonSchema | undefined {
   const allowed = branches.map((branch) => {
-    const property = isPlainObject(branch.properties) ? (branch.properties as Record<string, JsonSchema>).type : undefined;
+    const property = isPlainObject(branch.properties)
+      ? (branch.properties as Record<string, JsonSchema>).type
+      : undefined;
     if (property === undefined) return undefined;
     if ('const' in property) return [property.const];
     return Array.isArray(property.enum) ? property.enum : undefined;
@@ -183,7 +213,15 @@ function fitsType(value: unknown, schema: JsonSchema): boolean {
   const type = schema.type;
   if (type === undefined) return true;
   const types = Array.isArray(type) ? type : [type];
-  const actual = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value === 'number' ? 'number' : typeof value === 'object' ? 'object' : typeof value;
+  const actual = Array.isArray(value)
+    ? 'array'
+    : value === null
+      ? 'null'
+      : typeof value === 'number'
+        ? 'number'
+        : typeof value === 'object'
+          ? 'object'
+          : typeof value;
   // Strings may be templates that render to anything.
   return actual === 'string' || types.includes(actual) || (actual === 'number' && types.includes('integer'));
 }
@@ -208,9 +246,19 @@ function checkProvider(value: unknown, path: Path, issues: ShapeIssue[], hostPro
 function checkBounds(value: number, schema: JsonSchema, path: Path, options: ShapeOptions, issues: ShapeIssue[]): void {
   const field = path.filter((part) => typeof part === 'string').pop() ?? 'value';
   if (typeof schema.maximum === 'number' && value > schema.maximum) {
-    issues.push({ code: options.code, message: `\`${field}\` is ${value}, above its ceiling ${schema.maximum}`, path, atKey: false });
+    issues.push({
+      code: options.code,
+      message: `\`${field}\` is ${value}, above its ceiling ${schema.maximum}`,
+      path,
+      atKey: false,
+    });
   } else if (typeof schema.minimum === 'number' && value < schema.minimum) {
-    issues.push({ code: options.code, message: `\`${field}\` is ${value}, below its minimum ${schema.minimum}`, path, atKey: false });
+    issues.push({
+      code: options.code,
+      message: `\`${field}\` is ${value}, below its minimum ${schema.minimum}`,
+      path,
+      atKey: false,
+    });
   }
 }
 
@@ -247,7 +295,6 @@ function requiredOf(schema: JsonSchema): string[] {
 function has(record: Record<string, unknown>, key: string): boolean {
   return Object.hasOwn(record, key);
 }
-
 
 function isSchema(value: unknown): value is JsonSchema {
   return isPlainObject(value);

@@ -14,7 +14,8 @@ export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Why `name` cannot be passed to templates as `env.<name>`, or undefined when it can. */
 export function envNameRefusal(name: string): string | undefined {
-  if (!ENV_NAME_PATTERN.test(name)) return `'${name}' is not a variable name (letters, digits and _, not starting with a digit)`;
+  if (!ENV_NAME_PATTERN.test(name))
+    return `'${name}' is not a variable name (letters, digits and _, not starting with a digit)`;
   if (MODEL_KEY_VARIABLES.includes(name.toUpperCase())) {
     return `${name} holds the host's model key, which templates never see; the host sends it to the model itself (--llm-api-key / TEA_LLM_API_KEY)`;
   }
@@ -28,13 +29,25 @@ export function envNameRefusal(name: string): string | undefined {
  * missing is refused (where: the flag or variable that named it), never passed as empty. Hosts
  * redact every value from what they print, store and answer.
  */
-export function secretsFromNames(names: readonly string[], lookup: (name: string) => string | undefined, where: string): Record<string, string> {
+export function secretsFromNames(
+  names: readonly string[],
+  lookup: (name: string) => string | undefined,
+  where: string,
+): Record<string, string> {
   const secrets: Record<string, string> = {};
   for (const name of names) {
     const refusal = envNameRefusal(name);
-    if (refusal !== undefined) throw new AgentError('HOST_CONFIG', `${where}: ${refusal.replace('templates never see', 'agents never get as a secret')}`, { field: where });
+    if (refusal !== undefined)
+      throw new AgentError(
+        'HOST_CONFIG',
+        `${where}: ${refusal.replace('templates never see', 'agents never get as a secret')}`,
+        { field: where },
+      );
     const value = lookup(name);
-    if (value === undefined || value === '') throw new AgentError('HOST_CONFIG', `${where}: ${name} is not set, so there is no secret to give`, { field: where });
+    if (value === undefined || value === '')
+      throw new AgentError('HOST_CONFIG', `${where}: ${name} is not set, so there is no secret to give`, {
+        field: where,
+      });
     secrets[name] = value;
   }
   return secrets;

@@ -17,7 +17,11 @@ const MAX_FOUND = 100;
 export function findNonFinite(value: unknown, path: Path = [], found: NonFinite[] = []): NonFinite[] {
   if (found.length >= MAX_FOUND) return found;
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) found.push({ path, text: Number.isNaN(value) ? '.nan' : value > 0 ? '.inf (or too large)' : '-.inf (or too large)' });
+    if (!Number.isFinite(value))
+      found.push({
+        path,
+        text: Number.isNaN(value) ? '.nan' : value > 0 ? '.inf (or too large)' : '-.inf (or too large)',
+      });
   } else if (Array.isArray(value)) {
     value.forEach((item, index) => {
       findNonFinite(item, path.concat(index), found);

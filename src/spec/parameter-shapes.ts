@@ -11,7 +11,11 @@
  * - `x-tea-provider: true`: a literal value must be a known provider preset.
  */
 import type { JsonSchema } from '../core/json-schema.js';
-import { MODEL_MAX_TOKENS_CEILING, MODEL_RETRIES_CEILING, MODEL_TIMEOUT_SECONDS_CEILING } from '../core/setting-ceilings.js';
+import {
+  MODEL_MAX_TOKENS_CEILING,
+  MODEL_RETRIES_CEILING,
+  MODEL_TIMEOUT_SECONDS_CEILING,
+} from '../core/setting-ceilings.js';
 
 export const ACTION_PARAMS_KEYWORD = 'x-tea-action-params';
 export const PROVIDER_KEYWORD = 'x-tea-provider';
@@ -33,8 +37,20 @@ const LLM_PROPERTY_SCHEMAS: Record<string, JsonSchema> = {
   api_base: { type: 'string' },
   base_url: { type: 'string', description: 'alias of api_base' },
   api_key: { type: 'string' },
-  timeout: { type: 'number', exclusiveMinimum: 0, maximum: MODEL_TIMEOUT_SECONDS_CEILING, description: 'seconds: the longest silence of the server between bytes once the answer started (default 60); also the first-byte wait when `first_token_timeout` is not set' },
-  first_token_timeout: { type: 'number', exclusiveMinimum: 0, maximum: MODEL_TIMEOUT_SECONDS_CEILING, description: 'seconds: the longest wait for the first byte of the answer, whole or streamed (default: `timeout` when set, else 120)' },
+  timeout: {
+    type: 'number',
+    exclusiveMinimum: 0,
+    maximum: MODEL_TIMEOUT_SECONDS_CEILING,
+    description:
+      'seconds: the longest silence of the server between bytes once the answer started (default 60); also the first-byte wait when `first_token_timeout` is not set',
+  },
+  first_token_timeout: {
+    type: 'number',
+    exclusiveMinimum: 0,
+    maximum: MODEL_TIMEOUT_SECONDS_CEILING,
+    description:
+      'seconds: the longest wait for the first byte of the answer, whole or streamed (default: `timeout` when set, else 120)',
+  },
   max_retries: { type: 'integer', minimum: 0, maximum: MODEL_RETRIES_CEILING },
   top_p: { type: 'number' },
   seed: { type: 'integer' },
@@ -122,7 +138,10 @@ export function evaluatorShape(judgeKeys: readonly string[]): JsonSchema {
         type: 'object',
         properties: {
           type: { const: 'schema', default: 'schema' },
-          schema: { type: ['object', 'string'], description: 'inline JSON Schema, or the name of one under `schemas:`' },
+          schema: {
+            type: ['object', 'string'],
+            description: 'inline JSON Schema, or the name of one under `schemas:`',
+          },
           coerce: { type: 'boolean', default: true },
         },
         additionalProperties: false,

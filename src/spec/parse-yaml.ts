@@ -98,7 +98,8 @@ export function parseYaml(source: string, file = 'agent.yaml', limits: YamlLimit
     };
     if (isAlias(yamlNode)) fail('YAML aliases (*name) are not allowed in agent files');
     const tag = (yamlNode as { tag?: string }).tag;
-    if (tag !== undefined && !CORE_TAGS.has(tag)) fail(`YAML tag '${tag}' is not allowed (only the YAML 1.2 core schema)`);
+    if (tag !== undefined && !CORE_TAGS.has(tag))
+      fail(`YAML tag '${tag}' is not allowed (only the YAML 1.2 core schema)`);
     if (++nodeCount > maxNodes) fail(`agent file has more than ${maxNodes} keys and items`);
     if (depth > maxDepth) fail(`agent file nests deeper than ${maxDepth} levels`);
     if (isScalar(yamlNode)) {
@@ -116,7 +117,10 @@ export function parseYaml(source: string, file = 'agent.yaml', limits: YamlLimit
         if (keyNode !== null && isAlias(keyNode)) fail('YAML aliases (*name) are not allowed in agent files');
         const rawKey = keyNode !== null && isScalar(keyNode) ? keyNode.value : undefined;
         if (rawKey === undefined || (typeof rawKey === 'object' && rawKey !== null)) {
-          throw new AgentError('INVALID_AGENT', 'map keys must be plain scalars', { file, ...at(keyNode?.range?.[0] ?? offset) });
+          throw new AgentError('INVALID_AGENT', 'map keys must be plain scalars', {
+            file,
+            ...at(keyNode?.range?.[0] ?? offset),
+          });
         }
         const key = String(rawKey);
         const keyOffset = keyNode?.range?.[0];
@@ -178,7 +182,11 @@ function checkEntryEstimate(source: string, file: string, maxNodes: number): voi
     if (code === 10 || code === 44) entries++;
   }
   if (entries > maxNodes * 2) {
-    throw new AgentError('INVALID_AGENT', `agent file has more than ${maxNodes} keys and items (about ${entries} lines and commas)`, { file, line: 1, column: 1 });
+    throw new AgentError(
+      'INVALID_AGENT',
+      `agent file has more than ${maxNodes} keys and items (about ${entries} lines and commas)`,
+      { file, line: 1, column: 1 },
+    );
   }
 }
 

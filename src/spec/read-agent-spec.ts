@@ -11,7 +11,18 @@ import type { AgentSettings } from '../core/agent-settings.js';
 import { AgentError, toAgentError, type ErrorCode } from '../core/agent-error.js';
 import { loadFailure, problemOf, type LoadProblem } from '../errors/load-problems.js';
 import agentSchema from './agent-schema.json';
-import { END, START, type AgentSpec, type EdgeSpec, type GotoRule, type GraphWarning, type NodeBody, type NodeSpec, type OnErrorSpec, type StepSpec } from './agent-spec.js';
+import {
+  END,
+  START,
+  type AgentSpec,
+  type EdgeSpec,
+  type GotoRule,
+  type GraphWarning,
+  type NodeBody,
+  type NodeSpec,
+  type OnErrorSpec,
+  type StepSpec,
+} from './agent-spec.js';
 import { checkClosedShape, dotted, type Path } from './closed-shape.js';
 import { findNonFinite } from './finite-numbers.js';
 import { parseYaml, type ParsedYaml, type YamlLimits } from './parse-yaml.js';
@@ -61,7 +72,14 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
     const position = atKey ? parsed.keyPositionOf(path) : parsed.positionOf(path);
     // The field: relative to the node for node problems (`with.prompt`), else the whole path.
     const fieldPath = node !== undefined && path[0] === 'nodes' ? path.slice(2) : path;
-    problems.push({ code, message, file, ...position, ...(node !== undefined ? { node } : {}), ...(fieldPath.length > 0 ? { field: dotted(fieldPath) } : {}) });
+    problems.push({
+      code,
+      message,
+      file,
+      ...position,
+      ...(node !== undefined ? { node } : {}),
+      ...(fieldPath.length > 0 ? { field: dotted(fieldPath) } : {}),
+    });
   };
   const raw = parsed.value;
   if (!isPlainObject(raw)) {
@@ -73,11 +91,18 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
   const warn: Warn = (message, path) => {
     const line = parsed.keyPositionOf(path)?.line;
     const node = nodeNameAt(raw, path);
-    warnings.push(`${node !== undefined ? `node '${node}': ` : ''}${message}${line !== undefined ? ` (line ${line})` : ''}`);
+    warnings.push(
+      `${node !== undefined ? `node '${node}': ` : ''}${message}${line !== undefined ? ` (line ${line})` : ''}`,
+    );
   };
   checkShape(raw, report, warn, options.hostProviders ?? []);
   for (const { path, text } of findNonFinite(raw)) {
-    report('INVALID_AGENT', `\`${dotted(path)}\` is ${text}: numbers in an agent file must be finite`, path, nodeNameAt(raw, path));
+    report(
+      'INVALID_AGENT',
+      `\`${dotted(path)}\` is ${text}: numbers in an agent file must be finite`,
+      path,
+      nodeNameAt(raw, path),
+    );
   }
   const checked = checkAgainstSchema(raw, report);
   if (checked === undefined) return { problems, warnings };
@@ -85,17 +110,22 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
   // them, so the file's other blockers (Python and Prolog blocks, unknown actions) are listed too.
   const document = withoutRoutes(raw, checked);
 
-  const nodes: NodeSpec[] = (document.nodes as Array<Record<string, any>>).map((node, index) => readNode(node, index, parsed, file, problems, warn));
+  const nodes: NodeSpec[] = (document.nodes as Array<Record<string, any>>).map((node, index) =>
+    readNode(node, index, parsed, file, problems, warn),
+  );
   const byName = new Map<string, NodeSpec>();
   for (const node of nodes) {
-    if (byName.has(node.name)) report('INVALID_AGENT', `duplicate node name '${node.name}'`, node.path.concat('name'), node.name);
+    if (byName.has(node.name))
+      report('INVALID_AGENT', `duplicate node name '${node.name}'`, node.path.concat('name'), node.name);
     else byName.set(node.name, node);
   }
   const edges: EdgeSpec[] = ((document.edges ?? []) as Array<Record<string, any>>).map((edge, index) => ({
     from: edge.from,
     to: Array.isArray(edge.to) ? edge.to : [edge.to],
     when: edge.when,
-    ...(edge.condition !== undefined ? { condition: typeof edge.condition === 'object' ? edge.condition.value : edge.condition } : {}),
+    ...(edge.condition !== undefined
+      ? { condition: typeof edge.condition === 'object' ? edge.condition.value : edge.condition }
+      : {}),
     parallel: edge.parallel === true || edge.type === 'parallel',
     fanIn: edge.fan_in,
     failFast: edge.fail_fast === true,
@@ -104,45 +134,80 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
 
   const known = (target: string) => target === END || byName.has(target);
   const suggest = (target: string) => {
-    const close = [...byName.keys()].filter((name) => name.toLowerCase() === target.toLowerCase() || editDistance(name, target) <= 2);
-    return close.length > 0 ? ` (did you mean ${close.map((name) => `'${name}'`).join(', ')}?)` : `; nodes are: ${[...byName.keys()].join(', ')}`;
+    const close = [...byName.keys()].filter(
+      (name) => name.toLowerCase() === target.toLowerCase() || editDistance(name, target) <= 2,
+    );
+    return close.length > 0
+      ? ` (did you mean ${close.map((name) => `'${name}'`).join(', ')}?)`
+      : `; nodes are: ${[...byName.keys()].join(', ')}`;
   };
   for (const node of nodes) {
     const targets = typeof node.goto === 'string' ? [node.goto] : (node.goto ?? []).map((rule) => rule.to);
     targets.forEach((target, ruleIndex) => {
       if (!known(target)) {
-        const path = typeof node.goto === 'string' ? node.path.concat('goto') : node.path.concat('goto', ruleIndex, 'to');
+        const path =
+          typeof node.goto === 'string' ? node.path.concat('goto') : node.path.concat('goto', ruleIndex, 'to');
         report('INVALID_AGENT', `goto target '${target}' is not a node${suggest(target)}`, path, node.name);
       }
     });
   }
   for (const node of nodes) {
     if (node.body.kind === 'dynamic_parallel' && !byName.has(node.body.fanIn)) {
-      report('INVALID_AGENT', `fan_in node '${node.body.fanIn}' is not a node${suggest(node.body.fanIn)}`, node.path.concat('fan_in'), node.name);
+      report(
+        'INVALID_AGENT',
+        `fan_in node '${node.body.fanIn}' is not a node${suggest(node.body.fanIn)}`,
+        node.path.concat('fan_in'),
+        node.name,
+      );
     }
   }
   for (const edge of edges) {
-    if (edge.from !== START && !byName.has(edge.from)) report('INVALID_AGENT', `edge from unknown node '${edge.from}'${suggest(edge.from)}`, edge.path.concat('from'));
+    if (edge.from !== START && !byName.has(edge.from))
+      report('INVALID_AGENT', `edge from unknown node '${edge.from}'${suggest(edge.from)}`, edge.path.concat('from'));
     for (const target of edge.to) {
-      if (!known(target)) report('INVALID_AGENT', `edge to unknown node '${target}'${suggest(target)}`, edge.path.concat('to'));
+      if (!known(target))
+        report('INVALID_AGENT', `edge to unknown node '${target}'${suggest(target)}`, edge.path.concat('to'));
     }
     if (edge.from === START && (edge.condition !== undefined || edge.when !== undefined)) {
-      report('INVALID_AGENT', 'an edge from __start__ cannot be conditional in tea-edge (the entry is chosen before any node runs); start at a node and route from it with `goto` rules or conditional edges', edge.path.concat(edge.condition !== undefined ? 'condition' : 'when'));
+      report(
+        'INVALID_AGENT',
+        'an edge from __start__ cannot be conditional in tea-edge (the entry is chosen before any node runs); start at a node and route from it with `goto` rules or conditional edges',
+        edge.path.concat(edge.condition !== undefined ? 'condition' : 'when'),
+      );
     }
     if (edge.parallel) {
-      if (edge.condition !== undefined || edge.when !== undefined) report('INVALID_AGENT', 'a parallel edge always fans out: it has no `condition:` or `when:` (route to the fan-out node with a conditional edge instead)', edge.path);
+      if (edge.condition !== undefined || edge.when !== undefined)
+        report(
+          'INVALID_AGENT',
+          'a parallel edge always fans out: it has no `condition:` or `when:` (route to the fan-out node with a conditional edge instead)',
+          edge.path,
+        );
       if (edge.fanIn === undefined) report('INVALID_AGENT', 'a parallel edge needs `fan_in: <node>`', edge.path);
-      else if (!byName.has(edge.fanIn)) report('INVALID_AGENT', `fan_in node '${edge.fanIn}' is not a node${suggest(edge.fanIn)}`, edge.path.concat('fan_in'));
+      else if (!byName.has(edge.fanIn))
+        report(
+          'INVALID_AGENT',
+          `fan_in node '${edge.fanIn}' is not a node${suggest(edge.fanIn)}`,
+          edge.path.concat('fan_in'),
+        );
     } else if (edge.condition !== undefined && edge.when !== undefined && typeof edge.when !== 'boolean') {
-      report('INVALID_AGENT', 'with `condition:`, `when:` is the boolean the condition must give (`true` or `false`); a string `when:` is a condition of its own', edge.path.concat('when'));
+      report(
+        'INVALID_AGENT',
+        'with `condition:`, `when:` is the boolean the condition must give (`true` or `false`); a string `when:` is a condition of its own',
+        edge.path.concat('when'),
+      );
     } else if (edge.to.length > 1) {
-      report('INVALID_AGENT', 'an edge with several targets must be `parallel: true` with a `fan_in`', edge.path.concat('to'));
+      report(
+        'INVALID_AGENT',
+        'an edge with several targets must be `parallel: true` with a `fan_in`',
+        edge.path.concat('to'),
+      );
     }
   }
   const config = (document.config ?? {}) as Record<string, any>;
   for (const key of ['interrupt_before', 'interrupt_after'] as const) {
     ((config[key] ?? []) as string[]).forEach((name, index) => {
-      if (!byName.has(name)) report('INVALID_AGENT', `config.${key} names unknown node '${name}'${suggest(name)}`, ['config', key, index]);
+      if (!byName.has(name))
+        report('INVALID_AGENT', `config.${key} names unknown node '${name}'${suggest(name)}`, ['config', key, index]);
     });
   }
 
@@ -176,11 +241,17 @@ export function inspectAgentSpec(source: string, options: ReadAgentOptions = {})
   for (const node of nodes) {
     const target = retryCorrectionTarget(node.body);
     if (target !== undefined && !nodes.some((candidate) => candidate.name === target)) {
-      report('INVALID_PARAMS', `retry.loop: there is no node '${target}' to correct with`, node.path.concat('with', 'correct'), node.name);
+      report(
+        'INVALID_PARAMS',
+        `retry.loop: there is no node '${target}' to correct with`,
+        node.path.concat('with', 'correct'),
+        node.name,
+      );
     }
   }
   spec.graphWarnings = graphWarnings(spec);
-  for (const warning of spec.graphWarnings) warnings.push(warning.line !== undefined ? `${warning.message} (line ${warning.line})` : warning.message);
+  for (const warning of spec.graphWarnings)
+    warnings.push(warning.line !== undefined ? `${warning.message} (line ${warning.line})` : warning.message);
   return { spec, problems, warnings };
 }
 
@@ -234,16 +305,29 @@ type Fail = (code: ErrorCode, message: string, path: Path, node?: string) => nev
 type Note = (error: unknown) => void;
 
 /** Reads one node; a body that cannot be read is reported and replaced by a pass-through. */
-function readNode(raw: Record<string, any>, index: number, parsed: ParsedYaml, file: string, problems: LoadProblem[], warn: Warn): NodeSpec {
+function readNode(
+  raw: Record<string, any>,
+  index: number,
+  parsed: ParsedYaml,
+  file: string,
+  problems: LoadProblem[],
+  warn: Warn,
+): NodeSpec {
   const path: Path = ['nodes', index];
   const name = raw.name as string;
   const fail: Fail = (code, message, failPath, node) => {
     const field = failPath.length > 2 ? dotted(failPath.slice(2)) : undefined;
-    throw new AgentError(code, message, { file, ...parsed.positionOf(failPath), ...(node !== undefined ? { node } : {}), ...(field !== undefined ? { field } : {}) });
+    throw new AgentError(code, message, {
+      file,
+      ...parsed.positionOf(failPath),
+      ...(node !== undefined ? { node } : {}),
+      ...(field !== undefined ? { field } : {}),
+    });
   };
   // A problem inside one step (or one loop or branch item) is kept and reading goes on, so every
   // blocker of a node is reported at once (issue 13: a porter sees all Python and Prolog blocks).
-  const note: Note = (error) => problems.push(problemOf(toAgentError(error, 'INVALID_AGENT', { file, node: name }), file));
+  const note: Note = (error) =>
+    problems.push(problemOf(toAgentError(error, 'INVALID_AGENT', { file, node: name }), file));
   let body: NodeBody;
   try {
     body = readBody(raw, path, name, fail, parsed, note, warn);
@@ -273,17 +357,34 @@ function readOnError(raw: Record<string, any>): OnErrorSpec {
   return { mode: value ?? 'raise', maxRetries: raw.max_retries ?? 2, backoffMs: 100 };
 }
 
-function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail, parsed: ParsedYaml, note: Note, warn: Warn): NodeBody {
+function readBody(
+  raw: Record<string, any>,
+  path: Path,
+  node: string,
+  fail: Fail,
+  parsed: ParsedYaml,
+  note: Note,
+  warn: Warn,
+): NodeBody {
   const failHere: TypedFail = (code, message, failPath) => fail(code, message, failPath, node);
-  const typed = readTypedBody(raw, path, failHere, (item, itemPath) => readBody(item, itemPath, node, fail, parsed, note, warn), note, warn);
+  const typed = readTypedBody(
+    raw,
+    path,
+    failHere,
+    (item, itemPath) => readBody(item, itemPath, node, fail, parsed, note, warn),
+    note,
+    warn,
+  );
   if (typed !== undefined) return typed;
   if (raw.script !== undefined && raw.run === undefined) raw = { ...raw, run: raw.script };
   if (raw.output_key !== undefined && raw.output === undefined) raw = { ...raw, output: raw.output_key };
   const action = raw.uses ?? raw.action;
   const bodies = [action !== undefined, raw.run !== undefined, raw.steps !== undefined].filter(Boolean).length;
-  if (raw.uses !== undefined && raw.action !== undefined) fail('INVALID_AGENT', 'use either `uses:` or `action:`, not both', path, node);
+  if (raw.uses !== undefined && raw.action !== undefined)
+    fail('INVALID_AGENT', 'use either `uses:` or `action:`, not both', path, node);
   if (bodies > 1) fail('INVALID_AGENT', 'a node has one body: `uses:`/`action:`, `run:` or `steps:`', path, node);
-  if (raw.with !== undefined && action === undefined) fail('INVALID_AGENT', '`with:` needs `uses:` (or `action:`)', path.concat('with'), node);
+  if (raw.with !== undefined && action === undefined)
+    fail('INVALID_AGENT', '`with:` needs `uses:` (or `action:`)', path.concat('with'), node);
   if (action !== undefined) {
     if (typeof action !== 'string') return fail('INVALID_AGENT', '`uses:` must be an action name', path, node);
     const body: NodeBody = { kind: 'action', action, with: (raw.with ?? {}) as Record<string, unknown> };
@@ -292,15 +393,28 @@ function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail
   }
   if (raw.run !== undefined) {
     if (typeof raw.run === 'object' && raw.run !== null && !Array.isArray(raw.run)) {
-      if (raw.language !== undefined) fail('INVALID_AGENT', '`language:` goes with `run:` as a string; in `run: {type: …}` the type says it', path.concat('language'), node);
+      if (raw.language !== undefined)
+        fail(
+          'INVALID_AGENT',
+          '`language:` goes with `run:` as a string; in `run: {type: …}` the type says it',
+          path.concat('language'),
+          node,
+        );
       return readRunMapping(raw.run, path, failHere, parsed.contentLineOf);
     }
-    if (typeof raw.run !== 'string') return fail('INVALID_AGENT', '`run:` must be Lua code as a string', path.concat('run'), node);
+    if (typeof raw.run !== 'string')
+      return fail('INVALID_AGENT', '`run:` must be Lua code as a string', path.concat('run'), node);
     const language = raw.language ?? (/^\s*%\s*prolog\b/i.test(raw.run) ? 'prolog' : 'lua');
     const firstRunLine = parsed.contentLineOf(path.concat('run')) ?? 1;
     if (language === 'prolog') return { kind: 'prolog', code: raw.run, lineOffset: firstRunLine - 1 };
     if (language === 'python') return { kind: 'python', code: raw.run, lineOffset: firstRunLine - 1 };
-    if (language !== 'lua') fail('UNSUPPORTED_LANGUAGE', foreignLanguageMessage(String(language), `this \`run:\` (language: ${String(language)})`), path.concat('language'), node);
+    if (language !== 'lua')
+      fail(
+        'UNSUPPORTED_LANGUAGE',
+        foreignLanguageMessage(String(language), `this \`run:\` (language: ${String(language)})`),
+        path.concat('language'),
+        node,
+      );
     const firstLine = parsed.contentLineOf(path.concat('run')) ?? 1;
     return { kind: 'lua', code: raw.run, lineOffset: firstLine - 1 };
   }
@@ -309,7 +423,8 @@ function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail
       const stepPath = path.concat('steps', stepIndex);
       const name = typeof step?.name === 'string' ? step.name : `step ${stepIndex + 1}`;
       try {
-        if (typeof step !== 'object' || step === null || Array.isArray(step)) return fail('INVALID_AGENT', 'each step must be a mapping', stepPath, node);
+        if (typeof step !== 'object' || step === null || Array.isArray(step))
+          return fail('INVALID_AGENT', 'each step must be a mapping', stepPath, node);
         const body = readBody(step, stepPath, node, fail, parsed, note, warn);
         if (body.kind === 'steps') fail('INVALID_AGENT', 'steps cannot nest steps', stepPath, node);
         return { name, body, path: stepPath };
@@ -325,7 +440,8 @@ function readBody(raw: Record<string, any>, path: Path, node: string, fail: Fail
 
 /** The `correct:` node of a retry.loop node (TEA-YAML-005), which the action runs itself. */
 function retryCorrectionTarget(body: NodeBody): string | undefined {
-  if (body.kind !== 'action' || (body.action !== 'retry.loop' && body.action !== 'actions.retry_loop')) return undefined;
+  if (body.kind !== 'action' || (body.action !== 'retry.loop' && body.action !== 'actions.retry_loop'))
+    return undefined;
   return typeof body.with.correct === 'string' ? body.with.correct : undefined;
 }
 
@@ -343,13 +459,16 @@ function graphWarnings(spec: AgentSpec): GraphWarning[] {
   spec.nodes.forEach((node, index) => {
     let next: string[];
     if (node.goto !== undefined) next = typeof node.goto === 'string' ? [node.goto] : node.goto.map((rule) => rule.to);
-    else if (edgesFrom.has(node.name)) next = edgesFrom.get(node.name)!.flatMap((edge) => [...edge.to, ...(edge.fanIn ? [edge.fanIn] : [])]);
+    else if (edgesFrom.has(node.name))
+      next = edgesFrom.get(node.name)!.flatMap((edge) => [...edge.to, ...(edge.fanIn ? [edge.fanIn] : [])]);
     else next = [spec.nodes[index + 1]?.name ?? END];
     if (node.body.kind === 'dynamic_parallel') next.push(node.body.fanIn);
     successors.set(node.name, next);
   });
   const startEdges = edgesFrom.get(START) ?? [];
-  const plainStarts = startEdges.filter((edge) => !edge.parallel && edge.condition === undefined && edge.when === undefined);
+  const plainStarts = startEdges.filter(
+    (edge) => !edge.parallel && edge.condition === undefined && edge.when === undefined,
+  );
   if (plainStarts.length > 1) {
     const [first, ...rest] = plainStarts;
     for (const edge of rest) {
@@ -377,7 +496,11 @@ function graphWarnings(spec: AgentSpec): GraphWarning[] {
   }
   for (const node of spec.nodes) {
     if (!seen.has(node.name)) {
-      warnings.push({ message: `node '${node.name}' can never run: no goto, edge or list order leads to it from the entry '${entry}'`, node: node.name, ...place(node.path.concat('name')) });
+      warnings.push({
+        message: `node '${node.name}' can never run: no goto, edge or list order leads to it from the entry '${entry}'`,
+        node: node.name,
+        ...place(node.path.concat('name')),
+      });
     }
   }
   return warnings;
@@ -423,7 +546,14 @@ let agentSchemaValidator: CompiledSchema | undefined;
 function compiledAgentSchema(): CompiledSchema {
   agentSchemaValidator ??= compileSchema(agentSchema, {
     where: {},
-    limits: { maxErrors: MAX_SCHEMA_PROBLEMS, maxErrorMessageChars: 2000, maxValidationWork: 20_000_000, maxInstanceDepth: 128, maxInstanceNodes: 1_000_000, maxInstanceChars: 4 * 1024 * 1024 },
+    limits: {
+      maxErrors: MAX_SCHEMA_PROBLEMS,
+      maxErrorMessageChars: 2000,
+      maxValidationWork: 20_000_000,
+      maxInstanceDepth: 128,
+      maxInstanceNodes: 1_000_000,
+      maxInstanceChars: 4 * 1024 * 1024,
+    },
   });
   return agentSchemaValidator;
 }
@@ -440,14 +570,22 @@ function checkAgainstSchema(document: Record<string, unknown>, report: Report): 
       break;
     }
     if (error.keyword === 'additionalProperties' || error.keyword === 'false') continue;
-    const { pointer, message } = innerProblem(error.message, error.path) ?? { pointer: error.path, message: error.message };
+    const { pointer, message } = innerProblem(error.message, error.path) ?? {
+      pointer: error.path,
+      message: error.message,
+    };
     if (seen.has(pointer)) continue;
     seen.add(pointer);
     const path = pointerToPath(pointer);
     const value = valueAt(document, path);
     if (isNonFinite(value)) continue; // reported by findNonFinite
     const where = path.length > 0 ? dotted(path) : 'the file';
-    report('INVALID_AGENT', `${where}: ${schemaProblemText(error.keyword, message, value, pointer)}`, path, nodeNameAt(document, path));
+    report(
+      'INVALID_AGENT',
+      `${where}: ${schemaProblemText(error.keyword, message, value, pointer)}`,
+      path,
+      nodeNameAt(document, path),
+    );
     if (path[0] === 'edges') broken.edges = true;
     else if (path[0] === 'config') broken.config = true;
     else if (path[0] === 'nodes' && typeof path[1] === 'number' && path[2] === 'goto') broken.gotoOf.add(path[1]);
@@ -460,7 +598,19 @@ function checkAgainstSchema(document: Record<string, unknown>, report: Report): 
 const MAX_SCHEMA_PROBLEMS = 100;
 
 /** Node keys the spec's shape is built from (a wrong type there cannot be read past). */
-const STRUCTURAL_NODE_KEYS = new Set(['name', 'goto', 'steps', 'uses', 'action', 'run', 'script', 'with', 'output', 'output_key', 'language']);
+const STRUCTURAL_NODE_KEYS = new Set([
+  'name',
+  'goto',
+  'steps',
+  'uses',
+  'action',
+  'run',
+  'script',
+  'with',
+  'output',
+  'output_key',
+  'language',
+]);
 
 function isStructural(path: Path): boolean {
   if (path.length === 0) return true;
@@ -477,7 +627,9 @@ function isStructural(path: Path): boolean {
  */
 /** The reasons a failed `oneOf` / `anyOf` gives for its branches (`<pointer> <message>` each), or undefined for another error. */
 function branchReasons(message: string): string[] | undefined {
-  return /^Value (?:must match exactly one of the \d+ schemas; it matches none|does not match any of the \d+ allowed schemas): (.*)$/.exec(message)?.[1]?.split('; ');
+  return /^Value (?:must match exactly one of the \d+ schemas; it matches none|does not match any of the \d+ allowed schemas): (.*)$/
+    .exec(message)?.[1]
+    ?.split('; ');
 }
 
 /**
@@ -500,7 +652,9 @@ function schemaProblemText(keyword: string, message: string, value: unknown, poi
   if (ceiling !== undefined) return `${String(value)} is above the ceiling ${ceiling}`;
   const text = pointer === '' ? message : message.split(`${pointer} `).join('');
   // Branches that all failed on the value's type (`goto: {to: b}`): one sentence naming every type allowed.
-  const types = branchReasons(text)?.map((reason) => /^Instance type ("[^"]+") is invalid\. Expected (.+)\.$/.exec(reason));
+  const types = branchReasons(text)?.map((reason) =>
+    /^Instance type ("[^"]+") is invalid\. Expected (.+)\.$/.exec(reason),
+  );
   if (types !== undefined && types.length > 1 && types.every((match) => match !== null && match[1] === types[0]![1])) {
     return `Instance type ${types[0]![1]} is invalid. Expected ${types.map((match) => match![2]).join(' or ')}.`;
   }
@@ -509,7 +663,8 @@ function schemaProblemText(keyword: string, message: string, value: unknown, poi
 
 function valueAt(document: unknown, path: Path): unknown {
   let value = document;
-  for (const part of path) value = typeof value === 'object' && value !== null ? (value as Record<string | number, unknown>)[part] : undefined;
+  for (const part of path)
+    value = typeof value === 'object' && value !== null ? (value as Record<string | number, unknown>)[part] : undefined;
   return value;
 }
 

@@ -18,32 +18,69 @@ export interface TeaKeyRule {
   covers?: readonly string[];
 }
 
-const notSupported = (what: string, instead: string): TeaKeyRule => ({ code: 'INVALID_AGENT', message: `${what} is not supported by tea-edge; ${instead}` });
-const ignored = (what: string): TeaKeyRule => ({ code: 'INVALID_AGENT', message: `${what} is ignored by tea-edge`, ignored: true });
+const notSupported = (what: string, instead: string): TeaKeyRule => ({
+  code: 'INVALID_AGENT',
+  message: `${what} is not supported by tea-edge; ${instead}`,
+});
+const ignored = (what: string): TeaKeyRule => ({
+  code: 'INVALID_AGENT',
+  message: `${what} is ignored by tea-edge`,
+  ignored: true,
+});
 /**
  * A key TEA's own Python runtime never reads where it is written (yaml_engine.py and yaml_nodes.py
  * read a fixed set of keys; everything else is dropped without a word): TEA runs the file as if the
  * key were not there, and so does tea-edge, with a warning saying what was meant. `validate
  * --strict` makes it an error.
  */
-const ignoredByTea = (what: string, instead: string): TeaKeyRule => ({ code: 'INVALID_AGENT', message: `${what} is ignored (TEA ignores it too; the run goes on without it): ${instead}`, ignored: true });
+const ignoredByTea = (what: string, instead: string): TeaKeyRule => ({
+  code: 'INVALID_AGENT',
+  message: `${what} is ignored (TEA ignores it too; the run goes on without it): ${instead}`,
+  ignored: true,
+});
 
 const TRACING = 'TEA tracing setting; tea-edge records every run in its trace store (see settings.trace)';
-const LOCAL_BACKEND = 'use an OpenAI-compatible server (provider: ollama, lmstudio, llamacpp, vllm, openai, or api_base)';
-const SHELL_BACKEND = 'TEA\'s shell provider runs only on the Node CLI whose host names the command (`tea-edge run --shell-provider NAME=COMMAND`); elsewhere use an OpenAI-compatible server (provider: ollama, lmstudio, llamacpp, vllm, openai, or api_base)';
+const LOCAL_BACKEND =
+  'use an OpenAI-compatible server (provider: ollama, lmstudio, llamacpp, vllm, openai, or api_base)';
+const SHELL_BACKEND =
+  "TEA's shell provider runs only on the Node CLI whose host names the command (`tea-edge run --shell-provider NAME=COMMAND`); elsewhere use an OpenAI-compatible server (provider: ollama, lmstudio, llamacpp, vllm, openai, or api_base)";
 
 const TOP: Record<string, TeaKeyRule> = {
   data: notSupported("TEA's `data:` block", 'put reusable values under `variables:`'),
-  imports: notSupported('`imports:` (Python/Rust action modules)', 'the host registers extra actions (createActionRegistry)'),
-  output_schema: notSupported("TEA's `output_schema` (a transform of the final state)", 'shape the result in a last node'),
-  extraction_schema: notSupported("TEA's extraction validation", 'validate with `validate.schema` or a reflection evaluator'),
-  validation_constraints: notSupported("TEA's extraction validation", 'validate with `validate.schema` or a reflection evaluator'),
-  semantic_probes: notSupported("TEA's extraction validation", 'validate with `validate.schema` or a reflection evaluator'),
+  imports: notSupported(
+    '`imports:` (Python/Rust action modules)',
+    'the host registers extra actions (createActionRegistry)',
+  ),
+  output_schema: notSupported(
+    "TEA's `output_schema` (a transform of the final state)",
+    'shape the result in a last node',
+  ),
+  extraction_schema: notSupported(
+    "TEA's extraction validation",
+    'validate with `validate.schema` or a reflection evaluator',
+  ),
+  validation_constraints: notSupported(
+    "TEA's extraction validation",
+    'validate with `validate.schema` or a reflection evaluator',
+  ),
+  semantic_probes: notSupported(
+    "TEA's extraction validation",
+    'validate with `validate.schema` or a reflection evaluator',
+  ),
   error_policy: notSupported('`error_policy`', 'set `on_error` on nodes'),
   // TEA reads these only under `config:` (yaml_engine.py compile_config), never at the top level.
-  interrupt_before: ignoredByTea('a top-level `interrupt_before:`', 'write it under `config:` (`config: {interrupt_before: [node]}`) or `interrupt: before` on the node'),
-  interrupt_after: ignoredByTea('a top-level `interrupt_after:`', 'write it under `config:` (`config: {interrupt_after: [node]}`) or `interrupt: after` on the node'),
-  checkpoint: ignoredByTea('a top-level `checkpoint:`', 'a run pauses at `interrupt:` nodes and is resumed by id (`tea-edge resume <run id>`)'),
+  interrupt_before: ignoredByTea(
+    'a top-level `interrupt_before:`',
+    'write it under `config:` (`config: {interrupt_before: [node]}`) or `interrupt: before` on the node',
+  ),
+  interrupt_after: ignoredByTea(
+    'a top-level `interrupt_after:`',
+    'write it under `config:` (`config: {interrupt_after: [node]}`) or `interrupt: after` on the node',
+  ),
+  checkpoint: ignoredByTea(
+    'a top-level `checkpoint:`',
+    'a run pauses at `interrupt:` nodes and is resumed by id (`tea-edge resume <run id>`)',
+  ),
   endpoint: ignored('`endpoint` (HTTP metadata; `tea-edge serve` routes agents by name)'),
   observability: ignored(`\`observability\` (${TRACING})`),
   validation_logging: ignored('`validation_logging` (TEA logging)'),
@@ -69,10 +106,9 @@ const SETTINGS: Record<string, TeaKeyRule> = {
 };
 
 const SETTINGS_LLM: Record<string, TeaKeyRule> = Object.fromEntries(
-  ['deployment', 'backend', 'n_gpu_layers', 'n_ctx', 'n_threads', 'model_path', 'chat_format', 'shell_providers'].map((key) => [
-    key,
-    notSupported(`\`${key}\` (Azure, shell and in-process model backends)`, LOCAL_BACKEND),
-  ]),
+  ['deployment', 'backend', 'n_gpu_layers', 'n_ctx', 'n_threads', 'model_path', 'chat_format', 'shell_providers'].map(
+    (key) => [key, notSupported(`\`${key}\` (Azure, shell and in-process model backends)`, LOCAL_BACKEND)],
+  ),
 );
 SETTINGS_LLM.shell_provider = notSupported('`shell_provider`', SHELL_BACKEND);
 SETTINGS_LLM.api_url = notSupported('`api_url` (Rust TEA)', 'write `api_base`');
@@ -82,15 +118,21 @@ SETTINGS_LLM.default_provider = ignoredByTea('`settings.llm.default_provider`', 
 
 const NODE: Record<string, TeaKeyRule> = {
   retry: notSupported('a node `retry:` block', 'write `on_error: {mode: retry, max_retries: N, backoff_ms: M}`'),
-  fallback: notSupported('a node `fallback:`', 'write `on_error: graceful` and route on `state.__error__` with goto rules'),
+  fallback: notSupported(
+    'a node `fallback:`',
+    'write `on_error: graceful` and route on `state.__error__` with goto rules',
+  ),
   strategy: notSupported('`strategy:` (matrix fan-out)', 'use a parallel edge with `fan_in`'),
   parallel_each: notSupported('`parallel_each:`', 'use a parallel edge with `fan_in`'),
   _render_items: ignored("`_render_items` (a hint for TEA's graph renderer)"),
   // TEA's docs and examples write these on nodes, but TEA's Python never reads them there
   // (yaml_nodes.py create_run_function): the node runs without them, in TEA and here.
   params: ignoredByTea('a node `params:`', 'action parameters go under `with:`'),
-  outputs: ignoredByTea('a node `outputs:`', 'write `output: <key>` and shape the result in a `run: {type: expression}` node'),
-  prompt: ignoredByTea('a node `prompt:`', 'an action\'s prompt goes under `with:`'),
+  outputs: ignoredByTea(
+    'a node `outputs:`',
+    'write `output: <key>` and shape the result in a `run: {type: expression}` node',
+  ),
+  prompt: ignoredByTea('a node `prompt:`', "an action's prompt goes under `with:`"),
   inputs: ignoredByTea('a node `inputs:`', 'action parameters go under `with:`'),
   next: ignoredByTea('a node `next:`', 'write `goto: <node>` (or an edge)'),
   edges: ignoredByTea('a node `edges:` map', 'write `goto:` rules with `if:` on the node'),
@@ -106,7 +148,10 @@ const EDGE: Record<string, TeaKeyRule> = {
 };
 
 const CONFIG: Record<string, TeaKeyRule> = {
-  checkpoint: notSupported('`config.checkpoint` (resume from a file)', 'resume a run by id (`tea-edge resume <run id>`)'),
+  checkpoint: notSupported(
+    '`config.checkpoint` (resume from a file)',
+    'resume a run by id (`tea-edge resume <run id>`)',
+  ),
   checkpoint_dir: ignored('`config.checkpoint_dir` (the host stores checkpoints: --trace-dir)'),
 };
 
@@ -134,9 +179,12 @@ const BY_LOCATION: Record<string, Record<string, TeaKeyRule>> = {
 /** The rule for a key TEA defines and tea-edge does not implement, at a location; `value` is the key's value. */
 export function teaKeyRule(location: KeyLocation, key: string, value: unknown): TeaKeyRule | undefined {
   if (location === 'settings' && key === 'allow_cycles') {
-    return value === true ? ignored('`settings.allow_cycles: true` (cycles are allowed; `settings.limits.max_steps` bounds them)') : notSupported('`settings.allow_cycles: false`', 'remove it (cycles are bounded by `settings.limits.max_steps`)');
+    return value === true
+      ? ignored('`settings.allow_cycles: true` (cycles are allowed; `settings.limits.max_steps` bounds them)')
+      : notSupported('`settings.allow_cycles: false`', 'remove it (cycles are bounded by `settings.limits.max_steps`)');
   }
-  if (location === 'settings' && key.startsWith('trace_payload_')) return ignored(`\`settings.${key}\` (use settings.trace.capture_payloads)`);
+  if (location === 'settings' && key.startsWith('trace_payload_'))
+    return ignored(`\`settings.${key}\` (use settings.trace.capture_payloads)`);
   const rules = BY_LOCATION[location];
   return rules !== undefined && Object.hasOwn(rules, key) ? rules[key] : undefined;
 }
@@ -147,8 +195,15 @@ export function teaKeyRule(location: KeyLocation, key: string, value: unknown): 
  * commands an agent would start) is not: only the host names commands.
  */
 export function shellKeyRule(location: KeyLocation, key: string, value: unknown): TeaKeyRule | 'accepted' | undefined {
-  if (key === 'shell_provider' && (location === 'settings.llm' || location === 'action:llm.call' || location === 'action:llm.stream')) return 'accepted';
-  if (key === 'shell_providers' && location === 'settings') return ignored("`settings.shell_providers` (an agent file never names the commands a host starts: the host's --shell-provider does)");
+  if (
+    key === 'shell_provider' &&
+    (location === 'settings.llm' || location === 'action:llm.call' || location === 'action:llm.stream')
+  )
+    return 'accepted';
+  if (key === 'shell_providers' && location === 'settings')
+    return ignored(
+      "`settings.shell_providers` (an agent file never names the commands a host starts: the host's --shell-provider does)",
+    );
   return teaKeyRule(location, key, value);
 }
 
@@ -170,14 +225,19 @@ export function unsupportedNodeType(value: unknown): TeaKeyRule {
  * processes; the Node CLI serves it only when its host names the command (hostProviders).
  */
 const TEA_PROVIDERS: Readonly<Record<string, string>> = {
-  shell: "`provider: shell` (TEA's shell provider, which starts a local command such as a model CLI and pipes the prompt to it) is not served by this host: only the Node CLI runs it, when its host names the command (`tea-edge run --shell-provider NAME=COMMAND`), never the agent file alone; browsers, edge workers and Deno cannot start processes; or serve the model over an OpenAI-compatible API (ollama, llama.cpp, LM Studio, vLLM) and set `provider` and `api_base`",
-  local: "`provider: local` (TEA's in-process llama.cpp backend) is not supported: tea-edge does not load model files itself; serve the model over an OpenAI-compatible API (llama.cpp's server, ollama, LM Studio) and set `provider` and `api_base`",
-  azure: '`provider: azure` (Azure OpenAI deployments) is not supported by tea-edge; use an OpenAI-compatible endpoint (`provider: openai-compatible` with `api_base`)',
-  azure_openai: '`provider: azure_openai` (Azure OpenAI deployments) is not supported by tea-edge; use an OpenAI-compatible endpoint (`provider: openai-compatible` with `api_base`)',
-  litellm: '`provider: litellm` (a Python library) is not supported by tea-edge; run the LiteLLM proxy, which is OpenAI-compatible, and give its `api_base`',
+  shell:
+    "`provider: shell` (TEA's shell provider, which starts a local command such as a model CLI and pipes the prompt to it) is not served by this host: only the Node CLI runs it, when its host names the command (`tea-edge run --shell-provider NAME=COMMAND`), never the agent file alone; browsers, edge workers and Deno cannot start processes; or serve the model over an OpenAI-compatible API (ollama, llama.cpp, LM Studio, vLLM) and set `provider` and `api_base`",
+  local:
+    "`provider: local` (TEA's in-process llama.cpp backend) is not supported: tea-edge does not load model files itself; serve the model over an OpenAI-compatible API (llama.cpp's server, ollama, LM Studio) and set `provider` and `api_base`",
+  azure:
+    '`provider: azure` (Azure OpenAI deployments) is not supported by tea-edge; use an OpenAI-compatible endpoint (`provider: openai-compatible` with `api_base`)',
+  azure_openai:
+    '`provider: azure_openai` (Azure OpenAI deployments) is not supported by tea-edge; use an OpenAI-compatible endpoint (`provider: openai-compatible` with `api_base`)',
+  litellm:
+    '`provider: litellm` (a Python library) is not supported by tea-edge; run the LiteLLM proxy, which is OpenAI-compatible, and give its `api_base`',
 };
 
 /** Why a TEA provider name tea-edge does not offer is refused, or undefined when it is not one. */
 export function teaProviderRefusal(name: string): string | undefined {
-  return  Object.hasOwn(TEA_PROVIDERS, name) ? TEA_PROVIDERS[name] : undefined;
+  return Object.hasOwn(TEA_PROVIDERS, name) ? TEA_PROVIDERS[name] : undefined;
 }

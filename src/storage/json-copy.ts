@@ -16,7 +16,8 @@ export function toStoredJson(value: unknown, what: string): string {
       cause: error,
     });
   }
-  if (text === undefined) throw new AgentError('STORAGE_ERROR', `${what} cannot be stored as JSON: it is not a JSON value`);
+  if (text === undefined)
+    throw new AgentError('STORAGE_ERROR', `${what} cannot be stored as JSON: it is not a JSON value`);
   return text;
 }
 

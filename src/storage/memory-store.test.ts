@@ -10,8 +10,12 @@ describe('memory store specifics', () => {
     const { traceStore } = createMemoryStores();
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    await expect(traceStore.appendEvents('run', [makeEvent('run', 1, 'log', { cyclic })])).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
-    await expect(traceStore.appendEvents('run', [makeEvent('run', 1, 'log', { big: 1n })])).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+    await expect(traceStore.appendEvents('run', [makeEvent('run', 1, 'log', { cyclic })])).rejects.toMatchObject({
+      code: 'STORAGE_ERROR',
+    });
+    await expect(traceStore.appendEvents('run', [makeEvent('run', 1, 'log', { big: 1n })])).rejects.toMatchObject({
+      code: 'STORAGE_ERROR',
+    });
     // The failure names the event; a batch with one bad event keeps none of it.
     const batch = [makeEvent('run', 1), makeEvent('run', 2, 'log', { big: 2n }), makeEvent('run', 3)];
     const error = await traceStore.appendEvents('run', batch).catch((caught: unknown) => caught);
@@ -23,7 +27,10 @@ describe('memory store specifics', () => {
   it('keeps the events of a sealed batch by reference and copies every other event both ways', async () => {
     const { traceStore } = createMemoryStores();
     // The engine's batches: events frozen one by one, the list sealed.
-    const frozen = [freezeJson(makeEvent('run', 1, 'log', { nested: { list: [1, 'two'] } })), freezeJson(makeEvent('run', 2))];
+    const frozen = [
+      freezeJson(makeEvent('run', 1, 'log', { nested: { list: [1, 'two'] } })),
+      freezeJson(makeEvent('run', 2)),
+    ];
     await traceStore.appendEvents('run', sealFrozenList(frozen) as typeof frozen);
     const plain = makeEvent('run', 3, 'log', { nested: { list: [3] } });
     // Frozen all the way down, but not sealed: no promise about what else holds it; copied.
@@ -33,7 +40,7 @@ describe('memory store specifics', () => {
     const [first, second, third, fourth] = await traceStore.readEvents('run');
     expect(first).toBe(frozen[0]);
     expect(second).toBe(frozen[1]);
-    expect(() => ((first!.data as { nested: { list: unknown[] } }).nested.list).push(5)).toThrow(TypeError);
+    expect(() => (first!.data as { nested: { list: unknown[] } }).nested.list.push(5)).toThrow(TypeError);
     expect(third).not.toBe(plain);
     expect(third!.data).toMatchObject({ nested: { list: [3] } });
     expect(fourth).not.toBe(frozenOnly);

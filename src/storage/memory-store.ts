@@ -85,7 +85,9 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): MemoryStor
 
     async readEvents(runId: string): Promise<AgentEvent[]> {
       const stored = eventsByRun.get(runId) ?? [];
-      const events = stored.map((kept) => (typeof kept === 'string' ? fromStoredJson<AgentEvent>(kept, `an event of run '${runId}'`) : kept));
+      const events = stored.map((kept) =>
+        typeof kept === 'string' ? fromStoredJson<AgentEvent>(kept, `an event of run '${runId}'`) : kept,
+      );
       if (unsortedRuns.has(runId)) events.sort((left, right) => left.seq - right.seq);
       return events;
     },

@@ -81,7 +81,11 @@ export function listRunPage(records: Iterable<RunRecord>, options: ListRunsOptio
  * `updated_at` is kept (never delete on a guess), and so is a run recorded `running`: its host
  * may be writing it, or about to continue it after a restart.
  */
-export function runsToRetire(records: Iterable<RunRecord>, policy: RetentionPolicy, now: number = Date.now()): string[] {
+export function runsToRetire(
+  records: Iterable<RunRecord>,
+  policy: RetentionPolicy,
+  now: number = Date.now(),
+): string[] {
   const sorted = [...records].sort(compareRunsNewestFirst);
   const retired = new Set<string>();
   if (policy.maxRuns !== undefined) {

@@ -8,7 +8,12 @@ import { messageOf } from '../util/message-of.js';
  * stack) with `details` and the original as its cause.
  * @example throw storageError(error, `cannot write '${file}' in ${description}`, { path: file });
  */
-export function storageError(error: unknown, failed: string, details: Record<string, unknown> = {}, reason = messageOf(error)): AgentError {
+export function storageError(
+  error: unknown,
+  failed: string,
+  details: Record<string, unknown> = {},
+  reason = messageOf(error),
+): AgentError {
   if (AgentError.isInstance(error)) return error;
   return new AgentError('STORAGE_ERROR', `${failed}: ${reason}`, { details, cause: error });
 }

@@ -120,31 +120,40 @@ nodes:
       expect(result.error?.code).toBe('TEMPLATE_LIMIT');
       expect(result.error?.node).toBe('bomb');
     }
-    const format = await run(`nodes:
+    const format = await run(
+      `nodes:
   - name: fmt
     uses: test.echo
     with:
       text: "{{ '%.500e' % state.x }}"
-`, { x: 1.5 });
+`,
+      { x: 1.5 },
+    );
     expect(format.error?.code).toBe('TEMPLATE_ERROR');
     expect(format.error?.message).toContain("precision 500 in '%.500e' is too large");
-    const after = await run(`nodes:
+    const after = await run(
+      `nodes:
   - name: fine
     uses: test.echo
     with:
       text: "{{ state.items | join(', ') }}"
-`, { items: ['a', 'b'] });
+`,
+      { items: ['a', 'b'] },
+    );
     expect(after.status).toBe('completed');
     expect(after.state.echoed).toEqual({ text: 'a, b' });
   }, 60_000);
 
   it('a render error fails the run with TEMPLATE_ERROR at its node', async () => {
-    const result = await run(`nodes:
+    const result = await run(
+      `nodes:
   - name: bad
     uses: test.echo
     with:
       text: "{{ state.n - state.s }}"
-`, { n: 1, s: 'x' });
+`,
+      { n: 1, s: 'x' },
+    );
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('TEMPLATE_ERROR');
     expect(result.error?.node).toBe('bad');

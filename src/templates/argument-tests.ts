@@ -6,7 +6,16 @@
  * refuses (a text with a number) is a TEMPLATE_ERROR.
  */
 import { AgentError } from '../core/agent-error.js';
-import { type RuntimeValue, isArray, isBoolean, isMapping, isNull, isNumber, isString, isUndefined } from './jinja-runtime.js';
+import {
+  type RuntimeValue,
+  isArray,
+  isBoolean,
+  isMapping,
+  isNull,
+  isNumber,
+  isString,
+  isUndefined,
+} from './jinja-runtime.js';
 import type { RenderBudget } from './render-budget.js';
 import { contains } from './template-operators.js';
 
@@ -35,7 +44,10 @@ export function pythonEquals(left: RuntimeValue, right: RuntimeValue, budget: Re
     return left.value === right.value;
   }
   if (isArray(left) && isArray(right)) {
-    return left.value.length === right.value.length && left.value.every((item, index) => pythonEquals(item, right.value[index]!, budget));
+    return (
+      left.value.length === right.value.length &&
+      left.value.every((item, index) => pythonEquals(item, right.value[index]!, budget))
+    );
   }
   if (isMapping(left) && isMapping(right)) {
     if (left.value.size !== right.value.size) return false;
@@ -53,7 +65,8 @@ function compare(operand: RuntimeValue, argument: RuntimeValue, test: string): n
   const left = numeric(operand);
   const right = numeric(argument);
   if (left !== undefined && right !== undefined) return left - right;
-  if (isString(operand) && isString(argument)) return operand.value < argument.value ? -1 : operand.value > argument.value ? 1 : 0;
+  if (isString(operand) && isString(argument))
+    return operand.value < argument.value ? -1 : operand.value > argument.value ? 1 : 0;
   throw new AgentError('TEMPLATE_ERROR', `test '${test}': cannot order a ${operand.type} against a ${argument.type}`);
 }
 
@@ -73,7 +86,10 @@ const divisibleBy: ArgumentTest = (operand, argument) => {
   const value = numeric(operand);
   const divisor = numeric(argument);
   if (value === undefined || divisor === undefined) {
-    throw new AgentError('TEMPLATE_ERROR', `test 'divisibleby' takes numbers, got a ${operand.type} and a ${argument.type}`);
+    throw new AgentError(
+      'TEMPLATE_ERROR',
+      `test 'divisibleby' takes numbers, got a ${operand.type} and a ${argument.type}`,
+    );
   }
   if (divisor === 0) throw new AgentError('TEMPLATE_ERROR', "test 'divisibleby': division by zero");
   return value % divisor === 0;
@@ -81,7 +97,10 @@ const divisibleBy: ArgumentTest = (operand, argument) => {
 
 const equal: ArgumentTest = (operand, argument, budget) => pythonEquals(operand, argument, budget);
 const notEqual: ArgumentTest = (operand, argument, budget) => !pythonEquals(operand, argument, budget);
-const ordered = (test: string, holds: (order: number) => boolean): ArgumentTest => (operand, argument) => holds(compare(operand, argument, test));
+const ordered =
+  (test: string, holds: (order: number) => boolean): ArgumentTest =>
+  (operand, argument) =>
+    holds(compare(operand, argument, test));
 
 /** The tests that take one argument, by every name Jinja gives them. A constant table. */
 export const ARGUMENT_TESTS: ReadonlyMap<string, ArgumentTest> = new Map<string, ArgumentTest>([

@@ -30,11 +30,16 @@ function listOf(operand: RuntimeValue, filter: string, budget: RenderBudget): Ru
     return operand.value;
   }
   if (isUndefined(operand) || isNull(operand)) return [];
-  if (isMapping(operand)) return Array.from((operand.value as Map<string, RuntimeValue>).keys(), (key) => makeString(key));
+  if (isMapping(operand))
+    return Array.from((operand.value as Map<string, RuntimeValue>).keys(), (key) => makeString(key));
   throw new AgentError('TEMPLATE_ERROR', `${filter}: expected a list, got ${operand.type}`);
 }
 
-function byAttribute(items: RuntimeValue[], keywords: ReadonlyMap<string, RuntimeValue>, budget: RenderBudget): RuntimeValue[] {
+function byAttribute(
+  items: RuntimeValue[],
+  keywords: ReadonlyMap<string, RuntimeValue>,
+  budget: RenderBudget,
+): RuntimeValue[] {
   const attribute = keywords.get('attribute');
   if (attribute === undefined) return items;
   const path = toText(attribute, budget);
@@ -77,13 +82,20 @@ const sum: TemplateFilter = (operand, args, keywords, context) => {
 function selectBy(keep: boolean, name: string): TemplateFilter {
   return (operand, args, _keywords, context) => {
     const testName = args[0];
-    if (testName !== undefined && !isString(testName)) throw new AgentError('TEMPLATE_ERROR', `${name}: the test name must be a string`);
+    if (testName !== undefined && !isString(testName))
+      throw new AgentError('TEMPLATE_ERROR', `${name}: the test name must be a string`);
     const test = testName === undefined ? undefined : TEMPLATE_TESTS.get(testName.value);
     if (testName !== undefined && test === undefined) {
-      throw new AgentError('TEMPLATE_ERROR', `${name}: unknown test '${testName.value}' (known: ${[...TEMPLATE_TESTS.keys()].join(', ')})`);
+      throw new AgentError(
+        'TEMPLATE_ERROR',
+        `${name}: unknown test '${testName.value}' (known: ${[...TEMPLATE_TESTS.keys()].join(', ')})`,
+      );
     }
     const passes = (item: RuntimeValue) => (test === undefined ? item.__bool__().value : test(item));
-    return builtList(listOf(operand, name, context.budget).filter((item) => passes(item) === keep), context.budget);
+    return builtList(
+      listOf(operand, name, context.budget).filter((item) => passes(item) === keep),
+      context.budget,
+    );
   };
 }
 
@@ -94,7 +106,10 @@ export const COLLECTION_FILTERS: ReadonlyArray<[string, TemplateFilter]> = [
   ['max', extreme(1, 'max')],
   ['select', selectBy(true, 'select')],
   ['reject', selectBy(false, 'reject')],
-  ['wordcount', (operand, _args, _keywords, context) => makeInteger(countWords(toText(operand, context.budget), context.budget))],
+  [
+    'wordcount',
+    (operand, _args, _keywords, context) => makeInteger(countWords(toText(operand, context.budget), context.budget)),
+  ],
 ];
 
 /** Words separated by whitespace; the scan is charged as work (it reads the whole text). */

@@ -3,7 +3,10 @@ import { AgentError } from '../core/agent-error.js';
 import { compileCondition, isTruthy } from './index.js';
 
 const where = { node: 'evaluate', field: 'goto[0].if' };
-const scope = { state: { score: 0.9, verdict: 'No', tries: 2, done: true, empty: [], flags: { a: 1 }, status: 'ok' }, variables: { threshold: 0.8 } };
+const scope = {
+  state: { score: 0.9, verdict: 'No', tries: 2, done: true, empty: [], flags: { a: 1 }, status: 'ok' },
+  variables: { threshold: 0.8 },
+};
 
 describe('isTruthy', () => {
   it.each([
@@ -75,16 +78,19 @@ describe('compileCondition', () => {
     expect(compileCondition('state.score > 0.8', where).source).toBe('state.score > 0.8');
   });
 
-  it.each([[''], ['   '], [['a']], [{ a: 1 }], ['state.score >'], ['state.x | nofilter']])('rejects %j at compile time', (source) => {
-    try {
-      compileCondition(source, where);
-      expect.unreachable();
-    } catch (error) {
-      expect(AgentError.isInstance(error)).toBe(true);
-      expect((error as AgentError).code).toBe('TEMPLATE_ERROR');
-      expect((error as AgentError).location).toMatchObject(where);
-    }
-  });
+  it.each([[''], ['   '], [['a']], [{ a: 1 }], ['state.score >'], ['state.x | nofilter']])(
+    'rejects %j at compile time',
+    (source) => {
+      try {
+        compileCondition(source, where);
+        expect.unreachable();
+      } catch (error) {
+        expect(AgentError.isInstance(error)).toBe(true);
+        expect((error as AgentError).code).toBe('TEMPLATE_ERROR');
+        expect((error as AgentError).location).toMatchObject(where);
+      }
+    },
+  );
 
   it('a failing condition is a TEMPLATE_ERROR naming the expression', () => {
     const condition = compileCondition('state.score > state.verdict', where);

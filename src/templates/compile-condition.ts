@@ -11,7 +11,19 @@ import type { CompiledCondition, TemplateLocation, TemplateOptions } from './typ
 
 /** Scope roots and constants; any other bare identifier is read from `state` (TEA's `when: done`). */
 const SCOPE_NAMES: ReadonlySet<string> = new Set([
-  'state', 'variables', 'settings', 'secrets', 'env', 'result', 'input', 'true', 'false', 'none', 'True', 'False', 'None',
+  'state',
+  'variables',
+  'settings',
+  'secrets',
+  'env',
+  'result',
+  'input',
+  'true',
+  'false',
+  'none',
+  'True',
+  'False',
+  'None',
 ]);
 const BARE_IDENTIFIER = /^(!?)\s*([A-Za-z_][A-Za-z0-9_]*)$/;
 
@@ -21,13 +33,21 @@ const BARE_IDENTIFIER = /^(!?)\s*([A-Za-z_][A-Za-z0-9_]*)$/;
  * rule.evaluate({ state: { score: 0.9 } }); // { value: true, truthy: true }
  * compileCondition('{{ state.verdict }}', {}).evaluate({ state: { verdict: 'no' } }).truthy; // false
  */
-export function compileCondition(source: unknown, where: TemplateLocation = {}, options: TemplateOptions = {}): CompiledCondition {
+export function compileCondition(
+  source: unknown,
+  where: TemplateLocation = {},
+  options: TemplateOptions = {},
+): CompiledCondition {
   if (typeof source === 'boolean' || typeof source === 'number' || source === null) {
     const result = { value: source, truthy: isTruthy(source) };
     return { source: String(source), evaluate: () => ({ ...result }) };
   }
   if (typeof source !== 'string') {
-    throw new AgentError('TEMPLATE_ERROR', `a condition must be an expression string, got ${Array.isArray(source) ? 'a list' : typeof source}`, { ...where });
+    throw new AgentError(
+      'TEMPLATE_ERROR',
+      `a condition must be an expression string, got ${Array.isArray(source) ? 'a list' : typeof source}`,
+      { ...where },
+    );
   }
   const text = source.trim();
   if (text === '') throw new AgentError('TEMPLATE_ERROR', 'a condition must not be empty', { ...where });

@@ -24,7 +24,14 @@ import { RenderBudget, resolveTemplateLimits } from './render-budget.js';
 import { TemplateInterpreter } from './template-interpreter.js';
 import { BREAK_SIGNAL, CONTINUE_SIGNAL } from './template-loop.js';
 import { toText } from './text-writer.js';
-import { type CompiledTemplate, type TemplateLimits, type TemplateLocation, type TemplateOptions, type TemplateScope, TEMPLATE_CLOCK } from './types.js';
+import {
+  type CompiledTemplate,
+  type TemplateLimits,
+  type TemplateLocation,
+  type TemplateOptions,
+  type TemplateScope,
+  TEMPLATE_CLOCK,
+} from './types.js';
 import { pythonUtcIso } from './python-time.js';
 import { messageOf } from '../util/message-of.js';
 
@@ -37,7 +44,11 @@ import { messageOf } from '../util/message-of.js';
  * greeting.render({ state: {} }); // 'Hello you!'
  * compileTemplate('{{ state.items }}', {}).render({ state: { items: [1, 2] } }); // [1, 2]
  */
-export function compileTemplate(source: string, where: TemplateLocation = {}, options: TemplateOptions = {}): CompiledTemplate {
+export function compileTemplate(
+  source: string,
+  where: TemplateLocation = {},
+  options: TemplateOptions = {},
+): CompiledTemplate {
   if (typeof source !== 'string') {
     throw new AgentError('TEMPLATE_ERROR', `a template must be a string, got ${typeof source}`, { ...where });
   }
@@ -157,8 +168,10 @@ function createRange(): RuntimeValue {
       if (!isInteger(value)) throw new AgentError('TEMPLATE_ERROR', `range() takes integers, got ${value.type}`);
       return value.value;
     });
-    if (numbers.length === 0 || numbers.length > 3) throw new AgentError('TEMPLATE_ERROR', 'range() takes 1 to 3 integers');
-    const [start, stop, step] = numbers.length === 1 ? [0, numbers[0]!, 1] : [numbers[0]!, numbers[1]!, numbers[2] ?? 1];
+    if (numbers.length === 0 || numbers.length > 3)
+      throw new AgentError('TEMPLATE_ERROR', 'range() takes 1 to 3 integers');
+    const [start, stop, step] =
+      numbers.length === 1 ? [0, numbers[0]!, 1] : [numbers[0]!, numbers[1]!, numbers[2] ?? 1];
     if (step === 0) throw new AgentError('TEMPLATE_ERROR', 'range() step must not be zero');
     const count = Math.max(0, Math.ceil((stop - start) / step));
     budgetOf(scope).rangeItems(count);
@@ -175,11 +188,19 @@ function locate(error: unknown, where: TemplateLocation, source: string, express
     // Syntax errors already name their expression.
     const named = typeof error.details.expression === 'string';
     const message = named ? error.message : `${error.message} in ${shown}`;
-    return new AgentError(error.code, message, { ...where, details: { expression: shown, ...error.details }, cause: error });
+    return new AgentError(error.code, message, {
+      ...where,
+      details: { expression: shown, ...error.details },
+      cause: error,
+    });
   }
   const reason =
     error === BREAK_SIGNAL || error === CONTINUE_SIGNAL ? 'break or continue outside a loop' : messageOf(error);
   // The engine's own stack or string length running out is a size problem, not a bug in the text.
   const code = error instanceof RangeError ? 'TEMPLATE_LIMIT' : 'TEMPLATE_ERROR';
-  return new AgentError(code, `${reason} in ${shown}`, { ...where, details: { expression: shown, reason }, cause: error });
+  return new AgentError(code, `${reason} in ${shown}`, {
+    ...where,
+    details: { expression: shown, reason },
+    cause: error,
+  });
 }

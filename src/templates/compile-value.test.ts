@@ -76,7 +76,9 @@ describe('compileValue', () => {
   });
 
   it('never writes __proto__, constructor or prototype keys', () => {
-    const source = JSON.parse('{"__proto__": {"polluted": "{{ state.name }}"}, "constructor": "x", "prototype": 1, "ok": "{{ state.name }}", "inner": {"__proto__": {"p": 1}, "fine": 1}}');
+    const source = JSON.parse(
+      '{"__proto__": {"polluted": "{{ state.name }}"}, "constructor": "x", "prototype": 1, "ok": "{{ state.name }}", "inner": {"__proto__": {"p": 1}, "fine": 1}}',
+    );
     const rendered = compileValue(source, where).render(scope) as Record<string, unknown>;
     expect(Object.keys(rendered)).toEqual(['ok', 'inner']);
     expect(Object.getPrototypeOf(rendered)).toBe(Object.prototype);
@@ -92,7 +94,15 @@ describe('compileValue', () => {
   it('errors name the field path inside the value', () => {
     let caught: unknown;
     try {
-      compileValue({ messages: [{ role: 'user', content: 'ok' }, { role: 'user', content: '{{ state.x | nope }}' }] }, where);
+      compileValue(
+        {
+          messages: [
+            { role: 'user', content: 'ok' },
+            { role: 'user', content: '{{ state.x | nope }}' },
+          ],
+        },
+        where,
+      );
     } catch (error) {
       caught = error;
     }

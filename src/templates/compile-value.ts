@@ -30,7 +30,11 @@ export function hasTemplateSyntax(text: string): boolean {
  * const params = compileValue({ prompt: 'Hi {{ state.name }}', limit: '{{ variables.max }}' }, { node: 'ask', field: 'with' });
  * params.render({ state: { name: 'Ada' }, variables: { max: 3 } }); // { prompt: 'Hi Ada', limit: 3 }
  */
-export function compileValue(value: unknown, where: TemplateLocation = {}, options: TemplateOptions = {}): CompiledValue {
+export function compileValue(
+  value: unknown,
+  where: TemplateLocation = {},
+  options: TemplateOptions = {},
+): CompiledValue {
   const part = compilePart(value, where.field ?? '', where, options, 0);
   return {
     source: value,
@@ -39,9 +43,18 @@ export function compileValue(value: unknown, where: TemplateLocation = {}, optio
   };
 }
 
-function compilePart(value: unknown, path: string, where: TemplateLocation, options: TemplateOptions, depth: number): CompiledPart {
+function compilePart(
+  value: unknown,
+  path: string,
+  where: TemplateLocation,
+  options: TemplateOptions,
+  depth: number,
+): CompiledPart {
   if (depth > MAX_VALUE_DEPTH) {
-    throw new AgentError('INVALID_AGENT', `value nested deeper than ${MAX_VALUE_DEPTH} levels`, { ...where, field: path || undefined });
+    throw new AgentError('INVALID_AGENT', `value nested deeper than ${MAX_VALUE_DEPTH} levels`, {
+      ...where,
+      field: path || undefined,
+    });
   }
   if (typeof value === 'string') {
     if (!hasTemplateSyntax(value)) return staticPart(value);
@@ -57,7 +70,10 @@ function compilePart(value: unknown, path: string, where: TemplateLocation, opti
     const entries: [string, CompiledPart][] = [];
     for (const key of Object.keys(value)) {
       if (BLOCKED_KEYS.has(key)) continue;
-      entries.push([key, compilePart((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, where, options, depth + 1)]);
+      entries.push([
+        key,
+        compilePart((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, where, options, depth + 1),
+      ]);
     }
     if (entries.every(([, part]) => part.isStatic)) return staticPart(value);
     return {

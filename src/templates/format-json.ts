@@ -22,7 +22,8 @@ export function formatJson(value: RuntimeValue, indent: number | string | null, 
   return writer.text();
 
   function write(item: RuntimeValue, depth: number): void {
-    if (depth > MAX_JSON_DEPTH) throw new AgentError('TEMPLATE_LIMIT', `tojson: value nested deeper than ${MAX_JSON_DEPTH} levels`);
+    if (depth > MAX_JSON_DEPTH)
+      throw new AgentError('TEMPLATE_LIMIT', `tojson: value nested deeper than ${MAX_JSON_DEPTH} levels`);
     switch (item.type) {
       case 'NullValue':
       case 'UndefinedValue':

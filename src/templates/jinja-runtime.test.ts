@@ -34,21 +34,29 @@ describe('runtime values made without the constructor', () => {
     makeFunction(() => makeNull()),
   ];
 
-  it.each(VALUE_PROBES.map((probe, index) => [index, probe]))('probe %i has the same class, type and fields as `new`', (index, probe) => {
-    const reference = libraryValue(probe);
-    const value = made[index as number]!;
-    expect(Object.getPrototypeOf(value)).toBe(Object.getPrototypeOf(reference));
-    expect(value.type).toBe(reference.type);
-    // Same own fields, apart from the lazily created `_builtins` cache.
-    const fields = (object: object) => Object.keys(object).filter((key) => key !== '_builtins').sort();
-    expect(fields(value)).toEqual(fields(reference));
-  });
+  it.each(VALUE_PROBES.map((probe, index) => [index, probe]))(
+    'probe %i has the same class, type and fields as `new`',
+    (index, probe) => {
+      const reference = libraryValue(probe);
+      const value = made[index as number]!;
+      expect(Object.getPrototypeOf(value)).toBe(Object.getPrototypeOf(reference));
+      expect(value.type).toBe(reference.type);
+      // Same own fields, apart from the lazily created `_builtins` cache.
+      const fields = (object: object) =>
+        Object.keys(object)
+          .filter((key) => key !== '_builtins')
+          .sort();
+      expect(fields(value)).toEqual(fields(reference));
+    },
+  );
 
   it('behave like library values (builtins, truthiness, printing)', () => {
     const text = makeString('ab');
     expect(text.toString()).toBe('ab');
     expect(text.__bool__().value).toBe(true);
-    expect((text.builtins.get('upper')!.value as unknown as (args: unknown[]) => { value: string })([]).value).toBe('AB');
+    expect((text.builtins.get('upper')!.value as unknown as (args: unknown[]) => { value: string })([]).value).toBe(
+      'AB',
+    );
     expect(makeArray([makeInteger(1), makeString('x')]).toString()).toBe('[1, "x"]');
     expect(makeArray([]).__bool__().value).toBe(false);
     expect(makeFloat(2).toString()).toBe('2.0');

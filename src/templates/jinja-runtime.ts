@@ -75,16 +75,21 @@ export const makeNull = (): RuntimeValue => NullValue(null);
 export const makeUndefined = (): RuntimeValue => UndefinedValue(undefined);
 export const makeArray = (items: RuntimeValue[]): RuntimeValue => ArrayValue(items);
 export const makeObject = (entries: Map<string, RuntimeValue>): RuntimeValue => ObjectValue(entries);
-export const makeFunction = (body: (args: RuntimeValue[], scope: Environment) => RuntimeValue): RuntimeValue => FunctionValue(body);
+export const makeFunction = (body: (args: RuntimeValue[], scope: Environment) => RuntimeValue): RuntimeValue =>
+  FunctionValue(body);
 
 /** A number as the library types it: integers stay integers, everything else is a float. */
-export const makeNumber = (value: number): RuntimeValue => (Number.isInteger(value) ? makeInteger(value) : makeFloat(value));
+export const makeNumber = (value: number): RuntimeValue =>
+  Number.isInteger(value) ? makeInteger(value) : makeFloat(value);
 
-export const isString = (value: RuntimeValue): value is RuntimeValue & { value: string } => value.type === 'StringValue';
-export const isInteger = (value: RuntimeValue): value is RuntimeValue & { value: number } => value.type === 'IntegerValue';
+export const isString = (value: RuntimeValue): value is RuntimeValue & { value: string } =>
+  value.type === 'StringValue';
+export const isInteger = (value: RuntimeValue): value is RuntimeValue & { value: number } =>
+  value.type === 'IntegerValue';
 export const isNumber = (value: RuntimeValue): value is RuntimeValue & { value: number } =>
   value.type === 'IntegerValue' || value.type === 'FloatValue';
-export const isBoolean = (value: RuntimeValue): value is RuntimeValue & { value: boolean } => value.type === 'BooleanValue';
+export const isBoolean = (value: RuntimeValue): value is RuntimeValue & { value: boolean } =>
+  value.type === 'BooleanValue';
 export const isNull = (value: RuntimeValue): boolean => value.type === 'NullValue';
 export const isUndefined = (value: RuntimeValue): boolean => value.type === 'UndefinedValue';
 export const isArray = (value: RuntimeValue): value is RuntimeValue & { value: RuntimeValue[] } =>
@@ -96,7 +101,7 @@ export const isFunction = (value: RuntimeValue): boolean => value.type === 'Func
 
 /** True when `key` is an own, readable property of a data object. */
 export function isReadableKey(source: object, key: string): boolean {
-  return  Object.hasOwn(source, key) && !BLOCKED_KEYS.has(key);
+  return Object.hasOwn(source, key) && !BLOCKED_KEYS.has(key);
 }
 
 /**
@@ -158,7 +163,10 @@ export class LazyRecordMap extends Map<string, RuntimeValue> {
     return super.values();
   }
 
-  override forEach(callback: (value: RuntimeValue, key: string, map: Map<string, RuntimeValue>) => void, thisArg?: unknown): void {
+  override forEach(
+    callback: (value: RuntimeValue, key: string, map: Map<string, RuntimeValue>) => void,
+    thisArg?: unknown,
+  ): void {
     this.#fill();
     super.forEach(callback, thisArg);
   }
@@ -271,4 +279,3 @@ export function copyData(input: unknown, depth = 0, counter?: CopyCounter): unkn
   }
   return result;
 }
-

@@ -21,7 +21,9 @@ const scope = {
     emptyList: [],
     when: new Date('2024-01-02T03:04:05.000Z'),
     fn: () => 'no',
-    instance: new (class Box { inside = 1 })(),
+    instance: new (class Box {
+      inside = 1;
+    })(),
     proto: JSON.parse('{"__proto__": {"x": 1}, "ok": 1}') as unknown,
     items: ['keys', 'items'],
   },

@@ -26,7 +26,17 @@ export interface PathTemplate {
 }
 
 /** Names the interpreter resolves from its globals; a path starting there is not plain data. */
-const GLOBAL_NAMES: ReadonlySet<string> = new Set(['true', 'false', 'none', 'True', 'False', 'None', 'range', 'raise_exception', 'namespace']);
+const GLOBAL_NAMES: ReadonlySet<string> = new Set([
+  'true',
+  'false',
+  'none',
+  'True',
+  'False',
+  'None',
+  'range',
+  'raise_exception',
+  'namespace',
+]);
 
 /** Returned by `renderPathTemplate` when the interpreter must render instead. */
 export const FALL_BACK: unique symbol = Symbol('fall back to the interpreter');
@@ -110,7 +120,8 @@ function readPath(scope: TemplateScope, read: PathRead): unknown {
 
 /** What `readMember` gives for a non-called read, on JS data. */
 function readKey(value: unknown, key: string | number): unknown {
-  if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean') return undefined;
+  if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean')
+    return undefined;
   if (typeof value === 'string' || Array.isArray(value)) {
     if (typeof key === 'number') return value.at(key);
     return key === 'length' ? value.length : undefined;
@@ -126,5 +137,13 @@ function isPlainObject(value: unknown): value is object {
 
 function isPlainData(value: unknown): boolean {
   const kind = typeof value;
-  return kind === 'string' || kind === 'number' || kind === 'boolean' || value === null || value === undefined || Array.isArray(value) || isPlainObject(value);
+  return (
+    kind === 'string' ||
+    kind === 'number' ||
+    kind === 'boolean' ||
+    value === null ||
+    value === undefined ||
+    Array.isArray(value) ||
+    isPlainObject(value)
+  );
 }

@@ -38,7 +38,17 @@ export interface PreparedProgram {
 }
 
 /** Statement types that produce no text of their own (their children's output is counted). */
-const BLOCK_TYPES: ReadonlySet<string> = new Set(['If', 'For', 'Set', 'Macro', 'CallStatement', 'FilterStatement', 'Comment', 'Break', 'Continue']);
+const BLOCK_TYPES: ReadonlySet<string> = new Set([
+  'If',
+  'For',
+  'Set',
+  'Macro',
+  'CallStatement',
+  'FilterStatement',
+  'Comment',
+  'Break',
+  'Continue',
+]);
 const BLOCK_FIELDS = ['body', 'alternate', 'defaultBlock'] as const;
 const SNIPPET_LENGTH = 200;
 
@@ -50,9 +60,19 @@ export function prepareProgram(source: string): PreparedProgram {
     loneTokens.length >= 3 &&
     loneTokens[0]!.type === 'OpenExpression' &&
     loneTokens.at(-1)!.type === 'CloseExpression' &&
-    loneTokens.every((token, index) => index === 0 || (token.type !== 'OpenExpression' && token.type !== 'OpenStatement' && token.type !== 'Text' && token.type !== 'Comment'));
+    loneTokens.every(
+      (token, index) =>
+        index === 0 ||
+        (token.type !== 'OpenExpression' &&
+          token.type !== 'OpenStatement' &&
+          token.type !== 'Text' &&
+          token.type !== 'Comment'),
+    );
   // Keep a trailing newline, as TEA's Jinja environment does (keep_trailing_newline); the lexer drops one.
-  const program = parseOrThrow(isLone ? loneTokens : tokenizeOrThrow(source.endsWith('\n') ? source + '\n' : source, source), source);
+  const program = parseOrThrow(
+    isLone ? loneTokens : tokenizeOrThrow(source.endsWith('\n') ? source + '\n' : source, source),
+    source,
+  );
   const outputNodes = new Set<object>();
   const callees = new Set<object>();
   const literals = new Map<object, RuntimeValue>();
@@ -138,7 +158,9 @@ function checkFilter(filter: NodeRecord): void {
   const name = callee.type === 'Identifier' ? String(callee['value']) : '';
   if (TEMPLATE_FILTERS.has(name) || LIBRARY_FILTERS.has(name)) return;
   const known = [...TEMPLATE_FILTERS.keys(), ...LIBRARY_FILTERS];
-  throw new AgentError('TEMPLATE_ERROR', `unknown filter '${name}'${suggest(name, known)}`, { details: { filter: name } });
+  throw new AgentError('TEMPLATE_ERROR', `unknown filter '${name}'${suggest(name, known)}`, {
+    details: { filter: name },
+  });
 }
 
 function checkTest(name: string): void {
@@ -195,8 +217,16 @@ export function snippet(text: string): string {
 /** The source form of a node, e.g. `{{ state.x | upper }}`, for error messages. */
 export function describeNode(node: TemplateNode): string | undefined {
   try {
-    const formatted = Template.prototype.format.call({ parsed: { type: 'Program', body: [node] } } as unknown as Template);
-    return snippet(formatted.replace(/^\{\{- /, '{{ ').replace(/ -\}\}$/, ' }}').replace(/^\{%- /, '{% ').replace(/ -%\}$/, ' %}'));
+    const formatted = Template.prototype.format.call({
+      parsed: { type: 'Program', body: [node] },
+    } as unknown as Template);
+    return snippet(
+      formatted
+        .replace(/^\{\{- /, '{{ ')
+        .replace(/ -\}\}$/, ' }}')
+        .replace(/^\{%- /, '{% ')
+        .replace(/ -%\}$/, ' %}'),
+    );
   } catch {
     return undefined;
   }

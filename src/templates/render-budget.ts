@@ -27,7 +27,10 @@ export function resolveTemplateLimits(limits: Partial<TemplateLimits> = {}): Tem
     const value = limits[key];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-      throw new AgentError('INVALID_PARAMS', `template limit '${key}' must be a positive integer, got ${String(value)}`);
+      throw new AgentError(
+        'INVALID_PARAMS',
+        `template limit '${key}' must be a positive integer, got ${String(value)}`,
+      );
     }
     resolved[key] = value;
   }
@@ -35,7 +38,9 @@ export function resolveTemplateLimits(limits: Partial<TemplateLimits> = {}): Tem
 }
 
 export function limitError(what: string, limit: number, limitName: keyof TemplateLimits): AgentError {
-  return new AgentError('TEMPLATE_LIMIT', `${what} exceeds the limit of ${limit}`, { details: { limit: limitName, value: limit } });
+  return new AgentError('TEMPLATE_LIMIT', `${what} exceeds the limit of ${limit}`, {
+    details: { limit: limitName, value: limit },
+  });
 }
 
 /** The counters of one render; create one per render. */
@@ -108,7 +113,11 @@ export class RenderBudget {
   work(units: number): void {
     this.#work += units;
     if (!(this.#work <= this.limits.maxWorkUnits)) {
-      throw limitError('template work (characters and list items built or scanned)', this.limits.maxWorkUnits, 'maxWorkUnits');
+      throw limitError(
+        'template work (characters and list items built or scanned)',
+        this.limits.maxWorkUnits,
+        'maxWorkUnits',
+      );
     }
   }
 

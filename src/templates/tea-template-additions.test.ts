@@ -6,7 +6,8 @@ import { compileTemplate } from './compile-template.js';
 import { pythonUtcIso } from './python-time.js';
 import { TEMPLATE_CLOCK, type TemplateScope } from './types.js';
 
-const render = (source: string, scope: TemplateScope = {}) => compileTemplate(source, { node: 'n', field: 'with.x' }, { interpretOnly: true }).render(scope);
+const render = (source: string, scope: TemplateScope = {}) =>
+  compileTemplate(source, { node: 'n', field: 'with.x' }, { interpretOnly: true }).render(scope);
 
 function templateError(run: () => unknown): AgentError {
   try {
@@ -22,7 +23,9 @@ describe('now()', () => {
   it("prints the run's clock as Python's utcnow().isoformat() + 'Z'", () => {
     const clock = () => Date.UTC(2026, 10, 23, 18, 59, 19, 123);
     expect(render('{{ now() }}', { [TEMPLATE_CLOCK]: clock })).toBe('2026-11-23T18:59:19.123000Z');
-    expect(render('at {{ now() }}', { [TEMPLATE_CLOCK]: () => Date.UTC(2026, 0, 2, 3, 4, 5, 0) })).toBe('at 2026-01-02T03:04:05Z');
+    expect(render('at {{ now() }}', { [TEMPLATE_CLOCK]: () => Date.UTC(2026, 0, 2, 3, 4, 5, 0) })).toBe(
+      'at 2026-01-02T03:04:05Z',
+    );
   });
 
   it('reads the clock at each render, and Date.now without one', () => {
@@ -47,7 +50,9 @@ describe('sha256 filter', () => {
   const hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
   it('hashes a text as TEA does (hex of the UTF-8 bytes)', () => {
-    expect(render('{{ state.content | sha256 }}', { state: { content: 'abc' } })).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(render('{{ state.content | sha256 }}', { state: { content: 'abc' } })).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
     expect(render('key-{{ state.t | sha256 }}', { state: { t: 'héllo ☕' } })).toBe(`key-${hex('héllo ☕')}`);
   });
 
@@ -88,9 +93,13 @@ describe('tests with an argument', () => {
   });
 
   it('refuses a missing argument at load and bad operands at render', () => {
-    expect(templateError(() => compileTemplate('{{ state.n is divisibleby }}', {})).message).toContain("test 'divisibleby' needs an argument");
+    expect(templateError(() => compileTemplate('{{ state.n is divisibleby }}', {})).message).toContain(
+      "test 'divisibleby' needs an argument",
+    );
     expect(templateError(() => check('state.n is divisibleby 0')).message).toContain('division by zero');
-    expect(templateError(() => check('state.name is lt 3')).message).toContain("cannot order a StringValue against a IntegerValue");
+    expect(templateError(() => check('state.name is lt 3')).message).toContain(
+      'cannot order a StringValue against a IntegerValue',
+    );
     expect(templateError(() => compileTemplate('{{ state.n is divisibleby(3 }}', {})).code).toBe('TEMPLATE_ERROR');
   });
 
@@ -146,6 +155,10 @@ nodes:
 
   it('a test missing its argument in a goto if: is refused at load', async () => {
     const { loadAgent } = await import('../index.js');
-    expect(() => loadAgent('nodes:\n  - name: a\n    goto:\n      - if: "state.n is divisibleby"\n        to: __end__\n', { file: 'a.yaml' })).toThrow(/needs an argument/);
+    expect(() =>
+      loadAgent('nodes:\n  - name: a\n    goto:\n      - if: "state.n is divisibleby"\n        to: __end__\n', {
+        file: 'a.yaml',
+      }),
+    ).toThrow(/needs an argument/);
   });
 });

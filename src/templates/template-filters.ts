@@ -101,14 +101,23 @@ function endCharacter(text: string, last: boolean): RuntimeValue {
   if (text === '') return makeUndefined();
   if (!last) return makeString(String.fromCodePoint(text.codePointAt(0)!));
   const low = text.charCodeAt(text.length - 1);
-  const pair = text.length > 1 && low >= 0xdc00 && low <= 0xdfff && text.charCodeAt(text.length - 2) >= 0xd800 && text.charCodeAt(text.length - 2) <= 0xdbff;
+  const pair =
+    text.length > 1 &&
+    low >= 0xdc00 &&
+    low <= 0xdfff &&
+    text.charCodeAt(text.length - 2) >= 0xd800 &&
+    text.charCodeAt(text.length - 2) <= 0xdbff;
   return makeString(text.slice(pair ? -2 : -1));
 }
 
 const firstFilter: TemplateFilter = (operand, _args, _keywords, context) =>
-  isString(operand) ? endCharacter(operand.value, false) : (itemsOf(operand, 'first', context.budget)[0] ?? makeUndefined());
+  isString(operand)
+    ? endCharacter(operand.value, false)
+    : (itemsOf(operand, 'first', context.budget)[0] ?? makeUndefined());
 const lastFilter: TemplateFilter = (operand, _args, _keywords, context) =>
-  isString(operand) ? endCharacter(operand.value, true) : (itemsOf(operand, 'last', context.budget).at(-1) ?? makeUndefined());
+  isString(operand)
+    ? endCharacter(operand.value, true)
+    : (itemsOf(operand, 'last', context.budget).at(-1) ?? makeUndefined());
 
 const mapFilter: TemplateFilter = (operand, args, keywords, context) => {
   const items = itemsOf(operand, 'map', context.budget);
@@ -219,7 +228,10 @@ export const TEMPLATE_FILTERS: ReadonlyMap<string, TemplateFilter> = new Map<str
   ['string', stringFilter],
   ['round', roundFilter],
   ['bool', (operand) => makeBoolean(operand.__bool__().value)],
-  ['list', (operand, _args, _keywords, context) => builtList(itemsOf(operand, 'list', context.budget).slice(), context.budget)],
+  [
+    'list',
+    (operand, _args, _keywords, context) => builtList(itemsOf(operand, 'list', context.budget).slice(), context.budget),
+  ],
   ['format', (operand, args, _keywords, context) => formatValues(operand, args, context)],
   ['sha256', sha256Filter],
   ...TEXT_FILTERS,

@@ -74,11 +74,15 @@ describe("the issue's examples", () => {
     [`${MILLION}{{ ([x] * 1000000) | join }}`],
     [`${MILLION}{{ ([x] * 1000000) | string }}`],
     [`${MILLION}{{ ([x] * 1000000) | upper }}`],
-  ])('%s ends with TEMPLATE_LIMIT before building', (source) => {
-    const error = expectBoundedLimit(source, 0, {});
-    // Refused at the multiplication: a million copies of a million items is charged first.
-    expect(error.details.limit).toBe('maxWorkUnits');
-  }, SLOW);
+  ])(
+    '%s ends with TEMPLATE_LIMIT before building',
+    (source) => {
+      const error = expectBoundedLimit(source, 0, {});
+      // Refused at the multiplication: a million copies of a million items is charged first.
+      expect(error.details.limit).toBe('maxWorkUnits');
+    },
+    SLOW,
+  );
 });
 
 describe('printing shared lists is capped by the writer', () => {
@@ -110,48 +114,86 @@ describe('printing shared lists is capped by the writer', () => {
     [`${DOUBLED}{% macro show(v) %}{{ v }}{% endmacro %}{{ show(d) }}`],
     [`${DOUBLED}{% for item in [d] %}{{ item }}{% endfor %}`],
     [`${DOUBLED}{% filter upper %}{{ d }}{% endfilter %}`],
-  ])('%s', (source) => {
-    expectBoundedLimit(source);
-  }, SLOW);
+  ])(
+    '%s',
+    (source) => {
+      expectBoundedLimit(source);
+    },
+    SLOW,
+  );
 
-  it('a namespace doubled sixty times prints no further than the cap', () => {
-    const source = '{% set ns = namespace(a=[1]) %}{% for i in range(60) %}{% set ns.a = [ns.a, ns.a] %}{% endfor %}';
-    for (const tail of ['{{ ns.a }}', '{{ ns.a | tojson }}', '{{ ns.a | join }}', "{{ ns.a ~ '' }}"]) expectBoundedLimit(source + tail);
-    // Multiplying it counts 2^60 walked values: refused before any copy is made.
-    expect(expectBoundedLimit(`${source}{{ [ns.a] * 2 }}`, 0).details.limit).toBe('maxWorkUnits');
-  }, SLOW);
+  it(
+    'a namespace doubled sixty times prints no further than the cap',
+    () => {
+      const source = '{% set ns = namespace(a=[1]) %}{% for i in range(60) %}{% set ns.a = [ns.a, ns.a] %}{% endfor %}';
+      for (const tail of ['{{ ns.a }}', '{{ ns.a | tojson }}', '{{ ns.a | join }}', "{{ ns.a ~ '' }}"])
+        expectBoundedLimit(source + tail);
+      // Multiplying it counts 2^60 walked values: refused before any copy is made.
+      expect(expectBoundedLimit(`${source}{{ [ns.a] * 2 }}`, 0).details.limit).toBe('maxWorkUnits');
+    },
+    SLOW,
+  );
 
-  it('a dict doubled in a loop, or a filter block making a list, prints no further than the cap', () => {
-    const source = "{% set ns = namespace(d={'k': 1}) %}{% for i in range(60) %}{% set ns.d = {'a': ns.d, 'b': ns.d} %}{% endfor %}";
-    for (const tail of ['{{ ns.d }}', '{{ ns.d | tojson }}', "{{ ns.d | dictsort | join(',') }}", '{{ ns.d.items() | list }}']) expectBoundedLimit(source + tail);
-    expectBoundedLimit("{% filter list %}{{ 'x' * 9000 }}{% endfilter %}");
-    expect(render('{% filter list %}ab{% endfilter %}')).toBe('["a", "b"]');
-  }, SLOW);
+  it(
+    'a dict doubled in a loop, or a filter block making a list, prints no further than the cap',
+    () => {
+      const source =
+        "{% set ns = namespace(d={'k': 1}) %}{% for i in range(60) %}{% set ns.d = {'a': ns.d, 'b': ns.d} %}{% endfor %}";
+      for (const tail of [
+        '{{ ns.d }}',
+        '{{ ns.d | tojson }}',
+        "{{ ns.d | dictsort | join(',') }}",
+        '{{ ns.d.items() | list }}',
+      ])
+        expectBoundedLimit(source + tail);
+      expectBoundedLimit("{% filter list %}{{ 'x' * 9000 }}{% endfilter %}");
+      expect(render('{% filter list %}ab{% endfilter %}')).toBe('["a", "b"]');
+    },
+    SLOW,
+  );
 
   it('a namespace that holds itself is refused, not walked forever', () => {
     for (const print of ['{{ ns }}', '{{ ns | tojson }}', '{{ ns | string }}', "{{ [ns] | join(',') }}"]) {
-      expect(failure(() => render(`{% set ns = namespace() %}{% set ns.self = ns %}${print}`)).code).toBe('TEMPLATE_LIMIT');
+      expect(failure(() => render(`{% set ns = namespace() %}{% set ns.self = ns %}${print}`)).code).toBe(
+        'TEMPLATE_LIMIT',
+      );
     }
-    expect(failure(() => render('{% set ns = namespace() %}{% set ns.self = ns %}{{ [ns] * 3 }}')).code).toBe('TEMPLATE_LIMIT');
+    expect(failure(() => render('{% set ns = namespace() %}{% set ns.self = ns %}{{ [ns] * 3 }}')).code).toBe(
+      'TEMPLATE_LIMIT',
+    );
   });
 
-  it('a lone expression is copied out with every copied value charged', () => {
-    // Lone expressions pass native values on (no output cap); the copy walks shared lists each time.
-    expect(failure(() => render('{{ [[1] * 1000000] * 20 }}')).details.limit).toBe('maxWorkUnits');
-    const a = Array.from({ length: 100_000 }, () => 1);
-    const shared = { a, b: [a, a, a, a, a, a, a, a, a, a] };
-    for (const source of ['{{ state.b }}', '{{ [state.b, state.b] }}', '{{ {"x": state.b, "y": state.b} }}', '{{ state }}']) {
-      for (const interpretOnly of [false, true]) {
-        const error = failure(() => render(source, { state: shared }, { limits: { maxWorkUnits: 500_000 }, interpretOnly }));
-        expect(error.code).toBe('TEMPLATE_LIMIT');
-        expect(error.details.limit).toBe('maxWorkUnits');
-        expect(error.location).toMatchObject({ node: 'grow' });
+  it(
+    'a lone expression is copied out with every copied value charged',
+    () => {
+      // Lone expressions pass native values on (no output cap); the copy walks shared lists each time.
+      expect(failure(() => render('{{ [[1] * 1000000] * 20 }}')).details.limit).toBe('maxWorkUnits');
+      const a = Array.from({ length: 100_000 }, () => 1);
+      const shared = { a, b: [a, a, a, a, a, a, a, a, a, a] };
+      for (const source of [
+        '{{ state.b }}',
+        '{{ [state.b, state.b] }}',
+        '{{ {"x": state.b, "y": state.b} }}',
+        '{{ state }}',
+      ]) {
+        for (const interpretOnly of [false, true]) {
+          const error = failure(() =>
+            render(source, { state: shared }, { limits: { maxWorkUnits: 500_000 }, interpretOnly }),
+          );
+          expect(error.code).toBe('TEMPLATE_LIMIT');
+          expect(error.details.limit).toBe('maxWorkUnits');
+          expect(error.location).toMatchObject({ node: 'grow' });
+        }
       }
-    }
-    // Within the budget the copy is made as before.
-    expect(render('{{ state.b }}', { state: { b: [a.slice(0, 2), a.slice(0, 2)] } })).toEqual([[1, 1], [1, 1]]);
-    expect(render('{% set a = [1, 2] %}{{ [a, a] | length }}')).toBe('2');
-  }, SLOW);
+      // Within the budget the copy is made as before.
+      expect(render('{{ state.b }}', { state: { b: [a.slice(0, 2), a.slice(0, 2)] } })).toEqual([
+        [1, 1],
+        [1, 1],
+      ]);
+      expect(render('{% set a = [1, 2] %}{{ [a, a] | length }}')).toBe('2');
+    },
+    SLOW,
+  );
 });
 
 describe('builders charge their work to the render', () => {
@@ -165,60 +207,93 @@ describe('builders charge their work to the render', () => {
     // Lists concatenated or multiplied, with sharing.
     [`{% set x = [1] * 10000 %}{% for i in range(20) %}{% set y = [x] * 1 %}{% endfor %}`, 'maxWorkUnits'],
     [`{% set x = [1] * 10000 %}{% set y = [x, x, x, x] %}{{ (y + y + y + y + y) | length }}`, 'maxWorkUnits'],
-    [`{% set ns = namespace(s=[[1] * 1000]) %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}{% endfor %}`, 'maxWorkUnits'],
+    [
+      `{% set ns = namespace(s=[[1] * 1000]) %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}{% endfor %}`,
+      'maxWorkUnits',
+    ],
     // Filters and methods that build, run many times under the per-string cap.
     ["{% set s = 'x' * 9000 %}{% for i in range(100) %}{% set t = s | upper %}{% endfor %}", 'maxWorkUnits'],
     ["{% set s = 'x' * 9000 %}{% for i in range(100) %}{% set t = s.upper() %}{% endfor %}", 'maxWorkUnits'],
     ["{% set s = 'x y' * 3000 %}{% for i in range(100) %}{% set t = s.split(' ') %}{% endfor %}", 'maxWorkUnits'],
     ["{% set s = 'x' * 9000 %}{% for i in range(100) %}{% set t = s | title %}{% endfor %}", 'maxWorkUnits'],
-    ["{% set s = 'x' * 9000 %}{% for i in range(100) %}{% set t = s | replace('x', 'y') %}{% endfor %}", 'maxWorkUnits'],
+    [
+      "{% set s = 'x' * 9000 %}{% for i in range(100) %}{% set t = s | replace('x', 'y') %}{% endfor %}",
+      'maxWorkUnits',
+    ],
     ["{% set s = 'x' * 9000 %}{% for i in range(100) %}{% set t = s | list %}{% endfor %}", 'maxWorkUnits'],
-    ["{% set l = [1] * 9000 %}{% for i in range(100) %}{% set t = l | reverse %}{% endfor %}", 'maxWorkUnits'],
-    ["{% set l = [1] * 9000 %}{% for i in range(100) %}{% set t = l | select %}{% endfor %}", 'maxWorkUnits'],
-    ["{% set l = [1] * 9000 %}{% for i in range(100) %}{% set t = l | map('string') | list %}{% endfor %}", 'maxWorkUnits'],
-    ["{% set l = range(9000) | list %}{% for i in range(100) %}{% set t = l | sort %}{% endfor %}", 'maxWorkUnits'],
+    ['{% set l = [1] * 9000 %}{% for i in range(100) %}{% set t = l | reverse %}{% endfor %}', 'maxWorkUnits'],
+    ['{% set l = [1] * 9000 %}{% for i in range(100) %}{% set t = l | select %}{% endfor %}', 'maxWorkUnits'],
+    [
+      "{% set l = [1] * 9000 %}{% for i in range(100) %}{% set t = l | map('string') | list %}{% endfor %}",
+      'maxWorkUnits',
+    ],
+    ['{% set l = range(9000) | list %}{% for i in range(100) %}{% set t = l | sort %}{% endfor %}', 'maxWorkUnits'],
     ["{% set s = 'x' * 10000 %}{{ s | list | sort | length }}", 'maxWorkUnits'],
     // Scans of a whole text or list, repeated.
     ["{% set s = 'x' * 10000 %}{% for i in range(1000) %}{% if 'zz' in s %}{% endif %}{% endfor %}", 'maxWorkUnits'],
-    ["{% set l = [1] * 10000 %}{% for i in range(1000) %}{% if 2 in l %}{% endif %}{% endfor %}", 'maxWorkUnits'],
+    ['{% set l = [1] * 10000 %}{% for i in range(1000) %}{% if 2 in l %}{% endif %}{% endfor %}', 'maxWorkUnits'],
     ["{% set s = 'x' * 10000 %}{% for i in range(1000) %}{% set t = s[:3] %}{% endfor %}", 'maxWorkUnits'],
     ["{% set s = 'x' * 10000 %}{% for i in range(1000) %}{% set t = s | wordcount %}{% endfor %}", 'maxWorkUnits'],
-    ["{% set s = 'x' * 10000 %}{% set s2 = 'x' * 10000 %}{% for i in range(1000) %}{% if s == s2 %}{% endif %}{% endfor %}", 'maxWorkUnits'],
+    [
+      "{% set s = 'x' * 10000 %}{% set s2 = 'x' * 10000 %}{% for i in range(1000) %}{% if s == s2 %}{% endif %}{% endfor %}",
+      'maxWorkUnits',
+    ],
     ["{% set s = 'x' * 10000 %}{% for i in range(1000) %}{% if s is lower %}{% endif %}{% endfor %}", 'maxWorkUnits'],
     ["{% set s = '1' * 10000 %}{% for i in range(1000) %}{% set n = s | int %}{% endfor %}", 'maxWorkUnits'],
     ["{% set s = '1' * 10000 %}{% for i in range(1000) %}{% set n = s | float %}{% endfor %}", 'maxWorkUnits'],
-    ["{% set s = 'x' * 10000 %}{% for i in range(1000) %}{% if s.startswith(s) %}{% endif %}{% endfor %}", 'maxWorkUnits'],
-    ["{% set l = [1] * 10000 %}{% macro f() %}{{ varargs | length }}{% endmacro %}{% for i in range(1000) %}{% set n = f(*l) %}{% endfor %}", 'maxWorkUnits'],
+    [
+      "{% set s = 'x' * 10000 %}{% for i in range(1000) %}{% if s.startswith(s) %}{% endif %}{% endfor %}",
+      'maxWorkUnits',
+    ],
+    [
+      '{% set l = [1] * 10000 %}{% macro f() %}{{ varargs | length }}{% endmacro %}{% for i in range(1000) %}{% set n = f(*l) %}{% endfor %}',
+      'maxWorkUnits',
+    ],
     ["{% set s = 'x' * 10000 %}{% for i in range(1000) %}{% set t = s | join %}{% endfor %}", 'maxWorkUnits'],
     // Walks of a whole list by filters and functions that build little or nothing.
-    ["{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | sum %}{% endfor %}", 'maxWorkUnits'],
-    ["{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | max %}{% endfor %}", 'maxWorkUnits'],
-    ["{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | unique %}{% endfor %}", 'maxWorkUnits'],
-    ["{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | map('int') | first %}{% endfor %}", 'maxWorkUnits'],
-    ["{% set p = [['a', 1]] * 10000 %}{% for i in range(1000) %}{% set t = namespace(p) %}{% endfor %}", 'maxWorkUnits'],
-  ])('%s', (source, limit) => {
-    const error = failure(() => render(source, {}, BUILD));
-    expect(error.code).toBe('TEMPLATE_LIMIT');
-    expect(error.details.limit).toBe(limit);
-  }, SLOW);
+    ['{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | sum %}{% endfor %}', 'maxWorkUnits'],
+    ['{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | max %}{% endfor %}', 'maxWorkUnits'],
+    ['{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | unique %}{% endfor %}', 'maxWorkUnits'],
+    [
+      "{% set l = [1] * 10000 %}{% for i in range(1000) %}{% set t = l | map('int') | first %}{% endfor %}",
+      'maxWorkUnits',
+    ],
+    [
+      "{% set p = [['a', 1]] * 10000 %}{% for i in range(1000) %}{% set t = namespace(p) %}{% endfor %}",
+      'maxWorkUnits',
+    ],
+  ])(
+    '%s',
+    (source, limit) => {
+      const error = failure(() => render(source, {}, BUILD));
+      expect(error.code).toBe('TEMPLATE_LIMIT');
+      expect(error.details.limit).toBe(limit);
+    },
+    SLOW,
+  );
 
   it('first and last of a text read one character, not the whole text', () => {
-    const source = "{% set s = 'é' ~ 'x' * 9000 ~ '😀' %}{% for i in range(1000) %}{% set a = s | first %}{% set b = s | last %}{% endfor %}{{ s | first }}{{ s | last }}";
+    const source =
+      "{% set s = 'é' ~ 'x' * 9000 ~ '😀' %}{% for i in range(1000) %}{% set a = s | first %}{% set b = s | last %}{% endfor %}{{ s | first }}{{ s | last }}";
     expect(render(source, {}, { limits: { maxOutputChars: 10_000, maxWorkUnits: 100_000 } })).toBe('é😀');
   });
 
   it('the same text measured again is not scanned again', () => {
     // `length` on one string value is counted once and remembered, so a loop reading it is cheap.
-    const source = "{% set s = 'x' * 1000000 %}{% for i in range(1000) %}{% if s | length > 5 %}{% endif %}{% endfor %}ok";
+    const source =
+      "{% set s = 'x' * 1000000 %}{% for i in range(1000) %}{% if s | length > 5 %}{% endif %}{% endfor %}ok";
     expect(render(source, {}, { limits: { maxWorkUnits: 3_000_000 } })).toBe('ok');
   });
 
   it('the work budget is configurable and ordinary templates stay far below it', () => {
     const items = Array.from({ length: 200 }, (_, index) => ({ name: `item ${index}`, tags: ['a', 'b'] }));
-    const source = "{% for item in state.items %}- {{ item.name | upper }} ({{ item.tags | join(', ') }}) {{ item | tojson }}\n{% endfor %}";
+    const source =
+      "{% for item in state.items %}- {{ item.name | upper }} ({{ item.tags | join(', ') }}) {{ item | tojson }}\n{% endfor %}";
     const text = render(source, { state: { items } }, { limits: { maxWorkUnits: 100_000 } }) as string;
     expect(text.split('\n')).toHaveLength(201);
-    expect(failure(() => render(source, { state: { items } }, { limits: { maxWorkUnits: 1_000 } })).details.limit).toBe('maxWorkUnits');
+    expect(failure(() => render(source, { state: { items } }, { limits: { maxWorkUnits: 1_000 } })).details.limit).toBe(
+      'maxWorkUnits',
+    );
   });
 });
 
@@ -251,7 +326,12 @@ describe('huge ranges and width arguments', () => {
   });
 
   it('builders the library lacks are refused when the agent loads', () => {
-    for (const source of ["{{ 'a' | center(10**9) }}", "{{ 'a b' | wordwrap(10**9) }}", '{{ range(10) | batch(10**9) }}', '{{ range(10) | slice(10**9) }}']) {
+    for (const source of [
+      "{{ 'a' | center(10**9) }}",
+      "{{ 'a b' | wordwrap(10**9) }}",
+      '{{ range(10) | batch(10**9) }}',
+      '{{ range(10) | slice(10**9) }}',
+    ]) {
       const error = failure(() => compileTemplate(source, where));
       expect(error.code).toBe('TEMPLATE_ERROR');
       expect(error.message).toContain('unknown filter');
@@ -274,16 +354,18 @@ describe('huge ranges and width arguments', () => {
 });
 
 describe("printf-style formatting (issue 12, point 10: '%.500e')", () => {
-  it.each([["{{ '%.500e' % 1.5 }}"], ["{{ '%.101f' % 2 }}"], ["{{ '%.500E' | format(3) }}"], ["{{ 'x=%10.200e' % 1.5 }}"]])(
-    '%s is a TEMPLATE_ERROR naming the precision',
-    (source) => {
-      const error = failure(() => render(source));
-      expect(error.code).toBe('TEMPLATE_ERROR');
-      expect(error.message).toMatch(/format: precision \d+ in '%[\d.]+[efE]' is too large \(at most 100 digits\)/);
-      expect(error.message).not.toMatch(/toExponential|toFixed|argument must be between/);
-      expect(error.location).toMatchObject({ node: 'grow', field: 'with.prompt' });
-    },
-  );
+  it.each([
+    ["{{ '%.500e' % 1.5 }}"],
+    ["{{ '%.101f' % 2 }}"],
+    ["{{ '%.500E' | format(3) }}"],
+    ["{{ 'x=%10.200e' % 1.5 }}"],
+  ])('%s is a TEMPLATE_ERROR naming the precision', (source) => {
+    const error = failure(() => render(source));
+    expect(error.code).toBe('TEMPLATE_ERROR');
+    expect(error.message).toMatch(/format: precision \d+ in '%[\d.]+[efE]' is too large \(at most 100 digits\)/);
+    expect(error.message).not.toMatch(/toExponential|toFixed|argument must be between/);
+    expect(error.location).toMatchObject({ node: 'grow', field: 'with.prompt' });
+  });
 
   it('precisions up to 100 work, and %s precision only cuts', () => {
     expect(render("{{ '%.2e' % 12345.678 }}")).toBe('1.23e+04');
@@ -311,8 +393,10 @@ describe('printing is unchanged', () => {
   });
 
   it('in and not in keep their meaning', () => {
-    expect(render("{{ 'b' in 'abc' }} {{ 2 in [1, 2] }} {{ 'k' in {'k': 1} }} {{ 'z' not in 'abc' }} {{ 1 in state.missing }}")).toBe(
-      'true true true true false',
-    );
+    expect(
+      render(
+        "{{ 'b' in 'abc' }} {{ 2 in [1, 2] }} {{ 'k' in {'k': 1} }} {{ 'z' not in 'abc' }} {{ 1 in state.missing }}",
+      ),
+    ).toBe('true true true true false');
   });
 });

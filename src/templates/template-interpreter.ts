@@ -93,7 +93,9 @@ export class TemplateInterpreter extends Interpreter {
       if (source.type === 'UndefinedValue' || source.type === 'NullValue') return makeArray([]);
       // A string's characters are counted (by code units, at least as many) before they are made.
       if (isString(source)) this.#budget.loopSource(source.value.length);
-      const items = isString(source) ? makeArray(Array.from(source.value, (character) => makeString(character))) : source;
+      const items = isString(source)
+        ? makeArray(Array.from(source.value, (character) => makeString(character)))
+        : source;
       // The library prepares every item before the first iteration, so the size is checked first.
       if (isArray(items)) this.#budget.loopSource(items.value.length);
       else if (isMapping(items)) this.#budget.loopSource(items.value.size);
@@ -134,7 +136,8 @@ export class TemplateInterpreter extends Interpreter {
         return this.#member(statement as unknown as MemberNode, statement, environment);
       case 'FilterExpression': {
         const node = statement as unknown as { operand: TemplateNode; filter: NamedNode | CallNode };
-        if (!TEMPLATE_FILTERS.has(filterName(node.filter))) return this.#checked(super.evaluate(statement, environment));
+        if (!TEMPLATE_FILTERS.has(filterName(node.filter)))
+          return this.#checked(super.evaluate(statement, environment));
         return this.#filter(node.filter, this.evaluate(node.operand, environment), environment);
       }
       case 'FilterStatement': {
@@ -147,11 +150,18 @@ export class TemplateInterpreter extends Interpreter {
         return isString(result) ? result : makeString(toText(result, this.#budget));
       }
       case 'TestExpression': {
-        const node = statement as unknown as { operand: TemplateNode; negate: boolean; test: NamedNode; argument?: TemplateNode };
+        const node = statement as unknown as {
+          operand: TemplateNode;
+          negate: boolean;
+          test: NamedNode;
+          argument?: TemplateNode;
+        };
         const operand = this.evaluate(node.operand, environment);
         if (node.argument !== undefined) {
           const argumentTest = ARGUMENT_TESTS.get(node.test.value)!;
-          return makeBoolean(argumentTest(operand, this.evaluate(node.argument, environment), this.#budget) !== node.negate);
+          return makeBoolean(
+            argumentTest(operand, this.evaluate(node.argument, environment), this.#budget) !== node.negate,
+          );
         }
         const test = TEMPLATE_TESTS.get(node.test.value);
         if (test !== undefined) return makeBoolean(test(operand) !== node.negate);
@@ -163,7 +173,8 @@ export class TemplateInterpreter extends Interpreter {
       }
       case 'BinaryExpression': {
         const node = statement as unknown as { operator: { value: string }; left: TemplateNode; right: TemplateNode };
-        if (node.operator.value === '*') return multiply(this.evaluate(node.left, environment), this.evaluate(node.right, environment), this.#budget);
+        if (node.operator.value === '*')
+          return multiply(this.evaluate(node.left, environment), this.evaluate(node.right, environment), this.#budget);
         if (node.operator.value === '%') {
           const left = this.evaluate(node.left, environment);
           const right = this.evaluate(node.right, environment);
@@ -179,7 +190,8 @@ export class TemplateInterpreter extends Interpreter {
           this.#budget.size(left.length + right.length);
           return makeString(left + right);
         }
-        if (node.operator.value === '+') return add(this.evaluate(node.left, environment), this.evaluate(node.right, environment), this.#budget);
+        if (node.operator.value === '+')
+          return add(this.evaluate(node.left, environment), this.evaluate(node.right, environment), this.#budget);
         if (node.operator.value === '==' || node.operator.value === '!=') {
           const left = this.evaluate(node.left, environment);
           const right = this.evaluate(node.right, environment);
@@ -191,7 +203,11 @@ export class TemplateInterpreter extends Interpreter {
           return makeBoolean(equal === (node.operator.value === '=='));
         }
         if (node.operator.value === 'in' || node.operator.value === 'not in') {
-          const member = contains(this.evaluate(node.left, environment), this.evaluate(node.right, environment), this.#budget);
+          const member = contains(
+            this.evaluate(node.left, environment),
+            this.evaluate(node.right, environment),
+            this.#budget,
+          );
           return makeBoolean(member !== (node.operator.value === 'not in'));
         }
         return this.#checked(super.evaluate(statement, environment));
@@ -236,7 +252,8 @@ export class TemplateInterpreter extends Interpreter {
     const asCallee = this.#program.callees.has(statement);
     // A string method (`upper()`, `split()`, `startswith()`...) reads the text: charged as a scan.
     if (asCallee && isString(target) && isString(key)) this.#budget.work(target.value.length);
-    if (asCallee && isString(target) && isString(key) && key.value === 'replace') return this.#stringReplace(target.value);
+    if (asCallee && isString(target) && isString(key) && key.value === 'replace')
+      return this.#stringReplace(target.value);
     if (asCallee && isString(target) && isString(key) && key.value === 'join') return this.#stringJoin(target.value);
     return readMember(target, key, asCallee);
   }
@@ -252,7 +269,10 @@ export class TemplateInterpreter extends Interpreter {
   /** `text.replace(old, new, count)`, with the result size checked before it is built. */
   #stringReplace(text: string): RuntimeValue {
     return makeFunction((args) => {
-      const keywords = args.at(-1)?.type === 'KeywordArgumentsValue' ? (args.pop()!.value as Map<string, RuntimeValue>) : new Map<string, RuntimeValue>();
+      const keywords =
+        args.at(-1)?.type === 'KeywordArgumentsValue'
+          ? (args.pop()!.value as Map<string, RuntimeValue>)
+          : new Map<string, RuntimeValue>();
       const [old, replacement] = args;
       const count = args[2] ?? keywords.get('count');
       if (old === undefined || replacement === undefined || !isString(old) || !isString(replacement)) {
@@ -265,7 +285,9 @@ export class TemplateInterpreter extends Interpreter {
 
   #filter(filter: NamedNode | CallNode, operand: RuntimeValue, environment: Environment): RuntimeValue {
     const [args, keywords] =
-      filter.type === 'CallExpression' ? this.#internals.evaluateArguments((filter as CallNode).args, environment) : [[], new Map()];
+      filter.type === 'CallExpression'
+        ? this.#internals.evaluateArguments((filter as CallNode).args, environment)
+        : [[], new Map()];
     const name = filterName(filter);
     return this.#checked(TEMPLATE_FILTERS.get(name)!(operand, args, keywords, this.#filterContext(environment)));
   }

@@ -20,7 +20,20 @@ function ours(source: string, scope: Record<string, unknown>): unknown {
   }
 }
 
-const scope = { xs: [1, 2, 3, 4, 5], words: ['a', 'b'], pairs: [['a', 1], ['b', 2]], dict: { k1: 'v1', k2: 'v2' }, people: [{ name: 'Ada', age: 36 }, { name: 'Alan', age: 41 }], empty: [] };
+const scope = {
+  xs: [1, 2, 3, 4, 5],
+  words: ['a', 'b'],
+  pairs: [
+    ['a', 1],
+    ['b', 2],
+  ],
+  dict: { k1: 'v1', k2: 'v2' },
+  people: [
+    { name: 'Ada', age: 36 },
+    { name: 'Alan', age: 41 },
+  ],
+  empty: [],
+};
 
 describe('for loops match the library', () => {
   it.each([
@@ -56,6 +69,8 @@ describe('for loops match the library', () => {
   });
 
   it('break outside a loop is a template error', () => {
-    expect(() => compileTemplate('{% break %}', {}).render({})).toThrow(expect.objectContaining({ code: 'TEMPLATE_ERROR' }));
+    expect(() => compileTemplate('{% break %}', {}).render({})).toThrow(
+      expect.objectContaining({ code: 'TEMPLATE_ERROR' }),
+    );
   });
 });

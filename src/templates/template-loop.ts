@@ -46,7 +46,8 @@ export function runLoop(host: LoopHost, node: LoopNode, environment: Environment
   const source = host.evaluate(select !== undefined ? select.lhs! : node.iterable, scope);
   let candidates: RuntimeValue[];
   if (isArray(source)) candidates = source.value;
-  else if (isMapping(source) && source.type !== 'NamespaceValue') candidates = Array.from((source.value as Map<string, RuntimeValue>).keys(), (key) => makeString(key));
+  else if (isMapping(source) && source.type !== 'NamespaceValue')
+    candidates = Array.from((source.value as Map<string, RuntimeValue>).keys(), (key) => makeString(key));
   else throw new AgentError('TEMPLATE_ERROR', `cannot loop over a ${source.type}`);
   const items: RuntimeValue[] = [];
   for (const item of candidates) {
@@ -89,10 +90,14 @@ function bind(target: LoopNode['loopvar'], item: RuntimeValue, environment: Envi
   }
   if (target.type !== 'TupleLiteral') throw new AgentError('TEMPLATE_ERROR', `invalid loop variable: ${target.type}`);
   const names = target.value as (TemplateNode & { value?: unknown })[];
-  if (!isArray(item)) throw new AgentError('TEMPLATE_ERROR', `cannot unpack a ${item.type} into ${names.length} loop variables`);
+  if (!isArray(item))
+    throw new AgentError('TEMPLATE_ERROR', `cannot unpack a ${item.type} into ${names.length} loop variables`);
   const parts = item.value as RuntimeValue[];
   if (parts.length !== names.length) {
-    throw new AgentError('TEMPLATE_ERROR', `too ${names.length > parts.length ? 'few' : 'many'} items to unpack (${parts.length} for ${names.length})`);
+    throw new AgentError(
+      'TEMPLATE_ERROR',
+      `too ${names.length > parts.length ? 'few' : 'many'} items to unpack (${parts.length} for ${names.length})`,
+    );
   }
   names.forEach((name, index) => {
     if (name.type !== 'Identifier') throw new AgentError('TEMPLATE_ERROR', `cannot unpack into a ${name.type}`);

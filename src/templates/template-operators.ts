@@ -30,7 +30,11 @@ export function multiply(left: RuntimeValue, right: RuntimeValue, budget: Render
     const product = left.value * right.value;
     return isInteger(left) && isInteger(right) ? makeInteger(product) : makeFloat(product);
   }
-  const [sequence, times] = isInteger(right) ? [left, right.value] : isInteger(left) ? [right, left.value] : [left, NaN];
+  const [sequence, times] = isInteger(right)
+    ? [left, right.value]
+    : isInteger(left)
+      ? [right, left.value]
+      : [left, NaN];
   if (Number.isInteger(times) && (isString(sequence) || isArray(sequence))) {
     const count = Math.max(times, 0);
     budget.size(sequence.value.length * count);
@@ -92,7 +96,8 @@ export function contains(left: RuntimeValue, right: RuntimeValue, budget: Render
 
 /** `%` on numbers as in Python (and so Jinja): the result has the sign of the divisor. */
 export function remainder(left: RuntimeValue, right: RuntimeValue): RuntimeValue {
-  if (!isNumber(left) || !isNumber(right)) throw new AgentError('TEMPLATE_ERROR', `cannot apply % to ${left.type} and ${right.type}`);
+  if (!isNumber(left) || !isNumber(right))
+    throw new AgentError('TEMPLATE_ERROR', `cannot apply % to ${left.type} and ${right.type}`);
   if (right.value === 0) throw new AgentError('TEMPLATE_ERROR', 'modulo by zero');
   const remainder = left.value - right.value * Math.floor(left.value / right.value);
   return isInteger(left) && isInteger(right) ? makeInteger(remainder) : makeFloat(remainder);

@@ -30,7 +30,9 @@ describe('limits: bombs end with TEMPLATE_LIMIT after bounded work', () => {
   it('nested loops over data stop at the total iteration cap', () => {
     const rows = Array.from({ length: 100 }, (_, index) => index);
     const small = { limits: { maxLoopIterations: 2_000 } };
-    const error = failure(() => render('{% for a in state.rows %}{% for b in state.rows %}{% endfor %}{% endfor %}', { state: { rows } }, small));
+    const error = failure(() =>
+      render('{% for a in state.rows %}{% for b in state.rows %}{% endfor %}{% endfor %}', { state: { rows } }, small),
+    );
     expect(error.code).toBe('TEMPLATE_LIMIT');
     expect(error.details.limit).toBe('maxLoopIterations');
   });
@@ -38,13 +40,21 @@ describe('limits: bombs end with TEMPLATE_LIMIT after bounded work', () => {
   it('a loop over more items than the cap is refused before it starts', () => {
     const rows = Array.from({ length: 11 }, (_, index) => index);
     const options = { limits: { maxLoopIterations: 10 } };
-    expect(failure(() => render('{% for row in state.rows %}{% endfor %}', { state: { rows } }, options)).code).toBe('TEMPLATE_LIMIT');
+    expect(failure(() => render('{% for row in state.rows %}{% endfor %}', { state: { rows } }, options)).code).toBe(
+      'TEMPLATE_LIMIT',
+    );
     expect(failure(() => render("{% for c in 'x' * 11 %}{% endfor %}", {}, options)).code).toBe('TEMPLATE_LIMIT');
     expect(render('{% for row in state.rows[:10] %}{% endfor %}ok', { state: { rows } }, options)).toBe('ok');
   });
 
   it('many small ranges add up', () => {
-    const error = failure(() => render('{% for i in range(100) %}{% for j in range(100) %}{% endfor %}{% endfor %}', {}, { limits: { maxLoopIterations: 2_000 } }));
+    const error = failure(() =>
+      render(
+        '{% for i in range(100) %}{% for j in range(100) %}{% endfor %}{% endfor %}',
+        {},
+        { limits: { maxLoopIterations: 2_000 } },
+      ),
+    );
     expect(error.code).toBe('TEMPLATE_LIMIT');
   });
 
@@ -61,9 +71,13 @@ describe('limits: bombs end with TEMPLATE_LIMIT after bounded work', () => {
 
   it.each([
     ["{{ 'x' * 10**9 }}"],
-    ["{{ [1, 2] * 10**9 }}"],
-    ["{% set ns = namespace(s='xxxxxxxx') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s | length }}"],
-    ["{% set ns = namespace(s=[1, 2, 3, 4]) %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}{% endfor %}{{ ns.s | length }}"],
+    ['{{ [1, 2] * 10**9 }}'],
+    [
+      "{% set ns = namespace(s='xxxxxxxx') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s | length }}",
+    ],
+    [
+      '{% set ns = namespace(s=[1, 2, 3, 4]) %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}{% endfor %}{{ ns.s | length }}',
+    ],
     ["{{ state.big | replace('x', state.big) }}"],
     ["{{ state.big | replace('', state.big) }}"],
     ["{{ state.big.replace('x', state.big) }}"],
@@ -92,14 +106,30 @@ describe('limits: bombs end with TEMPLATE_LIMIT after bounded work', () => {
     expect(render('{% for i in range(10) %}{% endfor %}ok', {}, options)).toBe('ok');
     expect(failure(() => render("{{ 'x' * 21 }}", {}, options)).code).toBe('TEMPLATE_LIMIT');
     // A lone expression passes data on (not output), so it is not capped; text output is, on both paths.
-    expect(render('{{ state.text }}', { state: { text: 'y'.repeat(21) } }, { limits: { maxOutputChars: 20 } })).toBe('y'.repeat(21));
-    expect(render('{{ state.text }}', { state: { text: 'y'.repeat(21) } }, { limits: { maxOutputChars: 20 }, interpretOnly: true })).toBe('y'.repeat(21));
-    expect(failure(() => render('<{{ state.text }}>', { state: { text: 'y'.repeat(21) } }, { limits: { maxOutputChars: 20 }, interpretOnly: true })).code).toBe(
-      'TEMPLATE_LIMIT',
+    expect(render('{{ state.text }}', { state: { text: 'y'.repeat(21) } }, { limits: { maxOutputChars: 20 } })).toBe(
+      'y'.repeat(21),
     );
-    expect(failure(() => render('<{{ state.text }}>', { state: { text: 'y'.repeat(21) } }, { limits: { maxOutputChars: 20 } })).code).toBe(
-      'TEMPLATE_LIMIT',
-    );
+    expect(
+      render(
+        '{{ state.text }}',
+        { state: { text: 'y'.repeat(21) } },
+        { limits: { maxOutputChars: 20 }, interpretOnly: true },
+      ),
+    ).toBe('y'.repeat(21));
+    expect(
+      failure(() =>
+        render(
+          '<{{ state.text }}>',
+          { state: { text: 'y'.repeat(21) } },
+          { limits: { maxOutputChars: 20 }, interpretOnly: true },
+        ),
+      ).code,
+    ).toBe('TEMPLATE_LIMIT');
+    expect(
+      failure(() =>
+        render('<{{ state.text }}>', { state: { text: 'y'.repeat(21) } }, { limits: { maxOutputChars: 20 } }),
+      ).code,
+    ).toBe('TEMPLATE_LIMIT');
   });
 
   it('bad limit values are refused', () => {
@@ -136,7 +166,11 @@ describe('safety: no way from a template into JS objects', () => {
   });
 
   it('calling through the prototype chain fails as a template error, never a function', () => {
-    for (const source of ["{{ state.constructor('return 1')() }}", "{{ ''.constructor.constructor('return process')() }}", '{{ state.__proto__.polluted }}']) {
+    for (const source of [
+      "{{ state.constructor('return 1')() }}",
+      "{{ ''.constructor.constructor('return process')() }}",
+      '{{ state.__proto__.polluted }}',
+    ]) {
       try {
         const value = render(source, { state });
         expect(typeof value).not.toBe('function');
@@ -172,7 +206,9 @@ describe('safety: no way from a template into JS objects', () => {
   });
 
   it('data containing template syntax is never re-parsed', () => {
-    expect(render('Q: {{ state.q }}', { state: { q: '{{ secrets.key }}' }, secrets: { key: 'k' } })).toBe('Q: {{ secrets.key }}');
+    expect(render('Q: {{ state.q }}', { state: { q: '{{ secrets.key }}' }, secrets: { key: 'k' } })).toBe(
+      'Q: {{ secrets.key }}',
+    );
   });
 
   it('functions in the scope are not exposed', () => {

@@ -26,10 +26,4 @@ export const TEMPLATE_TESTS: ReadonlyMap<string, TemplateTest> = new Map<string,
 ]);
 
 /** Tests the library implements and tea-edge leaves to it. */
-export const LIBRARY_TESTS: ReadonlySet<string> = new Set([
-  'callable',
-  'iterable',
-  'sequence',
-  'lower',
-  'upper',
-]);
+export const LIBRARY_TESTS: ReadonlySet<string> = new Set(['callable', 'iterable', 'sequence', 'lower', 'upper']);

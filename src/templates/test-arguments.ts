@@ -17,7 +17,11 @@ type Token = ReturnType<typeof tokenize>[number];
 /** A marked test name cannot be written in a template: `#` never appears in an identifier. */
 const MARK = '#';
 const NOT_AN_ARGUMENT: ReadonlySet<string> = new Set(['and', 'or', 'else', 'if', 'not', 'is', 'in', 'recursive']);
-const OPENERS: Readonly<Record<string, string>> = { OpenParen: 'CloseParen', OpenSquareBracket: 'CloseSquareBracket', OpenCurlyBracket: 'CloseCurlyBracket' };
+const OPENERS: Readonly<Record<string, string>> = {
+  OpenParen: 'CloseParen',
+  OpenSquareBracket: 'CloseSquareBracket',
+  OpenCurlyBracket: 'CloseCurlyBracket',
+};
 
 export interface LiftedTests {
   tokens: Token[];
@@ -33,7 +37,11 @@ export function liftTestArguments(tokens: readonly Token[]): LiftedTests {
     out.push(token);
     if (token.type !== 'Identifier' || token.value !== 'is') continue;
     let nameIndex = index + 1;
-    if (tokens[nameIndex]?.type === 'Identifier' && tokens[nameIndex]!.value === 'not' && tokens[nameIndex + 1]?.type === 'Identifier') {
+    if (
+      tokens[nameIndex]?.type === 'Identifier' &&
+      tokens[nameIndex]!.value === 'not' &&
+      tokens[nameIndex + 1]?.type === 'Identifier'
+    ) {
       out.push(tokens[nameIndex]!);
       nameIndex++;
     }
@@ -45,7 +53,9 @@ export function liftTestArguments(tokens: readonly Token[]): LiftedTests {
     const start = nameIndex + 1;
     const end = tokens[start]?.type === 'OpenParen' ? groupEnd(tokens, start) : bareArgumentEnd(tokens, start);
     if (end === start) {
-      throw new AgentError('TEMPLATE_ERROR', `test '${name.value}' needs an argument, e.g. \`x is ${name.value}(y)\``, { details: { test: name.value } });
+      throw new AgentError('TEMPLATE_ERROR', `test '${name.value}' needs an argument, e.g. \`x is ${name.value}(y)\``, {
+        details: { test: name.value },
+      });
     }
     const argument = tokens[start]?.type === 'OpenParen' ? tokens.slice(start + 1, end - 1) : tokens.slice(start, end);
     out.push({ ...name, value: `${name.value}${MARK}${lifted.length}` } as Token);

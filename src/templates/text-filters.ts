@@ -15,7 +15,8 @@ import type { TemplateFilter } from './filter-types.js';
 import { quoteText } from '../util/cut-text.js';
 
 function textFilter(transform: (text: string) => string): TemplateFilter {
-  return (operand, _args, _keywords, context) => builtString(transform(toText(operand, context.budget)), context.budget);
+  return (operand, _args, _keywords, context) =>
+    builtString(transform(toText(operand, context.budget)), context.budget);
 }
 
 const joinFilter: TemplateFilter = (operand, args, keywords, context) => {
@@ -30,7 +31,12 @@ const joinFilter: TemplateFilter = (operand, args, keywords, context) => {
  * The items' texts joined by `separator`, written into one writer that stops at the size cap
  * (each item printed as it is reached, never all of them first). Charged to the render's work.
  */
-export function joinTexts(items: readonly RuntimeValue[], separator: string, budget: RenderBudget, path?: string): string {
+export function joinTexts(
+  items: readonly RuntimeValue[],
+  separator: string,
+  budget: RenderBudget,
+  path?: string,
+): string {
   const writer = new TextWriter(budget.limits.maxOutputChars);
   for (let index = 0; index < items.length; index++) {
     if (index > 0) writer.write(separator);
@@ -91,7 +97,10 @@ const indentFilter: TemplateFilter = (operand, args, keywords, context) => {
   const { budget } = context;
   const width = argument(args, keywords, 0, 'width') ?? makeInteger(4);
   if (!isString(width) && !(isNumber(width) && Number.isInteger(width.value) && width.value >= 0)) {
-    throw new AgentError('TEMPLATE_ERROR', `indent: width must be a whole number of spaces or a string, got ${quoteText(toText(width, budget), 50)}`);
+    throw new AgentError(
+      'TEMPLATE_ERROR',
+      `indent: width must be a whole number of spaces or a string, got ${quoteText(toText(width, budget), 50)}`,
+    );
   }
   const first = argument(args, keywords, 1, 'first')?.__bool__().value ?? false;
   const blank = argument(args, keywords, 2, 'blank')?.__bool__().value ?? false;

@@ -19,6 +19,12 @@ describe('text helpers stay linear on hostile text', () => {
     expect(percentFormat(hostile, [], 1_000_000)).toBe(hostile);
     // biome-ignore lint/suspicious/noApproximativeNumericConstant: the digits a user typed, not π
     const number = { text: '3.14159', number: 3.14159 };
-    expect(percentFormat('[%05.1f] [%010.3f] [%-6s] [%3d]', [number, number, { text: 'ab', number: undefined }, { text: '7', number: 7 }], 1000)).toBe('[003.1] [000003.142] [ab    ] [  7]');
+    expect(
+      percentFormat(
+        '[%05.1f] [%010.3f] [%-6s] [%3d]',
+        [number, number, { text: 'ab', number: undefined }, { text: '7', number: 7 }],
+        1000,
+      ),
+    ).toBe('[003.1] [000003.142] [ab    ] [  7]');
   }, 5_000);
 });

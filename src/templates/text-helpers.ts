@@ -103,36 +103,56 @@ const MAX_NUMBER_PRECISION = 100;
 export function percentFormat(template: string, args: readonly FormatArgument[], maxChars: number): string {
   let next = 0;
   let produced = template.length;
-  const result = template.replace(/%([-0+ ]*)([1-9]\d*)?(?:\.(\d+))?([sridfFeExX%])/g, (match: string, flags: string, width?: string, precision?: string, conversion?: string) => {
-    if (conversion === '%') return '%';
-    const argument = args[next++];
-    if (argument === undefined) throw new AgentError('TEMPLATE_ERROR', 'format: not enough arguments for the format string');
-    const size = width === undefined ? 0 : Number(width);
-    if (size > maxChars) throw formatLimit(`the width in '${match}'`, maxChars);
-    const text = pad(convert(match, argument, flags, precision, conversion!), size, flags, conversion!);
-    produced += text.length;
-    if (produced > maxChars) throw formatLimit('the formatted text', maxChars);
-    return text;
-  });
+  const result = template.replace(
+    /%([-0+ ]*)([1-9]\d*)?(?:\.(\d+))?([sridfFeExX%])/g,
+    (match: string, flags: string, width?: string, precision?: string, conversion?: string) => {
+      if (conversion === '%') return '%';
+      const argument = args[next++];
+      if (argument === undefined)
+        throw new AgentError('TEMPLATE_ERROR', 'format: not enough arguments for the format string');
+      const size = width === undefined ? 0 : Number(width);
+      if (size > maxChars) throw formatLimit(`the width in '${match}'`, maxChars);
+      const text = pad(convert(match, argument, flags, precision, conversion!), size, flags, conversion!);
+      produced += text.length;
+      if (produced > maxChars) throw formatLimit('the formatted text', maxChars);
+      return text;
+    },
+  );
   if (next < args.length) throw new AgentError('TEMPLATE_ERROR', 'format: not all arguments converted');
   return result;
 }
 
 /** One conversion's text before padding. */
-function convert(match: string, argument: FormatArgument, flags: string, precision: string | undefined, conversion: string): string {
-  if (conversion === 's' || conversion === 'r') return precision === undefined ? argument.text : argument.text.slice(0, Number(precision));
+function convert(
+  match: string,
+  argument: FormatArgument,
+  flags: string,
+  precision: string | undefined,
+  conversion: string,
+): string {
+  if (conversion === 's' || conversion === 'r')
+    return precision === undefined ? argument.text : argument.text.slice(0, Number(precision));
   const number = argument.number;
-  if (number === undefined) throw new AgentError('TEMPLATE_ERROR', `format: %${conversion} needs a number, got ${quoteText(argument.text, 50)}`);
+  if (number === undefined)
+    throw new AgentError(
+      'TEMPLATE_ERROR',
+      `format: %${conversion} needs a number, got ${quoteText(argument.text, 50)}`,
+    );
   const digits = precision === undefined ? 6 : Number(precision);
   if (digits > MAX_NUMBER_PRECISION) {
-    throw new AgentError('TEMPLATE_ERROR', `format: precision ${precision} in '${match}' is too large (at most ${MAX_NUMBER_PRECISION} digits)`, {
-      details: { format: match },
-    });
+    throw new AgentError(
+      'TEMPLATE_ERROR',
+      `format: precision ${precision} in '${match}' is too large (at most ${MAX_NUMBER_PRECISION} digits)`,
+      {
+        details: { format: match },
+      },
+    );
   }
   let text: string;
   if (conversion === 'd' || conversion === 'i') text = String(Math.trunc(number));
   else if (conversion === 'x' || conversion === 'X') text = Math.trunc(number).toString(16);
-  else if (conversion === 'e' || conversion === 'E') text = Number.isFinite(number) ? number.toExponential(digits).replace(/e([+-])(\d)$/, 'e$10$2') : String(number);
+  else if (conversion === 'e' || conversion === 'E')
+    text = Number.isFinite(number) ? number.toExponential(digits).replace(/e([+-])(\d)$/, 'e$10$2') : String(number);
   else text = fixed(number, digits);
   if (conversion === 'X' || conversion === 'E' || conversion === 'F') text = text.toUpperCase();
   if (number >= 0 && flags.includes('+')) text = '+' + text;
@@ -158,5 +178,7 @@ function formatLimit(what: string, maxChars: number): AgentError {
 
 /** `%.Nf` as Python prints it: exact binary ties round half to even (`'%.1f' % 2.25` is `2.2`). */
 function fixed(number: number, digits: number): string {
-  return digits <= 15 && Number.isFinite(number) ? roundNumber(number, digits, 'common').toFixed(digits) : number.toFixed(digits);
+  return digits <= 15 && Number.isFinite(number)
+    ? roundNumber(number, digits, 'common').toFixed(digits)
+    : number.toFixed(digits);
 }

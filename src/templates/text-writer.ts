@@ -52,7 +52,8 @@ export class TextWriter {
 
   #writeNested(value: RuntimeValue, depth: number): void {
     // Deeper than any JSON state: a namespace that holds itself, a limit rather than a mistake in the text.
-    if (depth > MAX_PRINT_DEPTH) throw new AgentError('TEMPLATE_LIMIT', `cannot print a value nested deeper than ${MAX_PRINT_DEPTH} levels`);
+    if (depth > MAX_PRINT_DEPTH)
+      throw new AgentError('TEMPLATE_LIMIT', `cannot print a value nested deeper than ${MAX_PRINT_DEPTH} levels`);
     if (isArray(value)) {
       this.write('[');
       const items = value.value;
@@ -84,7 +85,13 @@ export class TextWriter {
       case 'FloatValue':
       case 'BooleanValue':
         // Inside lists the library writes JSON numbers (`1`, not `1.0`; NaN and infinities as null).
-        this.write(value.type === 'BooleanValue' ? String(value.value) : Number.isFinite(value.value) ? String(value.value) : 'null');
+        this.write(
+          value.type === 'BooleanValue'
+            ? String(value.value)
+            : Number.isFinite(value.value)
+              ? String(value.value)
+              : 'null',
+        );
         return;
       case 'NullValue':
         this.write('null');
@@ -100,7 +107,8 @@ export class TextWriter {
 
 /** Text of a value that is not a string, list or object (as the library prints it). */
 function scalarText(value: RuntimeValue): string {
-  if (value.type === 'FunctionValue') throw new AgentError('TEMPLATE_ERROR', 'cannot print a function; call it or drop it');
+  if (value.type === 'FunctionValue')
+    throw new AgentError('TEMPLATE_ERROR', 'cannot print a function; call it or drop it');
   return value.toString();
 }
 
@@ -108,7 +116,11 @@ function scalarText(value: RuntimeValue): string {
  * The text a value prints as: null and undefined print nothing, lists and objects as JSON. At most
  * `limit` characters (the output cap by default) are built; what is built is charged as work.
  */
-export function toText(value: RuntimeValue, budget: RenderBudget, limit: number = budget.limits.maxOutputChars): string {
+export function toText(
+  value: RuntimeValue,
+  budget: RenderBudget,
+  limit: number = budget.limits.maxOutputChars,
+): string {
   switch (value.type) {
     case 'StringValue':
       return value.value as string;

@@ -109,14 +109,16 @@ export function describeFileStoreConformance(name: string, makeStore: () => Prom
       const store = await open();
       const names = Array.from({ length: 12 }, (_, index) => `many/file-${index}.txt`);
       await Promise.all(names.map((file, index) => store.write(file, text(`content ${index}`.repeat(index + 1)))));
-      for (const [index, file] of names.entries()) expect(await store.read(file, 10_000)).toEqual(text(`content ${index}`.repeat(index + 1)));
+      for (const [index, file] of names.entries())
+        expect(await store.read(file, 10_000)).toEqual(text(`content ${index}`.repeat(index + 1)));
     });
 
     it('a folder is not a file: reading one gives no bytes (undefined or an AgentError)', async () => {
       const store = await open();
       await store.write('folder/inside.txt', text('x'));
       const outcome = await store.read('folder', 100).catch((error: unknown) => error);
-      if (outcome !== undefined) expect(AgentError.isInstance(outcome), `read('folder') gave ${String(outcome)}`).toBe(true);
+      if (outcome !== undefined)
+        expect(AgentError.isInstance(outcome), `read('folder') gave ${String(outcome)}`).toBe(true);
     });
 
     it('fails with an AgentError, not a raw error, when a file is in the way of a folder', async () => {

@@ -34,7 +34,17 @@ export { createMemoryFileStore } from './memory-file-store.js';
 export { describeTraceStoreConformance } from './storage-conformance.js';
 export type { StorePair, ConformanceFeature, ConformanceOptions } from './storage-conformance.js';
 export { describeModelProviderConformance } from './model-provider-conformance.js';
-export type { ProviderFactory, ProviderUnderTest, Scenario, ScenarioCall, ConformanceReply, ConformanceFault, ConformanceOutcome, ModelProviderFeature, ModelProviderConformanceOptions } from './model-provider-conformance.js';
+export type {
+  ProviderFactory,
+  ProviderUnderTest,
+  Scenario,
+  ScenarioCall,
+  ConformanceReply,
+  ConformanceFault,
+  ConformanceOutcome,
+  ModelProviderFeature,
+  ModelProviderConformanceOptions,
+} from './model-provider-conformance.js';
 export { describeScriptSandboxConformance } from './script-sandbox-conformance.js';
 export type { ScriptSandboxFixture } from './script-sandbox-conformance.js';
 export { describeFileStoreConformance } from './file-store-conformance.js';

@@ -39,7 +39,9 @@ export const FAULT_CODES: Readonly<Record<ConformanceFault, string>> = {
  * A call's outcome: a reply, or a fault. With `times` the fault hits only the first `times`
  * attempts and `reply` answers the next one (only providers with retries see that second part).
  */
-export type ConformanceOutcome = ConformanceReply | { fault: ConformanceFault; times?: number; reply?: ConformanceReply };
+export type ConformanceOutcome =
+  | ConformanceReply
+  | { fault: ConformanceFault; times?: number; reply?: ConformanceReply };
 
 export interface ScenarioCall {
   request: LlmRequest;
@@ -81,14 +83,23 @@ export interface ModelProviderConformanceOptions {
   faults?: ConformanceFault[];
 }
 
-export function isFault(outcome: ConformanceOutcome): outcome is Extract<ConformanceOutcome, { fault: ConformanceFault }> {
+export function isFault(
+  outcome: ConformanceOutcome,
+): outcome is Extract<ConformanceOutcome, { fault: ConformanceFault }> {
   return 'fault' in outcome;
 }
 
 const ALL_FAULTS = Object.keys(FAULT_CODES) as ConformanceFault[];
 
-const ask = (content: string, extra: Partial<LlmRequest> = {}): LlmRequest => ({ model: 'mock-model', messages: [{ role: 'user', content }], ...extra });
-const TEXT: ConformanceReply = { content: 'Green tea is steeped at about eighty degrees.', usage: { prompt_tokens: 7, completion_tokens: 11 } };
+const ask = (content: string, extra: Partial<LlmRequest> = {}): LlmRequest => ({
+  model: 'mock-model',
+  messages: [{ role: 'user', content }],
+  ...extra,
+});
+const TEXT: ConformanceReply = {
+  content: 'Green tea is steeped at about eighty degrees.',
+  usage: { prompt_tokens: 7, completion_tokens: 11 },
+};
 const TOOLS: ConformanceReply = {
   content: '',
   tool_calls: [
@@ -96,7 +107,9 @@ const TOOLS: ConformanceReply = {
     { name: 'web_search', arguments: { query: 'oolong', limit: 3 } },
   ],
 };
-const LONG: ConformanceReply = { content: 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen' };
+const LONG: ConformanceReply = {
+  content: 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen',
+};
 
 export interface Collected {
   parts: LlmStreamPart[];
@@ -107,8 +120,11 @@ export interface Collected {
 }
 
 /** Reads a stream to its end (or its error); `onPart` may stop early by returning 'stop'. */
-// biome-ignore lint/suspicious/noConfusingVoidType: callers pass plain `(part) => void` callbacks as well as stoppers
-export async function collect(stream: AsyncIterable<LlmStreamPart>, onPart?: (part: LlmStreamPart) => 'stop' | void): Promise<Collected> {
+export async function collect(
+  stream: AsyncIterable<LlmStreamPart>,
+  // biome-ignore lint/suspicious/noConfusingVoidType: callers pass plain `(part) => void` callbacks as well as stoppers
+  onPart?: (part: LlmStreamPart) => 'stop' | void,
+): Promise<Collected> {
   const parts: LlmStreamPart[] = [];
   let error: unknown;
   try {
@@ -147,7 +163,8 @@ function expectReply(response: LlmResponse | undefined, reply: ConformanceReply)
   expect(typeof response!.model).toBe('string');
   expect(response!.model.length).toBeGreaterThan(0);
   const usage = response!.usage;
-  for (const count of [usage.prompt_tokens, usage.completion_tokens, usage.total_tokens]) expect(Number.isInteger(count) && count >= 0).toBe(true);
+  for (const count of [usage.prompt_tokens, usage.completion_tokens, usage.total_tokens])
+    expect(Number.isInteger(count) && count >= 0).toBe(true);
   expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
   if (reply.usage !== undefined) expect(usage).toMatchObject(reply.usage);
   if (reply.tool_calls === undefined) {
@@ -195,7 +212,11 @@ function expectWellFormedStream(collected: Collected, reply: ConformanceReply): 
  * Registers the suite for one implementation. Each case builds a fresh provider from `factory`
  * and calls its `cleanup` afterwards.
  */
-export function describeModelProviderConformance(name: string, factory: ProviderFactory, options: ModelProviderConformanceOptions = {}): void {
+export function describeModelProviderConformance(
+  name: string,
+  factory: ProviderFactory,
+  options: ModelProviderConformanceOptions = {},
+): void {
   const features = new Set(options.features ?? []);
   const faults = options.faults ?? ALL_FAULTS;
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -220,7 +241,12 @@ export function describeModelProviderConformance(name: string, factory: Provider
       });
 
       it('generate returns tool calls with ids, names and JSON arguments', async () => {
-        const request = ask('Compute and search', { tools: [{ type: 'function', function: { name: 'math_calculate' } }, { type: 'function', function: { name: 'web_search' } }] });
+        const request = ask('Compute and search', {
+          tools: [
+            { type: 'function', function: { name: 'math_calculate' } },
+            { type: 'function', function: { name: 'web_search' } },
+          ],
+        });
         const { provider } = await open([{ request, outcome: TOOLS }]);
         expectReply(await provider.generate(request), TOOLS);
       });
@@ -240,7 +266,10 @@ export function describeModelProviderConformance(name: string, factory: Provider
 
       it('stream and generate give the same response for the same answer', async () => {
         const request = ask('Same question twice');
-        const { provider } = await open([{ request, outcome: TEXT }, { request, outcome: TEXT }]);
+        const { provider } = await open([
+          { request, outcome: TEXT },
+          { request, outcome: TEXT },
+        ]);
         const generated = await provider.generate(request);
         const streamed = await collect(provider.stream(request));
         expect(streamed.done).toEqual(generated);
@@ -257,9 +286,15 @@ export function describeModelProviderConformance(name: string, factory: Provider
       });
 
       it('leaves the request it was given unchanged', async () => {
-        const request = ask('Do not touch', { temperature: 0.3, tools: [{ type: 'function', function: { name: 'math_calculate', parameters: { type: 'object' } } }] });
+        const request = ask('Do not touch', {
+          temperature: 0.3,
+          tools: [{ type: 'function', function: { name: 'math_calculate', parameters: { type: 'object' } } }],
+        });
         const before = structuredClone(request);
-        const { provider } = await open([{ request, outcome: TOOLS }, { request, outcome: TOOLS }]);
+        const { provider } = await open([
+          { request, outcome: TOOLS },
+          { request, outcome: TOOLS },
+        ]);
         await provider.generate(request);
         await collect(provider.stream(request));
         expect(request).toEqual(before);
@@ -268,7 +303,10 @@ export function describeModelProviderConformance(name: string, factory: Provider
       it('a consumer that stops a stream early leaves the provider usable', async () => {
         const first = ask('Long answer, please');
         const second = ask('And another');
-        const { provider } = await open([{ request: first, outcome: LONG }, { request: second, outcome: TEXT }]);
+        const { provider } = await open([
+          { request: first, outcome: LONG },
+          { request: second, outcome: TEXT },
+        ]);
         const stopped = await collect(provider.stream(first), (part) => (part.type === 'delta' ? 'stop' : undefined));
         expect(stopped.error).toBeUndefined();
         expect(stopped.parts).toHaveLength(1);
@@ -298,7 +336,10 @@ export function describeModelProviderConformance(name: string, factory: Provider
     describe('cancellation', () => {
       it('an already aborted signal rejects generate and stream with CANCELLED before anything is asked', async () => {
         const request = ask('never asked');
-        const { provider, attempts } = await open([{ request, outcome: TEXT }, { request, outcome: TEXT }]);
+        const { provider, attempts } = await open([
+          { request, outcome: TEXT },
+          { request, outcome: TEXT },
+        ]);
         const signal = AbortSignal.abort();
         expectTyped(await rejection(provider.generate(request, signal)), 'CANCELLED');
         const collected = await collect(provider.stream(request, signal));
@@ -307,40 +348,60 @@ export function describeModelProviderConformance(name: string, factory: Provider
         expect(attempts()).toBe(0);
       });
 
-      it.skipIf(!features.has('abortBetweenParts'))('a signal aborted between stream parts stops the stream with CANCELLED', async () => {
-        const request = ask('Long answer, then stop');
-        const { provider } = await open([{ request, outcome: LONG }]);
-        const controller = new AbortController();
-        const collected = await collect(provider.stream(request, controller.signal), (part) => {
-          if (part.type === 'delta') controller.abort();
-        });
-        expectTyped(collected.error, 'CANCELLED');
-        expect(collected.done).toBeUndefined();
-      });
+      it.skipIf(!features.has('abortBetweenParts'))(
+        'a signal aborted between stream parts stops the stream with CANCELLED',
+        async () => {
+          const request = ask('Long answer, then stop');
+          const { provider } = await open([{ request, outcome: LONG }]);
+          const controller = new AbortController();
+          const collected = await collect(provider.stream(request, controller.signal), (part) => {
+            if (part.type === 'delta') controller.abort();
+          });
+          expectTyped(collected.error, 'CANCELLED');
+          expect(collected.done).toBeUndefined();
+        },
+      );
 
-      it.skipIf(!features.has('abortInFlight'))('a signal aborted while a call is in flight rejects it with CANCELLED', async () => {
-        const request = ask('slow question');
-        const { provider } = await open([{ request, outcome: TEXT }, { request, outcome: TEXT }], { slow: true });
-        const controller = new AbortController();
-        const pending = rejection(provider.generate(request, controller.signal));
-        setTimeout(() => controller.abort(), 50);
-        expectTyped(await pending, 'CANCELLED');
-        const streamController = new AbortController();
-        const streaming = collect(provider.stream(request, streamController.signal));
-        setTimeout(() => streamController.abort(), 50);
-        const collected = await streaming;
-        expectTyped(collected.error, 'CANCELLED');
-        expect(collected.parts).toEqual([]);
-      });
+      it.skipIf(!features.has('abortInFlight'))(
+        'a signal aborted while a call is in flight rejects it with CANCELLED',
+        async () => {
+          const request = ask('slow question');
+          const { provider } = await open(
+            [
+              { request, outcome: TEXT },
+              { request, outcome: TEXT },
+            ],
+            { slow: true },
+          );
+          const controller = new AbortController();
+          const pending = rejection(provider.generate(request, controller.signal));
+          setTimeout(() => controller.abort(), 50);
+          expectTyped(await pending, 'CANCELLED');
+          const streamController = new AbortController();
+          const streaming = collect(provider.stream(request, streamController.signal));
+          setTimeout(() => streamController.abort(), 50);
+          const collected = await streaming;
+          expectTyped(collected.error, 'CANCELLED');
+          expect(collected.parts).toEqual([]);
+        },
+      );
     });
 
     describe('retries', () => {
       if (!features.has('retries')) {
         it('a failure is final: one attempt, and beforeRetry is never called', async () => {
           const request = ask('fail once');
-          const { provider, attempts } = await open([{ request, outcome: { fault: 'http_500', times: 1, reply: TEXT } }], { maxRetries: 2 });
+          const { provider, attempts } = await open(
+            [{ request, outcome: { fault: 'http_500', times: 1, reply: TEXT } }],
+            { maxRetries: 2 },
+          );
           const retries: unknown[] = [];
-          expectTyped(await rejection(provider.generate(request, undefined, { beforeRetry: (retry) => void retries.push(retry) })), 'LLM_HTTP_500');
+          expectTyped(
+            await rejection(
+              provider.generate(request, undefined, { beforeRetry: (retry) => void retries.push(retry) }),
+            ),
+            'LLM_HTTP_500',
+          );
           expect(retries).toEqual([]);
           expect(attempts()).toBe(1);
         });
@@ -349,9 +410,15 @@ export function describeModelProviderConformance(name: string, factory: Provider
 
       it('a retryable failure is retried, announced through beforeRetry, and the answer returned', async () => {
         const request = ask('fail then answer');
-        const { provider, attempts } = await open([{ request, outcome: { fault: 'http_500', times: 1, reply: TEXT } }], { maxRetries: 2 });
+        const { provider, attempts } = await open(
+          [{ request, outcome: { fault: 'http_500', times: 1, reply: TEXT } }],
+          { maxRetries: 2 },
+        );
         const retries: Parameters<NonNullable<LlmCallHooks['beforeRetry']>>[0][] = [];
-        expectReply(await provider.generate(request, undefined, { beforeRetry: (retry) => void retries.push(retry) }), TEXT);
+        expectReply(
+          await provider.generate(request, undefined, { beforeRetry: (retry) => void retries.push(retry) }),
+          TEXT,
+        );
         expect(retries).toHaveLength(1);
         expect(retries[0]).toMatchObject({ attempt: 2, error: { code: 'LLM_HTTP_500' } });
         expect(retries[0]!.delay_ms).toBeGreaterThanOrEqual(0);
@@ -360,9 +427,14 @@ export function describeModelProviderConformance(name: string, factory: Provider
 
       it('a stream is retried before its first part, so no part is delivered twice', async () => {
         const request = ask('fail then stream');
-        const { provider, attempts } = await open([{ request, outcome: { fault: 'timeout', times: 1, reply: TEXT } }], { maxRetries: 1 });
+        const { provider, attempts } = await open([{ request, outcome: { fault: 'timeout', times: 1, reply: TEXT } }], {
+          maxRetries: 1,
+        });
         const retries: unknown[] = [];
-        expectWellFormedStream(await collect(provider.stream(request, undefined, { beforeRetry: (retry) => void retries.push(retry) })), TEXT);
+        expectWellFormedStream(
+          await collect(provider.stream(request, undefined, { beforeRetry: (retry) => void retries.push(retry) })),
+          TEXT,
+        );
         expect(retries).toHaveLength(1);
         expect(attempts()).toBe(2);
       });
@@ -371,7 +443,10 @@ export function describeModelProviderConformance(name: string, factory: Provider
         const request = ask('always failing');
         const { provider, attempts } = await open([{ request, outcome: { fault: 'http_500' } }], { maxRetries: 2 });
         const retries: unknown[] = [];
-        expectTyped(await rejection(provider.generate(request, undefined, { beforeRetry: (retry) => void retries.push(retry) })), 'LLM_HTTP_500');
+        expectTyped(
+          await rejection(provider.generate(request, undefined, { beforeRetry: (retry) => void retries.push(retry) })),
+          'LLM_HTTP_500',
+        );
         expect(retries).toHaveLength(2);
         expect(attempts()).toBe(3);
       });
@@ -379,20 +454,31 @@ export function describeModelProviderConformance(name: string, factory: Provider
       it('does not retry what a retry cannot cure (404, a broken body)', async () => {
         for (const fault of ['http_404', 'broken_stream'] as const) {
           const request = ask(`no retry for ${fault}`);
-          const { provider, attempts } = await open([{ request, outcome: { fault, times: 1, reply: TEXT } }], { maxRetries: 2 });
+          const { provider, attempts } = await open([{ request, outcome: { fault, times: 1, reply: TEXT } }], {
+            maxRetries: 2,
+          });
           expectTyped(await rejection(provider.generate(request)), FAULT_CODES[fault]);
           expect(attempts()).toBe(1);
         }
       });
 
-      it.skipIf(!features.has('throwingHooks'))('a beforeRetry hook that throws stops the retries with its error', async () => {
-        const request = ask('budget stops retries');
-        const { provider, attempts } = await open([{ request, outcome: { fault: 'http_500' } }], { maxRetries: 3 });
-        const budget = new AgentError('BUDGET_EXCEEDED', 'max_llm_calls reached');
-        const error = await rejection(provider.generate(request, undefined, { beforeRetry: () => { throw budget; } }));
-        expect(error).toBe(budget);
-        expect(attempts()).toBe(1);
-      });
+      it.skipIf(!features.has('throwingHooks'))(
+        'a beforeRetry hook that throws stops the retries with its error',
+        async () => {
+          const request = ask('budget stops retries');
+          const { provider, attempts } = await open([{ request, outcome: { fault: 'http_500' } }], { maxRetries: 3 });
+          const budget = new AgentError('BUDGET_EXCEEDED', 'max_llm_calls reached');
+          const error = await rejection(
+            provider.generate(request, undefined, {
+              beforeRetry: () => {
+                throw budget;
+              },
+            }),
+          );
+          expect(error).toBe(budget);
+          expect(attempts()).toBe(1);
+        },
+      );
     });
   });
 }

@@ -105,7 +105,10 @@ function check(condition: boolean, message: string): void {
 }
 
 /** What `run` threw; fails the check when it returned instead. */
-function thrown(run: () => unknown, what: string): { code?: unknown; message: string; details?: Record<string, unknown>; location?: { line?: number } } {
+function thrown(
+  run: () => unknown,
+  what: string,
+): { code?: unknown; message: string; details?: Record<string, unknown>; location?: { line?: number } } {
   let result: unknown;
   try {
     result = run();
@@ -119,16 +122,25 @@ function thrown(run: () => unknown, what: string): { code?: unknown; message: st
 /** JSON with sorted keys: equal values give equal text whatever the key order. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) =>
-    inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : 1))) : inner,
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : inner,
   );
 }
 
 function equal(actual: unknown, expected: unknown, what: string): void {
-  check(canonical(actual) === canonical(expected), `${what}: expected ${canonical(expected)}, got ${canonical(actual)}`);
+  check(
+    canonical(actual) === canonical(expected),
+    `${what}: expected ${canonical(expected)}, got ${canonical(actual)}`,
+  );
 }
 
 /** Runs `code` with a large instruction budget and an interrupt that throws TIMEOUT on its third call. */
-function interruptedAtThirdCall(sandbox: ScriptSandbox, code: string, what: string): { error: ReturnType<typeof thrown>; calls: number } {
+function interruptedAtThirdCall(
+  sandbox: ScriptSandbox,
+  code: string,
+  what: string,
+): { error: ReturnType<typeof thrown>; calls: number } {
   let calls = 0;
   const interrupt = () => {
     calls += 1;
@@ -145,7 +157,10 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
   {
     name: 'syntax errors are caught at compile, with the chunk line and the file line',
     run(sandbox, fixture) {
-      const error = thrown(() => sandbox.compile(fixture.syntaxError.code, { node: 'n', field: 'run', file: 'agent.yaml', line: 10 }), 'compile');
+      const error = thrown(
+        () => sandbox.compile(fixture.syntaxError.code, { node: 'n', field: 'run', file: 'agent.yaml', line: 10 }),
+        'compile',
+      );
       equal(error.code, sandbox.errorCodes.syntax, 'code');
       equal(error.details?.line, fixture.syntaxError.line, 'details.line');
       equal(error.location?.line, 10 + fixture.syntaxError.line, 'location.line (offset + chunk line)');
@@ -154,7 +169,18 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
   {
     name: 'globals go in as JSON and the result comes out as JSON',
     run(sandbox, fixture) {
-      const input = { text: 'héllo ✓', count: 3, ratio: 0.25, yes: true, no: false, nothing: null, list: [1, 'two', [3], { four: 4 }], nested: { deep: { deeper: ['x'] } }, empty_list: [], empty_object: {} };
+      const input = {
+        text: 'héllo ✓',
+        count: 3,
+        ratio: 0.25,
+        yes: true,
+        no: false,
+        nothing: null,
+        list: [1, 'two', [3], { four: 4 }],
+        nested: { deep: { deeper: ['x'] } },
+        empty_list: [],
+        empty_object: {},
+      };
       const script = sandbox.compile(fixture.echo);
       equal(script.language, sandbox.language, 'compiled language');
       equal(script.source, fixture.echo, 'compiled source');
@@ -171,13 +197,20 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
       equal(error.code, sandbox.errorCodes.runtime, 'code');
       equal(error.details?.line, fixture.runtimeError.line, 'details.line');
       check(error.message.includes('boom'), `message keeps the script's text: ${error.message}`);
-      equal(thrown(() => sandbox.compile(fixture.notJson).run({}), 'function result').code, sandbox.errorCodes.runtime, 'code of a non-JSON result');
+      equal(
+        thrown(() => sandbox.compile(fixture.notJson).run({}), 'function result').code,
+        sandbox.errorCodes.runtime,
+        'code of a non-JSON result',
+      );
     },
   },
   {
     name: 'the instruction budget ends an endless loop',
     run(sandbox, fixture) {
-      const error = thrown(() => sandbox.compile(fixture.endlessLoop).run({}, { budget: SMALL_INSTRUCTIONS }), 'endless loop');
+      const error = thrown(
+        () => sandbox.compile(fixture.endlessLoop).run({}, { budget: SMALL_INSTRUCTIONS }),
+        'endless loop',
+      );
       equal(error.code, sandbox.errorCodes.budget, 'code');
       equal(error.details?.budget, 'instructions', 'details.budget');
     },
@@ -185,7 +218,10 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
   {
     name: 'a budget error cannot be caught by the script',
     run(sandbox, fixture) {
-      const error = thrown(() => sandbox.compile(fixture.catchingLoop).run({}, { budget: SMALL_INSTRUCTIONS }), 'catching loop');
+      const error = thrown(
+        () => sandbox.compile(fixture.catchingLoop).run({}, { budget: SMALL_INSTRUCTIONS }),
+        'catching loop',
+      );
       equal(error.code, sandbox.errorCodes.budget, 'code');
       equal(error.details?.budget, 'instructions', 'details.budget');
     },
@@ -193,7 +229,10 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
   {
     name: 'the memory budget ends unbounded allocation',
     run(sandbox, fixture) {
-      const error = thrown(() => sandbox.compile(fixture.memoryHog).run({}, { budget: fixture.memoryBudget }), 'memory hog');
+      const error = thrown(
+        () => sandbox.compile(fixture.memoryHog).run({}, { budget: fixture.memoryBudget }),
+        'memory hog',
+      );
       equal(error.code, sandbox.errorCodes.budget, 'code');
       equal(error.details?.budget, fixture.memoryBudgetName, 'details.budget');
     },
@@ -204,8 +243,14 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
       const script = sandbox.compile(fixture.printThenLoop);
       for (const instructions of [-1, 0, Number.POSITIVE_INFINITY, Number.NaN, 1e15]) {
         const printed: string[] = [];
-        const error = thrown(() => script.run({}, { budget: { instructions }, onPrint: (line) => printed.push(line) }), `instructions ${instructions}`);
-        check(typeof error.code === 'string' && error.code !== sandbox.errorCodes.budget, `instructions ${instructions}: refused with a code, got ${String(error.code)}`);
+        const error = thrown(
+          () => script.run({}, { budget: { instructions }, onPrint: (line) => printed.push(line) }),
+          `instructions ${instructions}`,
+        );
+        check(
+          typeof error.code === 'string' && error.code !== sandbox.errorCodes.budget,
+          `instructions ${instructions}: refused with a code, got ${String(error.code)}`,
+        );
         equal(printed, [], `nothing ran with instructions ${instructions}`);
       }
     },
@@ -217,13 +262,24 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
       const before = new AbortController();
       before.abort(new AgentError('CANCELLED', 'stopped before'));
       const printed: string[] = [];
-      const early = thrown(() => script.run({}, { signal: before.signal, onPrint: (line) => printed.push(line) }), 'already aborted');
+      const early = thrown(
+        () => script.run({}, { signal: before.signal, onPrint: (line) => printed.push(line) }),
+        'already aborted',
+      );
       equal(early.code, 'CANCELLED', 'code');
       equal(printed, [], 'nothing ran');
       // Lua runs synchronously: the abort comes from something the call triggers (its print).
       const during = new AbortController();
       const late = thrown(
-        () => script.run({}, { signal: during.signal, budget: { instructions: 50_000_000 }, onPrint: () => during.abort(new AgentError('BUDGET_EXCEEDED', 'deadline')) }),
+        () =>
+          script.run(
+            {},
+            {
+              signal: during.signal,
+              budget: { instructions: 50_000_000 },
+              onPrint: () => during.abort(new AgentError('BUDGET_EXCEEDED', 'deadline')),
+            },
+          ),
         'aborted while running',
       );
       equal(late.code, 'BUDGET_EXCEEDED', 'the reason ends the call');
@@ -252,7 +308,11 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
       equal(list.details?.budget, text.listBudget, 'details.budget of the text to list');
       // Under the default work budget the loop ends long before 3 × 512 inferences: the interrupt
       // gets there only if it is called as the work grows.
-      equal(interruptedAtThirdCall(sandbox, text.loop, 'interrupted text loop').error.code, 'TIMEOUT', 'code of the interrupted text loop');
+      equal(
+        interruptedAtThirdCall(sandbox, text.loop, 'interrupted text loop').error.code,
+        'TIMEOUT',
+        'code of the interrupted text loop',
+      );
     },
   },
   {
@@ -261,7 +321,11 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
       const tamper = sandbox.compile(fixture.leakAndTamper);
       equal(resultOf(fixture, tamper.run({})), null, 'first call sees no leaked global');
       equal(resultOf(fixture, tamper.run({})), null, 'second call of the same chunk sees none either');
-      equal(resultOf(fixture, sandbox.compile(fixture.standardIntact).run({})), true, 'another chunk sees the standard function intact');
+      equal(
+        resultOf(fixture, sandbox.compile(fixture.standardIntact).run({})),
+        true,
+        'another chunk sees the standard function intact',
+      );
       equal(resultOf(fixture, tamper.run({ leaked: 7 })), 7, 'a global passed in is seen');
       equal(resultOf(fixture, tamper.run({})), null, 'and is gone on the next call');
     },
@@ -290,9 +354,17 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
     run(sandbox, fixture) {
       const state = lazyViewState();
       const reads = fixture.stateReads;
-      check(JSON.stringify(resultOf(fixture, sandbox.compile(reads.keys).run({ state }))) === JSON.stringify(Object.keys(state)), 'keys in the order of the value');
+      check(
+        JSON.stringify(resultOf(fixture, sandbox.compile(reads.keys).run({ state }))) ===
+          JSON.stringify(Object.keys(state)),
+        'keys in the order of the value',
+      );
       equal(resultOf(fixture, sandbox.compile(reads.length).run({ state })), 4, 'length of state.list');
-      equal(resultOf(fixture, sandbox.compile(reads.twice).run({ state })), ['deep', 'deep'], 'a nested value read twice');
+      equal(
+        resultOf(fixture, sandbox.compile(reads.twice).run({ state })),
+        ['deep', 'deep'],
+        'a nested value read twice',
+      );
       equal(state, lazyViewState(), 'the host state is unchanged');
     },
   },
@@ -302,7 +374,11 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
       const state = lazyViewState();
       const script = sandbox.compile(fixture.stateReads.mutation);
       equal(resultOf(fixture, script.run({ state })), { seen: 99, alpha: 'a' }, 'first call');
-      equal(resultOf(fixture, script.run({ state })), { seen: 99, alpha: 'a' }, 'second call starts from the state again');
+      equal(
+        resultOf(fixture, script.run({ state })),
+        { seen: 99, alpha: 'a' },
+        'second call starts from the state again',
+      );
       equal(state, lazyViewState(), 'the host state is unchanged');
     },
   },
@@ -311,9 +387,20 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
     run(sandbox, fixture) {
       const state = lazyViewState();
       const reads = fixture.stateReads;
-      equal(resultOf(fixture, sandbox.compile(reads.readSmall).run({ state }, { budget: reads.readBudget })), 5, 'a small read fits the budget');
-      equal(resultOf(fixture, sandbox.compile(reads.readBig).run({ state })), 0, 'the big read under the default budget');
-      const error = thrown(() => sandbox.compile(reads.readBig).run({ state }, { budget: reads.readBudget }), 'big read');
+      equal(
+        resultOf(fixture, sandbox.compile(reads.readSmall).run({ state }, { budget: reads.readBudget })),
+        5,
+        'a small read fits the budget',
+      );
+      equal(
+        resultOf(fixture, sandbox.compile(reads.readBig).run({ state })),
+        0,
+        'the big read under the default budget',
+      );
+      const error = thrown(
+        () => sandbox.compile(reads.readBig).run({ state }, { budget: reads.readBudget }),
+        'big read',
+      );
       equal(error.code, sandbox.errorCodes.budget, 'code');
       equal(error.details?.budget, reads.readBudgetName, 'details.budget');
     },
@@ -321,7 +408,10 @@ export const SCRIPT_SANDBOX_CHECKS: ReadonlyArray<ScriptSandboxCheck> = [
 ];
 
 /** Runs every check; for runtimes without vitest (workerd, Chromium). */
-export function runScriptSandboxChecks(sandbox: ScriptSandbox, fixture: ScriptSandboxFixture): Array<{ name: string; error?: string }> {
+export function runScriptSandboxChecks(
+  sandbox: ScriptSandbox,
+  fixture: ScriptSandboxFixture,
+): Array<{ name: string; error?: string }> {
   return SCRIPT_SANDBOX_CHECKS.map((entry) => {
     try {
       entry.run(sandbox, fixture);

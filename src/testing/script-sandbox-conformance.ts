@@ -12,7 +12,11 @@ import { SCRIPT_SANDBOX_CHECKS, type ScriptSandboxFixture } from './script-sandb
 
 export type { ScriptSandboxFixture } from './script-sandbox-checks.js';
 
-export function describeScriptSandboxConformance(name: string, sandbox: ScriptSandbox, fixture: ScriptSandboxFixture): void {
+export function describeScriptSandboxConformance(
+  name: string,
+  sandbox: ScriptSandbox,
+  fixture: ScriptSandboxFixture,
+): void {
   describe(`ScriptSandbox conformance: ${name}`, () => {
     for (const check of SCRIPT_SANDBOX_CHECKS) it(check.name, () => check.run(sandbox, fixture));
   });

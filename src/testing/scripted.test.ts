@@ -28,9 +28,17 @@ describe('runAgentWithScript', () => {
     expect(state.label).toMatchObject({ content: 'positive', model: 'scripted' });
     expect((state.why as { content: string }).content).toBe('because of love');
     expect(calls.map((call) => call.messages.at(-1)!.content)).toEqual(['Classify: I love tea', 'Why positive?']);
-    expect(events.filter((event) => event.type === 'answer_chunk').map((event) => event.data.content).join('')).toBe('because of love');
+    expect(
+      events
+        .filter((event) => event.type === 'answer_chunk')
+        .map((event) => event.data.content)
+        .join(''),
+    ).toBe('because of love');
     expect(events.at(-1)!.type).toBe('done');
-    expect(events.filter((event) => event.type === 'llm_request').map((event) => event.data.model)).toEqual(['scripted', 'scripted']);
+    expect(events.filter((event) => event.type === 'llm_request').map((event) => event.data.model)).toEqual([
+      'scripted',
+      'scripted',
+    ]);
     expect(model.remaining).toBe(0);
   });
 

@@ -49,7 +49,10 @@ export interface ScriptedRunOutcome {
 }
 
 /** Loads and runs an agent with every model call answered by a scripted model. */
-export async function runAgentWithScript(yamlSource: string, options: RunAgentWithScriptOptions): Promise<ScriptedRunOutcome> {
+export async function runAgentWithScript(
+  yamlSource: string,
+  options: RunAgentWithScriptOptions,
+): Promise<ScriptedRunOutcome> {
   const model = createScriptedModel(options.responses);
   const agent = loadAgent(yamlSource, {
     ...(options.file !== undefined ? { file: options.file } : {}),

@@ -48,8 +48,19 @@ export const ODD_NAMES = [
 ];
 
 /** Builds an event of a run. */
-export function makeEvent(runId: string, seq: number, type: EventType = 'log', data: Record<string, unknown> = {}): AgentEvent {
-  return { type, run_id: runId, seq, ts: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, seq)).toISOString(), data: { index: seq, ...data } } as AgentEvent;
+export function makeEvent(
+  runId: string,
+  seq: number,
+  type: EventType = 'log',
+  data: Record<string, unknown> = {},
+): AgentEvent {
+  return {
+    type,
+    run_id: runId,
+    seq,
+    ts: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, seq)).toISOString(),
+    data: { index: seq, ...data },
+  } as AgentEvent;
 }
 
 /** An event's data as a plain record (the stores keep any data; these tests read their own fields). */
@@ -60,7 +71,15 @@ function dataOf(event: AgentEvent): Record<string, unknown> {
 /** Builds a run record created at minute `minute` of a fixed day. */
 export function makeRun(runId: string, agent: string, minute: number, extra: Partial<RunRecord> = {}): RunRecord {
   const created = new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
-  return { run_id: runId, agent, status: 'completed', stop_reason: 'completed', created_at: created, updated_at: created, ...extra };
+  return {
+    run_id: runId,
+    agent,
+    status: 'completed',
+    stop_reason: 'completed',
+    created_at: created,
+    updated_at: created,
+    ...extra,
+  };
 }
 
 /** Builds a checkpoint of a run. */
@@ -83,7 +102,8 @@ export function makeCheckpoint(runId: string, checkpointId: string, minute = 0):
 
 /** True when every object in the value is a plain object or array (inert JSON). */
 function isInert(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return typeof value !== 'function' && typeof value !== 'bigint' && typeof value !== 'symbol';
+  if (value === null || typeof value !== 'object')
+    return typeof value !== 'function' && typeof value !== 'bigint' && typeof value !== 'symbol';
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== Array.prototype && prototype !== null) return false;
   return Object.values(value).every(isInert);
@@ -94,7 +114,11 @@ function jsonBytes(value: unknown): number {
 }
 
 /** Registers the conformance suite for one adapter. */
-export function describeTraceStoreConformance(name: string, makeStore: () => Promise<StorePair>, options: ConformanceOptions = {}): void {
+export function describeTraceStoreConformance(
+  name: string,
+  makeStore: () => Promise<StorePair>,
+  options: ConformanceOptions = {},
+): void {
   const skip = new Set(options.skip ?? []);
   const pagingRuns = options.pagingRuns ?? 25;
   let current: StorePair | undefined;
@@ -168,7 +192,15 @@ export function describeTraceStoreConformance(name: string, makeStore: () => Pro
       }
       for (const record of [...records].reverse()) await traceStore.putRun(record);
       const expected = [...records]
-        .sort((left, right) => (left.created_at === right.created_at ? (left.run_id < right.run_id ? 1 : -1) : left.created_at < right.created_at ? 1 : -1))
+        .sort((left, right) =>
+          left.created_at === right.created_at
+            ? left.run_id < right.run_id
+              ? 1
+              : -1
+            : left.created_at < right.created_at
+              ? 1
+              : -1,
+        )
         .map((record) => record.run_id);
 
       const seen: string[] = [];
@@ -188,13 +220,19 @@ export function describeTraceStoreConformance(name: string, makeStore: () => Pro
       cursor = undefined;
       pages = 0;
       do {
-        const page = await traceStore.listRuns({ agent: 'alpha', limit: 4, ...(cursor !== undefined ? { cursor } : {}) });
+        const page = await traceStore.listRuns({
+          agent: 'alpha',
+          limit: 4,
+          ...(cursor !== undefined ? { cursor } : {}),
+        });
         expect(page.runs.every((run) => run.agent === 'alpha')).toBe(true);
         alpha.push(...page.runs.map((run) => run.run_id));
         cursor = page.cursor;
         pages++;
       } while (cursor !== undefined && pages < 100);
-      expect(alpha).toEqual(expected.filter((runId) => records.find((record) => record.run_id === runId)?.agent === 'alpha'));
+      expect(alpha).toEqual(
+        expected.filter((runId) => records.find((record) => record.run_id === runId)?.agent === 'alpha'),
+      );
       expect((await traceStore.listRuns({ agent: 'nobody' })).runs).toEqual([]);
     });
 
@@ -229,26 +267,32 @@ export function describeTraceStoreConformance(name: string, makeStore: () => Pro
       expect(await traceStore.applyRetention({ maxRuns: 4 })).toBe(0);
     });
 
-    it.skipIf(skip.has('retention'))('applies retention by age (updated_at) and returns how many it deleted', async () => {
-      const { traceStore } = await open();
-      const now = Date.now();
-      const old = new Date(now - 10 * 86_400_000).toISOString();
-      const recent = new Date(now - 60_000).toISOString();
-      await traceStore.putRun(makeRun('old-1', 'agent', 1, { created_at: old, updated_at: old }));
-      await traceStore.putRun(makeRun('old-2', 'agent', 2, { created_at: old, updated_at: old }));
-      // Created long ago but updated recently: kept.
-      await traceStore.putRun(makeRun('touched', 'agent', 3, { created_at: old, updated_at: recent }));
-      await traceStore.putRun(makeRun('new', 'agent', 4, { created_at: recent, updated_at: recent }));
-      expect(await traceStore.applyRetention({ maxAgeMs: 86_400_000 })).toBe(2);
-      const left = (await traceStore.listRuns()).runs.map((run) => run.run_id).sort();
-      expect(left).toEqual(['new', 'touched']);
-      expect(await traceStore.applyRetention({})).toBe(0);
-    });
+    it.skipIf(skip.has('retention'))(
+      'applies retention by age (updated_at) and returns how many it deleted',
+      async () => {
+        const { traceStore } = await open();
+        const now = Date.now();
+        const old = new Date(now - 10 * 86_400_000).toISOString();
+        const recent = new Date(now - 60_000).toISOString();
+        await traceStore.putRun(makeRun('old-1', 'agent', 1, { created_at: old, updated_at: old }));
+        await traceStore.putRun(makeRun('old-2', 'agent', 2, { created_at: old, updated_at: old }));
+        // Created long ago but updated recently: kept.
+        await traceStore.putRun(makeRun('touched', 'agent', 3, { created_at: old, updated_at: recent }));
+        await traceStore.putRun(makeRun('new', 'agent', 4, { created_at: recent, updated_at: recent }));
+        expect(await traceStore.applyRetention({ maxAgeMs: 86_400_000 })).toBe(2);
+        const left = (await traceStore.listRuns()).runs.map((run) => run.run_id).sort();
+        expect(left).toEqual(['new', 'touched']);
+        expect(await traceStore.applyRetention({})).toBe(0);
+      },
+    );
 
     it.skipIf(skip.has('insights'))('keeps insights per agent and replaces them on put', async () => {
       const { traceStore } = await open();
       expect(await traceStore.getInsights('agent')).toEqual([]);
-      const insights = [{ lesson: 'cite sources', score: 0.8 }, { lesson: 'be brief', tags: ['style'] }];
+      const insights = [
+        { lesson: 'cite sources', score: 0.8 },
+        { lesson: 'be brief', tags: ['style'] },
+      ];
       await traceStore.putInsights('agent', insights);
       await traceStore.putInsights('other', [{ lesson: 'other' }]);
       expect(await traceStore.getInsights('agent')).toEqual(insights);
@@ -266,7 +310,11 @@ export function describeTraceStoreConformance(name: string, makeStore: () => Pro
       (dataOf(event).nested as { list: unknown[] }).list.push('mutated-input');
       const [stored] = await traceStore.readEvents('run-1');
       expect(isInert(stored)).toBe(true);
-      expect(stored).toEqual(JSON.parse(JSON.stringify(makeEvent('run-1', 1, 'node_end', { ...data, nested: { list: [1, 'a', { deep: true }] } }))));
+      expect(stored).toEqual(
+        JSON.parse(
+          JSON.stringify(makeEvent('run-1', 1, 'node_end', { ...data, nested: { list: [1, 'a', { deep: true }] } })),
+        ),
+      );
       (dataOf(stored!).nested as { list: unknown[] }).list.push('mutated-output');
       const [again] = await traceStore.readEvents('run-1');
       expect((dataOf(again!).nested as { list: unknown[] }).list).toEqual([1, 'a', { deep: true }]);
@@ -280,23 +328,30 @@ export function describeTraceStoreConformance(name: string, makeStore: () => Pro
       expect((await traceStore.getRun('run-1'))?.status).toBe('completed');
     });
 
-    it.skipIf(skip.has('largeEvents'))('round-trips a 200 KB event, or truncates it with a marker within the cap', async () => {
-      const { traceStore } = await open();
-      const big = 'é'.repeat(100_000);
-      const events = [makeEvent('run-1', 1), makeEvent('run-1', 2, 'llm_response', { content: big }), makeEvent('run-1', 3)];
-      await traceStore.appendEvents('run-1', events);
-      await traceStore.flush('run-1');
-      const stored = await traceStore.readEvents('run-1');
-      expect(stored.map((event) => event.seq)).toEqual([1, 2, 3]);
-      const content = dataOf(stored[1]!).content;
-      if (options.maxEventBytes === undefined) {
-        expect(content).toBe(big);
-      } else {
-        expect(typeof content).toBe('string');
-        expect(content as string).toContain('[truncated');
-        expect(jsonBytes(stored[1])).toBeLessThanOrEqual(options.maxEventBytes);
-      }
-    });
+    it.skipIf(skip.has('largeEvents'))(
+      'round-trips a 200 KB event, or truncates it with a marker within the cap',
+      async () => {
+        const { traceStore } = await open();
+        const big = 'é'.repeat(100_000);
+        const events = [
+          makeEvent('run-1', 1),
+          makeEvent('run-1', 2, 'llm_response', { content: big }),
+          makeEvent('run-1', 3),
+        ];
+        await traceStore.appendEvents('run-1', events);
+        await traceStore.flush('run-1');
+        const stored = await traceStore.readEvents('run-1');
+        expect(stored.map((event) => event.seq)).toEqual([1, 2, 3]);
+        const content = dataOf(stored[1]!).content;
+        if (options.maxEventBytes === undefined) {
+          expect(content).toBe(big);
+        } else {
+          expect(typeof content).toBe('string');
+          expect(content as string).toContain('[truncated');
+          expect(jsonBytes(stored[1])).toBeLessThanOrEqual(options.maxEventBytes);
+        }
+      },
+    );
 
     it('accepts run ids and agent names with odd characters', async () => {
       const { traceStore, checkpointStore } = await open();
@@ -307,7 +362,10 @@ export function describeTraceStoreConformance(name: string, makeStore: () => Pro
       }
       for (const oddName of ODD_NAMES) {
         expect((await traceStore.getRun(oddName))?.run_id).toBe(oddName);
-        expect((await traceStore.readEvents(oddName)).map((event) => [event.run_id, event.seq])).toEqual([[oddName, 1], [oddName, 2]]);
+        expect((await traceStore.readEvents(oddName)).map((event) => [event.run_id, event.seq])).toEqual([
+          [oddName, 1],
+          [oddName, 2],
+        ]);
         expect((await traceStore.listRuns({ agent: oddName })).runs.map((run) => run.run_id)).toEqual([oddName]);
       }
       expect((await traceStore.listRuns()).runs).toHaveLength(ODD_NAMES.length);

@@ -12,7 +12,16 @@
  */
 import { isPauseRequest, pauseRequest } from '../actions/pause-request.js';
 import { createActionRegistry } from '../builtins.js';
-import type { ActionContext, ActionDefinition, EmbedCallParams, EmbedResult, LlmCallParams, ResumeInfo, State, SubRunResult } from '../core/action.js';
+import type {
+  ActionContext,
+  ActionDefinition,
+  EmbedCallParams,
+  EmbedResult,
+  LlmCallParams,
+  ResumeInfo,
+  State,
+  SubRunResult,
+} from '../core/action.js';
 import type { AgentSettings } from '../core/agent-settings.js';
 import { AgentError } from '../core/agent-error.js';
 import type { EventData, EventType } from '../core/events.js';
@@ -23,7 +32,11 @@ import { createActionCompiler } from '../graph/compile-agent.js';
 import type { AgentSpec } from '../spec/agent-spec.js';
 
 /** One model reply: its text, part of a response, an Error to throw, or a function of the call. */
-export type TestModelReply = string | Partial<LlmResponse> | Error | ((params: LlmCallParams) => string | Partial<LlmResponse>);
+export type TestModelReply =
+  | string
+  | Partial<LlmResponse>
+  | Error
+  | ((params: LlmCallParams) => string | Partial<LlmResponse>);
 
 export interface TestActionContextOptions {
   /** Replies to `callLlm`, used in order; a call after the last fails with LLM_UNAVAILABLE. */
@@ -99,7 +112,14 @@ export function createTestActionContext(options: TestActionContextOptions = {}):
       llmCalls,
       events,
       endRun,
-      scope: (extra) => ({ state: context.state, variables, settings, secrets: options.secrets ?? {}, env: {}, ...extra }),
+      scope: (extra) => ({
+        state: context.state,
+        variables,
+        settings,
+        secrets: options.secrets ?? {},
+        env: {},
+        ...extra,
+      }),
       emit<T extends EventType>(type: T, data: EventData<T>) {
         events.push({ type, data: data as Record<string, unknown>, node, ts: new Date().toISOString() });
       },
@@ -108,24 +128,42 @@ export function createTestActionContext(options: TestActionContextOptions = {}):
         return replyTo(params, responses.shift());
       },
       async embed(params) {
-        if (options.embed === undefined) throw new AgentError('LLM_UNAVAILABLE', 'this test context has no embeddings (createTestActionContext({ embed }))');
+        if (options.embed === undefined)
+          throw new AgentError(
+            'LLM_UNAVAILABLE',
+            'this test context has no embeddings (createTestActionContext({ embed }))',
+          );
         return options.embed(params);
       },
       async runNode(name, nodeState) {
         const body = options.nodes?.[name];
-        if (body === undefined) throw new AgentError('INVALID_PARAMS', `there is no node '${name}' in this test context (createTestActionContext({ nodes }))`, { details: { node: name } });
+        if (body === undefined)
+          throw new AgentError(
+            'INVALID_PARAMS',
+            `there is no node '${name}' in this test context (createTestActionContext({ nodes }))`,
+            { details: { node: name } },
+          );
         return body(nodeState);
       },
       async runAgentFile(file, input) {
-        if (options.runAgentFile === undefined) throw new AgentError('FORBIDDEN', 'this host runs no agent files as sub-runs', { field: 'agent' });
+        if (options.runAgentFile === undefined)
+          throw new AgentError('FORBIDDEN', 'this host runs no agent files as sub-runs', { field: 'agent' });
         return options.runAgentFile(file, input);
       },
       async callAction(name, params, callOptions) {
         const action = registry.resolve(name);
         const nested = make(callOptions?.state ?? context.state, undefined);
-        const result = await action.run(action.prepare === undefined ? params : action.prepare(params, calledActionCompiler()), nested);
+        const result = await action.run(
+          action.prepare === undefined ? params : action.prepare(params, calledActionCompiler()),
+          nested,
+        );
         // As in the engine: only the node's own action can pause the run.
-        if (isPauseRequest(result)) throw new AgentError('ACTION_FAILED', `action '${name}' asked for a confirmation, which an action called by another action cannot do`, { node });
+        if (isPauseRequest(result))
+          throw new AgentError(
+            'ACTION_FAILED',
+            `action '${name}' asked for a confirmation, which an action called by another action cannot do`,
+            { node },
+          );
         return result;
       },
       requestConfirmation: pauseRequest,
@@ -168,7 +206,13 @@ export function createTestActionContext(options: TestActionContextOptions = {}):
   // Params handed to a called action are final values (often a model's tool arguments): as in the
   // engine, its templates are literals, never rendered.
   const calledActionCompiler = () => {
-    const compiler = createActionCompiler(testSpec(options.agentName ?? 'test-agent', settings, variables), { name: node }, registry, {}, []);
+    const compiler = createActionCompiler(
+      testSpec(options.agentName ?? 'test-agent', settings, variables),
+      { name: node },
+      registry,
+      {},
+      [],
+    );
     compiler.template = (value) => ({ source: value, isStatic: true, render: () => structuredClone(value) });
     return compiler;
   };

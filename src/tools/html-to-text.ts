@@ -35,17 +35,78 @@ const RAW_SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'textare
 /** Elements skipped with all their content (counted, so nesting works). */
 const ALWAYS_SKIPPED = new Set(['head', 'svg', 'math', 'iframe', 'object', 'canvas', 'select', 'button']);
 const CHROME = new Set(['nav', 'aside', 'footer', 'form', 'dialog']);
-const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const VOID = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+]);
 const BLOCK = new Set([
-  'address', 'article', 'div', 'dl', 'dt', 'dd', 'fieldset', 'figure', 'figcaption', 'header', 'main', 'section',
-  'table', 'thead', 'tbody', 'tfoot', 'details', 'summary', 'center',
+  'address',
+  'article',
+  'div',
+  'dl',
+  'dt',
+  'dd',
+  'fieldset',
+  'figure',
+  'figcaption',
+  'header',
+  'main',
+  'section',
+  'table',
+  'thead',
+  'tbody',
+  'tfoot',
+  'details',
+  'summary',
+  'center',
 ]);
 const PARAGRAPH = new Set(['p', 'blockquote', 'pre', 'ul', 'ol', 'table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr']);
 
 const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', ndash: '–', mdash: '—', hellip: '…', laquo: '«', raquo: '»',
-  lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', bull: '•', middot: '·', copy: '©', reg: '®', trade: '™', deg: '°',
-  times: '×', divide: '÷', euro: '€', pound: '£', yen: '¥', cent: '¢', sect: '§', para: '¶', shy: '', zwj: '', zwnj: '',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  ndash: '–',
+  mdash: '—',
+  hellip: '…',
+  laquo: '«',
+  raquo: '»',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  bull: '•',
+  middot: '·',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  deg: '°',
+  times: '×',
+  divide: '÷',
+  euro: '€',
+  pound: '£',
+  yen: '¥',
+  cent: '¢',
+  sect: '§',
+  para: '¶',
+  shy: '',
+  zwj: '',
+  zwnj: '',
 };
 
 const TAG_NAME = /^<(\/?)([a-zA-Z][a-zA-Z0-9-]*)/;
@@ -139,7 +200,8 @@ function convert(html: string, options: HtmlToTextOptions, hasMain: boolean): Re
     if (name === 'meta' && description === undefined) {
       const attributes = readAttributes(tagText);
       const key = (attributes.get('name') ?? attributes.get('property') ?? '').toLowerCase();
-      if (key === 'description' || key === 'og:description') description = collapse(decodeEntities(attributes.get('content') ?? '')).trim() || undefined;
+      if (key === 'description' || key === 'og:description')
+        description = collapse(decodeEntities(attributes.get('content') ?? '')).trim() || undefined;
       continue;
     }
     if (name === 'body' && !closing && (skipped.get('head') ?? 0) > 0) {
@@ -147,7 +209,10 @@ function convert(html: string, options: HtmlToTextOptions, hasMain: boolean): Re
       skipTotal -= skipped.get('head')!;
       skipped.set('head', 0);
     }
-    if (ALWAYS_SKIPPED.has(name) || (options.onlyMainContent && (CHROME.has(name) || (name === 'header' && mainDepth === 0)))) {
+    if (
+      ALWAYS_SKIPPED.has(name) ||
+      (options.onlyMainContent && (CHROME.has(name) || (name === 'header' && mainDepth === 0)))
+    ) {
       if (!VOID.has(name) && !tagText.endsWith('/>')) skip(name, closing ? -1 : 1);
       continue;
     }
@@ -155,7 +220,12 @@ function convert(html: string, options: HtmlToTextOptions, hasMain: boolean): Re
     if (!visible() && name !== 'main' && name !== 'article') continue;
 
     switch (name) {
-      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6':
+      case 'h1':
+      case 'h2':
+      case 'h3':
+      case 'h4':
+      case 'h5':
+      case 'h6':
         out.endBlock(true, linePrefix());
         if (!closing && markdown) out.raw(`${'#'.repeat(Number(name[1]))} `);
         break;
@@ -167,7 +237,8 @@ function convert(html: string, options: HtmlToTextOptions, hasMain: boolean): Re
         out.raw(markdown ? '---' : '----');
         out.endBlock(true, linePrefix());
         break;
-      case 'ul': case 'ol':
+      case 'ul':
+      case 'ol':
         out.endBlock(lists.length === 0, linePrefix());
         if (closing) lists.pop();
         else lists.push({ ordered: name === 'ol', next: 1 });
@@ -200,11 +271,16 @@ function convert(html: string, options: HtmlToTextOptions, hasMain: boolean): Re
       case 'tr':
         out.endLine(linePrefix());
         break;
-      case 'td': case 'th':
+      case 'td':
+      case 'th':
         if (!closing && !out.lineEmpty()) out.raw(' | ');
         break;
       case 'a':
-        if (!closing) anchors.push({ href: absoluteHttpUrl(readAttributes(tagText).get('href'), options.baseUrl), start: out.mark() });
+        if (!closing)
+          anchors.push({
+            href: absoluteHttpUrl(readAttributes(tagText).get('href'), options.baseUrl),
+            start: out.mark(),
+          });
         else {
           const anchor = anchors.pop();
           if (anchor?.href !== undefined) {
@@ -216,10 +292,12 @@ function convert(html: string, options: HtmlToTextOptions, hasMain: boolean): Re
           }
         }
         break;
-      case 'strong': case 'b':
+      case 'strong':
+      case 'b':
         if (markdown) out.raw('**', closing);
         break;
-      case 'em': case 'i':
+      case 'em':
+      case 'i':
         if (markdown) out.raw('_', closing);
         break;
       case 'code':
@@ -368,8 +446,11 @@ export function decodeEntities(text: string): string {
   if (!text.includes('&')) return text;
   return text.replace(/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]{2,8});/g, (whole, entity: string) => {
     if (entity.startsWith('#')) {
-      const code = entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
-      return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : '\uFFFD';
+      const code =
+        entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
+      return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff)
+        ? String.fromCodePoint(code)
+        : '\uFFFD';
     }
     const name = Object.hasOwn(NAMED_ENTITIES, entity) ? entity : entity.toLowerCase();
     return Object.hasOwn(NAMED_ENTITIES, name) ? NAMED_ENTITIES[name]! : whole;

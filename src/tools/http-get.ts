@@ -27,7 +27,9 @@ export interface HttpSettings {
 export function readHttpSettings(settings: Readonly<Record<string, unknown>>): HttpSettings {
   const http = settings['http'];
   const record = isPlainObject(http) ? http : {};
-  const allow = Array.isArray(record['allow']) ? record['allow'].filter((entry): entry is string => typeof entry === 'string') : [];
+  const allow = Array.isArray(record['allow'])
+    ? record['allow'].filter((entry): entry is string => typeof entry === 'string')
+    : [];
   const maxBytes = positiveNumber(record['max_bytes'], DEFAULT_MAX_BYTES);
   const timeoutMs = positiveNumber(record['timeout_ms'], DEFAULT_TIMEOUT_MS);
   return { allow, maxBytes, timeoutMs };
@@ -73,7 +75,11 @@ export interface FetchAllowedOptions {
  * byte cap, timeout). Returns {status, body, content_type, truncated, url}. `web.scrape` and
  * `web.search` fetch through it.
  */
-export async function fetchAllowed(url: unknown, context: ActionContext, options: FetchAllowedOptions = {}): Promise<Record<string, unknown>> {
+export async function fetchAllowed(
+  url: unknown,
+  context: ActionContext,
+  options: FetchAllowedOptions = {},
+): Promise<Record<string, unknown>> {
   const tool = options.tool ?? 'http.get';
   if (typeof url !== 'string') throw new AgentError('INVALID_PARAMS', `${tool} needs a string "url"`, { field: 'url' });
   const agentSettings = readHttpSettings(context.settings);
@@ -92,24 +98,36 @@ export async function fetchAllowed(url: unknown, context: ActionContext, options
     for (let redirects = 0; ; redirects++) {
       const decision = checkUrl(current, settings.allow);
       if (!decision.allowed) {
-        throw new AgentError('FORBIDDEN', `${tool} denied: ${decision.reason}`, { field: 'url', details: { url: cutText(current, 500) } });
+        throw new AgentError('FORBIDDEN', `${tool} denied: ${decision.reason}`, {
+          field: 'url',
+          details: { url: cutText(current, 500) },
+        });
       }
       firstOrigin ??= decision.url.origin;
       // A tool's own headers (web.search's key) never follow a redirect to another origin.
       const extra = decision.url.origin === firstOrigin ? options.headers : undefined;
       let response: Response;
       try {
-        response = await fetch(decision.url.href, { method: 'GET', redirect: 'manual', signal: controller.signal, headers: { accept: '*/*', ...extra } });
+        response = await fetch(decision.url.href, {
+          method: 'GET',
+          redirect: 'manual',
+          signal: controller.signal,
+          headers: { accept: '*/*', ...extra },
+        });
       } catch (error) {
         throw requestFailure(error, context, controller, settings.timeoutMs, '', tool, decision.url.href);
       }
       if (response.type === 'opaqueredirect') {
-        throw new AgentError('ACTION_FAILED', `${tool}: the server redirected, and this runtime cannot follow redirects manually`);
+        throw new AgentError(
+          'ACTION_FAILED',
+          `${tool}: the server redirected, and this runtime cannot follow redirects manually`,
+        );
       }
       const location = response.headers.get('location');
       if (response.status >= 300 && response.status < 400 && location !== null) {
         await response.body?.cancel();
-        if (redirects >= MAX_REDIRECTS) throw new AgentError('ACTION_FAILED', `${tool}: more than ${MAX_REDIRECTS} redirects`);
+        if (redirects >= MAX_REDIRECTS)
+          throw new AgentError('ACTION_FAILED', `${tool}: more than ${MAX_REDIRECTS} redirects`);
         current = new URL(location, decision.url).href;
         continue;
       }
@@ -119,10 +137,24 @@ export async function fetchAllowed(url: unknown, context: ActionContext, options
       } catch (error) {
         // The timeout also covers the body: a server that stalls mid-body is a tool error the
         // model can react to, not a cancelled run (only the run's own signal cancels).
-        throw requestFailure(error, context, controller, settings.timeoutMs, 'while reading the body', tool, decision.url.href);
+        throw requestFailure(
+          error,
+          context,
+          controller,
+          settings.timeoutMs,
+          'while reading the body',
+          tool,
+          decision.url.href,
+        );
       }
       const { text, truncated } = body;
-      return { status: response.status, body: text, content_type: response.headers.get('content-type'), truncated, url: decision.url.href };
+      return {
+        status: response.status,
+        body: text,
+        content_type: response.headers.get('content-type'),
+        truncated,
+        url: decision.url.href,
+      };
     }
   } finally {
     clearTimeout(timer);
@@ -136,15 +168,34 @@ export async function fetchAllowed(url: unknown, context: ActionContext, options
  * naming the URL and the cause (an unknown host, a refused connection: what `fetch` keeps in
  * `cause`, its own message being only "fetch failed").
  */
-function requestFailure(error: unknown, context: ActionContext, controller: AbortController, timeoutMs: number, phase: string, tool: string, url: string): AgentError {
+function requestFailure(
+  error: unknown,
+  context: ActionContext,
+  controller: AbortController,
+  timeoutMs: number,
+  phase: string,
+  tool: string,
+  url: string,
+): AgentError {
   if (context.signal.aborted) return new AgentError('CANCELLED', 'the run was cancelled');
   const where = phase === '' ? '' : ` ${phase}`;
   const shown = cutText(url, 500);
-  if (controller.signal.aborted) return new AgentError('ACTION_FAILED', `${tool} ${shown} timed out after ${timeoutMs} ms${where}`, { field: 'url', details: { url: shown, timeout_ms: timeoutMs } });
+  if (controller.signal.aborted)
+    return new AgentError('ACTION_FAILED', `${tool} ${shown} timed out after ${timeoutMs} ms${where}`, {
+      field: 'url',
+      details: { url: shown, timeout_ms: timeoutMs },
+    });
   const cause = error instanceof Error ? (error as { cause?: unknown }).cause : undefined;
-  const causeText = cause instanceof Error || (typeof cause === 'object' && cause !== null && typeof (cause as { message?: unknown }).message === 'string') ? (cause as { message: string }).message : undefined;
+  const causeText =
+    cause instanceof Error ||
+    (typeof cause === 'object' && cause !== null && typeof (cause as { message?: unknown }).message === 'string')
+      ? (cause as { message: string }).message
+      : undefined;
   const reason = causeText !== undefined && causeText !== '' ? `${messageOf(error)}: ${causeText}` : messageOf(error);
-  return new AgentError('ACTION_FAILED', `${tool} could not fetch ${shown}${where}: ${reason}`, { field: 'url', details: { url: shown } });
+  return new AgentError('ACTION_FAILED', `${tool} could not fetch ${shown}${where}: ${reason}`, {
+    field: 'url',
+    details: { url: shown },
+  });
 }
 
 /** Reads at most `maxBytes` of the body, then cancels the rest. */

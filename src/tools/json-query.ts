@@ -40,7 +40,8 @@ export function queryJson(value: unknown, segments: Segment[]): { found: boolean
     if (Array.isArray(current)) {
       const index = typeof segment === 'number' ? segment : /^-?\d+$/.test(segment) ? Number(segment) : NaN;
       const position = index < 0 ? current.length + index : index;
-      if (!Number.isInteger(position) || position < 0 || position >= current.length) return { found: false, result: null };
+      if (!Number.isInteger(position) || position < 0 || position >= current.length)
+        return { found: false, result: null };
       current = current[position];
     } else if (typeof current === 'object' && current !== null) {
       const key = String(segment);
@@ -57,7 +58,8 @@ export function queryJson(value: unknown, segments: Segment[]): { found: boolean
 export function jsonQuery(): ActionDefinition<{ value?: unknown; path?: unknown }> {
   return {
     name: 'json.query',
-    description: 'Read a value at a path such as "a.b[0].c" inside a JSON value. Returns {result} (null when the path is missing).',
+    description:
+      'Read a value at a path such as "a.b[0].c" inside a JSON value. Returns {result} (null when the path is missing).',
     result: {
       type: 'object',
       properties: {
@@ -76,9 +78,11 @@ export function jsonQuery(): ActionDefinition<{ value?: unknown; path?: unknown 
     },
     sideEffects: false,
     run(params) {
-      if (typeof params.path !== 'string') throw new AgentError('INVALID_PARAMS', 'json.query needs a string "path"', { field: 'path' });
+      if (typeof params.path !== 'string')
+        throw new AgentError('INVALID_PARAMS', 'json.query needs a string "path"', { field: 'path' });
       const segments = parseJsonPath(params.path);
-      if (!Array.isArray(segments)) throw new AgentError('INVALID_PARAMS', `json.query: ${segments.error}`, { field: 'path' });
+      if (!Array.isArray(segments))
+        throw new AgentError('INVALID_PARAMS', `json.query: ${segments.error}`, { field: 'path' });
       for (const segment of segments) {
         if (typeof segment === 'string' && isForbiddenKey(segment)) {
           throw new AgentError('FORBIDDEN', `json.query: the key '${segment}' is not allowed`, { field: 'path' });

@@ -12,7 +12,8 @@ import { quoteText } from '../util/cut-text.js';
 export function mathCalculate(): ActionDefinition<{ expression?: unknown }> {
   return {
     name: 'math.calculate',
-    description: 'Evaluate an arithmetic expression: + - * / % ** (power), parentheses, unary minus, and sqrt abs min max round floor ceil. Returns {result}.',
+    description:
+      'Evaluate an arithmetic expression: + - * / % ** (power), parentheses, unary minus, and sqrt abs min max round floor ceil. Returns {result}.',
     result: {
       type: 'object',
       properties: {
@@ -21,7 +22,9 @@ export function mathCalculate(): ActionDefinition<{ expression?: unknown }> {
     },
     parameters: {
       type: 'object',
-      properties: { expression: { type: 'string', description: 'The expression, e.g. "(2 + 3) * sqrt(16)"', maxLength: 1000 } },
+      properties: {
+        expression: { type: 'string', description: 'The expression, e.g. "(2 + 3) * sqrt(16)"', maxLength: 1000 },
+      },
       required: ['expression'],
       additionalProperties: false,
     },
@@ -34,7 +37,10 @@ export function mathCalculate(): ActionDefinition<{ expression?: unknown }> {
       // Loaded at the first calculation: its own chunk where bundles split (the web demo's first load).
       const { evaluateMath } = await import('./math-expression.js');
       const outcome = evaluateMath(expression);
-      if (!outcome.ok) throw new AgentError('ACTION_FAILED', `cannot calculate ${quoteText(expression, 100)}: ${outcome.error}`, { field: 'expression' });
+      if (!outcome.ok)
+        throw new AgentError('ACTION_FAILED', `cannot calculate ${quoteText(expression, 100)}: ${outcome.error}`, {
+          field: 'expression',
+        });
       return { result: outcome.value };
     },
   };

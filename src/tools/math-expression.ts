@@ -50,7 +50,8 @@ const UNARY_POWER = 30;
  */
 export function evaluateMath(expression: string, limits: MathLimits = DEFAULT_MATH_LIMITS): MathOutcome {
   if (typeof expression !== 'string') return fail('expression must be a string');
-  if (expression.length > limits.maxLength) return fail(`expression too long (${expression.length} characters; limit ${limits.maxLength})`);
+  if (expression.length > limits.maxLength)
+    return fail(`expression too long (${expression.length} characters; limit ${limits.maxLength})`);
   const tokens = tokenize(expression, limits);
   if (!Array.isArray(tokens)) return tokens;
   const parsed = parse(tokens, limits);
@@ -102,10 +103,12 @@ function parse(tokens: Token[], limits: MathLimits): { ok: true; tree: Expressio
   let position = 0;
   const peek = (): Token => tokens[position]!;
   const next = (): Token => tokens[position++]!;
-  const describe = (token: Token): string => (token.kind === 'end' ? 'end of expression' : `'${String(token.value)}' at position ${token.position + 1}`);
+  const describe = (token: Token): string =>
+    token.kind === 'end' ? 'end of expression' : `'${String(token.value)}' at position ${token.position + 1}`;
   const expectOperator = (value: string): void => {
     const token = next();
-    if (token.kind !== 'operator' || token.value !== value) throw new ParseFailure(`expected '${value}' but found ${describe(token)}`);
+    if (token.kind !== 'operator' || token.value !== value)
+      throw new ParseFailure(`expected '${value}' but found ${describe(token)}`);
   };
 
   const parseExpression = (minimumPower: number, depth: number): Expression => {
@@ -137,7 +140,8 @@ function parse(tokens: Token[], limits: MathLimits): { ok: true; tree: Expressio
     }
     if (token.kind === 'name') {
       const definition = FUNCTIONS.get(token.value);
-      if (definition === undefined) throw new ParseFailure(`unknown name '${token.value}' (functions: ${[...FUNCTIONS.keys()].join(', ')})`);
+      if (definition === undefined)
+        throw new ParseFailure(`unknown name '${token.value}' (functions: ${[...FUNCTIONS.keys()].join(', ')})`);
       expectOperator('(');
       const args: Expression[] = [];
       if (!(peek().kind === 'operator' && (peek() as { value: string }).value === ')')) {
@@ -149,7 +153,9 @@ function parse(tokens: Token[], limits: MathLimits): { ok: true; tree: Expressio
       }
       expectOperator(')');
       if (args.length < definition.min || args.length > definition.max) {
-        throw new ParseFailure(`${token.value}() takes ${definition.min === definition.max ? definition.min : `${definition.min} to ${definition.max}`} argument(s), got ${args.length}`);
+        throw new ParseFailure(
+          `${token.value}() takes ${definition.min === definition.max ? definition.min : `${definition.min} to ${definition.max}`} argument(s), got ${args.length}`,
+        );
       }
       return { kind: 'call', name: token.value, args };
     }
@@ -215,7 +221,8 @@ function applyOperator(operator: string, left: number, right: number): MathOutco
 }
 
 function roundTo(value: number, digits: number): MathOutcome {
-  if (!Number.isInteger(digits) || digits < 0 || digits > 15) return fail('round() digits must be an integer from 0 to 15');
+  if (!Number.isInteger(digits) || digits < 0 || digits > 15)
+    return fail('round() digits must be an integer from 0 to 15');
   const factor = 10 ** digits;
   return ok(Math.round(value * factor) / factor);
 }

@@ -23,7 +23,12 @@ export function memoryStore(): ActionDefinition<{ key?: unknown; value?: unknown
     parameters: {
       type: 'object',
       properties: {
-        key: { type: 'string', minLength: 1, maxLength: MEMORY_LIMITS.maxKeyLength, description: 'Name to store the value under' },
+        key: {
+          type: 'string',
+          minLength: 1,
+          maxLength: MEMORY_LIMITS.maxKeyLength,
+          description: 'Name to store the value under',
+        },
         value: { description: 'Any JSON value' },
       },
       required: ['key', 'value'],
@@ -38,12 +43,19 @@ export function memoryStore(): ActionDefinition<{ key?: unknown; value?: unknown
       } catch {
         serialised = undefined;
       }
-      if (serialised === undefined) throw new AgentError('INVALID_PARAMS', 'memory.store needs a JSON "value"', { field: 'value' });
+      if (serialised === undefined)
+        throw new AgentError('INVALID_PARAMS', 'memory.store needs a JSON "value"', { field: 'value' });
       if (serialised.length > MEMORY_LIMITS.maxValueBytes) {
-        throw new AgentError('INPUT_TOO_LARGE', `memory.store value too large (${serialised.length} characters; limit ${MEMORY_LIMITS.maxValueBytes})`, { field: 'value' });
+        throw new AgentError(
+          'INPUT_TOO_LARGE',
+          `memory.store value too large (${serialised.length} characters; limit ${MEMORY_LIMITS.maxValueBytes})`,
+          { field: 'value' },
+        );
       }
       if (!context.memory.has(key) && context.memory.size >= MEMORY_LIMITS.maxEntries) {
-        throw new AgentError('INPUT_TOO_LARGE', `run memory is full (${MEMORY_LIMITS.maxEntries} keys)`, { field: 'key' });
+        throw new AgentError('INPUT_TOO_LARGE', `run memory is full (${MEMORY_LIMITS.maxEntries} keys)`, {
+          field: 'key',
+        });
       }
       // Store a copy: later changes to the caller's object must not change the memory.
       context.memory.set(key, JSON.parse(serialised));
@@ -78,9 +90,12 @@ export function memoryRetrieve(): ActionDefinition<{ key?: unknown }> {
 }
 
 function checkKey(key: unknown): string {
-  if (typeof key !== 'string' || key.length === 0) throw new AgentError('INVALID_PARAMS', 'memory needs a non-empty string "key"', { field: 'key' });
+  if (typeof key !== 'string' || key.length === 0)
+    throw new AgentError('INVALID_PARAMS', 'memory needs a non-empty string "key"', { field: 'key' });
   if (key.length > MEMORY_LIMITS.maxKeyLength) {
-    throw new AgentError('INPUT_TOO_LARGE', `memory key too long (limit ${MEMORY_LIMITS.maxKeyLength} characters)`, { field: 'key' });
+    throw new AgentError('INPUT_TOO_LARGE', `memory key too long (limit ${MEMORY_LIMITS.maxKeyLength} characters)`, {
+      field: 'key',
+    });
   }
   return key;
 }

@@ -69,7 +69,8 @@ function allowEntryKey(entry: unknown): string | undefined {
  */
 export function isInternalHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/\.$/, '');
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return true;
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal'))
+    return true;
   if (host.startsWith('[') && host.endsWith(']')) return isInternalIpv6(host.slice(1, -1));
   const ipv4 = parseIpv4(host);
   return ipv4 !== undefined && isInternalIpv4(ipv4);

@@ -22,12 +22,20 @@ export function readSearchProvider(settings: Readonly<Record<string, unknown>>):
   const config = raw as Record<string, unknown>;
   const known = ['provider', 'url', 'api_key_secret', 'language'];
   const unknown = Object.keys(config).filter((key) => !known.includes(key));
-  if (unknown.length > 0) return `settings.web_search has no key ${unknown.map((key) => `'${key}'`).join(', ')} (${known.join(', ')})`;
-  if (config['provider'] !== 'searxng') return `settings.web_search.provider must be searxng (got ${JSON.stringify(config['provider'])}); paid search APIs are not built in`;
-  if (typeof config['url'] !== 'string' || !/^https?:\/\//i.test(config['url'])) return 'settings.web_search.url must be the http(s) base URL of a SearXNG instance';
+  if (unknown.length > 0)
+    return `settings.web_search has no key ${unknown.map((key) => `'${key}'`).join(', ')} (${known.join(', ')})`;
+  if (config['provider'] !== 'searxng')
+    return `settings.web_search.provider must be searxng (got ${JSON.stringify(config['provider'])}); paid search APIs are not built in`;
+  if (typeof config['url'] !== 'string' || !/^https?:\/\//i.test(config['url']))
+    return 'settings.web_search.url must be the http(s) base URL of a SearXNG instance';
   for (const key of ['api_key_secret', 'language']) {
-    if (config[key] !== undefined && typeof config[key] !== 'string') return `settings.web_search.${key} must be a string`;
+    if (config[key] !== undefined && typeof config[key] !== 'string')
+      return `settings.web_search.${key} must be a string`;
   }
-  return { provider: 'searxng', url: config['url'], apiKeySecret: config['api_key_secret'] as string | undefined, language: config['language'] as string | undefined };
+  return {
+    provider: 'searxng',
+    url: config['url'],
+    apiKeySecret: config['api_key_secret'] as string | undefined,
+    language: config['language'] as string | undefined,
+  };
 }
-

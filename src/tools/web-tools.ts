@@ -19,14 +19,26 @@
  */
 import type { ActionCompiler, ActionContext, ActionDefinition } from '../core/action.js';
 import type { CompiledValue } from '../templates/types.js';
-import { DEFAULT_MAX_CHARS, FORMATS, MAX_CHARS_CEILING, MAX_QUERY_CHARS, MAX_RESULTS, readSearchProvider } from './web-tools-settings.js';
+import {
+  DEFAULT_MAX_CHARS,
+  FORMATS,
+  MAX_CHARS_CEILING,
+  MAX_QUERY_CHARS,
+  MAX_RESULTS,
+  readSearchProvider,
+} from './web-tools-settings.js';
 import { HTTP_TIMEOUT_MS_CEILING } from '../core/setting-ceilings.js';
 
 /** The fetching and reading code loads on the first call: its own chunk where bundles split (the web demo's first load). */
 const running = () => import('./web-tools-run.js');
 
 /** Compiles `with:` as templates, checked against the closed list of keys first. */
-function compileWith(params: Record<string, unknown>, compiler: ActionCompiler, tool: string, keys: readonly string[]): CompiledValue {
+function compileWith(
+  params: Record<string, unknown>,
+  compiler: ActionCompiler,
+  tool: string,
+  keys: readonly string[],
+): CompiledValue {
   for (const key of Object.keys(params)) {
     if (!keys.includes(key)) throw compiler.error(`${tool} has no parameter '${key}' (${keys.join(', ')})`, key);
   }
@@ -41,16 +53,17 @@ const SCRAPE_KEYS = ['url', 'formats', 'only_main_content', 'timeout', 'max_char
 
 export const webScrape: ActionDefinition<CompiledValue> = {
   name: 'web.scrape',
-  description: 'Fetch a web page (only hosts the agent allows) and return its readable content as Markdown or text, with links and title.',
+  description:
+    'Fetch a web page (only hosts the agent allows) and return its readable content as Markdown or text, with links and title.',
   result: {
     type: 'object',
     properties: {
       success: { type: 'boolean', description: 'whether the page was read' },
-      url: { type: 'string', description: 'the page\'s URL' },
+      url: { type: 'string', description: "the page's URL" },
       status: { type: 'integer', description: 'the HTTP status' },
       markdown: { type: 'string', description: 'the readable content as Markdown (format markdown)' },
       text: { type: 'string', description: 'the readable content as text (format text)' },
-      links: { type: 'array', description: 'the page\'s links (format links)' },
+      links: { type: 'array', description: "the page's links (format links)" },
       metadata: { type: 'object', description: 'title, description, content_type, truncated' },
       error: { type: 'string', description: 'why not (success false)' },
     },
@@ -61,8 +74,17 @@ export const webScrape: ActionDefinition<CompiledValue> = {
     properties: {
       url: { type: 'string', maxLength: 2048, description: 'Absolute http(s) URL' },
       formats: { type: 'array', items: { enum: [...FORMATS] }, description: 'default ["markdown"]' },
-      only_main_content: { type: 'boolean', default: true, description: 'keep <main>/<article>; drop nav, aside, footer, forms' },
-      timeout: { type: 'integer', minimum: 1, maximum: HTTP_TIMEOUT_MS_CEILING, description: 'milliseconds; never above settings.http.timeout_ms' },
+      only_main_content: {
+        type: 'boolean',
+        default: true,
+        description: 'keep <main>/<article>; drop nav, aside, footer, forms',
+      },
+      timeout: {
+        type: 'integer',
+        minimum: 1,
+        maximum: HTTP_TIMEOUT_MS_CEILING,
+        description: 'milliseconds; never above settings.http.timeout_ms',
+      },
       max_chars: { type: 'integer', minimum: 100, maximum: MAX_CHARS_CEILING, default: DEFAULT_MAX_CHARS },
     },
     additionalProperties: false,
@@ -76,7 +98,8 @@ const SEARCH_KEYS = ['query', 'num_results'] as const;
 
 export const webSearch: ActionDefinition<CompiledValue> = {
   name: 'web.search',
-  description: 'Search the web through the search service the agent configures (SearXNG). Returns {results: [{title, url, content}], total_results, answer}.',
+  description:
+    'Search the web through the search service the agent configures (SearXNG). Returns {results: [{title, url, content}], total_results, answer}.',
   result: {
     type: 'object',
     properties: {
@@ -84,7 +107,7 @@ export const webSearch: ActionDefinition<CompiledValue> = {
       query: { type: 'string', description: 'the query sent' },
       results: { type: 'array', description: 'title, url, content of each result' },
       total_results: { type: 'integer', description: 'as the service reports it' },
-      answer: { type: 'string', description: 'the service\'s direct answer, or null' },
+      answer: { type: 'string', description: "the service's direct answer, or null" },
       error: { type: 'string', description: 'why not (success false)' },
     },
   },

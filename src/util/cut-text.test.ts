@@ -9,7 +9,8 @@ const SECRET = 'ZQX9wK7vJ2mN4pR6tY8uH3gF5dS1aL0cE';
 /** Every prefix of the secret of two characters or more that occurs in `text`. */
 function leakedPrefixes(text: string, secret = SECRET): string[] {
   const leaked: string[] = [];
-  for (let length = 2; length <= secret.length; length++) if (text.includes(secret.slice(0, length))) leaked.push(secret.slice(0, length));
+  for (let length = 2; length <= secret.length; length++)
+    if (text.includes(secret.slice(0, length))) leaked.push(secret.slice(0, length));
   return leaked;
 }
 
@@ -43,7 +44,11 @@ describe('cutText and quoteText', () => {
       const value = `${'.'.repeat(before)}${quoted}`;
       const direct = quoteText(value, 30, [quoted]);
       const later = sanitizeValue(quoteText(value, 30), { secrets: [quoted] }) as string;
-      for (const text of [direct, later]) expect({ before, leaked: leakedPrefixes(text, JSON.stringify(quoted).slice(1, -1)) }).toEqual({ before, leaked: [] });
+      for (const text of [direct, later])
+        expect({ before, leaked: leakedPrefixes(text, JSON.stringify(quoted).slice(1, -1)) }).toEqual({
+          before,
+          leaked: [],
+        });
     }
   });
 
@@ -53,6 +58,8 @@ describe('cutText and quoteText', () => {
   });
 
   it('a mark written by hand only makes redaction stricter there', () => {
-    expect(sanitizeValue(`${SECRET.slice(0, 5)}…[+9 chars] and ${SECRET.slice(0, 5)} alone`, { secrets: [SECRET] })).toBe(`[REDACTED]…[+9 chars] and ${SECRET.slice(0, 5)} alone`);
+    expect(
+      sanitizeValue(`${SECRET.slice(0, 5)}…[+9 chars] and ${SECRET.slice(0, 5)} alone`, { secrets: [SECRET] }),
+    ).toBe(`[REDACTED]…[+9 chars] and ${SECRET.slice(0, 5)} alone`);
   });
 });

@@ -30,7 +30,10 @@ describe('the shared helpers', () => {
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     }
     // Text with no such key is taken as parsed.
-    expect(parseJsonSafely('{"a": [1, {"b": "proto type"}]}')).toEqual({ ok: true, value: { a: [1, { b: 'proto type' }] } });
+    expect(parseJsonSafely('{"a": [1, {"b": "proto type"}]}')).toEqual({
+      ok: true,
+      value: { a: [1, { b: 'proto type' }] },
+    });
   });
 
   it('isPlainObject is true for objects only, not arrays or null', () => {
@@ -47,7 +50,9 @@ describe('the shared helpers', () => {
   });
 
   it('exponentialDelay doubles from the base and stops at the cap', () => {
-    expect([1, 2, 3, 4, 5].map((retry) => exponentialDelay(retry, 500, 4_000))).toEqual([500, 1_000, 2_000, 4_000, 4_000]);
+    expect([1, 2, 3, 4, 5].map((retry) => exponentialDelay(retry, 500, 4_000))).toEqual([
+      500, 1_000, 2_000, 4_000, 4_000,
+    ]);
     expect(exponentialDelay(0, 100)).toBe(100);
     expect(exponentialDelay(11, 1)).toBe(1_024);
   });

@@ -7,6 +7,7 @@
 export function messageOf(error: unknown, fallback = 'unknown error'): string {
   if (error instanceof Error) return error.message;
   if (typeof error === 'string') return error;
-  if (error === null || error === undefined || typeof error === 'object' || typeof error === 'function') return fallback;
+  if (error === null || error === undefined || typeof error === 'object' || typeof error === 'function')
+    return fallback;
   return String(error);
 }

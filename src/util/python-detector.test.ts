@@ -3,7 +3,8 @@ import { foreignLanguageOf } from './python-detector.js';
 
 describe('foreignLanguageOf', () => {
   it('a Python block holding ":-" in a string is Python, not Prolog (TEA safety/human-teaching.yaml)', () => {
-    const python = 'import json\nrule = state.get("rule", "")\nrule_valid = ":-" in rule or rule.endswith(".")\nreturn {"ok": rule_valid}\n';
+    const python =
+      'import json\nrule = state.get("rule", "")\nrule_valid = ":-" in rule or rule.endswith(".")\nreturn {"ok": rule_valid}\n';
     expect(foreignLanguageOf(python)).toBe('python');
     expect(foreignLanguageOf("text = 'a :- b'\nif text:\n    pass\n")).toBe('python');
   });
@@ -22,14 +23,16 @@ describe('foreignLanguageOf', () => {
 
 describe('foreignLanguageOf on TEA blocks once taken for Prolog', () => {
   it('a Python slice `[8:-1]` is no Prolog rule (TEA predicate-invention/classify-state.yaml)', () => {
-    const python = 'import json\nfor pred in preds:\n    if pred.startswith("holding("):\n        obj = pred[8:-1]  # Extract object\nreturn {"objects": objs}\n';
+    const python =
+      'import json\nfor pred in preds:\n    if pred.startswith("holding("):\n        obj = pred[8:-1]  # Extract object\nreturn {"objects": objs}\n';
     expect(foreignLanguageOf(python)).toBe('python');
   });
 
   it('Prolog rules inside a triple-quoted Python string are text (TEA traffic-rules/jurisdiction-swap.yaml)', () => {
-    const python = 'jurisdiction = state["jurisdiction"]\n\nrules = """\nmust_stop :- signal(red).\nlegal(action(stop, _)) :- true.\n"""\nreturn {"rules": rules}\n';
+    const python =
+      'jurisdiction = state["jurisdiction"]\n\nrules = """\nmust_stop :- signal(red).\nlegal(action(stop, _)) :- true.\n"""\nreturn {"rules": rules}\n';
     expect(foreignLanguageOf(python)).toBe('python');
-    expect(foreignLanguageOf("x = 1  # a :- b\nif x:\n    pass\n")).toBe('python');
+    expect(foreignLanguageOf('x = 1  # a :- b\nif x:\n    pass\n')).toBe('python');
   });
 
   it('Prolog stays Prolog: CLP(FD) `#=` is no comment, and a rule body on the next line still decides', () => {

@@ -18,7 +18,11 @@ export function redactText(text: string, secrets: readonly string[]): string {
   let result = text;
   for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
   // One scan for the letter both words start with (absent from ids, timestamps, most text) first.
-  if (result.length >= MIN_CREDENTIAL_LENGTH && result.includes('B') && (result.includes('Bearer') || result.includes('Basic'))) {
+  if (
+    result.length >= MIN_CREDENTIAL_LENGTH &&
+    result.includes('B') &&
+    (result.includes('Bearer') || result.includes('Basic'))
+  ) {
     result = result.replace(BEARER_PATTERN, `$1 ${REDACTED}`);
   }
   if (result.includes(CUT_MARK_START)) result = redactBeforeCuts(result, secrets);
@@ -33,7 +37,10 @@ const CREDENTIAL_END = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]*$/;
  * just before a cut mark (src/util/cut-text.ts) redacted: a cut must not leave part of a key.
  */
 function redactBeforeCuts(text: string, secrets: readonly string[]): string {
-  const forms = secrets.length === 0 ? secrets : [...new Set(secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))];
+  const forms =
+    secrets.length === 0
+      ? secrets
+      : [...new Set(secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))];
   const longest = forms.reduce((length, form) => Math.max(length, form.length), 0);
   let result = '';
   let from = 0;
@@ -47,7 +54,8 @@ function redactBeforeCuts(text: string, secrets: readonly string[]): string {
 function withoutSecretStart(segment: string, forms: readonly string[], longest: number): string {
   for (let start = Math.max(0, segment.length - longest + 1); start < segment.length; start++) {
     const ending = segment.slice(start);
-    if (forms.some((form) => form.length > ending.length && form.startsWith(ending))) return segment.slice(0, start) + REDACTED;
+    if (forms.some((form) => form.length > ending.length && form.startsWith(ending)))
+      return segment.slice(0, start) + REDACTED;
   }
   return segment.replace(CREDENTIAL_END, `$1 ${REDACTED}`);
 }

@@ -38,7 +38,11 @@ export function rootedPathRefusal(path: string): string | undefined {
 export function normalizeRootedPath(path: unknown, field: string): string {
   if (typeof path !== 'string') throw new AgentError('INVALID_PARAMS', `\`${field}\` must be a path (text)`, { field });
   const refusal = rootedPathRefusal(path);
-  if (refusal !== undefined) throw new AgentError('INVALID_PARAMS', `\`${field}\` ${quoteText(path, 80)} is refused: ${refusal}`, { field, details: { path: cutText(path, MAX_PATH_LENGTH) } });
+  if (refusal !== undefined)
+    throw new AgentError('INVALID_PARAMS', `\`${field}\` ${quoteText(path, 80)} is refused: ${refusal}`, {
+      field,
+      details: { path: cutText(path, MAX_PATH_LENGTH) },
+    });
   return path
     .split('/')
     .filter((segment) => segment !== '' && segment !== '.')

@@ -43,7 +43,10 @@ export function toPlainJson(value: unknown, where = 'value', maxDepth = 128): un
 }
 
 /** Copies own enumerable properties of `update` onto `target`, skipping prototype keys. */
-export function mergeShallow(target: Record<string, unknown>, update: Record<string, unknown>): Record<string, unknown> {
+export function mergeShallow(
+  target: Record<string, unknown>,
+  update: Record<string, unknown>,
+): Record<string, unknown> {
   for (const key of Object.keys(update)) {
     if (isForbiddenKey(key)) continue;
     target[key] = update[key];

@@ -45,7 +45,9 @@ export function parseJsonSafely(text: string, limits: JsonLimits = DEFAULT_JSON_
 
 /** False when no key of the JSON `text` can be `__proto__`, `constructor` or `prototype`. */
 function mayHoldForbiddenKey(text: string): boolean {
-  return text.includes('\\u') || text.includes('__proto__') || text.includes('constructor') || text.includes('prototype');
+  return (
+    text.includes('\\u') || text.includes('__proto__') || text.includes('constructor') || text.includes('prototype')
+  );
 }
 
 /** The deepest bracket nesting outside strings (a linear scan; no parsing). */

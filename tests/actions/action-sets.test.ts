@@ -22,29 +22,53 @@ import { createRegistry, loadAgent } from '../../src/engine.js';
 import type { ActionDefinition } from '../../src/core/action.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const SETS: Record<string, () => ActionDefinition[]> = { coreActions, llmActions, toolActions, reasoningActions, reflectionActions, prologActions };
-const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+const SETS: Record<string, () => ActionDefinition[]> = {
+  coreActions,
+  llmActions,
+  toolActions,
+  reasoningActions,
+  reflectionActions,
+  prologActions,
+};
+const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  exports: Record<string, unknown>;
+};
 
-const loadError = (yaml: string, options: Parameters<typeof loadAgent>[1] = {}): AgentError => captureError(() => loadAgent(yaml, { file: 'agent.yaml', ...options }));
+const loadError = (yaml: string, options: Parameters<typeof loadAgent>[1] = {}): AgentError =>
+  captureError(() => loadAgent(yaml, { file: 'agent.yaml', ...options }));
 
 describe('the action sets', () => {
   it('hold exactly the names the catalog gives each entry', () => {
     for (const set of actionSetImports()) {
       const actions = SETS[set.name];
       expect(actions, set.name).toBeDefined();
-      expect(actions!().map((action) => action.name).sort(), set.module).toEqual([...set.actions].sort());
+      expect(
+        actions!()
+          .map((action) => action.name)
+          .sort(),
+        set.module,
+      ).toEqual([...set.actions].sort());
     }
-    expect(actionSetImports().map((set) => set.name).sort()).toEqual(Object.keys(SETS).sort());
+    expect(
+      actionSetImports()
+        .map((set) => set.name)
+        .sort(),
+    ).toEqual(Object.keys(SETS).sort());
   });
 
   it('together are every built-in action, each once', () => {
     const fromSets = actionSetImports().flatMap((set) => set.actions);
     expect(new Set(fromSets).size).toBe(fromSets.length);
-    expect([...fromSets].sort()).toEqual(builtinActions().map((action) => action.name).sort());
+    expect([...fromSets].sort()).toEqual(
+      builtinActions()
+        .map((action) => action.name)
+        .sort(),
+    );
   });
 
   it('are each a package entry', () => {
-    for (const set of actionSetImports()) expect(Object.keys(manifest.exports), set.module).toContain(set.module.replace(/^tea-edge/, '.'));
+    for (const set of actionSetImports())
+      expect(Object.keys(manifest.exports), set.module).toContain(set.module.replace(/^tea-edge/, '.'));
     for (const entry of ['./engine', './lua', './prolog']) expect(Object.keys(manifest.exports)).toContain(entry);
   });
 });
@@ -57,13 +81,21 @@ describe("the engine's loadAgent takes only what the host passes", () => {
       expect(error.code, action).toBe('UNKNOWN_ACTION');
       expect(error.message).toContain(`import { ${set.name} } from '${set.module}'`);
       expect(error.details.import).toBe(set.module);
-      expect(error.details.errors).toEqual([expect.objectContaining({ code: 'UNKNOWN_ACTION', node: 'step', field: 'uses', line: 3, import: set.module })]);
+      expect(error.details.errors).toEqual([
+        expect.objectContaining({ code: 'UNKNOWN_ACTION', node: 'step', field: 'uses', line: 3, import: set.module }),
+      ]);
     }
   });
 
   it('loads an agent once its set is passed, and still suggests names for a typo', () => {
-    expect(() => loadAgent('nodes:\n  - name: think\n    uses: reason.cot\n    with:\n      problem: "2 + 2"\n', { registry: createRegistry(reasoningActions()) })).not.toThrow();
-    const typo = loadError('nodes:\n  - name: think\n    uses: reason.cto\n', { registry: createRegistry(reasoningActions()) });
+    expect(() =>
+      loadAgent('nodes:\n  - name: think\n    uses: reason.cot\n    with:\n      problem: "2 + 2"\n', {
+        registry: createRegistry(reasoningActions()),
+      }),
+    ).not.toThrow();
+    const typo = loadError('nodes:\n  - name: think\n    uses: reason.cto\n', {
+      registry: createRegistry(reasoningActions()),
+    });
     expect(typo.message).toContain('did you mean reason.cot');
     expect(typo.details.import).toBeUndefined();
   });

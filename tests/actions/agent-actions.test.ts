@@ -23,19 +23,30 @@ settings:
 `;
 
 describe('agent.dispatch', () => {
-  it('sends [system, task] with the persona\'s model settings, inheriting settings.llm; events carry the agent', async () => {
+  it("sends [system, task] with the persona's model settings, inheriting settings.llm; events carry the agent", async () => {
     server.setReplies(['facts about tea']);
-    const { result, events } = await runYaml(`${settings()}
+    const { result, events } = await runYaml(
+      `${settings()}
 nodes:
   - name: research
     action: agent.dispatch
     with: { agent: researcher, task: "Research {{ state.topic }}" }
     output: research
-`, { topic: 'tea' });
+`,
+      { topic: 'tea' },
+    );
     expect(result.status, JSON.stringify(result.error)).toBe('completed');
-    expect(result.state.research).toMatchObject({ response: 'facts about tea', content: 'facts about tea', agent: 'researcher', success: true });
+    expect(result.state.research).toMatchObject({
+      response: 'facts about tea',
+      content: 'facts about tea',
+      agent: 'researcher',
+      success: true,
+    });
     const body = server.chatRequests[0]!.body;
-    expect(body.messages).toEqual([{ role: 'system', content: 'You gather facts.' }, { role: 'user', content: 'Research tea' }]);
+    expect(body.messages).toEqual([
+      { role: 'system', content: 'You gather facts.' },
+      { role: 'user', content: 'Research tea' },
+    ]);
     expect(body).toMatchObject({ model: 'base-model', temperature: 0.2 });
     const request = events.find((event) => event.type === 'llm_request')!;
     expect(request).toMatchObject({ node: 'research', data: { label: 'agent:researcher' } });
@@ -58,7 +69,9 @@ nodes:
   - { name: a, action: agent.dispatch, with: { agent: critic, task: hi } }
 `);
     expect(error.code).toBe('INVALID_PARAMS');
-    expect(error.message).toContain("agent 'critic' is not declared in settings.agents (available: researcher, writer, plain)");
+    expect(error.message).toContain(
+      "agent 'critic' is not declared in settings.agents (available: researcher, writer, plain)",
+    );
   });
 
   it('a model server failure ends the node with its typed error (not success: false)', async () => {
@@ -94,13 +107,29 @@ nodes:
     output: out
 `;
   // The scripted model answers by the system prompt's agent, through the mock server instead for determinism.
-  const viaServer = (yaml: string) => yaml.replace('provider: scripted, scripted: { rules: [{ when: "", reply: "unused" }] }', `api_base: "${server.url}", max_retries: 0`);
+  const viaServer = (yaml: string) =>
+    yaml.replace(
+      'provider: scripted, scripted: { rules: [{ when: "", reply: "unused" }] }',
+      `api_base: "${server.url}", max_retries: 0`,
+    );
 
   it('vote: the majority answer, the votes, unanimous false; results in agents order', async () => {
     server.setReplies(['positive', 'negative', 'positive']);
     const { result } = await runYaml(viaServer(parallel('vote', ', max_concurrent: 1')), { text: 'great' });
-    expect(result.state.out).toMatchObject({ result: 'positive', votes: { positive: 2, negative: 1 }, unanimous: false, total_votes: 3, aggregation: 'vote', success: true, agents_called: ['a1', 'a2', 'a3'] });
-    expect(((result.state.out as Record<string, unknown>).raw_results as Array<{ agent: string }>).map((entry) => entry.agent)).toEqual(['a1', 'a2', 'a3']);
+    expect(result.state.out).toMatchObject({
+      result: 'positive',
+      votes: { positive: 2, negative: 1 },
+      unanimous: false,
+      total_votes: 3,
+      aggregation: 'vote',
+      success: true,
+      agents_called: ['a1', 'a2', 'a3'],
+    });
+    expect(
+      ((result.state.out as Record<string, unknown>).raw_results as Array<{ agent: string }>).map(
+        (entry) => entry.agent,
+      ),
+    ).toEqual(['a1', 'a2', 'a3']);
   });
 
   it('collect and first', async () => {
@@ -114,13 +143,24 @@ nodes:
 
   it('consensus asks again until the threshold is met or the rounds run out', async () => {
     server.setReplies(['a', 'b', 'c', 'd', 'd', 'e']);
-    const reached = await runYaml(viaServer(parallel('consensus', ', max_concurrent: 1, consensus_threshold: 0.6, consensus_max_rounds: 3')), { text: 't' });
-    expect(reached.result.state.out).toMatchObject({ result: 'd', consensus_reached: true, rounds: 2, aggregation: 'consensus' });
+    const reached = await runYaml(
+      viaServer(parallel('consensus', ', max_concurrent: 1, consensus_threshold: 0.6, consensus_max_rounds: 3')),
+      { text: 't' },
+    );
+    expect(reached.result.state.out).toMatchObject({
+      result: 'd',
+      consensus_reached: true,
+      rounds: 2,
+      aggregation: 'consensus',
+    });
     expect((reached.result.state.out as { agreement: number }).agreement).toBeCloseTo(2 / 3);
     expect(server.chatRequests).toHaveLength(6);
     server.requests.length = 0;
     server.setReplies(['a', 'b', 'c', 'd', 'e', 'f']);
-    const missed = await runYaml(viaServer(parallel('consensus', ', consensus_threshold: 0.9, consensus_max_rounds: 2')), { text: 't' });
+    const missed = await runYaml(
+      viaServer(parallel('consensus', ', consensus_threshold: 0.9, consensus_max_rounds: 2')),
+      { text: 't' },
+    );
     expect(missed.result.state.out).toMatchObject({ result: null, consensus_reached: false, rounds: 2 });
     expect(server.chatRequests).toHaveLength(6);
   });
@@ -129,7 +169,8 @@ nodes:
 describe('agent.sequential', () => {
   it('chains agents: previous_response reaches the next task; transform applies; result and output_key', async () => {
     server.setReplies(['draft about tea', 'polished draft']);
-    const { result } = await runYaml(`${settings()}
+    const { result } = await runYaml(
+      `${settings()}
 nodes:
   - name: pipeline
     action: agent.sequential
@@ -138,9 +179,14 @@ nodes:
       task: "Step {{ chain_index }} of {{ chain_length }}: {{ previous_response or state.topic }}"
       transform: "[{{ current_response }}]"
       output_key: article
-`, { topic: 'tea' });
+`,
+      { topic: 'tea' },
+    );
     expect(result.status, JSON.stringify(result.error)).toBe('completed');
-    expect(server.chatRequests.map((request) => request.body.messages.at(-1).content)).toEqual(['Step 0 of 2: tea', 'Step 1 of 2: [draft about tea]']);
+    expect(server.chatRequests.map((request) => request.body.messages.at(-1).content)).toEqual([
+      'Step 0 of 2: tea',
+      'Step 1 of 2: [draft about tea]',
+    ]);
     expect(result.state).toMatchObject({
       result: '[polished draft]',
       article: '[polished draft]',
@@ -154,33 +200,50 @@ nodes:
 
   it('tasks: one template per agent; without task, the first gets state.input and the next the previous answer', async () => {
     server.setReplies(['one', 'two']);
-    await runYaml(`${settings()}
+    await runYaml(
+      `${settings()}
 nodes:
   - { name: p, action: agent.sequential, with: { agents: [plain, plain], tasks: ["A {{ state.x }}", "B {{ state.previous_response }}"] } }
-`, { x: 1 });
+`,
+      { x: 1 },
+    );
     expect(server.chatRequests.map((request) => request.body.messages.at(-1).content)).toEqual(['A 1', 'B one']);
     server.requests.length = 0;
     server.setReplies(['first answer', 'second']);
-    await runYaml(`${settings()}
+    await runYaml(
+      `${settings()}
 nodes:
   - { name: p, action: agent.sequential, with: { agents: [plain, plain] } }
-`, { input: 'the input' });
-    expect(server.chatRequests.map((request) => request.body.messages.at(-1).content)).toEqual(['the input', 'first answer']);
+`,
+      { input: 'the input' },
+    );
+    expect(server.chatRequests.map((request) => request.body.messages.at(-1).content)).toEqual([
+      'the input',
+      'first answer',
+    ]);
   });
 
   it('tasks of the wrong length, and unknown keys, are load errors', () => {
-    expect(loadError(`${settings()}
+    expect(
+      loadError(`${settings()}
 nodes:
   - { name: p, action: agent.sequential, with: { agents: [plain, writer], tasks: [a] } }
-`).message).toContain('tasks has 1 entries for 2 agents');
-    expect(loadError(`${settings()}
+`).message,
+    ).toContain('tasks has 1 entries for 2 agents');
+    expect(
+      loadError(`${settings()}
 nodes:
   - { name: p, action: agent.sequential, with: { agents: [plain], mode: fast } }
-`).code).toBe('INVALID_PARAMS');
+`).code,
+    ).toBe('INVALID_PARAMS');
   });
 });
 
 it('settings.agents is checked by the agent-file schema (closed persona keys, temperature 0–2)', () => {
-  expect(loadError('settings:\n  agents: { a: { sytem_prompt: x } }\nnodes:\n  - { name: n, run: "return {}" }\n').message).toContain('sytem_prompt');
-  expect(loadError('settings:\n  agents: { a: { temperature: 3 } }\nnodes:\n  - { name: n, run: "return {}" }\n').code).toBe('INVALID_AGENT');
+  expect(
+    loadError('settings:\n  agents: { a: { sytem_prompt: x } }\nnodes:\n  - { name: n, run: "return {}" }\n').message,
+  ).toContain('sytem_prompt');
+  expect(
+    loadError('settings:\n  agents: { a: { temperature: 3 } }\nnodes:\n  - { name: n, run: "return {}" }\n').code,
+  ).toBe('INVALID_AGENT');
 });

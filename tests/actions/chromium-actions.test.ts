@@ -40,17 +40,31 @@ describe.skipIf(!existsSync(CHROMIUM))('TEA actions in Chromium', () => {
   beforeAll(async () => {
     site = await startWebFixture({ searchKey: 'page-key-77' });
     model = await startMockOpenAI();
-    const bundle = await esbuild.build(baseOptions({ stdin: { contents: ENTRY, resolveDir: ROOT, sourcefile: 'tea-actions-page.ts', loader: 'ts' }, platform: 'browser', write: false }));
+    const bundle = await esbuild.build(
+      baseOptions({
+        stdin: { contents: ENTRY, resolveDir: ROOT, sourcefile: 'tea-actions-page.ts', loader: 'ts' },
+        platform: 'browser',
+        write: false,
+      }),
+    );
     const script = bundle.outputFiles![0]!.text;
     server = createServer((request, response) => {
-      if (request.url === '/engine.js') return void response.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-      response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>tea</title><script type="module" src="/engine.js"></script>');
+      if (request.url === '/engine.js')
+        return void response.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<!doctype html><title>tea</title><script type="module" src="/engine.js"></script>');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+    });
     page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-    await page.waitForFunction(() => (globalThis as { teaReady?: boolean }).teaReady === true, undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => (globalThis as { teaReady?: boolean }).teaReady === true, undefined, {
+      timeout: 60_000,
+    });
   }, 90_000);
   afterAll(async () => {
     await browser?.close();
@@ -60,15 +74,29 @@ describe.skipIf(!existsSync(CHROMIUM))('TEA actions in Chromium', () => {
   });
 
   async function both(yaml: string, input: Record<string, unknown> = {}, secrets: Record<string, string> = {}) {
-    const inPage = await page.evaluate(([y, i, s]) => (globalThis as any).runTea(y, i, s), [yaml, input, secrets] as const);
+    const inPage = await page.evaluate(([y, i, s]) => (globalThis as any).runTea(y, i, s), [
+      yaml,
+      input,
+      secrets,
+    ] as const);
     const { result, events } = await runYaml(yaml, input, { secrets });
-    const inNode = { status: result.status, error: result.error?.code ?? null, state: result.state, types: events.map((event) => event.type) };
+    const inNode = {
+      status: result.status,
+      error: result.error?.code ?? null,
+      state: result.state,
+      types: events.map((event) => event.type),
+    };
     return { inPage, inNode };
   }
 
   it('tea-web-scrape-summary, tea-llm-embed-search, tea-retry-loop: same result as in Node', async () => {
     const scrape = example('tea-web-scrape-summary').replace('https://example.com"', `${site.origin}"`);
-    for (const [yaml, input] of [[scrape, { url: `${site.origin}/article.html` }], [example('tea-llm-embed-search'), {}], [example('tea-retry-loop'), {}], [example('tea-agent-personas'), {}]] as const) {
+    for (const [yaml, input] of [
+      [scrape, { url: `${site.origin}/article.html` }],
+      [example('tea-llm-embed-search'), {}],
+      [example('tea-retry-loop'), {}],
+      [example('tea-agent-personas'), {}],
+    ] as const) {
       const { inPage, inNode } = await both(yaml, input);
       expect(inPage.status, JSON.stringify(inPage.error)).toBe('completed');
       expect(inPage).toEqual(inNode);
@@ -76,7 +104,10 @@ describe.skipIf(!existsSync(CHROMIUM))('TEA actions in Chromium', () => {
   });
 
   it('web.search with the key from secrets: same result as in Node', async () => {
-    const yaml = readFileSync(path.join(ROOT, 'tests/actions/fixtures/tea-web-search.yaml'), 'utf8').replaceAll('https://searx.example.org', site.origin);
+    const yaml = readFileSync(path.join(ROOT, 'tests/actions/fixtures/tea-web-search.yaml'), 'utf8').replaceAll(
+      'https://searx.example.org',
+      site.origin,
+    );
     const { inPage, inNode } = await both(yaml, {}, { SEARX_KEY: 'page-key-77' });
     expect(inPage.status).toBe('completed');
     expect(inPage).toEqual(inNode);
@@ -90,6 +121,9 @@ nodes:
 `;
     const { inPage, inNode } = await both(yaml);
     expect(inPage).toEqual(inNode);
-    expect(inPage.state.embeddings).toEqual([[5, 1, 2, 1], [10, 2, 4, 1]]);
+    expect(inPage.state.embeddings).toEqual([
+      [5, 1, 2, 1],
+      [10, 2, 4, 1],
+    ]);
   });
 });

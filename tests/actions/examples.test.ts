@@ -42,34 +42,56 @@ describe('TEA-style examples', () => {
     expect(result.state.best_score as number).toBeGreaterThan(0);
     expect(result.state).toMatchObject({ source: result.state.best_document, dimensions: 64 });
     expect(String(result.state.answer)).toContain('five milliseconds');
-    const embeddings = events.flatMap((event) => (event.type === 'llm_request' && event.data.kind === 'embeddings' ? [event.data] : []));
+    const embeddings = events.flatMap((event) =>
+      event.type === 'llm_request' && event.data.kind === 'embeddings' ? [event.data] : [],
+    );
     expect(embeddings).toHaveLength(1);
     expect(embeddings[0]!.input_count).toBe(4);
   });
 
   it('tea-llm-embed-search: another question picks another document', async () => {
-    const { result } = await runYaml(example('tea-llm-embed-search'), { question: 'Which inline language do agents use, Lua?' });
+    const { result } = await runYaml(example('tea-llm-embed-search'), {
+      question: 'Which inline language do agents use, Lua?',
+    });
     expect(result.state.best_document).toBe('Lua is the inline language of tea-edge agents.');
   });
 
   it('tea-retry-loop: one correction makes the record valid', async () => {
     const { result } = await runYaml(example('tea-retry-loop'));
     expect(result.status, JSON.stringify(result.error)).toBe('completed');
-    expect(result.state).toMatchObject({ retries: 1, valid: true, record: { title: 'The Analytical Engine', author: 'Ada Lovelace', year: 1843 } });
+    expect(result.state).toMatchObject({
+      retries: 1,
+      valid: true,
+      record: { title: 'The Analytical Engine', author: 'Ada Lovelace', year: 1843 },
+    });
   });
 
   it('tea-agent-personas: a researcher → writer chain, then three reviewers vote', async () => {
     const { result, events } = await runYaml(example('tea-agent-personas'));
     expect(result.status, JSON.stringify(result.error)).toBe('completed');
-    expect(result.state).toMatchObject({ summary: 'Green tea: gentle caffeine, calm focus thanks to L-theanine.', verdict: 'approve', votes: { approve: 2, revise: 1 } });
+    expect(result.state).toMatchObject({
+      summary: 'Green tea: gentle caffeine, calm focus thanks to L-theanine.',
+      verdict: 'approve',
+      votes: { approve: 2, revise: 1 },
+    });
     const labels = events.filter((event) => event.type === 'llm_request').map((event) => event.data.label);
-    expect(labels).toEqual(['agent:researcher', 'agent:writer', 'agent:reviewer_a', 'agent:reviewer_b', 'agent:reviewer_c']);
+    expect(labels).toEqual([
+      'agent:researcher',
+      'agent:writer',
+      'agent:reviewer_a',
+      'agent:reviewer_b',
+      'agent:reviewer_c',
+    ]);
   });
 
   it('fixtures/tea-web-search (needs a SearXNG; test fixture): search, then answer', async () => {
     const yaml = fixture('tea-web-search').replaceAll('https://searx.example.org', site.origin);
     const { result } = await runYaml(yaml, { topic: 'edge agents' }, { secrets: { SEARX_KEY: 'k-123456' } });
     expect(result.status, JSON.stringify(result.error)).toBe('completed');
-    expect(result.state).toMatchObject({ answer: 'They run close to users.', top: 'https://example.org/a', total: 1234 });
+    expect(result.state).toMatchObject({
+      answer: 'They run close to users.',
+      top: 'https://example.org/a',
+      total: 1234,
+    });
   });
 });

@@ -21,7 +21,25 @@ nodes:
 `;
 
 /** Paths that must never reach outside the root, whatever the host. */
-const HOSTILE = ['../secret.txt', 'a/../../secret.txt', '/etc/passwd', 'C:/windows/win.ini', 'c:secret', 'a\\..\\secret.txt', '\\\\server\\share', 'a\u0000.txt', '%2e%2e/secret.txt', 'a%2Fb', 'file:///etc/passwd', 's3://bucket/key', 'memory://x', '', '.', './', 'a\nb'];
+const HOSTILE = [
+  '../secret.txt',
+  'a/../../secret.txt',
+  '/etc/passwd',
+  'C:/windows/win.ini',
+  'c:secret',
+  'a\\..\\secret.txt',
+  '\\\\server\\share',
+  'a\u0000.txt',
+  '%2e%2e/secret.txt',
+  'a%2Fb',
+  'file:///etc/passwd',
+  's3://bucket/key',
+  'memory://x',
+  '',
+  '.',
+  './',
+  'a\nb',
+];
 
 describe('file.read / file.write on a rooted Node folder', () => {
   let base: string;
@@ -49,7 +67,8 @@ describe('file.read / file.write on a rooted Node folder', () => {
   });
 
   it('writes non-text content as JSON; TEA spelling actions.file_read resolves', async () => {
-    const yaml = 'nodes:\n  - { name: w, uses: file.write, with: { path: data.json, content: { a: 1 } } }\n  - { name: r, uses: actions.file_read, with: { path: data.json }, output: back }\n';
+    const yaml =
+      'nodes:\n  - { name: w, uses: file.write, with: { path: data.json, content: { a: 1 } } }\n  - { name: r, uses: actions.file_read, with: { path: data.json }, output: back }\n';
     const { result } = await runYaml(yaml, {}, { files });
     expect((result.state.back as { content: string }).content).toBe('{"a":1}');
   });
@@ -65,7 +84,9 @@ describe('file.read / file.write on a rooted Node folder', () => {
       expect(result.error?.field, bad).toBe('path');
       const written = await runYaml(COPY, { from: 'notes/tea.txt', to: bad }, { files });
       expect(written.result.error?.code, JSON.stringify(bad)).toBe('INVALID_PARAMS');
-      await expect(files.read(bad, 10)).rejects.toSatisfy((error: unknown) => AgentError.isInstance(error) && error.code === 'INVALID_PARAMS');
+      await expect(files.read(bad, 10)).rejects.toSatisfy(
+        (error: unknown) => AgentError.isInstance(error) && error.code === 'INVALID_PARAMS',
+      );
     }
   });
 
@@ -88,9 +109,15 @@ describe('file.read / file.write on a rooted Node folder', () => {
     expect(result.error?.code).toBe('INPUT_TOO_LARGE');
     const fits = await runYaml(yaml.replace('4096', '5000'), {}, { files });
     expect(fits.result.status).toBe('completed');
-    const tooBig = await runYaml('nodes:\n  - { name: w, uses: file.write, with: { path: huge.txt, content: "{{ state.text }}" } }\n', { text: 'y'.repeat(MAX_WRITE_BYTES + 1) }, { files });
+    const tooBig = await runYaml(
+      'nodes:\n  - { name: w, uses: file.write, with: { path: huge.txt, content: "{{ state.text }}" } }\n',
+      { text: 'y'.repeat(MAX_WRITE_BYTES + 1) },
+      { files },
+    );
     expect(tooBig.result.error?.code).toBe('INPUT_TOO_LARGE');
-    expect(loadError('nodes:\n  - { name: r, uses: file.read, with: { path: a.txt, max_bytes: 999999999 } }\n').code).toBe('INVALID_PARAMS');
+    expect(
+      loadError('nodes:\n  - { name: r, uses: file.read, with: { path: a.txt, max_bytes: 999999999 } }\n').code,
+    ).toBe('INVALID_PARAMS');
   });
 
   it('a missing file is NOT_FOUND; a folder is not a file; a closed schema refuses unknown keys', async () => {

@@ -52,7 +52,8 @@ describe('htmlToReadable', () => {
 
   it('drops scripts, styles, nav, header, aside and footer', () => {
     const page = htmlToReadable(ARTICLE_HTML, options({ format: 'text' }));
-    for (const hidden of ['tracking', 'color: red', 'Nav link', 'Home', 'Buy now', 'Copyright']) expect(page.content).not.toContain(hidden);
+    for (const hidden of ['tracking', 'color: red', 'Nav link', 'Home', 'Buy now', 'Copyright'])
+      expect(page.content).not.toContain(hidden);
     expect(page.content).toContain('close to users');
     expect(page.content).not.toContain('**');
     expect(page.content).not.toContain('](');
@@ -71,12 +72,18 @@ describe('htmlToReadable', () => {
   });
 
   it('"<main>" inside a script does not hide a page that has no <main>', () => {
-    const page = htmlToReadable('<body><script>var t = "<main>";</script><nav>menu</nav><p>Body text</p></body>', options());
+    const page = htmlToReadable(
+      '<body><script>var t = "<main>";</script><nav>menu</nav><p>Body text</p></body>',
+      options(),
+    );
     expect(page.content).toBe('Body text');
   });
 
   it('a head without </head> ends at <body>', () => {
-    const page = htmlToReadable('<html><head><title>T</title><meta name="description" content="D"><body><p>Visible</p></body>', options());
+    const page = htmlToReadable(
+      '<html><head><title>T</title><meta name="description" content="D"><body><p>Visible</p></body>',
+      options(),
+    );
     expect(page).toMatchObject({ content: 'Visible', title: 'T', description: 'D' });
   });
 
@@ -113,7 +120,9 @@ describe('htmlToReadable', () => {
   });
 
   it('links: relative resolved, fragments dropped, only http(s), no duplicates, capped', () => {
-    const html = Array.from({ length: 10 }, (_, index) => `<a href="/p${index % 5}#f">p</a>`).join(' ') + '<a href="data:text/html,x">d</a>';
+    const html =
+      Array.from({ length: 10 }, (_, index) => `<a href="/p${index % 5}#f">p</a>`).join(' ') +
+      '<a href="data:text/html,x">d</a>';
     const page = htmlToReadable(html, options({ maxLinks: 3 }));
     expect(page.links).toEqual(['https://site.example/p0', 'https://site.example/p1', 'https://site.example/p2']);
   });
@@ -121,6 +130,8 @@ describe('htmlToReadable', () => {
 
 describe('decodeEntities', () => {
   it('decodes named and numeric entities and leaves unknown ones', () => {
-    expect(decodeEntities('&lt;a&gt; &amp;amp; &#65;&#x42; &nbsp;&hellip; &valueOf; &#0; &#xD800;')).toBe('<a> &amp; AB  … &valueOf; \uFFFD \uFFFD');
+    expect(decodeEntities('&lt;a&gt; &amp;amp; &#65;&#x42; &nbsp;&hellip; &valueOf; &#0; &#xD800;')).toBe(
+      '<a> &amp; AB  … &valueOf; \uFFFD \uFFFD',
+    );
   });
 });

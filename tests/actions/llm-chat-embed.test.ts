@@ -18,8 +18,9 @@ beforeEach(() => {
 });
 
 describe('llm.chat', () => {
-  it('sends the messages as given, with TEA\'s max_tokens default of 100, and returns {content, usage}', async () => {
-    const { result } = await runYaml(`
+  it("sends the messages as given, with TEA's max_tokens default of 100, and returns {content, usage}", async () => {
+    const { result } = await runYaml(
+      `
 settings: { llm: { api_base: "${server.url}", model: chat-model } }
 nodes:
   - name: chat
@@ -29,11 +30,16 @@ nodes:
         - { role: system, content: "You are terse." }
         - { role: user, content: "{{ state.question }}" }
     output: reply
-`, { question: 'Why?' });
+`,
+      { question: 'Why?' },
+    );
     expect(result.status).toBe('completed');
     expect(result.state.reply).toMatchObject({ content: 'chat answer', finish_reason: 'stop' });
     const body = server.chatRequests[0]!.body;
-    expect(body.messages).toEqual([{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Why?' }]);
+    expect(body.messages).toEqual([
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'Why?' },
+    ]);
     expect(body.max_tokens).toBe(100);
     expect(body.model).toBe('chat-model');
   });
@@ -72,13 +78,16 @@ nodes:
 
 describe('llm.embed over /v1/embeddings', () => {
   it('one text → {embedding, dimensions, model}; the request carries model and input', async () => {
-    const { result, events } = await runYaml(`
+    const { result, events } = await runYaml(
+      `
 settings: { llm: { api_base: "${server.url}", model: chat-model } }
 nodes:
   - name: embed
     action: llm.embed
     with: { text: "{{ state.doc }}", model: nomic-embed-text }
-`, { doc: 'edge agents are small' });
+`,
+      { doc: 'edge agents are small' },
+    );
     expect(result.status).toBe('completed');
     expect(result.state).toMatchObject({ embedding: [21, 4, 7, 1], dimensions: 4, model: 'nomic-embed-text' });
     expect(server.embeddingRequests[0]!.body).toEqual({ model: 'nomic-embed-text', input: ['edge agents are small'] });
@@ -130,7 +139,13 @@ nodes:
   });
 
   it("llama.cpp's HTTP 501 (started without --embeddings) is reported at once, in the server's words, with the fix", async () => {
-    const body = JSON.stringify({ error: { code: 501, message: 'This server does not support embeddings. Start it with `--embeddings`', type: 'not_supported_error' } });
+    const body = JSON.stringify({
+      error: {
+        code: 501,
+        message: 'This server does not support embeddings. Start it with `--embeddings`',
+        type: 'not_supported_error',
+      },
+    });
     server.setEmbeddingsFault({ type: 'status', status: 501, body });
     const { result } = await runYaml(`
 settings: { llm: { api_base: "${server.url}", max_retries: 2 } }
@@ -142,8 +157,12 @@ nodes:
     expect(server.embeddingRequests).toHaveLength(1);
   });
 
-  it('a 200 that is only the server\'s error (LM Studio, wrong path) quotes it and says api_base must end in /v1', async () => {
-    server.setEmbeddingsFault({ type: 'status', status: 200, body: JSON.stringify({ error: 'Unexpected endpoint or method. (POST /embeddings)' }) });
+  it("a 200 that is only the server's error (LM Studio, wrong path) quotes it and says api_base must end in /v1", async () => {
+    server.setEmbeddingsFault({
+      type: 'status',
+      status: 200,
+      body: JSON.stringify({ error: 'Unexpected endpoint or method. (POST /embeddings)' }),
+    });
     const { result } = await runYaml(`
 settings: { llm: { api_base: "${server.url}", max_retries: 2 } }
 nodes:

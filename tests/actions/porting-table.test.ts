@@ -21,7 +21,8 @@ function firstColumnNames(heading: string): string[] {
 }
 
 /** The actions TEA's reference lists (docs/shared/yaml-reference/actions/README.md, names only). */
-const TEA_DOCUMENTED = `a2a.broadcast a2a.delegate a2a.discover a2a.heartbeat a2a.receive a2a.register a2a.send a2a.state.get
+const TEA_DOCUMENTED =
+  `a2a.broadcast a2a.delegate a2a.discover a2a.heartbeat a2a.receive a2a.register a2a.send a2a.state.get
 a2a.state.set a2a.unregister agent.coordinate agent.crewai_delegate agent.dispatch agent.parallel agent.sequential auth.get_user
 auth.verify cache.get cache.invalidate cache.wrap checkpoint.load checkpoint.save code.execute code.sandbox csv.parse csv.stringify
 data.create_table data.delete data.filter data.insert data.merge data.query data.update data.validate embedding.create
@@ -40,13 +41,17 @@ state.set return core.return`.split(/\s+/);
 
 describe('docs/porting-from-tea.md', () => {
   it('every "Supported" and "Aliases" action resolves in the registry', () => {
-    const names = [...firstColumnNames('Supported'), ...firstColumnNames('Aliases')].filter((name) => !name.includes('<'));
+    const names = [...firstColumnNames('Supported'), ...firstColumnNames('Aliases')].filter(
+      (name) => !name.includes('<'),
+    );
     expect(names.length).toBeGreaterThan(25);
     for (const name of names) expect(registry.get(name), name).toBeDefined();
   });
 
   it('every "Refused" action is unknown to the registry and has a reason', () => {
-    const names = firstColumnNames('Refused (load error with this reason)').filter((name) => !name.startsWith('.') && !name.includes(' '));
+    const names = firstColumnNames('Refused (load error with this reason)').filter(
+      (name) => !name.startsWith('.') && !name.includes(' '),
+    );
     expect(names.length).toBeGreaterThan(40);
     for (const name of names) {
       const concrete = name.endsWith('*') ? `${name.slice(0, -1)}anything` : name;
@@ -56,14 +61,18 @@ describe('docs/porting-from-tea.md', () => {
   });
 
   it('every action TEA documents is run by tea-edge or refused with a reason', () => {
-    const unaccounted = TEA_DOCUMENTED.filter((name) => registry.get(name) === undefined && teaUnsupportedReason(name) === undefined);
+    const unaccounted = TEA_DOCUMENTED.filter(
+      (name) => registry.get(name) === undefined && teaUnsupportedReason(name) === undefined,
+    );
     expect(unaccounted).toEqual([]);
   });
 
   it('the load error of a refused TEA action carries its reason; an unknown non-TEA name keeps the suggestion', () => {
     const refused = loadError('nodes:\n  - { name: r, uses: http.post, with: { url: a } }\n');
     expect(refused.code).toBe('UNKNOWN_ACTION');
-    expect(refused.message).toContain("TEA's action 'http.post' is not available in tea-edge: requests with side effects");
+    expect(refused.message).toContain(
+      "TEA's action 'http.post' is not available in tea-edge: requests with side effects",
+    );
     const aliased = loadError('nodes:\n  - { name: r, uses: actions.llm_retry }\n');
     expect(aliased.message).toContain('max_retries');
     const typo = loadError('nodes:\n  - { name: r, uses: llm.cal, with: { prompt: x } }\n');

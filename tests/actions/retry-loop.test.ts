@@ -40,7 +40,13 @@ describe('retry.loop', () => {
     const { result } = await runYaml(agent(3, luaFix), { person: { name: 'Ada' } });
     expect(result.status).toBe('completed');
     // retry 0: invalid → fix (still no age); retry 1: invalid → fix (age 41); retry 2: valid.
-    expect(result.state).toMatchObject({ _retry_count: 2, _retry_exhausted: false, valid: true, fixes: 2, person: { name: 'Ada', age: 41 } });
+    expect(result.state).toMatchObject({
+      _retry_count: 2,
+      _retry_exhausted: false,
+      valid: true,
+      fixes: 2,
+      person: { name: 'Ada', age: 41 },
+    });
     expect((result.state._retry_result as { valid: boolean }).valid).toBe(true);
   });
 
@@ -86,27 +92,50 @@ describe('retry.loop', () => {
     const llmFix = `  - name: fix
     uses: llm.call
     with: { prompt: fix }`;
-    const yaml = agent(2, llmFix).replace("scripted: ['{\"name\": \"Ada\", \"age\": 36}']", 'scripted: []');
-    const { result } = await runYaml(yaml.replace('provider: scripted, scripted: []', 'api_base: "http://127.0.0.1:9/v1", max_retries: 0'), { person: {} });
+    const yaml = agent(2, llmFix).replace('scripted: [\'{"name": "Ada", "age": 36}\']', 'scripted: []');
+    const { result } = await runYaml(
+      yaml.replace('provider: scripted, scripted: []', 'api_base: "http://127.0.0.1:9/v1", max_retries: 0'),
+      { person: {} },
+    );
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('LLM_UNAVAILABLE');
   });
 
   it('a correction node that does not exist is refused at load, naming it', () => {
-    const error = loadError(agent(1, '  - { name: other, run: "return {}" }').replace('{ from: check, to: __end__ }', '{ from: check, to: other }'));
+    const error = loadError(
+      agent(1, '  - { name: other, run: "return {}" }').replace(
+        '{ from: check, to: __end__ }',
+        '{ from: check, to: other }',
+      ),
+    );
     expect(error.code).toBe('INVALID_PARAMS');
     expect(error.message).toContain("no node 'fix'");
   });
 
   it('load-time checks: unknown validation action, missing correct, unknown key', () => {
-    const fix = '  - { name: x, run: "return {}" }\nedges:\n  - { from: __start__, to: r }\n  - { from: r, to: __end__ }\n';
-    expect(loadError(`nodes:\n  - { name: r, uses: retry.loop, with: { validate: no.such, correct: x } }\n${fix}`).code).toBe('UNKNOWN_ACTION');
-    expect(loadError('nodes:\n  - { name: r, uses: retry.loop, with: { validate: validate.schema } }\n').message).toContain('correct');
-    expect(loadError('nodes:\n  - { name: r, uses: retry.loop, with: { validate: validate.schema, correct: r, retries: 2 } }\n').code).toBe('INVALID_PARAMS');
+    const fix =
+      '  - { name: x, run: "return {}" }\nedges:\n  - { from: __start__, to: r }\n  - { from: r, to: __end__ }\n';
+    expect(
+      loadError(`nodes:\n  - { name: r, uses: retry.loop, with: { validate: no.such, correct: x } }\n${fix}`).code,
+    ).toBe('UNKNOWN_ACTION');
+    expect(
+      loadError('nodes:\n  - { name: r, uses: retry.loop, with: { validate: validate.schema } }\n').message,
+    ).toContain('correct');
+    expect(
+      loadError(
+        'nodes:\n  - { name: r, uses: retry.loop, with: { validate: validate.schema, correct: r, retries: 2 } }\n',
+      ).code,
+    ).toBe('INVALID_PARAMS');
   });
 
   it('the correction node counts as a step in max_steps', async () => {
-    const { result } = await runYaml(agent(50, luaFix.replace('state._retry_count < 1', 'true')).replace('settings:', 'settings:\n  limits: { max_steps: 5 }'), { person: {} });
+    const { result } = await runYaml(
+      agent(50, luaFix.replace('state._retry_count < 1', 'true')).replace(
+        'settings:',
+        'settings:\n  limits: { max_steps: 5 }',
+      ),
+      { person: {} },
+    );
     expect(result.error?.code).toBe('BUDGET_EXCEEDED');
   });
 });

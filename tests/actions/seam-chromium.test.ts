@@ -14,7 +14,10 @@ import { exampleAgents, nodeOutcomes } from './seam-node-outcomes.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** The page script: the scenarios over OPFS, then what OPFS holds, read without the adapter. */
-const entry = (agents: Record<string, string>, folder: string) => `import { runSeamScenarios } from './tests/actions/seam-scenarios.ts';
+const entry = (
+  agents: Record<string, string>,
+  folder: string,
+) => `import { runSeamScenarios } from './tests/actions/seam-scenarios.ts';
 import { createOpfsFileStore, hasOpfs } from './adapters/opfs/opfs-file-store.ts';
 const folder = ${JSON.stringify(folder)};
 const outcomes = await runSeamScenarios(createOpfsFileStore({ folder }), ${JSON.stringify(agents)});
@@ -25,7 +28,13 @@ globalThis.seamResult = { outcomes, summary, hasOpfs: hasOpfs() };`;
 describe.skipIf(!existsSync(CHROMIUM))('seam scenarios in Chromium (OPFS)', () => {
   it('agent files as sub-runs and file.read/write give the same outcomes as on Node', async () => {
     const source = entry(exampleAgents(), `tea-seams-${Date.now()}`);
-    const bundle = await esbuild.build(baseOptions({ stdin: { contents: source, resolveDir: ROOT, sourcefile: 'seam-page.ts', loader: 'ts' }, platform: 'browser', write: false }));
+    const bundle = await esbuild.build(
+      baseOptions({
+        stdin: { contents: source, resolveDir: ROOT, sourcefile: 'seam-page.ts', loader: 'ts' },
+        platform: 'browser',
+        write: false,
+      }),
+    );
     const { value, errors } = await runInChromiumPage(bundle.outputFiles![0]!.text, 'seamResult');
     expect(errors).toEqual([]);
     const inPage = value as { outcomes: unknown; summary: string; hasOpfs: boolean };

@@ -9,7 +9,12 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** The example agents the scenarios run, by file name. */
 export function exampleAgents(): Record<string, string> {
-  const names = ['tea-agent-files.yaml', 'tea-agent-files-triage.yaml', 'tea-agent-files-check.yaml', 'tea-file-notes.yaml'];
+  const names = [
+    'tea-agent-files.yaml',
+    'tea-agent-files-triage.yaml',
+    'tea-agent-files-check.yaml',
+    'tea-file-notes.yaml',
+  ];
   return Object.fromEntries(names.map((name) => [name, readFileSync(path.join(ROOT, 'examples', name), 'utf8')]));
 }
 
@@ -22,4 +27,3 @@ export async function nodeOutcomes(): Promise<ScenarioOutcome[]> {
     rmSync(folder, { recursive: true, force: true });
   }
 }
-

@@ -25,21 +25,40 @@ describe('seam scenarios in workerd (R2)', () => {
   let miniflare: Miniflare;
 
   beforeAll(async () => {
-    const bundle = await esbuild.build(baseOptions({ stdin: { contents: ENTRY, resolveDir: ROOT, sourcefile: 'seam-worker.ts', loader: 'ts' }, platform: 'browser', write: false }));
-    miniflare = new Miniflare({ modules: true, script: bundle.outputFiles![0]!.text, compatibilityDate: '2026-05-01', r2Buckets: ['FILES'] });
+    const bundle = await esbuild.build(
+      baseOptions({
+        stdin: { contents: ENTRY, resolveDir: ROOT, sourcefile: 'seam-worker.ts', loader: 'ts' },
+        platform: 'browser',
+        write: false,
+      }),
+    );
+    miniflare = new Miniflare({
+      modules: true,
+      script: bundle.outputFiles![0]!.text,
+      compatibilityDate: '2026-05-01',
+      r2Buckets: ['FILES'],
+    });
   }, 60_000);
   afterAll(async () => {
     await miniflare?.dispose();
   });
 
   it('agent files as sub-runs and file.read/write give the same outcomes as on Node', async () => {
-    const response = await miniflare.dispatchFetch('http://worker.test/', { method: 'POST', body: JSON.stringify({ agents: exampleAgents(), prefix: 'run-1/' }) });
+    const response = await miniflare.dispatchFetch('http://worker.test/', {
+      method: 'POST',
+      body: JSON.stringify({ agents: exampleAgents(), prefix: 'run-1/' }),
+    });
     const inWorker = await response.json();
     const inNode = await nodeOutcomes();
     expect(inWorker).toEqual(inNode);
     // The files are R2 objects under the prefix, nowhere else.
-    const bucket = (await miniflare.getR2Bucket('FILES')) as unknown as { get(key: string): Promise<{ text(): Promise<string> } | null>; list(): Promise<{ objects: Array<{ key: string }> }> };
-    expect(await (await bucket.get('run-1/summaries/sencha.txt'))?.text()).toBe('Oolong is a partly oxidised tea between green and black.');
+    const bucket = (await miniflare.getR2Bucket('FILES')) as unknown as {
+      get(key: string): Promise<{ text(): Promise<string> } | null>;
+      list(): Promise<{ objects: Array<{ key: string }> }>;
+    };
+    expect(await (await bucket.get('run-1/summaries/sencha.txt'))?.text()).toBe(
+      'Oolong is a partly oxidised tea between green and black.',
+    );
     const keys = (await bucket.list()).objects.map((object) => object.key);
     expect(keys.every((key) => key.startsWith('run-1/'))).toBe(true);
   }, 60_000);

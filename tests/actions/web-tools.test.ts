@@ -34,24 +34,42 @@ describe('web.scrape', () => {
     const down = `http://127.0.0.1:${await closedPort()}`;
     const { result } = await runYaml(scrapeAgent(`{ url: "${down}/page.html" }`, down));
     expect(result.status).toBe('failed');
-    expect(result.error).toMatchObject({ code: 'ACTION_FAILED', node: 'scrape', field: 'url', details: { url: `${down}/page.html` } });
-    expect(result.error!.message).toMatch(new RegExp(`^web\\.scrape could not fetch ${down.replace(/\./g, '\\.')}/page\\.html: fetch failed: connect ECONNREFUSED`));
+    expect(result.error).toMatchObject({
+      code: 'ACTION_FAILED',
+      node: 'scrape',
+      field: 'url',
+      details: { url: `${down}/page.html` },
+    });
+    expect(result.error!.message).toMatch(
+      new RegExp(
+        `^web\\.scrape could not fetch ${down.replace(/\./g, '\\.')}/page\\.html: fetch failed: connect ECONNREFUSED`,
+      ),
+    );
   });
 
   it('returns Markdown, links and metadata of an allowed page', async () => {
-    const { result } = await runYaml(scrapeAgent('{ url: "{{ state.url }}", formats: [markdown, links] }'), { url: `${site.origin}/article.html` });
+    const { result } = await runYaml(scrapeAgent('{ url: "{{ state.url }}", formats: [markdown, links] }'), {
+      url: `${site.origin}/article.html`,
+    });
     expect(result.status).toBe('completed');
     const page = result.state.page as Record<string, any>;
     expect(page).toMatchObject({ success: true, status: 200, url: `${site.origin}/article.html` });
     expect(page.markdown).toMatch(/^# Edge agents\n\nAgents that run \*\*close to users\*\*/);
     expect(page.markdown).not.toContain('Buy now');
     expect(page.links).toEqual([`${site.origin}/docs/intro?x=1`]);
-    expect(page.metadata).toEqual({ title: 'Edge agents & you', description: 'Why small agents run well at the edge.', content_type: 'text/html; charset=utf-8', truncated: false });
+    expect(page.metadata).toEqual({
+      title: 'Edge agents & you',
+      description: 'Why small agents run well at the edge.',
+      content_type: 'text/html; charset=utf-8',
+      truncated: false,
+    });
     expect(page.text).toBeUndefined();
   });
 
   it('formats: [text] gives plain text; max_chars caps it', async () => {
-    const { result } = await runYaml(scrapeAgent(`{ url: "${site.origin}/article.html", formats: [text], max_chars: 100 }`));
+    const { result } = await runYaml(
+      scrapeAgent(`{ url: "${site.origin}/article.html", formats: [text], max_chars: 100 }`),
+    );
     const page = result.state.page as Record<string, any>;
     expect(page.text.length).toBeLessThanOrEqual(100);
     expect(page.text).not.toContain('**');
@@ -71,7 +89,10 @@ describe('web.scrape', () => {
     const plain = await runYaml(scrapeAgent(`{ url: "${site.origin}/plain.txt" }`));
     expect((plain.result.state.page as Record<string, unknown>).markdown).toBe('Just text.\nTwo lines.');
     const binary = await runYaml(scrapeAgent(`{ url: "${site.origin}/data.bin" }`));
-    expect(binary.result.state.page).toMatchObject({ success: false, error: expect.stringContaining('application/octet-stream') });
+    expect(binary.result.state.page).toMatchObject({
+      success: false,
+      error: expect.stringContaining('application/octet-stream'),
+    });
     const missing = await runYaml(scrapeAgent(`{ url: "${site.origin}/missing" }`));
     expect(missing.result.state.page).toMatchObject({ success: false, status: 404 });
   });
@@ -93,7 +114,9 @@ describe('web.scrape', () => {
   });
 
   it('unknown keys and bad formats are INVALID_PARAMS', async () => {
-    expect(loadError(`nodes:\n  - { name: s, uses: web.scrape, with: { url: "${site.origin}/", selector: main } }\n`).code).toBe('INVALID_PARAMS');
+    expect(
+      loadError(`nodes:\n  - { name: s, uses: web.scrape, with: { url: "${site.origin}/", selector: main } }\n`).code,
+    ).toBe('INVALID_PARAMS');
     const { result } = await runYaml(scrapeAgent(`{ url: "${site.origin}/article.html", formats: [screenshot] }`));
     expect(result.error?.code).toBe('INVALID_PARAMS');
   });
@@ -134,7 +157,11 @@ describe('web.search (SearXNG JSON API)', () => {
   });
 
   it('sends the key from the host secrets as a bearer token; it never shows in state or events', async () => {
-    const { result, events } = await runYaml(searchAgent(keyed, ', api_key_secret: SEARX_KEY'), { q: 'x' }, { secrets: { SEARX_KEY: 'searx-secret-9876' } });
+    const { result, events } = await runYaml(
+      searchAgent(keyed, ', api_key_secret: SEARX_KEY'),
+      { q: 'x' },
+      { secrets: { SEARX_KEY: 'searx-secret-9876' } },
+    );
     expect(result.status).toBe('completed');
     expect(keyed.requests[0]!.headers.authorization).toBe('Bearer searx-secret-9876');
     expect(JSON.stringify({ state: result.state, events })).not.toContain('searx-secret-9876');
@@ -148,7 +175,11 @@ describe('web.search (SearXNG JSON API)', () => {
   });
 
   it('a wrong key is success: false with the status', async () => {
-    const { result } = await runYaml(searchAgent(keyed, ', api_key_secret: SEARX_KEY'), { q: 'x' }, { secrets: { SEARX_KEY: 'wrong' } });
+    const { result } = await runYaml(
+      searchAgent(keyed, ', api_key_secret: SEARX_KEY'),
+      { q: 'x' },
+      { secrets: { SEARX_KEY: 'wrong' } },
+    );
     expect(result.state.found).toMatchObject({ success: false, error: expect.stringContaining('401') });
   });
 
@@ -162,7 +193,9 @@ describe('web.search (SearXNG JSON API)', () => {
     const missing = loadError('nodes:\n  - { name: s, uses: web.search, with: { query: x } }\n');
     expect(missing.code).toBe('INVALID_PARAMS');
     expect(missing.message).toContain('settings.web_search');
-    const paid = loadError('settings:\n  web_search: { provider: perplexity, url: "https://api.perplexity.ai" }\nnodes:\n  - { name: s, uses: web.search, with: { query: x } }\n');
+    const paid = loadError(
+      'settings:\n  web_search: { provider: perplexity, url: "https://api.perplexity.ai" }\nnodes:\n  - { name: s, uses: web.search, with: { query: x } }\n',
+    );
     expect(paid.message).toContain('searxng');
   });
 

@@ -39,7 +39,13 @@ describe('TEA actions in workerd', () => {
   beforeAll(async () => {
     site = await startWebFixture({ searchKey: 'workerd-key-42' });
     model = await startMockOpenAI();
-    const bundle = await esbuild.build(baseOptions({ stdin: { contents: ENTRY, resolveDir: ROOT, sourcefile: 'tea-actions-worker.ts', loader: 'ts' }, platform: 'browser', write: false }));
+    const bundle = await esbuild.build(
+      baseOptions({
+        stdin: { contents: ENTRY, resolveDir: ROOT, sourcefile: 'tea-actions-worker.ts', loader: 'ts' },
+        platform: 'browser',
+        write: false,
+      }),
+    );
     miniflare = new Miniflare({ modules: true, script: bundle.outputFiles![0]!.text, compatibilityDate: '2026-05-01' });
   }, 60_000);
   afterAll(async () => {
@@ -49,10 +55,23 @@ describe('TEA actions in workerd', () => {
   });
 
   async function both(yaml: string, input: Record<string, unknown> = {}, secrets: Record<string, string> = {}) {
-    const response = await miniflare.dispatchFetch('http://worker.test/', { method: 'POST', body: JSON.stringify({ yaml, input, secrets }) });
-    const inWorker = (await response.json()) as { status: string; error: string | null; state: Record<string, unknown>; types: string[] };
+    const response = await miniflare.dispatchFetch('http://worker.test/', {
+      method: 'POST',
+      body: JSON.stringify({ yaml, input, secrets }),
+    });
+    const inWorker = (await response.json()) as {
+      status: string;
+      error: string | null;
+      state: Record<string, unknown>;
+      types: string[];
+    };
     const { result, events } = await runYaml(yaml, input, { secrets });
-    const inNode = { status: result.status, error: result.error?.code ?? null, state: result.state, types: events.map((event) => event.type) };
+    const inNode = {
+      status: result.status,
+      error: result.error?.code ?? null,
+      state: result.state,
+      types: events.map((event) => event.type),
+    };
     return { inWorker, inNode };
   }
 
@@ -73,11 +92,18 @@ describe('TEA actions in workerd', () => {
   });
 
   it('web.search with a key from secrets, and a refused private origin', async () => {
-    const yaml = readFileSync(path.join(ROOT, 'tests/actions/fixtures/tea-web-search.yaml'), 'utf8').replaceAll('https://searx.example.org', site.origin);
+    const yaml = readFileSync(path.join(ROOT, 'tests/actions/fixtures/tea-web-search.yaml'), 'utf8').replaceAll(
+      'https://searx.example.org',
+      site.origin,
+    );
     const { inWorker, inNode } = await both(yaml, {}, { SEARX_KEY: 'workerd-key-42' });
     expect(inWorker.status).toBe('completed');
     expect(inWorker).toEqual(inNode);
-    const refused = await both(yaml.replace(`allow: ["${site.origin}"]`, 'allow: []'), {}, { SEARX_KEY: 'workerd-key-42' });
+    const refused = await both(
+      yaml.replace(`allow: ["${site.origin}"]`, 'allow: []'),
+      {},
+      { SEARX_KEY: 'workerd-key-42' },
+    );
     expect(refused.inWorker.error).toBe('FORBIDDEN');
   });
 
@@ -90,6 +116,9 @@ nodes:
     const { inWorker, inNode } = await both(yaml);
     expect(inWorker.status).toBe('completed');
     expect(inWorker).toEqual(inNode);
-    expect(inWorker.state.embeddings).toEqual([[5, 1, 2, 1], [10, 2, 4, 1]]);
+    expect(inWorker.state.embeddings).toEqual([
+      [5, 1, 2, 1],
+      [10, 2, 4, 1],
+    ]);
   });
 });

@@ -66,7 +66,11 @@ describe('settings.limits.max_write_bytes', () => {
 
   it("takes the host's tighter limit over the agent's", async () => {
     const files = memoryFiles();
-    const { result } = await runYaml(writerLoop(', max_write_bytes: 1000000', 400), {}, { files, limits: { max_write_bytes: 1000 } });
+    const { result } = await runYaml(
+      writerLoop(', max_write_bytes: 1000000', 400),
+      {},
+      { files, limits: { max_write_bytes: 1000 } },
+    );
     expect(result.stop_reason).toBe('max_write_bytes');
     expect(files.written).toBe(800);
   });

@@ -30,7 +30,10 @@ describe.skipIf(!chromiumAvailable() || !hasAdapter)('IndexedDB adapter in Chrom
       alias: { vitest: path.join(ROOT, 'tests/deno/vitest-shim.ts') },
       logLevel: 'error',
     });
-    await writeFile(path.join(directory, 'index.html'), '<!doctype html><title>conformance</title><script type="module" src="conformance.js"></script>');
+    await writeFile(
+      path.join(directory, 'index.html'),
+      '<!doctype html><title>conformance</title><script type="module" src="conformance.js"></script>',
+    );
     server = await serveStatic(directory);
     browser = await launchChromium();
   });
@@ -45,7 +48,11 @@ describe.skipIf(!chromiumAvailable() || !hasAdapter)('IndexedDB adapter in Chrom
     await page.goto(server.url);
     await page.waitForFunction(() => 'teaConformance' in globalThis);
     expect(await page.evaluate(() => (globalThis as any).teaConformance.shimFails())).toBe(true);
-    const results = (await page.evaluate(() => (globalThis as any).teaConformance.run())) as { name: string; status: string; error?: string }[];
+    const results = (await page.evaluate(() => (globalThis as any).teaConformance.run())) as {
+      name: string;
+      status: string;
+      error?: string;
+    }[];
     const failed = results.filter((result) => result.status === 'failed');
     expect(failed).toEqual([]);
     expect(results.filter((result) => result.status === 'passed').length).toBeGreaterThan(10);
@@ -57,9 +64,19 @@ describe.skipIf(!chromiumAvailable() || !hasAdapter)('IndexedDB adapter in Chrom
     await page.goto(server.url);
     await page.waitForFunction(() => 'teaConformance' in globalThis);
     // The engine appends events as they happen; the adapter batches them (one transaction per batch).
-    const measured = (await page.evaluate(() => (globalThis as any).teaConformance.eventsPerSecond(10_000, 1))) as { events_per_second: number; read_back: number; ms: number };
+    const measured = (await page.evaluate(() => (globalThis as any).teaConformance.eventsPerSecond(10_000, 1))) as {
+      events_per_second: number;
+      read_back: number;
+      ms: number;
+    };
     expect(measured.read_back).toBe(10_000);
-    await recordBench({ name: 'chromium indexeddb events/s (10,000-event run, appended one by one)', value: measured.events_per_second, unit: 'events/s', baseline_value: 5000, ratio: measured.events_per_second / 5000 });
+    await recordBench({
+      name: 'chromium indexeddb events/s (10,000-event run, appended one by one)',
+      value: measured.events_per_second,
+      unit: 'events/s',
+      baseline_value: 5000,
+      ratio: measured.events_per_second / 5000,
+    });
     expect(measured.events_per_second).toBeGreaterThanOrEqual(5000);
     await page.close();
   }, 120_000);

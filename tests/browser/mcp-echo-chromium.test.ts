@@ -11,7 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM build helper without types
 import { baseOptions } from '../../build/shared.mjs';
 import { CHROMIUM, runInChromiumPage } from '../support/chromium-page.js';
-import { ECHO_REDACTED, ECHO_SECRET, echoOutcome, startEchoServers, type EchoServers } from '../support/mcp-echo-agent.js';
+import {
+  ECHO_REDACTED,
+  ECHO_SECRET,
+  echoOutcome,
+  startEchoServers,
+  type EchoServers,
+} from '../support/mcp-echo-agent.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -39,11 +45,21 @@ describe.skipIf(!existsSync(CHROMIUM))('an MCP echo of a secret, in Chromium', (
   });
 
   it('the next model request carries [REDACTED]; the model server never receives the secret or a prefix of it', async () => {
-    const bundle = await esbuild.build(baseOptions({ stdin: { contents: entry(servers.agent), resolveDir: ROOT, sourcefile: 'echo-page.ts', loader: 'ts' }, platform: 'browser', write: false }));
+    const bundle = await esbuild.build(
+      baseOptions({
+        stdin: { contents: entry(servers.agent), resolveDir: ROOT, sourcefile: 'echo-page.ts', loader: 'ts' },
+        platform: 'browser',
+        write: false,
+      }),
+    );
     const { value, errors } = await runInChromiumPage(bundle.outputFiles![0]!.text, 'echoResult', 120_000);
     expect(errors).toEqual([]);
     const inPage = value as { status: string; error?: unknown; secretInRun: boolean; inBrowser: boolean };
-    expect(inPage, JSON.stringify(inPage.error)).toMatchObject({ status: 'completed', secretInRun: false, inBrowser: true });
+    expect(inPage, JSON.stringify(inPage.error)).toMatchObject({
+      status: 'completed',
+      secretInRun: false,
+      inBrowser: true,
+    });
     expect(echoOutcome(servers)).toEqual(ECHO_REDACTED);
   }, 180_000);
 });

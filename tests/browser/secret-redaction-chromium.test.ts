@@ -66,7 +66,13 @@ describe.skipIf(!existsSync(CHROMIUM))('secrets in model requests and cut quotes
   });
 
   it('the model server never receives a secret in clear; a cut across a secret leaves no prefix of it', async () => {
-    const bundle = await esbuild.build(baseOptions({ stdin: { contents: entry(model.url), resolveDir: ROOT, sourcefile: 'secret-page.ts', loader: 'ts' }, platform: 'browser', write: false }));
+    const bundle = await esbuild.build(
+      baseOptions({
+        stdin: { contents: entry(model.url), resolveDir: ROOT, sourcefile: 'secret-page.ts', loader: 'ts' },
+        platform: 'browser',
+        write: false,
+      }),
+    );
     const { value, errors } = await runInChromiumPage(bundle.outputFiles![0]!.text, 'secretResult', 120_000);
     expect(errors).toEqual([]);
     const inPage = value as {

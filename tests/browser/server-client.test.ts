@@ -96,7 +96,11 @@ describe('studio server client', () => {
     expect(events.some((event) => event.type === 'llm_request')).toBe(false);
     expect(mock.chatRequests.length).toBe(before);
     // The history keeps the link after the forked run ended (its records carry it).
-    expect((await client.runs()).find((run) => run.run_id === child)).toMatchObject({ status: 'completed', parent_run_id: parent, forked_after: 'talk' });
+    expect((await client.runs()).find((run) => run.run_id === child)).toMatchObject({
+      status: 'completed',
+      parent_run_id: parent,
+      forked_after: 'talk',
+    });
     await expect(client.fork(parent, 'nope', {})).rejects.toMatchObject({ status: 400, code: 'INVALID_PARAMS' });
     await expect(client.fork('no-such-run', 'talk', {})).rejects.toMatchObject({ status: 404 });
   });

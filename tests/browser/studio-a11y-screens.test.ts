@@ -70,7 +70,9 @@ describe.skipIf(!chromiumAvailable())('studio accessibility, more screens (axe-c
     await mock?.close();
   });
 
-  it('tab mode: 375 px, the editor with problems, the history with an import error, the run-from-here editor; focus always visible', { timeout: 90_000 }, async () => {
+  it('tab mode: 375 px, the editor with problems, the history with an import error, the run-from-here editor; focus always visible', {
+    timeout: 90_000,
+  }, async () => {
     const narrow = await openDemo(suite.browser, suite.server.url, undefined, { width: 375, height: 800 });
     await expectClean(narrow.page, 'home at 375 px');
     await narrow.context.close();
@@ -117,7 +119,9 @@ describe.skipIf(!chromiumAvailable())('studio accessibility, more screens (axe-c
     await setAgent(page, await fixture('react-confirm.yaml'));
     expect(await runAgentInPage(page)).toBe('interrupted');
     await page.waitForSelector('#confirm-dialog[open]');
-    expect(await page.evaluate(() => [document.activeElement?.id, getComputedStyle(document.activeElement!).outlineStyle])).toEqual(['deny-button', 'solid']);
+    expect(
+      await page.evaluate(() => [document.activeElement?.id, getComputedStyle(document.activeElement!).outlineStyle]),
+    ).toEqual(['deny-button', 'solid']);
     await screenshot(page, 'studio-approval-dialog', false);
     await page.keyboard.press('Enter');
     await page.waitForSelector('#run-status[data-status="completed"]');
@@ -131,14 +135,28 @@ describe.skipIf(!chromiumAvailable())('studio accessibility, more screens (axe-c
 
   it('settings: a tested model server, and one with nothing listening', { timeout: 60_000 }, async () => {
     // A server that leaves tool calls as text: Test connection says so, with what to set.
-    mock.setReplies(['ok', '{"answer": "yes"}', '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>']);
-    const { context, page } = await openDemo(suite.browser, suite.server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
+    mock.setReplies([
+      'ok',
+      '{"answer": "yes"}',
+      '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+    ]);
+    const { context, page } = await openDemo(suite.browser, suite.server.url, {
+      preset: 'custom',
+      api_base: mock.url,
+      model: 'mock-model',
+    });
     await page.click('#probe-button');
-    await page.waitForFunction(() => (document.querySelector('#probe-result')?.textContent ?? '').includes('mock-model'), undefined, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => (document.querySelector('#probe-result')?.textContent ?? '').includes('mock-model'),
+      undefined,
+      { timeout: 20_000 },
+    );
     expect(await page.textContent('#probe-result .server-facts')).toContain('Tool calls arrive as text');
     expect(await page.textContent('#probe-result')).toContain('--tool-call-parser');
     await expectClean(page, 'settings with a tested server');
-    await page.locator('section.settings').screenshot({ path: path.join(ROOT, 'test-artifacts/screenshots/studio-a11y-settings.png') });
+    await page
+      .locator('section.settings')
+      .screenshot({ path: path.join(ROOT, 'test-artifacts/screenshots/studio-a11y-settings.png') });
     // Port 9 (discard) on the loopback: nothing listens there in the test machines.
     await page.fill('#model-url', 'http://127.0.0.1:9/v1');
     await page.click('#probe-button');
@@ -150,7 +168,11 @@ describe.skipIf(!chromiumAvailable())('studio accessibility, more screens (axe-c
   it('server mode: a run with its timeline, and two server runs compared', { timeout: 90_000 }, async () => {
     mock.setReplies(['Sencha is steamed.', 'Gyokuro is shaded.']);
     const { context, page } = await openDemo(suite.browser, `${server.url}/`);
-    await page.waitForFunction(() => [...(document.querySelector<HTMLSelectElement>('#server-agent')?.options ?? [])].some((option) => option.value === 'server-stream'));
+    await page.waitForFunction(() =>
+      [...(document.querySelector<HTMLSelectElement>('#server-agent')?.options ?? [])].some(
+        (option) => option.value === 'server-stream',
+      ),
+    );
     await page.selectOption('#server-agent', 'server-stream');
     await page.waitForSelector('svg.graph g.node[data-node="talk"]');
     expect(await runAgentInPage(page)).toBe('completed');

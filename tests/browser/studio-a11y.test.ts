@@ -24,13 +24,20 @@ describe.skipIf(!chromiumAvailable())('studio accessibility (axe-core, Chromium)
   let server: RunningServer;
 
   beforeAll(async () => {
-    server = await serve({ port: 0, agentsDir: path.join(ROOT, 'tests/browser/fixtures/server-agents'), traceDir: mkdtempSync(path.join(tmpdir(), 'tea-a11y-')), webDemoDir: DIST });
+    server = await serve({
+      port: 0,
+      agentsDir: path.join(ROOT, 'tests/browser/fixtures/server-agents'),
+      traceDir: mkdtempSync(path.join(tmpdir(), 'tea-a11y-')),
+      webDemoDir: DIST,
+    });
   });
   afterAll(async () => {
     await server?.close();
   });
 
-  it('tab mode: home, a run with timeline details and action views, history with a comparison, dialogs', { timeout: 90_000 }, async () => {
+  it('tab mode: home, a run with timeline details and action views, history with a comparison, dialogs', {
+    timeout: 90_000,
+  }, async () => {
     const { context, page } = await openDemo(suite.browser, suite.server.url);
     await page.waitForSelector('body[data-studio="ready"]', { state: 'attached' });
     await expectClean(page, 'home');

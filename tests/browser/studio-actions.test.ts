@@ -29,7 +29,10 @@ describe.skipIf(!chromiumAvailable())('studio action views (Chromium)', () => {
     expect(await second.locator('.diff-line.added').count()).toBeGreaterThanOrEqual(1);
     expect(await second.locator('.diff-line.added').first().textContent()).toContain('email');
     expect(await second.locator('.diff-line.removed').count()).toBe(0);
-    await page.locator('section.action-view').first().screenshot({ path: `${(await import('./support/demo-page.js')).SCREENSHOTS}/studio-reflection-diff.png` });
+    await page
+      .locator('section.action-view')
+      .first()
+      .screenshot({ path: `${(await import('./support/demo-page.js')).SCREENSHOTS}/studio-reflection-diff.png` });
     await context.close();
   });
 

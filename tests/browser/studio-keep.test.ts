@@ -15,12 +15,17 @@ import { useDemoSuite } from './support/demo-suite.js';
 describe.skipIf(!chromiumAvailable())('studio keep and compare (Chromium)', () => {
   const suite = useDemoSuite();
 
-  it('compares a run before and after an edit, and saves a run as an offline HTML report', { timeout: 60_000 }, async () => {
+  it('compares a run before and after an edit, and saves a run as an offline HTML report', {
+    timeout: 60_000,
+  }, async () => {
     const { context, page } = await openDemo(suite.browser, suite.server.url);
     const agent = await fixture('scripted-hello.yaml');
     await setAgent(page, agent);
     expect(await runAgentInPage(page)).toBe('completed');
-    await setAgent(page, agent.replace('Hello from the scripted model, offline.', 'Good morning from the edited agent.'));
+    await setAgent(
+      page,
+      agent.replace('Hello from the scripted model, offline.', 'Good morning from the edited agent.'),
+    );
     expect(await runAgentInPage(page)).toBe('completed');
     await page.waitForFunction(() => document.querySelectorAll('#history-list .history-row').length === 2);
 
@@ -65,7 +70,9 @@ describe.skipIf(!chromiumAvailable())('studio keep and compare (Chromium)', () =
     const broken = path.join(mkdtempSync(path.join(tmpdir(), 'tea-import-')), 'broken.ndjson');
     await writeFile(broken, '{"type":"run_start"}\nnot json at all\n');
     await page.setInputFiles('#import-file', broken);
-    await page.waitForFunction(() => (document.querySelector('#import-error')?.textContent ?? '').includes('broken.ndjson'));
+    await page.waitForFunction(() =>
+      (document.querySelector('#import-error')?.textContent ?? '').includes('broken.ndjson'),
+    );
     expect(await page.textContent('#import-error')).toMatch(/line 1|line 2/);
 
     await page.fill('#history-search', 'no-such-agent');
@@ -85,7 +92,9 @@ describe.skipIf(!chromiumAvailable())('studio keep and compare (Chromium)', () =
     const { context, page } = await openDemo(suite.browser, suite.server.url);
     const edited = (await fixture('scripted-hello.yaml')).replace('Say hello.', 'Say hello in Welsh.');
     await setAgent(page, edited);
-    await page.waitForFunction(() => (document.querySelector('#draft-note')?.textContent ?? '').includes('Draft of browser-scripted-hello saved'));
+    await page.waitForFunction(() =>
+      (document.querySelector('#draft-note')?.textContent ?? '').includes('Draft of browser-scripted-hello saved'),
+    );
     await page.reload();
     await waitReady(page);
     expect(await page.textContent('.cm-content')).toContain('Say hello in Welsh.');
@@ -93,15 +102,27 @@ describe.skipIf(!chromiumAvailable())('studio keep and compare (Chromium)', () =
     await page.locator('section.agent').screenshot({ path: path.join(SCREENSHOTS, 'studio-draft-restored.png') });
     // An example's draft comes back when the example is picked again, and can be discarded.
     await page.selectOption('#example-select', 'stream-story.yaml');
-    await page.waitForFunction(() => (document.querySelector('.cm-content')?.textContent ?? '').includes('stream-story'));
-    const story = (await page.evaluate(() => [...document.querySelectorAll('.cm-content .cm-line')].map((line) => line.textContent).join('\n'))).replace('two-sentence', 'three-sentence');
+    await page.waitForFunction(() =>
+      (document.querySelector('.cm-content')?.textContent ?? '').includes('stream-story'),
+    );
+    const story = (
+      await page.evaluate(() =>
+        [...document.querySelectorAll('.cm-content .cm-line')].map((line) => line.textContent).join('\n'),
+      )
+    ).replace('two-sentence', 'three-sentence');
     await setAgent(page, story);
-    await page.waitForFunction(() => (document.querySelector('#draft-note')?.textContent ?? '').includes('Draft of stream-story saved'));
+    await page.waitForFunction(() =>
+      (document.querySelector('#draft-note')?.textContent ?? '').includes('Draft of stream-story saved'),
+    );
     await page.selectOption('#example-select', 'reason-cot-math.yaml');
     await page.selectOption('#example-select', 'stream-story.yaml');
-    await page.waitForFunction(() => (document.querySelector('.cm-content')?.textContent ?? '').includes('three-sentence'));
+    await page.waitForFunction(() =>
+      (document.querySelector('.cm-content')?.textContent ?? '').includes('three-sentence'),
+    );
     await page.click('#discard-draft');
-    await page.waitForFunction(() => !(document.querySelector('.cm-content')?.textContent ?? '').includes('three-sentence'));
+    await page.waitForFunction(
+      () => !(document.querySelector('.cm-content')?.textContent ?? '').includes('three-sentence'),
+    );
     expect(await page.textContent('.cm-content')).toContain('two-sentence');
     await context.close();
   });

@@ -17,15 +17,25 @@ import { readReportData } from '../../web-demo/report-data.js';
 import { openReportOffline } from './support/offline-report.js';
 
 const BREAKOUT = '</script><script>window.__pwned = 1</script>';
-const HOSTILE_INPUT = { text: BREAKOUT, comment: '<!--<script>window.__pwned = 2//', upper: '</SCRIPT ><img src=x onerror="window.__pwned=3">', separators: 'a\u2028b\u2029c' };
+const HOSTILE_INPUT = {
+  text: BREAKOUT,
+  comment: '<!--<script>window.__pwned = 2//',
+  upper: '</SCRIPT ><img src=x onerror="window.__pwned=3">',
+  separators: 'a\u2028b\u2029c',
+};
 
 describe.skipIf(!chromiumAvailable())('studio HTML report and comparison link (Chromium)', () => {
   const suite = useDemoSuite();
 
-  it('saves a run with hostile strings as a report that renders offline from file:// and imports back', { timeout: 90_000 }, async () => {
+  it('saves a run with hostile strings as a report that renders offline from file:// and imports back', {
+    timeout: 90_000,
+  }, async () => {
     const { context, page } = await openDemo(suite.browser, suite.server.url);
     // The scripted model answers with a script-closing string, so the final state holds one too.
-    await setAgent(page, (await fixture('scripted-hello.yaml')).replace('"Hello from the scripted model, offline."', `'${BREAKOUT}'`));
+    await setAgent(
+      page,
+      (await fixture('scripted-hello.yaml')).replace('"Hello from the scripted model, offline."', `'${BREAKOUT}'`),
+    );
     await page.fill('#run-input', JSON.stringify(HOSTILE_INPUT));
     expect(await runAgentInPage(page)).toBe('completed');
     const runId = (await page.getAttribute('#run-status', 'data-run-id'))!;
@@ -77,14 +87,18 @@ describe.skipIf(!chromiumAvailable())('studio HTML report and comparison link (C
 
     // The studio imports the report back as the same run.
     await page.setInputFiles('#import-file', file);
-    await page.waitForFunction(() => (document.querySelector('#run-status')?.textContent ?? '').includes('imported from'));
+    await page.waitForFunction(() =>
+      (document.querySelector('#run-status')?.textContent ?? '').includes('imported from'),
+    );
     expect(await page.getAttribute('#run-status', 'data-run-id')).toBe(runId);
     expect(await page.textContent('#import-error')).toBe('');
     expect(await page.textContent('#final-state')).toContain(BREAKOUT);
     await context.close();
   });
 
-  it('puts a comparison in the address, and opens it again from there after a reload', { timeout: 60_000 }, async () => {
+  it('puts a comparison in the address, and opens it again from there after a reload', {
+    timeout: 60_000,
+  }, async () => {
     const { context, page } = await openDemo(suite.browser, suite.server.url);
     const agent = await fixture('scripted-hello.yaml');
     await setAgent(page, agent);
@@ -99,15 +113,21 @@ describe.skipIf(!chromiumAvailable())('studio HTML report and comparison link (C
     await page.click('#compare-button');
     await page.waitForSelector('#compare-view');
     expect(await page.evaluate(() => location.hash)).toBe(`#compare=${ids[1]},${ids[0]}`);
-    expect(await page.locator('#compare-view tr', { hasText: 'Steps (node runs)' }).textContent()).toMatch(/Steps \(node runs\)110/);
+    expect(await page.locator('#compare-view tr', { hasText: 'Steps (node runs)' }).textContent()).toMatch(
+      /Steps \(node runs\)110/,
+    );
 
     await page.reload();
     await waitReady(page);
     const view = page.locator('#compare-view');
     await view.waitFor();
     // A is the older run (listed second, picked first).
-    expect(await view.locator('.compare-table:not(.compare-steps) thead').textContent()).toContain(`A: browser-scripted-hello · ${ids[1]!.slice(0, 8)}`);
-    expect(await view.locator('#state-diff tr.diff-changed').textContent()).toContain('A second answer, after an edit.');
+    expect(await view.locator('.compare-table:not(.compare-steps) thead').textContent()).toContain(
+      `A: browser-scripted-hello · ${ids[1]!.slice(0, 8)}`,
+    );
+    expect(await view.locator('#state-diff tr.diff-changed').textContent()).toContain(
+      'A second answer, after an edit.',
+    );
     await view.scrollIntoViewIfNeeded();
     await screenshot(page, 'studio-compare-from-link', false);
     await page.click('#compare-close');

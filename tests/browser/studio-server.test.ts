@@ -36,10 +36,16 @@ describe.skipIf(!chromiumAvailable())('studio server mode (Chromium)', () => {
     await mock?.close();
   });
 
-  it('opens connected to its own server, runs a server agent over SSE, resumes one, lists the server history', { timeout: 90_000 }, async () => {
+  it('opens connected to its own server, runs a server agent over SSE, resumes one, lists the server history', {
+    timeout: 90_000,
+  }, async () => {
     mock.setReplies(['Oolong is a partly oxidised tea from Fujian and Taiwan.']);
     const { context, page } = await openDemo(browser, `${server.url}/`);
-    await page.waitForFunction(() => [...(document.querySelector<HTMLSelectElement>('#server-agent')?.options ?? [])].some((option) => option.value === 'server-stream'));
+    await page.waitForFunction(() =>
+      [...(document.querySelector<HTMLSelectElement>('#server-agent')?.options ?? [])].some(
+        (option) => option.value === 'server-stream',
+      ),
+    );
     expect(await page.isChecked('#backend-server')).toBe(true);
     expect(await page.textContent('#server-status')).toContain('2 agents');
     // The editor is the tab's; the server's agent is drawn from its spec.
@@ -51,7 +57,9 @@ describe.skipIf(!chromiumAvailable())('studio server mode (Chromium)', () => {
     expect(await page.textContent('#final-state')).toContain('Fujian');
     expect(await page.textContent('#run-status')).toContain('server agent server-stream');
     // The header says where runs go, not the tab's promise that nothing leaves it.
-    expect(await page.textContent('#tagline')).toContain(`tea-edge server (server agent server-stream at ${server.url}`);
+    expect(await page.textContent('#tagline')).toContain(
+      `tea-edge server (server agent server-stream at ${server.url}`,
+    );
     await page.waitForSelector('#history-list .history-row');
     expect(await page.textContent('#history-source')).toContain(server.url);
     // The timeline of a server run, the same as in the tab.
@@ -65,7 +73,10 @@ describe.skipIf(!chromiumAvailable())('studio server mode (Chromium)', () => {
     const before = mock.chatRequests.length;
     const parent = await page.getAttribute('#run-status', 'data-run-id');
     await page.click('#run-from-start');
-    await page.waitForFunction((previous) => document.querySelector('#run-status')?.getAttribute('data-run-id') !== previous, parent);
+    await page.waitForFunction(
+      (previous) => document.querySelector('#run-status')?.getAttribute('data-run-id') !== previous,
+      parent,
+    );
     await page.waitForSelector('#run-status[data-status="completed"]');
     expect(await page.textContent('#final-state')).toContain('Edited on the server');
     expect(await page.textContent('#run-status')).toContain('on the server');
@@ -111,7 +122,9 @@ describe.skipIf(!chromiumAvailable())('studio server mode (Chromium)', () => {
     await page.waitForSelector('#server-agent');
     await page.fill('#server-url', 'http://127.0.0.1:9/');
     await page.click('#server-connect');
-    await page.waitForFunction(() => (document.querySelector('#server-status')?.textContent ?? '').includes('No tea-edge server answered'));
+    await page.waitForFunction(() =>
+      (document.querySelector('#server-status')?.textContent ?? '').includes('No tea-edge server answered'),
+    );
     await screenshot(page, 'studio-server-unreachable', false);
     await context.close();
   });

@@ -28,7 +28,10 @@ describe.skipIf(!chromiumAvailable())('studio time travel (Chromium)', () => {
     await page.fill('#run-from-state', edited);
     await screenshot(page, 'studio-run-from-here');
     await page.click('#run-from-start');
-    await page.waitForFunction((previous) => document.querySelector('#run-status')?.getAttribute('data-run-id') !== previous, parent);
+    await page.waitForFunction(
+      (previous) => document.querySelector('#run-status')?.getAttribute('data-run-id') !== previous,
+      parent,
+    );
     expect(await waitForEnd(page)).toBe('completed');
     expect(await page.textContent('#final-state')).toContain('Today: Gyokuro');
     // The node it continued after did not run again: no model call in the new run.

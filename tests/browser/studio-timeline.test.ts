@@ -16,7 +16,11 @@ describe.skipIf(!chromiumAvailable())('studio timeline (Chromium)', () => {
   let mock: MockOpenAI;
 
   beforeAll(async () => {
-    [server, browser, mock] = await Promise.all([serveDemo(), launchChromium(), startMockOpenAI({ models: ['mock-model'], replies: ['Sencha'] })]);
+    [server, browser, mock] = await Promise.all([
+      serveDemo(),
+      launchChromium(),
+      startMockOpenAI({ models: ['mock-model'], replies: ['Sencha'] }),
+    ]);
   });
   afterAll(async () => {
     await browser?.close();
@@ -26,11 +30,17 @@ describe.skipIf(!chromiumAvailable())('studio timeline (Chromium)', () => {
 
   it('shows nodes, a retried model call and a Lua node; an item opens its diff or its request and response', async () => {
     mock.setFault({ type: 'status', status: 503, times: 1 });
-    const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
+    const { context, page } = await openDemo(browser, server.url, {
+      preset: 'custom',
+      api_base: mock.url,
+      model: 'mock-model',
+    });
     await setAgent(page, await fixture('timeline-capture.yaml'));
     expect(await runAgentInPage(page, 60_000)).toBe('completed');
     await page.waitForSelector('#timeline');
-    const kinds = await page.$$eval('#timeline .tl-item', (items) => items.map((item) => `${item.getAttribute('data-kind')}:${item.querySelector('.tl-label')?.textContent?.trim()}`));
+    const kinds = await page.$$eval('#timeline .tl-item', (items) =>
+      items.map((item) => `${item.getAttribute('data-kind')}:${item.querySelector('.tl-label')?.textContent?.trim()}`),
+    );
     expect(kinds).toEqual(['node:node ask', 'model:model mock-model', 'lua:Lua shape']);
     const call = page.locator('#timeline .tl-item[data-kind="model"]');
     expect(await call.textContent()).toMatch(/\d+ tok/);
@@ -47,7 +57,9 @@ describe.skipIf(!chromiumAvailable())('studio timeline (Chromium)', () => {
     expect(await diff.locator('tr.diff-added').count()).toBe(2);
     expect(await diff.locator('tr.diff-added', { hasText: 'shaped' }).textContent()).toContain('tea: Sencha');
     expect(await diff.textContent()).toContain('Unchanged: answer');
-    await page.locator('section.section-timeline').screenshot({ path: `${(await import('./support/demo-page.js')).SCREENSHOTS}/studio-timeline.png` });
+    await page
+      .locator('section.section-timeline')
+      .screenshot({ path: `${(await import('./support/demo-page.js')).SCREENSHOTS}/studio-timeline.png` });
     await screenshot(page, 'studio-timeline-page');
     await context.close();
   });

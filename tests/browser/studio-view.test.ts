@@ -17,7 +17,10 @@ import { syntheticRun } from './support/synthetic-run.js';
 /** The durations of the run view's renders, with the event count each one showed. */
 function renders(page: Page): Promise<{ duration: number; events: number }[]> {
   return page.evaluate(() =>
-    performance.getEntriesByName('tea-run-view-render').map((entry) => ({ duration: entry.duration, events: ((entry as PerformanceMeasure).detail as { events: number }).events })),
+    performance.getEntriesByName('tea-run-view-render').map((entry) => ({
+      duration: entry.duration,
+      events: ((entry as PerformanceMeasure).detail as { events: number }).events,
+    })),
   );
 }
 
@@ -33,7 +36,11 @@ describe.skipIf(!chromiumAvailable())('studio view layer (Chromium)', () => {
 
   beforeAll(async () => {
     const words = Array.from({ length: 1200 }, (_, index) => `w${index}`).join(' ');
-    [server, browser, mock] = await Promise.all([serveDemo(), launchChromium(), startMockOpenAI({ models: ['mock-model'], chunkSize: 6, chunkDelayMs: 8, replies: [words, words, words] })]);
+    [server, browser, mock] = await Promise.all([
+      serveDemo(),
+      launchChromium(),
+      startMockOpenAI({ models: ['mock-model'], chunkSize: 6, chunkDelayMs: 8, replies: [words, words, words] }),
+    ]);
   });
   afterAll(async () => {
     await browser?.close();
@@ -42,7 +49,11 @@ describe.skipIf(!chromiumAvailable())('studio view layer (Chromium)', () => {
   });
 
   it('keeps an open <details> open and its elements in place while a run streams', async () => {
-    const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
+    const { context, page } = await openDemo(browser, server.url, {
+      preset: 'custom',
+      api_base: mock.url,
+      model: 'mock-model',
+    });
     await setAgent(page, await fixture('slow-stream.yaml'));
     await startRun(page);
     await page.waitForFunction(() => (document.querySelector('#stream-text')?.textContent ?? '').includes('w20'));
@@ -55,15 +66,23 @@ describe.skipIf(!chromiumAvailable())('studio view layer (Chromium)', () => {
     const before = Number(/\d+/.exec((await page.textContent('#event-log > summary')) ?? '')?.[0]);
     await page.waitForFunction(() => (document.querySelector('#stream-text')?.textContent ?? '').includes('w300'));
     expect(await page.getAttribute('#event-log', 'open')).not.toBeNull();
-    expect(await page.evaluate(() => (document.querySelector('#event-log') as HTMLElement & { mark?: number }).mark)).toBe(1);
-    expect(await page.evaluate(() => (document.querySelector('#stream-text') as HTMLElement & { mark?: number }).mark)).toBe(1);
+    expect(
+      await page.evaluate(() => (document.querySelector('#event-log') as HTMLElement & { mark?: number }).mark),
+    ).toBe(1);
+    expect(
+      await page.evaluate(() => (document.querySelector('#stream-text') as HTMLElement & { mark?: number }).mark),
+    ).toBe(1);
     expect(Number(/\d+/.exec((await page.textContent('#event-log > summary')) ?? '')?.[0])).toBeGreaterThan(before);
     expect(await waitForEnd(page, 60_000)).toBe('completed');
     expect(await page.getAttribute('#event-log', 'open')).not.toBeNull();
     // One streamed event applied to a run of 1,000+ events: the renders once the run was that long.
     const late = (await renders(page)).filter((entry) => entry.events >= 1000).map((entry) => entry.duration);
     expect(late.length).toBeGreaterThan(0);
-    await recordBench({ name: 'web demo: apply one streamed event to a 1,000-event run (median render)', value: Math.round(median(late) * 100) / 100, unit: 'ms' });
+    await recordBench({
+      name: 'web demo: apply one streamed event to a 1,000-event run (median render)',
+      value: Math.round(median(late) * 100) / 100,
+      unit: 'ms',
+    });
     await screenshot(page, 'studio-streaming-details-open');
     await context.close();
   });
@@ -78,7 +97,11 @@ describe.skipIf(!chromiumAvailable())('studio view layer (Chromium)', () => {
     await page.waitForFunction(() => document.querySelector('#event-log > summary')?.textContent === 'Events (1000)');
     const full = (await renders(page)).filter((entry) => entry.events === 1000).map((entry) => entry.duration);
     expect(full.length).toBeGreaterThan(0);
-    await recordBench({ name: 'web demo: render a 1,000-event run', value: Math.round(full[0]! * 100) / 100, unit: 'ms' });
+    await recordBench({
+      name: 'web demo: render a 1,000-event run',
+      value: Math.round(full[0]! * 100) / 100,
+      unit: 'ms',
+    });
     await context.close();
   });
 });

@@ -15,8 +15,12 @@ import { recordBench } from './support/bench-record.js';
 /** True when nothing answers on the local model ports (then the scripted model must be the default). */
 async function noLocalModelServer(): Promise<boolean> {
   const answers = await Promise.all(
-    ['http://localhost:11434/v1/models', 'http://localhost:1234/v1/models', 'http://localhost:8080/v1/models'].map((url) =>
-      fetch(url, { signal: AbortSignal.timeout(1000) }).then((response) => response.ok, () => false),
+    ['http://localhost:11434/v1/models', 'http://localhost:1234/v1/models', 'http://localhost:8080/v1/models'].map(
+      (url) =>
+        fetch(url, { signal: AbortSignal.timeout(1000) }).then(
+          (response) => response.ok,
+          () => false,
+        ),
     ),
   );
   return answers.every((answer) => !answer);
@@ -37,7 +41,11 @@ describe.skipIf(!chromiumAvailable())('web demo app (Chromium)', () => {
   it('opens with the scripted demo model when no local server answers, with examples, graph and editor', async () => {
     const { context, page } = await openDemo(browser, server.url, null);
     if (await noLocalModelServer()) {
-      await page.waitForFunction(() => (document.querySelector('#probe-result')?.textContent ?? '').includes('Nothing answered'), undefined, { timeout: 10_000 });
+      await page.waitForFunction(
+        () => (document.querySelector('#probe-result')?.textContent ?? '').includes('Nothing answered'),
+        undefined,
+        { timeout: 10_000 },
+      );
       expect(await page.textContent('#model-badge')).toBe('Scripted demo model');
     }
     expect(await page.title()).toContain('tea-edge');
@@ -97,7 +105,10 @@ describe.skipIf(!chromiumAvailable())('web demo app (Chromium)', () => {
     const download = await downloadPromise;
     const exported = path.join(tmpdir(), `tea-exported-${process.pid}-${Date.now()}.ndjson`);
     await download.saveAs(exported);
-    const lines = (await readFile(exported, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    const lines = (await readFile(exported, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines[0].type).toBe('run_start');
     expect(lines.at(-1).type).toBe('done');
 
@@ -134,14 +145,18 @@ describe.skipIf(!chromiumAvailable())('web demo app (Chromium)', () => {
 
   it('works at 375 px wide, by keyboard, with every control labelled', async () => {
     const { context, page } = await openDemo(browser, server.url, { preset: 'scripted' }, { width: 375, height: 800 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow).toBeLessThanOrEqual(0);
     const unlabelled = await page.evaluate(() =>
       [...document.querySelectorAll('input, select, textarea, button')]
         .filter((control) => !(control as HTMLElement).hidden && !(control as HTMLElement).closest('[hidden]'))
         .filter((control) => {
           const labels = (control as HTMLInputElement).labels;
-          return !(labels && labels.length > 0) && !control.getAttribute('aria-label') && !(control.textContent ?? '').trim();
+          return (
+            !(labels && labels.length > 0) && !control.getAttribute('aria-label') && !(control.textContent ?? '').trim()
+          );
         })
         .map((control) => control.outerHTML.slice(0, 80)),
     );
@@ -159,7 +174,12 @@ describe.skipIf(!chromiumAvailable())('web demo app (Chromium)', () => {
 
   it('measures time to interactive and records bundle sizes', async () => {
     const context = await browser.newContext();
-    await context.addInitScript(() => localStorage.setItem('tea-edge.model-settings', JSON.stringify({ preset: 'scripted', api_base: '', model: '', api_key: '' })));
+    await context.addInitScript(() =>
+      localStorage.setItem(
+        'tea-edge.model-settings',
+        JSON.stringify({ preset: 'scripted', api_base: '', model: '', api_key: '' }),
+      ),
+    );
     const page = await context.newPage();
     await page.goto(server.url);
     await page.waitForSelector('body[data-ready="true"]');
@@ -171,18 +191,38 @@ describe.skipIf(!chromiumAvailable())('web demo app (Chromium)', () => {
       const at = (name: string) => performance.getEntriesByName(name)[0]?.startTime ?? -1;
       return { ui: at('tea-ui-ready'), engine: at('tea-engine-ready'), editor: at('tea-editor-ready') };
     });
-    await recordBench({ name: 'web demo time to interactive: UI (headless Chromium, cold, localhost)', value: Math.round(marks.ui), unit: 'ms' });
-    await recordBench({ name: 'web demo time to interactive: engine worker ready', value: Math.round(marks.engine), unit: 'ms' });
+    await recordBench({
+      name: 'web demo time to interactive: UI (headless Chromium, cold, localhost)',
+      value: Math.round(marks.ui),
+      unit: 'ms',
+    });
+    await recordBench({
+      name: 'web demo time to interactive: engine worker ready',
+      value: Math.round(marks.engine),
+      unit: 'ms',
+    });
     await recordBench({ name: 'web demo time to editor ready', value: Math.round(marks.editor), unit: 'ms' });
     expect(marks.ui).toBeGreaterThan(0);
     expect(marks.engine).toBeGreaterThan(0);
     const report = JSON.parse(await readFile(path.join(DIST, 'build-report.json'), 'utf8')) as Record<string, number>;
-    await recordBench({ name: 'web demo first-load JS gzipped (engine worker + UI, no editor)', value: report.first_load_js_gzip_bytes!, unit: 'bytes', baseline_value: 200 * 1024, ratio: report.first_load_js_gzip_bytes! / (200 * 1024) });
-    await recordBench({ name: 'web demo editor chunk gzipped (lazy)', value: report.editor_js_gzip_bytes!, unit: 'bytes' });
+    await recordBench({
+      name: 'web demo first-load JS gzipped (engine worker + UI, no editor)',
+      value: report.first_load_js_gzip_bytes!,
+      unit: 'bytes',
+      baseline_value: 200 * 1024,
+      ratio: report.first_load_js_gzip_bytes! / (200 * 1024),
+    });
+    await recordBench({
+      name: 'web demo editor chunk gzipped (lazy)',
+      value: report.editor_js_gzip_bytes!,
+      unit: 'bytes',
+    });
     expect(report.first_load_js_gzip_bytes).toBeLessThanOrEqual(200 * 1024);
     expect(report.editor_js_gzip_bytes).toBeGreaterThan(0);
     // No code generation from strings in anything the demo ships.
-    for (const file of Object.keys(report.files_gzip_bytes as unknown as Record<string, number>).filter((name) => name.endsWith('.js'))) {
+    for (const file of Object.keys(report.files_gzip_bytes as unknown as Record<string, number>).filter((name) =>
+      name.endsWith('.js'),
+    )) {
       const text = await readFile(path.join(DIST, file), 'utf8');
       expect(/\beval\(|new Function\(/.test(text), file).toBe(false);
     }

@@ -11,7 +11,16 @@ import { closedPort } from '../support/closed-port.js';
 import type { Browser, Page } from 'playwright-core';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { chromiumAvailable, launchChromium } from './support/chromium.js';
-import { fixture, openDemo, screenshot, SCREENSHOTS, setAgent, startRun, waitForEnd, waitReady } from './support/demo-page.js';
+import {
+  fixture,
+  openDemo,
+  screenshot,
+  SCREENSHOTS,
+  setAgent,
+  startRun,
+  waitForEnd,
+  waitReady,
+} from './support/demo-page.js';
 import { serveDemo, type DemoServer } from './support/serve-demo.js';
 
 const RED = 'rgb(163, 22, 27)';
@@ -19,7 +28,9 @@ const GREEN = 'rgb(20, 108, 46)';
 
 /** Colours of everything that says how the run ended (status badge, headline, history badge). */
 function outcomeColours(page: Page): Promise<string[]> {
-  return page.$$eval('#run-status .badge, #run-outcome, #history-list .history-row:first-child .badge', (nodes) => nodes.map((node) => getComputedStyle(node).color));
+  return page.$$eval('#run-status .badge, #run-outcome, #history-list .history-row:first-child .badge', (nodes) =>
+    nodes.map((node) => getComputedStyle(node).color),
+  );
 }
 
 // Generous bounds that only prove each case ends: the machine is shared and often loaded.
@@ -29,7 +40,11 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
   let mock: MockOpenAI;
 
   beforeAll(async () => {
-    [server, browser, mock] = await Promise.all([serveDemo(), launchChromium(), startMockOpenAI({ models: ['mock-model'], chunkSize: 3, chunkDelayMs: 120 })]);
+    [server, browser, mock] = await Promise.all([
+      serveDemo(),
+      launchChromium(),
+      startMockOpenAI({ models: ['mock-model'], chunkSize: 3, chunkDelayMs: 120 }),
+    ]);
   });
   afterAll(async () => {
     await browser?.close();
@@ -40,7 +55,11 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
   it('shows a run failed by HTTP 500 in red: headline with code, node and message, the red node, each failed call, the history', async () => {
     mock.setFault({ type: 'status', status: 500, body: '{"error":{"message":"the model crashed while loading"}}' });
     try {
-      const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
+      const { context, page } = await openDemo(browser, server.url, {
+        preset: 'custom',
+        api_base: mock.url,
+        model: 'mock-model',
+      });
       await setAgent(page, await fixture('failing-call.yaml'));
       await page.waitForSelector('svg.graph g.node[data-node="ask"]');
       await startRun(page);
@@ -56,8 +75,12 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
       await page.waitForSelector('svg.graph g.node.failed[data-node="ask"]');
       expect(await page.locator('svg.graph g.node.failed').count()).toBe(1);
       expect(await page.getAttribute('svg.graph g.node[data-node="publish"]', 'data-state')).toBe('not-run');
-      expect(await page.$eval('svg.graph g.node[data-node="ask"] rect', (rect) => getComputedStyle(rect).stroke)).toBe(RED);
-      expect(await page.$eval('svg.graph g.node[data-node="prepare"] rect', (rect) => getComputedStyle(rect).stroke)).not.toBe(GREEN);
+      expect(await page.$eval('svg.graph g.node[data-node="ask"] rect', (rect) => getComputedStyle(rect).stroke)).toBe(
+        RED,
+      );
+      expect(
+        await page.$eval('svg.graph g.node[data-node="prepare"] rect', (rect) => getComputedStyle(rect).stroke),
+      ).not.toBe(GREEN);
       // Every attempt failed and the call says so, with its attempts.
       const failedCall = page.locator('#model-calls .model-call.failed');
       expect(await failedCall.count()).toBe(1);
@@ -71,7 +94,11 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
       // Opened again from the history, it is still the same failed run.
       await page.reload();
       await waitReady(page);
-      await page.locator('#history-list .history-row', { hasText: 'browser-failing-call' }).first().locator('.open-run').click();
+      await page
+        .locator('#history-list .history-row', { hasText: 'browser-failing-call' })
+        .first()
+        .locator('.open-run')
+        .click();
       await page.waitForSelector('#run-outcome.failed');
       expect(await page.textContent('#run-outcome .error-node')).toBe('ask');
       await page.waitForSelector('svg.graph g.node.failed[data-node="ask"]');
@@ -83,7 +110,11 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
 
   it('shows a run whose model server is down as failed with LLM_UNAVAILABLE', async () => {
     const port = await closedPort();
-    const { context, page } = await openDemo(browser, server.url, { preset: 'ollama', api_base: `http://127.0.0.1:${port}/v1`, model: 'llama3.2' });
+    const { context, page } = await openDemo(browser, server.url, {
+      preset: 'ollama',
+      api_base: `http://127.0.0.1:${port}/v1`,
+      model: 'llama3.2',
+    });
     await setAgent(page, await fixture('failing-call.yaml'));
     await startRun(page);
     expect(await waitForEnd(page)).toBe('failed');
@@ -102,14 +133,20 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
   it('never shows a reflection loop whose model answers HTTP 500 as a clean success', async () => {
     mock.setFault({ type: 'status', status: 500 });
     try {
-      const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
+      const { context, page } = await openDemo(browser, server.url, {
+        preset: 'custom',
+        api_base: mock.url,
+        model: 'mock-model',
+      });
       await setAgent(page, await fixture('reflection-stream.yaml'));
       await startRun(page);
       const status = await waitForEnd(page, 60_000);
       expect(await page.locator('#model-calls .model-call.failed').count()).toBeGreaterThanOrEqual(1);
       // Whatever the status, neither the run's badge nor its node is green.
       expect(await page.$eval('#run-status .badge', (badge) => getComputedStyle(badge).color)).not.toBe(GREEN);
-      expect(await page.$eval('svg.graph g.node[data-node="draft_profile"] rect', (rect) => getComputedStyle(rect).stroke)).not.toBe(GREEN);
+      expect(
+        await page.$eval('svg.graph g.node[data-node="draft_profile"] rect', (rect) => getComputedStyle(rect).stroke),
+      ).not.toBe(GREEN);
       if (status === 'failed') {
         // The engine ends the node with the model's error (issue 10): red headline, red node.
         expect(await page.textContent('#run-outcome.failed .error-code')).toMatch(/^LLM_HTTP_500$|^REFLECTION_FAILED$/);
@@ -131,7 +168,11 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
     mock.setReplies([Array.from({ length: 40 }, (_, index) => `w${index}`).join(' ')]);
     mock.setFault({ type: 'status', status: 503, times: 1 });
     try {
-      const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
+      const { context, page } = await openDemo(browser, server.url, {
+        preset: 'custom',
+        api_base: mock.url,
+        model: 'mock-model',
+      });
       await setAgent(page, await fixture('retried-stream.yaml'));
       await startRun(page);
       const waiting = page.locator('#model-calls .model-call.waiting');
@@ -141,10 +182,14 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
       expect(await waiting.locator('.countdown').textContent()).toMatch(/^attempt 2 (in \d+ s|sent)$/);
       // The clock moves while the answer streams in.
       const first = await waiting.locator('.elapsed').textContent();
-      await page.waitForFunction((before) => {
-        const now = document.querySelector('#model-calls .model-call.waiting .elapsed')?.textContent;
-        return now !== undefined && now !== null && now !== before;
-      }, first, { timeout: 10_000 });
+      await page.waitForFunction(
+        (before) => {
+          const now = document.querySelector('#model-calls .model-call.waiting .elapsed')?.textContent;
+          return now !== undefined && now !== null && now !== before;
+        },
+        first,
+        { timeout: 10_000 },
+      );
       await screenshot(page, 'run-retrying-call', false);
       expect(await waitForEnd(page, 30_000)).toBe('completed');
       expect(await page.textContent('#model-calls .model-call.answered')).toContain('2 attempts');
@@ -159,7 +204,11 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
   it('draws the node a cancelled run stopped in grey', async () => {
     mock.setReplies([Array.from({ length: 60 }, (_, index) => `word${index}`).join(' ')]);
     try {
-      const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
+      const { context, page } = await openDemo(browser, server.url, {
+        preset: 'custom',
+        api_base: mock.url,
+        model: 'mock-model',
+      });
       await setAgent(page, await fixture('slow-stream.yaml'));
       await startRun(page);
       await page.waitForFunction(() => (document.querySelector('#stream-text')?.textContent ?? '').includes('word1'));
@@ -167,7 +216,9 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
       expect(await waitForEnd(page, 10_000)).toBe('cancelled');
       await page.waitForSelector('svg.graph g.node.cancelled[data-node="talk"]');
       expect(await page.textContent('#run-outcome.cancelled')).toContain('talk');
-      expect(await page.$eval('svg.graph g.node[data-node="talk"] rect', (rect) => getComputedStyle(rect).stroke)).toBe('rgb(107, 114, 128)');
+      expect(await page.$eval('svg.graph g.node[data-node="talk"] rect', (rect) => getComputedStyle(rect).stroke)).toBe(
+        'rgb(107, 114, 128)',
+      );
       await screenshot(page, 'run-cancelled', false);
       await context.close();
     } finally {
@@ -177,7 +228,11 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
 
   it('tells a server that is not running: nothing listening, start it', async () => {
     const port = await closedPort();
-    const { context, page } = await openDemo(browser, server.url, { preset: 'ollama', api_base: `http://127.0.0.1:${port}/v1`, model: '' });
+    const { context, page } = await openDemo(browser, server.url, {
+      preset: 'ollama',
+      api_base: `http://127.0.0.1:${port}/v1`,
+      model: '',
+    });
     await page.click('#probe-button');
     // A hang guard, not a speed check: on a loaded 2-core CI machine this once took over 20 s.
     await page.waitForSelector('#probe-down', { timeout: 60_000 });
@@ -194,13 +249,17 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
     try {
       // Ollama's port is sent to a real server without CORS headers (the browser refuses the normal
       // request, the no-cors one gets an opaque answer); nothing listens on the other local ports.
-      await context.route('http://localhost:11434/**', (route) => route.continue({ url: route.request().url().replace('http://localhost:11434/v1', refusing.url) }));
+      await context.route('http://localhost:11434/**', (route) =>
+        route.continue({ url: route.request().url().replace('http://localhost:11434/v1', refusing.url) }),
+      );
       await context.route(/^http:\/\/localhost:(1234|8080)\//, (route) => route.abort('connectionrefused'));
       const page = await context.newPage();
       await page.goto(server.url);
       await waitReady(page);
       await page.waitForSelector('#startup-cors-ollama', { timeout: 15_000 });
-      expect(await page.textContent('#startup-cors-ollama')).toContain('Ollama is running at http://localhost:11434/v1');
+      expect(await page.textContent('#startup-cors-ollama')).toContain(
+        'Ollama is running at http://localhost:11434/v1',
+      );
       expect(await page.textContent('#probe-result')).toContain('OLLAMA_ORIGINS');
       expect(await page.textContent('#probe-result')).not.toContain('Nothing answered');
       expect(await page.textContent('#model-badge')).toBe('Scripted demo model');
@@ -215,7 +274,11 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
   it('tells a server that runs but refuses CORS, with the fix', async () => {
     const refusing = await startMockOpenAI({ models: ['mock-model'], cors: false });
     try {
-      const { context, page } = await openDemo(browser, server.url, { preset: 'ollama', api_base: refusing.url, model: '' });
+      const { context, page } = await openDemo(browser, server.url, {
+        preset: 'ollama',
+        api_base: refusing.url,
+        model: '',
+      });
       await page.click('#probe-button');
       await page.waitForSelector('#cors-error', { timeout: 20_000 });
       expect(await page.textContent('#cors-error')).toContain('is running');
@@ -232,9 +295,17 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
 
   it('shows a chat completion that fails with HTTP 500 and its body', async () => {
     const failing = await startMockOpenAI({ models: ['mock-model'] });
-    failing.setFault({ type: 'status', status: 500, body: `{"error":{"message":"CUDA error: out of memory while loading mock-model ${'x'.repeat(3000)}"}}` });
+    failing.setFault({
+      type: 'status',
+      status: 500,
+      body: `{"error":{"message":"CUDA error: out of memory while loading mock-model ${'x'.repeat(3000)}"}}`,
+    });
     try {
-      const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: failing.url, model: '' });
+      const { context, page } = await openDemo(browser, server.url, {
+        preset: 'custom',
+        api_base: failing.url,
+        model: '',
+      });
       await page.click('#probe-button');
       await page.waitForSelector('#chat-error', { timeout: 30_000 });
       expect(await page.textContent('#chat-error')).toContain('HTTP 500');
@@ -254,7 +325,12 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
   it('wraps a long error URL at 375 px instead of widening the page', async () => {
     const port = await closedPort();
     const longBase = `http://127.0.0.1:${port}/${'very-long-path-segment-'.repeat(8)}v1`;
-    const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: longBase, model: 'm' }, { width: 375, height: 800 });
+    const { context, page } = await openDemo(
+      browser,
+      server.url,
+      { preset: 'custom', api_base: longBase, model: 'm' },
+      { width: 375, height: 800 },
+    );
     await page.click('#probe-button');
     // A hang guard, not a speed check: on a loaded 2-core CI machine this once took over 20 s.
     await page.waitForSelector('#probe-down', { timeout: 60_000 });
@@ -262,7 +338,9 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
     await startRun(page);
     expect(await waitForEnd(page)).toBe('failed');
     expect(await page.textContent('#run-outcome')).toContain('very-long-path-segment');
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, 'long-url-375');
     await context.close();
@@ -271,14 +349,20 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
   it('marks several load problems in the editor at once', async () => {
     const { context, page } = await openDemo(browser, server.url);
     await setAgent(page, await fixture('two-problems.yaml'));
-    await page.waitForFunction(() => document.querySelectorAll('#problems li').length >= 2, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelectorAll('#problems li').length >= 2, undefined, {
+      timeout: 10_000,
+    });
     const problems = await page.$$eval('#problems li', (items) => items.map((item) => item.textContent ?? ''));
     // Worded by the loader (a path as the field, or in the message): only place and gist are pinned.
     expect(problems.some((text) => /line 4:11\b.*settings.*object/.test(text))).toBe(true);
     expect(problems.some((text) => /line 6:11\b.*nodes.*string/.test(text))).toBe(true);
     // Both places carry a lint mark, on two different lines.
-    await page.waitForFunction(() => document.querySelectorAll('.cm-lintRange-error').length >= 2, undefined, { timeout: 10_000 });
-    const markedLines = await page.$$eval('.cm-lintRange-error', (marks) => [...new Set(marks.map((mark) => mark.closest('.cm-line')?.textContent ?? ''))]);
+    await page.waitForFunction(() => document.querySelectorAll('.cm-lintRange-error').length >= 2, undefined, {
+      timeout: 10_000,
+    });
+    const markedLines = await page.$$eval('.cm-lintRange-error', (marks) => [
+      ...new Set(marks.map((mark) => mark.closest('.cm-line')?.textContent ?? '')),
+    ]);
     expect(markedLines.length).toBeGreaterThanOrEqual(2);
     expect(markedLines.some((line) => line.includes('settings: 5'))).toBe(true);
     expect(markedLines.some((line) => line.includes('name: 7'))).toBe(true);
@@ -287,25 +371,52 @@ describe.skipIf(!chromiumAvailable())('web demo outcomes (Chromium)', { timeout:
     // Whatever the loader lists (one problem before it reports every error at once, three after),
     // each listed problem with a line is marked on that line.
     await setAgent(page, await fixture('three-misspellings.yaml'));
-    await page.waitForFunction(() => (document.querySelector('#problems')?.textContent ?? '').includes('nope.action') || (document.querySelector('#problems')?.textContent ?? '').includes('temprature'), undefined, { timeout: 10_000 });
-    await page.waitForFunction(() => document.querySelectorAll('.cm-lintRange-error').length >= 1, undefined, { timeout: 10_000 });
-    const listedLines = await page.$$eval('#problems li', (items) => items.map((item) => Number(/line (\d+)/.exec(item.textContent ?? '')?.[1] ?? 0)).filter((line) => line > 0));
+    await page.waitForFunction(
+      () =>
+        (document.querySelector('#problems')?.textContent ?? '').includes('nope.action') ||
+        (document.querySelector('#problems')?.textContent ?? '').includes('temprature'),
+      undefined,
+      { timeout: 10_000 },
+    );
+    await page.waitForFunction(() => document.querySelectorAll('.cm-lintRange-error').length >= 1, undefined, {
+      timeout: 10_000,
+    });
+    const listedLines = await page.$$eval('#problems li', (items) =>
+      items.map((item) => Number(/line (\d+)/.exec(item.textContent ?? '')?.[1] ?? 0)).filter((line) => line > 0),
+    );
     expect(listedLines.length).toBeGreaterThanOrEqual(1);
-    await page.waitForFunction((count) => new Set([...document.querySelectorAll('.cm-lintRange-error')].map((mark) => mark.closest('.cm-line'))).size >= count, new Set(listedLines).size, { timeout: 10_000 });
-    const markedTexts = await page.$$eval('.cm-lintRange-error', (marks) => [...new Set(marks.map((mark) => mark.closest('.cm-line')?.textContent ?? ''))]);
+    await page.waitForFunction(
+      (count) =>
+        new Set([...document.querySelectorAll('.cm-lintRange-error')].map((mark) => mark.closest('.cm-line'))).size >=
+        count,
+      new Set(listedLines).size,
+      { timeout: 10_000 },
+    );
+    const markedTexts = await page.$$eval('.cm-lintRange-error', (marks) => [
+      ...new Set(marks.map((mark) => mark.closest('.cm-line')?.textContent ?? '')),
+    ]);
     const lines = (await fixture('three-misspellings.yaml')).split('\n');
-    for (const line of new Set(listedLines)) expect(markedTexts.some((text) => lines[line - 1]!.includes(text.trim()))).toBe(true);
+    for (const line of new Set(listedLines))
+      expect(markedTexts.some((text) => lines[line - 1]!.includes(text.trim()))).toBe(true);
     await screenshot(page, 'editor-three-misspellings', false);
     await context.close();
   });
 
   it('keeps the API key in the tab unless asked to remember it, and says where it is kept', async () => {
-    const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
+    const { context, page } = await openDemo(browser, server.url, {
+      preset: 'custom',
+      api_base: mock.url,
+      model: 'mock-model',
+    });
     expect(await page.inputValue('#key-storage')).toBe('session');
     expect(await page.textContent('#key-storage-note')).toContain('this tab only');
     await page.fill('#model-key', 'sk-test-key-1234');
     await page.press('#model-key', 'Tab');
-    const stored = () => page.evaluate(() => ({ local: localStorage.getItem('tea-edge.model-settings') ?? '', session: sessionStorage.getItem('tea-edge.model-key') }));
+    const stored = () =>
+      page.evaluate(() => ({
+        local: localStorage.getItem('tea-edge.model-settings') ?? '',
+        session: sessionStorage.getItem('tea-edge.model-key'),
+      }));
     expect((await stored()).local).not.toContain('sk-test-key-1234');
     expect((await stored()).session).toBe('sk-test-key-1234');
     await page.reload();

@@ -25,10 +25,23 @@ describe('probe diagnosis against real servers', () => {
   });
 
   it('reports a chat completion that works, and one that answers HTTP 500 with its body, capped', async () => {
-    expect(await probeChat({ apiBase: mock.url, model: 'mock-model' })).toEqual({ ok: true, model: 'mock-model', status: 200 });
-    mock.setFault({ type: 'status', status: 500, body: `{"error":"out of memory sk-secret-9 ${'y'.repeat(5000)}"}`, times: 1 });
+    expect(await probeChat({ apiBase: mock.url, model: 'mock-model' })).toEqual({
+      ok: true,
+      model: 'mock-model',
+      status: 200,
+    });
+    mock.setFault({
+      type: 'status',
+      status: 500,
+      body: `{"error":"out of memory sk-secret-9 ${'y'.repeat(5000)}"}`,
+      times: 1,
+    });
     const failed = await probeChat({ apiBase: mock.url, model: 'mock-model', apiKey: 'sk-secret-9' });
-    expect(failed).toMatchObject({ ok: false, status: 500, error: `POST ${mock.url}/chat/completions answered HTTP 500` });
+    expect(failed).toMatchObject({
+      ok: false,
+      status: 500,
+      error: `POST ${mock.url}/chat/completions answered HTTP 500`,
+    });
     expect(failed.body).toContain('out of memory [redacted]');
     expect(failed.body).not.toContain('sk-secret-9');
     expect(failed.body!.length).toBeLessThan(2100);
@@ -49,11 +62,15 @@ describe('probe diagnosis against real servers', () => {
         if (init?.mode !== 'no-cors') return Promise.reject(new TypeError('Failed to fetch'));
         return fetch(url.replace('http://localhost:1234/v1', mock.url), init);
       }
-      if (url.startsWith('http://localhost:11434/')) return fetch(url.replace('http://localhost:11434/v1', mock.url), init);
+      if (url.startsWith('http://localhost:11434/'))
+        return fetch(url.replace('http://localhost:11434/v1', mock.url), init);
       return fetch(url.replace(/^http:\/\/localhost:\d+/, `http://127.0.0.1:${closed}`), init);
     };
     const scan = await scanLocalServers(2000, routed);
-    expect(scan.found).toEqual({ settings: { preset: 'ollama', api_base: 'http://localhost:11434/v1', model: 'mock-model', api_key: '' }, label: 'Ollama' });
+    expect(scan.found).toEqual({
+      settings: { preset: 'ollama', api_base: 'http://localhost:11434/v1', model: 'mock-model', api_key: '' },
+      label: 'Ollama',
+    });
     expect(scan.refusing.map((preset) => preset.id)).toEqual(['lmstudio']);
   });
 });

@@ -8,7 +8,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { chromiumAvailable, launchChromium } from './support/chromium.js';
-import { fixture, openDemo, runAgentInPage, screenshot, SCREENSHOTS, setAgent, startRun, waitForEnd, waitReady } from './support/demo-page.js';
+import {
+  fixture,
+  openDemo,
+  runAgentInPage,
+  screenshot,
+  SCREENSHOTS,
+  setAgent,
+  startRun,
+  waitForEnd,
+  waitReady,
+} from './support/demo-page.js';
 import { ROOT, serveDemo, type DemoServer } from './support/serve-demo.js';
 
 const REFLECTION_EXAMPLE = 'reflection-json-schema.yaml';
@@ -21,7 +31,11 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', { timeout: 90_
   let mock: MockOpenAI;
 
   beforeAll(async () => {
-    [server, browser, mock] = await Promise.all([serveDemo(), launchChromium(), startMockOpenAI({ models: ['mock-model'], chunkSize: 3, chunkDelayMs: 15 })]);
+    [server, browser, mock] = await Promise.all([
+      serveDemo(),
+      launchChromium(),
+      startMockOpenAI({ models: ['mock-model'], chunkSize: 3, chunkDelayMs: 15 }),
+    ]);
   });
   afterAll(async () => {
     await browser?.close();
@@ -29,25 +43,32 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', { timeout: 90_
     await mock?.close();
   });
 
-  it.skipIf(!hasReflectionExample)('runs the reflection example with the scripted model and shows attempts and the final state', async () => {
-    const { context, page } = await openDemo(browser, server.url);
-    await page.selectOption('#example-select', REFLECTION_EXAMPLE);
-    expect(await runAgentInPage(page)).toBe('completed');
-    // Once the loop ended, its view (verdicts, feedback, candidates) replaces the live attempts.
-    expect(await page.locator('#reflection-candidates .candidate').count()).toBeGreaterThanOrEqual(1);
-    expect(await page.locator('#reflection-candidates .candidate.valid').count()).toBeGreaterThanOrEqual(1);
-    expect(await page.locator('#attempts').count()).toBe(0);
-    expect(await page.textContent('#final-state')).toContain('reflection');
-    expect(await page.locator('svg.graph g.node.visited').count()).toBeGreaterThanOrEqual(1);
-    await screenshot(page, 'reflection-scripted');
-    // The README picture: the same view, window-sized.
-    await page.setViewportSize({ width: 1200, height: 820 });
-    await screenshot(page, 'readme', false);
-    await context.close();
-  });
+  it.skipIf(!hasReflectionExample)(
+    'runs the reflection example with the scripted model and shows attempts and the final state',
+    async () => {
+      const { context, page } = await openDemo(browser, server.url);
+      await page.selectOption('#example-select', REFLECTION_EXAMPLE);
+      expect(await runAgentInPage(page)).toBe('completed');
+      // Once the loop ended, its view (verdicts, feedback, candidates) replaces the live attempts.
+      expect(await page.locator('#reflection-candidates .candidate').count()).toBeGreaterThanOrEqual(1);
+      expect(await page.locator('#reflection-candidates .candidate.valid').count()).toBeGreaterThanOrEqual(1);
+      expect(await page.locator('#attempts').count()).toBe(0);
+      expect(await page.textContent('#final-state')).toContain('reflection');
+      expect(await page.locator('svg.graph g.node.visited').count()).toBeGreaterThanOrEqual(1);
+      await screenshot(page, 'reflection-scripted');
+      // The README picture: the same view, window-sized.
+      await page.setViewportSize({ width: 1200, height: 820 });
+      await screenshot(page, 'readme', false);
+      await context.close();
+    },
+  );
 
   it('streams a reflection run from the mock OpenAI-compatible server', async () => {
-    const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: mock.url, model: 'mock-model' });
+    const { context, page } = await openDemo(browser, server.url, {
+      preset: 'custom',
+      api_base: mock.url,
+      model: 'mock-model',
+    });
     await page.click('#probe-button');
     await page.waitForSelector('#probe-result .ok-text');
     expect(await page.textContent('#probe-result')).toContain('mock-model');
@@ -75,7 +96,11 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', { timeout: 90_
   it('explains a CORS refusal with the exact fix, and lists the models when CORS is allowed', async () => {
     const closed = await startMockOpenAI({ models: ['mock-model'], cors: false });
     try {
-      const { context, page } = await openDemo(browser, server.url, { preset: 'ollama', api_base: closed.url, model: '' });
+      const { context, page } = await openDemo(browser, server.url, {
+        preset: 'ollama',
+        api_base: closed.url,
+        model: '',
+      });
       await page.click('#probe-button');
       await page.waitForSelector('#cors-error', { timeout: 20_000 });
       expect(await page.textContent('#probe-result')).toContain('OLLAMA_ORIGINS');
@@ -83,7 +108,11 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', { timeout: 90_
       await page.fill('#model-url', mock.url);
       await page.click('#probe-button');
       await page.waitForSelector('#probe-result .ok-text', { timeout: 20_000 });
-      expect(await page.$$eval('#model-list option', (options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual(['mock-model']);
+      expect(
+        await page.$$eval('#model-list option', (options) =>
+          options.map((option) => (option as HTMLOptionElement).value),
+        ),
+      ).toEqual(['mock-model']);
       expect(await page.textContent('#probe-result')).toContain('streams');
       expect(await page.inputValue('#model-name')).toBe('mock-model');
       expect(await page.textContent('#model-badge')).toContain('mock-model');
@@ -148,9 +177,18 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', { timeout: 90_
   });
 
   it('cancels a run in the middle of a stream, aborting the model call', async () => {
-    const slow = await startMockOpenAI({ models: ['mock-model'], chunkSize: 4, chunkDelayMs: 150, replies: [Array.from({ length: 60 }, (_, index) => `word${index}`).join(' ')] });
+    const slow = await startMockOpenAI({
+      models: ['mock-model'],
+      chunkSize: 4,
+      chunkDelayMs: 150,
+      replies: [Array.from({ length: 60 }, (_, index) => `word${index}`).join(' ')],
+    });
     try {
-      const { context, page } = await openDemo(browser, server.url, { preset: 'custom', api_base: slow.url, model: 'mock-model' });
+      const { context, page } = await openDemo(browser, server.url, {
+        preset: 'custom',
+        api_base: slow.url,
+        model: 'mock-model',
+      });
       await setAgent(page, await fixture('slow-stream.yaml'));
       await startRun(page);
       await page.waitForFunction(() => (document.querySelector('#stream-text')?.textContent ?? '').includes('word2'));
@@ -205,7 +243,10 @@ describe.skipIf(!chromiumAvailable())('web demo runs (Chromium)', { timeout: 90_
 
   it('an agent without Lua that runs a Lua example as a sub-run runs in the Lua engine', async () => {
     const { context, page } = await openDemo(browser, server.url);
-    await setAgent(page, 'name: caller\nnodes:\n  - { name: s, uses: agent.dispatch, with: { agent: { file: tea-edge-conditions.yaml }, input: { ticket: "I was charged twice" } }, output: routed }\n');
+    await setAgent(
+      page,
+      'name: caller\nnodes:\n  - { name: s, uses: agent.dispatch, with: { agent: { file: tea-edge-conditions.yaml }, input: { ticket: "I was charged twice" } }, output: routed }\n',
+    );
     expect(await runAgentInPage(page)).toBe('completed');
     expect(await page.textContent('#final-state')).toContain('billing');
     await context.close();

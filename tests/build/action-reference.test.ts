@@ -20,7 +20,11 @@ describe('docs/actions.md', () => {
   it('declares a result for every built-in action', () => {
     const undeclared = createActionRegistry()
       .list()
-      .filter((action) => action.result === undefined || (action.result.properties === undefined && typeof action.result.description !== 'string'))
+      .filter(
+        (action) =>
+          action.result === undefined ||
+          (action.result.properties === undefined && typeof action.result.description !== 'string'),
+      )
       .map((action) => action.name);
     expect(undeclared).toEqual([]);
   });
@@ -46,13 +50,42 @@ describe('declared results name what the actions return', () => {
     ['llm.call', { messages: [{ role: 'user', content: 'hi' }] }, { responses: ['hello'] }],
     ['reason.cot', { problem: '2 + 2?' }, { responses: ['<thinking>add</thinking><answer>4</answer>'] }],
     ['reason.cot', { problem: '2 + 2?' }, { responses: [new Error('down')] }],
-    ['reason.react', { goal: 'add' }, { responses: ['{"thought": "easy", "action": "final_answer", "action_input": {"answer": 4}}'] }],
-    ['reason.self_correct', { task: 'write', improvement_rounds: 1 }, { responses: ['draft', 'too short', 'better draft'] }],
-    ['llm.tools', { messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'calc', action: 'math.calculate' }] }, { responses: [{ content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'calc', arguments: '{"expression": "1+1"}' } }] }, 'two'] }],
+    [
+      'reason.react',
+      { goal: 'add' },
+      { responses: ['{"thought": "easy", "action": "final_answer", "action_input": {"answer": 4}}'] },
+    ],
+    [
+      'reason.self_correct',
+      { task: 'write', improvement_rounds: 1 },
+      { responses: ['draft', 'too short', 'better draft'] },
+    ],
+    [
+      'llm.tools',
+      { messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'calc', action: 'math.calculate' }] },
+      {
+        responses: [
+          {
+            content: '',
+            tool_calls: [
+              { id: 'c1', type: 'function', function: { name: 'calc', arguments: '{"expression": "1+1"}' } },
+            ],
+          },
+          'two',
+        ],
+      },
+    ],
     ['file.write', { path: 'a/b.txt', content: 'hello' }, { files: createMemoryFileStore() }],
     ['file.read', { path: 'b.txt' }, { files: createMemoryFileStore({ 'b.txt': 'hello' }) }],
-    ['reflection.evaluate', { data: { a: 1 }, evaluator: { type: 'schema', schema: { type: 'object', required: ['b'] } } }],
-    ['agent.dispatch', { agent: 'helper', task: 'hi' }, { responses: ['hello'], settings: { agents: { helper: { system_prompt: 'help' } } } }],
+    [
+      'reflection.evaluate',
+      { data: { a: 1 }, evaluator: { type: 'schema', schema: { type: 'object', required: ['b'] } } },
+    ],
+    [
+      'agent.dispatch',
+      { agent: 'helper', task: 'hi' },
+      { responses: ['hello'], settings: { agents: { helper: { system_prompt: 'help' } } } },
+    ],
   ];
   for (const [name, params, options] of cases) {
     it(`${name} ${JSON.stringify(params).slice(0, 40)}`, async () => {

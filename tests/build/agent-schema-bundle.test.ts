@@ -15,7 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseOptions } from '../../build/shared.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const SOURCE = JSON.parse(readFileSync(path.join(ROOT, 'src/spec/agent-schema.json'), 'utf8')) as Record<string, unknown>;
+const SOURCE = JSON.parse(readFileSync(path.join(ROOT, 'src/spec/agent-schema.json'), 'utf8')) as Record<
+  string,
+  unknown
+>;
 let bundled: Record<string, unknown>;
 let directory: string;
 
@@ -36,12 +39,14 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 /** Every key of every `properties` map, with where it is. */
 function propertyNames(schema: unknown, at = '#', names: string[] = []): string[] {
-  if (Array.isArray(schema)) schema.forEach((item, index) => {
-    propertyNames(item, `${at}/${index}`, names);
-  });
+  if (Array.isArray(schema))
+    schema.forEach((item, index) => {
+      propertyNames(item, `${at}/${index}`, names);
+    });
   else if (schema !== null && typeof schema === 'object') {
     for (const [key, value] of Object.entries(schema)) {
-      if (key === 'properties' && value !== null && typeof value === 'object') names.push(...Object.keys(value).map((name) => `${at}/properties/${name}`));
+      if (key === 'properties' && value !== null && typeof value === 'object')
+        names.push(...Object.keys(value).map((name) => `${at}/properties/${name}`));
       propertyNames(value, `${at}/${key}`, names);
     }
   }
@@ -51,7 +56,11 @@ function propertyNames(schema: unknown, at = '#', names: string[] = []): string[
 function annotations(schema: unknown): number {
   if (Array.isArray(schema)) return schema.reduce((sum: number, item) => sum + annotations(item), 0);
   if (schema === null || typeof schema !== 'object') return 0;
-  return Object.entries(schema).reduce((sum, [key, value]) => sum + ((key === 'description' || key === 'title') && typeof value === 'string' ? 1 : 0) + annotations(value), 0);
+  return Object.entries(schema).reduce(
+    (sum, [key, value]) =>
+      sum + ((key === 'description' || key === 'title') && typeof value === 'string' ? 1 : 0) + annotations(value),
+    0,
+  );
 }
 
 describe('the agent schema in the bundles', () => {
@@ -70,11 +79,21 @@ describe('the agent schema in the bundles', () => {
     const lean = new Validator(bundled as object, '7', false);
     for (const file of files) {
       const agent = parse(readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as Record<string, unknown>;
-      const variants = [agent, { ...agent, description: 'an agent' }, { ...agent, descripton: 'typo' }, { ...agent, nodes: 'not a list' }, { ...agent, settings: { limits: { max_steps: 'many' } } }];
+      const variants = [
+        agent,
+        { ...agent, description: 'an agent' },
+        { ...agent, descripton: 'typo' },
+        { ...agent, nodes: 'not a list' },
+        { ...agent, settings: { limits: { max_steps: 'many' } } },
+      ];
       for (const variant of variants) {
         const expected = whole.validate(variant);
         const actual = lean.validate(variant);
-        expect({ file, valid: actual.valid, errors: actual.errors.map((error) => error.instanceLocation) }).toEqual({ file, valid: expected.valid, errors: expected.errors.map((error) => error.instanceLocation) });
+        expect({ file, valid: actual.valid, errors: actual.errors.map((error) => error.instanceLocation) }).toEqual({
+          file,
+          valid: expected.valid,
+          errors: expected.errors.map((error) => error.instanceLocation),
+        });
       }
     }
   });

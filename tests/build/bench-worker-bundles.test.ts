@@ -20,7 +20,8 @@ describe('bench bundles of the worker entries', () => {
         if (!text.includes(`'${entry}'`)) continue;
         const virtual = [...read(entry).matchAll(/from '(virtual:[\w-]+)'/g)].map((match) => match[1]!);
         expect(virtual.length).toBeGreaterThan(0);
-        for (const name of virtual) expect(text, `${bench} bundles ${entry}, which imports ${name}`).toContain(`'${name}'`);
+        for (const name of virtual)
+          expect(text, `${bench} bundles ${entry}, which imports ${name}`).toContain(`'${name}'`);
         checked++;
       }
     }

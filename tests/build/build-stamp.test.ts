@@ -86,10 +86,16 @@ describe('the build stamp', () => {
   });
 
   it('is what npm ci, npm start, npm test and npm pack run, so a clone builds once', () => {
-    const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-    for (const name of ['prepare', 'start', 'test', 'bench']) expect(scripts[name], name).toContain('node build/build.mjs --if-stale');
+    const scripts = (
+      JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    for (const name of ['prepare', 'start', 'test', 'bench'])
+      expect(scripts[name], name).toContain('node build/build.mjs --if-stale');
     expect(scripts.build).toBe('node build/build.mjs');
-    const builds = Object.values(scripts).join(' && ').match(/node build\/build\.mjs(?! --if-stale)/g) ?? [];
+    const builds =
+      Object.values(scripts)
+        .join(' && ')
+        .match(/node build\/build\.mjs(?! --if-stale)/g) ?? [];
     expect(builds).toHaveLength(1);
   });
 });

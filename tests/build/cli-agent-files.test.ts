@@ -17,7 +17,12 @@ describe('tea-edge run: agent files and --files', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('runs examples/tea-agent-files.yaml: the sub-agent files of its folder answer', async () => {
-    const { code, stdout, stderr } = await runCli(['run', 'examples/tea-agent-files.yaml', '--input', '{"ticket":"charged twice","customer":"ada"}']);
+    const { code, stdout, stderr } = await runCli([
+      'run',
+      'examples/tea-agent-files.yaml',
+      '--input',
+      '{"ticket":"charged twice","customer":"ada"}',
+    ]);
     expect(code, stderr).toBe(0);
     const state = JSON.parse(stdout);
     expect(state).toMatchObject({ category: 'billing', verdict: 'approve' });
@@ -28,11 +33,16 @@ describe('tea-edge run: agent files and --files', () => {
   it('--stream shows the sub-run events nested under the calling node', async () => {
     const { code, stdout } = await runCli(['run', 'examples/tea-agent-files.yaml', '--stream']);
     expect(code).toBe(0);
-    const events = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const events = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const nested = events.filter((event) => event.sub_run !== undefined);
     expect(nested.length).toBeGreaterThan(10);
     expect(new Set(nested.map((event) => event.node))).toEqual(new Set(['triage', 'review']));
-    expect(new Set(nested.map((event) => event.sub_run[0].file))).toEqual(new Set(['tea-agent-files-triage.yaml', 'tea-agent-files-check.yaml']));
+    expect(new Set(nested.map((event) => event.sub_run[0].file))).toEqual(
+      new Set(['tea-agent-files-triage.yaml', 'tea-agent-files-check.yaml']),
+    );
     expect(events.filter((event) => event.type === 'done')).toHaveLength(1);
   });
 
@@ -40,7 +50,14 @@ describe('tea-edge run: agent files and --files', () => {
     const root = path.join(work, 'files');
     mkdirSync(root, { recursive: true });
     cpSync(path.join(ROOT, 'examples/tea-file-notes.yaml'), path.join(work, 'notes.yaml'));
-    const { code, stdout, stderr } = await runCli(['run', path.join(work, 'notes.yaml'), '--files', root, '--input', '{"topic":"sencha"}']);
+    const { code, stdout, stderr } = await runCli([
+      'run',
+      path.join(work, 'notes.yaml'),
+      '--files',
+      root,
+      '--input',
+      '{"topic":"sencha"}',
+    ]);
     expect(code, stderr).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ note_path: 'notes/sencha.md', summary_path: 'summaries/sencha.txt' });
     expect(readFileSync(path.join(root, 'summaries/sencha.txt'), 'utf8')).toContain('Oolong');
@@ -60,9 +77,15 @@ describe('tea-edge run: agent files and --files', () => {
   it('an agent file that is a symbolic link out of the folder is refused', async () => {
     const folder = path.join(work, 'agents');
     mkdirSync(folder, { recursive: true });
-    writeFileSync(path.join(work, 'outside.yaml'), 'name: outside\nnodes:\n  - { name: o, uses: core.return, with: { response: leaked } }\n');
+    writeFileSync(
+      path.join(work, 'outside.yaml'),
+      'name: outside\nnodes:\n  - { name: o, uses: core.return, with: { response: leaked } }\n',
+    );
     symlinkSync(path.join(work, 'outside.yaml'), path.join(folder, 'inner.yaml'));
-    writeFileSync(path.join(folder, 'main.yaml'), 'name: main\nnodes:\n  - { name: m, uses: agent.dispatch, with: { agent: { file: inner.yaml }, task: x }, output: got }\n');
+    writeFileSync(
+      path.join(folder, 'main.yaml'),
+      'name: main\nnodes:\n  - { name: m, uses: agent.dispatch, with: { agent: { file: inner.yaml }, task: x }, output: got }\n',
+    );
     const { code, stderr } = await runCli(['run', path.join(folder, 'main.yaml')]);
     expect(code).toBe(1);
     expect(stderr).toMatch(/^INVALID_AGENT node=m field=agent .*leads out of folder/);
@@ -71,8 +94,14 @@ describe('tea-edge run: agent files and --files', () => {
   it('validate follows literal agent-file references: a missing file and a broken sub-agent are errors with their places', async () => {
     const folder = path.join(work, 'validate');
     mkdirSync(path.join(folder, 'sub'), { recursive: true });
-    writeFileSync(path.join(folder, 'top.yaml'), 'name: top\nnodes:\n  - name: a\n    uses: agent.dispatch\n    with: { agent: { file: missing.yaml }, task: x }\n  - { name: b, uses: agent.sequential, with: { agents: [{ file: sub/broken.yaml }, { file: sub/broken.yaml }] } }\n');
-    writeFileSync(path.join(folder, 'sub/broken.yaml'), 'name: broken\nnodes:\n  - { name: z, uses: no.such }\n  - { name: y, uses: agent.dispatch, with: { agent: { file: gone.yaml }, task: x } }\n');
+    writeFileSync(
+      path.join(folder, 'top.yaml'),
+      'name: top\nnodes:\n  - name: a\n    uses: agent.dispatch\n    with: { agent: { file: missing.yaml }, task: x }\n  - { name: b, uses: agent.sequential, with: { agents: [{ file: sub/broken.yaml }, { file: sub/broken.yaml }] } }\n',
+    );
+    writeFileSync(
+      path.join(folder, 'sub/broken.yaml'),
+      'name: broken\nnodes:\n  - { name: z, uses: no.such }\n  - { name: y, uses: agent.dispatch, with: { agent: { file: gone.yaml }, task: x } }\n',
+    );
     const { code, stdout } = await runCli(['validate', '--json', path.join(folder, 'top.yaml')]);
     expect(code).toBe(2);
     const errors = JSON.parse(stdout).errors as Array<{ file: string; line: number; code: string; node: string }>;

@@ -31,7 +31,12 @@ beforeAll(async () => {
   await writeFile(path.join(dir, 'key.yaml'), KEY_AGENT);
 });
 
-const variables = { TEA_TEST_LISTED: 'from-settings', TEA_TEST_FLAGGED: 'from-flag', TEA_TEST_HIDDEN: 'not-passed', TEA_LLM_API_KEY: 'sk-host-key' };
+const variables = {
+  TEA_TEST_LISTED: 'from-settings',
+  TEA_TEST_FLAGGED: 'from-flag',
+  TEA_TEST_HIDDEN: 'not-passed',
+  TEA_LLM_API_KEY: 'sk-host-key',
+};
 
 describe('tea-edge run --env', () => {
   it('passes the variables named in settings.env and by --env, and nothing else', async () => {
@@ -53,7 +58,10 @@ describe('tea-edge run --env', () => {
     expect(byName.code).toBe(2);
     expect(byName.stderr).toContain("TEA_LLM_API_KEY holds the host's model key, which templates never see");
     expect(byName.stdout).not.toContain('sk-host-key');
-    const byValue = await runCli(['run', path.join(dir, 'env.yaml'), '--env', 'MY_COPY'], { ...variables, MY_COPY: 'sk-host-key' });
+    const byValue = await runCli(['run', path.join(dir, 'env.yaml'), '--env', 'MY_COPY'], {
+      ...variables,
+      MY_COPY: 'sk-host-key',
+    });
     expect(byValue.code).toBe(2);
     expect(byValue.stderr).toContain('MY_COPY: it holds the model key in use');
     const settings = await runCli(['validate', path.join(dir, 'key.yaml')], variables);

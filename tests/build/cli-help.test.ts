@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../support/run-cli.js';
 
 /** The subcommands main.ts dispatches (its COMMANDS table). */
-const COMMANDS = [...readFileSync(path.join(ROOT, 'cli/main.ts'), 'utf8').matchAll(/^ {2}(\w+): \w+Command,$/gm)].map((match) => match[1]!);
+const COMMANDS = [...readFileSync(path.join(ROOT, 'cli/main.ts'), 'utf8').matchAll(/^ {2}(\w+): \w+Command,$/gm)].map(
+  (match) => match[1]!,
+);
 
 describe('tea-edge --help', () => {
   it('lists each subcommand as its own help describes it', async () => {

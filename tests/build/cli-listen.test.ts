@@ -21,14 +21,18 @@ describe('tea-edge serve: where it listens', () => {
   it('refuses 0.0.0.0 with no TEA_API_TOKENS, exit 2, saying what to do', async () => {
     const result = await runCli(['serve', '--host', '0.0.0.0', '--port', '0'], NO_TOKENS);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^tea-edge serve: refusing to serve the API on 0\.0\.0\.0.*Set TEA_API_TOKENS, listen on 127\.0\.0\.1, or allow an open API with --allow-no-auth\n$/);
+    expect(result.stderr).toMatch(
+      /^tea-edge serve: refusing to serve the API on 0\.0\.0\.0.*Set TEA_API_TOKENS, listen on 127\.0\.0\.1, or allow an open API with --allow-no-auth\n$/,
+    );
   });
 
   it('serves 0.0.0.0 with --allow-no-auth, with a warning first', async () => {
     const server = await startServe(['--host', '0.0.0.0', '--port', '0', '--allow-no-auth'], NO_TOKENS);
     server.child.kill('SIGTERM');
     const { stderr } = await server.outcome;
-    expect(stderr).toMatch(/^tea-edge serve: warning: serving the API on 0\.0\.0\.0.*\(--allow-no-auth\)\ntea-edge serving on http:\/\/0\.0\.0\.0:\d+ /);
+    expect(stderr).toMatch(
+      /^tea-edge serve: warning: serving the API on 0\.0\.0\.0.*\(--allow-no-auth\)\ntea-edge serving on http:\/\/0\.0\.0\.0:\d+ /,
+    );
   });
 
   it('serves 0.0.0.0 with tokens, without a warning', async () => {

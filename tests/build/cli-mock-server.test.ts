@@ -7,7 +7,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT, runCli as cli } from '../support/run-cli.js';
 import { startMockOpenAI } from '../support/mock-openai-server.js';
 
-
 describe('tea-edge run against a mock OpenAI-compatible server', () => {
   let close: (() => Promise<void>) | undefined;
   afterEach(async () => {
@@ -17,10 +16,20 @@ describe('tea-edge run against a mock OpenAI-compatible server', () => {
 
   it('the JSON-schema reflection example self-corrects through HTTP', async () => {
     const server = await startMockOpenAI({
-      replies: ['Sure! ```json\n{"name": "Grace Hopper", "role": "admiral"}\n```', '{"name": "Grace Hopper", "email": "grace@example.org", "role": "admiral"}'],
+      replies: [
+        'Sure! ```json\n{"name": "Grace Hopper", "role": "admiral"}\n```',
+        '{"name": "Grace Hopper", "email": "grace@example.org", "role": "admiral"}',
+      ],
     });
     close = () => server.close();
-    const result = await cli(['run', 'examples/reflection-json-schema.yaml', '--llm-base-url', server.url, '--llm-model', 'mock-model']);
+    const result = await cli([
+      'run',
+      'examples/reflection-json-schema.yaml',
+      '--llm-base-url',
+      server.url,
+      '--llm-model',
+      'mock-model',
+    ]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const chat = server.requests.filter((request) => request.path.endsWith('/chat/completions'));
@@ -37,7 +46,14 @@ describe('tea-edge run against a mock OpenAI-compatible server', () => {
     const server = await startMockOpenAI({ replies: ['x'] });
     server.setFault({ type: 'status', status: 503, retryAfter: '0' });
     close = () => server.close();
-    const result = await cli(['run', 'tests/agents/scripted-llm.yaml', '--input', '{"country":"France"}', '--llm-base-url', server.url]);
+    const result = await cli([
+      'run',
+      'tests/agents/scripted-llm.yaml',
+      '--input',
+      '{"country":"France"}',
+      '--llm-base-url',
+      server.url,
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/LLM_HTTP_503/);
   });
@@ -46,8 +62,19 @@ describe('tea-edge run against a mock OpenAI-compatible server', () => {
     const server = await startMockOpenAI({ replies: ['Paris is the capital of France.'], chunkSize: 5 });
     close = () => server.close();
     const agent = path.join(ROOT, 'tests/agents/scripted-llm.yaml');
-    const result = await cli(['run', agent, '--input', '{"country":"France"}', '--llm-base-url', server.url, '--stream']);
-    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const result = await cli([
+      'run',
+      agent,
+      '--input',
+      '{"country":"France"}',
+      '--llm-base-url',
+      server.url,
+      '--stream',
+    ]);
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(events.at(-1).type).toBe('done');
     expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['llm_request', 'llm_response']));
     expect(events.at(-1).data.state.verdict).toBe('unknown');
@@ -60,19 +87,49 @@ describe('record and replay through the CLI', () => {
     const { tmpdir } = await import('node:os');
     const traceDir = mkdtempSync(path.join(tmpdir(), 'tea-record-'));
     const server = await startMockOpenAI({ replies: ['Paris'] });
-    const recorded = await cli(['run', 'tests/agents/scripted-llm.yaml', '--input', '{"country":"France"}', '--llm-base-url', server.url, '--record', '--trace-dir', traceDir, '--stream']);
+    const recorded = await cli([
+      'run',
+      'tests/agents/scripted-llm.yaml',
+      '--input',
+      '{"country":"France"}',
+      '--llm-base-url',
+      server.url,
+      '--record',
+      '--trace-dir',
+      traceDir,
+      '--stream',
+    ]);
     await server.close();
     expect(recorded.code).toBe(0);
-    const events = recorded.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const events = recorded.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const runId = events[0].run_id;
     expect(events.at(-1).data.state.verdict).toBe('right: Paris');
 
-    const replayed = await cli(['run', 'tests/agents/scripted-llm.yaml', '--input', '{"country":"France"}', '--llm-base-url', 'http://127.0.0.1:9/v1', '--replay', path.join(traceDir, runId)]);
+    const replayed = await cli([
+      'run',
+      'tests/agents/scripted-llm.yaml',
+      '--input',
+      '{"country":"France"}',
+      '--llm-base-url',
+      'http://127.0.0.1:9/v1',
+      '--replay',
+      path.join(traceDir, runId),
+    ]);
     expect(replayed.stderr).toBe('');
     expect(replayed.code).toBe(0);
     expect(JSON.parse(replayed.stdout).verdict).toBe('right: Paris');
 
-    const changed = await cli(['run', 'tests/agents/scripted-llm.yaml', '--input', '{"country":"Spain"}', '--replay', path.join(traceDir, runId)]);
+    const changed = await cli([
+      'run',
+      'tests/agents/scripted-llm.yaml',
+      '--input',
+      '{"country":"Spain"}',
+      '--replay',
+      path.join(traceDir, runId),
+    ]);
     expect(changed.code).toBe(1);
     expect(changed.stderr).toMatch(/LLM_BAD_RESPONSE/);
   });

@@ -25,13 +25,19 @@ function agentFile(text: string): string {
 }
 
 const llmAgent = (uses = 'llm.call', llm = 'max_retries: 1') =>
-  agentFile(`name: ask-model\nsettings:\n  llm: { model: mock-model, ${llm} }\nnodes:\n  - name: ask\n    uses: ${uses}\n    with: { prompt: "Hello?" }\n    output: answer\n`);
+  agentFile(
+    `name: ask-model\nsettings:\n  llm: { model: mock-model, ${llm} }\nnodes:\n  - name: ask\n    uses: ${uses}\n    with: { prompt: "Hello?" }\n    output: answer\n`,
+  );
 
 /** Runs the agent with --stream and --trace-dir; returns the outcome, the done event and the stored record. */
 async function failingRun(file: string, baseUrl: string) {
   const traceDir = mkdtempSync(path.join(tmpdir(), 'tea-outcome-traces-'));
   const result = await cli(['run', file, '--llm-base-url', baseUrl, '--trace-dir', traceDir, '--stream'], CLEAN_ENV);
-  const events = result.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const events = result.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
   const done = events.at(-1);
   const record = await createFsStores(traceDir).traceStore.getRun(done?.run_id);
   return { result, done, record };
@@ -52,18 +58,33 @@ describe('a failed model call fails the CLI run', () => {
     close = undefined;
   });
 
-  it('nothing listening: exit 1, LLM_UNAVAILABLE node=ask, status failed in the record and done', { timeout: 30_000 }, async () => {
+  it('nothing listening: exit 1, LLM_UNAVAILABLE node=ask, status failed in the record and done', {
+    timeout: 30_000,
+  }, async () => {
     const { result, done, record } = await failingRun(llmAgent(), await closedModelUrl());
     expect(result.code).toBe(1);
     expectOneFailureLine(result.stderr, /^LLM_UNAVAILABLE /, 'ask');
-    expect(done).toMatchObject({ type: 'done', data: { status: 'failed', stop_reason: 'error', error: { code: 'LLM_UNAVAILABLE', node: 'ask' } } });
+    expect(done).toMatchObject({
+      type: 'done',
+      data: { status: 'failed', stop_reason: 'error', error: { code: 'LLM_UNAVAILABLE', node: 'ask' } },
+    });
     expect(record).toMatchObject({ status: 'failed', stop_reason: 'error', error: { code: 'LLM_UNAVAILABLE' } });
   });
 
   const faults: { name: string; fault: MockFault; code: RegExp; uses?: string; llm?: string }[] = [
-    { name: '404 for a missing model', fault: { type: 'status', status: 404, body: '{"error":{"message":"model \\"mock-model\\" not found"}}' }, code: /^LLM_HTTP_404 / },
+    {
+      name: '404 for a missing model',
+      fault: { type: 'status', status: 404, body: '{"error":{"message":"model \\"mock-model\\" not found"}}' },
+      code: /^LLM_HTTP_404 /,
+    },
     { name: '500 on every call', fault: { type: 'status', status: 500, retryAfter: '0' }, code: /^LLM_HTTP_500 / },
-    { name: 'a hung stream (timeout 1 s)', fault: { type: 'delay', ms: 20_000 }, code: /^LLM_TIMEOUT /, uses: 'llm.stream', llm: 'timeout: 1, max_retries: 0' },
+    {
+      name: 'a hung stream (timeout 1 s)',
+      fault: { type: 'delay', ms: 20_000 },
+      code: /^LLM_TIMEOUT /,
+      uses: 'llm.stream',
+      llm: 'timeout: 1, max_retries: 0',
+    },
   ];
   for (const { name, fault, code, uses, llm } of faults) {
     it(`${name}: exit 1, one stderr line with the code and node, status failed`, { timeout: 30_000 }, async () => {
@@ -80,7 +101,11 @@ describe('a failed model call fails the CLI run', () => {
   }
 
   it('a stream that stops sending mid-answer is LLM_TIMEOUT too', { timeout: 30_000 }, async () => {
-    const server = await startMockOpenAI({ replies: ['a long answer that never finishes'], chunkSize: 2, chunkDelayMs: 20_000 });
+    const server = await startMockOpenAI({
+      replies: ['a long answer that never finishes'],
+      chunkSize: 2,
+      chunkDelayMs: 20_000,
+    });
     close = () => server.close();
     const { result, done } = await failingRun(llmAgent('llm.stream', 'timeout: 1, max_retries: 0'), server.url);
     expect(result.code).toBe(1);
@@ -91,9 +116,14 @@ describe('a failed model call fails the CLI run', () => {
 
 describe('a failed resume', () => {
   it('exits 1 with the same one line and a failed record', { timeout: 30_000 }, async () => {
-    const file = agentFile('name: paused\nconfig:\n  interrupt_before: [ask]\nsettings:\n  llm: { model: m, max_retries: 0 }\nnodes:\n  - { name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer }\n');
+    const file = agentFile(
+      'name: paused\nconfig:\n  interrupt_before: [ask]\nsettings:\n  llm: { model: m, max_retries: 0 }\nnodes:\n  - { name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer }\n',
+    );
     const traceDir = mkdtempSync(path.join(tmpdir(), 'tea-outcome-resume-'));
-    const first = await cli(['run', file, '--llm-base-url', await closedModelUrl(), '--trace-dir', traceDir], CLEAN_ENV);
+    const first = await cli(
+      ['run', file, '--llm-base-url', await closedModelUrl(), '--trace-dir', traceDir],
+      CLEAN_ENV,
+    );
     expect(first.code).toBe(3);
     const runId = JSON.parse(first.stdout).run_id;
     const resumed = await cli(['resume', runId, '--trace-dir', traceDir, '--stream'], CLEAN_ENV);
@@ -107,14 +137,25 @@ describe('a failed resume', () => {
 
 describe('spending is bounded by default', () => {
   const looping = () =>
-    agentFile('name: loop\nsettings:\n  llm: { provider: scripted, scripted: [{ default: "again" }] }\nnodes:\n  - { name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer, goto: ask }\n');
+    agentFile(
+      'name: loop\nsettings:\n  llm: { provider: scripted, scripted: [{ default: "again" }] }\nnodes:\n  - { name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer, goto: ask }\n',
+    );
 
-  it('a looping agent stops at 100 model calls, naming the budget on stderr and in done', { timeout: 30_000 }, async () => {
+  it('a looping agent stops at 100 model calls, naming the budget on stderr and in done', {
+    timeout: 30_000,
+  }, async () => {
     const result = await cli(['run', looping(), '--stream'], CLEAN_ENV);
     expect(result.code).toBe(1);
-    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(events.filter((event) => event.type === 'llm_request')).toHaveLength(100);
-    expect(events.at(-1).data).toMatchObject({ status: 'failed', stop_reason: 'max_llm_calls', error: { code: 'BUDGET_EXCEEDED', details: { budget: 'max_llm_calls' } } });
+    expect(events.at(-1).data).toMatchObject({
+      status: 'failed',
+      stop_reason: 'max_llm_calls',
+      error: { code: 'BUDGET_EXCEEDED', details: { budget: 'max_llm_calls' } },
+    });
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/^BUDGET_EXCEEDED node=ask .*max_llm_calls.*stop reason max_llm_calls\)$/m);
   });
@@ -122,7 +163,10 @@ describe('spending is bounded by default', () => {
   it('--max-llm-calls N sets the budget; a bad N is a usage error', { timeout: 30_000 }, async () => {
     const result = await cli(['run', looping(), '--stream', '--max-llm-calls', '7'], CLEAN_ENV);
     expect(result.code).toBe(1);
-    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(events.filter((event) => event.type === 'llm_request')).toHaveLength(7);
     for (const bad of ['0', 'many', '1e3', '20000']) {
       const refused = await cli(['run', looping(), '--max-llm-calls', bad], CLEAN_ENV);
@@ -134,7 +178,9 @@ describe('spending is bounded by default', () => {
 
 describe('hostile text reaches the terminal escaped and capped', () => {
   it('terminal escapes and forged newlines in a Lua error stay on one visible line', async () => {
-    const file = agentFile('nodes:\n  - name: boom\n    run: error("bad\\27]0;pwned\\7\\27[2J\\nINTERNAL node=other forged line\\r\\194\\155")\n');
+    const file = agentFile(
+      'nodes:\n  - name: boom\n    run: error("bad\\27]0;pwned\\7\\27[2J\\nINTERNAL node=other forged line\\r\\194\\155")\n',
+    );
     const result = await cli(['run', file]);
     expect(result.code).toBe(1);
     expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
@@ -154,9 +200,16 @@ describe('hostile text reaches the terminal escaped and capped', () => {
     const error = new AgentError('INVALID_AGENT', 'first', {
       file: 'a.yaml',
       line: 2,
-      details: { errors: [{ code: 'INVALID_AGENT', message: 'first', file: 'a.yaml', line: 2, column: 3 }, { code: 'UNKNOWN_ACTION', message: 'bad\nforged', file: 'a.yaml', line: 9, column: 1 }] },
+      details: {
+        errors: [
+          { code: 'INVALID_AGENT', message: 'first', file: 'a.yaml', line: 2, column: 3 },
+          { code: 'UNKNOWN_ACTION', message: 'bad\nforged', file: 'a.yaml', line: 9, column: 1 },
+        ],
+      },
     });
-    expect(loadErrorLines(error, 'a.yaml')).toBe('a.yaml:2:3 INVALID_AGENT first\na.yaml:9:1 UNKNOWN_ACTION bad\\nforged\n');
+    expect(loadErrorLines(error, 'a.yaml')).toBe(
+      'a.yaml:2:3 INVALID_AGENT first\na.yaml:9:1 UNKNOWN_ACTION bad\\nforged\n',
+    );
   });
 
   it('control characters in the final state are JSON escapes that parse back to the same text', async () => {

@@ -34,12 +34,19 @@ afterAll(() => {
 describe('tea-edge run --secret', () => {
   it('gives the agent the named variable only, and redacts it from stdout and the stored trace', async () => {
     const traces = path.join(dir, 'traces');
-    const outcome = await runCli(['run', path.join(dir, 'secret-user.yaml'), '--secret', 'SEARCH_TOKEN', '--trace-dir', traces, '--stream'], variables);
+    const outcome = await runCli(
+      ['run', path.join(dir, 'secret-user.yaml'), '--secret', 'SEARCH_TOKEN', '--trace-dir', traces, '--stream'],
+      variables,
+    );
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toContain('Bearer [REDACTED]');
     expect(outcome.stdout).toContain('"other":true');
     expect(outcome.stdout + outcome.stderr).not.toContain(TOKEN);
-    const stored = await Promise.all((await readdir(traces, { recursive: true })).map((file) => readFile(path.join(traces, file), 'utf8').catch(() => '')));
+    const stored = await Promise.all(
+      (await readdir(traces, { recursive: true })).map((file) =>
+        readFile(path.join(traces, file), 'utf8').catch(() => ''),
+      ),
+    );
     expect(stored.join('')).toContain('[REDACTED]');
     expect(stored.join('')).not.toContain(TOKEN);
   });
@@ -68,18 +75,31 @@ describe('tea-edge run --secret', () => {
 
 describe('tea-edge serve with TEA_AGENT_SECRETS', () => {
   it('runs get the named secrets; answers and stored events carry them redacted', async () => {
-    const { url, child } = await startServe(['--port', '0', '--agents', dir, '--trace-dir', path.join(dir, 'serve-traces')], { ...variables, TEA_AGENT_SECRETS: 'SEARCH_TOKEN' });
+    const { url, child } = await startServe(
+      ['--port', '0', '--agents', dir, '--trace-dir', path.join(dir, 'serve-traces')],
+      { ...variables, TEA_AGENT_SECRETS: 'SEARCH_TOKEN' },
+    );
     children.push(child);
-    const response = await fetch(`${url}/agents/secret-user/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const response = await fetch(`${url}/agents/secret-user/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     const text = await response.text();
-    expect(JSON.parse(text)).toMatchObject({ status: 'completed', state: { seen: { header: 'Bearer [REDACTED]', other: true } } });
+    expect(JSON.parse(text)).toMatchObject({
+      status: 'completed',
+      state: { seen: { header: 'Bearer [REDACTED]', other: true } },
+    });
     const events = await (await fetch(`${url}/runs/${JSON.parse(text).run_id}/events`)).text();
     expect(events).toContain('[REDACTED]');
     expect(text + events).not.toContain(TOKEN);
   }, 30_000);
 
   it('a named secret that is not set stops serve at start (exit 2), naming it', async () => {
-    const outcome = await runCli(['serve', '--port', '0', '--agents', dir], { TEA_AGENT_SECRETS: 'SEARCH_TOKEN,NOT_THERE', SEARCH_TOKEN: TOKEN });
+    const outcome = await runCli(['serve', '--port', '0', '--agents', dir], {
+      TEA_AGENT_SECRETS: 'SEARCH_TOKEN,NOT_THERE',
+      SEARCH_TOKEN: TOKEN,
+    });
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toContain('NOT_THERE is not set');
   }, 30_000);

@@ -40,13 +40,17 @@ describe('provider: shell on the Node CLI', () => {
     expect(outcome.code).toBe(2);
     const report = JSON.parse(outcome.stdout) as { errors: Array<{ code: string; message: string }> };
     expect(report.errors.map((error) => error.code)).toEqual(['INVALID_AGENT', 'UNKNOWN_PROVIDER', 'INVALID_AGENT']);
-    expect(report.errors[1]!.message).toContain('only the Node CLI runs it, when its host names the command (`tea-edge run --shell-provider NAME=COMMAND`)');
+    expect(report.errors[1]!.message).toContain(
+      'only the Node CLI runs it, when its host names the command (`tea-edge run --shell-provider NAME=COMMAND`)',
+    );
   });
 
-  it('loads with --shell-provider; the agent\'s settings.shell_providers is a warning (an error under --strict)', async () => {
+  it("loads with --shell-provider; the agent's settings.shell_providers is a warning (an error under --strict)", async () => {
     const outcome = await runCli(['validate', '--json', AGENT, '--shell-provider', 'claude=rev']);
     expect(outcome.code).toBe(0);
-    expect(JSON.parse(outcome.stdout).warnings[0].message).toContain('`settings.shell_providers` (an agent file never names the commands a host starts');
+    expect(JSON.parse(outcome.stdout).warnings[0].message).toContain(
+      '`settings.shell_providers` (an agent file never names the commands a host starts',
+    );
     expect((await runCli(['validate', '--strict', AGENT, '--shell-provider', 'claude=rev'])).code).toBe(2);
   });
 
@@ -59,36 +63,78 @@ describe('provider: shell on the Node CLI', () => {
   });
 
   it('a failing, slow or unnamed command is a typed error', async () => {
-    expect((await runCli(['run', AGENT, '--shell-provider', 'claude=false'])).stderr).toMatch(/^LLM_UNAVAILABLE .*'false' exited with 1/m);
-    expect((await runCli(['run', AGENT, '--shell-provider', 'claude=sleep 5'])).stderr).toMatch(/^LLM_TIMEOUT .*ran past 1000 ms/m);
-    expect((await runCli(['run', AGENT, '--shell-provider', 'gemini=rev'])).stderr).toMatch(/^UNKNOWN_PROVIDER .*shell provider 'claude' is not one this host runs \(its --shell-provider commands: gemini\)/m);
+    expect((await runCli(['run', AGENT, '--shell-provider', 'claude=false'])).stderr).toMatch(
+      /^LLM_UNAVAILABLE .*'false' exited with 1/m,
+    );
+    expect((await runCli(['run', AGENT, '--shell-provider', 'claude=sleep 5'])).stderr).toMatch(
+      /^LLM_TIMEOUT .*ran past 1000 ms/m,
+    );
+    expect((await runCli(['run', AGENT, '--shell-provider', 'gemini=rev'])).stderr).toMatch(
+      /^UNKNOWN_PROVIDER .*shell provider 'claude' is not one this host runs \(its --shell-provider commands: gemini\)/m,
+    );
   });
 
   it('reads NAME=COMMAND [ARG...] and formats messages as TEA does', () => {
-    expect(parseShellProvider('Claude=claude -p {prompt}')).toEqual({ name: 'claude', command: 'claude', args: ['-p', '{prompt}'] });
+    expect(parseShellProvider('Claude=claude -p {prompt}')).toEqual({
+      name: 'claude',
+      command: 'claude',
+      args: ['-p', '{prompt}'],
+    });
     expect(() => parseShellProvider('claude')).toThrow(/NAME=COMMAND/);
-    expect(messagesAsText([{ role: 'system', content: 's' }, { role: 'user', content: 'u' }, { role: 'assistant', content: 'a' }])).toBe('System: s\n\nu\n\nAssistant: a');
+    expect(
+      messagesAsText([
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'u' },
+        { role: 'assistant', content: 'a' },
+      ]),
+    ).toBe('System: s\n\nu\n\nAssistant: a');
   });
 });
 
 describe('provider: shell under tea-edge serve', () => {
   const agents = mkdtempSync(path.join(os.tmpdir(), 'tea-shell-serve-'));
-  writeFileSync(path.join(agents, 'shell-agent.yaml'), readFileSync(AGENT, 'utf8').replace(/settings:\n {2}shell_providers:\n.*\n/, ''));
+  writeFileSync(
+    path.join(agents, 'shell-agent.yaml'),
+    readFileSync(AGENT, 'utf8').replace(/settings:\n {2}shell_providers:\n.*\n/, ''),
+  );
 
   it('lists an agent that uses it as invalid when serve names no command; answers with the command serve names', async () => {
-    const without = await serve({ port: 0, agentsDir: agents, traceDir: path.join(agents, '.traces'), webDemoDir: path.join(agents, 'no-web-demo') });
+    const without = await serve({
+      port: 0,
+      agentsDir: agents,
+      traceDir: path.join(agents, '.traces'),
+      webDemoDir: path.join(agents, 'no-web-demo'),
+    });
     try {
-      const listed = (await (await fetch(`${without.url}/agents`)).json()) as Array<{ name: string; status: string; errors?: unknown }>;
+      const listed = (await (await fetch(`${without.url}/agents`)).json()) as Array<{
+        name: string;
+        status: string;
+        errors?: unknown;
+      }>;
       expect(JSON.stringify(listed.filter((agent) => agent.status === 'invalid'))).toContain('UNKNOWN_PROVIDER');
-      const refused = await fetch(`${without.url}/agents/shell-agent/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input": {}}' });
+      const refused = await fetch(`${without.url}/agents/shell-agent/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"input": {}}',
+      });
       expect(refused.status).toBe(422);
       expect(JSON.stringify(await refused.json())).toContain('UNKNOWN_PROVIDER');
     } finally {
       await without.close();
     }
-    const server = await serve({ port: 0, agentsDir: agents, traceDir: path.join(agents, '.traces'), webDemoDir: path.join(agents, 'no-web-demo'), shellProviders: [parseShellProvider('claude=rev')] });
+    const server = await serve({
+      port: 0,
+      agentsDir: agents,
+      traceDir: path.join(agents, '.traces'),
+      webDemoDir: path.join(agents, 'no-web-demo'),
+      shellProviders: [parseShellProvider('claude=rev')],
+    });
     try {
-      const response = await fetch(`${server.url}/agents/shell-agent/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input": {}}' });
+      const response = await fetch(`${server.url}/agents/shell-agent/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"input": {}}',
+      });
       const answer = (await response.json()) as { status: string; state: { answer: { content: string } } };
       expect(answer.status).toBe('completed');
       expect(answer.state.answer.content).toBe('.feirb eB :metsyS\n\nolleh yaS');

@@ -35,12 +35,21 @@ afterEach(async () => {
 describe('tea-edge run', () => {
   it('prints the run id on stderr whenever it stores a trace', async () => {
     const traces = traceDir();
-    const result = await cli(['run', 'tests/agents/lua-chain.yaml', '--input', '{"name":"Ada","items":[1]}', '--trace-dir', traces]);
+    const result = await cli([
+      'run',
+      'tests/agents/lua-chain.yaml',
+      '--input',
+      '{"name":"Ada","items":[1]}',
+      '--trace-dir',
+      traces,
+    ]);
     expect(result.code).toBe(0);
     const runId = /^run ([0-9a-f-]{36}) \(completed\), trace in /m.exec(result.stderr)?.[1];
     expect(runId).toBeDefined();
     expect((await createFsStores(traces).traceStore.getRun(runId!))?.status).toBe('completed');
-    expect((await cli(['run', 'tests/agents/lua-chain.yaml', '--input', '{"name":"Ada","items":[1]}'])).stderr).toBe('');
+    expect((await cli(['run', 'tests/agents/lua-chain.yaml', '--input', '{"name":"Ada","items":[1]}'])).stderr).toBe(
+      '',
+    );
   });
 
   it('--record without --trace-dir is a usage error', async () => {
@@ -49,18 +58,39 @@ describe('tea-edge run', () => {
     expect(result.stderr).toMatch(/--record .*--trace-dir/);
   });
 
-  it('--replay uses the recorded input unless --input is given; a mismatch exits 1 naming the request', { timeout: 30_000 }, async () => {
+  it('--replay uses the recorded input unless --input is given; a mismatch exits 1 naming the request', {
+    timeout: 30_000,
+  }, async () => {
     const server = await startMockOpenAI({ replies: ['Paris'] });
     close = () => server.close();
     const traces = traceDir();
-    const recorded = await cli(['run', 'tests/agents/scripted-llm.yaml', '--input', '{"country":"France"}', '--llm-base-url', server.url, '--record', '--trace-dir', traces], CLEAN_ENV);
+    const recorded = await cli(
+      [
+        'run',
+        'tests/agents/scripted-llm.yaml',
+        '--input',
+        '{"country":"France"}',
+        '--llm-base-url',
+        server.url,
+        '--record',
+        '--trace-dir',
+        traces,
+      ],
+      CLEAN_ENV,
+    );
     expect(recorded.code).toBe(0);
     const runId = /^run ([0-9a-f-]{36})/m.exec(recorded.stderr)![1]!;
-    const replayed = await cli(['run', 'tests/agents/scripted-llm.yaml', '--replay', path.join(traces, runId)], CLEAN_ENV);
+    const replayed = await cli(
+      ['run', 'tests/agents/scripted-llm.yaml', '--replay', path.join(traces, runId)],
+      CLEAN_ENV,
+    );
     expect(replayed.stderr).toBe('');
     expect(replayed.code).toBe(0);
     expect(JSON.parse(replayed.stdout).verdict).toBe('right: Paris');
-    const changed = await cli(['run', 'tests/agents/scripted-llm.yaml', '--input', '{"country":"Spain"}', '--replay', path.join(traces, runId)], CLEAN_ENV);
+    const changed = await cli(
+      ['run', 'tests/agents/scripted-llm.yaml', '--input', '{"country":"Spain"}', '--replay', path.join(traces, runId)],
+      CLEAN_ENV,
+    );
     expect(changed.code).toBe(1);
     expect(changed.stderr.trim().split('\n')).toHaveLength(1);
     expect(changed.stderr).toMatch(/node=ask .*call 1 differs from the recording at messages\[\d+\]\.content/);
@@ -70,7 +100,10 @@ describe('tea-edge run', () => {
     const result = await cli(['run', 'tests/agents/lua-chain.yaml', '--role', 'root']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/unknown role 'root' \(roles: viewer, user, operator, admin\)/);
-    expect((await cli(['run', 'tests/agents/lua-chain.yaml', '--input', '{"name":"A","items":[]}', '--role', 'viewer'])).code).toBe(0);
+    expect(
+      (await cli(['run', 'tests/agents/lua-chain.yaml', '--input', '{"name":"A","items":[]}', '--role', 'viewer']))
+        .code,
+    ).toBe(0);
   });
 
   it('an unknown option is a usage error that suggests the right one', async () => {
@@ -84,7 +117,9 @@ describe('tea-edge run', () => {
     close = () => server.close();
     server.setFault({ type: 'delay', ms: 20_000 });
     const traces = traceDir();
-    const file = agentFile('name: slow\nsettings:\n  llm: { model: m, timeout: 60 }\nnodes:\n  - { name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer }\n');
+    const file = agentFile(
+      'name: slow\nsettings:\n  llm: { model: m, timeout: 60 }\nnodes:\n  - { name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer }\n',
+    );
     const { child, outcome } = startCli(['run', file, '--llm-base-url', server.url, '--trace-dir', traces], CLEAN_ENV);
     while (server.chatRequests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     child.kill('SIGINT');
@@ -92,20 +127,39 @@ describe('tea-edge run', () => {
     expect(result.code).toBe(130);
     expect(result.stderr).toMatch(/^CANCELLED .*stop reason cancelled\)$/m);
     const runId = /\(run ([0-9a-f-]{36}),/.exec(result.stderr)![1]!;
-    expect(await createFsStores(traces).traceStore.getRun(runId)).toMatchObject({ status: 'cancelled', stop_reason: 'cancelled' });
+    expect(await createFsStores(traces).traceStore.getRun(runId)).toMatchObject({
+      status: 'cancelled',
+      stop_reason: 'cancelled',
+    });
   });
 });
 
 describe('tea-edge resume', () => {
   const pausedLlmAgent = () =>
-    agentFile('name: paused-llm\nconfig:\n  interrupt_before: [ask]\nsettings:\n  llm: { model: agent-model, max_retries: 0 }\nnodes:\n  - { name: draft, run: "return { d = 1 }" }\n  - { name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer }\n');
+    agentFile(
+      'name: paused-llm\nconfig:\n  interrupt_before: [ask]\nsettings:\n  llm: { model: agent-model, max_retries: 0 }\nnodes:\n  - { name: draft, run: "return { d = 1 }" }\n  - { name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer }\n',
+    );
 
   it('reuses the model endpoint the run was started with, never its key', { timeout: 30_000 }, async () => {
     const server = await startMockOpenAI({ replies: ['resumed answer'] });
     close = () => server.close();
     const traces = traceDir();
     const key = 'sk-never-stored-4242';
-    const first = await cli(['run', pausedLlmAgent(), '--llm-base-url', server.url, '--llm-model', 'flag-model', '--llm-api-key', key, '--trace-dir', traces], CLEAN_ENV);
+    const first = await cli(
+      [
+        'run',
+        pausedLlmAgent(),
+        '--llm-base-url',
+        server.url,
+        '--llm-model',
+        'flag-model',
+        '--llm-api-key',
+        key,
+        '--trace-dir',
+        traces,
+      ],
+      CLEAN_ENV,
+    );
     expect(first.code).toBe(3);
     const runId = JSON.parse(first.stdout).run_id;
     const resumed = await cli(['resume', runId, '--trace-dir', traces], CLEAN_ENV);
@@ -158,7 +212,9 @@ describe('--help and serve', () => {
     expect(result.stderr).toMatch(/--agents .*no such folder/);
   });
 
-  it('serve --agents with broken agents prints every problem of every file and serves the rest', { timeout: 30_000 }, async () => {
+  it('serve --agents with broken agents prints every problem of every file and serves the rest', {
+    timeout: 30_000,
+  }, async () => {
     const folder = mkdtempSync(path.join(tmpdir(), 'tea-trap-agents-'));
     writeFileSync(path.join(folder, 'first.yaml'), 'name: first\nnodes:\n  - name: x\n    uses: llm.cal\n');
     writeFileSync(path.join(folder, 'second.yaml'), 'name: second\nnodes:\n  - name: y\n    uses: json.pars\n');
@@ -169,13 +225,19 @@ describe('--help and serve', () => {
       await server.outcome;
     };
     const listed = (await (await fetch(`${server.url}/agents`)).json()) as Array<{ name: string; status: string }>;
-    expect(listed.map((agent) => `${agent.name} ${agent.status}`)).toEqual(['first invalid', 'second invalid', 'third ready']);
+    expect(listed.map((agent) => `${agent.name} ${agent.status}`)).toEqual([
+      'first invalid',
+      'second invalid',
+      'third ready',
+    ]);
     server.child.kill('SIGTERM');
     const { code, stderr } = await server.outcome;
     close = undefined;
     expect(code).toBe(0);
     const lines = stderr.trim().split('\n');
-    expect(lines[0]).toMatch(/^tea-edge serve: 2 agent files in .* do not load and are not served \(GET \/agents lists them as invalid\):$/);
+    expect(lines[0]).toMatch(
+      /^tea-edge serve: 2 agent files in .* do not load and are not served \(GET \/agents lists them as invalid\):$/,
+    );
     expect(lines.find((line) => /first\.yaml:4:\d+ UNKNOWN_ACTION .*llm\.call/.test(line))).toBeDefined();
     expect(lines.find((line) => /second\.yaml:4:\d+ UNKNOWN_ACTION .*json\.parse/.test(line))).toBeDefined();
     expect(lines.at(-1)).toMatch(/^tea-edge serving on http:/);

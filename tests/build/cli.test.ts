@@ -5,7 +5,6 @@ import path from 'node:path';
 import { runCli as cli } from '../support/run-cli.js';
 import { describe, expect, it } from 'vitest';
 
-
 function agentFile(text: string): string {
   const directory = mkdtempSync(path.join(tmpdir(), 'tea-cli-'));
   const file = path.join(directory, 'agent.yaml');
@@ -23,7 +22,10 @@ describe('tea-edge CLI', () => {
   it('run --stream prints NDJSON events ending with done', async () => {
     const result = await cli(['run', 'tests/agents/goto-loop.yaml', '--input', '{"needed":2}', '--stream']);
     expect(result.code).toBe(0);
-    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(events[0].type).toBe('run_start');
     expect(events.at(-1).type).toBe('done');
     expect(events.at(-1).data.state.summary).toBe('done after 2');
@@ -43,7 +45,10 @@ describe('tea-edge CLI', () => {
   });
 
   it('a failed run names the place in the agent file when the error has one (a Lua line)', async () => {
-    const result = await cli(['run', agentFile('nodes:\n  - name: boom\n    run: |\n      local t = nil\n      return t.x\n')]);
+    const result = await cli([
+      'run',
+      agentFile('nodes:\n  - name: boom\n    run: |\n      local t = nil\n      return t.x\n'),
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^LUA_ERROR node=boom field=run \S*agent\.yaml:5: .*nil value/);
   });
@@ -72,10 +77,20 @@ describe('tea-edge CLI', () => {
 
   it('interrupt exits 3, resume from a later process finishes the run', async () => {
     const traceDir = mkdtempSync(path.join(tmpdir(), 'tea-traces-'));
-    const first = await cli(['run', 'tests/agents/interrupt-before.yaml', '--input', '{"who":"you"}', '--trace-dir', traceDir]);
+    const first = await cli([
+      'run',
+      'tests/agents/interrupt-before.yaml',
+      '--input',
+      '{"who":"you"}',
+      '--trace-dir',
+      traceDir,
+    ]);
     expect(first.code).toBe(3);
     const paused = JSON.parse(first.stdout);
-    expect(paused).toMatchObject({ status: 'interrupted', waiting_for: { kind: 'interrupt', node: 'publish', position: 'before' } });
+    expect(paused).toMatchObject({
+      status: 'interrupted',
+      waiting_for: { kind: 'interrupt', node: 'publish', position: 'before' },
+    });
     const resumed = await cli(['resume', paused.run_id, '--trace-dir', traceDir, '--state-update', '{"extra":1}']);
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout)).toEqual({ who: 'you', draft: 'Hello you', extra: 1, published: true });
@@ -85,8 +100,12 @@ describe('tea-edge CLI', () => {
   });
 
   it('--llm-* flags and TEA_LLM_* variables override every endpoint; the key never appears in output', async () => {
-    const file = agentFile('settings:\n  llm:\n    provider: ollama\n    model: m\n    max_retries: 0\nnodes:\n  - name: ask\n    uses: llm.call\n    with:\n      prompt: hi\n');
-    const result = await cli(['run', file, '--llm-base-url', 'http://127.0.0.1:9/v1', '--stream'], { TEA_LLM_API_KEY: 'sk-canary-cli-123456' });
+    const file = agentFile(
+      'settings:\n  llm:\n    provider: ollama\n    model: m\n    max_retries: 0\nnodes:\n  - name: ask\n    uses: llm.call\n    with:\n      prompt: hi\n',
+    );
+    const result = await cli(['run', file, '--llm-base-url', 'http://127.0.0.1:9/v1', '--stream'], {
+      TEA_LLM_API_KEY: 'sk-canary-cli-123456',
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/LLM_UNAVAILABLE/);
     expect(result.stdout + result.stderr).not.toContain('sk-canary-cli-123456');

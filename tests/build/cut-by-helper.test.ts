@@ -14,8 +14,10 @@ const HAND_CUT = /\$\{[^}]*\.(?:slice|substring|substr)\(0,/;
 
 /** file → why its hand cut is not a value quoted into a message. */
 const NOT_QUOTED_VALUES: Readonly<Record<string, string>> = {
-  'src/lua/error-text.ts': 'elides the middle of a conversion path built from the script’s own keys, after cutText cut each key',
-  'src/lua/sandbox-functions.ts': 'the print budget: the script’s own output, cut to the bytes it has left, before events are redacted whole',
+  'src/lua/error-text.ts':
+    'elides the middle of a conversion path built from the script’s own keys, after cutText cut each key',
+  'src/lua/sandbox-functions.ts':
+    'the print budget: the script’s own output, cut to the bytes it has left, before events are redacted whole',
   'src/llm/payload-capture.ts': 'the text is redacted with the run’s secrets before it is cut (redact, then cut)',
   'src/templates/python-time.ts': 'an ISO timestamp’s fixed-width date and time',
   'src/reflection/review/insights.ts': 'a grouping key, never shown',
@@ -42,7 +44,11 @@ function files(directory: string): string[] {
 describe('values quoted into messages', () => {
   it('are cut by the one helper, or are listed with the reason they are not quoted values', () => {
     const cutByHand = FOLDERS.flatMap((folder) => files(path.join(ROOT, folder)))
-      .filter((file) => readFileSync(file, 'utf8').split('\n').some((line) => HAND_CUT.test(line)))
+      .filter((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .some((line) => HAND_CUT.test(line)),
+      )
       .map((file) => path.relative(ROOT, file).split(path.sep).join('/'));
     expect(cutByHand.filter((file) => NOT_QUOTED_VALUES[file] === undefined)).toEqual([]);
   });
@@ -50,7 +56,12 @@ describe('values quoted into messages', () => {
   it('the list holds no file that no longer cuts by hand', () => {
     const stale = Object.keys(NOT_QUOTED_VALUES).filter((file) => {
       const full = path.join(ROOT, file);
-      return !existsSync(full) || !readFileSync(full, 'utf8').split('\n').some((line) => HAND_CUT.test(line));
+      return (
+        !existsSync(full) ||
+        !readFileSync(full, 'utf8')
+          .split('\n')
+          .some((line) => HAND_CUT.test(line))
+      );
     });
     expect(stale).toEqual([]);
   });

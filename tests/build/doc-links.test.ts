@@ -9,7 +9,19 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const SCANNED = ['src', 'cli', 'worker', 'adapters', 'web-demo', 'tests', 'bench', 'docs', 'examples', 'build', 'README.md'];
+const SCANNED = [
+  'src',
+  'cli',
+  'worker',
+  'adapters',
+  'web-demo',
+  'tests',
+  'bench',
+  'docs',
+  'examples',
+  'build',
+  'README.md',
+];
 const SKIPPED_DIRECTORIES = new Set(['node_modules', 'dist', 'vendor', 'generated', '.git']);
 const TEXT_FILE = /\.(ts|mts|mjs|js|md|yaml|yml|json|html|css|eta)$/;
 
@@ -92,7 +104,8 @@ describe('links into docs/', () => {
     const anchorsOf = new Map<string, Set<string>>();
     const broken = links.filter((link) => {
       if (!existsSync(link.document)) return true;
-      if (!anchorsOf.has(link.document)) anchorsOf.set(link.document, headingAnchors(readFileSync(link.document, 'utf8')));
+      if (!anchorsOf.has(link.document))
+        anchorsOf.set(link.document, headingAnchors(readFileSync(link.document, 'utf8')));
       return !anchorsOf.get(link.document)!.has(link.anchor);
     });
     expect(broken.map((link) => `${link.where}: ${path.relative(ROOT, link.document)}#${link.anchor}`)).toEqual([]);

@@ -93,7 +93,11 @@ export function importGraph(files: Record<string, string>): Map<string, ImportEd
 }
 
 /** Imports against the direction of `layers`, as readable lines. */
-export function layerViolations(graph: Map<string, ImportEdge[]>, layers: readonly (readonly string[])[], src = SRC): string[] {
+export function layerViolations(
+  graph: Map<string, ImportEdge[]>,
+  layers: readonly (readonly string[])[],
+  src = SRC,
+): string[] {
   const rank = new Map<string, number>();
   layers.forEach((row, index) => {
     for (const name of row) rank.set(name, index);
@@ -118,8 +122,10 @@ export function layerViolations(graph: Map<string, ImportEdge[]>, layers: readon
       if (toUnit === fromUnit) continue;
       const toRank = rank.get(toUnit);
       if (toRank === undefined) problems.push(`${show(file)} imports '${edge.specifier}': '${toUnit}' is in no layer`);
-      else if (toRank === fromRank) problems.push(`${show(file)} imports '${edge.specifier}': sideways (${fromUnit} and ${toUnit} are peers)`);
-      else if (toRank > fromRank) problems.push(`${show(file)} imports '${edge.specifier}': upwards (${fromUnit} → ${toUnit})`);
+      else if (toRank === fromRank)
+        problems.push(`${show(file)} imports '${edge.specifier}': sideways (${fromUnit} and ${toUnit} are peers)`);
+      else if (toRank > fromRank)
+        problems.push(`${show(file)} imports '${edge.specifier}': upwards (${fromUnit} → ${toUnit})`);
     }
   }
   return problems;
@@ -171,7 +177,11 @@ export function importCycles(graph: Map<string, ImportEdge[]>, src = SRC): strin
       }
     }
   }
-  return components.map((component) => cyclePath(component, next).map((file) => path.relative(src, file)).join(' → '));
+  return components.map((component) =>
+    cyclePath(component, next)
+      .map((file) => path.relative(src, file))
+      .join(' → '),
+  );
 }
 
 /** A shortest way from the component's first file back to itself, staying inside the component. */
@@ -186,7 +196,8 @@ function cyclePath(component: string[], next: (file: string) => string[]): strin
       if (!members.has(target)) continue;
       if (target === start) {
         const route = [start];
-        for (let step: string | undefined = file; step !== undefined && step !== start; step = cameFrom.get(step)) route.splice(1, 0, step);
+        for (let step: string | undefined = file; step !== undefined && step !== start; step = cameFrom.get(step))
+          route.splice(1, 0, step);
         return [...route, start];
       }
       if (!cameFrom.has(target)) {
@@ -215,7 +226,14 @@ function readSources(directory = SRC): Record<string, string> {
 export const HOST_FOLDERS = ['cli', 'adapters'] as const;
 
 /** The files of src/ a host may import: the modules behind package.json's exports. */
-export const PUBLIC_ENTRIES = ['index.ts', 'testing/index.ts', 'host.ts', 'host-storage.ts', 'host-scripts.ts', 'host-probe.ts'] as const;
+export const PUBLIC_ENTRIES = [
+  'index.ts',
+  'testing/index.ts',
+  'host.ts',
+  'host-storage.ts',
+  'host-scripts.ts',
+  'host-probe.ts',
+] as const;
 
 /** Imports from a host file into src/ that name a module other than a public entry. */
 export function deepImports(graph: Map<string, ImportEdge[]>, src = SRC): string[] {
@@ -224,7 +242,9 @@ export function deepImports(graph: Map<string, ImportEdge[]>, src = SRC): string
   for (const [file, edges] of graph) {
     for (const edge of edges) {
       if (unitOf(edge.to, src) === undefined || allowed.has(edge.to)) continue;
-      problems.push(`${path.relative(path.dirname(src), file)} imports '${edge.specifier}', not a public entry (${PUBLIC_ENTRIES.join(', ')})`);
+      problems.push(
+        `${path.relative(path.dirname(src), file)} imports '${edge.specifier}', not a public entry (${PUBLIC_ENTRIES.join(', ')})`,
+      );
     }
   }
   return problems;
@@ -259,9 +279,11 @@ describe('import parsing', () => {
       "const h = await import('./h.js');",
       "let i: import('../i/i.js').I;",
       " * a comment that says: import x from 'not-an-import'",
-      "const text = 'import y from \"also-not\"';",
+      'const text = \'import y from "also-not"\';',
     ].join('\n');
-    expect(importSpecifiers(text).sort()).toEqual(['../b/b.js', '../i/i.js', './a.js', './c.js', './e.js', './f.js', './g.js', './h.js', './side-effect.js'].sort());
+    expect(importSpecifiers(text).sort()).toEqual(
+      ['../b/b.js', '../i/i.js', './a.js', './c.js', './e.js', './f.js', './g.js', './h.js', './side-effect.js'].sort(),
+    );
   });
 
   it('finds an upward and a sideways import and a cycle in a made-up tree', () => {
@@ -279,7 +301,10 @@ describe('import parsing', () => {
       "a/low.ts imports '../b/high.js': upwards (a → b)",
       "b/high.ts imports '../c/peer.js': sideways (b and c are peers)",
     ]);
-    expect(importCycles(graph, src).sort()).toEqual(['a/low.ts → b/high.ts → a/low.ts', 'b/one.ts → b/two.ts → b/three.ts → b/one.ts']);
+    expect(importCycles(graph, src).sort()).toEqual([
+      'a/low.ts → b/high.ts → a/low.ts',
+      'b/one.ts → b/two.ts → b/three.ts → b/one.ts',
+    ]);
   });
 });
 
@@ -309,7 +334,11 @@ describe('hosts import src/ only through its public entries', () => {
   const graph = importGraph(Object.assign({}, ...HOST_FOLDERS.map((folder) => readSources(path.join(ROOT, folder)))));
 
   it('reads every host folder', () => {
-    for (const folder of HOST_FOLDERS) expect([...graph.keys()].some((file) => file.startsWith(path.join(ROOT, folder, path.sep))), folder).toBe(true);
+    for (const folder of HOST_FOLDERS)
+      expect(
+        [...graph.keys()].some((file) => file.startsWith(path.join(ROOT, folder, path.sep))),
+        folder,
+      ).toBe(true);
     // The hosts do use src/: through the entries.
     expect([...graph.values()].flat().filter((edge) => unitOf(edge.to) !== undefined).length).toBeGreaterThan(30);
   });
@@ -322,7 +351,8 @@ describe('hosts import src/ only through its public entries', () => {
     const src = '/x/src';
     const files = {
       '/x/cli/a.ts': "import { runAgent } from '../src/host.js';\nimport { x } from '../src/graph/run-agent.js';",
-      '/x/adapters/b.ts': "const probe = await import('../src/llm/probe.js');\nconst lazy = await import('../src/host-probe.js');",
+      '/x/adapters/b.ts':
+        "const probe = await import('../src/llm/probe.js');\nconst lazy = await import('../src/host-probe.js');",
     };
     expect(deepImports(importGraph(files), src)).toEqual([
       "cli/a.ts imports '../src/graph/run-agent.js', not a public entry (index.ts, testing/index.ts, host.ts, host-storage.ts, host-scripts.ts, host-probe.ts)",

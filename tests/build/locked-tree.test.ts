@@ -27,11 +27,16 @@ function installedPackages(directory: string, prefix = 'node_modules'): string[]
   const found: string[] = [];
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
     if (entry.name.startsWith('.') || !entry.isDirectory()) continue;
-    const names = entry.name.startsWith('@') ? readdirSync(path.join(directory, entry.name)).map((name) => `${entry.name}/${name}`) : [entry.name];
+    const names = entry.name.startsWith('@')
+      ? readdirSync(path.join(directory, entry.name)).map((name) => `${entry.name}/${name}`)
+      : [entry.name];
     for (const name of names) {
       const location = `${prefix}/${name}`;
       if (!existsSync(path.join(directory, name, 'package.json'))) continue;
-      found.push(location, ...installedPackages(path.join(directory, name, 'node_modules'), `${location}/node_modules`));
+      found.push(
+        location,
+        ...installedPackages(path.join(directory, name, 'node_modules'), `${location}/node_modules`),
+      );
     }
   }
   return found;
@@ -39,7 +44,9 @@ function installedPackages(directory: string, prefix = 'node_modules'): string[]
 
 describe('the locked dependency tree', () => {
   it('node_modules holds exactly the packages and versions of package-lock.json', () => {
-    const locked = (JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> }).packages;
+    const locked = (
+      JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> }
+    ).packages;
     const problems: string[] = [];
     for (const [location, entry] of Object.entries(locked)) {
       if (location === '' || !location.startsWith('node_modules/')) continue;
@@ -60,7 +67,9 @@ describe('the locked dependency tree', () => {
   it('the Deno tests run a binary outside node_modules', () => {
     const binary = denoBinaryPath(ROOT) as string;
     expect(path.relative(ROOT, binary).split(path.sep).slice(0, 3)).toEqual(['.cache', 'deno', DENO_VERSION]);
-    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(manifest.scripts.test).toContain('node build/ensure-deno.mjs');
     expect(JSON.stringify(manifest.scripts)).not.toMatch(/npm (install|i) /);
   });
@@ -85,7 +94,9 @@ describe('ensureDeno', () => {
     const root = await mkdtemp(path.join(tmpdir(), 'tea-edge-deno-'));
     try {
       const platform = denoPlatform() as string;
-      await expect(ensureDeno(root, { registry, log: () => undefined })).rejects.toThrow(/does not match its pinned integrity/);
+      await expect(ensureDeno(root, { registry, log: () => undefined })).rejects.toThrow(
+        /does not match its pinned integrity/,
+      );
       expect(requests).toContain(`/@deno/${platform}/-/${platform}-${DENO_VERSION}.tgz`);
       expect(await readdir(root)).toEqual([]);
     } finally {
@@ -97,7 +108,9 @@ describe('ensureDeno', () => {
     const root = await mkdtemp(path.join(tmpdir(), 'tea-edge-deno-'));
     try {
       const down = `http://127.0.0.1:${await closedPort()}/`;
-      await expect(ensureDeno(root, { registry: down, log: () => undefined })).rejects.toThrow(`could not download ${down}@deno/`);
+      await expect(ensureDeno(root, { registry: down, log: () => undefined })).rejects.toThrow(
+        `could not download ${down}@deno/`,
+      );
       expect(await readdir(root)).toEqual([]);
     } finally {
       await rm(root, { recursive: true, force: true });

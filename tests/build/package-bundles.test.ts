@@ -26,7 +26,8 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => rm(directory, { recursive: true, force: true }));
 
-const contains = (outputs: Array<{ text: string; atStart: boolean }>, marker: string) => outputs.some((output) => output.atStart && output.text.includes(marker));
+const contains = (outputs: Array<{ text: string; atStart: boolean }>, marker: string) =>
+  outputs.some((output) => output.atStart && output.text.includes(marker));
 
 describe('a browser bundle from the packed tarball', () => {
   // In the order of PACKAGE_USES: what each use carries at start (YAML parser, Lua VM, ReAct loop).
@@ -40,7 +41,11 @@ describe('a browser bundle from the packed tarball', () => {
     it(`of "${use.name}" carries what it uses and no more`, async () => {
       const outputs = await bundleFromPackage(directory, use.entry, `use-${index}`);
       const [yaml, lua, react] = expected[index]!;
-      expect({ yaml: contains(outputs, YAML_PARSER), lua: contains(outputs, LUA_VM), react: contains(outputs, REACT_LOOP) }).toEqual({ yaml, lua, react });
+      expect({
+        yaml: contains(outputs, YAML_PARSER),
+        lua: contains(outputs, LUA_VM),
+        react: contains(outputs, REACT_LOOP),
+      }).toEqual({ yaml, lua, react });
     }, 60_000);
   });
 });
@@ -96,7 +101,9 @@ describe('the opt-in entries of the installed package', () => {
       prolog: 'function',
       reviewRun: 'function',
     });
-    expect((outcome.withoutReasoning as { message: string }).message).toContain("import { reasoningActions } from 'tea-edge/reasoning'");
+    expect((outcome.withoutReasoning as { message: string }).message).toContain(
+      "import { reasoningActions } from 'tea-edge/reasoning'",
+    );
     expect((outcome.withoutLua as { message: string }).message).toContain("import { luaSandbox } from 'tea-edge/lua'");
     // The sets together are every built-in action, as the main entry has them.
     expect(outcome.sets).toBe(outcome.mainEntry);
@@ -130,9 +137,21 @@ describe('a TypeScript user of the installed package', () => {
       await symlink(path.join(directory, 'node_modules'), path.join(folder, 'node_modules'), 'dir');
       const module = resolution === 'bundler' ? 'esnext' : resolution;
       const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-      const compilerOptions = { noEmit: true, strict: true, skipLibCheck: false, target: 'es2022', lib: ['es2022', 'dom'], types: [], module, moduleResolution: resolution };
+      const compilerOptions = {
+        noEmit: true,
+        strict: true,
+        skipLibCheck: false,
+        target: 'es2022',
+        lib: ['es2022', 'dom'],
+        types: [],
+        module,
+        moduleResolution: resolution,
+      };
       await writeFile(path.join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }));
-      const outcome = await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: folder }).then(() => '', (error: { stdout?: string }) => error.stdout ?? String(error));
+      const outcome = await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: folder }).then(
+        () => '',
+        (error: { stdout?: string }) => error.stdout ?? String(error),
+      );
       expect(outcome).toBe('');
     }, 120_000);
   }

@@ -70,7 +70,11 @@ interface VitestReport {
 
 async function runVitest(file: string): Promise<VitestReport> {
   const report = path.join(directory, `${file}.json`);
-  await promisify(execFile)(process.execPath, [VITEST, 'run', file, '--root', directory, '--reporter=json', `--outputFile=${report}`], { cwd: directory, maxBuffer: 16 * 1024 * 1024 }).catch(() => undefined);
+  await promisify(execFile)(
+    process.execPath,
+    [VITEST, 'run', file, '--root', directory, '--reporter=json', `--outputFile=${report}`],
+    { cwd: directory, maxBuffer: 16 * 1024 * 1024 },
+  ).catch(() => undefined);
   return JSON.parse(await readFile(report, 'utf8')) as VitestReport;
 }
 
@@ -79,7 +83,10 @@ beforeAll(async () => {
   // The peer dependency an outside package brings itself.
   await symlink(path.join(ROOT, 'node_modules/vitest'), path.join(directory, 'node_modules/vitest'));
   await mkdir(path.join(directory, 'outside'), { recursive: true });
-  await writeFile(path.join(directory, 'package.json'), JSON.stringify({ name: 'outside', type: 'module', private: true }));
+  await writeFile(
+    path.join(directory, 'package.json'),
+    JSON.stringify({ name: 'outside', type: 'module', private: true }),
+  );
   await writeFile(path.join(directory, 'outside/our-adapters.test.js'), OUR_ADAPTERS);
   await writeFile(path.join(directory, 'outside/broken-store.test.js'), BROKEN_STORE);
 }, 120_000);
@@ -88,7 +95,9 @@ afterAll(() => rm(directory, { recursive: true, force: true }));
 describe('tea-edge/testing from the packed tarball, in an outside package', () => {
   it('runs the trace store and file store suites against our fs adapters, and an action with the test context', async () => {
     const report = await runVitest('outside/our-adapters.test.js');
-    const failed = report.testResults.flatMap((file) => file.assertionResults.filter((test) => test.status === 'failed').map((test) => test.fullName));
+    const failed = report.testResults.flatMap((file) =>
+      file.assertionResults.filter((test) => test.status === 'failed').map((test) => test.fullName),
+    );
     expect(failed).toEqual([]);
     const names = report.testResults.flatMap((file) => file.assertionResults.map((test) => test.fullName));
     expect(names.filter((name) => name.startsWith('fs stores: trace store')).length).toBeGreaterThan(10);
@@ -98,9 +107,15 @@ describe('tea-edge/testing from the packed tarball, in an outside package', () =
 
   it('fails a file store that breaks the contract, naming the broken promises', async () => {
     const report = await runVitest('outside/broken-store.test.js');
-    const failed = report.testResults.flatMap((file) => file.assertionResults.filter((test) => test.status === 'failed').map((test) => test.fullName));
-    expect(failed).toContain('FileStore conformance: truncating writes and reads back the same bytes, every byte value included');
-    expect(failed).toContain('FileStore conformance: truncating reads at most maxBytes + 1 bytes, so a caller can tell a file over its cap');
+    const failed = report.testResults.flatMap((file) =>
+      file.assertionResults.filter((test) => test.status === 'failed').map((test) => test.fullName),
+    );
+    expect(failed).toContain(
+      'FileStore conformance: truncating writes and reads back the same bytes, every byte value included',
+    );
+    expect(failed).toContain(
+      'FileStore conformance: truncating reads at most maxBytes + 1 bytes, so a caller can tell a file over its cap',
+    );
     expect(report.numPassedTests).toBeGreaterThan(0);
   }, 180_000);
 });

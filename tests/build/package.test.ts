@@ -29,7 +29,10 @@ describe('the published package', () => {
   });
 
   it('ships the notices and the license, and no benchmark harness', async () => {
-    const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: ROOT,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const [pack] = JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>;
     const shipped = pack!.files.map((file) => file.path);
     expect(shipped).toContain('LICENSE');
@@ -40,8 +43,14 @@ describe('the published package', () => {
 
   it('keeps the fengari license notice in every bundle that embeds the patched VM', () => {
     const notices = readFileSync(path.join(ROOT, 'dist/THIRD_PARTY_NOTICES.md'), 'utf8');
-    for (const name of ['fengari', 'yaml', '@huggingface/jinja', '@cfworker/json-schema', 'hono']) expect(notices).toContain(`## ${name} `);
-    const bundles = ['dist/cli.js', 'dist/engine.browser.js', 'dist/worker/cloudflare.js', 'dist/web-demo/engine-worker-lua.js'];
+    for (const name of ['fengari', 'yaml', '@huggingface/jinja', '@cfworker/json-schema', 'hono'])
+      expect(notices).toContain(`## ${name} `);
+    const bundles = [
+      'dist/cli.js',
+      'dist/engine.browser.js',
+      'dist/worker/cloudflare.js',
+      'dist/web-demo/engine-worker-lua.js',
+    ];
     for (const bundle of bundles.filter((file) => existsSync(path.join(ROOT, file)))) {
       const code = readFileSync(path.join(ROOT, bundle), 'utf8');
       if (!code.includes('luaL_newstate') && !code.includes('lua_newstate')) continue;

@@ -36,25 +36,38 @@ function notRunBecause(command: string): string | undefined {
 
 /** The agent files the docs ask the reader to save: the YAML block of a complete agent (`name:` first) before the file name. */
 function savedAgents(): Record<string, string> {
-  const blocks = DOCS.flatMap((file) => [...text(file).matchAll(/```yaml\n(name: ([\w-]+)\n[\s\S]*?)```/g)].map((match) => ({ name: match[2]!, source: match[1]! })));
-  const named: Record<string, string> = { 'product-card': 'card.yaml', greeter: 'greeter.yaml', 'ticket-triage': 'triage.yaml' };
-  return Object.fromEntries(blocks.filter((block) => named[block.name] !== undefined).map((block) => [named[block.name]!, block.source]));
+  const blocks = DOCS.flatMap((file) =>
+    [...text(file).matchAll(/```yaml\n(name: ([\w-]+)\n[\s\S]*?)```/g)].map((match) => ({
+      name: match[2]!,
+      source: match[1]!,
+    })),
+  );
+  const named: Record<string, string> = {
+    'product-card': 'card.yaml',
+    greeter: 'greeter.yaml',
+    'ticket-triage': 'triage.yaml',
+  };
+  return Object.fromEntries(
+    blocks.filter((block) => named[block.name] !== undefined).map((block) => [named[block.name]!, block.source]),
+  );
 }
 
 const directory = mkdtempSync(path.join(tmpdir(), 'tea-edge-readme-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 describe('the commands the README and the first-agent guide give', () => {
-  it('never fetch tea-edge from the registry (npx runs the repository\'s bin or an installed one only)', () => {
+  it("never fetch tea-edge from the registry (npx runs the repository's bin or an installed one only)", () => {
     for (const file of DOCS) {
-      for (const command of commandsOf(text(file))) expect(command, `${file}: ${command}`).not.toMatch(/\bnpx (?!--no-install\b)(?:-\S+ )*tea-edge\b/);
+      for (const command of commandsOf(text(file)))
+        expect(command, `${file}: ${command}`).not.toMatch(/\bnpx (?!--no-install\b)(?:-\S+ )*tea-edge\b/);
     }
   });
 
   it('name npm scripts that exist', () => {
     const scripts = (JSON.parse(text('package.json')) as { scripts: Record<string, string> }).scripts;
     for (const file of DOCS) {
-      for (const match of text(file).matchAll(/npm (?:run ([\w:-]+)|(start|test))\b/g)) expect(Object.keys(scripts), `${file}: ${match[0]}`).toContain(match[1] ?? match[2]);
+      for (const match of text(file).matchAll(/npm (?:run ([\w:-]+)|(start|test))\b/g))
+        expect(Object.keys(scripts), `${file}: ${match[0]}`).toContain(match[1] ?? match[2]);
     }
   });
 
@@ -70,15 +83,33 @@ describe('the commands the README and the first-agent guide give', () => {
   });
 
   it('run as written, each exit 0 (those that need no server, network or recording)', async () => {
-    const commands = DOCS.flatMap((file) => commandsOf(text(file)).filter((command) => notRunBecause(command) === undefined).map((command) => ({ file, command })));
+    const commands = DOCS.flatMap((file) =>
+      commandsOf(text(file))
+        .filter((command) => notRunBecause(command) === undefined)
+        .map((command) => ({ file, command })),
+    );
     expect(commands.length).toBeGreaterThanOrEqual(8);
-    expect(commands.map(({ command }) => command)).toEqual(expect.arrayContaining([expect.stringContaining('tea-file-notes.yaml --files')]));
+    expect(commands.map(({ command }) => command)).toEqual(
+      expect.arrayContaining([expect.stringContaining('tea-file-notes.yaml --files')]),
+    );
     for (const { file, command } of commands) {
-      const outcome = await promisify(execFile)('sh', ['-c', command], { cwd: directory, env: { ...process.env, TEA_LLM_BASE_URL: '', TEA_LLM_MODEL: '' } }).then(
+      const outcome = await promisify(execFile)('sh', ['-c', command], {
+        cwd: directory,
+        env: { ...process.env, TEA_LLM_BASE_URL: '', TEA_LLM_MODEL: '' },
+      }).then(
         (result) => ({ code: 0, ...result }),
-        (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code ?? 1, stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
+        (error: { code?: number; stdout?: string; stderr?: string }) => ({
+          code: error.code ?? 1,
+          stdout: error.stdout ?? '',
+          stderr: error.stderr ?? '',
+        }),
       );
-      expect({ file, command, code: outcome.code, stderr: outcome.stderr.slice(0, 500) }).toEqual({ file, command, code: 0, stderr: '' });
+      expect({ file, command, code: outcome.code, stderr: outcome.stderr.slice(0, 500) }).toEqual({
+        file,
+        command,
+        code: 0,
+        stderr: '',
+      });
     }
   }, 180_000);
 
@@ -93,7 +124,12 @@ describe('the commands the README and the first-agent guide give', () => {
 
 describe('the documentation', () => {
   it('carries no work log: issue numbers, scratch paths, where a figure was measured by whom', () => {
-    const files = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`)];
+    const files = [
+      'README.md',
+      ...readdirSync(path.join(ROOT, 'docs'))
+        .filter((file) => file.endsWith('.md'))
+        .map((file) => `docs/${file}`),
+    ];
     for (const file of files) {
       const markdown = text(file);
       expect(markdown, file).not.toMatch(/\(issue \d+\)|, issue \d+\)|\bissue #?\d+\b/i);
@@ -101,7 +137,7 @@ describe('the documentation', () => {
     }
   });
 
-  it('never tells anyone to run tea-edge through a bare npx (it would fetch the registry\'s package)', async () => {
+  it("never tells anyone to run tea-edge through a bare npx (it would fetch the registry's package)", async () => {
     const { stdout } = await promisify(execFile)('git', ['ls-files', '*.md'], { cwd: ROOT });
     const files = stdout.split('\n').filter((file) => file !== '' && !file.startsWith('node_modules/'));
     expect(files.length).toBeGreaterThan(5);

@@ -25,7 +25,11 @@ afterAll(async () => {
 async function cleanCheckout(): Promise<string> {
   const directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-clean-src-'));
   directories.push(directory);
-  const { stdout } = await run('git', ['ls-files', '-z', '--', 'src', 'package.json', 'tsconfig.base.json', 'tsconfig.json'], { cwd: ROOT });
+  const { stdout } = await run(
+    'git',
+    ['ls-files', '-z', '--', 'src', 'package.json', 'tsconfig.base.json', 'tsconfig.json'],
+    { cwd: ROOT },
+  );
   const tracked = stdout.split('\0').filter((file) => file !== '' && existsSync(path.join(ROOT, file)));
   for (const file of tracked) {
     await mkdir(path.dirname(path.join(directory, file)), { recursive: true });
@@ -45,15 +49,23 @@ describe('src/ from a clean checkout', () => {
   it('finds every module the engine imports, generated ones included, with no build', async () => {
     const directory = await cleanCheckout();
     const { stdout } = await run('git', ['ls-files', '--', 'src/*.ts'], { cwd: ROOT });
-    const sources = stdout.split('\n').filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && existsSync(path.join(directory, file)));
-    const packageImports = (JSON.parse(await readFile(path.join(directory, 'package.json'), 'utf8')) as { imports?: Record<string, { types?: string }> }).imports ?? {};
+    const sources = stdout
+      .split('\n')
+      .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && existsSync(path.join(directory, file)));
+    const packageImports =
+      (
+        JSON.parse(await readFile(path.join(directory, 'package.json'), 'utf8')) as {
+          imports?: Record<string, { types?: string }>;
+        }
+      ).imports ?? {};
     const missing: string[] = [];
     for (const file of sources) {
       const text = await readFile(path.join(directory, file), 'utf8');
       for (const [, specifier] of text.matchAll(/(?:from|import)\s*'([.#][^']*)'/g)) {
         if (specifier!.startsWith('#')) {
           const types = packageImports[specifier!]?.types;
-          if (types === undefined || !existsSync(path.join(directory, types))) missing.push(`${file}: ${specifier} (no "types" in package.json imports)`);
+          if (types === undefined || !existsSync(path.join(directory, types)))
+            missing.push(`${file}: ${specifier} (no "types" in package.json imports)`);
         } else if (!candidates(path.join(directory, file), specifier!).some((candidate) => existsSync(candidate))) {
           missing.push(`${file}: ${specifier}`);
         }
@@ -70,15 +82,33 @@ describe('src/ from a clean checkout', () => {
     const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
     let output: string;
     try {
-      output = (await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit', '--listFilesOnly'], { cwd: directory, maxBuffer: 16 * 1024 * 1024 })).stdout;
-      await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit'], { cwd: directory, maxBuffer: 16 * 1024 * 1024 });
+      output = (
+        await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit', '--listFilesOnly'], {
+          cwd: directory,
+          maxBuffer: 16 * 1024 * 1024,
+        })
+      ).stdout;
+      await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit'], {
+        cwd: directory,
+        maxBuffer: 16 * 1024 * 1024,
+      });
     } catch (error) {
       const failure = error as { stdout?: string; stderr?: string };
-      throw new Error(`tsc failed in a clean copy of src/:\n${(failure.stdout ?? '').slice(0, 4000)}${failure.stderr ?? ''}`);
+      throw new Error(
+        `tsc failed in a clean copy of src/:\n${(failure.stdout ?? '').slice(0, 4000)}${failure.stderr ?? ''}`,
+      );
     }
-    const read = output.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+    const read = output
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
     // Tracked files only: src/, node_modules and package.json (the engine reads its version there).
-    const outside = read.filter((file) => !file.startsWith(path.join(directory, 'src') + '/') && !file.includes('/node_modules/') && file !== path.join(directory, 'package.json'));
+    const outside = read.filter(
+      (file) =>
+        !file.startsWith(path.join(directory, 'src') + '/') &&
+        !file.includes('/node_modules/') &&
+        file !== path.join(directory, 'package.json'),
+    );
     expect(outside).toEqual([]);
     expect(read.some((file) => file.endsWith('/src/lua/fengari.d.ts'))).toBe(true);
   }, 240_000);

@@ -24,18 +24,26 @@ describe('test groups', () => {
 
   it('puts every test file in the unit group or in the group of each runtime it needs', () => {
     const unit = new Set(testGroup(ROOT, 'unit') as string[]);
-    const groups = Object.fromEntries(['workerd', 'browser', 'deno'].map((name) => [name, new Set(testGroup(ROOT, name) as string[])]));
+    const groups = Object.fromEntries(
+      ['workerd', 'browser', 'deno'].map((name) => [name, new Set(testGroup(ROOT, name) as string[])]),
+    );
     for (const { file, runtimes } of classified) {
       expect(unit.has(file), file).toBe(runtimes.length === 0);
-      for (const [name, files] of Object.entries(groups)) expect(files.has(file), `${file} in ${name}`).toBe(runtimes.includes(name));
+      for (const [name, files] of Object.entries(groups))
+        expect(files.has(file), `${file} in ${name}`).toBe(runtimes.includes(name));
     }
     expect(unit.size).toBeGreaterThan(100);
-    expect(() => testGroup(ROOT, 'chrome')).toThrow(/unknown test group "chrome" \(known: unit, workerd, browser, deno\)/);
+    expect(() => testGroup(ROOT, 'chrome')).toThrow(
+      /unknown test group "chrome" \(known: unit, workerd, browser, deno\)/,
+    );
   });
 
   it('has a script per group, and `npm test` runs them all', () => {
-    const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-    for (const group of ['unit', 'workerd', 'browser', 'deno']) expect(scripts[`test:${group}`]).toMatch(new RegExp(`vitest run --mode ${group}$`));
+    const scripts = (
+      JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    for (const group of ['unit', 'workerd', 'browser', 'deno'])
+      expect(scripts[`test:${group}`]).toMatch(new RegExp(`vitest run --mode ${group}$`));
     expect(scripts.test).toMatch(/vitest run$/);
     expect(scripts['test:deno']).toContain('node build/ensure-deno.mjs');
   });

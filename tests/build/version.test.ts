@@ -9,9 +9,15 @@ import type { Miniflare } from 'miniflare';
 import { ROOT, runCli } from '../support/run-cli.js';
 import { bundleTestWorker, call, startWorker } from '../worker/miniflare-harness.js';
 
-const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown> & { version: string };
+const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown> & {
+  version: string;
+};
 /** Manifest text that would only be in a bundle if the whole package.json had been inlined. */
-const OTHER_FIELDS = [manifest.description, JSON.stringify(manifest.devDependencies), (manifest.repository as { url: string }).url] as string[];
+const OTHER_FIELDS = [
+  manifest.description,
+  JSON.stringify(manifest.devDependencies),
+  (manifest.repository as { url: string }).url,
+] as string[];
 
 let worker: string;
 let miniflare: Miniflare;

@@ -54,7 +54,11 @@ describe('stores under engine runs', async () => {
       const agent = loadAgent(await readFile(agentFile, 'utf8'), { file: agentFile });
       const secret = 'sk-test-secret-value-123';
       const first = backend.open();
-      const run = runAgent(agent, { who: `world ${secret}` }, { ...first, runId: `run ${backend.name}/1`, secrets: { API_KEY: secret } });
+      const run = runAgent(
+        agent,
+        { who: `world ${secret}` },
+        { ...first, runId: `run ${backend.name}/1`, secrets: { API_KEY: secret } },
+      );
       const streamed = await drain(run);
       const paused = await run.result;
       expect(paused.status).toBe('interrupted');
@@ -62,7 +66,10 @@ describe('stores under engine runs', async () => {
       const stored = await first.traceStore.readEvents(run.runId);
       expect(stored).toEqual(JSON.parse(JSON.stringify(streamed)));
       expect(JSON.stringify(stored)).not.toContain(secret);
-      expect(await first.traceStore.getRun(run.runId)).toMatchObject({ status: 'interrupted', agent: 'interrupt-before' });
+      expect(await first.traceStore.getRun(run.runId)).toMatchObject({
+        status: 'interrupted',
+        agent: 'interrupt-before',
+      });
 
       const later = backend.open();
       expect((await later.checkpointStore.loadLatest(run.runId))?.checkpoint_id).toBe(paused.interrupt?.checkpoint_id);

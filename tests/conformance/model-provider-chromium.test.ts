@@ -70,7 +70,12 @@ const transport: RemoteTransport = {
 describe.skipIf(!chromiumAvailable())('in Chromium', () => {
   beforeAll(async () => {
     site = await serveScriptPage(PAGE_SCRIPT, HERE);
-    [server, browser, deadUrl, transcriptServer] = await Promise.all([startMockOpenAI({ chunkSize: 3 }), launchChromium(), deadEndpoint(), startTranscriptServer()]);
+    [server, browser, deadUrl, transcriptServer] = await Promise.all([
+      startMockOpenAI({ chunkSize: 3 }),
+      launchChromium(),
+      deadEndpoint(),
+      startTranscriptServer(),
+    ]);
     page = await browser.newPage();
     await page.exposeFunction('emitLine', (id: string, line: RemoteLine | null) => {
       const channel = channels.get(id);
@@ -89,14 +94,22 @@ describe.skipIf(!chromiumAvailable())('in Chromium', () => {
     await transcriptServer?.close();
   });
 
-  describeModelProviderConformance('OpenAI-compatible client (Chromium)', async (scenario) => {
-    const provider = remoteProvider(transport, armMock(server, deadUrl, scenario));
-    return { provider, attempts: () => server.chatRequests.length };
-  }, { features: ['retries', 'abortInFlight'] });
+  describeModelProviderConformance(
+    'OpenAI-compatible client (Chromium)',
+    async (scenario) => {
+      const provider = remoteProvider(transport, armMock(server, deadUrl, scenario));
+      return { provider, attempts: () => server.chatRequests.length };
+    },
+    { features: ['retries', 'abortInFlight'] },
+  );
 
   describeTranscripts('OpenAI-compatible client (Chromium)', loadTranscripts(), async (named, cut) => {
     const apiBase = transcriptServer.apiBase(named.name, cut);
-    const provider = remoteProvider(transport, { api_base: apiBase, max_retries: named.transcript.request.max_retries ?? 2, timeout_ms: 10_000 });
+    const provider = remoteProvider(transport, {
+      api_base: apiBase,
+      max_retries: named.transcript.request.max_retries ?? 2,
+      timeout_ms: 10_000,
+    });
     return { provider, attempts: () => transcriptServer.attempts(apiBase) };
   });
 });

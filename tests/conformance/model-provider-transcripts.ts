@@ -10,7 +10,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/core/agent-error.js';
-import type { LlmRequest, LlmResponse, LlmStreamPart, ModelProvider, ToolDefinition } from '../../src/core/model-provider.js';
+import type {
+  LlmRequest,
+  LlmResponse,
+  LlmStreamPart,
+  ModelProvider,
+  ToolDefinition,
+} from '../../src/core/model-provider.js';
 
 /** One write of a streamed body: text, or text cut in two inside the first occurrence of a character. */
 export type TranscriptWrite = string | { text: string; cut_inside: string };
@@ -74,7 +80,8 @@ export function checkTranscript(value: unknown, name: string): Transcript {
     throw new Error(`transcript ${name}: ${message}`);
   };
   const object = (candidate: unknown, where: string, kind: string): Record<string, unknown> => {
-    if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate)) return fail(`${where} must be an object`);
+    if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate))
+      return fail(`${where} must be an object`);
     const record = candidate as Record<string, unknown>;
     for (const key of Object.keys(record)) {
       if (!KEYS[kind]!.includes(key)) fail(`unknown key '${key}' in ${where} (known: ${KEYS[kind]!.join(', ')})`);
@@ -82,14 +89,17 @@ export function checkTranscript(value: unknown, name: string): Transcript {
     return record;
   };
   const top = object(value, 'the file', 'transcript');
-  for (const key of ['server', 'versions', 'title', 'proves']) if (typeof top[key] !== 'string' || top[key] === '') fail(`'${key}' must be a non-empty string`);
-  if (!Array.isArray(top.source) || top.source.length === 0 || !top.source.every((entry) => typeof entry === 'string')) fail("'source' must list where the bytes come from");
+  for (const key of ['server', 'versions', 'title', 'proves'])
+    if (typeof top[key] !== 'string' || top[key] === '') fail(`'${key}' must be a non-empty string`);
+  if (!Array.isArray(top.source) || top.source.length === 0 || !top.source.every((entry) => typeof entry === 'string'))
+    fail("'source' must list where the bytes come from");
   const request = object(top.request, 'request', 'request');
   if (typeof request.stream !== 'boolean') fail("'request.stream' must be true or false");
   if (!Array.isArray(top.responses) || top.responses.length === 0) fail("'responses' must list at least one answer");
   (top.responses as unknown[]).forEach((response, index) => {
     const record = object(response, `responses[${index}]`, 'response');
-    if (record.writes === undefined && record.body === undefined && record.drop !== 'before_headers') fail(`responses[${index}] needs 'writes' or 'body'`);
+    if (record.writes === undefined && record.body === undefined && record.drop !== 'before_headers')
+      fail(`responses[${index}] needs 'writes' or 'body'`);
   });
   const expected = object(top.expect, 'expect', 'expect');
   if (expected.error !== undefined) object(expected.error, 'expect.error', 'error');
@@ -108,7 +118,8 @@ export function transcriptWrites(response: TranscriptResponse, cut?: number): Ui
     }
     const bytes = encoder.encode(write.text);
     const at = write.text.indexOf(write.cut_inside);
-    if (at < 0 || encoder.encode(write.cut_inside).length < 2) throw new Error(`cut_inside '${write.cut_inside}' is not a multi-byte character of the write`);
+    if (at < 0 || encoder.encode(write.cut_inside).length < 2)
+      throw new Error(`cut_inside '${write.cut_inside}' is not a multi-byte character of the write`);
     const split = encoder.encode(write.text.slice(0, at)).length + 1;
     pieces.push(bytes.slice(0, split), bytes.slice(split));
   }
@@ -132,23 +143,36 @@ export interface TranscriptProvider {
 }
 
 /** Builds the provider for one run of a transcript (`cut`: the re-cut size, undefined as written). */
-export type TranscriptProviderFactory = (named: NamedTranscript, cut: number | undefined) => Promise<TranscriptProvider>;
+export type TranscriptProviderFactory = (
+  named: NamedTranscript,
+  cut: number | undefined,
+) => Promise<TranscriptProvider>;
 
 /** The re-cut that splits every `data:` line and every multi-byte character. */
 export const TRANSCRIPT_CUT_BYTES = 3;
 
 /** The request a transcript answers. */
 export function transcriptRequest(transcript: Transcript): LlmRequest {
-  const request: LlmRequest = { model: 'local-model', messages: [{ role: 'user', content: 'What is the weather in Paris?' }] };
+  const request: LlmRequest = {
+    model: 'local-model',
+    messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
+  };
   if (transcript.request.tools !== undefined) request.tools = transcript.request.tools;
   return request;
 }
 
 /** Registers one case per transcript (and per re-cut of a streamed one). */
-export function describeTranscripts(label: string, transcripts: readonly NamedTranscript[], factory: TranscriptProviderFactory): void {
+export function describeTranscripts(
+  label: string,
+  transcripts: readonly NamedTranscript[],
+  factory: TranscriptProviderFactory,
+): void {
   describe(`${label}: real-server transcripts`, () => {
     for (const named of transcripts) {
-      const cuts: (number | undefined)[] = named.transcript.request.stream && named.transcript.responses.some((response) => response.writes !== undefined) ? [undefined, TRANSCRIPT_CUT_BYTES] : [undefined];
+      const cuts: (number | undefined)[] =
+        named.transcript.request.stream && named.transcript.responses.some((response) => response.writes !== undefined)
+          ? [undefined, TRANSCRIPT_CUT_BYTES]
+          : [undefined];
       for (const cut of cuts) {
         it(`${named.name}${cut === undefined ? '' : ` (re-cut every ${cut} bytes)`}: ${named.transcript.title}`, async () => {
           const under = await factory(named, cut);
@@ -190,7 +214,11 @@ async function checkOutcome(transcript: Transcript, under: TranscriptProvider): 
     expect(response!.content).toBe(expected.content);
     expect(response!.reasoning).toBe(expected.reasoning ?? undefined);
     if (transcript.request.stream) expect(deltas).toBe(expected.deltas ?? expected.content);
-    const calls = (response!.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: JSON.parse(call.function.arguments) as unknown }));
+    const calls = (response!.tool_calls ?? []).map((call) => ({
+      id: call.id,
+      name: call.function.name,
+      arguments: JSON.parse(call.function.arguments) as unknown,
+    }));
     const wanted = expected.tool_calls ?? [];
     expect(calls.length).toBe(wanted.length);
     wanted.forEach((call, index) => {

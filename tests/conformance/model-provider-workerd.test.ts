@@ -49,7 +49,10 @@ let transcriptServer: TranscriptServer;
 
 const transport: RemoteTransport = {
   async *open(call) {
-    const response = await miniflare.dispatchFetch('http://runner.test/call', { method: 'POST', body: JSON.stringify(call) });
+    const response = await miniflare.dispatchFetch('http://runner.test/call', {
+      method: 'POST',
+      body: JSON.stringify(call),
+    });
     yield* ndjson(response.body as unknown as ReadableStream<Uint8Array>);
   },
   async abort(id) {
@@ -62,7 +65,14 @@ beforeAll(async () => {
   server = await startMockOpenAI({ chunkSize: 3 });
   deadUrl = await deadEndpoint();
   transcriptServer = await startTranscriptServer();
-  const bundle = await esbuild.build({ stdin: { contents: WORKER, resolveDir: HERE, loader: 'js' }, bundle: true, format: 'esm', platform: 'neutral', write: false, logLevel: 'warning' });
+  const bundle = await esbuild.build({
+    stdin: { contents: WORKER, resolveDir: HERE, loader: 'js' },
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    write: false,
+    logLevel: 'warning',
+  });
   miniflare = new Miniflare({ modules: true, script: bundle.outputFiles[0]!.text, compatibilityDate: '2026-05-01' });
   await miniflare.ready;
 });
@@ -72,13 +82,21 @@ afterAll(async () => {
   await transcriptServer?.close();
 });
 
-describeModelProviderConformance('OpenAI-compatible client (workerd)', async (scenario) => {
-  const provider = remoteProvider(transport, armMock(server, deadUrl, scenario));
-  return { provider, attempts: () => server.chatRequests.length };
-}, { features: ['retries', 'abortInFlight'] });
+describeModelProviderConformance(
+  'OpenAI-compatible client (workerd)',
+  async (scenario) => {
+    const provider = remoteProvider(transport, armMock(server, deadUrl, scenario));
+    return { provider, attempts: () => server.chatRequests.length };
+  },
+  { features: ['retries', 'abortInFlight'] },
+);
 
 describeTranscripts('OpenAI-compatible client (workerd)', loadTranscripts(), async (named, cut) => {
   const apiBase = transcriptServer.apiBase(named.name, cut);
-  const provider = remoteProvider(transport, { api_base: apiBase, max_retries: named.transcript.request.max_retries ?? 2, timeout_ms: 10_000 });
+  const provider = remoteProvider(transport, {
+    api_base: apiBase,
+    max_retries: named.transcript.request.max_retries ?? 2,
+    timeout_ms: 10_000,
+  });
   return { provider, attempts: () => transcriptServer.attempts(apiBase) };
 });

@@ -14,7 +14,12 @@ import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.
 import { loadTranscripts, startTranscriptServer, type TranscriptServer } from '../support/transcript-server.js';
 import { describeTranscripts, transcriptWrites, type NamedTranscript } from './model-provider-transcripts.js';
 import { armMock, deadEndpoint, recordScenario, scriptFor } from './model-provider-backends.js';
-import { collect, describeModelProviderConformance, rejection, type Scenario } from '../../src/testing/model-provider-conformance.js';
+import {
+  collect,
+  describeModelProviderConformance,
+  rejection,
+  type Scenario,
+} from '../../src/testing/model-provider-conformance.js';
 
 const fastRetries = { baseDelayMs: 5, maxDelayMs: 20, retryAfterCapMs: 50 };
 let server: MockOpenAI;
@@ -35,31 +40,58 @@ function openAiClientFor(scenario: Scenario) {
   return createOpenAiClient(armMock(server, deadUrl, scenario), { retryTiming: fastRetries });
 }
 
-describeModelProviderConformance('OpenAI-compatible client (Node, mock server over HTTP)', async (scenario) => {
-  const provider = openAiClientFor(scenario);
-  return { provider, attempts: () => server.chatRequests.length };
-}, { features: ['retries', 'abortInFlight', 'throwingHooks', 'abortBetweenParts'] });
+describeModelProviderConformance(
+  'OpenAI-compatible client (Node, mock server over HTTP)',
+  async (scenario) => {
+    const provider = openAiClientFor(scenario);
+    return { provider, attempts: () => server.chatRequests.length };
+  },
+  { features: ['retries', 'abortInFlight', 'throwingHooks', 'abortBetweenParts'] },
+);
 
-describeModelProviderConformance('scripted model', async (scenario) => {
-  const model = createScriptedModel(scriptFor(scenario));
-  return { provider: model, attempts: () => model.calls.length };
-}, { features: ['abortInFlight', 'abortBetweenParts'] });
+describeModelProviderConformance(
+  'scripted model',
+  async (scenario) => {
+    const model = createScriptedModel(scriptFor(scenario));
+    return { provider: model, attempts: () => model.calls.length };
+  },
+  { features: ['abortInFlight', 'abortBetweenParts'] },
+);
 
-describeModelProviderConformance('replay of a recorded run', async (scenario) => {
-  // Replay answers what the recorded call returned: record with no retries, as the seam saw it.
-  const { events } = await recordScenario(scenario, openAiClientFor({ ...scenario, maxRetries: 0 }));
-  const provider = createReplayProvider(events);
-  const recorded = provider.remaining;
-  return { provider, attempts: () => recorded - provider.remaining };
-}, { features: ['abortBetweenParts'] });
+describeModelProviderConformance(
+  'replay of a recorded run',
+  async (scenario) => {
+    // Replay answers what the recorded call returned: record with no retries, as the seam saw it.
+    const { events } = await recordScenario(scenario, openAiClientFor({ ...scenario, maxRetries: 0 }));
+    const provider = createReplayProvider(events);
+    const recorded = provider.remaining;
+    return { provider, attempts: () => recorded - provider.remaining };
+  },
+  { features: ['abortBetweenParts'] },
+);
 
 describe('replay', () => {
   const scenario: Scenario = {
     maxRetries: 0,
     calls: [
-      { request: { model: 'mock-model', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'first' }] }, outcome: { content: 'one answer' } },
-      { request: { model: 'mock-model', messages: [{ role: 'user', content: 'second' }] }, outcome: { content: '', tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }] } },
-      { request: { model: 'mock-model', messages: [{ role: 'user', content: 'third' }] }, outcome: { content: 'last answer', usage: { prompt_tokens: 3, completion_tokens: 2 } } },
+      {
+        request: {
+          model: 'mock-model',
+          messages: [
+            { role: 'system', content: 'be brief' },
+            { role: 'user', content: 'first' },
+          ],
+        },
+        outcome: { content: 'one answer' },
+      },
+      {
+        request: { model: 'mock-model', messages: [{ role: 'user', content: 'second' }] },
+        outcome: { content: '', tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }] },
+      },
+      {
+        request: { model: 'mock-model', messages: [{ role: 'user', content: 'third' }] },
+        outcome: { content: 'last answer', usage: { prompt_tokens: 3, completion_tokens: 2 } },
+      },
     ],
   };
 
@@ -79,16 +111,29 @@ describe('replay', () => {
     const { events } = await recordScenario(scenario, openAiClientFor(scenario));
     const provider = createReplayProvider(events);
     await provider.generate(scenario.calls[0]!.request);
-    const error = (await rejection(provider.generate({ messages: [{ role: 'user', content: 'not what was recorded' }] }))) as { code: string; details: Record<string, unknown> };
+    const error = (await rejection(
+      provider.generate({ messages: [{ role: 'user', content: 'not what was recorded' }] }),
+    )) as { code: string; details: Record<string, unknown> };
     expect(error.code).toBe('LLM_BAD_RESPONSE');
-    expect(error.details.mismatch).toEqual({ call: 2, field: 'messages[0].content', recorded: 'second', actual: 'not what was recorded' });
+    expect(error.details.mismatch).toEqual({
+      call: 2,
+      field: 'messages[0].content',
+      recorded: 'second',
+      actual: 'not what was recorded',
+    });
   });
 
   it('a call beyond the recording is a typed LLM_BAD_RESPONSE', async () => {
-    const { events } = await recordScenario({ maxRetries: 0, calls: [scenario.calls[0]!] }, openAiClientFor({ maxRetries: 0, calls: [scenario.calls[0]!] }));
+    const { events } = await recordScenario(
+      { maxRetries: 0, calls: [scenario.calls[0]!] },
+      openAiClientFor({ maxRetries: 0, calls: [scenario.calls[0]!] }),
+    );
     const provider = createReplayProvider(events);
     await provider.generate(scenario.calls[0]!.request);
-    expect(await rejection(provider.generate(scenario.calls[0]!.request))).toMatchObject({ code: 'LLM_BAD_RESPONSE', details: { call: 2 } });
+    expect(await rejection(provider.generate(scenario.calls[0]!.request))).toMatchObject({
+      code: 'LLM_BAD_RESPONSE',
+      details: { call: 2 },
+    });
   });
 });
 
@@ -105,7 +150,10 @@ describe('the transcript folder', () => {
 
 describeTranscripts('OpenAI-compatible client (Node, HTTP)', transcripts, async (named, cut) => {
   const apiBase = transcriptServer.apiBase(named.name, cut);
-  const provider = createOpenAiClient({ api_base: apiBase, max_retries: named.transcript.request.max_retries ?? 2, timeout_ms: 10_000 }, { retryTiming: fastRetries });
+  const provider = createOpenAiClient(
+    { api_base: apiBase, max_retries: named.transcript.request.max_retries ?? 2, timeout_ms: 10_000 },
+    { retryTiming: fastRetries },
+  );
   return { provider, attempts: () => transcriptServer.attempts(apiBase) };
 });
 
@@ -113,7 +161,11 @@ describeTranscripts('OpenAI-compatible client (Node, exact reads)', transcripts,
   let attempts = 0;
   const fetchTranscript = async (): Promise<Response> => exactResponse(named, attempts++, cut);
   const provider = createOpenAiClient(
-    { api_base: 'http://transcript.invalid/v1', max_retries: named.transcript.request.max_retries ?? 2, timeout_ms: 10_000 },
+    {
+      api_base: 'http://transcript.invalid/v1',
+      max_retries: named.transcript.request.max_retries ?? 2,
+      timeout_ms: 10_000,
+    },
     { retryTiming: fastRetries, fetch: fetchTranscript as typeof fetch },
   );
   return { provider, attempts: () => attempts };
@@ -124,7 +176,11 @@ function exactResponse(named: NamedTranscript, attempt: number, cut: number | un
   const recorded = named.transcript.responses[Math.min(attempt, named.transcript.responses.length - 1)]!;
   if (recorded.drop === 'before_headers') throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
   const headers = new Headers(recorded.headers ?? {});
-  if (recorded.body !== undefined) return new Response(typeof recorded.body === 'string' ? recorded.body : JSON.stringify(recorded.body), { status: recorded.status ?? 200, headers });
+  if (recorded.body !== undefined)
+    return new Response(typeof recorded.body === 'string' ? recorded.body : JSON.stringify(recorded.body), {
+      status: recorded.status ?? 200,
+      headers,
+    });
   const pieces = transcriptWrites(recorded, cut);
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {

@@ -18,7 +18,8 @@ export const LUA_FIXTURE: ScriptSandboxFixture = {
   memoryBudgetName: 'table_growth',
   printThenLoop: 'print("hello") while true do end',
   printMany: 'for i = 1, 1000 do print("0123456789") end',
-  leakAndTamper: 'local seen = leaked if seen == nil then seen = json.null end leaked = 1 string.upper = function() return "evil" end return seen',
+  leakAndTamper:
+    'local seen = leaked if seen == nil then seen = json.null end leaked = 1 string.upper = function() return "evil" end return seen',
   standardIntact: 'return ("a"):upper() == "A" and string.upper("b") == "B"',
   hugeError: 'error(("e"):rep(1e6))',
   stateReads: {

@@ -12,17 +12,30 @@ import { LUA_FIXTURE } from './script-sandbox-lua-fixture.js';
 describeScriptSandboxConformance('lua (Node)', luaSandbox, LUA_FIXTURE);
 
 /** The Lua sandbox with `run` replaced. */
-function brokenSandbox(run: (original: (globals: Record<string, unknown>, options?: ScriptRunOptions) => unknown, globals: Record<string, unknown>, options?: ScriptRunOptions) => unknown): ScriptSandbox {
+function brokenSandbox(
+  run: (
+    original: (globals: Record<string, unknown>, options?: ScriptRunOptions) => unknown,
+    globals: Record<string, unknown>,
+    options?: ScriptRunOptions,
+  ) => unknown,
+): ScriptSandbox {
   return {
     ...luaSandbox,
     compile(code, where) {
       const compiled = luaSandbox.compile(code, where);
-      return { language: compiled.language, source: compiled.source, run: (globals, options) => run((g, o) => compiled.run(g, o), globals, options) };
+      return {
+        language: compiled.language,
+        source: compiled.source,
+        run: (globals, options) => run((g, o) => compiled.run(g, o), globals, options),
+      };
     },
   };
 }
 
-const failing = (sandbox: ScriptSandbox) => runScriptSandboxChecks(sandbox, LUA_FIXTURE).filter((outcome) => outcome.error !== undefined).map((outcome) => outcome.name);
+const failing = (sandbox: ScriptSandbox) =>
+  runScriptSandboxChecks(sandbox, LUA_FIXTURE)
+    .filter((outcome) => outcome.error !== undefined)
+    .map((outcome) => outcome.name);
 
 describe('ScriptSandbox conformance: the checks fail for a broken sandbox', () => {
   it('passes for the real Lua sandbox', () => {
@@ -37,11 +50,13 @@ describe('ScriptSandbox conformance: the checks fail for a broken sandbox', () =
         throw new Error(String((error as Error).message).repeat(3));
       }
     });
-    expect(failing(raw)).toEqual(expect.arrayContaining([
-      'runtime errors and results with no JSON form are typed errors, never raw exceptions',
-      'the instruction budget ends an endless loop',
-      'error text is capped',
-    ]));
+    expect(failing(raw)).toEqual(
+      expect.arrayContaining([
+        'runtime errors and results with no JSON form are typed errors, never raw exceptions',
+        'the instruction budget ends an endless loop',
+        'error text is capped',
+      ]),
+    );
   });
 
   it('catches globals that leak from one call into the next', () => {
@@ -54,10 +69,14 @@ describe('ScriptSandbox conformance: the checks fail for a broken sandbox', () =
   });
 
   it('catches a sandbox that ignores the signal and interrupt', () => {
-    const deaf = brokenSandbox((original, globals, options) => original(globals, { ...options, signal: undefined, interrupt: undefined }));
-    expect(failing(deaf)).toEqual(expect.arrayContaining([
-      'an aborted signal ends the call with its reason; an already aborted one runs nothing',
-      'what interrupt throws ends the call, and the script cannot catch it',
-    ]));
+    const deaf = brokenSandbox((original, globals, options) =>
+      original(globals, { ...options, signal: undefined, interrupt: undefined }),
+    );
+    expect(failing(deaf)).toEqual(
+      expect.arrayContaining([
+        'an aborted signal ends the call with its reason; an already aborted one runs nothing',
+        'what interrupt throws ends the call, and the script cannot catch it',
+      ]),
+    );
   });
 });

@@ -34,7 +34,12 @@ import { ${fixture.name} as fixture } from './${fixture.module}';
 `;
   const bundle = async (body: string): Promise<string> => {
     const result = await esbuild.build(
-      baseOptions({ stdin: { contents: imports + body, resolveDir: ROOT, loader: 'ts', sourcefile: 'sandbox-conformance-entry.ts' }, platform: 'browser', write: false, minify: true }),
+      baseOptions({
+        stdin: { contents: imports + body, resolveDir: ROOT, loader: 'ts', sourcefile: 'sandbox-conformance-entry.ts' },
+        platform: 'browser',
+        write: false,
+        minify: true,
+      }),
     );
     const script = result.outputFiles[0]!.text;
     expect(script).not.toMatch(/\beval\(|new Function\(/);
@@ -43,7 +48,9 @@ import { ${fixture.name} as fixture } from './${fixture.module}';
 
   describe(`ScriptSandbox conformance: ${language} (workerd)`, () => {
     it('passes every check', async () => {
-      const script = await bundle('export default { fetch() { return Response.json(runScriptSandboxChecks(sandbox, fixture)); } };');
+      const script = await bundle(
+        'export default { fetch() { return Response.json(runScriptSandboxChecks(sandbox, fixture)); } };',
+      );
       const miniflare = new Miniflare({ modules: true, script, compatibilityDate: '2026-05-01' });
       try {
         const response = await miniflare.dispatchFetch('http://sandbox.test/');
@@ -68,7 +75,10 @@ import { ${fixture.name} as fixture } from './${fixture.module}';
   describe.skipIf(!existsSync(DENO_BINARY) && !process.env.CI)(`ScriptSandbox conformance: ${language} (Deno)`, () => {
     it('passes every check', async () => {
       const flags = ['--sloppy-imports', '--import-map', 'tests/deno/import-map.json'];
-      const output = await runModuleInDeno(`${imports}console.log(JSON.stringify(runScriptSandboxChecks(sandbox, fixture)));`, flags);
+      const output = await runModuleInDeno(
+        `${imports}console.log(JSON.stringify(runScriptSandboxChecks(sandbox, fixture)));`,
+        flags,
+      );
       expectAllPass(JSON.parse(output.trim().split('\n').pop()!) as Outcomes);
     }, 120_000);
   });

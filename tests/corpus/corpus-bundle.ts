@@ -30,7 +30,10 @@ runCorpus({ loadAgent, runAgent }, cases).then((results) => { globalThis.__corpu
           name: 'corpus-cases',
           setup(build: esbuild.PluginBuild) {
             build.onResolve({ filter: /^corpus:cases$/ }, () => ({ path: 'cases', namespace: 'corpus' }));
-            build.onLoad({ filter: /.*/, namespace: 'corpus' }, () => ({ contents: JSON.stringify(cases), loader: 'json' }));
+            build.onLoad({ filter: /.*/, namespace: 'corpus' }, () => ({
+              contents: JSON.stringify(cases),
+              loader: 'json',
+            }));
           },
         },
       ],

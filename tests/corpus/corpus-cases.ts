@@ -22,6 +22,11 @@ export function readCorpus(): Array<CorpusCase & { expected: CorpusExpectation }
     .map((file) => {
       const name = file.replace(/\.yaml$/, '');
       const spec = JSON.parse(readFileSync(path.join(AGENTS_DIR, `${name}.case.json`), 'utf8'));
-      return { name, yaml: readFileSync(path.join(AGENTS_DIR, file), 'utf8'), input: spec.input, expected: spec.expected };
+      return {
+        name,
+        yaml: readFileSync(path.join(AGENTS_DIR, file), 'utf8'),
+        input: spec.input,
+        expected: spec.expected,
+      };
     });
 }

@@ -9,7 +9,8 @@ export function expectOutcome(outcome: CorpusOutcome, expected: CorpusExpectatio
   if (expected.error_code !== undefined) expect(outcome.error_code, outcome.name).toBe(expected.error_code);
   if (expected.state !== undefined) expect(outcome.state, outcome.name).toEqual(expected.state);
   if (expected.state_subset !== undefined) expect(outcome.state, outcome.name).toMatchObject(expected.state_subset);
-  if (expected.state_keys !== undefined) expect(Object.keys(outcome.state).sort(), outcome.name).toEqual([...expected.state_keys].sort());
+  if (expected.state_keys !== undefined)
+    expect(Object.keys(outcome.state).sort(), outcome.name).toEqual([...expected.state_keys].sort());
   expect(outcome.event_types, outcome.name).toEqual(expected.event_types);
   expect(outcome.seqs_ok, outcome.name).toBe(true);
 }

@@ -46,13 +46,22 @@ async function startDeno(kvFile: string, extra: Record<string, string> = {}): Pr
 }
 
 async function post(server: DenoServer, route: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${server.url}${route}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${server.url}${route}`, {
+    method: 'POST',
+    headers: { ...json, ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, headers: response.headers, json: (await response.json()) as any };
 }
 
 async function storedEvents(server: DenoServer, runId: string, after = 0): Promise<any[]> {
   const text = await (await fetch(`${server.url}/runs/${runId}/events?after=${after}`)).text();
-  return text.trim() === '' ? [] : text.trim().split('\n').map((line) => JSON.parse(line));
+  return text.trim() === ''
+    ? []
+    : text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
 }
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
@@ -86,7 +95,12 @@ afterAll(async () => {
 
 describe('background runs through the Deno KV queue', () => {
   it('answers 202 with a Location at once; the run finishes without the client and is listed', async () => {
-    const started = await post(left, '/agents/asker/runs', { input: { question: 'Long?' } }, { prefer: 'respond-async' });
+    const started = await post(
+      left,
+      '/agents/asker/runs',
+      { input: { question: 'Long?' } },
+      { prefer: 'respond-async' },
+    );
     expect(started.status).toBe(202);
     const runId = started.json.run_id as string;
     expect(started.json).toEqual({ run_id: runId, status: 'running' });
@@ -96,7 +110,10 @@ describe('background runs through the Deno KV queue', () => {
     expect(await finished(right, runId)).toMatchObject({ status: 'completed', agent: 'asker' });
     const events = await storedEvents(right, runId);
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
-    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed', state: { answer: { content: ANSWER } } } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'done',
+      data: { status: 'completed', state: { answer: { content: ANSWER } } },
+    });
     expect(events.filter((event) => event.type === 'answer_chunk').length).toBeGreaterThanOrEqual(20);
     const listed = (await (await fetch(`${left.url}/runs?agent=asker`)).json()) as any;
     expect(listed.runs.map((run: { run_id: string }) => run.run_id)).toContain(runId);
@@ -104,14 +121,31 @@ describe('background runs through the Deno KV queue', () => {
 
   it('POST /runs/:id/cancel stops a run, in its own process or from the other; then 409; unknown 404', async () => {
     mock.setFault({ type: 'delay', ms: 8000, times: 2 });
-    const here = (await post(left, '/agents/asker/runs', { input: { question: 'Slow?' } }, { prefer: 'respond-async' })).json.run_id as string;
-    const there = (await post(left, '/agents/asker/runs', { input: { question: 'Slow too?' } }, { prefer: 'respond-async' })).json.run_id as string;
-    await waitFor(async () => ((await storedEvents(left, there)).some((event) => event.type === 'node_start') ? true : undefined), 'the run started');
-    const [cancelledHere, cancelledThere] = await Promise.all([post(left, `/runs/${here}/cancel`, {}), post(right, `/runs/${there}/cancel`, {})]);
+    const here = (await post(left, '/agents/asker/runs', { input: { question: 'Slow?' } }, { prefer: 'respond-async' }))
+      .json.run_id as string;
+    const there = (
+      await post(left, '/agents/asker/runs', { input: { question: 'Slow too?' } }, { prefer: 'respond-async' })
+    ).json.run_id as string;
+    await waitFor(
+      async () => ((await storedEvents(left, there)).some((event) => event.type === 'node_start') ? true : undefined),
+      'the run started',
+    );
+    const [cancelledHere, cancelledThere] = await Promise.all([
+      post(left, `/runs/${here}/cancel`, {}),
+      post(right, `/runs/${there}/cancel`, {}),
+    ]);
     mock.setFault();
-    for (const [response, runId] of [[cancelledHere, here], [cancelledThere, there]] as const) {
+    for (const [response, runId] of [
+      [cancelledHere, here],
+      [cancelledThere, there],
+    ] as const) {
       expect(response.status).toBe(200);
-      expect(response.json).toMatchObject({ run_id: runId, status: 'cancelled', stop_reason: 'cancelled', error: { code: 'CANCELLED' } });
+      expect(response.json).toMatchObject({
+        run_id: runId,
+        status: 'cancelled',
+        stop_reason: 'cancelled',
+        error: { code: 'CANCELLED' },
+      });
       expect((await finished(right, runId)).status).toBe('cancelled');
     }
     const again = await post(right, `/runs/${there}/cancel`, {});
@@ -122,16 +156,28 @@ describe('background runs through the Deno KV queue', () => {
 
   it('answers 404 for an unknown run id, and for one longer than a Deno KV key allows (not a storage error)', async () => {
     for (const runId of ['never-was', 'x'.repeat(5000)]) {
-      for (const route of [`/runs/${runId}`, `/runs/${runId}/events`]) expect((await fetch(`${left.url}${route}`)).status).toBe(404);
+      for (const route of [`/runs/${runId}`, `/runs/${runId}/events`])
+        expect((await fetch(`${left.url}${route}`)).status).toBe(404);
       expect((await post(left, `/runs/${runId}/resume`, {})).status).toBe(404);
       expect((await post(left, `/runs/${runId}/cancel`, {})).status).toBe(404);
     }
   }, 30_000);
 
   it('100 concurrent background runs, sent to both processes, all finish completed', async () => {
-    const started = await Promise.all(Array.from({ length: 100 }, (_, index) => post(index % 2 === 0 ? left : right, '/agents/quick/runs', { input: { question: `q${index}` } }, { prefer: 'respond-async' })));
+    const started = await Promise.all(
+      Array.from({ length: 100 }, (_, index) =>
+        post(
+          index % 2 === 0 ? left : right,
+          '/agents/quick/runs',
+          { input: { question: `q${index}` } },
+          { prefer: 'respond-async' },
+        ),
+      ),
+    );
     expect(started.map((response) => response.status)).toEqual(Array.from({ length: 100 }, () => 202));
-    const records = await Promise.all(started.map((response, index) => finished(index % 2 === 0 ? right : left, response.json.run_id)));
+    const records = await Promise.all(
+      started.map((response, index) => finished(index % 2 === 0 ? right : left, response.json.run_id)),
+    );
     expect(records.filter((record) => record.status === 'completed')).toHaveLength(100);
   }, 120_000);
 });
@@ -143,7 +189,9 @@ describe('resumes through Deno KV atomic checks', () => {
     const runId = started.json.run_id as string;
     // Each names the pause it answers, so one that arrives after the winner paused again is refused too.
     const pause = { checkpoint_id: started.json.interrupt.checkpoint_id as string };
-    const results = await Promise.all(Array.from({ length: 20 }, (_, index) => post(index % 2 === 0 ? left : right, `/runs/${runId}/resume`, pause)));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => post(index % 2 === 0 ? left : right, `/runs/${runId}/resume`, pause)),
+    );
     const statuses = results.map((result) => result.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 409)).toHaveLength(19);
@@ -164,21 +212,41 @@ describe('resumes through Deno KV atomic checks', () => {
 describe('time travel on Deno', () => {
   it('POST /runs/:id/fork in one process makes a paused run that the other process resumes from the edited state', async () => {
     const parent = await post(left, '/agents/counter/runs', { input: { count: 1 } });
-    const forked = await post(left, `/runs/${parent.json.run_id}/fork`, { node: 'review', state: { count: 20, steps: ['start', 'edited'] } });
+    const forked = await post(left, `/runs/${parent.json.run_id}/fork`, {
+      node: 'review',
+      state: { count: 20, steps: ['start', 'edited'] },
+    });
     expect(forked.status).toBe(201);
-    expect((await (await fetch(`${right.url}/runs/${forked.json.run_id}`)).json()) as object).toMatchObject({ status: 'interrupted', parent_run_id: parent.json.run_id, forked_after: 'review' });
+    expect((await (await fetch(`${right.url}/runs/${forked.json.run_id}`)).json()) as object).toMatchObject({
+      status: 'interrupted',
+      parent_run_id: parent.json.run_id,
+      forked_after: 'review',
+    });
     const resumed = await post(right, `/runs/${forked.json.run_id}/resume`, {});
-    expect(resumed.json).toMatchObject({ run_id: forked.json.run_id, status: 'interrupted', stop_reason: 'interrupt_after', state: { total: 40, steps: ['start', 'edited', 'finish'] } });
+    expect(resumed.json).toMatchObject({
+      run_id: forked.json.run_id,
+      status: 'interrupted',
+      stop_reason: 'interrupt_after',
+      state: { total: 40, steps: ['start', 'edited', 'finish'] },
+    });
     // The link survives the run's own records and pauses: the history shows it to the end.
     await post(left, `/runs/${forked.json.run_id}/resume`, {});
-    expect((await (await fetch(`${left.url}/runs/${forked.json.run_id}`)).json()) as object).toMatchObject({ status: 'completed', parent_run_id: parent.json.run_id, forked_after: 'review' });
+    expect((await (await fetch(`${left.url}/runs/${forked.json.run_id}`)).json()) as object).toMatchObject({
+      status: 'completed',
+      parent_run_id: parent.json.run_id,
+      forked_after: 'review',
+    });
   }, 30_000);
 });
 
 describe('host secrets on Deno (AGENT_SECRETS)', () => {
   it('a background run gets the named secret; the answer and the stored events carry it redacted', async () => {
     const token = 'tok-deno-5c2e8f-secret';
-    const server = await startDeno('secrets.sqlite', { AGENT_SECRETS: 'SEARCH_TOKEN', SEARCH_TOKEN: token, OTHER: 'not-named' });
+    const server = await startDeno('secrets.sqlite', {
+      AGENT_SECRETS: 'SEARCH_TOKEN',
+      SEARCH_TOKEN: token,
+      OTHER: 'not-named',
+    });
     const started = await post(server, '/agents/secret-user/runs', {}, { prefer: 'respond-async' });
     const record = await finished(server, started.json.run_id);
     expect(record.status).toBe('completed');
@@ -193,10 +261,17 @@ describe('resumable event streams from Deno KV', () => {
   it('a resume answered as SSE streams its segment only, seq continuing, done last', async () => {
     const started = await post(left, '/agents/counter/runs', { input: { count: 1 } });
     const pausedAt = (await storedEvents(left, started.json.run_id)).length;
-    const response = await fetch(`${right.url}/runs/${started.json.run_id}/resume`, { method: 'POST', headers: { ...json, accept: 'text/event-stream' }, body: '{}' });
+    const response = await fetch(`${right.url}/runs/${started.json.run_id}/resume`, {
+      method: 'POST',
+      headers: { ...json, accept: 'text/event-stream' },
+      body: '{}',
+    });
     const events = sseEvents((await readSse(response)).text);
     expect(events.map((event) => Number(event.id))).toEqual(events.map((_, index) => pausedAt + 1 + index));
-    expect(events.at(-1)).toMatchObject({ event: 'done', data: { data: { status: 'interrupted', stop_reason: 'interrupt_after' } } });
+    expect(events.at(-1)).toMatchObject({
+      event: 'done',
+      data: { data: { status: 'interrupted', stop_reason: 'interrupt_after' } },
+    });
   }, 30_000);
 
   it('a follower of a 200-event run drops 3 times and, reconnecting with Last-Event-ID to either process, sees every event once, in order', async () => {
@@ -206,11 +281,17 @@ describe('resumable event streams from Deno KV', () => {
     const server = await startDeno('long.sqlite', { LLM_BASE_URL: long.url });
     const other = await startDeno('long.sqlite', { LLM_BASE_URL: long.url });
     try {
-      const started = await post(server, '/agents/asker/runs', { input: { question: 'Two hundred?' } }, { prefer: 'respond-async' });
+      const started = await post(
+        server,
+        '/agents/asker/runs',
+        { input: { question: 'Two hundred?' } },
+        { prefer: 'respond-async' },
+      );
       const runId = started.json.run_id as string;
       let connection = 0;
       // Each connection goes to the other process: the one not running the run reads Deno KV.
-      const open = (headers: Record<string, string>) => fetch(`${(connection++ % 2 === 0 ? server : other).url}/runs/${runId}/events`, { headers });
+      const open = (headers: Record<string, string>) =>
+        fetch(`${(connection++ % 2 === 0 ? server : other).url}/runs/${runId}/events`, { headers });
       const { seen, reconnects } = await followWithDrops(open, 3, 50);
       const stored = await storedEvents(other, runId);
       expect(reconnects).toBe(3);
@@ -228,7 +309,12 @@ describe('resumable event streams from Deno KV', () => {
   }, 90_000);
 
   it('a client leaving a foreground stream does not stop the run; with ?cancel_on_disconnect=1 it does', async () => {
-    const start = (query: string) => fetch(`${left.url}/agents/asker/runs${query}`, { method: 'POST', headers: { ...json, accept: 'text/event-stream' }, body: JSON.stringify({ input: { question: 'Leave?' } }) });
+    const start = (query: string) =>
+      fetch(`${left.url}/agents/asker/runs${query}`, {
+        method: 'POST',
+        headers: { ...json, accept: 'text/event-stream' },
+        body: JSON.stringify({ input: { question: 'Leave?' } }),
+      });
     mock.setFault({ type: 'delay', ms: 8000, times: 1 });
     const dropped = await readSse(await start('?cancel_on_disconnect=1'), 2);
     const droppedId = sseEvents(dropped.text)[0]!.data.run_id as string;
@@ -252,8 +338,13 @@ describe('a Deno process dies mid-run', () => {
     const undisturbed = await post(first, '/agents/relay/runs', { input: { topic: 'tea' } });
     expect(undisturbed.json.status).toBe('completed');
     const from = mock.requests.length;
-    const runId = (await post(first, '/agents/relay/runs', { input: { topic: 'tea' } }, { prefer: 'respond-async' })).json.run_id as string;
-    await waitFor(async () => (await storedEvents(first, runId)).find((event) => event.type === 'answer_chunk' && event.node === 'third'), 'third streaming');
+    const runId = (await post(first, '/agents/relay/runs', { input: { topic: 'tea' } }, { prefer: 'respond-async' }))
+      .json.run_id as string;
+    await waitFor(
+      async () =>
+        (await storedEvents(first, runId)).find((event) => event.type === 'answer_chunk' && event.node === 'third'),
+      'third streaming',
+    );
     await stopDenoServer(first, 'SIGKILL');
     expect(relayCalls(mock.requests, from)).toMatchObject({ first: 1, second: 1, third: 1 });
     return { runId, from, state: undisturbed.json.state };
@@ -266,7 +357,13 @@ describe('a Deno process dies mid-run', () => {
     expect(log.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed', state: killed.state } });
     expect(log.map((event) => event.seq)).toEqual(log.map((_, index) => index + 1));
     expect(log.filter((event) => event.type === 'log' && event.data.source === 'durable')).toHaveLength(1);
-    expect(log.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual(['first', 'second', 'third', 'third', 'fourth']);
+    expect(log.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual([
+      'first',
+      'second',
+      'third',
+      'third',
+      'fourth',
+    ]);
     expect(relayCalls(mock.requests, killed.from)).toEqual({ first: 1, second: 1, third: 2, fourth: 1 });
   }
 
@@ -274,7 +371,9 @@ describe('a Deno process dies mid-run', () => {
     const killed = await killedInThirdNode('restart.sqlite');
     const second = await startDeno('restart.sqlite', { RUN_LEASE_MS: '1000' });
     // Resumes racing the restart are refused: the run is running (its lease), not paused.
-    const resumes = await Promise.all(Array.from({ length: 20 }, () => post(second, `/runs/${killed.runId}/resume`, {})));
+    const resumes = await Promise.all(
+      Array.from({ length: 20 }, () => post(second, `/runs/${killed.runId}/resume`, {})),
+    );
     expect(resumes.map((response) => response.status)).toEqual(Array.from({ length: 20 }, () => 409));
     await expectContinuedFromThird(second, killed);
     await stopDenoServer(second);
@@ -291,15 +390,26 @@ describe('a Deno process dies mid-run', () => {
     const leaving = await startDeno('handover.sqlite', { RUN_LEASE_MS: '60000' });
     const staying = await startDeno('handover.sqlite', { RUN_LEASE_MS: '60000' });
     const from = mock.requests.length;
-    const runId = (await post(leaving, '/agents/relay/runs', { input: { topic: 'tea' } }, { prefer: 'respond-async' })).json.run_id as string;
-    await waitFor(async () => (await storedEvents(staying, runId)).find((event) => event.type === 'answer_chunk' && event.node === 'second'), 'second streaming');
+    const runId = (await post(leaving, '/agents/relay/runs', { input: { topic: 'tea' } }, { prefer: 'respond-async' }))
+      .json.run_id as string;
+    await waitFor(
+      async () =>
+        (await storedEvents(staying, runId)).find((event) => event.type === 'answer_chunk' && event.node === 'second'),
+      'second streaming',
+    );
     await stopDenoServer(leaving, 'SIGTERM');
     // A 60 s lease: only the hand-over lets the other process take the run within the test's time.
     const record = await finished(staying, runId);
     expect(record).toMatchObject({ status: 'completed', agent: 'relay' });
     const log = await storedEvents(staying, runId);
     expect(log.map((event) => event.seq)).toEqual(log.map((_, index) => index + 1));
-    expect(log.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual(['first', 'second', 'second', 'third', 'fourth']);
+    expect(log.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual([
+      'first',
+      'second',
+      'second',
+      'third',
+      'fourth',
+    ]);
     expect(relayCalls(mock.requests, from)).toEqual({ first: 1, second: 2, third: 1, fourth: 1 });
     await stopDenoServer(staying);
   }, 60_000);
@@ -308,16 +418,25 @@ describe('a Deno process dies mid-run', () => {
     const first = await startDeno('deadline.sqlite');
     mock.setFault({ type: 'delay', ms: 20_000, times: 1 });
     const from = mock.requests.length;
-    const runId = (await post(first, '/agents/deadline/runs', { input: { question: 'Late?' } }, { prefer: 'respond-async' })).json.run_id as string;
+    const runId = (
+      await post(first, '/agents/deadline/runs', { input: { question: 'Late?' } }, { prefer: 'respond-async' })
+    ).json.run_id as string;
     await waitFor(async () => (mock.requests.length > from ? true : undefined), 'the model request');
     await stopDenoServer(first, 'SIGKILL');
     mock.setFault();
     await new Promise((resolve) => setTimeout(resolve, 2600));
     const second = await startDeno('deadline.sqlite');
     const record = await finished(second, runId);
-    expect(record).toMatchObject({ status: 'failed', stop_reason: 'max_duration_ms', error: { code: 'BUDGET_EXCEEDED', details: { budget: 'max_duration_ms' } } });
+    expect(record).toMatchObject({
+      status: 'failed',
+      stop_reason: 'max_duration_ms',
+      error: { code: 'BUDGET_EXCEEDED', details: { budget: 'max_duration_ms' } },
+    });
     expect(mock.requests.length - from).toBe(1);
-    expect((await storedEvents(second, runId)).at(-1)).toMatchObject({ type: 'done', data: { status: 'failed', stop_reason: 'max_duration_ms' } });
+    expect((await storedEvents(second, runId)).at(-1)).toMatchObject({
+      type: 'done',
+      data: { status: 'failed', stop_reason: 'max_duration_ms' },
+    });
     await stopDenoServer(second);
   }, 60_000);
 });

@@ -24,7 +24,14 @@ beforeAll(async () => {
   bundle = await bundleDenoServer(directory);
   const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
   examplesBundle = path.join(directory, 'deno-examples.js');
-  await writeFile(examplesBundle, ((await bundleWorker({ root, entry: 'worker/deno/deno.ts', agentsDir: 'examples', minify: true })) as { text: string }).text);
+  await writeFile(
+    examplesBundle,
+    (
+      (await bundleWorker({ root, entry: 'worker/deno/deno.ts', agentsDir: 'examples', minify: true })) as {
+        text: string;
+      }
+    ).text,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -32,14 +39,22 @@ afterAll(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-async function startDeno(environment: Record<string, string>, script = bundle, write = '--allow-write'): Promise<DenoServer> {
+async function startDeno(
+  environment: Record<string, string>,
+  script = bundle,
+  write = '--allow-write',
+): Promise<DenoServer> {
   const server = await startDenoServer(script, environment, write);
   servers.push(server);
   return server;
 }
 
 async function post(url: string, body: unknown) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, json: (await response.json()) as any };
 }
 
@@ -79,9 +94,16 @@ describe('worker/deno/deno.ts under the deno binary', () => {
     expect(finished.json.state).toEqual(reference.json.state);
     expect((await post(`${second.url}/runs/${runId}/resume`, {})).status).toBe(409);
 
-    const events = (await (await fetch(`${second.url}/runs/${runId}/events`)).text()).trim().split('\n').map((line) => JSON.parse(line));
+    const events = (await (await fetch(`${second.url}/runs/${runId}/events`)).text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
-    expect(events.filter((event) => event.type === 'done').map((event) => event.data.status)).toEqual(['interrupted', 'interrupted', 'completed']);
+    expect(events.filter((event) => event.type === 'done').map((event) => event.data.status)).toEqual([
+      'interrupted',
+      'interrupted',
+      'completed',
+    ]);
     await stopDenoServer(second);
   }, 120_000);
 
@@ -89,10 +111,18 @@ describe('worker/deno/deno.ts under the deno binary', () => {
     const files = path.join(directory, 'files');
     await mkdir(files);
     // Deno's file store is the racy walk: without the host's acceptance the entry does not start.
-    await expect(startDeno({ KV_PATH: path.join(directory, 'refused.sqlite'), FILES_DIR: files }, examplesBundle, `--allow-write=${directory}`)).rejects.toThrow(
-      /deno exited with 2: .*STORAGE_ERROR|deno exited with 2: .*ACCEPT_FILE_RACE=1/,
+    await expect(
+      startDeno(
+        { KV_PATH: path.join(directory, 'refused.sqlite'), FILES_DIR: files },
+        examplesBundle,
+        `--allow-write=${directory}`,
+      ),
+    ).rejects.toThrow(/deno exited with 2: .*STORAGE_ERROR|deno exited with 2: .*ACCEPT_FILE_RACE=1/);
+    const deno = await startDeno(
+      { KV_PATH: path.join(directory, 'examples.sqlite'), FILES_DIR: files, ACCEPT_FILE_RACE: '1' },
+      examplesBundle,
+      `--allow-write=${directory}`,
     );
-    const deno = await startDeno({ KV_PATH: path.join(directory, 'examples.sqlite'), FILES_DIR: files, ACCEPT_FILE_RACE: '1' }, examplesBundle, `--allow-write=${directory}`);
     expect(deno.output()).toContain('accepted with ACCEPT_FILE_RACE=1');
     const team = await post(`${deno.url}/agents/tea-agent-files/runs`, { input: { ticket: 'charged twice' } });
     expect(team.json).toMatchObject({ status: 'completed', state: { category: 'billing', verdict: 'approve' } });
@@ -106,9 +136,18 @@ describe('worker/deno/deno.ts under the deno binary', () => {
 describe('worker/deno/deno.ts refuses a configuration it cannot read', () => {
   it('exits at start naming the variable (HOST_CONFIG), for numbers and for AGENT_SECRETS', async () => {
     const cases: Array<[Record<string, string>, string]> = [
-      [{ KV_PATH: path.join(directory, 'bad-1.sqlite'), RUN_LEASE_MS: '15s' }, 'RUN_LEASE_MS must be an integer ≥ 1, got "15s"'],
-      [{ KV_PATH: path.join(directory, 'bad-2.sqlite'), MAX_BODY_BYTES: 'lots' }, 'MAX_BODY_BYTES must be an integer ≥ 1'],
-      [{ KV_PATH: path.join(directory, 'bad-3.sqlite'), AGENT_SECRETS: 'NOT_SET_ANYWHERE' }, 'NOT_SET_ANYWHERE is not set'],
+      [
+        { KV_PATH: path.join(directory, 'bad-1.sqlite'), RUN_LEASE_MS: '15s' },
+        'RUN_LEASE_MS must be an integer ≥ 1, got "15s"',
+      ],
+      [
+        { KV_PATH: path.join(directory, 'bad-2.sqlite'), MAX_BODY_BYTES: 'lots' },
+        'MAX_BODY_BYTES must be an integer ≥ 1',
+      ],
+      [
+        { KV_PATH: path.join(directory, 'bad-3.sqlite'), AGENT_SECRETS: 'NOT_SET_ANYWHERE' },
+        'NOT_SET_ANYWHERE is not set',
+      ],
     ];
     for (const [environment, words] of cases) {
       const started = startDenoServer(bundle, environment);

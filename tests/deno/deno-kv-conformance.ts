@@ -36,10 +36,18 @@ describe('deno-kv: failing database', () => {
       },
     };
     const { traceStore, checkpointStore } = createDenoKvStores(broken);
-    await traceStore.appendEvents('run-1', [{ type: 'log', run_id: 'run-1', seq: 1, ts: new Date(0).toISOString(), data: { source: 'lua', message: '' } }]);
+    await traceStore.appendEvents('run-1', [
+      { type: 'log', run_id: 'run-1', seq: 1, ts: new Date(0).toISOString(), data: { source: 'lua', message: '' } },
+    ]);
     failing = true;
     await expect(traceStore.flush('run-1')).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
-    const record = { run_id: 'run-1', agent: 'a', status: 'completed' as const, created_at: new Date(0).toISOString(), updated_at: new Date(0).toISOString() };
+    const record = {
+      run_id: 'run-1',
+      agent: 'a',
+      status: 'completed' as const,
+      created_at: new Date(0).toISOString(),
+      updated_at: new Date(0).toISOString(),
+    };
     await expect(traceStore.putRun(record)).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
     await expect(traceStore.getRun('run-1')).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
     await expect(checkpointStore.claim('run-1', 'cp')).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
@@ -52,7 +60,11 @@ describe('deno-kv: failing database', () => {
 });
 
 // The shim must be able to fail, or a green run would prove nothing.
-const shimFails = [() => expect({ a: 1 }).toEqual({ a: 2 }), () => expect([1]).toHaveLength(2), () => expect({ a: { b: 1 } }).toMatchObject({ a: { b: 2 } })].every((check) => {
+const shimFails = [
+  () => expect({ a: 1 }).toEqual({ a: 2 }),
+  () => expect([1]).toHaveLength(2),
+  () => expect({ a: { b: 1 } }).toMatchObject({ a: { b: 2 } }),
+].every((check) => {
   try {
     check();
     return false;

@@ -21,7 +21,15 @@ describe('deno-kv adapter in Deno', () => {
   it('passes the storage conformance suite (default and 2 KiB values) and the fault case', async () => {
     const { stdout } = await promisify(execFile)(
       deno,
-      ['run', '--quiet', '--unstable-kv', '--sloppy-imports', '--import-map', 'tests/deno/import-map.json', 'tests/deno/deno-kv-conformance.ts'],
+      [
+        'run',
+        '--quiet',
+        '--unstable-kv',
+        '--sloppy-imports',
+        '--import-map',
+        'tests/deno/import-map.json',
+        'tests/deno/deno-kv-conformance.ts',
+      ],
       { cwd: root, timeout: 120_000, env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' } },
     );
     const outcome = JSON.parse(stdout.trim().split('\n').pop()!) as Outcome;

@@ -30,45 +30,96 @@ interface Outcome {
   line?: number;
 }
 
-describe.skipIf(pyodideDir === undefined)('Python blocks in Deno (a Worker with no permissions but reading Pyodide)', () => {
-  it("runs TEA's blocks as on Node and refuses every hostile one", async () => {
-    const script = path.join(directory, 'deno-python.js');
-    const worker = path.join(directory, 'deno-python-worker.js');
-    await esbuild.build(baseOptions({ entryPoints: [path.join(root, 'tests/deno/deno-python.ts')], platform: 'browser', outfile: script }));
-    await esbuild.build(baseOptions({ entryPoints: [path.join(root, 'adapters/pyodide/deno-python-worker.ts')], platform: 'browser', outfile: worker }));
-    const { stdout } = await promisify(execFile)(
-      DENO_BINARY,
-      ['run', '--quiet', '--unstable-worker-options', `--allow-read=${pyodideDir},${directory}`, '--allow-net', '--allow-env', '--allow-run', `--allow-write=${directory}`, script, pyodideDir!, worker],
-      { cwd: root, timeout: 600_000, maxBuffer: 1 << 24, env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' } },
-    );
-    const { permissions, results } = JSON.parse(stdout.trim().split('\n').pop()!) as { permissions: Record<string, string>; results: Record<string, Outcome> };
-    for (const [what, state] of Object.entries(permissions)) expect(`${what}: ${state}`).not.toBe(`${what}: granted`);
-    expect(Object.keys(permissions).sort()).toEqual(['env', 'ffi', 'net', 'read_root', 'run', 'sys', 'write']);
+describe.skipIf(pyodideDir === undefined)(
+  'Python blocks in Deno (a Worker with no permissions but reading Pyodide)',
+  () => {
+    it("runs TEA's blocks as on Node and refuses every hostile one", async () => {
+      const script = path.join(directory, 'deno-python.js');
+      const worker = path.join(directory, 'deno-python-worker.js');
+      await esbuild.build(
+        baseOptions({
+          entryPoints: [path.join(root, 'tests/deno/deno-python.ts')],
+          platform: 'browser',
+          outfile: script,
+        }),
+      );
+      await esbuild.build(
+        baseOptions({
+          entryPoints: [path.join(root, 'adapters/pyodide/deno-python-worker.ts')],
+          platform: 'browser',
+          outfile: worker,
+        }),
+      );
+      const { stdout } = await promisify(execFile)(
+        DENO_BINARY,
+        [
+          'run',
+          '--quiet',
+          '--unstable-worker-options',
+          `--allow-read=${pyodideDir},${directory}`,
+          '--allow-net',
+          '--allow-env',
+          '--allow-run',
+          `--allow-write=${directory}`,
+          script,
+          pyodideDir!,
+          worker,
+        ],
+        {
+          cwd: root,
+          timeout: 600_000,
+          maxBuffer: 1 << 24,
+          env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
+        },
+      );
+      const { permissions, results } = JSON.parse(stdout.trim().split('\n').pop()!) as {
+        permissions: Record<string, string>;
+        results: Record<string, Outcome>;
+      };
+      for (const [what, state] of Object.entries(permissions)) expect(`${what}: ${state}`).not.toBe(`${what}: granted`);
+      expect(Object.keys(permissions).sort()).toEqual(['env', 'ffi', 'net', 'read_root', 'run', 'sys', 'write']);
 
-    expect(results['tea_return']).toEqual({ ok: { total: 6, hello: 'hi', doubled: [2, 4, 6], year_ok: true }, printed: ['got 3'] });
-    expect(results['tea_locals']).toEqual({ ok: { words: ['a', 'b', 'c'], count: 3 }, printed: [] });
-    expect(results['leak_seen']).toEqual({ ok: { seen: false }, printed: [] });
-    expect(results['error_line']).toMatchObject({ code: 'PYTHON_ERROR', message: expect.stringContaining('ZeroDivisionError'), line: 12 });
-    expect(results['syntax']).toMatchObject({ code: 'PYTHON_SYNTAX' });
+      expect(results['tea_return']).toEqual({
+        ok: { total: 6, hello: 'hi', doubled: [2, 4, 6], year_ok: true },
+        printed: ['got 3'],
+      });
+      expect(results['tea_locals']).toEqual({ ok: { words: ['a', 'b', 'c'], count: 3 }, printed: [] });
+      expect(results['leak_seen']).toEqual({ ok: { seen: false }, printed: [] });
+      expect(results['error_line']).toMatchObject({
+        code: 'PYTHON_ERROR',
+        message: expect.stringContaining('ZeroDivisionError'),
+        line: 12,
+      });
+      expect(results['syntax']).toMatchObject({ code: 'PYTHON_SYNTAX' });
 
-    expect(results['os_system']).toMatchObject({ ok: { r: -1 } });
-    expect(results['etc_passwd']).toMatchObject({ ok: { r: 'FileNotFoundError' } });
-    expect(results['list_root']).toMatchObject({ ok: { r: false } });
-    // Emscripten's stock environment only: nothing of the host's (the Deno process has --allow-env).
-    expect(results['environment']).toMatchObject({ ok: { r: ['LD_LIBRARY_PATH', 'PYTHONINSPECT'] } });
-    expect(results['subprocess']).toMatchObject({ code: 'PYTHON_ERROR', message: expect.stringMatching(/OSError/) });
-    expect(results['import_js']).toMatchObject({ code: 'PYTHON_ERROR', message: expect.stringMatching(/ModuleNotFoundError/) });
-    expect(results['pyodide_ffi']).toMatchObject({ code: 'PYTHON_ERROR', message: expect.stringMatching(/ModuleNotFoundError|ImportError/) });
-    expect(results['socket']).toMatchObject({ code: 'PYTHON_ERROR', message: expect.stringMatching(/OSError/) });
-    expect(results['recursion']).toMatchObject({ code: 'PYTHON_ERROR', message: expect.stringMatching(/RecursionError/) });
+      expect(results['os_system']).toMatchObject({ ok: { r: -1 } });
+      expect(results['etc_passwd']).toMatchObject({ ok: { r: 'FileNotFoundError' } });
+      expect(results['list_root']).toMatchObject({ ok: { r: false } });
+      // Emscripten's stock environment only: nothing of the host's (the Deno process has --allow-env).
+      expect(results['environment']).toMatchObject({ ok: { r: ['LD_LIBRARY_PATH', 'PYTHONINSPECT'] } });
+      expect(results['subprocess']).toMatchObject({ code: 'PYTHON_ERROR', message: expect.stringMatching(/OSError/) });
+      expect(results['import_js']).toMatchObject({
+        code: 'PYTHON_ERROR',
+        message: expect.stringMatching(/ModuleNotFoundError/),
+      });
+      expect(results['pyodide_ffi']).toMatchObject({
+        code: 'PYTHON_ERROR',
+        message: expect.stringMatching(/ModuleNotFoundError|ImportError/),
+      });
+      expect(results['socket']).toMatchObject({ code: 'PYTHON_ERROR', message: expect.stringMatching(/OSError/) });
+      expect(results['recursion']).toMatchObject({
+        code: 'PYTHON_ERROR',
+        message: expect.stringMatching(/RecursionError/),
+      });
 
-    expect(results['huge_print']).toMatchObject({ ok: {} });
-    expect(results['huge_return']).toMatchObject({ code: 'PYTHON_BUDGET', budget: 'result_bytes' });
-    expect(results['memory_bomb']).toMatchObject({ code: 'PYTHON_BUDGET', budget: 'memory' });
-    expect(results['after_memory']).toMatchObject({ ok: { after: 1 } });
-    expect(results['infinite_loop']).toMatchObject({ code: 'PYTHON_BUDGET', budget: 'time' });
-    expect(results['after_loop']).toMatchObject({ ok: { after: 2 } });
-    expect(results['swallowing_loop']).toMatchObject({ code: 'PYTHON_BUDGET', budget: 'time' });
-    expect(results['after_swallow']).toMatchObject({ ok: { after: 3 } });
-  }, 660_000);
-});
+      expect(results['huge_print']).toMatchObject({ ok: {} });
+      expect(results['huge_return']).toMatchObject({ code: 'PYTHON_BUDGET', budget: 'result_bytes' });
+      expect(results['memory_bomb']).toMatchObject({ code: 'PYTHON_BUDGET', budget: 'memory' });
+      expect(results['after_memory']).toMatchObject({ ok: { after: 1 } });
+      expect(results['infinite_loop']).toMatchObject({ code: 'PYTHON_BUDGET', budget: 'time' });
+      expect(results['after_loop']).toMatchObject({ ok: { after: 2 } });
+      expect(results['swallowing_loop']).toMatchObject({ code: 'PYTHON_BUDGET', budget: 'time' });
+      expect(results['after_swallow']).toMatchObject({ ok: { after: 3 } });
+    }, 660_000);
+  },
+);

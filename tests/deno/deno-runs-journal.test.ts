@@ -19,7 +19,12 @@ describe('durable runs on Deno: recorded tool results and restart counts', () =>
     const directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-deno-journal-'));
     try {
       const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
-      const { text } = (await bundleWorker({ root, entry: 'tests/deno/deno-runs-journal.ts', agentsDir: 'tests/worker/agents', minify: false })) as { text: string };
+      const { text } = (await bundleWorker({
+        root,
+        entry: 'tests/deno/deno-runs-journal.ts',
+        agentsDir: 'tests/worker/agents',
+        minify: false,
+      })) as { text: string };
       const script = path.join(directory, 'journal.js');
       await writeFile(script, text);
       const { stdout } = await promisify(execFile)(DENO_BINARY, ['run', '--quiet', '--unstable-kv', script], {
@@ -27,7 +32,9 @@ describe('durable runs on Deno: recorded tool results and restart counts', () =>
         timeout: 60_000,
         env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
       });
-      const { results } = JSON.parse(stdout.trim().split('\n').pop()!) as { results: Array<{ name: string; status: string; error?: string }> };
+      const { results } = JSON.parse(stdout.trim().split('\n').pop()!) as {
+        results: Array<{ name: string; status: string; error?: string }>;
+      };
       expect(results).toHaveLength(3);
       expect(results.filter((result) => result.status !== 'passed')).toEqual([]);
     } finally {

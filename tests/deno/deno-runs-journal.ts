@@ -19,7 +19,6 @@ import { describe, expect, it, run } from './vitest-shim.js';
 
 declare const Deno: { openKv(path?: string): Promise<DenoKvQueueLike & { close(): void }>; exit(code: number): never };
 
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('deno runs: recorded tool results', () => {
@@ -66,12 +65,22 @@ describe('deno runs: recorded tool results', () => {
     // The sweep starts the take-over without waiting for it; the run has stopped once its lease is gone.
     for (let turn = 0; turn < 400 && (await staying.running(runId)); turn++) await sleep(5);
     const events = await staying.log.eventsAfter(runId, 0);
-    expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed', state: { n: 1, receipts: ['r1', 'r2'], finished: true } } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'done',
+      data: { status: 'completed', state: { n: 1, receipts: ['r1', 'r2'], finished: true } },
+    });
     // Not called again: the two results came back from Deno KV, under the same keys.
     expect(posts).toEqual([`${runId}:send:2:test.post#1`, `${runId}:send:2:test.post#2`]);
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
-    expect(events.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual(['prepare', 'send', 'send', 'finish']);
-    const replayed = events.filter((event) => event.type === 'log' && (event.data as { source?: string }).source === 'durable').map((event) => (event.data as { idempotency_key?: string }).idempotency_key);
+    expect(events.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual([
+      'prepare',
+      'send',
+      'send',
+      'finish',
+    ]);
+    const replayed = events
+      .filter((event) => event.type === 'log' && (event.data as { source?: string }).source === 'durable')
+      .map((event) => (event.data as { idempotency_key?: string }).idempotency_key);
     expect(replayed).toEqual([undefined, `${runId}:send:2:test.post#1`, `${runId}:send:2:test.post#2`]);
     // The segment ended: its journal, node checkpoint, start and lease are gone.
     for (const part of ['tool', 'progress', 'start', 'owner']) expect(await listKeys(kv, ['tea', part])).toEqual([]);
@@ -121,7 +130,15 @@ describe('deno runs: a node that takes its process down every time', () => {
     expect(record).toMatchObject({ status: 'failed', error: { code: 'INTERNAL' } });
     expect(record?.error?.message).toContain(`was continued 3 times at node 'send'`);
     const events = await current.log.eventsAfter(runId, 0);
-    expect(events.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual(['prepare', 'send', 'send', 'send', 'send', 'send', 'send']);
+    expect(events.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual([
+      'prepare',
+      'send',
+      'send',
+      'send',
+      'send',
+      'send',
+      'send',
+    ]);
     expect(events.at(-1)).toMatchObject({ type: 'done', data: { status: 'failed' } });
     kv.close();
   });
@@ -148,7 +165,11 @@ describe('deno runs: a process that died after the done event, before the final 
     const next = new DenoRuns(setup);
     await next.sweep();
     for (let turn = 0; turn < 400 && (await next.running(runId)); turn++) await sleep(5);
-    expect(await stores.traceStore.getRun(runId)).toMatchObject({ status: 'completed', stop_reason: 'completed', event_count: events.length });
+    expect(await stores.traceStore.getRun(runId)).toMatchObject({
+      status: 'completed',
+      stop_reason: 'completed',
+      event_count: events.length,
+    });
     expect(sends).toBe(1);
     expect(await next.log.eventsAfter(runId, 0)).toHaveLength(events.length);
     expect(await listKeys(kv, ['tea', 'start'])).toEqual([]);

@@ -19,8 +19,14 @@ let runs = 0;
 
 describeTranscripts('OpenAI-compatible client (Deno)', transcripts, async (named, cut) => {
   const key = `${named.name}/${cut ?? 0}/deno${++runs}`;
-  const provider = createOpenAiClient({ api_base: `${base}/t/${key}/v1`, max_retries: named.transcript.request.max_retries ?? 2, timeout_ms: 10_000 }, { retryTiming: fastRetries });
-  return { provider, attempts: async () => Number(await (await fetch(`${base}/attempts/${encodeURIComponent(key)}`)).text()) };
+  const provider = createOpenAiClient(
+    { api_base: `${base}/t/${key}/v1`, max_retries: named.transcript.request.max_retries ?? 2, timeout_ms: 10_000 },
+    { retryTiming: fastRetries },
+  );
+  return {
+    provider,
+    attempts: async () => Number(await (await fetch(`${base}/attempts/${encodeURIComponent(key)}`)).text()),
+  };
 });
 
 console.log(JSON.stringify({ transcripts: transcripts.length, results: await run() }));

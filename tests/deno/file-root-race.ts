@@ -16,7 +16,8 @@ const encode = (text: string) => new TextEncoder().encode(text);
 const outcome = (promise: Promise<Uint8Array | undefined | void>) =>
   promise.then(
     (bytes) => (bytes === undefined ? 'done' : new TextDecoder().decode(bytes)),
-    (error: { code?: string; details?: { reason?: string } }) => `${error.code ?? String(error)}${error.details?.reason !== undefined ? `:${error.details.reason}` : ''}`,
+    (error: { code?: string; details?: { reason?: string } }) =>
+      `${error.code ?? String(error)}${error.details?.reason !== undefined ? `:${error.details.reason}` : ''}`,
   );
 const statics = {
   hardRead: await outcome(files.read('hard.txt', 100)),

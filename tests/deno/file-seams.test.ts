@@ -25,7 +25,9 @@ describe('seam scenarios in Deno (file system, permissions)', () => {
     directory = mkdtempSync(path.join(tmpdir(), 'tea-deno-files-'));
     // Bundled (as the Deno entry is): the engine's sources import package.json, which Deno loads only with an import attribute.
     script = path.join(directory, 'file-seams.js');
-    await esbuild.build(baseOptions({ entryPoints: [path.join(root, 'tests/deno/file-seams.ts')], platform: 'browser', outfile: script }));
+    await esbuild.build(
+      baseOptions({ entryPoints: [path.join(root, 'tests/deno/file-seams.ts')], platform: 'browser', outfile: script }),
+    );
     mkdirSync(path.join(directory, 'files'));
     mkdirSync(path.join(directory, 'readonly'));
     writeFileSync(path.join(directory, 'outside.txt'), 'secret');
@@ -38,10 +40,25 @@ describe('seam scenarios in Deno (file system, permissions)', () => {
   it('gives the same outcomes as on Node; links out and unpermitted writes are FORBIDDEN', async () => {
     const { stdout } = await promisify(execFile)(
       deno,
-      ['run', '--quiet', `--allow-read=${directory}`, `--allow-write=${path.join(directory, 'files')}`, script, path.join(directory, 'agents.json'), directory],
+      [
+        'run',
+        '--quiet',
+        `--allow-read=${directory}`,
+        `--allow-write=${path.join(directory, 'files')}`,
+        script,
+        path.join(directory, 'agents.json'),
+        directory,
+      ],
       { cwd: root, timeout: 120_000, env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' } },
     );
-    const result = JSON.parse(stdout.trim().split('\n').pop()!) as { outcomes: unknown; link: string; linkedFolder: string; readOnly: string; refused: string; warnings: string[] };
+    const result = JSON.parse(stdout.trim().split('\n').pop()!) as {
+      outcomes: unknown;
+      link: string;
+      linkedFolder: string;
+      readOnly: string;
+      refused: string;
+      warnings: string[];
+    };
     expect(result.outcomes).toEqual(await nodeOutcomes());
     expect(result.link).toBe('FORBIDDEN');
     expect(result.linkedFolder).toBe('FORBIDDEN');

@@ -26,8 +26,14 @@ const refused = (() => {
 })();
 const files = createDenoFileStore(Deno, `${directory}/files`, accepted);
 const outcomes = await runSeamScenarios(files, agents);
-const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (error: { code?: string }) => error.code ?? String(error));
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'ok',
+    (error: { code?: string }) => error.code ?? String(error),
+  );
 const link = await codeOf(files.read('link.txt', 100));
 const linkedFolder = await codeOf(files.write('outdir/new.txt', new TextEncoder().encode('x')));
-const readOnly = await codeOf(createDenoFileStore(Deno, `${directory}/readonly`, accepted).write('a.txt', new TextEncoder().encode('x')));
+const readOnly = await codeOf(
+  createDenoFileStore(Deno, `${directory}/readonly`, accepted).write('a.txt', new TextEncoder().encode('x')),
+);
 console.log(JSON.stringify({ outcomes, link, linkedFolder, readOnly, refused, warnings }));

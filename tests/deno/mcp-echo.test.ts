@@ -13,7 +13,13 @@ import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DENO_BINARY } from '../support/deno-binary.js';
-import { ECHO_REDACTED, ECHO_SECRET, echoOutcome, startEchoServers, type EchoServers } from '../support/mcp-echo-agent.js';
+import {
+  ECHO_REDACTED,
+  ECHO_SECRET,
+  echoOutcome,
+  startEchoServers,
+  type EchoServers,
+} from '../support/mcp-echo-agent.js';
 // @ts-expect-error plain ESM build helper without types
 import { baseOptions } from '../../build/shared.mjs';
 
@@ -26,7 +32,9 @@ describe('an MCP echo of a secret, in Deno', () => {
   beforeAll(async () => {
     directory = mkdtempSync(path.join(tmpdir(), 'tea-deno-mcp-echo-'));
     script = path.join(directory, 'mcp-echo.js');
-    await esbuild.build(baseOptions({ entryPoints: [path.join(root, 'tests/deno/mcp-echo.ts')], platform: 'browser', outfile: script }));
+    await esbuild.build(
+      baseOptions({ entryPoints: [path.join(root, 'tests/deno/mcp-echo.ts')], platform: 'browser', outfile: script }),
+    );
     servers = await startEchoServers();
   }, 60_000);
   afterAll(async () => {
@@ -35,13 +43,26 @@ describe('an MCP echo of a secret, in Deno', () => {
   });
 
   it('the next model request carries [REDACTED]; the model server never receives the secret or a prefix of it', async () => {
-    const { stdout } = await promisify(execFile)(DENO_BINARY, ['run', '--quiet', '--allow-net=127.0.0.1', script, servers.agent, ECHO_SECRET], {
-      cwd: root,
-      timeout: 120_000,
-      env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
+    const { stdout } = await promisify(execFile)(
+      DENO_BINARY,
+      ['run', '--quiet', '--allow-net=127.0.0.1', script, servers.agent, ECHO_SECRET],
+      {
+        cwd: root,
+        timeout: 120_000,
+        env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
+      },
+    );
+    const inDeno = JSON.parse(stdout.trim().split('\n').pop()!) as {
+      status: string;
+      error?: unknown;
+      secretInRun: boolean;
+      inDeno: boolean;
+    };
+    expect(inDeno, JSON.stringify(inDeno.error)).toMatchObject({
+      status: 'completed',
+      secretInRun: false,
+      inDeno: true,
     });
-    const inDeno = JSON.parse(stdout.trim().split('\n').pop()!) as { status: string; error?: unknown; secretInRun: boolean; inDeno: boolean };
-    expect(inDeno, JSON.stringify(inDeno.error)).toMatchObject({ status: 'completed', secretInRun: false, inDeno: true });
     expect(echoOutcome(servers)).toEqual(ECHO_REDACTED);
   }, 150_000);
 });

@@ -12,9 +12,20 @@ import { runAgent } from '../../src/graph/run-agent.js';
 declare const Deno: { args: string[] };
 
 const [agent, secret] = Deno.args as [string, string];
-const handle = runAgent(loadAgent(agent, { file: 'echo.yaml' }), { goal: 'look it up' }, { secrets: { demo_token: secret } });
+const handle = runAgent(
+  loadAgent(agent, { file: 'echo.yaml' }),
+  { goal: 'look it up' },
+  { secrets: { demo_token: secret } },
+);
 const events: unknown[] = [];
 for await (const event of handle) events.push(event);
 const result = await handle.result;
 const text = JSON.stringify({ result, events });
-console.log(JSON.stringify({ status: result.status, error: result.error, secretInRun: text.includes(secret), inDeno: typeof (globalThis as { Deno?: unknown }).Deno === 'object' }));
+console.log(
+  JSON.stringify({
+    status: result.status,
+    error: result.error,
+    secretInRun: text.includes(secret),
+    inDeno: typeof (globalThis as { Deno?: unknown }).Deno === 'object',
+  }),
+);

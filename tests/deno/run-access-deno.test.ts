@@ -18,7 +18,12 @@ let server: DenoServer;
 beforeAll(async () => {
   directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-deno-access-'));
   const bundle = await bundleDenoServer(directory);
-  server = await startDenoServer(bundle, { KV_PATH: path.join(directory, 'kv.sqlite'), API_TOKENS, AGENT_SECRETS: 'SEARCH_TOKEN', SEARCH_TOKEN: QUOTED_SECRET });
+  server = await startDenoServer(bundle, {
+    KV_PATH: path.join(directory, 'kv.sqlite'),
+    API_TOKENS,
+    AGENT_SECRETS: 'SEARCH_TOKEN',
+    SEARCH_TOKEN: QUOTED_SECRET,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -27,13 +32,17 @@ afterAll(async () => {
 });
 
 const send: Send = async (method, route, body, token) => {
-  const response = await fetch(`${server.url}${route}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body } : {}) });
+  const response = await fetch(`${server.url}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(body !== undefined ? { body } : {}),
+  });
   const text = await response.text();
   return { status: response.status, json: jsonOrUndefined(text), text };
 };
 
 describe('Deno host', () => {
-  it('a viewer cannot fork or resume an admin\'s run; forked state is held to input_schema; deep bodies are 400; a cut quote shows no part of a secret', async () => {
+  it("a viewer cannot fork or resume an admin's run; forked state is held to input_schema; deep bodies are 400; a cut quote shows no part of a secret", async () => {
     await attackForkAndResume(send);
     await attackDeepBodies(send);
     await attackQuotedSecret(send, 'viewer-token-5678');

@@ -59,7 +59,11 @@ export async function run(filter?: (name: string) => boolean): Promise<TestResul
       await entry.body();
       results.push({ name: entry.name, status: 'passed' });
     } catch (error) {
-      results.push({ name: entry.name, status: 'failed', error: error instanceof Error ? error.message : String(error) });
+      results.push({
+        name: entry.name,
+        status: 'failed',
+        error: error instanceof Error ? error.message : String(error),
+      });
     } finally {
       for (const hook of afterEachHooks) await hook();
     }
@@ -81,18 +85,27 @@ function equal(left: unknown, right: unknown): boolean {
   if (Object.is(left, right)) return true;
   if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
   if (Array.isArray(left) !== Array.isArray(right)) return false;
-  if (Array.isArray(left) && Array.isArray(right)) return left.length === right.length && left.every((item, index) => equal(item, right[index]));
-  if (left instanceof Date || right instanceof Date) return left instanceof Date && right instanceof Date && left.getTime() === right.getTime();
+  if (Array.isArray(left) && Array.isArray(right))
+    return left.length === right.length && left.every((item, index) => equal(item, right[index]));
+  if (left instanceof Date || right instanceof Date)
+    return left instanceof Date && right instanceof Date && left.getTime() === right.getTime();
   const leftKeys = Object.keys(left).filter((key) => (left as Record<string, unknown>)[key] !== undefined);
   const rightKeys = Object.keys(right).filter((key) => (right as Record<string, unknown>)[key] !== undefined);
   if (leftKeys.length !== rightKeys.length) return false;
-  return leftKeys.every((key) => equal((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]));
+  return leftKeys.every((key) =>
+    equal((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]),
+  );
 }
 
 function matches(actual: unknown, expected: unknown): boolean {
   if (typeof expected !== 'object' || expected === null) return Object.is(actual, expected);
   if (typeof actual !== 'object' || actual === null) return false;
-  if (Array.isArray(expected)) return Array.isArray(actual) && actual.length === expected.length && expected.every((item, index) => matches(actual[index], item));
+  if (Array.isArray(expected))
+    return (
+      Array.isArray(actual) &&
+      actual.length === expected.length &&
+      expected.every((item, index) => matches(actual[index], item))
+    );
   return Object.entries(expected).every(([key, value]) => matches((actual as Record<string, unknown>)[key], value));
 }
 
@@ -104,13 +117,18 @@ function assertion(actual: unknown, negate: boolean) {
     toBe: (expected: unknown) => check(Object.is(actual, expected), `to be ${show(expected)}`),
     toEqual: (expected: unknown) => check(equal(actual, expected), `to equal ${show(expected)}`),
     toMatchObject: (expected: unknown) => check(matches(actual, expected), `to match ${show(expected)}`),
-    toHaveLength: (length: number) => check((actual as { length?: number })?.length === length, `to have length ${length}`),
+    toHaveLength: (length: number) =>
+      check((actual as { length?: number })?.length === length, `to have length ${length}`),
     toBeUndefined: () => check(actual === undefined, 'to be undefined'),
     toBeDefined: () => check(actual !== undefined, 'to be defined'),
     toBeLessThanOrEqual: (limit: number) => check((actual as number) <= limit, `to be <= ${limit}`),
     toBeGreaterThanOrEqual: (limit: number) => check((actual as number) >= limit, `to be >= ${limit}`),
     toBeGreaterThan: (limit: number) => check((actual as number) > limit, `to be > ${limit}`),
-    toContain: (part: unknown) => check(typeof actual === 'string' ? actual.includes(part as string) : Array.isArray(actual) && actual.includes(part), `to contain ${show(part)}`),
+    toContain: (part: unknown) =>
+      check(
+        typeof actual === 'string' ? actual.includes(part as string) : Array.isArray(actual) && actual.includes(part),
+        `to contain ${show(part)}`,
+      ),
   };
 }
 

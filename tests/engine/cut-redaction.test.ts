@@ -19,12 +19,18 @@ const SECRET = 'ZQX9wK7vJ2mN4pR6tY8uH3gF5dS1aL0cE';
 
 function leakedPrefixes(text: string): string[] {
   const leaked: string[] = [];
-  for (let length = 2; length <= SECRET.length; length++) if (text.includes(SECRET.slice(0, length))) leaked.push(SECRET.slice(0, length));
+  for (let length = 2; length <= SECRET.length; length++)
+    if (text.includes(SECRET.slice(0, length))) leaked.push(SECRET.slice(0, length));
   return leaked;
 }
 
 /** Runs `yaml` with the secret at each padding from `from` to `to`; every run must fail or finish without a prefix of it. */
-async function straddle(yaml: string, from: number, to: number, options: Parameters<typeof runYaml>[2] = {}): Promise<void> {
+async function straddle(
+  yaml: string,
+  from: number,
+  to: number,
+  options: Parameters<typeof runYaml>[2] = {},
+): Promise<void> {
   let cuts = 0;
   for (let pad = from; pad <= to; pad++) {
     serverPad = pad;
@@ -62,22 +68,26 @@ afterAll(async () => {
 
 describe('a secret straddling each cut position', () => {
   it('a refused path (80)', async () => {
-    const yaml = 'name: p\nnodes:\n  - name: read\n    uses: file.read\n    with: { path: "{{ state.pad }}{{ secrets.K }}/../x" }\n';
+    const yaml =
+      'name: p\nnodes:\n  - name: read\n    uses: file.read\n    with: { path: "{{ state.pad }}{{ secrets.K }}/../x" }\n';
     await straddle(yaml, 0, 82, { files: createRootedFileStore(directory) });
   });
 
   it('a math.calculate expression (100)', async () => {
-    const yaml = 'name: m\nnodes:\n  - name: calc\n    uses: math.calculate\n    with: { expression: "{{ state.pad }}{{ secrets.K }} +" }\n';
+    const yaml =
+      'name: m\nnodes:\n  - name: calc\n    uses: math.calculate\n    with: { expression: "{{ state.pad }}{{ secrets.K }} +" }\n';
     await straddle(yaml, 20, 102);
   });
 
-  it("a template format argument (50)", async () => {
-    const yaml = "name: f\nnodes:\n  - name: fmt\n    uses: state.set\n    with: { x: \"{{ '%d' | format(state.pad ~ secrets.K) }}\" }\n";
+  it('a template format argument (50)', async () => {
+    const yaml =
+      'name: f\nnodes:\n  - name: fmt\n    uses: state.set\n    with: { x: "{{ \'%d\' | format(state.pad ~ secrets.K) }}" }\n';
     await straddle(yaml, 0, 52);
   });
 
   it('a rendered api_base (100)', async () => {
-    const yaml = 'name: a\nnodes:\n  - name: ask\n    uses: llm.call\n    with: { prompt: hi, api_base: "{{ state.pad }}{{ secrets.K }}" }\n';
+    const yaml =
+      'name: a\nnodes:\n  - name: ask\n    uses: llm.call\n    with: { prompt: hi, api_base: "{{ state.pad }}{{ secrets.K }}" }\n';
     await straddle(yaml, 20, 102);
   });
 
@@ -88,7 +98,14 @@ describe('a secret straddling each cut position', () => {
     it(label, async () => {
       mode = kind;
       const settings = {
-        llm: { provider: 'scripted', model: 'scripted', scripted: [JSON.stringify({ thought: 't', action: 'mcp.demo.lookup', action_input: { q: 'x' } }), JSON.stringify({ thought: 't', action: 'final_answer', action_input: { answer: 'done' } })] },
+        llm: {
+          provider: 'scripted',
+          model: 'scripted',
+          scripted: [
+            JSON.stringify({ thought: 't', action: 'mcp.demo.lookup', action_input: { q: 'x' } }),
+            JSON.stringify({ thought: 't', action: 'final_answer', action_input: { answer: 'done' } }),
+          ],
+        },
         http: { allow: [mcp.origin] },
         mcp: { servers: [{ name: 'demo', url: mcp.url, tools: ['lookup'] }] },
       };

@@ -22,7 +22,13 @@ describe('emit is typed by the event type', () => {
   it('accepts each type with its own fields and refuses other names (tsc)', () => {
     const { emit, seen } = recorder();
     emit('tool_result', { tool: 'calc', call_id: 'c1', status: 'ok', observation: '4', round: 1 });
-    emit('log', { source: 'model', message: 'retrying', attempt: 2, delay_ms: 100, error: { code: 'LLM_HTTP_503', message: 'busy' } });
+    emit('log', {
+      source: 'model',
+      message: 'retrying',
+      attempt: 2,
+      delay_ms: 100,
+      error: { code: 'LLM_HTTP_503', message: 'busy' },
+    });
     emit('node_end', { update: {}, duration_ms: 1 });
     // @ts-expect-error the observation is `observation`, not `result`
     emit('tool_result', { tool: 'calc', call_id: 'c1', status: 'ok', result: '4', round: 1 });
@@ -32,15 +38,29 @@ describe('emit is typed by the event type', () => {
     emit('node_end', { update: {}, duration: 1 });
     // @ts-expect-error one member of a union at a time: a ReAct step has no `round`
     emit('tool_start', { tool: 't', arguments: {}, call_id: 'c', step: 1, tier: 1, autonomous: true, round: 1 });
-    expect(seen.map((entry) => entry.type)).toEqual(['tool_result', 'log', 'node_end', 'tool_result', 'log', 'node_end', 'tool_start']);
+    expect(seen.map((entry) => entry.type)).toEqual([
+      'tool_result',
+      'log',
+      'node_end',
+      'tool_result',
+      'log',
+      'node_end',
+      'tool_start',
+    ]);
   });
 
   it('the compiler refuses a wrong field and accepts the right one (compiler API)', () => {
-    const good = diagnosticsOf(`emit('tool_result', { tool: 't', call_id: 'c', status: 'ok', observation: 'x', step: 1 });`);
+    const good = diagnosticsOf(
+      `emit('tool_result', { tool: 't', call_id: 'c', status: 'ok', observation: 'x', step: 1 });`,
+    );
     expect(good).toEqual([]);
-    const wrong = diagnosticsOf(`emit('tool_result', { tool: 't', call_id: 'c', success: true, result: 'x', step: 1 });`);
+    const wrong = diagnosticsOf(
+      `emit('tool_result', { tool: 't', call_id: 'c', success: true, result: 'x', step: 1 });`,
+    );
     expect(wrong.join('\n')).toMatch(/success|result/);
-    const wrongType = diagnosticsOf(`emit('tool_result', { tool: 't', call_id: 'c', status: 'fine', observation: 'x', step: 1 });`);
+    const wrongType = diagnosticsOf(
+      `emit('tool_result', { tool: 't', call_id: 'c', status: 'fine', observation: 'x', step: 1 });`,
+    );
     expect(wrongType.length).toBeGreaterThan(0);
   });
 });
@@ -54,7 +74,7 @@ describe('docs/execution-model.md event table', () => {
     expect([...fields.keys()].sort()).toEqual([...EVENT_TYPES].sort());
   });
 
-  it.each([...EVENT_TYPES])('%s: the documented fields are the type\'s fields, optional ones marked ?', (type) => {
+  it.each([...EVENT_TYPES])("%s: the documented fields are the type's fields, optional ones marked ?", (type) => {
     expect(rows.get(type)).toEqual(fields.get(type));
   });
 });
@@ -104,11 +124,23 @@ function diagnosticsOf(body: string): string[] {
   const getSourceFile = host.getSourceFile.bind(host);
   host.readFile = (name) => (name === file ? source : readFile(name));
   host.fileExists = (name) => name === file || fileExists(name);
-  host.getSourceFile = (name, version, onError) => (name === file ? ts.createSourceFile(name, source, version) : getSourceFile(name, version, onError));
+  host.getSourceFile = (name, version, onError) =>
+    name === file ? ts.createSourceFile(name, source, version) : getSourceFile(name, version, onError);
   const program = ts.createProgram([file], options, host);
-  return ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
 }
 
 function compilerOptions(): ts.CompilerOptions {
-  return { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, types: [], lib: ['lib.es2022.d.ts', 'lib.webworker.d.ts'], skipLibCheck: true };
+  return {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    types: [],
+    lib: ['lib.es2022.d.ts', 'lib.webworker.d.ts'],
+    skipLibCheck: true,
+  };
 }

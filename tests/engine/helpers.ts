@@ -5,7 +5,11 @@ import type { RunOptions, RunResult, ResumeInput } from '../../src/graph/run-typ
 import type { AgentEvent } from '../../src/core/events.js';
 import { AgentError } from '../../src/core/agent-error.js';
 
-export async function runYaml(yaml: string, input: Record<string, unknown> = {}, options: RunOptions = {}): Promise<{ result: RunResult; events: AgentEvent[] }> {
+export async function runYaml(
+  yaml: string,
+  input: Record<string, unknown> = {},
+  options: RunOptions = {},
+): Promise<{ result: RunResult; events: AgentEvent[] }> {
   const agent = loadAgent(yaml, { file: 'test.yaml' });
   const run = runAgent(agent, input, options);
   const events: AgentEvent[] = [];
@@ -13,7 +17,12 @@ export async function runYaml(yaml: string, input: Record<string, unknown> = {},
   return { result: await run.result, events };
 }
 
-export async function resumeYaml(yaml: string, runId: string, resume: ResumeInput, options: RunOptions): Promise<{ result: RunResult; events: AgentEvent[] }> {
+export async function resumeYaml(
+  yaml: string,
+  runId: string,
+  resume: ResumeInput,
+  options: RunOptions,
+): Promise<{ result: RunResult; events: AgentEvent[] }> {
   const agent = loadAgent(yaml, { file: 'test.yaml' });
   const run = resumeAgent(agent, runId, resume, options);
   const events: AgentEvent[] = [];

@@ -27,7 +27,9 @@ describe('agent files that must not load', () => {
   });
 
   it('unknown target in a goto rule list', () => {
-    const error = loadError('nodes:\n  - name: a\n    goto:\n      - if: "state.x"\n        to: nope\n      - to: __end__\n');
+    const error = loadError(
+      'nodes:\n  - name: a\n    goto:\n      - if: "state.x"\n        to: nope\n      - to: __end__\n',
+    );
     expect(error.code).toBe('INVALID_AGENT');
     expect(error.location.line).toBe(5);
   });
@@ -51,7 +53,9 @@ describe('agent files that must not load', () => {
   });
 
   it('code that is plainly Python is refused as such', () => {
-    const error = loadError('nodes:\n  - name: a\n    run: |\n      import json\n      def f(x):\n          return x\n      return {"x": f(state["y"])}\n');
+    const error = loadError(
+      'nodes:\n  - name: a\n    run: |\n      import json\n      def f(x):\n          return x\n      return {"x": f(state["y"])}\n',
+    );
     expect(error.code).toBe('UNSUPPORTED_LANGUAGE');
     expect(error.message).toMatch(/Lua/);
   });
@@ -65,14 +69,17 @@ describe('agent files that must not load', () => {
   });
 
   it('an alias is refused, so an alias bomb cannot expand', () => {
-    const bomb = 'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nnodes:\n  - name: n\n';
+    const bomb =
+      'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nnodes:\n  - name: n\n';
     const error = loadError(bomb);
     expect(error.code).toBe('INVALID_AGENT');
     expect(error.message).toMatch(/alias/i);
   });
 
   it('10,000-deep nesting fails fast', () => {
-    const error = loadError('nodes:\n  - name: n\nvariables:\n  deep: ' + '['.repeat(10_000) + ']'.repeat(10_000) + '\n');
+    const error = loadError(
+      'nodes:\n  - name: n\nvariables:\n  deep: ' + '['.repeat(10_000) + ']'.repeat(10_000) + '\n',
+    );
     expect(error.code).toBe('INVALID_AGENT');
     expect(error.message).toMatch(/nests deeper/);
   });

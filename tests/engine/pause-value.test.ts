@@ -16,7 +16,8 @@ const asking: ActionDefinition = {
   name: 'test.ask',
   description: 'asks for a confirmation',
   run: (_params, context) => {
-    if (context.resume !== undefined) return { approved: context.resume.approval?.approved === true, saved: context.resume.resume_data?.['n'] ?? null };
+    if (context.resume !== undefined)
+      return { approved: context.resume.approval?.approved === true, saved: context.resume.resume_data?.['n'] ?? null };
     return context.requestConfirmation({ tool: 'send', arguments: { to: 'x' }, call_id: 'c1', resume_data: { n: 7 } });
   },
 };
@@ -45,13 +46,26 @@ async function collect(run: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
 
 describe('pause as a value', () => {
   it('a returned PauseRequest pauses the run before the node, with a confirmation_request event; resume re-runs the node with the answer', async () => {
-    const agent = loadAgent('name: p\nnodes:\n  - name: ask\n    uses: test.ask\n    output: answer\n', { file: 'p.yaml', registry: registry() });
+    const agent = loadAgent('name: p\nnodes:\n  - name: ask\n    uses: test.ask\n    output: answer\n', {
+      file: 'p.yaml',
+      registry: registry(),
+    });
     const stores = createMemoryStores();
     const run = runAgent(agent, {}, stores);
     const events = await collect(run);
     const first = await run.result;
-    expect(first).toMatchObject({ status: 'interrupted', stop_reason: 'confirmation', interrupt: { kind: 'tool_confirmation', node: 'ask', tool: 'send', call_id: 'c1' } });
-    expect(events.map((event) => event.type)).toEqual(['run_start', 'node_start', 'confirmation_request', 'interrupt', 'done']);
+    expect(first).toMatchObject({
+      status: 'interrupted',
+      stop_reason: 'confirmation',
+      interrupt: { kind: 'tool_confirmation', node: 'ask', tool: 'send', call_id: 'c1' },
+    });
+    expect(events.map((event) => event.type)).toEqual([
+      'run_start',
+      'node_start',
+      'confirmation_request',
+      'interrupt',
+      'done',
+    ]);
     const checkpoint = await stores.checkpointStore.loadLatest(first.run_id);
     expect(checkpoint?.resume_data).toEqual({ n: 7 });
 
@@ -60,17 +74,27 @@ describe('pause as a value', () => {
   });
 
   it('an object shaped like a pause request is plain data', async () => {
-    const agent = loadAgent('name: p\nnodes:\n  - name: look\n    uses: test.lookalike\n', { file: 'p.yaml', registry: registry() });
+    const agent = loadAgent('name: p\nnodes:\n  - name: look\n    uses: test.lookalike\n', {
+      file: 'p.yaml',
+      registry: registry(),
+    });
     const result = await runAgent(agent, {}, createMemoryStores()).result;
     expect(result.status).toBe('completed');
     expect(result.state['kind']).toBe('pause_request');
   });
 
   it('an action called by another action cannot pause the run: ACTION_FAILED naming it', async () => {
-    const agent = loadAgent('name: p\nnodes:\n  - name: nest\n    uses: test.nest\n', { file: 'p.yaml', registry: registry() });
+    const agent = loadAgent('name: p\nnodes:\n  - name: nest\n    uses: test.nest\n', {
+      file: 'p.yaml',
+      registry: registry(),
+    });
     const result = await runAgent(agent, {}, createMemoryStores()).result;
     expect(result.status).toBe('failed');
-    expect(result.error).toMatchObject({ code: 'ACTION_FAILED', node: 'nest', message: expect.stringContaining("action 'test.ask' asked for a confirmation") });
+    expect(result.error).toMatchObject({
+      code: 'ACTION_FAILED',
+      node: 'nest',
+      message: expect.stringContaining("action 'test.ask' asked for a confirmation"),
+    });
   });
 
   it('a pause inside a parallel branch fails that branch instead of pausing half a fan-out', async () => {
@@ -99,7 +123,14 @@ edges:
     const agent = loadAgent(yaml, { file: 'p.yaml', registry: registry() });
     const result = await runAgent(agent, {}, createMemoryStores()).result;
     expect(result.status).toBe('completed');
-    const branches = result.state['parallel_results'] as Array<{ branch: string; success: boolean; error: { code: string } | null }>;
-    expect(branches.find((branch) => branch.branch === 'ask')).toMatchObject({ success: false, error: { code: 'ACTION_FAILED' } });
+    const branches = result.state['parallel_results'] as Array<{
+      branch: string;
+      success: boolean;
+      error: { code: string } | null;
+    }>;
+    expect(branches.find((branch) => branch.branch === 'ask')).toMatchObject({
+      success: false,
+      error: { code: 'ACTION_FAILED' },
+    });
   });
 });

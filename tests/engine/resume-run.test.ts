@@ -9,7 +9,8 @@ import { findResumable, resumeRun } from '../../src/graph/resume-run.js';
 import { runAgent } from '../../src/graph/run-agent.js';
 import { createMemoryStores } from '../../src/storage/memory-store.js';
 
-const PAUSING = 'name: pausing\nconfig:\n  interrupt_before: [two]\nnodes:\n  - name: one\n    run: "return { a = 1 }"\n  - name: two\n    run: "return { b = 2 }"\n';
+const PAUSING =
+  'name: pausing\nconfig:\n  interrupt_before: [two]\nnodes:\n  - name: one\n    run: "return { a = 1 }"\n  - name: two\n    run: "return { b = 2 }"\n';
 const PLAIN = 'name: plain\nnodes:\n  - name: one\n    run: "return { a = 1 }"\n';
 
 async function rejection(promise: Promise<unknown>): Promise<AgentError> {
@@ -40,7 +41,12 @@ describe('resume in one place', () => {
     const missing = await rejection(resumeRun(() => undefined, paused.run_id, {}, stores));
     expect(missing).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining("agent 'pausing'") });
     const asked: string[] = [];
-    const run = await resumeRun((name) => (asked.push(name), pausing), paused.run_id, { state_update: { c: 3 } }, stores);
+    const run = await resumeRun(
+      (name) => (asked.push(name), pausing),
+      paused.run_id,
+      { state_update: { c: 3 } },
+      stores,
+    );
     expect(await run.result).toMatchObject({ status: 'completed', state: { a: 1, b: 2, c: 3 } });
     expect(asked).toEqual(['pausing']);
     // The checkpoint was claimed and the run finished: a second resume has nothing to continue.

@@ -39,13 +39,22 @@ describe('max_duration_ms aborts the run signal', () => {
     const { result, events } = await run(httpAgent('max_duration_ms: 1500', ', timeout: 60'), stores);
     expect(result.status).toBe('failed');
     expect(result.stop_reason).toBe('max_duration_ms');
-    expect(result.error).toMatchObject({ code: 'BUDGET_EXCEEDED', node: 'ask', details: { budget: 'max_duration_ms' } });
+    expect(result.error).toMatchObject({
+      code: 'BUDGET_EXCEEDED',
+      node: 'ask',
+      details: { budget: 'max_duration_ms' },
+    });
     const done = events.at(-1)!;
     expect(done.type).toBe('done');
-    expect(done.data).toMatchObject({ status: 'failed', stop_reason: 'max_duration_ms', error: { code: 'BUDGET_EXCEEDED' } });
+    expect(done.data).toMatchObject({
+      status: 'failed',
+      stop_reason: 'max_duration_ms',
+      error: { code: 'BUDGET_EXCEEDED' },
+    });
     expect((await stores.traceStore.getRun(result.run_id))?.status).toBe('failed');
     // The request was cut, not waited out.
-    for (let tries = 0; tries < 1000 && !server.chatRequests[0]?.aborted; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let tries = 0; tries < 1000 && !server.chatRequests[0]?.aborted; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     expect(server.chatRequests[0]?.aborted).toBe(true);
   });
 
@@ -80,7 +89,11 @@ describe('max_llm_calls', () => {
     expect(result.stop_reason).toBe('max_llm_calls');
     expect(result.error?.details).toMatchObject({ budget: 'max_llm_calls' });
     expect(events.filter((event) => event.type === 'llm_request')).toHaveLength(BUDGET_DEFAULTS.max_llm_calls);
-    expect(events.at(-1)!.data).toMatchObject({ status: 'failed', stop_reason: 'max_llm_calls', error: { details: { budget: 'max_llm_calls' } } });
+    expect(events.at(-1)!.data).toMatchObject({
+      status: 'failed',
+      stop_reason: 'max_llm_calls',
+      error: { details: { budget: 'max_llm_calls' } },
+    });
   });
 
   it('settings.limits sets it; the operator override replaces both; host limits stay ceilings', async () => {
@@ -93,13 +106,20 @@ describe('max_llm_calls', () => {
   });
 
   it('resolveLimits caps every value at its ceiling and ignores non-finite numbers', () => {
-    expect(resolveLimits({ max_steps: 10 ** 9, max_llm_calls: Infinity }, {}, { max_tokens: 1e300 })).toEqual({ max_steps: 100_000, max_llm_calls: 100, max_tokens: 100_000_000, max_write_bytes: 16 * 1024 * 1024 });
+    expect(resolveLimits({ max_steps: 10 ** 9, max_llm_calls: Infinity }, {}, { max_tokens: 1e300 })).toEqual({
+      max_steps: 100_000,
+      max_llm_calls: 100,
+      max_tokens: 100_000_000,
+      max_write_bytes: 16 * 1024 * 1024,
+    });
   });
 });
 
 describe('every failure is a failed run with a done event', () => {
   it('a settings.llm template that cannot render fails the run instead of throwing from runAgent', async () => {
-    const { result, events } = await run('settings:\n  llm: { model: "{{ none.x.y() }}" }\nnodes:\n  - { name: a, run: "return {}" }\n');
+    const { result, events } = await run(
+      'settings:\n  llm: { model: "{{ none.x.y() }}" }\nnodes:\n  - { name: a, run: "return {}" }\n',
+    );
     expect(result.status).toBe('failed');
     expect(events.at(-1)!.type).toBe('done');
   });
@@ -116,7 +136,8 @@ describe('every failure is a failed run with a done event', () => {
 });
 
 describe('resume failures', () => {
-  const paused = 'name: resumable\nconfig:\n  interrupt_after: [a]\nnodes:\n  - name: a\n    run: "return { n = 1 }"\n    goto:\n      - if: "none.x.y()"\n        to: b\n      - to: b\n  - { name: b, run: "return { done = true }" }\n';
+  const paused =
+    'name: resumable\nconfig:\n  interrupt_after: [a]\nnodes:\n  - name: a\n    run: "return { n = 1 }"\n    goto:\n      - if: "none.x.y()"\n        to: b\n      - to: b\n  - { name: b, run: "return { done = true }" }\n';
 
   it('a route that fails after the claim ends in a failed run with its done event and record', async () => {
     const stores = createMemoryStores();
@@ -134,11 +155,16 @@ describe('resume failures', () => {
   it('an agent edited since the pause is refused before the claim, so the run stays resumable', async () => {
     const stores = createMemoryStores();
     const first = await run(paused, stores);
-    const edited = loadAgent(paused.replace(/name: a\n/, 'name: renamed\n').replace('interrupt_after: [a]', 'interrupt_after: [renamed]'), { file: 'budget.yaml' });
+    const edited = loadAgent(
+      paused.replace(/name: a\n/, 'name: renamed\n').replace('interrupt_after: [a]', 'interrupt_after: [renamed]'),
+      { file: 'budget.yaml' },
+    );
     const refused = await resumeAgent(edited, first.result.run_id, {}, stores).result;
     expect(refused.error?.code).toBe('CONFLICT');
     expect(await stores.checkpointStore.loadLatest(first.result.run_id)).toBeDefined();
     const fixed = paused.replace('if: "none.x.y()"', 'if: "true"');
-    expect((await resumeAgent(loadAgent(fixed, { file: 'budget.yaml' }), first.result.run_id, {}, stores).result).status).toBe('completed');
+    expect(
+      (await resumeAgent(loadAgent(fixed, { file: 'budget.yaml' }), first.result.run_id, {}, stores).result).status,
+    ).toBe('completed');
   });
 });

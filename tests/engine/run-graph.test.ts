@@ -22,7 +22,14 @@ describe('graph execution', () => {
     expect(result.status).toBe('completed');
     expect(result.stop_reason).toBe('completed');
     expect(result.state).toEqual({ start: true, a: 1, b: 2, nested: { y: 2 } });
-    expect(events.map((event) => event.type)).toEqual(['run_start', 'node_start', 'node_end', 'node_start', 'node_end', 'done']);
+    expect(events.map((event) => event.type)).toEqual([
+      'run_start',
+      'node_start',
+      'node_end',
+      'node_start',
+      'node_end',
+      'done',
+    ]);
     expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6]);
     for (const event of events) expect(event.ts).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(events[0]!.data).toMatchObject({ agent: 'test', input: { start: true } });
@@ -69,7 +76,8 @@ describe('graph execution', () => {
   });
 
   it("TEA truthiness: the string 'false' is false in a goto rule", async () => {
-    const { result } = await runYaml(`nodes:
+    const { result } = await runYaml(
+      `nodes:
   - name: a
     goto:
       - if: "{{ state.flag }}"
@@ -80,17 +88,22 @@ describe('graph execution', () => {
     goto: __end__
   - name: no
     run: return { went = 'no' }
-`, { flag: 'false' });
+`,
+      { flag: 'false' },
+    );
     expect(result.state.went).toBe('no');
   });
 
   it('no goto rule matching is NO_ROUTE naming the expressions tried', async () => {
-    const { result } = await runYaml(`nodes:
+    const { result } = await runYaml(
+      `nodes:
   - name: a
     goto:
       - if: "state.x == 1"
         to: __end__
-`, { x: 2 });
+`,
+      { x: 2 },
+    );
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('NO_ROUTE');
     expect(result.error?.node).toBe('a');
@@ -98,7 +111,8 @@ describe('graph execution', () => {
   });
 
   it('legacy edges with when, __start__ and __end__', async () => {
-    const { result } = await runYaml(`nodes:
+    const { result } = await runYaml(
+      `nodes:
   - name: classify
     run: return { kind = state.n > 5 and 'big' or 'small' }
   - name: big
@@ -118,7 +132,9 @@ edges:
     to: __end__
   - from: small
     to: __end__
-`, { n: 9 });
+`,
+      { n: 9 },
+    );
     expect(result.state.label).toBe('BIG');
   });
 
@@ -237,7 +253,8 @@ edges:
   });
 
   it('input_schema refuses bad input before any node', async () => {
-    const { result, events } = await runYaml(`input_schema:
+    const { result, events } = await runYaml(
+      `input_schema:
   type: object
   required: [topic]
   properties:
@@ -245,7 +262,9 @@ edges:
 nodes:
   - name: a
     run: return { ran = true }
-`, { topic: 3 });
+`,
+      { topic: 3 },
+    );
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('INPUT_INVALID');
     expect(events.some((event) => event.type === 'node_start')).toBe(false);
@@ -272,7 +291,9 @@ nodes:
   it('hostile Lua ends in a typed error and the process keeps serving', async () => {
     const loop = await runYaml('nodes:\n  - name: spin\n    run: |\n      while true do end\n');
     expect(loop.result.error?.code).toBe('LUA_BUDGET');
-    const pcallLoop = await runYaml('nodes:\n  - name: spin\n    run: |\n      while true do pcall(function() while true do end end) end\n');
+    const pcallLoop = await runYaml(
+      'nodes:\n  - name: spin\n    run: |\n      while true do pcall(function() while true do end end) end\n',
+    );
     expect(pcallLoop.result.error?.code).toBe('LUA_BUDGET');
     const io = await runYaml('nodes:\n  - name: esc\n    run: |\n      return { x = io.open("/etc/passwd") }\n');
     expect(io.result.error?.code).toBe('LUA_ERROR');
@@ -309,12 +330,15 @@ nodes:
   });
 
   it("TEA's actions.<ns>_<name> aliases resolve", async () => {
-    const { result } = await runYaml('nodes:\n  - name: p\n    uses: actions.json_parse\n    with:\n      text: "[1]"\n');
+    const { result } = await runYaml(
+      'nodes:\n  - name: p\n    uses: actions.json_parse\n    with:\n      text: "[1]"\n',
+    );
     expect(result.state.data).toEqual([1]);
   });
 
   it('validate.schema with $ref to schemas declared in the agent', async () => {
-    const { result } = await runYaml(`schemas:
+    const { result } = await runYaml(
+      `schemas:
   person:
     type: object
     required: [name]
@@ -325,7 +349,9 @@ nodes:
       data: "{{ state.p }}"
       schema:
         $ref: person
-`, { p: { age: 3 } });
+`,
+      { p: { age: 3 } },
+    );
     expect(result.state.valid).toBe(false);
   });
 });
@@ -391,10 +417,18 @@ nodes:
     const second = await resumeYaml(agent, first.result.run_id, { checkpoint_id: pause }, stores);
     expect(second.result.status).toBe('interrupted');
     const late = await resumeYaml(agent, first.result.run_id, { checkpoint_id: pause }, stores);
-    expect(late.result.error).toMatchObject({ code: 'CONFLICT', details: { checkpoint_id: pause, latest_checkpoint_id: second.result.interrupt!.checkpoint_id } });
+    expect(late.result.error).toMatchObject({
+      code: 'CONFLICT',
+      details: { checkpoint_id: pause, latest_checkpoint_id: second.result.interrupt!.checkpoint_id },
+    });
     const stored = await stores.traceStore.readEvents(first.result.run_id);
     expect(stored.filter((event) => event.type === 'done')).toHaveLength(2);
-    const next = await resumeYaml(agent, first.result.run_id, { checkpoint_id: second.result.interrupt!.checkpoint_id }, stores);
+    const next = await resumeYaml(
+      agent,
+      first.result.run_id,
+      { checkpoint_id: second.result.interrupt!.checkpoint_id },
+      stores,
+    );
     expect(next.result.status).not.toBe('failed');
   });
 
@@ -406,7 +440,11 @@ nodes:
         throw new Error('disk full');
       },
     };
-    const { result, events } = await runYaml('nodes:\n  - name: a\n', {}, { traceStore: failing, checkpointStore: stores.checkpointStore });
+    const { result, events } = await runYaml(
+      'nodes:\n  - name: a\n',
+      {},
+      { traceStore: failing, checkpointStore: stores.checkpointStore },
+    );
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('STORAGE_ERROR');
     // The last event a host sees says so too (a frozen copy of `done`; the result stays the caller's).
@@ -420,13 +458,21 @@ nodes:
 
   it('a state too large for an event is summarised inside done and node_end: status, stop reason and duration stay', async () => {
     const stores = createMemoryStores();
-    const { result, events } = await runYaml('nodes:\n  - name: grow\n    run: |\n      local t = {}\n      for i = 1, 6000 do t[i] = { i = i, ok = true } end\n      return { big = t }\n', {}, stores);
+    const { result, events } = await runYaml(
+      'nodes:\n  - name: grow\n    run: |\n      local t = {}\n      for i = 1, 6000 do t[i] = { i = i, ok = true } end\n      return { big = t }\n',
+      {},
+      stores,
+    );
     expect(result.status).toBe('completed');
     expect((result.state.big as unknown[]).length).toBe(6000);
     const stored = await stores.traceStore.readEvents(result.run_id);
     for (const list of [events, stored]) {
       const done = list.find((event) => event.type === 'done')!;
-      expect(done.data).toMatchObject({ status: 'completed', stop_reason: 'completed', state: { truncated: true, original_bytes: JSON.stringify(result.state).length } });
+      expect(done.data).toMatchObject({
+        status: 'completed',
+        stop_reason: 'completed',
+        state: { truncated: true, original_bytes: JSON.stringify(result.state).length },
+      });
       const nodeEnd = list.find((event) => event.type === 'node_end')!;
       expect(nodeEnd.data).toMatchObject({ update: { truncated: true }, duration_ms: expect.any(Number) });
     }
@@ -439,7 +485,11 @@ nodes:
       for (let index = 0; index < extra; index++) big.push({ added: index });
     };
     const registry = createActionRegistry([
-      { name: 'test.grow_later', description: 'grows state.big in place', run: (_params, context) => (grow(3000)(context), {}) },
+      {
+        name: 'test.grow_later',
+        description: 'grows state.big in place',
+        run: (_params, context) => (grow(3000)(context), {}),
+      },
       {
         name: 'test.make_then_grow_at_end',
         description: 'returns big, and grows it in place when the run ends',
@@ -462,27 +512,37 @@ nodes:
       expect(result.status).toBe('completed');
       const done = events.at(-1)!;
       expect(done.type).toBe('done');
-      expect(done.data).toMatchObject({ status: 'completed', state: { truncated: true, original_bytes: JSON.stringify(result.state).length } });
+      expect(done.data).toMatchObject({
+        status: 'completed',
+        state: { truncated: true, original_bytes: JSON.stringify(result.state).length },
+      });
     }
   });
 
   it('events are frozen values, the same objects in the trace and the stream (batches are sealed for the store)', async () => {
     const stores = createMemoryStores();
     const input = { nested: { list: [1, 2] } };
-    const { result, events } = await runYaml('nodes:\n  - name: a\n    run: |\n      return { out = { deep = { x = 1 } } }\n', input, stores);
+    const { result, events } = await runYaml(
+      'nodes:\n  - name: a\n    run: |\n      return { out = { deep = { x = 1 } } }\n',
+      input,
+      stores,
+    );
     expect(result.status).toBe('completed');
     for (const event of events) {
       expect(Object.isFrozen(event)).toBe(true);
       expect(Object.isFrozen(event.data)).toBe(true);
     }
     const batches: unknown[][] = [];
-    const watching = { ...stores.traceStore, appendEvents: async (_runId: string, batch: AgentEvent[]) => void batches.push(batch) };
+    const watching = {
+      ...stores.traceStore,
+      appendEvents: async (_runId: string, batch: AgentEvent[]) => void batches.push(batch),
+    };
     await runYaml('nodes:\n  - name: a\n', {}, { traceStore: watching });
     expect(batches.length).toBeGreaterThan(0);
     for (const batch of batches) expect(isSealedJson(batch)).toBe(true);
     const nodeEnd = events.find((event) => event.type === 'node_end')!;
     expect(() => {
-      ((nodeEnd.data as unknown as { update: { out: { deep: Record<string, unknown> } } }).update.out.deep).x = 2;
+      (nodeEnd.data as unknown as { update: { out: { deep: Record<string, unknown> } } }).update.out.deep.x = 2;
     }).toThrow(TypeError);
     // The input and the state stay the caller's: the events hold copies.
     input.nested.list.push(3);
@@ -499,7 +559,11 @@ nodes:
 describe('run budgets', () => {
   it('max_duration_ms is a stop reason', async () => {
     let clock = 0;
-    const { result } = await runYaml('settings:\n  limits:\n    max_duration_ms: 5\nnodes:\n  - name: a\n    goto: a\n', {}, { now: () => (clock += 1) });
+    const { result } = await runYaml(
+      'settings:\n  limits:\n    max_duration_ms: 5\nnodes:\n  - name: a\n    goto: a\n',
+      {},
+      { now: () => (clock += 1) },
+    );
     expect(result.stop_reason).toBe('max_duration_ms');
     expect(result.error?.code).toBe('BUDGET_EXCEEDED');
   });
@@ -508,7 +572,11 @@ describe('run budgets', () => {
 describe('trace caps', () => {
   it('a run past 10,000 events keeps a truncation notice, then only error and done', async () => {
     const stores = createMemoryStores();
-    const { result, events } = await runYaml('settings:\n  limits:\n    max_steps: 6000\nnodes:\n  - name: a\n    goto: a\n', {}, stores);
+    const { result, events } = await runYaml(
+      'settings:\n  limits:\n    max_steps: 6000\nnodes:\n  - name: a\n    goto: a\n',
+      {},
+      stores,
+    );
     expect(result.stop_reason).toBe('max_steps');
     expect(events.length).toBeGreaterThan(12_000);
     const stored = await stores.traceStore.readEvents(result.run_id);
@@ -609,16 +677,27 @@ describe('time travel lineage', () => {
   it("a forked run's records and checkpoints keep its parent through every pause, to its end", async () => {
     const { forkRun } = await import('../../worker/fork-run.js');
     const stores = createMemoryStores();
-    const yaml = 'name: chain\nnodes:\n  - name: a\n    run: return { a = 1 }\n  - name: b\n    interrupt: before\n    run: return { b = 2 }\n  - name: c\n    run: return { c = 3 }\n';
+    const yaml =
+      'name: chain\nnodes:\n  - name: a\n    run: return { a = 1 }\n  - name: b\n    interrupt: before\n    run: return { b = 2 }\n  - name: c\n    run: return { c = 3 }\n';
     const agent = (await import('../../src/load-agent-with-scripts.js')).loadAgent(yaml, { file: 'chain.yaml' });
     await forkRun(agent, stores, { run_id: 'child', parent_run_id: 'parent', node: 'a', state: { a: 10 } });
     const first = await resumeYaml(yaml, 'child', {}, stores);
     expect(first.result).toMatchObject({ status: 'interrupted', stop_reason: 'interrupt_before' });
-    expect(await stores.checkpointStore.loadLatest('child')).toMatchObject({ lineage: { parent_run_id: 'parent', forked_after: 'a' } });
-    expect(await stores.traceStore.getRun('child')).toMatchObject({ status: 'interrupted', parent_run_id: 'parent', forked_after: 'a' });
+    expect(await stores.checkpointStore.loadLatest('child')).toMatchObject({
+      lineage: { parent_run_id: 'parent', forked_after: 'a' },
+    });
+    expect(await stores.traceStore.getRun('child')).toMatchObject({
+      status: 'interrupted',
+      parent_run_id: 'parent',
+      forked_after: 'a',
+    });
     const second = await resumeYaml(yaml, 'child', {}, stores);
     expect(second.result).toMatchObject({ status: 'completed', state: { a: 10, b: 2, c: 3 } });
-    expect(await stores.traceStore.getRun('child')).toMatchObject({ status: 'completed', parent_run_id: 'parent', forked_after: 'a' });
+    expect(await stores.traceStore.getRun('child')).toMatchObject({
+      status: 'completed',
+      parent_run_id: 'parent',
+      forked_after: 'a',
+    });
     // A run that was not forked has no lineage fields.
     const plain = await runYaml(yaml, {}, stores);
     expect(await stores.traceStore.getRun(plain.result.run_id)).not.toHaveProperty('parent_run_id');

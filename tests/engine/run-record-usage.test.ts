@@ -12,7 +12,12 @@ import { createMemoryStores } from '../../src/storage/memory-store.js';
 /** Answers every call with the model it was asked for, 7 tokens each. */
 const echoModel: ModelProvider = {
   async generate(request) {
-    return { content: 'ok', model: request.model ?? 'default', usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 }, finish_reason: 'stop' };
+    return {
+      content: 'ok',
+      model: request.model ?? 'default',
+      usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+      finish_reason: 'stop',
+    };
   },
   // biome-ignore lint/correctness/useYield: never streamed in these tests
   async *stream() {
@@ -52,12 +57,20 @@ describe('run record: usage and models', () => {
     const options: RunOptions = { ...stores, llm: { providerFactory: () => echoModel } };
     const paused = await drain(runAgent(agent, {}, options));
     expect(paused.status).toBe('interrupted');
-    expect(await stores.traceStore.getRun(paused.run_id)).toMatchObject({ status: 'interrupted', usage: { llm_calls: 1, tokens: 7 }, models: ['small-model'] });
+    expect(await stores.traceStore.getRun(paused.run_id)).toMatchObject({
+      status: 'interrupted',
+      usage: { llm_calls: 1, tokens: 7 },
+      models: ['small-model'],
+    });
 
     const done = await drain(resumeAgent(agent, paused.run_id, {}, options));
     expect(done.status).toBe('completed');
     // The earlier segment's model is kept (from its record); each model is listed once.
-    expect(await stores.traceStore.getRun(paused.run_id)).toMatchObject({ status: 'completed', usage: { llm_calls: 3, tokens: 21 }, models: ['small-model', 'big-model'] });
+    expect(await stores.traceStore.getRun(paused.run_id)).toMatchObject({
+      status: 'completed',
+      usage: { llm_calls: 3, tokens: 21 },
+      models: ['small-model', 'big-model'],
+    });
   });
 
   it('a run without model calls records zero usage and no models', async () => {

@@ -12,8 +12,42 @@ import { sanitizedBytes } from '../../src/events/sanitized-size.js';
 import { seededRandom } from '../support/seeded-random.js';
 
 const SECRETS = ['sk-live-0123456789', 'tok"en\\x', 'pässwörd🚀', 'abcd'];
-const ODD_KEYS = ['', 'a', 'Authorization', 'x-api-key', 'API_KEY', 'Set-Cookie', 'constructor', 'prototype', 'toJSON', 'ké"y\n', '🚀', '\ud800', 'abcd', 'my-sk-live-0123456789-key', 'node', 'data', 'custom_secret'];
-const PIECES = ['plain', ' ', 'é', '🚀', '\ud800', '\udc00x', '"', '\\', '\n', '\u0001', '\u007f', 'Bearer abcdefghijk', 'Basic ', '…[truncated 12 bytes]', ...SECRETS];
+const ODD_KEYS = [
+  '',
+  'a',
+  'Authorization',
+  'x-api-key',
+  'API_KEY',
+  'Set-Cookie',
+  'constructor',
+  'prototype',
+  'toJSON',
+  'ké"y\n',
+  '🚀',
+  '\ud800',
+  'abcd',
+  'my-sk-live-0123456789-key',
+  'node',
+  'data',
+  'custom_secret',
+];
+const PIECES = [
+  'plain',
+  ' ',
+  'é',
+  '🚀',
+  '\ud800',
+  '\udc00x',
+  '"',
+  '\\',
+  '\n',
+  '\u0001',
+  '\u007f',
+  'Bearer abcdefghijk',
+  'Basic ',
+  '…[truncated 12 bytes]',
+  ...SECRETS,
+];
 
 function generator(seed: number) {
   const random = seededRandom(seed);
@@ -30,7 +64,8 @@ function generator(seed: number) {
       text,
       text,
       () => Math.floor(random() * 1e6) - 5e5,
-      () => pick([0, -0, 1.5, -2.25e-7, 1e21, 123456789012, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER]),
+      () =>
+        pick([0, -0, 1.5, -2.25e-7, 1e21, 123456789012, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER]),
       () => random() < 0.5,
       () => null,
       () => undefined,
@@ -72,7 +107,13 @@ function generator(seed: number) {
     for (let index = 0; index < count; index++) {
       const key = random() < 0.5 ? pick(ODD_KEYS) : `k${Math.floor(random() * 20)}`;
       const field = value(depth + 1, [...ancestors, record]);
-      if (random() < 0.05) Object.defineProperty(record, '__proto__', { value: field, enumerable: true, configurable: true, writable: true });
+      if (random() < 0.05)
+        Object.defineProperty(record, '__proto__', {
+          value: field,
+          enumerable: true,
+          configurable: true,
+          writable: true,
+        });
       else record[key] = field;
     }
     return record;
@@ -92,7 +133,7 @@ function generator(seed: number) {
 const bytesOf = (value: unknown): number => new TextEncoder().encode(JSON.stringify(value)).length;
 
 describe('the sanitising walk: the size it counts is the size of the copy it builds', () => {
-  it('for any value: sanitizedBytes equals the UTF-8 length of the copy\'s JSON, and both leave out the same values', () => {
+  it("for any value: sanitizedBytes equals the UTF-8 length of the copy's JSON, and both leave out the same values", () => {
     let measured = 0;
     for (let seed = 1; seed <= 1500; seed++) {
       const generate = generator(seed);
@@ -125,12 +166,33 @@ describe('the sanitising walk: the size it counts is the size of the copy it bui
     for (let seed = 1; seed <= 800; seed++) {
       const generate = generator(10_000 + seed);
       const data: Record<string, unknown> = { first: generate.value(), second: generate.value() };
-      if (generate.random() < 0.3) data.rows = Array.from({ length: 400 }, (_, index) => ({ index, ok: index % 3 === 0, nothing: null, note: generate.random() < 0.1 ? SECRETS[0] : 'x' }));
-      const event = { type: 'log', run_id: 'run-1', seq: seed, ts: '2026-01-01T00:00:00.000Z', node: 'n', data } as AgentEvent;
-      const options = { ...generate.options(), maxEventBytes: generate.random() < 0.5 ? 1024 + Math.floor(generate.random() * 8192) : 256 };
+      if (generate.random() < 0.3)
+        data.rows = Array.from({ length: 400 }, (_, index) => ({
+          index,
+          ok: index % 3 === 0,
+          nothing: null,
+          note: generate.random() < 0.1 ? SECRETS[0] : 'x',
+        }));
+      const event = {
+        type: 'log',
+        run_id: 'run-1',
+        seq: seed,
+        ts: '2026-01-01T00:00:00.000Z',
+        node: 'n',
+        data,
+      } as AgentEvent;
+      const options = {
+        ...generate.options(),
+        maxEventBytes: generate.random() < 0.5 ? 1024 + Math.floor(generate.random() * 8192) : 256,
+      };
       const exact = sanitizeEventWithSize(event, options);
       expect(exact.bytes, `seed ${seed}`).toBe(bytesOf(exact.event));
-      expect(exact.bytes, `seed ${seed}`).toBeLessThanOrEqual(Math.max(options.maxEventBytes, bytesOf({ ...exact.event, data: { truncated: true, original_bytes: 0, preview: '' } }) + 1100));
+      expect(exact.bytes, `seed ${seed}`).toBeLessThanOrEqual(
+        Math.max(
+          options.maxEventBytes,
+          bytesOf({ ...exact.event, data: { truncated: true, original_bytes: 0, preview: '' } }) + 1100,
+        ),
+      );
       const bound = sanitizeEventWithSize(event, options, false);
       expect(JSON.stringify(bound.event), `seed ${seed}`).toBe(JSON.stringify(exact.event));
       expect(bound.bytes, `seed ${seed}`).toBeGreaterThanOrEqual(exact.bytes);
@@ -138,7 +200,11 @@ describe('the sanitising walk: the size it counts is the size of the copy it bui
       const kept = exact.event.data as Record<string, unknown>;
       for (const key of Object.keys(kept)) {
         const field = kept[key] as { truncated?: boolean; original_bytes?: number } | undefined;
-        if (key in whole && field?.truncated === true && (whole[key] as { truncated?: unknown } | null)?.truncated !== true) {
+        if (
+          key in whole &&
+          field?.truncated === true &&
+          (whole[key] as { truncated?: unknown } | null)?.truncated !== true
+        ) {
           expect(field.original_bytes, `seed ${seed} field ${key}`).toBe(bytesOf(whole[key]));
           summarised++;
         }

@@ -41,14 +41,28 @@ describe('type: dynamic_parallel', () => {
     expect(result.status).toBe('completed');
     expect(result.state).toMatchObject({ summary: 'doc1=doc1#0,doc2=doc2#1,doc3=doc3#2', total_words: 6, same: 3 });
     const results = result.state.processed_documents as Array<Record<string, unknown>>;
-    expect(results.map((entry) => entry.branch)).toEqual(['process_documents[0]', 'process_documents[1]', 'process_documents[2]']);
-    expect(results[1]).toMatchObject({ success: true, error: null, doc_id: 'doc2', word_count: 1, doc_index: 1, state: { doc_id: 'doc2', doc_index: 1 } });
+    expect(results.map((entry) => entry.branch)).toEqual([
+      'process_documents[0]',
+      'process_documents[1]',
+      'process_documents[2]',
+    ]);
+    expect(results[1]).toMatchObject({
+      success: true,
+      error: null,
+      doc_id: 'doc2',
+      word_count: 1,
+      doc_index: 1,
+      state: { doc_id: 'doc2', doc_index: 1 },
+    });
     expect(result.state.parallel_results).toEqual(results);
-    expect(events.find((event) => event.type === 'log' && event.data.source === 'dynamic_parallel')?.data).toMatchObject({ total_branches: 3, successful: 3, failed: 0 });
+    expect(
+      events.find((event) => event.type === 'log' && event.data.source === 'dynamic_parallel')?.data,
+    ).toMatchObject({ total_branches: 3, successful: 3, failed: 0 });
   });
 
   it('action mode: the branch state is the action update plus the item and index (TEA Python)', async () => {
-    const { result } = await runYaml(`nodes:
+    const { result } = await runYaml(
+      `nodes:
   - name: fan
     type: dynamic_parallel
     items: ["a", "b"]
@@ -61,7 +75,9 @@ describe('type: dynamic_parallel', () => {
   - name: done
     run: |
       return { joined = state.parallel_results[1].parsed.data.upper .. state.parallel_results[2].parsed.data.upper }
-`, { big: 'x' });
+`,
+      { big: 'x' },
+    );
     expect(result.state.joined).toBe('AB');
     const first = (result.state.parallel_results as Array<Record<string, unknown>>)[0]!;
     expect(first.state).toEqual({ parsed: { data: { upper: 'A', at: 0 } }, item: 'a', index: 0 });
@@ -115,26 +131,40 @@ describe('type: dynamic_parallel', () => {
   });
 
   it.each([
-    ['subgraph mode', 'subgraph: ./analysis.yaml\n    input: { x: 1 }', '(dynamic_parallel subgraph mode) is not supported by tea-edge'],
+    [
+      'subgraph mode',
+      'subgraph: ./analysis.yaml\n    input: { x: 1 }',
+      '(dynamic_parallel subgraph mode) is not supported by tea-edge',
+    ],
     ['no branch body', '', 'exactly one of `action:` or `steps:`'],
-    ['both action and steps', 'action: { uses: json.parse, with: { text: "1" } }\n    steps:\n      - run: return {}', 'not both'],
+    [
+      'both action and steps',
+      'action: { uses: json.parse, with: { text: "1" } }\n    steps:\n      - run: return {}',
+      'not both',
+    ],
     ['max_concurrency above 64', 'max_concurrency: 65\n    steps:\n      - run: return {}', 'max_concurrency'],
     ['an unknown fan_in node', 'steps:\n      - run: return {}', "fan_in node 'collect' is not a node"],
   ])('refused at load with a position: %s', (_what, keys, says) => {
     const fanIn = says.includes("'collect'") ? 'collect' : 'done';
-    const error = loadError(`nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: "{{ state.xs }}"\n    fan_in: ${fanIn}\n    ${keys}\n  - name: done\n`);
+    const error = loadError(
+      `nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: "{{ state.xs }}"\n    fan_in: ${fanIn}\n    ${keys}\n  - name: done\n`,
+    );
     expect(error.message).toContain(says);
     expect(error.location).toMatchObject({ file: 'test.yaml', line: expect.any(Number), column: expect.any(Number) });
   });
 
   it('needs fan_in (as TEA does)', () => {
-    const error = loadError('nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: [1]\n    steps:\n      - run: return {}\n');
+    const error = loadError(
+      'nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: [1]\n    steps:\n      - run: return {}\n',
+    );
     expect(error.message).toContain('needs `fan_in: <node>`');
     expect(error.location.line).toBe(3);
   });
 
-  it('an action branch with an unknown parameter is refused with the parameter\'s position', () => {
-    const error = loadError('nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: [1]\n    fan_in: done\n    action:\n      uses: json.parse\n      with:\n        txt: "1"\n  - name: done\n');
+  it("an action branch with an unknown parameter is refused with the parameter's position", () => {
+    const error = loadError(
+      'nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: [1]\n    fan_in: done\n    action:\n      uses: json.parse\n      with:\n        txt: "1"\n  - name: done\n',
+    );
     expect(error.code).toBe('INVALID_PARAMS');
     expect(error.location.line).toBe(9);
   });
@@ -143,7 +173,10 @@ describe('type: dynamic_parallel', () => {
 describe("TEA's renderer hint", () => {
   it('_render_items on a node is accepted with a warning (it only feeds TEA graph drawings)', async () => {
     const { loadAgent } = await import('../../src/load-agent-with-scripts.js');
-    const agent = loadAgent('nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: "{{ state.xs }}"\n    fan_in: done\n    steps:\n      - run: return {}\n    _render_items: [a, b]\n  - name: done\n', { file: 'test.yaml' });
+    const agent = loadAgent(
+      'nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: "{{ state.xs }}"\n    fan_in: done\n    steps:\n      - run: return {}\n    _render_items: [a, b]\n  - name: done\n',
+      { file: 'test.yaml' },
+    );
     expect(agent.warnings.join('\n')).toContain('`_render_items`');
   });
 });

@@ -6,7 +6,9 @@ import { runAgent } from '../../src/graph/run-agent.js';
 import type { AgentEvent } from '../../src/core/events.js';
 
 async function runExample(name: string, input: Record<string, unknown> = {}) {
-  const agent = loadAgent(readFileSync(new URL(`../../examples/${name}.yaml`, import.meta.url), 'utf8'), { file: `${name}.yaml` });
+  const agent = loadAgent(readFileSync(new URL(`../../examples/${name}.yaml`, import.meta.url), 'utf8'), {
+    file: `${name}.yaml`,
+  });
   expect(agent.warnings).toEqual([]);
   const run = runAgent(agent, input);
   const events: AgentEvent[] = [];
@@ -22,7 +24,10 @@ describe('TEA graph examples on the scripted model', () => {
     const { result, events } = await runExample('tea-while-loop');
     expect(result.state).toMatchObject({ is_valid: true, attempts: 2, name: 'Ada Lovelace', born: 1815 });
     expect(events.filter((event) => event.type === 'llm_request')).toHaveLength(2);
-    expect(events.find((event) => event.type === 'log' && event.data.source === 'while_loop')?.data).toMatchObject({ iterations_completed: 2, exit_reason: 'condition_false' });
+    expect(events.find((event) => event.type === 'log' && event.data.source === 'while_loop')?.data).toMatchObject({
+      iterations_completed: 2,
+      exit_reason: 'condition_false',
+    });
   });
 
   it('tea-dynamic-parallel: one model call per topic, fan-in reads branch keys directly', async () => {
@@ -35,7 +40,10 @@ describe('TEA graph examples on the scripted model', () => {
   });
 
   it('tea-dynamic-parallel: branch model calls count against max_llm_calls', async () => {
-    const agent = loadAgent(readFileSync(new URL('../../examples/tea-dynamic-parallel.yaml', import.meta.url), 'utf8'), { file: 'x.yaml' });
+    const agent = loadAgent(
+      readFileSync(new URL('../../examples/tea-dynamic-parallel.yaml', import.meta.url), 'utf8'),
+      { file: 'x.yaml' },
+    );
     const run = runAgent(agent, {}, { limits: { max_llm_calls: 2 } });
     for await (const _event of run);
     const result = await run.result;
@@ -45,7 +53,10 @@ describe('TEA graph examples on the scripted model', () => {
   it.each([
     [{}, { queue: 'billing', refund: true }],
     [{ ticket: 'The app crashes on start' }, { queue: 'engineering' }],
-    [{ ticket: 'The app crashes on start', urgent: true }, { queue: 'engineering', paged: true }],
+    [
+      { ticket: 'The app crashes on start', urgent: true },
+      { queue: 'engineering', paged: true },
+    ],
     [{ ticket: 'Where is your office?' }, { queue: 'general' }],
   ])('tea-edge-conditions routes %j by the conditions', async (input, expected) => {
     const { result } = await runExample('tea-edge-conditions', input);

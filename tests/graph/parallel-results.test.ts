@@ -48,6 +48,8 @@ describe('parallel_results', () => {
     // The same JSON in the done event as in the result.
     const done = events.at(-1)!;
     expect(done.type).toBe('done');
-    expect(JSON.parse(JSON.stringify(done.type === 'done' ? done.data.state : undefined))).toEqual(JSON.parse(JSON.stringify(result.state)));
+    expect(JSON.parse(JSON.stringify(done.type === 'done' ? done.data.state : undefined))).toEqual(
+      JSON.parse(JSON.stringify(result.state)),
+    );
   });
 });

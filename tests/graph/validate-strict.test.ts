@@ -13,7 +13,9 @@ describe('tea-edge validate --strict', () => {
     expect(outcome.stderr).toContain('TEA follows only the first plain edge from __start__');
     const json = JSON.parse((await runCli(['validate', FILE, '--json'])).stdout);
     expect(json.ok).toBe(true);
-    expect(json.warnings.map((warning: { message: string }) => warning.message).join('\n')).toContain("node 'orphan' can never run");
+    expect(json.warnings.map((warning: { message: string }) => warning.message).join('\n')).toContain(
+      "node 'orphan' can never run",
+    );
   });
 
   it('--strict: each warning is an error with file:line:column, exit 2', async () => {
@@ -22,7 +24,9 @@ describe('tea-edge validate --strict', () => {
     expect(outcome.stdout).toBe('');
     const lines = outcome.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(new RegExp(`^${FILE}:14:5 INVALID_AGENT edge from __start__ to 'orphan' is never followed`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^${FILE}:14:5 INVALID_AGENT edge from __start__ to 'orphan' is never followed`),
+    );
     expect(lines[1]).toMatch(new RegExp(`^${FILE}:8:11 INVALID_AGENT node 'orphan' can never run`));
   });
 
@@ -31,7 +35,9 @@ describe('tea-edge validate --strict', () => {
     expect(outcome.code).toBe(2);
     const json = JSON.parse(outcome.stdout);
     expect(json.ok).toBe(false);
-    expect(json.errors).toContainEqual(expect.objectContaining({ file: FILE, line: 8, column: 11, code: 'INVALID_AGENT', node: 'orphan' }));
+    expect(json.errors).toContainEqual(
+      expect.objectContaining({ file: FILE, line: 8, column: 11, code: 'INVALID_AGENT', node: 'orphan' }),
+    );
     expect(json.warnings).toEqual([]);
   });
 

@@ -23,7 +23,8 @@ edges:
     to: __end__
 `;
 
-const exitOf = (events: Array<{ type: string; data: Record<string, unknown> }>) => events.find((event) => event.type === 'log' && event.data.source === 'while_loop')?.data;
+const exitOf = (events: Array<{ type: string; data: Record<string, unknown> }>) =>
+  events.find((event) => event.type === 'log' && event.data.source === 'while_loop')?.data;
 
 describe('type: while_loop', () => {
   it("iterations take the host's turns (RunOptions.breathe) when the host shares one with its runs", async () => {
@@ -43,7 +44,10 @@ describe('type: while_loop', () => {
   });
 
   it('reaching max_iterations ends the loop normally with exit reason max_iterations_reached (TEA Python)', async () => {
-    const { result, events } = await runYaml(PARITY.replace('max_iterations: 10', 'max_iterations: 3'), { count: 0, sum: 0 });
+    const { result, events } = await runYaml(PARITY.replace('max_iterations: 10', 'max_iterations: 3'), {
+      count: 0,
+      sum: 0,
+    });
     expect(result.status).toBe('completed');
     expect(result.state).toEqual({ count: 3, sum: 6 });
     expect(exitOf(events)).toMatchObject({ iterations_completed: 3, exit_reason: 'max_iterations_reached' });
@@ -81,7 +85,11 @@ describe('type: while_loop', () => {
   });
 
   it('every body node run counts against max_steps, so a loop cannot outrun the budget', async () => {
-    const { result } = await runYaml(PARITY.replace('max_iterations: 10', 'max_iterations: 1000').replace('state.count < 5', 'true'), { count: 0, sum: 0 }, { limits: { max_steps: 20 } });
+    const { result } = await runYaml(
+      PARITY.replace('max_iterations: 10', 'max_iterations: 1000').replace('state.count < 5', 'true'),
+      { count: 0, sum: 0 },
+      { limits: { max_steps: 20 } },
+    );
     expect(result.status).toBe('failed');
     expect(result.stop_reason).toBe('max_steps');
   });
@@ -106,10 +114,22 @@ describe('type: while_loop', () => {
 
   it.each([
     ['max_iterations missing', 'condition: "true"\n    body:\n      - run: return {}', 'needs `max_iterations`'],
-    ['max_iterations above 1000', 'condition: "true"\n    max_iterations: 1001\n    body:\n      - run: return {}', 'max_iterations'],
-    ['max_iterations 0', 'condition: "true"\n    max_iterations: 0\n    body:\n      - run: return {}', 'max_iterations'],
+    [
+      'max_iterations above 1000',
+      'condition: "true"\n    max_iterations: 1001\n    body:\n      - run: return {}',
+      'max_iterations',
+    ],
+    [
+      'max_iterations 0',
+      'condition: "true"\n    max_iterations: 0\n    body:\n      - run: return {}',
+      'max_iterations',
+    ],
     ['body missing', 'condition: "true"\n    max_iterations: 3', 'needs `body`'],
-    ['a plain body key on the loop', 'condition: "true"\n    max_iterations: 3\n    run: return {}\n    body:\n      - run: return {}', '`run` is not a key of a `type: while_loop` node'],
+    [
+      'a plain body key on the loop',
+      'condition: "true"\n    max_iterations: 3\n    run: return {}\n    body:\n      - run: return {}',
+      '`run` is not a key of a `type: while_loop` node',
+    ],
   ])('refused at load with a position: %s', (_what, keys, says) => {
     const error = loadError(`nodes:\n  - name: loop\n    type: while_loop\n    ${keys}\n`);
     expect(error.code).toBe('INVALID_AGENT');
@@ -119,7 +139,9 @@ describe('type: while_loop', () => {
   });
 
   it('a nested while_loop is refused (TEA refuses it too)', () => {
-    const error = loadError(`nodes:\n  - name: loop\n    type: while_loop\n    condition: "true"\n    max_iterations: 3\n    body:\n      - name: inner\n        type: while_loop\n`);
+    const error = loadError(
+      `nodes:\n  - name: loop\n    type: while_loop\n    condition: "true"\n    max_iterations: 3\n    body:\n      - name: inner\n        type: while_loop\n`,
+    );
     expect(error.message).toContain('type');
     expect(error.location.line).toBe(8);
   });
@@ -127,7 +149,9 @@ describe('type: while_loop', () => {
   it('a node-level condition: (TEA ignores it; its examples write it) loads with a warning saying how to route instead', () => {
     const agent = loadAgent('nodes:\n  - name: a\n    condition: "true"\n    run: return {}\n', { file: 'test.yaml' });
     expect(agent.warnings).toHaveLength(1);
-    expect(agent.warnings[0]).toMatch(/^node 'a': `condition:` on a node without `type: while_loop` is ignored \(TEA ignores it too.*goto rules.*\(line 3\)$/);
+    expect(agent.warnings[0]).toMatch(
+      /^node 'a': `condition:` on a node without `type: while_loop` is ignored \(TEA ignores it too.*goto rules.*\(line 3\)$/,
+    );
   });
 
   it('an unknown node type is UNSUPPORTED_NODE_TYPE naming the types tea-edge runs', () => {
@@ -192,9 +216,12 @@ describe('pauses inside typed nodes', () => {
 });
 
 describe('keys of a typed node on a plain node', () => {
-  it.each(['max_iterations: 3', 'items: [1]', 'item_var: x'])('%s is refused, naming the node type it belongs to', (line) => {
-    const error = loadError(`nodes:\n  - name: a\n    ${line}\n    run: return {}\n`);
-    expect(error.message).toMatch(/belongs to a node with `type: (while_loop|dynamic_parallel)`/);
-    expect(error.location.line).toBe(3);
-  });
+  it.each(['max_iterations: 3', 'items: [1]', 'item_var: x'])(
+    '%s is refused, naming the node type it belongs to',
+    (line) => {
+      const error = loadError(`nodes:\n  - name: a\n    ${line}\n    run: return {}\n`);
+      expect(error.message).toMatch(/belongs to a node with `type: (while_loop|dynamic_parallel)`/);
+      expect(error.location.line).toBe(3);
+    },
+  );
 });

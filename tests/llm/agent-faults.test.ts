@@ -23,8 +23,11 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 
-const agent = (llm: string, node = '{ name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer }', extra = '') =>
-  loadAgent(`name: faults\nsettings:\n  llm: ${llm}\n${extra}nodes:\n  - ${node}\n`);
+const agent = (
+  llm: string,
+  node = '{ name: ask, uses: llm.call, with: { prompt: "Hi" }, output: answer }',
+  extra = '',
+) => loadAgent(`name: faults\nsettings:\n  llm: ${llm}\n${extra}nodes:\n  - ${node}\n`);
 
 async function run(yaml: ReturnType<typeof agent>, options: RunOptions = {}) {
   const started = runAgent(yaml, {}, options);
@@ -49,34 +52,56 @@ describe('model faults in a run', () => {
       server.setFault(testCase.fault);
       const uses = testCase.stream === true ? 'llm.stream' : 'llm.call';
       const timeout = testCase.fault.type === 'delay' ? 0.3 : 10;
-      const { result, events } = await run(agent(`{ api_base: "${server.url}", model: m, max_retries: 1, timeout: ${timeout} }`, `{ name: ask, uses: ${uses}, with: { prompt: "Hi" } }`));
+      const { result, events } = await run(
+        agent(
+          `{ api_base: "${server.url}", model: m, max_retries: 1, timeout: ${timeout} }`,
+          `{ name: ask, uses: ${uses}, with: { prompt: "Hi" } }`,
+        ),
+      );
       expect(result.status).toBe('failed');
       expect(result.error).toMatchObject({ code: testCase.code, node: 'ask' });
       expect(server.chatRequests).toHaveLength(testCase.requests);
-      expect(events.filter((event) => event.type === 'llm_response').at(-1)!.data.error).toMatchObject({ code: testCase.code });
-      expect(events.some((event) => event.type === 'node_end' && event.node === 'ask' && 'content' in (event.data.update as object ?? {}))).toBe(false);
+      expect(events.filter((event) => event.type === 'llm_response').at(-1)!.data.error).toMatchObject({
+        code: testCase.code,
+      });
+      expect(
+        events.some(
+          (event) =>
+            event.type === 'node_end' && event.node === 'ask' && 'content' in ((event.data.update as object) ?? {}),
+        ),
+      ).toBe(false);
     });
   }
 
   it('retries count in max_llm_calls', async () => {
     server.setFault({ type: 'status', status: 503 });
-    const { result } = await run(agent(`{ api_base: "${server.url}", max_retries: 5 }`, undefined, '  limits: { max_llm_calls: 2 }\n'));
+    const { result } = await run(
+      agent(`{ api_base: "${server.url}", max_retries: 5 }`, undefined, '  limits: { max_llm_calls: 2 }\n'),
+    );
     expect(result.error!.code).toBe('BUDGET_EXCEEDED');
     expect(result.stop_reason).toBe('max_llm_calls');
     expect(server.chatRequests).toHaveLength(2);
   });
 
   it('cancelling the run aborts the streaming request; the server sees the connection close', async () => {
-    const slow = await startMockOpenAI({ chunkSize: 1, chunkDelayMs: 40, replies: ['a slow and rather long streamed answer'] });
+    const slow = await startMockOpenAI({
+      chunkSize: 1,
+      chunkDelayMs: 40,
+      replies: ['a slow and rather long streamed answer'],
+    });
     try {
-      const started = runAgent(agent(`{ api_base: "${slow.url}" }`, '{ name: ask, uses: llm.stream, with: { prompt: "Hi" } }'), {});
+      const started = runAgent(
+        agent(`{ api_base: "${slow.url}" }`, '{ name: ask, uses: llm.stream, with: { prompt: "Hi" } }'),
+        {},
+      );
       let chunks = 0;
       for await (const event of started) {
         if (event.type === 'answer_chunk' && ++chunks === 2) started.cancel();
       }
       const result = await started.result;
       expect(result.status).toBe('cancelled');
-      for (let tries = 0; tries < 100 && !slow.chatRequests[0]!.aborted; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let tries = 0; tries < 100 && !slow.chatRequests[0]!.aborted; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       expect(slow.chatRequests[0]!.aborted).toBe(true);
     } finally {
       await slow.close();
@@ -86,15 +111,29 @@ describe('model faults in a run', () => {
   it('a canary api_key is in no stored byte of the trace', async () => {
     const stores = createMemoryStores();
     const llm = `{ api_base: "${server.url}", api_key: ${CANARY}, max_retries: 0 }`;
-    server.setFault({ type: 'status', status: 401, body: JSON.stringify({ error: { message: `Incorrect API key provided: ${CANARY}` } }) });
-    const failed = await run(agent(llm, undefined, '  trace: { capture_payloads: true }\n'), { traceStore: stores.traceStore });
+    server.setFault({
+      type: 'status',
+      status: 401,
+      body: JSON.stringify({ error: { message: `Incorrect API key provided: ${CANARY}` } }),
+    });
+    const failed = await run(agent(llm, undefined, '  trace: { capture_payloads: true }\n'), {
+      traceStore: stores.traceStore,
+    });
     server.setFault();
     server.setReplies([`echo ${CANARY}`]);
-    const streamed = await run(agent(llm, `{ name: ask, uses: llm.stream, with: { prompt: "say ${CANARY}" } }`, '  trace: { capture_payloads: true }\n'), { traceStore: stores.traceStore });
+    const streamed = await run(
+      agent(
+        llm,
+        `{ name: ask, uses: llm.stream, with: { prompt: "say ${CANARY}" } }`,
+        '  trace: { capture_payloads: true }\n',
+      ),
+      { traceStore: stores.traceStore },
+    );
     expect(failed.result.error!.code).toBe('LLM_HTTP_401');
     expect(server.chatRequests.at(-1)!.headers.authorization).toBe(`Bearer ${CANARY}`);
     const stored: unknown[] = [];
-    for (const runId of [failed.runId, streamed.runId]) stored.push(await stores.traceStore.readEvents(runId), await stores.traceStore.getRun(runId));
+    for (const runId of [failed.runId, streamed.runId])
+      stored.push(await stores.traceStore.readEvents(runId), await stores.traceStore.getRun(runId));
     const everything = JSON.stringify({ stored, failed, streamed });
     expect(everything).not.toContain(CANARY);
     expect(everything).toContain('llm_response');

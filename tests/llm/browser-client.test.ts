@@ -61,19 +61,30 @@ describe.skipIf(!enabled)('the model client in Chromium', () => {
   });
 
   it('streams from a CORS-enabled server on another origin', async () => {
-    const parts = (await page.evaluate((url) => (globalThis as any).llm.stream(url), withCors.url)) as { type: string; content?: string; response?: { content: string } }[];
+    const parts = (await page.evaluate((url) => (globalThis as any).llm.stream(url), withCors.url)) as {
+      type: string;
+      content?: string;
+      response?: { content: string };
+    }[];
     expect(parts.filter((part) => part.type === 'delta').length).toBeGreaterThan(3);
     expect(parts.at(-1)).toMatchObject({ type: 'done', response: { content: 'Hello from a cross-origin stream.' } });
   });
 
   it('reports a server without CORS as a probable CORS failure with the Ollama and LM Studio fixes', async () => {
-    const failure = (await page.evaluate((url) => (globalThis as any).llm.fail(url), withoutCors.url)) as { code: string; message: string; details: Record<string, unknown> };
+    const failure = (await page.evaluate((url) => (globalThis as any).llm.fail(url), withoutCors.url)) as {
+      code: string;
+      message: string;
+      details: Record<string, unknown>;
+    };
     expect(failure.code).toBe('LLM_UNAVAILABLE');
     expect(failure.details.probable_cors).toBe(true);
     expect(failure.message).toMatch(/OLLAMA_ORIGINS/);
     expect(failure.message).toMatch(/Enable CORS/);
     expect(JSON.stringify(failure)).not.toContain('sk-browser-canary-777');
-    const report = (await page.evaluate((url) => (globalThis as any).llm.probe(url), withoutCors.url)) as { cors_error?: string; advice: string[] };
+    const report = (await page.evaluate((url) => (globalThis as any).llm.probe(url), withoutCors.url)) as {
+      cors_error?: string;
+      advice: string[];
+    };
     expect(report.cors_error).toMatch(/CORS/);
     expect(report.advice[0]).toMatch(/OLLAMA_ORIGINS/);
   });

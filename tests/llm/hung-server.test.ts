@@ -24,8 +24,19 @@ type Behaviour =
   /** Sends the body in `pieces` parts, `everyMs` apart. */
   | { kind: 'trickle'; pieces: number; everyMs: number };
 
-const ANSWER = JSON.stringify({ id: 'x', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Late but whole.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 3, total_tokens: 4 } });
-const EMBEDDING = JSON.stringify({ object: 'list', model: 'e', data: [{ object: 'embedding', index: 0, embedding: [0.5, 0.25] }], usage: { prompt_tokens: 1, total_tokens: 1 } });
+const ANSWER = JSON.stringify({
+  id: 'x',
+  object: 'chat.completion',
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Late but whole.' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 1, completion_tokens: 3, total_tokens: 4 },
+});
+const EMBEDDING = JSON.stringify({
+  object: 'list',
+  model: 'e',
+  data: [{ object: 'embedding', index: 0, embedding: [0.5, 0.25] }],
+  usage: { prompt_tokens: 1, total_tokens: 1 },
+});
 const fast = { baseDelayMs: 1, maxDelayMs: 2, retryAfterCapMs: 5 };
 const request = { messages: [{ role: 'user' as const, content: 'hi' }] };
 
@@ -101,13 +112,19 @@ const failure = (promise: Promise<unknown>) =>
   );
 
 /** A whole-answer client: `firstMs` to the first byte, `idleMs` between bytes, generous max_retries. */
-const wholeAnswer = (firstMs: number, idleMs: number) => createOpenAiClient({ api_base: base, first_token_timeout_ms: firstMs, timeout_ms: idleMs, max_retries: 5 }, { retryTiming: fast });
+const wholeAnswer = (firstMs: number, idleMs: number) =>
+  createOpenAiClient(
+    { api_base: base, first_token_timeout_ms: firstMs, timeout_ms: idleMs, max_retries: 5 },
+    { retryTiming: fast },
+  );
 
 describe('a hung server frees a whole answer (not streamed)', () => {
   it('silent before its headers: LLM_TIMEOUT after the first-byte wait, retried once whatever max_retries says', async () => {
     behaviour = { kind: 'before-headers' };
     const retries: unknown[] = [];
-    const error = await failure(wholeAnswer(400, 150).generate(request, undefined, { beforeRetry: (retry) => void retries.push(retry) }));
+    const error = await failure(
+      wholeAnswer(400, 150).generate(request, undefined, { beforeRetry: (retry) => void retries.push(retry) }),
+    );
     expect(error.code).toBe('LLM_TIMEOUT');
     expect(error.details.timeout_ms).toBe(400);
     expect(retries).toHaveLength(1);
@@ -154,7 +171,13 @@ describe('a hung server frees a whole answer (not streamed)', () => {
 });
 
 describe('a hung server frees an embeddings call', () => {
-  const embed = (firstMs: number, idleMs: number) => requestEmbeddings({ api_base: base, first_token_timeout_ms: firstMs, timeout_ms: idleMs, max_retries: 5 }, 'e', ['hello'], new AbortController().signal);
+  const embed = (firstMs: number, idleMs: number) =>
+    requestEmbeddings(
+      { api_base: base, first_token_timeout_ms: firstMs, timeout_ms: idleMs, max_retries: 5 },
+      'e',
+      ['hello'],
+      new AbortController().signal,
+    );
 
   it('silent before its headers: LLM_TIMEOUT after the first-byte wait, retried once, not max_retries', async () => {
     behaviour = { kind: 'before-headers' };

@@ -14,7 +14,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-
 async function run(yaml: string, input: Record<string, unknown> = {}, options: RunOptions = {}) {
   const agent = loadAgent(yaml, { file: 'agent.yaml', registry: createActionRegistry([calcAddAction]) });
   const started = runAgent(agent, input, options);
@@ -25,7 +24,8 @@ async function run(yaml: string, input: Record<string, unknown> = {}, options: R
 
 describe('llm.call / llm.stream / llm.tools in agents', () => {
   it('llm.call uses settings.llm (scripted) and returns {content, usage, model, finish_reason}', async () => {
-    const { result, events } = await run(`
+    const { result, events } = await run(
+      `
 name: greet
 settings:
   llm: { provider: scripted, scripted: ["Hello, {{ not a template }}", "second"] }
@@ -37,16 +37,22 @@ nodes:
   - name: again
     action: llm.call
     with: { prompt: "again" }
-`, { who: 'Ada' });
+`,
+      { who: 'Ada' },
+    );
     expect(result.status).toBe('completed');
-    expect(result.state.reply).toMatchObject({ content: 'Hello, {{ not a template }}', model: 'scripted', finish_reason: 'stop' });
+    expect(result.state.reply).toMatchObject({
+      content: 'Hello, {{ not a template }}',
+      model: 'scripted',
+      finish_reason: 'stop',
+    });
     expect(result.state.content).toBe('second');
     const requests = events.filter((event) => event.type === 'llm_request');
     expect(requests).toHaveLength(2);
     expect(requests[0]!.node).toBe('ask');
   });
 
-  it('llm.call with tools returns the model\'s tool calls (an empty list when it answers in text)', async () => {
+  it("llm.call with tools returns the model's tool calls (an empty list when it answers in text)", async () => {
     const { result } = await run(`
 name: native-tools
 settings:
@@ -55,7 +61,10 @@ nodes:
   - { name: a, uses: llm.call, with: { prompt: add, tools: [{ type: function, function: { name: calc_add } }] }, output: first }
   - { name: b, uses: llm.call, with: { prompt: add, tools: [{ type: function, function: { name: calc_add } }] }, output: second }
 `);
-    expect(result.state.first).toMatchObject({ finish_reason: 'tool_calls', tool_calls: [{ function: { name: 'calc_add', arguments: '{"a":1,"b":2}' } }] });
+    expect(result.state.first).toMatchObject({
+      finish_reason: 'tool_calls',
+      tool_calls: [{ function: { name: 'calc_add', arguments: '{"a":1,"b":2}' } }],
+    });
     expect(result.state.second).toMatchObject({ content: 'plain', tool_calls: [] });
   });
 
@@ -77,7 +86,7 @@ nodes:
     expect(chunks.map((event) => event.data.content).join('')).toBe('Tea is a drink made from leaves.');
   });
 
-  it('a reasoning model\'s <think> stays out of the answer, the chunks and state, and is kept as reasoning in the result and the trace', async () => {
+  it("a reasoning model's <think> stays out of the answer, the chunks and state, and is kept as reasoning in the result and the trace", async () => {
     server.setReplies(['<think>\nThey want tea facts.\n</think>\n\nTea is a drink made from leaves.']);
     const { result, events } = await run(`
 name: thinker
@@ -88,22 +97,40 @@ nodes:
 `);
     expect(result.status).toBe('completed');
     for (const key of ['streamed', 'whole']) {
-      expect(result.state[key]).toMatchObject({ content: 'Tea is a drink made from leaves.', reasoning: 'They want tea facts.' });
+      expect(result.state[key]).toMatchObject({
+        content: 'Tea is a drink made from leaves.',
+        reasoning: 'They want tea facts.',
+      });
     }
-    expect(events.filter((event) => event.type === 'answer_chunk').map((event) => event.data.content).join('')).toBe('Tea is a drink made from leaves.');
+    expect(
+      events
+        .filter((event) => event.type === 'answer_chunk')
+        .map((event) => event.data.content)
+        .join(''),
+    ).toBe('Tea is a drink made from leaves.');
     const answered = events.filter((event) => event.type === 'llm_response');
-    expect(answered.map((event) => event.data.reasoning_chars)).toEqual(['They want tea facts.'.length, 'They want tea facts.'.length]);
-    expect(answered[0]!.data.response).toMatchObject({ content: 'Tea is a drink made from leaves.', reasoning: 'They want tea facts.' });
+    expect(answered.map((event) => event.data.reasoning_chars)).toEqual([
+      'They want tea facts.'.length,
+      'They want tea facts.'.length,
+    ]);
+    expect(answered[0]!.data.response).toMatchObject({
+      content: 'Tea is a drink made from leaves.',
+      reasoning: 'They want tea facts.',
+    });
   });
 
   it('overrides from the host win over the agent endpoint', async () => {
     server.setReplies(['from the mock']);
-    const { result } = await run(`
+    const { result } = await run(
+      `
 name: o
 settings: { llm: { provider: scripted, scripted: ["from the script"] } }
 nodes:
   - { name: a, uses: llm.call, with: { prompt: hi }, output: r }
-`, {}, { llm: { overrides: { api_base: server.url, model: 'override-model' } } });
+`,
+      {},
+      { llm: { overrides: { api_base: server.url, model: 'override-model' } } },
+    );
     expect((result.state.r as { content: string }).content).toBe('from the mock');
     expect(server.chatRequests.at(-1)!.body.model).toBe('override-model');
   });
@@ -141,8 +168,13 @@ nodes:
 
   it('llm.tools drops __proto__ / constructor keys from model-written arguments', async () => {
     const seen: string[][] = [];
-    const spy: ActionDefinition = { name: 'spy.keys', description: 'records argument keys', run: (params: Record<string, unknown>) => (seen.push(Object.keys(params)), { ok: true }) };
-    const agent = loadAgent(`
+    const spy: ActionDefinition = {
+      name: 'spy.keys',
+      description: 'records argument keys',
+      run: (params: Record<string, unknown>) => (seen.push(Object.keys(params)), { ok: true }),
+    };
+    const agent = loadAgent(
+      `
 name: proto
 settings:
   llm:
@@ -152,7 +184,9 @@ settings:
       - done
 nodes:
   - { name: t, uses: llm.tools, with: { prompt: go, tools: [spy.keys] }, output: out }
-`, { registry: createActionRegistry([spy]) });
+`,
+      { registry: createActionRegistry([spy]) },
+    );
     const started = runAgent(agent, {});
     for await (const _event of started) void _event;
     expect((await started.result).status).toBe('completed');
@@ -172,16 +206,23 @@ nodes:
   });
 
   it('llm.tools refuses unknown actions and bad rounds at load', () => {
-    expect(() => loadAgent(`
+    expect(() =>
+      loadAgent(`
 name: bad
 nodes:
   - { name: t, uses: llm.tools, with: { prompt: x, tools: [no.such] } }
-`)).toThrow(expect.objectContaining({ code: 'UNKNOWN_ACTION' }));
-    expect(() => loadAgent(`
+`),
+    ).toThrow(expect.objectContaining({ code: 'UNKNOWN_ACTION' }));
+    expect(() =>
+      loadAgent(
+        `
 name: bad
 nodes:
   - { name: t, uses: llm.tools, with: { prompt: x, tools: [calc.add], max_tool_rounds: 0 } }
-`, { registry: createActionRegistry([calcAddAction]) })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS' }));
+`,
+        { registry: createActionRegistry([calcAddAction]) },
+      ),
+    ).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS' }));
   });
 
   it('every call counts in max_llm_calls', async () => {

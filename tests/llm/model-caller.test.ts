@@ -31,7 +31,8 @@ function environment(settingsLlm: Record<string, unknown>, extra: Partial<ModelC
       afterLlmCall: (usage) => void (budget.tokens += usage.total_tokens),
     },
     capturePayloads: false,
-    providerFactory: (connection) => createProvider(connection, { retryTiming: { baseDelayMs: 5, maxDelayMs: 10, retryAfterCapMs: 10 } }),
+    providerFactory: (connection) =>
+      createProvider(connection, { retryTiming: { baseDelayMs: 5, maxDelayMs: 10, retryAfterCapMs: 10 } }),
     ...extra,
   };
   return { env, events, budget };
@@ -48,7 +49,12 @@ async function caught(promise: Promise<unknown>): Promise<{ code: string; messag
 
 describe('createModelCaller', () => {
   it('a tracked history is sent as its owner changed it, a change made around the helpers is still seen, and a running call keeps what it was lent', async () => {
-    const reply = { content: 'ok', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, model: 'm', finish_reason: 'stop' };
+    const reply = {
+      content: 'ok',
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      model: 'm',
+      finish_reason: 'stop',
+    };
     const seen: { messages: readonly ChatMessage[]; copy: ChatMessage[] }[] = [];
     let release: (() => void) | undefined;
     const borrower = {
@@ -63,7 +69,10 @@ describe('createModelCaller', () => {
       },
     };
     const caller = createModelCaller(environment({}, { providerFactory: () => borrower }).env);
-    const history: ChatMessage[] = [{ role: 'system', content: 'sys' }, { role: 'user', content: 'goal' }];
+    const history: ChatMessage[] = [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'goal' },
+    ];
     trackMessageHistory(history);
     await caller.call({ messages: history });
     appendMessages(history, { role: 'assistant', content: 'a1' }, { role: 'user', content: 'o1' });
@@ -85,11 +94,19 @@ describe('createModelCaller', () => {
     expect(seen[4]!.copy).toEqual(history);
     // A bad message is refused by the call that sends it, with the place named.
     appendMessages(history, { role: 'robot', content: 'x' } as unknown as ChatMessage);
-    await expect(caller.call({ messages: history })).rejects.toMatchObject({ code: 'INVALID_PARAMS', field: 'messages[6].role' });
+    await expect(caller.call({ messages: history })).rejects.toMatchObject({
+      code: 'INVALID_PARAMS',
+      field: 'messages[6].role',
+    });
   });
 
   it('lends a growing history to a provider that borrows requests, and copies it for any other', async () => {
-    const reply = { content: 'ok', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, model: 'm', finish_reason: 'stop' };
+    const reply = {
+      content: 'ok',
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      model: 'm',
+      finish_reason: 'stop',
+    };
     const seen: { messages: unknown[]; length: number }[] = [];
     let release: (() => void) | undefined;
     const borrower = {
@@ -127,7 +144,11 @@ describe('createModelCaller', () => {
 
     // A provider that does not say it borrows keeps what it got, unchanged by later calls.
     const kept: unknown[][] = [];
-    const keeper = { ...borrower, borrowsRequest: undefined, generate: async (request: { messages: unknown[] }) => (kept.push(request.messages), reply) };
+    const keeper = {
+      ...borrower,
+      borrowsRequest: undefined,
+      generate: async (request: { messages: unknown[] }) => (kept.push(request.messages), reply),
+    };
     const copying = createModelCaller(environment({}, { providerFactory: () => keeper }).env);
     const other: ChatMessage[] = [{ role: 'user', content: 'a' }];
     await copying.call({ messages: other });
@@ -158,10 +179,16 @@ describe('createModelCaller', () => {
       model: 'from-call',
       temperature: 0.1,
       max_tokens: 99,
-      messages: [{ role: 'system', content: 'Be brief' }, { role: 'user', content: 'Hi' }],
+      messages: [
+        { role: 'system', content: 'Be brief' },
+        { role: 'user', content: 'Hi' },
+      ],
     });
 
-    const overridden = createModelCaller({ ...env, overrides: { api_base: 'http://override/v1', model: 'from-override' } });
+    const overridden = createModelCaller({
+      ...env,
+      overrides: { api_base: 'http://override/v1', model: 'from-override' },
+    });
     await overridden.call({ prompt: 'Hi', model: 'from-call', base_url: 'http://call/v1' } as never);
     expect(connections.at(-1)).toMatchObject({ api_base: 'http://override/v1' });
     expect(connections.at(-1)!.provider).toBeUndefined();
@@ -183,14 +210,21 @@ describe('createModelCaller', () => {
     const caller = createModelCaller(env);
     const order = [{}, { api_key: 'key-b-123' }, {}, { timeout: 2 }, { api_key: 'key-b-123' }, {}, { timeout: 2 }];
     for (const extra of order) await caller.call({ prompt: 'Hi', ...extra });
-    expect(made.map((entry) => entry.connection)).toEqual([{ provider: 'ollama' }, { provider: 'ollama', api_key: 'key-b-123' }, { provider: 'ollama', timeout_ms: 2000 }]);
+    expect(made.map((entry) => entry.connection)).toEqual([
+      { provider: 'ollama' },
+      { provider: 'ollama', api_key: 'key-b-123' },
+      { provider: 'ollama', timeout_ms: 2000 },
+    ]);
     expect(made.map((entry) => entry.model.calls.length)).toEqual([3, 2, 2]);
   });
 
   it('defaults temperature to 0.7; messages win over prompt; base_url is an alias', async () => {
     let scripted: ScriptedModel | undefined;
     const seen: LlmConnection[] = [];
-    const { env } = environment({ base_url: 'http://settings/v1' }, { providerFactory: (connection) => (seen.push(connection), (scripted = createScriptedModel(['x']))) });
+    const { env } = environment(
+      { base_url: 'http://settings/v1' },
+      { providerFactory: (connection) => (seen.push(connection), (scripted = createScriptedModel(['x']))) },
+    );
     await createModelCaller(env).call({ prompt: 'ignored', messages: [{ role: 'user', content: 'used' }] });
     expect(seen[0]!.api_base).toBe('http://settings/v1');
     expect(scripted!.calls[0]).toMatchObject({ temperature: 0.7, messages: [{ role: 'user', content: 'used' }] });
@@ -199,7 +233,10 @@ describe('createModelCaller', () => {
   it('an override endpoint replaces provider: scripted in the agent', async () => {
     const { env } = environment({ provider: 'scripted', scripted: ['from script'] }, { overrides: { api_base: '' } });
     expect((await createModelCaller(env).call({ prompt: 'Hi' })).content).toBe('from script');
-    const { env: overridden } = environment({ provider: 'scripted', scripted: ['from script'] }, { overrides: { api_base: server.url } });
+    const { env: overridden } = environment(
+      { provider: 'scripted', scripted: ['from script'] },
+      { overrides: { api_base: server.url } },
+    );
     expect((await createModelCaller(overridden).call({ prompt: 'Hi' })).content).toBe('Hello!');
   });
 
@@ -209,7 +246,11 @@ describe('createModelCaller', () => {
     expect((await caller.call({ prompt: 'a' })).content).toBe('one');
     expect((await caller.call({ prompt: 'b', temperature: 0 })).content).toBe('two');
     expect((await caught(caller.call({ prompt: 'c' }))).code).toBe('LLM_BAD_RESPONSE');
-    expect(events.filter((event) => event.type === 'llm_response').map((event) => event.data.model)).toEqual(['scripted', 'scripted', 'scripted']);
+    expect(events.filter((event) => event.type === 'llm_response').map((event) => event.data.model)).toEqual([
+      'scripted',
+      'scripted',
+      'scripted',
+    ]);
   });
 
   it('calls the budget before every attempt, retries included', async () => {
@@ -221,7 +262,9 @@ describe('createModelCaller', () => {
     const retries = events.filter((event) => event.type === 'log');
     expect(retries).toHaveLength(2);
     // One shape for an error inside an event: error {code, message}.
-    expect(retries.map((event) => [event.data.source, event.data.attempt, (event.data.error as { code?: string }).code])).toEqual([
+    expect(
+      retries.map((event) => [event.data.source, event.data.attempt, (event.data.error as { code?: string }).code]),
+    ).toEqual([
       ['model', 2, 'LLM_HTTP_503'],
       ['model', 3, 'LLM_HTTP_503'],
     ]);
@@ -266,7 +309,11 @@ describe('createModelCaller', () => {
   });
 
   it('never lets a canary api_key reach an event or an error', async () => {
-    server.setFault({ type: 'status', status: 401, body: JSON.stringify({ error: { message: `Incorrect API key provided: ${CANARY}` } }) });
+    server.setFault({
+      type: 'status',
+      status: 401,
+      body: JSON.stringify({ error: { message: `Incorrect API key provided: ${CANARY}` } }),
+    });
     const { env, events } = environment({ api_base: server.url, api_key: CANARY }, { capturePayloads: true });
     const caller = createModelCaller(env);
     const unauthorized = await caught(caller.call({ prompt: `please repeat ${CANARY}` }));
@@ -278,15 +325,26 @@ describe('createModelCaller', () => {
     server.setFault({ type: 'malformed_chunk' });
     const bad = await caught(caller.call({ prompt: 'Hi' }, { stream: true }));
     expect(server.chatRequests.every((request) => request.headers.authorization === `Bearer ${CANARY}`)).toBe(true);
-    const everything = JSON.stringify({ events, unauthorized, message: unauthorized.message, bad, badMessage: bad.message });
+    const everything = JSON.stringify({
+      events,
+      unauthorized,
+      message: unauthorized.message,
+      bad,
+      badMessage: bad.message,
+    });
     expect(everything).not.toContain(CANARY);
     expect(everything).toContain('[REDACTED]');
   });
 
   it('reports a missing endpoint and a bad call clearly', async () => {
     const { env } = environment({});
-    expect((await caught(createModelCaller({ ...env, providerFactory: undefined }).call({ prompt: 'Hi' }))).code).toBe('LLM_UNAVAILABLE');
+    expect((await caught(createModelCaller({ ...env, providerFactory: undefined }).call({ prompt: 'Hi' }))).code).toBe(
+      'LLM_UNAVAILABLE',
+    );
     expect((await caught(createModelCaller(env).call({}))).code).toBe('INVALID_PARAMS');
-    expect((await caught(createModelCaller({ ...env, providerFactory: undefined }).call({ prompt: 'x', provider: 'azure' }))).code).toBe('UNKNOWN_PROVIDER');
+    expect(
+      (await caught(createModelCaller({ ...env, providerFactory: undefined }).call({ prompt: 'x', provider: 'azure' })))
+        .code,
+    ).toBe('UNKNOWN_PROVIDER');
   });
 });

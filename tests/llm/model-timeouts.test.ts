@@ -7,7 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiClient } from '../../src/llm/openai-client.js';
-import { attemptTimeouts, DEFAULT_FIRST_TOKEN_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from '../../src/llm/model-timeouts.js';
+import {
+  attemptTimeouts,
+  DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+} from '../../src/llm/model-timeouts.js';
 import { resolveLlmCall } from '../../src/llm/resolve-llm-call.js';
 import type { LlmResponse } from '../../src/core/model-provider.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
@@ -21,20 +25,30 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 async function streamed(client: ReturnType<typeof createOpenAiClient>, retries: unknown[] = []): Promise<LlmResponse> {
-  for await (const part of client.stream(request, undefined, { beforeRetry: (retry) => void retries.push(retry) })) if (part.type === 'done') return part.response;
+  for await (const part of client.stream(request, undefined, { beforeRetry: (retry) => void retries.push(retry) }))
+    if (part.type === 'done') return part.response;
   throw new Error('no done');
 }
-const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure'); }, (error: unknown) => error as { code: string; message: string });
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: unknown) => error as { code: string; message: string },
+  );
 
 describe('model timeouts', () => {
-  it('defaults: 120 s to an answer\'s first byte, 60 s between its bytes; an explicit timeout bounds both', () => {
+  it("defaults: 120 s to an answer's first byte, 60 s between its bytes; an explicit timeout bounds both", () => {
     expect([DEFAULT_FIRST_TOKEN_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS]).toEqual([120_000, 60_000]);
     expect(attemptTimeouts({})).toEqual({ firstByteMs: 120_000, idleMs: 60_000 });
     expect(attemptTimeouts({ timeout_ms: 30_000 })).toEqual({ firstByteMs: 30_000, idleMs: 30_000 });
-    expect(attemptTimeouts({ timeout_ms: 30_000, first_token_timeout_ms: 240_000 })).toEqual({ firstByteMs: 240_000, idleMs: 30_000 });
+    expect(attemptTimeouts({ timeout_ms: 30_000, first_token_timeout_ms: 240_000 })).toEqual({
+      firstByteMs: 240_000,
+      idleMs: 30_000,
+    });
   });
 
-  it('an explicit timeout also bounds a stream\'s first byte when first_token_timeout is not given', async () => {
+  it("an explicit timeout also bounds a stream's first byte when first_token_timeout is not given", async () => {
     server.setFault({ type: 'delay', ms: 3_000 });
     const client = createOpenAiClient({ api_base: server.url, timeout_ms: 250, max_retries: 0 }, { retryTiming: fast });
     const error = await failure(streamed(client));
@@ -46,7 +60,10 @@ describe('model timeouts', () => {
   it('a stream that starts later than `timeout` but within `first_token_timeout` is answered', async () => {
     server.requests.length = 0;
     server.setFault({ type: 'delay', ms: 600, times: 1 });
-    const client = createOpenAiClient({ api_base: server.url, timeout_ms: 200, first_token_timeout_ms: 5_000, max_retries: 0 }, { retryTiming: fast });
+    const client = createOpenAiClient(
+      { api_base: server.url, timeout_ms: 200, first_token_timeout_ms: 5_000, max_retries: 0 },
+      { retryTiming: fast },
+    );
     expect((await streamed(client)).content).toBe('Hello there, slowly.');
     expect(server.chatRequests).toHaveLength(1);
   });
@@ -54,7 +71,10 @@ describe('model timeouts', () => {
   it('a stream silent past `first_token_timeout` is LLM_TIMEOUT after one retry, not max_retries', async () => {
     server.requests.length = 0;
     server.setFault({ type: 'delay', ms: 3_000 });
-    const client = createOpenAiClient({ api_base: server.url, timeout_ms: 5_000, first_token_timeout_ms: 300, max_retries: 5 }, { retryTiming: fast });
+    const client = createOpenAiClient(
+      { api_base: server.url, timeout_ms: 5_000, first_token_timeout_ms: 300, max_retries: 5 },
+      { retryTiming: fast },
+    );
     // Attempts are counted by the client (a loaded server may not have read an aborted request yet).
     const retries: unknown[] = [];
     const error = await failure(streamed(client, retries));
@@ -69,7 +89,9 @@ describe('model timeouts', () => {
     server.setFault({ type: 'delay', ms: 3_000 });
     const client = createOpenAiClient({ api_base: server.url, timeout_ms: 300, max_retries: 4 }, { retryTiming: fast });
     const retries: unknown[] = [];
-    const error = await failure(client.generate(request, undefined, { beforeRetry: (retry) => void retries.push(retry) }));
+    const error = await failure(
+      client.generate(request, undefined, { beforeRetry: (retry) => void retries.push(retry) }),
+    );
     server.setFault();
     expect(error.code).toBe('LLM_TIMEOUT');
     expect(retries).toHaveLength(1);

@@ -19,10 +19,15 @@ beforeEach(() => {
 });
 
 function client(overrides: { timeout_ms?: number; max_retries?: number } = {}) {
-  return createOpenAiClient({ api_base: server.url, api_key: CANARY, max_retries: 2, timeout_ms: 2_000, ...overrides }, { retryTiming: fastRetries });
+  return createOpenAiClient(
+    { api_base: server.url, api_key: CANARY, max_retries: 2, timeout_ms: 2_000, ...overrides },
+    { retryTiming: fastRetries },
+  );
 }
 
-async function collect(parts: AsyncIterable<LlmStreamPart>): Promise<{ deltas: string[]; toolDeltas: LlmStreamPart[]; response: LlmResponse | undefined }> {
+async function collect(
+  parts: AsyncIterable<LlmStreamPart>,
+): Promise<{ deltas: string[]; toolDeltas: LlmStreamPart[]; response: LlmResponse | undefined }> {
   const deltas: string[] = [];
   const toolDeltas: LlmStreamPart[] = [];
   let response: LlmResponse | undefined;
@@ -39,7 +44,11 @@ async function failure(promise: Promise<unknown>): Promise<{ code: string; messa
     await promise;
   } catch (error) {
     const typed = error as { code: string; message: string; details?: unknown };
-    return { code: typed.code, message: typed.message, text: JSON.stringify({ message: typed.message, details: typed.details }) };
+    return {
+      code: typed.code,
+      message: typed.message,
+      text: JSON.stringify({ message: typed.message, details: typed.details }),
+    };
   }
   throw new Error('expected a failure');
 }
@@ -54,7 +63,11 @@ describe('createOpenAiClient against the mock server', () => {
       tools: [{ type: 'function', function: { name: 'add', parameters: { type: 'object' } } }],
       tool_choice: 'auto',
     });
-    expect(response).toMatchObject({ content: 'Hello there, tea drinker.', model: 'mock-model', finish_reason: 'stop' });
+    expect(response).toMatchObject({
+      content: 'Hello there, tea drinker.',
+      model: 'mock-model',
+      finish_reason: 'stop',
+    });
     expect(response.usage.total_tokens).toBeGreaterThan(0);
     const sent = server.chatRequests[0]!;
     expect(sent.headers.authorization).toBe(`Bearer ${CANARY}`);
@@ -73,7 +86,14 @@ describe('createOpenAiClient against the mock server', () => {
   });
 
   it('assembles streamed tool-call deltas by index', async () => {
-    server.setReplies([{ tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }, { name: 'lookup', arguments: { q: 'tea 🫖' } }] }]);
+    server.setReplies([
+      {
+        tool_calls: [
+          { name: 'add', arguments: { a: 1, b: 2 } },
+          { name: 'lookup', arguments: { q: 'tea 🫖' } },
+        ],
+      },
+    ]);
     const { toolDeltas, response } = await collect(client().stream(request));
     expect(toolDeltas.length).toBeGreaterThanOrEqual(4);
     expect(response!.finish_reason).toBe('tool_calls');
@@ -85,7 +105,10 @@ describe('createOpenAiClient against the mock server', () => {
 
   it('survives writes cut into 1..7-byte pieces (UTF-8 and lines split anywhere)', async () => {
     for (const byteSplit of [1, 2, 5, 7]) {
-      const split = await startMockOpenAI({ byteSplit, replies: [{ content: 'Grüße 🫖 an alle', tool_calls: [{ name: 'x', arguments: { k: 'ü' } }] }] });
+      const split = await startMockOpenAI({
+        byteSplit,
+        replies: [{ content: 'Grüße 🫖 an alle', tool_calls: [{ name: 'x', arguments: { k: 'ü' } }] }],
+      });
       try {
         const { response } = await collect(createOpenAiClient({ api_base: split.url }).stream(request));
         expect(response!.content).toBe('Grüße 🫖 an alle');
@@ -99,7 +122,9 @@ describe('createOpenAiClient against the mock server', () => {
   it('retries 429/5xx and then succeeds, counting each retry through the hook', async () => {
     server.setFault({ type: 'status', status: 503, times: 2 });
     const retries: number[] = [];
-    const response = await client().generate(request, undefined, { beforeRetry: (retry) => retries.push(retry.attempt) });
+    const response = await client().generate(request, undefined, {
+      beforeRetry: (retry) => retries.push(retry.attempt),
+    });
     expect(response.content).toBe('Hello there, tea drinker.');
     expect(retries).toEqual([2, 3]);
     expect(server.chatRequests).toHaveLength(3);
@@ -108,7 +133,9 @@ describe('createOpenAiClient against the mock server', () => {
   it('retries a stream that fails before its headers, delivering each token once', async () => {
     server.setFault({ type: 'status', status: 502, times: 1 });
     const retries: number[] = [];
-    const { deltas, response } = await collect(client().stream(request, undefined, { beforeRetry: (retry) => retries.push(retry.attempt) }));
+    const { deltas, response } = await collect(
+      client().stream(request, undefined, { beforeRetry: (retry) => retries.push(retry.attempt) }),
+    );
     expect(retries).toEqual([2]);
     expect(deltas.join('')).toBe('Hello there, tea drinker.');
     expect(response!.content).toBe('Hello there, tea drinker.');
@@ -138,7 +165,12 @@ describe('createOpenAiClient against the mock server', () => {
     const delays: number[] = [];
     await client().generate(request, undefined, { beforeRetry: (retry) => delays.push(retry.delay_ms) });
     expect(delays).toEqual([50]);
-    server.setFault({ type: 'status', status: 503, retryAfter: new Date(Date.now() + 3_600_000).toUTCString(), times: 1 });
+    server.setFault({
+      type: 'status',
+      status: 503,
+      retryAfter: new Date(Date.now() + 3_600_000).toUTCString(),
+      times: 1,
+    });
     const capped: number[] = [];
     await client().generate(request, undefined, { beforeRetry: (retry) => capped.push(retry.delay_ms) });
     expect(capped).toEqual([fastRetries.retryAfterCapMs]);
@@ -155,14 +187,20 @@ describe('createOpenAiClient against the mock server', () => {
     const closed = await startMockOpenAI();
     const url = closed.url;
     await closed.close();
-    const error = await failure(createOpenAiClient({ api_base: url, max_retries: 1 }, { retryTiming: fastRetries }).generate(request));
+    const error = await failure(
+      createOpenAiClient({ api_base: url, max_retries: 1 }, { retryTiming: fastRetries }).generate(request),
+    );
     expect(error.code).toBe('LLM_UNAVAILABLE');
   });
 
   const streamFaults = [
     { name: 'a stream cut mid-way', fault: { type: 'cut', afterChunks: 3 } },
     { name: 'a reset connection mid-stream', fault: { type: 'reset', afterChunks: 3 } },
-    { name: 'a stream cut mid tool call', fault: { type: 'cut_tool_call' }, replies: [{ tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }] as MockReply[] },
+    {
+      name: 'a stream cut mid tool call',
+      fault: { type: 'cut_tool_call' },
+      replies: [{ tool_calls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }] as MockReply[],
+    },
     { name: 'a malformed chunk', fault: { type: 'malformed_chunk', at: 2 } },
     { name: 'empty choices', fault: { type: 'empty_choices' } },
     { name: 'a 50 MB body', fault: { type: 'huge_body' } },
@@ -172,9 +210,11 @@ describe('createOpenAiClient against the mock server', () => {
       if ('replies' in testCase) server.setReplies(testCase.replies as MockReply[]);
       server.setFault(testCase.fault);
       const parts: LlmStreamPart[] = [];
-      const error = await failure((async () => {
-        for await (const part of client().stream(request)) parts.push(part);
-      })());
+      const error = await failure(
+        (async () => {
+          for await (const part of client().stream(request)) parts.push(part);
+        })(),
+      );
       expect(error.code).toBe('LLM_BAD_RESPONSE');
       expect(parts.some((part) => part.type === 'done')).toBe(false);
       expect(server.chatRequests).toHaveLength(1);
@@ -221,16 +261,22 @@ describe('createOpenAiClient against the mock server', () => {
   });
 
   it('cancelling a stream mid-way closes the connection', async () => {
-    const slow = await startMockOpenAI({ chunkDelayMs: 50, chunkSize: 1, replies: ['a fairly long answer that streams slowly'] });
+    const slow = await startMockOpenAI({
+      chunkDelayMs: 50,
+      chunkSize: 1,
+      replies: ['a fairly long answer that streams slowly'],
+    });
     try {
       const controller = new AbortController();
       const seen: string[] = [];
-      const error = await failure((async () => {
-        for await (const part of createOpenAiClient({ api_base: slow.url }).stream(request, controller.signal)) {
-          if (part.type === 'delta') seen.push(part.content);
-          if (seen.length === 2) controller.abort();
-        }
-      })());
+      const error = await failure(
+        (async () => {
+          for await (const part of createOpenAiClient({ api_base: slow.url }).stream(request, controller.signal)) {
+            if (part.type === 'delta') seen.push(part.content);
+            if (seen.length === 2) controller.abort();
+          }
+        })(),
+      );
       expect(error.code).toBe('CANCELLED');
       await waitFor(() => slow.chatRequests[0]!.aborted);
     } finally {

@@ -16,23 +16,116 @@ type Routes = Record<string, { status?: number; body: unknown }>;
 
 const SERVERS: Record<string, Routes> = {
   ollama: {
-    'GET /v1/models': { body: { object: 'list', data: [{ id: 'qwen3:8b', object: 'model', created: 1, owned_by: 'library' }] } },
+    'GET /v1/models': {
+      body: { object: 'list', data: [{ id: 'qwen3:8b', object: 'model', created: 1, owned_by: 'library' }] },
+    },
     'GET /api/version': { body: { version: '0.12.3' } },
-    'POST /api/show': { body: { modelfile: '', parameters: 'stop "<|im_end|>"', template: '{{ .Prompt }}', details: { family: 'qwen3' }, model_info: { 'general.architecture': 'qwen3', 'qwen3.context_length': 40960 }, capabilities: ['completion', 'tools', 'thinking'] } },
-    'GET /api/ps': { body: { models: [{ name: 'qwen3:8b', model: 'qwen3:8b', size: 1, digest: 'x', details: {}, expires_at: '2026-11-28T12:00:00Z', size_vram: 1, context_length: 4096 }] } },
+    'POST /api/show': {
+      body: {
+        modelfile: '',
+        parameters: 'stop "<|im_end|>"',
+        template: '{{ .Prompt }}',
+        details: { family: 'qwen3' },
+        model_info: { 'general.architecture': 'qwen3', 'qwen3.context_length': 40960 },
+        capabilities: ['completion', 'tools', 'thinking'],
+      },
+    },
+    'GET /api/ps': {
+      body: {
+        models: [
+          {
+            name: 'qwen3:8b',
+            model: 'qwen3:8b',
+            size: 1,
+            digest: 'x',
+            details: {},
+            expires_at: '2026-11-28T12:00:00Z',
+            size_vram: 1,
+            context_length: 4096,
+          },
+        ],
+      },
+    },
   },
   llamacpp: {
-    'GET /v1/models': { body: { object: 'list', data: [{ id: 'qwen2.5-7b-instruct-q4_k_m.gguf', object: 'model', created: 1, owned_by: 'llamacpp', meta: { n_ctx_train: 32768 } }] } },
-    'GET /props': { body: { default_generation_settings: { n_ctx: 4096, params: { n_predict: -1 } }, total_slots: 1, model_path: 'q.gguf', chat_template: '…', chat_template_caps: { supports_tools: false }, build_info: 'b6700-abcdef1' } },
-    'POST /v1/embeddings': { status: 501, body: { error: { code: 501, message: 'This server does not support embeddings. Start it with `--embeddings`', type: 'not_supported_error' } } },
+    'GET /v1/models': {
+      body: {
+        object: 'list',
+        data: [
+          {
+            id: 'qwen2.5-7b-instruct-q4_k_m.gguf',
+            object: 'model',
+            created: 1,
+            owned_by: 'llamacpp',
+            meta: { n_ctx_train: 32768 },
+          },
+        ],
+      },
+    },
+    'GET /props': {
+      body: {
+        default_generation_settings: { n_ctx: 4096, params: { n_predict: -1 } },
+        total_slots: 1,
+        model_path: 'q.gguf',
+        chat_template: '…',
+        chat_template_caps: { supports_tools: false },
+        build_info: 'b6700-abcdef1',
+      },
+    },
+    'POST /v1/embeddings': {
+      status: 501,
+      body: {
+        error: {
+          code: 501,
+          message: 'This server does not support embeddings. Start it with `--embeddings`',
+          type: 'not_supported_error',
+        },
+      },
+    },
   },
   vllm: {
-    'GET /v1/models': { body: { object: 'list', data: [{ id: 'Qwen/Qwen2.5-7B-Instruct', object: 'model', created: 1, owned_by: 'vllm', root: 'Qwen/Qwen2.5-7B-Instruct', parent: null, max_model_len: 8192, permission: [] }] } },
+    'GET /v1/models': {
+      body: {
+        object: 'list',
+        data: [
+          {
+            id: 'Qwen/Qwen2.5-7B-Instruct',
+            object: 'model',
+            created: 1,
+            owned_by: 'vllm',
+            root: 'Qwen/Qwen2.5-7B-Instruct',
+            parent: null,
+            max_model_len: 8192,
+            permission: [],
+          },
+        ],
+      },
+    },
     'GET /version': { body: { version: '0.11.0' } },
   },
   lmstudio: {
-    'GET /v1/models': { body: { object: 'list', data: [{ id: 'qwen2.5-7b-instruct', object: 'model', owned_by: 'organization_owner' }] } },
-    'GET /api/v0/models': { body: { object: 'list', data: [{ id: 'qwen2.5-7b-instruct', object: 'model', type: 'llm', publisher: 'lmstudio-community', arch: 'qwen2', compatibility_type: 'gguf', quantization: 'Q4_K_M', state: 'loaded', max_context_length: 32768, loaded_context_length: 8192 }] } },
+    'GET /v1/models': {
+      body: { object: 'list', data: [{ id: 'qwen2.5-7b-instruct', object: 'model', owned_by: 'organization_owner' }] },
+    },
+    'GET /api/v0/models': {
+      body: {
+        object: 'list',
+        data: [
+          {
+            id: 'qwen2.5-7b-instruct',
+            object: 'model',
+            type: 'llm',
+            publisher: 'lmstudio-community',
+            arch: 'qwen2',
+            compatibility_type: 'gguf',
+            quantization: 'Q4_K_M',
+            state: 'loaded',
+            max_context_length: 32768,
+            loaded_context_length: 8192,
+          },
+        ],
+      },
+    },
   },
 };
 
@@ -63,8 +156,14 @@ async function front(routes: Routes): Promise<string> {
       response.end('404 page not found');
       return;
     }
-    const forwarded = await fetch(`${mock.url}${request.url!.slice(3)}`, { method: request.method, headers: { 'content-type': 'application/json' }, body: request.method === 'POST' ? Buffer.concat(chunks) : undefined });
-    response.writeHead(forwarded.status, { 'content-type': forwarded.headers.get('content-type') ?? 'application/json' });
+    const forwarded = await fetch(`${mock.url}${request.url!.slice(3)}`, {
+      method: request.method,
+      headers: { 'content-type': 'application/json' },
+      body: request.method === 'POST' ? Buffer.concat(chunks) : undefined,
+    });
+    response.writeHead(forwarded.status, {
+      'content-type': forwarded.headers.get('content-type') ?? 'application/json',
+    });
     response.end(Buffer.from(await forwarded.arrayBuffer()));
   });
   fronts.push(server);
@@ -76,9 +175,18 @@ const textCall = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa
 
 describe('the probe names the server and its context', () => {
   it('Ollama: version, capabilities, the loaded context from /api/ps, and the context advice', async () => {
-    mock.setReplies(['ok', '{"answer": "yes"}', { tool_calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] }]);
+    mock.setReplies([
+      'ok',
+      '{"answer": "yes"}',
+      { tool_calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] },
+    ]);
     const report = await probeEndpoint({ api_base: await front(SERVERS.ollama!) });
-    expect(report.server).toMatchObject({ kind: 'ollama', version: '0.12.3', context_size: 4096, capabilities: ['completion', 'tools', 'thinking'] });
+    expect(report.server).toMatchObject({
+      kind: 'ollama',
+      version: '0.12.3',
+      context_size: 4096,
+      capabilities: ['completion', 'tools', 'thinking'],
+    });
     expect(report.tool_calls).toBe('native');
     expect(report.advice.join('\n')).toContain('OLLAMA_CONTEXT_LENGTH');
   });
@@ -86,8 +194,18 @@ describe('the probe names the server and its context', () => {
   it('llama.cpp: n_ctx per slot, a template without tools, tool calls as text, embeddings off', async () => {
     mock.setReplies(['ok', '{"answer": "yes"}', textCall]);
     const report = await probeEndpoint({ api_base: await front(SERVERS.llamacpp!) });
-    expect(report.server).toMatchObject({ kind: 'llamacpp', version: 'b6700-abcdef1', context_size: 4096, template_supports_tools: false });
-    expect(report).toMatchObject({ native_tools: false, tool_calls: 'text', tool_call_format: 'hermes', embeddings: false });
+    expect(report.server).toMatchObject({
+      kind: 'llamacpp',
+      version: 'b6700-abcdef1',
+      context_size: 4096,
+      template_supports_tools: false,
+    });
+    expect(report).toMatchObject({
+      native_tools: false,
+      tool_calls: 'text',
+      tool_call_format: 'hermes',
+      embeddings: false,
+    });
     expect(report.errors.embeddings).toContain('--embeddings');
     const advice = report.advice.join('\n');
     expect(advice).toContain('--jinja');
@@ -114,7 +232,10 @@ describe('the probe names the server and its context', () => {
   it('a server that answers none of the routes is unknown, and the CLI prints what it found', async () => {
     mock.setReplies(['ok', '{"answer": "yes"}', textCall]);
     let output = '';
-    const code = await probeCommand(['--llm-base-url', await front({ 'GET /v1/models': { body: { data: [{ id: 'm' }] } } })], { stdout: (text) => void (output += text), stderr: () => undefined });
+    const code = await probeCommand(
+      ['--llm-base-url', await front({ 'GET /v1/models': { body: { data: [{ id: 'm' }] } } })],
+      { stdout: (text) => void (output += text), stderr: () => undefined },
+    );
     expect(code).toBe(0);
     expect(output).toMatch(/server\s+unknown/);
     expect(output).toMatch(/tool calls arrive as\s+text \(hermes/);

@@ -17,7 +17,14 @@ describe('probeEndpoint', () => {
   it('reports every capability of a capable server', async () => {
     server.setReplies(['ok', '{"answer": "yes"}', weather, weather]);
     const report = await probeEndpoint({ api_base: server.url });
-    expect(report).toMatchObject({ models: ['llama3.2', 'qwen2.5'], model: 'llama3.2', streams: true, json_schema: true, native_tools: true, streamed_tools: true });
+    expect(report).toMatchObject({
+      models: ['llama3.2', 'qwen2.5'],
+      model: 'llama3.2',
+      streams: true,
+      json_schema: true,
+      native_tools: true,
+      streamed_tools: true,
+    });
     expect(report.cors_error).toBeUndefined();
     const schemaRequest = server.chatRequests.find((request) => request.body.response_format !== undefined)!;
     expect(schemaRequest.body.response_format.json_schema.schema.required).toEqual(['answer']);
@@ -26,7 +33,13 @@ describe('probeEndpoint', () => {
   it('reports what a weaker server lacks, with advice', async () => {
     server.setReplies(['ok', 'Yes, it is blue.', 'It is sunny in Paris.', 'It is sunny.']);
     const report = await probeEndpoint({ api_base: server.url, model: 'qwen2.5' });
-    expect(report).toMatchObject({ model: 'qwen2.5', streams: true, json_schema: false, native_tools: false, streamed_tools: false });
+    expect(report).toMatchObject({
+      model: 'qwen2.5',
+      streams: true,
+      json_schema: false,
+      native_tools: false,
+      streamed_tools: false,
+    });
     expect(report.advice.join(' ')).toMatch(/json_schema/);
     expect(report.advice.join(' ')).toMatch(/tool_mode: json/);
   });
@@ -42,7 +55,10 @@ describe('probeEndpoint', () => {
     expect(report.cors_error).toMatch(/LM Studio/);
     const error = await createOpenAiClient({ api_base: 'http://localhost:1234/v1', max_retries: 0 }, { fetch: failing })
       .generate({ messages: [{ role: 'user', content: 'x' }] })
-      .then(() => ({ code: 'none', message: '', details: {} }), (caught: unknown) => caught as { code: string; message: string; details: Record<string, unknown> });
+      .then(
+        () => ({ code: 'none', message: '', details: {} }),
+        (caught: unknown) => caught as { code: string; message: string; details: Record<string, unknown> },
+      );
     expect(error).toMatchObject({ code: 'LLM_UNAVAILABLE', details: { probable_cors: true } });
     expect(error.message).toMatch(/OLLAMA_ORIGINS/);
   });
@@ -52,7 +68,10 @@ describe('tea-edge probe', () => {
   it('prints a table and advice, never the API key', async () => {
     server.setReplies(['ok', '{"answer":"no"}', weather, weather]);
     let output = '';
-    const code = await probeCommand(['--llm-base-url', server.url, '--llm-api-key', CANARY], { stdout: (text) => void (output += text), stderr: (text) => void (output += text) });
+    const code = await probeCommand(['--llm-base-url', server.url, '--llm-api-key', CANARY], {
+      stdout: (text) => void (output += text),
+      stderr: (text) => void (output += text),
+    });
     expect(code).toBe(0);
     expect(output).toMatch(/streaming\s+yes/);
     expect(output).toMatch(/native tool calls\s+yes/);
@@ -66,7 +85,10 @@ describe('tea-edge probe', () => {
     const url = gone.url;
     await gone.close();
     let output = '';
-    const code = await probeCommand(['--llm-base-url', url, '--timeout', '2'], { stdout: (text) => void (output += text), stderr: () => undefined });
+    const code = await probeCommand(['--llm-base-url', url, '--timeout', '2'], {
+      stdout: (text) => void (output += text),
+      stderr: () => undefined,
+    });
     expect(code).toBe(1);
     expect(output).toMatch(/LLM_UNAVAILABLE/);
   });

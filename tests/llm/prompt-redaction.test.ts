@@ -9,7 +9,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runYaml } from '../engine/helpers.js';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
 import { renderingSecretsAgent } from '../support/rendering-secrets-agent.js';
-import { ECHO_REDACTED, ECHO_SECRET, echoOutcome, startEchoServers, type EchoServers } from '../support/mcp-echo-agent.js';
+import {
+  ECHO_REDACTED,
+  ECHO_SECRET,
+  echoOutcome,
+  startEchoServers,
+  type EchoServers,
+} from '../support/mcp-echo-agent.js';
 import { redactRequest } from '../../src/llm/redact-request.js';
 import type { LlmRequest } from '../../src/core/model-provider.js';
 
@@ -34,7 +40,11 @@ describe('model requests are redacted before they are sent', () => {
     const model = await startMockOpenAI({ replies: ['one', 'two', 'three'] });
     open.push(model);
     const yaml = renderingSecretsAgent(model.url);
-    const { result } = await runYaml(yaml, { key: MODEL_KEY }, { secrets: { demo_token: SECRET }, llm: { overrides: { api_key: MODEL_KEY } } });
+    const { result } = await runYaml(
+      yaml,
+      { key: MODEL_KEY },
+      { secrets: { demo_token: SECRET }, llm: { overrides: { api_key: MODEL_KEY } } },
+    );
     expect(result.status).toBe('completed');
     const sent = JSON.stringify(model.requests.map((request) => request.body));
     expect(model.chatRequests).toHaveLength(2);
@@ -48,7 +58,15 @@ describe('model requests are redacted before they are sent', () => {
 describe('redactRequest', () => {
   it('returns the request itself when nothing needs redaction, and never changes a lent history', () => {
     const messages = [{ role: 'user' as const, content: 'hello' }];
-    const request: LlmRequest = { messages, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { api_key: { type: 'string' } } } } }] };
+    const request: LlmRequest = {
+      messages,
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'f', parameters: { type: 'object', properties: { api_key: { type: 'string' } } } },
+        },
+      ],
+    };
     expect(redactRequest(request, [SECRET])).toBe(request);
     messages.push({ role: 'user', content: `echo ${SECRET}` });
     const clean = redactRequest(request, [SECRET]);
@@ -61,7 +79,17 @@ describe('redactRequest', () => {
 
   it('tool call arguments (JSON text) lose a secret also in its JSON-escaped form', () => {
     const quoted = 'se"cr\\et-value';
-    const request: LlmRequest = { messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: JSON.stringify({ key: quoted }) } }] }] };
+    const request: LlmRequest = {
+      messages: [
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'f', arguments: JSON.stringify({ key: quoted }) } },
+          ],
+        },
+      ],
+    };
     const clean = redactRequest(request, [quoted]);
     expect(JSON.stringify(clean)).not.toContain(JSON.stringify(quoted).slice(1, -1));
   });

@@ -31,7 +31,9 @@ describe('createReplayProvider', () => {
     expect(JSON.stringify(stored)).not.toContain('sk-secret-replay-1234');
     const provider = createReplayProvider(stored);
     // No script at all: every answer must come from the recording (settings.llm is a closed shape, so the script is removed, not renamed).
-    const replayed = await run(agentYaml('What is tea?').replace(/, scripted: \[.*\] \}/, ' }'), { llm: { providerFactory: () => provider } });
+    const replayed = await run(agentYaml('What is tea?').replace(/, scripted: \[.*\] \}/, ' }'), {
+      llm: { providerFactory: () => provider },
+    });
     expect(replayed.result.status).toBe('completed');
     expect(replayed.result.state).toEqual(recorded.result.state);
     expect(provider.remaining).toBe(0);
@@ -44,7 +46,12 @@ describe('createReplayProvider', () => {
     const replayed = await run(agentYaml('What is coffee?'), { llm: { providerFactory: () => provider } });
     expect(replayed.result.status).toBe('failed');
     expect(replayed.result.error).toMatchObject({ code: 'LLM_BAD_RESPONSE', node: 'a' });
-    expect(provider.mismatches[0]).toEqual({ call: 1, field: 'messages[0].content', recorded: 'What is tea?', actual: 'What is coffee?' });
+    expect(provider.mismatches[0]).toEqual({
+      call: 1,
+      field: 'messages[0].content',
+      recorded: 'What is tea?',
+      actual: 'What is coffee?',
+    });
 
     const lenient = createReplayProvider(recorded.events, { strict: false });
     const goesOn = await run(agentYaml('What is coffee?'), { llm: { providerFactory: () => lenient } });

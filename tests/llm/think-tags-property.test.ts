@@ -7,13 +7,32 @@ import { describe, expect, it } from 'vitest';
 import { createThinkTagSplitter, splitThinking } from '../../src/llm/think-tags.js';
 import { seededRandom as random } from '../support/seeded-random.js';
 
-const PIECES = ['<think>', '</think>', '<THINK>', ' ', '\n\n', 'tea', ' °C', '東京', '<', '</', 'think', '>', 'a < b', '<th', 'ink>'];
+const PIECES = [
+  '<think>',
+  '</think>',
+  '<THINK>',
+  ' ',
+  '\n\n',
+  'tea',
+  ' °C',
+  '東京',
+  '<',
+  '</',
+  'think',
+  '>',
+  'a < b',
+  '<th',
+  'ink>',
+];
 
 describe('the streamed splitter, cut anywhere', () => {
   it('gives the whole-text split for 1,000 random texts and cuts; its answer deltas are the answer unless a lone </think> came', () => {
     const next = random(22);
     for (let round = 0; round < 1_000; round++) {
-      const text = Array.from({ length: 1 + Math.floor(next() * 12) }, () => PIECES[Math.floor(next() * PIECES.length)]!).join('');
+      const text = Array.from(
+        { length: 1 + Math.floor(next() * 12) },
+        () => PIECES[Math.floor(next() * PIECES.length)]!,
+      ).join('');
       const splitter = createThinkTagSplitter();
       let answer = '';
       let position = 0;

@@ -43,8 +43,20 @@ async function ask(body: Record<string, unknown>): Promise<any> {
 
 beforeAll(async () => {
   server = await startMockOpenAI({ chunkSize: 4, replies: ['Streaming inside workerd.'] });
-  const bundle = await esbuild.build({ stdin: { contents: WORKER, resolveDir: HERE, loader: 'js' }, bundle: true, format: 'esm', platform: 'neutral', write: false, logLevel: 'warning' });
-  miniflare = new Miniflare({ modules: true, script: bundle.outputFiles[0]!.text, compatibilityDate: '2026-05-01', bindings: { LLM_BASE_URL: server.url } });
+  const bundle = await esbuild.build({
+    stdin: { contents: WORKER, resolveDir: HERE, loader: 'js' },
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    write: false,
+    logLevel: 'warning',
+  });
+  miniflare = new Miniflare({
+    modules: true,
+    script: bundle.outputFiles[0]!.text,
+    compatibilityDate: '2026-05-01',
+    bindings: { LLM_BASE_URL: server.url },
+  });
   await miniflare.ready;
 });
 afterAll(async () => {

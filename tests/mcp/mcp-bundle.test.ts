@@ -15,8 +15,12 @@ function closure(file: string, dynamic: boolean, seen = new Set<string>()): Set<
   if (seen.has(file)) return seen;
   seen.add(file);
   const text = readFileSync(file, 'utf8');
-  const patterns = [/(?:^|[;\n])\s*(?:import|export)\s[^;'"]*?from\s*["'](\.[^"']+)["']/g, ...(dynamic ? [/\bimport\(\s*["'](\.[^"']+)["']\s*\)/g] : [])];
-  for (const pattern of patterns) for (const match of text.matchAll(pattern)) closure(path.resolve(path.dirname(file), match[1]!), dynamic, seen);
+  const patterns = [
+    /(?:^|[;\n])\s*(?:import|export)\s[^;'"]*?from\s*["'](\.[^"']+)["']/g,
+    ...(dynamic ? [/\bimport\(\s*["'](\.[^"']+)["']\s*\)/g] : []),
+  ];
+  for (const pattern of patterns)
+    for (const match of text.matchAll(pattern)) closure(path.resolve(path.dirname(file), match[1]!), dynamic, seen);
   return seen;
 }
 

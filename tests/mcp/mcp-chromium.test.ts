@@ -22,7 +22,9 @@ beforeAll(async () => {
   server = await startMcpTestServer({
     cors: true,
     tools: [tool('lookup', 'Look up a coffee word.')],
-    call: (_name, args) => ({ content: [{ type: 'text', text: `${String(args['q'])}: espresso with a little warm milk` }] }),
+    call: (_name, args) => ({
+      content: [{ type: 'text', text: `${String(args['q'])}: espresso with a little warm milk` }],
+    }),
   });
 });
 afterAll(async () => server?.close());
@@ -35,7 +37,13 @@ const run = runAgent(loadAgent(${JSON.stringify(yaml)}, { file: 'mcp-user.yaml' 
 for await (const event of run) void event;
 const result = await run.result;
 globalThis.mcpResult = { status: result.status, react: result.state.react };`;
-    const bundle = await esbuild.build(baseOptions({ stdin: { contents: entry, resolveDir: ROOT, sourcefile: 'mcp-page.ts', loader: 'ts' }, platform: 'browser', write: false }));
+    const bundle = await esbuild.build(
+      baseOptions({
+        stdin: { contents: entry, resolveDir: ROOT, sourcefile: 'mcp-page.ts', loader: 'ts' },
+        platform: 'browser',
+        write: false,
+      }),
+    );
     const { value, errors } = await runInChromiumPage(bundle.outputFiles![0]!.text, 'mcpResult');
     expect(errors).toEqual([]);
     const inPage = value as { status: string; react: { final_answer: string; steps: Array<{ observation: string }> } };

@@ -23,14 +23,21 @@ let base = '';
 beforeAll(async () => {
   server = await startMcpTestServer({
     tools: [tool('lookup', 'Look up a coffee word.')],
-    call: (_name, args) => ({ content: [{ type: 'text', text: `${String(args['q'])}: espresso with a little warm milk` }] }),
+    call: (_name, args) => ({
+      content: [{ type: 'text', text: `${String(args['q'])}: espresso with a little warm milk` }],
+    }),
   });
   const agentsDir = path.join(directory, 'agents');
   mkdirSync(agentsDir);
   writeFileSync(path.join(agentsDir, 'mcp-user.yaml'), mcpUserAgent(server.url, server.origin));
-  writeFileSync(path.join(agentsDir, 'glossary.yaml'), readFileSync(path.join(import.meta.dirname, 'agents/glossary.yaml'), 'utf8'));
+  writeFileSync(
+    path.join(agentsDir, 'glossary.yaml'),
+    readFileSync(path.join(import.meta.dirname, 'agents/glossary.yaml'), 'utf8'),
+  );
   const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
-  const { text } = (await bundleWorker({ root, entry: 'worker/deno/deno.ts', agentsDir, minify: true })) as { text: string };
+  const { text } = (await bundleWorker({ root, entry: 'worker/deno/deno.ts', agentsDir, minify: true })) as {
+    text: string;
+  };
   const bundle = path.join(directory, 'deno-worker.js');
   writeFileSync(bundle, text);
   deno = await startDenoServer(bundle, { KV_PATH: path.join(directory, 'traces.sqlite') });
@@ -45,8 +52,15 @@ afterAll(async () => {
 
 describe('MCP under Deno', () => {
   it('an agent served by Deno calls a tool of an official-SDK MCP server', async () => {
-    const response = await fetch(`${base}/agents/mcp-user/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input": {}}' });
-    const body = (await response.json()) as { status: string; state: { react: { steps: Array<{ observation: string }> } } };
+    const response = await fetch(`${base}/agents/mcp-user/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"input": {}}',
+    });
+    const body = (await response.json()) as {
+      status: string;
+      state: { react: { steps: Array<{ observation: string }> } };
+    };
     expect(body.status).toBe('completed');
     expect(body.state.react.steps[0]!.observation).toBe('cortado: espresso with a little warm milk');
   });
@@ -57,7 +71,9 @@ describe('MCP under Deno', () => {
     try {
       expect((await client.listTools()).tools.map((entry) => entry.name).sort()).toEqual(['glossary', 'mcp-user']);
       const result = await client.callTool({ name: 'glossary', arguments: { word: 'cortado' } });
-      expect((result.structuredContent as { state: Record<string, unknown> }).state['answer']).toBe('cortado: espresso cut with a little warm milk');
+      expect((result.structuredContent as { state: Record<string, unknown> }).state['answer']).toBe(
+        'cortado: espresso cut with a little warm milk',
+      );
     } finally {
       await client.close();
     }

@@ -12,7 +12,13 @@ import { pathToFileURL } from 'node:url';
 import type { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, packageRoot, startWorker } from '../worker/miniflare-harness.js';
-import { ECHO_REDACTED, ECHO_SECRET, echoOutcome, startEchoServers, type EchoServers } from '../support/mcp-echo-agent.js';
+import {
+  ECHO_REDACTED,
+  ECHO_SECRET,
+  echoOutcome,
+  startEchoServers,
+  type EchoServers,
+} from '../support/mcp-echo-agent.js';
 
 const root = packageRoot();
 let servers: EchoServers;
@@ -24,7 +30,12 @@ beforeAll(async () => {
   agentsDir = mkdtempSync(path.join(tmpdir(), 'tea-mcp-echo-worker-'));
   writeFileSync(path.join(agentsDir, 'echo.yaml'), servers.agent);
   const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
-  const { text } = (await bundleWorker({ root, entry: 'worker/cloudflare/cloudflare.ts', agentsDir, minify: true })) as { text: string };
+  const { text } = (await bundleWorker({
+    root,
+    entry: 'worker/cloudflare/cloudflare.ts',
+    agentsDir,
+    minify: true,
+  })) as { text: string };
   worker = await startWorker(text, { bindings: { AGENT_SECRETS: 'demo_token', demo_token: ECHO_SECRET } });
 }, 120_000);
 

@@ -29,7 +29,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function serveApp(options: Partial<Parameters<typeof createApp>[0]> = {}): Promise<{ url: string; stores: ReturnType<typeof createMemoryStores> }> {
+async function serveApp(
+  options: Partial<Parameters<typeof createApp>[0]> = {},
+): Promise<{ url: string; stores: ReturnType<typeof createMemoryStores> }> {
   const stores = createMemoryStores();
   const app = createApp({ agents, ...stores, ...options });
   const server: ServerType = await new Promise((resolve) => {
@@ -41,13 +43,22 @@ async function serveApp(options: Partial<Parameters<typeof createApp>[0]> = {}):
 
 async function connect(url: string, token?: string): Promise<Client> {
   const client = new Client({ name: 'tea-edge-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(
+    new URL(url),
+    token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } },
+  );
   await client.connect(transport);
   cleanups.push(() => client.close());
   return client;
 }
 
-type Structured = { run_id: string; status: string; state: Record<string, unknown>; interrupt?: Record<string, unknown>; resume?: string };
+type Structured = {
+  run_id: string;
+  status: string;
+  state: Record<string, unknown>;
+  interrupt?: Record<string, unknown>;
+  resume?: string;
+};
 
 describe('/mcp on the app (official SDK client over HTTP)', () => {
   it('lists every agent as a tool with its input_schema, and a call returns the final state', async () => {
@@ -63,7 +74,9 @@ describe('/mcp on the app (official SDK client over HTTP)', () => {
     const structured = result.structuredContent as Structured;
     expect(structured.status).toBe('completed');
     expect(structured.state['answer']).toBe('Cortado: espresso cut with a little warm milk');
-    expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text).state.answer).toBe(structured.state['answer']);
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text).state.answer).toBe(
+      structured.state['answer'],
+    );
     // The run is a real, recorded run like one started over the HTTP API.
     expect((await stores.traceStore.getRun(structured.run_id))?.status).toBe('completed');
   });
@@ -80,7 +93,9 @@ describe('/mcp on the app (official SDK client over HTTP)', () => {
     const { url } = await serveApp();
     const client = await connect(url);
     const progress: Array<{ progress: number; message?: string }> = [];
-    const result = await client.callTool({ name: 'glossary', arguments: { word: 'demitasse' } }, undefined, { onprogress: (note) => progress.push(note) });
+    const result = await client.callTool({ name: 'glossary', arguments: { word: 'demitasse' } }, undefined, {
+      onprogress: (note) => progress.push(note),
+    });
     expect((result.structuredContent as Structured).state['answer']).toBe('demitasse: a small cup for espresso');
     expect(progress.map((note) => note.message)).toEqual(["node 'look_up' done", "node 'polish' done"]);
     expect(progress.map((note) => note.progress)).toEqual([1, 2]);
@@ -96,8 +111,14 @@ describe('/mcp on the app (official SDK client over HTTP)', () => {
     expect(handle.interrupt).toMatchObject({ kind: 'interrupt', node: 'publish' });
     expect(handle.resume).toBe(`POST /runs/${handle.run_id}/resume`);
     const pause = (handle.interrupt as { checkpoint_id: string }).checkpoint_id;
-    expect((result.content as Array<{ text: string }>)[0]!.text).toContain(`waiting for a human (interrupt); resume it with POST /runs/${handle.run_id}/resume with the body {"checkpoint_id": "${pause}"}`);
-    const resumed = await fetch(new URL(String(handle.resume).slice('POST '.length), url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ checkpoint_id: pause }) });
+    expect((result.content as Array<{ text: string }>)[0]!.text).toContain(
+      `waiting for a human (interrupt); resume it with POST /runs/${handle.run_id}/resume with the body {"checkpoint_id": "${pause}"}`,
+    );
+    const resumed = await fetch(new URL(String(handle.resume).slice('POST '.length), url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ checkpoint_id: pause }),
+    });
     expect(await resumed.json()).toMatchObject({ status: 'completed', state: { draft: 'Hello Ada', published: true } });
   });
 
@@ -107,7 +128,9 @@ describe('/mcp on the app (official SDK client over HTTP)', () => {
     await expect(connect(url, 'wrong-token')).rejects.toThrow();
     const asUser = await connect(url, 'user-token');
     const denied = (await asUser.callTool({ name: 'whoami', arguments: {} })).structuredContent as Structured;
-    expect(JSON.stringify((denied.state['react'] as { steps: unknown[] }).steps[0])).toContain('Access denied: memory.store requires role admin');
+    expect(JSON.stringify((denied.state['react'] as { steps: unknown[] }).steps[0])).toContain(
+      'Access denied: memory.store requires role admin',
+    );
     const asAdmin = await connect(url, 'admin-token');
     const allowed = (await asAdmin.callTool({ name: 'whoami', arguments: {} })).structuredContent as Structured;
     expect(JSON.stringify((allowed.state['react'] as { steps: unknown[] }).steps[0])).not.toContain('Access denied');
@@ -125,7 +148,18 @@ describe('/mcp on the app (official SDK client over HTTP)', () => {
 
 describe('/mcp on `tea-edge serve` (built CLI)', () => {
   it('the SDK client lists and calls the served agents', { timeout: 60_000 }, async () => {
-    const { url: base, child, outcome } = await startServe(['--port', '0', '--agents', AGENTS_DIR, '--trace-dir', path.join(import.meta.dirname, '../../node_modules/.cache/tea-mcp-traces')]);
+    const {
+      url: base,
+      child,
+      outcome,
+    } = await startServe([
+      '--port',
+      '0',
+      '--agents',
+      AGENTS_DIR,
+      '--trace-dir',
+      path.join(import.meta.dirname, '../../node_modules/.cache/tea-mcp-traces'),
+    ]);
     cleanups.push(async () => {
       child.kill('SIGTERM');
       await outcome;

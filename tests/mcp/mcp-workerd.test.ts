@@ -24,13 +24,23 @@ let worker: Miniflare;
 beforeAll(async () => {
   server = await startMcpTestServer({
     tools: [tool('lookup', 'Look up a coffee word.')],
-    call: (_name, args) => ({ content: [{ type: 'text', text: `${String(args['q'])}: espresso with a little warm milk` }] }),
+    call: (_name, args) => ({
+      content: [{ type: 'text', text: `${String(args['q'])}: espresso with a little warm milk` }],
+    }),
   });
   const agentsDir = mkdtempSync(path.join(tmpdir(), 'tea-mcp-worker-'));
   writeFileSync(path.join(agentsDir, 'mcp-user.yaml'), mcpUserAgent(server.url, server.origin));
-  writeFileSync(path.join(agentsDir, 'glossary.yaml'), readFileSync(path.join(import.meta.dirname, 'agents/glossary.yaml'), 'utf8'));
+  writeFileSync(
+    path.join(agentsDir, 'glossary.yaml'),
+    readFileSync(path.join(import.meta.dirname, 'agents/glossary.yaml'), 'utf8'),
+  );
   const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
-  const { text } = (await bundleWorker({ root, entry: 'worker/cloudflare/cloudflare.ts', agentsDir, minify: true })) as { text: string };
+  const { text } = (await bundleWorker({
+    root,
+    entry: 'worker/cloudflare/cloudflare.ts',
+    agentsDir,
+    minify: true,
+  })) as { text: string };
   worker = await startWorker(text);
 }, 120_000);
 
@@ -51,14 +61,22 @@ describe('MCP in workerd (Miniflare)', () => {
 
   it("the official SDK client lists and calls the worker's agents on /mcp", async () => {
     const client = new Client({ name: 'tea-edge-test', version: '1.0.0' });
-    const dispatch = ((input: string | URL | Request, init?: RequestInit) => worker.dispatchFetch(String(input instanceof Request ? input.url : input), init as never)) as unknown as typeof fetch;
+    const dispatch = ((input: string | URL | Request, init?: RequestInit) =>
+      worker.dispatchFetch(
+        String(input instanceof Request ? input.url : input),
+        init as never,
+      )) as unknown as typeof fetch;
     await client.connect(new StreamableHTTPClientTransport(new URL('http://worker.test/mcp'), { fetch: dispatch }));
     try {
       const { tools } = await client.listTools();
       expect(tools.map((entry) => entry.name).sort()).toEqual(['glossary', 'mcp-user']);
       const progress: string[] = [];
-      const result = await client.callTool({ name: 'glossary', arguments: { word: 'demitasse' } }, undefined, { onprogress: (note) => progress.push(String(note.message)) });
-      expect((result.structuredContent as { state: Record<string, unknown> }).state['answer']).toBe('demitasse: a small cup for espresso');
+      const result = await client.callTool({ name: 'glossary', arguments: { word: 'demitasse' } }, undefined, {
+        onprogress: (note) => progress.push(String(note.message)),
+      });
+      expect((result.structuredContent as { state: Record<string, unknown> }).state['answer']).toBe(
+        'demitasse: a small cup for espresso',
+      );
       expect(progress).toEqual(["node 'look_up' done", "node 'polish' done"]);
     } finally {
       await client.close();

@@ -27,15 +27,22 @@ async function loadError(yaml: string): Promise<AgentError> {
 
 describe('Prolog agents', () => {
   it('reports a syntax error at load with the file line, before anything runs', async () => {
-    const error = await loadError('nodes:\n  - name: rules\n    language: prolog\n    run: |\n      ok(1).\n      broken( :- .\n');
+    const error = await loadError(
+      'nodes:\n  - name: rules\n    language: prolog\n    run: |\n      ok(1).\n      broken( :- .\n',
+    );
     expect(error.code).toBe('PROLOG_SYNTAX');
     expect(error.location).toMatchObject({ file: 'agent.yaml', line: 6, node: 'rules' });
-    expect(error.details.errors).toEqual([expect.objectContaining({ code: 'PROLOG_SYNTAX', file: 'agent.yaml', line: 6, node: 'rules' })]);
+    expect(error.details.errors).toEqual([
+      expect.objectContaining({ code: 'PROLOG_SYNTAX', file: 'agent.yaml', line: 6, node: 'rules' }),
+    ]);
   });
 
   it('a host without the Prolog sandbox refuses Prolog with SCRIPT_ENGINE_NOT_LOADED naming the language', () => {
     try {
-      loadAgent('nodes:\n  - name: a\n    language: prolog\n    run: "x(1)."\n', { file: 'agent.yaml', scripts: ALL_SCRIPT_SANDBOXES });
+      loadAgent('nodes:\n  - name: a\n    language: prolog\n    run: "x(1)."\n', {
+        file: 'agent.yaml',
+        scripts: ALL_SCRIPT_SANDBOXES,
+      });
       expect.unreachable();
     } catch (error) {
       expect((error as AgentError).code).toBe('SCRIPT_ENGINE_NOT_LOADED');
@@ -45,14 +52,18 @@ describe('Prolog agents', () => {
   });
 
   it('auto-detects Prolog in a run: with no language, as TEA does', async () => {
-    const agent = await load('initial_state: { n: 4 }\nnodes:\n  - name: a\n    run: |\n      sq(X, Y) :- Y is X * X.\n      state(n, N), sq(N, S), return(square, S).\n');
+    const agent = await load(
+      'initial_state: { n: 4 }\nnodes:\n  - name: a\n    run: |\n      sq(X, Y) :- Y is X * X.\n      state(n, N), sq(N, S), return(square, S).\n',
+    );
     const run = runAgent(agent, {});
     for await (const _event of run);
     expect((await run.result).state.square).toBe(16);
   });
 
   it('prolog.query refuses a template in its code (state goes through state/2, never into the source)', async () => {
-    const error = await loadError('nodes:\n  - name: q\n    uses: prolog.query\n    with:\n      code: "member(X, {{ state.items }})"\n');
+    const error = await loadError(
+      'nodes:\n  - name: q\n    uses: prolog.query\n    with:\n      code: "member(X, {{ state.items }})"\n',
+    );
     expect(error.code).toBe('INVALID_PARAMS');
     expect(error.location.field).toBe('code');
   });
@@ -112,12 +123,19 @@ nodes:
     for await (const _event of run);
     const result = await run.result;
     expect(result.status, JSON.stringify(result.error)).toBe('completed');
-    expect(result.state.tagging).toMatchObject({ valid: true, iterations: 2, output: { tags: ['tea', 'health', 'morning'] } });
+    expect(result.state.tagging).toMatchObject({
+      valid: true,
+      iterations: 2,
+      output: { tags: ['tea', 'health', 'morning'] },
+    });
   });
 
   it('tea-edge run runs a Prolog example (Prolog loaded because the agent uses it)', async () => {
     const outcome = await runCli(['run', 'examples/prolog-family-reasoning.yaml']);
     expect(outcome.code, outcome.stderr).toBe(0);
-    expect(JSON.parse(outcome.stdout)).toMatchObject({ descendants_of_tom: ['bob', 'ann', 'liz', 'joe'], grandparents_of_joe: ['bob'] });
+    expect(JSON.parse(outcome.stdout)).toMatchObject({
+      descendants_of_tom: ['bob', 'ann', 'liz', 'joe'],
+      grandparents_of_joe: ['bob'],
+    });
   });
 });

@@ -25,12 +25,24 @@ export interface CorpusOutcome {
 
 export async function runPrologCorpus(agents: readonly CorpusAgent[]): Promise<CorpusOutcome[]> {
   const outcomes: CorpusOutcome[] = [];
-  for (const { name, yaml } of [...agents, ...agents.filter((agent) => !agent.name.startsWith('hostile-')).slice(0, 1).map((agent) => ({ ...agent, name: `${agent.name} (again, after the hostile agents)` }))]) {
+  for (const { name, yaml } of [
+    ...agents,
+    ...agents
+      .filter((agent) => !agent.name.startsWith('hostile-'))
+      .slice(0, 1)
+      .map((agent) => ({ ...agent, name: `${agent.name} (again, after the hostile agents)` })),
+  ]) {
     const scripts = await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [yaml]);
     const run = runAgent(loadAgent(yaml, { file: `${name}.yaml`, scripts }), {});
     for await (const _event of run);
     const result = await run.result;
-    outcomes.push({ name, status: result.status, error: result.error?.code ?? null, budget: result.error?.details?.budget ?? null, state: result.state });
+    outcomes.push({
+      name,
+      status: result.status,
+      error: result.error?.code ?? null,
+      budget: result.error?.details?.budget ?? null,
+      state: result.state,
+    });
   }
   return outcomes;
 }

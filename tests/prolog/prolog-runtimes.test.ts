@@ -27,7 +27,14 @@ beforeAll(async () => {
 }, 120_000);
 
 async function bundle(body: string): Promise<string> {
-  const result = await esbuild.build(baseOptions({ stdin: { contents: IMPORTS + body, resolveDir: ROOT, loader: 'ts', sourcefile: 'prolog-corpus-entry.ts' }, platform: 'browser', write: false, minify: true }));
+  const result = await esbuild.build(
+    baseOptions({
+      stdin: { contents: IMPORTS + body, resolveDir: ROOT, loader: 'ts', sourcefile: 'prolog-corpus-entry.ts' },
+      platform: 'browser',
+      write: false,
+      minify: true,
+    }),
+  );
   const script = result.outputFiles[0]!.text;
   expect(script).not.toMatch(/\beval\(|new Function\(/);
   return script;
@@ -35,7 +42,9 @@ async function bundle(body: string): Promise<string> {
 
 describe('Prolog corpus in workerd', () => {
   it('gives the same outcomes as Node', async () => {
-    const script = await bundle('export default { async fetch() { return Response.json(await runPrologCorpus(AGENTS)); } };');
+    const script = await bundle(
+      'export default { async fetch() { return Response.json(await runPrologCorpus(AGENTS)); } };',
+    );
     const miniflare = new Miniflare({ modules: true, script, compatibilityDate: '2026-05-01' });
     try {
       const response = await miniflare.dispatchFetch('http://corpus.test/');
@@ -50,7 +59,9 @@ describe('Prolog corpus in workerd', () => {
 
 describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('Prolog corpus in Chromium', () => {
   it('gives the same outcomes as Node', async () => {
-    const script = await bundle('runPrologCorpus(AGENTS).then((outcomes) => { globalThis.__corpus = outcomes; }, (error) => { globalThis.__corpus = String(error); });');
+    const script = await bundle(
+      'runPrologCorpus(AGENTS).then((outcomes) => { globalThis.__corpus = outcomes; }, (error) => { globalThis.__corpus = String(error); });',
+    );
     const { value, errors } = await runInChromiumPage(script, '__corpus', 180_000);
     expect(errors).toEqual([]);
     expect(value).toEqual(inNode);

@@ -27,7 +27,14 @@ function budgetError(code: string, globals: Record<string, unknown>, budget: Rec
 
 describe('state/2', () => {
   it('answers one fact per key, in order: the state, then the other globals but variables', () => {
-    expect(result('findall(K-V, state(K, V), L), return(r, L).')).toEqual(['i-1', 'j-text', 'm-json([a=1,b=[1,2]])', 'output-out', 'u-null', 'iteration-3']);
+    expect(result('findall(K-V, state(K, V), L), return(r, L).')).toEqual([
+      'i-1',
+      'j-text',
+      'm-json([a=1,b=[1,2]])',
+      'output-out',
+      'u-null',
+      'iteration-3',
+    ]);
     expect(result('findall(K, state(K, 1), L), return(r, L).')).toEqual(['i']);
     expect(result('(state(K, K) -> R = K ; R = none), return(r, R).')).toBe('none');
     expect(result('(state(variables, _) -> R = yes ; R = no), return(r, R).')).toBe('no');
@@ -73,7 +80,9 @@ describe('the chunk read once', () => {
   });
 
   it('gives each call fresh terms: what tau marks on the goals it runs does not carry over', () => {
-    const chunk = compilePrologChunk('catch(findall(X, nope(X), _), error(E, _), true), findall(Y, member(Y, [1, 2]), L), return(r, [E, L]).');
+    const chunk = compilePrologChunk(
+      'catch(findall(X, nope(X), _), error(E, _), true), findall(Y, member(Y, [1, 2]), L), return(r, [E, L]).',
+    );
     const first = chunk.run({});
     expect(first).toEqual({ r: ['existence_error(procedure,nope/1)', [1, 2]] });
     expect(chunk.run({})).toEqual(first);

@@ -10,8 +10,14 @@ import { ALL_SCRIPT_SANDBOXES } from '../../src/lua/lua-script-sandbox.js';
 import { withPrologWhenUsed } from '../../src/prolog/load-prolog.js';
 
 async function run(code: string, input: Record<string, unknown> = {}) {
-  const yaml = `name: declarations\nnodes:\n  - name: reason\n    language: prolog\n    run: |\n${code.split('\n').map((line) => `      ${line}`).join('\n')}\n`;
-  const agent = loadAgent(yaml, { file: 'agent.yaml', scripts: await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [yaml]) });
+  const yaml = `name: declarations\nnodes:\n  - name: reason\n    language: prolog\n    run: |\n${code
+    .split('\n')
+    .map((line) => `      ${line}`)
+    .join('\n')}\n`;
+  const agent = loadAgent(yaml, {
+    file: 'agent.yaml',
+    scripts: await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [yaml]),
+  });
   return runAgent(agent, input).result;
 }
 
@@ -23,7 +29,7 @@ describe("SWI's dynamic/discontiguous/multifile declarations", () => {
         ':- discontiguous parent/2.',
         'parent(X, Y) :- mother(X, Y).',
         'parent(X, Y) :- father(X, Y).',
-        "state(child, C), assertz(mother(ann, C)).",
+        'state(child, C), assertz(mother(ann, C)).',
         'findall(P, parent(P, _), Ps), return(parents, Ps).',
         '( affair(_, _, _, _) -> return(affair, yes) ; return(affair, none) ).',
       ].join('\n'),
@@ -33,7 +39,15 @@ describe("SWI's dynamic/discontiguous/multifile declarations", () => {
   });
 
   it('the call form and a list are read too', async () => {
-    const result = await run([':- dynamic(seen/1).', ':- dynamic([count/1, total/2]).', ':- multifile(hook/1).', '( seen(_) -> return(seen, yes) ; return(seen, no) ).', '\\+ total(_, _), return(total, none).'].join('\n'));
+    const result = await run(
+      [
+        ':- dynamic(seen/1).',
+        ':- dynamic([count/1, total/2]).',
+        ':- multifile(hook/1).',
+        '( seen(_) -> return(seen, yes) ; return(seen, no) ).',
+        '\\+ total(_, _), return(total, none).',
+      ].join('\n'),
+    );
     expect(result).toMatchObject({ status: 'completed', state: { seen: 'no', total: 'none' } });
   });
 

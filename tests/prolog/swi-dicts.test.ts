@@ -19,7 +19,14 @@ describe('is_dict/1, get_dict/3, dict_pairs/3', () => {
         ].join('\n'),
         state,
       ),
-    ).toEqual({ is_dict: 'yes', list_is_dict: 'no', values: [12, 2], missing: 'none', keys: ['distance', 'lidar', 'tags', 'nested'], sorted: ['distance', 'lidar', 'nested', 'tags'] });
+    ).toEqual({
+      is_dict: 'yes',
+      list_is_dict: 'no',
+      values: [12, 2],
+      missing: 'none',
+      keys: ['distance', 'lidar', 'tags', 'nested'],
+      sorted: ['distance', 'lidar', 'nested', 'tags'],
+    });
   });
 
   it('get_dict on something that is not a dict is type_error(dict, _)', () => {

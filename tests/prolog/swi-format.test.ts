@@ -52,16 +52,24 @@ describe('format/2,3', () => {
 
   it('a huge repeat is a budget stop before the text is built', () => {
     const chunk = compilePrologChunk('format(atom(A), "~100000000c", [65]), return(a, A).');
-    expect(() => chunk.solve({})).toThrow(expect.objectContaining({ code: 'PROLOG_BUDGET', details: expect.objectContaining({ budget: 'atomLength' }) }));
+    expect(() => chunk.solve({})).toThrow(
+      expect.objectContaining({ code: 'PROLOG_BUDGET', details: expect.objectContaining({ budget: 'atomLength' }) }),
+    );
   });
 
   it('format/2 prints: a log event with source prolog', async () => {
-    const yaml = 'name: printer\nnodes:\n  - name: say\n    language: prolog\n    run: |\n      format("hello ~w~n", [world]).\n';
-    const agent = loadAgent(yaml, { file: 'printer.yaml', scripts: await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [yaml]) });
+    const yaml =
+      'name: printer\nnodes:\n  - name: say\n    language: prolog\n    run: |\n      format("hello ~w~n", [world]).\n';
+    const agent = loadAgent(yaml, {
+      file: 'printer.yaml',
+      scripts: await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, [yaml]),
+    });
     const run = runAgent(agent, {});
     const events: AgentEvent[] = [];
     for await (const event of run) events.push(event);
-    expect(events.filter((event) => event.type === 'log').map((event) => event.data)).toEqual([{ source: 'prolog', message: 'hello world' }]);
+    expect(events.filter((event) => event.type === 'log').map((event) => event.data)).toEqual([
+      { source: 'prolog', message: 'hello world' },
+    ]);
   });
 });
 
@@ -77,7 +85,13 @@ describe("SWI's text predicates (src/prolog/swi-text.ts)", () => {
           'sumlist([1, 2, 3.5], Sum), string_concat(ab, cd, C), string_length(hello, L), string_upper(abc, U), number_string(Num, "12"), return(r5, [Sum, C, L, U, Num]).',
         ].join('\n'),
       ),
-    ).toEqual({ r1: ['abc', 'def', '42'], r2: expect.stringMatching(/^f\(_?\w+,'a b',\[1\]\)$/), r3: [1, 'z'], r4: 2, r5: [6.5, 'abcd', 5, 'ABC', 12] });
+    ).toEqual({
+      r1: ['abc', 'def', '42'],
+      r2: expect.stringMatching(/^f\(_?\w+,'a b',\[1\]\)$/),
+      r3: [1, 'z'],
+      r4: 2,
+      r5: [6.5, 'abcd', 5, 'ABC', 12],
+    });
   });
 
   it('bad input is a Prolog error: unbound both ways, an unreadable atom', () => {

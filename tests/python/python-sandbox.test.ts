@@ -17,13 +17,25 @@ import type { AgentEvent } from '../../src/core/events.js';
 const pyodideDir = findPyodide();
 const processScript = path.join(import.meta.dirname, '../../dist/python-process.js');
 const MEMORY_CAP = 192 * 1024 * 1024;
-const sandbox = pyodideDir === undefined ? undefined : createPythonSandbox({ pyodideDir, processScript, timeoutMs: 3000, printBytes: 4096, resultBytes: 64 * 1024, memoryBytes: MEMORY_CAP });
+const sandbox =
+  pyodideDir === undefined
+    ? undefined
+    : createPythonSandbox({
+        pyodideDir,
+        processScript,
+        timeoutMs: 3000,
+        printBytes: 4096,
+        resultBytes: 64 * 1024,
+        memoryBytes: MEMORY_CAP,
+      });
 afterAll(() => sandbox?.close());
 
 const LONG = 240_000;
 
 async function run(code: string, state: Record<string, unknown> = {}, printed: string[] = []): Promise<unknown> {
-  return sandbox!.compile(code, { node: 'n', line: 10 }).run({ state, variables: { greeting: 'hi' } }, { onPrint: (line) => printed.push(line) });
+  return sandbox!
+    .compile(code, { node: 'n', line: 10 })
+    .run({ state, variables: { greeting: 'hi' } }, { onPrint: (line) => printed.push(line) });
 }
 
 async function failure(code: string): Promise<AgentError> {
@@ -44,19 +56,47 @@ describe('the optional pyodide package', () => {
 });
 
 describe.skipIf(pyodideDir === undefined)('Python blocks with TEA semantics (Node, Pyodide)', () => {
-  it('a block with return: its value is the update; state, variables, json and datetime are there; print is a log line', { timeout: LONG }, async () => {
+  it('a block with return: its value is the update; state, variables, json and datetime are there; print is a log line', {
+    timeout: LONG,
+  }, async () => {
     const printed: string[] = [];
     // TEA examples/yaml_agent_example.yaml, node `process` (shape kept).
-    const code = 'items = state.get("items", [])\nprint("got", len(items))\nreturn {"total": sum(items), "hello": variables["greeting"], "doubled": json.loads(json.dumps([i * 2 for i in items])), "year_ok": datetime.date(2024, 1, 2).year == 2024}';
-    expect(await run(code, { items: [1, 2, 3] }, printed)).toEqual({ total: 6, hello: 'hi', doubled: [2, 4, 6], year_ok: true });
+    const code =
+      'items = state.get("items", [])\nprint("got", len(items))\nreturn {"total": sum(items), "hello": variables["greeting"], "doubled": json.loads(json.dumps([i * 2 for i in items])), "year_ok": datetime.date(2024, 1, 2).year == 2024}';
+    expect(await run(code, { items: [1, 2, 3] }, printed)).toEqual({
+      total: 6,
+      hello: 'hi',
+      doubled: [2, 4, 6],
+      year_ok: true,
+    });
     expect(printed).toEqual(['got 3']);
   });
 
   it.each([
-    ['tea-python-word-stats', { word_count: 14, top_words: ['the', 'edge', 'agents'], report: '14 words\nmost used: the, edge, agents\nA sentence about agents running at the edge.' }, ['14 words']],
-    ['tea-python-triage', { urgency: 6, flags: ['asap', 'cannot', 'down'], priority: 'high', answer: 'We are on it: an engineer is looking at your server now.' }, []],
+    [
+      'tea-python-word-stats',
+      {
+        word_count: 14,
+        top_words: ['the', 'edge', 'agents'],
+        report: '14 words\nmost used: the, edge, agents\nA sentence about agents running at the edge.',
+      },
+      ['14 words'],
+    ],
+    [
+      'tea-python-triage',
+      {
+        urgency: 6,
+        flags: ['asap', 'cannot', 'down'],
+        priority: 'high',
+        answer: 'We are on it: an engineer is looking at your server now.',
+      },
+      [],
+    ],
   ])('examples/python/%s runs on its scripted model', { timeout: LONG }, async (name, expected, logs) => {
-    const agent = loadAgent(readFileSync(new URL(`../../examples/python/${name}.yaml`, import.meta.url), 'utf8'), { file: `${name}.yaml`, scripts: { ...ALL_SCRIPT_SANDBOXES, python: sandbox! } });
+    const agent = loadAgent(readFileSync(new URL(`../../examples/python/${name}.yaml`, import.meta.url), 'utf8'), {
+      file: `${name}.yaml`,
+      scripts: { ...ALL_SCRIPT_SANDBOXES, python: sandbox! },
+    });
     expect(agent.warnings).toEqual([]);
     const run = runAgent(agent, {});
     const events: AgentEvent[] = [];
@@ -64,10 +104,16 @@ describe.skipIf(pyodideDir === undefined)('Python blocks with TEA semantics (Nod
     const result = await run.result;
     expect(result.error).toBeUndefined();
     expect(result.state).toMatchObject(expected);
-    expect(events.filter((event) => event.type === 'log' && event.data.source === 'python').map((event) => (event.data as { message: string }).message)).toEqual(logs);
+    expect(
+      events
+        .filter((event) => event.type === 'log' && event.data.source === 'python')
+        .map((event) => (event.data as { message: string }).message),
+    ).toEqual(logs);
   });
 
-  it("a reflection.loop generator and corrector in Python run as TEA's (result = …; TEA examples/reflection/reflection-loop-example.yaml)", { timeout: LONG }, async () => {
+  it("a reflection.loop generator and corrector in Python run as TEA's (result = …; TEA examples/reflection/reflection-loop-example.yaml)", {
+    timeout: LONG,
+  }, async () => {
     // The generator and corrector are TEA's, copied as they are; the evaluator, settings and node shortened.
     const yaml = `name: tea-reflection-python
 initial_state: { topic: edge computing }
@@ -94,16 +140,27 @@ nodes:
       max_iterations: 3
     output: article
 `;
-    const agent = loadAgent(yaml, { file: 'tea-reflection-python.yaml', scripts: { ...ALL_SCRIPT_SANDBOXES, python: sandbox! } });
+    const agent = loadAgent(yaml, {
+      file: 'tea-reflection-python.yaml',
+      scripts: { ...ALL_SCRIPT_SANDBOXES, python: sandbox! },
+    });
     const run = runAgent(agent, {});
     for await (const _event of run);
     const result = await run.result;
     expect(result.error).toBeUndefined();
-    expect(result.state.article).toMatchObject({ valid: true, iterations: 2, output: { title: 'Understanding Edge Computing', tags: ['edge computing', 'research', 'analysis'] } });
+    expect(result.state.article).toMatchObject({
+      valid: true,
+      iterations: 2,
+      output: { title: 'Understanding Edge Computing', tags: ['edge computing', 'research', 'analysis'] },
+    });
   });
 
   it('a block without return: its locals not starting with _ are the update', { timeout: LONG }, async () => {
-    expect(await run('import re\nwords = re.findall(r"\\w+", state["text"])\ncount = len(words)\n_scratch = 1\n', { text: 'a b c' })).toEqual({ words: ['a', 'b', 'c'], count: 3 });
+    expect(
+      await run('import re\nwords = re.findall(r"\\w+", state["text"])\ncount = len(words)\n_scratch = 1\n', {
+        text: 'a b c',
+      }),
+    ).toEqual({ words: ['a', 'b', 'c'], count: 3 });
   });
 
   it('each call starts clean: nothing one block defines is seen by the next', { timeout: LONG }, async () => {
@@ -121,9 +178,17 @@ nodes:
 
   it.each([
     ['os.system', 'import os\nreturn {"r": os.system("echo PWNED > /tmp/tea-edge-pwned")}', { r: -1 }],
-    ['open a host file', 'try:\n    open("/etc/passwd").read()\n    return {"r": "read"}\nexcept OSError as e:\n    return {"r": type(e).__name__}', { r: 'FileNotFoundError' }],
+    [
+      'open a host file',
+      'try:\n    open("/etc/passwd").read()\n    return {"r": "read"}\nexcept OSError as e:\n    return {"r": type(e).__name__}',
+      { r: 'FileNotFoundError' },
+    ],
     ['list the root', 'import os\nreturn {"r": "etc" in os.listdir("/")}', { r: false }],
-    ['the environment', 'import os\nreturn {"r": [k for k in os.environ if k in ("HOME_REAL", "PATH_REAL", "TEA_EDGE_PYODIDE_DIR", "CI", "USER_SECRET")]}', { r: [] }],
+    [
+      'the environment',
+      'import os\nreturn {"r": [k for k in os.environ if k in ("HOME_REAL", "PATH_REAL", "TEA_EDGE_PYODIDE_DIR", "CI", "USER_SECRET")]}',
+      { r: [] },
+    ],
   ])('hostile: %s reaches nothing of the host', { timeout: LONG }, async (_what, code, expected) => {
     expect(await run(code)).toEqual(expected);
   });
@@ -131,7 +196,11 @@ nodes:
   it.each([
     ['subprocess', 'import subprocess\nsubprocess.run(["ls"])', /OSError|not support/],
     ['import js', 'import js\nreturn {"p": str(js.process)}', /ModuleNotFoundError/],
-    ['pyodide.ffi to JavaScript', 'import pyodide.code\npyodide.code.run_js("1")', /EvalError|ModuleNotFoundError|ImportError|Error/],
+    [
+      'pyodide.ffi to JavaScript',
+      'import pyodide.code\npyodide.code.run_js("1")',
+      /EvalError|ModuleNotFoundError|ImportError|Error/,
+    ],
     ['a socket', 'import socket\ns = socket.socket()\ns.connect(("127.0.0.1", 22))', /OSError|unreachable/],
     ['the recursion bomb', 'def f(n):\n    return f(n + 1)\nreturn {"r": f(0)}', /RecursionError/],
   ])('hostile: %s fails as a Python error', { timeout: LONG }, async (_what, code, says) => {
@@ -162,7 +231,10 @@ nodes:
   it.each([
     ['one allocation above the cap (fits in wasm32)', 'blob = bytearray(256 * 1024 * 1024)\nreturn {"n": len(blob)}'],
     ['growing past the cap a megabyte at a time', 'xs = []\nwhile True:\n    xs.append(bytearray(1024 * 1024))'],
-    ['a MemoryError caught by the block, which then returns', 'try:\n    xs = [bytearray(1024 * 1024) for _ in range(400)]\nexcept MemoryError:\n    pass\nreturn {"survived": True}'],
+    [
+      'a MemoryError caught by the block, which then returns',
+      'try:\n    xs = [bytearray(1024 * 1024) for _ in range(400)]\nexcept MemoryError:\n    pass\nreturn {"survived": True}',
+    ],
   ])('the memory cap holds while the block runs: %s', { timeout: LONG }, async (_what, code) => {
     // The cap (192 MiB) is in the wasm binary: without it these would grow to 4 GiB within the time budget.
     const outcome = await run(code).then(
@@ -182,8 +254,11 @@ nodes:
     expect(await run('return {"after": 1}')).toEqual({ after: 1 });
   });
 
-  it("the run's deadline interrupts a Python block (the run's signal): the run ends with its budget error, the next block runs", { timeout: LONG }, async () => {
-    const yaml = 'name: deadline\nsettings:\n  limits: { max_duration_ms: 1000 }\nnodes:\n  - name: spin\n    language: python\n    run: |\n      while True:\n          pass\n';
+  it("the run's deadline interrupts a Python block (the run's signal): the run ends with its budget error, the next block runs", {
+    timeout: LONG,
+  }, async () => {
+    const yaml =
+      'name: deadline\nsettings:\n  limits: { max_duration_ms: 1000 }\nnodes:\n  - name: spin\n    language: python\n    run: |\n      while True:\n          pass\n';
     const agent = loadAgent(yaml, { file: 'deadline.yaml', scripts: { ...ALL_SCRIPT_SANDBOXES, python: sandbox! } });
     await run('return {}'); // a started interpreter: the deadline falls inside the loop, not the start
     const agentRun = runAgent(agent, {});
@@ -194,8 +269,12 @@ nodes:
     expect(await run('return {"after": 3}')).toEqual({ after: 3 });
   });
 
-  it('a loop that swallows the interrupt is ended with its interpreter: PYTHON_BUDGET time', { timeout: LONG }, async () => {
-    const error = await failure('while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass');
+  it('a loop that swallows the interrupt is ended with its interpreter: PYTHON_BUDGET time', {
+    timeout: LONG,
+  }, async () => {
+    const error = await failure(
+      'while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass',
+    );
     expect(error.code).toBe('PYTHON_BUDGET');
     expect(error.details['budget']).toBe('time');
     expect(await run('return {"after": 2}')).toEqual({ after: 2 });

@@ -49,7 +49,15 @@ async function runProcess(): Promise<Answer[]> {
       if (answers.length === BLOCKS.length) resolve();
     });
   });
-  for (const [index, code] of BLOCKS.entries()) child.stdin.write(JSON.stringify({ id: index + 1, code, payload: JSON.stringify({ state: { items: [1, 2], text: 'a b' }, variables: { greeting: 'hi' } }), timeout_ms: 120_000 }) + '\n');
+  for (const [index, code] of BLOCKS.entries())
+    child.stdin.write(
+      JSON.stringify({
+        id: index + 1,
+        code,
+        payload: JSON.stringify({ state: { items: [1, 2], text: 'a b' }, variables: { greeting: 'hi' } }),
+        timeout_ms: 120_000,
+      }) + '\n',
+    );
   await done;
   child.stdin.end();
   return answers;
@@ -58,7 +66,9 @@ async function runProcess(): Promise<Answer[]> {
 const results = (answers: Answer[]) => answers.map((answer) => answer.fatal ?? JSON.parse(answer.answer!));
 
 describe.skipIf(pyodideDir === undefined)('the Python start-up snapshot (Node)', () => {
-  it('the first start makes it, a later start restores it and answers as the cold one; an unusable one is replaced', { timeout: LONG }, async () => {
+  it('the first start makes it, a later start restores it and answers as the cold one; an unusable one is replaced', {
+    timeout: LONG,
+  }, async () => {
     const cold = await runProcess();
     expect(cold[0]).toMatchObject({ from_snapshot: false });
     expect(cold[0]!.snapshot_note).toBeUndefined();
@@ -68,7 +78,12 @@ describe.skipIf(pyodideDir === undefined)('the Python start-up snapshot (Node)',
       { ok: true, result: { words: ['a', 'b'], count: 2 } },
       { ok: true, result: { system: -1, root: ['dev', 'home', 'lib', 'proc', 'tmp'] } },
     ]);
-    for (const refused of results(cold).slice(3)) expect(refused).toMatchObject({ ok: false, kind: 'error', message: expect.stringMatching(/^ModuleNotFoundError/) });
+    for (const refused of results(cold).slice(3))
+      expect(refused).toMatchObject({
+        ok: false,
+        kind: 'error',
+        message: expect.stringMatching(/^ModuleNotFoundError/),
+      });
 
     const restored = await runProcess();
     expect(restored[0]).toMatchObject({ from_snapshot: true });

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runYaml } from '../engine/helpers.js';
 
-const example = (name: string) => readFileSync(path.resolve(import.meta.dirname, '../../examples', `${name}.yaml`), 'utf8');
+const example = (name: string) =>
+  readFileSync(path.resolve(import.meta.dirname, '../../examples', `${name}.yaml`), 'utf8');
 
 describe('examples/reason-*.yaml', () => {
   it('reason-cot-math: thinking and the number 36', async () => {
@@ -21,9 +22,16 @@ describe('examples/reason-*.yaml', () => {
     expect(result.state['stop_reason']).toBe('final_answer');
     const react = result.state['react'] as Record<string, unknown>;
     const observations = (react['steps'] as Array<Record<string, unknown>>).map((step) => step['observation']);
-    expect(observations).toEqual(['{"result":16}', '{"stored":true}', '{"value":16}', '{"result":17.28}', 'Goal achieved.']);
+    expect(observations).toEqual([
+      '{"result":16}',
+      '{"stored":true}',
+      '{"value":16}',
+      '{"result":17.28}',
+      'Goal achieved.',
+    ]);
     const types = events.map((event) => event.type);
-    for (const type of ['thinking', 'tool_start', 'tool_result', 'answer_chunk', 'answer', 'done']) expect(types).toContain(type);
+    for (const type of ['thinking', 'tool_start', 'tool_result', 'answer_chunk', 'answer', 'done'])
+      expect(types).toContain(type);
     for (const event of events) expect(event.ts).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const starts = events.filter((event) => event.type === 'tool_start');
     expect(starts).toHaveLength(4);

@@ -11,7 +11,10 @@ import { reasoningActions } from '../../src/reasoning/actions.js';
 import type { TestActionContext } from '../../src/testing/test-action-context.js';
 
 /** A compiler resolving actions from the fake registry; templates are `{{ state.x }}` lookups only. */
-export function createFakeCompiler(actions: ActionDefinition[] = [], settings: Record<string, unknown> = {}): ActionCompiler {
+export function createFakeCompiler(
+  actions: ActionDefinition[] = [],
+  settings: Record<string, unknown> = {},
+): ActionCompiler {
   const registry = new Map<string, ActionDefinition>();
   for (const action of [...reasoningActions(), ...actions]) registry.set(action.name, action);
   return {
@@ -30,7 +33,11 @@ export function createFakeCompiler(actions: ActionDefinition[] = [], settings: R
       if (action === undefined) throw new AgentError('UNKNOWN_ACTION', `unknown action '${name}'`, { field });
       return action;
     },
-    error: (message, field, code) => new AgentError((code ?? 'INVALID_PARAMS') as ErrorCode, message, { node: 'test-node', ...(field !== undefined ? { field } : {}) }),
+    error: (message, field, code) =>
+      new AgentError((code ?? 'INVALID_PARAMS') as ErrorCode, message, {
+        node: 'test-node',
+        ...(field !== undefined ? { field } : {}),
+      }),
   };
 }
 
@@ -42,7 +49,13 @@ export function compileFakeSchema(schema: Record<string, unknown>): CompiledSche
       const result = validator.validate(instance);
       return {
         valid: result.valid,
-        errors: result.errors.map((error) => ({ message: error.error, path: error.instanceLocation.replace(/^#/, ''), dotted_path: '', keyword: error.keyword, type: 'schema' })),
+        errors: result.errors.map((error) => ({
+          message: error.error,
+          path: error.instanceLocation.replace(/^#/, ''),
+          dotted_path: '',
+          keyword: error.keyword,
+          type: 'schema',
+        })),
       };
     },
   };
@@ -53,10 +66,13 @@ function fakeTemplate(value: unknown): CompiledValue {
     if (typeof item === 'string') {
       const whole = /^\{\{\s*state\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/.exec(item);
       if (whole !== null) return (scope['state'] as Record<string, unknown>)[whole[1]!];
-      return item.replace(/\{\{\s*state\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (_m, key: string) => String((scope['state'] as Record<string, unknown>)[key] ?? ''));
+      return item.replace(/\{\{\s*state\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (_m, key: string) =>
+        String((scope['state'] as Record<string, unknown>)[key] ?? ''),
+      );
     }
     if (Array.isArray(item)) return item.map((entry) => render(entry, scope));
-    if (typeof item === 'object' && item !== null) return Object.fromEntries(Object.entries(item).map(([key, entry]) => [key, render(entry, scope)]));
+    if (typeof item === 'object' && item !== null)
+      return Object.fromEntries(Object.entries(item).map(([key, entry]) => [key, render(entry, scope)]));
     return item;
   };
   const isStatic = !JSON.stringify(value ?? null).includes('{{');
@@ -64,9 +80,16 @@ function fakeTemplate(value: unknown): CompiledValue {
 }
 
 /** Prepares (at "load") and runs an action with the fakes, as the engine would. */
-export async function runAction(name: string, params: Record<string, unknown>, context: TestActionContext, extraActions: ActionDefinition[] = []): Promise<Record<string, unknown>> {
+export async function runAction(
+  name: string,
+  params: Record<string, unknown>,
+  context: TestActionContext,
+  extraActions: ActionDefinition[] = [],
+): Promise<Record<string, unknown>> {
   const action = [...reasoningActions(), ...extraActions].find((candidate) => candidate.name === name);
   if (action === undefined) throw new Error(`no action ${name}`);
-  const prepared = action.prepare ? action.prepare(params, createFakeCompiler(extraActions, context.settings as Record<string, unknown>)) : params;
+  const prepared = action.prepare
+    ? action.prepare(params, createFakeCompiler(extraActions, context.settings as Record<string, unknown>))
+    : params;
   return (await action.run(prepared, context)) as Record<string, unknown>;
 }

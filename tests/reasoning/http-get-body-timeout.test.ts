@@ -38,7 +38,10 @@ afterAll(async () => {
 describe('http.get timing out while reading the body', () => {
   it('is ACTION_FAILED naming the body, not a raw abort', async () => {
     const context = createTestActionContext({ settings: { http: { allow: [origin], timeout_ms: 2000 } } });
-    await expect(httpGet().run({ url: `${origin}/stall-body` }, context)).rejects.toMatchObject({ code: 'ACTION_FAILED', message: expect.stringContaining('while reading the body') });
+    await expect(httpGet().run({ url: `${origin}/stall-body` }, context)).rejects.toMatchObject({
+      code: 'ACTION_FAILED',
+      message: expect.stringContaining('while reading the body'),
+    });
   });
 
   const agent = (timeoutMs: number) => `
@@ -62,7 +65,10 @@ nodes:
     for await (const _event of run) void _event;
     const result = await run.result;
     expect(result.status, JSON.stringify(result.error)).toBe('completed');
-    const react = result.state.react as { final_answer: unknown; steps: Array<{ observation: string; status?: string }> };
+    const react = result.state.react as {
+      final_answer: unknown;
+      steps: Array<{ observation: string; status?: string }>;
+    };
     expect(react.steps[0]!.status).toBe('error');
     expect(react.steps[0]!.observation).toContain('timed out after 2000 ms while reading the body');
     expect(react.final_answer).toBe('the page did not load');

@@ -36,13 +36,20 @@ describe('http.get in workerd', () => {
     server = createServer((request, response) => {
       hits++;
       if (request.url === '/redirect-ok') return void response.writeHead(302, { location: '/hello' }).end();
-      if (request.url === '/redirect-out') return void response.writeHead(302, { location: 'http://169.254.169.254/latest' }).end();
+      if (request.url === '/redirect-out')
+        return void response.writeHead(302, { location: 'http://169.254.169.254/latest' }).end();
       if (request.url === '/big') return void response.writeHead(200).end('z'.repeat(50_000));
       response.writeHead(200, { 'content-type': 'text/plain' }).end('hello from node');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const bundle = await esbuild.build(baseOptions({ stdin: { contents: ENTRY, resolveDir: ROOT, sourcefile: 'http-get-worker.ts', loader: 'ts' }, platform: 'browser', write: false }));
+    const bundle = await esbuild.build(
+      baseOptions({
+        stdin: { contents: ENTRY, resolveDir: ROOT, sourcefile: 'http-get-worker.ts', loader: 'ts' },
+        platform: 'browser',
+        write: false,
+      }),
+    );
     miniflare = new Miniflare({ modules: true, script: bundle.outputFiles![0]!.text, compatibilityDate: '2026-05-01' });
   });
   afterAll(async () => {
@@ -51,24 +58,39 @@ describe('http.get in workerd', () => {
   });
 
   const call = async (url: string, http: Record<string, unknown>) => {
-    const response = await miniflare.dispatchFetch('http://worker.test/', { method: 'POST', body: JSON.stringify({ url, http }) });
+    const response = await miniflare.dispatchFetch('http://worker.test/', {
+      method: 'POST',
+      body: JSON.stringify({ url, http }),
+    });
     return (await response.json()) as Record<string, unknown>;
   };
 
   it('fetches an allowed origin and follows an allowed redirect', async () => {
-    expect(await call(`${origin}/hello`, { allow: [origin] })).toMatchObject({ ok: true, result: { status: 200, body: 'hello from node' } });
-    expect(await call(`${origin}/redirect-ok`, { allow: [origin] })).toMatchObject({ ok: true, result: { body: 'hello from node' } });
+    expect(await call(`${origin}/hello`, { allow: [origin] })).toMatchObject({
+      ok: true,
+      result: { status: 200, body: 'hello from node' },
+    });
+    expect(await call(`${origin}/redirect-ok`, { allow: [origin] })).toMatchObject({
+      ok: true,
+      result: { body: 'hello from node' },
+    });
   });
 
   it('refuses unlisted origins before connecting, and re-checks redirects', async () => {
     const before = hits;
     expect(await call(`${origin}/hello`, {})).toMatchObject({ ok: false, code: 'FORBIDDEN' });
-    expect(await call('http://169.254.169.254/latest', { allow: [origin] })).toMatchObject({ ok: false, code: 'FORBIDDEN' });
+    expect(await call('http://169.254.169.254/latest', { allow: [origin] })).toMatchObject({
+      ok: false,
+      code: 'FORBIDDEN',
+    });
     expect(hits).toBe(before);
     expect(await call(`${origin}/redirect-out`, { allow: [origin] })).toMatchObject({ ok: false, code: 'FORBIDDEN' });
   });
 
   it('caps the body', async () => {
-    expect(await call(`${origin}/big`, { allow: [origin], max_bytes: 100 })).toMatchObject({ ok: true, result: { truncated: true } });
+    expect(await call(`${origin}/big`, { allow: [origin], max_bytes: 100 })).toMatchObject({
+      ok: true,
+      result: { truncated: true },
+    });
   });
 });

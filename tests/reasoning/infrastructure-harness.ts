@@ -22,9 +22,19 @@ export interface InfrastructureCase {
 
 export const INFRASTRUCTURE_CASES: readonly InfrastructureCase[] = [
   { name: 'server down (closed port)', fault: undefined, code: 'LLM_UNAVAILABLE', retries: 0 },
-  { name: 'HTTP 404 (missing model)', fault: { type: 'status', status: 404, body: '{"error":{"message":"model \\"m\\" not found"}}' }, code: 'LLM_HTTP_404', retries: 0 },
+  {
+    name: 'HTTP 404 (missing model)',
+    fault: { type: 'status', status: 404, body: '{"error":{"message":"model \\"m\\" not found"}}' },
+    code: 'LLM_HTTP_404',
+    retries: 0,
+  },
   { name: 'HTTP 500 on every call', fault: { type: 'status', status: 500 }, code: 'LLM_HTTP_500', retries: 1 },
-  { name: 'a connection that breaks mid-answer', fault: { type: 'reset', afterChunks: 2 }, code: 'LLM_BAD_RESPONSE', retries: 0 },
+  {
+    name: 'a connection that breaks mid-answer',
+    fault: { type: 'reset', afterChunks: 2 },
+    code: 'LLM_BAD_RESPONSE',
+    retries: 0,
+  },
 ];
 
 export interface NodeSpec {
@@ -70,7 +80,11 @@ export async function closedUrl(): Promise<string> {
 }
 
 /** Runs `node` under `testCase` against `server` (or a closed port). */
-export async function runCase(server: MockOpenAI, testCase: InfrastructureCase, node: NodeSpec): Promise<{ result: RunResult; events: AgentEvent[] }> {
+export async function runCase(
+  server: MockOpenAI,
+  testCase: InfrastructureCase,
+  node: NodeSpec,
+): Promise<{ result: RunResult; events: AgentEvent[] }> {
   server.setFault(testCase.fault);
   const url = testCase.fault === undefined ? await closedUrl() : server.url;
   try {
@@ -85,7 +99,12 @@ export async function runCase(server: MockOpenAI, testCase: InfrastructureCase, 
  * `think`, the next node never runs, the server saw the call and its retries, `check` finds no
  * swallowed trace of it) and one for `on_error: graceful` (the error is recorded and the run goes on).
  */
-export function defineInfrastructureTests(label: string, node: NodeSpec, server: () => MockOpenAI, check: (outcome: { result: RunResult; events: AgentEvent[] }) => void): void {
+export function defineInfrastructureTests(
+  label: string,
+  node: NodeSpec,
+  server: () => MockOpenAI,
+  check: (outcome: { result: RunResult; events: AgentEvent[] }) => void,
+): void {
   for (const testCase of INFRASTRUCTURE_CASES) {
     it(`${label}: ${testCase.name} → failed run, ${testCase.code} at node think`, async () => {
       const outcome = await runCase(server(), testCase, node);

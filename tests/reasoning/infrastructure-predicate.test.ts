@@ -26,12 +26,22 @@ describe('isInfrastructureFailure', () => {
     expect(isInfrastructureFailure(error('LLM_BAD_RESPONSE', { replay: true, mismatch: { call: 1 } }))).toBe(true);
   });
 
-  it.each([['SCHEMA_INVALID'], ['REFLECTION_FAILED'], ['LUA_ERROR'], ['ACTION_FAILED'], ['TEMPLATE_ERROR'], ['INVALID_PARAMS'], ['FORBIDDEN']] as const)('%s is not', (code) => {
+  it.each([
+    ['SCHEMA_INVALID'],
+    ['REFLECTION_FAILED'],
+    ['LUA_ERROR'],
+    ['ACTION_FAILED'],
+    ['TEMPLATE_ERROR'],
+    ['INVALID_PARAMS'],
+    ['FORBIDDEN'],
+  ] as const)('%s is not', (code) => {
     expect(isInfrastructureFailure(error(code))).toBe(false);
   });
 
   it('a tool call the model wrote badly is content; non-AgentErrors are not classified', () => {
-    expect(isInfrastructureFailure(error('LLM_BAD_RESPONSE', { half_tool_call: true, model_output: true }))).toBe(false);
+    expect(isInfrastructureFailure(error('LLM_BAD_RESPONSE', { half_tool_call: true, model_output: true }))).toBe(
+      false,
+    );
     expect(isInfrastructureFailure(new Error('LLM_TIMEOUT'))).toBe(false);
     expect(isInfrastructureFailure({ code: 'LLM_TIMEOUT' })).toBe(false);
   });

@@ -27,7 +27,9 @@ function prepareError(name: string, params: Record<string, unknown>, extra: Acti
 
 const prepareTable = (tools: unknown) => {
   const action = reasoningActions().find((candidate) => candidate.name === 'reason.react')!;
-  return action.prepare!({ goal: 'g', tools }, createFakeCompiler()) as { table: { tools: Array<{ name: string; tier: number }> } };
+  return action.prepare!({ goal: 'g', tools }, createFakeCompiler()) as {
+    table: { tools: Array<{ name: string; tier: number }> };
+  };
 };
 
 describe('load-time validation', () => {
@@ -62,7 +64,9 @@ describe('load-time validation', () => {
 
   it('two tools whose names differ only in case are INVALID_PARAMS', () => {
     const variant: ActionDefinition = { name: 'Math.calculate', description: 'variant', run: () => 1 };
-    expect(prepareError('reason.react', { goal: 'g', tools: ['math.calculate', 'Math.calculate'] }, [variant]).code).toBe('INVALID_PARAMS');
+    expect(
+      prepareError('reason.react', { goal: 'g', tools: ['math.calculate', 'Math.calculate'] }, [variant]).code,
+    ).toBe('INVALID_PARAMS');
   });
 
   it.each([
@@ -78,8 +82,15 @@ describe('load-time validation', () => {
   });
 
   it('tool entries accept names and {name, tier, requires_role, description}; final_answer is implicit', () => {
-    const prepared = prepareTable(['math.calculate', { name: 'memory.store', tier: 2, requires_role: 'operator', description: 'Save' }, 'final_answer']);
-    expect(prepared.table.tools.map((tool) => [tool.name, tool.tier])).toEqual([['math.calculate', 1], ['memory.store', 2]]);
+    const prepared = prepareTable([
+      'math.calculate',
+      { name: 'memory.store', tier: 2, requires_role: 'operator', description: 'Save' },
+      'final_answer',
+    ]);
+    expect(prepared.table.tools.map((tool) => [tool.name, tool.tier])).toEqual([
+      ['math.calculate', 1],
+      ['memory.store', 2],
+    ]);
   });
 });
 
@@ -115,11 +126,13 @@ describe('Rust TEA reasoning.rs rows (§6.4) that apply', () => {
   });
 
   it('test_validate_tool_name_path_traversal', () => {
-    for (const name of ['../etc/passwd', 'foo/bar', '..\\windows\\system32', 'action..other']) expect(isValidToolName(name)).toBe(false);
+    for (const name of ['../etc/passwd', 'foo/bar', '..\\windows\\system32', 'action..other'])
+      expect(isValidToolName(name)).toBe(false);
   });
 
   it('test_validate_tool_name_invalid_pattern (our identifier pattern allows "-" inside a name, per docs/spec.md#11-top-level-keys)', () => {
-    for (const name of ['123abc', '-action', '', 'a'.repeat(65), 'has space']) expect(isValidToolName(name)).toBe(false);
+    for (const name of ['123abc', '-action', '', 'a'.repeat(65), 'has space'])
+      expect(isValidToolName(name)).toBe(false);
     expect(isValidToolName('action-name')).toBe(true);
   });
 
@@ -146,7 +159,8 @@ describe('Rust TEA reasoning.rs rows (§6.4) that apply', () => {
   it('test_react_system_prompt_format', () => {
     const table = prepareTable(['memory.store']).table as never;
     const prompt = systemPrompt(table, 'json');
-    for (const text of ['ReAct agent', 'memory.store', 'final_answer', 'OBSERVATION', '"required":["key","value"]']) expect(prompt).toContain(text);
+    for (const text of ['ReAct agent', 'memory.store', 'final_answer', 'OBSERVATION', '"required":["key","value"]'])
+      expect(prompt).toContain(text);
   });
 
   it('test_self_correct_critic_prompt_custom', () => {
@@ -162,9 +176,17 @@ describe('Rust TEA reasoning.rs rows (§6.4) that apply', () => {
 
 describe('prompt layout (Eta trims the newline after each tag; the templates compensate)', () => {
   it('few-shot examples render one field per line', () => {
-    const prompt = renderCotPrompt({ formatInstructions: 'F', examples: [{ problem: 'P1', thinking: 'T1', answer: 'A1' }, { problem: 'P2', answer: 'A2' }] });
+    const prompt = renderCotPrompt({
+      formatInstructions: 'F',
+      examples: [
+        { problem: 'P1', thinking: 'T1', answer: 'A1' },
+        { problem: 'P2', answer: 'A2' },
+      ],
+    });
     expect(prompt).toContain('F\n\nRespond with exactly one JSON object');
-    expect(prompt).toContain('Example 1:\nProblem: P1\nThinking: T1\nAnswer: A1\n\nExample 2:\nProblem: P2\nAnswer: A2\n');
+    expect(prompt).toContain(
+      'Example 1:\nProblem: P1\nThinking: T1\nAnswer: A1\n\nExample 2:\nProblem: P2\nAnswer: A2\n',
+    );
   });
 
   it('each tool is on its own line with its parameters below', () => {

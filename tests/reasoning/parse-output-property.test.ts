@@ -7,7 +7,21 @@ import { describe, expect, it } from 'vitest';
 import { parseModelOutput } from '../../src/reasoning/parse-output.js';
 import { seededRandom as random } from '../support/seeded-random.js';
 
-const WORDS = ['alpha', 'beta', 'answer', 'thought', 'tea', 'café', 'naïve', 'x y z', 'line\nbreak', 'tab\there', 'brace {', 'close }', 'colon: yes'];
+const WORDS = [
+  'alpha',
+  'beta',
+  'answer',
+  'thought',
+  'tea',
+  'café',
+  'naïve',
+  'x y z',
+  'line\nbreak',
+  'tab\there',
+  'brace {',
+  'close }',
+  'colon: yes',
+];
 
 function randomValue(next: () => number, depth: number): unknown {
   const kind = Math.floor(next() * (depth > 2 ? 4 : 6));
@@ -26,7 +40,13 @@ function randomObject(next: () => number, depth = 0): Record<string, unknown> {
   return object;
 }
 
-const PROSE_BEFORE = ['', 'Sure! Here is the JSON:\n', 'Okay, let me think.\n\n', '**Result:**\n', '- Step 1: done\n- Step 2: done\n\n'];
+const PROSE_BEFORE = [
+  '',
+  'Sure! Here is the JSON:\n',
+  'Okay, let me think.\n\n',
+  '**Result:**\n',
+  '- Step 1: done\n- Step 2: done\n\n',
+];
 const PROSE_AFTER = ['', '\nHope this helps!', '\n\nLet me know if you need more.', '\n- note: approximate'];
 
 type Writer = (json: string, value: Record<string, unknown>) => string | undefined;
@@ -40,7 +60,16 @@ const WRITERS: Array<[string, Writer]> = [
   ['trailing comma', (json) => json.replace(/\}$/, ',}')],
   // Single quotes and Python literals only where no string could be damaged by the rewrite.
   ['single quotes', (json) => (/[\\']/.test(json) ? undefined : json.replace(/"/g, "'"))],
-  ['python literals', (json) => (/"[^"]*(true|false|null)[^"]*"/.test(json) ? undefined : json.replace(/\btrue\b/g, 'True').replace(/\bfalse\b/g, 'False').replace(/\bnull\b/g, 'None'))],
+  [
+    'python literals',
+    (json) =>
+      /"[^"]*(true|false|null)[^"]*"/.test(json)
+        ? undefined
+        : json
+            .replace(/\btrue\b/g, 'True')
+            .replace(/\bfalse\b/g, 'False')
+            .replace(/\bnull\b/g, 'None'),
+  ],
 ];
 
 describe('parseModelOutput over 400 random objects written the ways small models write them', () => {

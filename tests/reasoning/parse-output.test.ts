@@ -12,18 +12,34 @@ const PARSEABLE: Array<[string, string, unknown]> = [
   ['object with surrounding whitespace', '\n\n  {"answer": 1}  \n', { answer: 1 }],
   ['bare number', '42', 42],
   ['bare array', '[1, 2, 3]', [1, 2, 3]],
-  ['json fence', `${FENCE}json\n{"thinking": "Step by step", "answer": "result"}\n${FENCE}`, { thinking: 'Step by step', answer: 'result' }],
+  [
+    'json fence',
+    `${FENCE}json\n{"thinking": "Step by step", "answer": "result"}\n${FENCE}`,
+    { thinking: 'Step by step', answer: 'result' },
+  ],
   ['bare fence', `${FENCE}\n{"answer": "x"}\n${FENCE}`, { answer: 'x' }],
-  ['fence with prose before and after', `Here is my answer:\n${FENCE}json\n{"answer": 7}\n${FENCE}\nHope this helps!`, { answer: 7 }],
+  [
+    'fence with prose before and after',
+    `Here is my answer:\n${FENCE}json\n{"answer": 7}\n${FENCE}\nHope this helps!`,
+    { answer: 7 },
+  ],
   ['fence on one line', `${FENCE}json {"answer": "inline"} ${FENCE}`, { answer: 'inline' }],
   ['uppercase JSON fence tag', `${FENCE}JSON\n{"a": 1}\n${FENCE}`, { a: 1 }],
   ['tilde fence', '~~~json\n{"a": 2}\n~~~', { a: 2 }],
   ['second fence is the JSON one', `${FENCE}python\nprint(1)\n${FENCE}\n${FENCE}json\n{"a": 3}\n${FENCE}`, { a: 3 }],
-  ['nested fence inside a JSON string', `${FENCE}json\n{"code": "use ${FENCE}js\\nx\\n${FENCE} here", "answer": 1}\n${FENCE}`, { code: `use ${FENCE}js\nx\n${FENCE} here`, answer: 1 }],
+  [
+    'nested fence inside a JSON string',
+    `${FENCE}json\n{"code": "use ${FENCE}js\\nx\\n${FENCE} here", "answer": 1}\n${FENCE}`,
+    { code: `use ${FENCE}js\nx\n${FENCE} here`, answer: 1 },
+  ],
   ['fence never closed (cut output)', `${FENCE}json\n{"answer": "cut"}`, { answer: 'cut' }],
   ['prose before object', 'Sure! Here is the JSON you asked for: {"answer": "Paris"}', { answer: 'Paris' }],
   ['prose after object', '{"answer": "Paris"}\nLet me know if you need anything else.', { answer: 'Paris' }],
-  ['prose on both sides', 'Okay.\n{"thought": "t", "action": "final_answer"}\nDone.', { thought: 't', action: 'final_answer' }],
+  [
+    'prose on both sides',
+    'Okay.\n{"thought": "t", "action": "final_answer"}\nDone.',
+    { thought: 't', action: 'final_answer' },
+  ],
   ['two JSON objects: the first wins', '{"action": "a"}\n{"action": "b"}', { action: 'a' }],
   ['an unclosed brace before the object', 'I think { the answer is {"a": 1}', { a: 1 }],
   ['braces in prose before the object', 'Using the set {x, y} we get {"answer": 2}', { answer: 2 }],
@@ -32,7 +48,11 @@ const PARSEABLE: Array<[string, string, unknown]> = [
   ['thinking tag then text', '<thinking>Consider it.</thinking>\nThe capital is Paris.', 'The capital is Paris.'],
   ['thinking tag then JSON', '<thinking>hmm</thinking> {"answer": "x"}', { answer: 'x' }],
   ['thinking tag then "Answer:" label', '<thinking>hmm</thinking>\nAnswer: 12', 12],
-  ['think tag of a reasoning model before JSON', '<think>\nThe user wants {json}. Let me answer.\n</think>\n{"answer": 5}', { answer: 5 }],
+  [
+    'think tag of a reasoning model before JSON',
+    '<think>\nThe user wants {json}. Let me answer.\n</think>\n{"answer": 5}',
+    { answer: 5 },
+  ],
   ['lone closing think tag', 'I should say {maybe}.\n</think>\n{"answer": 6}', { answer: 6 }],
   ['think tag then fenced JSON', `<think>ok</think>\n${FENCE}json\n{"answer": 8}\n${FENCE}`, { answer: 8 }],
   ['trailing comma in object', '{"a": 1, "b": 2,}', { a: 1, b: 2 }],
@@ -43,16 +63,28 @@ const PARSEABLE: Array<[string, string, unknown]> = [
   ['Python literals', "{'valid': True, 'done': False, 'value': None}", { valid: true, done: false, value: null }],
   ['unquoted keys', '{thought: "x", action: "final_answer"}', { thought: 'x', action: 'final_answer' }],
   ['unterminated string at the end', '{"thought": "I know", "answer": "Par', { thought: 'I know', answer: 'Par' }],
-  ['unterminated nested object at the end', '{"action": "final_answer", "action_input": {"answer": 4', { action: 'final_answer', action_input: { answer: 4 } }],
+  [
+    'unterminated nested object at the end',
+    '{"action": "final_answer", "action_input": {"answer": 4',
+    { action: 'final_answer', action_input: { answer: 4 } },
+  ],
   ['dangling key at the end', '{"answer": 1, "note":', { answer: 1 }],
-  ['raw newline inside a string', '{"thinking": "line one\nline two", "answer": 3}', { thinking: 'line one\nline two', answer: 3 }],
+  [
+    'raw newline inside a string',
+    '{"thinking": "line one\nline two", "answer": 3}',
+    { thinking: 'line one\nline two', answer: 3 },
+  ],
   ['markdown list before JSON', '- Step 1: read\n- Step 2: compute\n\n{"answer": 9}', { answer: 9 }],
   ['markdown bold then JSON', '**Answer:**\n{"answer": "bold"}', { answer: 'bold' }],
   ['exponent numbers survive repair', "{'value': 1e3, 'neg': -2.5E-1,}", { value: 1000, neg: -0.25 }],
   ['comment line inside repaired JSON', '{"a": 1, // the count\n "b": 2,}', { a: 1, b: 2 }],
   ['unicode preserved', '{"answer": "Café ☕"}', { answer: 'Café ☕' }],
   ['repair after prose', "The result is {'answer': 10,} as computed", { answer: 10 }],
-  ['forbidden keys dropped', '{"__proto__": {"polluted": true}, "constructor": 1, "prototype": 2, "answer": 1}', { answer: 1 }],
+  [
+    'forbidden keys dropped',
+    '{"__proto__": {"polluted": true}, "constructor": 1, "prototype": 2, "answer": 1}',
+    { answer: 1 },
+  ],
   ['forbidden keys dropped when nested', '{"a": {"__proto__": {"x": 1}, "b": 2}}', { a: { b: 2 } }],
 ];
 
@@ -176,9 +208,23 @@ describe('pathological model output stays linear (completes; would time out if q
 
   it("ReAct takes a reasoning model's thinking (the response's reasoning) as the thought when the JSON gives none", async () => {
     const { decideFromJson, decideFromNative } = await import('../../src/reasoning/react/react-decision.js');
-    expect(decideFromJson('{"action": "final_answer", "action_input": "36"}', 1, 'I computed 0.15 x 240.')).toMatchObject({ kind: 'final', thought: 'I computed 0.15 x 240.' });
-    expect(decideFromJson('{"thought": "own", "action": "final_answer", "action_input": "36"}', 1, 'ignored')).toMatchObject({ thought: 'own' });
-    const native = decideFromNative({ content: '', reasoning: 'Look it up.', usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, model: 'm', finish_reason: 'tool_calls', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'web_search', arguments: '{}' } }] }, 1);
+    expect(
+      decideFromJson('{"action": "final_answer", "action_input": "36"}', 1, 'I computed 0.15 x 240.'),
+    ).toMatchObject({ kind: 'final', thought: 'I computed 0.15 x 240.' });
+    expect(
+      decideFromJson('{"thought": "own", "action": "final_answer", "action_input": "36"}', 1, 'ignored'),
+    ).toMatchObject({ thought: 'own' });
+    const native = decideFromNative(
+      {
+        content: '',
+        reasoning: 'Look it up.',
+        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+        model: 'm',
+        finish_reason: 'tool_calls',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'web_search', arguments: '{}' } }],
+      },
+      1,
+    );
     expect(native).toMatchObject({ kind: 'tools', thought: 'Look it up.' });
   });
 });

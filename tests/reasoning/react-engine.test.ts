@@ -44,14 +44,25 @@ function mailActions() {
     {
       name: 'mail.send',
       description: 'Send an e-mail',
-      parameters: { type: 'object', properties: { to: { type: 'string' }, body: { type: 'string' } }, required: ['to', 'body'], additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { to: { type: 'string' }, body: { type: 'string' } },
+        required: ['to', 'body'],
+        additionalProperties: false,
+      },
       sideEffects: true,
       run(params) {
         sent.push(params);
         return { sent: true };
       },
     },
-    { name: 'admin.purge', description: 'Purge everything', parameters: { type: 'object' }, sideEffects: true, run: () => purged.push(1) },
+    {
+      name: 'admin.purge',
+      description: 'Purge everything',
+      parameters: { type: 'object' },
+      sideEffects: true,
+      run: () => purged.push(1),
+    },
   ];
   return { sent, purged, actions };
 }
@@ -98,11 +109,16 @@ describe('reason.react in the engine', () => {
     expect(observations).toContain('Access denied: admin.purge requires role admin');
     expect(observations.at(-1)).toBe('Goal achieved.');
     expect(react['final_answer']).toBe('mail handled');
-    expect(resumedEvents.filter((event) => event.type === 'tool_start').map((event) => event.data['tool'])).toEqual(['mail.send', 'memory.retrieve']);
+    expect(resumedEvents.filter((event) => event.type === 'tool_start').map((event) => event.data['tool'])).toEqual([
+      'mail.send',
+      'memory.retrieve',
+    ]);
     // The answer itself is an event: which call, approved, and the resumer's role.
     const answer = resumedEvents.find((event) => event.type === 'log' && event.data['source'] === 'approval');
     expect(answer?.data).toMatchObject({ tool: 'mail.send', approved: true, role: 'operator' });
-    expect(resumedEvents.indexOf(answer!)).toBeLessThan(resumedEvents.findIndex((event) => event.type === 'tool_start'));
+    expect(resumedEvents.indexOf(answer!)).toBeLessThan(
+      resumedEvents.findIndex((event) => event.type === 'tool_start'),
+    );
 
     // The same checkpoint cannot be resumed twice, so the mail cannot be sent twice.
     const again = resumeAgent(agent, result.run_id, { approval: { approved: true } }, options);
@@ -120,7 +136,9 @@ describe('reason.react in the engine', () => {
     const final = await resumed.result;
     expect(final.status).toBe('completed');
     expect(mail.sent).toHaveLength(0);
-    expect(resumedEvents.find((event) => event.type === 'log' && event.data['source'] === 'approval')?.data).toMatchObject({ tool: 'mail.send', approved: false });
+    expect(
+      resumedEvents.find((event) => event.type === 'log' && event.data['source'] === 'approval')?.data,
+    ).toMatchObject({ tool: 'mail.send', approved: false });
     const steps = (final.state['react'] as Record<string, unknown>)['steps'] as Array<Record<string, unknown>>;
     expect(steps[1]!['observation']).toBe('Denied by user');
   });

@@ -24,20 +24,33 @@ describe('reason.self_correct', () => {
   });
 
   it('a critic call that times out ends the action with LLM_TIMEOUT (infrastructure, not a skipped round)', async () => {
-    const context = createTestActionContext({ responses: [json({ output: 'V1' }), new AgentError('LLM_TIMEOUT', 'slow'), json({ improved_output: 'V2' })] });
-    await expect(runAction('reason.self_correct', { task: 't', improvement_rounds: 2 }, context)).rejects.toMatchObject({ code: 'LLM_TIMEOUT' });
+    const context = createTestActionContext({
+      responses: [json({ output: 'V1' }), new AgentError('LLM_TIMEOUT', 'slow'), json({ improved_output: 'V2' })],
+    });
+    await expect(runAction('reason.self_correct', { task: 't', improvement_rounds: 2 }, context)).rejects.toMatchObject(
+      { code: 'LLM_TIMEOUT' },
+    );
     expect(context.llmCalls).toHaveLength(2);
   });
 
   it('non-string outputs work (objects and lists) and reach the critic as JSON', async () => {
-    const context = createTestActionContext({ responses: [json({ output: { title: 'Tea', tags: ['drink'] } }), json({ improved_output: { title: 'Tea', tags: ['drink', 'leaf'] } })] });
+    const context = createTestActionContext({
+      responses: [
+        json({ output: { title: 'Tea', tags: ['drink'] } }),
+        json({ improved_output: { title: 'Tea', tags: ['drink', 'leaf'] } }),
+      ],
+    });
     const result = await runAction('reason.self_correct', { task: 't', improvement_rounds: 1 }, context);
     expect(result['output']).toEqual({ title: 'Tea', tags: ['drink', 'leaf'] });
     expect(context.llmCalls[1]!.messages![1]!.content).toContain('{"title":"Tea","tags":["drink"]}');
   });
 
   it('an unparseable first draft is kept as raw text; zero rounds returns it', async () => {
-    const result = await runAction('reason.self_correct', { task: 't', improvement_rounds: 0 }, createTestActionContext({ responses: ['Just a plain draft.'] }));
+    const result = await runAction(
+      'reason.self_correct',
+      { task: 't', improvement_rounds: 0 },
+      createTestActionContext({ responses: ['Just a plain draft.'] }),
+    );
     expect(result).toMatchObject({ output: 'Just a plain draft.', rounds_completed: 0 });
   });
 });
@@ -62,17 +75,36 @@ describe('reason.decompose', () => {
     (context as { callLlm: typeof context.callLlm }).callLlm = async (params: LlmCallParams) => {
       calls++;
       const user = params.messages?.[1]?.content ?? '';
-      if (user.includes('Sub-problem:')) return { content: await slow(user.split('Sub-problem: ')[1]!), usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, model: 'm', finish_reason: 'stop' };
+      if (user.includes('Sub-problem:'))
+        return {
+          content: await slow(user.split('Sub-problem: ')[1]!),
+          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+          model: 'm',
+          finish_reason: 'stop',
+        };
       return callLlm(params);
     };
     const result = await runAction('reason.decompose', { problem: 'p', max_concurrency: 2 }, context);
     expect(calls).toBe(7);
     expect(peak).toBe(2);
-    expect((result['sub_answers'] as Array<Record<string, unknown>>).map((entry) => entry['answer'])).toEqual(['part 1', 'part 2', 'part 3', 'part 4', 'part 5']);
+    expect((result['sub_answers'] as Array<Record<string, unknown>>).map((entry) => entry['answer'])).toEqual([
+      'part 1',
+      'part 2',
+      'part 3',
+      'part 4',
+      'part 5',
+    ]);
   });
 
   it('a dependency cycle is an error; nothing is solved', async () => {
-    const context = createTestActionContext({ responses: [plan([{ id: 1, description: 'a', dependencies: [2] }, { id: 2, description: 'b', dependencies: [1] }])] });
+    const context = createTestActionContext({
+      responses: [
+        plan([
+          { id: 1, description: 'a', dependencies: [2] },
+          { id: 2, description: 'b', dependencies: [1] },
+        ]),
+      ],
+    });
     const result = await runAction('reason.decompose', { problem: 'p' }, context);
     expect(result['success']).toBe(false);
     expect(result['error']).toContain('Dependency cycle');
@@ -81,7 +113,10 @@ describe('reason.decompose', () => {
 
   it('orders, defaults ids, drops unknown dependencies, refuses duplicates and self-loops', () => {
     const ordered = orderSubProblems([{ description: 'a' }, { description: 'b', dependencies: [1, 99] }]);
-    expect(ordered.ok && ordered.subProblems.map((entry) => [entry.key, entry.dependencies])).toEqual([['1', []], ['2', ['1']]]);
+    expect(ordered.ok && ordered.subProblems.map((entry) => [entry.key, entry.dependencies])).toEqual([
+      ['1', []],
+      ['2', ['1']],
+    ]);
     expect(ordered.ok && ordered.notes[0]).toContain('99');
     expect(orderSubProblems([{ id: 1 }, { id: 1 }]).ok).toBe(false);
     expect(orderSubProblems([{ id: 1, dependencies: [1] }]).ok).toBe(false);
@@ -90,7 +125,10 @@ describe('reason.decompose', () => {
   it('a failed dependency is passed on as such; the dependent still runs', async () => {
     const context = createTestActionContext({
       responses: [
-        plan([{ id: 1, description: 'a', decompose: true }, { id: 2, description: 'b', dependencies: [1] }]),
+        plan([
+          { id: 1, description: 'a', decompose: true },
+          { id: 2, description: 'b', dependencies: [1] },
+        ]),
         'no plan here, just words',
         json({ answer: 'b done' }),
         json({ final_answer: 'f' }),
@@ -103,9 +141,19 @@ describe('reason.decompose', () => {
 
   it('a sub-problem whose model call times out ends the action with LLM_TIMEOUT', async () => {
     const context = createTestActionContext({
-      responses: [plan([{ id: 1, description: 'a' }, { id: 2, description: 'b', dependencies: [1] }]), new AgentError('LLM_TIMEOUT', 'slow'), json({ answer: 'b done' }), json({ final_answer: 'f' })],
+      responses: [
+        plan([
+          { id: 1, description: 'a' },
+          { id: 2, description: 'b', dependencies: [1] },
+        ]),
+        new AgentError('LLM_TIMEOUT', 'slow'),
+        json({ answer: 'b done' }),
+        json({ final_answer: 'f' }),
+      ],
     });
-    await expect(runAction('reason.decompose', { problem: 'p' }, context)).rejects.toMatchObject({ code: 'LLM_TIMEOUT' });
+    await expect(runAction('reason.decompose', { problem: 'p' }, context)).rejects.toMatchObject({
+      code: 'LLM_TIMEOUT',
+    });
     expect(context.llmCalls).toHaveLength(2);
   });
 
@@ -124,11 +172,19 @@ describe('reason.decompose', () => {
     expect(result['final_answer']).toBe('whole answer');
     const sub = (result['sub_answers'] as Array<Record<string, unknown>>)[0]!;
     expect(sub['answer']).toBe('big answer');
-    expect((sub['decomposition'] as Record<string, unknown>)['sub_answers']).toEqual([expect.objectContaining({ id: 'x', answer: 'small answer' })]);
+    expect((sub['decomposition'] as Record<string, unknown>)['sub_answers']).toEqual([
+      expect.objectContaining({ id: 'x', answer: 'small answer' }),
+    ]);
   });
 
   it('at max_depth 0 a sub-problem marked decompose is solved directly', async () => {
-    const context = createTestActionContext({ responses: [plan([{ id: 1, description: 'big', decompose: true }]), json({ answer: 'direct' }), json({ final_answer: 'f' })] });
+    const context = createTestActionContext({
+      responses: [
+        plan([{ id: 1, description: 'big', decompose: true }]),
+        json({ answer: 'direct' }),
+        json({ final_answer: 'f' }),
+      ],
+    });
     const result = await runAction('reason.decompose', { problem: 'p', max_depth: 0 }, context);
     expect(result['depth_used']).toBe(0);
     expect((result['sub_answers'] as Array<Record<string, unknown>>)[0]!['answer']).toBe('direct');
@@ -137,14 +193,33 @@ describe('reason.decompose', () => {
 
 describe('reason.cot with the replies of small and reasoning models', () => {
   it.each([
-    ['thinking tags then a number', '<thinking>Step 1: 15% is 0.15. Step 2: 0.15 x 240 = 36.</thinking>\n36', 'Step 1: 15% is 0.15. Step 2: 0.15 x 240 = 36.', 36],
-    ['a reasoning model <think> block before the JSON', '<think>The user wants a percentage.</think>\n{"thinking": "0.15 x 240", "answer": 36}', '0.15 x 240', 36],
+    [
+      'thinking tags then a number',
+      '<thinking>Step 1: 15% is 0.15. Step 2: 0.15 x 240 = 36.</thinking>\n36',
+      'Step 1: 15% is 0.15. Step 2: 0.15 x 240 = 36.',
+      36,
+    ],
+    [
+      'a reasoning model <think> block before the JSON',
+      '<think>The user wants a percentage.</think>\n{"thinking": "0.15 x 240", "answer": 36}',
+      '0.15 x 240',
+      36,
+    ],
     ['<think> block and a JSON object without thinking', '<think>quick</think>{"answer": "36"}', 'quick', '36'],
     ['single quotes and a trailing comma', "{'thinking': 'multiply', 'answer': 36,}", 'multiply', 36],
     ['prose around a fence', 'Here you go:\n```\n{"thinking": "t", "answer": [1, 2]}\n```\nDone.', 't', [1, 2]],
-    ['an object answer', '{"thinking": "t", "answer": {"value": 36, "unit": "items"}}', 't', { value: 36, unit: 'items' }],
+    [
+      'an object answer',
+      '{"thinking": "t", "answer": {"value": 36, "unit": "items"}}',
+      't',
+      { value: 36, unit: 'items' },
+    ],
   ])('%s', async (_name, reply, thinking, answer) => {
-    const result = await runAction('reason.cot', { problem: 'What is 15% of 240?' }, createTestActionContext({ responses: [reply] }));
+    const result = await runAction(
+      'reason.cot',
+      { problem: 'What is 15% of 240?' },
+      createTestActionContext({ responses: [reply] }),
+    );
     expect(result['thinking']).toBe(thinking);
     expect(result['answer']).toEqual(answer);
   });
@@ -166,8 +241,12 @@ describe('reason.decompose and control flow', () => {
     try {
       const budget = () => new AgentError('BUDGET_EXCEEDED', 'max_llm_calls reached');
       const subs = [1, 2, 3].map((id) => ({ id, description: `part ${id}` }));
-      const context = createTestActionContext({ responses: [json({ analysis: 'a', sub_problems: subs }), budget(), budget(), budget()] });
-      await expect(runAction('reason.decompose', { problem: 'p', max_concurrency: 3 }, context)).rejects.toMatchObject({ code: 'BUDGET_EXCEEDED' });
+      const context = createTestActionContext({
+        responses: [json({ analysis: 'a', sub_problems: subs }), budget(), budget(), budget()],
+      });
+      await expect(runAction('reason.decompose', { problem: 'p', max_concurrency: 3 }, context)).rejects.toMatchObject({
+        code: 'BUDGET_EXCEEDED',
+      });
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(unhandled).toEqual([]);
     } finally {

@@ -17,7 +17,10 @@ import { createTestActionContext } from '../../src/testing/test-action-context.j
 const json = (value: unknown) => JSON.stringify(value);
 const llmError = (message: string) => new AgentError('LLM_UNAVAILABLE', message);
 
-function spyTool(name: string, behaviour: (params: Record<string, unknown>) => unknown = () => ({ result: 'tool output' })) {
+function spyTool(
+  name: string,
+  behaviour: (params: Record<string, unknown>) => unknown = () => ({ result: 'tool output' }),
+) {
   const calls: Array<Record<string, unknown>> = [];
   const action: ActionDefinition = {
     name,
@@ -33,7 +36,9 @@ function spyTool(name: string, behaviour: (params: Record<string, unknown>) => u
 
 describe('reason.cot (TEA rows 1–8)', () => {
   it('1 test_cot_basic_success', async () => {
-    const context = createTestActionContext({ responses: [json({ thinking: 'Step 1: Identify components. Step 2: Calculate result.', answer: '42' })] });
+    const context = createTestActionContext({
+      responses: [json({ thinking: 'Step 1: Identify components. Step 2: Calculate result.', answer: '42' })],
+    });
     const result = await runAction('reason.cot', { problem: 'What is 6*7?', model: 'gpt-4' }, context);
     expect(result['thinking']).toBe('Step 1: Identify components. Step 2: Calculate result.');
     expect(result['answer']).toBe('42');
@@ -42,22 +47,29 @@ describe('reason.cot (TEA rows 1–8)', () => {
     expect(result['thinking_format']).toBe('step_by_step');
   });
 
-  it.each(['step_by_step', 'pros_cons', 'tree', 'first_principles'])('2 test_cot_different_thinking_formats: %s', async (format) => {
-    const context = createTestActionContext({ responses: [json({ thinking: 't', answer: 'a' })] });
-    const result = await runAction('reason.cot', { problem: 'p', thinking_format: format }, context);
-    expect(result['thinking_format']).toBe(format);
-    expect(result['error']).toBeUndefined();
-  });
+  it.each(['step_by_step', 'pros_cons', 'tree', 'first_principles'])(
+    '2 test_cot_different_thinking_formats: %s',
+    async (format) => {
+      const context = createTestActionContext({ responses: [json({ thinking: 't', answer: 'a' })] });
+      const result = await runAction('reason.cot', { problem: 'p', thinking_format: format }, context);
+      expect(result['thinking_format']).toBe(format);
+      expect(result['error']).toBeUndefined();
+    },
+  );
 
   it('3 test_cot_with_few_shot_examples', async () => {
     const context = createTestActionContext({ responses: [json({ thinking: 't', answer: '16' })] });
-    const result = await runAction('reason.cot', {
-      problem: 'What is 4*4?',
-      few_shot_examples: [
-        { problem: 'What is 2+2?', thinking: 'add', answer: '4' },
-        { problem: 'What is 3*3?', thinking: 'multiply', answer: '9' },
-      ],
-    }, context);
+    const result = await runAction(
+      'reason.cot',
+      {
+        problem: 'What is 4*4?',
+        few_shot_examples: [
+          { problem: 'What is 2+2?', thinking: 'add', answer: '4' },
+          { problem: 'What is 3*3?', thinking: 'multiply', answer: '9' },
+        ],
+      },
+      context,
+    );
     expect(result['answer']).toBe('16');
     const system = context.llmCalls[0]!.messages![0]!.content!;
     expect(system).toContain('Example 1:');
@@ -66,17 +78,29 @@ describe('reason.cot (TEA rows 1–8)', () => {
   });
 
   it('4 test_cot_llm_error', async () => {
-    await expect(runAction('reason.cot', { problem: 'p' }, createTestActionContext({ responses: [llmError('API rate limit exceeded')] }))).rejects.toMatchObject({ code: 'LLM_UNAVAILABLE', message: 'API rate limit exceeded' });
+    await expect(
+      runAction(
+        'reason.cot',
+        { problem: 'p' },
+        createTestActionContext({ responses: [llmError('API rate limit exceeded')] }),
+      ),
+    ).rejects.toMatchObject({ code: 'LLM_UNAVAILABLE', message: 'API rate limit exceeded' });
   });
 
   it('5 test_cot_malformed_json_response', async () => {
-    const result = await runAction('reason.cot', { problem: 'p' }, createTestActionContext({ responses: ['This is not valid JSON'] }));
+    const result = await runAction(
+      'reason.cot',
+      { problem: 'p' },
+      createTestActionContext({ responses: ['This is not valid JSON'] }),
+    );
     expect(result['error']).toContain('This is not valid JSON');
     expect(result['success']).toBe(false);
   });
 
   it('6 test_cot_json_in_markdown_block', async () => {
-    const context = createTestActionContext({ responses: ['```json\n{"thinking": "Step by step", "answer": "result"}\n```'] });
+    const context = createTestActionContext({
+      responses: ['```json\n{"thinking": "Step by step", "answer": "result"}\n```'],
+    });
     const result = await runAction('reason.cot', { problem: 'p' }, context);
     expect(result['error']).toBeUndefined();
     expect(result['thinking']).toBe('Step by step');
@@ -84,7 +108,11 @@ describe('reason.cot (TEA rows 1–8)', () => {
   });
 
   it('7 test_cot_trace_format', async () => {
-    const result = await runAction('reason.cot', { problem: 'p' }, createTestActionContext({ responses: [json({ thinking: 't', answer: 'a' })] }));
+    const result = await runAction(
+      'reason.cot',
+      { problem: 'p' },
+      createTestActionContext({ responses: [json({ thinking: 't', answer: 'a' })] }),
+    );
     const trace = result['reasoning_trace'] as Array<Record<string, unknown>>;
     expect(trace.length).toBeGreaterThan(0);
     for (const entry of trace) {
@@ -94,7 +122,11 @@ describe('reason.cot (TEA rows 1–8)', () => {
   });
 
   it('8 test_cot_state_variables', async () => {
-    const result = await runAction('reason.cot', { problem: 'p' }, createTestActionContext({ responses: [json({ thinking: 'my thinking', answer: 'my answer' })] }));
+    const result = await runAction(
+      'reason.cot',
+      { problem: 'p' },
+      createTestActionContext({ responses: [json({ thinking: 'my thinking', answer: 'my answer' })] }),
+    );
     expect(result['reasoning_thinking']).toBe('my thinking');
     expect(result['reasoning_answer']).toBe('my answer');
   });
@@ -102,7 +134,11 @@ describe('reason.cot (TEA rows 1–8)', () => {
 
 describe('reason.react (TEA rows 9–16)', () => {
   it('9 test_react_basic_final_answer', async () => {
-    const context = createTestActionContext({ responses: [json({ thought: 'I know', action: 'final_answer', action_input: { answer: 'Paris is the capital of France' } })] });
+    const context = createTestActionContext({
+      responses: [
+        json({ thought: 'I know', action: 'final_answer', action_input: { answer: 'Paris is the capital of France' } }),
+      ],
+    });
     const result = await runAction('reason.react', { goal: 'Capital of France?' }, context);
     expect(result['error']).toBeUndefined();
     expect(result['final_answer']).toBe('Paris is the capital of France');
@@ -120,7 +156,9 @@ describe('reason.react (TEA rows 9–16)', () => {
         json({ thought: 'done', action: 'final_answer', action_input: { answer: "It's sunny in Paris" } }),
       ],
     });
-    const result = await runAction('reason.react', { goal: 'weather?', tools: ['test.search'] }, context, [search.action]);
+    const result = await runAction('reason.react', { goal: 'weather?', tools: ['test.search'] }, context, [
+      search.action,
+    ]);
     expect(result['total_steps']).toBe(2);
     expect(search.calls).toEqual([{ query: 'weather paris' }]);
     expect(result['final_answer']).toBe("It's sunny in Paris");
@@ -132,7 +170,9 @@ describe('reason.react (TEA rows 9–16)', () => {
       actions: [search.action],
       responses: [1, 2, 3].map((n) => json({ thought: 't', action: 'test.search', action_input: { query: `q${n}` } })),
     });
-    const result = await runAction('reason.react', { goal: 'g', tools: ['test.search'], max_steps: 3 }, context, [search.action]);
+    const result = await runAction('reason.react', { goal: 'g', tools: ['test.search'], max_steps: 3 }, context, [
+      search.action,
+    ]);
     expect(result['total_steps']).toBe(3);
     expect(result['warning']).toBeDefined();
     expect(result['final_answer']).toBeNull();
@@ -143,7 +183,10 @@ describe('reason.react (TEA rows 9–16)', () => {
     const search = spyTool('test.search');
     const context = createTestActionContext({
       actions: [search.action],
-      responses: [json({ thought: 't', action: 'unknown.tool', action_input: {} }), json({ action: 'final_answer', action_input: { answer: 'x' } })],
+      responses: [
+        json({ thought: 't', action: 'unknown.tool', action_input: {} }),
+        json({ action: 'final_answer', action_input: { answer: 'x' } }),
+      ],
     });
     const result = await runAction('reason.react', { goal: 'g', tools: ['test.search'] }, context, [search.action]);
     expect(result['error']).toBeUndefined();
@@ -156,7 +199,10 @@ describe('reason.react (TEA rows 9–16)', () => {
     });
     const context = createTestActionContext({
       actions: [crash.action],
-      responses: [json({ action: 'test.search', action_input: { query: 'x' } }), json({ action: 'final_answer', action_input: { answer: 'x' } })],
+      responses: [
+        json({ action: 'test.search', action_input: { query: 'x' } }),
+        json({ action: 'final_answer', action_input: { answer: 'x' } }),
+      ],
     });
     const result = await runAction('reason.react', { goal: 'g', tools: ['test.search'] }, context, [crash.action]);
     expect(result['error']).toBeUndefined();
@@ -164,18 +210,33 @@ describe('reason.react (TEA rows 9–16)', () => {
   });
 
   it('14 test_react_llm_error', async () => {
-    await expect(runAction('reason.react', { goal: 'g' }, createTestActionContext({ responses: [llmError('API error')] }))).rejects.toMatchObject({ code: 'LLM_UNAVAILABLE', message: 'API error' });
+    await expect(
+      runAction('reason.react', { goal: 'g' }, createTestActionContext({ responses: [llmError('API error')] })),
+    ).rejects.toMatchObject({ code: 'LLM_UNAVAILABLE', message: 'API error' });
   });
 
   it('15 test_react_steps_trace', async () => {
-    const result = await runAction('reason.react', { goal: 'g' }, createTestActionContext({ responses: [json({ thought: 't', action: 'final_answer', action_input: { answer: 'a' } })] }));
+    const result = await runAction(
+      'reason.react',
+      { goal: 'g' },
+      createTestActionContext({
+        responses: [json({ thought: 't', action: 'final_answer', action_input: { answer: 'a' } })],
+      }),
+    );
     const steps = result['steps'] as Array<Record<string, unknown>>;
     expect(steps).toHaveLength(1);
-    for (const key of ['step', 'thought', 'action', 'action_input', 'observation']) expect(steps[0]).toHaveProperty(key);
+    for (const key of ['step', 'thought', 'action', 'action_input', 'observation'])
+      expect(steps[0]).toHaveProperty(key);
   });
 
   it('16 test_react_state_variables', async () => {
-    const result = await runAction('reason.react', { goal: 'g' }, createTestActionContext({ responses: [json({ action: 'final_answer', action_input: { answer: 'The answer' } })] }));
+    const result = await runAction(
+      'reason.react',
+      { goal: 'g' },
+      createTestActionContext({
+        responses: [json({ action: 'final_answer', action_input: { answer: 'The answer' } })],
+      }),
+    );
     expect(result['react_steps']).toEqual(result['steps']);
     expect(result['reasoning_answer']).toBe('The answer');
   });
@@ -198,7 +259,11 @@ describe('reason.self_correct (TEA rows 17–21)', () => {
 
   it('18 test_self_correct_different_models', async () => {
     const context = createTestActionContext({ responses: [json({ output: 'a' }), json({ improved_output: 'b' })] });
-    const result = await runAction('reason.self_correct', { task: 't', generator_model: 'gpt-4', critic_model: 'gpt-3.5-turbo', improvement_rounds: 1 }, context);
+    const result = await runAction(
+      'reason.self_correct',
+      { task: 't', generator_model: 'gpt-4', critic_model: 'gpt-3.5-turbo', improvement_rounds: 1 },
+      context,
+    );
     expect(result['generator_model']).toBe('gpt-4');
     expect(result['critic_model']).toBe('gpt-3.5-turbo');
     expect(context.llmCalls[0]!.model).toBe('gpt-4');
@@ -207,12 +272,18 @@ describe('reason.self_correct (TEA rows 17–21)', () => {
 
   it('19 test_self_correct_custom_critic_prompt', async () => {
     const context = createTestActionContext({ responses: [json({ output: 'a' }), json({ improved_output: 'b' })] });
-    await runAction('reason.self_correct', { task: 't', critic_prompt: 'Focus on security issues and best practices', improvement_rounds: 1 }, context);
+    await runAction(
+      'reason.self_correct',
+      { task: 't', critic_prompt: 'Focus on security issues and best practices', improvement_rounds: 1 },
+      context,
+    );
     expect(context.llmCalls[1]!.messages![0]!.content).toContain('Focus on security');
   });
 
   it('20 test_self_correct_improvement_history', async () => {
-    const context = createTestActionContext({ responses: [json({ output: 'V1' }), json({ improved_output: 'V2' }), json({ improved_output: 'V3' })] });
+    const context = createTestActionContext({
+      responses: [json({ output: 'V1' }), json({ improved_output: 'V2' }), json({ improved_output: 'V3' })],
+    });
     const result = await runAction('reason.self_correct', { task: 't', improvement_rounds: 2 }, context);
     const history = result['improvement_history'] as Array<Record<string, unknown>>;
     expect(history).toHaveLength(3);
@@ -222,7 +293,9 @@ describe('reason.self_correct (TEA rows 17–21)', () => {
   });
 
   it('21 test_self_correct_llm_error', async () => {
-    await expect(runAction('reason.self_correct', { task: 't' }, createTestActionContext({ responses: [llmError('down')] }))).rejects.toMatchObject({ code: 'LLM_UNAVAILABLE' });
+    await expect(
+      runAction('reason.self_correct', { task: 't' }, createTestActionContext({ responses: [llmError('down')] })),
+    ).rejects.toMatchObject({ code: 'LLM_UNAVAILABLE' });
   });
 });
 
@@ -232,7 +305,10 @@ describe('reason.decompose (TEA rows 22–27)', () => {
   it('22 test_decompose_basic', async () => {
     const context = createTestActionContext({
       responses: [
-        decomposition([{ id: 1, description: 'first', dependencies: [] }, { id: 2, description: 'second', dependencies: [1] }]),
+        decomposition([
+          { id: 1, description: 'first', dependencies: [] },
+          { id: 2, description: 'second', dependencies: [1] },
+        ]),
         json({ reasoning: 'r', answer: 'Answer 1', confidence: 0.9 }),
         json({ reasoning: 'r', answer: 'Answer 2', confidence: 0.9 }),
         json({ reasoning: 'r', final_answer: 'Combined answer', confidence: 0.9 }),
@@ -246,7 +322,9 @@ describe('reason.decompose (TEA rows 22–27)', () => {
   });
 
   it('23 test_decompose_max_depth_limit', async () => {
-    const context = createTestActionContext({ responses: [decomposition([{ id: 1, description: 'only' }]), json({ answer: 'x' }), json({ final_answer: 'y' })] });
+    const context = createTestActionContext({
+      responses: [decomposition([{ id: 1, description: 'only' }]), json({ answer: 'x' }), json({ final_answer: 'y' })],
+    });
     const result = await runAction('reason.decompose', { problem: 'p', max_depth: 1 }, context);
     expect(result['error']).toBeUndefined();
     expect(result['depth_used']).toBe(0);
@@ -255,7 +333,10 @@ describe('reason.decompose (TEA rows 22–27)', () => {
   it('24 test_decompose_with_dependencies', async () => {
     const context = createTestActionContext({
       responses: [
-        decomposition([{ id: 1, description: 'Calculate A', dependencies: [] }, { id: 2, description: 'Use A to calculate B', dependencies: [1] }]),
+        decomposition([
+          { id: 1, description: 'Calculate A', dependencies: [] },
+          { id: 2, description: 'Use A to calculate B', dependencies: [1] },
+        ]),
         json({ answer: '10' }),
         json({ answer: '20' }),
         json({ final_answer: '20' }),
@@ -267,83 +348,163 @@ describe('reason.decompose (TEA rows 22–27)', () => {
   });
 
   it('25 test_decompose_synthesis_prompt', async () => {
-    const context = createTestActionContext({ responses: [decomposition([{ id: 1, description: 'd' }]), json({ answer: 'x' }), json({ final_answer: 'y' })] });
-    await runAction('reason.decompose', { problem: 'p', synthesis_prompt: 'Use this custom synthesis approach' }, context);
+    const context = createTestActionContext({
+      responses: [decomposition([{ id: 1, description: 'd' }]), json({ answer: 'x' }), json({ final_answer: 'y' })],
+    });
+    await runAction(
+      'reason.decompose',
+      { problem: 'p', synthesis_prompt: 'Use this custom synthesis approach' },
+      context,
+    );
     expect(context.llmCalls[2]!.messages![0]!.content).toContain('Use this custom synthesis approach');
   });
 
   it('26 test_decompose_sub_problem_error', async () => {
     const context = createTestActionContext({
-      responses: [decomposition([{ id: 1, description: 'a' }, { id: 2, description: 'b' }]), llmError('sub failed'), json({ answer: 'ok' }), json({ final_answer: 'f' })],
+      responses: [
+        decomposition([
+          { id: 1, description: 'a' },
+          { id: 2, description: 'b' },
+        ]),
+        llmError('sub failed'),
+        json({ answer: 'ok' }),
+        json({ final_answer: 'f' }),
+      ],
     });
-    await expect(runAction('reason.decompose', { problem: 'p' }, context)).rejects.toMatchObject({ code: 'LLM_UNAVAILABLE', message: 'sub failed' });
+    await expect(runAction('reason.decompose', { problem: 'p' }, context)).rejects.toMatchObject({
+      code: 'LLM_UNAVAILABLE',
+      message: 'sub failed',
+    });
   });
 
   it('27 test_decompose_llm_error', async () => {
-    await expect(runAction('reason.decompose', { problem: 'p' }, createTestActionContext({ responses: [llmError('down')] }))).rejects.toMatchObject({ code: 'LLM_UNAVAILABLE' });
+    await expect(
+      runAction('reason.decompose', { problem: 'p' }, createTestActionContext({ responses: [llmError('down')] })),
+    ).rejects.toMatchObject({ code: 'LLM_UNAVAILABLE' });
   });
 });
 
 describe('registration, traces, edge cases (TEA rows 28–36, 44–47)', () => {
   it('28 test_all_actions_registered', () => {
     const names = reasoningActions().map((action) => action.name);
-    for (const name of ['reason.cot', 'reason.react', 'reason.self_correct', 'reason.decompose']) expect(names).toContain(name);
+    for (const name of ['reason.cot', 'reason.react', 'reason.self_correct', 'reason.decompose'])
+      expect(names).toContain(name);
     for (const action of reasoningActions()) expect(typeof action.run).toBe('function');
   });
 
   it('29 test_alias_registration (through the registry: actions.reason_* resolve to reason.*)', () => {
     const registry = createActionRegistry();
-    for (const name of ['cot', 'react', 'self_correct', 'decompose']) expect(registry.get(`actions.reason_${name}`)?.name).toBe(`reason.${name}`);
-    for (const name of ['memory.store', 'memory.retrieve', 'math.calculate', 'json.query', 'http.get']) expect(registry.get(name)?.name).toBe(name);
+    for (const name of ['cot', 'react', 'self_correct', 'decompose'])
+      expect(registry.get(`actions.reason_${name}`)?.name).toBe(`reason.${name}`);
+    for (const name of ['memory.store', 'memory.retrieve', 'math.calculate', 'json.query', 'http.get'])
+      expect(registry.get(name)?.name).toBe(name);
   });
 
-  it.each(['30 test_trace_has_timestamps', '31 test_trace_has_step_identifiers', '32 test_trace_serializable'])('%s', async () => {
-    const result = await runAction('reason.cot', { problem: 'p' }, createTestActionContext({ responses: [json({ thinking: 't', answer: 'a' })] }));
-    const trace = result['reasoning_trace'] as Array<Record<string, unknown>>;
-    for (const entry of trace) {
-      expect(typeof entry['timestamp']).toBe('number');
-      expect(entry['step']).toBeDefined();
-    }
-    expect(JSON.parse(JSON.stringify(trace))).toEqual(trace);
-  });
+  it.each(['30 test_trace_has_timestamps', '31 test_trace_has_step_identifiers', '32 test_trace_serializable'])(
+    '%s',
+    async () => {
+      const result = await runAction(
+        'reason.cot',
+        { problem: 'p' },
+        createTestActionContext({ responses: [json({ thinking: 't', answer: 'a' })] }),
+      );
+      const trace = result['reasoning_trace'] as Array<Record<string, unknown>>;
+      for (const entry of trace) {
+        expect(typeof entry['timestamp']).toBe('number');
+        expect(entry['step']).toBeDefined();
+      }
+      expect(JSON.parse(JSON.stringify(trace))).toEqual(trace);
+    },
+  );
 
   it('33 test_empty_problem', async () => {
-    const result = await runAction('reason.cot', { problem: '' }, createTestActionContext({ responses: [json({ thinking: 't', answer: 'a' })] }));
+    const result = await runAction(
+      'reason.cot',
+      { problem: '' },
+      createTestActionContext({ responses: [json({ thinking: 't', answer: 'a' })] }),
+    );
     expect(result['error']).toBeUndefined();
   });
 
   it('34 test_unicode_in_problem', async () => {
-    const result = await runAction('reason.cot', { problem: 'Où est le Café?' }, createTestActionContext({ responses: [json({ thinking: 't', answer: 'Le Café ☕' })] }));
+    const result = await runAction(
+      'reason.cot',
+      { problem: 'Où est le Café?' },
+      createTestActionContext({ responses: [json({ thinking: 't', answer: 'Le Café ☕' })] }),
+    );
     expect(result['answer']).toBe('Le Café ☕');
   });
 
   it('35 test_very_long_response', async () => {
     const thinking = 'x'.repeat(10_000);
-    const result = await runAction('reason.cot', { problem: 'p' }, createTestActionContext({ responses: [json({ thinking, answer: 'a' })] }));
+    const result = await runAction(
+      'reason.cot',
+      { problem: 'p' },
+      createTestActionContext({ responses: [json({ thinking, answer: 'a' })] }),
+    );
     expect((result['thinking'] as string).length).toBe(10_000);
   });
 
   it('36 test_missing_llm_call_action (as: the model is unavailable)', async () => {
-    await expect(runAction('reason.cot', { problem: 'p' }, createTestActionContext({ responses: [] }))).rejects.toMatchObject({ code: 'LLM_UNAVAILABLE', message: expect.stringContaining('exhausted') });
+    await expect(
+      runAction('reason.cot', { problem: 'p' }, createTestActionContext({ responses: [] })),
+    ).rejects.toMatchObject({ code: 'LLM_UNAVAILABLE', message: expect.stringContaining('exhausted') });
   });
 
   it('44 test_cot_output_schema', async () => {
-    const result = await runAction('reason.cot', { problem: 'p' }, createTestActionContext({ responses: [json({ thinking: 't', answer: 'a' })] }));
-    for (const key of ['thinking', 'answer', 'reasoning_trace', 'model', 'reasoning_thinking', 'reasoning_answer']) expect(result).toHaveProperty(key);
+    const result = await runAction(
+      'reason.cot',
+      { problem: 'p' },
+      createTestActionContext({ responses: [json({ thinking: 't', answer: 'a' })] }),
+    );
+    for (const key of ['thinking', 'answer', 'reasoning_trace', 'model', 'reasoning_thinking', 'reasoning_answer'])
+      expect(result).toHaveProperty(key);
   });
 
   it('45 test_react_output_schema', async () => {
-    const result = await runAction('reason.react', { goal: 'g' }, createTestActionContext({ responses: [json({ action: 'final_answer', action_input: { answer: 'a' } })] }));
-    for (const key of ['steps', 'final_answer', 'reasoning_trace', 'react_steps', 'total_steps', 'stop_reason', 'model']) expect(result).toHaveProperty(key);
+    const result = await runAction(
+      'reason.react',
+      { goal: 'g' },
+      createTestActionContext({ responses: [json({ action: 'final_answer', action_input: { answer: 'a' } })] }),
+    );
+    for (const key of [
+      'steps',
+      'final_answer',
+      'reasoning_trace',
+      'react_steps',
+      'total_steps',
+      'stop_reason',
+      'model',
+    ])
+      expect(result).toHaveProperty(key);
   });
 
   it('46 test_self_correct_output_schema', async () => {
-    const result = await runAction('reason.self_correct', { task: 't', improvement_rounds: 1 }, createTestActionContext({ responses: [json({ output: 'a' }), json({ improved_output: 'b' })] }));
-    for (const key of ['output', 'improvement_history', 'reasoning_trace', 'rounds_completed']) expect(result).toHaveProperty(key);
+    const result = await runAction(
+      'reason.self_correct',
+      { task: 't', improvement_rounds: 1 },
+      createTestActionContext({ responses: [json({ output: 'a' }), json({ improved_output: 'b' })] }),
+    );
+    for (const key of ['output', 'improvement_history', 'reasoning_trace', 'rounds_completed'])
+      expect(result).toHaveProperty(key);
   });
 
   it('47 test_decompose_output_schema', async () => {
-    const result = await runAction('reason.decompose', { problem: 'p' }, createTestActionContext({ responses: [decomposition([{ id: 1, description: 'd' }]), json({ answer: 'x' }), json({ final_answer: 'y' })] }));
-    for (const key of ['sub_problems', 'sub_answers', 'final_answer', 'reasoning_trace', 'depth_used', 'synthesis_reasoning']) expect(result).toHaveProperty(key);
+    const result = await runAction(
+      'reason.decompose',
+      { problem: 'p' },
+      createTestActionContext({
+        responses: [decomposition([{ id: 1, description: 'd' }]), json({ answer: 'x' }), json({ final_answer: 'y' })],
+      }),
+    );
+    for (const key of [
+      'sub_problems',
+      'sub_answers',
+      'final_answer',
+      'reasoning_trace',
+      'depth_used',
+      'synthesis_reasoning',
+    ])
+      expect(result).toHaveProperty(key);
   });
 });

@@ -34,14 +34,22 @@ nodes:
 `;
 
 describe('composite actions cannot be tools', () => {
-  it.each(['reason.react', 'llm.tools', 'reflection.loop', 'reflection.correct', 'reflection.evaluate', 'reflection.review', 'actions.reflection_loop'])('reason.react refuses %s as a tool at load', (name) => {
+  it.each([
+    'reason.react',
+    'llm.tools',
+    'reflection.loop',
+    'reflection.correct',
+    'reflection.evaluate',
+    'reflection.review',
+    'actions.reflection_loop',
+  ])('reason.react refuses %s as a tool at load', (name) => {
     const error = loadError(reactWith([name]));
     expect(error.code).toBe('INVALID_PARAMS');
     expect(error.message).toContain('cannot be a tool');
     expect(error.location.field).toContain('tools[0]');
   });
 
-  it('the issue\'s attack cannot be written: a viewer-facing reason.react tool next to an admin-only tier-3 memory.store', () => {
+  it("the issue's attack cannot be written: a viewer-facing reason.react tool next to an admin-only tier-3 memory.store", () => {
     const error = loadError(reactWith(['reason.react', { name: 'memory.store', tier: 3, requires_role: 'admin' }]));
     expect(error.message).toContain("'reason.react' cannot be a tool");
   });
@@ -57,7 +65,9 @@ describe('composite actions cannot be tools', () => {
   });
 
   it('plain actions and model-only reasoning actions can still be tools', () => {
-    expect(() => loadAgent(reactWith(['math.calculate', 'reason.cot', { name: 'memory.store', tier: 3 }]))).not.toThrow();
+    expect(() =>
+      loadAgent(reactWith(['math.calculate', 'reason.cot', { name: 'memory.store', tier: 3 }])),
+    ).not.toThrow();
   });
 });
 
@@ -87,7 +97,13 @@ async function drain(run: AgentRun): Promise<AgentEvent[]> {
 describe('approvals are tied to a role', () => {
   const setup = () => {
     const sent: unknown[] = [];
-    const mail: ActionDefinition = { name: 'mail.send', description: 'Send', parameters: { type: 'object', properties: { to: { type: 'string' } } }, sideEffects: true, run: (params) => (sent.push(params), { sent: true }) };
+    const mail: ActionDefinition = {
+      name: 'mail.send',
+      description: 'Send',
+      parameters: { type: 'object', properties: { to: { type: 'string' } } },
+      sideEffects: true,
+      run: (params) => (sent.push(params), { sent: true }),
+    };
     const agent = loadAgent(APPROVAL_AGENT, { file: 'approvals.yaml', registry: createActionRegistry([mail]) });
     return { sent, agent, stores: createMemoryStores() };
   };
@@ -109,7 +125,12 @@ describe('approvals are tied to a role', () => {
     expect(viewerEvents.some((event) => event.type === 'error' && event.data['code'] === 'FORBIDDEN')).toBe(true);
     expect(viewerEvents.some((event) => event.type === 'confirmation_request')).toBe(true);
 
-    const byOperator = resumeAgent(agent, paused.run_id, { approval: { approved: true } }, { ...stores, role: 'operator' });
+    const byOperator = resumeAgent(
+      agent,
+      paused.run_id,
+      { approval: { approved: true } },
+      { ...stores, role: 'operator' },
+    );
     await drain(byOperator);
     expect((await byOperator.result).stop_reason).toBe('confirmation');
     expect(sent).toHaveLength(0);

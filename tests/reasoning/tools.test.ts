@@ -85,10 +85,18 @@ describe('memory.store / memory.retrieve', () => {
 
   it('refuses bad keys and oversized values', () => {
     const context = createTestActionContext();
-    expect(() => memoryStore().run({ key: '', value: 1 }, context)).toThrowError(expect.objectContaining({ code: 'INVALID_PARAMS' }));
-    expect(() => memoryStore().run({ key: 'k'.repeat(300), value: 1 }, context)).toThrowError(expect.objectContaining({ code: 'INPUT_TOO_LARGE' }));
-    expect(() => memoryStore().run({ key: 'k', value: 'x'.repeat(70_000) }, context)).toThrowError(expect.objectContaining({ code: 'INPUT_TOO_LARGE' }));
-    expect(() => memoryStore().run({ key: 'k' }, context)).toThrowError(expect.objectContaining({ code: 'INVALID_PARAMS' }));
+    expect(() => memoryStore().run({ key: '', value: 1 }, context)).toThrowError(
+      expect.objectContaining({ code: 'INVALID_PARAMS' }),
+    );
+    expect(() => memoryStore().run({ key: 'k'.repeat(300), value: 1 }, context)).toThrowError(
+      expect.objectContaining({ code: 'INPUT_TOO_LARGE' }),
+    );
+    expect(() => memoryStore().run({ key: 'k', value: 'x'.repeat(70_000) }, context)).toThrowError(
+      expect.objectContaining({ code: 'INPUT_TOO_LARGE' }),
+    );
+    expect(() => memoryStore().run({ key: 'k' }, context)).toThrowError(
+      expect.objectContaining({ code: 'INVALID_PARAMS' }),
+    );
   });
 });
 
@@ -102,7 +110,10 @@ describe('json.query', () => {
     ['list.1', 20],
     ['a.b', value.a.b],
   ])('%s', async (path, expected) => {
-    expect(await jsonQuery().run({ value, path }, createTestActionContext())).toEqual({ found: true, result: expected });
+    expect(await jsonQuery().run({ value, path }, createTestActionContext())).toEqual({
+      found: true,
+      result: expected,
+    });
   });
 
   it('missing paths give null; prototype keys are refused', async () => {
@@ -110,13 +121,22 @@ describe('json.query', () => {
     expect(await jsonQuery().run({ value, path: 'a.zzz.c' }, context)).toEqual({ found: false, result: null });
     expect(await jsonQuery().run({ value, path: 'list[9]' }, context)).toEqual({ found: false, result: null });
     expect(await jsonQuery().run({ value, path: 'a.toString' }, context)).toEqual({ found: false, result: null });
-    expect(() => jsonQuery().run({ value, path: 'a.constructor' }, context)).toThrowError(expect.objectContaining({ code: 'FORBIDDEN' }));
-    expect(() => jsonQuery().run({ value, path: '__proto__' }, context)).toThrowError(expect.objectContaining({ code: 'FORBIDDEN' }));
-    expect(() => jsonQuery().run({ value, path: 'a[' }, context)).toThrowError(expect.objectContaining({ code: 'INVALID_PARAMS' }));
+    expect(() => jsonQuery().run({ value, path: 'a.constructor' }, context)).toThrowError(
+      expect.objectContaining({ code: 'FORBIDDEN' }),
+    );
+    expect(() => jsonQuery().run({ value, path: '__proto__' }, context)).toThrowError(
+      expect.objectContaining({ code: 'FORBIDDEN' }),
+    );
+    expect(() => jsonQuery().run({ value, path: 'a[' }, context)).toThrowError(
+      expect.objectContaining({ code: 'INVALID_PARAMS' }),
+    );
   });
 
   it('parses a value given as a JSON string', async () => {
-    expect(await jsonQuery().run({ value: '{"x": {"y": 3}}', path: 'x.y' }, createTestActionContext())).toEqual({ found: true, result: 3 });
+    expect(await jsonQuery().run({ value: '{"x": {"y": 3}}', path: 'x.y' }, createTestActionContext())).toEqual({
+      found: true,
+      result: 3,
+    });
   });
 });
 
@@ -184,9 +204,11 @@ describe('http.get against a local server', () => {
     server = createServer((request, response) => {
       hits++;
       if (request.url === '/redirect-ok') return void response.writeHead(302, { location: '/hello' }).end();
-      if (request.url === '/redirect-out') return void response.writeHead(302, { location: 'http://169.254.169.254/latest' }).end();
+      if (request.url === '/redirect-out')
+        return void response.writeHead(302, { location: 'http://169.254.169.254/latest' }).end();
       if (request.url === '/loop') return void response.writeHead(302, { location: '/loop' }).end();
-      if (request.url === '/big') return void response.writeHead(200, { 'content-type': 'text/plain' }).end('z'.repeat(100_000));
+      if (request.url === '/big')
+        return void response.writeHead(200, { 'content-type': 'text/plain' }).end('z'.repeat(100_000));
       if (request.url === '/slow') return void setTimeout(() => response.end('late'), 2000);
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"hello": "world"}');
     });
@@ -198,32 +220,51 @@ describe('http.get against a local server', () => {
   const context = (http: Record<string, unknown>) => createTestActionContext({ settings: { http } });
 
   it('fetches an explicitly allowed loopback origin', async () => {
-    const result = (await httpGet().run({ url: `${origin}/hello` }, context({ allow: [origin] }))) as Record<string, unknown>;
+    const result = (await httpGet().run({ url: `${origin}/hello` }, context({ allow: [origin] }))) as Record<
+      string,
+      unknown
+    >;
     expect(result).toMatchObject({ status: 200, body: '{"hello": "world"}', truncated: false });
   });
 
   it('denies when settings.http.allow is missing or does not list the origin, before connecting', async () => {
     const before = hits;
     await expect(httpGet().run({ url: `${origin}/hello` }, context({}))).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(httpGet().run({ url: `${origin}/hello` }, context({ allow: ['http://127.0.0.1:1'] }))).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(httpGet().run({ url: origin.replace('127.0.0.1', 'localhost') + '/hello' }, context({ allow: [origin] }))).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(
+      httpGet().run({ url: `${origin}/hello` }, context({ allow: ['http://127.0.0.1:1'] })),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(
+      httpGet().run({ url: origin.replace('127.0.0.1', 'localhost') + '/hello' }, context({ allow: [origin] })),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
     expect(hits).toBe(before);
   });
 
   it('follows a redirect to an allowed origin and re-checks a redirect to a denied one', async () => {
-    const ok = (await httpGet().run({ url: `${origin}/redirect-ok` }, context({ allow: [origin] }))) as Record<string, unknown>;
+    const ok = (await httpGet().run({ url: `${origin}/redirect-ok` }, context({ allow: [origin] }))) as Record<
+      string,
+      unknown
+    >;
     expect(ok['body']).toBe('{"hello": "world"}');
-    await expect(httpGet().run({ url: `${origin}/redirect-out` }, context({ allow: [origin] }))).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(httpGet().run({ url: `${origin}/loop` }, context({ allow: [origin] }))).rejects.toMatchObject({ code: 'ACTION_FAILED' });
+    await expect(httpGet().run({ url: `${origin}/redirect-out` }, context({ allow: [origin] }))).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+    await expect(httpGet().run({ url: `${origin}/loop` }, context({ allow: [origin] }))).rejects.toMatchObject({
+      code: 'ACTION_FAILED',
+    });
   });
 
   it('caps the body size', async () => {
-    const result = (await httpGet().run({ url: `${origin}/big` }, context({ allow: [origin], max_bytes: 1000 }))) as Record<string, unknown>;
+    const result = (await httpGet().run(
+      { url: `${origin}/big` },
+      context({ allow: [origin], max_bytes: 1000 }),
+    )) as Record<string, unknown>;
     expect((result['body'] as string).length).toBe(1000);
     expect(result['truncated']).toBe(true);
   });
 
   it('times out', async () => {
-    await expect(httpGet().run({ url: `${origin}/slow` }, context({ allow: [origin], timeout_ms: 100 }))).rejects.toMatchObject({ code: 'ACTION_FAILED' });
+    await expect(
+      httpGet().run({ url: `${origin}/slow` }, context({ allow: [origin], timeout_ms: 100 })),
+    ).rejects.toMatchObject({ code: 'ACTION_FAILED' });
   });
 });

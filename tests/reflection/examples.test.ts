@@ -12,7 +12,10 @@ import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.
 
 const read = (name: string) => readFileSync(new URL(`../../examples/${name}.yaml`, import.meta.url), 'utf8');
 
-async function runExample(name: string, options: RunOptions = {}): Promise<{ result: RunResult; attempts: Array<Record<string, unknown>> }> {
+async function runExample(
+  name: string,
+  options: RunOptions = {},
+): Promise<{ result: RunResult; attempts: Array<Record<string, unknown>> }> {
   const agent = loadAgent(read(name), { file: `${name}.yaml` });
   const started = runAgent(agent, {}, options);
   const attempts: Array<Record<string, unknown>> = [];
@@ -22,7 +25,12 @@ async function runExample(name: string, options: RunOptions = {}): Promise<{ res
 
 const expectations: Record<string, (result: RunResult, attempts: Array<Record<string, unknown>>) => void> = {
   'reflection-json-schema': (result, attempts) => {
-    expect(result.state).toMatchObject({ valid: true, attempts: 2, stop_reason: 'valid', card: { name: 'Ada Lovelace', email: 'ada@example.org' } });
+    expect(result.state).toMatchObject({
+      valid: true,
+      attempts: 2,
+      stop_reason: 'valid',
+      card: { name: 'Ada Lovelace', email: 'ada@example.org' },
+    });
     expect(attempts.map((attempt) => attempt.valid)).toEqual([false, true]);
     expect((attempts[0]!.errors as Array<{ message: string }>)[0]!.message).toContain('email');
   },
@@ -32,7 +40,11 @@ const expectations: Record<string, (result: RunResult, attempts: Array<Record<st
   },
   'reflection-lua': (result, attempts) => {
     expect(result.state).toMatchObject({ valid: true, attempts: 2, tags: ['tea', 'health', 'morning'] });
-    expect((attempts[0]!.errors as Array<{ message: string }>).map((error) => error.message)).toEqual(["tag 'Tea' must be lowercase", "duplicate tag 'tea'", "tag 'Health' must be lowercase"]);
+    expect((attempts[0]!.errors as Array<{ message: string }>).map((error) => error.message)).toEqual([
+      "tag 'Tea' must be lowercase",
+      "duplicate tag 'tea'",
+      "tag 'Health' must be lowercase",
+    ]);
   },
   'reflection-return-best': (result) => {
     expect(result.state).toMatchObject({ valid: false, score: 0.8, stop_reason: 'max_iterations', drafts: 3 });
@@ -65,7 +77,9 @@ describe('reflection examples against an OpenAI-compatible endpoint', () => {
       const script = (parse(read(name)) as { settings: { llm: { scripted: string[] } } }).settings.llm.scripted;
       server!.setReplies(script.map((content) => ({ content })));
       const before = server!.requests.length;
-      const { result, attempts } = await runExample(name, { llm: { overrides: { api_base: server!.url, provider: 'openai-compatible' } } });
+      const { result, attempts } = await runExample(name, {
+        llm: { overrides: { api_base: server!.url, provider: 'openai-compatible' } },
+      });
       expect(result.error).toBeUndefined();
       check(result, attempts);
       const sent = server!.requests.slice(before).filter((request) => request.path.endsWith('/chat/completions'));

@@ -7,7 +7,13 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.js';
-import { agentText, closedUrl, defineInfrastructureTests, runText, type NodeSpec } from '../reasoning/infrastructure-harness.js';
+import {
+  agentText,
+  closedUrl,
+  defineInfrastructureTests,
+  runText,
+  type NodeSpec,
+} from '../reasoning/infrastructure-harness.js';
 
 let server: MockOpenAI;
 beforeAll(async () => {
@@ -23,20 +29,48 @@ beforeEach(() => {
 const objectSchema = { type: 'object', required: ['name'], properties: { name: { type: 'string' } } };
 
 const NODES: Record<string, NodeSpec> = {
-  'reflection.loop (generator)': { uses: 'reflection.loop', with: { generator: { action: 'llm.call', prompt: 'Give a name as JSON' }, evaluator: { type: 'schema', schema: objectSchema }, max_iterations: 3 } },
-  'reflection.loop (streamed generator)': { uses: 'reflection.loop', with: { generator: { action: 'llm.stream', prompt: 'Give a name as JSON' }, evaluator: { type: 'schema', schema: objectSchema }, max_iterations: 3 } },
-  'reflection.loop (judge)': { uses: 'reflection.loop', with: { generator: { run: 'return "a candidate"' }, evaluator: { type: 'llm' }, max_iterations: 3 } },
-  'reflection.evaluate (LLM judge)': { uses: 'reflection.evaluate', with: { data: 'some output', evaluator: { type: 'llm' } } },
-  'reflection.correct (LLM corrector)': { uses: 'reflection.correct', with: { data: 'x', errors: ['bad'], prompt: 'Fix it' } },
+  'reflection.loop (generator)': {
+    uses: 'reflection.loop',
+    with: {
+      generator: { action: 'llm.call', prompt: 'Give a name as JSON' },
+      evaluator: { type: 'schema', schema: objectSchema },
+      max_iterations: 3,
+    },
+  },
+  'reflection.loop (streamed generator)': {
+    uses: 'reflection.loop',
+    with: {
+      generator: { action: 'llm.stream', prompt: 'Give a name as JSON' },
+      evaluator: { type: 'schema', schema: objectSchema },
+      max_iterations: 3,
+    },
+  },
+  'reflection.loop (judge)': {
+    uses: 'reflection.loop',
+    with: { generator: { run: 'return "a candidate"' }, evaluator: { type: 'llm' }, max_iterations: 3 },
+  },
+  'reflection.evaluate (LLM judge)': {
+    uses: 'reflection.evaluate',
+    with: { data: 'some output', evaluator: { type: 'llm' } },
+  },
+  'reflection.correct (LLM corrector)': {
+    uses: 'reflection.correct',
+    with: { data: 'x', errors: ['bad'], prompt: 'Fix it' },
+  },
 };
 
 describe('infrastructure failures fail the node (reflection actions, real HTTP)', () => {
   for (const [label, node] of Object.entries(NODES)) {
-    defineInfrastructureTests(label, node, () => server, ({ result, events }) => {
-      // No attempt was recorded for a model that did not answer.
-      expect(events.filter((event) => event.type === 'reflection_attempt')).toHaveLength(0);
-      expect(result.state.reflection_errors).toBeUndefined();
-    });
+    defineInfrastructureTests(
+      label,
+      node,
+      () => server,
+      ({ result, events }) => {
+        // No attempt was recorded for a model that did not answer.
+        expect(events.filter((event) => event.type === 'reflection_attempt')).toHaveLength(0);
+        expect(result.state.reflection_errors).toBeUndefined();
+      },
+    );
   }
 
   it('a corrector whose server answers 500 ends the loop after the first (content-invalid) attempt', async () => {
@@ -45,7 +79,12 @@ describe('infrastructure failures fail the node (reflection actions, real HTTP)'
     const { result, events } = await runText(
       agentText(server.url, {
         uses: 'reflection.loop',
-        with: { generator: { action: 'llm.call', prompt: 'Give a name' }, evaluator: { type: 'schema', schema: objectSchema }, corrector: { action: 'llm.call', prompt: 'Fix', api_base: down }, max_iterations: 3 },
+        with: {
+          generator: { action: 'llm.call', prompt: 'Give a name' },
+          evaluator: { type: 'schema', schema: objectSchema },
+          corrector: { action: 'llm.call', prompt: 'Fix', api_base: down },
+          max_iterations: 3,
+        },
       }),
     );
     expect(result.error).toMatchObject({ code: 'LLM_UNAVAILABLE', node: 'think' });
@@ -67,7 +106,9 @@ describe('content failures stay attempts (reflection actions, real HTTP)', () =>
 
   it('a judge that rejects is an invalid attempt, not a failure', async () => {
     server.setReplies(['{"valid": false, "score": 0.1, "reason": "too vague"}']);
-    const { result } = await runText(agentText(server.url, { uses: 'reflection.evaluate', with: { data: 'some output', evaluator: { type: 'llm' } } }));
+    const { result } = await runText(
+      agentText(server.url, { uses: 'reflection.evaluate', with: { data: 'some output', evaluator: { type: 'llm' } } }),
+    );
     expect(result.status).toBe('completed');
     expect(result.state.out).toMatchObject({ valid: false, score: 0.1 });
   });

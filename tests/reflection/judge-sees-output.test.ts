@@ -39,7 +39,11 @@ describe('templateShowsOutput', () => {
 
 describe('the judge prompt', () => {
   const judged = async (prompt: string) => {
-    const yaml = agentYaml('reflection.evaluate', { data: 'CANDIDATE-42', evaluator: { type: 'llm', prompt } }, { initial_state: { topic: 'tea' } });
+    const yaml = agentYaml(
+      'reflection.evaluate',
+      { data: 'CANDIDATE-42', evaluator: { type: 'llm', prompt } },
+      { initial_state: { topic: 'tea' } },
+    );
     const { result, calls } = await run(yaml, {}, { responses: ['{"valid": true, "score": 1}'] });
     expect(result.status).toBe('completed');
     return calls[0]!.request.messages.at(-1)!.content as string;

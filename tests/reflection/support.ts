@@ -31,24 +31,48 @@ export interface RunTestOptions extends RunOptions {
   schemas?: Record<string, Record<string, unknown>>;
 }
 
-export function load(yaml: string, options: { actions?: ActionDefinition[]; schemas?: Record<string, Record<string, unknown>> } = {}) {
-  return loadAgent(yaml, { file: 'test.yaml', registry: createActionRegistry(options.actions ?? []), ...(options.schemas !== undefined ? { schemas: options.schemas } : {}) });
+export function load(
+  yaml: string,
+  options: { actions?: ActionDefinition[]; schemas?: Record<string, Record<string, unknown>> } = {},
+) {
+  return loadAgent(yaml, {
+    file: 'test.yaml',
+    registry: createActionRegistry(options.actions ?? []),
+    ...(options.schemas !== undefined ? { schemas: options.schemas } : {}),
+  });
 }
 
 /** Runs an agent text; `responses` replace the model with a recording scripted one. */
-export async function run(yaml: string, input: Record<string, unknown> = {}, options: RunTestOptions = {}): Promise<RunOutcome> {
+export async function run(
+  yaml: string,
+  input: Record<string, unknown> = {},
+  options: RunTestOptions = {},
+): Promise<RunOutcome> {
   const { actions, responses, schemas, ...runOptions } = options;
-  const agent = load(yaml, { ...(actions !== undefined ? { actions } : {}), ...(schemas !== undefined ? { schemas } : {}) });
+  const agent = load(yaml, {
+    ...(actions !== undefined ? { actions } : {}),
+    ...(schemas !== undefined ? { schemas } : {}),
+  });
   const calls: RecordedCall[] = [];
-  if (responses !== undefined) runOptions.llm = { ...runOptions.llm, providerFactory: recordingFactory(responses, calls) };
+  if (responses !== undefined)
+    runOptions.llm = { ...runOptions.llm, providerFactory: recordingFactory(responses, calls) };
   return collect(runAgent(agent, input, runOptions), calls);
 }
 
-export async function resume(yaml: string, runId: string, input: ResumeInput, options: RunTestOptions = {}): Promise<RunOutcome> {
+export async function resume(
+  yaml: string,
+  runId: string,
+  input: ResumeInput,
+  options: RunTestOptions = {},
+): Promise<RunOutcome> {
   const { actions, responses, schemas, ...runOptions } = options;
-  const agent = load(yaml, { ...(actions !== undefined ? { actions } : {}), ...(schemas !== undefined ? { schemas } : {}) });
+  const agent = load(yaml, {
+    ...(actions !== undefined ? { actions } : {}),
+    ...(schemas !== undefined ? { schemas } : {}),
+  });
   const calls: RecordedCall[] = [];
-  if (responses !== undefined) runOptions.llm = { ...runOptions.llm, providerFactory: recordingFactory(responses, calls) };
+  if (responses !== undefined)
+    runOptions.llm = { ...runOptions.llm, providerFactory: recordingFactory(responses, calls) };
   return collect(resumeAgent(agent, runId, input, runOptions), calls);
 }
 
@@ -71,7 +95,12 @@ async function collect(agentRun: ReturnType<typeof runAgent>, calls: RecordedCal
   const events: AgentEvent[] = [];
   for await (const event of agentRun) events.push(event);
   const result = await agentRun.result;
-  return { result, events, calls, attempts: events.filter((event) => event.type === 'reflection_attempt').map((event) => event.data) };
+  return {
+    result,
+    events,
+    calls,
+    attempts: events.filter((event) => event.type === 'reflection_attempt').map((event) => event.data),
+  };
 }
 
 /** The AgentError that loading the text throws. */
@@ -86,7 +115,10 @@ export function loadError(yaml: string, options: { actions?: ActionDefinition[] 
 }
 
 /** An action that answers from a list (the last answer repeats) and counts its calls. */
-export function scriptedAction(name: string, answers: Array<unknown | Error | ((params: Record<string, unknown>, state: Record<string, unknown>) => unknown)>) {
+export function scriptedAction(
+  name: string,
+  answers: Array<unknown | Error | ((params: Record<string, unknown>, state: Record<string, unknown>) => unknown)>,
+) {
   const calls: Array<{ params: Record<string, unknown>; state: Record<string, unknown> }> = [];
   const action: ActionDefinition = {
     name,
@@ -95,13 +127,26 @@ export function scriptedAction(name: string, answers: Array<unknown | Error | ((
       calls.push({ params: structuredClone(params), state: structuredClone(context.state) as Record<string, unknown> });
       const answer = answers[Math.min(calls.length - 1, answers.length - 1)];
       if (answer instanceof Error) throw answer;
-      return typeof answer === 'function' ? (answer as (p: Record<string, unknown>, s: Record<string, unknown>) => unknown)(params, context.state as Record<string, unknown>) : structuredClone(answer);
+      return typeof answer === 'function'
+        ? (answer as (p: Record<string, unknown>, s: Record<string, unknown>) => unknown)(
+            params,
+            context.state as Record<string, unknown>,
+          )
+        : structuredClone(answer);
     },
   };
   return { action, calls };
 }
 
 /** YAML for a one-node agent running `action` with `params` (JSON is valid YAML). */
-export function agentYaml(action: string, params: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ name: 'reflection-test', ...extra, nodes: [{ name: 'reflect', uses: action, with: params }] }, null, 2);
+export function agentYaml(
+  action: string,
+  params: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): string {
+  return JSON.stringify(
+    { name: 'reflection-test', ...extra, nodes: [{ name: 'reflect', uses: action, with: params }] },
+    null,
+    2,
+  );
 }

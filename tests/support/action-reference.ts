@@ -17,7 +17,7 @@ export function renderActionReference(actions: readonly ActionDefinition[]): str
     '     Rewrite: TEA_WRITE_DOCS=1 npx vitest run tests/build/action-reference.test.ts -->',
     '',
     `Every built-in action (${sorted.length}), with the parameters its node's \`with:\` takes. A key not listed`,
-    'is a load error naming the closest known one where the action\'s parameters are closed',
+    "is a load error naming the closest known one where the action's parameters are closed",
     '(`additional keys: no`), and what it returns. Semantics and TEA differences: [spec.md](spec.md) and',
     '[porting-from-tea.md](porting-from-tea.md).',
     '',
@@ -44,7 +44,9 @@ function renderAction(action: ActionDefinition): string[] {
     for (const name of names) {
       const property = isSchema(properties[name]) ? (properties[name] as Schema) : {};
       const defaultValue = property.default === undefined ? '' : `\`${JSON.stringify(property.default)}\``;
-      lines.push(`| \`${name}\` | ${typeOf(property)} | ${defaultValue} | ${required.has(name) ? 'yes' : ''} | ${cell(describe(property))} |`);
+      lines.push(
+        `| \`${name}\` | ${typeOf(property)} | ${defaultValue} | ${required.has(name) ? 'yes' : ''} | ${cell(describe(property))} |`,
+      );
     }
     lines.push('');
   }
@@ -69,7 +71,8 @@ function typeOf(schema: Schema): string {
   if (typeof schema.type === 'string') return schema.type;
   if (Array.isArray(schema.type)) return schema.type.join(' \\| ');
   for (const key of ['anyOf', 'oneOf'] as const) {
-    if (Array.isArray(schema[key])) return (schema[key] as Schema[]).map((item) => (isSchema(item) ? typeOf(item) : 'any')).join(' \\| ');
+    if (Array.isArray(schema[key]))
+      return (schema[key] as Schema[]).map((item) => (isSchema(item) ? typeOf(item) : 'any')).join(' \\| ');
   }
   return 'any';
 }

@@ -10,7 +10,11 @@ import { chromium } from 'playwright-core';
 export const CHROMIUM = '/usr/bin/chromium';
 
 /** The script's result global, and the page errors seen while waiting for it. */
-export async function runInChromiumPage(script: string, resultName: string, timeoutMs = 60_000): Promise<{ value: unknown; errors: string[] }> {
+export async function runInChromiumPage(
+  script: string,
+  resultName: string,
+  timeoutMs = 60_000,
+): Promise<{ value: unknown; errors: string[] }> {
   const server = createServer((request, response) => {
     if (request.url === '/script.js') {
       response.writeHead(200, { 'content-type': 'text/javascript' });
@@ -23,14 +27,24 @@ export async function runInChromiumPage(script: string, resultName: string, time
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   try {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-    await page.waitForFunction((name) => (globalThis as Record<string, unknown>)[name] !== undefined, resultName, { timeout: timeoutMs });
+    await page.waitForFunction((name) => (globalThis as Record<string, unknown>)[name] !== undefined, resultName, {
+      timeout: timeoutMs,
+    });
     return { value: await page.evaluate((name) => (globalThis as Record<string, unknown>)[name], resultName), errors };
   } finally {
     await browser.close();

@@ -26,13 +26,29 @@ export interface DenoServer {
 
 /** Starts a Deno server; resolves with its base URL once it prints its listening line. */
 /** `write`: Deno's write permission flag (`--allow-write=DIR` to confine writes to one folder). */
-export function startDenoServer(bundle: string, environment: Record<string, string>, write = '--allow-write'): Promise<DenoServer> {
+export function startDenoServer(
+  bundle: string,
+  environment: Record<string, string>,
+  write = '--allow-write',
+): Promise<DenoServer> {
   const binary = DENO_BINARY;
-  if (!existsSync(binary)) return Promise.reject(new Error(`no deno binary at ${binary}: run node build/ensure-deno.mjs`));
-  const child = spawn(binary, ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', write, '--unstable-kv', bundle], {
-    cwd: path.dirname(bundle),
-    env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1', PORT: '0', HOSTNAME: '127.0.0.1', ...environment },
-  });
+  if (!existsSync(binary))
+    return Promise.reject(new Error(`no deno binary at ${binary}: run node build/ensure-deno.mjs`));
+  const child = spawn(
+    binary,
+    ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', write, '--unstable-kv', bundle],
+    {
+      cwd: path.dirname(bundle),
+      env: {
+        ...process.env,
+        DENO_NO_UPDATE_CHECK: '1',
+        NO_COLOR: '1',
+        PORT: '0',
+        HOSTNAME: '127.0.0.1',
+        ...environment,
+      },
+    },
+  );
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`deno did not start: ${output}`)), 60_000);

@@ -18,6 +18,8 @@ export function runModuleInDeno(source: string, flags: readonly string[] = []): 
   child.stdin.end(source);
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`deno exited ${code}: ${errors.slice(0, 2000)}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`deno exited ${code}: ${errors.slice(0, 2000)}`)),
+    );
   });
 }

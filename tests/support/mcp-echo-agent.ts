@@ -26,13 +26,28 @@ export async function startEchoServers(options: { cors?: boolean } = {}): Promis
     tools: [tool('lookup', 'Looks a word up.')],
     ...(options.cors === true ? { cors: true } : {}),
     // A server that echoes what it was given (here: the credential it was called with).
-    call: () => ({ content: [{ type: 'text', text: `you are authenticated as ${ECHO_SECRET}; Authorization: Bearer ${ECHO_SECRET}` }] }),
+    call: () => ({
+      content: [
+        { type: 'text', text: `you are authenticated as ${ECHO_SECRET}; Authorization: Bearer ${ECHO_SECRET}` },
+      ],
+    }),
   });
-  const model = await startMockOpenAI({ replies: [step('mcp.demo.lookup', { q: 'x' }), step('final_answer', { answer: 'done' })] });
+  const model = await startMockOpenAI({
+    replies: [step('mcp.demo.lookup', { q: 'x' }), step('final_answer', { answer: 'done' })],
+  });
   const settings = {
     llm: { api_base: model.url, model: 'mock-model' },
     http: { allow: [mcp.origin] },
-    mcp: { servers: [{ name: 'demo', url: mcp.url, tools: ['lookup'], headers: { authorization: { secret: 'demo_token', prefix: 'Bearer ' } } }] },
+    mcp: {
+      servers: [
+        {
+          name: 'demo',
+          url: mcp.url,
+          tools: ['lookup'],
+          headers: { authorization: { secret: 'demo_token', prefix: 'Bearer ' } },
+        },
+      ],
+    },
   };
   const agent = `name: echo
 settings: ${JSON.stringify(settings)}
@@ -48,7 +63,8 @@ nodes:
 /** Every prefix of `secret` of two characters or more that `text` contains. */
 export function secretPrefixesIn(text: string, secret = ECHO_SECRET): string[] {
   const found: string[] = [];
-  for (let length = 2; length <= secret.length; length++) if (text.includes(secret.slice(0, length))) found.push(secret.slice(0, length));
+  for (let length = 2; length <= secret.length; length++)
+    if (text.includes(secret.slice(0, length))) found.push(secret.slice(0, length));
   return found;
 }
 
@@ -66,4 +82,10 @@ export function echoOutcome(servers: EchoServers) {
   };
 }
 
-export const ECHO_REDACTED: ReturnType<typeof echoOutcome> = { toolCalls: 1, secretSentToMcp: true, modelRequests: 2, nextRedacted: true, prefixesSent: [] };
+export const ECHO_REDACTED: ReturnType<typeof echoOutcome> = {
+  toolCalls: 1,
+  secretSentToMcp: true,
+  modelRequests: 2,
+  nextRedacted: true,
+  prefixesSent: [],
+};

@@ -10,7 +10,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 
 export interface TestToolContext {
   /** Sends a progress notification (when the caller asked for progress) or a log message. */
@@ -54,7 +59,9 @@ export async function startMcpTestServer(options: McpTestServerOptions): Promise
       response.setHeader('access-control-allow-origin', '*');
       response.setHeader('access-control-expose-headers', 'mcp-session-id');
       if (request.method === 'OPTIONS') {
-        response.writeHead(204, { 'access-control-allow-headers': '*', 'access-control-allow-methods': 'POST, GET, DELETE' }).end();
+        response
+          .writeHead(204, { 'access-control-allow-headers': '*', 'access-control-allow-methods': 'POST, GET, DELETE' })
+          .end();
         return;
       }
     }
@@ -70,7 +77,10 @@ export async function startMcpTestServer(options: McpTestServerOptions): Promise
       response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return;
     }
-    const server = new Server({ name: 'tea-edge-test-server', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, logging: {} } });
+    const server = new Server(
+      { name: 'tea-edge-test-server', version: '1.0.0' },
+      { capabilities: { tools: { listChanged: true }, logging: {} } },
+    );
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       counts['tools/list'] = (counts['tools/list'] ?? 0) + 1;
       const tools = typeof options.tools === 'function' ? options.tools(listings++) : options.tools;
@@ -81,10 +91,17 @@ export async function startMcpTestServer(options: McpTestServerOptions): Promise
       const token = call.params._meta?.progressToken;
       let progress = 0;
       const notify = async (text: string): Promise<void> => {
-        if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message: text } });
+        if (token !== undefined)
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: ++progress, message: text },
+          });
         else await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: text } });
       };
-      return options.call(call.params.name, (call.params.arguments ?? {}) as Record<string, unknown>, { notify, signal: extra.signal });
+      return options.call(call.params.name, (call.params.arguments ?? {}) as Record<string, unknown>, {
+        notify,
+        signal: extra.signal,
+      });
     });
     if (options.sessions === true) {
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -99,7 +116,10 @@ export async function startMcpTestServer(options: McpTestServerOptions): Promise
       await transport.handleRequest(request, response);
       return;
     }
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: options.json === true });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: options.json === true,
+    });
     response.on('close', () => {
       void transport.close();
       void server.close();
@@ -130,6 +150,10 @@ export async function startMcpTestServer(options: McpTestServerOptions): Promise
 }
 
 /** A plain tool listing entry. */
-export function tool(name: string, description: string, inputSchema: Record<string, unknown> = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }): Tool {
+export function tool(
+  name: string,
+  description: string,
+  inputSchema: Record<string, unknown> = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+): Tool {
   return { name, description, inputSchema: inputSchema as Tool['inputSchema'] };
 }

@@ -3,12 +3,19 @@ import { startMockOpenAI, type MockOpenAI } from './mock-openai-server.js';
 
 let server: MockOpenAI;
 beforeAll(async () => {
-  server = await startMockOpenAI({ replies: ['one', { content: 'two', usage: { prompt_tokens: 1, completion_tokens: 2 } }], chunkSize: 2 });
+  server = await startMockOpenAI({
+    replies: ['one', { content: 'two', usage: { prompt_tokens: 1, completion_tokens: 2 } }],
+    chunkSize: 2,
+  });
 });
 afterAll(() => server.close());
 
 const post = (body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${server.url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe('startMockOpenAI', () => {
   it('listens on 127.0.0.1, lists models and answers CORS preflights', async () => {
@@ -24,15 +31,26 @@ describe('startMockOpenAI', () => {
   it('answers replies in order, repeats the last, and records requests', async () => {
     server.setReplies(['one', { content: 'two', usage: { prompt_tokens: 1, completion_tokens: 2 } }]);
     const contents: string[] = [];
-    for (let index = 0; index < 3; index++) contents.push((await (await post({ messages: [], n: index }, { authorization: 'Bearer t' })).json()).choices[0].message.content);
+    for (let index = 0; index < 3; index++)
+      contents.push(
+        (await (await post({ messages: [], n: index }, { authorization: 'Bearer t' })).json()).choices[0].message
+          .content,
+      );
     expect(contents).toEqual(['one', 'two', 'two']);
-    expect(server.chatRequests.at(-1)).toMatchObject({ body: { n: 2 }, headers: { authorization: 'Bearer t' }, aborted: false });
+    expect(server.chatRequests.at(-1)).toMatchObject({
+      body: { n: 2 },
+      headers: { authorization: 'Bearer t' },
+      aborted: false,
+    });
   });
 
   it('streams SSE chunks of chunkSize characters ending with usage and [DONE]', async () => {
     server.setReplies(['abcdef']);
     const text = await (await post({ stream: true, stream_options: { include_usage: true } })).text();
-    const payloads = text.split('\n\n').filter(Boolean).map((line) => line.replace(/^data: /, ''));
+    const payloads = text
+      .split('\n\n')
+      .filter(Boolean)
+      .map((line) => line.replace(/^data: /, ''));
     expect(payloads.at(-1)).toBe('[DONE]');
     const chunks = payloads.slice(0, -1).map((payload) => JSON.parse(payload));
     expect(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('')).toBe('abcdef');

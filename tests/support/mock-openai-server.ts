@@ -131,7 +131,13 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     } catch {
       body = undefined;
     }
-    const recorded: RecordedRequest = { method: request.method ?? '', path: request.url ?? '', headers: { ...request.headers }, body, aborted: false };
+    const recorded: RecordedRequest = {
+      method: request.method ?? '',
+      path: request.url ?? '',
+      headers: { ...request.headers },
+      body,
+      aborted: false,
+    };
     requests.push(recorded);
     response.on('close', () => {
       if (!response.writableFinished) recorded.aborted = true;
@@ -144,7 +150,9 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     const path = (request.url ?? '').split('?')[0];
     if (request.method === 'GET' && path === '/v1/models') {
       const data = (options.models ?? ['mock-model']).map((id) => ({ id, object: 'model', owned_by: 'mock' }));
-      response.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
+      response
+        .writeHead(200, { ...headers, 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data }));
       return;
     }
     if (request.method === 'POST' && path === '/v1/embeddings') {
@@ -152,7 +160,9 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
       return;
     }
     if (request.method !== 'POST' || path !== '/v1/chat/completions') {
-      response.writeHead(404, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
+      response
+        .writeHead(404, { ...headers, 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'not found' } }));
       return;
     }
     const reply = replies[Math.min(replyIndex, replies.length - 1)] ?? {};
@@ -176,13 +186,23 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
       return;
     }
     const effective: Required<Pick<MockReply, 'content' | 'finish_reason'>> & MockReply =
-      active?.type === 'length' ? { ...reply, content: '', tool_calls: undefined, finish_reason: 'length' } : { ...reply, content: reply.content ?? '', finish_reason: reply.finish_reason ?? (reply.tool_calls?.length ? 'tool_calls' : 'stop') };
+      active?.type === 'length'
+        ? { ...reply, content: '', tool_calls: undefined, finish_reason: 'length' }
+        : {
+            ...reply,
+            content: reply.content ?? '',
+            finish_reason: reply.finish_reason ?? (reply.tool_calls?.length ? 'tool_calls' : 'stop'),
+          };
     if (body?.stream === true) {
       await writeStream(response, headers, effective, model, body, active);
       return;
     }
-    const message: Record<string, unknown> = { role: 'assistant', content: effective.tool_calls?.length ? effective.content || null : effective.content };
-    if (effective.tool_calls?.length) message.tool_calls = effective.tool_calls.map((call, index) => toolCall(call, index));
+    const message: Record<string, unknown> = {
+      role: 'assistant',
+      content: effective.tool_calls?.length ? effective.content || null : effective.content,
+    };
+    if (effective.tool_calls?.length)
+      message.tool_calls = effective.tool_calls.map((call, index) => toolCall(call, index));
     const completion = {
       id: 'chatcmpl-mock',
       object: 'chat.completion',
@@ -194,7 +214,11 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     const text = JSON.stringify(completion);
     if (active?.type === 'reset') {
       // A connection that breaks while the body arrives: half of it, then the socket is destroyed.
-      response.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+      response.writeHead(200, {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(text)),
+      });
       response.flushHeaders();
       await write(response, text.slice(0, Math.floor(text.length / 2)));
       await pause(20); // let the client receive the headers and the first half before the break
@@ -204,7 +228,12 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     response.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(text);
   }
 
-  async function answerEmbeddings(response: ServerResponse, headers: Record<string, string>, body: any, recorded: RecordedRequest): Promise<void> {
+  async function answerEmbeddings(
+    response: ServerResponse,
+    headers: Record<string, string>,
+    body: any,
+    recorded: RecordedRequest,
+  ): Promise<void> {
     const active = embeddingsFault;
     if (active !== undefined) {
       embeddingsFaultUses++;
@@ -214,7 +243,9 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     if (recorded.aborted) return;
     if (active?.type === 'status') {
       if (active.retryAfter !== undefined) headers['retry-after'] = active.retryAfter;
-      response.writeHead(active.status, { ...headers, 'content-type': 'application/json' }).end(active.body ?? JSON.stringify({ error: { message: `mock status ${active.status}` } }));
+      response
+        .writeHead(active.status, { ...headers, 'content-type': 'application/json' })
+        .end(active.body ?? JSON.stringify({ error: { message: `mock status ${active.status}` } }));
       return;
     }
     if (active?.type === 'not_json') {
@@ -223,44 +254,106 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     }
     const inputs: unknown[] = Array.isArray(body?.input) ? body.input : [body?.input];
     if (!inputs.every((input) => typeof input === 'string')) {
-      response.writeHead(400, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'input must be a string or a list of strings' } }));
+      response
+        .writeHead(400, { ...headers, 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'input must be a string or a list of strings' } }));
       return;
     }
     const model = typeof body?.model === 'string' ? body.model : undefined;
-    const vectorOf = options.embed ?? ((text: string) => [text.length, text.split(/\s+/).filter(Boolean).length, (text.match(/[aeiou]/gi) ?? []).length, 1]);
-    const data = (inputs as string[]).map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text, model) }));
+    const vectorOf =
+      options.embed ??
+      ((text: string) => [
+        text.length,
+        text.split(/\s+/).filter(Boolean).length,
+        (text.match(/[aeiou]/gi) ?? []).length,
+        1,
+      ]);
+    const data = (inputs as string[]).map((text, index) => ({
+      object: 'embedding',
+      index,
+      embedding: vectorOf(text, model),
+    }));
     const tokens = (inputs as string[]).reduce((sum, text) => sum + Math.max(1, Math.ceil(text.length / 4)), 0);
-    response
-      .writeHead(200, { ...headers, 'content-type': 'application/json' })
-      .end(JSON.stringify({ object: 'list', data, model: model ?? 'mock-embed', usage: { prompt_tokens: tokens, total_tokens: tokens } }));
+    response.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        object: 'list',
+        data,
+        model: model ?? 'mock-embed',
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      }),
+    );
   }
 
-  async function writeStream(response: ServerResponse, headers: Record<string, string>, reply: MockReply & { content: string; finish_reason: string }, model: string, body: any, active: MockFault | undefined): Promise<void> {
+  async function writeStream(
+    response: ServerResponse,
+    headers: Record<string, string>,
+    reply: MockReply & { content: string; finish_reason: string },
+    model: string,
+    body: any,
+    active: MockFault | undefined,
+  ): Promise<void> {
     response.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     response.flushHeaders();
     const base = { id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: 1_700_000_000, model };
     const chunk = (choice: Record<string, unknown> | undefined, extra: Record<string, unknown> = {}) =>
-      JSON.stringify({ ...base, choices: active?.type === 'empty_choices' || choice === undefined ? [] : [choice], ...extra });
-    const payloads: { data: string; content?: boolean }[] = [{ data: chunk({ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }) }];
+      JSON.stringify({
+        ...base,
+        choices: active?.type === 'empty_choices' || choice === undefined ? [] : [choice],
+        ...extra,
+      });
+    const payloads: { data: string; content?: boolean }[] = [
+      { data: chunk({ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }) },
+    ];
     const size = Math.max(1, options.chunkSize ?? 4);
     for (let start = 0; start < reply.content.length; start += size) {
-      payloads.push({ data: chunk({ index: 0, delta: { content: reply.content.slice(start, start + size) }, finish_reason: null }), content: true });
+      payloads.push({
+        data: chunk({ index: 0, delta: { content: reply.content.slice(start, start + size) }, finish_reason: null }),
+        content: true,
+      });
     }
     let cutToolCallAt: number | undefined;
     (reply.tool_calls ?? []).forEach((call, index) => {
       const full = toolCall(call, index);
-      payloads.push({ data: chunk({ index: 0, delta: { tool_calls: [{ index, id: full.id, type: 'function', function: { name: full.function.name, arguments: '' } }] }, finish_reason: null }) });
+      payloads.push({
+        data: chunk({
+          index: 0,
+          delta: {
+            tool_calls: [
+              { index, id: full.id, type: 'function', function: { name: full.function.name, arguments: '' } },
+            ],
+          },
+          finish_reason: null,
+        }),
+      });
       const text = full.function.arguments;
       const half = Math.ceil(text.length / 2);
-      payloads.push({ data: chunk({ index: 0, delta: { tool_calls: [{ index, function: { arguments: text.slice(0, half) } }] }, finish_reason: null }) });
+      payloads.push({
+        data: chunk({
+          index: 0,
+          delta: { tool_calls: [{ index, function: { arguments: text.slice(0, half) } }] },
+          finish_reason: null,
+        }),
+      });
       if (index === 0) cutToolCallAt = payloads.length;
-      payloads.push({ data: chunk({ index: 0, delta: { tool_calls: [{ index, function: { arguments: text.slice(half) } }] }, finish_reason: null }) });
+      payloads.push({
+        data: chunk({
+          index: 0,
+          delta: { tool_calls: [{ index, function: { arguments: text.slice(half) } }] },
+          finish_reason: null,
+        }),
+      });
     });
     payloads.push({ data: chunk({ index: 0, delta: {}, finish_reason: reply.finish_reason }) });
-    if (body?.stream_options?.include_usage === true) payloads.push({ data: chunk(undefined, { choices: [], usage: usageOf(reply) }) });
+    if (body?.stream_options?.include_usage === true)
+      payloads.push({ data: chunk(undefined, { choices: [], usage: usageOf(reply) }) });
     payloads.push({ data: '[DONE]' });
 
-    const stopAt = active?.type === 'cut' || active?.type === 'reset' ? active.afterChunks : active?.type === 'cut_tool_call' ? (cutToolCallAt ?? 1) : Infinity;
+    const stopAt =
+      active?.type === 'cut' || active?.type === 'reset'
+        ? active.afterChunks
+        : active?.type === 'cut_tool_call'
+          ? (cutToolCallAt ?? 1)
+          : Infinity;
     let contentIndex = 0;
     for (let index = 0; index < payloads.length; index++) {
       if (index >= stopAt) {
@@ -270,7 +363,10 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
       }
       if (response.destroyed || response.writableEnded) return;
       const payload = payloads[index]!;
-      const data = active?.type === 'malformed_chunk' && index === (active.at ?? 1) ? '{"choices": [{"delta": {"content": "bro' : payload.data;
+      const data =
+        active?.type === 'malformed_chunk' && index === (active.at ?? 1)
+          ? '{"choices": [{"delta": {"content": "bro'
+          : payload.data;
       const times = active?.type === 'duplicate_chunk' && index === (active.at ?? 1) ? 2 : 1;
       for (let repeat = 0; repeat < times; repeat++) await write(response, `data: ${data}\n\n`);
       if (payload.content === true) options.onContentChunkWritten?.(contentIndex++, performance.now());
@@ -278,7 +374,6 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     }
     response.end();
   }
-
 
   async function write(response: ServerResponse, text: string): Promise<void> {
     const bytes = Buffer.from(text, 'utf8');
@@ -288,7 +383,12 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     }
   }
 
-  async function writeHuge(response: ServerResponse, headers: Record<string, string>, bytes: number, stream: boolean): Promise<void> {
+  async function writeHuge(
+    response: ServerResponse,
+    headers: Record<string, string>,
+    bytes: number,
+    stream: boolean,
+  ): Promise<void> {
     response.writeHead(200, { ...headers, 'content-type': stream ? 'text/event-stream' : 'application/json' });
     const piece = stream ? Buffer.from(`: ${'x'.repeat(1024 * 1024 - 4)}\n\n`) : Buffer.alloc(1024 * 1024, 0x20);
     for (let written = 0; written < bytes && !response.destroyed; written += piece.length) {
@@ -337,7 +437,10 @@ function toolCall(call: { name: string; arguments: unknown; id?: string }, index
 }
 
 function usageOf(reply: MockReply) {
-  const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: Math.max(1, Math.ceil((reply.content ?? '').length / 4)) };
+  const usage = reply.usage ?? {
+    prompt_tokens: 10,
+    completion_tokens: Math.max(1, Math.ceil((reply.content ?? '').length / 4)),
+  };
   return { ...usage, total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens };
 }
 

@@ -13,11 +13,21 @@ export interface ScriptPage {
 
 /** Bundles `source` (imports resolved from `resolveDir`) and serves it as `/page.js` under an HTML page at `/`. */
 export async function serveScriptPage(source: string, resolveDir: string): Promise<ScriptPage> {
-  const bundle = await esbuild.build({ stdin: { contents: source, resolveDir, loader: 'js' }, bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'warning' });
+  const bundle = await esbuild.build({
+    stdin: { contents: source, resolveDir, loader: 'js' },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    logLevel: 'warning',
+  });
   const script = bundle.outputFiles[0]!.text;
   const site = createServer((request, response) => {
     if (request.url === '/page.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    else response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><script type="module" src="/page.js"></script>');
+    else
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<!doctype html><script type="module" src="/page.js"></script>');
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   return {

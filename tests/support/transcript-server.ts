@@ -12,7 +12,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkTranscript, transcriptWrites, type NamedTranscript, type TranscriptResponse } from '../conformance/model-provider-transcripts.js';
+import {
+  checkTranscript,
+  transcriptWrites,
+  type NamedTranscript,
+  type TranscriptResponse,
+} from '../conformance/model-provider-transcripts.js';
 
 /** The folder of transcript files. */
 export const TRANSCRIPTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '../conformance/transcripts');
@@ -25,7 +30,10 @@ export function loadTranscripts(directory = TRANSCRIPTS_DIR): NamedTranscript[] 
     for (const file of readdirSync(path.join(directory, server.name))) {
       if (!file.endsWith('.json')) continue;
       const name = `${server.name}/${file.slice(0, -'.json'.length)}`;
-      named.push({ name, transcript: checkTranscript(JSON.parse(readFileSync(path.join(directory, server.name, file), 'utf8')), name) });
+      named.push({
+        name,
+        transcript: checkTranscript(JSON.parse(readFileSync(path.join(directory, server.name, file), 'utf8')), name),
+      });
     }
   }
   return named.sort((left, right) => left.name.localeCompare(right.name));
@@ -42,7 +50,9 @@ export interface TranscriptServer {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function startTranscriptServer(transcripts: NamedTranscript[] = loadTranscripts()): Promise<TranscriptServer> {
+export async function startTranscriptServer(
+  transcripts: NamedTranscript[] = loadTranscripts(),
+): Promise<TranscriptServer> {
   const byName = new Map(transcripts.map((named) => [named.name, named.transcript]));
   const counts = new Map<string, number>();
   let runs = 0;
@@ -52,7 +62,13 @@ export async function startTranscriptServer(transcripts: NamedTranscript[] = loa
     // Browsers call from another origin (the Chromium runner), as the web demo calls a local model.
     response.setHeader('access-control-allow-origin', '*');
     if (request.method === 'OPTIONS') {
-      response.writeHead(204, { 'access-control-allow-methods': 'GET, POST', 'access-control-allow-headers': 'content-type, authorization', 'access-control-max-age': '600' }).end();
+      response
+        .writeHead(204, {
+          'access-control-allow-methods': 'GET, POST',
+          'access-control-allow-headers': 'content-type, authorization',
+          'access-control-max-age': '600',
+        })
+        .end();
       return;
     }
     if (request.method === 'GET' && url.pathname === '/transcripts') {
@@ -60,7 +76,9 @@ export async function startTranscriptServer(transcripts: NamedTranscript[] = loa
       return;
     }
     if (request.method === 'GET' && url.pathname.startsWith('/attempts/')) {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(String(counts.get(decodeURIComponent(url.pathname.slice('/attempts/'.length))) ?? 0));
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(String(counts.get(decodeURIComponent(url.pathname.slice('/attempts/'.length))) ?? 0));
       return;
     }
     const match = /^\/t\/([^/]+\/[^/]+)\/(\d+)\/([^/]+)\/v1\//.exec(url.pathname);
@@ -75,7 +93,11 @@ export async function startTranscriptServer(transcripts: NamedTranscript[] = loa
     const body = await readBody(request);
     const stream = (JSON.parse(body) as { stream?: unknown }).stream === true;
     if (stream !== transcript.request.stream) {
-      response.writeHead(418, { 'content-type': 'text/plain' }).end(`transcript-server: ${match[1]} answers stream=${transcript.request.stream}, the client asked stream=${stream}`);
+      response
+        .writeHead(418, { 'content-type': 'text/plain' })
+        .end(
+          `transcript-server: ${match[1]} answers stream=${transcript.request.stream}, the client asked stream=${stream}`,
+        );
       return;
     }
     const cut = Number(match[2]) === 0 ? undefined : Number(match[2]);

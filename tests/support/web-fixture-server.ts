@@ -58,7 +58,12 @@ export const SEARCH_RESULTS = {
   query: 'edge agents',
   number_of_results: 1234,
   results: [
-    { url: 'https://example.org/a', title: 'Edge agents explained', content: 'A guide to agents at the edge.', engine: 'mock' },
+    {
+      url: 'https://example.org/a',
+      title: 'Edge agents explained',
+      content: 'A guide to agents at the edge.',
+      engine: 'mock',
+    },
     { url: 'https://example.org/b', title: 'TEA', content: 'The Edge Agent.', engine: 'mock' },
     { url: 'https://example.org/c', title: 'Third', content: 'Third result.', engine: 'mock' },
     { title: 'no url: dropped' },
@@ -71,9 +76,14 @@ export async function startWebFixture(options: { searchKey?: string } = {}): Pro
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://fixture');
     requests.push({ path: url.pathname + url.search, headers: { ...request.headers } });
-    const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': 'authorization, accept', 'access-control-allow-methods': 'GET, OPTIONS' };
+    const cors = {
+      'access-control-allow-origin': '*',
+      'access-control-allow-headers': 'authorization, accept',
+      'access-control-allow-methods': 'GET, OPTIONS',
+    };
     if (request.method === 'OPTIONS') return void response.writeHead(204, cors).end();
-    const send = (status: number, type: string, body: string | Buffer) => response.writeHead(status, { ...cors, 'content-type': type }).end(body);
+    const send = (status: number, type: string, body: string | Buffer) =>
+      response.writeHead(status, { ...cors, 'content-type': type }).end(body);
     switch (url.pathname) {
       case '/article.html':
         return send(200, 'text/html; charset=utf-8', ARTICLE_HTML);
@@ -82,12 +92,17 @@ export async function startWebFixture(options: { searchKey?: string } = {}): Pro
       case '/data.bin':
         return send(200, 'application/octet-stream', Buffer.from([0, 1, 2, 3]));
       case '/big.html':
-        return send(200, 'text/html', `<html><body><main>${'<p>lorem ipsum dolor sit amet</p>'.repeat(20_000)}</main></body></html>`);
+        return send(
+          200,
+          'text/html',
+          `<html><body><main>${'<p>lorem ipsum dolor sit amet</p>'.repeat(20_000)}</main></body></html>`,
+        );
       case '/redirect':
         return response.writeHead(302, { location: url.searchParams.get('to') ?? '/' }).end();
       case '/search': {
         if (url.searchParams.get('format') !== 'json') return send(403, 'text/html', 'Forbidden');
-        if (options.searchKey !== undefined && request.headers.authorization !== `Bearer ${options.searchKey}`) return send(401, 'application/json', '{"error": "unauthorized"}');
+        if (options.searchKey !== undefined && request.headers.authorization !== `Bearer ${options.searchKey}`)
+          return send(401, 'application/json', '{"error": "unauthorized"}');
         return send(200, 'application/json', JSON.stringify({ ...SEARCH_RESULTS, query: url.searchParams.get('q') }));
       }
       default:

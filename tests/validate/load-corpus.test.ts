@@ -34,7 +34,12 @@ function expectProblems(actual: LoadProblem[], expected: ExpectedProblem[], file
   expect(actual.map(formatProblem), 'problems, in order').toHaveLength(expected.length);
   expected.forEach((want, index) => {
     const got = actual[index]!;
-    expect({ code: got.code, line: got.line, column: got.column, file: got.file }, formatProblem(got)).toEqual({ code: want.code, line: want.line, column: want.column, file });
+    expect({ code: got.code, line: got.line, column: got.column, file: got.file }, formatProblem(got)).toEqual({
+      code: want.code,
+      line: want.line,
+      column: want.column,
+      file,
+    });
     expect(got.message).toContain(want.says);
     expect(got.message, 'the message is text only').not.toContain(`${file}:`);
     if (want.node !== undefined) expect(got.node).toBe(want.node);
@@ -57,14 +62,21 @@ describe('the misspelled-agent corpus (loadAgent)', () => {
   }
 
   it('keys TEA and tea-edge both support still load (aliases, metadata, templated provider)', () => {
-    const agent = loadAgent(readFileSync(path.join(AGENTS_DIR, 'accepted-tea-keys.yaml'), 'utf8'), { file: 'accepted-tea-keys.yaml' });
+    const agent = loadAgent(readFileSync(path.join(AGENTS_DIR, 'accepted-tea-keys.yaml'), 'utf8'), {
+      file: 'accepted-tea-keys.yaml',
+    });
     expect([...agent.nodes.keys()]).toEqual(['start', 'ask', 'steps']);
     // A TEA logging key changes nothing in a run: accepted, with a warning.
     expect(agent.warnings.join('\n')).toMatch(/`observability`.*ignored/);
   });
 
   /** Fixtures of the web demo's editor tests (agents with several mistakes, marked in the editor) and of serve's listing of invalid agents. */
-  const BROKEN_ON_PURPOSE = new Set(['tests/browser/fixtures/three-misspellings.yaml', 'tests/browser/fixtures/two-problems.yaml', 'tests/validate/porting/every-blocker.yaml', 'tests/browser/fixtures/server-agents-form/broken-action.yaml']);
+  const BROKEN_ON_PURPOSE = new Set([
+    'tests/browser/fixtures/three-misspellings.yaml',
+    'tests/browser/fixtures/two-problems.yaml',
+    'tests/validate/porting/every-blocker.yaml',
+    'tests/browser/fixtures/server-agents-form/broken-action.yaml',
+  ]);
 
   it('every agent file the project ships loads without errors', () => {
     const files = execFileSync('git', ['ls-files', '*.yaml', '*.yml'], { cwd: ROOT, encoding: 'utf8' })
@@ -76,7 +88,14 @@ describe('the misspelled-agent corpus (loadAgent)', () => {
       try {
         // Every script language this package ships: the Prolog and Python examples and corpus load too
         // (the Python sandbox starts its interpreter on the first block, never at load).
-        loadAgent(readFileSync(path.join(ROOT, file), 'utf8'), { file, scripts: { ...ALL_SCRIPT_SANDBOXES, prolog: prologSandbox, python: createPythonSandbox({ pyodideDir: 'not-started-at-load' }) } });
+        loadAgent(readFileSync(path.join(ROOT, file), 'utf8'), {
+          file,
+          scripts: {
+            ...ALL_SCRIPT_SANDBOXES,
+            prolog: prologSandbox,
+            python: createPythonSandbox({ pyodideDir: 'not-started-at-load' }),
+          },
+        });
       } catch (error) {
         failures.push(...problemsOf(error as AgentError, file).map(formatProblem));
       }
@@ -87,22 +106,30 @@ describe('the misspelled-agent corpus (loadAgent)', () => {
 
 describe('closed shapes', () => {
   it('an unknown key with no close match lists the known keys', () => {
-    const error = loadFailure('nodes:\n  - name: a\n    uses: json.parse\n    with:\n      text: "{}"\n      zzzzzzzz: 1\n');
+    const error = loadFailure(
+      'nodes:\n  - name: a\n    uses: json.parse\n    with:\n      text: "{}"\n      zzzzzzzz: 1\n',
+    );
     expect(error.code).toBe('INVALID_PARAMS');
     expect(error.message).toBe('unknown key `zzzzzzzz` in the parameters of json.parse; known: text, strict');
   });
 
   it('a literal provider in action parameters must be a preset too; case and spaces do not matter', () => {
-    const error = loadFailure('nodes:\n  - name: r\n    uses: reason.cot\n    with: { problem: p, provider: lmstuido }\n');
+    const error = loadFailure(
+      'nodes:\n  - name: r\n    uses: reason.cot\n    with: { problem: p, provider: lmstuido }\n',
+    );
     expect(error.code).toBe('UNKNOWN_PROVIDER');
     expect(error.message).toContain('did you mean `lmstudio`?');
     expect(error.location.field).toBe('provider');
-    expect(() => loadAgent('nodes:\n  - name: r\n    uses: llm.call\n    with: { prompt: p, provider: " Ollama " }\n')).not.toThrow();
+    expect(() =>
+      loadAgent('nodes:\n  - name: r\n    uses: llm.call\n    with: { prompt: p, provider: " Ollama " }\n'),
+    ).not.toThrow();
   });
 
   it('sub-steps are closed: their keys and their parameters', () => {
     const problems = problemsOf(
-      loadFailure('nodes:\n  - name: s\n    steps:\n      - name: one\n        uses: llm.call\n        with: { promt: hi }\n      - name: two\n        run: "return {}"\n        outptu: x\n'),
+      loadFailure(
+        'nodes:\n  - name: s\n    steps:\n      - name: one\n        uses: llm.call\n        with: { promt: hi }\n      - name: two\n        run: "return {}"\n        outptu: x\n',
+      ),
       'agent.yaml',
     );
     expect(problems.map((problem) => [problem.line, problem.code, problem.message.split(';')[1]])).toEqual([
@@ -133,29 +160,49 @@ describe('closed shapes', () => {
   });
 
   it('an evaluator is checked by its type: a schema evaluator has no prompt', () => {
-    const error = loadFailure('nodes:\n  - name: e\n    uses: reflection.evaluate\n    with:\n      evaluator: { type: schema, schema: { type: object }, prompt: "judge" }\n');
+    const error = loadFailure(
+      'nodes:\n  - name: e\n    uses: reflection.evaluate\n    with:\n      evaluator: { type: schema, schema: { type: object }, prompt: "judge" }\n',
+    );
     expect(error.code).toBe('INVALID_PARAMS');
     expect(error.message).toContain('unknown key `prompt` in `evaluator` of reflection.evaluate');
   });
 
   it('a reason.react tool entry and a few-shot example are closed too', () => {
-    expect(loadFailure('nodes:\n  - name: r\n    uses: reason.react\n    with:\n      goal: g\n      tools: [{ name: math.calculate, teir: 1 }]\n').message).toContain('did you mean `tier`?');
-    expect(loadFailure('nodes:\n  - name: r\n    uses: reason.cot\n    with:\n      problem: p\n      few_shot_examples: [{ problem: a, anwser: b }]\n').message).toContain('did you mean `answer`?');
+    expect(
+      loadFailure(
+        'nodes:\n  - name: r\n    uses: reason.react\n    with:\n      goal: g\n      tools: [{ name: math.calculate, teir: 1 }]\n',
+      ).message,
+    ).toContain('did you mean `tier`?');
+    expect(
+      loadFailure(
+        'nodes:\n  - name: r\n    uses: reason.cot\n    with:\n      problem: p\n      few_shot_examples: [{ problem: a, anwser: b }]\n',
+      ).message,
+    ).toContain('did you mean `answer`?');
   });
 
   it('a literal value above a parameter ceiling is refused at load', () => {
-    const error = loadFailure('nodes:\n  - name: r\n    uses: reflection.loop\n    with:\n      generator: { run: "return {}" }\n      evaluator: { type: lua, run: "return true" }\n      max_iterations: 101\n');
+    const error = loadFailure(
+      'nodes:\n  - name: r\n    uses: reflection.loop\n    with:\n      generator: { run: "return {}" }\n      evaluator: { type: lua, run: "return true" }\n      max_iterations: 101\n',
+    );
     expect(error.code).toBe('INVALID_PARAMS');
     expect(error.message).toBe('`max_iterations` is 101, above its ceiling 100');
   });
 
   it('TEA settings that change behaviour are errors; logging ones are warnings', () => {
     const error = loadFailure('settings:\n  ltm: { backend: sqlite }\n  auto_trace: true\nnodes:\n  - name: a\n');
-    expect(problemsOf(error, 'agent.yaml').map((problem) => problem.message)).toEqual(['`settings.ltm` (long-term memory) is not supported by tea-edge; use memory.store / memory.retrieve']);
-    expect(loadAgent('settings:\n  auto_trace: true\nnodes:\n  - name: a\n').warnings[0]).toMatch(/auto_trace.*ignored/);
+    expect(problemsOf(error, 'agent.yaml').map((problem) => problem.message)).toEqual([
+      '`settings.ltm` (long-term memory) is not supported by tea-edge; use memory.store / memory.retrieve',
+    ]);
+    expect(loadAgent('settings:\n  auto_trace: true\nnodes:\n  - name: a\n').warnings[0]).toMatch(
+      /auto_trace.*ignored/,
+    );
     // Keys TEA's Python never reads where they are written: warnings saying what was meant.
-    expect(loadAgent('settings:\n  llm: { default_model: llama3.2 }\nnodes:\n  - name: a\n').warnings).toEqual(['`settings.llm.default_model` is ignored (TEA ignores it too; the run goes on without it): write `model` (line 2)']);
-    const misplaced = loadAgent('interrupt_before: [a]\nnodes:\n  - name: a\n    uses: llm.call\n    params: { prompt: hi }\n    with: { prompt: hi }\n    next: a\n');
+    expect(loadAgent('settings:\n  llm: { default_model: llama3.2 }\nnodes:\n  - name: a\n').warnings).toEqual([
+      '`settings.llm.default_model` is ignored (TEA ignores it too; the run goes on without it): write `model` (line 2)',
+    ]);
+    const misplaced = loadAgent(
+      'interrupt_before: [a]\nnodes:\n  - name: a\n    uses: llm.call\n    params: { prompt: hi }\n    with: { prompt: hi }\n    next: a\n',
+    );
     expect(misplaced.warnings).toEqual([
       'a top-level `interrupt_before:` is ignored (TEA ignores it too; the run goes on without it): write it under `config:` (`config: {interrupt_before: [node]}`) or `interrupt: before` on the node (line 1)',
       "node 'a': a node `params:` is ignored (TEA ignores it too; the run goes on without it): action parameters go under `with:` (line 5)",
@@ -167,16 +214,25 @@ describe('closed shapes', () => {
       "node 'review': a node `outputs:` is ignored (TEA ignores it too; the run goes on without it): write `output: <key>` and shape the result in a `run: {type: expression}` node (line 9)",
     ]);
     // A key TEA knows nowhere stays an error naming the nearest known one.
-    expect(loadFailure('nodes:\n  - name: a\n    uses: llm.call\n    wiht: { prompt: hi }\n').message).toContain('did you mean `with`?');
+    expect(loadFailure('nodes:\n  - name: a\n    uses: llm.call\n    wiht: { prompt: hi }\n').message).toContain(
+      'did you mean `with`?',
+    );
     // The same split inside action parameters: Azure deployments are refused, retry delays ignored.
     const llm = 'nodes:\n  - name: a\n    uses: llm.call\n    with: { prompt: hi, base_delay: 2 }\n';
-    expect(loadAgent(llm).warnings).toEqual(["node 'a' base_delay: `base_delay` (retries back off exponentially with jitter) is ignored by tea-edge"]);
-    expect(loadFailure(llm.replace('base_delay: 2', 'deployment: gpt4')).message).toMatch(/^`deployment` \(Azure OpenAI\) is not supported by tea-edge/);
+    expect(loadAgent(llm).warnings).toEqual([
+      "node 'a' base_delay: `base_delay` (retries back off exponentially with jitter) is ignored by tea-edge",
+    ]);
+    expect(loadFailure(llm.replace('base_delay: 2', 'deployment: gpt4')).message).toMatch(
+      /^`deployment` \(Azure OpenAI\) is not supported by tea-edge/,
+    );
   });
 
   it('a Python block that reads host files or imports beyond the standard library loads with a warning saying so', () => {
     const python = createPythonSandbox({ pyodideDir: 'not-started-at-load' });
-    const agent = loadAgent('nodes:\n  - name: read\n    language: python\n    run: |\n      import yaml\n      data = yaml.safe_load(open("config.yaml"))\n', { scripts: { ...ALL_SCRIPT_SANDBOXES, python } });
+    const agent = loadAgent(
+      'nodes:\n  - name: read\n    language: python\n    run: |\n      import yaml\n      data = yaml.safe_load(open("config.yaml"))\n',
+      { scripts: { ...ALL_SCRIPT_SANDBOXES, python } },
+    );
     expect(agent.warnings).toEqual([
       "node 'read': this Python block reads or writes host files (the sandbox has an empty in-memory file system) (line 5)",
       "node 'read': this Python block imports `yaml`, beyond the standard library (not in the sandbox) (line 5)",
@@ -184,16 +240,25 @@ describe('closed shapes', () => {
   });
 
   it('a dynamic_parallel node without a branch body is one problem naming what it needs', () => {
-    const error = loadFailure('nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: "{{ state.xs }}"\n    item_var: x\n    fan_in: fan\n');
+    const error = loadFailure(
+      'nodes:\n  - name: fan\n    type: dynamic_parallel\n    items: "{{ state.xs }}"\n    item_var: x\n    fan_in: fan\n',
+    );
     expect(problemsOf(error, 'agent.yaml').map((problem) => problem.code)).toEqual(['INVALID_AGENT']);
     expect(error.message).toContain('exactly one of `action:` or `steps:`');
   });
 });
 
 describe('non-finite numbers', () => {
-  for (const [text, shown] of [['.inf', '.inf'], ['-.inf', '-.inf'], ['.nan', '.nan'], ['1e400', '.inf']] as const) {
+  for (const [text, shown] of [
+    ['.inf', '.inf'],
+    ['-.inf', '-.inf'],
+    ['.nan', '.nan'],
+    ['1e400', '.inf'],
+  ] as const) {
     it(`${text} is refused wherever it appears, naming the field`, () => {
-      const error = loadFailure(`settings:\n  llm:\n    temperature: ${text}\n  limits:\n    max_duration_ms: ${text}\nnodes:\n  - name: a\n    uses: reason.react\n    with: { goal: g, max_steps: ${text} }\n`);
+      const error = loadFailure(
+        `settings:\n  llm:\n    temperature: ${text}\n  limits:\n    max_duration_ms: ${text}\nnodes:\n  - name: a\n    uses: reason.react\n    with: { goal: g, max_steps: ${text} }\n`,
+      );
       const messages = problemsOf(error, 'agent.yaml').map((problem) => problem.message);
       expect(messages).toHaveLength(3);
       expect(messages[0]).toContain(`\`settings.llm.temperature\` is ${shown}`);
@@ -204,7 +269,9 @@ describe('non-finite numbers', () => {
 
   it('every limit has its host ceiling', () => {
     const limits = { max_steps: 100_001, max_llm_calls: 10_001, max_tokens: 100_000_001, max_duration_ms: 86_400_001 };
-    const yaml = `settings:\n  limits:\n${Object.entries(limits).map(([key, value]) => `    ${key}: ${value}`).join('\n')}\n  parallel:\n    max_concurrency: 65\nnodes:\n  - name: a\n`;
+    const yaml = `settings:\n  limits:\n${Object.entries(limits)
+      .map(([key, value]) => `    ${key}: ${value}`)
+      .join('\n')}\n  parallel:\n    max_concurrency: 65\nnodes:\n  - name: a\n`;
     const problems = problemsOf(loadFailure(yaml), 'agent.yaml');
     expect(problems.map((problem) => problem.message.split(':')[0])).toEqual([
       'settings.limits.max_steps',
@@ -214,9 +281,16 @@ describe('non-finite numbers', () => {
       'settings.parallel.max_concurrency',
     ]);
     // The published schema and the engine's budget table name the same ceilings.
-    const schemaLimits = (agentSchema as { definitions: { settings: { properties: { limits: { properties: Record<string, { maximum: number }> } } } } }).definitions.settings.properties.limits.properties;
-    expect(Object.fromEntries(Object.entries(schemaLimits).map(([key, value]) => [key, value.maximum]))).toEqual(BUDGET_CEILINGS);
-    const atCeiling = 'settings:\n  limits: { max_steps: 100000, max_llm_calls: 10000, max_tokens: 100000000, max_duration_ms: 86400000 }\nnodes:\n  - name: a\n';
+    const schemaLimits = (
+      agentSchema as {
+        definitions: { settings: { properties: { limits: { properties: Record<string, { maximum: number }> } } } };
+      }
+    ).definitions.settings.properties.limits.properties;
+    expect(Object.fromEntries(Object.entries(schemaLimits).map(([key, value]) => [key, value.maximum]))).toEqual(
+      BUDGET_CEILINGS,
+    );
+    const atCeiling =
+      'settings:\n  limits: { max_steps: 100000, max_llm_calls: 10000, max_tokens: 100000000, max_duration_ms: 86400000 }\nnodes:\n  - name: a\n';
     expect(() => loadAgent(atCeiling)).not.toThrow();
   });
 });
@@ -270,7 +344,9 @@ describe('every error at once', () => {
 
 describe('a templated provider', () => {
   it('is checked when the run calls the model: UNKNOWN_PROVIDER with a suggestion', async () => {
-    const agent = loadAgent('variables: { provider: olama }\nsettings:\n  llm: { provider: "{{ variables.provider }}" }\nnodes:\n  - name: ask\n    uses: llm.call\n    with: { prompt: hi }\n');
+    const agent = loadAgent(
+      'variables: { provider: olama }\nsettings:\n  llm: { provider: "{{ variables.provider }}" }\nnodes:\n  - name: ask\n    uses: llm.call\n    with: { prompt: hi }\n',
+    );
     const result = await runAgent(agent, {}).result;
     expect(result.status).not.toBe('completed');
     expect(result.error?.code).toBe('UNKNOWN_PROVIDER');

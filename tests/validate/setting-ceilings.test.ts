@@ -16,7 +16,19 @@ import { loadError, runYaml } from '../engine/helpers.js';
 import { ROOT } from '../support/run-cli.js';
 
 /** Numbers that are values, not budgets (docs/security.md names the same list). */
-const NOT_BUDGETS = new Set(['temperature', 'top_p', 'seed', 'presence_penalty', 'frequency_penalty', 'threshold', 'consensus_threshold', 'min_success_rate', 'max_execution_time_multiplier', 'version', 'value']);
+const NOT_BUDGETS = new Set([
+  'temperature',
+  'top_p',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'threshold',
+  'consensus_threshold',
+  'min_success_rate',
+  'max_execution_time_multiplier',
+  'version',
+  'value',
+]);
 
 /** Two to the 31st minus one: a JavaScript timer given more fires at once. */
 const TIMER_LIMIT = 2 ** 31 - 1;
@@ -32,20 +44,35 @@ interface NumericProperty {
 type Schema = Record<string, unknown>;
 const definitions = agentSchema.definitions as Record<string, Schema>;
 
-function collect(schema: unknown, key: string[], found: NumericProperty[], action: string | undefined, seen: Set<unknown>): void {
+function collect(
+  schema: unknown,
+  key: string[],
+  found: NumericProperty[],
+  action: string | undefined,
+  seen: Set<unknown>,
+): void {
   if (typeof schema !== 'object' || schema === null || seen.has(schema)) return;
   seen.add(schema);
   let node = schema as Schema;
-  if (typeof node.$ref === 'string' && node.$ref.startsWith('#/definitions/')) node = definitions[node.$ref.slice('#/definitions/'.length)] ?? {};
+  if (typeof node.$ref === 'string' && node.$ref.startsWith('#/definitions/'))
+    node = definitions[node.$ref.slice('#/definitions/'.length)] ?? {};
   const types = ([] as unknown[]).concat(node.type);
   const name = key[key.length - 1];
   if ((types.includes('integer') || types.includes('number')) && name !== undefined && !NOT_BUDGETS.has(name)) {
-    found.push({ key: action === undefined ? key.join('.').replace(/\.\[\]/g, '[]') : `with.${name}`, ...(action !== undefined ? { action } : {}), maximum: typeof node.maximum === 'number' ? node.maximum : undefined });
+    found.push({
+      key: action === undefined ? key.join('.').replace(/\.\[\]/g, '[]') : `with.${name}`,
+      ...(action !== undefined ? { action } : {}),
+      maximum: typeof node.maximum === 'number' ? node.maximum : undefined,
+    });
   }
-  for (const [property, sub] of Object.entries((node.properties ?? {}) as Schema)) collect(sub, [...key, property], found, action, new Set(seen));
-  if (typeof node.additionalProperties === 'object') collect(node.additionalProperties, [...key, '*'], found, action, new Set(seen));
-  if (typeof node.items === 'object' && !Array.isArray(node.items)) collect(node.items, [...key, '[]'], found, action, new Set(seen));
-  for (const branch of ['anyOf', 'oneOf', 'allOf'] as const) for (const sub of (node[branch] ?? []) as unknown[]) collect(sub, key, found, action, new Set(seen));
+  for (const [property, sub] of Object.entries((node.properties ?? {}) as Schema))
+    collect(sub, [...key, property], found, action, new Set(seen));
+  if (typeof node.additionalProperties === 'object')
+    collect(node.additionalProperties, [...key, '*'], found, action, new Set(seen));
+  if (typeof node.items === 'object' && !Array.isArray(node.items))
+    collect(node.items, [...key, '[]'], found, action, new Set(seen));
+  for (const branch of ['anyOf', 'oneOf', 'allOf'] as const)
+    for (const sub of (node[branch] ?? []) as unknown[]) collect(sub, key, found, action, new Set(seen));
 }
 
 function numericProperties(): NumericProperty[] {
@@ -92,7 +119,8 @@ describe('ceilings on times and sizes', () => {
       used.add(row);
       if (property.maximum === undefined) problems.push(`${label}: no maximum`);
       else if (property.maximum > TIMER_LIMIT) problems.push(`${label}: maximum ${property.maximum} overflows a timer`);
-      else if (rows.get(row) !== property.maximum) problems.push(`${label}: maximum ${property.maximum}, table row ${row}: ${rows.get(row)}`);
+      else if (rows.get(row) !== property.maximum)
+        problems.push(`${label}: maximum ${property.maximum}, table row ${row}: ${rows.get(row)}`);
     }
     expect(problems).toEqual([]);
     const unused = [...rows.keys()].filter((key) => !used.has(key));
@@ -133,7 +161,8 @@ describe('ceilings on times and sizes', () => {
   });
 
   it('refuses a templated model timeout past its ceiling when the call is made', async () => {
-    const yaml = 'settings:\n  llm: { provider: scripted, scripted: ["ok"] }\nnodes:\n  - { name: ask, uses: llm.call, with: { prompt: hi, timeout: "{{ state.t }}" }, output: answer }\n';
+    const yaml =
+      'settings:\n  llm: { provider: scripted, scripted: ["ok"] }\nnodes:\n  - { name: ask, uses: llm.call, with: { prompt: hi, timeout: "{{ state.t }}" }, output: answer }\n';
     const over = await runYaml(yaml, { t: 2_000_000 });
     expect(over.result.error?.code).toBe('INVALID_PARAMS');
     expect(over.result.error?.message).toContain(`ceiling ${ceilings.MODEL_TIMEOUT_SECONDS_CEILING}`);

@@ -32,7 +32,9 @@ describe('tea-edge validate on the corpus', () => {
     expect(outcome.code).toBe(2);
     const report = JSON.parse(outcome.stdout) as { ok: boolean; errors: Array<Record<string, unknown>> };
     expect(report.ok).toBe(false);
-    expect(report.errors.map((error) => [error.line, error.column, error.code])).toEqual(five.problems.map((want) => [want.line, want.column, want.code]));
+    expect(report.errors.map((error) => [error.line, error.column, error.code])).toEqual(
+      five.problems.map((want) => [want.line, want.column, want.code]),
+    );
     for (const [index, error] of report.errors.entries()) {
       expect(error.file).toBe(file);
       expect(error.message).toContain(five.problems[index]!.says);
@@ -45,7 +47,11 @@ describe('tea-edge validate on the corpus', () => {
     const file = relative('accepted-tea-keys.yaml');
     const outcome = await runCli(['validate', '--json', file]);
     expect(outcome.code).toBe(0);
-    const report = JSON.parse(outcome.stdout) as { ok: boolean; errors: unknown[]; warnings: Array<{ file: string; message: string }> };
+    const report = JSON.parse(outcome.stdout) as {
+      ok: boolean;
+      errors: unknown[];
+      warnings: Array<{ file: string; message: string }>;
+    };
     expect(report).toMatchObject({ ok: true, errors: [] });
     expect(report.warnings.map((warning) => warning.message).join('\n')).toContain('`observability`');
     const text = await runCli(['validate', file]);
@@ -68,7 +74,12 @@ describe('tea-edge validate on the corpus', () => {
     const file = relative(five.file);
     const outcome = await runCli(['run', file, '--input', '{}'], { TEA_LLM_BASE_URL: 'http://127.0.0.1:9/v1' });
     expect(outcome.code).not.toBe(0);
-    const lines = outcome.stderr.trimEnd().split('\n').filter((line) => line.startsWith(`${file}:`));
-    expect(lines.map((line) => line.split(' ')[0])).toEqual(five.problems.map((want) => `${file}:${want.line}:${want.column}`));
+    const lines = outcome.stderr
+      .trimEnd()
+      .split('\n')
+      .filter((line) => line.startsWith(`${file}:`));
+    expect(lines.map((line) => line.split(' ')[0])).toEqual(
+      five.problems.map((want) => `${file}:${want.line}:${want.column}`),
+    );
   });
 });

@@ -21,8 +21,14 @@ const whoami: ActionDefinition = {
   },
 };
 
-const roleAgent = loadAgent('name: whoami\nnodes:\n  - name: ask\n    uses: test.whoami\n', { file: 'whoami.yaml', registry: createActionRegistry([whoami]) });
-const luaAgent = loadAgent('name: plain\ndescription: two Lua nodes\nnodes:\n  - name: a\n    run: return { x = 1 }\n  - name: b\n    run: return { y = state.x + 1 }\n', { file: 'plain.yaml' });
+const roleAgent = loadAgent('name: whoami\nnodes:\n  - name: ask\n    uses: test.whoami\n', {
+  file: 'whoami.yaml',
+  registry: createActionRegistry([whoami]),
+});
+const luaAgent = loadAgent(
+  'name: plain\ndescription: two Lua nodes\nnodes:\n  - name: a\n    run: return { x = 1 }\n  - name: b\n    run: return { y = state.x + 1 }\n',
+  { file: 'plain.yaml' },
+);
 
 async function json(response: Response) {
   return { status: response.status, body: (await response.json()) as any };
@@ -58,7 +64,11 @@ function memoryKv() {
 
 describe('app: roles', () => {
   it('hands the role of the bearer token to the run', async () => {
-    const app = createApp({ agents: { whoami: roleAgent }, ...createMemoryStores(), auth: { tokens: { 'token-a': 'admin', 'token-b': 'viewer' } } });
+    const app = createApp({
+      agents: { whoami: roleAgent },
+      ...createMemoryStores(),
+      auth: { tokens: { 'token-a': 'admin', 'token-b': 'viewer' } },
+    });
     const viewer = await json(await app.request('/agents/whoami/runs', post({}, { authorization: 'Bearer token-b' })));
     expect(viewer.body).toMatchObject({ status: 'completed', state: { role: 'viewer' } });
     const admin = await json(await app.request('/agents/whoami/runs', post({}, { authorization: 'bearer token-a' })));
@@ -72,7 +82,10 @@ describe('app: roles', () => {
 describe('app over a failing Workers KV binding', () => {
   it('a run whose trace cannot be written is reported failed with STORAGE_ERROR, never completed', async () => {
     const { namespace, faults } = memoryKv();
-    const app = createApp({ agents: { plain: luaAgent }, ...createKvStores(namespace, { retryDelayMs: 1, retries: 1 }) });
+    const app = createApp({
+      agents: { plain: luaAgent },
+      ...createKvStores(namespace, { retryDelayMs: 1, retries: 1 }),
+    });
     faults.put = (key) => key.includes(':ev:');
     const failed = await json(await app.request('/agents/plain/runs', post({ input: {} })));
     expect(failed.status).toBe(503);
@@ -97,12 +110,19 @@ describe('app over a failing Workers KV binding', () => {
 describe('app: reviewer and tables', () => {
   it('uses a custom reviewer, or answers 501 NOT_IMPLEMENTED when reviews are off', async () => {
     const stores = createMemoryStores();
-    const app = createApp({ agents: { plain: luaAgent }, ...stores, review: async (runId, context) => ({ reviewed: runId, agent: context.agent?.name, learn: context.learn }) });
+    const app = createApp({
+      agents: { plain: luaAgent },
+      ...stores,
+      review: async (runId, context) => ({ reviewed: runId, agent: context.agent?.name, learn: context.learn }),
+    });
     const run = await json(await app.request('/agents/plain/runs', post({})));
     const review = await json(await app.request(`/runs/${run.body.run_id}/review?learn=true`));
     expect(review.body).toEqual({ reviewed: run.body.run_id, agent: 'plain', learn: true });
     const off = createApp({ agents: { plain: luaAgent }, ...stores, review: false });
-    expect(await json(await off.request(`/runs/${run.body.run_id}/review`))).toMatchObject({ status: 501, body: { error: { code: 'NOT_IMPLEMENTED' } } });
+    expect(await json(await off.request(`/runs/${run.body.run_id}/review`))).toMatchObject({
+      status: 501,
+      body: { error: { code: 'NOT_IMPLEMENTED' } },
+    });
   });
 
   it('maps codes to statuses from one table', () => {
@@ -117,7 +137,14 @@ describe('app: reviewer and tables', () => {
     expect(parseTokens('{"x": "ops"}')).toEqual({ x: 'ops' });
     expect(parseTokens('')).toBeUndefined();
     expect(() => parseTokens('{"x": 1}')).toThrow(expect.objectContaining({ code: 'HOST_CONFIG' }));
-    expect(optionsFromVariables({ CORS_ORIGINS: 'https://a, https://b', LLM_BASE_URL: 'http://m/v1', LLM_API_KEY: 'k-123', MAX_BODY_BYTES: '10' })).toEqual({
+    expect(
+      optionsFromVariables({
+        CORS_ORIGINS: 'https://a, https://b',
+        LLM_BASE_URL: 'http://m/v1',
+        LLM_API_KEY: 'k-123',
+        MAX_BODY_BYTES: '10',
+      }),
+    ).toEqual({
       cors: { origins: ['https://a', 'https://b'] },
       llm: { overrides: { api_base: 'http://m/v1', api_key: 'k-123' } },
       limits: { maxBodyBytes: 10 },
@@ -142,7 +169,9 @@ describe('app: reviewer and tables', () => {
       expect(thrown, field).toMatchObject({ code: 'HOST_CONFIG', location: { field } });
       expect((thrown as Error).message).toContain(words);
     }
-    expect(optionsFromVariables({ AGENT_SECRETS: ' A , B ', A: 'one', B: 'two', C: 'three' } as never)).toEqual({ secrets: { A: 'one', B: 'two' } });
+    expect(optionsFromVariables({ AGENT_SECRETS: ' A , B ', A: 'one', B: 'two', C: 'three' } as never)).toEqual({
+      secrets: { A: 'one', B: 'two' },
+    });
     expect(statusOf('HOST_CONFIG')).toBe(500);
   });
 });

@@ -40,7 +40,10 @@ function host() {
       nodeKeys.push(context.idempotencyKey);
       const first = (await context.callAction('test.post', { n: 1 })) as { receipt: string };
       const second = (await context.callAction('test.post', { n: 2 })) as { receipt: string };
-      if (hang) await new Promise((_, reject) => context.signal.addEventListener('abort', () => reject(new Error('host died'))));
+      if (hang)
+        await new Promise((_, reject) =>
+          context.signal.addEventListener('abort', () => reject(new Error('host died'))),
+        );
       return { receipts: [first.receipt, second.receipt] };
     },
   });
@@ -98,7 +101,13 @@ describe('node checkpoints and recorded tool results', () => {
     expect([...results.keys()]).toEqual(['run-1:send:2:test.post#1', 'run-1:send:2:test.post#2']);
 
     const last = checkpoints.at(-1)!;
-    expect(last).toMatchObject({ run_id: 'run-1', agent: 'journal', node: 'send', state: { n: 1 }, usage: { steps: 1 } });
+    expect(last).toMatchObject({
+      run_id: 'run-1',
+      agent: 'journal',
+      node: 'send',
+      state: { n: 1 },
+      usage: { steps: 1 },
+    });
     release();
     const continued = continueFromNode(agent, last, before.at(-1)!.seq, { durability });
     const after = await drain(continued);
@@ -110,8 +119,14 @@ describe('node checkpoints and recorded tool results', () => {
     // The tool was not called again; the node ran twice with one key.
     expect(posts).toHaveLength(2);
     expect(nodeKeys).toEqual(['run-1:send:2', 'run-1:send:2']);
-    const durable = after.filter((event) => event.type === 'log' && (event.data as { source: string }).source === 'durable');
-    expect(durable.map((event) => (event.data as { idempotency_key?: string }).idempotency_key)).toEqual([undefined, 'run-1:send:2:test.post#1', 'run-1:send:2:test.post#2']);
+    const durable = after.filter(
+      (event) => event.type === 'log' && (event.data as { source: string }).source === 'durable',
+    );
+    expect(durable.map((event) => (event.data as { idempotency_key?: string }).idempotency_key)).toEqual([
+      undefined,
+      'run-1:send:2:test.post#1',
+      'run-1:send:2:test.post#2',
+    ]);
     // Numbered on after the dead segment's last event.
     expect(after[0]!.seq).toBe(before.at(-1)!.seq + 1);
   });
@@ -120,7 +135,12 @@ describe('node checkpoints and recorded tool results', () => {
     let asked = 0;
     let hang = true;
     const provider = {
-      generate: async () => ({ content: `answer ${++asked}`, usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }, model: 'm', finish_reason: 'stop' }),
+      generate: async () => ({
+        content: `answer ${++asked}`,
+        usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+        model: 'm',
+        finish_reason: 'stop',
+      }),
       // biome-ignore lint/correctness/useYield: a stream that fails before its first chunk
       stream: async function* () {
         throw new Error('not streamed here');
@@ -133,11 +153,17 @@ describe('node checkpoints and recorded tool results', () => {
       async run(_params: unknown, context: ActionContext) {
         const first = await context.callLlm({ prompt: 'one' });
         const second = await context.callLlm({ prompt: 'two' });
-        if (hang) await new Promise((_, reject) => context.signal.addEventListener('abort', () => reject(new Error('host died'))));
+        if (hang)
+          await new Promise((_, reject) =>
+            context.signal.addEventListener('abort', () => reject(new Error('host died'))),
+          );
         return { answers: [first.content, second.content] };
       },
     });
-    const agent = loadAgent(AGENT.replace('uses: test.send_twice', 'uses: test.ask_twice'), { file: 'journal.yaml', registry });
+    const agent = loadAgent(AGENT.replace('uses: test.send_twice', 'uses: test.ask_twice'), {
+      file: 'journal.yaml',
+      registry,
+    });
     const llm = { providerFactory: () => provider as never };
     const { durability, checkpoints, results } = memoryDurability();
     const dying = runAgent(agent, {}, { runId: 'run-m', durability, llm });
@@ -156,7 +182,9 @@ describe('node checkpoints and recorded tool results', () => {
     expect(result).toMatchObject({ status: 'completed', state: { answers: ['answer 1', 'answer 2'], finished: true } });
     // Not asked again, and still counted: the run's usage has both calls.
     expect(asked).toBe(2);
-    const durable = after.filter((event) => event.type === 'log' && (event.data as { source: string }).source === 'durable');
+    const durable = after.filter(
+      (event) => event.type === 'log' && (event.data as { source: string }).source === 'durable',
+    );
     expect(durable.slice(1).map((event) => (event.data as { message: string }).message)).toEqual([
       "model call not made again: its response was recorded before the run's host restarted",
       "model call not made again: its response was recorded before the run's host restarted",
@@ -266,11 +294,15 @@ nodes:
     const patches = writes.slice(1);
     expect(patches.length).toBe(11);
     // Before `note` the change is the `i` that `count` set, before `count` the `note`.
-    expect(patches.map((patch) => (patch.kind === 'patch' ? Object.keys(patch.state.set).join() : 'base'))).toEqual(Array.from({ length: 11 }, (_, index) => (index % 2 === 0 ? 'i' : 'note')));
+    expect(patches.map((patch) => (patch.kind === 'patch' ? Object.keys(patch.state.set).join() : 'base'))).toEqual(
+      Array.from({ length: 11 }, (_, index) => (index % 2 === 0 ? 'i' : 'note')),
+    );
     for (const patch of patches) expect(JSON.stringify(patch).length).toBeLessThan(1_000);
     // Before each node the checkpoint holds the state as the node found it: before the last one, i = 6 and the note of i = 5.
     expect(checkpoints.at(-1)!.state).toEqual({ big, i: 6, note: 'at 5' });
-    expect(checkpoints.map((checkpoint) => checkpoint.node)).toEqual(Array.from({ length: 12 }, (_, index) => (index % 2 === 0 ? 'count' : 'note')));
+    expect(checkpoints.map((checkpoint) => checkpoint.node)).toEqual(
+      Array.from({ length: 12 }, (_, index) => (index % 2 === 0 ? 'count' : 'note')),
+    );
     expect(result.state).toEqual({ big, i: 6, note: 'at 6' });
   });
 });

@@ -5,9 +5,17 @@
 import { describe, expect, it } from 'vitest';
 import { loadAgent } from '../../src/load-agent-with-scripts.js';
 import type { NodeCheckpoint } from '../../src/graph/run-types.js';
-import { MAX_RESTARTS, noCheckpointError, recordAfterDone, whyNotContinue, type ResumePoint } from '../../worker/durable-continue.js';
+import {
+  MAX_RESTARTS,
+  noCheckpointError,
+  recordAfterDone,
+  whyNotContinue,
+  type ResumePoint,
+} from '../../worker/durable-continue.js';
 
-const agent = loadAgent('name: two\nnodes:\n  - name: a\n    run: "return {}"\n  - name: b\n    run: "return {}"\n', { file: 'two.yaml' });
+const agent = loadAgent('name: two\nnodes:\n  - name: a\n    run: "return {}"\n  - name: b\n    run: "return {}"\n', {
+  file: 'two.yaml',
+});
 
 function point(overrides: Partial<NodeCheckpoint> = {}, restarts = 0): ResumePoint {
   const checkpoint: NodeCheckpoint = {
@@ -48,7 +56,9 @@ describe('whyNotContinue', () => {
   });
 
   it('refuses a run whose agent or node is not served any more: NOT_FOUND naming which', () => {
-    expect(whyNotContinue(point(), undefined, 0, 'host')?.error.message).toContain("agent 'two' is not served any more");
+    expect(whyNotContinue(point(), undefined, 0, 'host')?.error.message).toContain(
+      "agent 'two' is not served any more",
+    );
     const gone = whyNotContinue(point({ node: 'c' }), agent, 0, 'host');
     expect(gone?.error.code).toBe('NOT_FOUND');
     expect(gone?.error.message).toContain("has no node 'c' any more");
@@ -62,15 +72,41 @@ describe('whyNotContinue', () => {
 });
 
 describe('recordAfterDone', () => {
-  const running = { run_id: 'r3', agent: 'two', status: 'running' as const, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
-  const done = { type: 'done' as const, run_id: 'r3', seq: 9, ts: '2026-01-01T00:00:05.000Z', data: { status: 'failed' as const, stop_reason: 'error' as const, state: {}, error: { code: 'LLM_TIMEOUT', message: 'slow' } } };
+  const running = {
+    run_id: 'r3',
+    agent: 'two',
+    status: 'running' as const,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+  };
+  const done = {
+    type: 'done' as const,
+    run_id: 'r3',
+    seq: 9,
+    ts: '2026-01-01T00:00:05.000Z',
+    data: {
+      status: 'failed' as const,
+      stop_reason: 'error' as const,
+      state: {},
+      error: { code: 'LLM_TIMEOUT', message: 'slow' },
+    },
+  };
 
   it("finishes a record left running by a host that died after the run's done event", () => {
-    expect(recordAfterDone(running, done)).toEqual({ ...running, status: 'failed', stop_reason: 'error', error: { code: 'LLM_TIMEOUT', message: 'slow' }, updated_at: done.ts, event_count: 9 });
+    expect(recordAfterDone(running, done)).toEqual({
+      ...running,
+      status: 'failed',
+      stop_reason: 'error',
+      error: { code: 'LLM_TIMEOUT', message: 'slow' },
+      updated_at: done.ts,
+      event_count: 9,
+    });
   });
 
   it('leaves a final record, and a last event that is not done, alone', () => {
     expect(recordAfterDone({ ...running, status: 'completed' }, done)).toBeUndefined();
-    expect(recordAfterDone(running, { ...done, type: 'node_end', data: { update: {}, duration_ms: 1 } } as never)).toBeUndefined();
+    expect(
+      recordAfterDone(running, { ...done, type: 'node_end', data: { update: {}, duration_ms: 1 } } as never),
+    ).toBeUndefined();
   });
 });

@@ -81,7 +81,9 @@ let servers = 0;
 async function start(traceDir: string, leaseMs = LEASE_MS, prepare?: (name: string) => void): Promise<Instance> {
   const name = `server-${++servers}`;
   prepare?.(name);
-  const server = await instances.run(name, () => serve({ port: 0, agentsDir, traceDir, leaseMs, webDemoDir: path.join(root, 'no-web-demo') }));
+  const server = await instances.run(name, () =>
+    serve({ port: 0, agentsDir, traceDir, leaseMs, webDemoDir: path.join(root, 'no-web-demo') }),
+  );
   open.push(server);
   return {
     name,
@@ -102,7 +104,9 @@ async function start(traceDir: string, leaseMs = LEASE_MS, prepare?: (name: stri
       const ids: number[] = [];
       const types: string[] = [];
       const closed = instances.run(name, async () => {
-        const response = await server.app.fetch(new Request(`${server.url}/runs/${runId}/events`, { headers: { accept: 'text/event-stream' } }));
+        const response = await server.app.fetch(
+          new Request(`${server.url}/runs/${runId}/events`, { headers: { accept: 'text/event-stream' } }),
+        );
         await forEachSseEvent(response.body, (id, type) => {
           ids.push(id);
           if (type !== undefined) types.push(type);
@@ -113,7 +117,11 @@ async function start(traceDir: string, leaseMs = LEASE_MS, prepare?: (name: stri
   };
 }
 
-const post = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const post = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
 
 async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, attempts = 400): Promise<T> {
   for (let attempt = 0; attempt < attempts; attempt++) {
@@ -134,7 +142,11 @@ function recordOnDisk(traceDir: string, runId: string): any {
 function eventsOnDisk(traceDir: string, runId: string): any[] {
   const file = path.join(traceDir, 'runs', runId, 'events.ndjson');
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').slice(0, -1).filter((line) => line !== '').map((line) => JSON.parse(line));
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .slice(0, -1)
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line));
 }
 
 /** Every file under a directory with its bytes: what a refused request must leave as it was. */
@@ -165,7 +177,8 @@ function expectSettled(traceDir: string, runId: string): any {
     expect(record.error?.code).toEqual(expect.any(String));
     expect(record.error?.message).toEqual(expect.any(String));
   }
-  if (record.status === 'interrupted') expect(existsSync(path.join(traceDir, 'runs', runId, 'checkpoint.json'))).toBe(true);
+  if (record.status === 'interrupted')
+    expect(existsSync(path.join(traceDir, 'runs', runId, 'checkpoint.json'))).toBe(true);
   else expect(existsSync(path.join(traceDir, 'durable', runId))).toBe(false);
   const events = eventsOnDisk(traceDir, runId);
   expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
@@ -179,14 +192,23 @@ function expectSettled(traceDir: string, runId: string): any {
 async function writesOfCleanRun(): Promise<number> {
   const traceDir = await freshDir('clean');
   const server = await start(traceDir);
-  await until(() => (faults.log.some((entry) => entry.instance === server.name) ? true : undefined), 'the start scan', 40).catch(() => undefined);
+  await until(
+    () => (faults.log.some((entry) => entry.instance === server.name) ? true : undefined),
+    'the start scan',
+    40,
+  ).catch(() => undefined);
   const before = faults.log.length;
   const result = await server.call('/agents/steps/runs', post({ input: {} }));
   expect(result.json).toMatchObject({ status: 'completed', state: { trail: FINAL_TRAIL } });
-  await until(() => (existsSync(path.join(traceDir, 'durable', result.json.run_id)) ? undefined : true), 'the segment files go');
+  await until(
+    () => (existsSync(path.join(traceDir, 'durable', result.json.run_id)) ? undefined : true),
+    'the segment files go',
+  );
   expectSettled(traceDir, result.json.run_id);
   // The run's own files and the run index (its line is written with the run's first record).
-  const ops = faults.log.slice(before).filter((entry) => entry.instance === server.name && (entry.run === result.json.run_id || entry.kind === 'index'));
+  const ops = faults.log
+    .slice(before)
+    .filter((entry) => entry.instance === server.name && (entry.run === result.json.run_id || entry.kind === 'index'));
   return ops.length;
 }
 
@@ -226,10 +248,20 @@ describe('durable runs on the Node file store, under faults', () => {
         if (now.status === 200) expect(now.json.status, label).toBe(answer.json.status);
         faults.clear();
         // Space returns: within a scan the record on disk says how the run ended.
-        await until(() => (recordOnDisk(traceDir, runId)?.status === answer.json.status && !existsSync(path.join(traceDir, 'durable', runId)) ? true : undefined), `${label}: the record written`);
+        await until(
+          () =>
+            recordOnDisk(traceDir, runId)?.status === answer.json.status &&
+            !existsSync(path.join(traceDir, 'durable', runId))
+              ? true
+              : undefined,
+          `${label}: the record written`,
+        );
         expectSettled(traceDir, runId);
         // Listed, whatever write of the run index was refused (the index is derived from the records).
-        expect((await server.call('/runs')).json.runs.map((run: { run_id: string }) => run.run_id), label).toEqual([runId]);
+        expect(
+          (await server.call('/runs')).json.runs.map((run: { run_id: string }) => run.run_id),
+          label,
+        ).toEqual([runId]);
       }
     }
   }, 240_000);
@@ -241,19 +273,27 @@ describe('durable runs on the Node file store, under faults', () => {
       faults.add({ instance: first.name, at, effect: 'hang', times: Infinity });
       // The answer may never come (the server dies first): the run id is read from its files.
       void first.call('/agents/steps/runs', post({ input: {} }, { prefer: 'respond-async' }));
-      const runId = await until(() => faults.log.find((entry) => entry.instance === first.name && entry.run !== undefined)?.run, `kill ${at}: the run's first file`);
-      await until(() => (faults.log.filter((entry) => entry.instance === first.name).length >= at ? true : undefined), `kill ${at}: the killing write`);
+      const runId = await until(
+        () => faults.log.find((entry) => entry.instance === first.name && entry.run !== undefined)?.run,
+        `kill ${at}: the run's first file`,
+      );
+      await until(
+        () => (faults.log.filter((entry) => entry.instance === first.name).length >= at ? true : undefined),
+        `kill ${at}: the killing write`,
+      );
       faults.kill(first.name);
       const second = await start(traceDir);
       const label = `killed at write ${at}`;
       const record = await until(() => {
         const current = recordOnDisk(traceDir, runId);
-        if (current !== undefined && current.status !== 'running' && !existsSync(path.join(traceDir, 'durable', runId))) return current;
+        if (current !== undefined && current.status !== 'running' && !existsSync(path.join(traceDir, 'durable', runId)))
+          return current;
         // Killed before anything of the run was written: nothing names it, nothing to finish.
         // (An empty run directory may stay: another process could be about to create its lease.)
         const segment = path.join(traceDir, 'durable', runId);
         const leased = existsSync(segment) && readdirSync(segment).length > 0;
-        if (current === undefined && !leased && !existsSync(path.join(traceDir, 'runs', runId))) return { status: 'never-started' };
+        if (current === undefined && !leased && !existsSync(path.join(traceDir, 'runs', runId)))
+          return { status: 'never-started' };
         return undefined;
       }, `${label}: the run ended`);
       if (record.status === 'never-started') continue;
@@ -261,7 +301,10 @@ describe('durable runs on the Node file store, under faults', () => {
       if (record.status === 'completed') {
         const events = eventsOnDisk(traceDir, runId);
         expect(events.at(-1).data.state.trail, label).toEqual(FINAL_TRAIL);
-        expect(events.filter((event) => event.type === 'done'), label).toHaveLength(1);
+        expect(
+          events.filter((event) => event.type === 'done'),
+          label,
+        ).toHaveLength(1);
       } else {
         expect(record.error.code, label).toBe('INTERNAL');
         expect(record.error.message, label).toContain('before its first node checkpoint');
@@ -277,21 +320,40 @@ describe('durable runs on the Node file store, under faults', () => {
       const first = await start(traceDir);
       // Every run hangs writing its third node checkpoint (before node c; each is a write and a rename).
       faults.add({ instance: first.name, kind: 'resume-point', perRun: true, at: 5, effect: 'hang', times: Infinity });
-      const started = await Promise.all([0, 1, 2].map(() => first.call('/agents/steps/runs', post({ input: {} }, { prefer: 'respond-async' }))));
+      const started = await Promise.all(
+        [0, 1, 2].map(() => first.call('/agents/steps/runs', post({ input: {} }, { prefer: 'respond-async' }))),
+      );
       const ids = started.map((answer) => answer.json.run_id as string);
-      await until(() => (ids.every((id) => faults.log.filter((entry) => entry.run === id && entry.kind === 'resume-point').length >= 5) ? true : undefined), 'every run at its third checkpoint');
+      await until(
+        () =>
+          ids.every((id) => faults.log.filter((entry) => entry.run === id && entry.kind === 'resume-point').length >= 5)
+            ? true
+            : undefined,
+        'every run at its third checkpoint',
+      );
       faults.kill(first.name);
       const [broken, ...healthy] = ids as [string, ...string[]];
       const runDir = path.join(traceDir, 'runs', broken);
       const segment = path.join(traceDir, 'durable', broken);
-      if (kind === 'resume-point') await writeFile(path.join(segment, 'resume-point.json'), '{"checkpoint": {"node": "c", ');
+      if (kind === 'resume-point')
+        await writeFile(path.join(segment, 'resume-point.json'), '{"checkpoint": {"node": "c", ');
       if (kind === 'lease') await writeFile(path.join(segment, 'lease.1'), '{"run_id": ');
-      if (kind === 'events') await writeFile(path.join(runDir, 'events.ndjson'), readFileSync(path.join(runDir, 'events.ndjson'), 'utf8').replace('\n', '\nnot an event\n'));
+      if (kind === 'events')
+        await writeFile(
+          path.join(runDir, 'events.ndjson'),
+          readFileSync(path.join(runDir, 'events.ndjson'), 'utf8').replace('\n', '\nnot an event\n'),
+        );
       if (kind === 'record') await writeFile(path.join(runDir, 'record.json'), '{"run_id": "' + broken);
 
       const second = await start(traceDir);
       for (const id of healthy) {
-        await until(() => (recordOnDisk(traceDir, id)?.status === 'completed' && !existsSync(path.join(traceDir, 'durable', id)) ? true : undefined), `healthy run ${id} completed`);
+        await until(
+          () =>
+            recordOnDisk(traceDir, id)?.status === 'completed' && !existsSync(path.join(traceDir, 'durable', id))
+              ? true
+              : undefined,
+          `healthy run ${id} completed`,
+        );
         expectSettled(traceDir, id);
         expect(eventsOnDisk(traceDir, id).at(-1).data.state.trail).toEqual(FINAL_TRAIL);
       }
@@ -342,23 +404,42 @@ describe('durable runs on the Node file store, under faults', () => {
     expect(resumed.status).toBe(202);
     // A resumed background run reports running while its segment runs, on disk as over HTTP.
     expect((await first.call(`/runs/${runId}`)).json.status).toBe('running');
-    await until(() => (recordOnDisk(traceDir, runId)?.status === 'running' ? true : undefined), 'the resumed record says running');
-    await until(() => (faults.log.slice(from).filter((entry) => entry.run === runId && entry.kind === 'resume-point').length >= 3 ? true : undefined), 'the segment at its second checkpoint');
+    await until(
+      () => (recordOnDisk(traceDir, runId)?.status === 'running' ? true : undefined),
+      'the resumed record says running',
+    );
+    await until(
+      () =>
+        faults.log.slice(from).filter((entry) => entry.run === runId && entry.kind === 'resume-point').length >= 3
+          ? true
+          : undefined,
+      'the segment at its second checkpoint',
+    );
     faults.kill(first.name);
 
     // A survivor to which the lease is stale, whose scan has not taken the run over yet (held up
     // listing the segment directories): the window a retried or second resume falls into.
-    const survivor = await start(traceDir, LEASE_MS, (name) => faults.add({ instance: name, op: 'readdir', kind: 'root', reads: true, effect: 'hang', times: Infinity }));
+    const survivor = await start(traceDir, LEASE_MS, (name) =>
+      faults.add({ instance: name, op: 'readdir', kind: 'root', reads: true, effect: 'hang', times: Infinity }),
+    );
     await new Promise((resolve) => setTimeout(resolve, LEASE_MS * 3));
     const before = snapshot(traceDir);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => survivor.call(`/runs/${runId}/resume`, post({}))));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => survivor.call(`/runs/${runId}/resume`, post({}))),
+    );
     expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 10 }, () => 409));
     expect(answers[0]!.json.error.code).toBe('CONFLICT');
     expect(snapshot(traceDir)).toEqual(before);
 
     // A server that sees the lease stale continues the run, once.
     const next = await start(traceDir);
-    await until(() => (recordOnDisk(traceDir, runId)?.status === 'completed' && !existsSync(path.join(traceDir, 'durable', runId)) ? true : undefined), 'the run continued to its end');
+    await until(
+      () =>
+        recordOnDisk(traceDir, runId)?.status === 'completed' && !existsSync(path.join(traceDir, 'durable', runId))
+          ? true
+          : undefined,
+      'the run continued to its end',
+    );
     const record = expectSettled(traceDir, runId);
     expect(record.status).toBe('completed');
     const events = eventsOnDisk(traceDir, runId);
@@ -376,7 +457,13 @@ describe('durable runs on the Node file store, under faults', () => {
     faults.add({ instance: first.name, kind: 'resume-point', run: runId, at: 3, effect: 'hang', times: Infinity });
     const from = faults.log.length;
     expect((await first.call(`/runs/${runId}/resume`, post({}, { prefer: 'respond-async' }))).status).toBe(202);
-    await until(() => (faults.log.slice(from).filter((entry) => entry.run === runId && entry.kind === 'resume-point').length >= 3 ? true : undefined), 'the segment at its second checkpoint');
+    await until(
+      () =>
+        faults.log.slice(from).filter((entry) => entry.run === runId && entry.kind === 'resume-point').length >= 3
+          ? true
+          : undefined,
+      'the segment at its second checkpoint',
+    );
     const watcher = await start(traceDir, 60_000);
     const follower = watcher.follow(runId);
     let ended = false;
@@ -403,10 +490,20 @@ describe('durable runs on the Node file store, under faults', () => {
     faults.add({ instance: first.name, kind: 'resume-point', run: runId, effect: 'hang', times: Infinity });
     const from = faults.log.length;
     expect((await first.call(`/runs/${runId}/resume`, post({}, { prefer: 'respond-async' }))).status).toBe(202);
-    await until(() => (faults.log.slice(from).some((entry) => entry.run === runId && entry.kind === 'resume-point') ? true : undefined), 'the resumed segment at its first checkpoint');
+    await until(
+      () =>
+        faults.log.slice(from).some((entry) => entry.run === runId && entry.kind === 'resume-point') ? true : undefined,
+      'the resumed segment at its first checkpoint',
+    );
     faults.kill(first.name);
     const next = await start(traceDir);
-    await until(() => (recordOnDisk(traceDir, runId)?.status === 'failed' && !existsSync(path.join(traceDir, 'durable', runId)) ? true : undefined), 'the run closed');
+    await until(
+      () =>
+        recordOnDisk(traceDir, runId)?.status === 'failed' && !existsSync(path.join(traceDir, 'durable', runId))
+          ? true
+          : undefined,
+      'the run closed',
+    );
     const record = expectSettled(traceDir, runId);
     expect(record.error).toMatchObject({ code: 'INTERNAL' });
     expect(record.error.message).toContain('before its first node checkpoint');
@@ -419,7 +516,8 @@ describe('durable runs on the Node file store, under faults', () => {
     const traceDir = await freshDir('run-index');
     const server = await start(traceDir);
     const ids: string[] = [];
-    for (let index = 0; index < 3; index++) ids.push((await server.call('/agents/steps/runs', post({ input: {} }))).json.run_id);
+    for (let index = 0; index < 3; index++)
+      ids.push((await server.call('/agents/steps/runs', post({ input: {} }))).json.run_id);
     const indexPath = path.join(traceDir, 'run-index.ndjson');
     const text = readFileSync(indexPath, 'utf8');
     await writeFile(indexPath, `{"corrupt": ${text.slice(0, Math.floor(text.length / 2))}`);
@@ -437,7 +535,9 @@ describe('durable runs on the Node file store, under faults', () => {
     const answer = await server.call('/agents/steps/runs', post({ input: {} }));
     expect(answer.status).toBe(503);
     expect(answer.json.error.code).toBe('STORAGE_ERROR');
-    expect(answer.json.error.message).toMatch(/cannot create the lease of run '[0-9a-f-]+' \(durable\/[0-9a-f-]+\/lease\.1\): EROFS: read-only file system/);
+    expect(answer.json.error.message).toMatch(
+      /cannot create the lease of run '[0-9a-f-]+' \(durable\/[0-9a-f-]+\/lease\.1\): EROFS: read-only file system/,
+    );
     expect(answer.text).not.toContain(root);
     expect((await server.call('/runs')).status).toBe(200);
   }, 30_000);

@@ -32,9 +32,15 @@ export async function startDurableWorker(script: string, options: DurableWorkerO
   const miniflare = new Miniflare({
     workers: [
       { ...worker, name: 'edge-a', durableObjects: { RUNS: { className: 'RunCoordinator', useSQLite: true } } },
-      { ...worker, name: 'edge-b', durableObjects: { RUNS: { className: 'RunCoordinator', scriptName: 'edge-a', useSQLite: true } } },
+      {
+        ...worker,
+        name: 'edge-b',
+        durableObjects: { RUNS: { className: 'RunCoordinator', scriptName: 'edge-a', useSQLite: true } },
+      },
     ],
-    ...(options.persist !== undefined ? { kvPersist: path.join(options.persist, 'kv'), durableObjectsPersist: path.join(options.persist, 'do') } : {}),
+    ...(options.persist !== undefined
+      ? { kvPersist: path.join(options.persist, 'kv'), durableObjectsPersist: path.join(options.persist, 'do') }
+      : {}),
   });
   await miniflare.ready;
   return miniflare;
@@ -42,7 +48,9 @@ export async function startDurableWorker(script: string, options: DurableWorkerO
 
 /** The second worker of an instance, shaped for `call` (which only uses `dispatchFetch`). */
 export async function secondWorker(miniflare: Miniflare): Promise<Miniflare> {
-  const worker = (await miniflare.getWorker('edge-b')) as unknown as { fetch(url: string, init?: RequestInit): Promise<Response> };
+  const worker = (await miniflare.getWorker('edge-b')) as unknown as {
+    fetch(url: string, init?: RequestInit): Promise<Response>;
+  };
   return { dispatchFetch: (url: string, init?: RequestInit) => worker.fetch(url, init) } as unknown as Miniflare;
 }
 
@@ -54,13 +62,21 @@ export function sseEvents(text: string): Array<{ event: string; data: any; id: s
     .filter((lines) => lines.some((line) => line.startsWith('data: ')))
     .map((lines) => ({
       event: lines.find((line) => line.startsWith('event: '))?.slice(7) ?? 'message',
-      data: JSON.parse(lines.filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n')),
+      data: JSON.parse(
+        lines
+          .filter((line) => line.startsWith('data: '))
+          .map((line) => line.slice(6))
+          .join('\n'),
+      ),
       id: lines.find((line) => line.startsWith('id: '))?.slice(4) ?? '',
     }));
 }
 
 /** Reads an SSE response until it ends, or until `stopAfter` events arrived (then drops the connection). */
-export async function readSse(response: { body: unknown }, stopAfter = Infinity): Promise<{ text: string; dropped: boolean }> {
+export async function readSse(
+  response: { body: unknown },
+  stopAfter = Infinity,
+): Promise<{ text: string; dropped: boolean }> {
   // Node's and Miniflare's stream types differ; both read the same way.
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
@@ -82,7 +98,11 @@ export async function readSse(response: { body: unknown }, stopAfter = Infinity)
  * Follows a run's SSE events, dropping the connection after every `perConnection` events `drops`
  * times and reconnecting with `Last-Event-ID`; returns the seqs seen, in order, and the drops made.
  */
-export async function followWithDrops(open: (headers: Record<string, string>) => Promise<{ status: number; body: unknown }>, drops: number, perConnection = 5): Promise<{ seen: number[]; reconnects: number }> {
+export async function followWithDrops(
+  open: (headers: Record<string, string>) => Promise<{ status: number; body: unknown }>,
+  drops: number,
+  perConnection = 5,
+): Promise<{ seen: number[]; reconnects: number }> {
   const seen: number[] = [];
   let reconnects = 0;
   for (;;) {
@@ -108,7 +128,10 @@ export function relayRequests(mock: MockOpenAI, from: number): Record<string, nu
 }
 
 /** Reads an SSE body to its end, handing each event's id and type to `onEvent` as it arrives. */
-export async function forEachSseEvent(body: unknown, onEvent: (id: number, type: string | undefined) => void): Promise<void> {
+export async function forEachSseEvent(
+  body: unknown,
+  onEvent: (id: number, type: string | undefined) => void,
+): Promise<void> {
   const reader = (body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let text = '';
@@ -130,7 +153,11 @@ export async function forEachSseEvent(body: unknown, onEvent: (id: number, type:
 /** JSON calls to a served app: `post` (status, headers, body) and `waitForStatus` (polls GET /runs/:id). */
 export function runClient(baseUrl: () => string) {
   const post = async (route: string, body: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${baseUrl()}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const response = await fetch(`${baseUrl()}${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, headers: response.headers, json: (await response.json()) as any };
   };
   const waitForStatus = async (runId: string, wanted: (status: string) => boolean): Promise<any> => {

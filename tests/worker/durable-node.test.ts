@@ -43,7 +43,12 @@ const { post, waitForStatus } = runClient(() => server.url);
 
 async function storedEvents(runId: string, after = 0): Promise<any[]> {
   const text = await (await fetch(`${server.url}/runs/${runId}/events?after=${after}`)).text();
-  return text.trim() === '' ? [] : text.trim().split('\n').map((line) => JSON.parse(line));
+  return text.trim() === ''
+    ? []
+    : text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
 }
 
 describe('durable runs on Node (tea-edge serve)', () => {
@@ -80,8 +85,10 @@ describe('durable runs on Node (tea-edge serve)', () => {
     expect(get.headers.get('allow')).toBe('POST');
     expect(((await get.json()) as any).error.code).toBe('METHOD_NOT_ALLOWED');
     const long = 'x'.repeat(201);
-    for (const route of [`/runs/${long}`, `/runs/${long}/events`]) expect((await fetch(`${server.url}${route}`)).status, route).toBe(404);
-    for (const route of [`/runs/${long}/resume`, `/runs/${long}/cancel`]) expect((await post(route, {})).status, route).toBe(404);
+    for (const route of [`/runs/${long}`, `/runs/${long}/events`])
+      expect((await fetch(`${server.url}${route}`)).status, route).toBe(404);
+    for (const route of [`/runs/${long}/resume`, `/runs/${long}/cancel`])
+      expect((await post(route, {})).status, route).toBe(404);
     expect(existsSync(path.join(directory, 'traces', 'runs', safeName(long)))).toBe(false);
   }, 30_000);
 
@@ -103,7 +110,10 @@ describe('durable runs on Node (tea-edge serve)', () => {
   it('an SSE follower that drops 3 times and reconnects with Last-Event-ID sees every event once, in order', async () => {
     const started = await post('/agents/asker/runs', { input: { question: 'Follow?' } }, { prefer: 'respond-async' });
     const runId = started.json.run_id as string;
-    const { seen, reconnects } = await followWithDrops((headers) => fetch(`${server.url}/runs/${runId}/events`, { headers }), 3);
+    const { seen, reconnects } = await followWithDrops(
+      (headers) => fetch(`${server.url}/runs/${runId}/events`, { headers }),
+      3,
+    );
     expect(reconnects).toBe(3);
     const stored = await storedEvents(runId);
     expect(stored.at(-1).type).toBe('done');
@@ -111,30 +121,56 @@ describe('durable runs on Node (tea-edge serve)', () => {
   }, 30_000);
 
   it('a client leaving a foreground stream without asking does not stop the run', async () => {
-    const response = await fetch(`${server.url}/agents/asker/runs`, { method: 'POST', headers: { ...json, accept: 'text/event-stream' }, body: JSON.stringify({ input: { question: 'Leave?' } }) });
+    const response = await fetch(`${server.url}/agents/asker/runs`, {
+      method: 'POST',
+      headers: { ...json, accept: 'text/event-stream' },
+      body: JSON.stringify({ input: { question: 'Leave?' } }),
+    });
     const { text } = await readSse(response, 3);
     const runId = sseEvents(text)[0]!.data.run_id as string;
     expect((await waitForStatus(runId, (status) => status !== 'running')).status).toBe('completed');
   }, 30_000);
 
   it('100 concurrent background runs all finish completed', async () => {
-    const started = await Promise.all(Array.from({ length: 100 }, (_, index) => post('/agents/quick/runs', { input: { question: `q${index}` } }, { prefer: 'respond-async' })));
+    const started = await Promise.all(
+      Array.from({ length: 100 }, (_, index) =>
+        post('/agents/quick/runs', { input: { question: `q${index}` } }, { prefer: 'respond-async' }),
+      ),
+    );
     expect(started.every((response) => response.status === 202)).toBe(true);
-    const records = await Promise.all(started.map((response) => waitForStatus(response.json.run_id, (status) => status !== 'running')));
+    const records = await Promise.all(
+      started.map((response) => waitForStatus(response.json.run_id, (status) => status !== 'running')),
+    );
     expect(records.filter((record) => record.status === 'completed')).toHaveLength(100);
   }, 60_000);
 
   it('an SSE follower of a 200-event run that drops 3 times sees all of it once, in order', async () => {
     const pieces = Array.from({ length: 200 }, (_, index) => `${String.fromCharCode(97 + (index % 26))}${index % 10}`);
     const long = await startMockOpenAI({ replies: [pieces.join('')], chunkSize: 2, chunkDelayMs: 5 });
-    const other = await serve({ port: 0, agentsDir: path.join(import.meta.dirname, 'agents'), traceDir: path.join(directory, 'traces-200'), app: { llm: { overrides: { api_base: long.url, model: 'mock-model' } }, sseHeartbeatMs: 100 } });
+    const other = await serve({
+      port: 0,
+      agentsDir: path.join(import.meta.dirname, 'agents'),
+      traceDir: path.join(directory, 'traces-200'),
+      app: { llm: { overrides: { api_base: long.url, model: 'mock-model' } }, sseHeartbeatMs: 100 },
+    });
     try {
-      const response = await fetch(`${other.url}/agents/asker/runs`, { method: 'POST', headers: { ...json, prefer: 'respond-async' }, body: JSON.stringify({ input: { question: 'Two hundred?' } }) });
+      const response = await fetch(`${other.url}/agents/asker/runs`, {
+        method: 'POST',
+        headers: { ...json, prefer: 'respond-async' },
+        body: JSON.stringify({ input: { question: 'Two hundred?' } }),
+      });
       const runId = ((await response.json()) as { run_id: string }).run_id;
-      const { seen, reconnects } = await followWithDrops((headers) => fetch(`${other.url}/runs/${runId}/events`, { headers }), 3, 50);
+      const { seen, reconnects } = await followWithDrops(
+        (headers) => fetch(`${other.url}/runs/${runId}/events`, { headers }),
+        3,
+        50,
+      );
       expect(reconnects).toBe(3);
       const text = await (await fetch(`${other.url}/runs/${runId}/events`)).text();
-      const stored = text.trim().split('\n').map((line) => JSON.parse(line));
+      const stored = text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       expect(stored.filter((event) => event.type === 'answer_chunk')).toHaveLength(200);
       expect(seen).toEqual(stored.map((event) => event.seq));
     } finally {
@@ -147,13 +183,24 @@ describe('durable runs on Node (tea-edge serve)', () => {
     const traceDir = path.join(directory, 'traces-orphan');
     const { traceStore } = createFsStores(traceDir);
     const now = new Date().toISOString();
-    await traceStore.putRun({ run_id: 'orphan-1', agent: 'asker', status: 'running', created_at: now, updated_at: now });
-    await traceStore.appendEvents('orphan-1', [{ type: 'run_start', run_id: 'orphan-1', seq: 1, ts: now, data: { agent: 'asker', input: {} } }]);
+    await traceStore.putRun({
+      run_id: 'orphan-1',
+      agent: 'asker',
+      status: 'running',
+      created_at: now,
+      updated_at: now,
+    });
+    await traceStore.appendEvents('orphan-1', [
+      { type: 'run_start', run_id: 'orphan-1', seq: 1, ts: now, data: { agent: 'asker', input: {} } },
+    ]);
     await traceStore.flush('orphan-1');
     // The lease of a process that is gone (no such pid on this machine).
     const lease = path.join(traceDir, 'durable', safeName('orphan-1'), 'lease.1');
     await mkdir(path.dirname(lease), { recursive: true });
-    await writeFile(lease, JSON.stringify({ run_id: 'orphan-1', host: hostname(), pid: 2 ** 22 + 7, instance: 'gone' }));
+    await writeFile(
+      lease,
+      JSON.stringify({ run_id: 'orphan-1', host: hostname(), pid: 2 ** 22 + 7, instance: 'gone' }),
+    );
     const next = await serve({ port: 0, agentsDir: path.join(import.meta.dirname, 'agents'), traceDir });
     try {
       let record: any;
@@ -164,7 +211,12 @@ describe('durable runs on Node (tea-edge serve)', () => {
       expect(record).toMatchObject({ status: 'failed', stop_reason: 'error', error: { code: 'INTERNAL' } });
       expect(record.error.message).toContain('before its first node checkpoint');
       const text = await (await fetch(`${next.url}/runs/orphan-1/events`)).text();
-      expect(text.trim().split('\n').map((line) => JSON.parse(line).type)).toEqual(['run_start', 'done']);
+      expect(
+        text
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).type),
+      ).toEqual(['run_start', 'done']);
       expect(existsSync(path.dirname(lease))).toBe(false);
     } finally {
       await next.close();

@@ -24,7 +24,16 @@ const running: Miniflare[] = [];
 const ANSWER = 'The answer is forty-two, give or take a towel or two, really.';
 
 async function instance(extra: Record<string, string> = {}): Promise<Miniflare> {
-  const miniflare = await startDurableWorker(script, { persist, bindings: { LLM_BASE_URL: mock.url, LLM_MODEL: 'mock-model', SSE_HEARTBEAT_MS: '100', RUN_WATCHDOG_MS: '500', ...extra } });
+  const miniflare = await startDurableWorker(script, {
+    persist,
+    bindings: {
+      LLM_BASE_URL: mock.url,
+      LLM_MODEL: 'mock-model',
+      SSE_HEARTBEAT_MS: '100',
+      RUN_WATCHDOG_MS: '500',
+      ...extra,
+    },
+  });
   running.push(miniflare);
   return miniflare;
 }
@@ -35,7 +44,12 @@ async function stop(miniflare: Miniflare): Promise<void> {
 }
 
 function ndjson(text: string): any[] {
-  return text.trim() === '' ? [] : text.trim().split('\n').map((line) => JSON.parse(line));
+  return text.trim() === ''
+    ? []
+    : text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
 }
 
 async function events(miniflare: Miniflare, runId: string): Promise<any[]> {
@@ -77,10 +91,19 @@ describe('the run coordinator dies mid-run', () => {
     expect(undisturbed.json.status).toBe('completed');
 
     const from = mock.requests.length;
-    const started = await call(first, 'POST', '/agents/relay/runs', { input: { topic: 'tea' } }, { prefer: 'respond-async' });
+    const started = await call(
+      first,
+      'POST',
+      '/agents/relay/runs',
+      { input: { topic: 'tea' } },
+      { prefer: 'respond-async' },
+    );
     const runId = started.json.run_id as string;
     // Killed while `third` streams: `first` and `second` are behind the last checkpoint.
-    await waitFor(async () => (await events(first, runId)).find((event) => event.type === 'answer_chunk' && event.node === 'third'), 'third streaming');
+    await waitFor(
+      async () => (await events(first, runId)).find((event) => event.type === 'answer_chunk' && event.node === 'third'),
+      'third streaming',
+    );
     await stop(first);
     const beforeRestart = relayRequests(mock, from);
     expect(beforeRestart).toMatchObject({ first: 1, second: 1, third: 1 });
@@ -90,7 +113,11 @@ describe('the run coordinator dies mid-run', () => {
     // once; every request is refused while it runs.
     const second = await instance();
     const other = await secondWorker(second);
-    const resumes = await Promise.all(Array.from({ length: 20 }, (_, index) => call(index % 2 === 0 ? second : other, 'POST', `/runs/${runId}/resume`, {})));
+    const resumes = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        call(index % 2 === 0 ? second : other, 'POST', `/runs/${runId}/resume`, {}),
+      ),
+    );
     expect(resumes.map((response) => response.status)).toEqual(Array.from({ length: 20 }, () => 409));
 
     const record = await finished(second, runId);
@@ -100,7 +127,13 @@ describe('the run coordinator dies mid-run', () => {
     // Every event once, numbered on from the first instance's last.
     expect(log.map((event) => event.seq)).toEqual(log.map((_, index) => index + 1));
     expect(log.filter((event) => event.type === 'log' && event.data.source === 'durable')).toHaveLength(1);
-    expect(log.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual(['first', 'second', 'third', 'third', 'fourth']);
+    expect(log.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual([
+      'first',
+      'second',
+      'third',
+      'third',
+      'fourth',
+    ]);
     // At the model: the nodes before the checkpoint were not asked again; `third` re-ran once.
     expect(relayRequests(mock, from)).toEqual({ first: 1, second: 1, third: 2, fourth: 1 });
     await stop(second);
@@ -110,7 +143,13 @@ describe('the run coordinator dies mid-run', () => {
     const first = await instance();
     mock.setFault({ type: 'delay', ms: 20_000, times: 1 });
     const from = mock.requests.length;
-    const started = await call(first, 'POST', '/agents/deadline/runs', { input: { question: 'Late?' } }, { prefer: 'respond-async' });
+    const started = await call(
+      first,
+      'POST',
+      '/agents/deadline/runs',
+      { input: { question: 'Late?' } },
+      { prefer: 'respond-async' },
+    );
     const runId = started.json.run_id as string;
     await waitFor(async () => (mock.requests.length > from ? true : undefined), 'the model request');
     await stop(first);
@@ -118,7 +157,11 @@ describe('the run coordinator dies mid-run', () => {
     await new Promise((resolve) => setTimeout(resolve, 2600));
     const second = await instance();
     const record = await finished(second, runId);
-    expect(record).toMatchObject({ status: 'failed', stop_reason: 'max_duration_ms', error: { code: 'BUDGET_EXCEEDED', details: { budget: 'max_duration_ms' } } });
+    expect(record).toMatchObject({
+      status: 'failed',
+      stop_reason: 'max_duration_ms',
+      error: { code: 'BUDGET_EXCEEDED', details: { budget: 'max_duration_ms' } },
+    });
     expect(record.error.message).toMatch(/while its run coordinator was down/);
     expect(mock.requests.length - from).toBe(1);
     const log = await events(second, runId);
@@ -133,10 +176,19 @@ describe('a node that kills its object every time', () => {
     mock.setFault({ type: 'delay', ms: 60_000 });
     const from = mock.requests.length;
     let miniflare = await instance();
-    const started = await call(miniflare, 'POST', '/agents/asker/runs', { input: { question: 'Again?' } }, { prefer: 'respond-async' });
+    const started = await call(
+      miniflare,
+      'POST',
+      '/agents/asker/runs',
+      { input: { question: 'Again?' } },
+      { prefer: 'respond-async' },
+    );
     const runId = started.json.run_id as string;
     for (let continued = 0; continued <= 3; continued++) {
-      await waitFor(async () => (mock.requests.length - from > continued ? true : undefined), `model request ${continued + 1}`);
+      await waitFor(
+        async () => (mock.requests.length - from > continued ? true : undefined),
+        `model request ${continued + 1}`,
+      );
       await stop(miniflare);
       miniflare = await instance();
       // Any request about the run builds its object again, which continues it (or closes it).
@@ -161,9 +213,19 @@ describe('a 200-event run followed over SSE', () => {
     const long = await startMockOpenAI({ replies: [pieces.join('')], chunkSize: 2, chunkDelayMs: 5 });
     try {
       const miniflare = await instance({ LLM_BASE_URL: long.url });
-      const started = await call(miniflare, 'POST', '/agents/asker/runs', { input: { question: 'Two hundred?' } }, { prefer: 'respond-async' });
+      const started = await call(
+        miniflare,
+        'POST',
+        '/agents/asker/runs',
+        { input: { question: 'Two hundred?' } },
+        { prefer: 'respond-async' },
+      );
       const runId = started.json.run_id as string;
-      const { seen, reconnects } = await followWithDrops((headers) => miniflare.dispatchFetch(`http://worker.test/runs/${runId}/events`, { headers }), 3, 50);
+      const { seen, reconnects } = await followWithDrops(
+        (headers) => miniflare.dispatchFetch(`http://worker.test/runs/${runId}/events`, { headers }),
+        3,
+        50,
+      );
       const stored = await events(miniflare, runId);
       expect(reconnects).toBe(3);
       expect(stored.filter((event) => event.type === 'answer_chunk')).toHaveLength(200);

@@ -23,23 +23,35 @@ const children: ChildProcess[] = [];
 
 /** Starts `tea-edge serve` on the shared trace directory; resolves with its URL once it listens. */
 async function startServer(): Promise<{ url: string; child: ChildProcess }> {
-  const { url, child } = await startServe(['--port', '0', '--agents', 'tests/worker/agents', '--trace-dir', path.join(directory, 'traces')], {
-    TEA_LLM_BASE_URL: mock.url,
-    TEA_LLM_MODEL: 'mock-model',
-    TEA_RUN_LEASE_MS: '1000',
-  });
+  const { url, child } = await startServe(
+    ['--port', '0', '--agents', 'tests/worker/agents', '--trace-dir', path.join(directory, 'traces')],
+    {
+      TEA_LLM_BASE_URL: mock.url,
+      TEA_LLM_MODEL: 'mock-model',
+      TEA_RUN_LEASE_MS: '1000',
+    },
+  );
   children.push(child);
   return { url, child };
 }
 
 async function post(url: string, route: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${url}${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, json: (await response.json()) as any };
 }
 
 async function storedEvents(url: string, runId: string): Promise<any[]> {
   const text = await (await fetch(`${url}/runs/${runId}/events`)).text();
-  return text.trim() === '' ? [] : text.trim().split('\n').map((line) => JSON.parse(line));
+  return text.trim() === ''
+    ? []
+    : text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
 }
 
 /** Reads SSE ids into `seen` as they come, until the stream ends or breaks. */
@@ -81,12 +93,23 @@ describe('tea-edge serve is killed mid-run', () => {
     expect(undisturbed.json.status).toBe('completed');
 
     const from = mock.requests.length;
-    const started = await post(first.url, '/agents/relay/runs', { input: { topic: 'tea' } }, { prefer: 'respond-async' });
+    const started = await post(
+      first.url,
+      '/agents/relay/runs',
+      { input: { topic: 'tea' } },
+      { prefer: 'respond-async' },
+    );
     expect(started.status).toBe(202);
     const runId = started.json.run_id as string;
     const seen: number[] = [];
     const following = follow(first.url, runId, seen);
-    await until(async () => ((await storedEvents(first.url, runId)).some((event) => event.type === 'answer_chunk' && event.node === 'third') ? true : undefined), 'third streaming');
+    await until(
+      async () =>
+        (await storedEvents(first.url, runId)).some((event) => event.type === 'answer_chunk' && event.node === 'third')
+          ? true
+          : undefined,
+      'third streaming',
+    );
     first.child.kill('SIGKILL');
     await following;
     expect(relayRequests(mock, from)).toEqual({ first: 1, second: 1, third: 1 });
@@ -94,7 +117,11 @@ describe('tea-edge serve is killed mid-run', () => {
     expect(seenBefore).toBeGreaterThan(0);
 
     const [left, right] = await Promise.all([startServer(), startServer()]);
-    const resumes = await Promise.all(Array.from({ length: 20 }, (_, index) => post(index % 2 === 0 ? left.url : right.url, `/runs/${runId}/resume`, {})));
+    const resumes = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        post(index % 2 === 0 ? left.url : right.url, `/runs/${runId}/resume`, {}),
+      ),
+    );
     expect(resumes.map((response) => response.status)).toEqual(Array.from({ length: 20 }, () => 409));
 
     // The follower comes back on one of the new servers, from the last id it saw.
@@ -110,7 +137,13 @@ describe('tea-edge serve is killed mid-run', () => {
     expect(log.map((event) => event.seq)).toEqual(log.map((_, index) => index + 1));
     // Exactly one server continued it, once.
     expect(log.filter((event) => event.type === 'log' && event.data.source === 'durable')).toHaveLength(1);
-    expect(log.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual(['first', 'second', 'third', 'third', 'fourth']);
+    expect(log.filter((event) => event.type === 'node_start').map((event) => event.node)).toEqual([
+      'first',
+      'second',
+      'third',
+      'third',
+      'fourth',
+    ]);
     expect(relayRequests(mock, from)).toEqual({ first: 1, second: 1, third: 2, fourth: 1 });
     // The follower saw every event once, in order, across the crash.
     expect(seen.length).toBeGreaterThan(seenBefore);

@@ -18,7 +18,19 @@ import path from 'node:path';
 /** The server instance an operation comes from (unset: the test itself, never faulted). */
 export const instances = new AsyncLocalStorage<string>();
 
-export type FileKind = 'record' | 'events' | 'checkpoint' | 'claim' | 'lease' | 'live' | 'resume-point' | 'tool' | 'index' | 'directory' | 'root' | 'other';
+export type FileKind =
+  | 'record'
+  | 'events'
+  | 'checkpoint'
+  | 'claim'
+  | 'lease'
+  | 'live'
+  | 'resume-point'
+  | 'tool'
+  | 'index'
+  | 'directory'
+  | 'root'
+  | 'other';
 export type Errno = 'ENOSPC' | 'EACCES' | 'EROFS';
 
 export interface Fault {
@@ -55,7 +67,11 @@ export interface Operation {
   file: string;
 }
 
-const ERRNO_TEXT: Record<Errno, string> = { ENOSPC: 'no space left on device', EACCES: 'permission denied', EROFS: 'read-only file system' };
+const ERRNO_TEXT: Record<Errno, string> = {
+  ENOSPC: 'no space left on device',
+  EACCES: 'permission denied',
+  EROFS: 'read-only file system',
+};
 
 class FaultPlan {
   private active: ActiveFault[] = [];
@@ -138,7 +154,12 @@ export function classify(file: string): { kind: FileKind; run: string | undefine
 }
 
 function errnoError(code: Errno, syscall: string, file: string): Error {
-  return Object.assign(new Error(`${code}: ${ERRNO_TEXT[code]}, ${syscall} '${file}'`), { code, syscall, path: file, errno: -1 });
+  return Object.assign(new Error(`${code}: ${ERRNO_TEXT[code]}, ${syscall} '${file}'`), {
+    code,
+    syscall,
+    path: file,
+    errno: -1,
+  });
 }
 
 const never = () => new Promise<never>(() => undefined);
@@ -169,12 +190,17 @@ function checkRemoval(file: string, instance: string | undefined): void {
   const root = parts.slice(0, top).join(path.sep) || path.sep;
   const status = recordStatus(path.join(root, 'runs'), run);
   if (parts[top] === 'durable' && kind === 'directory' && status === 'running') {
-    faults.violations.push(`${instance ?? 'test'} removed the segment files of run ${run} while its record says running`);
+    faults.violations.push(
+      `${instance ?? 'test'} removed the segment files of run ${run} while its record says running`,
+    );
   }
   if (kind === 'checkpoint' && (status === 'running' || status === 'interrupted')) {
     const segment = path.join(root, 'durable', run);
     const held = existsSync(segment) && readdirSync(segment).some((name) => name.startsWith('lease.'));
-    if (!held) faults.violations.push(`${instance ?? 'test'} removed the checkpoint of run ${run} while its record says ${status} and no segment holds it`);
+    if (!held)
+      faults.violations.push(
+        `${instance ?? 'test'} removed the checkpoint of run ${run} while its record says ${status} and no segment holds it`,
+      );
   }
 }
 
@@ -182,19 +208,32 @@ type FsModule = typeof import('node:fs/promises');
 
 /** `node:fs/promises` with the plan applied (for `vi.mock`). */
 export function wrapFs(actual: FsModule): FsModule {
-  const operation = (op: string, file: unknown): Operation => ({ instance: instances.getStore(), op, file: String(file), ...classify(String(file)) });
+  const operation = (op: string, file: unknown): Operation => ({
+    instance: instances.getStore(),
+    op,
+    file: String(file),
+    ...classify(String(file)),
+  });
 
-  function guarded<A extends unknown[], R>(op: string, call: (...args: A) => Promise<R>, options: { read?: boolean; data?: number; removal?: boolean } = {}) {
+  function guarded<A extends unknown[], R>(
+    op: string,
+    call: (...args: A) => Promise<R>,
+    options: { read?: boolean; data?: number; removal?: boolean } = {},
+  ) {
     return (...args: A): Promise<R> => {
       const current = operation(op, args[0]);
       if (!options.read) faults.log.push(current);
       const effect = faults.effectFor(current, options.read === true);
       if (effect === 'hang') return never();
-      if (effect === 'ENOSPC' || effect === 'EACCES' || effect === 'EROFS') return Promise.reject(errnoError(effect, op, current.file));
+      if (effect === 'ENOSPC' || effect === 'EACCES' || effect === 'EROFS')
+        return Promise.reject(errnoError(effect, op, current.file));
       if ((effect === 'torn' || effect === 'corrupt') && options.data !== undefined) {
         const data = String(args[options.data]);
         const changed = [...args] as unknown[];
-        changed[options.data] = effect === 'torn' ? data.slice(0, Math.max(1, Math.floor(data.length / 2))) : `{"corrupt": ${data.slice(0, 8)}`;
+        changed[options.data] =
+          effect === 'torn'
+            ? data.slice(0, Math.max(1, Math.floor(data.length / 2)))
+            : `{"corrupt": ${data.slice(0, 8)}`;
         return call(...(changed as A));
       }
       if (options.removal) checkRemoval(current.file, current.instance);
@@ -207,7 +246,10 @@ export function wrapFs(actual: FsModule): FsModule {
     appendFile: guarded('append', actual.appendFile as (...args: unknown[]) => Promise<void>, { data: 1 }),
     mkdir: guarded('mkdir', actual.mkdir as (...args: unknown[]) => Promise<string | undefined>),
     // An open for reading only (the run index's tail) is a read; any other open creates or writes.
-    open: (...args: unknown[]) => guarded('open', actual.open as (...args: unknown[]) => Promise<import('node:fs/promises').FileHandle>, { read: args[1] === undefined || args[1] === 'r' })(...args),
+    open: (...args: unknown[]) =>
+      guarded('open', actual.open as (...args: unknown[]) => Promise<import('node:fs/promises').FileHandle>, {
+        read: args[1] === undefined || args[1] === 'r',
+      })(...args),
     rm: guarded('rm', actual.rm as (...args: unknown[]) => Promise<void>, { removal: true }),
     unlink: guarded('unlink', actual.unlink as (...args: unknown[]) => Promise<void>, { removal: true }),
     // The heartbeat: time-driven, so counted with the reads (faulted only by faults with `reads`).
@@ -222,7 +264,8 @@ export function wrapFs(actual: FsModule): FsModule {
     faults.log.push(current);
     const effect = faults.effectFor(current, false);
     if (effect === 'hang') return never();
-    if (effect === 'ENOSPC' || effect === 'EACCES' || effect === 'EROFS') return Promise.reject(errnoError(effect, 'rename', current.file));
+    if (effect === 'ENOSPC' || effect === 'EACCES' || effect === 'EROFS')
+      return Promise.reject(errnoError(effect, 'rename', current.file));
     // A segment renamed away is removed: the order of durability is checked then.
     if (path.basename(String(to)).startsWith('.gone-')) checkRemoval(String(from), current.instance);
     return actual.rename(from, to);

@@ -16,4 +16,13 @@ export const HOSTILE_INPUT = {
 /** Every field of HOSTILE_INPUT is wrong; each must be named in the error. */
 export const HOSTILE_PATHS = ['/code', '/csv', '/words', '/letters', '/site', '/mail', '/tags', '/colours'];
 
-export const HONEST_INPUT = { code: 'aaa', csv: ',,,,,x', words: 'two words', letters: 'é a', site: 'https://example.com/x', mail: 'a@example.com', tags: { aa: 1 }, colours: ['c1', 'c2'] };
+export const HONEST_INPUT = {
+  code: 'aaa',
+  csv: ',,,,,x',
+  words: 'two words',
+  letters: 'é a',
+  site: 'https://example.com/x',
+  mail: 'a@example.com',
+  tags: { aa: 1 },
+  colours: ['c1', 'c2'],
+};

@@ -17,7 +17,11 @@ let server: RunningServer;
 
 beforeAll(async () => {
   directory = await mkdtemp(path.join(tmpdir(), 'tea-edge-hostile-'));
-  server = await serve({ port: 0, agentsDir: path.join(import.meta.dirname, 'hostile-agents'), traceDir: path.join(directory, 'traces') });
+  server = await serve({
+    port: 0,
+    agentsDir: path.join(import.meta.dirname, 'hostile-agents'),
+    traceDir: path.join(directory, 'traces'),
+  });
 });
 
 afterAll(async () => {
@@ -25,8 +29,14 @@ afterAll(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-async function run(input: Record<string, unknown>): Promise<{ status: string; error?: { code: string; message: string } }> {
-  const response = await fetch(`${server.url}/agents/hostile-input/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
+async function run(
+  input: Record<string, unknown>,
+): Promise<{ status: string; error?: { code: string; message: string } }> {
+  const response = await fetch(`${server.url}/agents/hostile-input/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ input }),
+  });
   return (await response.json()) as { status: string; error?: { code: string; message: string } };
 }
 

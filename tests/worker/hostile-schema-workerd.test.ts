@@ -17,7 +17,12 @@ let worker: Miniflare;
 beforeAll(async () => {
   const root = packageRoot();
   const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
-  const { text } = (await bundleWorker({ root, entry: 'worker/cloudflare/cloudflare.ts', agentsDir: 'tests/worker/hostile-agents', minify: true })) as { text: string };
+  const { text } = (await bundleWorker({
+    root,
+    entry: 'worker/cloudflare/cloudflare.ts',
+    agentsDir: 'tests/worker/hostile-agents',
+    minify: true,
+  })) as { text: string };
   worker = await startWorker(text);
 }, 120_000);
 
@@ -32,6 +37,8 @@ describe('workerd under a hostile input_schema attack', () => {
     expect(attack.json.error.code).toBe('INPUT_INVALID');
     for (const field of HOSTILE_PATHS) expect(attack.json.error.message).toContain(field);
     expect((await call(worker, 'GET', '/health')).status).toBe(200);
-    expect((await call(worker, 'POST', '/agents/hostile-input/runs', { input: HONEST_INPUT })).json.status).toBe('completed');
+    expect((await call(worker, 'POST', '/agents/hostile-input/runs', { input: HONEST_INPUT })).json.status).toBe(
+      'completed',
+    );
   }, 60_000);
 });

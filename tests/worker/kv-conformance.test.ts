@@ -20,7 +20,8 @@ beforeAll(async () => {
     compatibilityDate: '2026-05-01',
   });
   await miniflare.ready;
-  for (let index = 0; index < 40; index++) namespaces.push((await miniflare.getKVNamespace(`KV${index}`)) as unknown as KVNamespaceLike);
+  for (let index = 0; index < 40; index++)
+    namespaces.push((await miniflare.getKVNamespace(`KV${index}`)) as unknown as KVNamespaceLike);
 });
 
 afterAll(async () => {

@@ -15,8 +15,15 @@ let next = 0;
 
 beforeAll(async () => {
   const names = Array.from({ length: 12 }, (_, index) => `KV${index}`);
-  miniflare = new Miniflare({ modules: true, script: 'export default { fetch() { return new Response(""); } };', kvNamespaces: names, compatibilityDate: '2026-05-01' });
-  namespaces = await Promise.all(names.map(async (name) => (await miniflare.getKVNamespace(name)) as unknown as KVNamespaceLike));
+  miniflare = new Miniflare({
+    modules: true,
+    script: 'export default { fetch() { return new Response(""); } };',
+    kvNamespaces: names,
+    compatibilityDate: '2026-05-01',
+  });
+  namespaces = await Promise.all(
+    names.map(async (name) => (await miniflare.getKVNamespace(name)) as unknown as KVNamespaceLike),
+  );
 });
 
 afterAll(async () => {
@@ -88,7 +95,8 @@ describe('workers-kv: failing binding', () => {
     const { traceStore } = createKvStores(namespace, { ...fast, maxValueBytes: 200, retries: 0 });
     await traceStore.appendEvents('run-1', [makeEvent('run-1', 1, 'log', { text: 'a'.repeat(300) })]);
     let failures = 1;
-    control.failPut = (key) => (/:0001:\d{4}$/.test(key) && failures-- > 0 ? new Error('KV PUT failed: 503') : undefined);
+    control.failPut = (key) =>
+      /:0001:\d{4}$/.test(key) && failures-- > 0 ? new Error('KV PUT failed: 503') : undefined;
     await expect(traceStore.flush('run-1')).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
     await traceStore.appendEvents('run-1', [makeEvent('run-1', 2)]);
     await traceStore.flush('run-1');
@@ -125,7 +133,9 @@ describe('workers-kv: failing binding', () => {
   });
 
   it('refuses an expirationTtl under 60 s and puts the TTL on every key', async () => {
-    expect(() => createKvStores(namespaces[0]!, { expirationTtl: 30 })).toThrow(expect.objectContaining({ code: 'STORAGE_ERROR' }));
+    expect(() => createKvStores(namespaces[0]!, { expirationTtl: 30 })).toThrow(
+      expect.objectContaining({ code: 'STORAGE_ERROR' }),
+    );
     const { namespace, control } = faulty(namespaces[next++]!);
     const { traceStore, checkpointStore } = createKvStores(namespace, { ...fast, expirationTtl: 3600 });
     await traceStore.appendEvents('run-1', [makeEvent('run-1', 1)]);
@@ -143,19 +153,24 @@ describe('workers-kv: write pattern', () => {
     await traceStore.putRun(makeRun('run-1', 'agent', 1, { status: 'running' }));
     for (let seq = 1; seq <= 99; seq++) await traceStore.appendEvents('run-1', [makeEvent('run-1', seq)]);
     await traceStore.putRun(makeRun('run-1', 'agent', 1, { status: 'interrupted' }));
-    await checkpointStore.save({ ...((await import('../../src/testing/storage-conformance.js')).makeCheckpoint('run-1', 'cp-1')) });
+    await checkpointStore.save({
+      ...(await import('../../src/testing/storage-conformance.js')).makeCheckpoint('run-1', 'cp-1'),
+    });
     await traceStore.appendEvents('run-1', [makeEvent('run-1', 100, 'done')]);
     await traceStore.flush('run-1');
     expect(control.puts.length).toBeLessThanOrEqual(10);
     const byKey = new Map<string, number[]>();
     for (const put of control.puts) byKey.set(put.key, [...(byKey.get(put.key) ?? []), put.at]);
-    for (const times of byKey.values()) for (let index = 1; index < times.length; index++) expect(times[index]! - times[index - 1]!).toBeGreaterThanOrEqual(1000);
+    for (const times of byKey.values())
+      for (let index = 1; index < times.length; index++)
+        expect(times[index]! - times[index - 1]!).toBeGreaterThanOrEqual(1000);
     expect(await traceStore.readEvents('run-1')).toHaveLength(100);
   });
 
   it('a real 100-event run of the engine costs at most 10 puts and reads back whole', async () => {
     const { namespace, control } = faulty(namespaces[next++]!);
-    const looper = 'name: looper\nnodes:\n  - name: tick\n    run: return { i = (state.i or 0) + 1 }\n    goto:\n      - if: "state.i < 49"\n        to: tick\n      - to: __end__\n';
+    const looper =
+      'name: looper\nnodes:\n  - name: tick\n    run: return { i = (state.i or 0) + 1 }\n    goto:\n      - if: "state.i < 49"\n        to: tick\n      - to: __end__\n';
     const run = runAgent(loadAgent(looper, { file: 'looper.yaml' }), {}, createKvStores(namespace, fast));
     let events = 0;
     for await (const _event of run) events += 1;

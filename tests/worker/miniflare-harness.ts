@@ -13,7 +13,8 @@ export function packageRoot(): string {
   let directory = import.meta.dirname;
   for (;;) {
     const manifest = path.join(directory, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'tea-edge') return directory;
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'tea-edge')
+      return directory;
     const parent = path.dirname(directory);
     if (parent === directory) throw new Error('tea-edge package root not found');
     directory = parent;
@@ -28,7 +29,9 @@ export const COMPATIBILITY_FLAGS = ['enable_request_signal'];
 /** Bundles worker/cloudflare/cloudflare.ts with the test agents (checked like a production build). */
 export async function bundleTestWorker(entry = 'worker/cloudflare/cloudflare.ts'): Promise<string> {
   const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
-  const { text } = (await bundleWorker({ root, entry, agentsDir: 'tests/worker/agents', minify: true })) as { text: string };
+  const { text } = (await bundleWorker({ root, entry, agentsDir: 'tests/worker/agents', minify: true })) as {
+    text: string;
+  };
   return text;
 }
 
@@ -54,7 +57,13 @@ export async function startWorker(script: string, options: WorkerOptions = {}): 
 }
 
 /** Sends a JSON request to the worker. */
-export async function call(miniflare: Miniflare, method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {
+export async function call(
+  miniflare: Miniflare,
+  method: string,
+  route: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const response = await miniflare.dispatchFetch(`http://worker.test${route}`, {
     method,
     headers: { 'content-type': 'application/json', ...headers },
@@ -88,7 +97,10 @@ export function parseSse(text: string): SseEvent[] {
     .map((block) => {
       const lines = block.split('\n');
       const event = lines.find((line) => line.startsWith('event: '))?.slice(7) ?? 'message';
-      const data = lines.filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n');
+      const data = lines
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+        .join('\n');
       const id = lines.find((line) => line.startsWith('id: '))?.slice(4);
       return { event, data: JSON.parse(data), ...(id !== undefined ? { id } : {}) };
     });

@@ -56,14 +56,26 @@ describe('Node host (worker/node/node.ts)', () => {
   });
 
   it('runs, pauses and resumes over the file-directory stores; streams SSE', async () => {
-    const started = (await (await fetch(`${server.url}/agents/counter/runs`, { method: 'POST', headers: auth, body: JSON.stringify({ input: { count: 1 } }) })).json()) as any;
+    const started = (await (
+      await fetch(`${server.url}/agents/counter/runs`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ input: { count: 1 } }),
+      })
+    ).json()) as any;
     expect(started.status).toBe('interrupted');
-    const resumed = (await (await fetch(`${server.url}/runs/${started.run_id}/resume`, { method: 'POST', headers: auth, body: '{}' })).json()) as any;
+    const resumed = (await (
+      await fetch(`${server.url}/runs/${started.run_id}/resume`, { method: 'POST', headers: auth, body: '{}' })
+    ).json()) as any;
     expect(resumed.stop_reason).toBe('interrupt_after');
     const record = (await (await fetch(`${server.url}/runs/${started.run_id}`, { headers: auth })).json()) as any;
     expect(record.status).toBe('interrupted');
 
-    const stream = await fetch(`${server.url}/agents/greeter/runs`, { method: 'POST', headers: { ...auth, accept: 'text/event-stream' }, body: '{"input":{"name":"Node"}}' });
+    const stream = await fetch(`${server.url}/agents/greeter/runs`, {
+      method: 'POST',
+      headers: { ...auth, accept: 'text/event-stream' },
+      body: '{"input":{"name":"Node"}}',
+    });
     expect(stream.headers.get('content-type')).toContain('text/event-stream');
     const text = await stream.text();
     expect(text.indexOf('event: run_start')).toBeLessThan(text.indexOf('event: answer_chunk'));

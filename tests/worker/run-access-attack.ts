@@ -8,9 +8,16 @@
 import { expect } from 'vitest';
 
 export const TOKENS = { 'admin-token-1234': 'admin', 'viewer-token-5678': 'viewer', 'viewer-token-other': 'viewer' };
-export const API_TOKENS = Object.entries(TOKENS).map(([token, role]) => `${token}:${role}`).join(',');
+export const API_TOKENS = Object.entries(TOKENS)
+  .map(([token, role]) => `${token}:${role}`)
+  .join(',');
 
-export type Send = (method: string, path: string, body: string | undefined, token: string) => Promise<{ status: number; json: any; text: string }>;
+export type Send = (
+  method: string,
+  path: string,
+  body: string | undefined,
+  token: string,
+) => Promise<{ status: number; json: any; text: string }>;
 
 const ADMIN = 'admin-token-1234';
 const VIEWER = 'viewer-token-5678';
@@ -37,45 +44,92 @@ export async function attackForkAndResume(send: Send): Promise<void> {
   const before = await runIds(send);
 
   // A viewer may neither fork nor resume the admin's run: 403, and nothing is written.
-  const viewerFork = await send('POST', `/runs/${runId}/fork`, JSON.stringify({ node: 'guard', state: { amount: 5000, checked: true } }), VIEWER);
+  const viewerFork = await send(
+    'POST',
+    `/runs/${runId}/fork`,
+    JSON.stringify({ node: 'guard', state: { amount: 5000, checked: true } }),
+    VIEWER,
+  );
   expect({ status: viewerFork.status, code: viewerFork.json.error.code }).toEqual({ status: 403, code: 'FORBIDDEN' });
   const viewerResume = await send('POST', `/runs/${runId}/resume`, '{}', VIEWER);
-  expect({ status: viewerResume.status, code: viewerResume.json.error.code }).toEqual({ status: 403, code: 'FORBIDDEN' });
+  expect({ status: viewerResume.status, code: viewerResume.json.error.code }).toEqual({
+    status: 403,
+    code: 'FORBIDDEN',
+  });
   expect((await send('GET', `/runs/${runId}`, undefined, ADMIN)).json.status).toBe('interrupted');
   expect(await runIds(send)).toEqual(before);
 
   // Even the owner cannot fork past the guard with what input_schema refuses: 400, nothing written.
   for (const state of [{ amount: 5000, checked: true }, { amount: '50', checked: true }, { checked: true }]) {
     const refused = await send('POST', `/runs/${runId}/fork`, JSON.stringify({ node: 'guard', state }), ADMIN);
-    expect({ state, status: refused.status, code: refused.json.error.code }).toEqual({ state, status: 400, code: 'INPUT_INVALID' });
+    expect({ state, status: refused.status, code: refused.json.error.code }).toEqual({
+      state,
+      status: 400,
+      code: 'INPUT_INVALID',
+    });
   }
   // A state nested far past the depth cap: 400 with a typed error, and no orphan run listed.
-  const deep = await send('POST', `/runs/${runId}/fork`, `{"node":"guard","state":{"amount":5,"x":${deepJson(100_000)}}}`, ADMIN);
+  const deep = await send(
+    'POST',
+    `/runs/${runId}/fork`,
+    `{"node":"guard","state":{"amount":5,"x":${deepJson(100_000)}}}`,
+    ADMIN,
+  );
   expect({ status: deep.status, code: deep.json.error.code }).toEqual({ status: 400, code: 'INVALID_PARAMS' });
   expect(await runIds(send)).toEqual(before);
 
   // A valid fork by the owner works, is owned by it, and resumes.
-  const forked = await send('POST', `/runs/${runId}/fork`, JSON.stringify({ node: 'approve', state: { amount: 60, checked: true, approved: true } }), ADMIN);
+  const forked = await send(
+    'POST',
+    `/runs/${runId}/fork`,
+    JSON.stringify({ node: 'approve', state: { amount: 60, checked: true, approved: true } }),
+    ADMIN,
+  );
   expect(forked.status).toBe(201);
   const forkId = forked.json.run_id as string;
   expect((await send('GET', `/runs/${forkId}`, undefined, ADMIN)).json.owner).toEqual(record.json.owner);
   expect((await send('POST', `/runs/${forkId}/resume`, '{}', VIEWER)).status).toBe(403);
-  expect((await send('POST', `/runs/${forkId}/resume`, '{}', ADMIN)).json).toMatchObject({ status: 'completed', state: { paid: 60 } });
+  expect((await send('POST', `/runs/${forkId}/resume`, '{}', ADMIN)).json).toMatchObject({
+    status: 'completed',
+    state: { paid: 60 },
+  });
 
   // Nor resume it with a state_update the schema refuses: 400, and the run stays paused.
-  const badUpdate = await send('POST', `/runs/${runId}/resume`, JSON.stringify({ state_update: { amount: 5000 } }), ADMIN);
-  expect({ status: badUpdate.status, code: badUpdate.json.error?.code }).toEqual({ status: 400, code: 'INPUT_INVALID' });
+  const badUpdate = await send(
+    'POST',
+    `/runs/${runId}/resume`,
+    JSON.stringify({ state_update: { amount: 5000 } }),
+    ADMIN,
+  );
+  expect({ status: badUpdate.status, code: badUpdate.json.error?.code }).toEqual({
+    status: 400,
+    code: 'INPUT_INVALID',
+  });
   expect((await send('GET', `/runs/${runId}`, undefined, ADMIN)).json.status).toBe('interrupted');
-  expect((await send('POST', `/runs/${runId}/resume`, '{}', ADMIN)).json).toMatchObject({ status: 'completed', state: { paid: 40 } });
+  expect((await send('POST', `/runs/${runId}/resume`, '{}', ADMIN)).json).toMatchObject({
+    status: 'completed',
+    state: { paid: 40 },
+  });
 
   // A viewer's own run: another viewer token (same role) is refused; the owner and an admin are not.
   const own = await send('POST', '/agents/payout/runs', JSON.stringify({ input: { amount: 7 } }), VIEWER);
   expect(own.json.status).toBe('interrupted');
   expect((await send('POST', `/runs/${own.json.run_id}/resume`, '{}', OTHER_VIEWER)).status).toBe(403);
-  const ownFork = await send('POST', `/runs/${own.json.run_id}/fork`, JSON.stringify({ node: 'approve', state: { amount: 8 } }), VIEWER);
+  const ownFork = await send(
+    'POST',
+    `/runs/${own.json.run_id}/fork`,
+    JSON.stringify({ node: 'approve', state: { amount: 8 } }),
+    VIEWER,
+  );
   expect(ownFork.status).toBe(201);
-  expect((await send('POST', `/runs/${own.json.run_id}/resume`, '{}', VIEWER)).json).toMatchObject({ status: 'completed', state: { paid: 7 } });
-  expect((await send('POST', `/runs/${ownFork.json.run_id}/resume`, '{}', ADMIN)).json).toMatchObject({ status: 'completed', state: { paid: 8 } });
+  expect((await send('POST', `/runs/${own.json.run_id}/resume`, '{}', VIEWER)).json).toMatchObject({
+    status: 'completed',
+    state: { paid: 7 },
+  });
+  expect((await send('POST', `/runs/${ownFork.json.run_id}/resume`, '{}', ADMIN)).json).toMatchObject({
+    status: 'completed',
+    state: { paid: 8 },
+  });
 }
 
 /** A start and an MCP call with bodies nested past the cap: 400 with a typed error, never a 500. */

@@ -32,7 +32,7 @@ function sender(miniflare: Miniflare): Send {
 }
 
 describe('runs in the request, KV stores', () => {
-  it('a viewer cannot fork or resume an admin\'s run; forked state is held to input_schema; deep bodies are 400; a cut quote shows no part of a secret', async () => {
+  it("a viewer cannot fork or resume an admin's run; forked state is held to input_schema; deep bodies are 400; a cut quote shows no part of a secret", async () => {
     const miniflare = await startWorker(script, { bindings: { API_TOKENS, ...SECRET_BINDINGS } });
     running.push(miniflare);
     await attackForkAndResume(sender(miniflare));
@@ -42,7 +42,7 @@ describe('runs in the request, KV stores', () => {
 });
 
 describe('runs in Durable Objects', () => {
-  it('a viewer cannot fork or resume an admin\'s run; forked state is held to input_schema; deep bodies are 400; a cut quote shows no part of a secret', async () => {
+  it("a viewer cannot fork or resume an admin's run; forked state is held to input_schema; deep bodies are 400; a cut quote shows no part of a secret", async () => {
     const miniflare = await startDurableWorker(script, { bindings: { API_TOKENS, ...SECRET_BINDINGS } });
     running.push(miniflare);
     await attackForkAndResume(sender(miniflare));

@@ -43,7 +43,10 @@ beforeAll(async () => {
   const agentsDir = path.join(directory, 'agents');
   await mkdir(agentsDir);
   await writeFile(path.join(agentsDir, 'busy.yaml'), BUSY);
-  await writeFile(path.join(agentsDir, 'asker.yaml'), await readFile(path.join(import.meta.dirname, 'agents', 'asker.yaml'), 'utf8'));
+  await writeFile(
+    path.join(agentsDir, 'asker.yaml'),
+    await readFile(path.join(import.meta.dirname, 'agents', 'asker.yaml'), 'utf8'),
+  );
   mock = await startMockOpenAI({ replies: ['slow answer'], chunkSize: 4, chunkDelayMs: 5 });
   server = await serve({
     port: 0,
@@ -90,7 +93,11 @@ describe('RunSlots', () => {
 describe('serve under load', () => {
   it('beyond the running runs and the line, a start is 503 OVERLOADED with Retry-After; every accepted run completes', async () => {
     mock.setFault({ type: 'delay', ms: 1500, times: 3 });
-    const started = await Promise.all([0, 1].map((index) => post('/agents/asker/runs', { input: { question: `q${index}` } }, { prefer: 'respond-async' })));
+    const started = await Promise.all(
+      [0, 1].map((index) =>
+        post('/agents/asker/runs', { input: { question: `q${index}` } }, { prefer: 'respond-async' }),
+      ),
+    );
     expect(started.map((answer) => answer.status)).toEqual([202, 202]);
     // The third waits in line (its answer comes once a slot is free); the fourth is refused now.
     const lined = post('/agents/asker/runs', { input: { question: 'q2' } }, { prefer: 'respond-async' });
@@ -101,7 +108,8 @@ describe('serve under load', () => {
     expect(refused.json.error.code).toBe('OVERLOADED');
     expect((await lined).status).toBe(202);
     const ids = [...started.map((answer) => answer.json.run_id), (await lined).json.run_id] as string[];
-    for (const runId of ids) expect((await waitForStatus(runId, (status) => status !== 'running')).status).toBe('completed');
+    for (const runId of ids)
+      expect((await waitForStatus(runId, (status) => status !== 'running')).status).toBe('completed');
     mock.setFault();
   }, 60_000);
 
@@ -126,11 +134,36 @@ describe('serve keeps a bounded history', () => {
     const { traceStore } = createFsStores(traceDir);
     const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
     for (let index = 0; index < 5; index++) {
-      await traceStore.putRun({ run_id: `done-${index}`, agent: 'asker', status: 'completed', stop_reason: 'completed', created_at: at(50 - index), updated_at: at(50 - index) });
+      await traceStore.putRun({
+        run_id: `done-${index}`,
+        agent: 'asker',
+        status: 'completed',
+        stop_reason: 'completed',
+        created_at: at(50 - index),
+        updated_at: at(50 - index),
+      });
     }
-    await traceStore.putRun({ run_id: 'ancient', agent: 'asker', status: 'failed', stop_reason: 'error', created_at: at(60 * 24 * 40), updated_at: at(60 * 24 * 40) });
-    await traceStore.putRun({ run_id: 'still-running', agent: 'asker', status: 'running', created_at: at(60 * 24 * 50), updated_at: at(60 * 24 * 50) });
-    const retaining = await serve({ port: 0, agentsDir: path.join(directory, 'agents'), traceDir, retention: { maxRuns: 3, maxAgeMs: 30 * 86_400_000 } });
+    await traceStore.putRun({
+      run_id: 'ancient',
+      agent: 'asker',
+      status: 'failed',
+      stop_reason: 'error',
+      created_at: at(60 * 24 * 40),
+      updated_at: at(60 * 24 * 40),
+    });
+    await traceStore.putRun({
+      run_id: 'still-running',
+      agent: 'asker',
+      status: 'running',
+      created_at: at(60 * 24 * 50),
+      updated_at: at(60 * 24 * 50),
+    });
+    const retaining = await serve({
+      port: 0,
+      agentsDir: path.join(directory, 'agents'),
+      traceDir,
+      retention: { maxRuns: 3, maxAgeMs: 30 * 86_400_000 },
+    });
     try {
       let ids: string[] = [];
       for (let attempt = 0; attempt < 200; attempt++) {

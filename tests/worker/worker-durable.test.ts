@@ -40,14 +40,26 @@ describe('durable runs across Miniflare instances sharing persisted KV', () => {
   it('pauses on one instance, continues on a second and finishes on a third, with the uninterrupted final state', async () => {
     const first = await instance();
     const started = await call(first, 'POST', '/agents/counter/runs', { input: { count: 1 } });
-    expect(started.json).toMatchObject({ status: 'interrupted', stop_reason: 'interrupt_before', interrupt: { kind: 'interrupt', node: 'review', position: 'before' } });
+    expect(started.json).toMatchObject({
+      status: 'interrupted',
+      stop_reason: 'interrupt_before',
+      interrupt: { kind: 'interrupt', node: 'review', position: 'before' },
+    });
     const runId = started.json.run_id as string;
     await stop(first);
 
     const second = await instance();
-    expect((await call(second, 'GET', `/runs/${runId}`)).json).toMatchObject({ status: 'interrupted', agent: 'counter' });
+    expect((await call(second, 'GET', `/runs/${runId}`)).json).toMatchObject({
+      status: 'interrupted',
+      agent: 'counter',
+    });
     const middle = await call(second, 'POST', `/runs/${runId}/resume`, {});
-    expect(middle.json).toMatchObject({ run_id: runId, status: 'interrupted', stop_reason: 'interrupt_after', interrupt: { node: 'finish', position: 'after' } });
+    expect(middle.json).toMatchObject({
+      run_id: runId,
+      status: 'interrupted',
+      stop_reason: 'interrupt_after',
+      interrupt: { node: 'finish', position: 'after' },
+    });
     await stop(second);
 
     const third = await instance();
@@ -59,10 +71,17 @@ describe('durable runs across Miniflare instances sharing persisted KV', () => {
 
     const record = await call(third, 'GET', `/runs/${runId}`);
     expect(record.json).toMatchObject({ status: 'completed', agent: 'counter' });
-    const events = (await call(third, 'GET', `/runs/${runId}/events`)).text.trim().split('\n').map((line) => JSON.parse(line));
+    const events = (await call(third, 'GET', `/runs/${runId}/events`)).text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
     expect(events.filter((event) => event.type === 'interrupt')).toHaveLength(2);
-    expect(events.filter((event) => event.type === 'done').map((event) => event.data.status)).toEqual(['interrupted', 'interrupted', 'completed']);
+    expect(events.filter((event) => event.type === 'done').map((event) => event.data.status)).toEqual([
+      'interrupted',
+      'interrupted',
+      'completed',
+    ]);
 
     const again = await call(third, 'POST', `/runs/${runId}/resume`, {});
     expect(again.status).toBe(409);
@@ -74,7 +93,9 @@ describe('durable runs across Miniflare instances sharing persisted KV', () => {
   it('merges state_update on resume', async () => {
     const miniflare = await instance();
     const started = await call(miniflare, 'POST', '/agents/counter/runs', { input: { count: 1 } });
-    const resumed = await call(miniflare, 'POST', `/runs/${started.json.run_id}/resume`, { state_update: { bonus: 5 } });
+    const resumed = await call(miniflare, 'POST', `/runs/${started.json.run_id}/resume`, {
+      state_update: { bonus: 5 },
+    });
     expect(resumed.json).toMatchObject({ status: 'interrupted', state: { total: 29, bonus: 5 } });
     await stop(miniflare);
   });
@@ -84,7 +105,10 @@ describe('durable runs across Miniflare instances sharing persisted KV', () => {
     const started = await call(miniflare, 'POST', '/agents/counter/runs', { input: {} });
     const runId = started.json.run_id as string;
     const pause = { checkpoint_id: started.json.interrupt.checkpoint_id };
-    const results = await Promise.all([call(miniflare, 'POST', `/runs/${runId}/resume`, pause), call(miniflare, 'POST', `/runs/${runId}/resume`, pause)]);
+    const results = await Promise.all([
+      call(miniflare, 'POST', `/runs/${runId}/resume`, pause),
+      call(miniflare, 'POST', `/runs/${runId}/resume`, pause),
+    ]);
     expect(results.map((result) => result.status).sort()).toEqual([200, 409]);
     expect(results.find((result) => result.status === 409)!.json.error.code).toBe('CONFLICT');
     await stop(miniflare);
@@ -96,7 +120,10 @@ describe('durable runs across Miniflare instances sharing persisted KV', () => {
     const started = await call(left, 'POST', '/agents/counter/runs', { input: {} });
     const runId = started.json.run_id as string;
     const pause = { checkpoint_id: started.json.interrupt.checkpoint_id };
-    const results = await Promise.all([call(left, 'POST', `/runs/${runId}/resume`, pause), call(right, 'POST', `/runs/${runId}/resume`, pause)]);
+    const results = await Promise.all([
+      call(left, 'POST', `/runs/${runId}/resume`, pause),
+      call(right, 'POST', `/runs/${runId}/resume`, pause),
+    ]);
     // Exactly one resume runs. The other loses the claim (409); on a loaded machine the two
     // Miniflare instances' shared on-disk KV can also refuse its concurrent write, which the loser
     // reports as STORAGE_ERROR (503) — it still does not run.
@@ -105,7 +132,10 @@ describe('durable runs across Miniflare instances sharing persisted KV', () => {
     expect([409, 503]).toContain(statuses[1]);
     const loser = results.find((result) => result.status !== 200)!;
     expect(['CONFLICT', 'STORAGE_ERROR']).toContain(loser.json.error.code);
-    const events = (await call(left, 'GET', `/runs/${runId}/events`)).text.trim().split('\n').map((line) => JSON.parse(line));
+    const events = (await call(left, 'GET', `/runs/${runId}/events`)).text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(events.filter((event) => event.type === 'node_start' && event.node === 'review')).toHaveLength(1);
     await stop(left);
     await stop(right);
@@ -116,17 +146,36 @@ describe('durable runs across Miniflare instances sharing persisted KV', () => {
     const operator = { authorization: 'Bearer op-token' };
     const first = await instance(tokens);
     const paused = await call(first, 'POST', '/agents/approver/runs', { input: {} }, operator);
-    expect(paused.json).toMatchObject({ status: 'interrupted', stop_reason: 'confirmation', interrupt: { kind: 'tool_confirmation', tool: 'math.calculate', arguments: { expression: '6 * 7' } } });
+    expect(paused.json).toMatchObject({
+      status: 'interrupted',
+      stop_reason: 'confirmation',
+      interrupt: { kind: 'tool_confirmation', tool: 'math.calculate', arguments: { expression: '6 * 7' } },
+    });
     const denied = await call(first, 'POST', '/agents/approver/runs', { input: {} }, operator);
     await stop(first);
 
     const second = await instance(tokens);
     const approved = await call(second, 'POST', `/runs/${paused.json.run_id}/resume`, { approval: true }, operator);
-    expect(approved.json).toMatchObject({ status: 'completed', state: { answer: 'done', observations: ['{"result":42}', 'Goal achieved.'] } });
-    const refused = await call(second, 'POST', `/runs/${denied.json.run_id}/resume`, { approval: { approved: false } }, operator);
+    expect(approved.json).toMatchObject({
+      status: 'completed',
+      state: { answer: 'done', observations: ['{"result":42}', 'Goal achieved.'] },
+    });
+    const refused = await call(
+      second,
+      'POST',
+      `/runs/${denied.json.run_id}/resume`,
+      { approval: { approved: false } },
+      operator,
+    );
     expect(refused.json.status).toBe('completed');
     expect(refused.json.state.observations[0]).toMatch(/denied/i);
-    const viewer = await call(second, 'POST', '/agents/approver/runs', { input: {} }, { authorization: 'Bearer view-token' });
+    const viewer = await call(
+      second,
+      'POST',
+      '/agents/approver/runs',
+      { input: {} },
+      { authorization: 'Bearer view-token' },
+    );
     expect(viewer.json.status).toBe('completed');
     expect(viewer.json.state.observations[0]).toContain('Access denied');
     await stop(second);

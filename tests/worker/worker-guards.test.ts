@@ -33,7 +33,11 @@ afterAll(async () => {
   await attacker?.close();
 });
 
-async function fetchRaw(miniflare: Miniflare, route: string, init: { method?: string; headers?: Record<string, string>; body?: string }) {
+async function fetchRaw(
+  miniflare: Miniflare,
+  route: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string },
+) {
   const response = await miniflare.dispatchFetch(`http://worker.test${route}`, init);
   const text = await response.text();
   return { status: response.status, text, headers: response.headers };
@@ -41,10 +45,20 @@ async function fetchRaw(miniflare: Miniflare, route: string, init: { method?: st
 
 describe('worker: requests a page could send (Miniflare)', () => {
   it('refuses text/plain, form and type-less POST bodies with 415', async () => {
-    for (const headers of [{ 'content-type': 'text/plain;charset=UTF-8' }, { 'content-type': 'application/x-www-form-urlencoded' }, { 'content-type': 'multipart/form-data; boundary=b' }, {}] as Array<Record<string, string>>) {
+    for (const headers of [
+      { 'content-type': 'text/plain;charset=UTF-8' },
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      { 'content-type': 'multipart/form-data; boundary=b' },
+      {},
+    ] as Array<Record<string, string>>) {
       for (const route of ['/agents/counter/runs', '/runs/some-run/resume']) {
         const response = await fetchRaw(plain, route, { method: 'POST', headers, body: '{"input":{}}' });
-        expect({ route, headers, status: response.status, code: JSON.parse(response.text).error.code }).toEqual({ route, headers, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+        expect({ route, headers, status: response.status, code: JSON.parse(response.text).error.code }).toEqual({
+          route,
+          headers,
+          status: 415,
+          code: 'UNSUPPORTED_MEDIA_TYPE',
+        });
       }
     }
     expect((await call(plain, 'GET', '/runs')).json.runs).toHaveLength(0);
@@ -53,11 +67,21 @@ describe('worker: requests a page could send (Miniflare)', () => {
   it('refuses foreign origins and cross-site requests without one; accepts the allowed origin', async () => {
     for (const origin of ['https://evil.example', 'null', 'https://app.example.evil.example', 'http://app.example']) {
       const response = await call(plain, 'POST', '/agents/counter/runs', {}, { origin });
-      expect({ origin, status: response.status, code: response.json?.error?.code }).toEqual({ origin, status: 403, code: 'FORBIDDEN' });
+      expect({ origin, status: response.status, code: response.json?.error?.code }).toEqual({
+        origin,
+        status: 403,
+        code: 'FORBIDDEN',
+      });
     }
-    expect((await call(plain, 'GET', '/runs/x/review?learn=true', undefined, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
-    expect((await call(plain, 'POST', '/agents/counter/runs', {}, { origin: 'https://app.example' })).json.status).toBe('interrupted');
-    expect((await call(plain, 'POST', '/agents/counter/runs', {}, { origin: 'http://worker.test' })).json.status).toBe('interrupted');
+    expect(
+      (await call(plain, 'GET', '/runs/x/review?learn=true', undefined, { 'sec-fetch-site': 'cross-site' })).status,
+    ).toBe(403);
+    expect((await call(plain, 'POST', '/agents/counter/runs', {}, { origin: 'https://app.example' })).json.status).toBe(
+      'interrupted',
+    );
+    expect((await call(plain, 'POST', '/agents/counter/runs', {}, { origin: 'http://worker.test' })).json.status).toBe(
+      'interrupted',
+    );
   });
 
   it('answers unknown routes 404 and wrong methods 405, both as {error: {code, message}}', async () => {
@@ -68,9 +92,19 @@ describe('worker: requests a page could send (Miniflare)', () => {
       ['GET', '/runs/x/resume', 405, 'METHOD_NOT_ALLOWED'],
       ['PATCH', '/agents', 405, 'METHOD_NOT_ALLOWED'],
     ] as const) {
-      const response = await fetchRaw(plain, route, { method, headers: { 'content-type': 'application/json' }, ...(method === 'GET' || method === 'DELETE' ? {} : { body: '{}' }) });
+      const response = await fetchRaw(plain, route, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(method === 'GET' || method === 'DELETE' ? {} : { body: '{}' }),
+      });
       const body = JSON.parse(response.text);
-      expect({ route, method, status: response.status, code: body.error.code, message: typeof body.error.message }).toEqual({ route, method, status, code, message: 'string' });
+      expect({
+        route,
+        method,
+        status: response.status,
+        code: body.error.code,
+        message: typeof body.error.message,
+      }).toEqual({ route, method, status, code, message: 'string' });
     }
   });
 });
@@ -91,7 +125,9 @@ describe('worker: the model key never leaves (Miniflare)', () => {
     const text = await stream.text();
     expect(text).not.toContain(KEY);
     const events = parseSse(text);
-    const chunks = events.filter((event) => event.event === 'answer_chunk').map((event) => event.data.data.content as string);
+    const chunks = events
+      .filter((event) => event.event === 'answer_chunk')
+      .map((event) => event.data.data.content as string);
     expect(chunks.length).toBeGreaterThan(5);
     expect(chunks.join('')).toBe('Here it is: [REDACTED] (do not share)');
     const runId = events[0]!.data.run_id as string;
@@ -109,9 +145,13 @@ describe('worker: the model key never leaves (Miniflare)', () => {
     expect(JSON.stringify(received[0]!.headers)).not.toContain(KEY);
 
     const hostBefore = host.chatRequests.length;
-    expect((await call(keyed, 'POST', '/agents/fetcher/runs', { input: { where: attacker.url } })).json.status).toBe('completed');
+    expect((await call(keyed, 'POST', '/agents/fetcher/runs', { input: { where: attacker.url } })).json.status).toBe(
+      'completed',
+    );
     expect(attacker.chatRequests.length).toBe(before + 1);
-    expect(host.chatRequests.slice(hostBefore).map((request) => request.headers.authorization)).toEqual([`Bearer ${KEY}`]);
+    expect(host.chatRequests.slice(hostBefore).map((request) => request.headers.authorization)).toEqual([
+      `Bearer ${KEY}`,
+    ]);
   });
 });
 
@@ -121,7 +161,12 @@ describe('a deployment variable the worker cannot read', () => {
     try {
       for (const route of ['/health', '/agents']) {
         const answer = await call(misconfigured, 'GET', route);
-        expect({ route, status: answer.status, code: answer.json.error.code, field: answer.json.error.field }).toEqual({ route, status: 500, code: 'HOST_CONFIG', field: 'MAX_BODY_BYTES' });
+        expect({ route, status: answer.status, code: answer.json.error.code, field: answer.json.error.field }).toEqual({
+          route,
+          status: 500,
+          code: 'HOST_CONFIG',
+          field: 'MAX_BODY_BYTES',
+        });
         expect(answer.json.error.message).toContain('MAX_BODY_BYTES must be an integer ≥ 1, got "1 MiB"');
       }
     } finally {
@@ -129,4 +174,3 @@ describe('a deployment variable the worker cannot read', () => {
     }
   });
 });
-

@@ -20,8 +20,15 @@ const root = packageRoot();
 const LUA_VM = /fengari|luaopen_/;
 
 interface WorkerBuild {
-  bundleWorker(options: { root: string; agentsDir: string; scripts?: string[] }): Promise<{ text: string; languages: string[]; features: string[] }>;
-  checkAgents(root: string, sources: Array<{ file: string; source: string }>): Promise<{ prebuilt: PrebuiltAgent[]; languages: string[] }>;
+  bundleWorker(options: {
+    root: string;
+    agentsDir: string;
+    scripts?: string[];
+  }): Promise<{ text: string; languages: string[]; features: string[] }>;
+  checkAgents(
+    root: string,
+    sources: Array<{ file: string; source: string }>,
+  ): Promise<{ prebuilt: PrebuiltAgent[]; languages: string[] }>;
   default: unknown;
 }
 
@@ -51,11 +58,18 @@ describe('worker script sandboxes chosen from the agents', () => {
     expect(listed.json.map((agent: { name: string }) => agent.name)).toEqual(['echo', 'triage']);
     const run = await call(worker, 'POST', '/agents/triage/runs', { input: { ticket: 'I was charged twice' } });
     expect(run.status).toBe(200);
-    expect(run.json).toMatchObject({ status: 'completed', state: { category: { content: 'billing' }, note: { content: expect.any(String) } } });
+    expect(run.json).toMatchObject({
+      status: 'completed',
+      state: { category: { content: 'billing' }, note: { content: expect.any(String) } },
+    });
   });
 
   it('the same agents built with Lua asked for (TEA_WORKER_SCRIPTS) carry the VM', async () => {
-    const withLua = await (await workerBuild()).bundleWorker({ root, agentsDir: 'tests/worker/agents-no-lua', scripts: ['lua'] });
+    const withLua = await (await workerBuild()).bundleWorker({
+      root,
+      agentsDir: 'tests/worker/agents-no-lua',
+      scripts: ['lua'],
+    });
     expect(withLua.languages).toEqual(['lua']);
     expect(withLua.text).toMatch(LUA_VM);
     expect(withLua.text.length).toBeGreaterThan(noLua.text.length + 100_000);
@@ -69,7 +83,9 @@ describe('worker script sandboxes chosen from the agents', () => {
     expect(evaluator.source).toContain('type: lua');
     expect(evaluator.source).not.toMatch(/^ {4}run:/m);
     expect((await build.checkAgents(root, [evaluator])).languages).toEqual(['lua']);
-    expect((await build.checkAgents(root, [{ file: 'plain.yaml', source: 'name: plain\nnodes:\n  - name: a\n' }])).languages).toEqual([]);
+    expect(
+      (await build.checkAgents(root, [{ file: 'plain.yaml', source: 'name: plain\nnodes:\n  - name: a\n' }])).languages,
+    ).toEqual([]);
   }, 120_000);
 
   it('leaves the MCP client out unless an agent declares settings.mcp', async () => {
@@ -85,12 +101,19 @@ describe('worker script sandboxes chosen from the agents', () => {
   }, 180_000);
 
   it('refuses an unknown language asked for by name', async () => {
-    const failure = await (await workerBuild()).bundleWorker({ root, agentsDir: 'tests/worker/agents-no-lua', scripts: ['cobol'] }).catch((error: Error) => error);
+    const failure = await (await workerBuild())
+      .bundleWorker({ root, agentsDir: 'tests/worker/agents-no-lua', scripts: ['cobol'] })
+      .catch((error: Error) => error);
     expect((failure as Error).message).toContain("unknown script language 'cobol'");
   }, 120_000);
 
   it('an agent with Lua added to a Lua-less worker is refused at load with SCRIPT_ENGINE_NOT_LOADED', async () => {
-    const { prebuilt } = await (await workerBuild()).checkAgents(root, [{ file: 'extra/adder.yaml', source: 'name: adder\nnodes:\n  - name: add\n    run: |\n      return { sum = 1 + 2 }\n' }]);
+    const { prebuilt } = await (await workerBuild()).checkAgents(root, [
+      {
+        file: 'extra/adder.yaml',
+        source: 'name: adder\nnodes:\n  - name: add\n    run: |\n      return { sum = 1 + 2 }\n',
+      },
+    ]);
     // The sandboxes a Lua-less worker bundles: none (virtual:tea-script-sandboxes with no language).
     const source = prebuiltAgentSource(prebuilt, Object.freeze({}));
     const error = (() => {
@@ -105,6 +128,8 @@ describe('worker script sandboxes chosen from the agents', () => {
     const agentError = error as AgentError;
     expect(agentError.code).toBe('SCRIPT_ENGINE_NOT_LOADED');
     expect(agentError.location).toMatchObject({ file: 'extra/adder.yaml', node: 'add', field: 'run', line: 4 });
-    expect(agentError.details.errors).toEqual([expect.objectContaining({ code: 'SCRIPT_ENGINE_NOT_LOADED', node: 'add', field: 'run' })]);
+    expect(agentError.details.errors).toEqual([
+      expect.objectContaining({ code: 'SCRIPT_ENGINE_NOT_LOADED', node: 'add', field: 'run' }),
+    ]);
   }, 120_000);
 });

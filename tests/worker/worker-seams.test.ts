@@ -27,16 +27,42 @@ describe('agent files and files through the Workers app and tea-edge serve', () 
   beforeAll(async () => {
     const { Miniflare } = await import('miniflare');
     const { bundleWorker } = await import(pathToFileURL(path.join(root, 'build/targets/30-worker.mjs')).href);
-    const { text } = (await bundleWorker({ root, entry: 'worker/cloudflare/cloudflare.ts', agentsDir: 'examples', minify: true })) as { text: string };
-    const base = { modules: true, script: text, compatibilityDate: COMPATIBILITY_DATE, compatibilityFlags: COMPATIBILITY_FLAGS, kvNamespaces: ['TRACES'] };
+    const { text } = (await bundleWorker({
+      root,
+      entry: 'worker/cloudflare/cloudflare.ts',
+      agentsDir: 'examples',
+      minify: true,
+    })) as { text: string };
+    const base = {
+      modules: true,
+      script: text,
+      compatibilityDate: COMPATIBILITY_DATE,
+      compatibilityFlags: COMPATIBILITY_FLAGS,
+      kvNamespaces: ['TRACES'],
+    };
     withFiles = new Miniflare({ ...base, r2Buckets: ['FILES'] });
     withoutFiles = new Miniflare(base);
     // With RUNS bound, every run executes in its Durable Object (worker/cloudflare/run-coordinator.ts).
-    durable = new Miniflare({ ...base, r2Buckets: ['FILES'], durableObjects: { RUNS: { className: 'RunCoordinator', useSQLite: true } } });
+    durable = new Miniflare({
+      ...base,
+      r2Buckets: ['FILES'],
+      durableObjects: { RUNS: { className: 'RunCoordinator', useSQLite: true } },
+    });
     directory = mkdtempSync(path.join(tmpdir(), 'tea-serve-files-'));
     mkdirSync(path.join(directory, 'files'));
-    server = await serve({ port: 0, agentsDir: path.join(root, 'examples'), traceDir: path.join(directory, 'traces'), filesDir: path.join(directory, 'files'), webDemoDir: directory });
-    bare = await serve({ port: 0, agentsDir: path.join(root, 'examples'), traceDir: path.join(directory, 'traces-bare'), webDemoDir: directory });
+    server = await serve({
+      port: 0,
+      agentsDir: path.join(root, 'examples'),
+      traceDir: path.join(directory, 'traces'),
+      filesDir: path.join(directory, 'files'),
+      webDemoDir: directory,
+    });
+    bare = await serve({
+      port: 0,
+      agentsDir: path.join(root, 'examples'),
+      traceDir: path.join(directory, 'traces-bare'),
+      webDemoDir: directory,
+    });
   }, 120_000);
   afterAll(async () => {
     await withFiles?.dispose();
@@ -48,11 +74,19 @@ describe('agent files and files through the Workers app and tea-edge serve', () 
   });
 
   async function inWorker(miniflare: Miniflare, agent: string, input: Record<string, unknown>) {
-    const response = await miniflare.dispatchFetch(`http://worker.test/agents/${agent}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
+    const response = await miniflare.dispatchFetch(`http://worker.test/agents/${agent}/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input }),
+    });
     return (await response.json()) as { status: string; state: Record<string, unknown>; error?: { code: string } };
   }
   async function onNode(target: RunningServer, agent: string, input: Record<string, unknown>) {
-    const response = await fetch(`${target.url}/agents/${agent}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
+    const response = await fetch(`${target.url}/agents/${agent}/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input }),
+    });
     return (await response.json()) as { status: string; state: Record<string, unknown>; error?: { code: string } };
   }
 
@@ -73,7 +107,9 @@ describe('agent files and files through the Workers app and tea-edge serve', () 
     const node = await onNode(server, 'tea-file-notes', { topic: 'genmaicha' });
     expect(worker.status, JSON.stringify(worker.error)).toBe('completed');
     expect(worker.state).toEqual(node.state);
-    const bucket = (await withFiles.getR2Bucket('FILES')) as unknown as { get(key: string): Promise<{ text(): Promise<string> } | null> };
+    const bucket = (await withFiles.getR2Bucket('FILES')) as unknown as {
+      get(key: string): Promise<{ text(): Promise<string> } | null>;
+    };
     expect(await (await bucket.get('notes/genmaicha.md'))?.text()).toContain('# genmaicha');
     expect(readFileSync(path.join(directory, 'files/summaries/genmaicha.txt'), 'utf8')).toBe(worker.state.summary);
     const inObject = await inWorker(durable, 'tea-file-notes', { topic: 'genmaicha' });

@@ -16,7 +16,14 @@ beforeAll(async () => {
   const script = await bundleTestWorker();
   mock = await startMockOpenAI({ replies: ['The answer is forty-two.'], chunkSize: 6 });
   scripted = await startWorker(script);
-  mocked = await startWorker(script, { bindings: { LLM_BASE_URL: mock.url, LLM_MODEL: 'mock-model', LLM_API_KEY: 'sk-test-key-123', SSE_HEARTBEAT_MS: '200' } });
+  mocked = await startWorker(script, {
+    bindings: {
+      LLM_BASE_URL: mock.url,
+      LLM_MODEL: 'mock-model',
+      LLM_API_KEY: 'sk-test-key-123',
+      SSE_HEARTBEAT_MS: '200',
+    },
+  });
 });
 
 afterAll(async () => {
@@ -60,7 +67,9 @@ describe('SSE (Miniflare)', () => {
     // earlier read than the answer, so the stream was not buffered to the end.
     const firstWithAnswer = reads.findIndex((text) => text.includes('event: answer_chunk'));
     expect(reads.findIndex((text) => text.includes('event: run_start'))).toBeLessThan(firstWithAnswer);
-    expect(reads.findIndex((text) => text.includes('event: done'))).toBeGreaterThan(reads.findIndex((text) => text.includes('event: llm_request')));
+    expect(reads.findIndex((text) => text.includes('event: done'))).toBeGreaterThan(
+      reads.findIndex((text) => text.includes('event: llm_request')),
+    );
 
     const events = parseSse(reads.join(''));
     expect(events.map((event) => event.data.seq)).toEqual(events.map((_, index) => index + 1));
@@ -74,8 +83,13 @@ describe('SSE (Miniflare)', () => {
     expect(events.at(-1)!.data.data.state.greeting).toBeDefined();
 
     const stored = await call(scripted, 'GET', `/runs/${events[0]!.data.run_id}/events`);
-    const storedEvents = stored.text.trim().split('\n').map((line) => JSON.parse(line));
-    expect(storedEvents.map((event) => [event.seq, event.type])).toEqual(events.map((event) => [event.data.seq, event.event]));
+    const storedEvents = stored.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(storedEvents.map((event) => [event.seq, event.type])).toEqual(
+      events.map((event) => [event.data.seq, event.event]),
+    );
   });
 });
 
@@ -88,7 +102,10 @@ describe('SSE on resume (Miniflare)', () => {
     const events = parseSse(await response.text());
     expect(events[0]!.data.seq).toBe(before + 1);
     expect(events.map((event) => event.data.seq)).toEqual(events.map((_, index) => before + 1 + index));
-    expect(events.at(-1)).toMatchObject({ event: 'done', data: { data: { status: 'interrupted', stop_reason: 'interrupt_after' } } });
+    expect(events.at(-1)).toMatchObject({
+      event: 'done',
+      data: { data: { status: 'interrupted', stop_reason: 'interrupt_after' } },
+    });
     const conflict = await postStream(scripted, `/runs/not-a-run/resume`, {});
     expect(conflict.status).toBe(404);
     expect(((await conflict.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
@@ -100,7 +117,10 @@ describe('model server through the worker (Miniflare + mock on 127.0.0.1)', () =
     mock.setFault();
     const response = await call(mocked, 'POST', '/agents/asker/runs', { input: { question: 'What is the answer?' } });
     expect(response.status).toBe(200);
-    expect(response.json).toMatchObject({ status: 'completed', state: { answer: { content: expect.stringContaining('forty-two') } } });
+    expect(response.json).toMatchObject({
+      status: 'completed',
+      state: { answer: { content: expect.stringContaining('forty-two') } },
+    });
     const last = mock.chatRequests.at(-1)!;
     expect(last.body.model).toBe('mock-model');
     expect(String(last.headers.authorization)).toBe('Bearer sk-test-key-123');
@@ -116,9 +136,14 @@ describe('model server through the worker (Miniflare + mock on 127.0.0.1)', () =
     expect(response.json.error.code).toMatch(/^LLM_/);
     const record = await call(mocked, 'GET', `/runs/${response.json.run_id}`);
     expect(record.json).toMatchObject({ status: 'failed', error: { code: response.json.error.code } });
-    const streamed = parseSse(await (await postStream(mocked, '/agents/asker/runs', { input: { question: 'Fail?' } })).text());
+    const streamed = parseSse(
+      await (await postStream(mocked, '/agents/asker/runs', { input: { question: 'Fail?' } })).text(),
+    );
     mock.setFault();
-    expect(streamed.at(-1)).toMatchObject({ event: 'done', data: { data: { status: 'failed', error: { code: response.json.error.code } } } });
+    expect(streamed.at(-1)).toMatchObject({
+      event: 'done',
+      data: { data: { status: 'failed', error: { code: response.json.error.code } } },
+    });
   });
 
   it('a client disconnecting mid-stream aborts the model call and the run is recorded as cancelled', async () => {
@@ -134,11 +159,20 @@ describe('model server through the worker (Miniflare + mock on 127.0.0.1)', () =
       text += decoder.decode(value, { stream: true });
     }
     const runId = parseSse(text.slice(0, text.lastIndexOf('\n\n') + 2))[0]!.data.run_id as string;
-    await eventually(async () => mock.chatRequests.length, (count) => count > before);
+    await eventually(
+      async () => mock.chatRequests.length,
+      (count) => count > before,
+    );
     await reader.cancel();
-    const record = await eventually(() => call(mocked, 'GET', `/runs/${runId}`), (response) => response.json?.status === 'cancelled');
+    const record = await eventually(
+      () => call(mocked, 'GET', `/runs/${runId}`),
+      (response) => response.json?.status === 'cancelled',
+    );
     expect(record.json).toMatchObject({ status: 'cancelled', stop_reason: 'cancelled' });
-    const request = await eventually(async () => mock.chatRequests[before]!, (recorded) => recorded.aborted);
+    const request = await eventually(
+      async () => mock.chatRequests[before]!,
+      (recorded) => recorded.aborted,
+    );
     expect(request.aborted).toBe(true);
     mock.setFault();
   });

@@ -53,7 +53,8 @@ export interface CloudflareContext {
 
 /** The KV stores of one environment. */
 function storesFor(env: CloudflareEnv) {
-  if (env.TRACES === undefined) throw new AgentError('STORAGE_ERROR', 'the TRACES KV namespace binding is missing (see wrangler.toml)');
+  if (env.TRACES === undefined)
+    throw new AgentError('STORAGE_ERROR', 'the TRACES KV namespace binding is missing (see wrangler.toml)');
   // Workers KV refuses an expiration under 60 seconds.
   const ttl = numberVariable('TRACE_TTL_SECONDS', env.TRACE_TTL_SECONDS, { min: 60 });
   return createKvStores(env.TRACES, ttl === undefined ? {} : { expirationTtl: ttl });
@@ -74,7 +75,10 @@ function servedAgents() {
 
 /** Agent files (the bundled agents) and the file root (the FILES bucket, when bound) of a run. */
 function seamsFor(env: CloudflareEnv, agents: ReturnType<typeof servedAgents>) {
-  return { agentFiles: prebuiltAgentFiles(agentFiles, agents), ...(env.FILES !== undefined ? { files: createR2FileStore(env.FILES) } : {}) };
+  return {
+    agentFiles: prebuiltAgentFiles(agentFiles, agents),
+    ...(env.FILES !== undefined ? { files: createR2FileStore(env.FILES) } : {}),
+  };
 }
 
 /** Creates the app for one environment. */
@@ -106,7 +110,9 @@ export class RunCoordinator extends RunCoordinatorBase {
       seams: seamsFor(env, agents),
       variables: env,
       writes,
-      ...(env.TRACES !== undefined ? { index: storesFor({ ...env, TRACES: countingPuts(env.TRACES, writes) }).traceStore } : {}),
+      ...(env.TRACES !== undefined
+        ? { index: storesFor({ ...env, TRACES: countingPuts(env.TRACES, writes) }).traceStore }
+        : {}),
       ...(ttl !== undefined ? { retentionMs: ttl * 1000 } : {}),
     });
   }

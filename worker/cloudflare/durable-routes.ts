@@ -33,7 +33,8 @@ export interface DurableObjectNamespaceLike {
 }
 
 function coordinator(namespace: DurableObjectNamespaceLike, runId: string) {
-  if (runId.length === 0 || runId.length > MAX_RUN_ID) throw httpError('NOT_FOUND', `no run '${runId.slice(0, MAX_RUN_ID)}'`);
+  if (runId.length === 0 || runId.length > MAX_RUN_ID)
+    throw httpError('NOT_FOUND', `no run '${runId.slice(0, MAX_RUN_ID)}'`);
   return namespace.get(namespace.idFromName(runId) as never);
 }
 
@@ -46,8 +47,19 @@ function passOn(response: Response): Response {
   return new Response(response.body, response);
 }
 
-async function post(namespace: DurableObjectNamespaceLike, runId: string, path: string, body: unknown): Promise<Response> {
-  return passOn(await coordinator(namespace, runId).fetch(`https://run-coordinator${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+async function post(
+  namespace: DurableObjectNamespaceLike,
+  runId: string,
+  path: string,
+  body: unknown,
+): Promise<Response> {
+  return passOn(
+    await coordinator(namespace, runId).fetch(`https://run-coordinator${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  );
 }
 
 /** The run routes (worker/run-routes.ts) with each run in its own coordinator object. */
@@ -63,11 +75,20 @@ export function durableRoutes(namespace: DurableObjectNamespaceLike): NonNullabl
     // its checkpoint to KV, where no object looks).
     fork({ parent, node, state, owner }) {
       const runId = crypto.randomUUID();
-      return post(namespace, runId, '/fork', { run_id: runId, parent_run_id: parent.run_id, agent: parent.agent, node, state, ...(owner !== undefined ? { owner } : {}) });
+      return post(namespace, runId, '/fork', {
+        run_id: runId,
+        parent_run_id: parent.run_id,
+        agent: parent.agent,
+        node,
+        state,
+        ...(owner !== undefined ? { owner } : {}),
+      });
     },
     async events(_c, runId, after, follow) {
       const headers = { accept: follow ? 'text/event-stream' : 'application/x-ndjson' };
-      return passOn(await coordinator(namespace, runId).fetch(`https://run-coordinator/events?after=${after}`, { headers }));
+      return passOn(
+        await coordinator(namespace, runId).fetch(`https://run-coordinator/events?after=${after}`, { headers }),
+      );
     },
   }));
 }
@@ -94,10 +115,15 @@ export function durableTraceStore(namespace: DurableObjectNamespaceLike, index: 
       const response = await coordinator(namespace, runId).fetch('https://run-coordinator/events');
       if (response.status === 404) return [];
       const text = await response.text();
-      return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as AgentEvent);
+      return text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as AgentEvent);
     },
     async deleteRun(runId) {
-      await coordinator(namespace, runId).fetch(`https://run-coordinator/delete?run_id=${encodeURIComponent(runId)}`, { method: 'POST' });
+      await coordinator(namespace, runId).fetch(`https://run-coordinator/delete?run_id=${encodeURIComponent(runId)}`, {
+        method: 'POST',
+      });
       await index.deleteRun(runId);
     },
   };

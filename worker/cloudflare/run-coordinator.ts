@@ -45,7 +45,13 @@ import { optionsFromVariables, type HostVariables } from '../host-config.js';
 import { answerRun, driveRun, resultResponse, type ActiveRun, type RespondMode } from '../run-answer.js';
 import { cursorOf, followResponse, ndjsonResponse } from '../run-follow.js';
 import { forkRun, type ForkRequest } from '../fork-run.js';
-import { noCheckpointError, recordAfterDone, restartsFor, whyNotContinue, type ResumePoint } from '../durable-continue.js';
+import {
+  noCheckpointError,
+  recordAfterDone,
+  restartsFor,
+  whyNotContinue,
+  type ResumePoint,
+} from '../durable-continue.js';
 
 /** The part of a Durable Object's state (`ctx`) the coordinator uses. */
 export interface DurableObjectStateLike {
@@ -99,7 +105,11 @@ export class RunCoordinatorBase {
   ) {
     this.store = new DurableRunStore(ctx.storage.sql, setup.index, setup.writes);
     const host = optionsFromVariables(setup.variables);
-    this.runOptions = { ...(host.llm !== undefined ? { llm: host.llm } : {}), ...(host.secrets !== undefined ? { secrets: host.secrets } : {}), ...setup.seams };
+    this.runOptions = {
+      ...(host.llm !== undefined ? { llm: host.llm } : {}),
+      ...(host.secrets !== undefined ? { secrets: host.secrets } : {}),
+      ...setup.seams,
+    };
     this.sanitizer = createSanitizer([host.llm?.overrides?.api_key]);
     this.heartbeatMs = host.sseHeartbeatMs ?? 5000;
     // A new instance holds no run in memory: a segment still executing is a run whose object died.
@@ -113,14 +123,20 @@ export class RunCoordinatorBase {
   async fetch(request: Request): Promise<Response> {
     try {
       const { pathname } = new URL(request.url);
-      if (request.method === 'POST' && pathname === '/start') return await this.start((await request.json()) as RunRequest & { agent: string; input: Record<string, unknown> });
-      if (request.method === 'POST' && pathname === '/resume') return await this.resume((await request.json()) as RunRequest & { resume: ResumeInput });
-      if (request.method === 'POST' && pathname === '/fork') return await this.fork((await request.json()) as ForkRequest & { agent: string });
+      if (request.method === 'POST' && pathname === '/start')
+        return await this.start(
+          (await request.json()) as RunRequest & { agent: string; input: Record<string, unknown> },
+        );
+      if (request.method === 'POST' && pathname === '/resume')
+        return await this.resume((await request.json()) as RunRequest & { resume: ResumeInput });
+      if (request.method === 'POST' && pathname === '/fork')
+        return await this.fork((await request.json()) as ForkRequest & { agent: string });
       if (request.method === 'POST' && pathname === '/cancel') return await this.cancel();
       if (request.method === 'GET' && pathname === '/events') return this.events(request);
       if (request.method === 'GET' && pathname === '/record') return this.recordResponse();
       if (request.method === 'GET' && pathname === '/stats') return Response.json(this.store.writes);
-      if (request.method === 'POST' && pathname === '/delete') return await this.forget(new URL(request.url).searchParams.get('run_id') ?? '');
+      if (request.method === 'POST' && pathname === '/delete')
+        return await this.forget(new URL(request.url).searchParams.get('run_id') ?? '');
       return errorResponse('NOT_FOUND', `run coordinator: no route ${request.method} ${pathname}`);
     } catch (error) {
       const { body } = toErrorResponse(error);
@@ -139,13 +155,16 @@ export class RunCoordinatorBase {
     }
     await this.recover();
     const record = this.store.record();
-    if (this.active === undefined && record !== undefined && record.status !== 'running') await this.expire(record.run_id, Date.parse(record.updated_at));
+    if (this.active === undefined && record !== undefined && record.status !== 'running')
+      await this.expire(record.run_id, Date.parse(record.updated_at));
   }
 
   private async armWatchdog(): Promise<void> {
     const deadline = this.store.resumePoint()?.checkpoint.deadline_at;
     const next = Date.now() + this.watchdogMs;
-    await this.ctx.storage.setAlarm(deadline !== undefined && deadline > Date.now() ? Math.min(next, deadline + 1) : next);
+    await this.ctx.storage.setAlarm(
+      deadline !== undefined && deadline > Date.now() ? Math.min(next, deadline + 1) : next,
+    );
   }
 
   /**
@@ -178,7 +197,12 @@ export class RunCoordinatorBase {
     if (this.active !== undefined) return;
     this.store.countRestart();
     const counted = { ...point, restarts: point.restarts + 1 };
-    const run = continueFromNode(agent!, point.checkpoint, this.store.lastSeq(), this.optionsFor(point.role !== undefined ? { role: point.role } : {}, counted));
+    const run = continueFromNode(
+      agent!,
+      point.checkpoint,
+      this.store.lastSeq(),
+      this.optionsFor(point.role !== undefined ? { role: point.role } : {}, counted),
+    );
     this.execute(run);
   }
 
@@ -202,9 +226,24 @@ export class RunCoordinatorBase {
     if (this.active !== undefined || record === undefined) return;
     const error = reason.toJSON();
     const seq = this.store.lastSeq() + 1;
-    this.store.append([{ type: 'done', run_id: record.run_id, seq, ts: new Date().toISOString(), data: { status: 'failed', stop_reason: stopReason, state: {}, error } }]);
+    this.store.append([
+      {
+        type: 'done',
+        run_id: record.run_id,
+        seq,
+        ts: new Date().toISOString(),
+        data: { status: 'failed', stop_reason: stopReason, state: {}, error },
+      },
+    ]);
     this.store.endSegment();
-    await this.store.putRun({ ...record, status: 'failed', stop_reason: stopReason, error, updated_at: new Date().toISOString(), event_count: seq });
+    await this.store.putRun({
+      ...record,
+      status: 'failed',
+      stop_reason: stopReason,
+      error,
+      updated_at: new Date().toISOString(),
+      event_count: seq,
+    });
     await this.expire(record.run_id, Date.now());
   }
 
@@ -217,7 +256,8 @@ export class RunCoordinatorBase {
   }
 
   private async start(body: RunRequest & { agent: string; input: Record<string, unknown> }): Promise<Response> {
-    if (this.active !== undefined || this.store.record() !== undefined) throw new AgentError('CONFLICT', `run '${body.run_id}' already exists`);
+    if (this.active !== undefined || this.store.record() !== undefined)
+      throw new AgentError('CONFLICT', `run '${body.run_id}' already exists`);
     const agent = await this.setup.agents.get(body.agent);
     if (agent === undefined) throw new AgentError('NOT_FOUND', `no agent '${body.agent}'`);
     const run = runAgent(agent, body.input, { ...this.optionsFor(body), runId: body.run_id });
@@ -226,9 +266,14 @@ export class RunCoordinatorBase {
 
   /** Time travel: this object's run becomes a new run paused after `node` of its parent (fork-run.ts). */
   private async fork(body: ForkRequest & { agent: string }): Promise<Response> {
-    if (this.active !== undefined || this.store.record() !== undefined) throw new AgentError('CONFLICT', `run '${body.run_id}' already exists`);
+    if (this.active !== undefined || this.store.record() !== undefined)
+      throw new AgentError('CONFLICT', `run '${body.run_id}' already exists`);
     const agent = await this.setup.agents.get(body.agent);
-    if (agent === undefined) throw new AgentError('NOT_FOUND', `run '${body.parent_run_id}' belongs to agent '${body.agent}', which is not served here`);
+    if (agent === undefined)
+      throw new AgentError(
+        'NOT_FOUND',
+        `run '${body.parent_run_id}' belongs to agent '${body.agent}', which is not served here`,
+      );
     await forkRun(agent, { traceStore: this.store, checkpointStore: this.store }, body);
     return Response.json({ run_id: body.run_id, parent_run_id: body.parent_run_id, node: body.node }, { status: 201 });
   }
@@ -241,10 +286,17 @@ export class RunCoordinatorBase {
     if (checkpoint === undefined) {
       const record = this.store.record();
       if (record === undefined) throw new AgentError('NOT_FOUND', `no run '${body.run_id}'`);
-      throw new AgentError('CONFLICT', `run '${body.run_id}' is ${record.status}; only an interrupted run can be resumed`);
+      throw new AgentError(
+        'CONFLICT',
+        `run '${body.run_id}' is ${record.status}; only an interrupted run can be resumed`,
+      );
     }
     const agent = await this.setup.agents.get(checkpoint.agent);
-    if (agent === undefined) throw new AgentError('NOT_FOUND', `run '${body.run_id}' belongs to agent '${checkpoint.agent}', which is not served here`);
+    if (agent === undefined)
+      throw new AgentError(
+        'NOT_FOUND',
+        `run '${body.run_id}' belongs to agent '${checkpoint.agent}', which is not served here`,
+      );
     if (this.active !== undefined) throw new AgentError('CONFLICT', `run '${body.run_id}' is already running`);
     const after = this.store.lastSeq();
     const run = resumeAgent(agent, body.run_id, body.resume, this.optionsFor(body));
@@ -259,22 +311,30 @@ export class RunCoordinatorBase {
       recordedResult: (key) => store.recordedResult(key),
       recordResult: (key, value) => store.recordResult(key, value),
     };
-    return { ...this.runOptions, traceStore: store, checkpointStore: store, durability, ...(body.role !== undefined ? { role: body.role } : {}), ...(body.owner !== undefined ? { owner: body.owner } : {}) };
+    return {
+      ...this.runOptions,
+      traceStore: store,
+      checkpointStore: store,
+      durability,
+      ...(body.role !== undefined ? { role: body.role } : {}),
+      ...(body.owner !== undefined ? { owner: body.owner } : {}),
+    };
   }
 
   /** Runs to the end inside this object, writing each event as it comes. */
   private execute(run: AgentRun): ActiveRun {
     const active = driveRun(run, (event) => this.store.append([event]));
     active.finished = active.finished.finally(() => {
-        if (this.active === active) this.active = undefined;
-        // The segment ended: nothing to continue after a restart.
-        this.store.endSegment();
-        this.store.wake();
-        // The watchdog's alarm becomes the retention alarm (or goes).
-        const retention = this.setup.retentionMs;
-        const next = retention === undefined ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(Date.now() + retention);
-        void Promise.resolve(next).catch(() => undefined);
-      });
+      if (this.active === active) this.active = undefined;
+      // The segment ended: nothing to continue after a restart.
+      this.store.endSegment();
+      this.store.wake();
+      // The watchdog's alarm becomes the retention alarm (or goes).
+      const retention = this.setup.retentionMs;
+      const next =
+        retention === undefined ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(Date.now() + retention);
+      void Promise.resolve(next).catch(() => undefined);
+    });
     this.active = active;
     void this.armWatchdog().catch(() => undefined);
     return active;
@@ -288,7 +348,9 @@ export class RunCoordinatorBase {
         untilDone: true,
         heartbeatMs: this.heartbeatMs,
         sanitizer: this.sanitizer,
-        ...(body.cancel_on_disconnect === true ? { onDisconnect: () => active.run.cancel('the client disconnected') } : {}),
+        ...(body.cancel_on_disconnect === true
+          ? { onDisconnect: () => active.run.cancel('the client disconnected') }
+          : {}),
       });
     return answerRun(active, { mode: body.respond, runId: body.run_id, sanitizer: this.sanitizer, follow });
   }
@@ -298,7 +360,10 @@ export class RunCoordinatorBase {
     if (active === undefined) {
       const record = this.store.record();
       if (record === undefined) throw new AgentError('NOT_FOUND', 'no such run');
-      throw new AgentError('CONFLICT', `run '${record.run_id}' is ${record.status}, not running; only a running run can be cancelled`);
+      throw new AgentError(
+        'CONFLICT',
+        `run '${record.run_id}' is ${record.status}, not running; only a running run can be cancelled`,
+      );
     }
     active.run.cancel('cancelled by POST /runs/:id/cancel');
     return resultResponse(await active.finished, active, this.sanitizer, 200);
@@ -306,9 +371,16 @@ export class RunCoordinatorBase {
 
   private events(request: Request): Response {
     const after = cursorOf(request);
-    if (this.store.record() === undefined && this.active === undefined) return errorResponse('NOT_FOUND', 'no such run');
+    if (this.store.record() === undefined && this.active === undefined)
+      return errorResponse('NOT_FOUND', 'no such run');
     if ((request.headers.get('accept') ?? '').includes('text/event-stream')) {
-      return followResponse(this.store, { after, live: () => this.active !== undefined, untilDone: false, heartbeatMs: this.heartbeatMs, sanitizer: this.sanitizer });
+      return followResponse(this.store, {
+        after,
+        live: () => this.active !== undefined,
+        untilDone: false,
+        heartbeatMs: this.heartbeatMs,
+        sanitizer: this.sanitizer,
+      });
     }
     return ndjsonResponse(this.store.allAfter(after), this.sanitizer);
   }

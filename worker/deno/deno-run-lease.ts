@@ -48,8 +48,15 @@ export class DenoRunLeases {
   }
 
   /** Takes a run nobody holds; `also` adds writes to the same commit. Undefined when it is held. */
-  async takeFree(runId: string, also?: (atomic: ReturnType<DenoKvLike['atomic']>) => void, value: LeaseValue = this.mine()): Promise<Lease | undefined> {
-    const atomic = this.kv.atomic().check({ key: this.key(runId), versionstamp: null }).set(this.key(runId), value);
+  async takeFree(
+    runId: string,
+    also?: (atomic: ReturnType<DenoKvLike['atomic']>) => void,
+    value: LeaseValue = this.mine(),
+  ): Promise<Lease | undefined> {
+    const atomic = this.kv
+      .atomic()
+      .check({ key: this.key(runId), versionstamp: null })
+      .set(this.key(runId), value);
     also?.(atomic);
     const versionstamp = await commitStamped(atomic);
     return versionstamp === undefined ? undefined : { runId, versionstamp };
@@ -67,20 +74,28 @@ export class DenoRunLeases {
 
   /** Marks a lease held as abandoned now (this process stops): the next sweep anywhere takes the run. */
   async expire(lease: Lease): Promise<boolean> {
-    const atomic = this.kv.atomic().check({ key: this.key(lease.runId), versionstamp: lease.versionstamp }).set(this.key(lease.runId), { process: this.process, until: 0, handedOver: true } satisfies LeaseValue);
+    const atomic = this.kv
+      .atomic()
+      .check({ key: this.key(lease.runId), versionstamp: lease.versionstamp })
+      .set(this.key(lease.runId), { process: this.process, until: 0, handedOver: true } satisfies LeaseValue);
     return (await commitStamped(atomic)) !== undefined;
   }
 
   /** Ends a lease held (and deletes `also` keys in the same commit); false when it was lost. */
   async release(lease: Lease, also: readonly DenoKvKey[] = []): Promise<boolean> {
-    const atomic = this.kv.atomic().check({ key: this.key(lease.runId), versionstamp: lease.versionstamp }).delete(this.key(lease.runId));
+    const atomic = this.kv
+      .atomic()
+      .check({ key: this.key(lease.runId), versionstamp: lease.versionstamp })
+      .delete(this.key(lease.runId));
     for (const key of also) atomic.delete(key);
     return commit(atomic);
   }
 
   async read(runId: string): Promise<LeaseEntry | undefined> {
     const entry = await guard('get', () => this.kv.get<LeaseValue>(this.key(runId)));
-    return entry.value === null || entry.versionstamp === null ? undefined : { runId, value: entry.value, versionstamp: entry.versionstamp };
+    return entry.value === null || entry.versionstamp === null
+      ? undefined
+      : { runId, value: entry.value, versionstamp: entry.versionstamp };
   }
 
   /** Every lease (runs running or queued, in any process). */
@@ -88,7 +103,11 @@ export class DenoRunLeases {
     return guard('list', async () => {
       const entries: LeaseEntry[] = [];
       for await (const entry of this.kv.list<LeaseValue>({ prefix: [...this.prefix, 'owner'] })) {
-        entries.push({ runId: String(entry.key[entry.key.length - 1]), value: entry.value, versionstamp: entry.versionstamp });
+        entries.push({
+          runId: String(entry.key[entry.key.length - 1]),
+          value: entry.value,
+          versionstamp: entry.versionstamp,
+        });
       }
       return entries;
     });
@@ -104,7 +123,10 @@ export class DenoRunLeases {
   }
 
   private async replace(lease: Lease): Promise<Lease | undefined> {
-    const atomic = this.kv.atomic().check({ key: this.key(lease.runId), versionstamp: lease.versionstamp }).set(this.key(lease.runId), this.mine());
+    const atomic = this.kv
+      .atomic()
+      .check({ key: this.key(lease.runId), versionstamp: lease.versionstamp })
+      .set(this.key(lease.runId), this.mine());
     const versionstamp = await commitStamped(atomic);
     return versionstamp === undefined ? undefined : { runId: lease.runId, versionstamp };
   }

@@ -72,7 +72,8 @@ export class DenoRunLog {
         cursor = events.at(-1)?.seq ?? after;
         return events;
       },
-      changed: (ms) => this.changed(runId, ms, async () => (await this.lastSeq(runId)) > cursor || (await running()) !== live),
+      changed: (ms) =>
+        this.changed(runId, ms, async () => (await this.lastSeq(runId)) > cursor || (await running()) !== live),
     };
     return { log, live: () => live };
   }
@@ -87,7 +88,9 @@ export class DenoRunLog {
     const poll = async (): Promise<boolean> => {
       const deadline = Date.now() + ms;
       while (!settled && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, Math.min(this.options.pollMs, Math.max(1, deadline - Date.now()))));
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(this.options.pollMs, Math.max(1, deadline - Date.now()))),
+        );
         if (!settled && (await moved().catch(() => true))) return true;
       }
       return woken;

@@ -23,7 +23,13 @@ export interface SegmentHost {
 }
 
 /** `continuedFrom`: the point a run continued after a death goes on from (its restart count carries on). */
-export function segmentOptions(host: SegmentHost, runId: string, writer: EventWriter, caller: RunCaller, continuedFrom: ResumePoint | undefined): RunOptions {
+export function segmentOptions(
+  host: SegmentHost,
+  runId: string,
+  writer: EventWriter,
+  caller: RunCaller,
+  continuedFrom: ResumePoint | undefined,
+): RunOptions {
   const { role, owner } = caller;
   const { traceStore: base, checkpointStore, log, state } = host;
   const fenced = () => {

@@ -27,10 +27,18 @@ export function denoRunRoutes(runs: DenoRuns): NonNullable<AppOptions['routes']>
     /** Answers a start or resume executing here: as asked, following its segment from `after`. */
     const answer = (call: RunCall, hosted: HostedRun, after: number) => {
       const leave = () => hosted.run.cancel('the client disconnected');
-      if (call.cancelOnDisconnect && call.mode === 'json') call.c.req.raw.signal.addEventListener('abort', leave, { once: true });
+      if (call.cancelOnDisconnect && call.mode === 'json')
+        call.c.req.raw.signal.addEventListener('abort', leave, { once: true });
       const follow = () => {
         const { log, live } = runs.log.follower(hosted.runId, async () => runs.hosted(hosted.runId) === hosted);
-        return followResponse(log, { after, live, untilDone: true, heartbeatMs, sanitizer, ...(call.cancelOnDisconnect ? { onDisconnect: leave } : {}) });
+        return followResponse(log, {
+          after,
+          live,
+          untilDone: true,
+          heartbeatMs,
+          sanitizer,
+          ...(call.cancelOnDisconnect ? { onDisconnect: leave } : {}),
+        });
       };
       return answerRun(hosted, { mode: call.mode, runId: hosted.runId, sanitizer, follow });
     };
@@ -52,12 +60,18 @@ export function denoRunRoutes(runs: DenoRuns): NonNullable<AppOptions['routes']>
 
       async cancel(runId) {
         const { hosted, result } = await runs.cancel(runId, 'cancelled by POST /runs/:id/cancel');
-        return resultResponse(result, hosted ?? { run: undefined as never, finished: Promise.resolve(result), events: 1 }, sanitizer, 200);
+        return resultResponse(
+          result,
+          hosted ?? { run: undefined as never, finished: Promise.resolve(result), events: 1 },
+          sanitizer,
+          200,
+        );
       },
 
       async events(_c: Context<AppEnv>, runId, after, follow) {
         const running = await runs.running(runId);
-        if (!running && (await traceStore.getRun(runId)) === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
+        if (!running && (await traceStore.getRun(runId)) === undefined)
+          throw httpError('NOT_FOUND', `no run '${runId}'`);
         if (follow) {
           const { log, live } = runs.log.follower(runId, () => runs.running(runId));
           return followResponse(log, { after, live, untilDone: false, heartbeatMs, sanitizer });

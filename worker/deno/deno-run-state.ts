@@ -55,7 +55,9 @@ export class DenoRunState {
    */
   claimPause(atomic: DenoKvAtomic, runId: string, checkpointId: string): void {
     const key = this.key('resumed', runId, checkpointId);
-    atomic.check({ key, versionstamp: null }).set(key, true, this.expireIn !== undefined ? { expireIn: this.expireIn } : undefined);
+    atomic
+      .check({ key, versionstamp: null })
+      .set(key, true, this.expireIn !== undefined ? { expireIn: this.expireIn } : undefined);
   }
 
   /** Adds the write of a run's start to a commit (taking its lease, usually). */

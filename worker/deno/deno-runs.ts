@@ -97,7 +97,12 @@ export class DenoRuns {
     const maxValueBytes = setup.maxValueBytes ?? 60_000;
     this.leaseMs = setup.leaseMs ?? 15_000;
     this.scan = setup.scan ?? true;
-    this.log = new DenoRunLog(setup.kv, { prefix, maxValueBytes, expireIn: setup.expireInMs, pollMs: setup.pollMs ?? 250 });
+    this.log = new DenoRunLog(setup.kv, {
+      prefix,
+      maxValueBytes,
+      expireIn: setup.expireInMs,
+      pollMs: setup.pollMs ?? 250,
+    });
     this.leases = new DenoRunLeases(setup.kv, prefix, this.process, this.leaseMs);
     this.state = new DenoRunState(setup.kv, prefix, maxValueBytes, setup.expireInMs);
   }
@@ -118,7 +123,14 @@ export class DenoRuns {
     if (lease === undefined) return undefined;
     const start = await this.state.start(runId);
     const now = new Date().toISOString();
-    return { run_id: runId, agent: start?.agent ?? 'unknown', status: 'running', created_at: now, updated_at: now, event_count: 0 };
+    return {
+      run_id: runId,
+      agent: start?.agent ?? 'unknown',
+      status: 'running',
+      created_at: now,
+      updated_at: now,
+      event_count: 0,
+    };
   }
 
   /** Starts a run in this process now (a foreground request). */
@@ -135,7 +147,11 @@ export class DenoRuns {
     const runId = crypto.randomUUID();
     const start: StartInfo = { agent: agent.name, input, ...caller, segment: 'start' };
     // If the queue never delivers (the process died first), the sweep takes the run after the grace.
-    const lease = await this.leases.takeFree(runId, (atomic) => this.state.setStart(atomic, runId, start), this.leases.queued(this.leaseMs * 2));
+    const lease = await this.leases.takeFree(
+      runId,
+      (atomic) => this.state.setStart(atomic, runId, start),
+      this.leases.queued(this.leaseMs * 2),
+    );
     if (lease === undefined) throw new AgentError('CONFLICT', `run '${runId}' already exists`);
     try {
       await guard('enqueue', () => this.setup.kv.enqueue({ tea_run: runId }));
@@ -155,7 +171,11 @@ export class DenoRuns {
     // here, not let to resume the run's next pause (ResumeInput.checkpoint_id).
     const checkpoint = await findResumable(runId, this.setup, resume.checkpoint_id);
     const agent = await this.setup.agents.get(checkpoint.agent);
-    if (agent === undefined) throw new AgentError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
+    if (agent === undefined)
+      throw new AgentError(
+        'NOT_FOUND',
+        `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`,
+      );
     checkStateUpdate(agent, checkpoint, resume);
     const started = await this.state.start(runId);
     const start: StartInfo = { agent: agent.name, input: started?.input ?? {}, ...caller, segment: 'resume' };
@@ -172,7 +192,10 @@ export class DenoRuns {
       throw new AgentError('CONFLICT', `run '${runId}' was resumed by another request`);
     }
     const after = await this.log.lastSeq(runId);
-    return { hosted: this.execute(runId, lease, after, caller, (options) => resumeAgent(agent, runId, resume, options)), after };
+    return {
+      hosted: this.execute(runId, lease, after, caller, (options) => resumeAgent(agent, runId, resume, options)),
+      after,
+    };
   }
 
   /**
@@ -192,19 +215,41 @@ export class DenoRuns {
       if (lease === undefined) {
         const record = await this.setup.traceStore.getRun(runId);
         if (record === undefined) throw new AgentError('NOT_FOUND', `no run '${runId}'`);
-        throw new AgentError('CONFLICT', `run '${runId}' is ${record.status}, not running; only a running run can be cancelled`);
+        throw new AgentError(
+          'CONFLICT',
+          `run '${runId}' is ${record.status}, not running; only a running run can be cancelled`,
+        );
       }
-      marked = await commit(this.setup.kv.atomic().check({ key: this.leases.key(runId), versionstamp: lease.versionstamp }).set(this.state.key('cancel', runId), reason));
+      marked = await commit(
+        this.setup.kv
+          .atomic()
+          .check({ key: this.leases.key(runId), versionstamp: lease.versionstamp })
+          .set(this.state.key('cancel', runId), reason),
+      );
     }
     for (const deadline = Date.now() + this.leaseMs * 2 + 5000; Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       if ((await this.leases.read(runId)) === undefined) break;
     }
-    const done = (await this.log.eventsAfter(runId, 0)).filter((event) => event.type === 'done').at(-1) as AgentEvent<'done'> | undefined;
+    const done = (await this.log.eventsAfter(runId, 0)).filter((event) => event.type === 'done').at(-1) as
+      | AgentEvent<'done'>
+      | undefined;
     // (the `done` event is never cut down by the trace cap)
-    if (done === undefined || (await this.leases.read(runId)) !== undefined) throw new AgentError('TIMEOUT', `run '${runId}' did not stop within ${this.leaseMs * 2 + 5000} ms of being cancelled`);
+    if (done === undefined || (await this.leases.read(runId)) !== undefined)
+      throw new AgentError(
+        'TIMEOUT',
+        `run '${runId}' did not stop within ${this.leaseMs * 2 + 5000} ms of being cancelled`,
+      );
     const { status, stop_reason: stopReason, state, error } = done.data as DoneData;
-    return { result: { run_id: runId, status, stop_reason: stopReason, state, ...(error !== undefined ? { error: error as AgentErrorJson } : {}) } };
+    return {
+      result: {
+        run_id: runId,
+        status,
+        stop_reason: stopReason,
+        state,
+        ...(error !== undefined ? { error: error as AgentErrorJson } : {}),
+      },
+    };
   }
 
   /**
@@ -254,7 +299,10 @@ export class DenoRuns {
       for (const hosted of [...this.local.values()]) {
         if (this.local.get(hosted.runId) !== hosted || Date.now() < hosted.renewAt) continue;
         hosted.renewal = this.leases.renew(hosted.lease).then(
-          (renewed) => (renewed === undefined ? this.lose(hosted) : void ([hosted.lease, hosted.renewAt] = [renewed, Date.now() + this.leaseMs / 3])),
+          (renewed) =>
+            renewed === undefined
+              ? this.lose(hosted)
+              : void ([hosted.lease, hosted.renewAt] = [renewed, Date.now() + this.leaseMs / 3]),
           () => undefined, // Deno KV failing: tried again next sweep, while the lease lasts
         );
         await hosted.renewal;
@@ -320,7 +368,9 @@ export class DenoRuns {
     const last = lastSeq > 0 ? (await this.log.eventsAfter(runId, lastSeq - 1))[0] : undefined;
     // Died after the segment's `done` was stored, before its final record: the record says so now.
     // (A `done` older than the node checkpoint, or than a claimed resume, ended an earlier segment.)
-    const ended = last?.type === 'done' && (progress !== undefined ? progress.checkpoint.seq < last.seq : start?.segment !== 'resume');
+    const ended =
+      last?.type === 'done' &&
+      (progress !== undefined ? progress.checkpoint.seq < last.seq : start?.segment !== 'resume');
     if (record !== undefined && ended) {
       const final = recordAfterDone(record, last);
       if (final !== undefined) await this.setup.traceStore.putRun(final);
@@ -329,8 +379,14 @@ export class DenoRuns {
     }
     const agent = start === undefined ? undefined : await this.setup.agents.get(start.agent);
     if (start === undefined || agent === undefined) {
-      const missing = start === undefined ? 'what it was started with is not stored' : `agent '${start.agent}' is not served here`;
-      await this.closeAsFailed(runId, lease, record, new AgentError('NOT_FOUND', `run '${runId}' stopped with its process and cannot be continued: ${missing}`));
+      const missing =
+        start === undefined ? 'what it was started with is not stored' : `agent '${start.agent}' is not served here`;
+      await this.closeAsFailed(
+        runId,
+        lease,
+        record,
+        new AgentError('NOT_FOUND', `run '${runId}' stopped with its process and cannot be continued: ${missing}`),
+      );
       return undefined;
     }
     if (progress !== undefined) {
@@ -341,22 +397,52 @@ export class DenoRuns {
         return undefined;
       }
       // A run handed over by a process that stopped on purpose is not counted as a death.
-      const point: ResumePoint = { checkpoint, restarts: entry.value.handedOver === true ? restarts : restarts + 1, role: start.role };
+      const point: ResumePoint = {
+        checkpoint,
+        restarts: entry.value.handedOver === true ? restarts : restarts + 1,
+        role: start.role,
+      };
       await this.state.saveProgress(runId, { checkpoint, restarts: point.restarts });
-      return this.execute(runId, lease, lastSeq, start, (options) => continueFromNode(agent, checkpoint, lastSeq, options), point, claimedAt);
+      return this.execute(
+        runId,
+        lease,
+        lastSeq,
+        start,
+        (options) => continueFromNode(agent, checkpoint, lastSeq, options),
+        point,
+        claimedAt,
+      );
     }
     if (start.segment === 'resume') {
       await this.closeAsFailed(runId, lease, record, noCheckpointError(runId, 'process'));
       return undefined;
     }
     // Queued and never started, or died before its first node: started again from its input.
-    return this.execute(runId, lease, 0, start, (options) => runAgent(agent, start.input, { ...options, runId }), undefined, claimedAt);
+    return this.execute(
+      runId,
+      lease,
+      0,
+      start,
+      (options) => runAgent(agent, start.input, { ...options, runId }),
+      undefined,
+      claimedAt,
+    );
   }
 
   /** Runs `begin`'s run here under `lease`; `continuedFrom`: the node checkpoint it goes on from after a death. */
-  private execute(runId: string, lease: Lease, lastSeq: number, caller: RunCaller, begin: (options: RunOptions) => AgentRun, continuedFrom?: ResumePoint, leasedAt = Date.now()): HostedRun {
+  private execute(
+    runId: string,
+    lease: Lease,
+    lastSeq: number,
+    caller: RunCaller,
+    begin: (options: RunOptions) => AgentRun,
+    continuedFrom?: ResumePoint,
+    leasedAt = Date.now(),
+  ): HostedRun {
     const writer = this.log.writer(runId, lastSeq);
-    const run = begin(segmentOptions({ ...this.setup, log: this.log, state: this.state }, runId, writer, caller, continuedFrom));
+    const run = begin(
+      segmentOptions({ ...this.setup, log: this.log, state: this.state }, runId, writer, caller, continuedFrom),
+    );
     const hosted: HostedRun = Object.assign(
       driveRun(run, (event) => void writer.write([event]).catch(() => undefined)),
       // Renewed a third through the lease counted from when it was taken, not from now.
@@ -366,7 +452,10 @@ export class DenoRuns {
       if (this.local.get(runId) === hosted) this.local.delete(runId);
       // A renewal under way changes the lease's versionstamp: released after it, with the new one.
       await hosted.renewal;
-      if (!hosted.lost) await this.finish(runId, hosted.lease, result.status).catch((error) => console.error(`run ${runId}: ${toAgentError(error).message}`));
+      if (!hosted.lost)
+        await this.finish(runId, hosted.lease, result.status).catch((error) =>
+          console.error(`run ${runId}: ${toAgentError(error).message}`),
+        );
       this.log.wake(runId);
       return result;
     });
@@ -390,14 +479,35 @@ export class DenoRuns {
   }
 
   /** Records a run that cannot go on as failed (its `done` event and record), then lets go of it. */
-  private async closeAsFailed(runId: string, lease: Lease, record: RunRecord | undefined, reason: AgentError, stopReason: StopReason = 'error'): Promise<void> {
+  private async closeAsFailed(
+    runId: string,
+    lease: Lease,
+    record: RunRecord | undefined,
+    reason: AgentError,
+    stopReason: StopReason = 'error',
+  ): Promise<void> {
     const error = reason.toJSON();
     const seq = (await this.log.lastSeq(runId)) + 1;
     const now = new Date().toISOString();
-    const done = { type: 'done', run_id: runId, seq, ts: now, data: { status: 'failed', stop_reason: stopReason, state: {}, error } } as AgentEvent;
+    const done = {
+      type: 'done',
+      run_id: runId,
+      seq,
+      ts: now,
+      data: { status: 'failed', stop_reason: stopReason, state: {}, error },
+    } as AgentEvent;
     await this.log.writer(runId, seq - 1).write([done]);
     const start = await this.state.start(runId);
-    await this.setup.traceStore.putRun({ run_id: runId, agent: record?.agent ?? start?.agent ?? 'unknown', status: 'failed', stop_reason: stopReason, created_at: record?.created_at ?? now, updated_at: now, error, event_count: seq });
+    await this.setup.traceStore.putRun({
+      run_id: runId,
+      agent: record?.agent ?? start?.agent ?? 'unknown',
+      status: 'failed',
+      stop_reason: stopReason,
+      created_at: record?.created_at ?? now,
+      updated_at: now,
+      error,
+      event_count: seq,
+    });
     await this.finish(runId, lease, 'failed');
   }
 }

@@ -51,7 +51,17 @@ interface DenoLike {
 const deno = (globalThis as unknown as { Deno: DenoLike }).Deno;
 const variable = (name: string) => deno.env.get(name);
 const hostVariables: HostVariables = {};
-for (const name of ['API_TOKENS', 'ADMIN_ROLES', 'CORS_ORIGINS', 'LLM_BASE_URL', 'LLM_MODEL', 'LLM_API_KEY', 'MAX_BODY_BYTES', 'SSE_HEARTBEAT_MS', 'AGENT_SECRETS'] as const) {
+for (const name of [
+  'API_TOKENS',
+  'ADMIN_ROLES',
+  'CORS_ORIGINS',
+  'LLM_BASE_URL',
+  'LLM_MODEL',
+  'LLM_API_KEY',
+  'MAX_BODY_BYTES',
+  'SSE_HEARTBEAT_MS',
+  'AGENT_SECRETS',
+] as const) {
   const value = variable(name);
   if (value !== undefined) hostVariables[name] = value;
 }
@@ -60,7 +70,14 @@ const hostname = variable('HOSTNAME') || (deployed ? '0.0.0.0' : '127.0.0.1');
 let listeningPort = numberVariable('PORT', variable('PORT'), { min: 0, max: 65_535 }) ?? 8000;
 const hostOptions = optionsFromVariables(hostVariables, variable);
 try {
-  const warning = checkOpenApi({ hostname, public: deployed, hasTokens: hostOptions.auth !== undefined, allowNoAuth: variable('ALLOW_NO_AUTH') === '1', tokensName: 'API_TOKENS', allowName: 'ALLOW_NO_AUTH=1' });
+  const warning = checkOpenApi({
+    hostname,
+    public: deployed,
+    hasTokens: hostOptions.auth !== undefined,
+    allowNoAuth: variable('ALLOW_NO_AUTH') === '1',
+    tokensName: 'API_TOKENS',
+    allowName: 'ALLOW_NO_AUTH=1',
+  });
   if (warning !== undefined) console.error(warning);
 } catch (error) {
   console.error(messageOf(error));
@@ -71,12 +88,18 @@ const kv = await deno.openKv(kvPath === undefined || kvPath === '' ? undefined :
 const expireInMs = numberVariable('TRACE_TTL_MS', variable('TRACE_TTL_MS'), { min: 1 });
 const stores = createDenoKvStores(kv, expireInMs === undefined ? {} : { expireInMs });
 // Bound to loopback (local development), only loopback Host headers are answered (DNS rebinding).
-const allowedHosts = !deployed && isLoopbackHostname(hostname) ? { allowedHosts: () => loopbackHosts(listeningPort) } : {};
+const allowedHosts =
+  !deployed && isLoopbackHostname(hostname) ? { allowedHosts: () => loopbackHosts(listeningPort) } : {};
 const agents = prebuiltAgentSource(agentFiles, scriptSandboxes);
 const filesDir = variable('FILES_DIR');
 let files: { files?: FileStore } = {};
 try {
-  if (filesDir !== undefined && filesDir !== '') files = { files: createDenoFileStore(deno as unknown as DenoFsLike, filesDir, { acceptRace: variable('ACCEPT_FILE_RACE') === '1' }) };
+  if (filesDir !== undefined && filesDir !== '')
+    files = {
+      files: createDenoFileStore(deno as unknown as DenoFsLike, filesDir, {
+        acceptRace: variable('ACCEPT_FILE_RACE') === '1',
+      }),
+    };
 } catch (error) {
   console.error(messageOf(error));
   deno.exit(2);
@@ -90,7 +113,11 @@ const runs = new DenoRuns({
   kv,
   agents,
   ...stores,
-  runOptions: { ...(hostOptions.llm !== undefined ? { llm: hostOptions.llm } : {}), ...(hostOptions.secrets !== undefined ? { secrets: hostOptions.secrets } : {}), ...seams },
+  runOptions: {
+    ...(hostOptions.llm !== undefined ? { llm: hostOptions.llm } : {}),
+    ...(hostOptions.secrets !== undefined ? { secrets: hostOptions.secrets } : {}),
+    ...seams,
+  },
   ...(expireInMs !== undefined ? { expireInMs } : {}),
   ...(leaseMs !== undefined ? { leaseMs } : {}),
   ...(pollMs !== undefined ? { pollMs } : {}),

@@ -35,7 +35,15 @@ import type { RunDurability } from '../../src/graph/run-types.js';
 import { baseOf, headOf } from '../../src/graph/checkpoint-codec.js';
 import type { CheckpointBase, CheckpointWrite } from '../../src/graph/node-checkpoint.js';
 import type { TraceStore } from '../../src/core/trace-store.js';
-import { appendText, describeFile, listDirectory, readTextIfExists, removePath, traceFileFailure, writeAtomic } from '../../adapters/fs/fs-files.js';
+import {
+  appendText,
+  describeFile,
+  listDirectory,
+  readTextIfExists,
+  removePath,
+  traceFileFailure,
+  writeAtomic,
+} from '../../adapters/fs/fs-files.js';
 import { safeName } from '../../adapters/fs/safe-name.js';
 import { readStoredPoint, restartsFor, type ResumePoint, type StoredWrite } from '../durable-continue.js';
 
@@ -141,7 +149,10 @@ export class DurableRunFiles {
 
   private async createLease(runId: string, lease: number, makeDirectory: boolean): Promise<boolean> {
     const owner: LeaseOwner = { run_id: runId, ...this.owner };
-    if (!(await createWith(path.join(this.runDirectory(runId), `lease.${lease}`), JSON.stringify(owner), makeDirectory))) return false;
+    if (
+      !(await createWith(path.join(this.runDirectory(runId), `lease.${lease}`), JSON.stringify(owner), makeDirectory))
+    )
+      return false;
     this.held.set(runId, lease);
     return true;
   }
@@ -156,7 +167,10 @@ export class DurableRunFiles {
   }
 
   private async currentLease(runId: string): Promise<number | undefined> {
-    const numbers = (await listDirectory(this.runDirectory(runId))).map((name) => /^lease\.(\d+)$/.exec(name)?.[1]).filter((n) => n !== undefined).map(Number);
+    const numbers = (await listDirectory(this.runDirectory(runId)))
+      .map((name) => /^lease\.(\d+)$/.exec(name)?.[1])
+      .filter((n) => n !== undefined)
+      .map(Number);
     return numbers.length === 0 ? undefined : Math.max(...numbers);
   }
 
@@ -173,13 +187,17 @@ export class DurableRunFiles {
       owner = undefined;
     }
     if (owner !== undefined && owner.host === this.owner.host && !processAlive(owner.pid)) return true;
-    const touched = await stat(file).then((info) => info.mtimeMs, () => 0);
+    const touched = await stat(file).then(
+      (info) => info.mtimeMs,
+      () => 0,
+    );
     return Date.now() - touched > this.leaseMs;
   }
 
   private async touchLeases(): Promise<void> {
     const now = new Date();
-    for (const [runId, lease] of this.held) await utimes(path.join(this.runDirectory(runId), `lease.${lease}`), now, now).catch(() => undefined);
+    for (const [runId, lease] of this.held)
+      await utimes(path.join(this.runDirectory(runId), `lease.${lease}`), now, now).catch(() => undefined);
   }
 
   // The executing segment
@@ -199,14 +217,18 @@ export class DurableRunFiles {
         await this.traceStore.flush(runId);
         const restarts = restartsFor(headOf(write), continuedFrom);
         if (write.kind === 'patch') {
-          await writeAtomic(path.join(directory, 'patches', `${write.index}.json`), toStoredJson({ patch: write, restarts }, `node checkpoint of run '${runId}'`));
+          await writeAtomic(
+            path.join(directory, 'patches', `${write.index}.json`),
+            toStoredJson({ patch: write, restarts }, `node checkpoint of run '${runId}'`),
+          );
         } else await this.writeBase(runId, { base: write, role, restarts });
       },
       recordedResult: async (key) => {
         const text = await readTextIfExists(path.join(directory, 'tools', `${safeName(key)}.json`));
         return text === undefined ? undefined : { value: fromStoredJson<unknown>(text, key) };
       },
-      recordResult: (key, value) => writeAtomic(path.join(directory, 'tools', `${safeName(key)}.json`), toStoredJson(value, `tool result ${key}`)),
+      recordResult: (key, value) =>
+        writeAtomic(path.join(directory, 'tools', `${safeName(key)}.json`), toStoredJson(value, `tool result ${key}`)),
     };
   }
 
@@ -216,7 +238,10 @@ export class DurableRunFiles {
    */
   async appendLive(runId: string, events: readonly AgentEvent[]): Promise<void> {
     try {
-      await appendText(path.join(this.runDirectory(runId), 'live.ndjson'), events.map((event) => JSON.stringify(event) + '\n').join(''));
+      await appendText(
+        path.join(this.runDirectory(runId), 'live.ndjson'),
+        events.map((event) => JSON.stringify(event) + '\n').join(''),
+      );
     } catch (error) {
       if (!this.liveFailures.has(runId)) this.liveFailures.set(runId, toAgentError(error, 'STORAGE_ERROR'));
       throw error;
@@ -275,7 +300,10 @@ export class DurableRunFiles {
   /** A new base, then the patches of the old one go (a crash between leaves patches the base's id ignores). */
   private async writeBase(runId: string, stored: StoredBase): Promise<void> {
     const directory = this.runDirectory(runId);
-    await writeAtomic(path.join(directory, 'resume-point.json'), toStoredJson(stored, `node checkpoint of run '${runId}'`));
+    await writeAtomic(
+      path.join(directory, 'resume-point.json'),
+      toStoredJson(stored, `node checkpoint of run '${runId}'`),
+    );
     const patches = path.join(directory, 'patches');
     if ((await listDirectory(patches)).length > 0) await removePath(patches);
   }
@@ -289,12 +317,20 @@ export class DurableRunFiles {
     const what = describeFile(baseFile).what;
     const stored = fromStoredJson<StoredWrite & { role?: unknown }>(text, what);
     const patches: StoredWrite[] = [];
-    for (const name of (await listDirectory(path.join(directory, 'patches'))).filter((file) => /^\d+\.json$/.test(file))) {
+    for (const name of (await listDirectory(path.join(directory, 'patches'))).filter((file) =>
+      /^\d+\.json$/.test(file),
+    )) {
       const file = path.join(directory, 'patches', name);
       const patchText = await readTextIfExists(file);
-      if (patchText !== undefined) patches.push(fromStoredJson<StoredWrite>(patchText, `the node checkpoint patch 'patches/${name}' of run '${runId}'`));
+      if (patchText !== undefined)
+        patches.push(
+          fromStoredJson<StoredWrite>(patchText, `the node checkpoint patch 'patches/${name}' of run '${runId}'`),
+        );
     }
-    return { ...readStoredPoint(stored ?? { restarts: 0 }, patches, what), role: typeof stored?.role === 'string' ? stored.role : undefined };
+    return {
+      ...readStoredPoint(stored ?? { restarts: 0 }, patches, what),
+      role: typeof stored?.role === 'string' ? stored.role : undefined,
+    };
   }
 
   // Recovery
@@ -336,7 +372,9 @@ export class DurableRunFiles {
       const owner = await readJson<LeaseOwner>(path.join(directory, file));
       if (typeof owner?.run_id === 'string' && safeName(owner.run_id) === name) return owner.run_id;
     }
-    const point = await readJson<{ base?: { checkpoint?: { run_id?: unknown } }; checkpoint?: { run_id?: unknown } }>(path.join(directory, 'resume-point.json'));
+    const point = await readJson<{ base?: { checkpoint?: { run_id?: unknown } }; checkpoint?: { run_id?: unknown } }>(
+      path.join(directory, 'resume-point.json'),
+    );
     const fromPoint = (point?.base ?? point)?.checkpoint?.run_id;
     if (typeof fromPoint === 'string' && safeName(fromPoint) === name) return fromPoint;
     return safeName(name) === name && files.some((file) => file.startsWith('lease.')) ? name : undefined;

@@ -66,7 +66,11 @@ const RETENTION_EVERY_MS = 10 * 60_000;
  * `durable`: the files that make runs survive the process; `slots`: how many run at once;
  * `retention`: the history kept (applied at start and every RETENTION_EVERY_MS; never a running run).
  */
-export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, retention?: RetentionPolicy): NonNullable<AppOptions['routes']> {
+export function localRunRoutes(
+  durable?: DurableRunFiles,
+  slots?: RunSlots,
+  retention?: RetentionPolicy,
+): NonNullable<AppOptions['routes']> {
   return runRoutes((context) => {
     const runs = new Map<string, LocalRun>();
     const unsettled = new Map<string, Unsettled>();
@@ -81,7 +85,9 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
 
     /** The options with this process's durability hooks for the run (`continuedFrom`: a dead process's point). */
     const durableOptions = (runId: string, options: RunOptions, continuedFrom?: ResumePoint): RunOptions =>
-      durable === undefined ? options : { ...options, durability: durable.durability(runId, options.role, continuedFrom) };
+      durable === undefined
+        ? options
+        : { ...options, durability: durable.durability(runId, options.role, continuedFrom) };
 
     /**
      * Ends a segment that ran here: when its result says storage failed, the events the live log
@@ -125,7 +131,12 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
       }
     };
 
-    const execute = (runId: string, agent: string, run: AgentRun, release: Release = slots?.take() ?? (() => undefined)): LocalRun => {
+    const execute = (
+      runId: string,
+      agent: string,
+      run: AgentRun,
+      release: Release = slots?.take() ?? (() => undefined),
+    ): LocalRun => {
       const waiters = new Set<() => void>();
       const buffer: AgentEvent[] = [];
       const wake = () => {
@@ -159,7 +170,8 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
 
     /** Claims a run for this process before it executes here (a new run, a resumed pause). */
     const claim = async (runId: string): Promise<void> => {
-      if (durable !== undefined && !(await durable.claim(runId))) throw httpError('CONFLICT', `run '${runId}' is already running`);
+      if (durable !== undefined && !(await durable.claim(runId)))
+        throw httpError('CONFLICT', `run '${runId}' is already running`);
     };
 
     /** The running segment only: what a foreground stream answers. */
@@ -176,7 +188,8 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
       async eventsAfter(after) {
         const local = runs.get(runId);
         const first = local?.buffer[0]?.seq;
-        if (local !== undefined && first !== undefined && after >= first - 1) return local.buffer.filter((event) => event.seq > after);
+        if (local !== undefined && first !== undefined && after >= first - 1)
+          return local.buffer.filter((event) => event.seq > after);
         const stored = (await traceStore.readEvents(runId)).filter((event) => event.seq > after);
         const last = stored.at(-1)?.seq ?? after;
         const running = local?.buffer ?? (await durable?.liveEvents(runId).catch(() => [])) ?? [];
@@ -198,12 +211,15 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
     const eventsNow = async (runId: string, after: number): Promise<AgentEvent[]> => {
       const [stored, logged] = await Promise.all([traceStore.readEvents(runId), runLog(runId).eventsAfter(after)]);
       const bySeq = new Map<number, AgentEvent>();
-      for (const event of [...logged, ...stored]) if (event.seq > after && !bySeq.has(event.seq)) bySeq.set(event.seq, event);
+      for (const event of [...logged, ...stored])
+        if (event.seq > after && !bySeq.has(event.seq)) bySeq.set(event.seq, event);
       return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
     };
 
     /** More events may come: the run executes here, or its record says it is running (another process, or one to come). */
-    const runIsLive = async (runId: string): Promise<boolean> => runs.has(runId) || (durable !== undefined && (await traceStore.getRun(runId).catch(() => undefined))?.status === 'running');
+    const runIsLive = async (runId: string): Promise<boolean> =>
+      runs.has(runId) ||
+      (durable !== undefined && (await traceStore.getRun(runId).catch(() => undefined))?.status === 'running');
 
     const answer = (call: RunCall, runId: string, local: LocalRun) => {
       const follow = () =>
@@ -219,16 +235,36 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
     };
 
     /** Records a run whose process died, and that cannot be continued, as failed with a `done` event saying why. */
-    const closeOrphan = async (runId: string, lastSeq: number, error: AgentError, stopReason: StopReason): Promise<void> => {
+    const closeOrphan = async (
+      runId: string,
+      lastSeq: number,
+      error: AgentError,
+      stopReason: StopReason,
+    ): Promise<void> => {
       const record = await traceStore.getRun(runId);
       const json = error.toJSON();
       const seq = lastSeq + 1;
       const now = new Date().toISOString();
-      await traceStore.appendEvents(runId, [{ type: 'done', run_id: runId, seq, ts: now, data: { status: 'failed', stop_reason: stopReason, state: {}, error: json } }]);
+      await traceStore.appendEvents(runId, [
+        {
+          type: 'done',
+          run_id: runId,
+          seq,
+          ts: now,
+          data: { status: 'failed', stop_reason: stopReason, state: {}, error: json },
+        },
+      ]);
       await traceStore.flush(runId);
       // No record yet (its process died before writing it, after a 202 named the run): one is made.
       const base = record ?? (await recordFromStart(runId, now));
-      await traceStore.putRun({ ...base, status: 'failed', stop_reason: stopReason, error: json, updated_at: now, event_count: seq });
+      await traceStore.putRun({
+        ...base,
+        status: 'failed',
+        stop_reason: stopReason,
+        error: json,
+        updated_at: now,
+        event_count: seq,
+      });
       // A resumed segment that died leaves its pause's checkpoint claimed: the run ended, it goes too.
       await context.checkpointStore.delete(runId);
       await durable?.endSegment(runId);
@@ -238,7 +274,13 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
     const recordFromStart = async (runId: string, now: string): Promise<RunRecord> => {
       const first = (await traceStore.readEvents(runId)).find((event) => event.type === 'run_start');
       const agent = (first?.data as { agent?: unknown } | undefined)?.agent;
-      return { run_id: runId, agent: typeof agent === 'string' ? agent : 'unknown', status: 'running', created_at: first?.ts ?? now, updated_at: now };
+      return {
+        run_id: runId,
+        agent: typeof agent === 'string' ? agent : 'unknown',
+        status: 'running',
+        created_at: first?.ts ?? now,
+        updated_at: now,
+      };
     };
 
     /**
@@ -247,10 +289,20 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
      */
     const failUnreadable = async (runId: string, unreadable: unknown): Promise<void> => {
       const cause = toAgentError(unreadable, 'STORAGE_ERROR');
-      const error = new AgentError('STORAGE_ERROR', `run '${runId}' stopped when its ${HOST} was restarted and cannot be continued: ${cause.message}`, { details: { ...cause.details } });
+      const error = new AgentError(
+        'STORAGE_ERROR',
+        `run '${runId}' stopped when its ${HOST} was restarted and cannot be continued: ${cause.message}`,
+        { details: { ...cause.details } },
+      );
       const record = await traceStore.getRun(runId).catch(() => undefined);
       const now = new Date().toISOString();
-      await traceStore.putRun({ ...(record ?? { run_id: runId, agent: 'unknown', created_at: now }), status: 'failed', stop_reason: 'error', error: error.toJSON(), updated_at: now });
+      await traceStore.putRun({
+        ...(record ?? { run_id: runId, agent: 'unknown', created_at: now }),
+        status: 'failed',
+        stop_reason: 'error',
+        error: error.toJSON(),
+        updated_at: now,
+      });
       await durable?.endSegment(runId);
     };
 
@@ -275,7 +327,11 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
       const lastSeq = last?.seq ?? 0;
       if (unreadable !== undefined) {
         if (systemReason(unreadable) !== undefined) throw unreadable;
-        const error = new AgentError('STORAGE_ERROR', `run '${runId}' stopped when its ${HOST} was restarted and cannot be continued: ${unreadable.message}`, { details: { ...unreadable.details } });
+        const error = new AgentError(
+          'STORAGE_ERROR',
+          `run '${runId}' stopped when its ${HOST} was restarted and cannot be continued: ${unreadable.message}`,
+          { details: { ...unreadable.details } },
+        );
         return closeOrphan(runId, lastSeq, error, 'error');
       }
       if (point === undefined) return closeOrphan(runId, lastSeq, noCheckpointError(runId, HOST), 'error');
@@ -283,8 +339,15 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
       const refused = whyNotContinue(point, agent, Date.now(), HOST);
       if (refused !== undefined) return closeOrphan(runId, lastSeq, refused.error, refused.stopReason);
       const counted = await durable.countRestart(runId, point);
-      const options: RunOptions = { ...context.hostRunOptions(), ...(point.role !== undefined ? { role: point.role } : {}) };
-      execute(runId, point.checkpoint.agent, continueFromNode(agent!, point.checkpoint, lastSeq, durableOptions(runId, options, counted)));
+      const options: RunOptions = {
+        ...context.hostRunOptions(),
+        ...(point.role !== undefined ? { role: point.role } : {}),
+      };
+      execute(
+        runId,
+        point.checkpoint.agent,
+        continueFromNode(agent!, point.checkpoint, lastSeq, durableOptions(runId, options, counted)),
+      );
     };
 
     if (durable !== undefined) {
@@ -296,14 +359,16 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
         }
         for (const [runId, { agent, result }] of unsettled) await settle(runId, agent, result);
         // A run that cannot be continued or closed now (its files unwritable) is let go: the next scan tries again.
-        for (const orphan of await durable.claimOrphans().catch(() => [])) await continueOrphan(orphan).catch(() => durable.release(orphan.runId));
+        for (const orphan of await durable.claimOrphans().catch(() => []))
+          await continueOrphan(orphan).catch(() => durable.release(orphan.runId));
       };
       durable.onScan(recover);
     }
 
     const hostedRecord = async (runId: string): Promise<RunRecord | undefined> => {
       const pending = unsettled.get(runId);
-      if (pending !== undefined) return finalRecord(await traceStore.getRun(runId).catch(() => undefined), pending.agent, pending.result);
+      if (pending !== undefined)
+        return finalRecord(await traceStore.getRun(runId).catch(() => undefined), pending.agent, pending.result);
       const record = await traceStore.getRun(runId);
       if (record === undefined || !runs.has(runId) || record.status === 'running') return record;
       const { stop_reason: _stop, error: _error, ...rest } = record;
@@ -315,7 +380,16 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
         withSlot(async (release) => {
           const runId = crypto.randomUUID();
           await claim(runId);
-          return answer(call, runId, execute(runId, agent.name, runAgent(agent, input, durableOptions(runId, { ...optionsFor(call), runId })), release));
+          return answer(
+            call,
+            runId,
+            execute(
+              runId,
+              agent.name,
+              runAgent(agent, input, durableOptions(runId, { ...optionsFor(call), runId })),
+              release,
+            ),
+          );
         }),
 
       async resume(call, runId, resume) {
@@ -324,7 +398,10 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
         // continues it. Refused here without touching them (a late or repeated resume).
         if (durable !== undefined && (await durable.hasSegment(runId))) {
           durable.scanSoon();
-          throw httpError('CONFLICT', `run '${runId}' is running (or being continued after its ${HOST} stopped); only an interrupted run can be resumed`);
+          throw httpError(
+            'CONFLICT',
+            `run '${runId}' is running (or being continued after its ${HOST} stopped); only an interrupted run can be resumed`,
+          );
         }
         const checkpoint = await context.checkpointStore.loadLatest(runId);
         if (checkpoint === undefined) {
@@ -333,11 +410,24 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
           throw httpError('CONFLICT', `run '${runId}' is ${record.status}; only an interrupted run can be resumed`);
         }
         const agent = await agents.get(checkpoint.agent);
-        if (agent === undefined) throw httpError('NOT_FOUND', `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`);
+        if (agent === undefined)
+          throw httpError(
+            'NOT_FOUND',
+            `run '${runId}' belongs to agent '${checkpoint.agent}', which is not served here`,
+          );
         return withSlot(async (release) => {
           if (runs.has(runId)) throw httpError('CONFLICT', `run '${runId}' is already running`);
           await claim(runId);
-          return answer(call, runId, execute(runId, agent.name, resumeAgent(agent, runId, resume, durableOptions(runId, optionsFor(call))), release));
+          return answer(
+            call,
+            runId,
+            execute(
+              runId,
+              agent.name,
+              resumeAgent(agent, runId, resume, durableOptions(runId, optionsFor(call))),
+              release,
+            ),
+          );
         });
       },
 
@@ -346,15 +436,26 @@ export function localRunRoutes(durable?: DurableRunFiles, slots?: RunSlots, rete
         if (local === undefined) {
           const record = await traceStore.getRun(runId);
           if (record === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
-          throw httpError('CONFLICT', `run '${runId}' is ${record.status}, not running here; only a running run can be cancelled`);
+          throw httpError(
+            'CONFLICT',
+            `run '${runId}' is ${record.status}, not running here; only a running run can be cancelled`,
+          );
         }
         local.run.cancel('cancelled by POST /runs/:id/cancel');
         return resultResponse(await local.finished, local, sanitizer, 200);
       },
 
       async events(_c, runId, after, follow) {
-        if (!runs.has(runId) && (await traceStore.getRun(runId)) === undefined) throw httpError('NOT_FOUND', `no run '${runId}'`);
-        if (follow) return followResponse(runLog(runId), { after, live: () => runIsLive(runId), untilDone: false, heartbeatMs, sanitizer });
+        if (!runs.has(runId) && (await traceStore.getRun(runId)) === undefined)
+          throw httpError('NOT_FOUND', `no run '${runId}'`);
+        if (follow)
+          return followResponse(runLog(runId), {
+            after,
+            live: () => runIsLive(runId),
+            untilDone: false,
+            heartbeatMs,
+            sanitizer,
+          });
         return ndjsonResponse(await eventsNow(runId, after), sanitizer);
       },
 
@@ -396,8 +497,18 @@ function liveLog(durable: DurableRunFiles, runId: string, show: (events: AgentEv
 /** The record of a run's end, from its result (over the stored record, when there is one). */
 function finalRecord(record: RunRecord | undefined, agent: string, result: RunResult): RunRecord {
   const now = new Date().toISOString();
-  const { error: _error, stop_reason: _stop, ...base } = record ?? { run_id: result.run_id, agent, status: result.status, created_at: now, updated_at: now };
-  return { ...base, status: result.status, stop_reason: result.stop_reason, ...(result.error !== undefined ? { error: result.error } : {}), updated_at: now };
+  const {
+    error: _error,
+    stop_reason: _stop,
+    ...base
+  } = record ?? { run_id: result.run_id, agent, status: result.status, created_at: now, updated_at: now };
+  return {
+    ...base,
+    status: result.status,
+    stop_reason: result.stop_reason,
+    ...(result.error !== undefined ? { error: result.error } : {}),
+    updated_at: now,
+  };
 }
 
 /** The system's reason of a storage failure (ENOSPC, EACCES, …); undefined for a corrupt file. */

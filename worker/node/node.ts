@@ -103,13 +103,19 @@ export interface RunningServer {
 async function readAgentFiles(directory: string): Promise<Array<{ file: string; source: string }>> {
   if (!existsSync(directory)) return [];
   const names = (await readdir(directory)).filter((name) => /\.ya?ml$/.test(name)).sort();
-  return Promise.all(names.map(async (name) => ({ file: name, source: await readFile(path.join(directory, name), 'utf8') })));
+  return Promise.all(
+    names.map(async (name) => ({ file: name, source: await readFile(path.join(directory, name), 'utf8') })),
+  );
 }
 
 /** The web demo next to this module: <package>/dist/web-demo (this file is bundled into dist/). */
 function defaultWebDemoDir(): string | undefined {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  for (const candidate of [path.join(here, 'web-demo'), path.join(here, '../dist/web-demo'), path.join(here, '../../dist/web-demo')]) {
+  for (const candidate of [
+    path.join(here, 'web-demo'),
+    path.join(here, '../dist/web-demo'),
+    path.join(here, '../../dist/web-demo'),
+  ]) {
     if (existsSync(path.join(candidate, 'index.html'))) return candidate;
   }
   return undefined;
@@ -125,17 +131,31 @@ function defaultWebDemoDir(): string | undefined {
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const files = await readAgentFiles(path.resolve(options.agentsDir ?? 'examples'));
   // Prolog (its own chunk) is loaded only when one of the served agents uses it.
-  const scripts = await withPrologWhenUsed(ALL_SCRIPT_SANDBOXES, files.map(({ source }) => source));
+  const scripts = await withPrologWhenUsed(
+    ALL_SCRIPT_SANDBOXES,
+    files.map(({ source }) => source),
+  );
   const shell = options.shellProviders ?? [];
   const hostProviders = shell.length > 0 ? ['shell'] : [];
   // Agents that do not load are listed with their problems (GET /agents) and refused by name (422),
   // not a reason to refuse to start: the valid ones are served.
-  const agents = lazyAgentSource(() => files.map(({ file, source }) => ({ file, source, compile: () => loadAgent(source, { file, scripts, hostProviders }) })), { invalid: 'list' });
-  const invalidAgents = (await agents.list()).filter((agent): agent is Extract<AgentSummary, { status: 'invalid' }> => agent.status === 'invalid'); // compile now, not on a request
+  const agents = lazyAgentSource(
+    () =>
+      files.map(({ file, source }) => ({
+        file,
+        source,
+        compile: () => loadAgent(source, { file, scripts, hostProviders }),
+      })),
+    { invalid: 'list' },
+  );
+  const invalidAgents = (await agents.list()).filter(
+    (agent): agent is Extract<AgentSummary, { status: 'invalid' }> => agent.status === 'invalid',
+  ); // compile now, not on a request
   const environment = process.env;
   const traceDir = path.resolve(options.traceDir ?? '.tea-traces');
   const stores = createFsStores(traceDir);
-  const leaseMs = options.leaseMs ?? numberVariable('TEA_RUN_LEASE_MS', environment.TEA_RUN_LEASE_MS, { min: 1 }) ?? DEFAULT_LEASE_MS;
+  const leaseMs =
+    options.leaseMs ?? numberVariable('TEA_RUN_LEASE_MS', environment.TEA_RUN_LEASE_MS, { min: 1 }) ?? DEFAULT_LEASE_MS;
   // Runs survive this process: leases, live logs, node checkpoints (worker/node/durable-fs.ts).
   const durable = new DurableRunFiles(traceDir, stores.traceStore, leaseMs);
   const hostname = options.hostname ?? '127.0.0.1';
@@ -154,15 +174,28 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     tokensName: 'TEA_API_TOKENS',
     allowName: '--allow-no-auth',
   });
-  const maxRuns = options.maxConcurrentRuns ?? numberVariable('TEA_MAX_CONCURRENT_RUNS', environment.TEA_MAX_CONCURRENT_RUNS, { min: 1 }) ?? defaultMaxConcurrentRuns(availableParallelism());
-  const retention = options.retention === false ? undefined : (options.retention ?? retentionFromVariables(environment));
-  const slots = new RunSlots(maxRuns, options.runQueue ?? numberVariable('TEA_RUN_QUEUE', environment.TEA_RUN_QUEUE, { min: 0 }) ?? DEFAULT_RUN_QUEUE);
+  const maxRuns =
+    options.maxConcurrentRuns ??
+    numberVariable('TEA_MAX_CONCURRENT_RUNS', environment.TEA_MAX_CONCURRENT_RUNS, { min: 1 }) ??
+    defaultMaxConcurrentRuns(availableParallelism());
+  const retention =
+    options.retention === false ? undefined : (options.retention ?? retentionFromVariables(environment));
+  const slots = new RunSlots(
+    maxRuns,
+    options.runQueue ?? numberVariable('TEA_RUN_QUEUE', environment.TEA_RUN_QUEUE, { min: 0 }) ?? DEFAULT_RUN_QUEUE,
+  );
   const app = createApp({
     agents,
     ...stores,
     // Agents run the other agent files of the same folder as sub-runs (agent.* with {file: …}).
-    agentFiles: fileStoreAgentSource(createRootedFileStore(path.resolve(options.agentsDir ?? 'examples'), { acceptRace: options.acceptFileRace === true })),
-    ...(options.filesDir !== undefined ? { files: createRootedFileStore(options.filesDir, { acceptRace: options.acceptFileRace === true }) } : {}),
+    agentFiles: fileStoreAgentSource(
+      createRootedFileStore(path.resolve(options.agentsDir ?? 'examples'), {
+        acceptRace: options.acceptFileRace === true,
+      }),
+    ),
+    ...(options.filesDir !== undefined
+      ? { files: createRootedFileStore(options.filesDir, { acceptRace: options.acceptFileRace === true }) }
+      : {}),
     ...hostOptions,
     // Named by TEA_AGENT_SECRETS (comma-separated); each must be set (worker/host-config.ts AGENT_SECRETS).
     ...agentSecrets(environment.TEA_AGENT_SECRETS, (name) => environment[name], 'TEA_AGENT_SECRETS'),
@@ -172,18 +205,31 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     // One budget of work between event-loop turns for all the runs of this process (host-yield.ts).
     breathe: hostYield(),
     ...options.app,
-    ...(shell.length > 0 ? { llm: { ...(options.app?.llm ?? hostOptions.llm), providerFactory: withShellProviders(shell, options.app?.llm?.providerFactory) } } : {}),
+    ...(shell.length > 0
+      ? {
+          llm: {
+            ...(options.app?.llm ?? hostOptions.llm),
+            providerFactory: withShellProviders(shell, options.app?.llm?.providerFactory),
+          },
+        }
+      : {}),
   });
   // The Host check first (for static files too), then static files (public, like the page
   // itself), then the API with its Origin check, auth and limits.
   const site = new Hono();
   let listeningPort = options.port ?? 8787;
-  if (isLoopbackHostname(hostname)) site.use('*', hostGuard(() => loopbackHosts(listeningPort)));
+  if (isLoopbackHostname(hostname))
+    site.use(
+      '*',
+      hostGuard(() => loopbackHosts(listeningPort)),
+    );
   const webDemoDir = options.webDemoDir ?? defaultWebDemoDir();
   if (webDemoDir !== undefined && existsSync(webDemoDir)) {
     // Only the paths the built demo has go to the disk: /health, /runs and every other API route
     // are answered without serveStatic's file lookup (a synchronous stat on the event loop).
-    const demoPaths = new Set(readdirSync(webDemoDir, { recursive: true }).map((name) => `/${String(name).split(path.sep).join('/')}`));
+    const demoPaths = new Set(
+      readdirSync(webDemoDir, { recursive: true }).map((name) => `/${String(name).split(path.sep).join('/')}`),
+    );
     const staticFiles = serveStatic({ root: path.relative(process.cwd(), webDemoDir) || '.' });
     site.get('/*', (c, next) => (c.req.path === '/' || demoPaths.has(c.req.path) ? staticFiles(c, next) : next()));
   }
@@ -216,7 +262,8 @@ export const DEFAULT_RETAIN_DAYS = 30;
 /** serve's retention policy from its environment (TEA_RETAIN_RUNS, TEA_RETAIN_DAYS; 0: no limit of that kind). */
 function retentionFromVariables(environment: NodeJS.ProcessEnv): RetentionPolicy | undefined {
   const runs = numberVariable('TEA_RETAIN_RUNS', environment.TEA_RETAIN_RUNS, { min: 0 }) ?? DEFAULT_RETAIN_RUNS;
-  const days = numberVariable('TEA_RETAIN_DAYS', environment.TEA_RETAIN_DAYS, { min: 0, integer: false }) ?? DEFAULT_RETAIN_DAYS;
+  const days =
+    numberVariable('TEA_RETAIN_DAYS', environment.TEA_RETAIN_DAYS, { min: 0, integer: false }) ?? DEFAULT_RETAIN_DAYS;
   const policy: RetentionPolicy = {
     ...(runs > 0 ? { maxRuns: runs } : {}),
     ...(days > 0 ? { maxAgeMs: days * 86_400_000 } : {}),

@@ -13,18 +13,37 @@ import type { ReactTool, ToolTable } from './tool-table.js';
 export async function withMcpTools(table: ToolTable, context: ActionContext): Promise<ToolTable> {
   if (!table.tools.some((tool) => tool.mcp !== undefined)) return table;
   const wanted = new Map<string, string[]>();
-  for (const tool of table.tools) if (tool.mcp !== undefined) wanted.set(tool.mcp.server, [...(wanted.get(tool.mcp.server) ?? []), tool.mcp.tool]);
-  const listings = new Map(await Promise.all([...wanted].map(async ([server, tools]) => [server, await listMcpTools(server, tools, context)] as const)));
+  for (const tool of table.tools)
+    if (tool.mcp !== undefined) wanted.set(tool.mcp.server, [...(wanted.get(tool.mcp.server) ?? []), tool.mcp.tool]);
+  const listings = new Map(
+    await Promise.all(
+      [...wanted].map(async ([server, tools]) => [server, await listMcpTools(server, tools, context)] as const),
+    ),
+  );
   const tools = table.tools.map((tool): ReactTool => {
     if (tool.mcp === undefined) return tool;
     const listed = listings.get(tool.mcp.server)!.get(tool.mcp.tool)!;
     // The agent author's description wins over the server's (the author's is trusted text).
-    return { ...tool, description: tool.description || listed.description || `MCP tool ${tool.mcp.tool}`, serverDescription: listed.description, parameters: listed.parameters, schema: listed.schema };
+    return {
+      ...tool,
+      description: tool.description || listed.description || `MCP tool ${tool.mcp.tool}`,
+      serverDescription: listed.description,
+      parameters: listed.parameters,
+      schema: listed.schema,
+    };
   });
-  return { tools, byName: new Map(tools.map((tool) => [tool.name, tool])), byWireName: new Map(tools.map((tool) => [tool.wireName, tool])) };
+  return {
+    tools,
+    byName: new Map(tools.map((tool) => [tool.name, tool])),
+    byWireName: new Map(tools.map((tool) => [tool.wireName, tool])),
+  };
 }
 
 /** Runs an MCP tool of the table (the server was listed by withMcpTools in this run). */
-export async function callMcpTableTool(tool: ReactTool & { mcp: { server: string; tool: string } }, args: Record<string, unknown>, context: ActionContext): Promise<string> {
+export async function callMcpTableTool(
+  tool: ReactTool & { mcp: { server: string; tool: string } },
+  args: Record<string, unknown>,
+  context: ActionContext,
+): Promise<string> {
   return callMcpTool(tool.mcp.server, tool.mcp.tool, args, context);
 }

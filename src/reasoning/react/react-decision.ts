@@ -37,7 +37,8 @@ export function decideFromJson(content: string, step: number, reasoning?: string
   const parsed = parseModelOutput(content);
   let value: unknown = parsed.ok ? parsed.value : undefined;
   // JSON found inside prose may be only the `Action Input:` of the classic text form.
-  const embedded = !parsed.ok || parsed.method === 'balanced' || parsed.method === 'repair' || parsed.method === 'thinking';
+  const embedded =
+    !parsed.ok || parsed.method === 'balanced' || parsed.method === 'repair' || parsed.method === 'thinking';
   if (!(isPlainObject(value) && 'action' in value) && embedded) value = parseReactText(content) ?? value;
   if (!isPlainObject(value)) {
     const error = parsed.ok ? `Expected a JSON object with "action", got ${cutText(textOf(value), 100)}` : parsed.error;
@@ -47,17 +48,32 @@ export function decideFromJson(content: string, step: number, reasoning?: string
 }
 
 /** Reads a `{thought, action, action_input}` object (also used for native replies written as JSON). */
-export function decideFromObject(value: Record<string, unknown>, thinking: string | undefined, step: number): ReactDecision {
+export function decideFromObject(
+  value: Record<string, unknown>,
+  thinking: string | undefined,
+  step: number,
+): ReactDecision {
   const thought = value['thought'] !== undefined ? textOf(value['thought']) : (thinking ?? '');
   const action = value['action'];
   const input = value['action_input'] ?? value['input'] ?? value['arguments'];
   if (action === undefined || action === null || action === '') {
     // No action at all counts as the final answer (seed 003).
-    const answer = value['answer'] ?? value['final_answer'] ?? (isPlainObject(input) && 'answer' in input ? input['answer'] : input) ?? value['thought'] ?? value;
+    const answer =
+      value['answer'] ??
+      value['final_answer'] ??
+      (isPlainObject(input) && 'answer' in input ? input['answer'] : input) ??
+      value['thought'] ??
+      value;
     return { kind: 'final', thought, answer };
   }
   if (isFinalAction(action)) return { kind: 'final', thought, answer: finalAnswerOf(input) };
-  return { kind: 'tools', thought, calls: [{ id: `call_${step}_1`, key: `call_${step}_1`, name: action, arguments: input ?? {}, argumentsAreText: false }] };
+  return {
+    kind: 'tools',
+    thought,
+    calls: [
+      { id: `call_${step}_1`, key: `call_${step}_1`, name: action, arguments: input ?? {}, argumentsAreText: false },
+    ],
+  };
 }
 
 /** Reads a native tool-calling response. */
@@ -68,22 +84,35 @@ export function decideFromNative(response: LlmResponse, step: number): ReactDeci
     const text = content.trim();
     if (text === '') return { kind: 'parse_error', error: 'Empty response from LLM', raw: '' };
     const parsed = parseModelOutput(text);
-    if (parsed.ok && isPlainObject(parsed.value) && typeof parsed.value['action'] === 'string') return decideFromObject(parsed.value, parsed.thinking ?? response.reasoning, step);
+    if (parsed.ok && isPlainObject(parsed.value) && typeof parsed.value['action'] === 'string')
+      return decideFromObject(parsed.value, parsed.thinking ?? response.reasoning, step);
     return { kind: 'final', thought: '', answer: text };
   }
   const seen = new Set<string>();
   const requested: RequestedCall[] = calls.slice(0, MAX_CALLS_PER_RESPONSE).map((call, index) => {
     // Only plain ids are echoed back (never `__proto__` and the like).
-    let id = typeof call.id === 'string' && /^[A-Za-z0-9_:-]{1,80}$/.test(call.id) && !isForbiddenKey(call.id) ? call.id : `call_${step}_${index + 1}`;
+    let id =
+      typeof call.id === 'string' && /^[A-Za-z0-9_:-]{1,80}$/.test(call.id) && !isForbiddenKey(call.id)
+        ? call.id
+        : `call_${step}_${index + 1}`;
     if (seen.has(id)) id = `${id}_${index + 1}`;
     seen.add(id);
-    return { id, key: `call_${step}_${index + 1}`, name: call.function?.name, arguments: call.function?.arguments ?? '{}', argumentsAreText: true };
+    return {
+      id,
+      key: `call_${step}_${index + 1}`,
+      name: call.function?.name,
+      arguments: call.function?.arguments ?? '{}',
+      argumentsAreText: true,
+    };
   });
   // With tool calls, the text beside them is the thought; a reasoning model's thinking when there is none.
   const thought = content.trim() === '' && response.reasoning !== undefined ? response.reasoning : content;
   const final = requested.find((call) => call.name === 'final_answer');
   if (final !== undefined) {
-    const parsed = typeof final.arguments === 'string' ? parseJsonSafely(final.arguments) : { ok: true as const, value: final.arguments };
+    const parsed =
+      typeof final.arguments === 'string'
+        ? parseJsonSafely(final.arguments)
+        : { ok: true as const, value: final.arguments };
     return { kind: 'final', thought, answer: finalAnswerOf(parsed.ok ? parsed.value : final.arguments) };
   }
   return { kind: 'tools', thought, calls: requested };
@@ -95,7 +124,10 @@ export function decideFromNative(response: LlmResponse, step: number): ReactDeci
  */
 export function isFinalAction(action: unknown): boolean {
   if (typeof action !== 'string') return false;
-  const normalised = action.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const normalised = action
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
   return normalised === 'final_answer' || normalised === 'finish' || normalised === 'finalanswer';
 }
 

@@ -26,7 +26,16 @@ import { callModel } from '../action-support.js';
 import type { TraceEntry } from '../reasoning-trace.js';
 import { textOf } from '../../util/text-of.js';
 import { decideFromJson, decideFromNative, type ReactDecision, type RequestedCall } from './react-decision.js';
-import { assistantToolMessage, EMPTY_REPLY, finalAnswerRequest, INVALID_JSON_REPLY, INVALID_TOOL_CALL_REPLY, systemPrompt, toolDefinitions, type ToolMode } from './react-messages.js';
+import {
+  assistantToolMessage,
+  EMPTY_REPLY,
+  finalAnswerRequest,
+  INVALID_JSON_REPLY,
+  INVALID_TOOL_CALL_REPLY,
+  systemPrompt,
+  toolDefinitions,
+  type ToolMode,
+} from './react-messages.js';
 import { executeCall, preflightCall, type CallOutcome, type DispatchState } from './tool-dispatch.js';
 import { approverRole, type ToolTable } from './tool-table.js';
 import { cutText } from '../../util/cut-text.js';
@@ -87,7 +96,12 @@ export type LoopEnd =
 type StepEnd = LoopEnd | { kind: 'continue' };
 
 /** Runs the loop from `loop` until it ends or pauses. */
-export async function runReactLoop(config: ReactConfig, loop: LoopState, context: ActionContext, approval: boolean | undefined): Promise<LoopEnd> {
+export async function runReactLoop(
+  config: ReactConfig,
+  loop: LoopState,
+  context: ActionContext,
+  approval: boolean | undefined,
+): Promise<LoopEnd> {
   if (loop.pending !== undefined) {
     const end = await finishBatch(config, loop, context, approval);
     if (end.kind !== 'continue') return end;
@@ -102,8 +116,17 @@ export async function runReactLoop(config: ReactConfig, loop: LoopState, context
 async function runStep(config: ReactConfig, loop: LoopState, context: ActionContext): Promise<StepEnd> {
   loop.step++;
   const native = loop.mode !== 'json';
-  const request: LlmCallParams = native ? { ...config.llm, tools: toolDefinitions(config.table), tool_choice: 'auto' } : config.llm;
-  const outcome = await callModel(context, request, loop.messages, { label: 'reason.react', purpose: `ReAct step ${loop.step}` }, config.stream, loop.mode === 'auto' ? refusesTools : undefined);
+  const request: LlmCallParams = native
+    ? { ...config.llm, tools: toolDefinitions(config.table), tool_choice: 'auto' }
+    : config.llm;
+  const outcome = await callModel(
+    context,
+    request,
+    loop.messages,
+    { label: 'reason.react', purpose: `ReAct step ${loop.step}` },
+    config.stream,
+    loop.mode === 'auto' ? refusesTools : undefined,
+  );
   if (!outcome.ok) {
     // Infrastructure failures were rethrown by callModel; what is left is a refusal of the tool
     // definitions (auto mode) or a tool call the model wrote badly (content).
@@ -115,7 +138,16 @@ async function runStep(config: ReactConfig, loop: LoopState, context: ActionCont
       return { kind: 'continue' };
     }
     if (badToolCall) {
-      record(loop, { step: loop.step, thought: '', action: null, action_input: null, observation: INVALID_TOOL_CALL_REPLY, type: 'parse_error', timestamp: 0, error: outcome.error });
+      record(loop, {
+        step: loop.step,
+        thought: '',
+        action: null,
+        action_input: null,
+        observation: INVALID_TOOL_CALL_REPLY,
+        type: 'parse_error',
+        timestamp: 0,
+        error: outcome.error,
+      });
       appendMessages(loop.messages, { role: 'user', content: INVALID_TOOL_CALL_REPLY });
       return { kind: 'continue' };
     }
@@ -123,30 +155,68 @@ async function runStep(config: ReactConfig, loop: LoopState, context: ActionCont
   }
   const response = outcome.response;
   if (loop.mode === 'auto') {
-    const looksJson = (response.tool_calls ?? []).length === 0 && decideFromJson(response.content, loop.step, response.reasoning).kind === 'tools';
-    switchMode(config, loop, looksJson ? 'json' : 'native', looksJson ? 'the model answered in JSON' : 'native tool calls');
+    const looksJson =
+      (response.tool_calls ?? []).length === 0 &&
+      decideFromJson(response.content, loop.step, response.reasoning).kind === 'tools';
+    switchMode(
+      config,
+      loop,
+      looksJson ? 'json' : 'native',
+      looksJson ? 'the model answered in JSON' : 'native tool calls',
+    );
   }
-  const decision: ReactDecision = loop.mode === 'json' ? decideFromJson(response.content, loop.step, response.reasoning) : decideFromNative(response, loop.step);
+  const decision: ReactDecision =
+    loop.mode === 'json'
+      ? decideFromJson(response.content, loop.step, response.reasoning)
+      : decideFromNative(response, loop.step);
 
   if (decision.kind === 'parse_error') {
     const reply = decision.raw === '' ? EMPTY_REPLY : INVALID_JSON_REPLY;
-    record(loop, { step: loop.step, thought: '', action: null, action_input: null, observation: reply, type: 'parse_error', timestamp: 0, raw: cutText(decision.raw, 500), error: decision.error });
+    record(loop, {
+      step: loop.step,
+      thought: '',
+      action: null,
+      action_input: null,
+      observation: reply,
+      type: 'parse_error',
+      timestamp: 0,
+      raw: cutText(decision.raw, 500),
+      error: decision.error,
+    });
     appendMessages(loop.messages, { role: 'assistant', content: response.content }, { role: 'user', content: reply });
     return { kind: 'continue' };
   }
   if (decision.thought !== '') context.emit('thinking', { step: loop.step, thought: decision.thought });
   if (decision.kind === 'final') {
-    record(loop, { step: loop.step, thought: decision.thought, action: 'final_answer', action_input: { answer: decision.answer }, observation: 'Goal achieved.', type: 'final_answer', timestamp: 0 });
+    record(loop, {
+      step: loop.step,
+      thought: decision.thought,
+      action: 'final_answer',
+      action_input: { answer: decision.answer },
+      observation: 'Goal achieved.',
+      type: 'final_answer',
+      timestamp: 0,
+    });
     emitAnswer(context, loop.step, decision.answer);
     return { kind: 'final', answer: decision.answer, stopReason: 'final_answer' };
   }
-  appendMessages(loop.messages, loop.mode === 'json' ? { role: 'assistant', content: response.content } : assistantToolMessage(response.content ?? '', decision.calls));
+  appendMessages(
+    loop.messages,
+    loop.mode === 'json'
+      ? { role: 'assistant', content: response.content }
+      : assistantToolMessage(response.content ?? '', decision.calls),
+  );
   loop.pending = { calls: decision.calls, index: 0, thought: decision.thought, step: loop.step };
   return finishBatch(config, loop, context, undefined);
 }
 
 /** Processes the pending batch from its index; `approval` answers a waiting tier-3 call. */
-async function finishBatch(config: ReactConfig, loop: LoopState, context: ActionContext, approval: boolean | undefined): Promise<StepEnd> {
+async function finishBatch(
+  config: ReactConfig,
+  loop: LoopState,
+  context: ActionContext,
+  approval: boolean | undefined,
+): Promise<StepEnd> {
   const batch = loop.pending!;
   const native = loop.mode === 'native';
   for (; batch.index < batch.calls.length; batch.index++) {
@@ -156,20 +226,54 @@ async function finishBatch(config: ReactConfig, loop: LoopState, context: Action
     if (!checked.ready) {
       outcome = checked.outcome;
     } else if (checked.tool.tier === 3 && approval === undefined) {
-      if (batch.approver?.call !== call.key) batch.approver = { role: approverRole(context.role, checked.tool.requiresRole), call: call.key };
+      if (batch.approver?.call !== call.key)
+        batch.approver = { role: approverRole(context.role, checked.tool.requiresRole), call: call.key };
       return { kind: 'pause', call, tool: checked.tool.name, args: checked.args };
     } else if (checked.tool.tier === 3 && approval === false) {
-      outcome = { status: 'user_denied', tool: checked.tool.name, arguments: checked.args, observation: 'Denied by user' };
+      outcome = {
+        status: 'user_denied',
+        tool: checked.tool.name,
+        arguments: checked.args,
+        observation: 'Denied by user',
+      };
       loop.callHistory[checked.signature] = [batch.step, outcome.observation];
     } else {
-      context.emit('tool_start', { step: batch.step, tool: checked.tool.name, arguments: checked.args, call_id: call.id, tier: checked.tool.tier, autonomous: checked.tool.tier === 1 });
+      context.emit('tool_start', {
+        step: batch.step,
+        tool: checked.tool.name,
+        arguments: checked.args,
+        call_id: call.id,
+        tier: checked.tool.tier,
+        autonomous: checked.tool.tier === 1,
+      });
       outcome = await executeCall(context, checked.tool, checked.args, call.key, loop);
       loop.callHistory[checked.signature] = [batch.step, outcome.observation];
     }
     approval = undefined;
-    context.emit('tool_result', { step: batch.step, tool: outcome.tool, call_id: call.id, status: outcome.status, observation: outcome.observation });
-    record(loop, { step: batch.step, thought: batch.index === 0 ? batch.thought : '', action: outcome.tool, action_input: outcome.arguments, observation: outcome.observation, type: 'action', timestamp: 0, call_id: call.id, status: outcome.status });
-    appendMessages(loop.messages, native ? { role: 'tool', tool_call_id: call.id, content: outcome.observation } : { role: 'user', content: `Observation: ${outcome.observation}` });
+    context.emit('tool_result', {
+      step: batch.step,
+      tool: outcome.tool,
+      call_id: call.id,
+      status: outcome.status,
+      observation: outcome.observation,
+    });
+    record(loop, {
+      step: batch.step,
+      thought: batch.index === 0 ? batch.thought : '',
+      action: outcome.tool,
+      action_input: outcome.arguments,
+      observation: outcome.observation,
+      type: 'action',
+      timestamp: 0,
+      call_id: call.id,
+      status: outcome.status,
+    });
+    appendMessages(
+      loop.messages,
+      native
+        ? { role: 'tool', tool_call_id: call.id, content: outcome.observation }
+        : { role: 'user', content: `Observation: ${outcome.observation}` },
+    );
   }
   loop.pending = undefined;
   if (loop.refusedAfterLimit >= 2) return limitReached(config, loop, context, 'max_tool_calls');
@@ -189,16 +293,31 @@ function refusesToolsCode(code: string): boolean {
   return code === 'LLM_HTTP_400' || code === 'LLM_HTTP_422';
 }
 
-async function limitReached(config: ReactConfig, loop: LoopState, context: ActionContext, stopReason: 'max_steps' | 'max_tool_calls'): Promise<LoopEnd> {
+async function limitReached(
+  config: ReactConfig,
+  loop: LoopState,
+  context: ActionContext,
+  stopReason: 'max_steps' | 'max_tool_calls',
+): Promise<LoopEnd> {
   let answer: unknown = null;
   let forced = false;
   if (config.onLimit === 'final_answer' && config.maxSteps > 0) {
     const messages: ChatMessage[] = [...loop.messages, { role: 'user', content: finalAnswerRequest() }];
     // Tools stay declared (the history holds tool calls) but the model may not call them.
-    const request: LlmCallParams = loop.mode === 'json' ? config.llm : { ...config.llm, tools: toolDefinitions(config.table), tool_choice: 'none' };
-    const outcome = await callModel(context, request, messages, { label: 'reason.react', purpose: 'ReAct final answer (limit reached)' }, config.stream);
+    const request: LlmCallParams =
+      loop.mode === 'json' ? config.llm : { ...config.llm, tools: toolDefinitions(config.table), tool_choice: 'none' };
+    const outcome = await callModel(
+      context,
+      request,
+      messages,
+      { label: 'reason.react', purpose: 'ReAct final answer (limit reached)' },
+      config.stream,
+    );
     if (outcome.ok) {
-      const decision = loop.mode === 'json' ? decideFromJson(outcome.response.content, loop.step + 1, outcome.response.reasoning) : decideFromNative(outcome.response, loop.step + 1);
+      const decision =
+        loop.mode === 'json'
+          ? decideFromJson(outcome.response.content, loop.step + 1, outcome.response.reasoning)
+          : decideFromNative(outcome.response, loop.step + 1);
       const text = outcome.response.content.trim();
       if (decision.kind === 'final' || (decision.kind === 'parse_error' && text !== '')) {
         answer = decision.kind === 'final' ? decision.answer : text;

@@ -24,7 +24,8 @@ export function systemPrompt(table: ToolTable, mode: ToolMode): string {
 
 /** The first user message: `[UI Context: …]` (when given) then `Goal: …`. */
 export function goalMessage(goal: string, uiContext: unknown): string {
-  const prefix = uiContext === undefined || uiContext === null || uiContext === '' ? '' : `[UI Context: ${textOf(uiContext)}]\n\n`;
+  const prefix =
+    uiContext === undefined || uiContext === null || uiContext === '' ? '' : `[UI Context: ${textOf(uiContext)}]\n\n`;
   return `${prefix}Goal: ${goal}`;
 }
 
@@ -40,7 +41,11 @@ export function toolDefinitions(table: ToolTable): ToolDefinition[] {
       function: {
         name: 'final_answer',
         description: 'Give the final answer and stop.',
-        parameters: { type: 'object', properties: { answer: { description: 'The final answer' } }, required: ['answer'] },
+        parameters: {
+          type: 'object',
+          properties: { answer: { description: 'The final answer' } },
+          required: ['answer'],
+        },
       },
     },
   ];

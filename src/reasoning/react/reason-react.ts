@@ -5,7 +5,20 @@
  * engine's pause signal is never swallowed).
  */
 import type { ActionContext, ActionDefinition } from '../../core/action.js';
-import { checkIntegerAtLoad, compileParams, failureResult, integerParam, LLM_KEYS, llmOptions, renderParams, reportedModel, rethrowControl, staticParam, type CompiledParams, REASONING_RESULT_PROPERTIES } from '../action-support.js';
+import {
+  checkIntegerAtLoad,
+  compileParams,
+  failureResult,
+  integerParam,
+  LLM_KEYS,
+  llmOptions,
+  renderParams,
+  reportedModel,
+  rethrowControl,
+  staticParam,
+  type CompiledParams,
+  REASONING_RESULT_PROPERTIES,
+} from '../action-support.js';
 import { messageOf } from '../../util/message-of.js';
 import { llmProperties } from '../../spec/parameter-shapes.js';
 import { textOf } from '../../util/text-of.js';
@@ -29,7 +42,8 @@ interface PreparedReact {
 export function reasonReact(): ActionDefinition<PreparedReact> {
   return {
     name: 'reason.react',
-    description: 'ReAct loop: think, call a tool, observe, repeat until a final answer. Returns {steps, final_answer, reasoning_trace}.',
+    description:
+      'ReAct loop: think, call a tool, observe, repeat until a final answer. Returns {steps, final_answer, reasoning_trace}.',
     result: {
       type: 'object',
       properties: {
@@ -39,10 +53,13 @@ export function reasonReact(): ActionDefinition<PreparedReact> {
         total_steps: { type: 'integer', description: 'steps taken' },
         tool_calls: { type: 'integer', description: 'tools called' },
         stop_reason: { type: 'string', description: 'final_answer, max_steps, max_tool_calls…' },
-        react_steps: { type: 'array', description: 'the steps (TEA\'s name)' },
+        react_steps: { type: 'array', description: "the steps (TEA's name)" },
         tool_mode: { type: 'string', description: 'how tools were called (json or native)' },
         warning: { type: 'string', description: 'set when max_steps or max_tool_calls ended the loop' },
-        forced_final_answer: { type: 'boolean', description: 'the answer was asked for after the limit (on_limit: force_answer)' },
+        forced_final_answer: {
+          type: 'boolean',
+          description: 'the answer was asked for after the limit (on_limit: force_answer)',
+        },
       },
     },
     parameters: {
@@ -57,7 +74,12 @@ export function reasonReact(): ActionDefinition<PreparedReact> {
               {
                 type: 'object',
                 required: ['name'],
-                properties: { name: { type: 'string' }, tier: { enum: [1, 2, 3] }, requires_role: { type: 'string' }, description: { type: 'string' } },
+                properties: {
+                  name: { type: 'string' },
+                  tier: { enum: [1, 2, 3] },
+                  requires_role: { type: 'string' },
+                  description: { type: 'string' },
+                },
                 additionalProperties: false,
               },
             ],
@@ -77,13 +99,18 @@ export function reasonReact(): ActionDefinition<PreparedReact> {
     prepare(raw, compiler) {
       const params = compileParams(raw, compiler, ['goal']);
       const tools = staticParam(params, 'tools');
-      if (!tools.known) throw compiler.error('tools must be written in the agent file, not computed by a template', 'tools');
+      if (!tools.known)
+        throw compiler.error('tools must be written in the agent file, not computed by a template', 'tools');
       const table = buildToolTable(tools.value, compiler);
       checkIntegerAtLoad(params, compiler, 'max_steps', 0, MAX_STEPS_CAP);
       checkIntegerAtLoad(params, compiler, 'max_tool_calls', 0, MAX_STEPS_CAP * 8);
-      for (const [key, allowed] of [['tool_mode', TOOL_MODES], ['on_limit', ON_LIMIT]] as const) {
+      for (const [key, allowed] of [
+        ['tool_mode', TOOL_MODES],
+        ['on_limit', ON_LIMIT],
+      ] as const) {
         const value = staticParam(params, key);
-        if (value.known && value.value !== undefined && !allowed.includes(String(value.value))) throw compiler.error(`${key} must be one of ${allowed.join(', ')}`, key);
+        if (value.known && value.value !== undefined && !allowed.includes(String(value.value)))
+          throw compiler.error(`${key} must be one of ${allowed.join(', ')}`, key);
       }
       return { params, table };
     },
@@ -95,7 +122,17 @@ export function reasonReact(): ActionDefinition<PreparedReact> {
   };
 }
 
-type ReactOutcome = { result: Record<string, unknown> } | { pause: { tool: string; arguments: unknown; call_id: string; description?: string; resume_data: Record<string, unknown> } };
+type ReactOutcome =
+  | { result: Record<string, unknown> }
+  | {
+      pause: {
+        tool: string;
+        arguments: unknown;
+        call_id: string;
+        description?: string;
+        resume_data: Record<string, unknown>;
+      };
+    };
 
 /** What the approver is shown about an MCP tool (docs/mcp.md): its server's description (capped), else the author's. */
 function approvalDescription(table: ToolTable, name: string): string | undefined {
@@ -110,18 +147,34 @@ async function runReact(prepared: PreparedReact, context: ActionContext): Promis
   try {
     const params = renderParams(prepared.params, context);
     // MCP tools are described by their servers when the node starts (a lazy chunk, docs/mcp.md).
-    const table = prepared.table.tools.some((tool) => tool.mcp !== undefined) ? await (await import('./mcp-tool-table.js')).withMcpTools(prepared.table, context) : prepared.table;
+    const table = prepared.table.tools.some((tool) => tool.mcp !== undefined)
+      ? await (await import('./mcp-tool-table.js')).withMcpTools(prepared.table, context)
+      : prepared.table;
     const config = readConfig(params, table);
     if (typeof config === 'string') return { result: failureResult(config, trace) };
     const restored = restoreLoop(context);
     loop = restored ?? startLoop(config, params, context);
     const approval = restored?.pending !== undefined ? decideApproval(restored, context) : undefined;
-    if (restored !== undefined) loop.trace.push({ step: 'react_resume', timestamp: Date.now() / 1000, approved: approval ?? null });
+    if (restored !== undefined)
+      loop.trace.push({ step: 'react_resume', timestamp: Date.now() / 1000, approved: approval ?? null });
     const end = await runReactLoop(config, loop, context, approval);
     if (end.kind === 'pause') {
-      loop.trace.push({ step: 'react_confirmation_request', timestamp: Date.now() / 1000, tool: end.tool, call_id: end.call.id });
+      loop.trace.push({
+        step: 'react_confirmation_request',
+        timestamp: Date.now() / 1000,
+        tool: end.tool,
+        call_id: end.call.id,
+      });
       const description = approvalDescription(config.table, end.tool);
-      return { pause: { tool: end.tool, arguments: end.args, call_id: end.call.id, ...(description !== undefined ? { description } : {}), resume_data: { react: loop } } };
+      return {
+        pause: {
+          tool: end.tool,
+          arguments: end.args,
+          call_id: end.call.id,
+          ...(description !== undefined ? { description } : {}),
+          resume_data: { react: loop },
+        },
+      };
     }
     return { result: finish(end, loop, config, params, context) };
   } catch (error) {
@@ -146,11 +199,21 @@ function decideApproval(loop: LoopState, context: ActionContext): boolean | unde
     // Who answered, and what: the pause and its answer are part of the run's story (the studio shows them).
     const call = loop.pending?.calls[loop.pending.index];
     const tool = typeof call?.name === 'string' ? call.name : 'tool';
-    context.emit('log', { source: 'approval', message: `${tool} ${approved ? 'approved' : 'denied'} by role '${role}'`, tool, call_id: call?.id ?? '', approved, role });
+    context.emit('log', {
+      source: 'approval',
+      message: `${tool} ${approved ? 'approved' : 'denied'} by role '${role}'`,
+      tool,
+      call_id: call?.id ?? '',
+      approved,
+      role,
+    });
     return approved;
   }
   loop.trace.push({ step: 'react_approval_refused', timestamp: Date.now() / 1000, role, required_role: required });
-  context.emit('error', { code: 'FORBIDDEN', message: `approval refused: role '${role}' cannot approve a call that needs role '${required}'` });
+  context.emit('error', {
+    code: 'FORBIDDEN',
+    message: `approval refused: role '${role}' cannot approve a call that needs role '${required}'`,
+  });
   return undefined;
 }
 
@@ -208,7 +271,13 @@ function startLoop(config: ReactConfig, params: Record<string, unknown>, context
 /** The loop saved at a confirmation pause, when this node is re-run after it. */
 function restoreLoop(context: ActionContext): LoopState | undefined {
   const saved = context.resume?.resume_data?.['react'];
-  if (!isPlainObject(saved) || !Array.isArray(saved['messages']) || !Array.isArray(saved['steps']) || typeof saved['step'] !== 'number') return undefined;
+  if (
+    !isPlainObject(saved) ||
+    !Array.isArray(saved['messages']) ||
+    !Array.isArray(saved['steps']) ||
+    typeof saved['step'] !== 'number'
+  )
+    return undefined;
   const loop = structuredClone(saved) as unknown as LoopState;
   if (!isPlainObject(loop.executedCallIds)) loop.executedCallIds = {};
   if (!isPlainObject(loop.callHistory)) loop.callHistory = {};
@@ -221,7 +290,13 @@ function stepsOf(loop: LoopState): Record<string, unknown> {
   return { steps: loop.steps, react_steps: loop.steps, total_steps: loop.step, tool_calls: loop.toolCalls };
 }
 
-function finish(end: Exclude<LoopEnd, { kind: 'pause' }>, loop: LoopState, config: ReactConfig, params: Record<string, unknown>, context: ActionContext): Record<string, unknown> {
+function finish(
+  end: Exclude<LoopEnd, { kind: 'pause' }>,
+  loop: LoopState,
+  config: ReactConfig,
+  params: Record<string, unknown>,
+  context: ActionContext,
+): Record<string, unknown> {
   const model = reportedModel(context, params);
   const base = { ...stepsOf(loop), reasoning_trace: loop.trace, model, tool_mode: loop.mode };
   if (end.kind === 'error') {
@@ -230,14 +305,25 @@ function finish(end: Exclude<LoopEnd, { kind: 'pause' }>, loop: LoopState, confi
     return failureResult(end.error, loop.trace, { ...base, stop_reason: 'error', final_answer: null });
   }
   if (end.kind === 'final') {
-    loop.trace.push({ step: 'react_complete', timestamp: Date.now() / 1000, total_steps: loop.step, final_answer: end.answer });
+    loop.trace.push({
+      step: 'react_complete',
+      timestamp: Date.now() / 1000,
+      total_steps: loop.step,
+      final_answer: end.answer,
+    });
     return { ...base, final_answer: end.answer, reasoning_answer: end.answer, stop_reason: 'final_answer' };
   }
   const warning =
     end.stopReason === 'max_steps'
       ? `Max steps (${config.maxSteps}) reached without achieving goal`
       : `Tool call limit (${loop.maxToolCalls}) reached and the model kept calling tools`;
-  loop.trace.push({ step: 'react_max_steps', timestamp: Date.now() / 1000, total_steps: loop.step, warning, stop_reason: end.stopReason });
+  loop.trace.push({
+    step: 'react_max_steps',
+    timestamp: Date.now() / 1000,
+    total_steps: loop.step,
+    warning,
+    stop_reason: end.stopReason,
+  });
   context.emit('error', { code: 'BUDGET_EXCEEDED', message: warning, stop_reason: end.stopReason });
   return {
     ...base,

@@ -41,13 +41,26 @@ export interface DispatchState {
   callHistory: Record<string, [number, string]>;
 }
 
-export type Preflight = { ready: true; tool: ReactTool; args: Record<string, unknown>; signature: string } | { ready: false; outcome: CallOutcome };
+export type Preflight =
+  | { ready: true; tool: ReactTool; args: Record<string, unknown>; signature: string }
+  | { ready: false; outcome: CallOutcome };
 
 /** Every check short of approval and execution. */
-export function preflightCall(call: RequestedCall, table: ToolTable, native: boolean, state: DispatchState, role: string | undefined): Preflight {
+export function preflightCall(
+  call: RequestedCall,
+  table: ToolTable,
+  native: boolean,
+  state: DispatchState,
+  role: string | undefined,
+): Preflight {
   const shownName = cutText(typeof call.name === 'string' ? call.name : textOf(call.name), 80);
   // Exact lookups only. Native mode also takes the dotted name (a JSON action in the content).
-  const tool = typeof call.name === 'string' ? (native ? (table.byWireName.get(call.name) ?? table.byName.get(call.name)) : table.byName.get(call.name)) : undefined;
+  const tool =
+    typeof call.name === 'string'
+      ? native
+        ? (table.byWireName.get(call.name) ?? table.byName.get(call.name))
+        : table.byName.get(call.name)
+      : undefined;
   const refuse = (status: CallStatus, observation: string, args: unknown = call.arguments): Preflight => ({
     ready: false,
     outcome: { status, tool: tool?.name ?? shownName, arguments: args, observation },
@@ -56,41 +69,77 @@ export function preflightCall(call: RequestedCall, table: ToolTable, native: boo
     const available = [...table.tools.map((entry) => (native ? entry.wireName : entry.name)), 'final_answer'];
     return refuse('unknown', `Unknown action: ${shownName}. Available: ${JSON.stringify(available)}`, null);
   }
-  if (Object.hasOwn(state.executedCallIds, call.key)) return refuse('duplicate_id', `Call ${call.id} was already executed; it will not run again.`);
-  if (!roleAllows(role, tool.requiresRole)) return refuse('denied', `Access denied: ${tool.name} requires role ${tool.requiresRole}`);
+  if (Object.hasOwn(state.executedCallIds, call.key))
+    return refuse('duplicate_id', `Call ${call.id} was already executed; it will not run again.`);
+  if (!roleAllows(role, tool.requiresRole))
+    return refuse('denied', `Access denied: ${tool.name} requires role ${tool.requiresRole}`);
   const args = readArguments(call, tool);
   if (typeof args === 'string') return refuse('invalid', `Invalid arguments for ${tool.name}: ${args}`);
   if (tool.schema !== undefined) {
     const verdict = tool.schema.validate(args);
     if (!verdict.valid) {
-      const problems = verdict.errors.slice(0, 5).map((error) => `${error.path || '/'}: ${error.message}`).join('; ');
-      return refuse('invalid', `Invalid arguments for ${tool.name}: ${problems}. The tool did not run; send arguments matching its parameters.`, args);
+      const problems = verdict.errors
+        .slice(0, 5)
+        .map((error) => `${error.path || '/'}: ${error.message}`)
+        .join('; ');
+      return refuse(
+        'invalid',
+        `Invalid arguments for ${tool.name}: ${problems}. The tool did not run; send arguments matching its parameters.`,
+        args,
+      );
     }
   }
   const signature = `${tool.name} ${canonicalJson(args)}`;
   const earlier = state.callHistory[signature];
   if (earlier !== undefined) {
-    return refuse('repeated', `Repeated call: ${tool.name} was already called with these arguments at step ${earlier[0]} and returned: ${cutText(earlier[1], 500)}. Do not repeat it; use that result or give the final answer.`, args);
+    return refuse(
+      'repeated',
+      `Repeated call: ${tool.name} was already called with these arguments at step ${earlier[0]} and returned: ${cutText(earlier[1], 500)}. Do not repeat it; use that result or give the final answer.`,
+      args,
+    );
   }
   if (state.toolCalls >= state.maxToolCalls) {
     state.refusedAfterLimit++;
-    return refuse('limit', `Tool call limit (${state.maxToolCalls}) reached: no more tools will run. Give your final answer now with final_answer.`, args);
+    return refuse(
+      'limit',
+      `Tool call limit (${state.maxToolCalls}) reached: no more tools will run. Give your final answer now with final_answer.`,
+      args,
+    );
   }
   return { ready: true, tool, args, signature };
 }
 
 /** Runs an approved, checked call through the registry; a failure is an observation. */
-export async function executeCall(context: ActionContext, tool: ReactTool, args: Record<string, unknown>, callKey: string, state: DispatchState): Promise<CallOutcome> {
+export async function executeCall(
+  context: ActionContext,
+  tool: ReactTool,
+  args: Record<string, unknown>,
+  callKey: string,
+  state: DispatchState,
+): Promise<CallOutcome> {
   state.toolCalls++;
   state.executedCallIds[callKey] = true;
   try {
-    const result = tool.mcp !== undefined ? await (await import('./mcp-tool-table.js')).callMcpTableTool({ ...tool, mcp: tool.mcp }, args, context) : await context.callAction(tool.name, args);
-    return { status: 'ok', tool: tool.name, arguments: args, observation: truncateText(textOf(result ?? null), TOOL_LIMITS.maxObservationChars) };
+    const result =
+      tool.mcp !== undefined
+        ? await (await import('./mcp-tool-table.js')).callMcpTableTool({ ...tool, mcp: tool.mcp }, args, context)
+        : await context.callAction(tool.name, args);
+    return {
+      status: 'ok',
+      tool: tool.name,
+      arguments: args,
+      observation: truncateText(textOf(result ?? null), TOOL_LIMITS.maxObservationChars),
+    };
   } catch (error) {
     // A tool that itself asks for confirmation fails with ACTION_FAILED (context.callAction):
     // an observation like any other tool failure.
     rethrowControl(error);
-    return { status: 'error', tool: tool.name, arguments: args, observation: truncateText(`Error executing ${tool.name}: ${messageOf(error)}`, TOOL_LIMITS.maxObservationChars) };
+    return {
+      status: 'error',
+      tool: tool.name,
+      arguments: args,
+      observation: truncateText(`Error executing ${tool.name}: ${messageOf(error)}`, TOOL_LIMITS.maxObservationChars),
+    };
   }
 }
 
@@ -99,14 +148,16 @@ function readArguments(call: RequestedCall, tool: ReactTool): Record<string, unk
   let value = call.arguments;
   if (call.argumentsAreText) {
     const text = typeof value === 'string' ? value : '';
-    if (text.length > TOOL_LIMITS.maxArgumentChars) return `arguments too large (${text.length} characters; limit ${TOOL_LIMITS.maxArgumentChars})`;
+    if (text.length > TOOL_LIMITS.maxArgumentChars)
+      return `arguments too large (${text.length} characters; limit ${TOOL_LIMITS.maxArgumentChars})`;
     if (text.trim() === '') return {};
     const parsed = parseJsonSafely(text);
     if (!parsed.ok) return `arguments are not valid JSON (${parsed.error})`;
     value = parsed.value;
   } else {
     const size = textOf(value).length;
-    if (size > TOOL_LIMITS.maxArgumentChars) return `arguments too large (${size} characters; limit ${TOOL_LIMITS.maxArgumentChars})`;
+    if (size > TOOL_LIMITS.maxArgumentChars)
+      return `arguments too large (${size} characters; limit ${TOOL_LIMITS.maxArgumentChars})`;
   }
   if (value === null || value === undefined) return {};
   // Small models often write the arguments as a JSON string: "action_input": "{\"q\": 1}".
@@ -117,7 +168,12 @@ function readArguments(call: RequestedCall, tool: ReactTool): Record<string, unk
   if (isPlainObject(value)) return value;
   // A bare value for a tool with one required parameter: {"action_input": "2 + 2"} → {expression: "2 + 2"}.
   const required = Array.isArray(tool.parameters['required']) ? (tool.parameters['required'] as unknown[]) : [];
-  if (required.length === 1 && typeof required[0] === 'string' && (typeof value === 'string' || typeof value === 'number')) return { [required[0]]: value };
+  if (
+    required.length === 1 &&
+    typeof required[0] === 'string' &&
+    (typeof value === 'string' || typeof value === 'number')
+  )
+    return { [required[0]]: value };
   return `expected a JSON object, got ${cutText(textOf(value), 100)}`;
 }
 

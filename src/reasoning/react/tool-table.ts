@@ -62,7 +62,8 @@ export function isValidToolName(name: unknown): name is string {
  */
 export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTable {
   if (list === undefined || list === null) return { tools: [], byName: new Map(), byWireName: new Map() };
-  if (!Array.isArray(list)) throw compiler.error('tools must be a list of action names or {name, tier, requires_role, description}', 'tools');
+  if (!Array.isArray(list))
+    throw compiler.error('tools must be a list of action names or {name, tier, requires_role, description}', 'tools');
   const tools: ReactTool[] = [];
   const byName = new Map<string, ReactTool>();
   const byWireName = new Map<string, ReactTool>();
@@ -70,15 +71,22 @@ export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTab
   list.forEach((entry, index) => {
     const field = `tools[${index}]`;
     const spec = typeof entry === 'string' ? { name: entry } : entry;
-    if (!isPlainObject(spec)) throw compiler.error('a tool is an action name or {name, tier, requires_role, description}', field);
-    for (const key of Object.keys(spec)) if (!TOOL_ENTRY_KEYS.has(key)) throw compiler.error(`unknown key '${key}' in a tool entry`, field);
+    if (!isPlainObject(spec))
+      throw compiler.error('a tool is an action name or {name, tier, requires_role, description}', field);
+    for (const key of Object.keys(spec))
+      if (!TOOL_ENTRY_KEYS.has(key)) throw compiler.error(`unknown key '${key}' in a tool entry`, field);
     const { name, tier, requires_role: requiresRole, description } = spec;
     if (!isValidToolName(name)) {
-      throw compiler.error(`invalid tool name ${JSON.stringify(name)}: tool names match ^[A-Za-z][A-Za-z0-9_.-]{0,63}$ without '..'`, field, 'UNKNOWN_TOOL');
+      throw compiler.error(
+        `invalid tool name ${JSON.stringify(name)}: tool names match ^[A-Za-z][A-Za-z0-9_.-]{0,63}$ without '..'`,
+        field,
+        'UNKNOWN_TOOL',
+      );
     }
     if (name === 'final_answer') return; // always available
     if (name.startsWith(MCP_TOOL_PREFIX)) {
-      if (folded.has(name.toLowerCase())) throw compiler.error(`tool '${name}' is listed twice (names are compared ignoring case)`, field);
+      if (folded.has(name.toLowerCase()))
+        throw compiler.error(`tool '${name}' is listed twice (names are compared ignoring case)`, field);
       folded.add(name.toLowerCase());
       const tool = mcpTool(name, spec, compiler, field, byWireName);
       tools.push(tool);
@@ -90,7 +98,10 @@ export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTab
     try {
       definition = compiler.action(name, field);
     } catch (error) {
-      const similar = AgentError.isInstance(error) && Array.isArray(error.details['similar']) ? (error.details['similar'] as unknown[]).map(String) : [];
+      const similar =
+        AgentError.isInstance(error) && Array.isArray(error.details['similar'])
+          ? (error.details['similar'] as unknown[]).map(String)
+          : [];
       const hint = similar.length > 0 ? `; did you mean ${similar.join(', ')}?` : '';
       throw compiler.error(`tool '${name}' is not a registered action${hint}`, field, 'UNKNOWN_TOOL');
     }
@@ -98,7 +109,8 @@ export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTab
     if (refusal !== undefined) {
       throw compiler.error(refusal, field, 'INVALID_PARAMS');
     }
-    if (folded.has(name.toLowerCase())) throw compiler.error(`tool '${name}' is listed twice (names are compared ignoring case)`, field);
+    if (folded.has(name.toLowerCase()))
+      throw compiler.error(`tool '${name}' is listed twice (names are compared ignoring case)`, field);
     folded.add(name.toLowerCase());
     checkEntryKeys(tier, requiresRole, description, compiler, field);
     const parameters = definition.parameters ?? { type: 'object' };
@@ -107,7 +119,8 @@ export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTab
       wireName: uniqueWireName(name, byWireName),
       description: (description as string | undefined) ?? definition.description ?? `Run the ${name} action`,
       parameters,
-      schema: definition.parameters !== undefined ? compiler.schema(definition.parameters, `${field}.parameters`) : undefined,
+      schema:
+        definition.parameters !== undefined ? compiler.schema(definition.parameters, `${field}.parameters`) : undefined,
       tier: (tier as ToolTier | undefined) ?? (definition.sideEffects === true ? 3 : 1),
       requiresRole: requiresRole as string | undefined,
     };
@@ -118,12 +131,20 @@ export function buildToolTable(list: unknown, compiler: ActionCompiler): ToolTab
   return { tools, byName, byWireName };
 }
 
-function checkEntryKeys(tier: unknown, requiresRole: unknown, description: unknown, compiler: ActionCompiler, field: string): void {
-  if (tier !== undefined && tier !== 1 && tier !== 2 && tier !== 3) throw compiler.error('tier must be 1, 2 or 3', `${field}.tier`);
+function checkEntryKeys(
+  tier: unknown,
+  requiresRole: unknown,
+  description: unknown,
+  compiler: ActionCompiler,
+  field: string,
+): void {
+  if (tier !== undefined && tier !== 1 && tier !== 2 && tier !== 3)
+    throw compiler.error('tier must be 1, 2 or 3', `${field}.tier`);
   if (requiresRole !== undefined && !(ROLE_ORDER as readonly unknown[]).includes(requiresRole)) {
     throw compiler.error(`requires_role must be one of ${ROLE_ORDER.join(', ')}`, `${field}.requires_role`);
   }
-  if (description !== undefined && typeof description !== 'string') throw compiler.error('description must be a string', `${field}.description`);
+  if (description !== undefined && typeof description !== 'string')
+    throw compiler.error('description must be a string', `${field}.description`);
 }
 
 /**
@@ -131,7 +152,13 @@ function checkEntryKeys(tier: unknown, requiresRole: unknown, description: unkno
  * allow-list (UNKNOWN_TOOL otherwise). The server is not contacted at load. Default tier 3: a
  * server's own claims (readOnlyHint) are untrusted, so only the agent author can lower it.
  */
-function mcpTool(name: string, spec: Record<string, unknown>, compiler: ActionCompiler, field: string, byWireName: Map<string, ReactTool>): ReactTool {
+function mcpTool(
+  name: string,
+  spec: Record<string, unknown>,
+  compiler: ActionCompiler,
+  field: string,
+  byWireName: Map<string, ReactTool>,
+): ReactTool {
   const { tier, requires_role: requiresRole, description } = spec;
   const checked = checkMcpToolName(name, compiler.agentSettings);
   if ('error' in checked) throw compiler.error(checked.error, field, 'UNKNOWN_TOOL');

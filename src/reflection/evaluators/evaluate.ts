@@ -10,7 +10,13 @@ import { evaluateWithLua } from './lua-evaluator.js';
 import { evaluateWithProlog } from './prolog-evaluator.js';
 import { evaluateWithSchema } from './schema-evaluator.js';
 
-export async function evaluate(evaluator: PreparedEvaluator, output: unknown, context: ActionContext, loopState: State, iteration: number): Promise<Verdict> {
+export async function evaluate(
+  evaluator: PreparedEvaluator,
+  output: unknown,
+  context: ActionContext,
+  loopState: State,
+  iteration: number,
+): Promise<Verdict> {
   switch (evaluator.type) {
     case 'schema':
       return evaluateWithSchema(evaluator, output);

@@ -25,7 +25,13 @@ const DEFAULT_CRITERIA = 'Evaluate whether this output is valid, correct and com
 const MAX_OUTPUT_CHARS = 20_000;
 const MAX_TASK_CHARS = 4_000;
 
-export async function evaluateWithJudge(evaluator: PreparedEvaluator & { type: 'llm' }, output: unknown, context: ActionContext, loopState: State, iteration: number): Promise<Verdict> {
+export async function evaluateWithJudge(
+  evaluator: PreparedEvaluator & { type: 'llm' },
+  output: unknown,
+  context: ActionContext,
+  loopState: State,
+  iteration: number,
+): Promise<Verdict> {
   const outputText = promptText(output);
   const scope = context.scope({ state: loopState, output, output_to_evaluate: outputText, iteration });
   let userMessage: string;
@@ -39,13 +45,19 @@ export async function evaluateWithJudge(evaluator: PreparedEvaluator & { type: '
   const examples = evaluator.examples.render(scope);
   for (const example of Array.isArray(examples) ? examples : []) {
     const pair = example as { input?: unknown; output?: unknown };
-    messages.push({ role: 'user', content: promptText(pair.input) }, { role: 'assistant', content: promptText(pair.output) });
+    messages.push(
+      { role: 'user', content: promptText(pair.input) },
+      { role: 'assistant', content: promptText(pair.output) },
+    );
   }
   messages.push({ role: 'user', content: userMessage });
   const overrides = evaluator.llm.render(scope) as Record<string, unknown>;
   let content: string;
   try {
-    const response = await context.callLlm({ ...overrides, messages }, { label: evaluator.label, purpose: `judge (attempt ${iteration})` });
+    const response = await context.callLlm(
+      { ...overrides, messages },
+      { label: evaluator.label, purpose: `judge (attempt ${iteration})` },
+    );
     content = response.content ?? '';
   } catch (error) {
     if (isControlFlow(error, context.signal)) throw error;
@@ -54,8 +66,15 @@ export async function evaluateWithJudge(evaluator: PreparedEvaluator & { type: '
   return parseJudgeReply(content);
 }
 
-function judgeMessage(evaluator: PreparedEvaluator & { type: 'llm' }, scope: Record<string, unknown>, outputText: string, iteration: number, task: string | undefined): string {
-  if (evaluator.prompt === undefined) return renderJudge({ criteria: DEFAULT_CRITERIA, output: outputText, iteration, task });
+function judgeMessage(
+  evaluator: PreparedEvaluator & { type: 'llm' },
+  scope: Record<string, unknown>,
+  outputText: string,
+  iteration: number,
+  task: string | undefined,
+): string {
+  if (evaluator.prompt === undefined)
+    return renderJudge({ criteria: DEFAULT_CRITERIA, output: outputText, iteration, task });
   const rendered = String(evaluator.prompt.render(scope) ?? '');
   if (evaluator.promptShowsOutput) return rendered;
   return renderJudge({ criteria: rendered, output: outputText, iteration });
@@ -75,5 +94,10 @@ function promptText(value: unknown): string {
 }
 
 function failed(message: string): Verdict {
-  return { valid: false, score: 0, errors: [{ message, type: 'evaluator_error' }], suggestions: ['Check the judge model configuration and connectivity'] };
+  return {
+    valid: false,
+    score: 0,
+    errors: [{ message, type: 'evaluator_error' }],
+    suggestions: ['Check the judge model configuration and connectivity'],
+  };
 }

@@ -10,15 +10,29 @@ import type { PreparedEvaluator, Verdict } from '../reflection-types.js';
 import { luaBudgetOf, luaState } from '../run-step.js';
 import { normalizeVerdict } from './normalize-verdict.js';
 
-export function evaluateWithLua(evaluator: PreparedEvaluator & { type: 'lua' }, output: unknown, context: ActionContext, loopState: State, iteration: number): Verdict {
+export function evaluateWithLua(
+  evaluator: PreparedEvaluator & { type: 'lua' },
+  output: unknown,
+  context: ActionContext,
+  loopState: State,
+  iteration: number,
+): Verdict {
   const state = luaState(loopState, { output: output ?? null, reflection_output: output ?? null, iteration });
   let result: unknown;
   try {
     const budget = luaBudgetOf(context);
-    result = evaluator.lua.run({ state, output: output ?? null, iteration, variables: context.variables }, { signal: context.signal, ...(budget === undefined ? {} : { budget }) });
+    result = evaluator.lua.run(
+      { state, output: output ?? null, iteration, variables: context.variables },
+      { signal: context.signal, ...(budget === undefined ? {} : { budget }) },
+    );
   } catch (error) {
     if (isControlFlow(error, context.signal)) throw error;
-    return { valid: false, score: 0, errors: [{ message: `Evaluator error: ${describeFailure(error)}`, type: 'evaluator_error' }], suggestions: ['Check the Lua evaluator code'] };
+    return {
+      valid: false,
+      score: 0,
+      errors: [{ message: `Evaluator error: ${describeFailure(error)}`, type: 'evaluator_error' }],
+      suggestions: ['Check the Lua evaluator code'],
+    };
   }
   return normalizeVerdict(result, evaluator.threshold);
 }

@@ -23,16 +23,21 @@ describe('parseJudgeReply', () => {
     expect(verdict.score).toBe(score);
   });
 
-  it.each(['This is valid.', 'VALID', '42', '["valid"]', '{"reason": "fine"}', ''])('never judges %j valid without a readable verdict', (text) => {
-    const verdict = parseJudgeReply(text);
-    expect(verdict.valid).toBe(false);
-    expect(verdict.score).toBe(0);
-    expect(verdict.feedback).toBe(text);
-    expect(verdict.errors[0]!.type).toBe('evaluator_error');
-  });
+  it.each(['This is valid.', 'VALID', '42', '["valid"]', '{"reason": "fine"}', ''])(
+    'never judges %j valid without a readable verdict',
+    (text) => {
+      const verdict = parseJudgeReply(text);
+      expect(verdict.valid).toBe(false);
+      expect(verdict.score).toBe(0);
+      expect(verdict.feedback).toBe(text);
+      expect(verdict.errors[0]!.type).toBe('evaluator_error');
+    },
+  );
 
   it('keeps reason, suggestions and listed issues', () => {
-    const verdict = parseJudgeReply('{"valid": false, "score": 0.3, "reason": "Missing key info", "suggestions": ["Add more detail", 3], "issues": ["no date"]}');
+    const verdict = parseJudgeReply(
+      '{"valid": false, "score": 0.3, "reason": "Missing key info", "suggestions": ["Add more detail", 3], "issues": ["no date"]}',
+    );
     expect(verdict.feedback).toBe('Missing key info');
     expect(verdict.suggestions).toEqual(['Add more detail']);
     expect(verdict.errors).toEqual([{ message: 'no date', type: 'judge' }]);

@@ -17,23 +17,35 @@ const FALSE_WORDS = new Set(['false', 'no', 'fail', 'failed', 'invalid']);
 export function parseJudgeReply(text: string): Verdict {
   const parsed = parseModelOutput(text);
   const reply = parsed.ok && isPlainObject(parsed.value) ? parsed.value : undefined;
-  const validity = reply === undefined ? undefined : readBoolean(reply.valid ?? reply.pass ?? reply.passed ?? reply.is_valid);
+  const validity =
+    reply === undefined ? undefined : readBoolean(reply.valid ?? reply.pass ?? reply.passed ?? reply.is_valid);
   const rawScore = reply === undefined ? undefined : readScore(reply.score);
   if (reply === undefined || (validity === undefined && rawScore === undefined)) {
     return {
       valid: false,
       score: 0,
-      errors: [{ message: 'Could not read a verdict from the judge reply (expected JSON with "valid" and "score")', type: 'evaluator_error' }],
+      errors: [
+        {
+          message: 'Could not read a verdict from the judge reply (expected JSON with "valid" and "score")',
+          type: 'evaluator_error',
+        },
+      ],
       feedback: text,
       suggestions: [],
     };
   }
   const valid = validity ?? (rawScore as number) >= 0.5;
   const score = rawScore ?? (valid ? 1 : 0);
-  const reason = [reply.reason, reply.feedback, reply.explanation].find((value): value is string => typeof value === 'string');
+  const reason = [reply.reason, reply.feedback, reply.explanation].find(
+    (value): value is string => typeof value === 'string',
+  );
   const suggestions = toStrings(reply.suggestions);
   const listed = toIssues(reply.issues ?? reply.errors, 'judge');
-  const errors = valid ? [] : listed.length > 0 ? listed : [{ message: reason ?? 'The judge found the output invalid', type: 'judge' }];
+  const errors = valid
+    ? []
+    : listed.length > 0
+      ? listed
+      : [{ message: reason ?? 'The judge found the output invalid', type: 'judge' }];
   const verdict: Verdict = { valid, score, errors, suggestions };
   if (reason !== undefined) verdict.feedback = reason;
   return verdict;
@@ -50,7 +62,8 @@ function readBoolean(value: unknown): boolean | undefined {
 }
 
 function readScore(value: unknown): number | undefined {
-  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  const number =
+    typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
   if (!Number.isFinite(number)) return undefined;
   if (number > 1 && number <= 10) return number / 10;
   if (number > 10 && number <= 100) return number / 100;

@@ -17,7 +17,21 @@ import { templateShowsOutput } from './template-references.js';
 import { isPlainObject } from '../../util/plain-object.js';
 
 /** The keys of an `llm` evaluator passed on to the model call. */
-export const JUDGE_LLM_KEYS = ['model', 'api_base', 'base_url', 'api_key', 'provider', 'temperature', 'max_tokens', 'timeout', 'max_retries', 'top_p', 'seed', 'stop', 'response_format'];
+export const JUDGE_LLM_KEYS = [
+  'model',
+  'api_base',
+  'base_url',
+  'api_key',
+  'provider',
+  'temperature',
+  'max_tokens',
+  'timeout',
+  'max_retries',
+  'top_p',
+  'seed',
+  'stop',
+  'response_format',
+];
 
 const EVALUATOR_TYPES = ['schema', 'llm', 'lua', 'custom'];
 
@@ -29,12 +43,18 @@ function at(field: string, name: string): string {
 /** Compiles `raw`, the value of `field` (e.g. `evaluator`; '' when the keys sit directly in `with:`). */
 export function prepareEvaluator(raw: unknown, field: string, compiler: ActionCompiler): PreparedEvaluator {
   if (!isPlainObject(raw)) {
-    throw compiler.error(`\`${field || 'with'}\` must be a mapping with a \`type\` (schema, llm or lua)`, field || undefined);
+    throw compiler.error(
+      `\`${field || 'with'}\` must be a mapping with a \`type\` (schema, llm or lua)`,
+      field || undefined,
+    );
   }
   const spec = raw as Record<string, unknown>;
   const type = spec.type ?? 'schema';
   if (typeof type !== 'string' || !EVALUATOR_TYPES.includes(type)) {
-    throw compiler.error(`unknown evaluator type ${JSON.stringify(type)}: use 'schema', 'llm' or 'lua' (or 'custom' with language: lua)`, at(field, 'type'));
+    throw compiler.error(
+      `unknown evaluator type ${JSON.stringify(type)}: use 'schema', 'llm' or 'lua' (or 'custom' with language: lua)`,
+      at(field, 'type'),
+    );
   }
   switch (type) {
     case 'schema':
@@ -48,14 +68,20 @@ export function prepareEvaluator(raw: unknown, field: string, compiler: ActionCo
 
 function prepareSchema(spec: Record<string, unknown>, field: string, compiler: ActionCompiler): PreparedEvaluator {
   let schema = spec.schema;
-  if (schema === undefined) throw compiler.error('Schema required for schema evaluator: add `schema:` (inline, or the name of a schema under `schemas:`)', at(field, 'schema'));
+  if (schema === undefined)
+    throw compiler.error(
+      'Schema required for schema evaluator: add `schema:` (inline, or the name of a schema under `schemas:`)',
+      at(field, 'schema'),
+    );
   if (typeof schema === 'string') schema = { $ref: schema };
-  if (spec.coerce !== undefined && typeof spec.coerce !== 'boolean') throw compiler.error('`coerce` must be true or false', at(field, 'coerce'));
+  if (spec.coerce !== undefined && typeof spec.coerce !== 'boolean')
+    throw compiler.error('`coerce` must be true or false', at(field, 'coerce'));
   return { type: 'schema', schema: compiler.schema(schema, at(field, 'schema')), coerce: spec.coerce !== false };
 }
 
 function prepareJudge(spec: Record<string, unknown>, field: string, compiler: ActionCompiler): PreparedEvaluator {
-  if (spec.prompt !== undefined && typeof spec.prompt !== 'string') throw compiler.error('`prompt` must be text', at(field, 'prompt'));
+  if (spec.prompt !== undefined && typeof spec.prompt !== 'string')
+    throw compiler.error('`prompt` must be text', at(field, 'prompt'));
   const examples = spec.examples ?? [];
   if (!Array.isArray(examples) || !examples.every(isPlainObject)) {
     throw compiler.error('`examples` must be a list of {input, output} mappings', at(field, 'examples'));
@@ -76,12 +102,18 @@ function prepareJudge(spec: Record<string, unknown>, field: string, compiler: Ac
 function prepareLua(spec: Record<string, unknown>, field: string, compiler: ActionCompiler): PreparedEvaluator {
   const language = spec.language ?? 'lua';
   if (language !== 'lua' && language !== 'prolog') {
-    throw compiler.error(`evaluator language '${String(language)}' is not supported: write the evaluator in Lua (type: lua)`, at(field, 'language'), 'UNSUPPORTED_LANGUAGE');
+    throw compiler.error(
+      `evaluator language '${String(language)}' is not supported: write the evaluator in Lua (type: lua)`,
+      at(field, 'language'),
+      'UNSUPPORTED_LANGUAGE',
+    );
   }
   const code = spec.run ?? spec.code;
-  if (typeof code !== 'string' || code.trim() === '') throw compiler.error('a Lua evaluator needs `run:` (or `code:`) with Lua code', at(field, 'run'));
+  if (typeof code !== 'string' || code.trim() === '')
+    throw compiler.error('a Lua evaluator needs `run:` (or `code:`) with Lua code', at(field, 'run'));
   const threshold = spec.threshold ?? 0.5;
-  if (typeof threshold !== 'number' || !Number.isFinite(threshold)) throw compiler.error('`threshold` must be a number', at(field, 'threshold'));
+  if (typeof threshold !== 'number' || !Number.isFinite(threshold))
+    throw compiler.error('`threshold` must be a number', at(field, 'threshold'));
   const codeField = at(field, spec.run !== undefined ? 'run' : 'code');
   // `language: prolog`: the host's Prolog sandbox compiles it; the candidate passes when the rules hold.
   if (language === 'prolog') return { type: 'prolog', prolog: compiler.script('prolog', code, codeField), threshold };

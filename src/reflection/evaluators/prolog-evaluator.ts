@@ -14,22 +14,38 @@ import type { PreparedEvaluator, Verdict } from '../reflection-types.js';
 import { luaBudgetOf, luaState } from '../run-step.js';
 import { normalizeVerdict } from './normalize-verdict.js';
 
-export function evaluateWithProlog(evaluator: PreparedEvaluator & { type: 'prolog' }, output: unknown, context: ActionContext, loopState: State, iteration: number): Verdict {
+export function evaluateWithProlog(
+  evaluator: PreparedEvaluator & { type: 'prolog' },
+  output: unknown,
+  context: ActionContext,
+  loopState: State,
+  iteration: number,
+): Verdict {
   const state = luaState(loopState, { output: output ?? null, reflection_output: output ?? null, iteration });
   let outcome;
   try {
     const budget = luaBudgetOf(context);
-    outcome = asProlog(evaluator.prolog).solve({ state }, { signal: context.signal, ...(budget === undefined ? {} : { budget }) });
+    outcome = asProlog(evaluator.prolog).solve(
+      { state },
+      { signal: context.signal, ...(budget === undefined ? {} : { budget }) },
+    );
   } catch (error) {
     if (isControlFlow(error, context.signal)) throw error;
-    return { valid: false, score: 0, errors: [{ message: `Evaluator error: ${describeFailure(error)}`, type: 'evaluator_error' }], suggestions: ['Check the Prolog evaluator code'] };
+    return {
+      valid: false,
+      score: 0,
+      errors: [{ message: `Evaluator error: ${describeFailure(error)}`, type: 'evaluator_error' }],
+      suggestions: ['Check the Prolog evaluator code'],
+    };
   }
   const verdict: Record<string, unknown> = { valid: outcome.succeeded, ...outcome.returns };
-  if (!outcome.succeeded && outcome.returns.errors === undefined) verdict.errors = ['the Prolog rules do not hold for this candidate'];
+  if (!outcome.succeeded && outcome.returns.errors === undefined)
+    verdict.errors = ['the Prolog rules do not hold for this candidate'];
   return normalizeVerdict(verdict, evaluator.threshold);
 }
 
 function asProlog(script: CompiledScript): CompiledProlog {
-  if (typeof (script as Partial<CompiledProlog>).solve !== 'function') throw new TypeError('the Prolog evaluator was compiled by a sandbox without solve()');
+  if (typeof (script as Partial<CompiledProlog>).solve !== 'function')
+    throw new TypeError('the Prolog evaluator was compiled by a sandbox without solve()');
   return script as CompiledProlog;
 }

@@ -14,13 +14,24 @@ export function evaluateWithSchema(evaluator: PreparedEvaluator & { type: 'schem
     result = evaluator.schema.validate(output, { coerce: evaluator.coerce });
   } catch (error) {
     const message = AgentError.isInstance(error) ? `${error.message} (${error.code})` : String(error);
-    return { valid: false, score: 0, errors: [{ message: `Evaluator failed: ${message}`, type: 'evaluator_error' }], suggestions: [] };
+    return {
+      valid: false,
+      score: 0,
+      errors: [{ message: `Evaluator failed: ${message}`, type: 'evaluator_error' }],
+      suggestions: [],
+    };
   }
   if (result.valid) return { valid: true, score: 1, errors: [], suggestions: [] };
   return {
     valid: false,
     score: scoreFromErrors(result.errors.length),
-    errors: result.errors.map((error) => ({ message: error.message, path: error.path, dotted_path: error.dotted_path, keyword: error.keyword, type: error.type })),
+    errors: result.errors.map((error) => ({
+      message: error.message,
+      path: error.path,
+      dotted_path: error.dotted_path,
+      keyword: error.keyword,
+      type: error.type,
+    })),
     suggestions: schemaSuggestions(result.errors),
   };
 }

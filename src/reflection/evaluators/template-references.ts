@@ -38,11 +38,21 @@ function readsOutput(value: unknown): boolean {
     case 'Identifier':
       return OUTPUT_NAMES.has(value.value as string);
     case 'MemberExpression':
-      return isStateReflectionOutput(value) || readsOutput(value.object) || (value.computed === true && readsOutput(value.property));
+      return (
+        isStateReflectionOutput(value) ||
+        readsOutput(value.object) ||
+        (value.computed === true && readsOutput(value.property))
+      );
     case 'FilterExpression':
-      return readsOutput(value.operand) || (isNode(value.filter) && value.filter.type === 'CallExpression' && readsOutput(value.filter.args));
+      return (
+        readsOutput(value.operand) ||
+        (isNode(value.filter) && value.filter.type === 'CallExpression' && readsOutput(value.filter.args))
+      );
     case 'FilterStatement':
-      return (isNode(value.filter) && value.filter.type === 'CallExpression' && readsOutput(value.filter.args)) || readsOutput(value.body);
+      return (
+        (isNode(value.filter) && value.filter.type === 'CallExpression' && readsOutput(value.filter.args)) ||
+        readsOutput(value.body)
+      );
     case 'TestExpression':
       return readsOutput(value.operand);
     case 'KeywordArgumentExpression':
@@ -63,7 +73,14 @@ function isStateReflectionOutput(member: Node): boolean {
   const object = member.object;
   const property = member.property;
   if (!isNode(object) || object.type !== 'Identifier' || object.value !== 'state' || !isNode(property)) return false;
-  const name = member.computed === true ? (property.type === 'StringLiteral' ? property.value : undefined) : property.type === 'Identifier' ? property.value : undefined;
+  const name =
+    member.computed === true
+      ? property.type === 'StringLiteral'
+        ? property.value
+        : undefined
+      : property.type === 'Identifier'
+        ? property.value
+        : undefined;
   return name === 'reflection_output';
 }
 

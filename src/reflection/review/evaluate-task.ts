@@ -23,8 +23,20 @@ export interface TaskEvaluation {
   empty_output?: boolean;
 }
 
-export function evaluateTask(task: TaskExecution, criteria: ReviewCriteria, medianMs: number | undefined): TaskEvaluation {
-  const evaluation: TaskEvaluation = { task_id: task.task_id, node: task.node, success: task.status === 'succeeded', confidence: 0.9, issues: [], suggestions: [], should_replan: false };
+export function evaluateTask(
+  task: TaskExecution,
+  criteria: ReviewCriteria,
+  medianMs: number | undefined,
+): TaskEvaluation {
+  const evaluation: TaskEvaluation = {
+    task_id: task.task_id,
+    node: task.node,
+    success: task.status === 'succeeded',
+    confidence: 0.9,
+    issues: [],
+    suggestions: [],
+    should_replan: false,
+  };
   if (task.duration_ms !== undefined) evaluation.duration_ms = task.duration_ms;
   if (task.status === 'failed') {
     const message = task.error?.message ?? 'unknown error';
@@ -40,9 +52,16 @@ export function evaluateTask(task: TaskExecution, criteria: ReviewCriteria, medi
     evaluation.confidence = 0.5;
   }
   if (task.attempts > 1) evaluation.issues.push(`Task needed ${task.attempts} attempts`);
-  if (medianMs !== undefined && task.duration_ms !== undefined && medianMs > 0 && task.duration_ms > criteria.max_execution_time_multiplier * medianMs) {
+  if (
+    medianMs !== undefined &&
+    task.duration_ms !== undefined &&
+    medianMs > 0 &&
+    task.duration_ms > criteria.max_execution_time_multiplier * medianMs
+  ) {
     evaluation.slow = true;
-    evaluation.issues.push(`Task took ${task.duration_ms} ms, more than ${criteria.max_execution_time_multiplier}× its median of ${medianMs} ms in earlier runs`);
+    evaluation.issues.push(
+      `Task took ${task.duration_ms} ms, more than ${criteria.max_execution_time_multiplier}× its median of ${medianMs} ms in earlier runs`,
+    );
     evaluation.suggestions.push('Investigate the slowdown: a slower model, larger inputs, or retries');
   }
   if (criteria.check_output_quality && task.status === 'succeeded' && isEmptyOutput(task.output)) {
@@ -61,7 +80,16 @@ export function isEmptyOutput(output: unknown): boolean {
   if (Array.isArray(output)) return output.length === 0;
   if (typeof output === 'object') {
     const values = Object.values(output as Record<string, unknown>);
-    return values.length === 0 || values.every((value) => value === null || value === undefined || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0));
+    return (
+      values.length === 0 ||
+      values.every(
+        (value) =>
+          value === null ||
+          value === undefined ||
+          (typeof value === 'string' && value.trim() === '') ||
+          (Array.isArray(value) && value.length === 0),
+      )
+    );
   }
   return false;
 }

@@ -19,7 +19,12 @@ export interface FailurePattern {
 }
 
 /** Patterns inside one run's task evaluations. */
-export function runPatterns(tasks: readonly TaskEvaluation[], successRate: number, minSuccessRate: number, now: string): FailurePattern[] {
+export function runPatterns(
+  tasks: readonly TaskEvaluation[],
+  successRate: number,
+  minSuccessRate: number,
+  now: string,
+): FailurePattern[] {
   const patterns: FailurePattern[] = [];
   const byCategory = new Map<string, TaskEvaluation[]>();
   for (const task of tasks) {
@@ -77,13 +82,19 @@ export interface PastRun {
 }
 
 /** Patterns across the reviewed run and earlier runs of the same agent (newest first). */
-export function historyPatterns(current: PastRun, earlier: readonly PastRun[], minSuccessRate: number, now: string): FailurePattern[] {
+export function historyPatterns(
+  current: PastRun,
+  earlier: readonly PastRun[],
+  minSuccessRate: number,
+  now: string,
+): FailurePattern[] {
   const runs = [current, ...earlier];
   if (runs.length < 2) return [];
   const patterns: FailurePattern[] = [];
   const byNode = new Map<string, string[]>();
   for (const run of runs) {
-    for (const node of new Set(run.failures.map((failure) => failure.node))) byNode.set(node, [...(byNode.get(node) ?? []), run.run_id]);
+    for (const node of new Set(run.failures.map((failure) => failure.node)))
+      byNode.set(node, [...(byNode.get(node) ?? []), run.run_id]);
   }
   for (const [node, failedRuns] of byNode) {
     if (failedRuns.length < 2) continue;

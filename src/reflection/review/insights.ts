@@ -24,20 +24,47 @@ export function insightsFrom(summary: EpisodeSummary): Insight[] {
   const insights: Insight[] = [];
   const base = { first_seen: summary.now, last_seen: summary.now, run_ids: [summary.run_id], occurrences: 1 };
   for (const pattern of summary.patterns) {
-    insights.push({ key: `pattern:${pattern.pattern_type}:${pattern.description.replace(/\d+/g, 'N')}`, kind: 'failure_pattern', pattern_type: pattern.pattern_type, description: pattern.description, suggested_fix: pattern.suggested_fix, ...base });
+    insights.push({
+      key: `pattern:${pattern.pattern_type}:${pattern.description.replace(/\d+/g, 'N')}`,
+      kind: 'failure_pattern',
+      pattern_type: pattern.pattern_type,
+      description: pattern.description,
+      suggested_fix: pattern.suggested_fix,
+      ...base,
+    });
   }
   for (const task of summary.tasks) {
     if (!task.success && task.error_category !== undefined) {
-      insights.push({ key: `failure:${task.node}:${task.error_category}`, kind: 'node_failure', node: task.node, error_category: task.error_category, description: task.issues[0] ?? 'failed', suggested_fix: task.suggestions[0] ?? null, should_replan: task.should_replan, ...base });
+      insights.push({
+        key: `failure:${task.node}:${task.error_category}`,
+        kind: 'node_failure',
+        node: task.node,
+        error_category: task.error_category,
+        description: task.issues[0] ?? 'failed',
+        suggested_fix: task.suggestions[0] ?? null,
+        should_replan: task.should_replan,
+        ...base,
+      });
     }
-    if (task.slow === true) insights.push({ key: `slow:${task.node}`, kind: 'slow_node', node: task.node, description: `Node '${task.node}' ran slower than usual`, ...base });
+    if (task.slow === true)
+      insights.push({
+        key: `slow:${task.node}`,
+        kind: 'slow_node',
+        node: task.node,
+        description: `Node '${task.node}' ran slower than usual`,
+        ...base,
+      });
   }
-  for (const suggestion of summary.llm_suggestions) insights.push({ key: `llm:${suggestion.slice(0, 120)}`, kind: 'llm_suggestion', description: suggestion, ...base });
+  for (const suggestion of summary.llm_suggestions)
+    insights.push({ key: `llm:${suggestion.slice(0, 120)}`, kind: 'llm_suggestion', description: suggestion, ...base });
   return insights;
 }
 
 /** Stores the insights of a review; returns the agent's insights after the merge. */
-export async function learnFromEpisode(store: TraceStore, summary: EpisodeSummary): Promise<{ stored: number; insights: Insight[] }> {
+export async function learnFromEpisode(
+  store: TraceStore,
+  summary: EpisodeSummary,
+): Promise<{ stored: number; insights: Insight[] }> {
   const learned = insightsFrom(summary);
   const existing = await store.getInsights(summary.agent);
   const merged = existing.map((insight) => ({ ...insight }));

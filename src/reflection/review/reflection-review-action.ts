@@ -19,7 +19,8 @@ interface ReviewParams {
 
 export const reflectionReviewAction: ActionDefinition<ReviewParams> = {
   name: 'reflection.review',
-  description: 'Reviews a run from the trace store (default: this run so far): per-node and per-run evaluation, failure patterns, optional LLM suggestions and learned insights.',
+  description:
+    'Reviews a run from the trace store (default: this run so far): per-node and per-run evaluation, failure patterns, optional LLM suggestions and learned insights.',
   result: {
     type: 'object',
     properties: {
@@ -33,7 +34,7 @@ export const reflectionReviewAction: ActionDefinition<ReviewParams> = {
       plan: { type: 'object', description: 'the replanning advice' },
       tasks: { type: 'array', description: 'per-node evaluation' },
       failure_patterns: { type: 'array', description: 'failure patterns across runs' },
-      llm_suggestions: { type: 'array', description: 'the model\'s suggestions, when asked' },
+      llm_suggestions: { type: 'array', description: "the model's suggestions, when asked" },
       criteria: { type: 'object', description: 'the criteria applied' },
       insights: { type: 'array', description: 'insights stored for later runs' },
       learned: { type: 'array', description: 'what this review learned' },
@@ -81,7 +82,11 @@ export const reflectionReviewAction: ActionDefinition<ReviewParams> = {
     const values = params.values.render(context.scope()) as Record<string, unknown>;
     const store = context.traceStore;
     if (store === undefined) {
-      throw new AgentError('STORAGE_ERROR', 'reflection.review needs a trace store: run the agent with one (the CLI and the worker keep traces)', { node: context.node });
+      throw new AgentError(
+        'STORAGE_ERROR',
+        'reflection.review needs a trace store: run the agent with one (the CLI and the worker keep traces)',
+        { node: context.node },
+      );
     }
     const settings = context.settings.reflection ?? {};
     const runId = typeof values.run_id === 'string' && values.run_id !== '' ? values.run_id : context.runId;
@@ -109,7 +114,10 @@ export const reflectionReviewAction: ActionDefinition<ReviewParams> = {
 };
 
 async function askModel(context: ActionContext, prompt: string, model: unknown): Promise<string> {
-  const response = await context.callLlm({ prompt, ...(typeof model === 'string' ? { model } : {}) }, { label: 'review' });
+  const response = await context.callLlm(
+    { prompt, ...(typeof model === 'string' ? { model } : {}) },
+    { label: 'review' },
+  );
   return response.content ?? '';
 }
 

@@ -28,18 +28,26 @@ export function readCriteria(...sources: unknown[]): ReviewCriteria {
   const criteria: ReviewCriteria = { ...DEFAULT_REVIEW_CRITERIA };
   for (const source of sources) {
     if (source === undefined || source === null) continue;
-    if (typeof source !== 'object' || Array.isArray(source)) throw new AgentError('INVALID_PARAMS', 'review criteria must be a mapping');
+    if (typeof source !== 'object' || Array.isArray(source))
+      throw new AgentError('INVALID_PARAMS', 'review criteria must be a mapping');
     const raw = source as Record<string, unknown>;
     for (const key of ['min_success_rate', 'max_execution_time_multiplier'] as const) {
       if (raw[key] === undefined) continue;
       const value = raw[key];
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new AgentError('INVALID_PARAMS', `review criterion '${key}' must be a non-negative number`, { field: key });
-      if (key === 'min_success_rate' && value > 1) throw new AgentError('INVALID_PARAMS', "review criterion 'min_success_rate' must be between 0 and 1", { field: key });
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+        throw new AgentError('INVALID_PARAMS', `review criterion '${key}' must be a non-negative number`, {
+          field: key,
+        });
+      if (key === 'min_success_rate' && value > 1)
+        throw new AgentError('INVALID_PARAMS', "review criterion 'min_success_rate' must be between 0 and 1", {
+          field: key,
+        });
       criteria[key] = value;
     }
     for (const key of ['require_all_tasks_complete', 'check_output_quality'] as const) {
       if (raw[key] === undefined) continue;
-      if (typeof raw[key] !== 'boolean') throw new AgentError('INVALID_PARAMS', `review criterion '${key}' must be true or false`, { field: key });
+      if (typeof raw[key] !== 'boolean')
+        throw new AgentError('INVALID_PARAMS', `review criterion '${key}' must be true or false`, { field: key });
       criteria[key] = raw[key] as boolean;
     }
   }

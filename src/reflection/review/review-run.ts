@@ -75,25 +75,49 @@ export async function reviewRun(options: ReviewRunOptions): Promise<Review> {
   const now = new Date((options.now ?? Date.now)()).toISOString();
   const events = options.events ?? (await store.readEvents(options.runId));
   const stored = await store.getRun(options.runId);
-  if (stored === undefined && events.length === 0) throw new AgentError('NOT_FOUND', `run '${options.runId}' was not found in the trace store`, { details: { run_id: options.runId } });
-  const record: RunRecord = stored ?? { run_id: options.runId, agent: agentOf(events), status: 'running', created_at: events[0]?.ts ?? now, updated_at: now };
+  if (stored === undefined && events.length === 0)
+    throw new AgentError('NOT_FOUND', `run '${options.runId}' was not found in the trace store`, {
+      details: { run_id: options.runId },
+    });
+  const record: RunRecord = stored ?? {
+    run_id: options.runId,
+    agent: agentOf(events),
+    status: 'running',
+    created_at: events[0]?.ts ?? now,
+    updated_at: now,
+  };
   const history = await loadRunHistory(store, record, options.historyLimit ?? 20);
 
   const executions = tasksFromEvents(events);
   const tasks = executions.map((task) => evaluateTask(task, criteria, history.medians.get(task.node)));
   const succeeded = tasks.filter((task) => task.success).length;
   const successRate = tasks.length === 0 ? 1 : succeeded / tasks.length;
-  const patterns = [...runPatterns(tasks, successRate, criteria.min_success_rate, now), ...historyPatterns(pastRun(record.run_id, record.status, executions), history.runs, criteria.min_success_rate, now)];
+  const patterns = [
+    ...runPatterns(tasks, successRate, criteria.min_success_rate, now),
+    ...historyPatterns(pastRun(record.run_id, record.status, executions), history.runs, criteria.min_success_rate, now),
+  ];
 
   const issues: string[] = [];
-  if (successRate < criteria.min_success_rate) issues.push(`Success rate ${Math.round(successRate * 100)}% is below the minimum ${Math.round(criteria.min_success_rate * 100)}%`);
+  if (successRate < criteria.min_success_rate)
+    issues.push(
+      `Success rate ${Math.round(successRate * 100)}% is below the minimum ${Math.round(criteria.min_success_rate * 100)}%`,
+    );
   if (criteria.require_all_tasks_complete) {
     const unfinished = tasks.filter((task) => !task.success);
-    if (unfinished.length > 0) issues.push(`${unfinished.length} node execution(s) did not complete successfully: ${unfinished.map((task) => task.task_id).join(', ')}`);
-    if (record.status !== 'completed' && record.status !== 'running') issues.push(`The run ended with status '${record.status}'${record.error !== undefined ? `: ${record.error.message}` : ''}`);
+    if (unfinished.length > 0)
+      issues.push(
+        `${unfinished.length} node execution(s) did not complete successfully: ${unfinished.map((task) => task.task_id).join(', ')}`,
+      );
+    if (record.status !== 'completed' && record.status !== 'running')
+      issues.push(
+        `The run ended with status '${record.status}'${record.error !== undefined ? `: ${record.error.message}` : ''}`,
+      );
   }
   for (const task of tasks) for (const issue of task.issues) issues.push(`${task.task_id}: ${issue}`);
-  const suggestions = unique([...tasks.flatMap((task) => task.suggestions), ...patterns.map((pattern) => pattern.suggested_fix).filter((fix): fix is string => fix !== null)]);
+  const suggestions = unique([
+    ...tasks.flatMap((task) => task.suggestions),
+    ...patterns.map((pattern) => pattern.suggested_fix).filter((fix): fix is string => fix !== null),
+  ]);
 
   const llmSuggestions: string[] = [];
   if (options.llm !== undefined && options.enableLlmReflection !== false) {
@@ -105,7 +129,9 @@ export async function reviewRun(options: ReviewRunOptions): Promise<Review> {
     }
   }
 
-  const complete = !criteria.require_all_tasks_complete || (tasks.every((task) => task.success) && (record.status === 'completed' || record.status === 'running'));
+  const complete =
+    !criteria.require_all_tasks_complete ||
+    (tasks.every((task) => task.success) && (record.status === 'completed' || record.status === 'running'));
   const success = successRate >= criteria.min_success_rate && complete;
   const plan: PlanEvaluation = {
     plan_id: record.run_id,
@@ -120,7 +146,15 @@ export async function reviewRun(options: ReviewRunOptions): Promise<Review> {
   let insights = await store.getInsights(record.agent);
   let learned = 0;
   if (options.learn === true) {
-    const outcome = await learnFromEpisode(store, { agent: record.agent, run_id: record.run_id, success, tasks, patterns, llm_suggestions: llmSuggestions, now });
+    const outcome = await learnFromEpisode(store, {
+      agent: record.agent,
+      run_id: record.run_id,
+      success,
+      tasks,
+      patterns,
+      llm_suggestions: llmSuggestions,
+      now,
+    });
     insights = outcome.insights;
     learned = outcome.stored;
   }
@@ -144,7 +178,14 @@ export async function reviewRun(options: ReviewRunOptions): Promise<Review> {
   };
 }
 
-async function askForSuggestions(llm: (prompt: string) => Promise<string>, record: RunRecord, tasks: TaskEvaluation[], successRate: number, issues: string[], patterns: FailurePattern[]): Promise<string[]> {
+async function askForSuggestions(
+  llm: (prompt: string) => Promise<string>,
+  record: RunRecord,
+  tasks: TaskEvaluation[],
+  successRate: number,
+  issues: string[],
+  patterns: FailurePattern[],
+): Promise<string[]> {
   const prompt = renderReviewPrompt({
     agent: record.agent,
     status: record.status,
@@ -158,9 +199,22 @@ async function askForSuggestions(llm: (prompt: string) => Promise<string>, recor
   const parsed = parseModelOutput(reply);
   let items: unknown[] = [];
   if (parsed.ok && Array.isArray(parsed.value)) items = parsed.value;
-  else if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null && Array.isArray((parsed.value as { suggestions?: unknown }).suggestions)) items = (parsed.value as { suggestions: unknown[] }).suggestions;
-  else items = reply.split('\n').map((line) => /^\s*(?:[-*•]|\d+[.)])\s+(.+)$/.exec(line)?.[1]).filter((line) => line !== undefined);
-  return items.filter((item): item is string => typeof item === 'string' && item.trim() !== '').map((item) => cutText(item.trim(), 500)).slice(0, 10);
+  else if (
+    parsed.ok &&
+    typeof parsed.value === 'object' &&
+    parsed.value !== null &&
+    Array.isArray((parsed.value as { suggestions?: unknown }).suggestions)
+  )
+    items = (parsed.value as { suggestions: unknown[] }).suggestions;
+  else
+    items = reply
+      .split('\n')
+      .map((line) => /^\s*(?:[-*•]|\d+[.)])\s+(.+)$/.exec(line)?.[1])
+      .filter((line) => line !== undefined);
+  return items
+    .filter((item): item is string => typeof item === 'string' && item.trim() !== '')
+    .map((item) => cutText(item.trim(), 500))
+    .slice(0, 10);
 }
 
 function agentOf(events: readonly AgentEvent[]): string {

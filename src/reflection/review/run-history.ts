@@ -17,7 +17,11 @@ export async function loadRunHistory(store: TraceStore, current: RunRecord, limi
   const records: RunRecord[] = [];
   let cursor: string | undefined;
   while (records.length < limit) {
-    const page = await store.listRuns({ agent: current.agent, limit: Math.min(100, limit + 1), ...(cursor !== undefined ? { cursor } : {}) });
+    const page = await store.listRuns({
+      agent: current.agent,
+      limit: Math.min(100, limit + 1),
+      ...(cursor !== undefined ? { cursor } : {}),
+    });
     for (const record of page.runs) {
       if (record.run_id === current.run_id || record.created_at > current.created_at) continue;
       if (records.length < limit) records.push(record);
@@ -30,7 +34,8 @@ export async function loadRunHistory(store: TraceStore, current: RunRecord, limi
   for (const record of records) {
     const tasks = tasksFromEvents(await store.readEvents(record.run_id));
     for (const task of tasks) {
-      if (task.status === 'succeeded' && task.duration_ms !== undefined) durations.set(task.node, [...(durations.get(task.node) ?? []), task.duration_ms]);
+      if (task.status === 'succeeded' && task.duration_ms !== undefined)
+        durations.set(task.node, [...(durations.get(task.node) ?? []), task.duration_ms]);
     }
     runs.push(pastRun(record.run_id, record.status, tasks));
   }
@@ -43,7 +48,13 @@ export function pastRun(runId: string, status: string, tasks: readonly TaskExecu
   return {
     run_id: runId,
     status,
-    failures: tasks.filter((task) => task.status === 'failed').map((task) => ({ node: task.node, message: task.error?.message ?? 'error', ...(task.error?.code !== undefined ? { code: task.error.code } : {}) })),
+    failures: tasks
+      .filter((task) => task.status === 'failed')
+      .map((task) => ({
+        node: task.node,
+        message: task.error?.message ?? 'error',
+        ...(task.error?.code !== undefined ? { code: task.error.code } : {}),
+      })),
   };
 }
 

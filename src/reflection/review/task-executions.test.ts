@@ -4,9 +4,21 @@ import { categorizeError } from './error-category.js';
 import { tasksFromEvents } from './task-executions.js';
 
 let seq = 0;
-function event(type: AgentEvent['type'], node: string | undefined, data: Record<string, unknown> = {}, ms = seq * 10): AgentEvent {
+function event(
+  type: AgentEvent['type'],
+  node: string | undefined,
+  data: Record<string, unknown> = {},
+  ms = seq * 10,
+): AgentEvent {
   seq += 1;
-  return { type, run_id: 'r', seq, ts: new Date(Date.UTC(2026, 0, 1) + ms).toISOString(), ...(node !== undefined ? { node } : {}), data } as AgentEvent;
+  return {
+    type,
+    run_id: 'r',
+    seq,
+    ts: new Date(Date.UTC(2026, 0, 1) + ms).toISOString(),
+    ...(node !== undefined ? { node } : {}),
+    data,
+  } as AgentEvent;
 }
 
 describe('tasksFromEvents', () => {
@@ -22,7 +34,10 @@ describe('tasksFromEvents', () => {
       event('node_end', 'flaky', { update: { y: 2 }, duration_ms: 7 }),
       event('node_start', 'soft'),
       event('error', 'soft', { code: 'ACTION_FAILED', message: 'not found' }),
-      event('node_end', 'soft', { update: { __error__: { code: 'ACTION_FAILED', message: 'not found', node: 'soft' } }, duration_ms: 1 }),
+      event('node_end', 'soft', {
+        update: { __error__: { code: 'ACTION_FAILED', message: 'not found', node: 'soft' } },
+        duration_ms: 1,
+      }),
       event('node_start', 'a'),
       event('node_end', 'a', { update: {}, duration_ms: 3 }),
       event('node_start', 'hard'),
@@ -48,8 +63,16 @@ describe('tasksFromEvents', () => {
 
   it('pairs interleaved parallel branches by node', () => {
     seq = 0;
-    const events = [event('node_start', 'left'), event('node_start', 'right'), event('node_end', 'right', { update: {}, duration_ms: 2 }), event('node_end', 'left', { update: {}, duration_ms: 9 })];
-    expect(tasksFromEvents(events).map((task) => [task.node, task.duration_ms])).toEqual([['left', 9], ['right', 2]]);
+    const events = [
+      event('node_start', 'left'),
+      event('node_start', 'right'),
+      event('node_end', 'right', { update: {}, duration_ms: 2 }),
+      event('node_end', 'left', { update: {}, duration_ms: 9 }),
+    ];
+    expect(tasksFromEvents(events).map((task) => [task.node, task.duration_ms])).toEqual([
+      ['left', 9],
+      ['right', 2],
+    ]);
   });
 });
 

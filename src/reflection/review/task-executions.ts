@@ -38,7 +38,13 @@ export function tasksFromEvents(events: readonly AgentEvent[]): TaskExecution[] 
       }
       const visit = (visits.get(node) ?? 0) + 1;
       visits.set(node, visit);
-      const task: TaskExecution = { task_id: `${node}#${visit}`, node, status: 'incomplete', attempts: 1, started_seq: event.seq };
+      const task: TaskExecution = {
+        task_id: `${node}#${visit}`,
+        node,
+        status: 'incomplete',
+        attempts: 1,
+        started_seq: event.seq,
+      };
       tasks.push(task);
       startedAt.set(task, event.ts);
       stack.push(task);
@@ -47,20 +53,30 @@ export function tasksFromEvents(events: readonly AgentEvent[]): TaskExecution[] 
       const task = stack.pop();
       if (task === undefined) continue;
       const update = event.data.update as Record<string, unknown> | undefined;
-      const graceful = update !== undefined && typeof update === 'object' && update !== null ? (update.__error__ as { code?: string; message?: string } | undefined) : undefined;
-      task.duration_ms = typeof event.data.duration_ms === 'number' ? event.data.duration_ms : elapsed(startedAt.get(task), event.ts);
+      const graceful =
+        update !== undefined && typeof update === 'object' && update !== null
+          ? (update.__error__ as { code?: string; message?: string } | undefined)
+          : undefined;
+      task.duration_ms =
+        typeof event.data.duration_ms === 'number' ? event.data.duration_ms : elapsed(startedAt.get(task), event.ts);
       if (graceful === undefined) {
         task.status = 'succeeded';
         task.output = update;
         delete task.error;
       } else {
         task.status = 'failed';
-        task.error = { ...(graceful.code !== undefined ? { code: graceful.code } : {}), message: String(graceful.message ?? 'error') };
+        task.error = {
+          ...(graceful.code !== undefined ? { code: graceful.code } : {}),
+          message: String(graceful.message ?? 'error'),
+        };
       }
     } else if (event.type === 'error') {
       const task = stack[stack.length - 1];
       if (task === undefined || event.data.fatal === true) continue;
-      task.error = { ...(typeof event.data.code === 'string' ? { code: event.data.code } : {}), message: String(event.data.message ?? 'error') };
+      task.error = {
+        ...(typeof event.data.code === 'string' ? { code: event.data.code } : {}),
+        message: String(event.data.message ?? 'error'),
+      };
       task.status = 'failed';
       task.duration_ms = elapsed(startedAt.get(task), event.ts);
     }

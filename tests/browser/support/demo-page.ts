@@ -23,7 +23,12 @@ export interface ModelSettingsInput {
 }
 
 /** A fresh context (own storage) with the model settings saved before the app starts (`null`: none saved). */
-export async function openDemo(browser: Browser, url: string, settings: ModelSettingsInput | null = { preset: 'scripted' }, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
+export async function openDemo(
+  browser: Browser,
+  url: string,
+  settings: ModelSettingsInput | null = { preset: 'scripted' },
+  viewport = { width: 1280, height: 900 },
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport, acceptDownloads: true });
   if (settings) {
     const saved = JSON.stringify({ api_base: '', model: '', api_key: '', ...settings });

@@ -24,15 +24,25 @@ describeTraceStoreConformance('indexeddb (Chromium)', async () => {
 });
 
 /** Writes `count` events of one run through the adapter in the engine's way (append, then flush). */
-async function eventsPerSecond(count: number, batch: number): Promise<{ events_per_second: number; read_back: number; ms: number }> {
+async function eventsPerSecond(
+  count: number,
+  batch: number,
+): Promise<{ events_per_second: number; read_back: number; ms: number }> {
   const dbName = freshName();
   const { traceStore } = createIndexedDbStores({ dbName });
   const runId = 'bench-run';
-  await traceStore.putRun({ run_id: runId, agent: 'bench', status: 'running', created_at: new Date().toISOString(), updated_at: new Date().toISOString() });
+  await traceStore.putRun({
+    run_id: runId,
+    agent: 'bench',
+    status: 'running',
+    created_at: new Date().toISOString(),
+    updated_at: new Date().toISOString(),
+  });
   const started = performance.now();
   for (let seq = 1; seq <= count; seq += batch) {
     const events = [];
-    for (let index = seq; index < seq + batch && index <= count; index++) events.push(makeEvent(runId, index, 'log', { message: `event ${index}` }));
+    for (let index = seq; index < seq + batch && index <= count; index++)
+      events.push(makeEvent(runId, index, 'log', { message: `event ${index}` }));
     await traceStore.appendEvents(runId, events);
   }
   await traceStore.flush(runId);

@@ -14,7 +14,11 @@ export interface OfflineReport {
   violations(): Promise<string[]>;
 }
 
-export async function openReportOffline(browser: Browser, file: string, viewport = { width: 1280, height: 900 }): Promise<OfflineReport> {
+export async function openReportOffline(
+  browser: Browser,
+  file: string,
+  viewport = { width: 1280, height: 900 },
+): Promise<OfflineReport> {
   const context = await browser.newContext({ offline: true, acceptDownloads: true, viewport });
   const requests: string[] = [];
   context.on('request', (request) => requests.push(request.url()));
@@ -22,11 +26,19 @@ export async function openReportOffline(browser: Browser, file: string, viewport
   await context.addInitScript(() => {
     const seen: string[] = [];
     (window as unknown as { __violations: string[] }).__violations = seen;
-    document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (event) =>
+      seen.push(`${event.violatedDirective} ${event.blockedURI}`),
+    );
   });
   const page = await context.newPage();
   const url = pathToFileURL(file).href;
   await page.goto(url);
   await page.waitForSelector('html[data-report="ready"]');
-  return { context, page, url, requests, violations: () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations) };
+  return {
+    context,
+    page,
+    url,
+    requests,
+    violations: () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations),
+  };
 }

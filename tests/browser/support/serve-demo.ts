@@ -38,7 +38,11 @@ export async function ensureBuilt(): Promise<void> {
     }
   }
   try {
-    const result = spawnSync(process.execPath, ['build/build.mjs', 'fengari', 'web-demo'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CI: '1' } });
+    const result = spawnSync(process.execPath, ['build/build.mjs', 'fengari', 'web-demo'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, CI: '1' },
+    });
     if (result.status !== 0) throw new Error(`web-demo build failed:\n${result.stderr}`);
   } finally {
     await rm(lock, { recursive: true, force: true });
@@ -50,16 +54,29 @@ export async function serveDemo(): Promise<DemoServer> {
   await ensureBuilt();
   const nodeHost = path.join(ROOT, 'worker/node/node.ts');
   if (existsSync(nodeHost) && !process.env.TEA_BROWSER_STATIC) {
-    const module = (await import(pathToFileURL(nodeHost).href)) as { serve?: (options: Record<string, unknown>) => Promise<unknown> | unknown };
+    const module = (await import(pathToFileURL(nodeHost).href)) as {
+      serve?: (options: Record<string, unknown>) => Promise<unknown> | unknown;
+    };
     if (typeof module.serve === 'function') {
       // The demo needs none of the server's agents; an empty folder keeps a broken example from
       // stopping the browser tests.
       const traceDir = mkdtempSync(path.join(tmpdir(), 'tea-browser-'));
       const agentsDir = mkdtempSync(path.join(tmpdir(), 'tea-browser-agents-'));
-      const started = (await module.serve({ port: 0, hostname: '127.0.0.1', agentsDir, traceDir, webDemoDir: DIST })) as Record<string, unknown>;
+      const started = (await module.serve({
+        port: 0,
+        hostname: '127.0.0.1',
+        agentsDir,
+        traceDir,
+        webDemoDir: DIST,
+      })) as Record<string, unknown>;
       const url = typeof started.url === 'string' ? started.url : `http://127.0.0.1:${String(started.port)}`;
-      const close = typeof started.close === 'function' ? (started.close as () => Promise<void> | void) : () => undefined;
-      return { url: url.endsWith('/') ? url : `${url}/`, via: 'tea-edge serve', close: async () => void (await close.call(started)) };
+      const close =
+        typeof started.close === 'function' ? (started.close as () => Promise<void> | void) : () => undefined;
+      return {
+        url: url.endsWith('/') ? url : `${url}/`,
+        via: 'tea-edge serve',
+        close: async () => void (await close.call(started)),
+      };
     }
   }
   return serveStatic(DIST);
@@ -86,7 +103,10 @@ export async function serveStatic(directory: string): Promise<DemoServer> {
     try {
       if (!(await stat(file)).isFile()) throw new Error('not a file');
       const body = await readFile(file);
-      response.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
+      response.writeHead(200, {
+        'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+        'cache-control': 'no-cache',
+      });
       response.end(body);
     } catch {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
@@ -98,9 +118,10 @@ export async function serveStatic(directory: string): Promise<DemoServer> {
   return {
     url: `http://127.0.0.1:${port}/`,
     via: 'static',
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

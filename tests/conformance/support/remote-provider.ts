@@ -21,8 +21,15 @@ export interface RemoteTransport {
 
 let nextId = 0;
 
-export function remoteProvider(transport: RemoteTransport, connection: LlmConnection & { api_base: string }): ModelProvider {
-  async function* lines(op: RemoteCall['op'], request: RemoteCall['request'], signal: AbortSignal | undefined): AsyncGenerator<RemoteLine> {
+export function remoteProvider(
+  transport: RemoteTransport,
+  connection: LlmConnection & { api_base: string },
+): ModelProvider {
+  async function* lines(
+    op: RemoteCall['op'],
+    request: RemoteCall['request'],
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<RemoteLine> {
     const id = `call-${++nextId}`;
     const onAbort = (): void => void transport.abort(id);
     signal?.addEventListener('abort', onAbort, { once: true });

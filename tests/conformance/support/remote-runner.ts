@@ -6,7 +6,13 @@
  */
 import { AgentError } from '../../../src/core/agent-error.js';
 import { createOpenAiClient } from '../../../src/llm/openai-client.js';
-import type { LlmCallHooks, LlmConnection, LlmRequest, LlmResponse, LlmStreamPart } from '../../../src/core/model-provider.js';
+import type {
+  LlmCallHooks,
+  LlmConnection,
+  LlmRequest,
+  LlmResponse,
+  LlmStreamPart,
+} from '../../../src/core/model-provider.js';
 
 export interface RemoteCall {
   id: string;
@@ -66,6 +72,7 @@ export async function* runCall(call: RemoteCall): AsyncGenerator<RemoteLine> {
 }
 
 function describeError(error: unknown): Extract<RemoteLine, { error: unknown }>['error'] {
-  if (AgentError.isInstance(error)) return { typed: true, code: error.code, message: error.message, details: error.details };
+  if (AgentError.isInstance(error))
+    return { typed: true, code: error.code, message: error.message, details: error.details };
   return { typed: false, message: error instanceof Error ? error.message : String(error) };
 }
