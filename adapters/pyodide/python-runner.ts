@@ -31,7 +31,7 @@ def _tea_reflection_step(code, state):
   '`result`' +
   `, else an ` +
   '`output`' +
-  ` it changed.
+  String.raw` it changed.
     import json, re
     namespace = {'state': state, 'output': state.get('output'), 'reflection_output': state.get('reflection_output'),
                  'reflection_errors': state.get('reflection_errors', []), 'reflection_iteration': state.get('reflection_iteration', 0),
