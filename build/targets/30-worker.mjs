@@ -190,6 +190,13 @@ const OPTIONAL_MODULES = [
     absent: 'worker/mcp-tools-absent.ts',
     usedBy: (spec) => spec.settings?.mcp !== undefined,
   },
+  {
+    feature: 'web.scrape',
+    module: 'src/tools/html-to-text.ts',
+    absent: 'worker/html-to-text-absent.ts',
+    // Any mention (a node, a tool list, TEA's actions.web_scrape): a name left out would fail at run time.
+    usedBy: (spec) => /web[._]scrape/.test(JSON.stringify(spec)),
+  },
 ];
 
 /** The features of OPTIONAL_MODULES the prebuilt agents use. */

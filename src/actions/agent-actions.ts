@@ -279,20 +279,6 @@ export const agentDispatch: ActionDefinition<Compiled> = {
   name: 'agent.dispatch',
   description:
     'Sends a task to one agent of settings.agents (a model persona) or {file: x.yaml} (a sub-run). Returns {response, content, agent, success}.',
-  result: {
-    type: 'object',
-    properties: {
-      content: { type: 'string', description: "the agent's answer" },
-      response: { type: 'string', description: "the same answer (TEA's name)" },
-      agent: { type: 'string', description: 'the persona or agent file that answered' },
-      file: { type: 'string', description: "a sub-run's agent file" },
-      state: { type: 'object', description: "a sub-run's final state" },
-      usage: { type: 'object', description: "a persona's token usage" },
-      model: { type: 'string', description: "a persona's model" },
-      attempts: { type: 'integer', description: 'attempts made' },
-      success: { type: 'boolean', description: 'true (a failure fails the node)' },
-    },
-  },
   parameters: {
     type: 'object',
     required: ['agent'],
@@ -324,16 +310,6 @@ export const agentDispatch: ActionDefinition<Compiled> = {
 export const agentParallel: ActionDefinition<Compiled> = {
   name: 'agent.parallel',
   description: 'Sends the same task to several agents at once and aggregates: collect, vote, first or consensus.',
-  result: {
-    type: 'object',
-    properties: {
-      success: { type: 'boolean', description: 'true (a failure fails the node)' },
-      agents_called: { type: 'array', description: 'the agents asked, in order' },
-      raw_results: { type: 'array', description: "each agent's answer (collect, vote, first)" },
-      rounds: { type: 'integer', description: 'rounds asked (consensus)' },
-      consensus_reached: { type: 'boolean', description: 'whether enough agents agreed (consensus)' },
-    },
-  },
   parameters: {
     type: 'object',
     required: ['agents', 'task'],
@@ -393,15 +369,6 @@ export const agentSequential: ActionDefinition<Compiled> = {
   name: 'agent.sequential',
   description:
     'Chains agents: each gets a task (rendered with previous_response, chain_index, chain_length), the last answer is the result. Returns {result, chain, success}.',
-  result: {
-    type: 'object',
-    properties: {
-      result: { type: 'string', description: "the last agent's answer (also under `output_key`)" },
-      chain: { type: 'array', description: "each step: agent, response, success (and a sub-run's file and state)" },
-      agents_called: { type: 'array', description: 'the agents asked, in order' },
-      success: { type: 'boolean', description: 'true (a failure fails the node)' },
-    },
-  },
   parameters: {
     type: 'object',
     required: ['agents'],

@@ -14,13 +14,6 @@ const validateSchema: ActionDefinition<ValidateParams> = {
   name: 'validate.schema',
   description:
     'Validates data against a JSON Schema (inline, or `$ref` to a schema in `schemas:`); returns {valid, errors}.',
-  result: {
-    type: 'object',
-    properties: {
-      valid: { type: 'boolean', description: 'the verdict' },
-      errors: { type: 'array', description: 'each error: message, path, keyword' },
-    },
-  },
   parameters: {
     type: 'object',
     required: ['data', 'schema'],
@@ -46,13 +39,6 @@ const jsonParse: ActionDefinition = {
   name: 'json.parse',
   description:
     'Parses JSON text (fences stripped); returns {data}. Invalid JSON fails the node unless `strict: false`, which returns {data: null, error}.',
-  result: {
-    type: 'object',
-    properties: {
-      data: { description: 'the parsed value (null when `strict: false` and the text is not JSON)' },
-      error: { type: 'string', description: 'why the text is not JSON (`strict: false` only)' },
-    },
-  },
   parameters: {
     type: 'object',
     required: ['text'],
@@ -80,13 +66,6 @@ const toolsList: ActionDefinition = {
   name: 'tools.list',
   description:
     'Lists the registered actions usable as tools, with name, description and parameter JSON Schema; returns {tools, count}. `filter` keeps only the named actions.',
-  result: {
-    type: 'object',
-    properties: {
-      tools: { type: 'array', description: 'name, description, parameters of each action' },
-      count: { type: 'integer', description: 'how many' },
-    },
-  },
   parameters: {
     type: 'object',
     properties: {

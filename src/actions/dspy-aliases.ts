@@ -39,18 +39,6 @@ export interface DspyAliasOptions {
   exampleTarget?: string;
 }
 
-/** The native action's result, plus the field that marks TEA's fallback. */
-function withDspyModule(result: JsonSchema): JsonSchema {
-  const properties = (result['properties'] ?? {}) as Record<string, JsonSchema>;
-  return {
-    ...result,
-    properties: {
-      ...properties,
-      dspy_module: { type: 'string', description: '"native_fallback": no DSPy module ran' },
-    },
-  };
-}
-
 /** An alias of `native` under `name`: same parameters plus the DSPy-only ones, result marked as TEA marks its fallback. */
 export function dspyAlias(
   name: string,
@@ -70,7 +58,6 @@ export function dspyAlias(
     name,
     description: `TEA's DSPy wrapper of ${native.name}; tea-edge runs ${native.name} itself (TEA's fallback without DSPy) and adds dspy_module: "native_fallback".`,
     parameters: { ...nativeSchema, properties, additionalProperties: false },
-    ...(native.result !== undefined ? { result: withDspyModule(native.result) } : {}),
     ...(native.sideEffects !== undefined ? { sideEffects: native.sideEffects } : {}),
     prepare(params: Record<string, unknown>, compiler: ActionCompiler): Prepared {
       const { signature, compiled_key: _compiledKey, ...rest } = params;

@@ -73,15 +73,6 @@ const ENCODING = { enum: [...ENCODINGS], default: 'utf-8' } as const;
 export const fileRead: ActionDefinition<Compiled> = {
   name: 'file.read',
   description: 'Reads a UTF-8 text file from the host file root. Returns {content, path, bytes, success}.',
-  result: {
-    type: 'object',
-    properties: {
-      content: { type: 'string', description: "the file's text" },
-      path: { type: 'string', description: 'the rooted path read' },
-      bytes: { type: 'integer', description: 'bytes read' },
-      success: { type: 'boolean', description: 'true (a failure fails the node)' },
-    },
-  },
   parameters: {
     type: 'object',
     required: ['path'],
@@ -130,14 +121,6 @@ export const fileWrite: ActionDefinition<Compiled> = {
   name: 'file.write',
   description:
     'Writes text (other values as JSON) to a file under the host file root, creating its folders. Returns {path, bytes, success}.',
-  result: {
-    type: 'object',
-    properties: {
-      path: { type: 'string', description: 'the rooted path written' },
-      bytes: { type: 'integer', description: 'bytes written' },
-      success: { type: 'boolean', description: 'true (a failure fails the node)' },
-    },
-  },
   parameters: {
     type: 'object',
     required: ['path', 'content'],

@@ -5,7 +5,7 @@
  * streams tokens as `answer_chunk` events. `output:` handling is the engine's.
  */
 import type { ActionDefinition, ActionContext, LlmCallParams } from '../core/action.js';
-import { llmResult, LLM_RESULT_PROPERTIES } from '../llm/llm-result.js';
+import { llmResult } from '../llm/llm-result.js';
 import { llmProperties, MODEL_CALL_KEYS } from '../spec/parameter-shapes.js';
 import { llmToolsAction } from './llm-tools.js';
 
@@ -39,12 +39,6 @@ async function callModel(
 const llmCallAction: ActionDefinition<Record<string, unknown>> = {
   name: 'llm.call',
   description: 'Calls an OpenAI-compatible chat model and returns {content, usage, model, finish_reason}.',
-  result: {
-    type: 'object',
-    properties: {
-      ...LLM_RESULT_PROPERTIES,
-    },
-  },
   parameters: LLM_PARAMETERS,
   run: (params, context) => callModel(params, context, params.stream === true),
 };
@@ -52,12 +46,6 @@ const llmCallAction: ActionDefinition<Record<string, unknown>> = {
 const llmStreamAction: ActionDefinition<Record<string, unknown>> = {
   name: 'llm.stream',
   description: 'Like llm.call, streaming the answer as answer_chunk events while it arrives.',
-  result: {
-    type: 'object',
-    properties: {
-      ...LLM_RESULT_PROPERTIES,
-    },
-  },
   parameters: LLM_PARAMETERS,
   run: (params, context) => callModel(params, context, true),
 };

@@ -13,7 +13,7 @@
  */
 import { AgentError } from '../core/agent-error.js';
 import type { ActionDefinition, EmbedCallParams, LlmCallParams } from '../core/action.js';
-import { llmResult, LLM_RESULT_PROPERTIES } from '../llm/llm-result.js';
+import { llmResult } from '../llm/llm-result.js';
 import { rejectUnknownKeys } from './closed-params.js';
 import {
   MODEL_MAX_TOKENS_CEILING,
@@ -45,12 +45,6 @@ const llmChat: ActionDefinition<Record<string, unknown>> = {
   name: 'llm.chat',
   description:
     "Chat completion over `messages` (TEA's llm.chat; max_tokens defaults to 100 as in TEA). Returns {content, usage, model, finish_reason}.",
-  result: {
-    type: 'object',
-    properties: {
-      ...LLM_RESULT_PROPERTIES,
-    },
-  },
   parameters: {
     type: 'object',
     required: ['messages'],
@@ -84,16 +78,6 @@ const llmEmbed: ActionDefinition<Record<string, unknown>> = {
   name: 'llm.embed',
   description:
     "Embeds `text` (a string or a list) with the OpenAI-compatible /v1/embeddings of the run's model server. Returns {embedding, dimensions, model} (and `embeddings` for a list).",
-  result: {
-    type: 'object',
-    properties: {
-      embedding: { type: 'array', description: "the first text's vector" },
-      embeddings: { type: 'array', description: "every text's vector (when `text` is a list)" },
-      dimensions: { type: 'integer', description: 'the vector length' },
-      model: { type: 'string', description: 'the embedding model' },
-      tokens_used: { type: 'integer', description: 'prompt tokens counted by the server' },
-    },
-  },
   parameters: {
     type: 'object',
     required: ['text'],

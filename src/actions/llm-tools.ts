@@ -18,7 +18,7 @@ import { parseJsonSafely } from '../util/untrusted-json.js';
 import { whyNotATool } from './not-a-tool.js';
 import { buildMessages } from '../llm/resolve-llm-call.js';
 import { isInfrastructureFailure } from '../llm/llm-errors.js';
-import { llmResult, LLM_RESULT_PROPERTIES } from '../llm/llm-result.js';
+import { llmResult } from '../llm/llm-result.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { llmProperties, MODEL_CALL_KEYS, TOOL_ENTRY_SHAPE } from '../spec/parameter-shapes.js';
 import { TOOL_ROUNDS_CEILING } from '../core/setting-ceilings.js';
@@ -47,16 +47,6 @@ export const llmToolsAction: ActionDefinition<PreparedLlmTools> = {
   name: 'llm.tools',
   description:
     'Calls the model with tools and runs the registered actions it asks for, until it answers (at most max_tool_rounds model calls).',
-  result: {
-    type: 'object',
-    properties: {
-      ...LLM_RESULT_PROPERTIES,
-      tool_calls: { type: 'array', description: 'each tool call run: id, name, arguments' },
-      tool_results: { type: 'array', description: "each call's result: tool_call_id, name, result" },
-      rounds: { type: 'integer', description: 'model calls made' },
-      warning: { type: 'string', description: 'set when max_tool_rounds ran out' },
-    },
-  },
   parameters: {
     type: 'object',
     required: ['tools'],

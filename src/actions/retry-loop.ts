@@ -42,19 +42,6 @@ export const retryLoop: ActionDefinition<Prepared> = {
   name: 'retry.loop',
   description:
     'Validates with an action; on failure runs a correction node and validates again, at most max_retries times. Sets _retry_count, _retry_errors, _retry_result, _retry_exhausted.',
-  result: {
-    type: 'object',
-    properties: {
-      _retry_count: { type: 'integer', description: 'corrections run' },
-      _retry_errors: { type: 'array', description: 'the validation errors seen' },
-      _retry_result: { type: 'object', description: 'the last validation result {valid, errors}' },
-      _retry_exhausted: { type: 'boolean', description: 'max_retries reached while invalid' },
-      valid: {
-        type: 'boolean',
-        description: "the last validation's verdict (its other keys are spread in too, over the corrected state)",
-      },
-    },
-  },
   parameters: {
     type: 'object',
     required: ['validate', 'correct'],

@@ -36,7 +36,6 @@ function checkKeys(params: Record<string, unknown>, action: string): void {
 const stateSet: ActionDefinition<Record<string, unknown>> = {
   name: 'state.set',
   description: 'Sets state keys: every key of `with:` (rendered) is written into the state as given.',
-  result: { description: 'The `with:` keys as given (rendered), each written into the state.' },
   parameters: { ...STATE_KEYS_SCHEMA, description: 'state key → value' },
   sideEffects: false,
   run(params) {
@@ -49,10 +48,6 @@ function returnAction(name: string, description: string): ActionDefinition<Recor
   return {
     name,
     description,
-    result: {
-      description:
-        '`value` as given (an object is merged into the state, anything else is stored as `result` or under `output`), or the `with:` keys',
-    },
     parameters: {
       ...STATE_KEYS_SCHEMA,
       description:

@@ -170,11 +170,6 @@ export interface ActionDefinition<Params = any> {
    * `x-tea-action-params` and `x-tea-provider` keywords of src/spec/parameter-shapes.ts).
    */
   parameters?: JsonSchema;
-  /**
-   * What `run` returns, as JSON Schema: for an object, each key it may have, with a type and a
-   * description (docs/actions.md lists them). A description only; results are not validated.
-   */
-  result?: JsonSchema;
   /** True when running the action changes something outside the run. */
   sideEffects?: boolean;
   /**

@@ -34,14 +34,6 @@ function text(
 export const prologQueryAction: ActionDefinition<PreparedQuery> = {
   name: 'prolog.query',
   description: 'Solves a Prolog query (code) once over facts: {success, bindings, returns}.',
-  result: {
-    type: 'object',
-    properties: {
-      success: { type: 'boolean', description: 'whether the query has a solution' },
-      bindings: { type: 'array', description: "the first solution's variable bindings (empty when none)" },
-      returns: { type: 'object', description: 'values the code gave with return/2' },
-    },
-  },
   parameters: {
     type: 'object',
     properties: { code: { type: 'string' }, query: { type: 'string' }, facts: { type: 'string' } },

@@ -7,7 +7,7 @@
  */
 import { AgentError } from '../core/agent-error.js';
 import { isInfrastructureFailure } from '../llm/llm-errors.js';
-import type { ActionCompiler, ActionContext, JsonSchema, LlmCallParams } from '../core/action.js';
+import type { ActionCompiler, ActionContext, LlmCallParams } from '../core/action.js';
 import type { ChatMessage, LlmResponse } from '../core/model-provider.js';
 import type { CompiledValue } from '../templates/types.js';
 import type { TraceEntry } from './reasoning-trace.js';
@@ -128,15 +128,6 @@ export function rethrowControl(error: unknown): void {
 }
 
 /** The failure shape of every reasoning action. */
-/** The result keys every reason.* action shares (docs/actions.md); a failure has only these and `error`. */
-export const REASONING_RESULT_PROPERTIES: Readonly<Record<string, JsonSchema>> = {
-  reasoning_trace: { type: 'array', description: 'the steps taken, for the trace and the studio' },
-  reasoning_answer: { description: 'the answer, under the name every reason.* action shares' },
-  model: { type: 'string', description: 'the model used' },
-  success: { type: 'boolean', description: 'false when the reasoning failed (then `error` says why)' },
-  error: { type: 'string', description: 'why the reasoning failed' },
-};
-
 export function failureResult(
   error: string,
   trace: TraceEntry[],

@@ -15,7 +15,6 @@ import {
   rethrowControl,
   staticParam,
   type CompiledParams,
-  REASONING_RESULT_PROPERTIES,
 } from './action-support.js';
 import { messageOf } from '../util/message-of.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
@@ -51,19 +50,6 @@ export function reasonCot(): ActionDefinition<CompiledParams> {
     name: 'reason.cot',
     description:
       'Chain-of-thought reasoning: think through a problem, then answer. Returns {thinking, answer, reasoning_trace}.',
-    result: {
-      type: 'object',
-      properties: {
-        ...REASONING_RESULT_PROPERTIES,
-        thinking: { type: 'string', description: 'the reasoning' },
-        answer: { description: 'the answer' },
-        thinking_format: { type: 'string', description: 'the thinking format used' },
-        reasoning_thinking: {
-          type: 'string',
-          description: 'the reasoning, under the name every reason.* action shares',
-        },
-      },
-    },
     parameters: {
       type: 'object',
       properties: {

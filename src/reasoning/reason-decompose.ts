@@ -13,14 +13,7 @@
  * calls (a plan and a synthesis per level, one call per leaf).
  */
 import type { ActionDefinition } from '../core/action.js';
-import {
-  checkIntegerAtLoad,
-  compileParams,
-  LLM_KEYS,
-  renderParams,
-  type CompiledParams,
-  REASONING_RESULT_PROPERTIES,
-} from './action-support.js';
+import { checkIntegerAtLoad, compileParams, LLM_KEYS, renderParams, type CompiledParams } from './action-support.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
 
 export { MAX_SUB_PROBLEMS_PER_RUN } from './sub-problems.js';
@@ -31,19 +24,6 @@ export function reasonDecompose(): ActionDefinition<CompiledParams> {
     name: 'reason.decompose',
     description:
       'Break a problem into sub-problems, solve them (in dependency order, concurrently), and synthesise the answer.',
-    result: {
-      type: 'object',
-      properties: {
-        ...REASONING_RESULT_PROPERTIES,
-        sub_problems: { type: 'array', description: 'the sub-problems, with dependencies' },
-        sub_answers: { type: 'array', description: "each sub-problem's answer" },
-        final_answer: { description: 'the synthesised answer' },
-        synthesis_reasoning: { type: 'string', description: 'how the answers were combined' },
-        confidence: { type: 'number', description: "the model's confidence" },
-        analysis: { type: 'string', description: "the decomposition's analysis" },
-        depth_used: { type: 'integer', description: 'the deepest level decomposed' },
-      },
-    },
     parameters: {
       type: 'object',
       properties: {

@@ -18,7 +18,6 @@ import {
   reportedModel,
   rethrowControl,
   type CompiledParams,
-  REASONING_RESULT_PROPERTIES,
 } from './action-support.js';
 import { messageOf } from '../util/message-of.js';
 import { llmProperties } from '../spec/parameter-shapes.js';
@@ -37,19 +36,6 @@ export function reasonSelfCorrect(): ActionDefinition<CompiledParams> {
     name: 'reason.self_correct',
     description:
       'Generate an output, then critique and improve it for a number of rounds. Returns {output, improvement_history, rounds_completed}.',
-    result: {
-      type: 'object',
-      properties: {
-        ...REASONING_RESULT_PROPERTIES,
-        output: { description: 'the last improved output' },
-        improvement_history: { type: 'array', description: "each round's output and critique" },
-        rounds_completed: { type: 'integer', description: 'rounds run' },
-        rounds_requested: { type: 'integer', description: 'rounds asked for' },
-        skipped_rounds: { type: 'integer', description: 'rounds whose critique or improvement failed' },
-        generator_model: { type: 'string', description: 'the generating model' },
-        critic_model: { type: 'string', description: 'the critiquing model' },
-      },
-    },
     parameters: {
       type: 'object',
       properties: {

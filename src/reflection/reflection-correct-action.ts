@@ -31,14 +31,6 @@ export const reflectionCorrectAction: ActionDefinition<CorrectParams> = {
   name: 'reflection.correct',
   description:
     'Runs a corrector (action, Lua or LLM prompt) on data with its errors; returns {corrected_output, success}.',
-  result: {
-    type: 'object',
-    properties: {
-      corrected_output: { description: "the corrector's output" },
-      success: { type: 'boolean', description: 'whether the corrector gave a usable output' },
-      error: { type: 'string', description: 'why not' },
-    },
-  },
   parameters: {
     type: 'object',
     properties: {

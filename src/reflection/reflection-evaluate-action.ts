@@ -38,17 +38,6 @@ export const reflectionEvaluateAction: ActionDefinition<EvaluateParams> = {
   name: 'reflection.evaluate',
   description:
     'Evaluates data with a schema, LLM-judge or Lua evaluator; returns {valid, score, errors, suggestions, feedback?, success}.',
-  result: {
-    type: 'object',
-    properties: {
-      valid: { type: 'boolean', description: 'the verdict' },
-      score: { type: 'number', description: '0 to 1' },
-      errors: { type: 'array', description: 'what is wrong: message, type, path' },
-      suggestions: { type: 'array', description: 'how to fix it' },
-      feedback: { type: 'string', description: "an LLM judge's feedback" },
-      success: { type: 'boolean', description: 'whether the evaluator ran' },
-    },
-  },
   parameters: {
     type: 'object',
     properties: {

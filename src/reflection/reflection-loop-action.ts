@@ -19,26 +19,6 @@ export const reflectionLoopAction: ActionDefinition<LoopParams> = {
   name: 'reflection.loop',
   description:
     'Generate → evaluate → correct until the output is valid or max_iterations is reached. Returns the reflection_* variables, valid, success, exhausted, iterations, stop_reason and output.',
-  result: {
-    type: 'object',
-    properties: {
-      output: {
-        description: "the returned attempt's output (its keys are also spread into the result, or it is `result`)",
-      },
-      valid: { type: 'boolean', description: 'whether it passed the evaluator' },
-      success: { type: 'boolean', description: '= valid' },
-      exhausted: { type: 'boolean', description: 'max_iterations ran out without a valid output' },
-      iterations: { type: 'integer', description: 'attempts made' },
-      stop_reason: { type: 'string', description: 'valid, max_iterations or budget' },
-      reflection_iteration: { type: 'integer', description: 'the last iteration' },
-      reflection_output: { description: 'the last output' },
-      reflection_errors: { type: 'array', description: "the last evaluation's errors" },
-      reflection_history: { type: 'array', description: 'every attempt' },
-      reflection_best: { description: 'the best output' },
-      reflection_best_score: { type: 'number', description: 'its score (-1 when none)' },
-      reflection_feedback: { type: 'string', description: 'the last feedback, or null' },
-    },
-  },
   parameters: {
     type: 'object',
     required: ['generator', 'evaluator'],

@@ -40,16 +40,6 @@ export function httpGet(): ActionDefinition<{ url?: unknown }> {
   return {
     name: 'http.get',
     description: 'Fetch a URL with GET (only hosts the agent allows). Returns {status, body}.',
-    result: {
-      type: 'object',
-      properties: {
-        status: { type: 'integer', description: 'the HTTP status' },
-        body: { type: 'string', description: 'the body as text, cut at the byte cap' },
-        content_type: { type: 'string', description: 'the Content-Type header, or null' },
-        truncated: { type: 'boolean', description: 'whether the body was cut' },
-        url: { type: 'string', description: 'the URL fetched (after allowed redirects)' },
-      },
-    },
     parameters: {
       type: 'object',
       properties: { url: { type: 'string', maxLength: 2048, description: 'Absolute http(s) URL' } },

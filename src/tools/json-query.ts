@@ -60,13 +60,6 @@ export function jsonQuery(): ActionDefinition<{ value?: unknown; path?: unknown 
     name: 'json.query',
     description:
       'Read a value at a path such as "a.b[0].c" inside a JSON value. Returns {result} (null when the path is missing).',
-    result: {
-      type: 'object',
-      properties: {
-        found: { type: 'boolean', description: 'whether the path exists' },
-        result: { description: 'the value at the path, or null' },
-      },
-    },
     parameters: {
       type: 'object',
       properties: {

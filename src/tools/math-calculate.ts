@@ -14,12 +14,6 @@ export function mathCalculate(): ActionDefinition<{ expression?: unknown }> {
     name: 'math.calculate',
     description:
       'Evaluate an arithmetic expression: + - * / % ** (power), parentheses, unary minus, and sqrt abs min max round floor ceil. Returns {result}.',
-    result: {
-      type: 'object',
-      properties: {
-        result: { type: 'number', description: 'the value of the expression' },
-      },
-    },
     parameters: {
       type: 'object',
       properties: {

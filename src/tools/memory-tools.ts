@@ -14,12 +14,6 @@ export function memoryStore(): ActionDefinition<{ key?: unknown; value?: unknown
   return {
     name: 'memory.store',
     description: 'Store a value under a key in the run memory, for later steps. Returns {stored: true}.',
-    result: {
-      type: 'object',
-      properties: {
-        stored: { type: 'boolean', description: 'true' },
-      },
-    },
     parameters: {
       type: 'object',
       properties: {
@@ -69,12 +63,6 @@ export function memoryRetrieve(): ActionDefinition<{ key?: unknown }> {
   return {
     name: 'memory.retrieve',
     description: 'Read the value stored under a key in the run memory. Returns {value} (null when absent).',
-    result: {
-      type: 'object',
-      properties: {
-        value: { description: 'the stored value, or null when absent' },
-      },
-    },
     parameters: {
       type: 'object',
       properties: { key: { type: 'string', minLength: 1, maxLength: MEMORY_LIMITS.maxKeyLength } },

@@ -55,19 +55,6 @@ export const webScrape: ActionDefinition<CompiledValue> = {
   name: 'web.scrape',
   description:
     'Fetch a web page (only hosts the agent allows) and return its readable content as Markdown or text, with links and title.',
-  result: {
-    type: 'object',
-    properties: {
-      success: { type: 'boolean', description: 'whether the page was read' },
-      url: { type: 'string', description: "the page's URL" },
-      status: { type: 'integer', description: 'the HTTP status' },
-      markdown: { type: 'string', description: 'the readable content as Markdown (format markdown)' },
-      text: { type: 'string', description: 'the readable content as text (format text)' },
-      links: { type: 'array', description: "the page's links (format links)" },
-      metadata: { type: 'object', description: 'title, description, content_type, truncated' },
-      error: { type: 'string', description: 'why not (success false)' },
-    },
-  },
   parameters: {
     type: 'object',
     required: ['url'],
@@ -100,17 +87,6 @@ export const webSearch: ActionDefinition<CompiledValue> = {
   name: 'web.search',
   description:
     'Search the web through the search service the agent configures (SearXNG). Returns {results: [{title, url, content}], total_results, answer}.',
-  result: {
-    type: 'object',
-    properties: {
-      success: { type: 'boolean', description: 'whether the search service answered' },
-      query: { type: 'string', description: 'the query sent' },
-      results: { type: 'array', description: 'title, url, content of each result' },
-      total_results: { type: 'integer', description: 'as the service reports it' },
-      answer: { type: 'string', description: "the service's direct answer, or null" },
-      error: { type: 'string', description: 'why not (success false)' },
-    },
-  },
   parameters: {
     type: 'object',
     required: ['query'],

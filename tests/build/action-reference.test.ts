@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createActionRegistry } from '../../src/builtins.js';
 import { renderActionReference } from '../support/action-reference.js';
+import { ACTION_RESULTS } from '../../src/actions/action-results.js';
 import { createTestActionContext } from '../../src/testing/test-action-context.js';
 import { createMemoryFileStore } from '../../src/testing/memory-file-store.js';
 
@@ -22,8 +23,9 @@ describe('docs/actions.md', () => {
       .list()
       .filter(
         (action) =>
-          action.result === undefined ||
-          (action.result.properties === undefined && typeof action.result.description !== 'string'),
+          ACTION_RESULTS[action.name] === undefined ||
+          (ACTION_RESULTS[action.name]!.properties === undefined &&
+            typeof ACTION_RESULTS[action.name]!.description !== 'string'),
       )
       .map((action) => action.name);
     expect(undeclared).toEqual([]);
@@ -32,7 +34,9 @@ describe('docs/actions.md', () => {
 
 /** Keys a result has that its action's declared result does not name. */
 function undeclaredKeys(name: string, result: unknown): string[] {
-  const declared = createActionRegistry().resolve(name).result?.properties as Record<string, unknown> | undefined;
+  const declared = ACTION_RESULTS[createActionRegistry().resolve(name).name]?.properties as
+    | Record<string, unknown>
+    | undefined;
   if (declared === undefined) throw new Error(`${name} declares no result keys`);
   return Object.keys(result as Record<string, unknown>).filter((key) => !Object.hasOwn(declared, key));
 }

@@ -5,6 +5,7 @@
  * current; `TEA_WRITE_DOCS=1 npx vitest run tests/build/action-reference.test.ts` rewrites it.
  */
 import type { ActionDefinition } from '../../src/core/action.js';
+import { ACTION_RESULTS } from '../../src/actions/action-results.js';
 
 type Schema = Record<string, unknown>;
 
@@ -50,7 +51,7 @@ function renderAction(action: ActionDefinition): string[] {
     }
     lines.push('');
   }
-  lines.push(...renderResult(action.result as Schema | undefined));
+  lines.push(...renderResult(ACTION_RESULTS[action.name] as Schema | undefined));
   return lines;
 }
 

@@ -100,6 +100,15 @@ describe('worker script sandboxes chosen from the agents', () => {
     expect(noLua.text).not.toContain('does not offer');
   }, 180_000);
 
+  it("leaves web.scrape's HTML reader out unless an agent names web.scrape", async () => {
+    const standIn = "built without web.scrape's HTML reader";
+    expect(noLua.features).not.toContain('web.scrape');
+    expect(noLua.text).toContain(standIn);
+    const withScrape = await (await workerBuild()).bundleWorker({ root, agentsDir: 'examples' });
+    expect(withScrape.features).toContain('web.scrape');
+    expect(withScrape.text).not.toContain(standIn);
+  }, 180_000);
+
   it('refuses an unknown language asked for by name', async () => {
     const failure = await (await workerBuild())
       .bundleWorker({ root, agentsDir: 'tests/worker/agents-no-lua', scripts: ['cobol'] })

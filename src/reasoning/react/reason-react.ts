@@ -17,7 +17,6 @@ import {
   rethrowControl,
   staticParam,
   type CompiledParams,
-  REASONING_RESULT_PROPERTIES,
 } from '../action-support.js';
 import { messageOf } from '../../util/message-of.js';
 import { llmProperties } from '../../spec/parameter-shapes.js';
@@ -44,24 +43,6 @@ export function reasonReact(): ActionDefinition<PreparedReact> {
     name: 'reason.react',
     description:
       'ReAct loop: think, call a tool, observe, repeat until a final answer. Returns {steps, final_answer, reasoning_trace}.',
-    result: {
-      type: 'object',
-      properties: {
-        ...REASONING_RESULT_PROPERTIES,
-        final_answer: { description: 'the answer, when the loop reached one' },
-        steps: { type: 'array', description: 'thought, action, observation of each step' },
-        total_steps: { type: 'integer', description: 'steps taken' },
-        tool_calls: { type: 'integer', description: 'tools called' },
-        stop_reason: { type: 'string', description: 'final_answer, max_steps, max_tool_calls…' },
-        react_steps: { type: 'array', description: "the steps (TEA's name)" },
-        tool_mode: { type: 'string', description: 'how tools were called (json or native)' },
-        warning: { type: 'string', description: 'set when max_steps or max_tool_calls ended the loop' },
-        forced_final_answer: {
-          type: 'boolean',
-          description: 'the answer was asked for after the limit (on_limit: force_answer)',
-        },
-      },
-    },
     parameters: {
       type: 'object',
       properties: {

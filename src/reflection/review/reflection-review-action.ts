@@ -21,27 +21,6 @@ export const reflectionReviewAction: ActionDefinition<ReviewParams> = {
   name: 'reflection.review',
   description:
     'Reviews a run from the trace store (default: this run so far): per-node and per-run evaluation, failure patterns, optional LLM suggestions and learned insights.',
-  result: {
-    type: 'object',
-    properties: {
-      run_id: { type: 'string', description: 'the run reviewed' },
-      agent: { type: 'string', description: 'its agent' },
-      status: { type: 'string', description: 'its status' },
-      success: { type: 'boolean', description: 'whether the run met the criteria' },
-      should_replan: { type: 'boolean', description: 'whether the plan should change' },
-      issues: { type: 'array', description: 'what went wrong' },
-      suggestions: { type: 'array', description: 'what to change' },
-      plan: { type: 'object', description: 'the replanning advice' },
-      tasks: { type: 'array', description: 'per-node evaluation' },
-      failure_patterns: { type: 'array', description: 'failure patterns across runs' },
-      llm_suggestions: { type: 'array', description: "the model's suggestions, when asked" },
-      criteria: { type: 'object', description: 'the criteria applied' },
-      insights: { type: 'array', description: 'insights stored for later runs' },
-      learned: { type: 'array', description: 'what this review learned' },
-      compared_runs: { type: 'integer', description: 'earlier runs compared' },
-      reviewed_at: { type: 'string', description: 'when (ISO time)' },
-    },
-  },
   parameters: {
     type: 'object',
     properties: {
