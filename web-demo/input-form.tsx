@@ -5,7 +5,7 @@
  * the schema with the engine's own validator (the one the server applies), so a problem is shown
  * at its field before the run is sent; a field left empty is left out of the input.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import { compileSchema } from '../src/schema/compile-schema.js';
 import type { CompiledSchema } from '../src/core/json-schema.js';
 import { isPlainObject } from '../src/util/plain-object.js';
@@ -126,7 +126,9 @@ export function InputForm({ schema, registry, onInput }: InputFormProps) {
   const [texts, setTexts] = useState<Record<string, string>>(() => Object.fromEntries(fields.map((field) => [field.name, field.initial])));
   const result = useMemo(() => readForm(fields, texts, compiled), [fields, texts, compiled]);
   const count = [...result.problems.values()].reduce((total, list) => total + list.length, 0);
-  useEffect(() => onInput(JSON.stringify(result.value, null, 2), count), [result]);
+  // Before the page paints: the status line never says the input matches while Run would still
+  // send the input before it.
+  useLayoutEffect(() => onInput(JSON.stringify(result.value, null, 2), count), [result]);
   const set = (name: string, text: string) => setTexts((previous) => ({ ...previous, [name]: text }));
   const general = result.problems.get('') ?? [];
   return (
